@@ -1,0 +1,129 @@
+#include "integrator/integrator.hpp"
+
+#include <cmath>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+bool all_finite(std::span<const double> x) {
+  for (double v : x)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// Busy time of a request is its wall time minus what it spent waiting for the System.
+class RequestScope {
+ public:
+  RequestScope(ActivityClock& clock, const ActivityClock::Clock::duration& link_wait)
+      : clock_(clock), link_wait_(link_wait), wait_at_start_(link_wait),
+        start_(ActivityClock::Clock::now()) {
+    clock_.count_request();
+  }
+  ~RequestScope() {
+    clock_.add_busy(ActivityClock::Clock::now() - start_ - (link_wait_ - wait_at_start_));
+  }
+
+ private:
+  ActivityClock& clock_;
+  const ActivityClock::Clock::duration& link_wait_;
+  ActivityClock::Clock::duration wait_at_start_;
+  ActivityClock::Clock::time_point start_;
+};
+
+}  // namespace
+
+Integrator::Integrator(IntegratorConfig config, SystemLink& link)
+    : config_(std::move(config)), link_(link), x_(config_.x0), work_(x_) {
+  if (!(config_.h > 0) || !std::isfinite(config_.h))
+    throw ModelError(config_.name, "step size h must be finite and > 0");
+  if (x_.empty() || !all_finite(x_))
+    throw ModelError(config_.name, "initial state must be non-empty and finite");
+}
+
+void Integrator::require(bool condition, const std::string& what) const {
+  if (!condition) throw ProtocolError(config_.name, what);
+}
+
+void Integrator::step_once() {
+  list_.save(step_, x_);
+  auto rhs = [this](double t, const std::vector<double>& x, std::vector<double>& dx) {
+    const auto start = ActivityClock::Clock::now();
+    link_.calc(t, x, dx);
+    link_wait_ += ActivityClock::Clock::now() - start;
+    clock_.count_calc();
+  };
+  take_step(config_.method, rhs, step_time(config_.t0, config_.h, step_), config_.h, x_, work_);
+  ++step_;
+  if (!all_finite(x_))
+    throw ModelError(config_.name, "state is no longer finite at step " + std::to_string(step_) +
+                                       " (step size too large for the method?)");
+}
+
+StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
+  RequestScope scope(clock_, link_wait_);
+  require(gvt <= step_, "gvt " + std::to_string(gvt) + " lies after the current step " +
+                            std::to_string(step_));
+  list_.fossil_collect(gvt);
+  StateBatch batch{epoch_, step_ + 1, x_.size(), {}};
+  if (guarantee > step_) batch.states.reserve((guarantee - step_) * x_.size());
+  while (step_ < guarantee) {
+    step_once();
+    batch.states.insert(batch.states.end(), x_.begin(), x_.end());
+  }
+  return batch;
+}
+
+std::vector<double> Integrator::apply_event(const Event& event) {
+  RequestScope scope(clock_, link_wait_);
+  require(event.step == step_, "event for step " + std::to_string(event.step) +
+                                   " arrived at step " + std::to_string(step_));
+  list_.save(step_, x_);
+  const auto start = ActivityClock::Clock::now();
+  link_.handle_event(event, x_);
+  link_wait_ += ActivityClock::Clock::now() - start;
+  if (!all_finite(x_))
+    throw ModelError(config_.name, "event '" + event.kind + "' made the state non-finite");
+  return x_;
+}
+
+StateBatch Integrator::states_since(std::uint64_t from_step) const {
+  require(from_step <= step_, "states asked from step " + std::to_string(from_step) +
+                                  " beyond the current step " + std::to_string(step_));
+  require(from_step == step_ || list_.first_at(from_step) != nullptr,
+          "step " + std::to_string(from_step) + " is no longer in the state list");
+  StateBatch batch{epoch_, from_step, x_.size(), {}};
+  list_.append_last_per_step(from_step, step_, batch.states);
+  batch.states.insert(batch.states.end(), x_.begin(), x_.end());
+  return batch;
+}
+
+std::uint32_t Integrator::rollback(std::uint64_t step, std::span<const double> x) {
+  RequestScope scope(clock_, link_wait_);
+  require(step <= step_, "rollback to step " + std::to_string(step) + " after the current step " +
+                             std::to_string(step_));
+  // The first entry saved at `step` is the state as stepping produced it, before any event.
+  if (const auto* saved = list_.first_at(step)) {
+    x_ = saved->x;
+    list_.truncate_after_first_at(step);
+  } else {
+    require(step == step_, "rollback to step " + std::to_string(step) +
+                               ", which is no longer in the state list");
+  }
+  if (!x.empty()) {
+    require(x.size() == x_.size(), "rollback state has " + std::to_string(x.size()) +
+                                       " values, expected " + std::to_string(x_.size()));
+    x_.assign(x.begin(), x.end());
+  }
+  step_ = step;
+  return ++epoch_;
+}
+
+void Integrator::commit(std::uint64_t gvt) {
+  require(gvt <= step_, "commit at gvt " + std::to_string(gvt) + " after the current step " +
+                            std::to_string(step_));
+  list_.fossil_collect(gvt);
+}
+
+}  // namespace kausal

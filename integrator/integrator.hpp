@@ -1,0 +1,76 @@
+#pragma once
+// The Integrator component without transport: steps its System under a guarantee, keeps the
+// state list, applies events, rolls back. The servant and the in-process port wrap this.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "integrator/state_list.hpp"
+#include "integrator/stepper.hpp"
+#include "integrator/system_link.hpp"
+#include "system/activity_clock.hpp"
+
+namespace kausal {
+
+struct IntegratorConfig {
+  std::string name;  // for error messages, e.g. "integrator-3"
+  Method method = Method::euler;
+  double t0 = 0;
+  double h = 0;
+  std::vector<double> x0;
+};
+
+// States of consecutive steps first_step, first_step + 1, ...; state_size doubles each.
+struct StateBatch {
+  std::uint32_t epoch = 0;
+  std::uint64_t first_step = 0;
+  std::size_t state_size = 0;
+  std::vector<double> states;
+
+  std::size_t count() const { return state_size ? states.size() / state_size : 0; }
+  std::span<const double> state(std::size_t k) const {
+    return {states.data() + k * state_size, state_size};
+  }
+};
+
+class Integrator {
+ public:
+  // Throws ModelError for a bad step size or an empty / non-finite initial state.
+  Integrator(IntegratorConfig config, SystemLink& link);
+
+  // Steps while step() < guarantee; returns the states after each step. Entries of the
+  // state list before `gvt` are freed first (nothing before gvt can be rolled back).
+  StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt);
+  // Applies the event at the current step through the System; returns the new state.
+  std::vector<double> apply_event(const Event& event);
+  // The committed state of every step from `from_step` to the current one.
+  StateBatch states_since(std::uint64_t from_step) const;
+  // Returns to `step`: restores the state saved there (or takes `x` if it is not empty),
+  // discards everything later, and starts a new epoch, which it returns.
+  std::uint32_t rollback(std::uint64_t step, std::span<const double> x);
+  void commit(std::uint64_t gvt);
+
+  std::uint64_t step() const { return step_; }
+  std::uint32_t epoch() const { return epoch_; }
+  const std::vector<double>& state() const { return x_; }
+  const StateList& state_list() const { return list_; }
+  ActivityTotals totals() const { return clock_.totals(); }
+  const std::string& name() const { return config_.name; }
+
+ private:
+  void step_once();
+  void require(bool condition, const std::string& what) const;
+
+  IntegratorConfig config_;
+  SystemLink& link_;
+  std::vector<double> x_;
+  StepWork<std::vector<double>> work_;
+  std::uint64_t step_ = 0;
+  std::uint32_t epoch_ = 0;
+  StateList list_;
+  ActivityClock clock_;
+  ActivityClock::Clock::duration link_wait_{};  // time spent waiting for the System
+};
+
+}  // namespace kausal

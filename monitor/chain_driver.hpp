@@ -1,0 +1,18 @@
+#pragma once
+#include <string>
+
+#include "monitor/chain_stepper.hpp"
+#include "monitor/run_control.hpp"
+#include "monitor/scenario.hpp"
+#include "monitor/trajectory_recorder.hpp"
+
+namespace kausal {
+
+// Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
+// commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
+// "interrupted"), the exit code and the message in the result, and everything committed
+// up to then in the recorder.
+RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control);
+
+}  // namespace kausal

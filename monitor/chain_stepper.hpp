@@ -1,0 +1,28 @@
+#pragma once
+// How a method moves the whole chain one step. The driver (chain_driver.hpp) owns the loop,
+// the impact sweep and the committing; a stepper only computes, so sequential, conservative
+// and later methods share the physics and the event order by construction.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "monitor/run_result.hpp"
+#include "system/chain.hpp"
+
+namespace kausal {
+
+class ChainStepper {
+ public:
+  virtual ~ChainStepper() = default;
+  // states hold step m on entry and step m + 1 on return.
+  virtual void step_all(std::uint64_t m, std::span<PendulumState> states) = 0;
+  // Applies an angular impulse to pendulum i at step m and updates states[i].
+  virtual void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
+                             std::span<PendulumState> states) = 0;
+  virtual std::uint64_t messages() const { return 0; }
+  // Timing and Calc counts of the components doing the stepping (best effort after a
+  // failure).
+  virtual std::vector<ComponentReport> reports() = 0;
+};
+
+}  // namespace kausal

@@ -1,0 +1,23 @@
+#pragma once
+// What the driver tells the outside world while it runs, and how it learns to stop.
+#include <atomic>
+#include <cstdint>
+
+namespace kausal {
+
+class RunControl {
+ public:
+  virtual ~RunControl() = default;
+  // Called after every committed step; cheap implementations only.
+  virtual void progress(std::uint64_t /*step*/, std::uint64_t /*total*/) {}
+  virtual bool stop_requested() const { return false; }
+};
+
+// Set from a signal handler (Ctrl-C); the driver stops at the next step boundary.
+class InterruptFlag : public RunControl {
+ public:
+  static std::atomic<bool>& flag();
+  bool stop_requested() const override { return flag().load(std::memory_order_relaxed); }
+};
+
+}  // namespace kausal

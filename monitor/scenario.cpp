@@ -1,0 +1,255 @@
+#include "monitor/scenario.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+// Reads the keys of one TOML table, remembering which were used so that anything else can
+// be reported as unknown (a typo must never become a silent default).
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string file, std::string where)
+      : table_(table), file_(std::move(file)), where_(std::move(where)) {}
+
+  [[noreturn]] void fail_at(const toml::source_region& at, const std::string& message) const {
+    throw InputError(file_ + ":" + std::to_string(at.begin.line) + ": " + message);
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    const toml::node* node = table_.get(key);
+    fail_at(node ? node->source() : table_.source(), qualified(key) + " " + message);
+  }
+  std::string qualified(const std::string& key) const {
+    return where_.empty() ? key : where_ + "." + key;
+  }
+  bool has(const std::string& key) const { return table_.contains(key); }
+
+  const toml::node* take(const std::string& key) {
+    used_.insert(key);
+    return table_.get(key);
+  }
+
+  std::optional<double> number(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_number()) fail(key, "must be a number");
+    const double v = node->value<double>().value();
+    if (!std::isfinite(v)) fail(key, "must be finite");
+    return v;
+  }
+  double required_number(const std::string& key) {
+    if (!has(key)) fail_at(table_.source(), "missing field " + qualified(key));
+    return *number(key);
+  }
+  std::optional<std::int64_t> integer(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_integer()) fail(key, "must be a whole number");
+    return node->value<std::int64_t>().value();
+  }
+  std::optional<std::string> text(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_string()) fail(key, "must be a string");
+    return node->value<std::string>().value();
+  }
+  const toml::table* subtable(const std::string& key) {
+    const toml::node* node = take(key);
+    if (node && !node->is_table()) fail(key, "must be a table ([" + qualified(key) + "])");
+    return node ? node->as_table() : nullptr;
+  }
+
+  void reject_unknown_keys() const {
+    for (auto&& [key, node] : table_) {
+      if (used_.count(std::string(key.str()))) continue;
+      fail_at(key.source(), "unknown key '" + qualified(std::string(key.str())) + "'");
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  std::string file_;
+  std::string where_;
+  std::set<std::string> used_;
+};
+
+void read_simulation(TableReader& top, const toml::table& table, const std::string& file,
+                     Scenario& s) {
+  TableReader r(table, file, "simulation");
+  if (auto m = r.text("integrator")) {
+    const auto* node = table.get("integrator");
+    s.method = parse_method(*m, file + ":" + std::to_string(node->source().begin.line) + ": ");
+  }
+  s.h = r.required_number("step");
+  if (!(s.h > 0)) r.fail("step", "must be > 0");
+
+  const bool by_steps = r.has("steps");
+  if (by_steps == r.has("duration"))
+    r.fail_at(table.source(), "[simulation] needs exactly one of 'duration' (s) or 'steps'");
+  if (by_steps) {
+    const auto n = *r.integer("steps");
+    if (n < 1) r.fail("steps", "must be >= 1");
+    s.steps = static_cast<std::uint64_t>(n);
+  } else {
+    const double d = *r.number("duration");
+    if (!(d > 0)) r.fail("duration", "must be > 0");
+    // Whole steps covering the duration; a hair of rounding does not add a step.
+    s.steps = static_cast<std::uint64_t>(std::ceil(d / s.h - 1e-9));
+  }
+  if (s.steps > 10'000'000'000ULL) r.fail(by_steps ? "steps" : "duration", "gives more than 1e10 steps");
+
+  if (r.has("output_every") && r.has("output_interval"))
+    r.fail("output_interval", "and output_every both given; use one");
+  if (auto every = r.integer("output_every")) {
+    if (*every < 1) r.fail("output_every", "must be >= 1");
+    s.output_every = static_cast<std::uint64_t>(*every);
+  }
+  if (auto interval = r.number("output_interval")) {
+    const double k = *interval / s.h;
+    const double whole = std::round(k);
+    if (!(whole >= 1) || std::abs(k - whole) > 1e-9 * whole)
+      r.fail("output_interval", "must be a whole multiple (>= 1) of simulation.step");
+    s.output_every = static_cast<std::uint64_t>(whole);
+  }
+  r.reject_unknown_keys();
+  (void)top;
+}
+
+void read_model(const toml::table& table, const std::string& file, Scenario& s,
+                double& gravity) {
+  TableReader r(table, file, "model");
+  auto type = r.text("type");
+  if (!type) r.fail_at(table.source(), "missing field model.type (\"pendulum-chain\")");
+  if (*type != "pendulum-chain") r.fail("type", "'" + *type + "' is not a known model (pendulum-chain)");
+  s.model = *type;
+  gravity = r.number("gravity").value_or(9.81);
+  if (!(gravity > 0)) r.fail("gravity", "must be > 0");
+  s.chain.restitution = r.required_number("restitution");
+  if (s.chain.restitution < 0 || s.chain.restitution > 1) r.fail("restitution", "must be in [0, 1]");
+  if (auto sweeps = r.integer("max_sweeps")) {
+    if (*sweeps < 1 || *sweeps > 1'000'000) r.fail("max_sweeps", "must be in [1, 1000000]");
+    s.chain.max_sweeps = static_cast<int>(*sweeps);
+  }
+  r.reject_unknown_keys();
+}
+
+void read_pendulum(const toml::table& table, const std::string& file, std::size_t index,
+                   double gravity, Scenario& s) {
+  TableReader r(table, file, "pendulum[" + std::to_string(index + 1) + "]");
+  PendulumParams p;
+  p.pivot_x = r.required_number("pivot_x");
+  p.length = r.required_number("length");
+  if (!(p.length > 0)) r.fail("length", "must be > 0");
+  p.mass = r.required_number("mass");
+  if (!(p.mass > 0)) r.fail("mass", "must be > 0");
+  p.radius = r.required_number("radius");
+  if (!(p.radius > 0)) r.fail("radius", "must be > 0");
+  if (!(p.radius < p.length)) r.fail("radius", "must be smaller than the length");
+  p.damping = r.number("damping").value_or(0.0);
+  if (p.damping < 0) r.fail("damping", "must be >= 0");
+  p.gravity = gravity;
+
+  if (r.has("angle") && r.has("angle_deg")) r.fail("angle_deg", "and angle both given; use one");
+  double phi = 0;
+  if (auto a = r.number("angle")) phi = *a;
+  else if (auto d = r.number("angle_deg")) phi = *d * M_PI / 180.0;
+  else r.fail_at(table.source(), "missing field " + r.qualified("angle") + " (rad) or angle_deg");
+  const double omega = r.number("angular_velocity").value_or(0.0);
+  r.reject_unknown_keys();
+  s.chain.pendulums.push_back(p);
+  s.initial.push_back({phi, omega});
+}
+
+double bob_distance(const PendulumParams& a, const PendulumParams& b, const PendulumState& xa,
+                    const PendulumState& xb) {
+  const auto ka = bob_kinematics(a, xa.data());
+  const auto kb = bob_kinematics(b, xb.data());
+  return std::hypot(kb.x - ka.x, kb.y - ka.y);
+}
+
+// Neighbours must stand in order and must not overlap, neither at rest nor at the start.
+void check_geometry(const toml::array& list, const std::string& file, const Scenario& s) {
+  auto line_of = [&](std::size_t i) { return std::to_string(list[i].source().begin.line); };
+  const auto& p = s.chain.pendulums;
+  for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+    const std::string where = file + ":" + line_of(i + 1) + ": pendulum[" + std::to_string(i + 2) + "]";
+    if (!(p[i + 1].pivot_x > p[i].pivot_x))
+      throw InputError(where + ".pivot_x must be greater than pendulum[" + std::to_string(i + 1) +
+                       "].pivot_x (pendulums stand left to right)");
+    const double reach = p[i].radius + p[i + 1].radius;
+    const double slack = 1e-12 * (std::abs(p[i].pivot_x) + std::abs(p[i + 1].pivot_x) + reach);
+    const PendulumState rest{0, 0};
+    const double at_rest = bob_distance(p[i], p[i + 1], rest, rest);
+    if (at_rest < reach - slack) {
+      std::ostringstream m;
+      m << where << ": bob overlaps pendulum[" << i + 1 << "] at rest (distance " << at_rest
+        << " < sum of radii " << reach << ")";
+      throw InputError(m.str());
+    }
+    const double at_start = bob_distance(p[i], p[i + 1], s.initial[i], s.initial[i + 1]);
+    if (at_start < reach - slack) {
+      std::ostringstream m;
+      m << where << ": bob overlaps pendulum[" << i + 1 << "] at the start angles (distance "
+        << at_start << " < sum of radii " << reach << ")";
+      throw InputError(m.str());
+    }
+  }
+}
+
+Scenario from_table(const toml::table& root, const std::string& file) {
+  Scenario s;
+  s.file = file;
+  TableReader top(root, file, "");
+  s.name = top.text("name").value_or(std::filesystem::path(file).stem().string());
+  s.description = top.text("description").value_or("");
+
+  const toml::table* simulation = top.subtable("simulation");
+  if (!simulation) top.fail_at(root.source(), "missing table [simulation]");
+  read_simulation(top, *simulation, file, s);
+
+  const toml::table* model = top.subtable("model");
+  if (!model) top.fail_at(root.source(), "missing table [model]");
+  double gravity = 9.81;
+  read_model(*model, file, s, gravity);
+
+  const toml::node* list_node = top.take("pendulum");
+  if (!list_node) top.fail_at(root.source(), "no pendulums: add [[pendulum]] tables");
+  const toml::array* list = list_node->as_array();
+  if (!list || !list->is_array_of_tables())
+    top.fail("pendulum", "must be an array of tables ([[pendulum]])");
+  if (list->empty()) top.fail("pendulum", "is empty");
+  if (list->size() > 100'000) top.fail("pendulum", "has more than 100000 entries");
+  for (std::size_t i = 0; i < list->size(); ++i)
+    read_pendulum(*(*list)[i].as_table(), file, i, gravity, s);
+  top.reject_unknown_keys();
+  check_geometry(*list, file, s);
+  return s;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& file) {
+  try {
+    const toml::table root = toml::parse(text, file);
+    return from_table(root, file);
+  } catch (const toml::parse_error& e) {
+    throw InputError(file + ":" + std::to_string(e.source().begin.line) +
+                     ": not valid TOML: " + std::string(e.description()));
+  }
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string() + ": cannot open scenario file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), file.string());
+}
+
+}  // namespace kausal

@@ -1,0 +1,32 @@
+#include "monitor/sequential.hpp"
+
+#include <unistd.h>
+
+namespace kausal {
+
+SequentialStepper::SequentialStepper(const Scenario& scenario)
+    : scenario_(scenario), work_(PendulumState{}) {}
+
+void SequentialStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
+  BusyScope busy(clock_);
+  const double t = step_time(scenario_.t0(), scenario_.h, m);
+  const auto& params = scenario_.chain.pendulums;
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    auto rhs = [&p = params[i]](double, const PendulumState& x, PendulumState& dx) {
+      pendulum_rhs(p, x.data(), dx.data());
+    };
+    take_step(scenario_.method, rhs, t, scenario_.h, states[i], work_);
+  }
+  clock_.count_calc(states.size() * static_cast<std::uint64_t>(calcs_per_step(scenario_.method)));
+}
+
+void SequentialStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
+                                      std::span<PendulumState> states) {
+  apply_pendulum_impulse(scenario_.chain.pendulums[i], impulse, states[i].data());
+}
+
+std::vector<ComponentReport> SequentialStepper::reports() {
+  return {{"sequential", "sequential", "local", static_cast<long>(getpid()), true, clock_.totals()}};
+}
+
+}  // namespace kausal

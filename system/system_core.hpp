@@ -1,0 +1,35 @@
+#pragma once
+// The System component without transport: one configured model, Calc counting, busy time,
+// and checks on every value that arrives from outside. SystemServant and the in-process
+// link both wrap this.
+#include <memory>
+#include <span>
+#include <string>
+
+#include "system/activity_clock.hpp"
+#include "system/model.hpp"
+
+namespace kausal {
+
+class SystemCore {
+ public:
+  explicit SystemCore(std::string name) : name_(std::move(name)) {}
+
+  // Throws ModelError naming the bad parameter. Returns the state size.
+  std::size_t configure(const std::string& model, const Parameters& parameters);
+  void calc(double t, std::span<const double> x, std::span<double> dx);
+  void handle_event(const Event& event, std::span<double> x);
+
+  const std::string& name() const { return name_; }
+  ActivityTotals totals() const { return clock_.totals(); }
+
+ private:
+  const Model& configured() const;
+  void check_state(std::span<const double> x, const char* what) const;
+
+  std::string name_;
+  std::unique_ptr<Model> model_;
+  ActivityClock clock_;
+};
+
+}  // namespace kausal

@@ -1,0 +1,138 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "integrator/integrator.hpp"
+#include "integrator/local_system_link.hpp"
+#include "system/errors.hpp"
+#include "system/pendulum.hpp"
+
+namespace kausal {
+namespace {
+
+struct Rig {
+  PendulumParams params{0, 1.3, 1.0, 0.1, 0.05, 9.81};
+  SystemCore system{"system-1"};
+  LocalSystemLink link{system};
+  Integrator integrator;
+
+  explicit Rig(Method method = Method::euler, double h = 1e-3)
+      : integrator(IntegratorConfig{"integrator-1", method, 0.0, h, {0.8, -0.2}}, link) {
+    system.configure("pendulum", to_parameters(params));
+  }
+};
+
+bool bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(Integrator, EulerStepIsXPlusHTimesF) {
+  Rig rig;
+  const auto batch = rig.integrator.advance(1, 0);
+  ASSERT_EQ(batch.count(), 1u);
+  EXPECT_EQ(batch.first_step, 1u);
+  double dx[2];
+  const double x0[2] = {0.8, -0.2};
+  pendulum_rhs(rig.params, x0, dx);
+  EXPECT_EQ(batch.states[0], 0.8 + 1e-3 * dx[0]);
+  EXPECT_EQ(batch.states[1], -0.2 + 1e-3 * dx[1]);
+}
+
+TEST(Integrator, AdvanceTakesEveryStepUpToTheGuarantee) {
+  for (Method method : {Method::euler, Method::rk4}) {
+    Rig rig(method);
+    const auto batch = rig.integrator.advance(25, 0);
+    EXPECT_EQ(batch.count(), 25u);
+    EXPECT_EQ(rig.integrator.step(), 25u);
+    EXPECT_EQ(rig.system.totals().calc_calls, 25u * calcs_per_step(method));
+    EXPECT_EQ(rig.integrator.advance(25, 0).count(), 0u);  // nothing new is guaranteed
+  }
+}
+
+TEST(Integrator, RollbackCheckRestepsToTheSameBits) {
+  // design.md §7 (ROSS): step, restore, step again, require identical state.
+  for (Method method : {Method::euler, Method::rk4}) {
+    Rig rig(method);
+    const auto first = rig.integrator.advance(200, 0);
+    const auto epoch = rig.integrator.rollback(120, {});
+    EXPECT_EQ(epoch, 1u);
+    EXPECT_EQ(rig.integrator.step(), 120u);
+    const auto again = rig.integrator.advance(200, 0);
+    ASSERT_EQ(again.count(), 80u);
+    EXPECT_EQ(again.epoch, 1u);
+    const std::vector<double> tail(first.states.end() - 80 * 2, first.states.end());
+    EXPECT_TRUE(bit_equal(tail, again.states));
+  }
+}
+
+TEST(Integrator, RollbackWithANewStateDiscardsTheFuture) {
+  Rig rig;
+  rig.integrator.advance(50, 0);
+  rig.integrator.rollback(30, std::vector<double>{0.1, 0.0});
+  EXPECT_EQ(rig.integrator.step(), 30u);
+  EXPECT_EQ(rig.integrator.state(), (std::vector<double>{0.1, 0.0}));
+  EXPECT_THROW(rig.integrator.rollback(40, {}), ProtocolError);  // the future is gone
+  rig.integrator.commit(20);
+  EXPECT_THROW(rig.integrator.rollback(10, {}), ProtocolError);  // fossil-collected
+  EXPECT_NO_THROW(rig.integrator.rollback(20, {}));
+}
+
+TEST(Integrator, EventsApplyAtTheCurrentStepOnly) {
+  Rig rig;
+  rig.integrator.advance(10, 0);
+  const auto before = rig.integrator.state();
+  const auto after = rig.integrator.apply_event({"impulse", 10, 0.01, {0.65}});
+  EXPECT_EQ(after[0], before[0]);
+  EXPECT_EQ(after[1], before[1] + 0.65 / (1.0 * 1.3));
+  EXPECT_THROW(rig.integrator.apply_event({"impulse", 9, 0.009, {1.0}}), ProtocolError);
+  EXPECT_THROW(rig.integrator.apply_event({"kick", 10, 0.01, {1.0}}), ModelError);
+  // Rolling back to step 10 restores the state as stepping produced it, before the event.
+  rig.integrator.advance(12, 0);
+  rig.integrator.rollback(10, {});
+  EXPECT_TRUE(bit_equal(rig.integrator.state(), before));
+}
+
+TEST(Integrator, StatesSinceGivesTheStateAfterEvents) {
+  Rig rig;
+  rig.integrator.advance(5, 0);
+  const auto kicked = rig.integrator.apply_event({"impulse", 5, 0.005, {1.0}});
+  const auto batch7 = rig.integrator.advance(7, 0);
+  const auto since = rig.integrator.states_since(4);
+  ASSERT_EQ(since.count(), 4u);  // steps 4, 5, 6, 7
+  EXPECT_EQ(since.first_step, 4u);
+  EXPECT_TRUE(bit_equal({since.state(1).begin(), since.state(1).end()}, kicked));
+  EXPECT_TRUE(bit_equal({since.state(3).begin(), since.state(3).end()},
+                        {batch7.state(1).begin(), batch7.state(1).end()}));
+  EXPECT_THROW(rig.integrator.states_since(8), ProtocolError);
+}
+
+TEST(Integrator, ConservativeUseKeepsTheStateListShort) {
+  Rig rig;
+  for (std::uint64_t m = 0; m < 1000; ++m) rig.integrator.advance(m + 1, m);
+  EXPECT_LE(rig.integrator.state_list().peak(), 2u);
+}
+
+TEST(Integrator, RejectsBadSetupAndNonFiniteStates) {
+  SystemCore system("system-1");
+  LocalSystemLink link(system);
+  EXPECT_THROW(Integrator(IntegratorConfig{"i", Method::euler, 0, 0.0, {1, 0}}, link), ModelError);
+  EXPECT_THROW(Integrator(IntegratorConfig{"i", Method::euler, 0, 1e-3, {}}, link), ModelError);
+  system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
+  Integrator blowing_up(IntegratorConfig{"integrator-9", Method::euler, 0, 1e300, {1, 1e300}}, link);
+  try {
+    blowing_up.advance(5, 0);
+    FAIL() << "an infinite state went unnoticed";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.component(), "integrator-9");
+  }
+}
+
+TEST(Integrator, TimeComesFromTheStepIndex) {
+  double t = 0;
+  for (int m = 0; m < 1000; ++m) t += 0.001;
+  EXPECT_NE(t, step_time(0, 0.001, 1000));  // accumulating drifts ...
+  EXPECT_EQ(step_time(0, 0.001, 1000), 1000 * 0.001);  // ... the index does not
+}
+
+}  // namespace
+}  // namespace kausal

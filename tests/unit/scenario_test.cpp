@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include "monitor/scenario.hpp"
+#include "system/errors.hpp"
+#include "test_support.hpp"
+
+namespace kausal {
+namespace {
+
+const char* const kGood = R"(name = "two"
+[simulation]
+integrator = "rk4"
+step = 0.002
+duration = 1.0
+output_interval = 0.01
+
+[model]
+type = "pendulum-chain"
+restitution = 0.5
+
+[[pendulum]]
+pivot_x = 0.0
+length = 1.0
+mass = 1.0
+radius = 0.1
+angle_deg = -30
+
+[[pendulum]]
+pivot_x = 0.25
+length = 1.0
+mass = 2.0
+radius = 0.1
+angle = 0.0
+angular_velocity = 0.5
+)";
+
+// Replaces the first occurrence of `from` in kGood.
+std::string edited(const std::string& from, const std::string& to) {
+  std::string text = kGood;
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+// The message of the InputError that parsing `text` throws ("" if it does not throw).
+std::string error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "bad.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Scenario, ReadsEveryField) {
+  const Scenario s = parse_scenario(kGood, "good.toml");
+  EXPECT_EQ(s.name, "two");
+  EXPECT_EQ(s.method, Method::rk4);
+  EXPECT_EQ(s.h, 0.002);
+  EXPECT_EQ(s.steps, 500u);
+  EXPECT_EQ(s.output_every, 5u);
+  EXPECT_EQ(s.chain.restitution, 0.5);
+  ASSERT_EQ(s.pendulums(), 2u);
+  EXPECT_DOUBLE_EQ(s.initial[0][0], -M_PI / 6);
+  EXPECT_EQ(s.initial[1][1], 0.5);
+  EXPECT_EQ(s.chain.pendulums[1].mass, 2.0);
+  EXPECT_EQ(s.chain.pendulums[1].gravity, 9.81);
+}
+
+TEST(Scenario, ShippedScenariosLoad) {
+  const Scenario thesis = testing::shipped("thesis.toml");
+  EXPECT_EQ(thesis.pendulums(), 5u);
+  EXPECT_EQ(thesis.method, Method::euler);
+  EXPECT_EQ(thesis.chain.restitution, 0.9);
+  const Scenario cradle = testing::shipped("cradle.toml");
+  EXPECT_EQ(cradle.pendulums(), 5u);
+  EXPECT_EQ(cradle.chain.restitution, 1.0);
+}
+
+TEST(Scenario, MissingFieldNamesTheTableLine) {
+  const std::string text = edited("length = 1.0\nmass = 2.0", "mass = 2.0");
+  EXPECT_EQ(error_of(text), "bad.toml:19: missing field pendulum[2].length");
+}
+
+TEST(Scenario, NegativeLengthNamesItsLine) {
+  EXPECT_EQ(error_of(edited("length = 1.0", "length = -1.0")),
+            "bad.toml:14: pendulum[1].length must be > 0");
+}
+
+TEST(Scenario, UnknownKeyIsAnErrorNotIgnored) {
+  EXPECT_EQ(error_of(edited("mass = 2.0", "mass = 2.0\nlenght = 3")),
+            "bad.toml:23: unknown key 'pendulum[2].lenght'");
+  EXPECT_EQ(error_of(edited("[model]", "[model]\ngravitation = 3")),
+            "bad.toml:9: unknown key 'model.gravitation'");
+  EXPECT_EQ(error_of(std::string(kGood) + "\n[extra]\n"), "bad.toml:27: unknown key 'extra'");
+}
+
+TEST(Scenario, OverlappingBobsAtRestAreRejected) {
+  const std::string message = error_of(edited("pivot_x = 0.25", "pivot_x = 0.15"));
+  EXPECT_EQ(message.rfind("bad.toml:19: pendulum[2]: bob overlaps pendulum[1] at rest", 0), 0u)
+      << message;
+}
+
+TEST(Scenario, OverlapAtTheStartAnglesIsRejected) {
+  const std::string message = error_of(edited("angle_deg = -30", "angle_deg = 15"));
+  EXPECT_NE(message.find("at the start angles"), std::string::npos) << message;
+}
+
+TEST(Scenario, NotTomlGivesTheLine) {
+  const std::string message = error_of("[simulation]\nstep = 0.1\nthis is not toml\n");
+  EXPECT_EQ(message.rfind("bad.toml:3: not valid TOML", 0), 0u) << message;
+}
+
+TEST(Scenario, OtherMistakes) {
+  EXPECT_EQ(error_of(edited("restitution = 0.5", "restitution = 1.5")),
+            "bad.toml:10: model.restitution must be in [0, 1]");
+  EXPECT_EQ(error_of(edited("duration = 1.0", "duration = 1.0\nsteps = 10")),
+            "bad.toml:2: [simulation] needs exactly one of 'duration' (s) or 'steps'");
+  EXPECT_EQ(error_of(edited("output_interval = 0.01", "output_interval = 0.003")),
+            "bad.toml:6: simulation.output_interval must be a whole multiple (>= 1) of simulation.step");
+  EXPECT_EQ(error_of(edited("mass = 2.0", "mass = \"heavy\"")),
+            "bad.toml:22: pendulum[2].mass must be a number");
+  EXPECT_EQ(error_of(edited("pivot_x = 0.25", "pivot_x = -0.25")),
+            "bad.toml:19: pendulum[2].pivot_x must be greater than pendulum[1].pivot_x (pendulums "
+            "stand left to right)");
+  EXPECT_EQ(error_of(edited("\"rk4\"", "\"leapfrog\"")),
+            "bad.toml:3: unknown integrator 'leapfrog' (known: euler, rk4)");
+  EXPECT_EQ(error_of(edited("type = \"pendulum-chain\"", "")), "bad.toml:8: missing field model.type (\"pendulum-chain\")");
+  EXPECT_EQ(error_of(""), "bad.toml:1: missing table [simulation]");
+}
+
+TEST(Scenario, MissingFileIsBadInput) {
+  try {
+    load_scenario("/nonexistent/x.toml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/x.toml: cannot open scenario file");
+    EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+  }
+}
+
+}  // namespace
+}  // namespace kausal

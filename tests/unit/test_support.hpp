@@ -1,0 +1,67 @@
+#pragma once
+// Helpers shared by the unit tests: shipped scenarios, seeded random scenarios, runs.
+#include <random>
+#include <string>
+
+#include "monitor/chain_driver.hpp"
+#include "monitor/conservative.hpp"
+#include "monitor/local_deployment.hpp"
+#include "monitor/scenario.hpp"
+#include "monitor/sequential.hpp"
+
+namespace kausal::testing {
+
+inline Scenario shipped(const std::string& name) {
+  return load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
+}
+
+// A random but valid chain: N pendulums with random lengths, masses, radii, gaps, start
+// angles and restitution, from a seed (the same seed gives the same scenario).
+inline Scenario random_scenario(unsigned seed, std::size_t n, std::uint64_t steps) {
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
+  Scenario s;
+  s.file = "random-" + std::to_string(seed);
+  s.name = s.file;
+  s.method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  s.h = uniform(0.5e-3, 2e-3);
+  s.steps = steps;
+  s.output_every = 10;
+  s.chain.restitution = uniform(0, 1);
+  double x = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    PendulumParams p;
+    p.length = uniform(0.5, 1.5);
+    p.mass = uniform(0.2, 3);
+    p.radius = uniform(0.04, 0.12);
+    p.damping = uniform(0, 1) < 0.3 ? uniform(0, 0.2) : 0.0;
+    if (i > 0) {
+      const auto& prev = s.chain.pendulums.back();
+      const double reach = prev.radius + p.radius;
+      x += reach + uniform(0.0, 0.05);  // touching or a small gap at rest
+    }
+    p.pivot_x = x;
+    s.chain.pendulums.push_back(p);
+    s.initial.push_back({0.0, uniform(-0.3, 0.3)});
+  }
+  s.initial.front()[0] = -uniform(0.5, 1.4);  // swing the first one in from the left
+  s.initial.front()[1] = 0;
+  return s;
+}
+
+inline RunResult run_sequential(const Scenario& s) {
+  SequentialStepper stepper(s);
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  return drive_chain(s, "sequential", stepper, recorder, control);
+}
+
+inline RunResult run_conservative_in_process(const Scenario& s) {
+  LocalDeployment deployment(s);
+  ConservativeStepper stepper(deployment, s.t0(), s.h);
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  return drive_chain(s, "conservative", stepper, recorder, control);
+}
+
+}  // namespace kausal::testing
