@@ -38,44 +38,42 @@ class SimulationError : public Error {
       : Error(ExitCode::simulation_failed, message) {}
 };
 
-// Something named in a component's request was wrong for that component (bad parameter
-// over the wire, unknown method, step outside its state list).
-class ModelError : public Error {
+// A failure that belongs to one component: what() is "component: [kind: ]reason".
+class ComponentError : public Error {
  public:
-  ModelError(std::string component, const std::string& reason)
-      : Error(ExitCode::simulation_failed, component + ": " + reason),
-        component_(std::move(component)) {}
-  const std::string& component() const { return component_; }
-
- private:
-  std::string component_;
-};
-
-// A request that breaks the protocol between components (a bug, never bad luck).
-class ProtocolError : public Error {
- public:
-  ProtocolError(std::string component, const std::string& reason)
-      : Error(ExitCode::simulation_failed, component + ": protocol violation: " + reason),
-        component_(std::move(component)) {}
-  const std::string& component() const { return component_; }
-
- private:
-  std::string component_;
-};
-
-// A peer died, hung past its call timeout, or could not be reached.
-class PeerError : public Error {
- public:
-  PeerError(std::string component, const std::string& reason)
-      : Error(ExitCode::peer_failure, component + ": " + reason),
+  ComponentError(ExitCode code, std::string component, std::string reason, const std::string& kind)
+      : Error(code, component + ": " + kind + reason),
         component_(std::move(component)),
-        reason_(reason) {}
+        reason_(std::move(reason)) {}
   const std::string& component() const { return component_; }
   const std::string& reason() const { return reason_; }
 
  private:
   std::string component_;
   std::string reason_;
+};
+
+// Something in a component's request was wrong for that component (bad parameter over the
+// wire, unknown method, a state that is no longer finite).
+class ModelError : public ComponentError {
+ public:
+  ModelError(std::string component, std::string reason)
+      : ComponentError(ExitCode::simulation_failed, std::move(component), std::move(reason), "") {}
+};
+
+// A request that breaks the protocol between components (a bug, never bad luck).
+class ProtocolError : public ComponentError {
+ public:
+  ProtocolError(std::string component, std::string reason)
+      : ComponentError(ExitCode::simulation_failed, std::move(component), std::move(reason),
+                       "protocol violation: ") {}
+};
+
+// A peer died, hung past its call timeout, or could not be reached.
+class PeerError : public ComponentError {
+ public:
+  PeerError(std::string component, std::string reason)
+      : ComponentError(ExitCode::peer_failure, std::move(component), std::move(reason), "") {}
 };
 
 class VersionMismatch : public Error {

@@ -43,7 +43,7 @@ void SystemCore::handle_event(const Event& event, std::span<double> x) {
   try {
     configured().handle_event(event, x);
   } catch (const ModelError& e) {
-    throw ModelError(name_, e.what());
+    throw ModelError(name_, e.reason());
   }
 }
 

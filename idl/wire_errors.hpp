@@ -1,0 +1,37 @@
+#pragma once
+// The one place where C++ exceptions and IDL exceptions meet (design.md §7):
+//   serve()     in servants: kausal::Error (and anything else) -> IDL exception;
+//   call_peer() in callers:  IDL exception or CORBA system exception -> kausal::Error,
+//               naming the component that failed.
+#include <exception>
+#include <string>
+
+#include "idl/kausal.hh"
+#include "system/errors.hpp"
+
+namespace kausal {
+
+[[noreturn]] void throw_on_wire(const std::string& component, std::exception_ptr error);
+[[noreturn]] void throw_from_wire(const std::string& component, const CORBA::Exception& error);
+
+template <typename F>
+auto serve(const std::string& component, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const CORBA::UserException&) {
+    throw;  // already an IDL exception
+  } catch (...) {
+    throw_on_wire(component, std::current_exception());
+  }
+}
+
+template <typename F>
+auto call_peer(const std::string& component, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const CORBA::Exception& e) {
+    throw_from_wire(component, e);
+  }
+}
+
+}  // namespace kausal

@@ -1,0 +1,50 @@
+#pragma once
+// A child process started by the launcher: its own process group (Ctrl-C in the terminal
+// reaches only the monitor, which ends its children itself), killed by the kernel if the
+// launcher dies (PR_SET_PDEATHSIG), stdout on a pipe, stderr into a log file. The
+// destructor always ends and reaps it.
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kausal {
+
+class ChildProcess {
+ public:
+  // Throws std::system_error if it cannot be started.
+  ChildProcess(std::string name, const std::filesystem::path& executable,
+               const std::vector<std::string>& args, const std::filesystem::path& log_file);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // The next line the child writes on stdout, or nothing if it does not arrive in time or
+  // the child closes stdout (exits) first.
+  std::optional<std::string> read_line(std::chrono::milliseconds timeout);
+  // True while the process has not exited (reaps it when it has).
+  bool running();
+  // "exited with code 3", "killed by signal 9", or "running".
+  std::string status();
+  // Waits up to `timeout` for the process to exit by itself; true if it did.
+  bool wait_for_exit(std::chrono::milliseconds timeout);
+  // SIGTERM, wait up to `grace`, then SIGKILL; always reaps.
+  void stop(std::chrono::milliseconds grace);
+
+  const std::string& name() const { return name_; }
+  pid_t pid() const { return pid_; }
+  const std::filesystem::path& log_file() const { return log_file_; }
+
+ private:
+  std::string name_;
+  std::filesystem::path log_file_;
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  std::string buffered_;
+  std::optional<int> wait_status_;
+};
+
+}  // namespace kausal

@@ -1,0 +1,216 @@
+// kausal: run a scenario under one method, or compare the methods (design.md §6).
+#include <unistd.h>
+
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <CLI/CLI.hpp>
+
+#include "idl/kausal.hh"
+#include "monitor/chain_driver.hpp"
+#include "monitor/conservative.hpp"
+#include "monitor/process_deployment.hpp"
+#include "monitor/progress_bar.hpp"
+#include "monitor/sequential.hpp"
+#include "monitor/summary.hpp"
+
+namespace fs = std::filesystem;
+using namespace kausal;
+
+namespace {
+
+const std::vector<std::string> kMethods = {"sequential", "conservative"};
+
+constexpr const char* kExitCodes =
+    "Exit codes: 0 ok, 1 simulation failed (or digests differ in compare), 2 bad input "
+    "(scenario, command line), 3 peer or transport failure, 4 interface version mismatch, "
+    "130 interrupted.";
+
+struct Options {
+  std::string scenario;
+  std::string method = "sequential";
+  std::string out;
+  unsigned call_timeout_ms = 3000;
+  unsigned startup_timeout_ms = 10000;
+};
+
+fs::path executable_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+// runs/<name>-<what>-<YYYYmmdd-HHMMSS>, with -2, -3, ... if that exists already.
+fs::path fresh_run_dir(const std::string& name, const std::string& what) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  const fs::path base = fs::path("runs") / (name + "-" + what + "-" + stamp);
+  fs::path dir = base;
+  for (int k = 2; fs::exists(dir); ++k) dir = base.string() + "-" + std::to_string(k);
+  return dir;
+}
+
+void on_interrupt(int) {
+  // A second Ctrl-C ends the process at once (children die with it: PR_SET_PDEATHSIG).
+  if (InterruptFlag::flag().exchange(true)) _exit(static_cast<int>(ExitCode::interrupted));
+}
+
+// The ORB is created on first use and lives until exit (omniORB allows one per process).
+class OrbOnDemand {
+ public:
+  explicit OrbOnDemand(unsigned call_timeout_ms) : call_timeout_ms_(call_timeout_ms) {}
+  OrbRuntime& get() {
+    if (!orb_) {
+      OrbSettings s;
+      s.serve = false;
+      // The monitor waits longer than its components do, so that a hung System is reported
+      // by its Integrator (naming the System) before the monitor's own call gives up.
+      s.call_timeout_ms = 2 * call_timeout_ms_;
+      orb_ = std::make_unique<OrbRuntime>(s);
+    }
+    return *orb_;
+  }
+
+ private:
+  unsigned call_timeout_ms_;
+  std::unique_ptr<OrbRuntime> orb_;
+};
+
+RunResult failed_before_start(const Scenario& s, const std::string& method, const Error& e) {
+  RunResult r;
+  r.method = method;
+  r.model = s.model;
+  r.scenario = s.file;
+  r.integrator = std::string(method_name(s.method));
+  r.pendulums = s.pendulums();
+  r.h = s.h;
+  r.planned_steps = s.steps;
+  r.status = "failed";
+  r.error = e.what();
+  r.exit_code = e.exit_code();
+  return r;
+}
+
+RunResult execute(const Scenario& s, const std::string& method, const fs::path& out,
+                  const Options& o, OrbOnDemand& orb) {
+  fs::create_directories(out);
+  TrajectoryRecorder recorder(out / "trajectory.csv", s.pendulums(), s.output_every, s.steps,
+                              s.t0(), s.h);
+  ProgressBar progress(method, stderr_is_terminal());
+  RunResult result;
+  try {
+    if (method == "sequential") {
+      SequentialStepper stepper(s);
+      result = drive_chain(s, method, stepper, recorder, progress);
+    } else {
+      LaunchOptions launch{executable_dir(), out / "logs", o.call_timeout_ms,
+                           std::chrono::milliseconds(o.startup_timeout_ms)};
+      ProcessDeployment deployment(s, orb.get(), launch);
+      ConservativeStepper stepper(deployment, s.t0(), s.h);
+      result = drive_chain(s, method, stepper, recorder, progress);
+      if (result.status == "failed") result.error += deployment.post_mortem();
+      deployment.shutdown();
+    }
+  } catch (const Error& e) {
+    result = failed_before_start(s, method, e);
+  }
+  write_summary_json(result, out / "summary.json");
+  return result;
+}
+
+int run_command(const Options& o) {
+  const Scenario s = load_scenario(o.scenario);
+  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
+  OrbOnDemand orb(o.call_timeout_ms);
+  const RunResult r = execute(s, o.method, out, o, orb);
+  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
+  if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  return static_cast<int>(r.exit_code);
+}
+
+int compare_command(const Options& o) {
+  const Scenario s = load_scenario(o.scenario);
+  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
+  OrbOnDemand orb(o.call_timeout_ms);
+  std::vector<RunResult> results;
+  for (const auto& method : kMethods) {
+    results.push_back(execute(s, method, out / method, o, orb));
+    if (results.back().status != "completed") break;
+  }
+  std::cout << "kausal compare · " << s.file << " · " << s.pendulums() << " pendulums, "
+            << method_name(s.method) << ", " << s.steps << " steps of " << s.h << " s\n\n"
+            << format_comparison(results) << "\noutput: " << out.string() << "\n";
+  for (const auto& r : results) {
+    if (r.status != "completed") {
+      std::cerr << "kausal: " << r.method << ": " << r.error << "\n";
+      return static_cast<int>(r.exit_code);
+    }
+    if (r.trajectory_sha256 != results.front().trajectory_sha256) {
+      std::cerr << "kausal: " << r.method << " gives a different trajectory digest than "
+                << results.front().method << " (a bug: methods must agree bit for bit)\n";
+      return static_cast<int>(ExitCode::simulation_failed);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kausal — parallel discrete/continuous simulation: conservative and optimistic "
+               "synchronisation over CORBA, on the pendulum-chain benchmark."};
+  app.footer(kExitCodes);
+  app.set_version_flag("--version", "kausal " + std::string(KAUSAL_VERSION) +
+                                        " (interface version " +
+                                        std::to_string(idl::INTERFACE_VERSION) + ")");
+  app.require_subcommand(1);
+  Options o;
+
+  auto add_common = [&](CLI::App* cmd) {
+    cmd->add_option("scenario", o.scenario, "scenario file (TOML, see docs/scenarios.md)")
+        ->required();
+    cmd->add_option("--out", o.out, "output directory (default: a fresh one under runs/)");
+    cmd->add_option("--call-timeout", o.call_timeout_ms,
+                    "ms a component may take to answer a call before it counts as hung; the "
+                    "monitor waits twice as long")
+        ->capture_default_str()
+        ->check(CLI::Range(10u, 3'600'000u));
+    cmd->add_option("--startup-timeout", o.startup_timeout_ms,
+                    "ms all component processes together may take to start")
+        ->capture_default_str()
+        ->check(CLI::Range(100u, 600'000u));
+  };
+
+  CLI::App* run = app.add_subcommand("run", "run a scenario under one method");
+  add_common(run);
+  run->add_option("--method", o.method,
+                  "sequential: in-process reference; conservative: one System and one "
+                  "Integrator process per pendulum, the thesis protocol")
+      ->capture_default_str()
+      ->check(CLI::IsMember(kMethods));
+  run->footer(kExitCodes);
+
+  CLI::App* compare = app.add_subcommand(
+      "compare", "run every method on one scenario; one table; digests must be equal");
+  add_common(compare);
+  compare->footer(kExitCodes);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    return run->parsed() ? run_command(o) : compare_command(o);
+  } catch (const Error& e) {
+    std::cerr << "kausal: " << e.what() << "\n";
+    return static_cast<int>(e.exit_code());
+  } catch (const std::exception& e) {
+    std::cerr << "kausal: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::simulation_failed);
+  }
+}

@@ -1,0 +1,186 @@
+#include "monitor/process_deployment.hpp"
+
+#include <omniORB4/omniORB.h>
+#include <stdlib.h>
+
+#include <sstream>
+
+#include "idl/convert.hpp"
+#include "idl/wire_errors.hpp"
+#include "monitor/local_deployment.hpp"
+
+namespace kausal {
+
+struct ProcessDeployment::Component {
+  std::string name;
+  std::string role;
+  std::unique_ptr<ChildProcess> process;
+  CORBA::Object_var ref;
+  std::string host = "?";
+  long pid = 0;
+};
+
+namespace {
+
+class CorbaIntegratorPort final : public IntegratorPort {
+ public:
+  CorbaIntegratorPort(std::string name, idl::Integrator_ptr ref)
+      : name_(std::move(name)), ref_(idl::Integrator::_duplicate(ref)) {}
+  const std::string& name() const override { return name_; }
+  StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
+    idl::StateBatch_var b = call_peer(name_, [&] { return ref_->advance(guarantee, gvt); });
+    return from_idl(b.in());
+  }
+  std::vector<double> apply_event(const Event& event) override {
+    const idl::Event e = to_idl(event);
+    idl::DoubleSeq_var x = call_peer(name_, [&] { return ref_->apply_event(e); });
+    return to_vector(x.in());
+  }
+
+ private:
+  std::string name_;
+  idl::Integrator_var ref_;
+};
+
+template <typename T>
+typename T::_ptr_type narrow(const std::string& name, CORBA::Object_ptr obj) {
+  auto ref = call_peer(name, [&] { return T::_narrow(obj); });
+  if (CORBA::is_nil(ref)) throw PeerError(name, "its object reference is not a " + std::string(T::_PD_repoId));
+  return ref;
+}
+
+}  // namespace
+
+ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
+                                     const LaunchOptions& options)
+    : orb_(orb) {
+  // Unix-socket paths must stay short (108 bytes): a private directory under /tmp.
+  char dir[] = "/tmp/kausal-XXXXXX";
+  if (!mkdtemp(dir)) throw PeerError("launcher", "cannot create a socket directory in /tmp");
+  socket_dir_ = dir;
+  try {
+    start(scenario, options);
+    set_up(scenario);
+  } catch (...) {
+    components_.clear();  // ends and reaps every child started so far
+    std::filesystem::remove_all(socket_dir_);
+    throw;
+  }
+}
+
+ProcessDeployment::~ProcessDeployment() {
+  components_.clear();
+  std::error_code ignored;
+  std::filesystem::remove_all(socket_dir_, ignored);
+}
+
+void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& options) {
+  std::filesystem::create_directories(options.log_dir);
+  for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
+    for (const std::string role : {"system", "integrator"}) {
+      auto c = std::make_unique<Component>();
+      c->role = role;
+      c->name = role == "system" ? system_name(i) : integrator_name(i);
+      const std::vector<std::string> args = {
+          "--name", c->name, "--host", "127.0.0.1", "--unix-socket",
+          (socket_dir_ / c->name).string(), "--call-timeout-ms",
+          std::to_string(options.call_timeout_ms)};
+      c->process = std::make_unique<ChildProcess>(
+          c->name, options.bin_dir / ("kausal-" + role), args, options.log_dir / (c->name + ".log"));
+      components_.push_back(std::move(c));
+    }
+  }
+  // All children start in parallel; collect their references.
+  const auto deadline = std::chrono::steady_clock::now() + options.startup_timeout;
+  for (auto& c : components_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const auto ior = c->process->read_line(std::max(left, std::chrono::milliseconds(1)));
+    if (!ior || ior->rfind("IOR:", 0) != 0)
+      throw PeerError(c->name, "did not start (" + c->process->status() + "); see " +
+                                   c->process->log_file().string());
+    c->ref = orb_.resolve(*ior);
+    c->pid = c->process->pid();
+  }
+}
+
+void ProcessDeployment::set_up(const Scenario& scenario) {
+  for (auto& c : components_) {
+    auto component = narrow<idl::Component>(c->name, c->ref);
+    idl::ComponentInfo_var info = call_peer(c->name, [&] { return component->info(); });
+    CORBA::release(component);
+    if (info->interface_version != idl::INTERFACE_VERSION)
+      throw VersionMismatch(c->name, info->interface_version, idl::INTERFACE_VERSION);
+    c->host = info->host.in();
+  }
+  for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
+    Component& sys = *components_[2 * i];
+    Component& integ = *components_[2 * i + 1];
+    idl::System_var system = narrow<idl::System>(sys.name, sys.ref);
+    const idl::ParameterSeq params = to_idl(to_parameters(scenario.chain.pendulums[i]));
+    call_peer(sys.name, [&] { return system->configure("pendulum", params); });
+
+    idl::Integrator_var integrator = narrow<idl::Integrator>(integ.name, integ.ref);
+    idl::IntegratorSetup setup;
+    setup.sys = idl::System::_duplicate(system.in());
+    setup.method = std::string(method_name(scenario.method)).c_str();
+    setup.t0 = scenario.t0();
+    setup.h = scenario.h;
+    setup.x0 = to_seq(scenario.initial[i]);
+    call_peer(integ.name, [&] { integrator->initialise(setup); });
+    ports_.push_back(std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in()));
+  }
+}
+
+std::vector<ComponentReport> ProcessDeployment::reports() {
+  std::vector<ComponentReport> out;
+  for (auto& c : components_) {
+    ComponentReport r{c->name, c->role, c->host, c->pid, false, {}};
+    if (c->process->running()) {
+      try {
+        auto component = idl::Component::_narrow(c->ref);
+        // After a failure some peers may hang: ask briefly, never for a whole call timeout.
+        omniORB::setClientCallTimeout(component, 1000);
+        r.totals = from_idl(component->timing());
+        r.reachable = true;
+        CORBA::release(component);
+      } catch (const CORBA::Exception&) {
+        r.reachable = false;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+void ProcessDeployment::shutdown() {
+  for (auto& c : components_) {
+    if (!c->process->running()) continue;
+    try {
+      auto component = idl::Component::_narrow(c->ref);
+      component->shutdown();
+      CORBA::release(component);
+    } catch (const CORBA::Exception&) {
+      // It will be ended by signal below.
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (auto& c : components_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (!c->process->wait_for_exit(std::max(left, std::chrono::milliseconds(0))))
+      c->process->stop(std::chrono::milliseconds(0));
+  }
+}
+
+std::string ProcessDeployment::post_mortem() {
+  std::ostringstream o;
+  for (auto& c : components_) {
+    if (c->process->running()) continue;
+    o << "\n  " << c->name << " (pid " << c->pid << ") " << c->process->status() << "; log "
+      << c->process->log_file().string();
+  }
+  return o.str();
+}
+
+}  // namespace kausal

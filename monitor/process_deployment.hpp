@@ -1,0 +1,51 @@
+#pragma once
+// One kausal-system and one kausal-integrator process per pendulum on this host; object
+// references are handed over by the launcher (read from each child's stdout), so no naming
+// service is needed. The monitor drives the Integrators through CORBA ports.
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "idl/orb_runtime.hpp"
+#include "monitor/child_process.hpp"
+#include "monitor/integrator_port.hpp"
+#include "monitor/scenario.hpp"
+
+namespace kausal {
+
+struct LaunchOptions {
+  std::filesystem::path bin_dir;  // where kausal-system and kausal-integrator are
+  std::filesystem::path log_dir;  // each child's stderr goes to log_dir/NAME.log
+  unsigned call_timeout_ms = 3000;  // calls between components (Integrator -> System)
+  std::chrono::milliseconds startup_timeout{10000};
+};
+
+class ProcessDeployment final : public Deployment {
+ public:
+  // Starts, checks (interface version) and sets up every component. Throws PeerError
+  // naming a component that does not start or answer, VersionMismatch, ModelError.
+  ProcessDeployment(const Scenario& scenario, OrbRuntime& orb, const LaunchOptions& options);
+  // Ends every child that is still running (by PID) and reaps it.
+  ~ProcessDeployment() override;
+
+  std::size_t size() const override { return ports_.size(); }
+  IntegratorPort& integrator(std::size_t i) override { return *ports_.at(i); }
+  std::vector<ComponentReport> reports() override;
+
+  // Asks every component to shut down, then ends those that do not within a grace period.
+  void shutdown();
+  // Children that are no longer running, with how they ended and where their log is.
+  std::string post_mortem();
+
+ private:
+  struct Component;
+  void start(const Scenario& scenario, const LaunchOptions& options);
+  void set_up(const Scenario& scenario);
+
+  OrbRuntime& orb_;
+  std::filesystem::path socket_dir_;
+  std::vector<std::unique_ptr<Component>> components_;  // system-1, integrator-1, system-2, ...
+  std::vector<std::unique_ptr<IntegratorPort>> ports_;
+};
+
+}  // namespace kausal
