@@ -16,6 +16,15 @@ std::string host_name() {
 
 }  // namespace
 
+std::uint64_t step_chain(const Scenario& s, ChainStepper& stepper, std::uint64_t m,
+                         std::span<PendulumState> states, ActivityClock& monitor) {
+  stepper.step_all(m, states);
+  BusyScope busy(monitor);
+  return resolve_impacts(s.chain, states, m + 1, [&](std::size_t i, double impulse) {
+    stepper.apply_impulse(i, m + 1, impulse, states);
+  });
+}
+
 RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control) {
   RunResult r;
@@ -34,11 +43,8 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
     recorder.commit(0, states);
     for (std::uint64_t m = 0; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
-      stepper.step_all(m, states);
+      r.collisions += step_chain(s, stepper, m, states, monitor_clock);
       BusyScope busy(monitor_clock);
-      r.collisions += resolve_impacts(s.chain, states, m + 1, [&](std::size_t i, double impulse) {
-        stepper.apply_impulse(i, m + 1, impulse, states);
-      });
       recorder.commit(m + 1, states);
       r.steps = m + 1;
       control.progress(m + 1, s.steps);

@@ -8,6 +8,11 @@
 
 namespace kausal {
 
+// One step of every method: step every pendulum from m to m + 1, then sweep the impacts at
+// m + 1 (design.md §2). Returns the number of impacts. `monitor` gets the sweep's time.
+std::uint64_t step_chain(const Scenario& scenario, ChainStepper& stepper, std::uint64_t m,
+                         std::span<PendulumState> states, ActivityClock& monitor);
+
 // Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
 // "interrupted"), the exit code and the message in the result, and everything committed

@@ -1,0 +1,163 @@
+// kausal_bench: the figures of docs/performance.md, all measured in one run of this binary.
+//   - round trip of a null CORBA call between two local processes
+//   - wall time of one conservative step, N = 5, one process per component
+//   - sequential pendulum-steps per second (step + collision checks), N = 5 and N = 32
+// Prints Google Benchmark's table, then the derived figures (ratios within this run).
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "idl/kausal.hh"
+#include "monitor/chain_driver.hpp"
+#include "monitor/child_process.hpp"
+#include "monitor/conservative.hpp"
+#include "monitor/process_deployment.hpp"
+#include "monitor/sequential.hpp"
+
+namespace fs = std::filesystem;
+using namespace kausal;
+
+namespace {
+
+fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+Scenario scenario(const std::string& name) {
+  Scenario s = load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
+  s.steps = 1'000'000'000;  // never run out while the benchmark iterates
+  return s;
+}
+
+OrbRuntime& orb() {
+  static OrbRuntime runtime([] {
+    OrbSettings s;
+    s.serve = false;
+    s.call_timeout_ms = 10000;
+    return s;
+  }());
+  return runtime;
+}
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    std::string tmpl = (fs::temp_directory_path() / "kausal-bench-XXXXXX").string();
+    return fs::path(mkdtemp(tmpl.data()));
+  }();
+  return dir;
+}
+
+// Steps the chain (step + impacts, the driver's own per-step code), restarting from the
+// initial state every `restart` steps so that long benchmarks stay physically sane.
+void BM_Sequential(benchmark::State& state, const std::string& file) {
+  const Scenario s = scenario(file);
+  SequentialStepper stepper(s);
+  ActivityClock clock;
+  std::vector<PendulumState> x = s.initial;
+  std::uint64_t m = 0;
+  for (auto _ : state) {
+    step_chain(s, stepper, m, x, clock);
+    if (++m == 20'000) {
+      m = 0;
+      x = s.initial;
+    }
+  }
+  benchmark::DoNotOptimize(x.data());
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(s.pendulums()));
+  state.counters["pendulums"] = static_cast<double>(s.pendulums());
+}
+BENCHMARK_CAPTURE(BM_Sequential, thesis_N5, std::string("thesis.toml"));
+BENCHMARK_CAPTURE(BM_Sequential, large_N32, std::string("large.toml"));
+
+void BM_CorbaNullCall(benchmark::State& state) {
+  const std::string socket = (scratch() / "ping-system").string();
+  ChildProcess child("system-ping", bin_dir() / "kausal-system",
+                     {"--name", "system-ping", "--unix-socket", socket}, scratch() / "ping.log");
+  const auto ior = child.read_line(std::chrono::seconds(10));
+  if (!ior) {
+    state.SkipWithError("kausal-system did not start");
+    return;
+  }
+  CORBA::Object_var obj = orb().resolve(*ior);
+  idl::Component_var component = idl::Component::_narrow(obj);
+  component->ping();  // connect outside the timed loop
+  for (auto _ : state) component->ping();
+  component->shutdown();
+}
+BENCHMARK(BM_CorbaNullCall)->UseRealTime();
+
+void BM_ConservativeStep(benchmark::State& state) {
+  const Scenario s = scenario("thesis.toml");
+  LaunchOptions launch{bin_dir(), scratch() / "logs", 10000, std::chrono::seconds(20)};
+  ProcessDeployment deployment(s, orb(), launch);
+  ConservativeStepper stepper(deployment, s.t0(), s.h);
+  ActivityClock clock;
+  std::vector<PendulumState> x = s.initial;
+  std::uint64_t m = 0;
+  for (auto _ : state) step_chain(s, stepper, m++, x, clock);
+  state.counters["pendulums"] = static_cast<double>(s.pendulums());
+  deployment.shutdown();
+}
+BENCHMARK(BM_ConservativeStep)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Keeps the median (or the only) real time per iteration of every benchmark.
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  std::map<std::string, double> real_ns, items_per_s;
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& r : runs) {
+      const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
+      if (r.run_type == Run::RT_Aggregate && !median) continue;
+      const std::string name = r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args);
+      const double ns = r.GetAdjustedRealTime() * to_ns(r.time_unit);
+      if (median || !real_ns.count(name)) real_ns[name] = ns;
+      if (auto it = r.counters.find("items_per_second"); it != r.counters.end())
+        if (median || !items_per_s.count(name)) items_per_s[name] = it->second;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+ private:
+  static double to_ns(benchmark::TimeUnit u) {
+    switch (u) {
+      case benchmark::kSecond: return 1e9;
+      case benchmark::kMillisecond: return 1e6;
+      case benchmark::kMicrosecond: return 1e3;
+      default: return 1;
+    }
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  benchmark::Shutdown();
+
+  auto find = [](const std::map<std::string, double>& m, const std::string& prefix) {
+    for (const auto& [k, v] : m)
+      if (k.rfind(prefix, 0) == 0) return v;
+    return 0.0;
+  };
+  const double rtt_us = find(collector.real_ns, "BM_CorbaNullCall") / 1e3;
+  const double step_us = find(collector.real_ns, "BM_ConservativeStep") / 1e3;
+  const double seq5 = find(collector.items_per_s, "BM_Sequential/thesis_N5");
+  const double seq32 = find(collector.items_per_s, "BM_Sequential/large_N32");
+  std::cout << std::fixed << std::setprecision(1) << "\n"
+            << "figure (this run)                                         value\n"
+            << "null CORBA call, round trip between 2 local processes   " << rtt_us << " µs\n"
+            << "conservative step, N = 5, one process per component     " << step_us << " µs\n"
+            << "  as a multiple of the round trip (target <= 3)          "
+            << std::setprecision(2) << (rtt_us > 0 ? step_us / rtt_us : 0) << "\n"
+            << std::setprecision(1)
+            << "sequential pendulum-steps per second, N = 5             " << seq5 / 1e6 << " M/s\n"
+            << "sequential pendulum-steps per second, N = 32 (>= 50 M)  " << seq32 / 1e6 << " M/s\n";
+  std::error_code ignored;
+  fs::remove_all(scratch(), ignored);
+  return 0;
+}

@@ -1,0 +1,131 @@
+// kausal run / compare with real component processes: equivalence and bad input.
+#include <gtest/gtest.h>
+
+#include "kausal_process.hpp"
+
+namespace kausal::testing {
+namespace {
+
+std::string scenario(const std::string& name) {
+  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+std::size_t csv_rows(const fs::path& csv) {
+  std::ifstream in(csv);
+  std::size_t rows = 0;
+  std::string line;
+  while (std::getline(in, line)) ++rows;
+  return rows > 0 ? rows - 1 : 0;  // minus the header
+}
+
+void expect_same_run_by_processes(const std::string& name) {
+  TempDir dir;
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "sequential", "--out",
+                        (dir / "seq").string()},
+                       dir.path(), &err),
+            0)
+      << err;
+  ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "conservative", "--out",
+                        (dir / "con").string()},
+                       dir.path(), &err),
+            0)
+      << err;
+  const auto seq = read_json(dir / "seq/summary.json");
+  const auto con = read_json(dir / "con/summary.json");
+  EXPECT_EQ(con["status"], "completed");
+  EXPECT_EQ(con["trajectory_sha256"], seq["trajectory_sha256"]);
+  EXPECT_EQ(con["trajectory_sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(con["collisions"], seq["collisions"]);
+  EXPECT_EQ(con["calc_calls"], seq["calc_calls"]);
+  EXPECT_EQ(con["steps"], seq["steps"]);
+  // Every component is listed with its timing; Systems did every Calc.
+  const auto pendulums = con["pendulums"].get<std::size_t>();
+  std::size_t systems = 0, integrators = 0, calcs = 0;
+  for (const auto& c : con["components"]) {
+    EXPECT_TRUE(c["reachable"].get<bool>()) << c["name"];
+    EXPECT_GE(c["busy_s"].get<double>(), 0.0);
+    EXPECT_GE(c["idle_s"].get<double>(), 0.0);
+    EXPECT_GT(c["pid"].get<long>(), 0);
+    if (c["role"] == "system") {
+      ++systems;
+      calcs += c["calc_calls"].get<std::size_t>();
+    }
+    integrators += c["role"] == "integrator";
+  }
+  EXPECT_EQ(systems, pendulums);
+  EXPECT_EQ(integrators, pendulums);
+  EXPECT_EQ(calcs, con["calc_calls"].get<std::size_t>());
+  // Both trajectories have the same rows, and byte-identical files.
+  EXPECT_GT(csv_rows(dir / "con/trajectory.csv"), 100u);
+  EXPECT_EQ(read_file(dir / "con/trajectory.csv"), read_file(dir / "seq/trajectory.csv"));
+}
+
+TEST(Cli, ThesisConservativeProcessesEqualSequential) { expect_same_run_by_processes("thesis.toml"); }
+
+TEST(Cli, CradleConservativeProcessesEqualSequential) { expect_same_run_by_processes("cradle.toml"); }
+
+TEST(Cli, CompareRunsEveryMethodAndAgrees) {
+  TempDir dir;
+  const auto short_run = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 2.0"}});
+  KausalProcess p({"compare", short_run.string(), "--out", (dir / "cmp").string()}, dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(100)), 0) << p.err();
+  const std::string out = p.out();
+  EXPECT_NE(out.find("sequential"), std::string::npos) << out;
+  EXPECT_NE(out.find("conservative"), std::string::npos) << out;
+  EXPECT_EQ(out.find("DIFFERS"), std::string::npos) << out;
+  EXPECT_EQ(read_json(dir / "cmp/sequential/summary.json")["trajectory_sha256"],
+            read_json(dir / "cmp/conservative/summary.json")["trajectory_sha256"]);
+}
+
+struct BadScenario {
+  const char* label;
+  std::map<std::string, std::string> edit;  // on thesis.toml
+  const char* expected;                     // "file:LINE: ..." after the path
+};
+
+TEST(Cli, BadScenariosExitTwoNamingFileAndLine) {
+  const std::vector<BadScenario> cases = {
+      {"missing field", {{"length = 0.95\n", ""}}, ":25: missing field pendulum[2].length"},
+      {"negative length", {{"length = 0.95", "length = -0.95"}}, ":27: pendulum[2].length must be > 0"},
+      {"overlapping bobs", {{"pivot_x = 0.20", "pivot_x = 0.10"}}, ":25: pendulum[2]: bob overlaps pendulum[1] at rest"},
+      {"unknown key", {{"restitution = 0.9", "restitution = 0.9\nrestitushun = 1"}}, ":17: unknown key 'model.restitushun'"},
+      {"not TOML", {{"[model]", "[model"}}, ":13: not valid TOML"},
+  };
+  for (const auto& c : cases) {
+    TempDir dir;
+    const auto file = scenario_variant("thesis.toml", dir.path(), c.edit);
+    std::string err;
+    EXPECT_EQ(run_kausal({"run", file.string(), "--method", "conservative", "--out",
+                          (dir / "out").string()},
+                         dir.path(), &err),
+              2)
+        << c.label;
+    EXPECT_NE(err.find(file.string() + c.expected), std::string::npos)
+        << c.label << ": " << err;
+    EXPECT_TRUE(children_of(getpid()).empty());
+  }
+}
+
+TEST(Cli, CommandLineMistakesExitTwo) {
+  TempDir dir;
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "telepathic"}, dir.path(), &err), 2);
+  EXPECT_NE(err.find("telepathic"), std::string::npos) << err;
+  EXPECT_EQ(run_kausal({"run", (dir / "missing.toml").string()}, dir.path(), &err), 2);
+  EXPECT_NE(err.find("cannot open scenario file"), std::string::npos) << err;
+  EXPECT_EQ(run_kausal({"frobnicate"}, dir.path(), &err), 2);
+}
+
+TEST(Cli, HelpAnswersTheUsualQuestions) {
+  TempDir dir;
+  KausalProcess p({"run", "--help"}, dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(10)), 0);
+  const std::string help = p.out();
+  for (const char* word : {"--method", "sequential", "conservative", "--out", "--call-timeout",
+                           "Exit codes", "3 peer or transport failure"})
+    EXPECT_NE(help.find(word), std::string::npos) << word << " missing from:\n" << help;
+}
+
+}  // namespace
+}  // namespace kausal::testing

@@ -1,0 +1,176 @@
+#pragma once
+// Runs the real kausal CLI for the integration tests: output to files, exit status with a
+// deadline, the component processes it started found through /proc. Every process a test
+// starts is ended by PID when the test leaves, whatever happened.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace kausal::testing {
+
+namespace fs = std::filesystem;
+
+inline std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+// A fresh directory for one test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "kausal-test-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+// PIDs of the processes whose parent is `parent`, with their command lines.
+inline std::map<pid_t, std::string> children_of(pid_t parent) {
+  std::map<pid_t, std::string> found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // Fields after the ")" that closes the command name: state, ppid, ...
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != parent) continue;
+    std::string cmdline = read_file(entry.path() / "cmdline");
+    for (auto& c : cmdline)
+      if (c == '\0') c = ' ';
+    found[static_cast<pid_t>(std::stoi(name))] = cmdline;
+  }
+  return found;
+}
+
+inline bool process_exists(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  // A zombie no longer runs; it only waits for its parent to reap it.
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  return close == std::string::npos || line.size() < close + 3 || line[close + 2] != 'Z';
+}
+
+class KausalProcess {
+ public:
+  // Starts `kausal args...` with stdout and stderr into files in `dir`.
+  KausalProcess(const std::vector<std::string>& args, const fs::path& dir,
+                const std::map<std::string, std::string>& env = {})
+      : stdout_(dir / "stdout.txt"), stderr_(dir / "stderr.txt") {
+    std::vector<std::string> storage{std::string(KAUSAL_BIN_DIR) + "/kausal"};
+    storage.insert(storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : storage) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+      freopen(stdout_.c_str(), "w", stdout);
+      freopen(stderr_.c_str(), "w", stderr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  ~KausalProcess() {
+    if (!status_) {
+      for (const auto& [pid, cmd] : children_of(pid_)) kill(pid, SIGKILL);
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  pid_t pid() const { return pid_; }
+
+  // The exit code, or nothing if it has not exited within `timeout`.
+  std::optional<int> wait(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!status_) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return status_;
+  }
+
+  // The PID of the child process started with `--name <component>`, waiting for it.
+  std::optional<pid_t> component_pid(const std::string& component,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (const auto& [pid, cmd] : children_of(pid_))
+        if (cmd.find("--name " + component + " ") != std::string::npos) return pid;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::nullopt;
+  }
+
+  std::string out() const { return read_file(stdout_); }
+  std::string err() const { return read_file(stderr_); }
+
+ private:
+  pid_t pid_ = -1;
+  fs::path stdout_, stderr_;
+  std::optional<int> status_;
+};
+
+// Runs kausal to completion (at most `timeout`) and returns its exit code (-1 on timeout).
+inline int run_kausal(const std::vector<std::string>& args, const fs::path& dir,
+                      std::string* err = nullptr,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(100)) {
+  KausalProcess p(args, dir);
+  const auto code = p.wait(timeout);
+  if (err) *err = p.err();
+  return code.value_or(-1);
+}
+
+// A shipped scenario with some top-level TOML lines replaced (e.g. a longer duration).
+inline fs::path scenario_variant(const std::string& shipped, const fs::path& dir,
+                                 const std::map<std::string, std::string>& replace) {
+  std::string text = read_file(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + shipped);
+  for (const auto& [from, to] : replace) {
+    const auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  const fs::path out = dir / ("variant-" + shipped);
+  std::ofstream(out) << text;
+  return out;
+}
+
+}  // namespace kausal::testing
