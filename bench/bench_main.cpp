@@ -54,11 +54,10 @@ fs::path scratch() {
 void BM_Sequential(benchmark::State& state, const std::string& file) {
   const Scenario s = scenario(file);
   SequentialStepper stepper(s);
-  ActivityClock clock;
   std::vector<PendulumState> x = s.initial;
   std::uint64_t m = 0;
   for (auto _ : state) {
-    step_chain(s, stepper, m, x, clock);
+    step_chain(s, stepper, m, x);
     if (++m == 20'000) {
       m = 0;
       x = s.initial;
@@ -93,10 +92,10 @@ void BM_ConservativeStep(benchmark::State& state) {
   LaunchOptions launch{bin_dir(), scratch() / "logs", 10000, std::chrono::seconds(20)};
   ProcessDeployment deployment(s, orb(), launch);
   ConservativeStepper stepper(deployment, s.t0(), s.h);
-  ActivityClock clock;
+  ActivityClock monitor;
   std::vector<PendulumState> x = s.initial;
   std::uint64_t m = 0;
-  for (auto _ : state) step_chain(s, stepper, m++, x, clock);
+  for (auto _ : state) step_chain(s, stepper, m++, x, &monitor);
   state.counters["pendulums"] = static_cast<double>(s.pendulums());
   deployment.shutdown();
 }

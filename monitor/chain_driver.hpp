@@ -9,9 +9,10 @@
 namespace kausal {
 
 // One step of every method: step every pendulum from m to m + 1, then sweep the impacts at
-// m + 1 (design.md §2). Returns the number of impacts. `monitor` gets the sweep's time.
+// m + 1 (design.md §2). Returns the number of impacts. The sweep's time is added to
+// `monitor`'s busy time if given (waiting for the components is the monitor's idle time).
 std::uint64_t step_chain(const Scenario& scenario, ChainStepper& stepper, std::uint64_t m,
-                         std::span<PendulumState> states, ActivityClock& monitor);
+                         std::span<PendulumState> states, ActivityClock* monitor = nullptr);
 
 // Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or

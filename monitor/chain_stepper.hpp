@@ -20,6 +20,9 @@ class ChainStepper {
   virtual void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                              std::span<PendulumState> states) = 0;
   virtual std::uint64_t messages() const { return 0; }
+  // True if the stepping runs in the monitor's own thread (the sequential reference): then
+  // the monitor has no separate busy time worth two clock reads per step.
+  virtual bool in_monitor_thread() const { return false; }
   // Timing and Calc counts of the components doing the stepping (best effort after a
   // failure).
   virtual std::vector<ComponentReport> reports() = 0;

@@ -1,5 +1,7 @@
 #pragma once
 // The in-process reference: every pendulum stepped in turn by one thread, the model inlined.
+#include <chrono>
+
 #include "integrator/stepper.hpp"
 #include "monitor/chain_stepper.hpp"
 #include "monitor/scenario.hpp"
@@ -13,11 +15,13 @@ class SequentialStepper final : public ChainStepper {
   void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                      std::span<PendulumState> states) override;
   std::vector<ComponentReport> reports() override;
+  bool in_monitor_thread() const override { return true; }
 
  private:
   const Scenario& scenario_;
   StepWork<PendulumState> work_;
-  ActivityClock clock_;
+  std::uint64_t calc_calls_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace kausal

