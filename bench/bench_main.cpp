@@ -83,15 +83,17 @@ void BM_CorbaNullCall(benchmark::State& state) {
   idl::Component_var component = idl::Component::_narrow(obj);
   component->ping();  // connect outside the timed loop
   for (auto _ : state) component->ping();
+  state.counters["pinned"] = 0;
   component->shutdown();
 }
 BENCHMARK(BM_CorbaNullCall)->UseRealTime();
 
-void BM_ConservativeStep(benchmark::State& state) {
+void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   const Scenario s = scenario("thesis.toml");
-  LaunchOptions launch{bin_dir(), scratch() / "logs", 10000, std::chrono::seconds(20)};
+  const std::vector<int> cpus = pinned ? available_cpus() : std::vector<int>{};
+  LaunchOptions launch{bin_dir(), scratch() / "logs", 10000, std::chrono::seconds(20), cpus};
   ProcessDeployment deployment(s, orb(), launch);
-  ConservativeStepper stepper(deployment, s.t0(), s.h);
+  ConservativeStepper stepper(deployment, s.t0(), s.h, cpus);
   ActivityClock monitor;
   std::vector<PendulumState> x = s.initial;
   std::uint64_t m = 0;
@@ -99,7 +101,8 @@ void BM_ConservativeStep(benchmark::State& state) {
   state.counters["pendulums"] = static_cast<double>(s.pendulums());
   deployment.shutdown();
 }
-BENCHMARK(BM_ConservativeStep)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ConservativeStep, pin_cores, true)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ConservativeStep, pin_none, false)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // Keeps the median (or the only) real time per iteration of every benchmark.
 class Collector : public benchmark::ConsoleReporter {
@@ -144,15 +147,20 @@ int main(int argc, char** argv) {
     return 0.0;
   };
   const double rtt_us = find(collector.real_ns, "BM_CorbaNullCall") / 1e3;
-  const double step_us = find(collector.real_ns, "BM_ConservativeStep") / 1e3;
+  const double step_us = find(collector.real_ns, "BM_ConservativeStep/pin_cores") / 1e3;
+  const double unpinned_us = find(collector.real_ns, "BM_ConservativeStep/pin_none") / 1e3;
   const double seq5 = find(collector.items_per_s, "BM_Sequential/thesis_N5");
   const double seq32 = find(collector.items_per_s, "BM_Sequential/large_N32");
   std::cout << std::fixed << std::setprecision(1) << "\n"
             << "figure (this run)                                         value\n"
             << "null CORBA call, round trip between 2 local processes   " << rtt_us << " µs\n"
-            << "conservative step, N = 5, one process per component     " << step_us << " µs\n"
+            << "conservative step, N = 5, process per component, --pin cores  " << step_us << " µs\n"
             << "  as a multiple of the round trip (target <= 3)          "
             << std::setprecision(2) << (rtt_us > 0 ? step_us / rtt_us : 0) << "\n"
+            << std::setprecision(1)
+            << "conservative step, N = 5, process per component, --pin none   " << unpinned_us << " µs\n"
+            << "  as a multiple of the round trip                        "
+            << std::setprecision(2) << (rtt_us > 0 ? unpinned_us / rtt_us : 0) << "\n"
             << std::setprecision(1)
             << "sequential pendulum-steps per second, N = 5             " << seq5 / 1e6 << " M/s\n"
             << "sequential pendulum-steps per second, N = 32 (>= 50 M)  " << seq32 / 1e6 << " M/s\n";

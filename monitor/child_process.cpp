@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -15,7 +16,7 @@ namespace kausal {
 
 ChildProcess::ChildProcess(std::string name, const std::filesystem::path& executable,
                            const std::vector<std::string>& args,
-                           const std::filesystem::path& log_file)
+                           const std::filesystem::path& log_file, int cpu)
     : name_(std::move(name)), log_file_(log_file) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
@@ -31,6 +32,9 @@ ChildProcess::ChildProcess(std::string name, const std::filesystem::path& execut
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   const pid_t parent = getpid();
+  cpu_set_t affinity;
+  CPU_ZERO(&affinity);
+  if (cpu >= 0) CPU_SET(cpu, &affinity);
 
   pid_ = fork();
   if (pid_ < 0) {
@@ -45,6 +49,7 @@ ChildProcess::ChildProcess(std::string name, const std::filesystem::path& execut
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);  // the launcher died before prctl took effect
     setpgid(0, 0);
+    if (cpu >= 0) sched_setaffinity(0, sizeof affinity, &affinity);
     dup2(out[1], STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
     execv(argv[0], argv.data());

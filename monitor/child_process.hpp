@@ -15,9 +15,11 @@ namespace kausal {
 
 class ChildProcess {
  public:
-  // Throws std::system_error if it cannot be started.
+  // Throws std::system_error if it cannot be started. A cpu >= 0 pins the process (all of
+  // its threads) to that CPU.
   ChildProcess(std::string name, const std::filesystem::path& executable,
-               const std::vector<std::string>& args, const std::filesystem::path& log_file);
+               const std::vector<std::string>& args, const std::filesystem::path& log_file,
+               int cpu = -1);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;

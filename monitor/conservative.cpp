@@ -16,8 +16,9 @@ PendulumState checked_state(const std::string& from, std::span<const double> x) 
   return {x[0], x[1]};
 }
 
-ConservativeStepper::ConservativeStepper(Deployment& deployment, double t0, double h)
-    : deployment_(deployment), fan_(deployment.size()), t0_(t0), h_(h) {}
+ConservativeStepper::ConservativeStepper(Deployment& deployment, double t0, double h,
+                                         const std::vector<int>& lane_cpus)
+    : deployment_(deployment), fan_(deployment.size(), lane_cpus), t0_(t0), h_(h) {}
 
 void ConservativeStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
   // Guarantee m + 1: no event can reach any pendulum before step m + 1 is checked. Entries

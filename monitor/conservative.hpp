@@ -9,7 +9,10 @@ namespace kausal {
 
 class ConservativeStepper final : public ChainStepper {
  public:
-  ConservativeStepper(Deployment& deployment, double t0, double h);
+  // lane_cpus: see FanOut; the deployment must have pinned pendulum i's components to
+  // lane_cpus[i % lane_cpus.size()] for the lanes to pay off.
+  ConservativeStepper(Deployment& deployment, double t0, double h,
+                      const std::vector<int>& lane_cpus = {});
   void step_all(std::uint64_t m, std::span<PendulumState> states) override;
   void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                      std::span<PendulumState> states) override;

@@ -1,9 +1,45 @@
 #include "monitor/fan_out.hpp"
 
+#include <pthread.h>
+
+#include <algorithm>
+
 namespace kausal {
 
-FanOut::FanOut(std::size_t width) : width_(width), errors_(width) {
-  for (std::size_t i = 1; i < width_; ++i) threads_.emplace_back([this, i] { worker(i); });
+std::vector<int> available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+bool pin_current_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+FanOut::FanOut(std::size_t tasks, const std::vector<int>& lane_cpus)
+    : tasks_(tasks),
+      lanes_(lane_cpus.empty() ? tasks : std::min(tasks, lane_cpus.size())),
+      pinned_(!lane_cpus.empty()),
+      errors_(lanes_) {
+  CPU_ZERO(&caller_affinity_);
+  if (pinned_ && lanes_ > 0) {
+    pthread_getaffinity_np(pthread_self(), sizeof caller_affinity_, &caller_affinity_);
+    pin_current_thread(lane_cpus[0]);
+  }
+  for (std::size_t k = 1; k < lanes_; ++k) {
+    const int cpu = pinned_ ? lane_cpus[k] : -1;
+    threads_.emplace_back([this, k, cpu] {
+      if (cpu >= 0) pin_current_thread(cpu);
+      worker(k);
+    });
+  }
 }
 
 FanOut::~FanOut() {
@@ -13,44 +49,44 @@ FanOut::~FanOut() {
   }
   start_cv_.notify_all();
   for (auto& t : threads_) t.join();
+  if (pinned_ && lanes_ > 0)
+    pthread_setaffinity_np(pthread_self(), sizeof caller_affinity_, &caller_affinity_);
 }
 
-void FanOut::worker(std::size_t index) {
+void FanOut::run_lane(std::size_t lane) {
+  try {
+    for (std::size_t i = lane; i < tasks_; i += lanes_) (*task_)(i);
+  } catch (...) {
+    errors_[lane] = std::current_exception();
+  }
+}
+
+void FanOut::worker(std::size_t lane) {
   std::uint64_t seen = 0;
   for (;;) {
-    const std::function<void(std::size_t)>* task;
     {
       std::unique_lock lock(mutex_);
       start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
       if (stopping_) return;
       seen = generation_;
-      task = task_;
     }
-    try {
-      (*task)(index);
-    } catch (...) {
-      errors_[index] = std::current_exception();
-    }
+    run_lane(lane);
     std::lock_guard lock(mutex_);
     if (--pending_ == 0) done_cv_.notify_one();
   }
 }
 
 void FanOut::run(const std::function<void(std::size_t)>& task) {
-  if (width_ == 0) return;
+  if (lanes_ == 0) return;
   for (auto& e : errors_) e = nullptr;
   {
     std::lock_guard lock(mutex_);
     task_ = &task;
-    pending_ = width_ - 1;
+    pending_ = lanes_ - 1;
     ++generation_;
   }
   start_cv_.notify_all();
-  try {
-    task(0);
-  } catch (...) {
-    errors_[0] = std::current_exception();
-  }
+  run_lane(0);
   {
     std::unique_lock lock(mutex_);
     done_cv_.wait(lock, [&] { return pending_ == 0; });

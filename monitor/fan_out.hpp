@@ -1,6 +1,14 @@
 #pragma once
-// Runs one task per component in parallel on long-lived threads (one per component, as the
-// omniORB measurements recommend), so a conservative step costs one round trip, not N.
+// Runs one task per component in parallel on long-lived threads, so a conservative step
+// costs one round trip, not N.
+//
+// Two placements (docs/performance.md has the measurements):
+//  - one lane per task, unpinned: the OS places threads; simplest, best across hosts;
+//  - one lane per CPU, each pinned, task i on lane i % lanes: with the components of task i
+//    pinned to the same CPU, every hop of a monitor -> Integrator -> System chain is a
+//    same-core wakeup, which on virtual machines costs a fraction of a cross-core one.
+#include <sched.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -13,19 +21,27 @@ namespace kausal {
 
 class FanOut {
  public:
-  explicit FanOut(std::size_t width);
+  // `lane_cpus` empty: one unpinned lane per task. Otherwise min(tasks, lane_cpus.size())
+  // lanes, lane k pinned to CPU lane_cpus[k]; lane 0 is the calling thread.
+  explicit FanOut(std::size_t tasks, const std::vector<int>& lane_cpus = {});
   ~FanOut();
   FanOut(const FanOut&) = delete;
   FanOut& operator=(const FanOut&) = delete;
 
-  // Runs task(i) for every i in [0, width) and returns when all are done; the calling
-  // thread takes i = 0. If tasks throw, rethrows the exception of the lowest index.
+  // Runs task(i) for every i in [0, tasks) and returns when all are done. If tasks throw,
+  // rethrows the exception of the lowest lane (its first failing task).
   void run(const std::function<void(std::size_t)>& task);
 
- private:
-  void worker(std::size_t index);
+  std::size_t lanes() const { return lanes_; }
 
-  std::size_t width_;
+ private:
+  void worker(std::size_t lane);
+  void run_lane(std::size_t lane);
+
+  std::size_t tasks_;
+  std::size_t lanes_;
+  bool pinned_;
+  cpu_set_t caller_affinity_;  // restored when the fan-out ends
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable start_cv_, done_cv_;
@@ -35,5 +51,10 @@ class FanOut {
   bool stopping_ = false;
   std::vector<std::exception_ptr> errors_;
 };
+
+// The CPUs this process may run on (its affinity mask: honours taskset and cpusets).
+std::vector<int> available_cpus();
+// Pins the calling thread to one CPU; false if the system refuses.
+bool pin_current_thread(int cpu);
 
 }  // namespace kausal

@@ -34,6 +34,7 @@ struct Options {
   std::string out;
   unsigned call_timeout_ms = 3000;
   unsigned startup_timeout_ms = 10000;
+  std::string pin = "cores";
 };
 
 fs::path executable_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
@@ -102,11 +103,13 @@ RunResult execute(const Scenario& s, const std::string& method, const fs::path& 
       SequentialStepper stepper(s);
       result = drive_chain(s, method, stepper, recorder, progress);
     } else {
+      const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
       LaunchOptions launch{executable_dir(), out / "logs", o.call_timeout_ms,
-                           std::chrono::milliseconds(o.startup_timeout_ms)};
+                           std::chrono::milliseconds(o.startup_timeout_ms), cpus};
       ProcessDeployment deployment(s, orb.get(), launch);
-      ConservativeStepper stepper(deployment, s.t0(), s.h);
+      ConservativeStepper stepper(deployment, s.t0(), s.h, cpus);
       result = drive_chain(s, method, stepper, recorder, progress);
+      result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
       deployment.shutdown();
     }
@@ -174,6 +177,12 @@ int main(int argc, char** argv) {
                     "monitor waits twice as long")
         ->capture_default_str()
         ->check(CLI::Range(10u, 3'600'000u));
+    cmd->add_option("--pin", o.pin,
+                    "cores: pin each pendulum's System and Integrator, and the monitor thread "
+                    "that calls them, to one CPU (pendulum i on CPU i mod #CPUs); none: one "
+                    "monitor thread per component, the OS places everything")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"cores", "none"}));
     cmd->add_option("--startup-timeout", o.startup_timeout_ms,
                     "ms all component processes together may take to start")
         ->capture_default_str()

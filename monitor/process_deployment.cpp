@@ -18,6 +18,7 @@ struct ProcessDeployment::Component {
   CORBA::Object_var ref;
   std::string host = "?";
   long pid = 0;
+  int cpu = -1;
 };
 
 namespace {
@@ -81,12 +82,14 @@ void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& opt
       auto c = std::make_unique<Component>();
       c->role = role;
       c->name = role == "system" ? system_name(i) : integrator_name(i);
+      c->cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
       const std::vector<std::string> args = {
           "--name", c->name, "--host", "127.0.0.1", "--unix-socket",
           (socket_dir_ / c->name).string(), "--call-timeout-ms",
           std::to_string(options.call_timeout_ms)};
       c->process = std::make_unique<ChildProcess>(
-          c->name, options.bin_dir / ("kausal-" + role), args, options.log_dir / (c->name + ".log"));
+          c->name, options.bin_dir / ("kausal-" + role), args, options.log_dir / (c->name + ".log"),
+          c->cpu);
       components_.push_back(std::move(c));
     }
   }
@@ -135,7 +138,7 @@ void ProcessDeployment::set_up(const Scenario& scenario) {
 std::vector<ComponentReport> ProcessDeployment::reports() {
   std::vector<ComponentReport> out;
   for (auto& c : components_) {
-    ComponentReport r{c->name, c->role, c->host, c->pid, false, {}};
+    ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu};
     if (c->process->running()) {
       try {
         auto component = idl::Component::_narrow(c->ref);

@@ -18,6 +18,9 @@ struct LaunchOptions {
   std::filesystem::path log_dir;  // each child's stderr goes to log_dir/NAME.log
   unsigned call_timeout_ms = 3000;  // calls between components (Integrator -> System)
   std::chrono::milliseconds startup_timeout{10000};
+  // Empty: the OS places the processes. Otherwise the System and Integrator of pendulum i
+  // are pinned to cpus[i % cpus.size()] (see FanOut for why).
+  std::vector<int> cpus;
 };
 
 class ProcessDeployment final : public Deployment {

@@ -16,6 +16,7 @@ struct ComponentReport {
   long pid = 0;
   bool reachable = true;  // false: it died or hung before its timing could be read
   ActivityTotals totals;
+  int cpu = -1;  // the CPU it was pinned to, -1 if not pinned
 };
 
 struct RunResult {
@@ -31,6 +32,7 @@ struct RunResult {
   std::uint64_t calc_calls = 0;
   std::uint64_t collisions = 0;
   std::uint64_t messages = 0;  // requests the monitor sent to other processes
+  std::string placement = "none";  // "cores": components and fan-out lanes pinned per CPU
   std::string trajectory_sha256;
   std::vector<ComponentReport> components;
 

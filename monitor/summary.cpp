@@ -46,6 +46,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["calc_calls"] = r.calc_calls;
   j["collisions"] = r.collisions;
   j["messages"] = r.messages;
+  j["placement"] = r.placement;
   j["trajectory_sha256"] = r.trajectory_sha256;
   j["status"] = r.status;
   j["exit_code"] = static_cast<int>(r.exit_code);
@@ -61,7 +62,8 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                     {"idle_s", c.totals.idle_s},
                     {"rollback_s", c.totals.rollback_s},
                     {"calc_calls", c.totals.calc_calls},
-                    {"requests", c.totals.requests}});
+                    {"requests", c.totals.requests},
+                    {"cpu", c.cpu}});
   }
   std::ofstream out(file, std::ios::trunc);
   if (!out) throw InputError(file.string() + ": cannot write summary");

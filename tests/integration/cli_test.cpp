@@ -18,7 +18,7 @@ std::size_t csv_rows(const fs::path& csv) {
   return rows > 0 ? rows - 1 : 0;  // minus the header
 }
 
-void expect_same_run_by_processes(const std::string& name) {
+void expect_same_run_by_processes(const std::string& name, const std::string& pin) {
   TempDir dir;
   std::string err;
   ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "sequential", "--out",
@@ -26,7 +26,7 @@ void expect_same_run_by_processes(const std::string& name) {
                        dir.path(), &err),
             0)
       << err;
-  ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "conservative", "--out",
+  ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "conservative", "--pin", pin, "--out",
                         (dir / "con").string()},
                        dir.path(), &err),
             0)
@@ -34,6 +34,7 @@ void expect_same_run_by_processes(const std::string& name) {
   const auto seq = read_json(dir / "seq/summary.json");
   const auto con = read_json(dir / "con/summary.json");
   EXPECT_EQ(con["status"], "completed");
+  EXPECT_EQ(con["placement"], pin);
   EXPECT_EQ(con["trajectory_sha256"], seq["trajectory_sha256"]);
   EXPECT_EQ(con["trajectory_sha256"].get<std::string>().size(), 64u);
   EXPECT_EQ(con["collisions"], seq["collisions"]);
@@ -61,9 +62,13 @@ void expect_same_run_by_processes(const std::string& name) {
   EXPECT_EQ(read_file(dir / "con/trajectory.csv"), read_file(dir / "seq/trajectory.csv"));
 }
 
-TEST(Cli, ThesisConservativeProcessesEqualSequential) { expect_same_run_by_processes("thesis.toml"); }
+TEST(Cli, ThesisConservativeProcessesEqualSequential) {
+  expect_same_run_by_processes("thesis.toml", "cores");
+}
 
-TEST(Cli, CradleConservativeProcessesEqualSequential) { expect_same_run_by_processes("cradle.toml"); }
+TEST(Cli, CradleConservativeProcessesEqualSequential) {
+  expect_same_run_by_processes("cradle.toml", "none");
+}
 
 TEST(Cli, CompareRunsEveryMethodAndAgrees) {
   TempDir dir;
