@@ -1,9 +1,11 @@
 // kausal_bench: the figures of docs/performance.md, all measured in one run of this binary.
 //   - round trip of a null CORBA call between two local processes
-//   - wall time of one conservative step, N = 5, one process per component
+//   - the same with caller and callee pinned to one CPU
+//   - wall time of one conservative step, N = 5, one process per component, both placements
 //   - sequential pendulum-steps per second (step + collision checks), N = 5 and N = 32
 // Prints Google Benchmark's table, then the derived figures (ratios within this run).
 #include <benchmark/benchmark.h>
+#include <pthread.h>
 
 #include <filesystem>
 #include <iomanip>
@@ -15,6 +17,7 @@
 #include "monitor/chain_driver.hpp"
 #include "monitor/child_process.hpp"
 #include "monitor/conservative.hpp"
+#include "monitor/fan_out.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/sequential.hpp"
 
@@ -70,10 +73,16 @@ void BM_Sequential(benchmark::State& state, const std::string& file) {
 BENCHMARK_CAPTURE(BM_Sequential, thesis_N5, std::string("thesis.toml"));
 BENCHMARK_CAPTURE(BM_Sequential, large_N32, std::string("large.toml"));
 
-void BM_CorbaNullCall(benchmark::State& state) {
-  const std::string socket = (scratch() / "ping-system").string();
+// same_core: caller and callee pinned to one CPU (what a pinned chain's hops cost);
+// otherwise both placed by the OS (the default "round trip between two local processes").
+void BM_CorbaNullCall(benchmark::State& state, bool same_core) {
+  const int cpu = same_core ? available_cpus().front() : -1;
+  const std::string socket = (scratch() / ("ping-" + std::to_string(same_core))).string();
   ChildProcess child("system-ping", bin_dir() / "kausal-system",
-                     {"--name", "system-ping", "--unix-socket", socket}, scratch() / "ping.log");
+                     {"--name", "system-ping", "--unix-socket", socket}, scratch() / "ping.log", cpu);
+  cpu_set_t before;
+  pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+  if (same_core) pin_current_thread(cpu);
   const auto ior = child.read_line(std::chrono::seconds(10));
   if (!ior) {
     state.SkipWithError("kausal-system did not start");
@@ -83,10 +92,11 @@ void BM_CorbaNullCall(benchmark::State& state) {
   idl::Component_var component = idl::Component::_narrow(obj);
   component->ping();  // connect outside the timed loop
   for (auto _ : state) component->ping();
-  state.counters["pinned"] = 0;
   component->shutdown();
+  pthread_setaffinity_np(pthread_self(), sizeof before, &before);
 }
-BENCHMARK(BM_CorbaNullCall)->UseRealTime();
+BENCHMARK_CAPTURE(BM_CorbaNullCall, os_placed, false)->UseRealTime();
+BENCHMARK_CAPTURE(BM_CorbaNullCall, same_core, true)->UseRealTime();
 
 void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   const Scenario s = scenario("thesis.toml");
@@ -146,7 +156,8 @@ int main(int argc, char** argv) {
       if (k.rfind(prefix, 0) == 0) return v;
     return 0.0;
   };
-  const double rtt_us = find(collector.real_ns, "BM_CorbaNullCall") / 1e3;
+  const double rtt_us = find(collector.real_ns, "BM_CorbaNullCall/os_placed") / 1e3;
+  const double rtt_same_core_us = find(collector.real_ns, "BM_CorbaNullCall/same_core") / 1e3;
   const double step_us = find(collector.real_ns, "BM_ConservativeStep/pin_cores") / 1e3;
   const double unpinned_us = find(collector.real_ns, "BM_ConservativeStep/pin_none") / 1e3;
   const double seq5 = find(collector.items_per_s, "BM_Sequential/thesis_N5");
@@ -154,6 +165,7 @@ int main(int argc, char** argv) {
   std::cout << std::fixed << std::setprecision(1) << "\n"
             << "figure (this run)                                         value\n"
             << "null CORBA call, round trip between 2 local processes   " << rtt_us << " µs\n"
+            << "  the same, both pinned to one CPU                      " << rtt_same_core_us << " µs\n"
             << "conservative step, N = 5, process per component, --pin cores  " << step_us << " µs\n"
             << "  as a multiple of the round trip (target <= 3)          "
             << std::setprecision(2) << (rtt_us > 0 ? step_us / rtt_us : 0) << "\n"

@@ -61,10 +61,36 @@ void FanOut::run_lane(std::size_t lane) {
   }
 }
 
+namespace {
+
+// Long enough to cover the imbalance between lanes in one conservative step, short enough
+// that a lane whose peers are slow (or a run that has ended) soon gives its CPU back.
+constexpr auto kSpinBound = std::chrono::microseconds(300);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+template <typename Done>
+bool FanOut::spin_until(Done done) const {
+  if (!pinned_) return done();
+  const auto deadline = std::chrono::steady_clock::now() + kSpinBound;
+  for (int k = 0;; ++k) {
+    if (done()) return true;
+    if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) return false;
+    cpu_relax();
+  }
+}
+
 void FanOut::worker(std::size_t lane) {
   std::uint64_t seen = 0;
   for (;;) {
     {
+      spin_until([&] { return generation_.load() != seen; });
       std::unique_lock lock(mutex_);
       start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
       if (stopping_) return;
@@ -72,7 +98,7 @@ void FanOut::worker(std::size_t lane) {
     }
     run_lane(lane);
     std::lock_guard lock(mutex_);
-    if (--pending_ == 0) done_cv_.notify_one();
+    if (pending_.fetch_sub(1) == 1) done_cv_.notify_one();
   }
 }
 
@@ -88,6 +114,7 @@ void FanOut::run(const std::function<void(std::size_t)>& task) {
   start_cv_.notify_all();
   run_lane(0);
   {
+    spin_until([&] { return pending_.load() == 0; });
     std::unique_lock lock(mutex_);
     done_cv_.wait(lock, [&] { return pending_ == 0; });
   }
