@@ -5,14 +5,15 @@
 namespace kausal {
 
 SequentialStepper::SequentialStepper(const Scenario& scenario)
-    : scenario_(scenario), work_(PendulumState{}) {}
+    : scenario_(scenario), work_(PendulumState{}) {
+  for (const auto& p : scenario.chain.pendulums) coefficients_.push_back(coefficients_of(p));
+}
 
 void SequentialStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
   const double t = step_time(scenario_.t0(), scenario_.h, m);
-  const auto& params = scenario_.chain.pendulums;
   for (std::size_t i = 0; i < states.size(); ++i) {
-    auto rhs = [&p = params[i]](double, const PendulumState& x, PendulumState& dx) {
-      pendulum_rhs(p, x.data(), dx.data());
+    auto rhs = [&c = coefficients_[i]](double, const PendulumState& x, PendulumState& dx) {
+      pendulum_rhs(c, x.data(), dx.data());
     };
     take_step(scenario_.method, rhs, t, scenario_.h, states[i], work_);
   }

@@ -19,6 +19,7 @@ class SequentialStepper final : public ChainStepper {
 
  private:
   const Scenario& scenario_;
+  std::vector<PendulumCoefficients> coefficients_;
   StepWork<PendulumState> work_;
   std::uint64_t calc_calls_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

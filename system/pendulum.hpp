@@ -22,10 +22,21 @@ struct PendulumParams {
 // State layout: x[0] = φ (rad, from the downward vertical, counter-clockwise), x[1] = ω.
 inline constexpr std::size_t pendulum_state_size = 2;
 
+// The constants of the equation of motion, computed once per pendulum (a division per
+// Calc would cost as much as the rest of it; computing g/l once gives the same bits).
+struct PendulumCoefficients {
+  double g_over_l;
+  double damping;
+};
+
+inline PendulumCoefficients coefficients_of(const PendulumParams& p) {
+  return {p.gravity / p.length, p.damping};
+}
+
 // φ̇ = ω, ω̇ = −(g/l) sin φ − c ω.
-inline void pendulum_rhs(const PendulumParams& p, const double* x, double* dx) {
+inline void pendulum_rhs(const PendulumCoefficients& c, const double* x, double* dx) {
   dx[0] = x[1];
-  dx[1] = -(p.gravity / p.length) * std::sin(x[0]) - p.damping * x[1];
+  dx[1] = -c.g_over_l * std::sin(x[0]) - c.damping * x[1];
 }
 
 struct BobKinematics {
@@ -53,16 +64,17 @@ Parameters to_parameters(const PendulumParams& p);
 
 class PendulumModel final : public Model {
  public:
-  explicit PendulumModel(const PendulumParams& p) : p_(p) {}
+  explicit PendulumModel(const PendulumParams& p) : p_(p), c_(coefficients_of(p)) {}
   std::size_t state_size() const override { return pendulum_state_size; }
   void calc(double, std::span<const double> x, std::span<double> dx) const override {
-    pendulum_rhs(p_, x.data(), dx.data());
+    pendulum_rhs(c_, x.data(), dx.data());
   }
   void handle_event(const Event& event, std::span<double> x) const override;
   const PendulumParams& params() const { return p_; }
 
  private:
   PendulumParams p_;
+  PendulumCoefficients c_;
 };
 
 }  // namespace kausal

@@ -33,7 +33,7 @@ TEST(Integrator, EulerStepIsXPlusHTimesF) {
   EXPECT_EQ(batch.first_step, 1u);
   double dx[2];
   const double x0[2] = {0.8, -0.2};
-  pendulum_rhs(rig.params, x0, dx);
+  pendulum_rhs(coefficients_of(rig.params), x0, dx);
   EXPECT_EQ(batch.states[0], 0.8 + 1e-3 * dx[0]);
   EXPECT_EQ(batch.states[1], -0.2 + 1e-3 * dx[1]);
 }
