@@ -25,6 +25,9 @@ void throw_from_wire(const std::string& component, const CORBA::Exception& error
   if (auto* e = idl::PeerFailure::_downcast(&error)) throw PeerError(e->component.in(), e->reason.in());
   if (auto* e = idl::ProtocolViolation::_downcast(&error))
     throw ProtocolError(e->component.in(), e->reason.in());
+  // omniORB 4.2 reports an expired call timeout as TIMEOUT (older versions: TRANSIENT).
+  if (CORBA::TIMEOUT::_downcast(&error))
+    throw PeerError(component, "did not answer within the call timeout (hung or overloaded)");
   if (auto* e = CORBA::TRANSIENT::_downcast(&error)) {
     if (e->minor() == omni::TRANSIENT_CallTimedout)
       throw PeerError(component, "did not answer within the call timeout (hung or overloaded)");

@@ -27,7 +27,8 @@ class ChildProcess {
   // The next line the child writes on stdout, or nothing if it does not arrive in time or
   // the child closes stdout (exits) first.
   std::optional<std::string> read_line(std::chrono::milliseconds timeout);
-  // True while the process has not exited (reaps it when it has).
+  // True while the process has not exited (reaps it when it has). Thread-safe with respect
+  // to other ChildProcess objects, not to itself.
   bool running();
   // "exited with code 3", "killed by signal 9", or "running".
   std::string status();

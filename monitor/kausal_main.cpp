@@ -63,9 +63,9 @@ class OrbOnDemand {
     if (!orb_) {
       OrbSettings s;
       s.serve = false;
-      // The monitor waits longer than its components do, so that a hung System is reported
-      // by its Integrator (naming the System) before the monitor's own call gives up.
-      s.call_timeout_ms = 2 * call_timeout_ms_;
+      // The monitor waits a second longer than its components do, so that a hung System
+      // is reported by its Integrator (naming the System) before the monitor gives up.
+      s.call_timeout_ms = call_timeout_ms_ + 1000;
       orb_ = std::make_unique<OrbRuntime>(s);
     }
     return *orb_;
@@ -111,7 +111,9 @@ RunResult execute(const Scenario& s, const std::string& method, const fs::path& 
       result = drive_chain(s, method, stepper, recorder, progress);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
-      deployment.shutdown();
+      // After a failure a hung peer would never act on a polite shutdown: the deployment's
+      // destructor ends every child by signal and reaps it.
+      if (result.status == "completed") deployment.shutdown();
     }
   } catch (const Error& e) {
     result = failed_before_start(s, method, e);
@@ -174,7 +176,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--out", o.out, "output directory (default: a fresh one under runs/)");
     cmd->add_option("--call-timeout", o.call_timeout_ms,
                     "ms a component may take to answer a call before it counts as hung; the "
-                    "monitor waits twice as long")
+                    "monitor waits one second longer")
         ->capture_default_str()
         ->check(CLI::Range(10u, 3'600'000u));
     cmd->add_option("--pin", o.pin,

@@ -77,6 +77,10 @@ void kill_component_and_expect_exit_3(const std::string& component, int signal,
   ASSERT_TRUE(code) << "the run did not end within 10 s of " << component << " failing";
   EXPECT_EQ(*code, 3) << run.kausal->err();
   EXPECT_NE(run.kausal->err().find(component), std::string::npos) << run.kausal->err();
+  if (signal == SIGSTOP) {
+    EXPECT_NE(run.kausal->err().find("did not answer within the call timeout"), std::string::npos)
+        << run.kausal->err();
+  }
   std::cout << component << " failure detected and run ended in "
             << std::chrono::duration<double>(took).count() << " s\n";
   expect_committed_prefix_on_disk(run.out, "failed");
