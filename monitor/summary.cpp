@@ -9,6 +9,13 @@
 namespace kausal {
 namespace {
 
+std::string significant(double v, int digits) {
+  std::ostringstream o;
+  o.precision(digits);
+  o << v;
+  return o.str();
+}
+
 std::string fixed(double v, int decimals) {
   std::ostringstream o;
   o.setf(std::ios::fixed);
@@ -103,7 +110,7 @@ std::string format_comparison(const std::vector<RunResult>& results) {
   for (const auto& r : results) {
     const double speedup = r.wall_s > 0 ? ref.wall_s / r.wall_s : 0.0;
     const bool same = r.trajectory_sha256 == ref.trajectory_sha256 && r.status == "completed";
-    o << pad(r.method, -14) << pad(fixed(r.wall_s, 3), 9) << pad(fixed(speedup, 2) + "x", 10)
+    o << pad(r.method, -14) << pad(fixed(r.wall_s, 3), 9) << pad(significant(speedup, 3) + "x", 10)
       << pad(std::to_string(r.calc_calls), 12) << pad(std::to_string(r.collisions), 12)
       << pad(std::to_string(r.messages), 10) << "  " << r.trajectory_sha256.substr(0, 16)
       << (r.status != "completed" ? " (" + r.status + ")" : same ? "  = reference" : "  DIFFERS")
