@@ -26,7 +26,9 @@ using namespace kausal;
 
 namespace {
 
-fs::path bin_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+fs::path bin_dir() {
+  return fs::read_symlink("/proc/self/exe").parent_path();
+}
 
 Scenario scenario(const std::string& name) {
   Scenario s = load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
@@ -79,7 +81,8 @@ void BM_CorbaNullCall(benchmark::State& state, bool same_core) {
   const int cpu = same_core ? available_cpus().front() : -1;
   const std::string socket = (scratch() / ("ping-" + std::to_string(same_core))).string();
   ChildProcess child("system-ping", bin_dir() / "kausal-system",
-                     {"--name", "system-ping", "--unix-socket", socket}, scratch() / "ping.log", cpu);
+                     {"--name", "system-ping", "--unix-socket", socket}, scratch() / "ping.log",
+                     cpu);
   cpu_set_t before;
   pthread_getaffinity_np(pthread_self(), sizeof before, &before);
   if (same_core) pin_current_thread(cpu);
@@ -111,8 +114,12 @@ void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   state.counters["pendulums"] = static_cast<double>(s.pendulums());
   deployment.shutdown();
 }
-BENCHMARK_CAPTURE(BM_ConservativeStep, pin_cores, true)->UseRealTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_ConservativeStep, pin_none, false)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ConservativeStep, pin_cores, true)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ConservativeStep, pin_none, false)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // Keeps the median (or the only) real time per iteration of every benchmark.
 class Collector : public benchmark::ConsoleReporter {
@@ -123,7 +130,8 @@ class Collector : public benchmark::ConsoleReporter {
     for (const auto& r : runs) {
       const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
       if (r.run_type == Run::RT_Aggregate && !median) continue;
-      const std::string name = r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args);
+      const std::string name =
+          r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args);
       const double ns = r.GetAdjustedRealTime() * to_ns(r.time_unit);
       if (median || !real_ns.count(name)) real_ns[name] = ns;
       if (auto it = r.counters.find("items_per_second"); it != r.counters.end())
@@ -135,10 +143,14 @@ class Collector : public benchmark::ConsoleReporter {
  private:
   static double to_ns(benchmark::TimeUnit u) {
     switch (u) {
-      case benchmark::kSecond: return 1e9;
-      case benchmark::kMillisecond: return 1e6;
-      case benchmark::kMicrosecond: return 1e3;
-      default: return 1;
+      case benchmark::kSecond:
+        return 1e9;
+      case benchmark::kMillisecond:
+        return 1e6;
+      case benchmark::kMicrosecond:
+        return 1e3;
+      default:
+        return 1;
     }
   }
 };
@@ -165,17 +177,21 @@ int main(int argc, char** argv) {
   std::cout << std::fixed << std::setprecision(1) << "\n"
             << "figure (this run)                                         value\n"
             << "null CORBA call, round trip between 2 local processes   " << rtt_us << " µs\n"
-            << "  the same, both pinned to one CPU                      " << rtt_same_core_us << " µs\n"
-            << "conservative step, N = 5, process per component, --pin cores  " << step_us << " µs\n"
-            << "  as a multiple of the round trip (target <= 3)          "
-            << std::setprecision(2) << (rtt_us > 0 ? step_us / rtt_us : 0) << "\n"
+            << "  the same, both pinned to one CPU                      " << rtt_same_core_us
+            << " µs\n"
+            << "conservative step, N = 5, process per component, --pin cores  " << step_us
+            << " µs\n"
+            << "  as a multiple of the round trip (target <= 3)          " << std::setprecision(2)
+            << (rtt_us > 0 ? step_us / rtt_us : 0) << "\n"
             << std::setprecision(1)
-            << "conservative step, N = 5, process per component, --pin none   " << unpinned_us << " µs\n"
-            << "  as a multiple of the round trip                        "
-            << std::setprecision(2) << (rtt_us > 0 ? unpinned_us / rtt_us : 0) << "\n"
-            << std::setprecision(1)
-            << "sequential pendulum-steps per second, N = 5             " << seq5 / 1e6 << " M/s\n"
-            << "sequential pendulum-steps per second, N = 32 (>= 50 M)  " << seq32 / 1e6 << " M/s\n";
+            << "conservative step, N = 5, process per component, --pin none   " << unpinned_us
+            << " µs\n"
+            << "  as a multiple of the round trip                        " << std::setprecision(2)
+            << (rtt_us > 0 ? unpinned_us / rtt_us : 0) << "\n"
+            << std::setprecision(1) << "sequential pendulum-steps per second, N = 5             "
+            << seq5 / 1e6 << " M/s\n"
+            << "sequential pendulum-steps per second, N = 32 (>= 50 M)  " << seq32 / 1e6
+            << " M/s\n";
   std::error_code ignored;
   fs::remove_all(scratch(), ignored);
   return 0;

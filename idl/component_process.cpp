@@ -1,9 +1,9 @@
 #include "idl/component_process.hpp"
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <CLI/CLI.hpp>
 
 #include "idl/component_servant.hpp"
 #include "system/errors.hpp"
@@ -24,13 +24,13 @@ std::string local_host_name() {
 
 int run_component_process(int argc, char** argv, const std::string& role,
                           const ServantFactory& make_servant) {
-  CLI::App app{"kausal " + role + " component. Started by `kausal run`, which reads the object "
+  CLI::App app{"kausal " + role +
+               " component. Started by `kausal run`, which reads the object "
                "reference this process prints on stdout; not meant to be run by hand."};
   std::string name = role;
   OrbSettings orb_settings;
   app.add_option("--name", name, "component name used in messages, e.g. " + role + "-3");
-  app.add_option("--host", orb_settings.host, "address of the TCP endpoint")
-      ->capture_default_str();
+  app.add_option("--host", orb_settings.host, "address of the TCP endpoint")->capture_default_str();
   app.add_option("--unix-socket", orb_settings.unix_socket, "path of a Unix-socket endpoint");
   app.add_option("--call-timeout-ms", orb_settings.call_timeout_ms,
                  "timeout of calls this component makes")

@@ -25,8 +25,8 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
   flat.push_back(nullptr);
   flat.push_back(nullptr);
   int argc = 0;
-  orb_ = CORBA::ORB_init(argc, nullptr, "omniORB4",
-                         reinterpret_cast<const char* (*)[2]>(flat.data()));
+  orb_ =
+      CORBA::ORB_init(argc, nullptr, "omniORB4", reinterpret_cast<const char*(*)[2]>(flat.data()));
   CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
   poa_ = PortableServer::POA::_narrow(root);
   if (s.serve) {
@@ -54,8 +54,12 @@ CORBA::Object_ptr OrbRuntime::resolve(const std::string& ior) const {
   return orb_->string_to_object(ior.c_str());
 }
 
-void OrbRuntime::run() { orb_->run(); }
+void OrbRuntime::run() {
+  orb_->run();
+}
 
-void OrbRuntime::shutdown() { orb_->shutdown(false); }
+void OrbRuntime::shutdown() {
+  orb_->shutdown(false);
+}
 
 }  // namespace kausal

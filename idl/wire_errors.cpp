@@ -21,8 +21,10 @@ void throw_on_wire(const std::string& component, std::exception_ptr error) {
 }
 
 void throw_from_wire(const std::string& component, const CORBA::Exception& error) {
-  if (auto* e = idl::ModelFailure::_downcast(&error)) throw ModelError(e->component.in(), e->reason.in());
-  if (auto* e = idl::PeerFailure::_downcast(&error)) throw PeerError(e->component.in(), e->reason.in());
+  if (auto* e = idl::ModelFailure::_downcast(&error))
+    throw ModelError(e->component.in(), e->reason.in());
+  if (auto* e = idl::PeerFailure::_downcast(&error))
+    throw PeerError(e->component.in(), e->reason.in());
   if (auto* e = idl::ProtocolViolation::_downcast(&error))
     throw ProtocolError(e->component.in(), e->reason.in());
   // omniORB 4.2 reports an expired call timeout as TIMEOUT (older versions: TRANSIENT).

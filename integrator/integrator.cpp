@@ -17,7 +17,9 @@ bool all_finite(std::span<const double> x) {
 class RequestScope {
  public:
   RequestScope(ActivityClock& clock, const ActivityClock::Clock::duration& link_wait)
-      : clock_(clock), link_wait_(link_wait), wait_at_start_(link_wait),
+      : clock_(clock),
+        link_wait_(link_wait),
+        wait_at_start_(link_wait),
         start_(ActivityClock::Clock::now()) {
     clock_.count_request();
   }
@@ -63,8 +65,8 @@ void Integrator::step_once() {
 
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
   RequestScope scope(clock_, link_wait_);
-  require(gvt <= step_, "gvt " + std::to_string(gvt) + " lies after the current step " +
-                            std::to_string(step_));
+  require(gvt <= step_,
+          "gvt " + std::to_string(gvt) + " lies after the current step " + std::to_string(step_));
   list_.fossil_collect(gvt);
   StateBatch batch{epoch_, step_ + 1, x_.size(), {}};
   if (guarantee > step_) batch.states.reserve((guarantee - step_) * x_.size());
@@ -108,8 +110,8 @@ std::uint32_t Integrator::rollback(std::uint64_t step, std::span<const double> x
     x_ = saved->x;
     list_.truncate_after_first_at(step);
   } else {
-    require(step == step_, "rollback to step " + std::to_string(step) +
-                               ", which is no longer in the state list");
+    require(step == step_,
+            "rollback to step " + std::to_string(step) + ", which is no longer in the state list");
   }
   if (!x.empty()) {
     require(x.size() == x_.size(), "rollback state has " + std::to_string(x.size()) +

@@ -3,8 +3,8 @@
 #include "integrator/integrator_servant.hpp"
 
 int main(int argc, char** argv) {
-  return kausal::run_component_process(
-      argc, argv, "integrator", [](const std::string& name, kausal::OrbRuntime& orb) {
-        return new kausal::IntegratorServant(name, orb);
-      });
+  return kausal::run_component_process(argc, argv, "integrator",
+                                       [](const std::string& name, kausal::OrbRuntime& orb) {
+                                         return new kausal::IntegratorServant(name, orb);
+                                       });
 }

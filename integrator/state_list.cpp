@@ -21,7 +21,8 @@ void StateList::append_last_per_step(std::uint64_t from_step, std::uint64_t to_s
   for (std::size_t k = 0; k < entries_.size(); ++k) {
     const Entry& e = entries_[k];
     const bool last_of_its_step = k + 1 == entries_.size() || entries_[k + 1].step != e.step;
-    if (e.step >= from_step && e.step < to_step && last_of_its_step) out.insert(out.end(), e.x.begin(), e.x.end());
+    if (e.step >= from_step && e.step < to_step && last_of_its_step)
+      out.insert(out.end(), e.x.begin(), e.x.end());
   }
 }
 

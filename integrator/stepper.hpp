@@ -55,6 +55,8 @@ void take_step(Method m, Rhs&& f, double t, double h, Vec& x, StepWork<Vec>& w) 
 }
 
 // t_m = t0 + m·h, computed from the step index, never by accumulating h.
-inline double step_time(double t0, double h, std::uint64_t m) { return t0 + static_cast<double>(m) * h; }
+inline double step_time(double t0, double h, std::uint64_t m) {
+  return t0 + static_cast<double>(m) * h;
+}
 
 }  // namespace kausal

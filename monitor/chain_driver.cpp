@@ -1,8 +1,8 @@
 #include "monitor/chain_driver.hpp"
 
+#include <unistd.h>
 #include <chrono>
 #include <optional>
-#include <unistd.h>
 
 #include "integrator/stepper.hpp"
 
@@ -27,8 +27,7 @@ std::uint64_t step_chain(const Scenario& s, ChainStepper& stepper, std::uint64_t
   });
 }
 
-RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control) {
+RunResult describe_run(const Scenario& s, const std::string& method) {
   RunResult r;
   r.method = method;
   r.model = s.model;
@@ -37,6 +36,20 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   r.pendulums = s.pendulums();
   r.h = s.h;
   r.planned_steps = s.steps;
+  return r;
+}
+
+RunResult failed_before_start(const Scenario& s, const std::string& method, const Error& e) {
+  RunResult r = describe_run(s, method);
+  r.status = "failed";
+  r.error = e.what();
+  r.exit_code = e.exit_code();
+  return r;
+}
+
+RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control) {
+  RunResult r = describe_run(s, method);
 
   // The in-process reference runs in this thread: no separate monitor timing (two clock
   // reads per step would cost more than the step).

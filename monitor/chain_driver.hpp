@@ -14,6 +14,12 @@ namespace kausal {
 std::uint64_t step_chain(const Scenario& scenario, ChainStepper& stepper, std::uint64_t m,
                          std::span<PendulumState> states, ActivityClock* monitor = nullptr);
 
+// A result that says what was run (method, model, sizes) and nothing yet about how it went.
+RunResult describe_run(const Scenario& scenario, const std::string& method);
+// The same for a run that failed before its first step (components did not start, ...).
+RunResult failed_before_start(const Scenario& scenario, const std::string& method,
+                              const Error& error);
+
 // Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
 // "interrupted"), the exit code and the message in the result, and everything committed

@@ -27,9 +27,9 @@ void ConservativeStepper::step_all(std::uint64_t m, std::span<PendulumState> sta
     IntegratorPort& port = deployment_.integrator(i);
     const StateBatch batch = port.advance(m + 1, m);
     if (batch.first_step != m + 1 || batch.count() != 1)
-      throw ProtocolError(port.name(), "answered guarantee " + std::to_string(m + 1) +
-                                           " with " + std::to_string(batch.count()) +
-                                           " states from step " + std::to_string(batch.first_step));
+      throw ProtocolError(port.name(), "answered guarantee " + std::to_string(m + 1) + " with " +
+                                           std::to_string(batch.count()) + " states from step " +
+                                           std::to_string(batch.first_step));
     states[i] = checked_state(port.name(), batch.state(0));
   });
   messages_ += states.size();

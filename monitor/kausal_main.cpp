@@ -1,12 +1,12 @@
 // kausal: run a scenario under one method, or compare the methods (design.md §6).
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <CLI/CLI.hpp>
 
 #include "idl/kausal.hh"
 #include "monitor/chain_driver.hpp"
@@ -37,7 +37,9 @@ struct Options {
   std::string pin = "cores";
 };
 
-fs::path executable_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+fs::path executable_dir() {
+  return fs::read_symlink("/proc/self/exe").parent_path();
+}
 
 // runs/<name>-<what>-<YYYYmmdd-HHMMSS>, with -2, -3, ... if that exists already.
 fs::path fresh_run_dir(const std::string& name, const std::string& what) {
@@ -75,21 +77,6 @@ class OrbOnDemand {
   unsigned call_timeout_ms_;
   std::unique_ptr<OrbRuntime> orb_;
 };
-
-RunResult failed_before_start(const Scenario& s, const std::string& method, const Error& e) {
-  RunResult r;
-  r.method = method;
-  r.model = s.model;
-  r.scenario = s.file;
-  r.integrator = std::string(method_name(s.method));
-  r.pendulums = s.pendulums();
-  r.h = s.h;
-  r.planned_steps = s.steps;
-  r.status = "failed";
-  r.error = e.what();
-  r.exit_code = e.exit_code();
-  return r;
-}
 
 RunResult execute(const Scenario& s, const std::string& method, const fs::path& out,
                   const Options& o, OrbOnDemand& orb) {
@@ -161,8 +148,9 @@ int compare_command(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"kausal — parallel discrete/continuous simulation: conservative and optimistic "
-               "synchronisation over CORBA, on the pendulum-chain benchmark."};
+  CLI::App app{
+      "kausal — parallel discrete/continuous simulation: conservative and optimistic "
+      "synchronisation over CORBA, on the pendulum-chain benchmark."};
   app.footer(kExitCodes);
   app.set_version_flag("--version", "kausal " + std::string(KAUSAL_VERSION) +
                                         " (interface version " +

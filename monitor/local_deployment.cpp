@@ -4,8 +4,12 @@
 
 namespace kausal {
 
-std::string system_name(std::size_t i) { return "system-" + std::to_string(i + 1); }
-std::string integrator_name(std::size_t i) { return "integrator-" + std::to_string(i + 1); }
+std::string system_name(std::size_t i) {
+  return "system-" + std::to_string(i + 1);
+}
+std::string integrator_name(std::size_t i) {
+  return "integrator-" + std::to_string(i + 1);
+}
 
 struct LocalDeployment::Pendulum final : IntegratorPort {
   SystemCore system;
@@ -15,7 +19,10 @@ struct LocalDeployment::Pendulum final : IntegratorPort {
   Pendulum(const Scenario& s, std::size_t i)
       : system(system_name(i)),
         link(system),
-        integrator(IntegratorConfig{integrator_name(i), s.method, s.t0(), s.h,
+        integrator(IntegratorConfig{integrator_name(i),
+                                    s.method,
+                                    s.t0(),
+                                    s.h,
                                     {s.initial[i].begin(), s.initial[i].end()}},
                    link) {
     system.configure("pendulum", to_parameters(s.chain.pendulums[i]));
@@ -36,7 +43,9 @@ LocalDeployment::LocalDeployment(const Scenario& s) {
 
 LocalDeployment::~LocalDeployment() = default;
 
-IntegratorPort& LocalDeployment::integrator(std::size_t i) { return *parts_.at(i); }
+IntegratorPort& LocalDeployment::integrator(std::size_t i) {
+  return *parts_.at(i);
+}
 
 std::vector<ComponentReport> LocalDeployment::reports() {
   std::vector<ComponentReport> out;

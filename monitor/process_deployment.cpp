@@ -47,7 +47,8 @@ class CorbaIntegratorPort final : public IntegratorPort {
 template <typename T>
 typename T::_ptr_type narrow(const std::string& name, CORBA::Object_ptr obj) {
   auto ref = call_peer(name, [&] { return T::_narrow(obj); });
-  if (CORBA::is_nil(ref)) throw PeerError(name, "its object reference is not a " + std::string(T::_PD_repoId));
+  if (CORBA::is_nil(ref))
+    throw PeerError(name, "its object reference is not a " + std::string(T::_PD_repoId));
   return ref;
 }
 
@@ -84,13 +85,17 @@ void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& opt
       c->role = role;
       c->name = role == "system" ? system_name(i) : integrator_name(i);
       c->cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
-      const std::vector<std::string> args = {
-          "--name", c->name, "--host", "127.0.0.1", "--unix-socket",
-          (socket_dir_ / c->name).string(), "--call-timeout-ms",
-          std::to_string(options.call_timeout_ms)};
-      c->process = std::make_unique<ChildProcess>(
-          c->name, options.bin_dir / ("kausal-" + role), args, options.log_dir / (c->name + ".log"),
-          c->cpu);
+      const std::vector<std::string> args = {"--name",
+                                             c->name,
+                                             "--host",
+                                             "127.0.0.1",
+                                             "--unix-socket",
+                                             (socket_dir_ / c->name).string(),
+                                             "--call-timeout-ms",
+                                             std::to_string(options.call_timeout_ms)};
+      c->process =
+          std::make_unique<ChildProcess>(c->name, options.bin_dir / ("kausal-" + role), args,
+                                         options.log_dir / (c->name + ".log"), c->cpu);
       components_.push_back(std::move(c));
     }
   }

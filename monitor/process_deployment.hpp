@@ -14,8 +14,8 @@
 namespace kausal {
 
 struct LaunchOptions {
-  std::filesystem::path bin_dir;  // where kausal-system and kausal-integrator are
-  std::filesystem::path log_dir;  // each child's stderr goes to log_dir/NAME.log
+  std::filesystem::path bin_dir;    // where kausal-system and kausal-integrator are
+  std::filesystem::path log_dir;    // each child's stderr goes to log_dir/NAME.log
   unsigned call_timeout_ms = 3000;  // calls between components (Integrator -> System)
   std::chrono::milliseconds startup_timeout{10000};
   // Empty: the OS places the processes. Otherwise the System and Integrator of pendulum i

@@ -7,12 +7,18 @@
 namespace kausal {
 
 ProgressBar::ProgressBar(std::string label, bool enabled)
-    : label_(std::move(label)), enabled_(enabled), start_(std::chrono::steady_clock::now()),
+    : label_(std::move(label)),
+      enabled_(enabled),
+      start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
-ProgressBar::~ProgressBar() { clear(); }
+ProgressBar::~ProgressBar() {
+  clear();
+}
 
-bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+bool stderr_is_terminal() {
+  return isatty(STDERR_FILENO) == 1;
+}
 
 void ProgressBar::progress(std::uint64_t step, std::uint64_t total) {
   if (!enabled_ || total == 0) return;

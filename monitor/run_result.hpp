@@ -31,7 +31,7 @@ struct RunResult {
   double wall_s = 0;
   std::uint64_t calc_calls = 0;
   std::uint64_t collisions = 0;
-  std::uint64_t messages = 0;  // requests the monitor sent to other processes
+  std::uint64_t messages = 0;      // requests the monitor sent to other processes
   std::string placement = "none";  // "cores": components and fan-out lanes pinned per CPU
   std::string trajectory_sha256;
   std::vector<ComponentReport> components;

@@ -1,10 +1,10 @@
 #include "monitor/scenario.hpp"
 
+#include <toml++/toml.h>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "system/errors.hpp"
 
@@ -102,7 +102,8 @@ void read_simulation(TableReader& top, const toml::table& table, const std::stri
     // Whole steps covering the duration; a hair of rounding does not add a step.
     s.steps = static_cast<std::uint64_t>(std::ceil(d / s.h - 1e-9));
   }
-  if (s.steps > 10'000'000'000ULL) r.fail(by_steps ? "steps" : "duration", "gives more than 1e10 steps");
+  if (s.steps > 10'000'000'000ULL)
+    r.fail(by_steps ? "steps" : "duration", "gives more than 1e10 steps");
 
   if (r.has("output_every") && r.has("output_interval"))
     r.fail("output_interval", "and output_every both given; use one");
@@ -121,17 +122,18 @@ void read_simulation(TableReader& top, const toml::table& table, const std::stri
   (void)top;
 }
 
-void read_model(const toml::table& table, const std::string& file, Scenario& s,
-                double& gravity) {
+void read_model(const toml::table& table, const std::string& file, Scenario& s, double& gravity) {
   TableReader r(table, file, "model");
   auto type = r.text("type");
   if (!type) r.fail_at(table.source(), "missing field model.type (\"pendulum-chain\")");
-  if (*type != "pendulum-chain") r.fail("type", "'" + *type + "' is not a known model (pendulum-chain)");
+  if (*type != "pendulum-chain")
+    r.fail("type", "'" + *type + "' is not a known model (pendulum-chain)");
   s.model = *type;
   gravity = r.number("gravity").value_or(9.81);
   if (!(gravity > 0)) r.fail("gravity", "must be > 0");
   s.chain.restitution = r.required_number("restitution");
-  if (s.chain.restitution < 0 || s.chain.restitution > 1) r.fail("restitution", "must be in [0, 1]");
+  if (s.chain.restitution < 0 || s.chain.restitution > 1)
+    r.fail("restitution", "must be in [0, 1]");
   if (auto sweeps = r.integer("max_sweeps")) {
     if (*sweeps < 1 || *sweeps > 1'000'000) r.fail("max_sweeps", "must be in [1, 1000000]");
     s.chain.max_sweeps = static_cast<int>(*sweeps);
@@ -157,9 +159,12 @@ void read_pendulum(const toml::table& table, const std::string& file, std::size_
 
   if (r.has("angle") && r.has("angle_deg")) r.fail("angle_deg", "and angle both given; use one");
   double phi = 0;
-  if (auto a = r.number("angle")) phi = *a;
-  else if (auto d = r.number("angle_deg")) phi = *d * M_PI / 180.0;
-  else r.fail_at(table.source(), "missing field " + r.qualified("angle") + " (rad) or angle_deg");
+  if (auto a = r.number("angle"))
+    phi = *a;
+  else if (auto d = r.number("angle_deg"))
+    phi = *d * M_PI / 180.0;
+  else
+    r.fail_at(table.source(), "missing field " + r.qualified("angle") + " (rad) or angle_deg");
   const double omega = r.number("angular_velocity").value_or(0.0);
   r.reject_unknown_keys();
   s.chain.pendulums.push_back(p);
@@ -178,7 +183,8 @@ void check_geometry(const toml::array& list, const std::string& file, const Scen
   auto line_of = [&](std::size_t i) { return std::to_string(list[i].source().begin.line); };
   const auto& p = s.chain.pendulums;
   for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-    const std::string where = file + ":" + line_of(i + 1) + ": pendulum[" + std::to_string(i + 2) + "]";
+    const std::string where =
+        file + ":" + line_of(i + 1) + ": pendulum[" + std::to_string(i + 2) + "]";
     if (!(p[i + 1].pivot_x > p[i].pivot_x))
       throw InputError(where + ".pivot_x must be greater than pendulum[" + std::to_string(i + 1) +
                        "].pivot_x (pendulums stand left to right)");

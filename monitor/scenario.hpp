@@ -16,9 +16,9 @@ struct Scenario {
   std::string description;
   std::string model = "pendulum-chain";
   Method method = Method::euler;
-  double h = 0;                   // step size, s
-  std::uint64_t steps = 0;        // number of steps to take
-  std::uint64_t output_every = 1; // trajectory.csv gets every k-th step (and the last)
+  double h = 0;                    // step size, s
+  std::uint64_t steps = 0;         // number of steps to take
+  std::uint64_t output_every = 1;  // trajectory.csv gets every k-th step (and the last)
   ChainSpec chain;
   std::vector<PendulumState> initial;  // (φ, ω) of every pendulum at t = 0
 

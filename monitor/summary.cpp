@@ -85,7 +85,8 @@ std::string format_summary(const RunResult& r) {
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  steps         " << r.steps << " of " << r.planned_steps << "\n";
   o << "  wall time     " << fixed(r.wall_s, 3) << " s";
-  if (r.steps > 0) o << "  (" << fixed(1e6 * r.wall_s / static_cast<double>(r.steps), 2) << " µs/step)";
+  if (r.steps > 0)
+    o << "  (" << fixed(1e6 * r.wall_s / static_cast<double>(r.steps), 2) << " µs/step)";
   o << "\n  Calc calls    " << r.calc_calls << "\n";
   o << "  collisions    " << r.collisions << "\n";
   if (r.messages) o << "  messages      " << r.messages << "\n";
@@ -113,7 +114,9 @@ std::string format_comparison(const std::vector<RunResult>& results) {
     o << pad(r.method, -14) << pad(fixed(r.wall_s, 3), 9) << pad(significant(speedup, 3) + "x", 10)
       << pad(std::to_string(r.calc_calls), 12) << pad(std::to_string(r.collisions), 12)
       << pad(std::to_string(r.messages), 10) << "  " << r.trajectory_sha256.substr(0, 16)
-      << (r.status != "completed" ? " (" + r.status + ")" : same ? "  = reference" : "  DIFFERS")
+      << (r.status != "completed" ? " (" + r.status + ")"
+          : same                  ? "  = reference"
+                                  : "  DIFFERS")
       << "\n";
   }
   return o.str();

@@ -1,9 +1,9 @@
 #include "monitor/trajectory_recorder.hpp"
 
+#include <openssl/evp.h>
 #include <bit>
 #include <charconv>
 #include <cstring>
-#include <openssl/evp.h>
 
 #include "integrator/stepper.hpp"
 #include "system/errors.hpp"
@@ -43,7 +43,10 @@ std::string Sha256::hex() const {
 TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv, std::size_t pendulums,
                                        std::uint64_t output_every, std::uint64_t last_step,
                                        double t0, double h)
-    : output_every_(output_every), last_step_(last_step), t0_(t0), h_(h),
+    : output_every_(output_every),
+      last_step_(last_step),
+      t0_(t0),
+      h_(h),
       last_flush_(std::chrono::steady_clock::now()) {
   if (csv.empty()) return;
   csv_.open(csv, std::ios::binary | std::ios::trunc);

@@ -79,9 +79,9 @@ class PeerError : public ComponentError {
 class VersionMismatch : public Error {
  public:
   VersionMismatch(const std::string& component, unsigned got, unsigned expected)
-      : Error(ExitCode::version_mismatch,
-              component + " speaks interface version " + std::to_string(got) +
-                  ", this monitor speaks " + std::to_string(expected)) {}
+      : Error(ExitCode::version_mismatch, component + " speaks interface version " +
+                                              std::to_string(got) + ", this monitor speaks " +
+                                              std::to_string(expected)) {}
 };
 
 class Interrupted : public Error {

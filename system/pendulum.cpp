@@ -10,7 +10,8 @@ namespace kausal {
 PendulumParams pendulum_params_from(const std::string& component, const Parameters& parameters) {
   std::map<std::string, double> given;
   for (const auto& [name, value] : parameters) {
-    if (!std::isfinite(value)) throw ModelError(component, "parameter '" + name + "' is not finite");
+    if (!std::isfinite(value))
+      throw ModelError(component, "parameter '" + name + "' is not finite");
     if (!given.emplace(name, value).second)
       throw ModelError(component, "parameter '" + name + "' given twice");
   }
@@ -30,7 +31,8 @@ PendulumParams pendulum_params_from(const std::string& component, const Paramete
   take("radius", p.radius, true);
   take("damping", p.damping, false);
   take("gravity", p.gravity, false);
-  if (!given.empty()) throw ModelError(component, "unknown parameter '" + given.begin()->first + "'");
+  if (!given.empty())
+    throw ModelError(component, "unknown parameter '" + given.begin()->first + "'");
   if (!(p.length > 0)) throw ModelError(component, "parameter 'length' must be > 0");
   if (!(p.mass > 0)) throw ModelError(component, "parameter 'mass' must be > 0");
   if (!(p.radius > 0)) throw ModelError(component, "parameter 'radius' must be > 0");
@@ -47,7 +49,8 @@ Parameters to_parameters(const PendulumParams& p) {
 
 void PendulumModel::handle_event(const Event& event, std::span<double> x) const {
   if (event.kind != "impulse" || event.data.size() != 1)
-    throw ModelError("pendulum", "unknown event '" + event.kind + "' (expected 'impulse' with one value)");
+    throw ModelError("pendulum",
+                     "unknown event '" + event.kind + "' (expected 'impulse' with one value)");
   apply_pendulum_impulse(p_, event.data[0], x.data());
 }
 

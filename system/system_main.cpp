@@ -3,8 +3,8 @@
 #include "system/system_servant.hpp"
 
 int main(int argc, char** argv) {
-  return kausal::run_component_process(
-      argc, argv, "system", [](const std::string& name, kausal::OrbRuntime& orb) {
-        return new kausal::SystemServant(name, orb);
-      });
+  return kausal::run_component_process(argc, argv, "system",
+                                       [](const std::string& name, kausal::OrbRuntime& orb) {
+                                         return new kausal::SystemServant(name, orb);
+                                       });
 }

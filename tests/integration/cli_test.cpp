@@ -21,10 +21,10 @@ std::size_t csv_rows(const fs::path& csv) {
 void expect_same_run_by_processes(const std::string& name, const std::string& pin) {
   TempDir dir;
   std::string err;
-  ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "sequential", "--out",
-                        (dir / "seq").string()},
-                       dir.path(), &err),
-            0)
+  ASSERT_EQ(
+      run_kausal({"run", scenario(name), "--method", "sequential", "--out", (dir / "seq").string()},
+                 dir.path(), &err),
+      0)
       << err;
   ASSERT_EQ(run_kausal({"run", scenario(name), "--method", "conservative", "--pin", pin, "--out",
                         (dir / "con").string()},
@@ -72,7 +72,8 @@ TEST(Cli, CradleConservativeProcessesEqualSequential) {
 
 TEST(Cli, CompareRunsEveryMethodAndAgrees) {
   TempDir dir;
-  const auto short_run = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 2.0"}});
+  const auto short_run =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 2.0"}});
   KausalProcess p({"compare", short_run.string(), "--out", (dir / "cmp").string()}, dir.path());
   ASSERT_EQ(p.wait(std::chrono::seconds(100)), 0) << p.err();
   const std::string out = p.out();
@@ -92,9 +93,15 @@ struct BadScenario {
 TEST(Cli, BadScenariosExitTwoNamingFileAndLine) {
   const std::vector<BadScenario> cases = {
       {"missing field", {{"length = 0.95\n", ""}}, ":25: missing field pendulum[2].length"},
-      {"negative length", {{"length = 0.95", "length = -0.95"}}, ":27: pendulum[2].length must be > 0"},
-      {"overlapping bobs", {{"pivot_x = 0.20", "pivot_x = 0.10"}}, ":25: pendulum[2]: bob overlaps pendulum[1] at rest"},
-      {"unknown key", {{"restitution = 0.9", "restitution = 0.9\nrestitushun = 1"}}, ":17: unknown key 'model.restitushun'"},
+      {"negative length",
+       {{"length = 0.95", "length = -0.95"}},
+       ":27: pendulum[2].length must be > 0"},
+      {"overlapping bobs",
+       {{"pivot_x = 0.20", "pivot_x = 0.10"}},
+       ":25: pendulum[2]: bob overlaps pendulum[1] at rest"},
+      {"unknown key",
+       {{"restitution = 0.9", "restitution = 0.9\nrestitushun = 1"}},
+       ":17: unknown key 'model.restitushun'"},
       {"not TOML", {{"[model]", "[model"}}, ":13: not valid TOML"},
   };
   for (const auto& c : cases) {
@@ -106,8 +113,7 @@ TEST(Cli, BadScenariosExitTwoNamingFileAndLine) {
                          dir.path(), &err),
               2)
         << c.label;
-    EXPECT_NE(err.find(file.string() + c.expected), std::string::npos)
-        << c.label << ": " << err;
+    EXPECT_NE(err.find(file.string() + c.expected), std::string::npos) << c.label << ": " << err;
     EXPECT_TRUE(children_of(getpid()).empty());
   }
 }
@@ -115,7 +121,8 @@ TEST(Cli, BadScenariosExitTwoNamingFileAndLine) {
 TEST(Cli, CommandLineMistakesExitTwo) {
   TempDir dir;
   std::string err;
-  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "telepathic"}, dir.path(), &err), 2);
+  EXPECT_EQ(
+      run_kausal({"run", scenario("thesis.toml"), "--method", "telepathic"}, dir.path(), &err), 2);
   EXPECT_NE(err.find("telepathic"), std::string::npos) << err;
   EXPECT_EQ(run_kausal({"run", (dir / "missing.toml").string()}, dir.path(), &err), 2);
   EXPECT_NE(err.find("cannot open scenario file"), std::string::npos) << err;

@@ -17,8 +17,10 @@ struct LongRun {
 
   explicit LongRun(std::vector<std::string> extra = {},
                    const std::map<std::string, std::string>& env = {}) {
-    const auto file = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 300.0"}});
-    std::vector<std::string> args = {"run", file.string(), "--method", "conservative", "--out", out.string()};
+    const auto file =
+        scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 300.0"}});
+    std::vector<std::string> args = {"run",          file.string(), "--method",
+                                     "conservative", "--out",       out.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     kausal = std::make_unique<KausalProcess>(args, dir.path(), env);
   }
@@ -27,7 +29,8 @@ struct LongRun {
   void wait_until_running() {
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (std::chrono::steady_clock::now() < deadline) {
-      if (fs::exists(out / "trajectory.csv") && fs::file_size(out / "trajectory.csv") > 2000) return;
+      if (fs::exists(out / "trajectory.csv") && fs::file_size(out / "trajectory.csv") > 2000)
+        return;
       std::this_thread::sleep_for(50ms);
     }
     FAIL() << "the run did not start committing steps: " << kausal->err();

@@ -29,7 +29,9 @@ inline std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-inline nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(read_file(p)); }
+inline nlohmann::json read_json(const fs::path& p) {
+  return nlohmann::json::parse(read_file(p));
+}
 
 // A fresh directory for one test, removed afterwards.
 class TempDir {

@@ -56,8 +56,8 @@ std::optional<RandomContact> random_contact(std::mt19937_64& rng) {
 TEST(Impact, EqualMassesAtTheBottomSwapOmega) {
   const std::vector<PendulumParams> p = {bob(0.0), bob(0.1)};
   for (double w : {1.0, 0.37, 2.5}) {
-    const auto impact = pair_impact(p[0], p[1], 1.0, PendulumState{0, w}.data(),
-                                    PendulumState{0, 0}.data());
+    const auto impact =
+        pair_impact(p[0], p[1], 1.0, PendulumState{0, w}.data(), PendulumState{0, 0}.data());
     ASSERT_TRUE(impact);
     PendulumState a{0, w}, b{0, 0};
     apply_pendulum_impulse(p[0], impact->left_impulse, a.data());
@@ -111,7 +111,8 @@ TEST(Impact, TouchingButSeparatingIsNoImpact) {
   const auto a = bob(0.0), b = bob(0.1);
   EXPECT_FALSE(pair_impact(a, b, 1.0, PendulumState{0, -1}.data(), PendulumState{0, 1}.data()));
   EXPECT_FALSE(pair_impact(a, b, 1.0, PendulumState{0, 0}.data(), PendulumState{0, 0}.data()));
-  EXPECT_FALSE(pair_impact(a, bob(0.2), 1.0, PendulumState{0, 1}.data(), PendulumState{0, 0}.data()));
+  EXPECT_FALSE(
+      pair_impact(a, bob(0.2), 1.0, PendulumState{0, 1}.data(), PendulumState{0, 0}.data()));
 }
 
 TEST(Sweep, CradleCascadesLeftToRightInOneStep) {
@@ -183,7 +184,7 @@ TEST(MayTouch, NeverMissesAContact) {
 TEST(MayTouch, RulesOutBobsFarApart) {
   EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.0, 0.0));
   EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), -0.2, 0.2));
-  EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.6, -0.6));  // swung past each other
+  EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.6, -0.6));   // swung past each other
   EXPECT_TRUE(may_touch(bob(0.0), bob(0.5), 0.25, -0.25));  // 6 mm apart
 }
 

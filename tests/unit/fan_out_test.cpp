@@ -45,8 +45,8 @@ TEST(FanOut, RethrowsAFailureAndKeepsWorking) {
   for (const auto& cpus : {std::vector<int>{}, available_cpus()}) {
     FanOut fan(4, cpus);
     EXPECT_THROW(fan.run([](std::size_t i) {
-                   if (i == 2) throw std::runtime_error("task 2");
-                 }),
+      if (i == 2) throw std::runtime_error("task 2");
+    }),
                  std::runtime_error);
     expect_every_task_once(fan, 4);
   }

@@ -118,7 +118,8 @@ TEST(Integrator, RejectsBadSetupAndNonFiniteStates) {
   EXPECT_THROW(Integrator(IntegratorConfig{"i", Method::euler, 0, 0.0, {1, 0}}, link), ModelError);
   EXPECT_THROW(Integrator(IntegratorConfig{"i", Method::euler, 0, 1e-3, {}}, link), ModelError);
   system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
-  Integrator blowing_up(IntegratorConfig{"integrator-9", Method::euler, 0, 1e300, {1, 1e300}}, link);
+  Integrator blowing_up(IntegratorConfig{"integrator-9", Method::euler, 0, 1e300, {1, 1e300}},
+                        link);
   try {
     blowing_up.advance(5, 0);
     FAIL() << "an infinite state went unnoticed";
@@ -130,7 +131,7 @@ TEST(Integrator, RejectsBadSetupAndNonFiniteStates) {
 TEST(Integrator, TimeComesFromTheStepIndex) {
   double t = 0;
   for (int m = 0; m < 1000; ++m) t += 0.001;
-  EXPECT_NE(t, step_time(0, 0.001, 1000));  // accumulating drifts ...
+  EXPECT_NE(t, step_time(0, 0.001, 1000));             // accumulating drifts ...
   EXPECT_EQ(step_time(0, 0.001, 1000), 1000 * 0.001);  // ... the index does not
 }
 

@@ -38,7 +38,8 @@ TEST(TrajectoryRecorder, DigestCoversEveryCommittedStateInOrder) {
 }
 
 TEST(TrajectoryRecorder, CsvHasTheOutputIntervalAndTheLastStepExactly) {
-  const auto dir = std::filesystem::temp_directory_path() / ("kausal-rec-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kausal-rec-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto csv = dir / "trajectory.csv";
   {

@@ -19,7 +19,9 @@ inline Scenario shipped(const std::string& name) {
 // angles and restitution, from a seed (the same seed gives the same scenario).
 inline Scenario random_scenario(unsigned seed, std::size_t n, std::uint64_t steps) {
   std::mt19937_64 rng(seed);
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
+  auto uniform = [&](double lo, double hi) {
+    return std::uniform_real_distribution<>(lo, hi)(rng);
+  };
   Scenario s;
   s.file = "random-" + std::to_string(seed);
   s.name = s.file;
