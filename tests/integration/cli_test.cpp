@@ -141,3 +141,33 @@ TEST(Cli, HelpAnswersTheUsualQuestions) {
 
 }  // namespace
 }  // namespace kausal::testing
+
+namespace kausal::testing {
+namespace {
+
+TEST(Cli, ProgressBarOnlyOnATerminal) {
+  TempDir dir;
+  const fs::path file = scenario("thesis.toml");  // a few seconds: the bar appears after one
+  // Not a terminal: nothing but the summary, no carriage-return animation.
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", file.string(), "--method", "conservative", "--out",
+                        (dir / "plain").string()},
+                       dir.path(), &err),
+            0)
+      << err;
+  EXPECT_EQ(err.find('\r'), std::string::npos) << err;
+  // A terminal (a pty from util-linux `script`): the bar is drawn while the run lasts.
+  const std::string command = std::string(KAUSAL_BIN_DIR) + "/kausal run " + file.string() +
+                              " --method conservative --out " + (dir / "tty").string();
+  const fs::path typescript = dir / "typescript.txt";
+  ASSERT_EQ(std::system(
+                ("script -qec '" + command + "' " + typescript.string() + " > /dev/null").c_str()),
+            0);
+  const std::string screen = read_file(typescript);
+  EXPECT_NE(screen.find("conservative ["), std::string::npos) << screen;
+  EXPECT_NE(screen.find("step "), std::string::npos) << screen;
+  EXPECT_NE(screen.find("eta "), std::string::npos) << screen;
+}
+
+}  // namespace
+}  // namespace kausal::testing
