@@ -39,7 +39,7 @@ Scenario scenario(const std::string& name) {
 OrbRuntime& orb() {
   static OrbRuntime runtime([] {
     OrbSettings s;
-    s.serve = false;
+    s.serve = false;  // conservative runs only: nothing calls the bench process
     s.call_timeout_ms = 10000;
     return s;
   }());
@@ -92,7 +92,7 @@ void BM_CorbaNullCall(benchmark::State& state, bool same_core) {
     return;
   }
   CORBA::Object_var obj = orb().resolve(*ior);
-  idl::Component_var component = idl::Component::_narrow(obj);
+  idl::Participant_var component = idl::Participant::_narrow(obj);
   component->ping();  // connect outside the timed loop
   for (auto _ : state) component->ping();
   component->shutdown();
@@ -106,11 +106,11 @@ void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   const std::vector<int> cpus = pinned ? available_cpus() : std::vector<int>{};
   LaunchOptions launch{bin_dir(), scratch() / "logs", 10000, std::chrono::seconds(20), cpus};
   ProcessDeployment deployment(s, orb(), launch);
-  ConservativeStepper stepper(deployment, s.t0(), s.h, cpus);
+  ConservativeStepper stepper(deployment, s, {Guarantee::step, cpus});
   ActivityClock monitor;
   std::vector<PendulumState> x = s.initial;
   std::uint64_t m = 0;
-  for (auto _ : state) step_chain(s, stepper, m++, x, &monitor);
+  for (auto _ : state) step_chain(s, stepper, m++, x, {&monitor});
   state.counters["pendulums"] = static_cast<double>(s.pendulums());
   deployment.shutdown();
 }

@@ -1,5 +1,5 @@
 #pragma once
-// What every servant offers (idl::Component): identity, timing, ping, shutdown.
+// What every servant offers (idl::Participant): identity, timing, ping, shutdown.
 #include <unistd.h>
 
 #include <cstdlib>

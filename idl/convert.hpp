@@ -49,11 +49,11 @@ inline StateBatch from_idl(const idl::StateBatch& b) {
 }
 
 inline idl::ComponentTiming to_idl(const ActivityTotals& t) {
-  return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests};
+  return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests, t.state_list_peak};
 }
 
 inline ActivityTotals from_idl(const idl::ComponentTiming& t) {
-  return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests};
+  return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests, t.state_list_peak};
 }
 
 inline idl::ParameterSeq to_idl(const Parameters& p) {

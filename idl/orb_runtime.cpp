@@ -50,6 +50,11 @@ std::string OrbRuntime::activate(PortableServer::ServantBase* servant) {
   return ior.in();
 }
 
+void OrbRuntime::deactivate(PortableServer::ServantBase* servant) {
+  PortableServer::ObjectId_var id = poa_->servant_to_id(servant);
+  poa_->deactivate_object(id);
+}
+
 CORBA::Object_ptr OrbRuntime::resolve(const std::string& ior) const {
   return orb_->string_to_object(ior.c_str());
 }

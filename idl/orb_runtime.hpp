@@ -26,6 +26,9 @@ class OrbRuntime {
   CORBA::ORB_ptr orb() const { return orb_.in(); }
   // Activates a servant in the root POA; returns its stringified object reference.
   std::string activate(PortableServer::ServantBase* servant);
+  // Deactivates it: later calls get OBJECT_NOT_EXIST; the POA drops its reference once the
+  // calls in progress have ended.
+  void deactivate(PortableServer::ServantBase* servant);
   CORBA::Object_ptr resolve(const std::string& ior) const;
   // Serves requests until shutdown() (which a servant may call from an upcall).
   void run();

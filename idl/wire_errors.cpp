@@ -20,13 +20,35 @@ void throw_on_wire(const std::string& component, std::exception_ptr error) {
   }
 }
 
+ReportedFailure describe_failure(const std::string& component, std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const PeerError& e) {
+    return {"peer", e.component(), e.reason()};
+  } catch (const ProtocolError& e) {
+    return {"protocol", e.component(), e.reason()};
+  } catch (const ComponentError& e) {
+    return {"model", e.component(), e.reason()};
+  } catch (const std::exception& e) {
+    return {"model", component, e.what()};
+  } catch (...) {
+    return {"model", component, "unknown internal error"};
+  }
+}
+
+std::exception_ptr failure_from_report(const ReportedFailure& r) {
+  if (r.kind == "peer") return std::make_exception_ptr(PeerError(r.component, r.reason));
+  if (r.kind == "protocol") return std::make_exception_ptr(ProtocolError(r.component, r.reason));
+  return std::make_exception_ptr(ModelError(r.component, r.reason));
+}
+
 void throw_from_wire(const std::string& component, const CORBA::Exception& error) {
   if (auto* e = idl::ModelFailure::_downcast(&error))
-    throw ModelError(e->component.in(), e->reason.in());
+    throw ModelError(e->origin.in(), e->reason.in());
   if (auto* e = idl::PeerFailure::_downcast(&error))
-    throw PeerError(e->component.in(), e->reason.in());
+    throw PeerError(e->origin.in(), e->reason.in());
   if (auto* e = idl::ProtocolViolation::_downcast(&error))
-    throw ProtocolError(e->component.in(), e->reason.in());
+    throw ProtocolError(e->origin.in(), e->reason.in());
   // omniORB 4.2 reports an expired call timeout as TIMEOUT (older versions: TRANSIENT).
   if (CORBA::TIMEOUT::_downcast(&error))
     throw PeerError(component, "did not answer within the call timeout (hung or overloaded)");

@@ -14,6 +14,16 @@ namespace kausal {
 [[noreturn]] void throw_on_wire(const std::string& component, std::exception_ptr error);
 [[noreturn]] void throw_from_wire(const std::string& component, const CORBA::Exception& error);
 
+// A failure reported through a call instead of raised by one (StateSink::fail): the
+// exception as kind ("model", "peer", "protocol"), failed component and reason, and back.
+struct ReportedFailure {
+  std::string kind;
+  std::string component;
+  std::string reason;
+};
+ReportedFailure describe_failure(const std::string& component, std::exception_ptr error);
+std::exception_ptr failure_from_report(const ReportedFailure& report);
+
 template <typename F>
 auto serve(const std::string& component, F&& f) -> decltype(f()) {
   try {

@@ -1,6 +1,7 @@
 #include "integrator/integrator.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "system/errors.hpp"
 
@@ -48,8 +49,13 @@ void Integrator::require(bool condition, const std::string& what) const {
   if (!condition) throw ProtocolError(config_.name, what);
 }
 
-void Integrator::step_once() {
-  list_.save(step_, x_);
+ActivityTotals Integrator::totals() const {
+  ActivityTotals t = clock_.totals();
+  t.state_list_peak = list_.peak();
+  return t;
+}
+
+void Integrator::compute_step() {
   auto rhs = [this](double t, const std::vector<double>& x, std::vector<double>& dx) {
     const auto start = ActivityClock::Clock::now();
     link_.calc(t, x, dx);
@@ -58,9 +64,36 @@ void Integrator::step_once() {
   };
   take_step(config_.method, rhs, step_time(config_.t0, config_.h, step_), config_.h, x_, work_);
   ++step_;
+}
+
+// Restores the state just saved before the step, steps again and compares the bits: a
+// rollback that does not reproduce the trajectory exactly would break equivalence.
+void Integrator::check_rollback_reproduces_step() {
+  const std::vector<double> first = x_;
+  const std::uint64_t from = step_ - 1;
+  x_ = list_.back().x;  // what step_once() saved just before this step (after any event)
+  step_ = from;
+  compute_step();
+  if (x_.size() != first.size() ||
+      std::memcmp(x_.data(), first.data(), x_.size() * sizeof(double)) != 0)
+    throw ModelError(config_.name, "rollback check: re-stepping from step " + std::to_string(from) +
+                                       " after a restore gave other bits");
+}
+
+void Integrator::step_once() {
+  const auto start = ActivityClock::Clock::now();
+  const auto wait_before = link_wait_;
+  list_.save(step_, x_);
+  compute_step();
+  if (config_.rollback_check) check_rollback_reproduces_step();
+  step_times_.emplace_back(step_, ActivityClock::Clock::now() - start - (link_wait_ - wait_before));
   if (!all_finite(x_))
     throw ModelError(config_.name, "state is no longer finite at step " + std::to_string(step_) +
                                        " (step size too large for the method?)");
+}
+
+void Integrator::forget_step_times_before(std::uint64_t gvt) {
+  while (!step_times_.empty() && step_times_.front().first <= gvt) step_times_.pop_front();
 }
 
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
@@ -68,6 +101,7 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
   require(gvt <= step_,
           "gvt " + std::to_string(gvt) + " lies after the current step " + std::to_string(step_));
   list_.fossil_collect(gvt);
+  forget_step_times_before(gvt);
   StateBatch batch{epoch_, step_ + 1, x_.size(), {}};
   if (guarantee > step_) batch.states.reserve((guarantee - step_) * x_.size());
   while (step_ < guarantee) {
@@ -81,7 +115,9 @@ std::vector<double> Integrator::apply_event(const Event& event) {
   RequestScope scope(clock_, link_wait_);
   require(event.step == step_, "event for step " + std::to_string(event.step) +
                                    " arrived at step " + std::to_string(step_));
-  list_.save(step_, x_);
+  // Rollback restores the first state saved at a step (as stepping produced it); a second
+  // event at the same step needs no second copy.
+  if (list_.first_at(step_) == nullptr) list_.save(step_, x_);
   const auto start = ActivityClock::Clock::now();
   link_.handle_event(event, x_);
   link_wait_ += ActivityClock::Clock::now() - start;
@@ -101,7 +137,7 @@ StateBatch Integrator::states_since(std::uint64_t from_step) const {
   return batch;
 }
 
-std::uint32_t Integrator::rollback(std::uint64_t step, std::span<const double> x) {
+RollbackResult Integrator::rollback(std::uint64_t step, std::span<const double> x) {
   RequestScope scope(clock_, link_wait_);
   require(step <= step_, "rollback to step " + std::to_string(step) + " after the current step " +
                              std::to_string(step_));
@@ -118,14 +154,20 @@ std::uint32_t Integrator::rollback(std::uint64_t step, std::span<const double> x
                                        " values, expected " + std::to_string(x_.size()));
     x_.assign(x.begin(), x.end());
   }
+  const std::uint64_t discarded = step_ - step;
+  while (!step_times_.empty() && step_times_.back().first > step) {
+    clock_.reclassify_as_rollback(step_times_.back().second);
+    step_times_.pop_back();
+  }
   step_ = step;
-  return ++epoch_;
+  return {++epoch_, discarded};
 }
 
 void Integrator::commit(std::uint64_t gvt) {
   require(gvt <= step_, "commit at gvt " + std::to_string(gvt) + " after the current step " +
                             std::to_string(step_));
   list_.fossil_collect(gvt);
+  forget_step_times_before(gvt);
 }
 
 }  // namespace kausal

@@ -2,8 +2,10 @@
 // The Integrator component without transport: steps its System under a guarantee, keeps the
 // state list, applies events, rolls back. The servant and the in-process port wrap this.
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "integrator/state_list.hpp"
@@ -19,6 +21,14 @@ struct IntegratorConfig {
   double t0 = 0;
   double h = 0;
   std::vector<double> x0;
+  // Every step: step, restore from the state list, step again, require identical bits
+  // (design.md §7, the ROSS rollback check). Doubles the Calc calls.
+  bool rollback_check = false;
+};
+
+struct RollbackResult {
+  std::uint32_t epoch = 0;
+  std::uint64_t discarded_steps = 0;
 };
 
 // States of consecutive steps first_step, first_step + 1, ...; state_size doubles each.
@@ -47,19 +57,24 @@ class Integrator {
   // The committed state of every step from `from_step` to the current one.
   StateBatch states_since(std::uint64_t from_step) const;
   // Returns to `step`: restores the state saved there (or takes `x` if it is not empty),
-  // discards everything later, and starts a new epoch, which it returns.
-  std::uint32_t rollback(std::uint64_t step, std::span<const double> x);
+  // discards everything later, and starts a new epoch. The compute time of the discarded
+  // steps moves from busy to rollback time.
+  RollbackResult rollback(std::uint64_t step, std::span<const double> x);
+  // Frees the state list before gvt (gvt <= step()).
   void commit(std::uint64_t gvt);
 
   std::uint64_t step() const { return step_; }
   std::uint32_t epoch() const { return epoch_; }
   const std::vector<double>& state() const { return x_; }
   const StateList& state_list() const { return list_; }
-  ActivityTotals totals() const { return clock_.totals(); }
+  ActivityTotals totals() const;
   const std::string& name() const { return config_.name; }
 
  private:
   void step_once();
+  void compute_step();
+  void check_rollback_reproduces_step();
+  void forget_step_times_before(std::uint64_t gvt);
   void require(bool condition, const std::string& what) const;
 
   IntegratorConfig config_;
@@ -71,6 +86,9 @@ class Integrator {
   StateList list_;
   ActivityClock clock_;
   ActivityClock::Clock::duration link_wait_{};  // time spent waiting for the System
+  // Compute time of each step not yet committed (step reached, time), so that a rollback
+  // can book the discarded ones as rollback time.
+  std::deque<std::pair<std::uint64_t, ActivityClock::Clock::duration>> step_times_;
 };
 
 }  // namespace kausal

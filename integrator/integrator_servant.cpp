@@ -1,5 +1,8 @@
 #include "integrator/integrator_servant.hpp"
 
+#include <cstdlib>
+#include <thread>
+
 #include "idl/wire_errors.hpp"
 
 namespace kausal {
@@ -34,6 +37,35 @@ class CorbaSystemLink final : public SystemLink {
   std::string name_;
 };
 
+// The monitor's inbox, reached over CORBA. KAUSAL_TEST_DELIVERY_DELAY_MS holds every batch
+// that long before sending it: a test hook that lets rollbacks overtake batches on their way.
+class CorbaBatchSink final : public BatchSink {
+ public:
+  CorbaBatchSink(idl::StateSink_ptr sink, std::string component)
+      : sink_(idl::StateSink::_duplicate(sink)), component_(std::move(component)) {
+    if (const char* ms = std::getenv("KAUSAL_TEST_DELIVERY_DELAY_MS"))
+      delay_ = std::chrono::milliseconds(std::strtol(ms, nullptr, 10));
+  }
+  void deliver(const StateBatch& batch) override {
+    if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
+    const idl::StateBatch b = to_idl(batch);
+    call_peer("monitor", [&] { sink_->deliver(component_.c_str(), b); });
+  }
+  void fail(std::exception_ptr error) override {
+    const ReportedFailure r = describe_failure(component_, error);
+    try {
+      sink_->fail(component_.c_str(), r.kind.c_str(), r.component.c_str(), r.reason.c_str());
+    } catch (const CORBA::Exception&) {
+      // The monitor is gone too; nothing left to tell.
+    }
+  }
+
+ private:
+  idl::StateSink_var sink_;
+  std::string component_;
+  std::chrono::milliseconds delay_{0};
+};
+
 }  // namespace
 
 IntegratorServant::IntegratorServant(const std::string& name, OrbRuntime& orb)
@@ -46,15 +78,27 @@ kausal::Integrator& IntegratorServant::initialised() {
   return *integrator_;
 }
 
+template <typename F>
+auto IntegratorServant::with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>())) {
+  if (RunAhead* r = active_.load()) return r->exclusive([&] { return f(*integrator_); });
+  std::lock_guard lock(mutex_);
+  return f(initialised());
+}
+
 void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
+    if (active_.load()) throw ProtocolError(name(), "initialise() while running ahead");
     if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "no System given");
     idl::ComponentInfo_var peer =
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
     auto link = std::make_unique<CorbaSystemLink>(setup.sys.in(), peer->name.in());
-    IntegratorConfig config{name(), parse_method(setup.method.in(), name() + ": "), setup.t0,
-                            setup.h, to_vector(setup.x0)};
+    IntegratorConfig config{name(),
+                            parse_method(setup.method.in(), name() + ": "),
+                            setup.t0,
+                            setup.h,
+                            to_vector(setup.x0),
+                            setup.rollback_check != 0};
     integrator_ = std::make_unique<kausal::Integrator>(std::move(config), *link);
     link_ = std::move(link);
   });
@@ -62,6 +106,7 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
 
 idl::StateBatch* IntegratorServant::advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) {
   return serve(name(), [&] {
+    if (active_.load()) throw ProtocolError(name(), "advance() while running ahead");
     std::lock_guard lock(mutex_);
     return new idl::StateBatch(to_idl(initialised().advance(guarantee, gvt)));
   });
@@ -69,35 +114,53 @@ idl::StateBatch* IntegratorServant::advance(CORBA::ULongLong guarantee, CORBA::U
 
 idl::DoubleSeq* IntegratorServant::apply_event(const idl::Event& event) {
   return serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    return new idl::DoubleSeq(to_seq(initialised().apply_event(from_idl(event))));
+    const Event e = from_idl(event);
+    return new idl::DoubleSeq(to_seq(with_integrator([&](auto& i) { return i.apply_event(e); })));
   });
 }
 
 idl::StateBatch* IntegratorServant::states_since(CORBA::ULongLong from_step) {
   return serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    return new idl::StateBatch(to_idl(initialised().states_since(from_step)));
+    return new idl::StateBatch(
+        to_idl(with_integrator([&](auto& i) { return i.states_since(from_step); })));
   });
 }
 
-CORBA::ULong IntegratorServant::rollback(CORBA::ULongLong step, const idl::DoubleSeq& x) {
-  return serve(name(), [&] {
+void IntegratorServant::run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_size,
+                                  CORBA::ULongLong window, CORBA::ULongLong last_step) {
+  serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    return static_cast<CORBA::ULong>(initialised().rollback(step, to_vector(x)));
+    if (active_.load()) throw ProtocolError(name(), "run_ahead() twice");
+    if (CORBA::is_nil(sink)) throw ProtocolError(name(), "run_ahead() without a sink");
+    kausal::Integrator& integrator = initialised();
+    sink_ = std::make_unique<CorbaBatchSink>(sink, name());
+    running_ =
+        std::make_unique<RunAhead>(integrator, mutex_, *sink_, batch_size, window, last_step);
+    active_.store(running_.get());
+  });
+}
+
+idl::RollbackResult IntegratorServant::rollback(CORBA::ULongLong step, const idl::DoubleSeq& x) {
+  return serve(name(), [&] {
+    const auto state = to_vector(x);
+    RunAhead* r_ahead = active_.load();
+    const RollbackResult r =
+        r_ahead ? r_ahead->rollback(step, state)
+                : with_integrator([&](auto& i) { return i.rollback(step, state); });
+    return idl::RollbackResult{r.epoch, r.discarded_steps};
   });
 }
 
 void IntegratorServant::commit(CORBA::ULongLong gvt) {
   serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    initialised().commit(gvt);
+    if (RunAhead* r = active_.load()) return r->commit(gvt);
+    with_integrator([&](auto& i) { i.commit(gvt); });
   });
 }
 
 ActivityTotals IntegratorServant::totals() {
-  std::lock_guard lock(mutex_);
-  return integrator_ ? integrator_->totals() : ActivityTotals{};
+  if (!integrator_) return {};
+  return with_integrator([](auto& i) { return i.totals(); });
 }
 
 }  // namespace kausal

@@ -1,10 +1,13 @@
 #pragma once
-// The Integrator servant: the plain Integrator on the wire, calling its System over CORBA.
+// The Integrator servant: the plain Integrator on the wire, calling its System over CORBA;
+// in optimistic runs a RunAhead worker steps it and ships batches to the monitor.
+#include <atomic>
 #include <memory>
 #include <mutex>
 
 #include "idl/component_servant.hpp"
 #include "integrator/integrator.hpp"
+#include "integrator/run_ahead.hpp"
 
 namespace kausal {
 
@@ -17,7 +20,9 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   idl::StateBatch* advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
   idl::StateBatch* states_since(CORBA::ULongLong from_step) override;
-  CORBA::ULong rollback(CORBA::ULongLong step, const idl::DoubleSeq& x) override;
+  void run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_size, CORBA::ULongLong window,
+                 CORBA::ULongLong last_step) override;
+  idl::RollbackResult rollback(CORBA::ULongLong step, const idl::DoubleSeq& x) override;
   void commit(CORBA::ULongLong gvt) override;
 
  protected:
@@ -26,10 +31,16 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
  private:
   // (Qualified: inside this class, plain `Integrator` names the CORBA skeleton base.)
   kausal::Integrator& initialised();
+  // Runs f on the initialised Integrator under its lock (through the worker if running).
+  template <typename F>
+  auto with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>()));
 
   std::mutex mutex_;
   std::unique_ptr<SystemLink> link_;
   std::unique_ptr<kausal::Integrator> integrator_;
+  std::unique_ptr<BatchSink> sink_;
+  std::unique_ptr<RunAhead> running_;       // last: its worker ends before the rest goes
+  std::atomic<RunAhead*> active_{nullptr};  // running_, for readers outside the lock
 };
 
 }  // namespace kausal

@@ -32,6 +32,7 @@ class StateList {
   std::size_t peak() const { return peak_; }
   bool empty() const { return entries_.empty(); }
   const Entry& front() const { return entries_.front(); }
+  const Entry& back() const { return entries_.back(); }
 
  private:
   std::deque<Entry> entries_;

@@ -1,7 +1,9 @@
 #include "monitor/chain_driver.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "integrator/stepper.hpp"
@@ -17,13 +19,42 @@ std::string host_name() {
 
 }  // namespace
 
+namespace {
+
+[[noreturn]] void causality_violation(std::size_t i, std::uint64_t step, const char* what) {
+  throw SimulationError("causality violation: pendulum[" + std::to_string(i + 1) + "] and [" +
+                        std::to_string(i + 2) + "] " + what + " at step " + std::to_string(step) +
+                        ", which the monitor had guaranteed impact-free");
+}
+
+void require_no_contact(const ChainSpec& chain, std::span<const PendulumState> states,
+                        std::uint64_t step) {
+  const auto& p = chain.pendulums;
+  for (std::size_t i = 0; i + 1 < states.size(); ++i) {
+    const auto a = bob_kinematics(p[i], states[i].data());
+    const auto b = bob_kinematics(p[i + 1], states[i + 1].data());
+    if (std::hypot(b.x - a.x, b.y - a.y) <= p[i].radius + p[i + 1].radius)
+      causality_violation(i, step, "are in contact");
+  }
+}
+
+}  // namespace
+
 std::uint64_t step_chain(const Scenario& s, ChainStepper& stepper, std::uint64_t m,
-                         std::span<PendulumState> states, ActivityClock* monitor) {
+                         std::span<PendulumState> states, const StepChecks& checks) {
   stepper.step_all(m, states);
   std::optional<BusyScope> busy;
-  if (monitor) busy.emplace(*monitor);
-  return resolve_impacts(s.chain, states, m + 1, [&](std::size_t i, double impulse) {
-    stepper.apply_impulse(i, m + 1, impulse, states);
+  if (checks.monitor) busy.emplace(*checks.monitor);
+  const std::uint64_t step = m + 1;
+  if (stepper.guaranteed_impact_free(step)) {
+    if (checks.check_guarantees) require_no_contact(s.chain, states, step);
+    // The sweep applies the left bob's impulse first: i is the pair's left pendulum.
+    return resolve_impacts(s.chain, states, step, [&](std::size_t i, double) {
+      causality_violation(i, step, "need an impulse");
+    });
+  }
+  return resolve_impacts(s.chain, states, step, [&](std::size_t i, double impulse) {
+    stepper.apply_impulse(i, step, impulse, states);
   });
 }
 
@@ -48,7 +79,7 @@ RunResult failed_before_start(const Scenario& s, const std::string& method, cons
 }
 
 RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control) {
+                      TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees) {
   RunResult r = describe_run(s, method);
 
   // The in-process reference runs in this thread: no separate monitor timing (two clock
@@ -61,7 +92,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
     recorder.commit(0, states);
     for (std::uint64_t m = 0; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
-      r.collisions += step_chain(s, stepper, m, states, monitor);
+      r.collisions += step_chain(s, stepper, m, states, {monitor, check_guarantees});
       recorder.commit(m + 1, states);
       r.steps = m + 1;
       control.progress(m + 1, s.steps);
@@ -74,7 +105,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   recorder.flush();
   r.trajectory_sha256 = recorder.digest();
-  r.messages = stepper.messages();
+  r.counters = stepper.counters();
   if (monitor)
     r.components.push_back({"monitor", "monitor", host_name(), static_cast<long>(getpid()), true,
                             monitor_clock.totals()});
@@ -82,6 +113,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
     // Calc calls are counted where the model is evaluated: by Systems, or by the
     // sequential reference that evaluates every model itself.
     if (c.role == "system" || c.role == "sequential") r.calc_calls += c.totals.calc_calls;
+    r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
     r.components.push_back(std::move(c));
   }
   return r;

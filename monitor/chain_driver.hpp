@@ -8,11 +8,18 @@
 
 namespace kausal {
 
+struct StepChecks {
+  ActivityClock* monitor = nullptr;  // gets the sweep's time as busy time, if given
+  // At steps the stepper guaranteed impact-free, require that no pair is even in contact
+  // (the test mode of the lookahead, docs/lookahead.md).
+  bool check_guarantees = false;
+};
+
 // One step of every method: step every pendulum from m to m + 1, then sweep the impacts at
-// m + 1 (design.md §2). Returns the number of impacts. The sweep's time is added to
-// `monitor`'s busy time if given (waiting for the components is the monitor's idle time).
+// m + 1 (design.md §2). Returns the number of impacts. An impulse due at a step that the
+// stepper guaranteed impact-free is a causality violation (SimulationError).
 std::uint64_t step_chain(const Scenario& scenario, ChainStepper& stepper, std::uint64_t m,
-                         std::span<PendulumState> states, ActivityClock* monitor = nullptr);
+                         std::span<PendulumState> states, const StepChecks& checks = {});
 
 // A result that says what was run (method, model, sizes) and nothing yet about how it went.
 RunResult describe_run(const Scenario& scenario, const std::string& method);
@@ -25,6 +32,7 @@ RunResult failed_before_start(const Scenario& scenario, const std::string& metho
 // "interrupted"), the exit code and the message in the result, and everything committed
 // up to then in the recorder.
 RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control);
+                      TrajectoryRecorder& recorder, RunControl& control,
+                      bool check_guarantees = false);
 
 }  // namespace kausal

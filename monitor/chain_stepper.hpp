@@ -1,7 +1,7 @@
 #pragma once
 // How a method moves the whole chain one step. The driver (chain_driver.hpp) owns the loop,
-// the impact sweep and the committing; a stepper only computes, so sequential, conservative
-// and later methods share the physics and the event order by construction.
+// the impact sweep and the committing; a stepper only supplies states, so every method
+// shares the physics and the event order by construction.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -19,10 +19,13 @@ class ChainStepper {
   // Applies an angular impulse to pendulum i at step m and updates states[i].
   virtual void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                              std::span<PendulumState> states) = 0;
-  virtual std::uint64_t messages() const { return 0; }
+  // True if the stepper computed step s under a guarantee that no impact happens there
+  // (lookahead): an impulse due at s would be a causality violation.
+  virtual bool guaranteed_impact_free(std::uint64_t /*s*/) const { return false; }
   // True if the stepping runs in the monitor's own thread (the sequential reference): then
   // the monitor has no separate busy time worth two clock reads per step.
   virtual bool in_monitor_thread() const { return false; }
+  virtual MethodCounters counters() const { return {}; }
   // Timing and Calc counts of the components doing the stepping (best effort after a
   // failure).
   virtual std::vector<ComponentReport> reports() = 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "integrator/stepper.hpp"
+#include "monitor/lookahead.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -16,31 +17,68 @@ PendulumState checked_state(const std::string& from, std::span<const double> x) 
   return {x[0], x[1]};
 }
 
-ConservativeStepper::ConservativeStepper(Deployment& deployment, double t0, double h,
-                                         const std::vector<int>& lane_cpus)
-    : deployment_(deployment), fan_(deployment.size(), lane_cpus), t0_(t0), h_(h) {}
+std::uint64_t payload_bytes(const StateBatch& batch) {
+  return 8 * (batch.states.size() + 3);
+}
+std::uint64_t payload_bytes(const Event& event) {
+  return 8 * (event.data.size() + 2);
+}
 
-void ConservativeStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
-  // Guarantee m + 1: no event can reach any pendulum before step m + 1 is checked. Entries
-  // before m are final (conservative runs never roll back), so gvt = m frees them.
+ConservativeStepper::ConservativeStepper(Deployment& deployment, const Scenario& scenario,
+                                         const ConservativeOptions& options)
+    : deployment_(deployment),
+      scenario_(scenario),
+      options_(options),
+      fan_(deployment.size(), options.lane_cpus),
+      window_(deployment.size()) {}
+
+void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> states) {
+  std::uint64_t free_steps = 0;
+  if (options_.guarantee == Guarantee::lookahead) {
+    const std::uint64_t left = scenario_.steps - m - 1;
+    free_steps = safe_free_steps(scenario_.chain, scenario_.method, scenario_.h, states,
+                                 std::min(options_.max_window, left));
+  }
+  // No impact can happen at steps m+1 .. m+free_steps: everyone may compute up to the
+  // step after them, whose impacts are checked as usual. Entries before m are final
+  // (conservative runs never roll back), so gvt = m frees them.
+  const std::uint64_t guarantee = m + 1 + free_steps;
   fan_.run([&](std::size_t i) {
     IntegratorPort& port = deployment_.integrator(i);
-    const StateBatch batch = port.advance(m + 1, m);
-    if (batch.first_step != m + 1 || batch.count() != 1)
-      throw ProtocolError(port.name(), "answered guarantee " + std::to_string(m + 1) + " with " +
-                                           std::to_string(batch.count()) + " states from step " +
-                                           std::to_string(batch.first_step));
-    states[i] = checked_state(port.name(), batch.state(0));
+    StateBatch batch = port.advance(guarantee, m);
+    if (batch.first_step != m + 1 || batch.count() != free_steps + 1 ||
+        batch.state_size != pendulum_state_size)
+      throw ProtocolError(port.name(), "answered guarantee " + std::to_string(guarantee) +
+                                           " with " + std::to_string(batch.count()) +
+                                           " states from step " + std::to_string(batch.first_step));
+    window_[i] = std::move(batch);
   });
-  messages_ += states.size();
+  window_first_ = m + 1;
+  guarantee_ = guarantee;
+  ++counters_.rounds;
+  counters_.messages += 2 * deployment_.size();  // request and reply
+  for (const auto& b : window_) counters_.bytes += 16 + payload_bytes(b);
+}
+
+void ConservativeStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
+  if (m + 1 > guarantee_ || m + 1 < window_first_) grant(m, states);
+  const std::size_t k = m + 1 - window_first_;
+  for (std::size_t i = 0; i < states.size(); ++i)
+    states[i] = checked_state(deployment_.integrator(i).name(), window_[i].state(k));
+}
+
+bool ConservativeStepper::guaranteed_impact_free(std::uint64_t s) const {
+  return s >= window_first_ && s < guarantee_;
 }
 
 void ConservativeStepper::apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                                         std::span<PendulumState> states) {
   IntegratorPort& port = deployment_.integrator(i);
-  const auto x = port.apply_event(Event{"impulse", m, step_time(t0_, h_, m), {impulse}});
+  const Event event{"impulse", m, step_time(scenario_.t0(), scenario_.h, m), {impulse}};
+  const auto x = port.apply_event(event);
   states[i] = checked_state(port.name(), x);
-  ++messages_;
+  counters_.messages += 2;
+  counters_.bytes += payload_bytes(event) + 8 * x.size();
 }
 
 }  // namespace kausal

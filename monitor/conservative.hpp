@@ -1,32 +1,55 @@
 #pragma once
-// The thesis' conservative monitor (design.md §3): each round grants every Integrator the
-// guarantee for one more step, all step in parallel, then the driver checks the impacts.
+// The conservative monitor (design.md §3). Each round grants every Integrator a guarantee,
+// all step in parallel up to it, then the driver checks the impacts step by step.
+//  - step: the thesis protocol, one step per guarantee;
+//  - lookahead: all steps before the earliest one at which any two bobs could touch,
+//    from a bound proved in docs/lookahead.md.
 #include "monitor/chain_stepper.hpp"
 #include "monitor/fan_out.hpp"
 #include "monitor/integrator_port.hpp"
+#include "monitor/scenario.hpp"
 
 namespace kausal {
 
+enum class Guarantee { step, lookahead };
+
+struct ConservativeOptions {
+  Guarantee guarantee = Guarantee::step;
+  // See FanOut; the deployment must have pinned pendulum i's components to
+  // lane_cpus[i % lane_cpus.size()] for the lanes to pay off.
+  std::vector<int> lane_cpus;
+  std::uint64_t max_window = 10'000;  // lookahead: at most this many steps per guarantee
+};
+
 class ConservativeStepper final : public ChainStepper {
  public:
-  // lane_cpus: see FanOut; the deployment must have pinned pendulum i's components to
-  // lane_cpus[i % lane_cpus.size()] for the lanes to pay off.
-  ConservativeStepper(Deployment& deployment, double t0, double h,
-                      const std::vector<int>& lane_cpus = {});
+  ConservativeStepper(Deployment& deployment, const Scenario& scenario,
+                      const ConservativeOptions& options = {});
   void step_all(std::uint64_t m, std::span<PendulumState> states) override;
   void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                      std::span<PendulumState> states) override;
-  std::uint64_t messages() const override { return messages_; }
+  bool guaranteed_impact_free(std::uint64_t s) const override;
+  MethodCounters counters() const override { return counters_; }
   std::vector<ComponentReport> reports() override { return deployment_.reports(); }
 
  private:
+  void grant(std::uint64_t m, std::span<const PendulumState> states);
+
   Deployment& deployment_;
+  const Scenario& scenario_;
+  ConservativeOptions options_;
   FanOut fan_;
-  double t0_, h_;
-  std::uint64_t messages_ = 0;
+  // The states of the current guarantee: steps window_first_ .. guarantee_, per pendulum.
+  std::vector<StateBatch> window_;
+  std::uint64_t window_first_ = 0;
+  std::uint64_t guarantee_ = 0;
+  MethodCounters counters_;
 };
 
 // Checks a state that arrived from component `from`: size and finiteness.
 PendulumState checked_state(const std::string& from, std::span<const double> x);
+// The payload bytes of a batch or an event on the wire (8 per double and per step number).
+std::uint64_t payload_bytes(const StateBatch& batch);
+std::uint64_t payload_bytes(const Event& event);
 
 }  // namespace kausal

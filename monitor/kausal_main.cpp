@@ -11,6 +11,7 @@
 #include "idl/kausal.hh"
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
+#include "monitor/optimistic.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
 #include "monitor/sequential.hpp"
@@ -21,16 +22,30 @@ using namespace kausal;
 
 namespace {
 
-const std::vector<std::string> kMethods = {"sequential", "conservative"};
-
 constexpr const char* kExitCodes =
     "Exit codes: 0 ok, 1 simulation failed (or digests differ in compare), 2 bad input "
     "(scenario, command line), 3 peer or transport failure, 4 interface version mismatch, "
     "130 interrupted.";
 
+// One method with its variant, as run by `run` and listed by `compare`.
+struct MethodSpec {
+  std::string method;     // sequential | conservative | optimistic
+  std::string guarantee;  // conservative: step | lookahead
+};
+
+const std::vector<MethodSpec> kCompared = {{"sequential", ""},
+                                           {"conservative", "step"},
+                                           {"conservative", "lookahead"},
+                                           {"optimistic", ""}};
+
 struct Options {
   std::string scenario;
   std::string method = "sequential";
+  std::string guarantee = "step";
+  std::size_t batch = 64;
+  std::uint64_t window = 512;
+  bool check_guarantees = false;
+  bool rollback_check = false;
   std::string out;
   unsigned call_timeout_ms = 3000;
   unsigned startup_timeout_ms = 10000;
@@ -58,13 +73,22 @@ void on_interrupt(int) {
 }
 
 // The ORB is created on first use and lives until exit (omniORB allows one per process).
+// The monitor serves too: optimistic Integrators deliver their batches to its StateSink.
 class OrbOnDemand {
  public:
   explicit OrbOnDemand(unsigned call_timeout_ms) : call_timeout_ms_(call_timeout_ms) {}
+  ~OrbOnDemand() {
+    orb_.reset();
+    std::error_code ignored;
+    if (!socket_dir_.empty()) fs::remove_all(socket_dir_, ignored);
+  }
   OrbRuntime& get() {
     if (!orb_) {
+      char dir[] = "/tmp/kausal-monitor-XXXXXX";
+      if (!mkdtemp(dir)) throw PeerError("monitor", "cannot create a socket directory in /tmp");
+      socket_dir_ = dir;
       OrbSettings s;
-      s.serve = false;
+      s.unix_socket = (socket_dir_ / "monitor").string();
       // The monitor waits a second longer than its components do, so that a hung System
       // is reported by its Integrator (naming the System) before the monitor gives up.
       s.call_timeout_ms = call_timeout_ms_ + 1000;
@@ -75,35 +99,55 @@ class OrbOnDemand {
 
  private:
   unsigned call_timeout_ms_;
+  fs::path socket_dir_;
   std::unique_ptr<OrbRuntime> orb_;
 };
 
-RunResult execute(const Scenario& s, const std::string& method, const fs::path& out,
-                  const Options& o, OrbOnDemand& orb) {
+std::unique_ptr<ChainStepper> make_distributed_stepper(const MethodSpec& m, const Scenario& s,
+                                                       Deployment& deployment, const Options& o,
+                                                       const std::vector<int>& cpus) {
+  if (m.method == "optimistic")
+    return std::make_unique<OptimisticStepper>(deployment, s, OptimisticOptions{o.batch, o.window});
+  const Guarantee g = m.guarantee == "lookahead" ? Guarantee::lookahead : Guarantee::step;
+  return std::make_unique<ConservativeStepper>(deployment, s, ConservativeOptions{g, cpus});
+}
+
+RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
+                  OrbOnDemand& orb) {
   fs::create_directories(out);
   TrajectoryRecorder recorder(out / "trajectory.csv", s.pendulums(), s.output_every, s.steps,
                               s.t0(), s.h);
-  ProgressBar progress(method, stderr_is_terminal());
+  ProgressBar progress(m.method, stderr_is_terminal());
   RunResult result;
   try {
-    if (method == "sequential") {
+    if (m.method == "sequential") {
       SequentialStepper stepper(s);
-      result = drive_chain(s, method, stepper, recorder, progress);
+      result = drive_chain(s, m.method, stepper, recorder, progress);
     } else {
       const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
-      LaunchOptions launch{executable_dir(), out / "logs", o.call_timeout_ms,
-                           std::chrono::milliseconds(o.startup_timeout_ms), cpus};
+      LaunchOptions launch{executable_dir(),
+                           out / "logs",
+                           o.call_timeout_ms,
+                           std::chrono::milliseconds(o.startup_timeout_ms),
+                           cpus,
+                           o.rollback_check};
       ProcessDeployment deployment(s, orb.get(), launch);
-      ConservativeStepper stepper(deployment, s.t0(), s.h, cpus);
-      result = drive_chain(s, method, stepper, recorder, progress);
+      auto stepper = make_distributed_stepper(m, s, deployment, o, cpus);
+      result = drive_chain(s, m.method, *stepper, recorder, progress, o.check_guarantees);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
+      stepper.reset();
       // After a failure a hung peer would never act on a polite shutdown: the deployment's
       // destructor ends every child by signal and reaps it.
       if (result.status == "completed") deployment.shutdown();
     }
   } catch (const Error& e) {
-    result = failed_before_start(s, method, e);
+    result = failed_before_start(s, m.method, e);
+  }
+  result.variant = m.guarantee;
+  if (m.method == "optimistic") {
+    result.batch_size = o.batch;
+    result.window = o.window;
   }
   write_summary_json(result, out / "summary.json");
   return result;
@@ -111,9 +155,10 @@ RunResult execute(const Scenario& s, const std::string& method, const fs::path& 
 
 int run_command(const Options& o) {
   const Scenario s = load_scenario(o.scenario);
+  const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
-  const RunResult r = execute(s, o.method, out, o, orb);
+  const RunResult r = execute(s, m, out, o, orb);
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
   return static_cast<int>(r.exit_code);
@@ -124,8 +169,9 @@ int compare_command(const Options& o) {
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
   std::vector<RunResult> results;
-  for (const auto& method : kMethods) {
-    results.push_back(execute(s, method, out / method, o, orb));
+  for (const auto& m : kCompared) {
+    const std::string dir = m.guarantee.empty() ? m.method : m.method + "-" + m.guarantee;
+    results.push_back(execute(s, m, out / dir, o, orb));
     if (results.back().status != "completed") break;
   }
   std::cout << "kausal compare · " << s.file << " · " << s.pendulums() << " pendulums, "
@@ -133,16 +179,53 @@ int compare_command(const Options& o) {
             << format_comparison(results) << "\noutput: " << out.string() << "\n";
   for (const auto& r : results) {
     if (r.status != "completed") {
-      std::cerr << "kausal: " << r.method << ": " << r.error << "\n";
+      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
       return static_cast<int>(r.exit_code);
     }
     if (r.trajectory_sha256 != results.front().trajectory_sha256) {
-      std::cerr << "kausal: " << r.method << " gives a different trajectory digest than "
-                << results.front().method << " (a bug: methods must agree bit for bit)\n";
+      std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
+                << results.front().label() << " (a bug: methods must agree bit for bit)\n";
       return static_cast<int>(ExitCode::simulation_failed);
     }
   }
   return 0;
+}
+
+// Options of the distributed methods, shared by run and compare.
+void add_common(CLI::App* cmd, Options& o) {
+  cmd->add_option("scenario", o.scenario, "scenario file (TOML, see docs/scenarios.md)")
+      ->required();
+  cmd->add_option("--out", o.out, "output directory (default: a fresh one under runs/)");
+  cmd->add_option("--batch", o.batch, "optimistic: states per batch an Integrator ships")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--window", o.window,
+                  "optimistic: steps an Integrator may run ahead of the last commit (GVT); "
+                  "bounds its state list and the work a rollback can waste")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000'000));
+  cmd->add_flag("--check-guarantees", o.check_guarantees,
+                "conservative lookahead: at every granted step, require that no two bobs even "
+                "touch (a false guarantee ends the run as a causality violation)");
+  cmd->add_flag("--rollback-check", o.rollback_check,
+                "every Integrator step: step, restore from the state list, step again, require "
+                "identical bits (doubles the Calc calls)");
+  cmd->add_option("--call-timeout", o.call_timeout_ms,
+                  "ms a component may take to answer a call before it counts as hung; the "
+                  "monitor waits one second longer")
+      ->capture_default_str()
+      ->check(CLI::Range(10u, 3'600'000u));
+  cmd->add_option("--pin", o.pin,
+                  "cores: pin each pendulum's System and Integrator, and the monitor thread "
+                  "that calls them, to one CPU (pendulum i on CPU i mod #CPUs); none: one "
+                  "monitor thread per component, the OS places everything")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cores", "none"}));
+  cmd->add_option("--startup-timeout", o.startup_timeout_ms,
+                  "ms all component processes together may take to start")
+      ->capture_default_str()
+      ->check(CLI::Range(100u, 600'000u));
+  cmd->footer(kExitCodes);
 }
 
 }  // namespace
@@ -158,40 +241,26 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Options o;
 
-  auto add_common = [&](CLI::App* cmd) {
-    cmd->add_option("scenario", o.scenario, "scenario file (TOML, see docs/scenarios.md)")
-        ->required();
-    cmd->add_option("--out", o.out, "output directory (default: a fresh one under runs/)");
-    cmd->add_option("--call-timeout", o.call_timeout_ms,
-                    "ms a component may take to answer a call before it counts as hung; the "
-                    "monitor waits one second longer")
-        ->capture_default_str()
-        ->check(CLI::Range(10u, 3'600'000u));
-    cmd->add_option("--pin", o.pin,
-                    "cores: pin each pendulum's System and Integrator, and the monitor thread "
-                    "that calls them, to one CPU (pendulum i on CPU i mod #CPUs); none: one "
-                    "monitor thread per component, the OS places everything")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"cores", "none"}));
-    cmd->add_option("--startup-timeout", o.startup_timeout_ms,
-                    "ms all component processes together may take to start")
-        ->capture_default_str()
-        ->check(CLI::Range(100u, 600'000u));
-  };
-
   CLI::App* run = app.add_subcommand("run", "run a scenario under one method");
-  add_common(run);
   run->add_option("--method", o.method,
                   "sequential: in-process reference; conservative: one System and one "
-                  "Integrator process per pendulum, the thesis protocol")
+                  "Integrator process per pendulum, guarantees from the monitor; optimistic: "
+                  "the same processes run ahead and roll back")
       ->capture_default_str()
-      ->check(CLI::IsMember(kMethods));
-  run->footer(kExitCodes);
+      ->check(CLI::IsMember({"sequential", "conservative", "optimistic"}));
+  run->add_option("--guarantee", o.guarantee,
+                  "conservative: step (one step per guarantee, the thesis protocol) or "
+                  "lookahead (every step before the earliest possible contact, "
+                  "docs/lookahead.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"step", "lookahead"}));
+  add_common(run, o);
 
   CLI::App* compare = app.add_subcommand(
-      "compare", "run every method on one scenario; one table; digests must be equal");
-  add_common(compare);
-  compare->footer(kExitCodes);
+      "compare",
+      "run sequential, conservative (step and lookahead) and optimistic on one scenario; one "
+      "table; every digest must equal the sequential one");
+  add_common(compare, o);
 
   try {
     app.parse(argc, argv);

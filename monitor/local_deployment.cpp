@@ -2,6 +2,12 @@
 
 #include <unistd.h>
 
+#include <mutex>
+#include <thread>
+
+#include "integrator/run_ahead.hpp"
+#include "system/errors.hpp"
+
 namespace kausal {
 
 std::string system_name(std::size_t i) {
@@ -11,34 +17,77 @@ std::string integrator_name(std::size_t i) {
   return "integrator-" + std::to_string(i + 1);
 }
 
-struct LocalDeployment::Pendulum final : IntegratorPort {
+struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
   SystemCore system;
   LocalSystemLink link;
   Integrator integrator;
+  std::mutex mutex;
+  BatchInbox& inbox;
+  std::size_t index;
+  std::chrono::milliseconds delay;
+  std::unique_ptr<RunAhead> running;  // last: its worker must end before the rest goes
 
-  Pendulum(const Scenario& s, std::size_t i)
+  Pendulum(const Scenario& s, std::size_t i, BatchInbox& box, const LocalDeploymentOptions& o)
       : system(system_name(i)),
         link(system),
         integrator(IntegratorConfig{integrator_name(i),
                                     s.method,
                                     s.t0(),
                                     s.h,
-                                    {s.initial[i].begin(), s.initial[i].end()}},
-                   link) {
+                                    {s.initial[i].begin(), s.initial[i].end()},
+                                    o.rollback_check},
+                   link),
+        inbox(box),
+        index(i),
+        delay(o.delivery_delay) {
     system.configure("pendulum", to_parameters(s.chain.pendulums[i]));
   }
+
+  // Every call reaches the Integrator under its lock; while it runs ahead, through the
+  // worker's exclusive() so that the worker pauses at a step boundary.
+  template <typename F>
+  auto locked(F&& f) -> decltype(f()) {
+    if (running) return running->exclusive(f);
+    std::lock_guard lock(mutex);
+    return f();
+  }
+
   const std::string& name() const override { return integrator.name(); }
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
+    if (running) throw ProtocolError(name(), "advance() while running ahead");
+    std::lock_guard lock(mutex);
     return integrator.advance(guarantee, gvt);
   }
   std::vector<double> apply_event(const Event& event) override {
-    return integrator.apply_event(event);
+    return locked([&] { return integrator.apply_event(event); });
   }
+  void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) override {
+    if (running) throw ProtocolError(name(), "run_ahead() twice");
+    running = std::make_unique<RunAhead>(integrator, mutex, *this, batch_size, window, last_step);
+  }
+  RollbackResult rollback(std::uint64_t step) override {
+    if (running) return running->rollback(step, {});
+    std::lock_guard lock(mutex);
+    return integrator.rollback(step, {});
+  }
+  void commit(std::uint64_t gvt) override {
+    if (running) return running->commit(gvt);
+    std::lock_guard lock(mutex);
+    integrator.commit(gvt);
+  }
+  void ping() override {}
+
+  // BatchSink: straight into the monitor's inbox (after the test delay, if any).
+  void deliver(const StateBatch& batch) override {
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
+    inbox.push({index, batch, nullptr});
+  }
+  void fail(std::exception_ptr error) override { inbox.push({index, {}, error}); }
 };
 
-LocalDeployment::LocalDeployment(const Scenario& s) {
+LocalDeployment::LocalDeployment(const Scenario& s, const LocalDeploymentOptions& options) {
   for (std::size_t i = 0; i < s.pendulums(); ++i)
-    parts_.push_back(std::make_unique<Pendulum>(s, i));
+    parts_.push_back(std::make_unique<Pendulum>(s, i, inbox_, options));
 }
 
 LocalDeployment::~LocalDeployment() = default;
@@ -51,8 +100,11 @@ std::vector<ComponentReport> LocalDeployment::reports() {
   std::vector<ComponentReport> out;
   const long pid = static_cast<long>(getpid());
   for (auto& p : parts_) {
-    out.push_back({p->integrator.name(), "integrator", "local", pid, true, p->integrator.totals()});
-    out.push_back({p->system.name(), "system", "local", pid, true, p->system.totals()});
+    // Under the lock: a running-ahead worker updates both while it steps.
+    const auto [integrator_totals, system_totals] =
+        p->locked([&] { return std::pair(p->integrator.totals(), p->system.totals()); });
+    out.push_back({p->integrator.name(), "integrator", "local", pid, true, integrator_totals});
+    out.push_back({p->system.name(), "system", "local", pid, true, system_totals});
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Every System and Integrator in this process, called directly (fast, exact tests of the
 // synchronisation algorithms; no omniORB involved).
+#include <chrono>
 #include <memory>
 
 #include "integrator/local_system_link.hpp"
@@ -9,16 +10,25 @@
 
 namespace kausal {
 
+struct LocalDeploymentOptions {
+  // Test hook: every batch an optimistic Integrator ships is held this long before it
+  // reaches the inbox, so that rollbacks overtake batches already on their way.
+  std::chrono::milliseconds delivery_delay{0};
+  bool rollback_check = false;  // see IntegratorConfig::rollback_check
+};
+
 class LocalDeployment final : public Deployment {
  public:
-  explicit LocalDeployment(const Scenario& scenario);
+  explicit LocalDeployment(const Scenario& scenario, const LocalDeploymentOptions& options = {});
   ~LocalDeployment() override;
   std::size_t size() const override { return parts_.size(); }
   IntegratorPort& integrator(std::size_t i) override;
+  BatchInbox& inbox() override { return inbox_; }
   std::vector<ComponentReport> reports() override;
 
  private:
   struct Pendulum;
+  BatchInbox inbox_;  // declared first: the pendulums' workers deliver into it until they end
   std::vector<std::unique_ptr<Pendulum>> parts_;
 };
 

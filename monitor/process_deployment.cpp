@@ -9,6 +9,7 @@
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
 #include "monitor/local_deployment.hpp"
+#include "monitor/state_sink_servant.hpp"
 
 namespace kausal {
 
@@ -26,8 +27,10 @@ namespace {
 
 class CorbaIntegratorPort final : public IntegratorPort {
  public:
-  CorbaIntegratorPort(std::string name, idl::Integrator_ptr ref)
-      : name_(std::move(name)), ref_(idl::Integrator::_duplicate(ref)) {}
+  CorbaIntegratorPort(std::string name, idl::Integrator_ptr ref, idl::StateSink_ptr sink)
+      : name_(std::move(name)),
+        ref_(idl::Integrator::_duplicate(ref)),
+        sink_(idl::StateSink::_duplicate(sink)) {}
   const std::string& name() const override { return name_; }
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
     idl::StateBatch_var b = call_peer(name_, [&] { return ref_->advance(guarantee, gvt); });
@@ -38,10 +41,27 @@ class CorbaIntegratorPort final : public IntegratorPort {
     idl::DoubleSeq_var x = call_peer(name_, [&] { return ref_->apply_event(e); });
     return to_vector(x.in());
   }
+  void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) override {
+    call_peer(name_, [&] {
+      ref_->run_ahead(sink_, static_cast<CORBA::ULong>(batch_size), window, last_step);
+    });
+  }
+  RollbackResult rollback(std::uint64_t step) override {
+    const idl::DoubleSeq keep;  // empty: restore the state stepping produced at `step`
+    const idl::RollbackResult r = call_peer(name_, [&] { return ref_->rollback(step, keep); });
+    return {r.epoch, r.discarded_steps};
+  }
+  void commit(std::uint64_t gvt) override {
+    call_peer(name_, [&] { ref_->commit(gvt); });
+  }
+  void ping() override {
+    call_peer(name_, [&] { ref_->ping(); });
+  }
 
  private:
   std::string name_;
   idl::Integrator_var ref_;
+  idl::StateSink_var sink_;
 };
 
 template <typename T>
@@ -63,9 +83,10 @@ ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
   socket_dir_ = dir;
   try {
     start(scenario, options);
-    set_up(scenario);
+    set_up(scenario, options);
   } catch (...) {
     components_.clear();  // ends and reaps every child started so far
+    if (sink_servant_) orb_.deactivate(sink_servant_);
     std::filesystem::remove_all(socket_dir_);
     throw;
   }
@@ -73,6 +94,7 @@ ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
 
 ProcessDeployment::~ProcessDeployment() {
   components_.clear();
+  if (sink_servant_) orb_.deactivate(sink_servant_);
   std::error_code ignored;
   std::filesystem::remove_all(socket_dir_, ignored);
 }
@@ -113,9 +135,18 @@ void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& opt
   }
 }
 
-void ProcessDeployment::set_up(const Scenario& scenario) {
+void ProcessDeployment::set_up(const Scenario& scenario, const LaunchOptions& options) {
+  std::map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < scenario.pendulums(); ++i) index_of[integrator_name(i)] = i;
+  auto* sink = new StateSinkServant(inbox_, std::move(index_of));
+  const std::string sink_ior = orb_.activate(sink);
+  sink->_remove_ref();  // the POA owns it now
+  sink_servant_ = sink;
+  CORBA::Object_var sink_obj = orb_.resolve(sink_ior);
+  sink_ = idl::StateSink::_narrow(sink_obj);
+
   for (auto& c : components_) {
-    auto component = narrow<idl::Component>(c->name, c->ref);
+    auto component = narrow<idl::Participant>(c->name, c->ref);
     idl::ComponentInfo_var info = call_peer(c->name, [&] { return component->info(); });
     CORBA::release(component);
     if (info->interface_version != idl::INTERFACE_VERSION)
@@ -136,8 +167,10 @@ void ProcessDeployment::set_up(const Scenario& scenario) {
     setup.t0 = scenario.t0();
     setup.h = scenario.h;
     setup.x0 = to_seq(scenario.initial[i]);
+    setup.rollback_check = options.rollback_check;
     call_peer(integ.name, [&] { integrator->initialise(setup); });
-    ports_.push_back(std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in()));
+    ports_.push_back(
+        std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in(), sink_.in()));
   }
 }
 
@@ -150,7 +183,7 @@ std::vector<ComponentReport> ProcessDeployment::reports() {
       ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu};
       if (!c->process->running()) return r;
       try {
-        idl::Component_var component = idl::Component::_narrow(c->ref);
+        idl::Participant_var component = idl::Participant::_narrow(c->ref);
         omniORB::setClientCallTimeout(component, 1000);
         r.totals = from_idl(component->timing());
         r.reachable = true;
@@ -169,7 +202,7 @@ void ProcessDeployment::shutdown() {
   for (auto& c : components_) {
     if (!c->process->running()) continue;
     try {
-      auto component = idl::Component::_narrow(c->ref);
+      auto component = idl::Participant::_narrow(c->ref);
       component->shutdown();
       CORBA::release(component);
     } catch (const CORBA::Exception&) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "monitor/child_process.hpp"
 #include "monitor/integrator_port.hpp"
@@ -21,6 +22,7 @@ struct LaunchOptions {
   // Empty: the OS places the processes. Otherwise the System and Integrator of pendulum i
   // are pinned to cpus[i % cpus.size()] (see FanOut for why).
   std::vector<int> cpus;
+  bool rollback_check = false;  // see IntegratorConfig::rollback_check
 };
 
 class ProcessDeployment final : public Deployment {
@@ -33,6 +35,7 @@ class ProcessDeployment final : public Deployment {
 
   std::size_t size() const override { return ports_.size(); }
   IntegratorPort& integrator(std::size_t i) override { return *ports_.at(i); }
+  BatchInbox& inbox() override { return *inbox_; }
   std::vector<ComponentReport> reports() override;
 
   // Asks every component to shut down, then ends those that do not within a grace period.
@@ -43,9 +46,12 @@ class ProcessDeployment final : public Deployment {
  private:
   struct Component;
   void start(const Scenario& scenario, const LaunchOptions& options);
-  void set_up(const Scenario& scenario);
+  void set_up(const Scenario& scenario, const LaunchOptions& options);
 
   OrbRuntime& orb_;
+  std::shared_ptr<BatchInbox> inbox_ = std::make_shared<BatchInbox>();
+  PortableServer::ServantBase* sink_servant_ = nullptr;  // owned by the POA once active
+  idl::StateSink_var sink_;
   std::filesystem::path socket_dir_;
   std::vector<std::unique_ptr<Component>> components_;  // system-1, integrator-1, system-2, ...
   std::vector<std::unique_ptr<IntegratorPort>> ports_;

@@ -19,8 +19,20 @@ struct ComponentReport {
   int cpu = -1;  // the CPU it was pinned to, -1 if not pinned
 };
 
+// What a method adds to the report about its own traffic and speculation.
+struct MethodCounters {
+  std::uint64_t messages = 0;           // requests sent and batches received by the monitor
+  std::uint64_t bytes = 0;              // payload: 8 per double and per step number moved
+  std::uint64_t rounds = 0;             // conservative: guarantees granted (rounds of the protocol)
+  std::uint64_t rollbacks = 0;          // optimistic: Integrators rolled back
+  std::uint64_t rolled_back_steps = 0;  // steps computed and then discarded
+  std::uint64_t wasted_calc_calls = 0;  // Calc calls of those steps
+  std::uint64_t stale_batches = 0;      // batches of an old epoch, dropped
+};
+
 struct RunResult {
-  std::string method;
+  std::string method;   // "sequential", "conservative", "optimistic"
+  std::string variant;  // "step" / "lookahead" for conservative, "" otherwise
   std::string model;
   std::string scenario;
   std::string integrator;
@@ -31,14 +43,20 @@ struct RunResult {
   double wall_s = 0;
   std::uint64_t calc_calls = 0;
   std::uint64_t collisions = 0;
-  std::uint64_t messages = 0;      // requests the monitor sent to other processes
-  std::string placement = "none";  // "cores": components and fan-out lanes pinned per CPU
+  MethodCounters counters;
+  std::uint64_t state_list_peak = 0;  // over all Integrators
   std::string trajectory_sha256;
   std::vector<ComponentReport> components;
+  std::string placement = "none";  // "cores": components and fan-out lanes pinned per CPU
+  std::uint64_t batch_size = 0;    // optimistic
+  std::uint64_t window = 0;        // optimistic
 
   std::string status = "completed";  // "completed" | "failed" | "interrupted"
   std::string error;
   ExitCode exit_code = ExitCode::ok;
+
+  // "conservative/lookahead", "optimistic", ...: the label used in tables.
+  std::string label() const { return variant.empty() ? method : method + "/" + variant; }
 };
 
 }  // namespace kausal

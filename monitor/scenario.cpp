@@ -134,6 +134,10 @@ void read_model(const toml::table& table, const std::string& file, Scenario& s, 
   s.chain.restitution = r.required_number("restitution");
   if (s.chain.restitution < 0 || s.chain.restitution > 1)
     r.fail("restitution", "must be in [0, 1]");
+  if (auto work = r.integer("calc_work")) {
+    if (*work < 0 || *work > 1'000'000'000) r.fail("calc_work", "must be in [0, 1e9]");
+    s.calc_work = static_cast<std::uint64_t>(*work);
+  }
   if (auto sweeps = r.integer("max_sweeps")) {
     if (*sweeps < 1 || *sweeps > 1'000'000) r.fail("max_sweeps", "must be in [1, 1000000]");
     s.chain.max_sweeps = static_cast<int>(*sweeps);
@@ -166,6 +170,11 @@ void read_pendulum(const toml::table& table, const std::string& file, std::size_
   else
     r.fail_at(table.source(), "missing field " + r.qualified("angle") + " (rad) or angle_deg");
   const double omega = r.number("angular_velocity").value_or(0.0);
+  const double speed = r.number("speed").value_or(1.0);
+  if (!(speed > 0 && speed <= 1e6)) r.fail("speed", "must be in (0, 1e6]");
+  // A slow host does the same work more slowly: its System gets calc_work / speed units.
+  p.calc_work = static_cast<std::uint64_t>(std::llround(static_cast<double>(s.calc_work) / speed));
+  s.speed.push_back(speed);
   r.reject_unknown_keys();
   s.chain.pendulums.push_back(p);
   s.initial.push_back({phi, omega});

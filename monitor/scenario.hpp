@@ -20,6 +20,8 @@ struct Scenario {
   std::uint64_t steps = 0;         // number of steps to take
   std::uint64_t output_every = 1;  // trajectory.csv gets every k-th step (and the last)
   ChainSpec chain;
+  std::uint64_t calc_work = 0;         // model.calc_work: artificial work units per Calc at speed 1
+  std::vector<double> speed;           // pendulum[i].speed: relative speed of its System's host
   std::vector<PendulumState> initial;  // (φ, ω) of every pendulum at t = 0
 
   std::size_t pendulums() const { return initial.size(); }

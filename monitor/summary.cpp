@@ -42,6 +42,7 @@ double utilisation(const ActivityTotals& t) {
 void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   nlohmann::ordered_json j;
   j["method"] = r.method;
+  if (!r.variant.empty()) j["guarantee"] = r.variant;
   j["model"] = r.model;
   j["scenario"] = r.scenario;
   j["integrator"] = r.integrator;
@@ -52,7 +53,19 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["wall_s"] = r.wall_s;
   j["calc_calls"] = r.calc_calls;
   j["collisions"] = r.collisions;
-  j["messages"] = r.messages;
+  const MethodCounters& k = r.counters;
+  j["messages"] = k.messages;
+  j["bytes"] = k.bytes;
+  j["rounds"] = k.rounds;
+  j["rollbacks"] = k.rollbacks;
+  j["rolled_back_steps"] = k.rolled_back_steps;
+  j["wasted_calc_calls"] = k.wasted_calc_calls;
+  j["stale_batches"] = k.stale_batches;
+  j["state_list_peak"] = r.state_list_peak;
+  if (r.method == "optimistic") {
+    j["batch_size"] = r.batch_size;
+    j["window"] = r.window;
+  }
   j["placement"] = r.placement;
   j["trajectory_sha256"] = r.trajectory_sha256;
   j["status"] = r.status;
@@ -70,6 +83,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                     {"rollback_s", c.totals.rollback_s},
                     {"calc_calls", c.totals.calc_calls},
                     {"requests", c.totals.requests},
+                    {"state_list_peak", c.totals.state_list_peak},
                     {"cpu", c.cpu}});
   }
   std::ofstream out(file, std::ios::trunc);
@@ -79,7 +93,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
 
 std::string format_summary(const RunResult& r) {
   std::ostringstream o;
-  o << "kausal " << r.method << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
+  o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
     << r.integrator << ", h = " << r.h << " s\n";
   o << "  status        " << r.status;
   if (!r.error.empty()) o << " — " << r.error;
@@ -89,13 +103,21 @@ std::string format_summary(const RunResult& r) {
     o << "  (" << fixed(1e6 * r.wall_s / static_cast<double>(r.steps), 2) << " µs/step)";
   o << "\n  Calc calls    " << r.calc_calls << "\n";
   o << "  collisions    " << r.collisions << "\n";
-  if (r.messages) o << "  messages      " << r.messages << "\n";
+  const MethodCounters& k = r.counters;
+  if (k.messages) o << "  messages      " << k.messages << " (" << k.bytes << " payload bytes)\n";
+  if (k.rounds) o << "  guarantees    " << k.rounds << "\n";
+  if (r.method == "optimistic")
+    o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
+      << k.wasted_calc_calls << " Calc calls wasted; " << k.stale_batches
+      << " stale batches dropped)\n  state list    at most " << r.state_list_peak
+      << " entries (window " << r.window << ", batch " << r.batch_size << ")\n";
   o << "  digest        " << r.trajectory_sha256 << "\n";
-  o << "  " << pad("component", -16) << pad("busy s", 9) << pad("idle s", 9) << pad("util", 6)
-    << pad("Calc", 10) << "\n";
+  o << "  " << pad("component", -16) << pad("busy s", 9) << pad("idle s", 9)
+    << pad("rollback s", 11) << pad("util", 6) << pad("Calc", 10) << "\n";
   for (const auto& c : r.components) {
     o << "  " << pad(c.name, -16) << pad(fixed(c.totals.busy_s, 3), 9)
-      << pad(fixed(c.totals.idle_s, 3), 9) << pad(fixed(100 * utilisation(c.totals), 0) + "%", 6)
+      << pad(fixed(c.totals.idle_s, 3), 9) << pad(fixed(c.totals.rollback_s, 3), 11)
+      << pad(fixed(100 * utilisation(c.totals), 0) + "%", 6)
       << pad(std::to_string(c.totals.calc_calls), 10) << (c.reachable ? "" : "  (unreachable)")
       << "\n";
   }
@@ -106,14 +128,17 @@ std::string format_comparison(const std::vector<RunResult>& results) {
   if (results.empty()) return "";
   const RunResult& ref = results.front();
   std::ostringstream o;
-  o << pad("method", -14) << pad("wall s", 9) << pad("speed-up", 10) << pad("Calc calls", 12)
-    << pad("collisions", 12) << pad("messages", 10) << "  digest\n";
+  o << pad("method", -24) << pad("wall s", 9) << pad("speed-up", 10) << pad("Calc calls", 12)
+    << pad("collisions", 11) << pad("rollbacks", 10) << pad("rolled back", 12)
+    << pad("messages", 10) << "  digest\n";
   for (const auto& r : results) {
     const double speedup = r.wall_s > 0 ? ref.wall_s / r.wall_s : 0.0;
     const bool same = r.trajectory_sha256 == ref.trajectory_sha256 && r.status == "completed";
-    o << pad(r.method, -14) << pad(fixed(r.wall_s, 3), 9) << pad(significant(speedup, 3) + "x", 10)
-      << pad(std::to_string(r.calc_calls), 12) << pad(std::to_string(r.collisions), 12)
-      << pad(std::to_string(r.messages), 10) << "  " << r.trajectory_sha256.substr(0, 16)
+    o << pad(r.label(), -24) << pad(fixed(r.wall_s, 3), 9) << pad(significant(speedup, 3) + "x", 10)
+      << pad(std::to_string(r.calc_calls), 12) << pad(std::to_string(r.collisions), 11)
+      << pad(std::to_string(r.counters.rollbacks), 10)
+      << pad(std::to_string(r.counters.rolled_back_steps), 12)
+      << pad(std::to_string(r.counters.messages), 10) << "  " << r.trajectory_sha256.substr(0, 16)
       << (r.status != "completed" ? " (" + r.status + ")"
           : same                  ? "  = reference"
                                   : "  DIFFERS")

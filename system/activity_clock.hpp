@@ -11,6 +11,7 @@ struct ActivityTotals {
   double rollback_s = 0;
   std::uint64_t calc_calls = 0;
   std::uint64_t requests = 0;
+  std::uint64_t state_list_peak = 0;  // Integrators only
 };
 
 class ActivityClock {
@@ -20,7 +21,11 @@ class ActivityClock {
   ActivityClock() : start_(Clock::now()) {}
 
   void add_busy(Clock::duration d) { busy_ += d; }
-  void add_rollback(Clock::duration d) { rollback_ += d; }
+  // Time counted as busy that turned out to be wasted (its steps were rolled back).
+  void reclassify_as_rollback(Clock::duration d) {
+    busy_ -= d;
+    rollback_ += d;
+  }
   void count_calc(std::uint64_t n = 1) { calc_calls_ += n; }
   void count_request() { ++requests_; }
 

@@ -31,6 +31,8 @@ PendulumParams pendulum_params_from(const std::string& component, const Paramete
   take("radius", p.radius, true);
   take("damping", p.damping, false);
   take("gravity", p.gravity, false);
+  double work = 0;
+  take("calc_work", work, false);
   if (!given.empty())
     throw ModelError(component, "unknown parameter '" + given.begin()->first + "'");
   if (!(p.length > 0)) throw ModelError(component, "parameter 'length' must be > 0");
@@ -39,12 +41,20 @@ PendulumParams pendulum_params_from(const std::string& component, const Paramete
   if (!(p.radius < p.length)) throw ModelError(component, "parameter 'radius' must be < length");
   if (p.damping < 0) throw ModelError(component, "parameter 'damping' must be >= 0");
   if (!(p.gravity > 0)) throw ModelError(component, "parameter 'gravity' must be > 0");
+  if (!(work >= 0 && work <= 1e12) || work != std::floor(work))
+    throw ModelError(component, "parameter 'calc_work' must be a whole number in [0, 1e12]");
+  p.calc_work = static_cast<std::uint64_t>(work);
   return p;
 }
 
 Parameters to_parameters(const PendulumParams& p) {
-  return {{"pivot_x", p.pivot_x}, {"length", p.length},   {"mass", p.mass},
-          {"radius", p.radius},   {"damping", p.damping}, {"gravity", p.gravity}};
+  return {{"pivot_x", p.pivot_x},
+          {"length", p.length},
+          {"mass", p.mass},
+          {"radius", p.radius},
+          {"damping", p.damping},
+          {"gravity", p.gravity},
+          {"calc_work", static_cast<double>(p.calc_work)}};
 }
 
 void PendulumModel::handle_event(const Event& event, std::span<double> x) const {

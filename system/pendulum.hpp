@@ -4,8 +4,10 @@
 // conservative, optimistic; in one process or many) performs the same floating-point
 // operations in the same order and produces bit-identical trajectories.
 #include <cmath>
+#include <cstdint>
 #include <span>
 
+#include "system/artificial_work.hpp"
 #include "system/model.hpp"
 
 namespace kausal {
@@ -17,6 +19,7 @@ struct PendulumParams {
   double radius = 0.05;
   double damping = 0;  // viscous, 1/s
   double gravity = 9.81;
+  std::uint64_t calc_work = 0;  // artificial work units per Calc (see artificial_work.hpp)
 };
 
 // State layout: x[0] = φ (rad, from the downward vertical, counter-clockwise), x[1] = ω.
@@ -27,14 +30,16 @@ inline constexpr std::size_t pendulum_state_size = 2;
 struct PendulumCoefficients {
   double g_over_l;
   double damping;
+  std::uint64_t calc_work;
 };
 
 inline PendulumCoefficients coefficients_of(const PendulumParams& p) {
-  return {p.gravity / p.length, p.damping};
+  return {p.gravity / p.length, p.damping, p.calc_work};
 }
 
-// φ̇ = ω, ω̇ = −(g/l) sin φ − c ω.
+// φ̇ = ω, ω̇ = −(g/l) sin φ − c ω (after the scenario's artificial cost, if any).
 inline void pendulum_rhs(const PendulumCoefficients& c, const double* x, double* dx) {
+  if (c.calc_work) artificial_work(c.calc_work);
   dx[0] = x[1];
   dx[1] = -c.g_over_l * std::sin(x[0]) - c.damping * x[1];
 }

@@ -73,15 +73,24 @@ TEST(Cli, CradleConservativeProcessesEqualSequential) {
 TEST(Cli, CompareRunsEveryMethodAndAgrees) {
   TempDir dir;
   const auto short_run =
-      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 2.0"}});
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 3.0"}});
   KausalProcess p({"compare", short_run.string(), "--out", (dir / "cmp").string()}, dir.path());
   ASSERT_EQ(p.wait(std::chrono::seconds(100)), 0) << p.err();
   const std::string out = p.out();
-  EXPECT_NE(out.find("sequential"), std::string::npos) << out;
-  EXPECT_NE(out.find("conservative"), std::string::npos) << out;
   EXPECT_EQ(out.find("DIFFERS"), std::string::npos) << out;
-  EXPECT_EQ(read_json(dir / "cmp/sequential/summary.json")["trajectory_sha256"],
-            read_json(dir / "cmp/conservative/summary.json")["trajectory_sha256"]);
+  const auto reference = read_json(dir / "cmp/sequential/summary.json");
+  for (const char* run : {"conservative-step", "conservative-lookahead", "optimistic"}) {
+    const auto summary = read_json(dir / "cmp" / run / "summary.json");
+    EXPECT_EQ(summary["trajectory_sha256"], reference["trajectory_sha256"]) << run;
+    EXPECT_EQ(summary["status"], "completed") << run;
+    const std::string label = std::string(run) == "optimistic"          ? "optimistic"
+                              : std::string(run) == "conservative-step" ? "conservative/step"
+                                                                        : "conservative/lookahead";
+    EXPECT_NE(out.find(label), std::string::npos) << label << " missing from\n" << out;
+  }
+  EXPECT_GT(read_json(dir / "cmp/optimistic/summary.json")["rollbacks"].get<int>(), 0);
+  EXPECT_LT(read_json(dir / "cmp/conservative-lookahead/summary.json")["rounds"].get<int>(),
+            read_json(dir / "cmp/conservative-step/summary.json")["rounds"].get<int>());
 }
 
 struct BadScenario {

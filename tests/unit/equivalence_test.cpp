@@ -1,6 +1,6 @@
 // The central property (design.md §2): every method gives the same committed trajectory.
-// Here the conservative algorithm runs in one process against the sequential reference; the
-// integration tests repeat this with real processes.
+// Here every method runs in one process against the sequential reference; the integration
+// tests repeat the matrix with real processes.
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -8,42 +8,54 @@
 namespace kausal {
 namespace {
 
-TEST(Equivalence, ThesisConservativeInProcessEqualsSequential) {
+// Every method and option of issue 3 on one scenario; returns the sequential result.
+RunResult expect_all_methods_agree(const Scenario& s, const std::string& label) {
+  const RunResult seq = testing::run_sequential(s);
+  EXPECT_EQ(seq.status, "completed") << label << ": " << seq.error;
+  std::vector<std::pair<std::string, RunResult>> runs = {
+      {"conservative step", testing::run_conservative_in_process(s, Guarantee::step)},
+      {"conservative lookahead (checked)",
+       testing::run_conservative_in_process(s, Guarantee::lookahead, true)},
+      {"optimistic batch 1 window 1", testing::run_optimistic_in_process(s, {1, 1})},
+      {"optimistic batch 7 window 40", testing::run_optimistic_in_process(s, {7, 40})},
+      {"optimistic batch 64 window 512", testing::run_optimistic_in_process(s, {64, 512})},
+      {"optimistic batch 500 window 100", testing::run_optimistic_in_process(s, {500, 100})},
+  };
+  for (const auto& [name, r] : runs) {
+    EXPECT_EQ(r.status, seq.status) << label << " / " << name << ": " << r.error;
+    EXPECT_EQ(r.steps, seq.steps) << label << " / " << name;
+    EXPECT_EQ(r.collisions, seq.collisions) << label << " / " << name;
+    EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << label << " / " << name;
+  }
+  return seq;
+}
+
+TEST(Equivalence, ThesisEveryMethodEqualsSequential) {
+  const auto seq = expect_all_methods_agree(testing::shipped("thesis.toml"), "thesis");
+  EXPECT_GE(seq.collisions, 10u);  // models.md A: the run shows at least 10 collisions
+}
+
+TEST(Equivalence, CradleEveryMethodEqualsSequential) {
+  const auto seq = expect_all_methods_agree(testing::shipped("cradle.toml"), "cradle");
+  EXPECT_GE(seq.collisions, 4u);  // at least one full cascade through the row
+}
+
+TEST(Equivalence, RandomScenariosEveryMethodEqualsSequential) {
+  int with_collisions = 0;
+  for (unsigned seed = 1; seed <= 16; ++seed) {
+    const std::size_t n = 2 + seed % 15;  // 2 .. 16
+    const Scenario s = testing::random_scenario(seed, n, 2000);
+    with_collisions += expect_all_methods_agree(s, "seed " + std::to_string(seed)).collisions > 0;
+  }
+  EXPECT_GE(with_collisions, 8);  // the generator must exercise the impact code
+}
+
+TEST(Equivalence, ConservativeCalcCallsEqualSequential) {
   const Scenario s = testing::shipped("thesis.toml");
   const auto seq = testing::run_sequential(s);
-  const auto con = testing::run_conservative_in_process(s);
-  ASSERT_EQ(seq.status, "completed") << seq.error;
-  ASSERT_EQ(con.status, "completed") << con.error;
-  EXPECT_GE(seq.collisions, 10u);  // models.md A: the run shows at least 10 collisions
-  EXPECT_EQ(con.collisions, seq.collisions);
-  EXPECT_EQ(con.calc_calls, seq.calc_calls);
-  EXPECT_EQ(con.trajectory_sha256, seq.trajectory_sha256);
-}
-
-TEST(Equivalence, CradleConservativeInProcessEqualsSequential) {
-  const Scenario s = testing::shipped("cradle.toml");
-  const auto seq = testing::run_sequential(s);
-  const auto con = testing::run_conservative_in_process(s);
-  ASSERT_EQ(seq.status, "completed") << seq.error;
-  EXPECT_GE(seq.collisions, 4u);  // at least one full cascade through the row
-  EXPECT_EQ(con.collisions, seq.collisions);
-  EXPECT_EQ(con.trajectory_sha256, seq.trajectory_sha256);
-}
-
-TEST(Equivalence, RandomScenariosConservativeInProcessEqualsSequential) {
-  int with_collisions = 0;
-  for (unsigned seed = 1; seed <= 24; ++seed) {
-    const std::size_t n = 2 + seed % 15;  // 2 .. 16
-    const Scenario s = testing::random_scenario(seed, n, 3000);
-    const auto seq = testing::run_sequential(s);
-    const auto con = testing::run_conservative_in_process(s);
-    EXPECT_EQ(con.status, seq.status) << "seed " << seed;
-    EXPECT_EQ(con.steps, seq.steps) << "seed " << seed;
-    EXPECT_EQ(con.collisions, seq.collisions) << "seed " << seed;
-    EXPECT_EQ(con.trajectory_sha256, seq.trajectory_sha256) << "seed " << seed;
-    with_collisions += seq.collisions > 0;
-  }
-  EXPECT_GE(with_collisions, 12);  // the generator must exercise the impact code
+  EXPECT_EQ(testing::run_conservative_in_process(s).calc_calls, seq.calc_calls);
+  EXPECT_EQ(testing::run_conservative_in_process(s, Guarantee::lookahead).calc_calls,
+            seq.calc_calls);
 }
 
 TEST(Equivalence, DigestChangesWithTheModel) {

@@ -54,8 +54,9 @@ TEST(Integrator, RollbackCheckRestepsToTheSameBits) {
   for (Method method : {Method::euler, Method::rk4}) {
     Rig rig(method);
     const auto first = rig.integrator.advance(200, 0);
-    const auto epoch = rig.integrator.rollback(120, {});
-    EXPECT_EQ(epoch, 1u);
+    const auto result = rig.integrator.rollback(120, {});
+    EXPECT_EQ(result.epoch, 1u);
+    EXPECT_EQ(result.discarded_steps, 80u);
     EXPECT_EQ(rig.integrator.step(), 120u);
     const auto again = rig.integrator.advance(200, 0);
     ASSERT_EQ(again.count(), 80u);

@@ -6,6 +6,7 @@
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
 #include "monitor/local_deployment.hpp"
+#include "monitor/optimistic.hpp"
 #include "monitor/scenario.hpp"
 #include "monitor/sequential.hpp"
 
@@ -58,12 +59,23 @@ inline RunResult run_sequential(const Scenario& s) {
   return drive_chain(s, "sequential", stepper, recorder, control);
 }
 
-inline RunResult run_conservative_in_process(const Scenario& s) {
+inline RunResult run_conservative_in_process(const Scenario& s,
+                                             Guarantee guarantee = Guarantee::step,
+                                             bool check_guarantees = false) {
   LocalDeployment deployment(s);
-  ConservativeStepper stepper(deployment, s.t0(), s.h);
+  ConservativeStepper stepper(deployment, s, {guarantee, {}, 10'000});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, "conservative", stepper, recorder, control);
+  return drive_chain(s, "conservative", stepper, recorder, control, check_guarantees);
+}
+
+inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOptions& options = {},
+                                           const LocalDeploymentOptions& local = {}) {
+  LocalDeployment deployment(s, local);
+  OptimisticStepper stepper(deployment, s, options);
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  return drive_chain(s, "optimistic", stepper, recorder, control);
 }
 
 }  // namespace kausal::testing

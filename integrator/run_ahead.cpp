@@ -1,0 +1,84 @@
+#include "integrator/run_ahead.hpp"
+
+#include <algorithm>
+
+namespace kausal {
+
+RunAhead::RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink,
+                   std::size_t batch_size, std::uint64_t window, std::uint64_t last_step)
+    : integrator_(integrator),
+      mutex_(mutex),
+      sink_(sink),
+      batch_size_(std::max<std::size_t>(batch_size, 1)),
+      window_(std::max<std::uint64_t>(window, 1)),
+      last_step_(last_step),
+      committed_(integrator.step()) {
+  worker_ = std::thread([this] { work(); });
+}
+
+RunAhead::~RunAhead() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  worker_.join();
+}
+
+std::uint64_t RunAhead::limit() const {
+  if (held_) return held_at_;
+  return std::min(committed_ + window_, last_step_);
+}
+
+void RunAhead::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    cv_.wait(lock,
+             [&] { return stopping_ || (waiting_.load() == 0 && integrator_.step() < limit()); });
+    if (stopping_) return;
+    try {
+      const std::uint64_t now = integrator_.step();
+      const StateBatch step = integrator_.advance(now + 1, std::min(committed_, now));
+      if (pending_.states.empty() || pending_.epoch != step.epoch) {
+        pending_ = step;
+      } else {
+        pending_.states.insert(pending_.states.end(), step.states.begin(), step.states.end());
+      }
+      if (pending_.count() < batch_size_ && integrator_.step() < limit()) continue;
+      const StateBatch out = std::move(pending_);
+      pending_ = StateBatch{};
+      lock.unlock();
+      sink_.deliver(out);
+      lock.lock();
+    } catch (...) {
+      stopping_ = true;
+      lock.unlock();
+      sink_.fail(std::current_exception());
+      return;
+    }
+  }
+}
+
+RollbackResult RunAhead::rollback(std::uint64_t step, std::span<const double> x) {
+  return exclusive([&] {
+    const RollbackResult r = integrator_.rollback(step, x);
+    pending_ = StateBatch{};  // computed in the old epoch: never to be sent
+    held_ = true;
+    held_at_ = step;
+    return r;
+  });
+}
+
+std::vector<double> RunAhead::apply_event(const Event& event) {
+  return exclusive([&] { return integrator_.apply_event(event); });
+}
+
+void RunAhead::commit(std::uint64_t gvt) {
+  exclusive([&] {
+    integrator_.commit(std::min(gvt, integrator_.step()));
+    committed_ = gvt;
+    held_ = false;
+  });
+}
+
+}  // namespace kausal

@@ -1,0 +1,21 @@
+#include "monitor/batch_inbox.hpp"
+
+namespace kausal {
+
+void BatchInbox::push(InboxItem item) {
+  {
+    std::lock_guard lock(mutex_);
+    items_.push_back(std::move(item));
+  }
+  cv_.notify_one();
+}
+
+std::optional<InboxItem> BatchInbox::pop(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  if (!cv_.wait_for(lock, timeout, [&] { return !items_.empty(); })) return std::nullopt;
+  InboxItem item = std::move(items_.front());
+  items_.pop_front();
+  return item;
+}
+
+}  // namespace kausal

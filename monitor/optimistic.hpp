@@ -1,0 +1,59 @@
+#pragma once
+// The optimistic monitor (design.md §3, the thesis' state lists). Integrators run ahead
+// by themselves (integrator/run_ahead.hpp) and ship their states in batches; the monitor
+// checks the steps in order, as the sequential method does, once every pendulum has
+// reached the step. An impact at step s rolls the pendulums concerned back to s: their
+// states after s are discarded, the impulse is applied as an event, and a new epoch starts;
+// batches of an older epoch that arrive later are stale and dropped. GVT is the next step
+// to check; commits let each Integrator free its state list and run on up to GVT + window.
+#include <chrono>
+#include <deque>
+
+#include "monitor/chain_stepper.hpp"
+#include "monitor/integrator_port.hpp"
+#include "monitor/scenario.hpp"
+
+namespace kausal {
+
+struct OptimisticOptions {
+  std::size_t batch_size = 64;  // states per batch an Integrator ships
+  std::uint64_t window = 512;   // steps an Integrator may run ahead of the last commit
+  // How long to wait for states before asking the silent Integrators whether they live.
+  std::chrono::milliseconds silence{4000};
+};
+
+class OptimisticStepper final : public ChainStepper {
+ public:
+  // Starts every Integrator running ahead from step 0.
+  OptimisticStepper(Deployment& deployment, const Scenario& scenario,
+                    const OptimisticOptions& options = {});
+  void step_all(std::uint64_t m, std::span<PendulumState> states) override;
+  void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
+                     std::span<PendulumState> states) override;
+  MethodCounters counters() const override { return counters_; }
+  std::vector<ComponentReport> reports() override { return deployment_.reports(); }
+
+ private:
+  // What the monitor knows of one pendulum's speculative future.
+  struct Track {
+    std::uint32_t epoch = 0;
+    std::uint64_t next_step = 1;      // the step the next state received must have
+    std::deque<PendulumState> ahead;  // states of steps next_step - ahead.size() ..
+    std::uint64_t committed = 0;      // last gvt sent with commit()
+    bool held = false;                // rolled back, waiting for a commit to run on
+    std::uint64_t rolled_back_at = ~0ULL;
+  };
+
+  void release_and_extend(std::uint64_t m);
+  void wait_for(std::uint64_t step);
+  void file(const InboxItem& item);
+  void check_silent_integrators(std::uint64_t step);
+
+  Deployment& deployment_;
+  const Scenario& scenario_;
+  OptimisticOptions options_;
+  std::vector<Track> tracks_;
+  MethodCounters counters_;
+};
+
+}  // namespace kausal

@@ -1,0 +1,29 @@
+#include "monitor/state_sink_servant.hpp"
+
+#include "idl/convert.hpp"
+#include "idl/wire_errors.hpp"
+
+namespace kausal {
+
+StateSinkServant::StateSinkServant(std::shared_ptr<BatchInbox> inbox,
+                                   std::map<std::string, std::size_t> index_of)
+    : inbox_(std::move(inbox)), index_of_(std::move(index_of)) {}
+
+std::size_t StateSinkServant::index_of(const char* component) const {
+  const auto it = index_of_.find(component);
+  if (it == index_of_.end())
+    throw idl::ProtocolViolation(
+        "monitor", (std::string("delivery from unknown component '") + component + "'").c_str());
+  return it->second;
+}
+
+void StateSinkServant::deliver(const char* component, const idl::StateBatch& batch) {
+  inbox_->push({index_of(component), from_idl(batch), nullptr});
+}
+
+void StateSinkServant::fail(const char* component, const char* kind, const char* failed_component,
+                            const char* reason) {
+  inbox_->push({index_of(component), {}, failure_from_report({kind, failed_component, reason})});
+}
+
+}  // namespace kausal

@@ -1,0 +1,28 @@
+#pragma once
+// The monitor's StateSink: optimistic Integrators deliver their batches (and worker
+// failures) here; the servant only enqueues them into the deployment's inbox, so that a
+// delivery never waits for anything the monitor thread does.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "idl/kausal.hh"
+#include "monitor/batch_inbox.hpp"
+
+namespace kausal {
+
+class StateSinkServant final : public POA_kausal::idl::StateSink {
+ public:
+  StateSinkServant(std::shared_ptr<BatchInbox> inbox, std::map<std::string, std::size_t> index_of);
+  void deliver(const char* component, const idl::StateBatch& batch) override;
+  void fail(const char* component, const char* kind, const char* failed_component,
+            const char* reason) override;
+
+ private:
+  std::size_t index_of(const char* component) const;
+
+  std::shared_ptr<BatchInbox> inbox_;  // shared: a call may still be running as the run ends
+  std::map<std::string, std::size_t> index_of_;
+};
+
+}  // namespace kausal
