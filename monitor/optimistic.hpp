@@ -19,7 +19,7 @@ struct OptimisticOptions {
   std::size_t batch_size = 64;  // states per batch an Integrator ships
   std::uint64_t window = 512;   // steps an Integrator may run ahead of the last commit
   // How long to wait for states before asking the silent Integrators whether they live.
-  std::chrono::milliseconds silence{4000};
+  std::chrono::milliseconds silence{1000};
 };
 
 class OptimisticStepper final : public ChainStepper {

@@ -1,0 +1,151 @@
+// Every method as real processes: the equivalence matrix of issue 3 on the shipped and on
+// seeded random scenarios, stale batches under injected delay, the window bound, and a
+// dead peer in an optimistic run.
+#include <gtest/gtest.h>
+
+#include <charconv>
+
+#include "../unit/test_support.hpp"
+#include "kausal_process.hpp"
+
+namespace kausal::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string number(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest exact form
+  return {buf, end};
+}
+
+// A scenario as the TOML file a user would write (values round-trip exactly).
+fs::path write_toml(const Scenario& s, const fs::path& file) {
+  std::ofstream out(file);
+  out << "name = \"" << s.name << "\"\n[simulation]\nintegrator = \"" << method_name(s.method)
+      << "\"\nstep = " << number(s.h) << "\nsteps = " << s.steps
+      << "\noutput_every = " << s.output_every << "\n[model]\ntype = \"pendulum-chain\"\n"
+      << "restitution = " << number(s.chain.restitution) << "\n";
+  for (std::size_t i = 0; i < s.pendulums(); ++i) {
+    const auto& p = s.chain.pendulums[i];
+    out << "[[pendulum]]\npivot_x = " << number(p.pivot_x) << "\nlength = " << number(p.length)
+        << "\nmass = " << number(p.mass) << "\nradius = " << number(p.radius)
+        << "\ndamping = " << number(p.damping) << "\nangle = " << number(s.initial[i][0])
+        << "\nangular_velocity = " << number(s.initial[i][1]) << "\n";
+  }
+  return file;
+}
+
+nlohmann::json run_ok(const fs::path& scenario, const std::vector<std::string>& method,
+                      const fs::path& out, const TempDir& dir,
+                      const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> args = {"run", scenario.string(), "--out", out.string()};
+  args.insert(args.end(), method.begin(), method.end());
+  KausalProcess p(args, dir.path(), env);
+  const auto code = p.wait(120s);
+  EXPECT_EQ(code, 0) << p.err();
+  return code == 0 ? read_json(out / "summary.json") : nlohmann::json{};
+}
+
+void expect_matrix_agrees(const fs::path& scenario, const std::string& label) {
+  TempDir dir;
+  const auto seq = run_ok(scenario, {"--method", "sequential"}, dir / "seq", dir);
+  const std::vector<std::vector<std::string>> methods = {
+      {"--method", "conservative"},
+      {"--method", "conservative", "--guarantee", "lookahead", "--check-guarantees"},
+      {"--method", "optimistic"},
+      {"--method", "optimistic", "--batch", "3", "--window", "20", "--pin", "none"},
+  };
+  for (std::size_t k = 0; k < methods.size(); ++k) {
+    const auto r = run_ok(scenario, methods[k], dir / std::to_string(k), dir);
+    if (r.is_null()) continue;
+    EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << label << " / " << methods[k][1];
+    EXPECT_EQ(r["collisions"], seq["collisions"]) << label << " / " << methods[k][1];
+  }
+}
+
+TEST(Methods, ShippedScenariosAgreeAcrossProcesses) {
+  for (const char* name : {"thesis.toml", "cradle.toml", "heterogeneous.toml"}) {
+    TempDir dir;
+    // A shorter run keeps the matrix quick; the impacts start within the first seconds.
+    const auto file = scenario_variant(name, dir.path(),
+                                       {{"duration = 20.0", "duration = 4.0"},
+                                        {"duration = 10.0", "duration = 4.0"}});
+    expect_matrix_agrees(file, name);
+  }
+}
+
+TEST(Methods, RandomScenariosAgreeAcrossProcesses) {
+  for (unsigned seed : {101u, 202u, 303u, 404u}) {
+    const std::size_t n = 2 + seed % 15;  // 2 .. 16 pendulums
+    TempDir dir;
+    const auto file = write_toml(random_scenario(seed, n, 1500), dir / "random.toml");
+    expect_matrix_agrees(file, "seed " + std::to_string(seed));
+  }
+}
+
+TEST(Methods, OptimisticRollsBackDropsStaleBatchesAndKeepsTheWindow) {
+  TempDir dir;
+  const auto file = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 5.0"}});
+  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir);
+  // Every batch waits 3 ms before it leaves its Integrator: rollbacks overtake batches.
+  const auto opt = run_ok(file, {"--method", "optimistic", "--batch", "8", "--window", "64"},
+                          dir / "opt", dir, {{"KAUSAL_TEST_DELIVERY_DELAY_MS", "3"}});
+  ASSERT_FALSE(opt.is_null());
+  EXPECT_EQ(opt["trajectory_sha256"], seq["trajectory_sha256"]);
+  EXPECT_GT(opt["rollbacks"].get<int>(), 0);
+  EXPECT_GT(opt["rolled_back_steps"].get<int>(), 0);
+  EXPECT_GT(opt["stale_batches"].get<int>(), 0);
+  EXPECT_LE(opt["state_list_peak"].get<int>(), 64 + 8);
+  for (const auto& c : opt["components"]) {
+    if (c["role"] == "integrator") {
+      EXPECT_LE(c["state_list_peak"].get<int>(), 64 + 8) << c["name"];
+    }
+  }
+}
+
+TEST(Methods, RollbackCheckModeRunsInEveryMethodOverProcesses) {
+  TempDir dir;
+  const auto file = scenario_variant("cradle.toml", dir.path(), {{"duration = 10.0", "duration = 2.0"}});
+  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir);
+  for (const char* method : {"conservative", "optimistic"}) {
+    const auto r = run_ok(file, {"--method", method, "--rollback-check"}, dir / method, dir);
+    if (r.is_null()) continue;
+    EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
+  }
+}
+
+TEST(Methods, KilledIntegratorInAnOptimisticRunEndsWithExitThree) {
+  TempDir dir;
+  const auto file = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 400.0"}});
+  const fs::path out = dir / "out";
+  KausalProcess kausal({"run", file.string(), "--method", "optimistic", "--out", out.string()},
+                       dir.path());
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(fs::exists(out / "trajectory.csv") && fs::file_size(out / "trajectory.csv") > 20000))
+    std::this_thread::sleep_for(50ms);
+  const auto victim = kausal.component_pid("integrator-2");
+  ASSERT_TRUE(victim);
+  std::vector<pid_t> pids;
+  for (const auto& [pid, cmd] : children_of(kausal.pid())) pids.push_back(pid);
+  ASSERT_EQ(pids.size(), 10u);
+  ASSERT_EQ(kill(*victim, SIGKILL), 0);
+  const auto code = kausal.wait(10s);
+  ASSERT_TRUE(code) << "not ended within 10 s";
+  EXPECT_EQ(*code, 3) << kausal.err();
+  EXPECT_NE(kausal.err().find("integrator-2"), std::string::npos) << kausal.err();
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["status"], "failed");
+  EXPECT_GT(summary["steps"].get<int>(), 0);  // everything up to GVT was committed
+  std::ifstream csv(out / "trajectory.csv");
+  std::string line, last;
+  while (std::getline(csv, line))
+    if (!line.empty()) last = line;
+  EXPECT_LE(std::stod(last.substr(0, last.find(','))),
+            summary["steps"].get<double>() * summary["h"].get<double>() + 1e-9);
+  for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << pid;
+}
+
+}  // namespace
+}  // namespace kausal::testing
