@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Prints the figures of docs/performance.md, all measured in one run on this machine:
-# Google Benchmark's table, then the derived figures (ratios within the same run).
+# Prints the figures of docs/performance.md, measured on this machine:
+#  1. kausal_bench (Google Benchmark): round trips, one conservative step, sequential
+#     throughput, then the derived figures (ratios within the same run);
+#  2. whole runs of every method on thesis.toml and heterogeneous.toml (`kausal compare`:
+#     all methods in one run, ratios against sequential and against conservative step).
 # Usage: bash bench/run.sh [extra Google Benchmark flags]   (or: make bench)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/bin/kausal_bench ] || make build
-exec build/bin/kausal_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "$@"
+build/bin/kausal_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true "$@"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for scenario in thesis heterogeneous; do
+  echo
+  build/bin/kausal compare "scenarios/$scenario.toml" --out "$out/$scenario" | head -n 8
+done
