@@ -1,8 +1,9 @@
 #pragma once
 // A provably safe lookahead for the conservative monitor (design.md §3, "conservative with
-// lookahead"): how many steps the chain can certainly take without any contact, from a
-// per-step bound on the bobs' displacement that is valid for the integrator in use, rounding
-// included. The proof is in docs/lookahead.md.
+// lookahead"): how many steps the chain can certainly take without any contact, from an
+// enclosure of every pendulum's state propagated through the integrator's own update formulas
+// with outward rounding (and, as a fallback, a bound on the bobs' displacement). The proof is
+// in docs/lookahead.md.
 #include <cstddef>
 #include <cstdint>
 #include <span>
