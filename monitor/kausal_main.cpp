@@ -42,8 +42,8 @@ struct Options {
   std::string scenario;
   std::string method = "sequential";
   std::string guarantee = "step";
-  std::size_t batch = 64;
-  std::uint64_t window = 512;
+  std::size_t batch = OptimisticOptions{}.batch_size;
+  std::uint64_t window = OptimisticOptions{}.window;
   bool check_guarantees = false;
   bool rollback_check = false;
   std::string out;

@@ -16,8 +16,10 @@
 namespace kausal {
 
 struct OptimisticOptions {
-  std::size_t batch_size = 64;  // states per batch an Integrator ships
-  std::uint64_t window = 512;   // steps an Integrator may run ahead of the last commit
+  // Defaults measured best (or tied) on thesis.toml and heterogeneous.toml among
+  // W = 16 .. 512, B = 4 .. 64 (docs/performance.md).
+  std::size_t batch_size = 32;  // states per batch an Integrator ships
+  std::uint64_t window = 128;   // steps an Integrator may run ahead of the last commit
   // How long to wait for states before asking the silent Integrators whether they live.
   std::chrono::milliseconds silence{1000};
 };
