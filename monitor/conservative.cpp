@@ -1,28 +1,10 @@
 #include "monitor/conservative.hpp"
 
-#include <cmath>
-
-#include "integrator/stepper.hpp"
 #include "monitor/lookahead.hpp"
+#include "monitor/port_calls.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
-
-PendulumState checked_state(const std::string& from, std::span<const double> x) {
-  if (x.size() != pendulum_state_size)
-    throw ProtocolError(from, "sent a state of " + std::to_string(x.size()) + " values, expected " +
-                                  std::to_string(pendulum_state_size));
-  for (double v : x)
-    if (!std::isfinite(v)) throw ModelError(from, "sent a non-finite state");
-  return {x[0], x[1]};
-}
-
-std::uint64_t payload_bytes(const StateBatch& batch) {
-  return 8 * (batch.states.size() + 3);
-}
-std::uint64_t payload_bytes(const Event& event) {
-  return 8 * (event.data.size() + 2);
-}
 
 ConservativeStepper::ConservativeStepper(Deployment& deployment, const Scenario& scenario,
                                          const ConservativeOptions& options)
@@ -73,12 +55,7 @@ bool ConservativeStepper::guaranteed_impact_free(std::uint64_t s) const {
 
 void ConservativeStepper::apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                                         std::span<PendulumState> states) {
-  IntegratorPort& port = deployment_.integrator(i);
-  const Event event{"impulse", m, step_time(scenario_.t0(), scenario_.h, m), {impulse}};
-  const auto x = port.apply_event(event);
-  states[i] = checked_state(port.name(), x);
-  counters_.messages += 2;
-  counters_.bytes += payload_bytes(event) + 8 * x.size();
+  states[i] = send_impulse(deployment_.integrator(i), scenario_, m, impulse, counters_);
 }
 
 }  // namespace kausal

@@ -46,10 +46,4 @@ class ConservativeStepper final : public ChainStepper {
   MethodCounters counters_;
 };
 
-// Checks a state that arrived from component `from`: size and finiteness.
-PendulumState checked_state(const std::string& from, std::span<const double> x);
-// The payload bytes of a batch or an event on the wire (8 per double and per step number).
-std::uint64_t payload_bytes(const StateBatch& batch);
-std::uint64_t payload_bytes(const Event& event);
-
 }  // namespace kausal

@@ -1,7 +1,7 @@
 #include "monitor/optimistic.hpp"
 
 #include "integrator/stepper.hpp"
-#include "monitor/conservative.hpp"
+#include "monitor/port_calls.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -101,11 +101,7 @@ void OptimisticStepper::apply_impulse(std::size_t i, std::uint64_t m, double imp
     counters_.messages += 2;
     counters_.bytes += 8 + 16;
   }
-  const Event event{"impulse", m, step_time(scenario_.t0(), scenario_.h, m), {impulse}};
-  const auto x = port.apply_event(event);
-  states[i] = checked_state(port.name(), x);
-  counters_.messages += 2;
-  counters_.bytes += payload_bytes(event) + 8 * x.size();
+  states[i] = send_impulse(port, scenario_, m, impulse, counters_);
 }
 
 }  // namespace kausal
