@@ -153,6 +153,20 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   return result;
 }
 
+// Options that only mean something for another method are a mistake, not a no-op.
+void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
+  auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
+  auto refuse = [](const std::string& what) { throw InputError("command line: " + what); };
+  if (given("--guarantee") && o.method != "conservative")
+    refuse("--guarantee applies to --method conservative");
+  if (o.check_guarantees && !(o.method == "conservative" && o.guarantee == "lookahead"))
+    refuse("--check-guarantees applies to --method conservative --guarantee lookahead");
+  if ((given("--batch") || given("--window")) && o.method != "optimistic")
+    refuse("--batch and --window apply to --method optimistic");
+  if (o.rollback_check && o.method == "sequential")
+    refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
+}
+
 int run_command(const Options& o) {
   const Scenario s = load_scenario(o.scenario);
   const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
@@ -216,9 +230,10 @@ void add_common(CLI::App* cmd, Options& o) {
       ->capture_default_str()
       ->check(CLI::Range(10u, 3'600'000u));
   cmd->add_option("--pin", o.pin,
-                  "cores: pin each pendulum's System and Integrator, and the monitor thread "
-                  "that calls them, to one CPU (pendulum i on CPU i mod #CPUs); none: one "
-                  "monitor thread per component, the OS places everything")
+                  "cores: pin each pendulum's System and Integrator (and, conservative, the "
+                  "monitor thread that calls them) to one CPU, pendulum i on CPU i mod #CPUs; "
+                  "none: the OS places everything (conservative: one monitor thread per "
+                  "component)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cores", "none"}));
   cmd->add_option("--startup-timeout", o.startup_timeout_ms,
@@ -273,6 +288,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_interrupt);
   std::signal(SIGPIPE, SIG_IGN);
   try {
+    if (run->parsed()) reject_options_of_other_methods(*run, o);
     return run->parsed() ? run_command(o) : compare_command(o);
   } catch (const Error& e) {
     std::cerr << "kausal: " << e.what() << "\n";

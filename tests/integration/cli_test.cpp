@@ -136,6 +136,19 @@ TEST(Cli, CommandLineMistakesExitTwo) {
   EXPECT_EQ(run_kausal({"run", (dir / "missing.toml").string()}, dir.path(), &err), 2);
   EXPECT_NE(err.find("cannot open scenario file"), std::string::npos) << err;
   EXPECT_EQ(run_kausal({"frobnicate"}, dir.path(), &err), 2);
+  // An option of another method is a mistake, not something to ignore.
+  const std::string thesis = scenario("thesis.toml");
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--method", "optimistic", "--guarantee", "lookahead"},
+                                             {"--method", "conservative", "--check-guarantees"},
+                                             {"--method", "conservative", "--window", "64"},
+                                             {"--method", "sequential", "--rollback-check"}}) {
+    std::vector<std::string> full = {"run", thesis, "--out", (dir / "never").string()};
+    full.insert(full.end(), args.begin(), args.end());
+    EXPECT_EQ(run_kausal(full, dir.path(), &err), 2) << args[1] << " " << args[2];
+    EXPECT_NE(err.find("command line: --"), std::string::npos) << err;
+  }
+  EXPECT_FALSE(fs::exists(dir / "never"));
 }
 
 TEST(Cli, HelpAnswersTheUsualQuestions) {
