@@ -51,13 +51,12 @@ class CorbaBatchSink final : public BatchSink {
     const idl::StateBatch b = to_idl(batch);
     call_peer("monitor", [&] { sink_->deliver(component_.c_str(), b); });
   }
-  void fail(std::exception_ptr error) override {
+  void fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) override {
     const ReportedFailure r = describe_failure(component_, error);
-    try {
-      sink_->fail(component_.c_str(), r.kind.c_str(), r.component.c_str(), r.reason.c_str());
-    } catch (const CORBA::Exception&) {
-      // The monitor is gone too; nothing left to tell.
-    }
+    call_peer("monitor", [&] {
+      sink_->fail(component_.c_str(), epoch, step, r.kind.c_str(), r.component.c_str(),
+                  r.reason.c_str());
+    });
   }
 
  private:

@@ -33,11 +33,13 @@ std::uint64_t RunAhead::limit() const {
 void RunAhead::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    cv_.wait(lock,
-             [&] { return stopping_ || (waiting_.load() == 0 && integrator_.step() < limit()); });
+    cv_.wait(lock, [&] {
+      return stopping_ || (waiting_.load() == 0 && !failed_ && integrator_.step() < limit());
+    });
     if (stopping_) return;
+    const std::uint64_t now = integrator_.step();
+    std::exception_ptr failure;
     try {
-      const std::uint64_t now = integrator_.step();
       const StateBatch step = integrator_.advance(now + 1, std::min(committed_, now));
       if (pending_.states.empty() || pending_.epoch != step.epoch) {
         pending_ = step;
@@ -45,17 +47,25 @@ void RunAhead::work() {
         pending_.states.insert(pending_.states.end(), step.states.begin(), step.states.end());
       }
       if (pending_.count() < batch_size_ && integrator_.step() < limit()) continue;
-      const StateBatch out = std::move(pending_);
-      pending_ = StateBatch{};
-      lock.unlock();
-      sink_.deliver(out);
-      lock.lock();
     } catch (...) {
+      failure = std::current_exception();
+      failed_ = true;
+    }
+    // Ship what is ready (before a failure: the states computed up to it), then the failure.
+    const StateBatch out = std::move(pending_);
+    pending_ = StateBatch{};
+    const std::uint32_t epoch = integrator_.epoch();
+    lock.unlock();
+    try {
+      if (!out.states.empty()) sink_.deliver(out);
+      if (failure) sink_.fail(failure, epoch, now + 1);
+    } catch (...) {
+      // The monitor cannot be reached: nothing more to do than stop.
+      lock.lock();
       stopping_ = true;
-      lock.unlock();
-      sink_.fail(std::current_exception());
       return;
     }
+    lock.lock();
   }
 }
 
@@ -64,6 +74,7 @@ RollbackResult RunAhead::rollback(std::uint64_t step, std::span<const double> x)
     const RollbackResult r = integrator_.rollback(step, x);
     pending_ = StateBatch{};  // computed in the old epoch: never to be sent
     held_ = true;
+    failed_ = false;  // a failure of the old epoch's future is gone with it
     held_at_ = step;
     return r;
   });

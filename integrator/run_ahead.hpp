@@ -20,8 +20,9 @@ class BatchSink {
  public:
   virtual ~BatchSink() = default;
   virtual void deliver(const StateBatch& batch) = 0;
-  // The worker stopped on `error` (a kausal::Error); no more batches will come.
-  virtual void fail(std::exception_ptr error) = 0;
+  // The worker could not compute `step` in `epoch` (error: a kausal::Error). It waits for
+  // a rollback to a new epoch before it steps again.
+  virtual void fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) = 0;
 };
 
 class RunAhead {
@@ -66,6 +67,7 @@ class RunAhead {
   std::uint64_t committed_ = 0;  // the last gvt committed (may lie ahead of the step)
   std::uint64_t held_at_ = 0;    // after a rollback: no stepping past this until a commit
   bool held_ = false;
+  bool failed_ = false;  // in the current epoch; a rollback clears it
   bool stopping_ = false;
   std::atomic<int> waiting_{0};  // requests waiting for the lock: the worker yields to them
   std::condition_variable cv_;

@@ -15,7 +15,8 @@ namespace kausal {
 struct InboxItem {
   std::size_t source = 0;      // pendulum index
   StateBatch batch;            // empty when failure is set
-  std::exception_ptr failure;  // the source's worker stopped on this error
+  std::exception_ptr failure;  // the source could not compute failed_step in batch.epoch
+  std::uint64_t failed_step = 0;
 };
 
 class BatchInbox {

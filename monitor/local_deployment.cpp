@@ -82,7 +82,9 @@ struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
     inbox.push({index, batch, nullptr});
   }
-  void fail(std::exception_ptr error) override { inbox.push({index, {}, error}); }
+  void fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) override {
+    inbox.push({index, StateBatch{epoch, step, 0, {}}, error, step});
+  }
 };
 
 LocalDeployment::LocalDeployment(const Scenario& s, const LocalDeploymentOptions& options) {

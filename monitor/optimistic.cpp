@@ -32,8 +32,16 @@ void OptimisticStepper::release_and_extend(std::uint64_t m) {
 }
 
 void OptimisticStepper::file(const InboxItem& item) {
-  if (item.failure) std::rethrow_exception(item.failure);
   Track& t = tracks_.at(item.source);
+  if (item.failure) {
+    if (item.batch.epoch < t.epoch) {  // failed in a future that a rollback discarded
+      ++counters_.stale_batches;
+      return;
+    }
+    t.fails_at = item.failed_step;
+    t.failure = item.failure;
+    return;
+  }
   const std::string& from = deployment_.integrator(item.source).name();
   const StateBatch& b = item.batch;
   ++counters_.messages;
@@ -64,6 +72,9 @@ void OptimisticStepper::wait_for(std::uint64_t step) {
     return false;
   };
   while (missing()) {
+    for (const Track& t : tracks_)
+      if (t.fails_at && *t.fails_at <= step && t.next_step <= step)
+        std::rethrow_exception(t.failure);
     if (auto item = deployment_.inbox().pop(options_.silence))
       file(*item);
     else
@@ -94,6 +105,7 @@ void OptimisticStepper::apply_impulse(std::size_t i, std::uint64_t m, double imp
     t.next_step = m + 1;
     t.held = true;
     t.rolled_back_at = m;
+    t.fails_at.reset();
     ++counters_.rollbacks;
     counters_.rolled_back_steps += r.discarded_steps;
     counters_.wasted_calc_calls +=

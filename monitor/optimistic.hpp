@@ -8,6 +8,7 @@
 // to check; commits let each Integrator free its state list and run on up to GVT + window.
 #include <chrono>
 #include <deque>
+#include <optional>
 
 #include "monitor/chain_stepper.hpp"
 #include "monitor/integrator_port.hpp"
@@ -44,6 +45,10 @@ class OptimisticStepper final : public ChainStepper {
     std::uint64_t committed = 0;      // last gvt sent with commit()
     bool held = false;                // rolled back, waiting for a commit to run on
     std::uint64_t rolled_back_at = ~0ULL;
+    // The Integrator could not compute this step in this epoch: fatal once the monitor
+    // needs the step, void if a rollback comes first.
+    std::optional<std::uint64_t> fails_at;
+    std::exception_ptr failure;
   };
 
   void release_and_extend(std::uint64_t m);

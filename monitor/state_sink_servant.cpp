@@ -21,9 +21,10 @@ void StateSinkServant::deliver(const char* component, const idl::StateBatch& bat
   inbox_->push({index_of(component), from_idl(batch), nullptr});
 }
 
-void StateSinkServant::fail(const char* component, const char* kind, const char* failed_component,
-                            const char* reason) {
-  inbox_->push({index_of(component), {}, failure_from_report({kind, failed_component, reason})});
+void StateSinkServant::fail(const char* sender, CORBA::ULong epoch, CORBA::ULongLong step,
+                            const char* kind, const char* origin, const char* reason) {
+  inbox_->push({index_of(sender), StateBatch{epoch, step, 0, {}},
+                failure_from_report({kind, origin, reason}), step});
 }
 
 }  // namespace kausal

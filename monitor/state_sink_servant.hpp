@@ -15,8 +15,8 @@ class StateSinkServant final : public POA_kausal::idl::StateSink {
  public:
   StateSinkServant(std::shared_ptr<BatchInbox> inbox, std::map<std::string, std::size_t> index_of);
   void deliver(const char* component, const idl::StateBatch& batch) override;
-  void fail(const char* component, const char* kind, const char* failed_component,
-            const char* reason) override;
+  void fail(const char* sender, CORBA::ULong epoch, CORBA::ULongLong step, const char* kind,
+            const char* origin, const char* reason) override;
 
  private:
   std::size_t index_of(const char* component) const;

@@ -1,0 +1,178 @@
+// Failures during speculation: the worker reports them with epoch and step and waits for a
+// rollback; the optimistic monitor fails the run only if it needs that step in that epoch.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "integrator/run_ahead.hpp"
+#include "test_support.hpp"
+
+namespace kausal {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A System whose Calc fails the first time it is asked for time t_fail.
+class FlakyLink final : public SystemLink {
+ public:
+  FlakyLink(SystemCore& core, double t_fail) : inner_(core), t_fail_(t_fail) {}
+  void calc(double t, std::span<const double> x, std::span<double> dx) override {
+    if (t == t_fail_ && !failed_) {
+      failed_ = true;
+      throw ModelError("system-1", "flaky Calc");
+    }
+    inner_.calc(t, x, dx);
+  }
+  void handle_event(const Event& e, std::span<double> x) override { inner_.handle_event(e, x); }
+
+ private:
+  LocalSystemLink inner_;
+  double t_fail_;
+  bool failed_ = false;
+};
+
+struct RecordingSink final : BatchSink {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<StateBatch> batches;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> failures;  // (epoch, step)
+
+  void deliver(const StateBatch& b) override {
+    std::lock_guard lock(mutex);
+    batches.push_back(b);
+    cv.notify_all();
+  }
+  void fail(std::exception_ptr, std::uint32_t epoch, std::uint64_t step) override {
+    std::lock_guard lock(mutex);
+    failures.emplace_back(epoch, step);
+    cv.notify_all();
+  }
+  template <typename P>
+  bool wait(P done) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, 5s, [&] { return done(); });
+  }
+};
+
+TEST(RunAhead, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
+  const double h = 1e-3;
+  SystemCore system("system-1");
+  system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
+  FlakyLink link(system, step_time(0, h, 30));  // computing step 31 fails once
+  Integrator integrator(IntegratorConfig{"integrator-1", Method::euler, 0, h, {0.3, 0}}, link);
+  std::mutex mutex;
+  RecordingSink sink;
+  RunAhead ahead(integrator, mutex, sink, 4, 100, 200);
+
+  ASSERT_TRUE(sink.wait([&] { return !sink.failures.empty(); }));
+  {
+    std::lock_guard lock(sink.mutex);
+    EXPECT_EQ(sink.failures.front(), (std::pair<std::uint32_t, std::uint64_t>{0, 31}));
+    // Every state before the failure was shipped, in order.
+    std::uint64_t next = 1;
+    for (const auto& b : sink.batches) {
+      EXPECT_EQ(b.first_step, next);
+      next += b.count();
+    }
+    EXPECT_EQ(next, 31u);
+  }
+  const auto r = ahead.rollback(10, {});
+  EXPECT_EQ(r.epoch, 1u);
+  EXPECT_EQ(r.discarded_steps, 20u);
+  ahead.commit(10);  // release: the worker runs on in the new epoch, past the old failure
+  ASSERT_TRUE(sink.wait([&] {
+    return !sink.batches.empty() && sink.batches.back().epoch == 1 &&
+           sink.batches.back().first_step + sink.batches.back().count() > 60;
+  }));
+  std::lock_guard lock(sink.mutex);
+  EXPECT_EQ(sink.failures.size(), 1u);
+}
+
+// A deployment whose Integrators are scripted: the test fills the inbox.
+struct ScriptedDeployment final : Deployment {
+  struct Port final : IntegratorPort {
+    std::string id;
+    std::uint32_t epoch = 0;
+    explicit Port(std::string n) : id(std::move(n)) {}
+    const std::string& name() const override { return id; }
+    StateBatch advance(std::uint64_t, std::uint64_t) override { throw std::logic_error("unused"); }
+    std::vector<double> apply_event(const Event&) override { return {-0.5, 0.0}; }
+    void run_ahead(std::size_t, std::uint64_t, std::uint64_t) override {}
+    RollbackResult rollback(std::uint64_t) override { return {++epoch, 0}; }
+    void commit(std::uint64_t) override {}
+    void ping() override {}
+  };
+  BatchInbox box;
+  std::vector<std::unique_ptr<Port>> ports;
+  ScriptedDeployment() {
+    for (const char* n : {"integrator-1", "integrator-2"})
+      ports.push_back(std::make_unique<Port>(n));
+  }
+  std::size_t size() const override { return ports.size(); }
+  IntegratorPort& integrator(std::size_t i) override { return *ports[i]; }
+  BatchInbox& inbox() override { return box; }
+  std::vector<ComponentReport> reports() override { return {}; }
+};
+
+// Two equal bobs touching at rest (exact binary spacing); pendulum 1 far left, unless
+// `hit_at` makes it arrive at the bottom moving right at that step.
+Scenario touching_pair(std::uint64_t steps) {
+  Scenario s;
+  s.file = "scripted";
+  s.h = 1e-3;
+  s.steps = steps;
+  s.chain.restitution = 1;
+  s.chain.pendulums = {{0.0, 1, 1, 0.0625, 0, 9.81, 0}, {0.125, 1, 1, 0.0625, 0, 9.81, 0}};
+  s.initial = {{-0.5, 0}, {0, 0}};
+  return s;
+}
+
+StateBatch scripted(std::uint32_t epoch, std::uint64_t from, std::uint64_t to, PendulumState x,
+                    std::uint64_t hit_at = 0) {
+  StateBatch b{epoch, from, 2, {}};
+  for (std::uint64_t s = from; s <= to; ++s) {
+    const PendulumState y = s == hit_at ? PendulumState{0, 1} : x;
+    b.states.insert(b.states.end(), y.begin(), y.end());
+  }
+  return b;
+}
+
+RunResult drive(ScriptedDeployment& d, const Scenario& s) {
+  OptimisticStepper stepper(d, s, {4, 100});
+  TrajectoryRecorder recorder({}, 2, 1, s.steps, 0, s.h);
+  RunControl control;
+  return drive_chain(s, "optimistic", stepper, recorder, control);
+}
+
+TEST(Optimistic, AFailureInADiscardedFutureIsNoFailure) {
+  const Scenario s = touching_pair(8);
+  ScriptedDeployment d;
+  auto fail = std::make_exception_ptr(ModelError("integrator-1", "blew up speculatively"));
+  d.box.push({0, scripted(0, 1, 5, {-0.5, 0}, 3), nullptr});  // hits pendulum 2 at step 3
+  d.box.push({1, scripted(0, 1, 8, {0, 0}), nullptr});
+  d.box.push({0, StateBatch{0, 6, 0, {}}, fail, 6});       // epoch 0 could not do step 6
+  d.box.push({0, scripted(1, 4, 8, {-0.5, 0}), nullptr});  // after the rollback at 3
+  d.box.push({1, scripted(1, 4, 8, {0, 0}), nullptr});
+  const RunResult r = drive(d, s);
+  EXPECT_EQ(r.status, "completed") << r.error;
+  EXPECT_EQ(r.collisions, 1u);
+  EXPECT_EQ(r.counters.rollbacks, 2u);
+  EXPECT_GE(r.counters.stale_batches, 1u);  // the failure of epoch 0
+}
+
+TEST(Optimistic, AFailureInTheCommittedFutureEndsTheRun) {
+  const Scenario s = touching_pair(8);
+  ScriptedDeployment d;
+  auto fail = std::make_exception_ptr(ModelError("integrator-1", "state is no longer finite"));
+  d.box.push({0, scripted(0, 1, 5, {-0.5, 0}), nullptr});
+  d.box.push({1, scripted(0, 1, 8, {0, 0}), nullptr});
+  d.box.push({0, StateBatch{0, 6, 0, {}}, fail, 6});
+  const RunResult r = drive(d, s);
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.steps, 5u);  // everything before the failing step is committed
+  EXPECT_NE(r.error.find("state is no longer finite"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace kausal
