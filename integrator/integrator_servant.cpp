@@ -158,8 +158,9 @@ void IntegratorServant::commit(CORBA::ULongLong gvt) {
 }
 
 ActivityTotals IntegratorServant::totals() {
-  if (!integrator_) return {};
-  return with_integrator([](auto& i) { return i.totals(); });
+  if (RunAhead* r = active_.load()) return r->exclusive([&] { return integrator_->totals(); });
+  std::lock_guard lock(mutex_);  // asked before initialise() is legal: nothing done yet
+  return integrator_ ? integrator_->totals() : ActivityTotals{};
 }
 
 }  // namespace kausal

@@ -31,9 +31,8 @@ void require_no_contact(const ChainSpec& chain, std::span<const PendulumState> s
                         std::uint64_t step) {
   const auto& p = chain.pendulums;
   for (std::size_t i = 0; i + 1 < states.size(); ++i) {
-    const auto a = bob_kinematics(p[i], states[i].data());
-    const auto b = bob_kinematics(p[i + 1], states[i + 1].data());
-    if (std::hypot(b.x - a.x, b.y - a.y) <= p[i].radius + p[i + 1].radius)
+    if (bob_distance(p[i], p[i + 1], states[i].data(), states[i + 1].data()) <=
+        p[i].radius + p[i + 1].radius)
       causality_violation(i, step, "are in contact");
   }
 }

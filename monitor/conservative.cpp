@@ -43,7 +43,7 @@ void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> 
 }
 
 void ConservativeStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
-  if (m + 1 > guarantee_ || m + 1 < window_first_) grant(m, states);
+  if (m + 1 > guarantee_) grant(m, states);  // the current guarantee is used up
   const std::size_t k = m + 1 - window_first_;
   for (std::size_t i = 0; i < states.size(); ++i)
     states[i] = checked_state(deployment_.integrator(i).name(), window_[i].state(k));

@@ -80,23 +80,12 @@ class DisplacementBound {
   double angle_ = 0;  // bound on Σ |φ_{j+1} − φ_j| since step m
 };
 
-// The margin of may_touch: it covers the rounding of the distances the monitor computes and of
-// the comparisons here, all O(1e-16) of the scene (docs: "Rounding").
-double reach_of(const PendulumParams& a, const PendulumParams& b) {
-  return (a.radius + b.radius) * (1 + 1e-9) +
-         1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + a.length + b.length);
-}
-
 std::uint64_t magnitude_steps(const ChainSpec& chain, std::size_t i, Method method, double h,
                               std::span<const PendulumState> states, std::uint64_t max_steps) {
   const PendulumParams& a = chain.pendulums[i];
   const PendulumParams& b = chain.pendulums[i + 1];
-  // The distance as pair_impact computes it.
-  const BobKinematics ka = bob_kinematics(a, states[i].data());
-  const BobKinematics kb = bob_kinematics(b, states[i + 1].data());
-  const double dx = kb.x - ka.x;
-  const double dy = kb.y - ka.y;
-  const double gap = std::sqrt(dx * dx + dy * dy) - reach_of(a, b);
+  const double gap =
+      bob_distance(a, b, states[i].data(), states[i + 1].data()) - reach_with_margin(a, b);
   if (!(gap > 0)) return 0;  // touching, in contact, or not finite: nothing is safe
   if (2 * (a.length + b.length) < gap) return max_steps;  // can never reach each other
   DisplacementBound da(a, method, h, states[i]);
@@ -331,7 +320,7 @@ std::uint64_t window(const ChainSpec& chain, Method method, double h,
   for (std::size_t i = first; i < last; ++i) {
     const std::uint64_t m = magnitude_steps(chain, i, method, h, states, max_steps);
     if (m < max_steps)  // else the magnitude bound alone gives this pair max_steps
-      open.push_back({i, reach_of(chain.pendulums[i], chain.pendulums[i + 1]), m});
+      open.push_back({i, reach_with_margin(chain.pendulums[i], chain.pendulums[i + 1]), m});
   }
   Enclosures bobs(chain, method, h, states, open);
   for (std::uint64_t k = 0;; ++k) {

@@ -64,6 +64,13 @@ class CorbaIntegratorPort final : public IntegratorPort {
   idl::StateSink_var sink_;
 };
 
+// What is left of a shared deadline (at least `floor`), for waits that share one budget.
+std::chrono::milliseconds time_left(std::chrono::steady_clock::time_point deadline,
+                                    std::chrono::milliseconds floor) {
+  return std::max(floor, std::chrono::duration_cast<std::chrono::milliseconds>(
+                             deadline - std::chrono::steady_clock::now()));
+}
+
 template <typename T>
 typename T::_ptr_type narrow(const std::string& name, CORBA::Object_ptr obj) {
   auto ref = call_peer(name, [&] { return T::_narrow(obj); });
@@ -85,16 +92,19 @@ ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
     start(scenario, options);
     set_up(scenario, options);
   } catch (...) {
-    components_.clear();  // ends and reaps every child started so far
-    if (sink_servant_) orb_.deactivate(sink_servant_);
-    std::filesystem::remove_all(socket_dir_);
+    release();  // a throwing constructor runs no destructor
     throw;
   }
 }
 
 ProcessDeployment::~ProcessDeployment() {
-  components_.clear();
+  release();
+}
+
+void ProcessDeployment::release() {
+  components_.clear();  // ends and reaps every child by PID
   if (sink_servant_) orb_.deactivate(sink_servant_);
+  sink_servant_ = nullptr;
   std::error_code ignored;
   std::filesystem::remove_all(socket_dir_, ignored);
 }
@@ -124,9 +134,7 @@ void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& opt
   // All children start in parallel; collect their references.
   const auto deadline = std::chrono::steady_clock::now() + options.startup_timeout;
   for (auto& c : components_) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    const auto ior = c->process->read_line(std::max(left, std::chrono::milliseconds(1)));
+    const auto ior = c->process->read_line(time_left(deadline, std::chrono::milliseconds(1)));
     if (!ior || ior->rfind("IOR:", 0) != 0)
       throw PeerError(c->name, "did not start (" + c->process->status() + "); see " +
                                    c->process->log_file().string());
@@ -211,9 +219,7 @@ void ProcessDeployment::shutdown() {
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (auto& c : components_) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (!c->process->wait_for_exit(std::max(left, std::chrono::milliseconds(0))))
+    if (!c->process->wait_for_exit(time_left(deadline, std::chrono::milliseconds(0))))
       c->process->stop(std::chrono::milliseconds(0));
   }
 }

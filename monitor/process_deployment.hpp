@@ -46,6 +46,8 @@ class ProcessDeployment final : public Deployment {
  private:
   struct Component;
   void start(const Scenario& scenario, const LaunchOptions& options);
+  // Ends every child, deactivates the sink, removes the socket directory.
+  void release();
   void set_up(const Scenario& scenario, const LaunchOptions& options);
 
   OrbRuntime& orb_;

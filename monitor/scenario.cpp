@@ -180,13 +180,6 @@ void read_pendulum(const toml::table& table, const std::string& file, std::size_
   s.initial.push_back({phi, omega});
 }
 
-double bob_distance(const PendulumParams& a, const PendulumParams& b, const PendulumState& xa,
-                    const PendulumState& xb) {
-  const auto ka = bob_kinematics(a, xa.data());
-  const auto kb = bob_kinematics(b, xb.data());
-  return std::hypot(kb.x - ka.x, kb.y - ka.y);
-}
-
 // Neighbours must stand in order and must not overlap, neither at rest nor at the start.
 void check_geometry(const toml::array& list, const std::string& file, const Scenario& s) {
   auto line_of = [&](std::size_t i) { return std::to_string(list[i].source().begin.line); };
@@ -200,14 +193,15 @@ void check_geometry(const toml::array& list, const std::string& file, const Scen
     const double reach = p[i].radius + p[i + 1].radius;
     const double slack = 1e-12 * (std::abs(p[i].pivot_x) + std::abs(p[i + 1].pivot_x) + reach);
     const PendulumState rest{0, 0};
-    const double at_rest = bob_distance(p[i], p[i + 1], rest, rest);
+    const double at_rest = bob_distance(p[i], p[i + 1], rest.data(), rest.data());
     if (at_rest < reach - slack) {
       std::ostringstream m;
       m << where << ": bob overlaps pendulum[" << i + 1 << "] at rest (distance " << at_rest
         << " < sum of radii " << reach << ")";
       throw InputError(m.str());
     }
-    const double at_start = bob_distance(p[i], p[i + 1], s.initial[i], s.initial[i + 1]);
+    const double at_start =
+        bob_distance(p[i], p[i + 1], s.initial[i].data(), s.initial[i + 1].data());
     if (at_start < reach - slack) {
       std::ostringstream m;
       m << where << ": bob overlaps pendulum[" << i + 1 << "] at the start angles (distance "

@@ -37,10 +37,22 @@ double gap(const Interval& a, const Interval& b) {
 
 }  // namespace
 
+double bob_distance(const PendulumParams& a, const PendulumParams& b, const double* xa,
+                    const double* xb) {
+  const BobKinematics ka = bob_kinematics(a, xa);
+  const BobKinematics kb = bob_kinematics(b, xb);
+  const double dx = kb.x - ka.x;
+  const double dy = kb.y - ka.y;
+  return std::sqrt(dx * dx + dy * dy);
+}
+
+double reach_with_margin(const PendulumParams& a, const PendulumParams& b) {
+  return (a.radius + b.radius) * (1 + 1e-9) +
+         1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + a.length + b.length);
+}
+
 bool may_touch(const PendulumParams& a, const PendulumParams& b, double phi_a, double phi_b) {
-  // Margin: far above the rounding of this bound and of the exact test.
-  const double reach = (a.radius + b.radius) * (1 + 1e-9) +
-                       1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + a.length + b.length);
+  const double reach = reach_with_margin(a, b);
   const Interval sa = sin_bounds(phi_a), sb = sin_bounds(phi_b);
   const Interval xa{a.pivot_x + a.length * sa.low, a.pivot_x + a.length * sa.high};
   const Interval xb{b.pivot_x + b.length * sb.low, b.pivot_x + b.length * sb.high};
@@ -59,7 +71,7 @@ std::optional<Impact> pair_impact(const PendulumParams& a, const PendulumParams&
   const BobKinematics kb = bob_kinematics(b, xb);
   const double dx = kb.x - ka.x;
   const double dy = kb.y - ka.y;
-  const double distance = std::sqrt(dx * dx + dy * dy);
+  const double distance = std::sqrt(dx * dx + dy * dy);  // as bob_distance (kinematics reused)
   if (distance > a.radius + b.radius) return std::nullopt;
   if (distance == 0) throw SimulationError("two bobs are at the same place (pendulum overlap)");
   const double nx = dx / distance;

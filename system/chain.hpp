@@ -27,6 +27,16 @@ struct Impact {
   double right_impulse;
 };
 
+// The distance between the two bob centres, computed exactly as pair_impact computes it, so
+// that every contact test outside the impact law agrees with it to the last bit.
+double bob_distance(const PendulumParams& a, const PendulumParams& b, const double* xa,
+                    const double* xb);
+
+// r_a + r_b widened by a margin far above the rounding of any contact computation (relative
+// 1e-9 of the reach plus 1e-12 of the scene). Every bound that rules a contact out (may_touch,
+// the lookahead) compares against this, so that it can never disagree with the exact test.
+double reach_with_margin(const PendulumParams& a, const PendulumParams& b);
+
 // A cheap, conservative pre-test without trigonometry: false only if the bobs are certainly
 // further apart than r_i + r_j (then the exact test would say "no contact" too). It boxes
 // each bob with Taylor bounds of sin φ and cos φ (valid for every φ) and compares the gap
