@@ -3,7 +3,11 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <string>
+
+#include "idl/activity_feed.hpp"
 
 #include "idl/convert.hpp"
 #include "idl/kausal.hh"
@@ -32,11 +36,33 @@ class ComponentServant : public Skeleton {
     return out;
   }
   idl::ComponentTiming timing() override { return to_idl(totals()); }
+  idl::ActivityTrace* trace(CORBA::ULongLong first) override {
+    const ActivityTrace& t = activity_trace();
+    auto* out = new idl::ActivityTrace;
+    out->recorded = t.recorded();
+    out->spans = to_idl(t.page(first, max_trace_page));
+    out->dropped = t.dropped();
+    out->now_ns = monotonic_ns();
+    return out;
+  }
+  void observe(idl::Animation_ptr view) override {
+    std::lock_guard lock(feed_mutex_);
+    feed_.reset();
+    if (!CORBA::is_nil(view)) feed_ = std::make_unique<ActivityFeed>(name_, activity_trace(), view);
+  }
   void ping() override {}
   void shutdown() override { orb_.shutdown(); }
 
  protected:
+  static constexpr std::size_t max_trace_page = 65536;
+
   virtual ActivityTotals totals() = 0;
+  virtual const ActivityTrace& activity_trace() = 0;
+  // Stops the activity feed; servants call it before what activity_trace() refers to goes.
+  void stop_feed() {
+    std::lock_guard lock(feed_mutex_);
+    feed_.reset();
+  }
   const std::string& name() const { return name_; }
   OrbRuntime& orb() { return orb_; }
 
@@ -44,6 +70,8 @@ class ComponentServant : public Skeleton {
   std::string name_;
   std::string role_;
   OrbRuntime& orb_;
+  std::mutex feed_mutex_;
+  std::unique_ptr<ActivityFeed> feed_;
 };
 
 }  // namespace kausal

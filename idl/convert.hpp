@@ -56,6 +56,23 @@ inline ActivityTotals from_idl(const idl::ComponentTiming& t) {
   return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests, t.state_list_peak};
 }
 
+inline idl::ActivitySpanSeq to_idl(const std::vector<ActivitySpan>& spans) {
+  idl::ActivitySpanSeq out;
+  out.length(static_cast<CORBA::ULong>(spans.size()));
+  for (std::size_t i = 0; i < spans.size(); ++i)
+    out[static_cast<CORBA::ULong>(i)] = {spans[i].begin_ns, spans[i].end_ns,
+                                         static_cast<CORBA::Octet>(spans[i].kind)};
+  return out;
+}
+
+// Kinds other than busy and rollback are refused by the caller (checked_spans).
+inline std::vector<ActivitySpan> from_idl(const idl::ActivitySpanSeq& spans) {
+  std::vector<ActivitySpan> out(spans.length());
+  for (CORBA::ULong i = 0; i < spans.length(); ++i)
+    out[i] = {spans[i].begin_ns, spans[i].end_ns, static_cast<ActivityKind>(spans[i].kind)};
+  return out;
+}
+
 inline idl::ParameterSeq to_idl(const Parameters& p) {
   idl::ParameterSeq out;
   out.length(static_cast<CORBA::ULong>(p.size()));

@@ -14,25 +14,19 @@ bool all_finite(std::span<const double> x) {
   return true;
 }
 
-// Busy time of a request is its wall time minus what it spent waiting for the System.
+// Busy time of a request: its wall time minus its waits for the System, recorded as the
+// pieces between those waits (the Integrator's strip of the utilisation timeline).
 class RequestScope {
  public:
-  RequestScope(ActivityClock& clock, const ActivityClock::Clock::duration& link_wait)
-      : clock_(clock),
-        link_wait_(link_wait),
-        wait_at_start_(link_wait),
-        start_(ActivityClock::Clock::now()) {
-    clock_.count_request();
+  RequestScope(Integrator::BusyPieces& pieces, ActivityKind kind) : pieces_(pieces) {
+    pieces_.begin(kind);
   }
-  ~RequestScope() {
-    clock_.add_busy(ActivityClock::Clock::now() - start_ - (link_wait_ - wait_at_start_));
-  }
+  ~RequestScope() { pieces_.end(); }
+  RequestScope(const RequestScope&) = delete;
+  RequestScope& operator=(const RequestScope&) = delete;
 
  private:
-  ActivityClock& clock_;
-  const ActivityClock::Clock::duration& link_wait_;
-  ActivityClock::Clock::duration wait_at_start_;
-  ActivityClock::Clock::time_point start_;
+  Integrator::BusyPieces& pieces_;
 };
 
 }  // namespace
@@ -55,11 +49,37 @@ ActivityTotals Integrator::totals() const {
   return t;
 }
 
+void Integrator::BusyPieces::begin(ActivityKind kind) {
+  clock.count_request();
+  kind_ = kind;
+  step_ = ActivityTrace::untagged;
+  start_ = ActivityClock::Clock::now();
+}
+
+void Integrator::BusyPieces::close_piece(ActivityClock::Clock::time_point at) {
+  clock.add(kind_, start_, at, step_);
+  start_ = at;
+}
+
+void Integrator::BusyPieces::tag_step(std::uint64_t step) {
+  close_piece(ActivityClock::Clock::now());
+  step_ = step;
+}
+
+void Integrator::BusyPieces::end() { close_piece(ActivityClock::Clock::now()); }
+
+template <typename Call>
+void Integrator::BusyPieces::wait_for_system(Call&& call) {
+  const auto start = ActivityClock::Clock::now();
+  close_piece(start);
+  call();
+  start_ = ActivityClock::Clock::now();
+  link_wait += start_ - start;
+}
+
 void Integrator::compute_step() {
   auto rhs = [this](double t, const std::vector<double>& x, std::vector<double>& dx) {
-    const auto start = ActivityClock::Clock::now();
-    link_.calc(t, x, dx);
-    link_wait_ += ActivityClock::Clock::now() - start;
+    pieces_.wait_for_system([&] { link_.calc(t, x, dx); });
     clock_.count_calc();
   };
   take_step(config_.method, rhs, step_time(config_.t0, config_.h, step_), config_.h, x_, work_);
@@ -82,11 +102,14 @@ void Integrator::check_rollback_reproduces_step() {
 
 void Integrator::step_once() {
   const auto start = ActivityClock::Clock::now();
-  const auto wait_before = link_wait_;
+  const auto wait_before = pieces_.link_wait;
+  pieces_.tag_step(step_ + 1);
   list_.save(step_, x_);
   compute_step();
   if (config_.rollback_check) check_rollback_reproduces_step();
-  step_times_.emplace_back(step_, ActivityClock::Clock::now() - start - (link_wait_ - wait_before));
+  pieces_.tag_step(ActivityTrace::untagged);
+  step_times_.emplace_back(step_,
+                           ActivityClock::Clock::now() - start - (pieces_.link_wait - wait_before));
   if (!all_finite(x_))
     throw ModelError(config_.name, "state is no longer finite at step " + std::to_string(step_) +
                                        " (step size too large for the method?)");
@@ -97,7 +120,7 @@ void Integrator::forget_step_times_before(std::uint64_t gvt) {
 }
 
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
-  RequestScope scope(clock_, link_wait_);
+  RequestScope scope(pieces_, ActivityKind::busy);
   require(gvt <= step_,
           "gvt " + std::to_string(gvt) + " lies after the current step " + std::to_string(step_));
   list_.fossil_collect(gvt);
@@ -112,15 +135,13 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
 }
 
 std::vector<double> Integrator::apply_event(const Event& event) {
-  RequestScope scope(clock_, link_wait_);
+  RequestScope scope(pieces_, ActivityKind::busy);
   require(event.step == step_, "event for step " + std::to_string(event.step) +
                                    " arrived at step " + std::to_string(step_));
   // Rollback restores the first state saved at a step (as stepping produced it); a second
   // event at the same step needs no second copy.
   if (list_.first_at(step_) == nullptr) list_.save(step_, x_);
-  const auto start = ActivityClock::Clock::now();
-  link_.handle_event(event, x_);
-  link_wait_ += ActivityClock::Clock::now() - start;
+  pieces_.wait_for_system([&] { link_.handle_event(event, x_); });
   if (!all_finite(x_))
     throw ModelError(config_.name, "event '" + event.kind + "' made the state non-finite");
   return x_;
@@ -138,7 +159,7 @@ StateBatch Integrator::states_since(std::uint64_t from_step) const {
 }
 
 RollbackResult Integrator::rollback(std::uint64_t step, std::span<const double> x) {
-  RequestScope scope(clock_, link_wait_);
+  RequestScope scope(pieces_, ActivityKind::rollback);
   require(step <= step_, "rollback to step " + std::to_string(step) + " after the current step " +
                              std::to_string(step_));
   // The first entry saved at `step` is the state as stepping produced it, before any event.
@@ -159,6 +180,7 @@ RollbackResult Integrator::rollback(std::uint64_t step, std::span<const double> 
     clock_.reclassify_as_rollback(step_times_.back().second);
     step_times_.pop_back();
   }
+  clock_.mark_rolled_back_after(step);
   step_ = step;
   return {++epoch_, discarded};
 }

@@ -68,7 +68,28 @@ class Integrator {
   const std::vector<double>& state() const { return x_; }
   const StateList& state_list() const { return list_; }
   ActivityTotals totals() const;
+  const ActivityTrace& trace() const { return clock_.trace(); }
   const std::string& name() const { return config_.name; }
+
+  // The busy (or rollback) pieces of one request, split around its waits for the System.
+  struct BusyPieces {
+    explicit BusyPieces(ActivityClock& c) : clock(c) {}
+    void begin(ActivityKind kind);
+    void end();
+    // Closes the current piece; later ones are tagged as the work of `step`.
+    void tag_step(std::uint64_t step);
+    template <typename Call>
+    void wait_for_system(Call&& call);
+
+    ActivityClock& clock;
+    ActivityClock::Clock::duration link_wait{};  // all time spent waiting for the System
+
+   private:
+    void close_piece(ActivityClock::Clock::time_point at);
+    ActivityKind kind_ = ActivityKind::busy;
+    std::uint64_t step_ = ActivityTrace::untagged;
+    ActivityClock::Clock::time_point start_;
+  };
 
  private:
   void step_once();
@@ -85,7 +106,7 @@ class Integrator {
   std::uint32_t epoch_ = 0;
   StateList list_;
   ActivityClock clock_;
-  ActivityClock::Clock::duration link_wait_{};  // time spent waiting for the System
+  BusyPieces pieces_{clock_};
   // Compute time of each step not yet committed (step reached, time), so that a rollback
   // can book the discarded ones as rollback time.
   std::deque<std::pair<std::uint64_t, ActivityClock::Clock::duration>> step_times_;

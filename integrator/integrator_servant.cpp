@@ -70,7 +70,7 @@ class CorbaBatchSink final : public BatchSink {
 IntegratorServant::IntegratorServant(const std::string& name, OrbRuntime& orb)
     : ComponentServant(name, "integrator", orb) {}
 
-IntegratorServant::~IntegratorServant() = default;
+IntegratorServant::~IntegratorServant() { stop_feed(); }
 
 kausal::Integrator& IntegratorServant::initialised() {
   if (!integrator_) throw ProtocolError(name(), "used before initialise()");
@@ -98,8 +98,11 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
                             setup.h,
                             to_vector(setup.x0),
                             setup.rollback_check != 0};
+    stop_feed();  // it reads the trace of the Integrator about to be replaced
+    trace_ = &no_trace_;
     integrator_ = std::make_unique<kausal::Integrator>(std::move(config), *link);
     link_ = std::move(link);
+    trace_ = &integrator_->trace();
   });
 }
 

@@ -27,6 +27,7 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
 
  protected:
   ActivityTotals totals() override;
+  const ActivityTrace& activity_trace() override { return *trace_.load(); }
 
  private:
   // (Qualified: inside this class, plain `Integrator` names the CORBA skeleton base.)
@@ -41,6 +42,8 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   std::unique_ptr<BatchSink> sink_;
   std::unique_ptr<RunAhead> running_;       // last: its worker ends before the rest goes
   std::atomic<RunAhead*> active_{nullptr};  // running_, for readers outside the lock
+  ActivityTrace no_trace_;                  // before initialise()
+  std::atomic<const ActivityTrace*> trace_{&no_trace_};  // the Integrator's, read without the lock
 };
 
 }  // namespace kausal

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "system/activity_trace.hpp"
+
 namespace kausal {
 
 struct ActivityTotals {
@@ -20,12 +22,22 @@ class ActivityClock {
 
   ActivityClock() : start_(Clock::now()) {}
 
-  void add_busy(Clock::duration d) { busy_ += d; }
-  // Time counted as busy that turned out to be wasted (its steps were rolled back).
+  // Counts [begin, end) as busy or rollback time and records it in the trace; `step` tags
+  // the work of one Integrator step (see ActivityTrace::mark_rolled_back_after).
+  void add(ActivityKind kind, Clock::time_point begin, Clock::time_point end,
+           std::uint64_t step = ActivityTrace::untagged) {
+    if (end <= begin) return;
+    (kind == ActivityKind::busy ? busy_ : rollback_) += end - begin;
+    trace_.record(kind, monotonic_ns(begin), monotonic_ns(end), step);
+  }
+  // Time counted as busy that turned out to be wasted (its steps were rolled back). The
+  // trace is corrected separately, by step tags.
   void reclassify_as_rollback(Clock::duration d) {
     busy_ -= d;
     rollback_ += d;
   }
+  void mark_rolled_back_after(std::uint64_t step) { trace_.mark_rolled_back_after(step); }
+  const ActivityTrace& trace() const { return trace_; }
   void count_calc(std::uint64_t n = 1) { calc_calls_ += n; }
   void count_request() { ++requests_; }
 
@@ -48,13 +60,14 @@ class ActivityClock {
   Clock::duration rollback_{};
   std::uint64_t calc_calls_ = 0;
   std::uint64_t requests_ = 0;
+  ActivityTrace trace_;
 };
 
 // Adds the time of a scope to a clock's busy time.
 class BusyScope {
  public:
   explicit BusyScope(ActivityClock& clock) : clock_(clock), start_(ActivityClock::Clock::now()) {}
-  ~BusyScope() { clock_.add_busy(ActivityClock::Clock::now() - start_); }
+  ~BusyScope() { clock_.add(ActivityKind::busy, start_, ActivityClock::Clock::now()); }
   BusyScope(const BusyScope&) = delete;
   BusyScope& operator=(const BusyScope&) = delete;
 

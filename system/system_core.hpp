@@ -22,6 +22,7 @@ class SystemCore {
 
   const std::string& name() const { return name_; }
   ActivityTotals totals() const { return clock_.totals(); }
+  const ActivityTrace& trace() const { return clock_.trace(); }
 
  private:
   const Model& configured() const;

@@ -10,6 +10,7 @@ namespace kausal {
 class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
  public:
   SystemServant(const std::string& name, OrbRuntime& orb);
+  ~SystemServant() override { stop_feed(); }
 
   CORBA::ULong configure(const char* model, const idl::ParameterSeq& parameters) override;
   idl::DoubleSeq* calc(CORBA::Double t, const idl::DoubleSeq& x) override;
@@ -17,6 +18,7 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
 
  protected:
   ActivityTotals totals() override;
+  const ActivityTrace& activity_trace() override { return core_.trace(); }
 
  private:
   std::mutex mutex_;  // omniORB may dispatch from several connection threads
