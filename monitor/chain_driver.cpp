@@ -66,6 +66,7 @@ RunResult describe_run(const Scenario& s, const std::string& method) {
   r.pendulums = s.pendulums();
   r.h = s.h;
   r.planned_steps = s.steps;
+  r.geometry = s.chain.pendulums;
   return r;
 }
 
@@ -86,6 +87,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   ActivityClock monitor_clock;
   ActivityClock* monitor = stepper.in_monitor_thread() ? nullptr : &monitor_clock;
   const auto start = std::chrono::steady_clock::now();
+  r.start_ns = monotonic_ns(start);
   std::vector<PendulumState> states = s.initial;
   try {
     recorder.commit(0, states);
@@ -105,9 +107,12 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   recorder.flush();
   r.trajectory_sha256 = recorder.digest();
   r.counters = stepper.counters();
-  if (monitor)
+  if (monitor) {
+    const ActivityTrace& trace = monitor_clock.trace();
     r.components.push_back({"monitor", "monitor", host_name(), static_cast<long>(getpid()), true,
-                            monitor_clock.totals()});
+                            monitor_clock.totals(), -1, trace.page(0, trace.recorded()),
+                            trace.dropped()});
+  }
   for (auto& c : stepper.reports()) {
     // Calc calls are counted where the model is evaluated: by Systems, or by the
     // sequential reference that evaluates every model itself.

@@ -16,6 +16,7 @@
 #include "monitor/progress_bar.hpp"
 #include "monitor/sequential.hpp"
 #include "monitor/summary.hpp"
+#include "monitor/trace_writer.hpp"
 
 namespace fs = std::filesystem;
 using namespace kausal;
@@ -150,6 +151,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
     result.window = o.window;
   }
   write_summary_json(result, out / "summary.json");
+  write_trace_json(result, out / "trace.json");
   return result;
 }
 

@@ -105,8 +105,11 @@ std::vector<ComponentReport> LocalDeployment::reports() {
     // Under the lock: a running-ahead worker updates both while it steps.
     const auto [integrator_totals, system_totals] =
         p->locked([&] { return std::pair(p->integrator.totals(), p->system.totals()); });
-    out.push_back({p->integrator.name(), "integrator", "local", pid, true, integrator_totals});
-    out.push_back({p->system.name(), "system", "local", pid, true, system_totals});
+    for (auto [name, role, totals, trace] :
+         {std::tuple(p->integrator.name(), "integrator", integrator_totals, &p->integrator.trace()),
+          std::tuple(p->system.name(), "system", system_totals, &p->system.trace())})
+      out.push_back({name, role, "local", pid, true, totals, -1, trace->page(0, trace->recorded()),
+                     trace->dropped()});
   }
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "system/activity_clock.hpp"
 #include "system/errors.hpp"
+#include "system/pendulum.hpp"
 
 namespace kausal {
 
@@ -17,6 +18,9 @@ struct ComponentReport {
   bool reachable = true;  // false: it died or hung before its timing could be read
   ActivityTotals totals;
   int cpu = -1;  // the CPU it was pinned to, -1 if not pinned
+  // Its busy / rollback intervals (trace.json, the timelines), on its host's clock.
+  std::vector<ActivitySpan> spans;
+  std::uint64_t dropped_spans = 0;  // not recorded because its trace was full
 };
 
 // What a method adds to the report about its own traffic and speculation.
@@ -47,6 +51,8 @@ struct RunResult {
   std::uint64_t state_list_peak = 0;  // over all Integrators
   std::string trajectory_sha256;
   std::vector<ComponentReport> components;
+  std::vector<PendulumParams> geometry;  // for views: pivot, length and radius of each bob
+  std::uint64_t start_ns = 0;            // the monitor's monotonic clock when the run started
   std::string placement = "none";  // "cores": components and fan-out lanes pinned per CPU
   std::uint64_t batch_size = 0;    // optimistic
   std::uint64_t window = 0;        // optimistic

@@ -27,10 +27,13 @@ void SequentialStepper::apply_impulse(std::size_t i, std::uint64_t, double impul
 
 std::vector<ComponentReport> SequentialStepper::reports() {
   // One thread does everything and never waits: busy for its whole life.
+  const auto now = std::chrono::steady_clock::now();
   ActivityTotals totals;
-  totals.busy_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  totals.busy_s = std::chrono::duration<double>(now - start_).count();
   totals.calc_calls = calc_calls_;
-  return {{"sequential", "sequential", "local", static_cast<long>(getpid()), true, totals}};
+  ComponentReport r{"sequential", "sequential", "local", static_cast<long>(getpid()), true, totals};
+  r.spans.push_back({monotonic_ns(start_), monotonic_ns(now), ActivityKind::busy});
+  return {r};
 }
 
 }  // namespace kausal

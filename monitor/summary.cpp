@@ -67,6 +67,9 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     j["window"] = r.window;
   }
   j["placement"] = r.placement;
+  auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.geometry)
+    geometry.push_back({{"pivot_x", p.pivot_x}, {"length", p.length}, {"radius", p.radius}});
   j["trajectory_sha256"] = r.trajectory_sha256;
   j["status"] = r.status;
   j["exit_code"] = static_cast<int>(r.exit_code);
@@ -84,7 +87,9 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                     {"calc_calls", c.totals.calc_calls},
                     {"requests", c.totals.requests},
                     {"state_list_peak", c.totals.state_list_peak},
-                    {"cpu", c.cpu}});
+                    {"cpu", c.cpu},
+                    {"trace_spans", c.spans.size()},
+                    {"dropped_spans", c.dropped_spans}});
   }
   std::ofstream out(file, std::ios::trunc);
   if (!out) throw InputError(file.string() + ": cannot write summary");

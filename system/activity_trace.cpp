@@ -10,9 +10,12 @@ void ActivityTrace::record(ActivityKind kind, std::uint64_t begin_ns, std::uint6
   std::lock_guard lock(mutex_);
   if (!entries_.empty()) {
     Entry& last = entries_.back();
-    if (last.span.kind == kind && last.step == step && begin_ns >= last.span.end_ns &&
+    // An untagged piece (request overhead around a step) joins the step next to it.
+    const bool same_work = last.step == step || last.step == untagged || step == untagged;
+    if (last.span.kind == kind && same_work && begin_ns >= last.span.end_ns &&
         begin_ns - last.span.end_ns < merge_gap_ns) {
       last.span.end_ns = end_ns;
+      if (last.step == untagged) last.step = step;
       return;
     }
   }

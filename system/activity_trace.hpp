@@ -30,8 +30,8 @@ inline std::uint64_t monotonic_ns() { return monotonic_ns(std::chrono::steady_cl
 class ActivityTrace {
  public:
   static constexpr std::uint64_t untagged = std::numeric_limits<std::uint64_t>::max();
-  // Spans closer than this to the previous one of the same kind and step are merged: the
-  // pieces of one step around a colocated Calc would otherwise be thousands of slivers.
+  // A span closer than this to the previous one of the same kind is merged into it if both
+  // belong to the same step (or one to none): a request would otherwise be several slivers.
   static constexpr std::uint64_t merge_gap_ns = 1000;
   // About 50 MB of spans; later ones are counted as dropped, never kept.
   static constexpr std::size_t default_capacity = std::size_t{1} << 21;
