@@ -49,11 +49,13 @@ inline StateBatch from_idl(const idl::StateBatch& b) {
 }
 
 inline idl::ComponentTiming to_idl(const ActivityTotals& t) {
-  return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests, t.state_list_peak};
+  return {t.busy_s,   t.idle_s,          t.rollback_s, t.calc_calls,
+          t.requests, t.state_list_peak, t.calc_wait_s};
 }
 
 inline ActivityTotals from_idl(const idl::ComponentTiming& t) {
-  return {t.busy_s, t.idle_s, t.rollback_s, t.calc_calls, t.requests, t.state_list_peak};
+  return {t.busy_s,   t.idle_s,          t.rollback_s, t.calc_calls,
+          t.requests, t.state_list_peak, t.calc_wait_s};
 }
 
 inline idl::ActivitySpanSeq to_idl(const std::vector<ActivitySpan>& spans) {

@@ -46,6 +46,7 @@ void Integrator::require(bool condition, const std::string& what) const {
 ActivityTotals Integrator::totals() const {
   ActivityTotals t = clock_.totals();
   t.state_list_peak = list_.peak();
+  t.calc_wait_s = std::chrono::duration<double>(pieces_.link_wait).count();
   return t;
 }
 

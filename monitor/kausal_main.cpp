@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <memory>
 
 #include "idl/kausal.hh"
@@ -15,6 +16,7 @@
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
 #include "monitor/sequential.hpp"
+#include "monitor/report.hpp"
 #include "monitor/summary.hpp"
 #include "monitor/trace_writer.hpp"
 
@@ -185,14 +187,22 @@ int compare_command(const Options& o) {
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
   std::vector<RunResult> results;
+  std::vector<ReportRun> report_runs;
   for (const auto& m : kCompared) {
     const std::string dir = m.guarantee.empty() ? m.method : m.method + "-" + m.guarantee;
     results.push_back(execute(s, m, out / dir, o, orb));
+    report_runs.push_back({results.back(), out / dir});
     if (results.back().status != "completed") break;
   }
-  std::cout << "kausal compare · " << s.file << " · " << s.pendulums() << " pendulums, "
-            << method_name(s.method) << ", " << s.steps << " steps of " << s.h << " s\n\n"
+  std::ostringstream setup;
+  setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
+        << " steps of " << s.h << " s";
+  std::cout << "kausal compare · " << s.file << " · " << setup.str() << "\n\n"
             << format_comparison(results) << "\noutput: " << out.string() << "\n";
+  const auto warnings = write_report(
+      report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
+  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
+  std::cout << "report: " << (out / "report.html").string() << "\n";
   for (const auto& r : results) {
     if (r.status != "completed") {
       std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";

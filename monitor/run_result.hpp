@@ -65,4 +65,12 @@ struct RunResult {
   std::string label() const { return variant.empty() ? method : method + "/" + variant; }
 };
 
+// Mean over the components of busy / (busy + idle + rollback): how much of its life a
+// component spent computing something that was kept.
+double mean_utilisation(const RunResult& r);
+// Microseconds the caller of a Calc waits for it: Integrators' waits for their Systems per
+// Calc call (the round trip in the process layout), or the sequential reference's time per
+// Calc. 0 when nothing was measured.
+double calc_cost_us(const RunResult& r);
+
 }  // namespace kausal

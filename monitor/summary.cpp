@@ -39,6 +39,32 @@ double utilisation(const ActivityTotals& t) {
 
 }  // namespace
 
+double mean_utilisation(const RunResult& r) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (const auto& c : r.components) {
+    if (!c.reachable) continue;
+    sum += utilisation(c.totals);
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+double calc_cost_us(const RunResult& r) {
+  double wait_s = 0;
+  std::uint64_t calls = 0;
+  for (const auto& c : r.components) {
+    if (c.role == "integrator") {
+      wait_s += c.totals.calc_wait_s;
+      calls += c.totals.calc_calls;
+    } else if (c.role == "sequential") {
+      wait_s += c.totals.busy_s;
+      calls += c.totals.calc_calls;
+    }
+  }
+  return calls ? 1e6 * wait_s / static_cast<double>(calls) : 0.0;
+}
+
 void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   nlohmann::ordered_json j;
   j["method"] = r.method;
@@ -67,6 +93,8 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     j["window"] = r.window;
   }
   j["placement"] = r.placement;
+  j["mean_utilisation"] = mean_utilisation(r);
+  j["calc_cost_us"] = calc_cost_us(r);
   auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
   for (const auto& p : r.geometry)
     geometry.push_back({{"pivot_x", p.pivot_x}, {"length", p.length}, {"radius", p.radius}});
@@ -87,6 +115,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                     {"calc_calls", c.totals.calc_calls},
                     {"requests", c.totals.requests},
                     {"state_list_peak", c.totals.state_list_peak},
+                    {"calc_wait_s", c.totals.calc_wait_s},
                     {"cpu", c.cpu},
                     {"trace_spans", c.spans.size()},
                     {"dropped_spans", c.dropped_spans}});
@@ -129,31 +158,57 @@ std::string format_summary(const RunResult& r) {
   return o.str();
 }
 
-std::string format_comparison(const std::vector<RunResult>& results) {
-  if (results.empty()) return "";
+std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& results) {
+  std::vector<ComparisonRow> rows;
+  if (results.empty()) return rows;
   const RunResult& ref = results.front();
   // The thesis' question is conservative against optimistic: ratios against the
   // conservative step protocol too, when it is in the table.
   const RunResult* step = nullptr;
   for (const auto& r : results)
-    if (r.label() == "conservative/step") step = &r;
+    if (r.label() == "conservative/step" && !step) step = &r;
   auto ratio = [](const RunResult* base, const RunResult& r) {
-    return base && r.wall_s > 0 ? significant(base->wall_s / r.wall_s, 3) + "x" : std::string("-");
+    return base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0.0;
   };
-  std::ostringstream o;
-  o << pad("method", -24) << pad("wall s", 9) << pad("vs seq", 10) << pad("vs step", 9)
-    << pad("Calc calls", 12) << pad("collisions", 11) << pad("rollbacks", 10)
-    << pad("rolled back", 12) << pad("messages", 10) << "  digest\n";
   for (const auto& r : results) {
-    const bool same = r.trajectory_sha256 == ref.trajectory_sha256 && r.status == "completed";
-    o << pad(r.label(), -24) << pad(fixed(r.wall_s, 3), 9) << pad(ratio(&ref, r), 10)
-      << pad(ratio(step, r), 9) << pad(std::to_string(r.calc_calls), 12)
-      << pad(std::to_string(r.collisions), 11) << pad(std::to_string(r.counters.rollbacks), 10)
-      << pad(std::to_string(r.counters.rolled_back_steps), 12)
-      << pad(std::to_string(r.counters.messages), 10) << "  " << r.trajectory_sha256.substr(0, 16)
-      << (r.status != "completed" ? " (" + r.status + ")"
-          : same                  ? "  = reference"
-                                  : "  DIFFERS")
+    ComparisonRow row;
+    row.label = r.label();
+    row.wall_s = r.wall_s;
+    row.vs_sequential = ratio(&ref, r);
+    row.vs_step = ratio(step, r);
+    row.calc_calls = r.calc_calls;
+    row.calc_cost_us = calc_cost_us(r);
+    row.collisions = r.collisions;
+    row.rollbacks = r.counters.rollbacks;
+    row.rolled_back_steps = r.counters.rolled_back_steps;
+    row.messages = r.counters.messages;
+    row.mean_utilisation = mean_utilisation(r);
+    row.digest = r.trajectory_sha256;
+    row.status = r.status;
+    row.digest_equal = r.status == "completed" && r.trajectory_sha256 == ref.trajectory_sha256;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string format_comparison(const std::vector<RunResult>& results) {
+  auto times = [](double x) { return x > 0 ? significant(x, 3) + "x" : std::string("-"); };
+  std::ostringstream o;
+  o << pad("method", -24) << pad("wall s", 9) << pad("vs seq", 9) << pad("vs step", 9)
+    << pad("Calc calls", 12) << pad("µs/Calc", 10) << pad("collisions", 11)
+    << pad("rollbacks", 10) << pad("rolled back", 12) << pad("messages", 10) << pad("util", 6)
+    << "  digest\n";
+  for (const auto& row : comparison_rows(results)) {
+    o << pad(row.label, -24) << pad(fixed(row.wall_s, 3), 9) << pad(times(row.vs_sequential), 9)
+      << pad(times(row.vs_step), 9) << pad(std::to_string(row.calc_calls), 12)
+      // "µ" is two bytes but one column.
+      << pad(fixed(row.calc_cost_us, 2), 9) << pad(std::to_string(row.collisions), 11)
+      << pad(std::to_string(row.rollbacks), 10) << pad(std::to_string(row.rolled_back_steps), 12)
+      << pad(std::to_string(row.messages), 10)
+      << pad(fixed(100 * row.mean_utilisation, 0) + "%", 6) << "  " << row.digest.substr(0, 16)
+      << (row.status != "completed" ? " (" + row.status + ")"
+          : row.digest_equal        ? "  = reference"
+                                    : "  DIFFERS")
       << "\n";
   }
   return o.str();

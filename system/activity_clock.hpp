@@ -14,6 +14,7 @@ struct ActivityTotals {
   std::uint64_t calc_calls = 0;
   std::uint64_t requests = 0;
   std::uint64_t state_list_peak = 0;  // Integrators only
+  double calc_wait_s = 0;             // Integrators: waiting for their System (Calc, events)
 };
 
 class ActivityClock {

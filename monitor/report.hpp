@@ -1,0 +1,36 @@
+#pragma once
+// report.html of `kausal compare`: one self-contained page (images embedded as data URIs)
+// with the comparison table, the wall time per method and, per method, the utilisation
+// timeline of every component (busy / waiting / rolling back; the thesis' figures 2.4 and
+// 2.5). The charts are drawn by Qt in `kausal-animation` (offscreen), run as a child.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "monitor/run_result.hpp"
+
+namespace kausal {
+
+struct ReportRun {
+  RunResult result;
+  std::filesystem::path dir;  // its output directory (summary.json, trace.json, ...)
+};
+
+struct ReportOptions {
+  std::filesystem::path out_dir;   // report.html and the chart PNGs go here
+  std::filesystem::path renderer;  // kausal-animation
+  std::string title;               // e.g. the scenario file
+  std::string setup;               // one line: pendulums, integrator, steps, h
+};
+
+// Renders the charts and writes out_dir/report.html. A chart that cannot be rendered is
+// replaced by its error message in the page and returned as a warning; the page is always
+// written (throws InputError only if it cannot be).
+std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const ReportOptions& o);
+
+// Text for an HTML element's content or attribute value.
+std::string html_escape(const std::string& text);
+// The bytes of a file as base64 (data URIs).
+std::string base64_of_file(const std::filesystem::path& file);
+
+}  // namespace kausal
