@@ -79,7 +79,8 @@ RunResult failed_before_start(const Scenario& s, const std::string& method, cons
 }
 
 RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees) {
+                      TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees,
+                      RunObserver* observer) {
   RunResult r = describe_run(s, method);
 
   // The in-process reference runs in this thread: no separate monitor timing (two clock
@@ -89,12 +90,16 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   const auto start = std::chrono::steady_clock::now();
   r.start_ns = monotonic_ns(start);
   std::vector<PendulumState> states = s.initial;
+  stepper.set_observer(observer);
+  if (observer) observer->monitor_trace(monitor ? &monitor->trace() : nullptr);
   try {
     recorder.commit(0, states);
+    if (observer) observer->committed(0, states);
     for (std::uint64_t m = 0; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
       r.collisions += step_chain(s, stepper, m, states, {monitor, check_guarantees});
       recorder.commit(m + 1, states);
+      if (observer) observer->committed(m + 1, states);
       r.steps = m + 1;
       control.progress(m + 1, s.steps);
     }
@@ -104,6 +109,8 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
     r.exit_code = e.exit_code();
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (observer) observer->monitor_trace(nullptr);
+  stepper.set_observer(nullptr);
   recorder.flush();
   r.trajectory_sha256 = recorder.digest();
   r.counters = stepper.counters();

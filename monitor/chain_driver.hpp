@@ -30,9 +30,10 @@ RunResult failed_before_start(const Scenario& scenario, const std::string& metho
 // Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
 // "interrupted"), the exit code and the message in the result, and everything committed
-// up to then in the recorder.
+// up to then in the recorder. An observer (the live animation) sees every committed step,
+// the horizon and the rollbacks.
 RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,
-                      bool check_guarantees = false);
+                      bool check_guarantees = false, RunObserver* observer = nullptr);
 
 }  // namespace kausal

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "monitor/run_observer.hpp"
 #include "monitor/run_result.hpp"
 #include "system/chain.hpp"
 
@@ -29,6 +30,11 @@ class ChainStepper {
   // Timing and Calc counts of the components doing the stepping (best effort after a
   // failure).
   virtual std::vector<ComponentReport> reports() = 0;
+  // Who is told about the horizon and rollbacks (may be nullptr).
+  void set_observer(RunObserver* observer) { observer_ = observer; }
+
+ protected:
+  RunObserver* observer_ = nullptr;
 };
 
 }  // namespace kausal

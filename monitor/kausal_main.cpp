@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "idl/kausal.hh"
+#include "monitor/animation_process.hpp"
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
 #include "monitor/optimistic.hpp"
@@ -53,6 +54,8 @@ struct Options {
   unsigned call_timeout_ms = 3000;
   unsigned startup_timeout_ms = 10000;
   std::string pin = "cores";
+  bool animate = false;
+  std::string animate_until = "window-closed";
 };
 
 fs::path executable_dir() {
@@ -115,17 +118,30 @@ std::unique_ptr<ChainStepper> make_distributed_stepper(const MethodSpec& m, cons
   return std::make_unique<ConservativeStepper>(deployment, s, ConservativeOptions{g, cpus});
 }
 
+// Ends the live feed of a run: what it could not deliver is reported, never fatal.
+void finish_feed(std::unique_ptr<AnimationFeed>& feed, const RunResult& result) {
+  if (!feed) return;
+  const std::uint64_t dropped = feed->finish(result.status, result.wall_s, std::chrono::seconds(2));
+  std::cerr << "kausal: animation: " << dropped << " frames dropped"
+            << (feed->view_lost() ? " (the window was closed)" : "") << "\n";
+  feed.reset();
+}
+
 RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
-                  OrbOnDemand& orb) {
+                  OrbOnDemand& orb, AnimationProcess* animation) {
   fs::create_directories(out);
   TrajectoryRecorder recorder(out / "trajectory.csv", s.pendulums(), s.output_every, s.steps,
                               s.t0(), s.h);
   ProgressBar progress(m.method, stderr_is_terminal());
+  const std::string label = m.guarantee.empty() ? m.method : m.method + "/" + m.guarantee;
+  std::unique_ptr<AnimationFeed> feed;
   RunResult result;
   try {
     if (m.method == "sequential") {
       SequentialStepper stepper(s);
-      result = drive_chain(s, m.method, stepper, recorder, progress);
+      if (animation) feed = animation->begin_run(s, label, {"sequential"}, monotonic_ns());
+      result = drive_chain(s, m.method, stepper, recorder, progress, false, feed.get());
+      finish_feed(feed, result);
     } else {
       const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
       LaunchOptions launch{executable_dir(),
@@ -135,8 +151,16 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
                            cpus,
                            o.rollback_check};
       ProcessDeployment deployment(s, orb.get(), launch);
+      if (animation) {
+        std::vector<std::string> strips{"monitor"};
+        for (const auto& name : deployment.component_names()) strips.push_back(name);
+        feed = animation->begin_run(s, label, strips, monotonic_ns());
+        deployment.observe(animation->view());
+      }
       auto stepper = make_distributed_stepper(m, s, deployment, o, cpus);
-      result = drive_chain(s, m.method, *stepper, recorder, progress, o.check_guarantees);
+      result = drive_chain(s, m.method, *stepper, recorder, progress, o.check_guarantees,
+                           feed.get());
+      finish_feed(feed, result);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
       stepper.reset();
@@ -155,6 +179,24 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   write_summary_json(result, out / "summary.json");
   write_trace_json(result, out / "trace.json");
   return result;
+}
+
+std::unique_ptr<AnimationProcess> start_animation(const Options& o, OrbOnDemand& orb,
+                                                  const fs::path& out) {
+  if (!o.animate) return nullptr;
+  return std::make_unique<AnimationProcess>(orb.get(), executable_dir() / "kausal-animation",
+                                            out / "logs" / "animation.log", o.call_timeout_ms,
+                                            std::chrono::milliseconds(o.startup_timeout_ms));
+}
+
+// --animate-until window-closed: the view keeps playing after the run; wait for the user.
+void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animation) {
+  if (!animation) return;
+  if (o.animate_until == "window-closed" && animation->running()) {
+    std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
+    animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
+  }
+  animation.reset();  // closes it if it is still open
 }
 
 // Options that only mean something for another method are a mistake, not a no-op.
@@ -176,9 +218,11 @@ int run_command(const Options& o) {
   const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
-  const RunResult r = execute(s, m, out, o, orb);
+  auto animation = start_animation(o, orb, out);
+  const RunResult r = execute(s, m, out, o, orb, animation.get());
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  hold_animation(o, animation);
   return static_cast<int>(r.exit_code);
 }
 
@@ -186,11 +230,12 @@ int compare_command(const Options& o) {
   const Scenario s = load_scenario(o.scenario);
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
+  auto animation = start_animation(o, orb, out);
   std::vector<RunResult> results;
   std::vector<ReportRun> report_runs;
   for (const auto& m : kCompared) {
     const std::string dir = m.guarantee.empty() ? m.method : m.method + "-" + m.guarantee;
-    results.push_back(execute(s, m, out / dir, o, orb));
+    results.push_back(execute(s, m, out / dir, o, orb, animation.get()));
     report_runs.push_back({results.back(), out / dir});
     if (results.back().status != "completed") break;
   }
@@ -203,6 +248,7 @@ int compare_command(const Options& o) {
       report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
   for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
   std::cout << "report: " << (out / "report.html").string() << "\n";
+  hold_animation(o, animation);
   for (const auto& r : results) {
     if (r.status != "completed") {
       std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
@@ -252,6 +298,14 @@ void add_common(CLI::App* cmd, Options& o) {
                   "ms all component processes together may take to start")
       ->capture_default_str()
       ->check(CLI::Range(100u, 600'000u));
+  cmd->add_flag("--animate", o.animate,
+                "show the run live in kausal-animation (Qt): pendulums from committed frames, a "
+                "busy/waiting/rollback strip per component, the guarantee or GVT, rollbacks");
+  cmd->add_option("--animate-until", o.animate_until,
+                  "window-closed: kausal waits until the animation window is closed; run-end: "
+                  "the window closes when the run (compare: the last run) ends")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"window-closed", "run-end"}));
   cmd->footer(kExitCodes);
 }
 
@@ -301,6 +355,9 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     if (run->parsed()) reject_options_of_other_methods(*run, o);
+    const CLI::App* used = run->parsed() ? run : compare;
+    if (used->get_option("--animate-until")->count() > 0 && !o.animate)
+      throw InputError("command line: --animate-until applies with --animate");
     return run->parsed() ? run_command(o) : compare_command(o);
   } catch (const Error& e) {
     std::cerr << "kausal: " << e.what() << "\n";

@@ -85,6 +85,11 @@ void OptimisticStepper::wait_for(std::uint64_t step) {
 void OptimisticStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
   release_and_extend(m);
   wait_for(m + 1);
+  if (observer_) {
+    reached_.resize(tracks_.size());
+    for (std::size_t i = 0; i < tracks_.size(); ++i) reached_[i] = tracks_[i].next_step - 1;
+    observer_->horizon(m + 1, reached_);
+  }
   for (std::size_t i = 0; i < states.size(); ++i) {
     Track& t = tracks_[i];
     // The front of `ahead` is step next_step - ahead.size(); drop what is committed.
@@ -106,6 +111,7 @@ void OptimisticStepper::apply_impulse(std::size_t i, std::uint64_t m, double imp
     t.held = true;
     t.rolled_back_at = m;
     t.fails_at.reset();
+    if (observer_) observer_->rolled_back(i, m);
     ++counters_.rollbacks;
     counters_.rolled_back_steps += r.discarded_steps;
     counters_.wasted_calc_calls +=

@@ -60,6 +60,7 @@ class OptimisticStepper final : public ChainStepper {
   const Scenario& scenario_;
   OptimisticOptions options_;
   std::vector<Track> tracks_;
+  std::vector<std::uint64_t> reached_;  // for the observer, reused every step
   MethodCounters counters_;
 };
 

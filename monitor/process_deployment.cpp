@@ -209,7 +209,7 @@ std::vector<ComponentReport> ProcessDeployment::reports() {
   std::vector<std::future<ComponentReport>> asked;
   for (auto& c : components_) {
     asked.push_back(std::async(std::launch::async, [&c] {
-      ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu};
+      ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu, {}, 0};
       if (!c->process->running()) return r;
       try {
         idl::Participant_var component = idl::Participant::_narrow(c->ref);
@@ -226,6 +226,23 @@ std::vector<ComponentReport> ProcessDeployment::reports() {
   std::vector<ComponentReport> out;
   for (auto& a : asked) out.push_back(a.get());
   return out;
+}
+
+void ProcessDeployment::observe(idl::Animation_ptr view) {
+  for (auto& c : components_) {
+    try {
+      idl::Participant_var component = idl::Participant::_narrow(c->ref);
+      component->observe(view);
+    } catch (const CORBA::Exception&) {
+      // A component that cannot be told has no live strip; the run itself will notice it.
+    }
+  }
+}
+
+std::vector<std::string> ProcessDeployment::component_names() const {
+  std::vector<std::string> names;
+  for (const auto& c : components_) names.push_back(c->name);
+  return names;
 }
 
 void ProcessDeployment::shutdown() {

@@ -38,6 +38,11 @@ class ProcessDeployment final : public Deployment {
   BatchInbox& inbox() override { return *inbox_; }
   std::vector<ComponentReport> reports() override;
 
+  // Every component sends the spans it records to `view` from now on (nil: stops).
+  void observe(idl::Animation_ptr view);
+  // Names of the components in the order of reports().
+  std::vector<std::string> component_names() const;
+
   // Asks every component to shut down, then ends those that do not within a grace period.
   void shutdown();
   // Children that are no longer running, with how they ended and where their log is.

@@ -1,0 +1,64 @@
+#include "monitor/animation_process.hpp"
+
+#include "idl/wire_errors.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+
+AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
+                                   const std::filesystem::path& log_file,
+                                   unsigned call_timeout_ms,
+                                   std::chrono::milliseconds startup_timeout) {
+  std::filesystem::create_directories(log_file.parent_path());
+  try {
+    process_ = std::make_unique<ChildProcess>(
+        "animation", executable,
+        std::vector<std::string>{"--name", "animation", "--host", "127.0.0.1", "--call-timeout-ms",
+                                 std::to_string(call_timeout_ms)},
+        log_file);
+  } catch (const std::exception& e) {
+    throw PeerError("animation", std::string("cannot start ") + executable.string() + ": " + e.what());
+  }
+  const auto ior = process_->read_line(startup_timeout);
+  if (!ior || ior->rfind("IOR:", 0) != 0)
+    throw PeerError("animation", "did not start (" + process_->status() + "; no display? see " +
+                                     log_file.string() + ")");
+  CORBA::Object_var obj = orb.resolve(*ior);
+  view_ = call_peer("animation", [&] { return idl::Animation::_narrow(obj); });
+  if (CORBA::is_nil(view_)) throw PeerError("animation", "its object reference is not an Animation");
+  idl::ComponentInfo_var info = call_peer("animation", [&] { return view_->info(); });
+  if (info->interface_version != idl::INTERFACE_VERSION)
+    throw VersionMismatch("animation", info->interface_version, idl::INTERFACE_VERSION);
+}
+
+AnimationProcess::~AnimationProcess() {
+  if (!process_->running()) return;
+  try {
+    view_->shutdown();
+  } catch (const CORBA::Exception&) {
+  }
+  if (!process_->wait_for_exit(std::chrono::seconds(2))) process_->stop(std::chrono::seconds(1));
+}
+
+std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
+    const Scenario& scenario, const std::string& label, const std::vector<std::string>& components,
+    std::uint64_t start_ns) {
+  idl::AnimationSetup setup;
+  setup.scenario = scenario.name.c_str();
+  setup.label = label.c_str();
+  setup.t0 = scenario.t0();
+  setup.h = scenario.h;
+  setup.steps = scenario.steps;
+  setup.pendulums.length(static_cast<CORBA::ULong>(scenario.pendulums()));
+  for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
+    const PendulumParams& p = scenario.chain.pendulums[i];
+    setup.pendulums[static_cast<CORBA::ULong>(i)] = {p.pivot_x, p.length, p.radius};
+  }
+  setup.components.length(static_cast<CORBA::ULong>(components.size()));
+  for (std::size_t i = 0; i < components.size(); ++i)
+    setup.components[static_cast<CORBA::ULong>(i)] = components[i].c_str();
+  setup.clock_ns = start_ns;
+  return std::make_unique<AnimationFeed>(view_.in(), setup);
+}
+
+}  // namespace kausal
