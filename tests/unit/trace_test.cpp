@@ -1,0 +1,192 @@
+// Activity traces, trace.json and report.html: the raw material of the timelines.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "monitor/report.hpp"
+#include "monitor/summary.hpp"
+#include "monitor/trace_writer.hpp"
+#include "test_support.hpp"
+
+namespace kausal::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::uint64_t total_ns(const std::vector<ActivitySpan>& spans, ActivityKind kind) {
+  std::uint64_t sum = 0;
+  for (const auto& s : spans)
+    if (s.kind == kind) sum += s.end_ns - s.begin_ns;
+  return sum;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct ScratchDir {
+  ScratchDir() {
+    std::string tmpl = (fs::temp_directory_path() / "kausal-trace-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+  fs::path path;
+};
+
+TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
+  ActivityTrace t;
+  t.record(ActivityKind::busy, 1000, 2000, 1);
+  t.record(ActivityKind::busy, 2500, 3000, 1);  // 500 ns later, same step: merged
+  t.record(ActivityKind::busy, 3200, 3300);     // untagged overhead: joins step 1
+  t.record(ActivityKind::busy, 3400, 3500, 2);  // another step: kept apart
+  t.record(ActivityKind::rollback, 3600, 3700, 2);    // another kind
+  t.record(ActivityKind::rollback, 10'000, 11'000, 2);  // too far
+  const auto spans = t.page(0, 100);
+  ASSERT_EQ(spans.size(), 4u);
+  EXPECT_EQ(spans[0].begin_ns, 1000u);
+  EXPECT_EQ(spans[0].end_ns, 3300u);
+  EXPECT_EQ(spans[1].begin_ns, 3400u);
+  EXPECT_EQ(spans[2].kind, ActivityKind::rollback);
+  EXPECT_EQ(t.recorded(), 4u);
+  EXPECT_EQ(t.page(3, 100).size(), 1u);
+  EXPECT_TRUE(t.page(4, 100).empty());
+  EXPECT_EQ(t.page(1, 2).size(), 2u);
+}
+
+TEST(ActivityTrace, RollbackMarksTheDiscardedStepsOnly) {
+  ActivityTrace t;
+  for (std::uint64_t step = 1; step <= 10; ++step)
+    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, step);
+  t.mark_rolled_back_after(6);
+  auto spans = t.page(0, 100);
+  for (std::size_t k = 0; k < spans.size(); ++k)
+    EXPECT_EQ(spans[k].kind, k < 6 ? ActivityKind::busy : ActivityKind::rollback) << k;
+  // Recompute 7..8 in the new epoch, then roll back further than the first rollback.
+  for (std::uint64_t step = 7; step <= 8; ++step)
+    t.record(ActivityKind::busy, step * 100'000, step * 100'000 + 500, step);
+  t.mark_rolled_back_after(4);
+  spans = t.page(0, 100);
+  for (std::size_t k = 0; k < spans.size(); ++k)
+    EXPECT_EQ(spans[k].kind, k < 4 ? ActivityKind::busy : ActivityKind::rollback) << k;
+}
+
+TEST(ActivityTrace, AFullTraceCountsWhatItDrops) {
+  ActivityTrace t(3);
+  for (std::uint64_t k = 0; k < 5; ++k)
+    t.record(ActivityKind::busy, k * 10'000, k * 10'000 + 10, k);
+  EXPECT_EQ(t.recorded(), 3u);
+  EXPECT_EQ(t.dropped(), 2u);
+}
+
+TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
+  const Scenario s = shipped("thesis.toml");
+  LocalDeployment deployment(s);
+  OptimisticStepper stepper(deployment, s, {});
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  const RunResult r = drive_chain(s, "optimistic", stepper, recorder, control);
+  ASSERT_GT(r.counters.rollbacks, 0u);
+  std::uint64_t rolled_back_ns = 0;
+  for (const auto& c : r.components) {
+    ASSERT_FALSE(c.spans.empty()) << c.name;
+    const double busy_s = 1e-9 * static_cast<double>(total_ns(c.spans, ActivityKind::busy));
+    const double rollback_s = 1e-9 * static_cast<double>(total_ns(c.spans, ActivityKind::rollback));
+    // Spans cover what the totals count (merging adds at most 1 µs per merged gap).
+    EXPECT_GE(busy_s + rollback_s, 0.999 * (c.totals.busy_s + c.totals.rollback_s) - 1e-6)
+        << c.name;
+    // At most one merged gap (< 1 µs) per recorded piece: requests, Calcs, monitor steps.
+    const auto pieces = c.totals.requests + c.totals.calc_calls + s.steps + 1;
+    EXPECT_LE(busy_s + rollback_s,
+              c.totals.busy_s + c.totals.rollback_s + 1e-6 * static_cast<double>(pieces))
+        << c.name;
+    for (const auto& span : c.spans) EXPECT_LE(span.begin_ns, span.end_ns);
+    if (c.role == "integrator") rolled_back_ns += total_ns(c.spans, ActivityKind::rollback);
+  }
+  EXPECT_GT(rolled_back_ns, 0u);
+}
+
+TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
+  const Scenario s = shipped("thesis.toml");
+  RunResult r = run_conservative_in_process(s, Guarantee::lookahead);
+  ASSERT_EQ(r.status, "completed");
+  ScratchDir dir;
+  write_trace_json(r, dir.path / "trace.json");
+  const auto j = nlohmann::json::parse(slurp(dir.path / "trace.json"));
+  ASSERT_TRUE(j["traceEvents"].is_array());
+  std::map<int, std::string> tracks;
+  std::map<int, std::size_t> events;
+  for (const auto& e : j["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid")) << e;
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    if (e["ph"] != "X") continue;
+    EXPECT_TRUE(e["name"] == "busy" || e["name"] == "rollback") << e;
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+    EXPECT_TRUE(e["ts"].is_number());
+    ++events[e["tid"].get<int>()];
+  }
+  ASSERT_EQ(tracks.size(), r.components.size());
+  std::size_t k = 0;
+  for (const auto& [tid, name] : tracks) {
+    EXPECT_EQ(name, r.components[k].name);
+    EXPECT_EQ(events[tid], r.components[k].spans.size()) << name;
+    ++k;
+  }
+}
+
+TEST(Report, EscapesAndEncodes) {
+  EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  ScratchDir dir;
+  for (auto [text, expected] : {std::pair<std::string, std::string>{"foobar", "Zm9vYmFy"},
+                                {"fooba", "Zm9vYmE="},
+                                {"f", "Zg=="},
+                                {"", ""}}) {
+    std::ofstream(dir.path / "b") << text;
+    EXPECT_EQ(base64_of_file(dir.path / "b"), expected) << text;
+  }
+  EXPECT_THROW(base64_of_file(dir.path / "missing"), InputError);
+}
+
+// The page is written even when the charts cannot be drawn; a differing digest is marked.
+TEST(Report, TableMatchesTheResultsAndMarksADifferingDigest) {
+  const Scenario s = shipped("thesis.toml");
+  std::vector<ReportRun> runs;
+  runs.push_back({run_sequential(s), "seq"});
+  runs.push_back({run_conservative_in_process(s), "con"});
+  runs.push_back({run_optimistic_in_process(s), "opt"});
+  runs[1].result.variant = "step";
+  runs[2].result.trajectory_sha256[0] = runs[2].result.trajectory_sha256[0] == '0' ? '1' : '0';
+  ScratchDir dir;
+  const auto warnings =
+      write_report(runs, {dir.path, dir.path / "no-such-renderer", "thesis", "5 pendulums"});
+  EXPECT_EQ(warnings.size(), 1u + runs.size());  // the wall-time chart and every timeline
+  const std::string html = slurp(dir.path / "report.html");
+  EXPECT_NE(html.find("could not be drawn"), std::string::npos);
+  const std::regex row("<tr data-method=\"([^\"]+)\">");
+  EXPECT_EQ(std::distance(std::sregex_iterator(html.begin(), html.end(), row), std::sregex_iterator()),
+            3);
+  for (const auto& run : runs) {
+    const std::string calc = "data-key=\"calc_calls\" data-value=\"" +
+                             std::to_string(run.result.calc_calls) + "\"";
+    EXPECT_NE(html.find(calc), std::string::npos) << run.result.label();
+  }
+  EXPECT_NE(html.find("class=\"differs\""), std::string::npos);
+  EXPECT_NE(html.find("DIFFERS"), std::string::npos);
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 10, true);
+  const auto rows = comparison_rows({runs[0].result, runs[1].result, runs[2].result});
+  EXPECT_TRUE(rows[1].digest_equal);
+  EXPECT_FALSE(rows[2].digest_equal);
+  EXPECT_NEAR(rows[1].vs_step, 1.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace kausal::testing
