@@ -32,6 +32,8 @@ struct Rendered {
 // `kausal-animation MODE out/NAME.png ARGS...`
 Rendered render(const ReportOptions& o, const std::string& name, const std::string& mode,
                 const std::vector<std::string>& args) {
+  if (!std::filesystem::exists(o.renderer))
+    return {"", o.renderer.string() + " not found (it is built with kausal: cmake --build)"};
   const std::filesystem::path png = o.out_dir / (name + ".png");
   std::vector<std::string> all{mode, png.string()};
   all.insert(all.end(), args.begin(), args.end());
