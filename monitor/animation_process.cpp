@@ -1,5 +1,7 @@
 #include "monitor/animation_process.hpp"
 
+#include <cstdlib>
+
 #include "idl/wire_errors.hpp"
 #include "system/errors.hpp"
 
@@ -10,12 +12,13 @@ AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path&
                                    unsigned call_timeout_ms,
                                    std::chrono::milliseconds startup_timeout) {
   std::filesystem::create_directories(log_file.parent_path());
+  std::vector<std::string> args{"--name", "animation", "--host", "127.0.0.1", "--call-timeout-ms",
+                                std::to_string(call_timeout_ms)};
+  // Test hook: the window closes itself after that many frames (a user closing it mid-run).
+  if (const char* n = std::getenv("KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES"))
+    args.insert(args.end(), {"--close-after-frames", n});
   try {
-    process_ = std::make_unique<ChildProcess>(
-        "animation", executable,
-        std::vector<std::string>{"--name", "animation", "--host", "127.0.0.1", "--call-timeout-ms",
-                                 std::to_string(call_timeout_ms)},
-        log_file);
+    process_ = std::make_unique<ChildProcess>("animation", executable, args, log_file);
   } catch (const std::exception& e) {
     throw PeerError("animation", std::string("cannot start ") + executable.string() + ": " + e.what());
   }

@@ -88,5 +88,87 @@ TEST(Report, CompareWritesReportAndTracesThatAgreeWithTheSummaries) {
   EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);
 }
 
+// The view kausal starts for --animate, found among its children.
+std::optional<pid_t> animation_pid(KausalProcess& p) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (const auto& [pid, cmd] : children_of(p.pid()))
+      if (cmd.find("kausal-animation") != std::string::npos) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return std::nullopt;
+}
+
+struct AnimatedRun {
+  int exit_code = -1;
+  std::string digest;
+  std::string err;
+  bool animation_seen = false;
+  bool animation_left = true;
+};
+
+AnimatedRun run_animated(const fs::path& scenario, const fs::path& dir, const std::string& method,
+                         const std::map<std::string, std::string>& env, bool kill_view = false) {
+  std::map<std::string, std::string> all_env{{"QT_QPA_PLATFORM", "offscreen"}};
+  all_env.insert(env.begin(), env.end());
+  KausalProcess p({"run", scenario.string(), "--method", method, "--animate", "--animate-until",
+                   "run-end", "--out", (dir / method).string()},
+                  dir, all_env);
+  AnimatedRun r;
+  const auto view = animation_pid(p);
+  r.animation_seen = view.has_value();
+  if (view && kill_view) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    kill(*view, SIGKILL);  // a crashed view
+  }
+  r.exit_code = p.wait(std::chrono::seconds(100)).value_or(-1);
+  r.err = p.err();
+  r.animation_left = view && process_exists(*view);
+  r.digest = read_json(dir / method / "summary.json")["trajectory_sha256"];
+  return r;
+}
+
+class Animation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    scenario_ = scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 3.0"}});
+    ASSERT_EQ(run_kausal({"run", scenario_.string(), "--out", (dir_ / "seq").string()}, dir_.path()), 0);
+    reference_ = read_json(dir_ / "seq/summary.json")["trajectory_sha256"];
+  }
+  TempDir dir_;
+  fs::path scenario_;
+  std::string reference_;
+};
+
+TEST_F(Animation, StartsAndStopsWithTheRunWithoutLeakingAProcess) {
+  for (const char* method : {"optimistic", "sequential"}) {
+    const AnimatedRun r = run_animated(scenario_, dir_.path(), method, {});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.animation_seen) << method;
+    EXPECT_FALSE(r.animation_left) << method;
+    EXPECT_EQ(r.digest, reference_) << method;
+    EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(Animation, WindowClosedMidRunChangesNothingButDropsFrames) {
+  const AnimatedRun r = run_animated(scenario_, dir_.path(), "conservative",
+                                     {{"KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES", "300"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.digest, reference_);
+  EXPECT_FALSE(r.animation_left);
+  const std::regex dropped("animation: ([0-9]+) frames dropped \\(the window was closed\\)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, dropped)) << r.err;
+  EXPECT_GT(std::stoul(m[1]), 0u);
+}
+
+TEST_F(Animation, ACrashedViewChangesNothing) {
+  const AnimatedRun r = run_animated(scenario_, dir_.path(), "optimistic", {}, true);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.digest, reference_);
+  EXPECT_FALSE(r.animation_left);
+}
+
 }  // namespace
 }  // namespace kausal::testing
