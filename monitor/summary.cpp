@@ -67,6 +67,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     j["window"] = r.window;
   }
   j["placement"] = r.placement;
+  j["layout"] = r.layout;
   auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
   for (const auto& p : r.geometry)
     geometry.push_back({{"pivot_x", p.pivot_x}, {"length", p.length}, {"radius", p.radius}});
@@ -102,6 +103,7 @@ std::string format_summary(const RunResult& r) {
     << r.integrator << ", h = " << r.h << " s\n";
   o << "  status        " << r.status;
   if (!r.error.empty()) o << " — " << r.error;
+  o << "\n  layout        " << r.layout;
   o << "\n  steps         " << r.steps << " of " << r.planned_steps << "\n";
   o << "  wall time     " << fixed(r.wall_s, 3) << " s";
   if (r.steps > 0)
@@ -140,13 +142,22 @@ std::string format_comparison(const std::vector<RunResult>& results) {
   auto ratio = [](const RunResult* base, const RunResult& r) {
     return base && r.wall_s > 0 ? significant(base->wall_s / r.wall_s, 3) + "x" : std::string("-");
   };
+  // Several layouts in one table: each run's label says which.
+  bool layouts_differ = false;
+  for (const auto& r : results)
+    if (r.method != "sequential" && r.layout != results.back().layout) layouts_differ = true;
+  auto label = [&](const RunResult& r) {
+    return layouts_differ && r.method != "sequential" ? r.label() + " [" + r.layout + "]"
+                                                      : r.label();
+  };
+  const int width = layouts_differ ? -36 : -24;
   std::ostringstream o;
-  o << pad("method", -24) << pad("wall s", 9) << pad("vs seq", 10) << pad("vs step", 9)
+  o << pad("method", width) << pad("wall s", 9) << pad("vs seq", 10) << pad("vs step", 9)
     << pad("Calc calls", 12) << pad("collisions", 11) << pad("rollbacks", 10)
     << pad("rolled back", 12) << pad("messages", 10) << "  digest\n";
   for (const auto& r : results) {
     const bool same = r.trajectory_sha256 == ref.trajectory_sha256 && r.status == "completed";
-    o << pad(r.label(), -24) << pad(fixed(r.wall_s, 3), 9) << pad(ratio(&ref, r), 10)
+    o << pad(label(r), width) << pad(fixed(r.wall_s, 3), 9) << pad(ratio(&ref, r), 10)
       << pad(ratio(step, r), 9) << pad(std::to_string(r.calc_calls), 12)
       << pad(std::to_string(r.collisions), 11) << pad(std::to_string(r.counters.rollbacks), 10)
       << pad(std::to_string(r.counters.rolled_back_steps), 12)
