@@ -138,7 +138,7 @@ std::string format_comparison(const std::vector<RunResult>& results) {
   // conservative step protocol too, when it is in the table.
   const RunResult* step = nullptr;
   for (const auto& r : results)
-    if (r.label() == "conservative/step") step = &r;
+    if (!step && r.label() == "conservative/step") step = &r;  // the first layout's
   auto ratio = [](const RunResult* base, const RunResult& r) {
     return base && r.wall_s > 0 ? significant(base->wall_s / r.wall_s, 3) + "x" : std::string("-");
   };
