@@ -103,8 +103,11 @@ TEST(Layouts, PendulumLayoutRunsOneChildPerPendulum) {
   KausalProcess kausal({"run", file.string(), "--method", "conservative", "--layout", "pendulum",
                         "--out", out.string()},
                        dir.path());
-  ASSERT_TRUE(kausal.component_pid("integrator-5"));
-  std::this_thread::sleep_for(200ms);  // every child started (they start together)
+  // Running: every child has started and steps are being committed.
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(fs::exists(out / "trajectory.csv") && fs::file_size(out / "trajectory.csv") > 2000))
+    std::this_thread::sleep_for(20ms);
   const auto children = children_of(kausal.pid());
   EXPECT_EQ(children.size(), 5u);
   for (const auto& [pid, cmd] : children) EXPECT_NE(cmd.find("kausal-pendulum"), std::string::npos) << cmd;
