@@ -4,6 +4,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
+#include <vector>
 
 #include "idl/component_servant.hpp"
 #include "system/errors.hpp"
@@ -22,14 +24,22 @@ std::string local_host_name() {
   return buf;
 }
 
-int run_component_process(int argc, char** argv, const std::string& role,
-                          const ServantFactory& make_servant) {
-  CLI::App app{"kausal " + role +
-               " component. Started by `kausal run`, which reads the object "
-               "reference this process prints on stdout; not meant to be run by hand."};
-  std::string name = role;
+namespace {
+
+int serve_components(int argc, char** argv, const std::string& what,
+                     const std::vector<HostedRole>& roles, bool collocated) {
+  std::string about;
+  for (const auto& r : roles) about += (about.empty() ? "" : " and ") + r.role;
+  CLI::App app{"kausal " + what + " process (" + about +
+               "). Started by `kausal run`, which reads the object references this process "
+               "prints on stdout; not meant to be run by hand."};
+  std::vector<std::string> names;
+  for (const auto& r : roles) names.push_back(r.role);
   OrbSettings orb_settings;
-  app.add_option("--name", name, "component name used in messages, e.g. " + role + "-3");
+  app.add_option(
+      "--name", names,
+      "component name used in messages, e.g. " + roles.front().role + "-3" +
+          (roles.size() > 1 ? "; once per hosted component, in the order " + about : ""));
   app.add_option("--host", orb_settings.host, "address of the TCP endpoint")->capture_default_str();
   app.add_option("--unix-socket", orb_settings.unix_socket, "path of a Unix-socket endpoint");
   app.add_option("--call-timeout-ms", orb_settings.call_timeout_ms,
@@ -42,23 +52,47 @@ int run_component_process(int argc, char** argv, const std::string& role,
     const int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
   }
+  if (names.size() != roles.size()) {
+    std::cerr << "kausal " << what << ": --name is needed once per component (" << about << ")\n";
+    return static_cast<int>(ExitCode::bad_input);
+  }
   // The monitor ends its components; Ctrl-C in the terminal is the monitor's business.
   std::signal(SIGINT, SIG_IGN);
+  std::string failing = names.front();
   try {
     OrbRuntime orb(orb_settings);
-    PortableServer::ServantBase* servant = make_servant(name, orb);
-    const std::string ior = orb.activate(servant);
-    servant->_remove_ref();  // the POA owns it now
-    std::cout << ior << std::endl;
+    std::unique_ptr<CollocatedAdapter> adapter;
+    if (collocated) adapter = std::make_unique<CollocatedAdapter>(orb, collocated_shortcut_enabled());
+    std::vector<std::string> iors;
+    for (std::size_t k = 0; k < roles.size(); ++k) {
+      failing = names[k];
+      PortableServer::ServantBase* servant = roles[k].make_servant(names[k], orb);
+      iors.push_back(adapter ? adapter->activate(servant) : orb.activate(servant));
+      servant->_remove_ref();  // the POA owns it now
+    }
+    for (const auto& ior : iors) std::cout << ior << '\n';
+    std::cout << std::flush;
     orb.run();
   } catch (const CORBA::Exception& e) {
-    std::cerr << name << ": CORBA " << e._name() << '\n';
+    std::cerr << failing << ": CORBA " << e._name() << '\n';
     return static_cast<int>(ExitCode::peer_failure);
   } catch (const std::exception& e) {
-    std::cerr << name << ": " << e.what() << '\n';
+    std::cerr << failing << ": " << e.what() << '\n';
     return static_cast<int>(ExitCode::simulation_failed);
   }
   return 0;
+}
+
+}  // namespace
+
+int run_component_process(int argc, char** argv, const std::string& role,
+                          const ServantFactory& make_servant) {
+  return serve_components(argc, argv, role, {{role, make_servant}}, false);
+}
+
+int run_components_process(int argc, char** argv, const std::string& what,
+                           const std::vector<HostedRole>& roles) {
+  return serve_components(argc, argv, what, roles, true);
 }
 
 }  // namespace kausal

@@ -1,5 +1,10 @@
 #include "idl/orb_runtime.hpp"
 
+#include <omniORB4/omniPolicy.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace kausal {
@@ -65,6 +70,44 @@ void OrbRuntime::run() {
 
 void OrbRuntime::shutdown() {
   orb_->shutdown(false);
+}
+
+namespace {
+std::atomic<unsigned> adapters{0};
+}
+
+CollocatedAdapter::CollocatedAdapter(OrbRuntime& orb, bool shortcut)
+    : orb_(orb), shortcut_(shortcut) {
+  CORBA::PolicyList policies;
+  if (shortcut) {
+    policies.length(1);
+    policies[0] = omniPolicy::create_local_shortcut_policy(omniPolicy::LOCAL_CALLS_SHORTCUT);
+  }
+  PortableServer::POAManager_var manager = orb_.root_poa()->the_POAManager();
+  // Unique per process: a compare run deploys several times in one ORB.
+  const std::string name = "collocated-" + std::to_string(adapters.fetch_add(1));
+  poa_ = orb_.root_poa()->create_POA(name.c_str(), manager, policies);
+  for (CORBA::ULong k = 0; k < policies.length(); ++k) policies[k]->destroy();
+}
+
+CollocatedAdapter::~CollocatedAdapter() {
+  try {
+    poa_->destroy(false, true);
+  } catch (...) {
+    // At ORB shutdown the POA may already be gone.
+  }
+}
+
+std::string CollocatedAdapter::activate(PortableServer::ServantBase* servant) {
+  PortableServer::ObjectId_var id = poa_->activate_object(servant);
+  CORBA::Object_var ref = poa_->id_to_reference(id);
+  CORBA::String_var ior = orb_.orb()->object_to_string(ref);
+  return ior.in();
+}
+
+bool collocated_shortcut_enabled() {
+  const char* v = std::getenv("KAUSAL_COLLOCATED_CALLS");
+  return !(v && std::strcmp(v, "poa") == 0);
 }
 
 }  // namespace kausal

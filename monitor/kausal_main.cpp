@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <algorithm>
 #include <sstream>
 #include <memory>
 
@@ -56,6 +57,8 @@ struct Options {
   std::string pin = "cores";
   bool animate = false;
   std::string animate_until = "window-closed";
+  std::string layout = "process";                 // run
+  std::vector<std::string> layouts = {"process"};  // compare
 };
 
 fs::path executable_dir() {
@@ -128,7 +131,7 @@ void finish_feed(std::unique_ptr<AnimationFeed>& feed, const RunResult& result) 
 }
 
 RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
-                  OrbOnDemand& orb, AnimationProcess* animation) {
+                  OrbOnDemand& orb, Layout layout, AnimationProcess* animation) {
   fs::create_directories(out);
   TrajectoryRecorder recorder(out / "trajectory.csv", s.pendulums(), s.output_every, s.steps,
                               s.t0(), s.h);
@@ -149,7 +152,8 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
                            o.call_timeout_ms,
                            std::chrono::milliseconds(o.startup_timeout_ms),
                            cpus,
-                           o.rollback_check};
+                           o.rollback_check,
+                           layout};
       ProcessDeployment deployment(s, orb.get(), launch);
       if (animation) {
         std::vector<std::string> strips{"monitor"};
@@ -172,6 +176,8 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
     result = failed_before_start(s, m.method, e);
   }
   result.variant = m.guarantee;
+  // Sequential deploys no components: it has no layout.
+  result.layout = m.method == "sequential" ? "none" : layout_name(layout);
   if (m.method == "optimistic") {
     result.batch_size = o.batch;
     result.window = o.window;
@@ -211,6 +217,9 @@ void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
     refuse("--batch and --window apply to --method optimistic");
   if (o.rollback_check && o.method == "sequential")
     refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
+  if (given("--layout") && o.method == "sequential")
+    refuse("--layout applies to --method conservative and optimistic (sequential deploys no "
+           "components)");
 }
 
 int run_command(const Options& o) {
@@ -219,7 +228,7 @@ int run_command(const Options& o) {
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
   auto animation = start_animation(o, orb, out);
-  const RunResult r = execute(s, m, out, o, orb, animation.get());
+  const RunResult r = execute(s, m, out, o, orb, parse_layout(o.layout), animation.get());
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
   hold_animation(o, animation);
@@ -231,13 +240,29 @@ int compare_command(const Options& o) {
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
   auto animation = start_animation(o, orb, out);
+  // Every method in every layout listed; sequential (no components, no layout) once.
+  // One layout: <out>/<method>, as before layouts existed; several: <out>/<layout>/<method>.
+  std::vector<Layout> layouts;
+  for (const auto& name : o.layouts) {
+    const Layout l = parse_layout(name);
+    if (std::find(layouts.begin(), layouts.end(), l) == layouts.end()) layouts.push_back(l);
+  }
   std::vector<RunResult> results;
   std::vector<ReportRun> report_runs;
-  for (const auto& m : kCompared) {
-    const std::string dir = m.guarantee.empty() ? m.method : m.method + "-" + m.guarantee;
-    results.push_back(execute(s, m, out / dir, o, orb, animation.get()));
-    report_runs.push_back({results.back(), out / dir});
+  auto run_one = [&](const MethodSpec& m, const fs::path& where, Layout l) {
+    results.push_back(execute(s, m, where, o, orb, l, animation.get()));
+    report_runs.push_back({results.back(), where});
+  };
+  run_one(kCompared.front(), out / "sequential", layouts.front());
+  for (const Layout l : layouts) {
     if (results.back().status != "completed") break;
+    for (const auto& m : kCompared) {
+      if (m.method == "sequential") continue;
+      const std::string dir = m.guarantee.empty() ? m.method : m.method + "-" + m.guarantee;
+      const fs::path where = layouts.size() == 1 ? out / dir : out / layout_name(l) / dir;
+      run_one(m, where, l);
+      if (results.back().status != "completed") break;
+    }
   }
   std::ostringstream setup;
   setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
@@ -288,10 +313,12 @@ void add_common(CLI::App* cmd, Options& o) {
       ->capture_default_str()
       ->check(CLI::Range(10u, 3'600'000u));
   cmd->add_option("--pin", o.pin,
-                  "cores: pin each pendulum's System and Integrator (and, conservative, the "
-                  "monitor thread that calls them) to one CPU, pendulum i on CPU i mod #CPUs; "
-                  "none: the OS places everything (conservative: one monitor thread per "
-                  "component)")
+                  "cores: pin each pendulum's processes (layout process: its System and "
+                  "Integrator; pendulum: its kausal-pendulum) and, conservative, the monitor "
+                  "thread that calls them to one CPU, pendulum i on CPU i mod #CPUs; layout "
+                  "single: only the conservative monitor lanes are pinned, and pendulum i "
+                  "computes on its lane's CPU; none: the OS places everything (conservative: "
+                  "one monitor thread per component)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cores", "none"}));
   cmd->add_option("--startup-timeout", o.startup_timeout_ms,
@@ -336,12 +363,26 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"step", "lookahead"}));
   add_common(run, o);
+  run->add_option("--layout", o.layout,
+                  "conservative and optimistic: process: one process per System and per "
+                  "Integrator; pendulum: one process per pendulum hosting both; single: every "
+                  "servant in the kausal process itself (calls still through the ORB, as "
+                  "collocated calls)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"process", "pendulum", "single"}));
 
   CLI::App* compare = app.add_subcommand(
       "compare",
       "run sequential, conservative (step and lookahead) and optimistic on one scenario; one "
       "table; every digest must equal the sequential one");
   add_common(compare, o);
+  compare
+      ->add_option("--layout", o.layouts,
+                   "comma-separated layouts (process, pendulum, single; see run --help): "
+                   "every method runs in every layout listed, sequential once")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::IsMember({"process", "pendulum", "single"}));
 
   try {
     app.parse(argc, argv);

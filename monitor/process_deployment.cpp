@@ -4,19 +4,38 @@
 #include <stdlib.h>
 
 #include <future>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "idl/convert.hpp"
+#include "integrator/integrator_servant.hpp"
+#include "system/system_servant.hpp"
 #include "idl/wire_errors.hpp"
 #include "monitor/local_deployment.hpp"
 #include "monitor/state_sink_servant.hpp"
 
 namespace kausal {
 
+const char* layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::process: return "process";
+    case Layout::pendulum: return "pendulum";
+    case Layout::single: return "single";
+  }
+  return "?";
+}
+
+Layout parse_layout(const std::string& name) {
+  for (Layout l : {Layout::process, Layout::pendulum, Layout::single})
+    if (name == layout_name(l)) return l;
+  throw InputError("unknown layout '" + name + "' (process, pendulum or single)");
+}
+
 struct ProcessDeployment::Component {
   std::string name;
   std::string role;
-  std::unique_ptr<ChildProcess> process;
+  std::shared_ptr<ChildProcess> process;  // shared in the pendulum layout; null in single
   CORBA::Object_var ref;
   std::string host = "?";
   long pid = 0;
@@ -83,7 +102,7 @@ typename T::_ptr_type narrow(const std::string& name, CORBA::Object_ptr obj) {
 
 ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
                                      const LaunchOptions& options)
-    : orb_(orb) {
+    : orb_(orb), layout_(options.layout) {
   // Unix-socket paths must stay short (108 bytes): a private directory under /tmp.
   char dir[] = "/tmp/kausal-XXXXXX";
   if (!mkdtemp(dir)) throw PeerError("launcher", "cannot create a socket directory in /tmp");
@@ -102,7 +121,15 @@ ProcessDeployment::~ProcessDeployment() {
 }
 
 void ProcessDeployment::release() {
-  components_.clear();  // ends and reaps every child by PID
+  components_.clear();
+  children_.clear();  // ends and reaps every child by PID
+  // Hosted servants: the POA first (no new calls; it drops its references), then the
+  // Integrators (deleting one joins its run-ahead worker, which may still call its System
+  // or the sink), then the Systems, then the sink.
+  adapter_.reset();
+  for (std::size_t k = 1; k < hosted_.size(); k += 2) hosted_[k]->_remove_ref();
+  for (std::size_t k = 0; k < hosted_.size(); k += 2) hosted_[k]->_remove_ref();
+  hosted_.clear();
   if (sink_servant_) orb_.deactivate(sink_servant_);
   sink_servant_ = nullptr;
   std::error_code ignored;
@@ -110,36 +137,74 @@ void ProcessDeployment::release() {
 }
 
 void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& options) {
-  std::filesystem::create_directories(options.log_dir);
   for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
     for (const std::string role : {"system", "integrator"}) {
       auto c = std::make_unique<Component>();
       c->role = role;
       c->name = role == "system" ? system_name(i) : integrator_name(i);
-      c->cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
-      const std::vector<std::string> args = {"--name",
-                                             c->name,
-                                             "--host",
-                                             "127.0.0.1",
-                                             "--unix-socket",
-                                             (socket_dir_ / c->name).string(),
-                                             "--call-timeout-ms",
-                                             std::to_string(options.call_timeout_ms)};
-      c->process =
-          std::make_unique<ChildProcess>(c->name, options.bin_dir / ("kausal-" + role), args,
-                                         options.log_dir / (c->name + ".log"), c->cpu);
       components_.push_back(std::move(c));
+    }
+  }
+  if (layout_ == Layout::single) host_here(scenario);
+  else start_children(scenario, options);
+}
+
+void ProcessDeployment::start_children(const Scenario& scenario, const LaunchOptions& options) {
+  std::filesystem::create_directories(options.log_dir);
+  // The components each child hosts, in the order it prints their references.
+  std::vector<std::pair<std::shared_ptr<ChildProcess>, std::vector<Component*>>> started;
+  auto launch = [&](const std::string& executable, const std::string& process_name,
+                    std::vector<Component*> hosted, int cpu) {
+    std::vector<std::string> args;
+    for (Component* c : hosted) args.insert(args.end(), {"--name", c->name});
+    args.insert(args.end(), {"--host", "127.0.0.1", "--unix-socket",
+                             (socket_dir_ / process_name).string(), "--call-timeout-ms",
+                             std::to_string(options.call_timeout_ms)});
+    auto process = std::make_shared<ChildProcess>(process_name, options.bin_dir / executable, args,
+                                                  options.log_dir / (process_name + ".log"), cpu);
+    for (Component* c : hosted) {
+      c->process = process;
+      c->cpu = cpu;
+    }
+    children_.push_back(process);
+    started.emplace_back(process, std::move(hosted));
+  };
+  for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
+    const int cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
+    Component* sys = components_[2 * i].get();
+    Component* integ = components_[2 * i + 1].get();
+    if (layout_ == Layout::pendulum) {
+      launch("kausal-pendulum", "pendulum-" + std::to_string(i + 1), {sys, integ}, cpu);
+    } else {
+      launch("kausal-system", sys->name, {sys}, cpu);
+      launch("kausal-integrator", integ->name, {integ}, cpu);
     }
   }
   // All children start in parallel; collect their references.
   const auto deadline = std::chrono::steady_clock::now() + options.startup_timeout;
-  for (auto& c : components_) {
-    const auto ior = c->process->read_line(time_left(deadline, std::chrono::milliseconds(1)));
-    if (!ior || ior->rfind("IOR:", 0) != 0)
-      throw PeerError(c->name, "did not start (" + c->process->status() + "); see " +
-                                   c->process->log_file().string());
-    c->ref = orb_.resolve(*ior);
-    c->pid = c->process->pid();
+  for (auto& [process, hosted] : started) {
+    for (Component* c : hosted) {
+      const auto ior = process->read_line(time_left(deadline, std::chrono::milliseconds(1)));
+      if (!ior || ior->rfind("IOR:", 0) != 0)
+        throw PeerError(c->name, "did not start (" + process->status() + "); see " +
+                                     process->log_file().string());
+      c->ref = orb_.resolve(*ior);
+      c->pid = process->pid();
+    }
+  }
+}
+
+void ProcessDeployment::host_here(const Scenario& scenario) {
+  adapter_ = std::make_unique<CollocatedAdapter>(orb_, collocated_shortcut_enabled());
+  for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
+    for (auto& c : {components_[2 * i].get(), components_[2 * i + 1].get()}) {
+      PortableServer::ServantBase* servant =
+          c->role == "system" ? static_cast<PortableServer::ServantBase*>(new SystemServant(c->name, orb_))
+                              : new IntegratorServant(c->name, orb_);
+      hosted_.push_back(servant);  // our reference: released in release()
+      c->ref = orb_.resolve(adapter_->activate(servant));
+      c->pid = static_cast<long>(getpid());
+    }
   }
 }
 
@@ -206,11 +271,16 @@ void fetch_trace(idl::Participant_ptr component, ComponentReport& r) {
 std::vector<ComponentReport> ProcessDeployment::reports() {
   // After a failure some peers may hang: ask all at once and briefly (1 s), never for a
   // whole call timeout each.
+  // A child hosting two components is asked whether it runs once, not from two threads.
+  std::set<ChildProcess*> gone;
+  for (auto& p : children_)
+    if (!p->running()) gone.insert(p.get());
   std::vector<std::future<ComponentReport>> asked;
   for (auto& c : components_) {
-    asked.push_back(std::async(std::launch::async, [&c] {
+    const bool alive = !gone.count(c->process.get());
+    asked.push_back(std::async(std::launch::async, [&c, alive] {
       ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu, {}, 0};
-      if (!c->process->running()) return r;
+      if (!alive) return r;
       try {
         idl::Participant_var component = idl::Participant::_narrow(c->ref);
         omniORB::setClientCallTimeout(component, 1000);
@@ -246,8 +316,10 @@ std::vector<std::string> ProcessDeployment::component_names() const {
 }
 
 void ProcessDeployment::shutdown() {
+  // Only children, each once: a hosted servant's shutdown() would end the monitor's own ORB.
+  std::set<ChildProcess*> asked;
   for (auto& c : components_) {
-    if (!c->process->running()) continue;
+    if (!c->process || !asked.insert(c->process.get()).second || !c->process->running()) continue;
     try {
       auto component = idl::Participant::_narrow(c->ref);
       component->shutdown();
@@ -257,18 +329,39 @@ void ProcessDeployment::shutdown() {
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (auto& c : components_) {
-    if (!c->process->wait_for_exit(time_left(deadline, std::chrono::milliseconds(0))))
-      c->process->stop(std::chrono::milliseconds(0));
+  for (auto& p : children_) {
+    if (!p->wait_for_exit(time_left(deadline, std::chrono::milliseconds(0))))
+      p->stop(std::chrono::milliseconds(0));
   }
 }
 
 std::string ProcessDeployment::post_mortem() {
+  if (children_.empty()) return "";
+  // A child killed a moment ago may have closed its connections (what the monitor noticed)
+  // without being a zombie yet: give it a moment to be reaped.
+  std::vector<ChildProcess*> gone;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  for (;;) {
+    gone.clear();
+    for (auto& p : children_)
+      if (!p->running()) gone.push_back(p.get());
+    if (!gone.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::ostringstream o;
-  for (auto& c : components_) {
-    if (c->process->running()) continue;
-    o << "\n  " << c->name << " (pid " << c->pid << ") " << c->process->status() << "; log "
-      << c->process->log_file().string();
+  for (ChildProcess* p : gone) {
+    std::vector<std::string> names;
+    for (auto& c : components_)
+      if (c->process.get() == p) names.push_back(c->name);
+    o << "\n  ";
+    if (names.size() == 1) {
+      o << names.front() << " (pid " << p->pid() << ")";
+    } else {
+      o << p->name() << " (pid " << p->pid() << ", hosting";
+      for (std::size_t k = 0; k < names.size(); ++k) o << (k ? " and " : " ") << names[k];
+      o << ")";
+    }
+    o << " " << p->status() << "; log " << p->log_file().string();
   }
   return o.str();
 }

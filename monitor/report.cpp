@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -158,11 +159,15 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
           "<span style=\"background:#d62728\"></span>rolling back (work a rollback discarded)"
           "<span style=\"background:#e6e6e6\"></span>waiting. The same intervals are in each "
           "run's trace.json (open it in https://ui.perfetto.dev).</p>\n";
-  for (const auto& r : runs) {
-    const std::string label = r.result.label();
+  std::vector<RunResult> results;
+  for (const auto& r : runs) results.push_back(r.result);
+  const auto rows = comparison_rows(results);  // labels name the layout when several are run
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const ReportRun& r = runs[k];
+    const std::string label = rows[k].label;
     std::string name = "timeline-" + label;
     for (char& c : name)
-      if (c == '/' || c == ' ') c = '-';
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
     page << "<h3>" << html_escape(label) << "</h3>\n<p>wall " << fixed(r.result.wall_s, 3)
          << " s, mean utilisation " << fixed(100 * mean_utilisation(r.result), 1) << " %";
     if (r.result.counters.rollbacks)

@@ -93,6 +93,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     j["window"] = r.window;
   }
   j["placement"] = r.placement;
+  j["layout"] = r.layout;
   j["mean_utilisation"] = mean_utilisation(r);
   j["calc_cost_us"] = calc_cost_us(r);
   auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
@@ -131,6 +132,7 @@ std::string format_summary(const RunResult& r) {
     << r.integrator << ", h = " << r.h << " s\n";
   o << "  status        " << r.status;
   if (!r.error.empty()) o << " — " << r.error;
+  o << "\n  layout        " << r.layout;
   o << "\n  steps         " << r.steps << " of " << r.planned_steps << "\n";
   o << "  wall time     " << fixed(r.wall_s, 3) << " s";
   if (r.steps > 0)
@@ -166,13 +168,21 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& results
   // conservative step protocol too, when it is in the table.
   const RunResult* step = nullptr;
   for (const auto& r : results)
-    if (r.label() == "conservative/step" && !step) step = &r;
+    if (!step && r.label() == "conservative/step") step = &r;  // the first layout's
   auto ratio = [](const RunResult* base, const RunResult& r) {
     return base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0.0;
   };
+  // Several layouts in one table: each run's label says which.
+  bool layouts_differ = false;
+  for (const auto& r : results)
+    if (r.method != "sequential" && r.layout != results.back().layout) layouts_differ = true;
+  auto label = [&](const RunResult& r) {
+    return layouts_differ && r.method != "sequential" ? r.label() + " [" + r.layout + "]"
+                                                      : r.label();
+  };
   for (const auto& r : results) {
     ComparisonRow row;
-    row.label = r.label();
+    row.label = label(r);
     row.wall_s = r.wall_s;
     row.vs_sequential = ratio(&ref, r);
     row.vs_step = ratio(step, r);
@@ -194,12 +204,15 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& results
 std::string format_comparison(const std::vector<RunResult>& results) {
   auto times = [](double x) { return x > 0 ? significant(x, 3) + "x" : std::string("-"); };
   std::ostringstream o;
-  o << pad("method", -24) << pad("wall s", 9) << pad("vs seq", 9) << pad("vs step", 9)
+  const auto rows = comparison_rows(results);
+  int width = 24;
+  for (const auto& row : rows) width = std::max(width, static_cast<int>(row.label.size()) + 2);
+  o << pad("method", -width) << pad("wall s", 9) << pad("vs seq", 9) << pad("vs step", 9)
     << pad("Calc calls", 12) << pad("µs/Calc", 10) << pad("collisions", 11)
     << pad("rollbacks", 10) << pad("rolled back", 12) << pad("messages", 10) << pad("util", 6)
     << "  digest\n";
-  for (const auto& row : comparison_rows(results)) {
-    o << pad(row.label, -24) << pad(fixed(row.wall_s, 3), 9) << pad(times(row.vs_sequential), 9)
+  for (const auto& row : rows) {
+    o << pad(row.label, -width) << pad(fixed(row.wall_s, 3), 9) << pad(times(row.vs_sequential), 9)
       << pad(times(row.vs_step), 9) << pad(std::to_string(row.calc_calls), 12)
       // "µ" is two bytes but one column.
       << pad(fixed(row.calc_cost_us, 2), 9) << pad(std::to_string(row.collisions), 11)

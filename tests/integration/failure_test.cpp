@@ -16,11 +16,12 @@ struct LongRun {
   std::unique_ptr<KausalProcess> kausal;
 
   explicit LongRun(std::vector<std::string> extra = {},
-                   const std::map<std::string, std::string>& env = {}) {
+                   const std::map<std::string, std::string>& env = {},
+                   const std::string& method = "conservative") {
     const auto file =
         scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 300.0"}});
-    std::vector<std::string> args = {"run",          file.string(), "--method",
-                                     "conservative", "--out",       out.string()};
+    std::vector<std::string> args = {"run", file.string(), "--method", method,
+                                     "--out", out.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     kausal = std::make_unique<KausalProcess>(args, dir.path(), env);
   }
@@ -107,6 +108,36 @@ TEST(Failure, HungIntegratorIsCaughtByTheCallTimeout) {
   kill_component_and_expect_exit_3("integrator-5", SIGSTOP, {"--call-timeout", "1000"});
 }
 
+// Pendulum layout: one process per pendulum. Killing one loses both of its components.
+void kill_pendulum_process_and_expect_exit_3(const std::string& method) {
+  LongRun run({"--layout", "pendulum"}, {}, method);
+  run.wait_until_running();
+  const auto victim = run.kausal->component_pid("integrator-3");  // hosts system-3 too
+  ASSERT_TRUE(victim);
+  const auto pids = run.components();
+  ASSERT_EQ(pids.size(), 5u);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(*victim, SIGKILL), 0);
+  const auto code = run.kausal->wait(10s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(code) << "the run did not end within 10 s of a pendulum process dying";
+  EXPECT_EQ(*code, 3) << run.kausal->err();
+  for (const char* lost : {"system-3", "integrator-3"})
+    EXPECT_NE(run.kausal->err().find(lost), std::string::npos) << run.kausal->err();
+  std::cout << method << ": pendulum process failure detected and run ended in "
+            << std::chrono::duration<double>(took).count() << " s\n";
+  expect_committed_prefix_on_disk(run.out, "failed");
+  expect_all_gone(pids);
+}
+
+TEST(Failure, KilledPendulumProcessEndsAConservativeRunWithExitThree) {
+  kill_pendulum_process_and_expect_exit_3("conservative");
+}
+
+TEST(Failure, KilledPendulumProcessEndsAnOptimisticRunWithExitThree) {
+  kill_pendulum_process_and_expect_exit_3("optimistic");
+}
+
 TEST(Failure, CtrlCEndsTheRunAndItsChildrenCleanly) {
   LongRun run;
   run.wait_until_running();
@@ -124,6 +155,18 @@ TEST(Failure, InterfaceVersionMismatchExitsFour) {
   TempDir dir;
   KausalProcess p({"run", std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml", "--method",
                    "conservative", "--out", (dir / "out").string()},
+                  dir.path(), {{"KAUSAL_TEST_INTERFACE_VERSION", "99"}});
+  const auto code = p.wait(30s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 4) << p.err();
+  EXPECT_NE(p.err().find("interface version 99"), std::string::npos) << p.err();
+  EXPECT_TRUE(children_of(p.pid()).empty());
+}
+
+TEST(Failure, InterfaceVersionMismatchExitsFourInThePendulumLayout) {
+  TempDir dir;
+  KausalProcess p({"run", std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml", "--method",
+                   "conservative", "--layout", "pendulum", "--out", (dir / "out").string()},
                   dir.path(), {{"KAUSAL_TEST_INTERFACE_VERSION", "99"}});
   const auto code = p.wait(30s);
   ASSERT_TRUE(code);

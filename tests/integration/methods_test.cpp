@@ -3,38 +3,14 @@
 // dead peer in an optimistic run.
 #include <gtest/gtest.h>
 
-#include <charconv>
-
 #include "../unit/test_support.hpp"
 #include "kausal_process.hpp"
+#include "scenario_file.hpp"
 
 namespace kausal::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string number(double v) {
-  char buf[32];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest exact form
-  return {buf, end};
-}
-
-// A scenario as the TOML file a user would write (values round-trip exactly).
-fs::path write_toml(const Scenario& s, const fs::path& file) {
-  std::ofstream out(file);
-  out << "name = \"" << s.name << "\"\n[simulation]\nintegrator = \"" << method_name(s.method)
-      << "\"\nstep = " << number(s.h) << "\nsteps = " << s.steps
-      << "\noutput_every = " << s.output_every << "\n[model]\ntype = \"pendulum-chain\"\n"
-      << "restitution = " << number(s.chain.restitution) << "\n";
-  for (std::size_t i = 0; i < s.pendulums(); ++i) {
-    const auto& p = s.chain.pendulums[i];
-    out << "[[pendulum]]\npivot_x = " << number(p.pivot_x) << "\nlength = " << number(p.length)
-        << "\nmass = " << number(p.mass) << "\nradius = " << number(p.radius)
-        << "\ndamping = " << number(p.damping) << "\nangle = " << number(s.initial[i][0])
-        << "\nangular_velocity = " << number(s.initial[i][1]) << "\n";
-  }
-  return file;
-}
 
 nlohmann::json run_ok(const fs::path& scenario, const std::vector<std::string>& method,
                       const fs::path& out, const TempDir& dir,
