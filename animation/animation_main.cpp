@@ -107,6 +107,9 @@ int live(const Options& o) {
     std::cerr << o.name << ": no display; the window is drawn offscreen\n";
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
   }
+  // The feed must be applied in the order the monitor sent it (begin_run before frames):
+  // one thread per connection, never a second one for a connection's next oneway call.
+  setenv("ORBmaxServerThreadPerConnection", "1", 0);
   Playback playback(o.frame_buffer);  // outlives the ORB, whose servant feeds it
   OrbRuntime orb(o.orb);
   auto* servant = new AnimationServant(o.name, orb, playback);
