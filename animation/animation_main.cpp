@@ -21,6 +21,7 @@ struct Options {
   OrbSettings orb;
   std::uint64_t close_after_frames = 0;
   std::size_t frame_buffer = 4096;
+  fs::path grab_on_close;
   fs::path snapshot, timeline, chart, run;
   std::vector<fs::path> runs;
   std::optional<std::uint64_t> step;
@@ -34,7 +35,10 @@ const char* help_text =
     "frames, the horizon (GVT or guarantee), rollbacks and component activity. The window\n"
     "shows the pendulums, a progress bar with the horizon, and a busy/waiting/rollback strip\n"
     "per component. Controls: Pause/Resume (Space), Step (Right arrow), speed 0.1x-1x.\n"
-    "Closing the window or Participant::shutdown ends the process (exit 0).\n\n"
+    "Closing the window or Participant::shutdown ends the process (exit 0). Options:\n"
+    "  --name, --host, --unix-socket, --call-timeout-ms as for every component,\n"
+    "  --frame-buffer N (frames kept ahead of the playback), and the test hooks\n"
+    "  --close-after-frames N (close once N frames arrived), --grab-on-close FILE.png.\n\n"
     "Render modes (offscreen, PNG):\n"
     "  --snapshot FILE.png --run DIR [--step N] [--size WxH]   pendulums at step N (default:\n"
     "                                                          the last) and the timeline\n"
@@ -59,6 +63,8 @@ void add_options(CLI::App& app, Options& o) {
                  "frames kept ahead of the playback; older ones are dropped and counted")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  app.add_option("--grab-on-close", o.grab_on_close,
+                 "test hook: save the view as a PNG when the window closes itself (live mode)");
   auto* snapshot = app.add_option("--snapshot", o.snapshot, "write the pendulums at a step");
   auto* timeline = app.add_option("--timeline", o.timeline, "write the run's timeline");
   auto* chart = app.add_option("--chart", o.chart, "write the wall-time chart of --runs");
@@ -70,8 +76,8 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--size", o.size, "image size WxH of a render mode")->capture_default_str();
   run->excludes(runs);
   step->needs(snapshot);
-  for (auto* servant_only :
-       {app.get_option("--close-after-frames"), app.get_option("--frame-buffer")})
+  for (auto* servant_only : {app.get_option("--close-after-frames"),
+                             app.get_option("--frame-buffer"), app.get_option("--grab-on-close")})
     for (auto* mode : {snapshot, timeline, chart}) servant_only->excludes(mode);
 }
 
@@ -119,6 +125,7 @@ int live(const Options& o) {
   QApplication app(qt_argc, qt_argv);
   LiveOptions live_options;
   if (o.close_after_frames) live_options.close_after_frames = o.close_after_frames;
+  live_options.grab_on_close = o.grab_on_close;
   live_options.shutdown_requested = [servant] { return servant->shutdown_requested(); };
   LiveWindow window(playback, live_options);
   window.show();

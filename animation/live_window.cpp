@@ -5,15 +5,13 @@
 #include <QShortcut>
 #include <QStatusBar>
 #include <QToolBar>
+#include <iostream>
 #include <sstream>
 
 #include "animation/render.hpp"
 
 namespace kausal {
 namespace {
-
-constexpr int title_height = 24;
-constexpr int horizon_height = 34;
 
 std::string title_of(const PlaybackView& v) {
   if (!v.run) return "waiting for a run to begin";
@@ -45,21 +43,20 @@ void PlaybackWidget::show_view(PlaybackView view) {
 void PlaybackWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), QColor(colours::background));
-  draw_text(p, QRect(8, 0, width() - 16, title_height), title_of(view_));
+  const LiveLayout l = live_layout(size(), view_.tracks.size());
+  draw_text(p, l.title, title_of(view_));
   if (!view_.run) return;
-  const int strips = static_cast<int>(view_.tracks.size());
-  const int timeline = std::min(strips * 29 + 26, height() * 2 / 5);
-  const QRect chain(0, title_height, width(), height() - title_height - horizon_height - timeline);
-  if (chain.height() > 2 * static_cast<int>(pendulum_margin_px) + 4 && view_.frame)
-    draw_pendulums(p, scene_for(view_.run->pendulums, chain), view_.frame->states, view_.flashing);
+  if (l.pendulums.height() > 2 * static_cast<int>(pendulum_margin_px) + 4 && view_.frame)
+    draw_pendulums(p, scene_for(view_.run->pendulums, l.pendulums), view_.frame->states,
+                   view_.flashing);
   const std::optional<std::uint64_t> horizon =
       view_.horizon ? std::optional(view_.horizon->step) : std::nullopt;
-  draw_horizon_bar(p, QRect(8, chain.bottom() + 1, width() - 16, horizon_height), view_.run->steps,
-                   view_.frame ? view_.frame->step : 0, horizon, view_.run->horizon_name(),
+  draw_horizon_bar(p, l.horizon, view_.run->steps, view_.frame ? view_.frame->step : 0, horizon,
+                   view_.run->horizon_name(),
                    view_.horizon ? view_.horizon->reached : std::vector<std::uint64_t>{});
-  if (strips)
-    draw_timeline(p, QRect(8, chain.bottom() + horizon_height + 2, width() - 16, timeline - 4),
-                  view_.tracks, 0.0, std::max(view_.timeline_end_s, 1e-3), horizon_marker(view_));
+  if (!view_.tracks.empty())
+    draw_timeline(p, l.timeline, view_.tracks, 0.0, std::max(view_.timeline_end_s, 1e-3),
+                  horizon_marker(view_));
 }
 
 LiveWindow::LiveWindow(Playback& playback, LiveOptions options)
@@ -114,7 +111,15 @@ void LiveWindow::on_tick() {
   const bool enough_frames =
       options_.close_after_frames && v.counters.received >= *options_.close_after_frames;
   view_->show_view(std::move(v));
-  if (enough_frames || (options_.shutdown_requested && options_.shutdown_requested())) close();
+  if (enough_frames || (options_.shutdown_requested && options_.shutdown_requested())) {
+    if (!options_.grab_on_close.empty()) grab_view();
+    close();
+  }
+}
+
+void LiveWindow::grab_view() {
+  if (!view_->grab().save(QString::fromStdString(options_.grab_on_close.string()), "PNG"))
+    std::cerr << "kausal-animation: " << options_.grab_on_close.string() << ": cannot write\n";
 }
 
 std::string LiveWindow::status_text(const PlaybackView& v) const {

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -31,6 +32,7 @@ class PlaybackWidget : public QWidget {
 struct LiveOptions {
   std::optional<std::uint64_t> close_after_frames;  // test hook
   std::function<bool()> shutdown_requested;         // Participant::shutdown arrived
+  std::filesystem::path grab_on_close;              // test hook: the view as a PNG, at the end
 };
 
 class LiveWindow : public QMainWindow {
@@ -43,6 +45,7 @@ class LiveWindow : public QMainWindow {
   void build_controls();
   void on_tick();
   void toggle_pause();
+  void grab_view();
   std::string status_text(const PlaybackView& v) const;
 
   Playback& playback_;

@@ -109,6 +109,21 @@ SnapshotLayout snapshot_layout(const QSize& size, std::size_t tracks) {
   return l;
 }
 
+LiveLayout live_layout(const QSize& size, std::size_t tracks) {
+  constexpr int title = 24, horizon = 34;
+  LiveLayout l;
+  l.title = QRect(8, 0, size.width() - 16, title);
+  const int strips =
+      tracks ? std::min(static_cast<int>(tracks) * (max_strip_height + strip_gap) + axis_height + 8,
+                        size.height() * 2 / 5)
+             : 0;
+  l.pendulums =
+      QRect(0, title, size.width(), std::max(0, size.height() - title - horizon - strips));
+  l.horizon = QRect(8, l.pendulums.bottom() + 1, size.width() - 16, horizon);
+  if (tracks) l.timeline = QRect(8, l.horizon.bottom() + 2, size.width() - 16, strips - 4);
+  return l;
+}
+
 Scene scene_for(const std::vector<PendulumGeometry>& pendulums, const QRect& area) {
   return Scene(pendulums,
                {double(area.x()), double(area.y()), double(area.width()), double(area.height())},

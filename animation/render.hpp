@@ -53,6 +53,15 @@ struct SnapshotLayout {
 };
 SnapshotLayout snapshot_layout(const QSize& size, std::size_t tracks);
 
+// Where the live window puts the chain, the horizon bar and the strips in its view area.
+struct LiveLayout {
+  QRect title;
+  QRect pendulums;
+  QRect horizon;
+  QRect timeline;  // empty when there are no tracks
+};
+LiveLayout live_layout(const QSize& size, std::size_t tracks);
+
 // The margin (px) kept around the chain inside its area.
 inline constexpr double pendulum_margin_px = 16;
 Scene scene_for(const std::vector<PendulumGeometry>& pendulums, const QRect& area);

@@ -13,6 +13,7 @@
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "kausal_process.hpp"
+#include "system/activity_trace.hpp"
 
 namespace kausal {
 namespace {
@@ -369,6 +370,47 @@ TEST_F(LiveAnimation, WindowClosedMidRunEndsTheProcessCleanly) {
     sent = false;
   }
   EXPECT_FALSE(sent && testing::process_exists(p.pid()));
+}
+
+// Frames of two pendulums that all hold phi = (0.5, 0).
+idl::DoubleSeq still_frames(std::size_t steps) {
+  idl::DoubleSeq seq;
+  seq.length(static_cast<CORBA::ULong>(4 * steps));
+  for (CORBA::ULong k = 0; k < steps; ++k) {
+    seq[4 * k] = 0.5;
+    seq[4 * k + 1] = seq[4 * k + 2] = seq[4 * k + 3] = 0;
+  }
+  return seq;
+}
+
+TEST_F(LiveAnimation, WindowShowsTheFramesFlashesAndStrips) {
+  TempDir tmp;
+  const fs::path png = tmp / "live.png";
+  AnimationProcess p({"--close-after-frames", "20", "--grab-on-close", png.string()}, tmp.path());
+  idl::Animation_var view = connect(p);
+  ASSERT_FALSE(CORBA::is_nil(view));
+  idl::AnimationSetup setup = setup_of_two();
+  setup.clock_ns = monotonic_ns();  // same host: the view's clock is the test's
+  view->begin_run(setup);
+  idl::ActivitySpanSeq spans;
+  spans.length(1);
+  spans[0] = {setup.clock_ns, setup.clock_ns + 60'000'000'000ull, 0};  // busy all along
+  view->activity("monitor", spans);
+  view->frames(0, still_frames(10));
+  view->rolled_back(1, 5);
+  view->frames(10, still_frames(10));  // the 20th frame: the window grabs itself and closes
+  ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
+  const QImage image = load_png(png);
+  ASSERT_FALSE(image.isNull()) << p.err();
+  const LiveLayout layout = live_layout(image.size(), 1);
+  const Scene scene = scene_for({{0.0, 1.0, 0.1}, {0.2, 1.0, 0.1}}, layout.pendulums);
+  const PixelPoint bob0 = scene.to_pixel(std::sin(0.5), -std::cos(0.5));
+  const PixelPoint bob1 = scene.to_pixel(0.2, -1.0);
+  EXPECT_EQ(pixel(image, bob0.x, bob0.y), colours::bob);
+  EXPECT_EQ(pixel(image, bob1.x, bob1.y), colours::bob_flash);  // rolled back just now
+  const QRect strip = timeline_layout(layout.timeline, 1).strips.at(0);
+  EXPECT_EQ(image.pixel(strip.left() + strip.width() / 3, strip.center().y()) | 0xff000000u,
+            colours::busy);
 }
 
 TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
