@@ -25,7 +25,7 @@ struct Options {
   fs::path snapshot, timeline, chart, run;
   std::vector<fs::path> runs;
   std::optional<std::uint64_t> step;
-  std::string size = "1000x700";
+  std::string size;  // empty: a default that fits the mode
 };
 
 const char* help_text =
@@ -73,7 +73,8 @@ void add_options(CLI::App& app, Options& o) {
   auto* run = app.add_option("--run", o.run, "run directory for --snapshot / --timeline");
   auto* runs = app.add_option("--runs", o.runs, "run directories for --chart")->expected(1, -1);
   auto* step = app.add_option("--step", o.step, "committed step for --snapshot (default: last)");
-  app.add_option("--size", o.size, "image size WxH of a render mode")->capture_default_str();
+  app.add_option("--size", o.size,
+                 "image size WxH of a render mode (default: 1000 wide, as tall as the mode needs)");
   run->excludes(runs);
   step->needs(snapshot);
   for (auto* servant_only : {app.get_option("--close-after-frames"),
@@ -83,20 +84,25 @@ void add_options(CLI::App& app, Options& o) {
 
 // The render mode chosen, after the checks CLI11 cannot express.
 int render(const Options& o) {
-  const QSize size = parse_size(o.size);
+  // Default heights: a bar or a strip needs about 30 px, the chain the rest.
+  auto size_or = [&](int default_height) {
+    return o.size.empty() ? QSize(1000, std::max(200, default_height)) : parse_size(o.size);
+  };
   if (!o.chart.empty()) {
     if (o.runs.empty()) throw InputError("--chart needs --runs DIR [DIR...]");
     std::vector<RunView> runs;
     for (const auto& dir : o.runs) runs.push_back(load_run_summary(dir));
-    save_png(render_chart(runs, size), o.chart);
+    const int height = 52 + 48 * static_cast<int>(runs.size());
+    save_png(render_chart(runs, size_or(height)), o.chart);
     return 0;
   }
   if (o.run.empty()) throw InputError("--snapshot and --timeline need --run DIR");
   const RunView run = load_run_dir(o.run);
+  const int strips = 29 * static_cast<int>(run.tracks.size());
   if (!o.snapshot.empty())
-    save_png(render_snapshot(run, o.step, size), o.snapshot);
+    save_png(render_snapshot(run, o.step, size_or(450 + strips)), o.snapshot);
   else
-    save_png(render_timeline(run, size), o.timeline);
+    save_png(render_timeline(run, size_or(60 + strips)), o.timeline);
   return 0;
 }
 
