@@ -98,7 +98,7 @@ void LiveWindow::build_controls() {
 }
 
 void LiveWindow::toggle_pause() {
-  playback_.set_paused(!playback_.view().paused);
+  playback_.set_paused(!playback_.paused());
 }
 
 void LiveWindow::on_tick() {

@@ -221,6 +221,11 @@ PlaybackCounters Playback::counters() const {
   return counters_;
 }
 
+bool Playback::paused() const {
+  std::lock_guard lock(mutex_);
+  return paused_;
+}
+
 std::optional<Frame> Playback::current() const {
   std::lock_guard lock(mutex_);
   if (frames_.empty()) return std::nullopt;

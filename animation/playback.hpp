@@ -102,6 +102,7 @@ class Playback {
   PlaybackView view(Clock::time_point now = Clock::now(),
                     std::uint64_t now_ns = monotonic_ns()) const;
   PlaybackCounters counters() const;
+  bool paused() const;
   std::optional<Frame> current() const;
   std::size_t buffered() const;
 

@@ -92,6 +92,7 @@ TEST(Playback, PauseHoldsAndStepShowsTheNextFrame) {
   EXPECT_EQ(p.current()->step, 1u);
   EXPECT_EQ(p.current()->states[0], 1.0);
   EXPECT_TRUE(p.view().paused);
+  EXPECT_TRUE(p.paused());
   p.set_paused(false);
   p.advance(35ms);
   EXPECT_EQ(p.current()->step, 4u);
