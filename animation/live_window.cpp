@@ -43,6 +43,16 @@ void PlaybackWidget::show_view(PlaybackView view) {
 void PlaybackWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), QColor(colours::background));
+  // An exception must not leave a Qt event handler; a picture that cannot be drawn (a
+  // window too small for the chain) says so instead.
+  try {
+    paint(p);
+  } catch (const std::exception& e) {
+    draw_text(p, rect(), e.what(), Qt::AlignCenter);
+  }
+}
+
+void PlaybackWidget::paint(QPainter& p) {
   const LiveLayout l = live_layout(size(), view_.tracks.size());
   draw_text(p, l.title, title_of(view_));
   if (!view_.run) return;
@@ -111,7 +121,9 @@ void LiveWindow::on_tick() {
   const bool enough_frames =
       options_.close_after_frames && v.counters.received >= *options_.close_after_frames;
   view_->show_view(std::move(v));
+  if (closing_) return;
   if (enough_frames || (options_.shutdown_requested && options_.shutdown_requested())) {
+    closing_ = true;
     if (!options_.grab_on_close.empty()) grab_view();
     close();
   }

@@ -4,6 +4,7 @@
 // Playback from the ORB's threads and is copied out once per repaint.
 #include <QLabel>
 #include <QMainWindow>
+#include <QPainter>
 #include <QPushButton>
 #include <QTimer>
 #include <chrono>
@@ -26,6 +27,8 @@ class PlaybackWidget : public QWidget {
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  void paint(QPainter& p);
+
   PlaybackView view_;
 };
 
@@ -55,6 +58,7 @@ class LiveWindow : public QMainWindow {
   QLabel* status_ = nullptr;
   QTimer timer_;
   std::chrono::steady_clock::time_point last_tick_;
+  bool closing_ = false;
 };
 
 }  // namespace kausal

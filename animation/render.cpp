@@ -178,10 +178,10 @@ void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTr
 void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
                       std::uint64_t shown_step, std::optional<std::uint64_t> horizon,
                       const std::string& horizon_name, const std::vector<std::uint64_t>& reached) {
-  if (area.width() < 4 || area.height() < 4) return;
+  const QRect bar = area.adjusted(140, 2, -8, -2);
+  if (bar.width() < 4 || bar.height() < 4) return;
   p.save();
   use_font(p, 11);
-  const QRect bar = area.adjusted(140, 2, -8, -2);
   const double steps = static_cast<double>(std::max<std::uint64_t>(last_step, 1));
   auto x_of = [&](std::uint64_t s) {
     return bar.left() + static_cast<int>(std::min(1.0, double(s) / steps) * bar.width());

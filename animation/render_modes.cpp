@@ -33,10 +33,9 @@ QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, co
   if (step && run.h <= 0)
     throw InputError((run.dir / "summary.json").string() +
                      ": no step size \"h\", so --step cannot be placed in time");
-  const std::size_t row =
-      step ? run.row_for_step(*step) : (run.trajectory.t.empty() ? 0 : run.trajectory.t.size() - 1);
   if (run.trajectory.t.empty())
     throw InputError((run.dir / "trajectory.csv").string() + ": no states to show");
+  const std::size_t row = step ? run.row_for_step(*step) : run.trajectory.t.size() - 1;
   QImage image = blank(size);
   QPainter p(&image);
   const SnapshotLayout l = snapshot_layout(size, run.tracks.size());
