@@ -1,0 +1,178 @@
+// kausal-animation: the Animation component (a live Qt window fed by the monitor over
+// CORBA), or, with --snapshot / --timeline / --chart, an offscreen renderer of finished runs.
+#include <CLI/CLI.hpp>
+#include <QApplication>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+
+#include "animation/animation_servant.hpp"
+#include "animation/live_window.hpp"
+#include "animation/render_modes.hpp"
+#include "system/errors.hpp"
+
+namespace {
+
+using namespace kausal;
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string name = "animation";
+  OrbSettings orb;
+  std::uint64_t close_after_frames = 0;
+  std::size_t frame_buffer = 4096;
+  fs::path grab_on_close;
+  fs::path snapshot, timeline, chart, run;
+  std::vector<fs::path> runs;
+  std::optional<std::uint64_t> step;
+  std::string size;  // empty: a default that fits the mode
+};
+
+const char* help_text =
+    "kausal-animation: the view of a kausal run.\n\n"
+    "Live mode (default): the Animation component. Started by the launcher, which reads the\n"
+    "object reference printed as the first line on stdout; the monitor feeds it committed\n"
+    "frames, the horizon (GVT or guarantee), rollbacks and component activity. The window\n"
+    "shows the pendulums, a progress bar with the horizon, and a busy/waiting/rollback strip\n"
+    "per component. Controls: Pause/Resume (Space), Step (Right arrow), speed 0.1x-1x.\n"
+    "Closing the window or Participant::shutdown ends the process (exit 0). Options:\n"
+    "  --name, --host, --unix-socket, --call-timeout-ms as for every component,\n"
+    "  --frame-buffer N (frames kept ahead of the playback), and the test hooks\n"
+    "  --close-after-frames N (close once N frames arrived), --grab-on-close FILE.png.\n\n"
+    "Render modes (offscreen, PNG):\n"
+    "  --snapshot FILE.png --run DIR [--step N] [--size WxH]   pendulums at step N (default:\n"
+    "                                                          the last) and the timeline\n"
+    "  --timeline FILE.png --run DIR [--size WxH]              the run's utilisation strips\n"
+    "  --chart FILE.png --runs DIR [DIR...] [--size WxH]       wall time per run\n"
+    "DIR is an output directory of `kausal run --out DIR` (summary.json, trace.json,\n"
+    "trajectory.csv).\n\n"
+    "Exit codes: 0 ok, 2 bad option or run directory, 3 CORBA failure.";
+
+void add_options(CLI::App& app, Options& o) {
+  app.add_option("--name", o.name, "component name used in messages");
+  app.add_option("--host", o.orb.host, "address of the TCP endpoint (live mode)")
+      ->capture_default_str();
+  app.add_option("--unix-socket", o.orb.unix_socket, "path of a Unix-socket endpoint (live mode)");
+  app.add_option("--call-timeout-ms", o.orb.call_timeout_ms, "timeout of calls this process makes")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3'600'000u));
+  app.add_option("--close-after-frames", o.close_after_frames,
+                 "test hook: close the window once N frames have arrived (live mode)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62));
+  app.add_option("--frame-buffer", o.frame_buffer,
+                 "frames kept ahead of the playback; older ones are dropped and counted")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  app.add_option("--grab-on-close", o.grab_on_close,
+                 "test hook: save the view as a PNG when the window closes itself (live mode)");
+  auto* snapshot = app.add_option("--snapshot", o.snapshot, "write the pendulums at a step");
+  auto* timeline = app.add_option("--timeline", o.timeline, "write the run's timeline");
+  auto* chart = app.add_option("--chart", o.chart, "write the wall-time chart of --runs");
+  snapshot->excludes(timeline)->excludes(chart);
+  timeline->excludes(chart);
+  auto* run = app.add_option("--run", o.run, "run directory for --snapshot / --timeline");
+  auto* runs = app.add_option("--runs", o.runs, "run directories for --chart")->expected(1, -1);
+  auto* step = app.add_option("--step", o.step, "committed step for --snapshot (default: last)");
+  app.add_option("--size", o.size,
+                 "image size WxH of a render mode (default: 1000 wide, as tall as the mode needs)");
+  run->excludes(runs);
+  step->needs(snapshot);
+  for (auto* servant_only : {app.get_option("--close-after-frames"),
+                             app.get_option("--frame-buffer"), app.get_option("--grab-on-close")})
+    for (auto* mode : {snapshot, timeline, chart}) servant_only->excludes(mode);
+}
+
+// The render mode chosen, after the checks CLI11 cannot express.
+int render(const Options& o) {
+  // Default heights: a bar or a strip needs about 30 px, the chain the rest.
+  auto size_or = [&](int default_height) {
+    return o.size.empty() ? QSize(1000, std::max(200, default_height)) : parse_size(o.size);
+  };
+  if (!o.chart.empty()) {
+    if (o.runs.empty()) throw InputError("--chart needs --runs DIR [DIR...]");
+    std::vector<RunView> runs;
+    for (const auto& dir : o.runs) runs.push_back(load_run_summary(dir));
+    const int height = 52 + 48 * static_cast<int>(runs.size());
+    save_png(render_chart(runs, size_or(height)), o.chart);
+    return 0;
+  }
+  if (o.run.empty()) throw InputError("--snapshot and --timeline need --run DIR");
+  const RunView run = load_run_dir(o.run);
+  const int strips = 29 * static_cast<int>(run.tracks.size());
+  if (!o.snapshot.empty())
+    save_png(render_snapshot(run, o.step, size_or(450 + strips)), o.snapshot);
+  else
+    save_png(render_timeline(run, size_or(60 + strips)), o.timeline);
+  return 0;
+}
+
+// Qt must not see our options: it gets a command line of its own.
+int qt_argc = 1;
+char qt_arg0[] = "kausal-animation";
+char* qt_argv[] = {qt_arg0, nullptr};
+
+int live(const Options& o) {
+  // The monitor ends its components; Ctrl-C in the terminal is the monitor's business.
+  std::signal(SIGINT, SIG_IGN);
+  if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") &&
+      !std::getenv("WAYLAND_DISPLAY")) {
+    std::cerr << o.name << ": no display; the window is drawn offscreen\n";
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  }
+  // The feed must be applied in the order the monitor sent it (begin_run before frames):
+  // one thread per connection, never a second one for a connection's next oneway call.
+  setenv("ORBmaxServerThreadPerConnection", "1", 0);
+  Playback playback(o.frame_buffer);  // outlives the ORB, whose servant feeds it
+  OrbRuntime orb(o.orb);
+  auto* servant = new AnimationServant(o.name, orb, playback);
+  const std::string ior = orb.activate(servant);
+  servant->_remove_ref();  // the POA owns it now
+  std::cout << ior << std::endl;
+  QApplication app(qt_argc, qt_argv);
+  LiveOptions live_options;
+  if (o.close_after_frames) live_options.close_after_frames = o.close_after_frames;
+  live_options.grab_on_close = o.grab_on_close;
+  live_options.shutdown_requested = [servant] { return servant->shutdown_requested(); };
+  LiveWindow window(playback, live_options);
+  window.show();
+  const int code = app.exec();
+  const auto c = playback.counters();
+  std::cerr << o.name << ": " << c.received << " frames received, " << c.dropped << " dropped, "
+            << c.rejected << " rejected\n";
+  orb.deactivate(servant);  // no more upcalls; the POA deletes it once the last one ends
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{help_text};
+  Options o;
+  add_options(app, o);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+  }
+  const bool render_mode = !o.snapshot.empty() || !o.timeline.empty() || !o.chart.empty();
+  try {
+    if (!render_mode) {
+      if (!o.run.empty() || !o.runs.empty() || app.count("--size"))
+        throw InputError("--run, --runs and --size belong to --snapshot, --timeline or --chart");
+      return live(o);
+    }
+    setenv("QT_QPA_PLATFORM", "offscreen", 0);  // a render mode never needs a display
+    QGuiApplication qt(qt_argc, qt_argv);       // fonts for the text in the pictures
+    return render(o);
+  } catch (const Error& e) {
+    std::cerr << "kausal-animation: " << e.what() << '\n';
+    return static_cast<int>(e.exit_code());
+  } catch (const CORBA::Exception& e) {
+    std::cerr << o.name << ": CORBA " << e._name() << '\n';
+    return static_cast<int>(ExitCode::peer_failure);
+  } catch (const std::exception& e) {
+    std::cerr << "kausal-animation: " << e.what() << '\n';
+    return static_cast<int>(ExitCode::simulation_failed);
+  }
+}

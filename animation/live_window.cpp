@@ -1,0 +1,146 @@
+#include "animation/live_window.hpp"
+
+#include <QComboBox>
+#include <QPainter>
+#include <QShortcut>
+#include <QStatusBar>
+#include <QToolBar>
+#include <iostream>
+#include <sstream>
+
+#include "animation/render.hpp"
+
+namespace kausal {
+namespace {
+
+std::string title_of(const PlaybackView& v) {
+  if (!v.run) return "waiting for a run to begin";
+  std::ostringstream o;
+  o << v.run->label << " · " << v.run->scenario;
+  if (v.frame) o << " · t = " << v.frame->t << " s";
+  if (v.paused) o << " · paused";
+  if (!v.end_status.empty()) o << " · run " << v.end_status << " (" << v.end_wall_s << " s)";
+  return o.str();
+}
+
+std::optional<TimelineMarker> horizon_marker(const PlaybackView& v) {
+  if (!v.horizon || !v.run) return std::nullopt;
+  return TimelineMarker{v.horizon->at_s,
+                        v.run->horizon_name() + " " + std::to_string(v.horizon->step)};
+}
+
+}  // namespace
+
+PlaybackWidget::PlaybackWidget(QWidget* parent) : QWidget(parent) {
+  setMinimumSize(480, 360);
+}
+
+void PlaybackWidget::show_view(PlaybackView view) {
+  view_ = std::move(view);
+  update();
+}
+
+void PlaybackWidget::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), QColor(colours::background));
+  // An exception must not leave a Qt event handler; a picture that cannot be drawn (a
+  // window too small for the chain) says so instead.
+  try {
+    paint(p);
+  } catch (const std::exception& e) {
+    draw_text(p, rect(), e.what(), Qt::AlignCenter);
+  }
+}
+
+void PlaybackWidget::paint(QPainter& p) {
+  const LiveLayout l = live_layout(size(), view_.tracks.size());
+  draw_text(p, l.title, title_of(view_));
+  if (!view_.run) return;
+  if (l.pendulums.height() > 2 * static_cast<int>(pendulum_margin_px) + 4 && view_.frame)
+    draw_pendulums(p, scene_for(view_.run->pendulums, l.pendulums), view_.frame->states,
+                   view_.flashing);
+  const std::optional<std::uint64_t> horizon =
+      view_.horizon ? std::optional(view_.horizon->step) : std::nullopt;
+  draw_horizon_bar(p, l.horizon, view_.run->steps, view_.frame ? view_.frame->step : 0, horizon,
+                   view_.run->horizon_name(),
+                   view_.horizon ? view_.horizon->reached : std::vector<std::uint64_t>{});
+  if (!view_.tracks.empty())
+    draw_timeline(p, l.timeline, view_.tracks, 0.0, std::max(view_.timeline_end_s, 1e-3),
+                  horizon_marker(view_));
+}
+
+LiveWindow::LiveWindow(Playback& playback, LiveOptions options)
+    : playback_(playback), options_(std::move(options)), view_(new PlaybackWidget(this)) {
+  setWindowTitle("kausal animation");
+  setCentralWidget(view_);
+  build_controls();
+  resize(1000, 720);
+  last_tick_ = std::chrono::steady_clock::now();
+  connect(&timer_, &QTimer::timeout, this, [this] { on_tick(); });
+  timer_.start(tick);
+}
+
+void LiveWindow::build_controls() {
+  QToolBar* bar = addToolBar("playback");
+  pause_ = new QPushButton("Pause", bar);
+  pause_->setToolTip("Pause or resume the playback (Space); the run itself goes on");
+  connect(pause_, &QPushButton::clicked, this, [this] { toggle_pause(); });
+  bar->addWidget(pause_);
+  auto* step = new QPushButton("Step", bar);
+  step->setToolTip("Show the next committed frame and pause (Right arrow)");
+  connect(step, &QPushButton::clicked, this, [this] { playback_.step_once(); });
+  bar->addWidget(step);
+  auto* speed = new QComboBox(bar);
+  for (const char* s : {"0.1×", "0.25×", "0.5×", "1×"}) speed->addItem(s);
+  speed->setCurrentIndex(3);
+  speed->setToolTip("Playback speed: simulated seconds per wall second");
+  connect(speed, &QComboBox::currentIndexChanged, this, [this](int i) {
+    static constexpr double speeds[] = {0.1, 0.25, 0.5, 1.0};
+    if (i >= 0 && i < 4) playback_.set_speed(speeds[i]);
+  });
+  bar->addWidget(speed);
+  connect(new QShortcut(Qt::Key_Space, this), &QShortcut::activated, this,
+          [this] { toggle_pause(); });
+  connect(new QShortcut(Qt::Key_Right, this), &QShortcut::activated, this,
+          [this] { playback_.step_once(); });
+  status_ = new QLabel(this);
+  statusBar()->addWidget(status_, 1);
+}
+
+void LiveWindow::toggle_pause() {
+  playback_.set_paused(!playback_.paused());
+}
+
+void LiveWindow::on_tick() {
+  const auto now = std::chrono::steady_clock::now();
+  playback_.advance(now - last_tick_);
+  last_tick_ = now;
+  PlaybackView v = playback_.view(now);
+  pause_->setText(v.paused ? "Resume" : "Pause");
+  status_->setText(QString::fromStdString(status_text(v)));
+  const bool enough_frames =
+      options_.close_after_frames && v.counters.received >= *options_.close_after_frames;
+  view_->show_view(std::move(v));
+  if (closing_) return;
+  if (enough_frames || (options_.shutdown_requested && options_.shutdown_requested())) {
+    closing_ = true;
+    if (!options_.grab_on_close.empty()) grab_view();
+    close();
+  }
+}
+
+void LiveWindow::grab_view() {
+  if (!view_->grab().save(QString::fromStdString(options_.grab_on_close.string()), "PNG"))
+    std::cerr << "kausal-animation: " << options_.grab_on_close.string() << ": cannot write\n";
+}
+
+std::string LiveWindow::status_text(const PlaybackView& v) const {
+  std::ostringstream o;
+  o << "frames received " << v.counters.received << " · dropped " << v.counters.dropped
+    << " · rejected " << v.counters.rejected;
+  if (v.counters.monitor_dropped) o << " · not sent by the monitor " << v.counters.monitor_dropped;
+  o << " · buffered " << playback_.buffered() << " · speed " << v.speed << "×";
+  return o.str();
+}
+
+}  // namespace kausal

@@ -1,0 +1,64 @@
+#pragma once
+// The live window: the pendulums swinging from committed frames, the horizon, a strip per
+// component, the controls. Everything here runs on the Qt thread; the feed arrives in
+// Playback from the ORB's threads and is copied out once per repaint.
+#include <QLabel>
+#include <QMainWindow>
+#include <QPainter>
+#include <QPushButton>
+#include <QTimer>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+#include "animation/playback.hpp"
+
+namespace kausal {
+
+// Paints one PlaybackView.
+class PlaybackWidget : public QWidget {
+ public:
+  explicit PlaybackWidget(QWidget* parent = nullptr);
+  void show_view(PlaybackView view);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  void paint(QPainter& p);
+
+  PlaybackView view_;
+};
+
+struct LiveOptions {
+  std::optional<std::uint64_t> close_after_frames;  // test hook
+  std::function<bool()> shutdown_requested;         // Participant::shutdown arrived
+  std::filesystem::path grab_on_close;              // test hook: the view as a PNG, at the end
+};
+
+class LiveWindow : public QMainWindow {
+ public:
+  static constexpr std::chrono::milliseconds tick{33};  // ~30 repaints a second
+
+  LiveWindow(Playback& playback, LiveOptions options);
+
+ private:
+  void build_controls();
+  void on_tick();
+  void toggle_pause();
+  void grab_view();
+  std::string status_text(const PlaybackView& v) const;
+
+  Playback& playback_;
+  LiveOptions options_;
+  PlaybackWidget* view_;
+  QPushButton* pause_ = nullptr;
+  QLabel* status_ = nullptr;
+  QTimer timer_;
+  std::chrono::steady_clock::time_point last_tick_;
+  bool closing_ = false;
+};
+
+}  // namespace kausal

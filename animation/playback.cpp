@@ -1,0 +1,240 @@
+#include "animation/playback.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+bool all_finite(std::span<const double> values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
+bool valid_geometry(const AnimationRun& run) {
+  if (run.pendulums.empty() || !std::isfinite(run.t0) || !std::isfinite(run.h) || run.h <= 0)
+    return false;
+  return std::all_of(run.pendulums.begin(), run.pendulums.end(), [](const PendulumGeometry& p) {
+    return std::isfinite(p.pivot_x) && std::isfinite(p.length) && std::isfinite(p.radius) &&
+           p.length > 0 && p.radius > 0;
+  });
+}
+
+}  // namespace
+
+std::string AnimationRun::horizon_name() const {
+  return label.rfind("optimistic", 0) == 0 ? "GVT" : "guarantee";
+}
+
+Playback::Playback(std::size_t frame_capacity, std::size_t spans_per_track)
+    : frame_capacity_(std::max<std::size_t>(frame_capacity, 1)),
+      spans_per_track_(std::max<std::size_t>(spans_per_track, 1)) {}
+
+bool Playback::begin_run(AnimationRun run) {
+  std::lock_guard lock(mutex_);
+  if (!valid_geometry(run)) {
+    ++counters_.rejected;
+    return false;
+  }
+  const std::uint64_t rejected = counters_.rejected;
+  frames_.clear();
+  newest_step_.reset();
+  horizon_.reset();
+  rolled_back_at_.assign(run.pendulums.size(), std::nullopt);
+  tracks_.clear();
+  for (const auto& name : run.components)
+    if (tracks_.size() < max_tracks) tracks_.push_back({name, {}});
+  counters_ = {};
+  counters_.rejected = rejected;  // bad calls stay counted across runs
+  end_status_.clear();
+  position_t_ = run.t0;
+  run_ = std::move(run);
+  return true;
+}
+
+bool Playback::valid_frames(std::uint64_t first_step, std::span<const double> states) const {
+  if (!run_) return false;
+  const std::size_t size = 2 * run_->pendulums.size();
+  if (states.empty() || states.size() % size != 0 || !all_finite(states)) return false;
+  const std::uint64_t count = states.size() / size;
+  if (first_step > run_->steps || count - 1 > run_->steps - first_step) return false;
+  return !newest_step_ || first_step > *newest_step_;  // late or repeated frames are stale
+}
+
+std::size_t Playback::add_frames(std::uint64_t first_step, std::span<const double> states) {
+  std::lock_guard lock(mutex_);
+  if (!valid_frames(first_step, states)) {
+    const std::size_t size = run_ ? 2 * run_->pendulums.size() : 0;
+    counters_.rejected += size && states.size() >= size ? states.size() / size : 1;
+    return 0;
+  }
+  const std::size_t size = 2 * run_->pendulums.size();
+  const std::size_t count = states.size() / size;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint64_t step = first_step + k;
+    const double t = run_->t0 + static_cast<double>(step) * run_->h;
+    push_frame({step, t, {states.begin() + k * size, states.begin() + (k + 1) * size}});
+  }
+  newest_step_ = first_step + count - 1;
+  counters_.received += count;
+  return count;
+}
+
+void Playback::push_frame(Frame frame) {
+  if (frames_.empty()) position_t_ = frame.t;
+  frames_.push_back(std::move(frame));
+  if (frames_.size() > frame_capacity_) {
+    frames_.pop_front();
+    ++counters_.dropped;
+    position_t_ = std::max(position_t_, frames_.front().t);
+  }
+}
+
+bool Playback::set_horizon(std::uint64_t step, std::vector<std::uint64_t> reached,
+                           std::uint64_t now_ns) {
+  std::lock_guard lock(mutex_);
+  if (!run_ || reached.size() != run_->pendulums.size()) {
+    ++counters_.rejected;
+    return false;
+  }
+  horizon_ = Horizon{step, std::move(reached), seconds_since_start(now_ns)};
+  return true;
+}
+
+bool Playback::rolled_back(std::size_t pendulum, std::uint64_t step, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  if (!run_ || pendulum >= run_->pendulums.size() || step > run_->steps) {
+    ++counters_.rejected;
+    return false;
+  }
+  rolled_back_at_[pendulum] = now;
+  return true;
+}
+
+Playback::LiveTrack* Playback::track(const std::string& name) {
+  for (auto& t : tracks_)
+    if (t.name == name) return &t;
+  if (tracks_.size() >= max_tracks) return nullptr;
+  return &tracks_.emplace_back(LiveTrack{name, {}});
+}
+
+std::size_t Playback::add_spans(const std::string& component,
+                                const std::vector<ActivitySpan>& spans) {
+  std::lock_guard lock(mutex_);
+  LiveTrack* t = run_ ? track(component) : nullptr;
+  if (!t) {
+    counters_.rejected += spans.size();
+    return 0;
+  }
+  std::size_t accepted = 0;
+  for (const auto& s : spans) {
+    if (s.end_ns < s.begin_ns || static_cast<std::uint8_t>(s.kind) > 1) {
+      ++counters_.rejected;
+      continue;
+    }
+    t->spans.push_back(s);
+    ++accepted;
+    if (t->spans.size() > spans_per_track_) {
+      t->spans.pop_front();
+      ++counters_.spans_dropped;
+    }
+  }
+  return accepted;
+}
+
+void Playback::end_run(const std::string& status, double wall_s, std::uint64_t monitor_dropped) {
+  std::lock_guard lock(mutex_);
+  end_status_ = status.empty() ? "ended" : status;
+  end_wall_s_ = std::isfinite(wall_s) && wall_s >= 0 ? wall_s : 0;
+  counters_.monitor_dropped = monitor_dropped;
+}
+
+void Playback::set_paused(bool paused) {
+  std::lock_guard lock(mutex_);
+  paused_ = paused;
+}
+
+void Playback::step_once() {
+  std::lock_guard lock(mutex_);
+  paused_ = true;
+  if (frames_.size() > 1) frames_.pop_front();
+  if (!frames_.empty()) position_t_ = frames_.front().t;
+}
+
+void Playback::set_speed(double speed) {
+  if (!(speed >= 0.1 && speed <= 1.0))
+    throw InputError("playback speed must be between 0.1 and 1 (got " + std::to_string(speed) +
+                     ")");
+  std::lock_guard lock(mutex_);
+  speed_ = speed;
+}
+
+void Playback::advance(Clock::duration wall) {
+  std::lock_guard lock(mutex_);
+  if (paused_ || frames_.empty()) return;
+  position_t_ += std::chrono::duration<double>(wall).count() * speed_;
+  show_front();
+}
+
+// Drops the frames the playback clock has passed; waits on the newest one.
+void Playback::show_front() {
+  while (frames_.size() > 1 && frames_[1].t <= position_t_) frames_.pop_front();
+  if (frames_.size() == 1) position_t_ = std::min(position_t_, frames_.front().t);
+}
+
+double Playback::seconds_since_start(std::uint64_t ns) const {
+  const auto start = run_ ? run_->clock_ns : 0;
+  return ns >= start ? static_cast<double>(ns - start) * 1e-9
+                     : -static_cast<double>(start - ns) * 1e-9;
+}
+
+PlaybackView Playback::view(Clock::time_point now, std::uint64_t now_ns) const {
+  std::lock_guard lock(mutex_);
+  PlaybackView v;
+  v.run = run_;
+  if (!frames_.empty()) v.frame = frames_.front();
+  v.horizon = horizon_;
+  for (const auto& at : rolled_back_at_) v.flashing.push_back(at && now - *at < flash_duration);
+  for (const auto& t : tracks_) {
+    auto& out = v.tracks.emplace_back(ComponentTrack{t.name, "", {}});
+    for (const auto& s : t.spans) {
+      out.spans.push_back({seconds_since_start(s.begin_ns), seconds_since_start(s.end_ns), s.kind});
+      v.timeline_end_s = std::max(v.timeline_end_s, out.spans.back().end_s);
+    }
+  }
+  // While the run goes on the strips end now; afterwards at its end.
+  if (end_status_.empty())
+    v.timeline_end_s = std::max(v.timeline_end_s, seconds_since_start(now_ns));
+  else
+    v.timeline_end_s = std::max(v.timeline_end_s, end_wall_s_);
+  v.counters = counters_;
+  v.paused = paused_;
+  v.speed = speed_;
+  v.end_status = end_status_;
+  v.end_wall_s = end_wall_s_;
+  return v;
+}
+
+PlaybackCounters Playback::counters() const {
+  std::lock_guard lock(mutex_);
+  return counters_;
+}
+
+bool Playback::paused() const {
+  std::lock_guard lock(mutex_);
+  return paused_;
+}
+
+std::optional<Frame> Playback::current() const {
+  std::lock_guard lock(mutex_);
+  if (frames_.empty()) return std::nullopt;
+  return frames_.front();
+}
+
+std::size_t Playback::buffered() const {
+  std::lock_guard lock(mutex_);
+  return frames_.size();
+}
+
+}  // namespace kausal

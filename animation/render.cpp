@@ -1,0 +1,237 @@
+#include "animation/render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "animation/timeline.hpp"
+
+namespace kausal {
+namespace {
+
+constexpr int axis_height = 18;
+constexpr int strip_gap = 3;
+constexpr int max_strip_height = 26;
+
+QColor colour_of(ColumnState s) {
+  switch (s) {
+    case ColumnState::busy:
+      return QColor(colours::busy);
+    case ColumnState::rollback:
+      return QColor(colours::rollback);
+    case ColumnState::waiting:
+      break;
+  }
+  return QColor(colours::waiting);
+}
+
+void use_font(QPainter& p, int pixels) {
+  QFont f = p.font();
+  f.setPixelSize(pixels);
+  p.setFont(f);
+}
+
+// A tick spacing of 1, 2 or 5 times a power of ten giving about `count` ticks.
+double nice_step(double span, int count) {
+  const double raw = span / std::max(count, 1);
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= raw) return m * power;
+  return 10 * power;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.3g s" : "%.0f s", s);
+  return buf;
+}
+
+// One strip: runs of equal columns filled flat.
+void draw_strip(QPainter& p, const QRect& strip, const std::vector<TimelineSpan>& spans, double t0,
+                double t1) {
+  const auto columns = Timeline(t0, t1, static_cast<std::size_t>(strip.width())).classify(spans);
+  std::size_t start = 0;
+  for (std::size_t c = 1; c <= columns.size(); ++c) {
+    if (c < columns.size() && columns[c] == columns[start]) continue;
+    p.fillRect(strip.x() + static_cast<int>(start), strip.y(), static_cast<int>(c - start),
+               strip.height(), colour_of(columns[start]));
+    start = c;
+  }
+}
+
+void draw_time_axis(QPainter& p, const QRect& plot, double t0, double t1) {
+  const double step = nice_step(t1 - t0, std::max(2, plot.width() / 90));
+  p.setPen(QColor(colours::text));
+  for (double t = std::ceil(t0 / step) * step; t <= t1 + 1e-12; t += step) {
+    const int x = plot.left() + static_cast<int>(std::lround((t - t0) / (t1 - t0) * plot.width()));
+    p.drawLine(x, plot.bottom() + 1, x, plot.bottom() + 4);
+    draw_text(p, QRect(x - 40, plot.bottom() + 4, 80, axis_height - 4), seconds_text(t),
+              Qt::AlignHCenter | Qt::AlignTop);
+  }
+}
+
+void draw_marker(QPainter& p, const QRect& plot, double t0, double t1, const TimelineMarker& m) {
+  if (m.t_s < t0 || m.t_s > t1) return;
+  const int x = plot.left() + static_cast<int>((m.t_s - t0) / (t1 - t0) * plot.width());
+  p.setPen(QPen(QColor(colours::horizon), 2));
+  p.drawLine(x, plot.top(), x, plot.bottom());
+  p.setPen(QColor(colours::horizon));
+  p.drawText(QRect(x + 3, plot.top(), 160, 14), Qt::AlignLeft | Qt::AlignTop,
+             QString::fromStdString(m.label));
+}
+
+}  // namespace
+
+TimelineLayout timeline_layout(const QRect& area, std::size_t tracks) {
+  TimelineLayout l;
+  l.label_width = std::min(140, area.width() / 4);
+  if (tracks == 0) return l;
+  const int room = area.height() - axis_height;
+  const int pitch = std::clamp(room / static_cast<int>(tracks), 1, max_strip_height + strip_gap);
+  l.plot = QRect(area.left() + l.label_width, area.top(), area.width() - l.label_width,
+                 pitch * static_cast<int>(tracks));
+  for (std::size_t i = 0; i < tracks; ++i)
+    l.strips.emplace_back(l.plot.left(), l.plot.top() + static_cast<int>(i) * pitch, l.plot.width(),
+                          std::max(1, pitch - strip_gap));
+  return l;
+}
+
+SnapshotLayout snapshot_layout(const QSize& size, std::size_t tracks) {
+  SnapshotLayout l;
+  l.title = QRect(8, 0, size.width() - 16, 24);
+  const int below = size.height() - l.title.height();
+  // The strips get what they need (up to 40 % of the picture); the chain gets the rest.
+  const int wanted =
+      tracks ? static_cast<int>(tracks) * (max_strip_height + strip_gap) + axis_height + 8 : 0;
+  const int timeline = std::min(wanted, below * 2 / 5);
+  l.pendulums = QRect(0, l.title.bottom() + 1, size.width(), below - timeline);
+  if (tracks) l.timeline = QRect(8, l.pendulums.bottom() + 1, size.width() - 16, timeline - 4);
+  return l;
+}
+
+LiveLayout live_layout(const QSize& size, std::size_t tracks) {
+  constexpr int title = 24, horizon = 34;
+  LiveLayout l;
+  l.title = QRect(8, 0, size.width() - 16, title);
+  const int strips =
+      tracks ? std::min(static_cast<int>(tracks) * (max_strip_height + strip_gap) + axis_height + 8,
+                        size.height() * 2 / 5)
+             : 0;
+  l.pendulums =
+      QRect(0, title, size.width(), std::max(0, size.height() - title - horizon - strips));
+  l.horizon = QRect(8, l.pendulums.bottom() + 1, size.width() - 16, horizon);
+  if (tracks) l.timeline = QRect(8, l.horizon.bottom() + 2, size.width() - 16, strips - 4);
+  return l;
+}
+
+Scene scene_for(const std::vector<PendulumGeometry>& pendulums, const QRect& area) {
+  return Scene(pendulums,
+               {double(area.x()), double(area.y()), double(area.width()), double(area.height())},
+               pendulum_margin_px);
+}
+
+void draw_pendulums(QPainter& p, const Scene& scene, std::span<const double> states,
+                    const std::vector<bool>& flashing) {
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing);
+  const std::size_t n = std::min(scene.size(), states.size() / 2);
+  // The beam the pivots hang from.
+  const PixelPoint first = scene.pivot(0), last = scene.pivot(scene.size() - 1);
+  p.setPen(QPen(QColor(colours::string), 3));
+  p.drawLine(QPointF(first.x - 20, first.y), QPointF(last.x + 20, last.y));
+  for (std::size_t i = 0; i < n; ++i) {
+    const PixelPoint pivot = scene.pivot(i), bob = scene.bob(i, states[2 * i]);
+    p.setPen(QPen(QColor(colours::string), 1.5));
+    p.drawLine(QPointF(pivot.x, pivot.y), QPointF(bob.x, bob.y));
+    const bool flash = i < flashing.size() && flashing[i];
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(flash ? colours::bob_flash : colours::bob));
+    const double r = scene.bob_radius(i);
+    p.drawEllipse(QPointF(bob.x, bob.y), r, r);
+    if (flash) {  // a ring that stands out even on small bobs
+      p.setBrush(Qt::NoBrush);
+      p.setPen(QPen(QColor(colours::bob_flash), 2));
+      p.drawEllipse(QPointF(bob.x, bob.y), r + 5, r + 5);
+    }
+  }
+  p.restore();
+}
+
+void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTrack>& tracks,
+                   double t0, double t1, const std::optional<TimelineMarker>& marker) {
+  if (tracks.empty() || !(t1 > t0)) return;
+  const TimelineLayout l = timeline_layout(area, tracks.size());
+  if (l.plot.width() < 1) return;
+  p.save();
+  use_font(p, std::clamp(l.strips[0].height() - 4, 8, 12));
+  for (std::size_t i = 0; i < tracks.size(); ++i) {
+    draw_strip(p, l.strips[i], tracks[i].spans, t0, t1);
+    draw_text(p, QRect(area.left(), l.strips[i].top(), l.label_width - 6, l.strips[i].height()),
+              tracks[i].name, Qt::AlignRight | Qt::AlignVCenter);
+  }
+  use_font(p, 11);
+  draw_time_axis(p, l.plot, t0, t1);
+  if (marker) draw_marker(p, l.plot, t0, t1, *marker);
+  p.restore();
+}
+
+void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
+                      std::uint64_t shown_step, std::optional<std::uint64_t> horizon,
+                      const std::string& horizon_name, const std::vector<std::uint64_t>& reached) {
+  const QRect bar = area.adjusted(140, 2, -8, -2);
+  if (bar.width() < 4 || bar.height() < 4) return;
+  p.save();
+  use_font(p, 11);
+  const double steps = static_cast<double>(std::max<std::uint64_t>(last_step, 1));
+  auto x_of = [&](std::uint64_t s) {
+    return bar.left() + static_cast<int>(std::min(1.0, double(s) / steps) * bar.width());
+  };
+  p.fillRect(bar, QColor(colours::waiting));
+  // How far each pendulum has got, one thin row each.
+  const int rows = static_cast<int>(std::max<std::size_t>(reached.size(), 1));
+  for (std::size_t i = 0; i < reached.size(); ++i) {
+    const int y = bar.top() + static_cast<int>(i) * bar.height() / rows;
+    p.fillRect(
+        QRect(bar.left(), y, x_of(reached[i]) - bar.left(), std::max(1, bar.height() / rows - 1)),
+        QColor(144, 202, 249));
+  }
+  p.setPen(QPen(Qt::black, 2));
+  p.drawLine(x_of(shown_step), bar.top(), x_of(shown_step), bar.bottom());
+  std::string text = "step " + std::to_string(shown_step) + " / " + std::to_string(last_step);
+  if (horizon) {
+    p.setPen(QPen(QColor(colours::horizon), 3));
+    p.drawLine(x_of(*horizon), bar.top(), x_of(*horizon), bar.bottom());
+    text += "   " + horizon_name + " " + std::to_string(*horizon);
+  }
+  draw_text(p, QRect(area.left(), area.top(), 136, area.height()), text,
+            Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap);
+  p.restore();
+}
+
+void draw_wall_chart(QPainter& p, const QRect& area, const std::vector<WallTime>& runs) {
+  if (runs.empty()) return;
+  p.save();
+  use_font(p, 13);
+  draw_text(p, QRect(area.left() + 8, area.top(), area.width() - 16, 28),
+            "wall time per run (seconds)");
+  const QRect plot = area.adjusted(220, 36, -110, -8);
+  double longest = 0;
+  for (const auto& r : runs) longest = std::max(longest, r.seconds);
+  const int pitch = std::clamp(plot.height() / static_cast<int>(runs.size()), 8, 48);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const int y = plot.top() + static_cast<int>(i) * pitch;
+    const int w = longest > 0 ? static_cast<int>(runs[i].seconds / longest * plot.width()) : 0;
+    p.fillRect(QRect(plot.left(), y + 4, std::max(w, 1), pitch - 8), QColor(colours::bar));
+    draw_text(p, QRect(area.left() + 8, y, 204, pitch), runs[i].label,
+              Qt::AlignRight | Qt::AlignVCenter);
+    draw_text(p, QRect(plot.left() + w + 6, y, 104, pitch), seconds_text(runs[i].seconds));
+  }
+  p.restore();
+}
+
+void draw_text(QPainter& p, const QRect& area, const std::string& text, int flags) {
+  p.setPen(QColor(colours::text));
+  p.drawText(area, flags, QString::fromStdString(text));
+}
+
+}  // namespace kausal

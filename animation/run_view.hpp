@@ -1,0 +1,54 @@
+#pragma once
+// A finished run as the view reads it back from its output directory: summary.json,
+// trace.json and trajectory.csv (written by monitor/summary.cpp, trace_writer.cpp and
+// trajectory_recorder.cpp).
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "animation/view_types.hpp"
+
+namespace kausal {
+
+// The activity of one component: one timeline strip.
+struct ComponentTrack {
+  std::string name;  // "monitor", "integrator-1", ...
+  std::string role;  // "monitor", "integrator", "system", ... ("" if trace.json omits it)
+  std::vector<TimelineSpan> spans;
+};
+
+// Committed states as written to trajectory.csv: row k is time t[k] and states[k], which
+// holds (phi, omega) per pendulum.
+struct TrajectoryTable {
+  std::vector<double> t;
+  std::vector<std::vector<double>> states;
+};
+
+struct RunView {
+  std::filesystem::path dir;
+  std::string label;     // "optimistic", "conservative/lookahead", ...
+  std::string scenario;  // scenario name
+  std::string status;    // "completed" | "failed" | "interrupted"
+  double wall_s = 0;
+  double h = 0;  // step size (s); t = step * h, the run starting at t = 0
+  std::vector<PendulumGeometry> geometry;
+  std::vector<ComponentTrack> tracks;  // in summary.json's component order
+  TrajectoryTable trajectory;
+
+  // The end of the timeline axis: the later of wall_s and the last span's end (seconds).
+  double timeline_end_s() const;
+  // The trajectory row shown for committed step `step`: the last row written at or before
+  // it (rows are written every output interval), the first row if none is. InputError if
+  // the trajectory is empty.
+  std::size_t row_for_step(std::uint64_t step) const;
+};
+
+// Reads a run directory. A missing or malformed file raises InputError naming the file and
+// what is wrong with it.
+RunView load_run_dir(const std::filesystem::path& dir);
+
+// Only summary.json (what the wall-time chart needs); same errors as load_run_dir.
+RunView load_run_summary(const std::filesystem::path& dir);
+
+}  // namespace kausal

@@ -1,0 +1,64 @@
+#pragma once
+// A run directory written by hand for the view's tests (summary.json, trace.json,
+// trajectory.csv in the formats of monitor/summary.cpp, trace_writer.cpp, trajectory_recorder).
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace kausal::testing {
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kausal-view-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline const char* two_pendulum_summary() {
+  return R"({"method": "conservative", "guarantee": "lookahead", "scenario": "pair",
+  "h": 0.001, "wall_s": 1.5, "status": "completed",
+  "geometry": [{"pivot_x": 0.0, "length": 1.0, "radius": 0.1},
+               {"pivot_x": 0.2, "length": 0.5, "radius": 0.05}],
+  "components": [{"name": "monitor", "role": "monitor"},
+                 {"name": "integrator-1", "role": "integrator"}]})";
+}
+
+inline const char* two_pendulum_trace() {
+  return R"({"displayTimeUnit":"ms","otherData":{},"traceEvents":[
+{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"kausal"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"monitor","role":"monitor"}},
+{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"integrator-1","role":"integrator"}},
+{"ph":"X","name":"busy","pid":1,"tid":1,"ts":0.000,"dur":250000.000},
+{"ph":"X","name":"busy","pid":1,"tid":2,"ts":500000.000,"dur":250000.000},
+{"ph":"X","name":"rollback","pid":1,"tid":2,"ts":1000000.000,"dur":100000.500}
+]})";
+}
+
+inline const char* two_pendulum_trajectory() {
+  return "t,phi_1,omega_1,phi_2,omega_2\n"
+         "0,0.5,0,0,0\n"
+         "0.01,0.49,-0.1,0.01,0.2\n"
+         "0.02,0.48,-0.2,0.02,0.3\n";
+}
+
+inline void write_two_pendulum_run(const ScratchDir& dir) {
+  dir.write("summary.json", two_pendulum_summary());
+  dir.write("trace.json", two_pendulum_trace());
+  dir.write("trajectory.csv", two_pendulum_trajectory());
+}
+
+}  // namespace kausal::testing
