@@ -20,7 +20,8 @@ struct Options {
   std::string name = "animation";
   OrbSettings orb;
   std::uint64_t close_after_frames = 0;
-  std::size_t frame_buffer = 4096;
+  // A whole thesis run (20,000 steps) and more: the replay after a fast run starts at step 0.
+  std::size_t frame_buffer = 200000;
   fs::path grab_on_close;
   fs::path snapshot, timeline, chart, run;
   std::vector<fs::path> runs;
@@ -60,7 +61,8 @@ void add_options(CLI::App& app, Options& o) {
                  "test hook: close the window once N frames have arrived (live mode)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62));
   app.add_option("--frame-buffer", o.frame_buffer,
-                 "frames kept ahead of the playback; older ones are dropped and counted")
+                 "frames kept ahead of the playback (a fast run arrives long before it is "
+                 "played); beyond it the oldest are dropped and counted")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   app.add_option("--grab-on-close", o.grab_on_close,
