@@ -13,18 +13,6 @@ constexpr int axis_height = 18;
 constexpr int strip_gap = 3;
 constexpr int max_strip_height = 26;
 
-QColor colour_of(ColumnState s) {
-  switch (s) {
-    case ColumnState::busy:
-      return QColor(colours::busy);
-    case ColumnState::rollback:
-      return QColor(colours::rollback);
-    case ColumnState::waiting:
-      break;
-  }
-  return QColor(colours::waiting);
-}
-
 void use_font(QPainter& p, int pixels) {
   QFont f = p.font();
   f.setPixelSize(pixels);
@@ -46,16 +34,25 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-// One strip: runs of equal columns filled flat.
+// One strip, one utilisation bar per pixel column (the thesis' utilisation figures): busy
+// from the bottom, rolling back above it, waiting for the rest, each in proportion to the
+// column's time. A component that is busy 2 % of the time looks 2 % busy, however many
+// short spans it had; any rollback keeps at least one pixel so that it stays visible.
 void draw_strip(QPainter& p, const QRect& strip, const std::vector<TimelineSpan>& spans, double t0,
                 double t1) {
-  const auto columns = Timeline(t0, t1, static_cast<std::size_t>(strip.width())).classify(spans);
-  std::size_t start = 0;
-  for (std::size_t c = 1; c <= columns.size(); ++c) {
-    if (c < columns.size() && columns[c] == columns[start]) continue;
-    p.fillRect(strip.x() + static_cast<int>(start), strip.y(), static_cast<int>(c - start),
-               strip.height(), colour_of(columns[start]));
-    start = c;
+  const auto width = static_cast<std::size_t>(strip.width());
+  const auto shares = Timeline(t0, t1, width).utilisation(spans, width);
+  const int h = strip.height();
+  p.fillRect(strip, QColor(colours::waiting));
+  for (std::size_t c = 0; c < shares.size(); ++c) {
+    const int busy = static_cast<int>(std::lround(shares[c].busy * h));
+    int rollback = static_cast<int>(std::lround(shares[c].rollback * h));
+    if (shares[c].rollback > 0) rollback = std::max(rollback, 1);
+    rollback = std::min(rollback, h - std::min(busy, h));
+    const int x = strip.x() + static_cast<int>(c);
+    if (busy > 0) p.fillRect(x, strip.y() + h - busy, 1, busy, QColor(colours::busy));
+    if (rollback > 0)
+      p.fillRect(x, strip.y() + h - busy - rollback, 1, rollback, QColor(colours::rollback));
   }
 }
 

@@ -6,38 +6,11 @@
 #include "system/errors.hpp"
 
 namespace kausal {
-namespace {
-
-// Marks every column [first, last) that [begin, end) overlaps by more than nothing.
-void mark(std::vector<ColumnState>& columns, double t0, double width, const TimelineSpan& s,
-          ColumnState state) {
-  const double n = static_cast<double>(columns.size());
-  const double first = std::floor((s.begin_s - t0) / width);
-  const double last = std::ceil((s.end_s - t0) / width);  // exclusive
-  const auto lo = static_cast<std::size_t>(std::clamp(first, 0.0, n));
-  const auto hi = static_cast<std::size_t>(std::clamp(last, 0.0, n));
-  for (std::size_t c = lo; c < hi; ++c)
-    if (columns[c] < state) columns[c] = state;  // rollback > busy > waiting
-}
-
-}  // namespace
-
 Timeline::Timeline(double t0, double t1, std::size_t columns)
     : t0_(t0), t1_(t1), columns_(columns) {
   if (!std::isfinite(t0) || !std::isfinite(t1) || !(t0 < t1))
     throw InputError("timeline: the interval must be finite and not empty");
   if (columns == 0) throw InputError("timeline: no columns");
-}
-
-std::vector<ColumnState> Timeline::classify(const std::vector<TimelineSpan>& spans) const {
-  std::vector<ColumnState> out(columns_, ColumnState::waiting);
-  const double width = (t1_ - t0_) / static_cast<double>(columns_);
-  for (const auto& s : spans) {
-    if (!(s.end_s > s.begin_s)) continue;  // empty (or reversed) spans hold no time
-    mark(out, t0_, width, s,
-         s.kind == ActivityKind::rollback ? ColumnState::rollback : ColumnState::busy);
-  }
-  return out;
 }
 
 std::vector<Utilisation> Timeline::utilisation(const std::vector<TimelineSpan>& spans,

@@ -1,14 +1,12 @@
 #pragma once
-// A utilisation strip: what one component was doing in each pixel column (or bin) of the
-// interval [t0, t1] (seconds since the run started).
+// A utilisation strip: what share of each pixel column (or bin) of the interval [t0, t1]
+// (seconds since the run started) one component spent busy, rolling back and waiting.
 #include <cstddef>
 #include <vector>
 
 #include "animation/view_types.hpp"
 
 namespace kausal {
-
-enum class ColumnState { waiting, busy, rollback };
 
 struct Utilisation {
   double busy = 0;  // fractions of the bin; waiting = 1 - busy - rollback
@@ -20,12 +18,6 @@ class Timeline {
  public:
   // InputError unless t0 < t1 are finite and columns > 0.
   Timeline(double t0, double t1, std::size_t columns);
-
-  // Column c covers [t0 + c·w, t0 + (c+1)·w), w = (t1 - t0) / columns. A column touched by
-  // any rollback span is rollback, else one touched by any busy span is busy, else waiting:
-  // rare short rollbacks must stay visible even when a column holds mostly busy time, and
-  // any work at all shows, however narrow the strip. Spans may come in any order.
-  std::vector<ColumnState> classify(const std::vector<TimelineSpan>& spans) const;
 
   // The share of each of `bins` equal bins of [t0, t1] spent busy, rolling back and
   // waiting. Overlapping spans are not double-counted beyond the bin (clamped to 1).
