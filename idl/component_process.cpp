@@ -62,7 +62,8 @@ int serve_components(int argc, char** argv, const std::string& what,
   try {
     OrbRuntime orb(orb_settings);
     std::unique_ptr<CollocatedAdapter> adapter;
-    if (collocated) adapter = std::make_unique<CollocatedAdapter>(orb, collocated_shortcut_enabled());
+    if (collocated)
+      adapter = std::make_unique<CollocatedAdapter>(orb, collocated_shortcut_enabled());
     std::vector<std::string> iors;
     for (std::size_t k = 0; k < roles.size(); ++k) {
       failing = names[k];

@@ -67,7 +67,9 @@ void Integrator::BusyPieces::tag_step(std::uint64_t step) {
   step_ = step;
 }
 
-void Integrator::BusyPieces::end() { close_piece(ActivityClock::Clock::now()); }
+void Integrator::BusyPieces::end() {
+  close_piece(ActivityClock::Clock::now());
+}
 
 template <typename Call>
 void Integrator::BusyPieces::wait_for_system(Call&& call) {

@@ -70,7 +70,9 @@ class CorbaBatchSink final : public BatchSink {
 IntegratorServant::IntegratorServant(const std::string& name, OrbRuntime& orb)
     : ComponentServant(name, "integrator", orb) {}
 
-IntegratorServant::~IntegratorServant() { stop_feed(); }
+IntegratorServant::~IntegratorServant() {
+  stop_feed();
+}
 
 kausal::Integrator& IntegratorServant::initialised() {
   if (!integrator_) throw ProtocolError(name(), "used before initialise()");

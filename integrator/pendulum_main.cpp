@@ -10,8 +10,8 @@ int main(int argc, char** argv) {
   using kausal::OrbRuntime;
   return kausal::run_components_process(
       argc, argv, "pendulum",
-      {{"system",
-        [](const std::string& name, OrbRuntime& orb) { return new kausal::SystemServant(name, orb); }},
+      {{"system", [](const std::string& name,
+                     OrbRuntime& orb) { return new kausal::SystemServant(name, orb); }},
        {"integrator", [](const std::string& name, OrbRuntime& orb) {
           return new kausal::IntegratorServant(name, orb);
         }}});

@@ -8,19 +8,19 @@
 namespace kausal {
 
 AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
-                                   const std::filesystem::path& log_file,
-                                   unsigned call_timeout_ms,
+                                   const std::filesystem::path& log_file, unsigned call_timeout_ms,
                                    std::chrono::milliseconds startup_timeout) {
   std::filesystem::create_directories(log_file.parent_path());
-  std::vector<std::string> args{"--name", "animation", "--host", "127.0.0.1", "--call-timeout-ms",
-                                std::to_string(call_timeout_ms)};
+  std::vector<std::string> args{"--name",    "animation",         "--host",
+                                "127.0.0.1", "--call-timeout-ms", std::to_string(call_timeout_ms)};
   // Test hook: the window closes itself after that many frames (a user closing it mid-run).
   if (const char* n = std::getenv("KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES"))
     args.insert(args.end(), {"--close-after-frames", n});
   try {
     process_ = std::make_unique<ChildProcess>("animation", executable, args, log_file);
   } catch (const std::exception& e) {
-    throw PeerError("animation", std::string("cannot start ") + executable.string() + ": " + e.what());
+    throw PeerError("animation",
+                    std::string("cannot start ") + executable.string() + ": " + e.what());
   }
   const auto ior = process_->read_line(startup_timeout);
   if (!ior || ior->rfind("IOR:", 0) != 0)
@@ -28,7 +28,8 @@ AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path&
                                      log_file.string() + ")");
   CORBA::Object_var obj = orb.resolve(*ior);
   view_ = call_peer("animation", [&] { return idl::Animation::_narrow(obj); });
-  if (CORBA::is_nil(view_)) throw PeerError("animation", "its object reference is not an Animation");
+  if (CORBA::is_nil(view_))
+    throw PeerError("animation", "its object reference is not an Animation");
   idl::ComponentInfo_var info = call_peer("animation", [&] { return view_->info(); });
   if (info->interface_version != idl::INTERFACE_VERSION)
     throw VersionMismatch("animation", info->interface_version, idl::INTERFACE_VERSION);

@@ -2,13 +2,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-#include <algorithm>
-#include <sstream>
 #include <memory>
+#include <sstream>
 
 #include "idl/kausal.hh"
 #include "monitor/animation_process.hpp"
@@ -17,8 +17,8 @@
 #include "monitor/optimistic.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
-#include "monitor/sequential.hpp"
 #include "monitor/report.hpp"
+#include "monitor/sequential.hpp"
 #include "monitor/summary.hpp"
 #include "monitor/trace_writer.hpp"
 
@@ -57,7 +57,7 @@ struct Options {
   std::string pin = "cores";
   bool animate = false;
   std::string animate_until = "window-closed";
-  std::string layout = "process";                 // run
+  std::string layout = "process";                  // run
   std::vector<std::string> layouts = {"process"};  // compare
 };
 
@@ -162,8 +162,8 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
         deployment.observe(animation->view());
       }
       auto stepper = make_distributed_stepper(m, s, deployment, o, cpus);
-      result = drive_chain(s, m.method, *stepper, recorder, progress, o.check_guarantees,
-                           feed.get());
+      result =
+          drive_chain(s, m.method, *stepper, recorder, progress, o.check_guarantees, feed.get());
       finish_feed(feed, result);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -218,8 +218,9 @@ void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
   if (o.rollback_check && o.method == "sequential")
     refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
   if (given("--layout") && o.method == "sequential")
-    refuse("--layout applies to --method conservative and optimistic (sequential deploys no "
-           "components)");
+    refuse(
+        "--layout applies to --method conservative and optimistic (sequential deploys no "
+        "components)");
 }
 
 int run_command(const Options& o) {
@@ -269,8 +270,8 @@ int compare_command(const Options& o) {
         << " steps of " << s.h << " s";
   std::cout << "kausal compare · " << s.file << " · " << setup.str() << "\n\n"
             << format_comparison(results) << "\noutput: " << out.string() << "\n";
-  const auto warnings = write_report(
-      report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
+  const auto warnings =
+      write_report(report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
   for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
   std::cout << "report: " << (out / "report.html").string() << "\n";
   hold_animation(o, animation);

@@ -9,19 +9,22 @@
 #include <thread>
 
 #include "idl/convert.hpp"
-#include "integrator/integrator_servant.hpp"
-#include "system/system_servant.hpp"
 #include "idl/wire_errors.hpp"
+#include "integrator/integrator_servant.hpp"
 #include "monitor/local_deployment.hpp"
 #include "monitor/state_sink_servant.hpp"
+#include "system/system_servant.hpp"
 
 namespace kausal {
 
 const char* layout_name(Layout layout) {
   switch (layout) {
-    case Layout::process: return "process";
-    case Layout::pendulum: return "pendulum";
-    case Layout::single: return "single";
+    case Layout::process:
+      return "process";
+    case Layout::pendulum:
+      return "pendulum";
+    case Layout::single:
+      return "single";
   }
   return "?";
 }
@@ -145,8 +148,10 @@ void ProcessDeployment::start(const Scenario& scenario, const LaunchOptions& opt
       components_.push_back(std::move(c));
     }
   }
-  if (layout_ == Layout::single) host_here(scenario);
-  else start_children(scenario, options);
+  if (layout_ == Layout::single)
+    host_here(scenario);
+  else
+    start_children(scenario, options);
 }
 
 void ProcessDeployment::start_children(const Scenario& scenario, const LaunchOptions& options) {
@@ -157,9 +162,9 @@ void ProcessDeployment::start_children(const Scenario& scenario, const LaunchOpt
                     std::vector<Component*> hosted, int cpu) {
     std::vector<std::string> args;
     for (Component* c : hosted) args.insert(args.end(), {"--name", c->name});
-    args.insert(args.end(), {"--host", "127.0.0.1", "--unix-socket",
-                             (socket_dir_ / process_name).string(), "--call-timeout-ms",
-                             std::to_string(options.call_timeout_ms)});
+    args.insert(args.end(),
+                {"--host", "127.0.0.1", "--unix-socket", (socket_dir_ / process_name).string(),
+                 "--call-timeout-ms", std::to_string(options.call_timeout_ms)});
     auto process = std::make_shared<ChildProcess>(process_name, options.bin_dir / executable, args,
                                                   options.log_dir / (process_name + ".log"), cpu);
     for (Component* c : hosted) {
@@ -199,8 +204,9 @@ void ProcessDeployment::host_here(const Scenario& scenario) {
   for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
     for (auto& c : {components_[2 * i].get(), components_[2 * i + 1].get()}) {
       PortableServer::ServantBase* servant =
-          c->role == "system" ? static_cast<PortableServer::ServantBase*>(new SystemServant(c->name, orb_))
-                              : new IntegratorServant(c->name, orb_);
+          c->role == "system"
+              ? static_cast<PortableServer::ServantBase*>(new SystemServant(c->name, orb_))
+              : new IntegratorServant(c->name, orb_);
       hosted_.push_back(servant);  // our reference: released in release()
       c->ref = orb_.resolve(adapter_->activate(servant));
       c->pid = static_cast<long>(getpid());
@@ -257,8 +263,10 @@ void fetch_trace(idl::Participant_ptr component, ComponentReport& r) {
     for (const ActivitySpan& span : from_idl(page->spans)) {
       const bool valid = (span.kind == ActivityKind::busy || span.kind == ActivityKind::rollback) &&
                          span.begin_ns <= span.end_ns;
-      if (valid) r.spans.push_back(span);
-      else ++r.dropped_spans;
+      if (valid)
+        r.spans.push_back(span);
+      else
+        ++r.dropped_spans;
     }
     r.dropped_spans += first == 0 ? page->dropped : 0;
     first += page->spans.length();

@@ -76,7 +76,7 @@ class ProcessDeployment final : public Deployment {
   PortableServer::ServantBase* sink_servant_ = nullptr;  // owned by the POA once active
   idl::StateSink_var sink_;
   std::filesystem::path socket_dir_;
-  std::vector<std::unique_ptr<Component>> components_;  // system-1, integrator-1, system-2, ...
+  std::vector<std::unique_ptr<Component>> components_;   // system-1, integrator-1, system-2, ...
   std::vector<std::shared_ptr<ChildProcess>> children_;  // each once (a process may host two)
   // Single layout: the collocated POA and our own reference to every servant in it (system-1,
   // integrator-1, ...), so that they are deleted in an order we choose.

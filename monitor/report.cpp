@@ -39,10 +39,12 @@ Rendered render(const ReportOptions& o, const std::string& name, const std::stri
   std::vector<std::string> all{mode, png.string()};
   all.insert(all.end(), args.begin(), args.end());
   try {
-    ChildProcess renderer("render " + name, o.renderer, all, o.out_dir / ("render-" + name + ".log"));
+    ChildProcess renderer("render " + name, o.renderer, all,
+                          o.out_dir / ("render-" + name + ".log"));
     if (!renderer.wait_for_exit(render_timeout)) {
       renderer.stop(std::chrono::seconds(1));
-      return {"", "renderer did not finish within " + std::to_string(render_timeout.count()) + " s"};
+      return {"",
+              "renderer did not finish within " + std::to_string(render_timeout.count()) + " s"};
     }
     const std::string status = renderer.status();
     if (status != "exited with code 0")
@@ -56,8 +58,8 @@ Rendered render(const ReportOptions& o, const std::string& name, const std::stri
 std::string image(const Rendered& r, const std::string& alt, std::vector<std::string>& warnings) {
   if (!r.error.empty()) {
     warnings.push_back(alt + ": " + r.error);
-    return "<p class=\"error\">" + html_escape(alt) + " could not be drawn: " +
-           html_escape(r.error) + "</p>\n";
+    return "<p class=\"error\">" + html_escape(alt) +
+           " could not be drawn: " + html_escape(r.error) + "</p>\n";
   }
   return "<img alt=\"" + html_escape(alt) + "\" src=\"" + r.data_uri + "\">\n";
 }
@@ -68,7 +70,9 @@ std::string cell(const char* key, const nlohmann::json& value, const std::string
          "\">" + html_escape(shown) + "</td>";
 }
 
-std::string times(double x) { return x > 0 ? fixed(x, 2) + "×" : "–"; }
+std::string times(double x) {
+  return x > 0 ? fixed(x, 2) + "×" : "–";
+}
 
 std::string table(const std::vector<ReportRun>& runs) {
   std::vector<RunResult> results;
@@ -118,12 +122,23 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -144,9 +159,11 @@ std::string base64_of_file(const std::filesystem::path& file) {
 std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const ReportOptions& o) {
   std::vector<std::string> warnings;
   std::ostringstream page;
-  page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kausal compare · "
-       << html_escape(o.title) << "</title>\n" << kStyle << "</head><body>\n<h1>kausal compare · "
-       << html_escape(o.title) << "</h1>\n<p>" << html_escape(o.setup) << "</p>\n";
+  page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kausal "
+          "compare · "
+       << html_escape(o.title) << "</title>\n"
+       << kStyle << "</head><body>\n<h1>kausal compare · " << html_escape(o.title) << "</h1>\n<p>"
+       << html_escape(o.setup) << "</p>\n";
   page << table(runs);
 
   std::vector<std::string> dirs{"--runs"};
@@ -174,13 +191,14 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
       page << ", " << r.result.counters.rollbacks << " rollbacks ("
            << r.result.counters.rolled_back_steps << " steps)";
     page << "; output " << html_escape(r.dir.string()) << "</p>\n"
-         << image(render(o, name, "--timeline", {"--run", r.dir.string()}),
-                  "timeline of " + label, warnings);
+         << image(render(o, name, "--timeline", {"--run", r.dir.string()}), "timeline of " + label,
+                  warnings);
   }
   page << "</body></html>\n";
   std::ofstream out(o.out_dir / "report.html", std::ios::trunc);
   out << page.str();
-  if (!out.flush()) throw InputError((o.out_dir / "report.html").string() + ": cannot write report");
+  if (!out.flush())
+    throw InputError((o.out_dir / "report.html").string() + ": cannot write report");
   return warnings;
 }
 

@@ -53,12 +53,12 @@ struct RunResult {
   std::vector<ComponentReport> components;
   std::vector<PendulumParams> geometry;  // for views: pivot, length and radius of each bob
   std::uint64_t start_ns = 0;            // the monitor's monotonic clock when the run started
-  std::string placement = "none";  // "cores": components and fan-out lanes pinned per CPU
+  std::string placement = "none";        // "cores": components and fan-out lanes pinned per CPU
   // "process" | "pendulum" | "single": how the components were packed into processes
   // (docs/architecture.md); "none" for sequential, which has no components.
   std::string layout = "process";
-  std::uint64_t batch_size = 0;    // optimistic
-  std::uint64_t window = 0;        // optimistic
+  std::uint64_t batch_size = 0;  // optimistic
+  std::uint64_t window = 0;      // optimistic
 
   std::string status = "completed";  // "completed" | "failed" | "interrupted"
   std::string error;

@@ -208,17 +208,17 @@ std::string format_comparison(const std::vector<RunResult>& results) {
   int width = 24;
   for (const auto& row : rows) width = std::max(width, static_cast<int>(row.label.size()) + 2);
   o << pad("method", -width) << pad("wall s", 9) << pad("vs seq", 9) << pad("vs step", 9)
-    << pad("Calc calls", 12) << pad("µs/Calc", 10) << pad("collisions", 11)
-    << pad("rollbacks", 10) << pad("rolled back", 12) << pad("messages", 10) << pad("util", 6)
-    << "  digest\n";
+    << pad("Calc calls", 12) << pad("µs/Calc", 10) << pad("collisions", 11) << pad("rollbacks", 10)
+    << pad("rolled back", 12) << pad("messages", 10) << pad("util", 6) << "  digest\n";
   for (const auto& row : rows) {
     o << pad(row.label, -width) << pad(fixed(row.wall_s, 3), 9) << pad(times(row.vs_sequential), 9)
-      << pad(times(row.vs_step), 9) << pad(std::to_string(row.calc_calls), 12)
+      << pad(times(row.vs_step), 9)
+      << pad(std::to_string(row.calc_calls), 12)
       // "µ" is two bytes but one column.
       << pad(fixed(row.calc_cost_us, 2), 9) << pad(std::to_string(row.collisions), 11)
       << pad(std::to_string(row.rollbacks), 10) << pad(std::to_string(row.rolled_back_steps), 12)
-      << pad(std::to_string(row.messages), 10)
-      << pad(fixed(100 * row.mean_utilisation, 0) + "%", 6) << "  " << row.digest.substr(0, 16)
+      << pad(std::to_string(row.messages), 10) << pad(fixed(100 * row.mean_utilisation, 0) + "%", 6)
+      << "  " << row.digest.substr(0, 16)
       << (row.status != "completed" ? " (" + row.status + ")"
           : row.digest_equal        ? "  = reference"
                                     : "  DIFFERS")

@@ -32,17 +32,26 @@ void write_trace_json(const RunResult& r, const std::filesystem::path& file) {
   meta["wall_s"] = r.wall_s;
   meta["status"] = r.status;
   out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << meta.dump() << ",\"traceEvents\":[\n";
-  nlohmann::ordered_json process{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"tid", 0},
+  nlohmann::ordered_json process{{"ph", "M"},
+                                 {"name", "process_name"},
+                                 {"pid", 1},
+                                 {"tid", 0},
                                  {"args", {{"name", "kausal " + r.label()}}}};
   out << process.dump();
   int tid = 0;
   for (const ComponentReport& c : r.components) {
     ++tid;
     const nlohmann::ordered_json name{
-        {"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", tid},
+        {"ph", "M"},
+        {"name", "thread_name"},
+        {"pid", 1},
+        {"tid", tid},
         {"args", {{"name", c.name}, {"role", c.role}, {"host", c.host}, {"os_pid", c.pid}}}};
-    const nlohmann::ordered_json order{{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", 1},
-                                       {"tid", tid}, {"args", {{"sort_index", tid}}}};
+    const nlohmann::ordered_json order{{"ph", "M"},
+                                       {"name", "thread_sort_index"},
+                                       {"pid", 1},
+                                       {"tid", tid},
+                                       {"args", {{"sort_index", tid}}}};
     out << ",\n" << name.dump() << ",\n" << order.dump();
     for (const ActivitySpan& s : c.spans) {
       const auto begin = static_cast<std::int64_t>(s.begin_ns - r.start_ns);

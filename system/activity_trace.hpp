@@ -23,7 +23,9 @@ inline std::uint64_t monotonic_ns(std::chrono::steady_clock::time_point t) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
 }
-inline std::uint64_t monotonic_ns() { return monotonic_ns(std::chrono::steady_clock::now()); }
+inline std::uint64_t monotonic_ns() {
+  return monotonic_ns(std::chrono::steady_clock::now());
+}
 
 // Thread-safe: a component records from its request threads and worker while the trace is
 // read (paged) by the monitor or streamed to an animation.

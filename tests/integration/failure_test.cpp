@@ -20,8 +20,8 @@ struct LongRun {
                    const std::string& method = "conservative") {
     const auto file =
         scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 300.0"}});
-    std::vector<std::string> args = {"run", file.string(), "--method", method,
-                                     "--out", out.string()};
+    std::vector<std::string> args = {"run",  file.string(), "--method",
+                                     method, "--out",       out.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     kausal = std::make_unique<KausalProcess>(args, dir.path(), env);
   }

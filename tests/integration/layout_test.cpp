@@ -44,7 +44,8 @@ void expect_placed(const Finished& r, const std::string& layout, std::size_t n,
   }
   std::set<long> pendulum_pids;
   for (std::size_t i = 1; i <= n; ++i) {
-    const std::string sys = "system-" + std::to_string(i), integ = "integrator-" + std::to_string(i);
+    const std::string sys = "system-" + std::to_string(i),
+                      integ = "integrator-" + std::to_string(i);
     ASSERT_TRUE(pid_of.count(sys) && pid_of.count(integ)) << label;
     if (layout == "pendulum") {
       EXPECT_EQ(pid_of[sys], pid_of[integ]) << label << " pendulum " << i;
@@ -110,7 +111,8 @@ TEST(Layouts, PendulumLayoutRunsOneChildPerPendulum) {
     std::this_thread::sleep_for(20ms);
   const auto children = children_of(kausal.pid());
   EXPECT_EQ(children.size(), 5u);
-  for (const auto& [pid, cmd] : children) EXPECT_NE(cmd.find("kausal-pendulum"), std::string::npos) << cmd;
+  for (const auto& [pid, cmd] : children)
+    EXPECT_NE(cmd.find("kausal-pendulum"), std::string::npos) << cmd;
   ASSERT_EQ(kill(kausal.pid(), SIGINT), 0);
   const auto code = kausal.wait(10s);
   ASSERT_TRUE(code);
@@ -123,9 +125,9 @@ TEST(Layouts, CompareRunsEveryMethodInEveryLayoutListed) {
   const auto file =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
   const fs::path out = dir / "out";
-  KausalProcess p({"compare", file.string(), "--layout", "process,pendulum,single", "--out",
-                   out.string()},
-                  dir.path());
+  KausalProcess p(
+      {"compare", file.string(), "--layout", "process,pendulum,single", "--out", out.string()},
+      dir.path());
   const auto code = p.wait(120s);
   ASSERT_TRUE(code);
   ASSERT_EQ(*code, 0) << p.err();
@@ -146,8 +148,9 @@ TEST(Layouts, CompareRunsEveryMethodInEveryLayoutListed) {
 TEST(Layouts, BadLayoutIsBadInput) {
   TempDir dir;
   const std::string thesis = std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml";
-  EXPECT_EQ(run_kausal({"run", thesis, "--method", "conservative", "--layout", "threads"}, dir.path()),
-            2);
+  EXPECT_EQ(
+      run_kausal({"run", thesis, "--method", "conservative", "--layout", "threads"}, dir.path()),
+      2);
   EXPECT_EQ(run_kausal({"compare", thesis, "--layout", "process,bogus"}, dir.path()), 2);
   // Sequential deploys no components: a layout for it is a mistake, not a no-op.
   EXPECT_EQ(run_kausal({"run", thesis, "--method", "sequential", "--layout", "single"}, dir.path()),

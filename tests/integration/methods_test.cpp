@@ -44,9 +44,9 @@ TEST(Methods, ShippedScenariosAgreeAcrossProcesses) {
   for (const char* name : {"thesis.toml", "cradle.toml", "heterogeneous.toml"}) {
     TempDir dir;
     // A shorter run keeps the matrix quick; the impacts start within the first seconds.
-    const auto file = scenario_variant(name, dir.path(),
-                                       {{"duration = 20.0", "duration = 4.0"},
-                                        {"duration = 10.0", "duration = 4.0"}});
+    const auto file = scenario_variant(
+        name, dir.path(),
+        {{"duration = 20.0", "duration = 4.0"}, {"duration = 10.0", "duration = 4.0"}});
     expect_matrix_agrees(file, name);
   }
 }
@@ -62,7 +62,8 @@ TEST(Methods, RandomScenariosAgreeAcrossProcesses) {
 
 TEST(Methods, OptimisticRollsBackDropsStaleBatchesAndKeepsTheWindow) {
   TempDir dir;
-  const auto file = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 5.0"}});
+  const auto file =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 5.0"}});
   const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir);
   // Every batch waits 3 ms before it leaves its Integrator: rollbacks overtake batches.
   const auto opt = run_ok(file, {"--method", "optimistic", "--batch", "8", "--window", "64"},
@@ -82,7 +83,8 @@ TEST(Methods, OptimisticRollsBackDropsStaleBatchesAndKeepsTheWindow) {
 
 TEST(Methods, RollbackCheckModeRunsInEveryMethodOverProcesses) {
   TempDir dir;
-  const auto file = scenario_variant("cradle.toml", dir.path(), {{"duration = 10.0", "duration = 2.0"}});
+  const auto file =
+      scenario_variant("cradle.toml", dir.path(), {{"duration = 10.0", "duration = 2.0"}});
   const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir);
   for (const char* method : {"conservative", "optimistic"}) {
     const auto r = run_ok(file, {"--method", method, "--rollback-check"}, dir / method, dir);
@@ -93,7 +95,8 @@ TEST(Methods, RollbackCheckModeRunsInEveryMethodOverProcesses) {
 
 TEST(Methods, KilledIntegratorInAnOptimisticRunEndsWithExitThree) {
   TempDir dir;
-  const auto file = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 400.0"}});
+  const auto file =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 400.0"}});
   const fs::path out = dir / "out";
   KausalProcess kausal({"run", file.string(), "--method", "optimistic", "--out", out.string()},
                        dir.path());

@@ -20,7 +20,8 @@ std::map<std::string, std::string> report_row(const std::string& html, const std
   const std::string row = html.substr(begin, end - begin);
   std::map<std::string, std::string> cells;
   const std::regex cell("data-key=\"([a-z_0-9]+)\" data-value=\"([^\"]*)\"");
-  for (auto it = std::sregex_iterator(row.begin(), row.end(), cell); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(row.begin(), row.end(), cell); it != std::sregex_iterator();
+       ++it)
     cells[(*it)[1]] = std::regex_replace((*it)[2].str(), std::regex("&quot;"), "\"");
   return cells;
 }
@@ -119,7 +120,7 @@ AnimatedRun run_animated(const fs::path& scenario, const fs::path& dir, const st
   r.animation_seen = view.has_value();
   if (view && kill_view) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the run is under way
-    kill(*view, SIGKILL);  // a crashed view
+    kill(*view, SIGKILL);                                         // a crashed view
   }
   r.exit_code = p.wait(std::chrono::seconds(100)).value_or(-1);
   r.err = p.err();
@@ -131,8 +132,10 @@ AnimatedRun run_animated(const fs::path& scenario, const fs::path& dir, const st
 class Animation : public ::testing::Test {
  protected:
   void SetUp() override {
-    scenario_ = scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 3.0"}});
-    ASSERT_EQ(run_kausal({"run", scenario_.string(), "--out", (dir_ / "seq").string()}, dir_.path()), 0);
+    scenario_ =
+        scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 3.0"}});
+    ASSERT_EQ(
+        run_kausal({"run", scenario_.string(), "--out", (dir_ / "seq").string()}, dir_.path()), 0);
     reference_ = read_json(dir_ / "seq/summary.json")["trajectory_sha256"];
   }
   TempDir dir_;

@@ -45,10 +45,10 @@ struct ScratchDir {
 TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
   ActivityTrace t;
   t.record(ActivityKind::busy, 1000, 2000, 1);
-  t.record(ActivityKind::busy, 2500, 3000, 1);  // 500 ns later, same step: merged
-  t.record(ActivityKind::busy, 3200, 3300);     // untagged overhead: joins step 1
-  t.record(ActivityKind::busy, 3400, 3500, 2);  // another step: kept apart
-  t.record(ActivityKind::rollback, 3600, 3700, 2);    // another kind
+  t.record(ActivityKind::busy, 2500, 3000, 1);          // 500 ns later, same step: merged
+  t.record(ActivityKind::busy, 3200, 3300);             // untagged overhead: joins step 1
+  t.record(ActivityKind::busy, 3400, 3500, 2);          // another step: kept apart
+  t.record(ActivityKind::rollback, 3600, 3700, 2);      // another kind
   t.record(ActivityKind::rollback, 10'000, 11'000, 2);  // too far
   const auto spans = t.page(0, 100);
   ASSERT_EQ(spans.size(), 4u);
@@ -144,7 +144,8 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
 }
 
 TEST(Report, EscapesAndEncodes) {
-  EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
   ScratchDir dir;
   for (auto [text, expected] : {std::pair<std::string, std::string>{"foobar", "Zm9vYmFy"},
                                 {"fooba", "Zm9vYmE="},
@@ -172,11 +173,12 @@ TEST(Report, TableMatchesTheResultsAndMarksADifferingDigest) {
   const std::string html = slurp(dir.path / "report.html");
   EXPECT_NE(html.find("could not be drawn"), std::string::npos);
   const std::regex row("<tr data-method=\"([^\"]+)\">");
-  EXPECT_EQ(std::distance(std::sregex_iterator(html.begin(), html.end(), row), std::sregex_iterator()),
-            3);
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(html.begin(), html.end(), row), std::sregex_iterator()),
+      3);
   for (const auto& run : runs) {
-    const std::string calc = "data-key=\"calc_calls\" data-value=\"" +
-                             std::to_string(run.result.calc_calls) + "\"";
+    const std::string calc =
+        "data-key=\"calc_calls\" data-value=\"" + std::to_string(run.result.calc_calls) + "\"";
     EXPECT_NE(html.find(calc), std::string::npos) << run.result.label();
   }
   EXPECT_NE(html.find("class=\"differs\""), std::string::npos);
