@@ -16,14 +16,6 @@ namespace {
 
 constexpr std::chrono::seconds render_timeout{120};
 
-std::string fixed(double v, int decimals) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(decimals);
-  o << v;
-  return o.str();
-}
-
 // Runs the renderer; the PNG as a data URI, or the reason it could not be drawn.
 struct Rendered {
   std::string data_uri;

@@ -16,14 +16,6 @@ std::string significant(double v, int digits) {
   return o.str();
 }
 
-std::string fixed(double v, int decimals) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(decimals);
-  o << v;
-  return o.str();
-}
-
 // Right-aligned in `width` columns; left-aligned for a negative width.
 std::string pad(const std::string& text, int width) {
   const std::size_t w = static_cast<std::size_t>(width < 0 ? -width : width);
@@ -38,6 +30,14 @@ double utilisation(const ActivityTotals& t) {
 }
 
 }  // namespace
+
+std::string fixed(double v, int decimals) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(decimals);
+  o << v;
+  return o.str();
+}
 
 double mean_utilisation(const RunResult& r) {
   double sum = 0;

@@ -7,6 +7,9 @@
 
 namespace kausal {
 
+// v with exactly `decimals` digits after the point (tables, the report).
+std::string fixed(double v, int decimals);
+
 void write_summary_json(const RunResult& result, const std::filesystem::path& file);
 // The one-screen summary printed at the end of `kausal run`.
 std::string format_summary(const RunResult& result);

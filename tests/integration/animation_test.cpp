@@ -22,62 +22,22 @@ using namespace std::chrono_literals;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-// kausal-animation with stdout and stderr in files; killed by PID if still running at the end.
-class AnimationProcess {
+// kausal-animation under the offscreen platform; killed by PID if still running at the end.
+class AnimationProcess : public testing::KausalProcess {
  public:
-  AnimationProcess(std::vector<std::string> args, const fs::path& dir)
-      : stdout_(dir / "animation.out"), stderr_(dir / "animation.err") {
-    args.insert(args.begin(), std::string(KAUSAL_BIN_DIR) + "/kausal-animation");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      setenv("QT_QPA_PLATFORM", "offscreen", 1);
-      if (!freopen(stdout_.c_str(), "w", stdout) || !freopen(stderr_.c_str(), "w", stderr))
-        _exit(126);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-  }
-  ~AnimationProcess() {
-    if (!status_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-
-  std::optional<int> wait(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!status_) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-      std::this_thread::sleep_for(10ms);
-    }
-    return status_;
-  }
+  AnimationProcess(const std::vector<std::string>& args, const fs::path& dir)
+      : KausalProcess(args, dir, {{"QT_QPA_PLATFORM", "offscreen"}}, "kausal-animation") {}
 
   // The first line on stdout (the object reference), waiting for it.
   std::string first_line(std::chrono::milliseconds timeout = 10s) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      const std::string out = testing::read_file(stdout_);
-      if (const auto nl = out.find('\n'); nl != std::string::npos) return out.substr(0, nl);
+      const std::string text = out();
+      if (const auto nl = text.find('\n'); nl != std::string::npos) return text.substr(0, nl);
       std::this_thread::sleep_for(20ms);
     }
     return "";
   }
-  std::string err() const { return testing::read_file(stderr_); }
-
- private:
-  fs::path stdout_, stderr_;
-  pid_t pid_ = -1;
-  std::optional<int> status_;
 };
 
 int run_animation(const std::vector<std::string>& args, const fs::path& dir,
@@ -265,7 +225,7 @@ TEST(AnimationCli, BadRunDirectoryOrOptionExits2) {
 TEST(AnimationCli, HelpExplainsEveryMode) {
   TempDir tmp;
   ASSERT_EQ(run_animation({"--help"}, tmp.path()), 0);
-  const std::string out = testing::read_file(tmp / "animation.out");
+  const std::string out = testing::read_file(tmp / "kausal-animation.out");
   for (const char* word : {"--snapshot", "--timeline", "--chart", "--run", "--runs", "--step",
                            "--size", "Live mode", "--close-after-frames", "Exit codes"})
     EXPECT_NE(out.find(word), std::string::npos) << word;

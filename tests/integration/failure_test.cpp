@@ -66,29 +66,37 @@ void expect_all_gone(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << "process " << pid << " left behind";
 }
 
+// Kills `victim` with `signal` and expects the run to end with exit 3 within 10 s, naming
+// every lost component, with its committed prefix on disk and no child left.
+void expect_exit_3_after(LongRun& run, pid_t victim, int signal,
+                         const std::vector<std::string>& lost, std::size_t children) {
+  const auto pids = run.components();
+  ASSERT_EQ(pids.size(), children);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(victim, signal), 0);
+  const auto code = run.kausal->wait(10s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(code) << "the run did not end within 10 s of " << lost.front() << " failing";
+  EXPECT_EQ(*code, 3) << run.kausal->err();
+  for (const auto& name : lost)
+    EXPECT_NE(run.kausal->err().find(name), std::string::npos) << run.kausal->err();
+  if (signal == SIGSTOP) {
+    EXPECT_NE(run.kausal->err().find("did not answer within the call timeout"), std::string::npos)
+        << run.kausal->err();
+  }
+  std::cout << lost.front() << " failure detected and run ended in "
+            << std::chrono::duration<double>(took).count() << " s\n";
+  expect_committed_prefix_on_disk(run.out, "failed");
+  expect_all_gone(pids);
+}
+
 void kill_component_and_expect_exit_3(const std::string& component, int signal,
                                       std::vector<std::string> extra = {}) {
   LongRun run(std::move(extra));
   run.wait_until_running();
   const auto victim = run.kausal->component_pid(component);
   ASSERT_TRUE(victim) << component << " not found";
-  const auto pids = run.components();
-  ASSERT_EQ(pids.size(), 10u);
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(kill(*victim, signal), 0);
-  const auto code = run.kausal->wait(10s);
-  const auto took = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(code) << "the run did not end within 10 s of " << component << " failing";
-  EXPECT_EQ(*code, 3) << run.kausal->err();
-  EXPECT_NE(run.kausal->err().find(component), std::string::npos) << run.kausal->err();
-  if (signal == SIGSTOP) {
-    EXPECT_NE(run.kausal->err().find("did not answer within the call timeout"), std::string::npos)
-        << run.kausal->err();
-  }
-  std::cout << component << " failure detected and run ended in "
-            << std::chrono::duration<double>(took).count() << " s\n";
-  expect_committed_prefix_on_disk(run.out, "failed");
-  expect_all_gone(pids);
+  expect_exit_3_after(run, *victim, signal, {component}, 10);
 }
 
 TEST(Failure, KilledIntegratorEndsTheRunWithExitThree) {
@@ -114,20 +122,7 @@ void kill_pendulum_process_and_expect_exit_3(const std::string& method) {
   run.wait_until_running();
   const auto victim = run.kausal->component_pid("integrator-3");  // hosts system-3 too
   ASSERT_TRUE(victim);
-  const auto pids = run.components();
-  ASSERT_EQ(pids.size(), 5u);
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_EQ(kill(*victim, SIGKILL), 0);
-  const auto code = run.kausal->wait(10s);
-  const auto took = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(code) << "the run did not end within 10 s of a pendulum process dying";
-  EXPECT_EQ(*code, 3) << run.kausal->err();
-  for (const char* lost : {"system-3", "integrator-3"})
-    EXPECT_NE(run.kausal->err().find(lost), std::string::npos) << run.kausal->err();
-  std::cout << method << ": pendulum process failure detected and run ended in "
-            << std::chrono::duration<double>(took).count() << " s\n";
-  expect_committed_prefix_on_disk(run.out, "failed");
-  expect_all_gone(pids);
+  expect_exit_3_after(run, *victim, SIGKILL, {"integrator-3", "system-3"}, 5);
 }
 
 TEST(Failure, KilledPendulumProcessEndsAConservativeRunWithExitThree) {
@@ -151,10 +146,11 @@ TEST(Failure, CtrlCEndsTheRunAndItsChildrenCleanly) {
   expect_all_gone(pids);
 }
 
-TEST(Failure, InterfaceVersionMismatchExitsFour) {
+// Every component reports interface version 99: the monitor refuses to run (exit 4).
+void expect_version_mismatch(const std::string& layout) {
   TempDir dir;
   KausalProcess p({"run", std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml", "--method",
-                   "conservative", "--out", (dir / "out").string()},
+                   "conservative", "--layout", layout, "--out", (dir / "out").string()},
                   dir.path(), {{"KAUSAL_TEST_INTERFACE_VERSION", "99"}});
   const auto code = p.wait(30s);
   ASSERT_TRUE(code);
@@ -163,16 +159,12 @@ TEST(Failure, InterfaceVersionMismatchExitsFour) {
   EXPECT_TRUE(children_of(p.pid()).empty());
 }
 
+TEST(Failure, InterfaceVersionMismatchExitsFour) {
+  expect_version_mismatch("process");
+}
+
 TEST(Failure, InterfaceVersionMismatchExitsFourInThePendulumLayout) {
-  TempDir dir;
-  KausalProcess p({"run", std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml", "--method",
-                   "conservative", "--layout", "pendulum", "--out", (dir / "out").string()},
-                  dir.path(), {{"KAUSAL_TEST_INTERFACE_VERSION", "99"}});
-  const auto code = p.wait(30s);
-  ASSERT_TRUE(code);
-  EXPECT_EQ(*code, 4) << p.err();
-  EXPECT_NE(p.err().find("interface version 99"), std::string::npos) << p.err();
-  EXPECT_TRUE(children_of(p.pid()).empty());
+  expect_version_mismatch("pendulum");
 }
 
 }  // namespace

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/temp_dir.hpp"
+
 namespace kausal::testing {
 
 namespace fs = std::filesystem;
@@ -32,24 +34,6 @@ inline std::string read_file(const fs::path& p) {
 inline nlohmann::json read_json(const fs::path& p) {
   return nlohmann::json::parse(read_file(p));
 }
-
-// A fresh directory for one test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kausal-test-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
 
 // PIDs of the processes whose parent is `parent`, with their command lines.
 inline std::map<pid_t, std::string> children_of(pid_t parent) {
@@ -88,11 +72,12 @@ inline bool process_exists(pid_t pid) {
 
 class KausalProcess {
  public:
-  // Starts `kausal args...` with stdout and stderr into files in `dir`.
+  // Starts `PROGRAM args...` (a kausal executable) with stdout and stderr into files in `dir`.
   KausalProcess(const std::vector<std::string>& args, const fs::path& dir,
-                const std::map<std::string, std::string>& env = {})
-      : stdout_(dir / "stdout.txt"), stderr_(dir / "stderr.txt") {
-    std::vector<std::string> storage{std::string(KAUSAL_BIN_DIR) + "/kausal"};
+                const std::map<std::string, std::string>& env = {},
+                const std::string& program = "kausal")
+      : stdout_(dir / (program + ".out")), stderr_(dir / (program + ".err")) {
+    std::vector<std::string> storage{std::string(KAUSAL_BIN_DIR) + "/" + program};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : storage) argv.push_back(a.data());

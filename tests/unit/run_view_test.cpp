@@ -8,10 +8,10 @@
 namespace kausal {
 namespace {
 
-using testing::ScratchDir;
+using testing::TempDir;
 
 // The message of the InputError that loading `dir` raises ("" if none).
-std::string load_error(const ScratchDir& dir) {
+std::string load_error(const TempDir& dir) {
   try {
     load_run_dir(dir.path());
   } catch (const InputError& e) {
@@ -21,7 +21,7 @@ std::string load_error(const ScratchDir& dir) {
 }
 
 TEST(RunView, ReadsSummaryTraceAndTrajectory) {
-  ScratchDir dir;
+  TempDir dir;
   testing::write_two_pendulum_run(dir);
   const RunView run = load_run_dir(dir.path());
   EXPECT_EQ(run.label, "conservative/lookahead");
@@ -47,7 +47,7 @@ TEST(RunView, ReadsSummaryTraceAndTrajectory) {
 }
 
 TEST(RunView, StepPicksTheLastRowAtOrBeforeIt) {
-  ScratchDir dir;
+  TempDir dir;
   testing::write_two_pendulum_run(dir);
   const RunView run = load_run_dir(dir.path());
   EXPECT_EQ(run.row_for_step(0), 0u);
@@ -59,7 +59,7 @@ TEST(RunView, StepPicksTheLastRowAtOrBeforeIt) {
 }
 
 TEST(RunView, MissingDirectoryOrFileIsNamed) {
-  ScratchDir dir;
+  TempDir dir;
   EXPECT_NE(load_error(dir).find("summary.json: cannot open"), std::string::npos);
   dir.write("summary.json", testing::two_pendulum_summary());
   EXPECT_NE(load_error(dir).find("trace.json: cannot open"), std::string::npos);
@@ -69,7 +69,7 @@ TEST(RunView, MissingDirectoryOrFileIsNamed) {
 }
 
 TEST(RunView, BadSummaryNamesTheField) {
-  ScratchDir dir;
+  TempDir dir;
   testing::write_two_pendulum_run(dir);
   dir.write("summary.json", R"({"method": "optimistic", "scenario": "x", "status": "completed"})");
   EXPECT_NE(load_error(dir).find("missing field \"wall_s\""), std::string::npos);
@@ -82,7 +82,7 @@ TEST(RunView, BadSummaryNamesTheField) {
 }
 
 TEST(RunView, BadTrajectoryNamesTheLine) {
-  ScratchDir dir;
+  TempDir dir;
   testing::write_two_pendulum_run(dir);
   dir.write("trajectory.csv", "t,phi_1,omega_1\n0,1,2\n");
   EXPECT_NE(load_error(dir).find("trajectory.csv:1: header"), std::string::npos);
@@ -94,7 +94,7 @@ TEST(RunView, BadTrajectoryNamesTheLine) {
 }
 
 TEST(RunView, BadTraceIsRefused) {
-  ScratchDir dir;
+  TempDir dir;
   testing::write_two_pendulum_run(dir);
   dir.write("trace.json", R"({"traceEvents":[{"ph":"X","name":"busy","tid":7,"ts":0,"dur":1}]})");
   EXPECT_NE(load_error(dir).find("track 7 which has no thread_name"), std::string::npos);
@@ -105,7 +105,7 @@ TEST(RunView, BadTraceIsRefused) {
 }
 
 TEST(RunView, SummaryOnlyNeedsNoOtherFile) {
-  ScratchDir dir;
+  TempDir dir;
   dir.write("summary.json", R"({"method": "optimistic", "scenario": "x", "status": "completed",
     "wall_s": 2.25})");
   const RunView run = load_run_summary(dir.path());

@@ -10,6 +10,7 @@
 #include "monitor/summary.hpp"
 #include "monitor/trace_writer.hpp"
 #include "test_support.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace kausal::testing {
 namespace {
@@ -29,18 +30,6 @@ std::string slurp(const fs::path& p) {
   s << in.rdbuf();
   return s.str();
 }
-
-struct ScratchDir {
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "kausal-trace-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  fs::path path;
-};
 
 TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
   ActivityTrace t;
@@ -118,9 +107,9 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
   const Scenario s = shipped("thesis.toml");
   RunResult r = run_conservative_in_process(s, Guarantee::lookahead);
   ASSERT_EQ(r.status, "completed");
-  ScratchDir dir;
-  write_trace_json(r, dir.path / "trace.json");
-  const auto j = nlohmann::json::parse(slurp(dir.path / "trace.json"));
+  TempDir dir;
+  write_trace_json(r, dir.path() / "trace.json");
+  const auto j = nlohmann::json::parse(slurp(dir.path() / "trace.json"));
   ASSERT_TRUE(j["traceEvents"].is_array());
   std::map<int, std::string> tracks;
   std::map<int, std::size_t> events;
@@ -146,15 +135,15 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
 TEST(Report, EscapesAndEncodes) {
   EXPECT_EQ(html_escape("<a href=\"x\">&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
-  ScratchDir dir;
+  TempDir dir;
   for (auto [text, expected] : {std::pair<std::string, std::string>{"foobar", "Zm9vYmFy"},
                                 {"fooba", "Zm9vYmE="},
                                 {"f", "Zg=="},
                                 {"", ""}}) {
-    std::ofstream(dir.path / "b") << text;
-    EXPECT_EQ(base64_of_file(dir.path / "b"), expected) << text;
+    std::ofstream(dir.path() / "b") << text;
+    EXPECT_EQ(base64_of_file(dir.path() / "b"), expected) << text;
   }
-  EXPECT_THROW(base64_of_file(dir.path / "missing"), InputError);
+  EXPECT_THROW(base64_of_file(dir.path() / "missing"), InputError);
 }
 
 // The page is written even when the charts cannot be drawn; a differing digest is marked.
@@ -166,11 +155,11 @@ TEST(Report, TableMatchesTheResultsAndMarksADifferingDigest) {
   runs.push_back({run_optimistic_in_process(s), "opt"});
   runs[1].result.variant = "step";
   runs[2].result.trajectory_sha256[0] = runs[2].result.trajectory_sha256[0] == '0' ? '1' : '0';
-  ScratchDir dir;
+  TempDir dir;
   const auto warnings =
-      write_report(runs, {dir.path, dir.path / "no-such-renderer", "thesis", "5 pendulums"});
+      write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "thesis", "5 pendulums"});
   EXPECT_EQ(warnings.size(), 1u + runs.size());  // the wall-time chart and every timeline
-  const std::string html = slurp(dir.path / "report.html");
+  const std::string html = slurp(dir.path() / "report.html");
   EXPECT_NE(html.find("could not be drawn"), std::string::npos);
   const std::regex row("<tr data-method=\"([^\"]+)\">");
   EXPECT_EQ(

@@ -7,26 +7,9 @@
 #include <fstream>
 #include <string>
 
+#include "tests/temp_dir.hpp"
+
 namespace kausal::testing {
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kausal-view-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline const char* two_pendulum_summary() {
   return R"({"method": "conservative", "guarantee": "lookahead", "scenario": "pair",
@@ -55,7 +38,7 @@ inline const char* two_pendulum_trajectory() {
          "0.02,0.48,-0.2,0.02,0.3\n";
 }
 
-inline void write_two_pendulum_run(const ScratchDir& dir) {
+inline void write_two_pendulum_run(const TempDir& dir) {
   dir.write("summary.json", two_pendulum_summary());
   dir.write("trace.json", two_pendulum_trace());
   dir.write("trajectory.csv", two_pendulum_trajectory());
