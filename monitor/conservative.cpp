@@ -37,7 +37,10 @@ void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> 
   });
   window_first_ = m + 1;
   guarantee_ = guarantee;
-  if (observer_) observer_->horizon(guarantee, {});
+  if (observer_) {
+    granted_.assign(deployment_.size(), guarantee);
+    observer_->horizon(guarantee, granted_);
+  }
   ++counters_.rounds;
   counters_.messages += 2 * deployment_.size();  // request and reply
   for (const auto& b : window_) counters_.bytes += 16 + payload_bytes(b);

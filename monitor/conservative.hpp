@@ -41,6 +41,7 @@ class ConservativeStepper final : public ChainStepper {
   FanOut fan_;
   // The states of the current guarantee: steps window_first_ .. guarantee_, per pendulum.
   std::vector<StateBatch> window_;
+  std::vector<std::uint64_t> granted_;  // for the observer, reused every round
   std::uint64_t window_first_ = 0;
   std::uint64_t guarantee_ = 0;
   MethodCounters counters_;

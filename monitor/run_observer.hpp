@@ -15,9 +15,9 @@ class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void committed(std::uint64_t step, std::span<const PendulumState> states) = 0;
-  // Conservative: every Integrator may compute up to `horizon` (the guarantee); reached is
-  // empty. Optimistic: `horizon` is the GVT and reached[i] the last step Integrator i has
-  // delivered.
+  // Conservative: every Integrator may compute up to `horizon` (the guarantee), and
+  // reached[i] == horizon. Optimistic: `horizon` is the GVT and reached[i] the last step
+  // Integrator i has delivered. One entry per pendulum.
   virtual void horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) = 0;
   virtual void rolled_back(std::size_t pendulum, std::uint64_t step) = 0;
   // The monitor's own activity while the run lasts (nullptr when it ends).

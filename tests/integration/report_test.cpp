@@ -144,13 +144,18 @@ class Animation : public ::testing::Test {
 };
 
 TEST_F(Animation, StartsAndStopsWithTheRunWithoutLeakingAProcess) {
-  for (const char* method : {"optimistic", "sequential"}) {
+  for (const char* method : {"optimistic", "conservative", "sequential"}) {
     const AnimatedRun r = run_animated(scenario_, dir_.path(), method, {});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.animation_seen) << method;
     EXPECT_FALSE(r.animation_left) << method;
     EXPECT_EQ(r.digest, reference_) << method;
     EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << r.err;
+    // The view took every frame of the run and found nothing in the feed to reject.
+    const std::string log = read_file(dir_ / method / "logs/animation.log");
+    EXPECT_NE(log.find("3001 frames received, 0 dropped, 0 rejected"), std::string::npos)
+        << method << ":\n"
+        << log;
   }
 }
 
