@@ -73,8 +73,12 @@ void draw_marker(QPainter& p, const QRect& plot, double t0, double t1, const Tim
   p.setPen(QPen(QColor(colours::horizon), 2));
   p.drawLine(x, plot.top(), x, plot.bottom());
   p.setPen(QColor(colours::horizon));
-  p.drawText(QRect(x + 3, plot.top(), 160, 14), Qt::AlignLeft | Qt::AlignTop,
-             QString::fromStdString(m.label));
+  // The label goes right of the line, or left of it where the plot ends.
+  const QString label = QString::fromStdString(m.label);
+  const int width = p.fontMetrics().horizontalAdvance(label) + 6;
+  const bool fits_right = x + width <= plot.right();
+  p.drawText(QRect(fits_right ? x + 3 : x - width, plot.top(), width, 14),
+             (fits_right ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignTop, label);
 }
 
 }  // namespace
