@@ -66,15 +66,13 @@ std::string times(double x) {
   return x > 0 ? fixed(x, 2) + "×" : "–";
 }
 
-std::string table(const std::vector<ReportRun>& runs) {
-  std::vector<RunResult> results;
-  for (const auto& r : runs) results.push_back(r.result);
+std::string table(const std::vector<ComparisonRow>& rows) {
   std::ostringstream o;
   o << "<table id=\"comparison\">\n<tr><th>method</th><th>wall s</th><th>vs sequential</th>"
        "<th>vs conservative/step</th><th>Calc calls</th><th>µs per Calc</th><th>collisions</th>"
        "<th>rollbacks</th><th>rolled-back steps</th><th>messages</th><th>mean utilisation</th>"
        "<th>digest</th></tr>\n";
-  for (const ComparisonRow& row : comparison_rows(results)) {
+  for (const ComparisonRow& row : rows) {
     o << "<tr data-method=\"" << html_escape(row.label) << "\"><td>" << html_escape(row.label)
       << "</td>" << cell("wall_s", row.wall_s, fixed(row.wall_s, 3))
       << cell("vs_sequential", row.vs_sequential, times(row.vs_sequential))
@@ -156,7 +154,10 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
        << html_escape(o.title) << "</title>\n"
        << kStyle << "</head><body>\n<h1>kausal compare · " << html_escape(o.title) << "</h1>\n<p>"
        << html_escape(o.setup) << "</p>\n";
-  page << table(runs);
+  std::vector<RunResult> results;
+  for (const auto& r : runs) results.push_back(r.result);
+  const auto rows = comparison_rows(results);  // labels name the layout when several are run
+  page << table(rows);
 
   std::vector<std::string> dirs{"--runs"};
   for (const auto& r : runs) dirs.push_back(r.dir.string());
@@ -164,13 +165,11 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
        << image(render(o, "wall-time", "--chart", dirs), "wall time per method", warnings);
 
   page << "<h2>Utilisation timelines</h2>\n<p class=\"legend\">One strip per component over the "
-          "run's wall time:<span style=\"background:#2e9e44\"></span>busy"
-          "<span style=\"background:#d62728\"></span>rolling back (work a rollback discarded)"
-          "<span style=\"background:#e6e6e6\"></span>waiting. The same intervals are in each "
+          "run's wall time, a utilisation bar per pixel column:"
+          "<span style=\"background:#2e7d32\"></span>busy"
+          "<span style=\"background:#c62828\"></span>rolling back (work a rollback discarded)"
+          "<span style=\"background:#e0e0e0\"></span>waiting. The same intervals are in each "
           "run's trace.json (open it in https://ui.perfetto.dev).</p>\n";
-  std::vector<RunResult> results;
-  for (const auto& r : runs) results.push_back(r.result);
-  const auto rows = comparison_rows(results);  // labels name the layout when several are run
   for (std::size_t k = 0; k < runs.size(); ++k) {
     const ReportRun& r = runs[k];
     const std::string label = rows[k].label;
