@@ -1,6 +1,8 @@
 #include "animation/live_window.hpp"
 
 #include <QComboBox>
+#include <QFileDialog>
+#include <QMessageBox>
 #include <QPainter>
 #include <QShortcut>
 #include <QStatusBar>
@@ -99,6 +101,12 @@ void LiveWindow::build_controls() {
     if (i >= 0 && i < 4) playback_.set_speed(speeds[i]);
   });
   bar->addWidget(speed);
+  auto* save = new QPushButton("Save picture…", bar);
+  save->setToolTip("Save the view as it is now as a PNG (Ctrl+S), e.g. for teaching notes");
+  connect(save, &QPushButton::clicked, this, [this] { save_picture(); });
+  bar->addWidget(save);
+  connect(new QShortcut(QKeySequence::Save, this), &QShortcut::activated, this,
+          [this] { save_picture(); });
   connect(new QShortcut(Qt::Key_Space, this), &QShortcut::activated, this,
           [this] { toggle_pause(); });
   connect(new QShortcut(Qt::Key_Right, this), &QShortcut::activated, this,
@@ -132,6 +140,15 @@ void LiveWindow::on_tick() {
 void LiveWindow::grab_view() {
   if (!view_->grab().save(QString::fromStdString(options_.grab_on_close.string()), "PNG"))
     std::cerr << "kausal-animation: " << options_.grab_on_close.string() << ": cannot write\n";
+}
+
+void LiveWindow::save_picture() {
+  const QPixmap picture = view_->grab();  // what is shown now, before the dialog opens
+  const QString file =
+      QFileDialog::getSaveFileName(this, "Save picture", "kausal-view.png", "PNG images (*.png)");
+  if (file.isEmpty()) return;
+  if (!picture.save(file, "PNG"))
+    QMessageBox::warning(this, "kausal-animation", "Cannot write " + file);
 }
 
 std::string LiveWindow::status_text(const PlaybackView& v) const {

@@ -49,6 +49,7 @@ class LiveWindow : public QMainWindow {
   void on_tick();
   void toggle_pause();
   void grab_view();
+  void save_picture();
   std::string status_text(const PlaybackView& v) const;
 
   Playback& playback_;
