@@ -375,7 +375,9 @@ int main(int argc, char** argv) {
   CLI::App* compare = app.add_subcommand(
       "compare",
       "run sequential, conservative (step and lookahead) and optimistic on one scenario; one "
-      "table; every digest must equal the sequential one");
+      "table; every digest must equal the sequential one. Writes OUT/report.html (the table, "
+      "wall time per method, a utilisation timeline per run) and every run's trace.json "
+      "(Perfetto)");
   add_common(compare, o);
   compare
       ->add_option("--layout", o.layouts,
