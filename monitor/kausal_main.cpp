@@ -36,6 +36,10 @@ constexpr const char* kExitCodes =
 struct MethodSpec {
   std::string method;     // sequential | conservative | optimistic
   std::string guarantee;  // conservative: step | lookahead
+
+  // "conservative/lookahead" (as RunResult::label()) and its directory "conservative-lookahead".
+  std::string label() const { return guarantee.empty() ? method : method + "/" + guarantee; }
+  std::string dir() const { return guarantee.empty() ? method : method + "-" + guarantee; }
 };
 
 const std::vector<MethodSpec> kCompared = {{"sequential", ""},
@@ -136,7 +140,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   TrajectoryRecorder recorder(out / "trajectory.csv", s.pendulums(), s.output_every, s.steps,
                               s.t0(), s.h);
   ProgressBar progress(m.method, stderr_is_terminal());
-  const std::string label = m.guarantee.empty() ? m.method : m.method + "/" + m.guarantee;
+  const std::string label = m.label();
   std::unique_ptr<AnimationFeed> feed;
   RunResult result;
   try {
@@ -259,7 +263,7 @@ int compare_command(const Options& o) {
     if (results.back().status != "completed") break;
     for (const auto& m : kCompared) {
       if (m.method == "sequential") continue;
-      const std::string dir = m.guarantee.empty() ? m.method : m.method + "-" + m.guarantee;
+      const std::string dir = m.dir();
       const fs::path where = layouts.size() == 1 ? out / dir : out / layout_name(l) / dir;
       run_one(m, where, l);
       if (results.back().status != "completed") break;
