@@ -1,5 +1,9 @@
 #pragma once
-// The model API seen by Systems: equations and event handlers, no CORBA, threads or I/O.
+// The model API (design.md §4): one subsystem ẋ = f(t, x, u), y = g(t, x), with an optional
+// Jacobian block, optional zero-crossing event indicators with handlers, and optional named
+// events sent from outside (the pendulum chain's impulses). Plain C++ and Eigen: a model
+// does no CORBA, no threads and no I/O. docs/adding-a-model.md walks through writing one.
+#include <Eigen/Core>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -11,6 +15,12 @@ namespace kausal {
 
 using Parameters = std::vector<std::pair<std::string, double>>;
 
+using Vector = Eigen::VectorXd;
+using Matrix = Eigen::MatrixXd;
+using VectorView = Eigen::Ref<const Eigen::VectorXd>;
+using VectorOut = Eigen::Ref<Eigen::VectorXd>;
+using MatrixOut = Eigen::Ref<Eigen::MatrixXd>;
+
 struct Event {
   std::string kind;
   std::uint64_t step = 0;
@@ -18,18 +28,61 @@ struct Event {
   std::vector<double> data;
 };
 
+// The names of a subsystem's state components, inputs and outputs; their counts are the
+// sizes. Names are what scenarios and couplings refer to ("chamber.p1").
+struct Signature {
+  std::vector<std::string> states;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
-  virtual std::size_t state_size() const = 0;
-  // dx/dt at (t, x): one "Calc" of the thesis.
-  virtual void calc(double t, std::span<const double> x, std::span<double> dx) const = 0;
-  // Applies an event to x in place. Throws ModelError for an event kind it does not know.
-  virtual void handle_event(const Event& event, std::span<double> x) const = 0;
+
+  virtual const Signature& signature() const = 0;
+  std::size_t state_size() const { return signature().states.size(); }
+  std::size_t input_size() const { return signature().inputs.size(); }
+  std::size_t output_size() const { return signature().outputs.size(); }
+
+  // The state at t0, from the parameters (zero unless the model says otherwise).
+  virtual Vector initial_state() const { return Vector::Zero(static_cast<Eigen::Index>(state_size())); }
+
+  // f: dx/dt at (t, x, u), one "Calc" of the thesis. u has input_size() values.
+  virtual void derivative(double t, VectorView x, VectorView u, VectorOut dx) const = 0;
+  // Only the rows where `rows[i]` is true are needed (a partition of this model asks for its
+  // own states); the others may be left unset. Override it when skipping rows saves real
+  // work; the default computes all of them.
+  virtual void derivative_rows(double t, VectorView x, VectorView u, VectorOut dx,
+                               const std::vector<bool>& rows) const;
+
+  // g: the outputs at (t, x). The default copies the state (for models whose outputs are
+  // their states, named alike).
+  virtual void output(double t, VectorView x, VectorOut y) const;
+
+  // ∂f/∂x (state_size² values). Models that know it say so; the default is central
+  // differences, which the implicit and exponential integrators then use.
+  virtual bool has_jacobian() const { return false; }
+  virtual void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const;
+
+  // Zero crossings: when indicator i changes sign across a step, on_crossing(i, t, x) is
+  // applied to the state at the end of that step (events are located to the step, as in
+  // the thesis' monitor).
+  virtual std::size_t indicator_count() const { return 0; }
+  virtual void indicators(double t, VectorView x, VectorView u, VectorOut g) const;
+  virtual void on_crossing(std::size_t indicator, double t, VectorOut x) const;
+
+  // An event sent by the monitor. Throws ModelError for an event kind it does not know
+  // (the default knows none).
+  virtual void handle_event(const Event& event, std::span<double> x) const;
+
+  // The chain's path: spans, no inputs (the same arithmetic as derivative()).
+  void calc(double t, std::span<const double> x, std::span<double> dx) const;
 };
 
-// Builds a model by registered name from named parameters; throws ModelError naming the
-// parameter that is missing, unknown or out of range.
+// Builds a model by registered name from named parameters (system/model_registry.hpp);
+// throws ModelError naming `component` and the parameter that is missing, unknown or out
+// of range.
 std::unique_ptr<Model> make_model(const std::string& component, const std::string& name,
                                   const Parameters& parameters);
 

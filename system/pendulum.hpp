@@ -70,10 +70,13 @@ Parameters to_parameters(const PendulumParams& p);
 class PendulumModel final : public Model {
  public:
   explicit PendulumModel(const PendulumParams& p) : p_(p), c_(coefficients_of(p)) {}
-  std::size_t state_size() const override { return pendulum_state_size; }
-  void calc(double, std::span<const double> x, std::span<double> dx) const override {
+  const Signature& signature() const override;
+  Vector initial_state() const override { return Vector::Zero(pendulum_state_size); }
+  void derivative(double, VectorView x, VectorView, VectorOut dx) const override {
     pendulum_rhs(c_, x.data(), dx.data());
   }
+  bool has_jacobian() const override { return true; }
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
   void handle_event(const Event& event, std::span<double> x) const override;
   const PendulumParams& params() const { return p_; }
 
@@ -81,5 +84,8 @@ class PendulumModel final : public Model {
   PendulumParams p_;
   PendulumCoefficients c_;
 };
+
+class ModelRegistry;
+void register_pendulum(ModelRegistry& registry);
 
 }  // namespace kausal

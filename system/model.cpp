@@ -1,0 +1,55 @@
+#include "system/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+
+void Model::derivative_rows(double t, VectorView x, VectorView u, VectorOut dx,
+                            const std::vector<bool>&) const {
+  derivative(t, x, u, dx);
+}
+
+void Model::output(double, VectorView x, VectorOut y) const {
+  if (y.size() != x.size())
+    throw ModelError("model", "outputs differ from the state; the model must define output()");
+  y = x;
+}
+
+// Central differences with a step scaled to each component (cube root of the machine
+// epsilon balances truncation against rounding for a second-order formula).
+void Model::jacobian(double t, VectorView x, VectorView u, MatrixOut J) const {
+  const Eigen::Index n = x.size();
+  Vector probe = x;
+  Vector plus(n), minus(n);
+  const double scale = std::cbrt(std::numeric_limits<double>::epsilon());
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double step = scale * std::max(1.0, std::abs(x[j]));
+    probe[j] = x[j] + step;
+    derivative(t, probe, u, plus);
+    probe[j] = x[j] - step;
+    derivative(t, probe, u, minus);
+    probe[j] = x[j];
+    J.col(j) = (plus - minus) / (2 * step);
+  }
+}
+
+void Model::indicators(double, VectorView, VectorView, VectorOut) const {}
+
+void Model::on_crossing(std::size_t indicator, double, VectorOut) const {
+  throw ModelError("model", "no handler for zero crossing " + std::to_string(indicator));
+}
+
+void Model::handle_event(const Event& event, std::span<double>) const {
+  throw ModelError("model", "unknown event '" + event.kind + "'");
+}
+
+void Model::calc(double t, std::span<const double> x, std::span<double> dx) const {
+  const Eigen::Map<const Vector> xs(x.data(), static_cast<Eigen::Index>(x.size()));
+  Eigen::Map<Vector> dxs(dx.data(), static_cast<Eigen::Index>(dx.size()));
+  derivative(t, xs, Vector(), dxs);
+}
+
+}  // namespace kausal
