@@ -1,5 +1,6 @@
 #pragma once
 // An Integrator's System in the same process: a direct call, no transport.
+#include "integrator/subsystem_link.hpp"
 #include "integrator/system_link.hpp"
 #include "system/system_core.hpp"
 
@@ -13,6 +14,27 @@ class LocalSystemLink final : public SystemLink {
   }
   void handle_event(const Event& event, std::span<double> x) override {
     system_.handle_event(event, x);
+  }
+
+ private:
+  SystemCore& system_;
+};
+
+class LocalSubsystemLink final : public SubsystemLink {
+ public:
+  explicit LocalSubsystemLink(SystemCore& system) : system_(system) {}
+  void derivative(double t, VectorView x, VectorView u, VectorOut dx) override {
+    system_.derivative(t, x, u, dx);
+  }
+  void output(double t, VectorView x, VectorOut y) override { system_.output(t, x, y); }
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J) override {
+    system_.jacobian(t, x, u, J);
+  }
+  void indicators(double t, VectorView x, VectorView u, VectorOut g) override {
+    system_.indicators(t, x, u, g);
+  }
+  void on_crossing(std::size_t indicator, double t, VectorOut x) override {
+    system_.on_crossing(indicator, t, x);
   }
 
  private:

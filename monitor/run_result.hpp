@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "integrator/coupled_integrator.hpp"
 #include "system/activity_clock.hpp"
 #include "system/errors.hpp"
 #include "system/pendulum.hpp"
@@ -34,6 +35,16 @@ struct MethodCounters {
   std::uint64_t stale_batches = 0;      // batches of an old epoch, dropped
 };
 
+// A partition of a coupled model (partitioned scenarios only).
+struct PartitionReport {
+  std::string name;
+  std::vector<std::string> members;  // its subsystems
+  std::string integrator;
+  double h = 0;
+  std::uint64_t steps = 0;
+  CoupledStats stats;
+};
+
 struct RunResult {
   std::string method;   // "sequential", "conservative", "optimistic"
   std::string variant;  // "step" / "lookahead" for conservative, "" otherwise
@@ -59,6 +70,9 @@ struct RunResult {
   std::string layout = "process";
   std::uint64_t batch_size = 0;  // optimistic
   std::uint64_t window = 0;      // optimistic
+  // Partitioned models: the partitions and the optimistic prediction tolerance.
+  std::vector<PartitionReport> partitions;
+  double tolerance = 0;
 
   std::string status = "completed";  // "completed" | "failed" | "interrupted"
   std::string error;

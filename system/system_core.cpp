@@ -11,6 +11,11 @@ std::size_t SystemCore::configure(const std::string& model, const Parameters& pa
   return model_->state_size();
 }
 
+std::size_t SystemCore::configure(std::unique_ptr<Model> model) {
+  model_ = std::move(model);
+  return model_->state_size();
+}
+
 const Model& SystemCore::configured() const {
   if (!model_) throw ProtocolError(name_, "used before configure()");
   return *model_;
@@ -45,6 +50,65 @@ void SystemCore::handle_event(const Event& event, std::span<double> x) {
   } catch (const ModelError& e) {
     throw ModelError(name_, e.reason());
   }
+}
+
+void SystemCore::check_inputs(VectorView u) const {
+  if (static_cast<std::size_t>(u.size()) != configured().input_size())
+    throw ModelError(name_, "inputs have " + std::to_string(u.size()) + " values, the model has " +
+                                std::to_string(configured().input_size()));
+  if (!u.allFinite()) throw ModelError(name_, "inputs are not finite");
+}
+
+template <typename Call>
+void SystemCore::guarded(Call&& call) {
+  BusyScope busy(clock_);
+  clock_.count_request();
+  try {
+    call();
+  } catch (const ModelError& e) {
+    throw ModelError(name_, e.reason());
+  }
+}
+
+void SystemCore::derivative(double t, VectorView x, VectorView u, VectorOut dx) {
+  guarded([&] {
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
+    check_inputs(u);
+    configured().derivative(t, x, u, dx);
+    clock_.count_calc();
+  });
+}
+
+void SystemCore::output(double t, VectorView x, VectorOut y) {
+  guarded([&] {
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
+    configured().output(t, x, y);
+  });
+}
+
+void SystemCore::jacobian(double t, VectorView x, VectorView u, MatrixOut J) {
+  guarded([&] {
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
+    check_inputs(u);
+    configured().jacobian(t, x, u, J);
+  });
+}
+
+void SystemCore::indicators(double t, VectorView x, VectorView u, VectorOut g) {
+  guarded([&] {
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
+    check_inputs(u);
+    configured().indicators(t, x, u, g);
+  });
+}
+
+void SystemCore::on_crossing(std::size_t indicator, double t, VectorOut x) {
+  guarded([&] {
+    if (indicator >= configured().indicator_count())
+      throw ModelError(name_, "no zero-crossing indicator " + std::to_string(indicator));
+    configured().on_crossing(indicator, t, x);
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state after the event");
+  });
 }
 
 }  // namespace kausal

@@ -17,8 +17,18 @@ class SystemCore {
 
   // Throws ModelError naming the bad parameter. Returns the state size.
   std::size_t configure(const std::string& model, const Parameters& parameters);
+  // A model built elsewhere (a partition's composite); returns the state size.
+  std::size_t configure(std::unique_ptr<Model> model);
   void calc(double t, std::span<const double> x, std::span<double> dx);
   void handle_event(const Event& event, std::span<double> x);
+
+  // The partitioned-model calls (design.md §4), each checked like calc().
+  const Model& model() const { return configured(); }
+  void derivative(double t, VectorView x, VectorView u, VectorOut dx);
+  void output(double t, VectorView x, VectorOut y);
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J);
+  void indicators(double t, VectorView x, VectorView u, VectorOut g);
+  void on_crossing(std::size_t indicator, double t, VectorOut x);
 
   const std::string& name() const { return name_; }
   ActivityTotals totals() const { return clock_.totals(); }
@@ -27,6 +37,10 @@ class SystemCore {
  private:
   const Model& configured() const;
   void check_state(std::span<const double> x, const char* what) const;
+  void check_inputs(VectorView u) const;
+  // Runs a model call, naming this System in a ModelError the model throws.
+  template <typename Call>
+  void guarded(Call&& call);
 
   std::string name_;
   std::unique_ptr<Model> model_;

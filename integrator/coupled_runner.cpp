@@ -1,0 +1,63 @@
+#include "integrator/coupled_runner.hpp"
+
+#include "system/errors.hpp"
+
+namespace kausal {
+
+CoupledRunner::CoupledRunner(CoupledIntegrator& integrator, OutputSink& sink,
+                             std::size_t steps_per_batch)
+    : integrator_(integrator), sink_(sink), steps_per_batch_(std::max<std::size_t>(1, steps_per_batch)) {
+  worker_ = std::thread([this] { work(); });
+}
+
+CoupledRunner::~CoupledRunner() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  worker_.join();
+}
+
+bool CoupledRunner::has_work() const {
+  return !failed_ && (integrator_.can_step() || integrator_.has_final());
+}
+
+void CoupledRunner::work() {
+  for (;;) {
+    OutputBatch batch;
+    try {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || (waiting_.load() == 0 && has_work()); });
+      if (stopping_) return;
+      for (std::size_t k = 0; k < steps_per_batch_ && waiting_.load() == 0 && integrator_.can_step(); ++k)
+        integrator_.step_once();
+      batch = integrator_.take_final();
+    } catch (const Error&) {
+      {
+        std::lock_guard lock(mutex_);
+        failed_ = true;
+      }
+      sink_.fail(std::current_exception());
+      continue;
+    }
+    if (batch.count() > 0) sink_.deliver(batch);
+  }
+}
+
+void CoupledRunner::provide(const std::vector<ChannelSample>& samples) {
+  waiting_.fetch_add(1);
+  {
+    std::lock_guard lock(mutex_);
+    waiting_.fetch_sub(1);
+    for (const auto& s : samples) integrator_.provide(s);
+  }
+  cv_.notify_all();
+}
+
+CoupledStats CoupledRunner::stats() {
+  std::lock_guard lock(mutex_);
+  return integrator_.stats();
+}
+
+}  // namespace kausal

@@ -1,0 +1,146 @@
+#include "system/composite_model.hpp"
+
+#include "system/errors.hpp"
+
+namespace kausal {
+
+namespace {
+
+Eigen::Index index_of(std::size_t i) { return static_cast<Eigen::Index>(i); }
+
+}  // namespace
+
+CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector<DirectLink> links,
+                               std::vector<ConstantInput> constants)
+    : members_(std::move(members)), has_links_(!links.empty()) {
+  Layout at;
+  for (const auto& m : members_) {
+    layout_.push_back(at);
+    sources_.emplace_back(m.model->input_size());
+    if (m.model->state_size() > 0) blocks_.push_back({m.name, at.state, m.model->state_size()});
+    at.state += m.model->state_size();
+    at.output += m.model->output_size();
+    at.indicator += m.model->indicator_count();
+  }
+  indicator_count_ = at.indicator;
+  auto bind = [&](std::size_t member, std::size_t input, InputSource source) {
+    InputSource& slot = sources_.at(member).at(input);
+    if (slot.kind != InputSource::open)
+      throw ModelError(members_[member].name,
+                       "input '" + members_[member].model->signature().inputs[input] +
+                           "' is bound twice");
+    slot = source;
+  };
+  for (const auto& l : links)
+    bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0});
+  for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value});
+  build_signature();
+  outputs_.resize(index_of(signature_.outputs.size()));
+  for (const auto& m : members_) inputs_.emplace_back(index_of(m.model->input_size()));
+}
+
+void CompositeModel::build_signature() {
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const auto& name = members_[k].name;
+    const Signature& s = members_[k].model->signature();
+    for (const auto& x : s.states) signature_.states.push_back(name + "." + x);
+    for (const auto& y : s.outputs) signature_.outputs.push_back(name + "." + y);
+    for (std::size_t i = 0; i < s.inputs.size(); ++i) {
+      InputSource& source = sources_[k][i];
+      if (source.kind != InputSource::open) continue;
+      source.index = signature_.inputs.size();
+      signature_.inputs.push_back(name + "." + s.inputs[i]);
+    }
+  }
+}
+
+Vector CompositeModel::initial_state() const {
+  Vector x(index_of(signature_.states.size()));
+  for (std::size_t k = 0; k < members_.size(); ++k)
+    x.segment(index_of(layout_[k].state), index_of(members_[k].model->state_size())) =
+        members_[k].model->initial_state();
+  return x;
+}
+
+void CompositeModel::output(double t, VectorView x, VectorOut y) const {
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const Model& m = *members_[k].model;
+    m.output(t, x.segment(index_of(layout_[k].state), index_of(m.state_size())),
+             y.segment(index_of(layout_[k].output), index_of(m.output_size())));
+  }
+}
+
+void CompositeModel::member_inputs(double t, VectorView x, VectorView u) const {
+  if (has_links_) output(t, x, outputs_);
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    Vector& in = inputs_[k];
+    for (std::size_t i = 0; i < sources_[k].size(); ++i) {
+      const InputSource& s = sources_[k][i];
+      in[index_of(i)] = s.kind == InputSource::open     ? u[index_of(s.index)]
+                        : s.kind == InputSource::linked ? outputs_[index_of(s.index)]
+                                                        : s.value;
+    }
+  }
+}
+
+void CompositeModel::derivative(double t, VectorView x, VectorView u, VectorOut dx) const {
+  member_inputs(t, x, u);
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const Model& m = *members_[k].model;
+    const auto rows = index_of(m.state_size());
+    const auto at = index_of(layout_[k].state);
+    m.derivative(t, x.segment(at, rows), inputs_[k], dx.segment(at, rows));
+  }
+}
+
+// Without direct links the Jacobian is block diagonal: each member's own (analytic or
+// differenced) block. With links the cross terms need the chain rule through the outputs;
+// central differences of the whole composite give them.
+bool CompositeModel::has_jacobian() const {
+  if (has_links_) return false;
+  for (const auto& m : members_)
+    if (!m.model->has_jacobian()) return false;
+  return true;
+}
+
+void CompositeModel::jacobian(double t, VectorView x, VectorView u, MatrixOut J) const {
+  if (has_links_) return Model::jacobian(t, x, u, J);
+  J.setZero();
+  member_inputs(t, x, u);
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const Model& m = *members_[k].model;
+    const auto n = index_of(m.state_size());
+    const auto at = index_of(layout_[k].state);
+    m.jacobian(t, x.segment(at, n), inputs_[k], J.block(at, at, n, n));
+  }
+}
+
+void CompositeModel::indicators(double t, VectorView x, VectorView u, VectorOut g) const {
+  if (indicator_count_ == 0) return;
+  member_inputs(t, x, u);
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const Model& m = *members_[k].model;
+    if (m.indicator_count() == 0) continue;
+    m.indicators(t, x.segment(index_of(layout_[k].state), index_of(m.state_size())), inputs_[k],
+                 g.segment(index_of(layout_[k].indicator), index_of(m.indicator_count())));
+  }
+}
+
+void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) const {
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const Model& m = *members_[k].model;
+    if (indicator < layout_[k].indicator ||
+        indicator >= layout_[k].indicator + m.indicator_count())
+      continue;
+    try {
+      m.on_crossing(indicator - layout_[k].indicator, t,
+                    x.segment(index_of(layout_[k].state), index_of(m.state_size())));
+    } catch (const ModelError& e) {
+      throw ModelError(members_[k].name, e.reason());
+    }
+    return;
+  }
+  throw ModelError("composite", "no indicator " + std::to_string(indicator));
+}
+
+}  // namespace kausal

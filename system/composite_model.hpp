@@ -1,0 +1,87 @@
+#pragma once
+// Several subsystems integrated as one: the members of a partition. Couplings between
+// members are direct (an input reads the other member's output at the same t, inside every
+// stage); inputs not coupled inside are either constants of the scenario or inputs of the
+// composite, fed from other partitions with a hold. Names are "member.state",
+// "member.input", "member.output". A composite of every subsystem of a scenario is the
+// monolithic model (the reference and the single-rate baseline).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "system/model.hpp"
+#include "system/state_block.hpp"
+
+namespace kausal {
+
+struct CompositeMember {
+  std::string name;
+  std::unique_ptr<Model> model;
+};
+
+// Input `to_input` of member `to` is the output `from_output` of member `from`.
+struct DirectLink {
+  std::size_t from = 0;
+  std::size_t from_output = 0;
+  std::size_t to = 0;
+  std::size_t to_input = 0;
+};
+
+// Input `input` of member `member` is held at `value`.
+struct ConstantInput {
+  std::size_t member = 0;
+  std::size_t input = 0;
+  double value = 0;
+};
+
+class CompositeModel final : public Model {
+ public:
+  // Every member input must be linked, constant, or left open (then it becomes an input of
+  // the composite, in member order). Throws ModelError for an input bound twice.
+  CompositeModel(std::vector<CompositeMember> members, std::vector<DirectLink> links,
+                 std::vector<ConstantInput> constants);
+
+  const Signature& signature() const override { return signature_; }
+  Vector initial_state() const override;
+  void derivative(double t, VectorView x, VectorView u, VectorOut dx) const override;
+  void output(double t, VectorView x, VectorOut y) const override;
+  bool has_jacobian() const override;
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
+  std::size_t indicator_count() const override { return indicator_count_; }
+  void indicators(double t, VectorView x, VectorView u, VectorOut g) const override;
+  void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
+
+  // One block per member with states (pDRE0 uses their diagonal Jacobian blocks).
+  const std::vector<StateBlock>& blocks() const { return blocks_; }
+  std::size_t member_count() const { return members_.size(); }
+  const CompositeMember& member(std::size_t k) const { return members_[k]; }
+
+ private:
+  struct Layout {
+    std::size_t state = 0, output = 0, indicator = 0;  // offsets into the composite's vectors
+  };
+  // Where each member input comes from.
+  struct InputSource {
+    enum Kind { open, linked, constant } kind = open;
+    std::size_t index = 0;  // open: composite input; linked: composite output
+    double value = 0;
+  };
+
+  void build_signature();
+  // All members' outputs at (t, x), then every member's inputs.
+  // Fills inputs_ (scratch: a composite serves one caller at a time, like every System).
+  void member_inputs(double t, VectorView x, VectorView u) const;
+
+  std::vector<CompositeMember> members_;
+  std::vector<Layout> layout_;
+  std::vector<std::vector<InputSource>> sources_;
+  bool has_links_ = false;
+  std::size_t indicator_count_ = 0;
+  std::vector<StateBlock> blocks_;
+  Signature signature_;
+  mutable Vector outputs_;
+  mutable std::vector<Vector> inputs_;
+};
+
+}  // namespace kausal
