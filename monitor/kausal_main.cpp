@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "idl/kausal.hh"
 #include "monitor/animation_process.hpp"
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
+#include "monitor/cosim_driver.hpp"
+#include "monitor/cosim_local_deployment.hpp"
 #include "monitor/optimistic.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
@@ -63,6 +66,7 @@ struct Options {
   std::string animate_until = "window-closed";
   std::string layout = "process";                  // run
   std::vector<std::string> layouts = {"process"};  // compare
+  std::optional<double> tolerance;                 // partitioned, optimistic
 };
 
 fs::path executable_dir() {
@@ -209,6 +213,114 @@ void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animati
   animation.reset();  // closes it if it is still open
 }
 
+// ---- partitioned models (design.md §4) ----
+
+CosimMode cosim_mode(const Options& o, const CosimScenario& s, const std::string& method) {
+  CosimMode mode;
+  mode.speculate = method == "optimistic";
+  mode.tolerance = o.tolerance.value_or(s.tolerance);
+  mode.window = o.window;
+  return mode;
+}
+
+RunResult execute_partitioned(const CosimScenario& s, const std::string& method, const fs::path& out,
+                              const Options& o, Layout layout) {
+  fs::create_directories(out);
+  const CosimMode mode = cosim_mode(o, s, method);
+  const CosimPlan plan = plan_cosim(s, mode);
+  CosimRecorder recorder(out / "trajectory.csv", s, plan);
+  ProgressBar progress(method, stderr_is_terminal());
+  RunResult result;
+  try {
+    if (method == "sequential") {
+      result = run_cosim_sequential(s, plan, recorder, progress);
+    } else {
+      CosimLocalDeployment deployment(s, plan);
+      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress,
+                                     std::chrono::milliseconds(o.call_timeout_ms + 1000));
+      result.layout = layout_name(layout);
+    }
+  } catch (const Error& e) {
+    result = describe_cosim_run(s, method, mode);
+    result.status = "failed";
+    result.error = e.what();
+    result.exit_code = e.exit_code();
+  }
+  write_summary_json(result, out / "summary.json");
+  write_trace_json(result, out / "trace.json");
+  return result;
+}
+
+int run_partitioned(const Options& o) {
+  const CosimScenario s = load_cosim_scenario(o.scenario);
+  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
+  const RunResult r = execute_partitioned(s, o.method, out, o, parse_layout(o.layout));
+  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
+  if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  return static_cast<int>(r.exit_code);
+}
+
+// Sequential, conservative and optimistic; with tolerance 0 every digest must agree, with a
+// tolerance the optimistic run may differ (by design, bounded by the tolerance).
+int compare_partitioned(const Options& o) {
+  const CosimScenario s = load_cosim_scenario(o.scenario);
+  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
+  const double tolerance = o.tolerance.value_or(s.tolerance);
+  std::vector<RunResult> results;
+  std::vector<ReportRun> report_runs;
+  auto run_one = [&](const std::string& method, const fs::path& where, Layout l) {
+    results.push_back(execute_partitioned(s, method, where, o, l));
+    report_runs.push_back({results.back(), where});
+  };
+  run_one("sequential", out / "sequential", Layout::process);
+  for (const auto& name : o.layouts) {
+    const Layout l = parse_layout(name);
+    for (const std::string method : {"conservative", "optimistic"}) {
+      if (results.back().status != "completed") break;
+      run_one(method, o.layouts.size() == 1 ? out / method : out / name / method, l);
+    }
+  }
+  std::ostringstream setup;
+  setup << s.partitions.size() << " partitions, " << results.front().integrator << ", t_end "
+        << s.t_end << " s, tolerance " << tolerance;
+  std::cout << "kausal compare · " << s.file << " · " << setup.str() << "\n\n"
+            << format_comparison(results) << "\noutput: " << out.string() << "\n";
+  const auto warnings =
+      write_report(report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
+  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
+  std::cout << "report: " << (out / "report.html").string() << "\n";
+  for (const auto& r : results) {
+    if (r.status != "completed") {
+      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
+      return static_cast<int>(r.exit_code);
+    }
+    if (r.trajectory_sha256 == results.front().trajectory_sha256) continue;
+    if (r.method == "optimistic" && tolerance > 0) {
+      std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
+                << "tolerance of " << tolerance << " allows\n";
+      continue;
+    }
+    std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
+              << results.front().label() << " (a bug: methods must agree bit for bit)\n";
+    return static_cast<int>(ExitCode::simulation_failed);
+  }
+  return 0;
+}
+
+// Chain-only options given with a partitioned scenario are a mistake, not a no-op.
+void reject_chain_options(const CLI::App& cmd, const Options& o) {
+  auto given = [&](const char* name) {
+    const CLI::Option* opt = cmd.get_option_no_throw(name);
+    return opt && opt->count() > 0;
+  };
+  for (const char* name : {"--guarantee", "--batch", "--animate", "--check-guarantees",
+                           "--rollback-check", "--pin"})
+    if (given(name))
+      throw InputError(std::string("command line: ") + name +
+                       " applies to pendulum-chain scenarios, not to partitioned models");
+  (void)o;
+}
+
 // Options that only mean something for another method are a mistake, not a no-op.
 void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
   auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
@@ -228,6 +340,7 @@ void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
 }
 
 int run_command(const Options& o) {
+  if (is_partitioned_scenario(o.scenario)) return run_partitioned(o);
   const Scenario s = load_scenario(o.scenario);
   const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
@@ -241,6 +354,7 @@ int run_command(const Options& o) {
 }
 
 int compare_command(const Options& o) {
+  if (is_partitioned_scenario(o.scenario)) return compare_partitioned(o);
   const Scenario s = load_scenario(o.scenario);
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
@@ -306,6 +420,11 @@ void add_common(CLI::App* cmd, Options& o) {
                   "bounds its state list and the work a rollback can waste")
       ->capture_default_str()
       ->check(CLI::Range(1, 100'000'000));
+  cmd->add_option("--tolerance", o.tolerance,
+                  "partitioned models, optimistic: a prediction that differs from the real "
+                  "input by more than this is rolled back (default: the scenario's "
+                  "run.tolerance; 0: any difference, and the digest equals sequential)")
+      ->check(CLI::Range(0.0, 1e300));
   cmd->add_flag("--check-guarantees", o.check_guarantees,
                 "conservative lookahead: at every granted step, require that no two bobs even "
                 "touch (a false guarantee ends the run as a causality violation)");
@@ -402,8 +521,16 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_interrupt);
   std::signal(SIGPIPE, SIG_IGN);
   try {
-    if (run->parsed()) reject_options_of_other_methods(*run, o);
     const CLI::App* used = run->parsed() ? run : compare;
+    if (is_partitioned_scenario(o.scenario)) {
+      reject_chain_options(*used, o);
+      if (run->parsed() && run->get_option("--tolerance")->count() > 0 && o.method != "optimistic")
+        throw InputError("command line: --tolerance applies to --method optimistic");
+    } else {
+      if (used->get_option("--tolerance")->count() > 0)
+        throw InputError("command line: --tolerance applies to partitioned models");
+      if (run->parsed()) reject_options_of_other_methods(*run, o);
+    }
     if (used->get_option("--animate-until")->count() > 0 && !o.animate)
       throw InputError("command line: --animate-until applies with --animate");
     return run->parsed() ? run_command(o) : compare_command(o);

@@ -92,6 +92,25 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }
+  if (!r.partitions.empty()) {
+    j["tolerance"] = r.tolerance;
+    auto& parts = j["partitions"] = nlohmann::ordered_json::array();
+    for (const auto& p : r.partitions)
+      parts.push_back({{"name", p.name},
+                       {"subsystems", p.members},
+                       {"integrator", p.integrator},
+                       {"h", p.h},
+                       {"steps", p.steps},
+                       {"steps_computed", p.stats.steps_computed},
+                       {"rollbacks", p.stats.rollbacks},
+                       {"rolled_back_steps", p.stats.rolled_back_steps},
+                       {"predictions", p.stats.predictions},
+                       {"accepted_predictions", p.stats.accepted_predictions},
+                       {"max_accepted_error", p.stats.max_accepted_error},
+                       {"derivative_calls", p.stats.derivative_calls},
+                       {"jacobian_calls", p.stats.jacobian_calls},
+                       {"events", p.stats.events}});
+  }
   j["placement"] = r.placement;
   j["layout"] = r.layout;
   j["mean_utilisation"] = mean_utilisation(r);
@@ -128,8 +147,12 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
 
 std::string format_summary(const RunResult& r) {
   std::ostringstream o;
-  o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
-    << r.integrator << ", h = " << r.h << " s\n";
+  if (r.partitions.empty())
+    o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
+      << r.integrator << ", h = " << r.h << " s\n";
+  else
+    o << "kausal " << r.label() << " · " << r.scenario << " · " << r.partitions.size()
+      << " partitions, " << r.integrator << ", smallest h = " << r.h << " s\n";
   o << "  status        " << r.status;
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << r.layout;
@@ -147,6 +170,12 @@ std::string format_summary(const RunResult& r) {
       << k.wasted_calc_calls << " Calc calls wasted; " << k.stale_batches
       << " stale batches dropped)\n  state list    at most " << r.state_list_peak
       << " entries (window " << r.window << ", batch " << r.batch_size << ")\n";
+  for (const auto& p : r.partitions)
+    o << "  partition     " << pad(p.name, -12) << p.integrator << ", h = " << p.h << " s, "
+      << p.stats.steps_computed << " steps computed, " << p.stats.rollbacks << " rollbacks ("
+      << p.stats.rolled_back_steps << " steps), " << p.stats.predictions << " predictions, "
+      << p.stats.accepted_predictions << " kept (largest error " << p.stats.max_accepted_error
+      << ", tolerance " << r.tolerance << ")\n";
   o << "  digest        " << r.trajectory_sha256 << "\n";
   o << "  " << pad("component", -16) << pad("busy s", 9) << pad("idle s", 9)
     << pad("rollback s", 11) << pad("util", 6) << pad("Calc", 10) << "\n";

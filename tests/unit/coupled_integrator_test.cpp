@@ -1,0 +1,261 @@
+// The Integrator of one partition: hold polynomials, multirate sampling, prediction with
+// rollback, tolerance, zero crossings, and the checks on samples that arrive from outside.
+// The models here are small test subsystems whose exact answers are known in closed form.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "integrator/coupled_integrator.hpp"
+#include "integrator/local_system_link.hpp"
+#include "system/errors.hpp"
+#include "system/system_core.hpp"
+
+namespace kausal {
+namespace {
+
+// No state worth integrating: its output is a polynomial in t (a known input signal).
+class PolynomialSource final : public Model {
+ public:
+  explicit PolynomialSource(int degree) : degree_(degree) {}
+  const Signature& signature() const override { return signature_; }
+  void derivative(double, VectorView, VectorView, VectorOut dx) const override { dx[0] = 0; }
+  void output(double t, VectorView, VectorOut y) const override { y[0] = std::pow(t, degree_); }
+
+ private:
+  int degree_;
+  Signature signature_{{"unused"}, {}, {"y"}};
+};
+
+// z' = u: integrates its input.
+class Accumulator final : public Model {
+ public:
+  const Signature& signature() const override { return signature_; }
+  void derivative(double, VectorView, VectorView u, VectorOut dx) const override { dx[0] = u[0]; }
+
+ private:
+  Signature signature_{{"z"}, {"u"}, {"z"}};
+};
+
+// A ball falling onto the floor h = 0 and bouncing with restitution e.
+class Ball final : public Model {
+ public:
+  const Signature& signature() const override { return signature_; }
+  Vector initial_state() const override { return Vector::Unit(2, 0); }  // h = 1 m, at rest
+  void derivative(double, VectorView x, VectorView, VectorOut dx) const override {
+    dx[0] = x[1];
+    dx[1] = -9.81;
+  }
+  std::size_t indicator_count() const override { return 1; }
+  void indicators(double, VectorView x, VectorView, VectorOut g) const override { g[0] = x[0]; }
+  void on_crossing(std::size_t, double, VectorOut x) const override {
+    x[0] = std::abs(x[0]);
+    x[1] = 0.8 * std::abs(x[1]);
+  }
+
+ private:
+  Signature signature_{{"h", "v"}, {}, {"h", "v"}};
+};
+
+// One partition with its System in this process.
+struct Part {
+  Part(std::unique_ptr<Model> model, CoupledConfig config) : system(config.name) {
+    system.configure(std::move(model));
+    config.x0 = system.model().initial_state();
+    config.output_size = system.model().output_size();
+    config.indicator_count = system.model().indicator_count();
+    integrator = std::make_unique<CoupledIntegrator>(config, link);
+  }
+  SystemCore system;
+  LocalSubsystemLink link{system};
+  std::unique_ptr<CoupledIntegrator> integrator;
+};
+
+CoupledConfig config_for(const std::string& name, std::uint64_t ticks_per_step, std::uint64_t steps) {
+  CoupledConfig c;
+  c.name = name;
+  c.method = OdeMethod::euler;
+  c.tick = 0.01;
+  c.ticks_per_step = ticks_per_step;
+  c.last_step = steps;
+  return c;
+}
+
+// Runs a source → accumulator pair to the end like the sequential driver: step what can be
+// stepped, hand every final source output (at the sample period) to the accumulator.
+struct Pair {
+  Pair(int degree, int hold, std::uint64_t source_ticks, std::uint64_t sink_ticks,
+       std::uint64_t ticks, bool speculate = false, double tolerance = 0) {
+    const std::uint64_t period = std::max(source_ticks, sink_ticks);
+    source = std::make_unique<Part>(std::make_unique<PolynomialSource>(degree),
+                                    config_for("source", source_ticks, ticks / source_ticks));
+    CoupledConfig c = config_for("sink", sink_ticks, ticks / sink_ticks);
+    c.channels.push_back({"source.y -> sink.u", hold, period});
+    c.speculate = speculate;
+    c.tolerance = tolerance;
+    sink = std::make_unique<Part>(std::make_unique<Accumulator>(), c);
+    steps_per_sample = period / source_ticks;
+  }
+  // Source outputs become samples; returns how many were handed over.
+  std::size_t forward() {
+    const OutputBatch b = source->integrator->take_final();
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < b.count(); ++k) {
+      const std::uint64_t step = b.first_step + k;
+      if (step % steps_per_sample != 0) continue;
+      sink->integrator->provide({0, step / steps_per_sample, b.outputs[k]});
+      ++n;
+    }
+    return n;
+  }
+  double run() {
+    while (!sink->integrator->all_published()) {
+      while (source->integrator->can_step()) source->integrator->step_once();
+      forward();
+      while (sink->integrator->can_step()) sink->integrator->step_once();
+      const OutputBatch b = sink->integrator->take_final();
+      if (b.count()) last = b.states.back();
+    }
+    return last;
+  }
+  std::unique_ptr<Part> source, sink;
+  std::uint64_t steps_per_sample = 1;
+  double last = 0;
+};
+
+// Euler's sum for z' = f(t): h Σ f(t_n) over the consumer's steps.
+double euler_sum(double h, std::uint64_t steps, int degree) {
+  double z = 0;
+  for (std::uint64_t n = 0; n < steps; ++n) z = z + h * std::pow(static_cast<double>(n) * h, degree);
+  return z;
+}
+
+TEST(CoupledIntegrator, HoldOneIsExactForALinearInputAcrossASlowerProducer) {
+  // Producer every 3 ticks, consumer every tick: the consumer sees each sample for three
+  // steps. Order 1 extrapolates a line exactly; order 0 lags by up to a sample period.
+  // Start-up: over the first sample period only sample 0 exists, so the order drops to 0
+  // and steps 1 and 2 see u = 0 instead of t1 = 0.01 and t2 = 0.02.
+  const double exact = euler_sum(0.01, 300, 1) - 0.01 * (0.01 + 0.02);
+  EXPECT_NEAR(Pair(1, 1, 3, 1, 300).run(), exact, 1e-12);
+  EXPECT_NEAR(Pair(1, 2, 3, 1, 300).run(), exact, 1e-12);
+  const double held = Pair(1, 0, 3, 1, 300).run();
+  EXPECT_LT(held, exact - 0.005);  // one period (0.03 s) of lag on two of three steps
+}
+
+TEST(CoupledIntegrator, HoldTwoIsExactForAQuadraticInput) {
+  // Start-up: order 0 over the first period (u = 0 at t = 0.01, 0.02), order 1 over the
+  // second (the line through (0, 0) and (0.03, 0.0009): 0.0012 and 0.0015 at t = 0.04, 0.05
+  // instead of 0.0016 and 0.0025); exact from the third period on.
+  const double startup = 0.01 * (0.0001 + 0.0004) + 0.01 * (0.0004 + 0.0010);
+  const double exact = euler_sum(0.01, 300, 2) - startup;
+  EXPECT_NEAR(Pair(2, 2, 3, 1, 300).run(), exact, 1e-10);
+  EXPECT_GT(std::abs(Pair(2, 1, 3, 1, 300).run() - exact), 1e-6);
+}
+
+TEST(CoupledIntegrator, AFasterProducerIsSampledAtTheConsumersSteps) {
+  // Consumer every 2 ticks, producer every tick: sample j is the producer's step 2j.
+  Pair pair(1, 0, 1, 2, 300);
+  EXPECT_NEAR(pair.run(), euler_sum(0.02, 150, 1), 1e-12);
+}
+
+TEST(CoupledIntegrator, ConservativeWaitsForItsInputs) {
+  Pair pair(1, 0, 1, 1, 10);
+  EXPECT_FALSE(pair.sink->integrator->can_step());  // sample 0 not there
+  pair.source->integrator->step_once();
+  pair.forward();
+  EXPECT_TRUE(pair.sink->integrator->can_step());
+  pair.sink->integrator->step_once();
+  EXPECT_TRUE(pair.sink->integrator->can_step());  // the source's step 1 was final too
+  pair.sink->integrator->step_once();
+  EXPECT_FALSE(pair.sink->integrator->can_step());  // sample 2 is still missing
+}
+
+// Steps the speculating consumer as far as its window lets it before any later sample
+// arrives, then delivers the samples: wrong predictions must roll it back.
+double run_speculating(Pair& pair, CoupledStats& stats) {
+  pair.source->integrator->step_once();
+  pair.forward();  // sample 0: something to predict from
+  while (!pair.sink->integrator->all_published()) {
+    while (pair.sink->integrator->can_step()) pair.sink->integrator->step_once();
+    while (pair.source->integrator->can_step()) pair.source->integrator->step_once();
+    pair.forward();
+    const OutputBatch b = pair.sink->integrator->take_final();
+    if (b.count()) pair.last = b.states.back();
+  }
+  stats = pair.sink->integrator->stats();
+  return pair.last;
+}
+
+TEST(CoupledIntegrator, WrongPredictionsRollBackToTheConservativeBits) {
+  const double conservative = Pair(1, 0, 1, 1, 200).run();
+  Pair optimistic(1, 0, 1, 1, 200, true, 0.0);
+  CoupledStats stats;
+  const double result = run_speculating(optimistic, stats);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(result), std::bit_cast<std::uint64_t>(conservative));
+  EXPECT_GT(stats.rollbacks, 0u);  // a held ramp predicts a constant: wrong every time
+  EXPECT_GT(stats.rolled_back_steps, 0u);
+  EXPECT_GT(stats.steps_computed, 200u);
+}
+
+TEST(CoupledIntegrator, ExactPredictionsNeedNoRollback) {
+  // A line predicted by a line: every prediction equals its sample to the last bit or, where
+  // rounding differs, is refused and recomputed, and the result is the conservative one.
+  const double conservative = Pair(1, 1, 1, 1, 200).run();
+  Pair optimistic(1, 1, 1, 1, 200, true, 0.0);
+  CoupledStats stats;
+  EXPECT_EQ(run_speculating(optimistic, stats), conservative);
+  EXPECT_GT(stats.accepted_predictions, 0u);
+}
+
+TEST(CoupledIntegrator, ATolerancekeepsPredictionsWithinItAndBoundsTheError) {
+  const double conservative = Pair(1, 0, 1, 1, 200).run();
+  const double tolerance = 0.05;  // more than one step of the ramp (0.01)
+  Pair optimistic(1, 0, 1, 1, 200, true, tolerance);
+  CoupledStats stats;
+  const double result = run_speculating(optimistic, stats);
+  EXPECT_GT(stats.accepted_predictions, 0u);
+  EXPECT_LE(stats.max_accepted_error, tolerance);
+  // Each step's input is off by at most the tolerance: z is off by at most T · tolerance.
+  EXPECT_LE(std::abs(result - conservative), 2.0 * tolerance);
+  EXPECT_NE(result, conservative);
+}
+
+TEST(CoupledIntegrator, TheWindowBoundsSpeculation) {
+  Pair pair(1, 0, 1, 1, 200, true, 0.0);
+  CoupledConfig c = pair.sink->integrator->config();
+  c.window = 5;
+  pair.sink = std::make_unique<Part>(std::make_unique<Accumulator>(), c);
+  pair.sink->integrator->provide({0, 0, 0.0});
+  int steps = 0;
+  while (pair.sink->integrator->can_step()) {
+    pair.sink->integrator->step_once();
+    ++steps;
+  }
+  EXPECT_EQ(steps, 6);  // step 0 on the real sample, then five on predictions, then it waits
+}
+
+TEST(CoupledIntegrator, SamplesFromOutsideAreChecked) {
+  Pair pair(1, 0, 1, 1, 10);
+  EXPECT_THROW(pair.sink->integrator->provide({0, 1, 0.0}), ProtocolError);  // 0 expected
+  EXPECT_THROW(pair.sink->integrator->provide({3, 0, 0.0}), ProtocolError);  // no channel 3
+  EXPECT_THROW(pair.sink->integrator->provide({0, 0, NAN}), ModelError);
+  EXPECT_NO_THROW(pair.sink->integrator->provide({0, 0, 1.0}));
+}
+
+TEST(CoupledIntegrator, AZeroCrossingFiresItsHandlerAtTheStepEnd) {
+  CoupledConfig c = config_for("ball", 1, 400);  // 4 s at 10 ms
+  Part ball(std::make_unique<Ball>(), c);
+  double lowest = 1;
+  while (!ball.integrator->all_published()) {
+    ball.integrator->step_once();
+    const OutputBatch b = ball.integrator->take_final();
+    for (std::size_t k = 0; k < b.count(); ++k) lowest = std::min(lowest, b.states[2 * k]);
+  }
+  const CoupledStats stats = ball.integrator->stats();
+  EXPECT_GE(stats.events, 3u);    // bounces: 0.45 s to the floor, then shorter and shorter
+  EXPECT_GE(lowest, 0.0);         // the handler reflects the ball above the floor
+  EXPECT_LT(ball.integrator->step(), 401u);
+}
+
+}  // namespace
+}  // namespace kausal
