@@ -17,6 +17,7 @@
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_local_deployment.hpp"
+#include "system/model_registry.hpp"
 #include "monitor/optimistic.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
@@ -307,6 +308,44 @@ int compare_partitioned(const Options& o) {
   return 0;
 }
 
+// `kausal models [NAME]`: the registered models, or one with its ports and parameters.
+int models_command(const std::string& name) {
+  const ModelRegistry& registry = model_registry();
+  if (name.empty()) {
+    for (const auto& [model, info] : registry.all())
+      std::cout << "  " << model << std::string(model.size() < 22 ? 22 - model.size() : 1, ' ')
+                << info.summary << "\n";
+    std::cout << "kausal models NAME: its ports and parameters\n";
+    return 0;
+  }
+  const ModelInfo* info = registry.find(name);
+  if (!info) throw InputError("command line: no model '" + name + "' (kausal models lists them)");
+  Parameters defaults;
+  for (const auto& p : info->parameters)
+    if (p.default_value) defaults.emplace_back(p.name, *p.default_value);
+  auto join = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  std::cout << name << ": " << info->summary << "\n";
+  try {  // ports need an instance: build one when every parameter has a default
+    const Signature sig = registry.make(name, name, defaults)->signature();
+    std::cout << "  states   " << join(sig.states) << "\n  inputs   " << join(sig.inputs)
+              << "\n  outputs  " << join(sig.outputs) << "\n";
+  } catch (const ModelError&) {
+  }
+  std::cout << "  parameters:\n";
+  for (const auto& p : info->parameters) {
+    std::ostringstream d;
+    if (p.default_value) d << "default " << *p.default_value;
+    else d << "required";
+    std::cout << "    " << p.name << std::string(p.name.size() < 14 ? 14 - p.name.size() : 1, ' ')
+              << p.meaning << " (" << d.str() << ")\n";
+  }
+  return 0;
+}
+
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
 void reject_chain_options(const CLI::App& cmd, const Options& o) {
   auto given = [&](const char* name) {
@@ -510,6 +549,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"process", "pendulum", "single"}));
 
+  std::string model_name;
+  CLI::App* models = app.add_subcommand(
+      "models", "list the registered models (for partitioned scenarios), or show one");
+  models->add_option("name", model_name, "a model: its states, inputs, outputs, parameters");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -521,6 +565,7 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_interrupt);
   std::signal(SIGPIPE, SIG_IGN);
   try {
+    if (models->parsed()) return models_command(model_name);
     const CLI::App* used = run->parsed() ? run : compare;
     if (is_partitioned_scenario(o.scenario)) {
       reject_chain_options(*used, o);
