@@ -148,6 +148,12 @@ StepperMemory OdeStepper::memory() const {
 
 void OdeStepper::restore(const StepperMemory& m) {
   if (method_ != OdeMethod::ab3) return;  // one-step methods have no past to restore
+  const auto n = static_cast<Eigen::Index>(size_);
+  const bool fits =
+      (m.steps < 1 || m.previous.size() == n) && (m.steps < 2 || m.before_previous.size() == n);
+  if (!fits)
+    throw SimulationError("ab3: the memory to restore is not from a stepper of " +
+                          std::to_string(size_) + " states");
   memory_ = m;
 }
 

@@ -80,6 +80,7 @@ class OdeStepper {
   void step(RightHandSide& f, double t, double h, Vector& x);
 
   StepperMemory memory() const;
+  // One-step methods ignore m; AB3 throws SimulationError for a memory of another state size.
   void restore(const StepperMemory& m);
   // Forget the multistep past (after an event changed the state discontinuously): the next
   // steps use the start-up procedure again.

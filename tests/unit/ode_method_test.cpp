@@ -469,6 +469,15 @@ TEST(OdeMethodErrors, BlocksMustTileTheState) {
 
 // x' = −1000·sign(x) from x = 1 with h = 0.01 has no backward Euler solution: x1 > 0 would
 // give x1 = −9, x1 < 0 would give x1 = 11. Newton must give up, not return something.
+TEST(OdeMethodErrors, MemoryOfAnotherStateSizeIsRefused) {
+  FunctionRhs f = oscillator();
+  OdeStepper two(OdeMethod::ab3, 2);
+  Vector x{{1.0, 0.0}};
+  for (int i = 0; i < 3; ++i) two.step(f, i * 0.1, 0.1, x);
+  OdeStepper three(OdeMethod::ab3, 3);
+  EXPECT_THROW(three.restore(two.memory()), SimulationError);
+}
+
 TEST(OdeMethodErrors, NewtonFailureIsASimulationError) {
   FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = x[0] > 0 ? -1000.0 : 1000.0; },
                 [](double, VectorView, MatrixOut J) { J(0, 0) = 0; });
