@@ -119,7 +119,6 @@ class OdeStepper {
   std::vector<StateBlock> blocks_;              // as given, sorted by offset
   std::vector<StateBlock> exponential_blocks_;  // the Jacobian blocks DRE0/pDRE0 use
   StepperMemory memory_;
-  StepperMemory next_memory_;  // what memory_ becomes if the step in progress succeeds
   std::vector<BlockCache> caches_;
   Vector k1_, k2_, k3_, k4_, tmp_, next_;
   Matrix jacobian_;
