@@ -3,10 +3,13 @@
 //   - the same with caller and callee pinned to one CPU
 //   - wall time of one conservative step, N = 5, one process per component, both placements
 //   - sequential pendulum-steps per second (step + collision checks), N = 5 and N = 32
+//   - one step of each OdeMethod on a 5-state turbogenerator (models.md C), for "DRE0 costs
+//     about N× Euler per step" (Clemens: about 12×)
 // Prints Google Benchmark's table, then the derived figures (ratios within this run).
 #include <benchmark/benchmark.h>
 #include <pthread.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -14,6 +17,7 @@
 #include <memory>
 
 #include "idl/kausal.hh"
+#include "integrator/ode_method.hpp"
 #include "monitor/chain_driver.hpp"
 #include "monitor/child_process.hpp"
 #include "monitor/conservative.hpp"
@@ -120,6 +124,68 @@ BENCHMARK_CAPTURE(BM_ConservativeStep, pin_cores, true)
 BENCHMARK_CAPTURE(BM_ConservativeStep, pin_none, false)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+
+// The turbogenerator of models.md C: synchronous machine (x1..x3) and turbine (x4, x5) with
+// the analytic Jacobian. The constants are plausible per-unit values chosen for the
+// benchmark only (the source gives none); the cost per step does not depend on them.
+class Turbogenerator : public RightHandSide {
+ public:
+  void derivative(double, VectorView x, VectorOut dx) override {
+    dx[0] = x[1];
+    dx[1] = -c1 * x[1] - c2 * std::sin(x[0]) * x[2] - 0.5 * c3 * std::sin(2 * x[0]) + x[4] / m;
+    dx[2] = c5 * std::cos(x[0]) - c4 * x[2] + c6 * u2;
+    dx[3] = k1 * u1 - k2 * x[1] - k3 * x[3];
+    dx[4] = k4 * x[3] - k5 * x[4];
+  }
+  void jacobian(double, VectorView x, MatrixOut J) override {
+    J.setZero();
+    J(0, 1) = 1;
+    J(1, 0) = -c2 * std::cos(x[0]) * x[2] - c3 * std::cos(2 * x[0]);
+    J(1, 1) = -c1;
+    J(1, 2) = -c2 * std::sin(x[0]);
+    J(1, 4) = 1 / m;
+    J(2, 0) = -c5 * std::sin(x[0]);
+    J(2, 2) = -c4;
+    J(3, 1) = -k2;
+    J(3, 3) = -k3;
+    J(4, 3) = k4;
+    J(4, 4) = -k5;
+  }
+  static Vector initial() { return Vector{{0.6, 0.0, 1.1, 0.16, 0.2}}; }
+
+ private:
+  double c1 = 0.8, c2 = 4.0, c3 = 0.6, c4 = 2.5, c5 = 1.5, c6 = 2.0, m = 0.25;
+  double k1 = 1.0, k2 = 2.0, k3 = 5.0, k4 = 5.0, k5 = 4.0;
+  double u1 = 0.8, u2 = 1.0;  // 80 % load
+};
+
+// One step of `method` at h = 10 ms, restarting from the initial state every 1000 steps.
+// pDRE0 uses Clemens' partition: machine {x1, x2, x3}, turbine {x4, x5}.
+void BM_OdeStep(benchmark::State& state, OdeMethod method) {
+  Turbogenerator f;
+  OdeStepper stepper(method, 5, {{"machine", 0, 3}, {"turbine", 3, 2}});
+  const double h = 0.01;
+  Vector x = Turbogenerator::initial();
+  int m = 0;
+  for (auto _ : state) {
+    stepper.step(f, m * h, h, x);
+    if (++m == 1000) {
+      m = 0;
+      x = Turbogenerator::initial();
+      stepper.restart();
+    }
+  }
+  benchmark::DoNotOptimize(x.data());
+  state.counters["f_per_step"] =
+      static_cast<double>(stepper.derivative_calls()) / static_cast<double>(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_OdeStep, euler, OdeMethod::euler);
+BENCHMARK_CAPTURE(BM_OdeStep, rk3, OdeMethod::rk3);
+BENCHMARK_CAPTURE(BM_OdeStep, rk4, OdeMethod::rk4);
+BENCHMARK_CAPTURE(BM_OdeStep, ab3, OdeMethod::ab3);
+BENCHMARK_CAPTURE(BM_OdeStep, backward_euler, OdeMethod::backward_euler);
+BENCHMARK_CAPTURE(BM_OdeStep, dre0, OdeMethod::dre0);
+BENCHMARK_CAPTURE(BM_OdeStep, pdre0, OdeMethod::pdre0);
 
 // Keeps the median (or the only) real time per iteration of every benchmark.
 class Collector : public benchmark::ConsoleReporter {

@@ -1,0 +1,17 @@
+#pragma once
+// The matrix function of the exponential method DRE0 (Clemens 1993), without inverting A.
+#include "system/model.hpp"
+
+namespace kausal {
+
+// A_D = A^{-1}(e^{hA} − I) = h·Σ_{k≥0} (hA)^k/(k+1)!, so that A·A_D + I = e^{hA}. A may be
+// singular (then the series is the only meaning of A^{-1}(e^{hA} − I)).
+//
+// How: halve h s times until ‖hA‖₁/2^s ≤ 1/2, sum the series for τ = h/2^s to a fixed
+// number of terms (enough for full double accuracy at that norm, and the same number every
+// time so the result's bits depend on A and h only), then double back s times with
+// D(2τ) = D(τ)(2I + A·D(τ)), which follows from e^{2τA} − I = (e^{τA} − I)(e^{τA} + I).
+// Throws SimulationError if A or h is not finite.
+Matrix phi1_times_h(const Matrix& A, double h);
+
+}  // namespace kausal

@@ -1,0 +1,285 @@
+#include "integrator/ode_method.hpp"
+
+#include <Eigen/LU>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "integrator/exponential_series.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+struct NamedMethod {
+  std::string_view name;
+  OdeMethod method;
+};
+
+constexpr std::array<NamedMethod, 7> method_names{{
+    {"euler", OdeMethod::euler},
+    {"rk3", OdeMethod::rk3},
+    {"rk4", OdeMethod::rk4},
+    {"ab3", OdeMethod::ab3},
+    {"backward_euler", OdeMethod::backward_euler},
+    {"dre0", OdeMethod::dre0},
+    {"pdre0", OdeMethod::pdre0},
+}};
+
+constexpr int max_newton_iterations = 20;
+constexpr double newton_tolerance = 1e-12;
+// An update that shrinks by less than this factor means the Jacobian is too stale.
+constexpr double slow_contraction = 0.5;
+
+std::string known_methods() {
+  std::string list;
+  for (const auto& m : method_names) list += (list.empty() ? "" : ", ") + std::string(m.name);
+  return list;
+}
+
+std::string block_label(const StateBlock& b) {
+  return "'" + b.name + "' [" + std::to_string(b.offset) + ", " +
+         std::to_string(b.offset + b.size) + ")";
+}
+
+// Sorted by offset; throws InputError unless they cover [0, state_size) without gap,
+// overlap or empty block.
+std::vector<StateBlock> checked_tiling(std::vector<StateBlock> blocks, std::size_t state_size) {
+  std::sort(blocks.begin(), blocks.end(),
+            [](const StateBlock& a, const StateBlock& b) { return a.offset < b.offset; });
+  std::size_t covered = 0;
+  for (const auto& b : blocks) {
+    if (b.size == 0) throw InputError("state block " + block_label(b) + " is empty");
+    if (b.offset != covered)
+      throw InputError("state block " + block_label(b) +
+                       (b.offset < covered ? " overlaps" : " leaves a gap at") + " [" +
+                       std::to_string(std::min(b.offset, covered)) + ", " +
+                       std::to_string(std::max(b.offset, covered)) + ")");
+    covered += b.size;
+  }
+  if (!blocks.empty() && covered != state_size)
+    throw InputError("state blocks cover [0, " + std::to_string(covered) + ") but the state has " +
+                     std::to_string(state_size) + " components");
+  return blocks;
+}
+
+bool same_bits(const Matrix& cached, const Eigen::Block<const Matrix>& now) {
+  if (cached.rows() != now.rows() || cached.cols() != now.cols()) return false;
+  for (Eigen::Index j = 0; j < now.cols(); ++j)
+    for (Eigen::Index i = 0; i < now.rows(); ++i)
+      if (const double v = now(i, j); std::memcmp(&cached(i, j), &v, sizeof v) != 0) return false;
+  return true;
+}
+
+double max_norm(const Vector& v) {
+  return v.size() == 0 ? 0.0 : v.lpNorm<Eigen::Infinity>();
+}
+
+}  // namespace
+
+OdeMethod parse_ode_method(std::string_view name, const std::string& where) {
+  for (const auto& m : method_names)
+    if (m.name == name) return m.method;
+  throw InputError(where + "unknown integrator '" + std::string(name) +
+                   "' (known: " + known_methods() + ")");
+}
+
+std::string_view ode_method_name(OdeMethod m) {
+  for (const auto& named : method_names)
+    if (named.method == m) return named.name;
+  return "?";
+}
+
+bool uses_jacobian(OdeMethod m) {
+  return m == OdeMethod::backward_euler || m == OdeMethod::dre0 || m == OdeMethod::pdre0;
+}
+
+OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks)
+    : method_(method), size_(state_size), blocks_(checked_tiling(std::move(blocks), state_size)) {
+  const auto n = static_cast<Eigen::Index>(size_);
+  if (method_ == OdeMethod::pdre0 && !blocks_.empty())
+    exponential_blocks_ = blocks_;
+  else if (size_ > 0)
+    exponential_blocks_ = {StateBlock{"state", 0, size_}};
+  caches_.resize(exponential_blocks_.size());
+  for (Vector* v : {&k1_, &k2_, &k3_, &k4_, &tmp_, &next_}) *v = Vector::Zero(n);
+  if (uses_jacobian(method_)) jacobian_ = Matrix::Zero(n, n);
+}
+
+void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
+  if (static_cast<std::size_t>(x.size()) != size_)
+    fail(t, "the state has " + std::to_string(x.size()) + " components, the stepper was made for " +
+                std::to_string(size_));
+  if (!(h > 0) || !std::isfinite(h))
+    fail(t, "the step h=" + std::to_string(h) + " is not positive and finite");
+  switch (method_) {
+    case OdeMethod::euler:
+      euler(f, t, h, x);
+      break;
+    case OdeMethod::rk3:
+      rk3(f, t, h, x);
+      break;
+    case OdeMethod::rk4:
+      rk4(f, t, h, x);
+      break;
+    case OdeMethod::ab3:
+      ab3(f, t, h, x);
+      break;
+    case OdeMethod::backward_euler:
+      backward_euler(f, t, h, x);
+      break;
+    case OdeMethod::dre0:
+    case OdeMethod::pdre0:
+      exponential(f, t, h, x);
+      break;
+  }
+  if (!next_.allFinite()) fail(t, "the state is not finite after the step");
+  if (method_ == OdeMethod::ab3) commit_history(h);
+  x = next_;
+}
+
+StepperMemory OdeStepper::memory() const {
+  return memory_;
+}
+
+void OdeStepper::restore(const StepperMemory& m) {
+  if (method_ != OdeMethod::ab3) return;  // one-step methods have no past to restore
+  const auto n = static_cast<Eigen::Index>(size_);
+  const bool fits =
+      (m.steps < 1 || m.previous.size() == n) && (m.steps < 2 || m.before_previous.size() == n);
+  if (!fits)
+    throw SimulationError("ab3: the memory to restore is not from a stepper of " +
+                          std::to_string(size_) + " states");
+  memory_ = m;
+}
+
+void OdeStepper::restart() {
+  memory_.steps = 0;
+}
+
+void OdeStepper::eval_f(RightHandSide& f, double t, const Vector& x, Vector& dx) {
+  ++derivative_calls_;
+  f.derivative(t, x, dx);
+}
+
+// Zeroed first so that a model filling only its non-zero entries is enough.
+void OdeStepper::eval_jacobian(RightHandSide& f, double t, const Vector& x) {
+  ++jacobian_calls_;
+  jacobian_.setZero();
+  f.jacobian(t, x, jacobian_);
+}
+
+void OdeStepper::euler(RightHandSide& f, double t, double h, const Vector& x) {
+  eval_f(f, t, x, k1_);
+  next_ = x + h * k1_;
+}
+
+// Kutta's third-order method; k1_ keeps f(t, x) for AB3's history.
+void OdeStepper::rk3(RightHandSide& f, double t, double h, const Vector& x) {
+  const double half = 0.5 * h;
+  eval_f(f, t, x, k1_);
+  tmp_ = x + half * k1_;
+  eval_f(f, t + half, tmp_, k2_);
+  tmp_ = x + h * (2.0 * k2_ - k1_);
+  eval_f(f, t + h, tmp_, k3_);
+  next_ = x + (h / 6) * (k1_ + 4.0 * k2_ + k3_);
+}
+
+void OdeStepper::rk4(RightHandSide& f, double t, double h, const Vector& x) {
+  const double half = 0.5 * h;
+  eval_f(f, t, x, k1_);
+  tmp_ = x + half * k1_;
+  eval_f(f, t + half, tmp_, k2_);
+  tmp_ = x + half * k2_;
+  eval_f(f, t + half, tmp_, k3_);
+  tmp_ = x + h * k3_;
+  eval_f(f, t + h, tmp_, k4_);
+  next_ = x + (h / 6) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
+}
+
+// k1_ ends up holding f(t, x) on both paths: commit_history() saves it.
+void OdeStepper::ab3(RightHandSide& f, double t, double h, const Vector& x) {
+  const bool start_up = memory_.steps < 2 || memory_.h != h;
+  if (start_up) {
+    rk3(f, t, h, x);
+    return;
+  }
+  eval_f(f, t, x, k1_);
+  next_ = x + (h / 12) * (23.0 * k1_ - 16.0 * memory_.previous + 5.0 * memory_.before_previous);
+}
+
+// After a successful AB3 step: f at its start becomes the newest history entry. A changed h
+// makes the old entries useless, so counting starts again (the step just taken was RK3).
+void OdeStepper::commit_history(double h) {
+  if (memory_.steps > 0 && memory_.h != h) memory_.steps = 0;
+  memory_.before_previous.swap(memory_.previous);
+  memory_.previous = k1_;
+  memory_.h = h;
+  ++memory_.steps;
+}
+
+void OdeStepper::backward_euler(RightHandSide& f, double t, double h, const Vector& x) {
+  const double t1 = t + h;
+  const auto n = static_cast<Eigen::Index>(size_);
+  next_ = x;  // predictor
+  eval_jacobian(f, t1, next_);
+  Eigen::PartialPivLU<Matrix> lu(Matrix::Identity(n, n) - h * jacobian_);
+  double last_update = std::numeric_limits<double>::infinity();
+  for (int iteration = 0; iteration < max_newton_iterations; ++iteration) {
+    eval_f(f, t1, next_, k1_);
+    tmp_ = x - next_ + h * k1_;  // −G(x1), G(x1) = x1 − x − h f(t+h, x1)
+    k2_ = lu.solve(tmp_);
+    next_ += k2_;
+    const double update = max_norm(k2_);
+    if (!std::isfinite(update)) fail(t, "the Newton update is not finite");
+    if (update <= newton_tolerance * std::max(max_norm(x), max_norm(next_))) return;
+    if (update > slow_contraction * last_update) {
+      eval_jacobian(f, t1, next_);
+      lu.compute(Matrix::Identity(n, n) - h * jacobian_);
+    }
+    last_update = update;
+  }
+  fail(t, "Newton did not converge in " + std::to_string(max_newton_iterations) +
+              " iterations (h=" + std::to_string(h) + ")");
+}
+
+void OdeStepper::exponential(RightHandSide& f, double t, double h, const Vector& x) {
+  eval_f(f, t, x, k1_);
+  eval_jacobian(f, t, x);
+  next_ = x;
+  for (std::size_t b = 0; b < exponential_blocks_.size(); ++b) {
+    const auto o = static_cast<Eigen::Index>(exponential_blocks_[b].offset);
+    const auto s = static_cast<Eigen::Index>(exponential_blocks_[b].size);
+    next_.segment(o, s) += block_a_d(b, h) * k1_.segment(o, s);
+  }
+}
+
+// Block b's A_D for the Jacobian in jacobian_, recomputed only when its diagonal block or h
+// changed bitwise: the result is a function of those bits alone, so reuse changes nothing.
+const Matrix& OdeStepper::block_a_d(std::size_t b, double h) {
+  const auto o = static_cast<Eigen::Index>(exponential_blocks_[b].offset);
+  const auto s = static_cast<Eigen::Index>(exponential_blocks_[b].size);
+  const Matrix& j = jacobian_;
+  const auto a = j.block(o, o, s, s);
+  BlockCache& cache = caches_[b];
+  if (!cache.valid || cache.h != h || !same_bits(cache.a, a)) {
+    cache.a = a;
+    cache.a_d = phi1_times_h(cache.a, h);
+    cache.h = h;
+    cache.valid = true;
+  }
+  return cache.a_d;
+}
+
+void OdeStepper::fail(double t, const std::string& what) const {
+  std::ostringstream message;
+  message.precision(12);
+  message << ode_method_name(method_) << " step at t=" << t << ": " << what;
+  throw SimulationError(message.str());
+}
+
+}  // namespace kausal

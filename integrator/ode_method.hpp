@@ -1,0 +1,129 @@
+#pragma once
+// Integration methods for the subsystems of a general partitioned model (design.md §4):
+// Euler, RK3, RK4, AB3, backward Euler and the exponential methods DRE0 / pDRE0 of Clemens
+// (1993). The pendulum chain keeps its own templated steppers (stepper.hpp).
+//
+// Every method is deterministic: the same inputs give the same bits (rollback relies on it).
+// f evaluations per step:
+//   euler 1 · rk3 3 · rk4 4 · ab3 1 (3 in each of its two RK3 start-up steps)
+//   backward_euler one per Newton iteration (≥ 1), plus one Jacobian (more if refreshed)
+//   dre0, pdre0 1 f and 1 Jacobian; A_D recomputed only when the Jacobian or h changed.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "system/model.hpp"
+#include "system/state_block.hpp"
+
+namespace kausal {
+
+enum class OdeMethod { euler, rk3, rk4, ab3, backward_euler, dre0, pdre0 };
+
+// Throws InputError "<where>unknown integrator 'x' (known: euler, rk3, rk4, ab3,
+// backward_euler, dre0, pdre0)".
+OdeMethod parse_ode_method(std::string_view name, const std::string& where);
+std::string_view ode_method_name(OdeMethod m);
+bool uses_jacobian(OdeMethod m);  // backward_euler, dre0, pdre0
+
+// What a step needs from a subsystem whose inputs the caller has already bound (u(t) is
+// inside): f(t, x) and ∂f/∂x.
+class RightHandSide {
+ public:
+  virtual ~RightHandSide() = default;
+  virtual void derivative(double t, VectorView x, VectorOut dx) = 0;
+  virtual void jacobian(double t, VectorView x, MatrixOut J) = 0;
+};
+
+// The part of a multistep method's past that must be saved with the state and restored on a
+// rollback: for AB3 the derivatives at the starts of its last two steps, the step they were
+// taken with and how many steps it has taken since it was made or restarted. Empty (all
+// zero) for one-step methods. A plain copyable value.
+struct StepperMemory {
+  std::uint64_t steps = 0;  // steps since construction or restart()
+  double h = 0;             // the step size of the saved derivatives
+  Vector previous;          // f at the start of the last step
+  Vector before_previous;   // f at the start of the step before it
+};
+
+// Advances one subsystem's state by one step of the chosen method.
+//
+// AB3 start-up: the first two steps after construction or restart() are RK3 steps (Kutta's,
+// the same bits as OdeMethod::rk3); the derivative each computes at its step start fills the
+// history. From the third step on, x += h/12·(23 f_n − 16 f_{n−1} + 5 f_{n−2}), one f per
+// step. AB3 assumes a constant step: a step whose h differs from the history's starts the
+// start-up procedure again.
+//
+// Backward Euler: solves x1 = x + h f(t+h, x1) by simplified Newton from the predictor
+// x1 = x, with the Jacobian at (t+h, x) and one LU of I − hJ (Eigen PartialPivLU). When an
+// update shrinks by less than half, the Jacobian is taken again at the current iterate and
+// refactored. Converged when the update is at most 1e-12·max(|x|∞, |x1|∞); after 20
+// iterations without that it throws SimulationError.
+//
+// DRE0: x += A_D f(t, x) with A = ∂f/∂x(t, x) and A_D = A^{-1}(e^{hA} − I) from
+// phi1_times_h (exponential_series.hpp). pDRE0 does the same per block with only the block's
+// own diagonal part of A. Each block's A_D is kept and reused while its part of the Jacobian
+// is bitwise the same and h is the same (a linear system pays one Jacobian and one f per
+// step); the cache does not change any result's bits.
+//
+// step() either advances x to a finite state or throws SimulationError naming the method
+// and t and leaves x and the multistep memory as they were.
+class OdeStepper {
+ public:
+  // blocks: pdre0 uses only these diagonal blocks of the Jacobian (each partition's own
+  // block); empty = one block covering the whole state (then pdre0 == dre0). Throws InputError
+  // for blocks that do not tile [0, state_size) exactly (in any order, none empty).
+  OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks = {});
+
+  // Advances x from t to t + h (h > 0 and finite).
+  void step(RightHandSide& f, double t, double h, Vector& x);
+
+  StepperMemory memory() const;
+  // One-step methods ignore m; AB3 throws SimulationError for a memory of another state size.
+  void restore(const StepperMemory& m);
+  // Forget the multistep past (after an event changed the state discontinuously): the next
+  // steps use the start-up procedure again.
+  void restart();
+
+  OdeMethod method() const { return method_; }
+  std::size_t state_size() const { return size_; }
+  const std::vector<StateBlock>& blocks() const { return blocks_; }
+  // Totals over the stepper's life, rolled-back steps included (they were paid for).
+  std::uint64_t derivative_calls() const { return derivative_calls_; }
+  std::uint64_t jacobian_calls() const { return jacobian_calls_; }
+
+ private:
+  // A_D of one block and what it was computed from.
+  struct BlockCache {
+    bool valid = false;
+    double h = 0;
+    Matrix a;
+    Matrix a_d;
+  };
+
+  void eval_f(RightHandSide& f, double t, const Vector& x, Vector& dx);
+  void eval_jacobian(RightHandSide& f, double t, const Vector& x);
+  void euler(RightHandSide& f, double t, double h, const Vector& x);
+  void rk3(RightHandSide& f, double t, double h, const Vector& x);
+  void rk4(RightHandSide& f, double t, double h, const Vector& x);
+  void ab3(RightHandSide& f, double t, double h, const Vector& x);
+  void backward_euler(RightHandSide& f, double t, double h, const Vector& x);
+  void exponential(RightHandSide& f, double t, double h, const Vector& x);
+  const Matrix& block_a_d(std::size_t b, double h);
+  void commit_history(double h);
+  [[noreturn]] void fail(double t, const std::string& what) const;
+
+  OdeMethod method_;
+  std::size_t size_;
+  std::vector<StateBlock> blocks_;              // as given, sorted by offset
+  std::vector<StateBlock> exponential_blocks_;  // the Jacobian blocks DRE0/pDRE0 use
+  StepperMemory memory_;
+  std::vector<BlockCache> caches_;
+  Vector k1_, k2_, k3_, k4_, tmp_, next_;
+  Matrix jacobian_;
+  std::uint64_t derivative_calls_ = 0;
+  std::uint64_t jacobian_calls_ = 0;
+};
+
+}  // namespace kausal

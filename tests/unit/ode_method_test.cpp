@@ -1,0 +1,514 @@
+// The integration methods of general partitioned models (integrator/ode_method.hpp):
+// orders of accuracy, Clemens' stiff model B (models.md B), AB3 start-up and rollback,
+// the φ-series against Eigen's matrix exponential, errors. References come from closed
+// forms or from Eigen's MatrixFunctions, never from the code under test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <unsupported/Eigen/MatrixFunctions>
+#include <vector>
+
+#include "integrator/exponential_series.hpp"
+#include "integrator/ode_method.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+using Derivative = std::function<void(double, VectorView, VectorOut)>;
+using Jacobian = std::function<void(double, VectorView, MatrixOut)>;
+
+class FunctionRhs : public RightHandSide {
+ public:
+  FunctionRhs(Derivative f, Jacobian j) : f_(std::move(f)), j_(std::move(j)) {}
+  void derivative(double t, VectorView x, VectorOut dx) override { f_(t, x, dx); }
+  void jacobian(double t, VectorView x, MatrixOut J) override { j_(t, x, J); }
+
+ private:
+  Derivative f_;
+  Jacobian j_;
+};
+
+bool bit_equal(const Vector& a, const Vector& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+}
+
+Vector run(OdeMethod method, RightHandSide& f, Vector x, double h, int steps,
+           std::vector<StateBlock> blocks = {}) {
+  OdeStepper stepper(method, static_cast<std::size_t>(x.size()), std::move(blocks));
+  for (int i = 0; i < steps; ++i) stepper.step(f, i * h, h, x);
+  return x;
+}
+
+// ---------------------------------------------------------------- orders of accuracy
+
+// x' = −x + sin t, x(0) = 1: x(t) = 3/2 e^{−t} + (sin t − cos t)/2.
+FunctionRhs forced_decay() {
+  return FunctionRhs([](double t, VectorView x, VectorOut dx) { dx[0] = -x[0] + std::sin(t); },
+                     [](double, VectorView, MatrixOut J) { J(0, 0) = -1; });
+}
+double forced_decay_exact(double t) {
+  return 1.5 * std::exp(-t) + 0.5 * (std::sin(t) - std::cos(t));
+}
+
+// The observed order log2(e(h)/e(h/2)) at T = 2 for h = 0.02 (100 and 200 steps).
+double observed_order(OdeMethod method) {
+  FunctionRhs f = forced_decay();
+  const double end = 2.0;
+  auto error = [&](int steps) {
+    const Vector x = run(method, f, Vector::Constant(1, 1.0), end / steps, steps);
+    return std::abs(x[0] - forced_decay_exact(end));
+  };
+  return std::log2(error(100) / error(200));
+}
+
+TEST(OdeMethodOrder, EulerAndBackwardEulerAreFirstOrder) {
+  EXPECT_NEAR(observed_order(OdeMethod::euler), 1.0, 0.1);
+  EXPECT_NEAR(observed_order(OdeMethod::backward_euler), 1.0, 0.1);
+}
+
+TEST(OdeMethodOrder, Rk3AndAb3AreThirdOrder) {
+  EXPECT_NEAR(observed_order(OdeMethod::rk3), 3.0, 0.15);
+  EXPECT_NEAR(observed_order(OdeMethod::ab3), 3.0, 0.15);
+}
+
+TEST(OdeMethodOrder, Rk4IsFourthOrder) {
+  EXPECT_NEAR(observed_order(OdeMethod::rk4), 4.0, 0.15);
+}
+
+// Exponential Euler with the exact Jacobian is second order on an autonomous problem:
+// x' = x(1 − x), x(0) = 0.1, x(t) = 1/(1 + 9 e^{−t}).
+TEST(OdeMethodOrder, Dre0IsSecondOrderOnAnAutonomousProblem) {
+  FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = x[0] * (1 - x[0]); },
+                [](double, VectorView x, MatrixOut J) { J(0, 0) = 1 - 2 * x[0]; });
+  const double end = 4.0;
+  auto error = [&](int steps) {
+    const Vector x = run(OdeMethod::dre0, f, Vector::Constant(1, 0.1), end / steps, steps);
+    return std::abs(x[0] - 1 / (1 + 9 * std::exp(-end)));
+  };
+  EXPECT_NEAR(std::log2(error(100) / error(200)), 2.0, 0.15);
+}
+
+// ---------------------------------------------------------------- model B (models.md B)
+
+Matrix model_b_a() {
+  Matrix a(2, 2);
+  a << -40, 20, 10, -50010;
+  return a;
+}
+Vector model_b_input() {
+  return Vector{{20.0 * 100.0, 0.0}};  // B·p0 with p0 = 100 bar
+}
+
+FunctionRhs model_b() {
+  return FunctionRhs(
+      [](double, VectorView x, VectorOut dx) { dx = model_b_a() * x + model_b_input(); },
+      [](double, VectorView, MatrixOut J) { J = model_b_a(); });
+}
+
+// x(t) = A^{-1}(e^{tA} − I)·B p0 from Eigen's matrix exponential (A is invertible here).
+Vector model_b_exact(double t) {
+  const Matrix a = model_b_a();
+  const Matrix e = (t * a).exp();
+  return a.partialPivLu().solve((e - Matrix::Identity(2, 2)) * model_b_input());
+}
+
+struct TableRow {
+  int ms;
+  double p1, p2;
+};
+// models.md B, "Exact step response"; printed to 6 decimals (p1) and 8 decimals (p2).
+const std::vector<TableRow> model_b_table = {
+    {1, 1.960532, 0.00038434},   {10, 16.484304, 0.00329084},  {25, 31.607347, 0.00631726},
+    {50, 43.236204, 0.00864443}, {100, 49.088759, 0.00981564}, {200, 49.988211, 0.00999564},
+    {300, 50.004692, 0.00999894}};
+
+// 1e-6 relative, but never tighter than half a unit of the table's last printed digit.
+void expect_matches_table(const Vector& x, const TableRow& row) {
+  EXPECT_NEAR(x[0], row.p1, std::max(1e-6 * row.p1, 0.5e-6)) << "p1 at " << row.ms << " ms";
+  EXPECT_NEAR(x[1], row.p2, std::max(1e-6 * row.p2, 0.5e-8)) << "p2 at " << row.ms << " ms";
+}
+
+void expect_dre0_exact_on_model_b(int h_ms) {
+  FunctionRhs f = model_b();
+  const double h = h_ms * 1e-3;
+  OdeStepper stepper(OdeMethod::dre0, 2);
+  Vector x = Vector::Zero(2);
+  int checked = 0;
+  for (int i = 1; i <= 300 / h_ms; ++i) {
+    stepper.step(f, (i - 1) * h, h, x);
+    for (const auto& row : model_b_table) {
+      if (row.ms != i * h_ms) continue;
+      expect_matches_table(x, row);
+      const Vector exact = model_b_exact(row.ms * 1e-3);
+      EXPECT_NEAR(x[0], exact[0], 1e-10 * exact[0]) << row.ms << " ms";
+      EXPECT_NEAR(x[1], exact[1], 1e-10 * exact[1]) << row.ms << " ms";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, h_ms == 1 ? 7 : 5);  // 1 and 25 ms are not multiples of 10 ms
+}
+
+TEST(OdeMethodModelB, Dre0IsExactAtOneMillisecond) {
+  expect_dre0_exact_on_model_b(1);
+}
+
+TEST(OdeMethodModelB, Dre0IsExactAtTenMilliseconds) {
+  expect_dre0_exact_on_model_b(10);
+}
+
+// A linear system keeps its Jacobian: one f and one Jacobian per step, and the cached A_D
+// gives the same bits as one computed afresh for every step.
+TEST(OdeMethodModelB, Dre0ReusesItsMatrixWithoutChangingBits) {
+  FunctionRhs f = model_b();
+  const double h = 1e-3;
+  OdeStepper cached(OdeMethod::dre0, 2);
+  Vector x = Vector::Zero(2), y = Vector::Zero(2);
+  for (int i = 0; i < 50; ++i) {
+    cached.step(f, i * h, h, x);
+    OdeStepper fresh(OdeMethod::dre0, 2);
+    fresh.step(f, i * h, h, y);
+    ASSERT_TRUE(bit_equal(x, y)) << "step " << i;
+  }
+  EXPECT_EQ(cached.derivative_calls(), 50u);
+  EXPECT_EQ(cached.jacobian_calls(), 50u);
+}
+
+// Bounded, and the largest |p| over the run.
+double largest_magnitude(OdeMethod method, double h, double end, Vector& x,
+                         std::vector<StateBlock> blocks = {}) {
+  FunctionRhs f = model_b();
+  OdeStepper stepper(method, 2, std::move(blocks));
+  x = Vector::Zero(2);
+  double largest = 0;
+  const int steps = static_cast<int>(std::lround(end / h));
+  for (int i = 0; i < steps; ++i) {
+    stepper.step(f, i * h, h, x);
+    largest = std::max(largest, x.cwiseAbs().maxCoeff());
+  }
+  return largest;
+}
+
+// Explicit Euler's stability limit is h < 2/50010 ≈ 3.9992e-5 s.
+TEST(OdeMethodModelB, EulerIsStableJustBelowItsLimit) {
+  Vector x;
+  const double largest = largest_magnitude(OdeMethod::euler, 3.9e-5, 0.3, x);
+  EXPECT_LT(largest, 50.01);
+  EXPECT_NEAR(x[0], 50.005, 0.01);  // towards the steady state p1 = 50.005
+  EXPECT_NEAR(x[1], 0.009999, 1e-5);
+}
+
+TEST(OdeMethodModelB, EulerIsUnstableJustAboveItsLimit) {
+  Vector x;
+  // |1 − 50010 h| = 1.05 per step: over 7317 steps any bound is left far behind.
+  EXPECT_GT(largest_magnitude(OdeMethod::euler, 4.1e-5, 0.3, x), 1e50);
+}
+
+TEST(OdeMethodModelB, BackwardEulerIsStableAtTenMilliseconds) {
+  Vector x;
+  EXPECT_LT(largest_magnitude(OdeMethod::backward_euler, 10e-3, 0.3, x), 50.01);
+  const Vector exact = model_b_exact(0.3);
+  EXPECT_NEAR(x[0], exact[0], 1e-3 * exact[0]);
+  EXPECT_NEAR(x[1], exact[1], 1e-3 * exact[1]);
+}
+
+// pDRE0 with one block per pressure at h = 10 ms. Its p2 block sees only −50010, so
+// p2_{i+1} = e^{−500.1} p2_i + (1 − e^{−500.1})·10 p1_i / 50010: the quasi-static relation
+// p2 = 10 p1 / 50010 of the fast mode, but evaluated with p1 of the step before (a one-step
+// lag of the coupling). With e^{−500.1} ≈ 1e-217 the relation holds to rounding.
+TEST(OdeMethodModelB, Pdre0LagsTheCouplingByOneStep) {
+  FunctionRhs f = model_b();
+  const double h = 10e-3;
+  OdeStepper partitioned(OdeMethod::pdre0, 2, {{"p1", 0, 1}, {"p2", 1, 1}});
+  OdeStepper whole(OdeMethod::dre0, 2);
+  Vector x = Vector::Zero(2), y = Vector::Zero(2);
+  for (int i = 1; i <= 30; ++i) {
+    const double p1_before = x[0];
+    partitioned.step(f, (i - 1) * h, h, x);
+    whole.step(f, (i - 1) * h, h, y);
+    EXPECT_NEAR(x[1], 10 * p1_before / 50010, 1e-14) << "step " << i;
+    const Vector exact = model_b_exact(i * h);
+    const double p2_error = std::abs(x[1] - exact[1]) / exact[1];
+    EXPECT_GT(p2_error, std::abs(y[1] - exact[1]) / exact[1]) << "step " << i;
+    // The lag error is 10 (p1(t_i) − p1(t_{i−1})) / 50010 relative to p2: large while p1
+    // rises fast (100 % at the first step, where p1_0 = 0), below 25 % from 50 ms on
+    // (p1 rises by 8 % in the last 10 ms before 50 ms) and fading as p1 settles.
+    if (i >= 5) {
+      EXPECT_LT(p2_error, 0.25) << "step " << i;
+    }
+    if (i == 30) {
+      EXPECT_LT(p2_error, 1e-3);
+    }
+    // p2 barely acts on p1 (20 p2 against 2000): p1 stays close to exact.
+    EXPECT_NEAR(x[0], exact[0], 1e-3 * exact[0]) << "step " << i;
+  }
+}
+
+TEST(OdeMethodModelB, Pdre0WithoutBlocksIsDre0) {
+  FunctionRhs f = model_b();
+  EXPECT_TRUE(bit_equal(run(OdeMethod::pdre0, f, Vector::Zero(2), 10e-3, 30),
+                        run(OdeMethod::dre0, f, Vector::Zero(2), 10e-3, 30)));
+}
+
+// ---------------------------------------------------------------- AB3 start-up, rollback
+
+// A harmonic oscillator with a little damping: x'' = −4x − 0.1x'.
+FunctionRhs oscillator() {
+  return FunctionRhs(
+      [](double, VectorView x, VectorOut dx) {
+        dx[0] = x[1];
+        dx[1] = -4 * x[0] - 0.1 * x[1];
+      },
+      [](double, VectorView, MatrixOut J) {
+        J(0, 1) = 1;
+        J(1, 0) = -4;
+        J(1, 1) = -0.1;
+      });
+}
+
+TEST(OdeMethodAb3, StartsWithTwoRk3Steps) {
+  FunctionRhs f = oscillator();
+  const double h = 0.05;
+  OdeStepper ab3(OdeMethod::ab3, 2), rk3(OdeMethod::rk3, 2);
+  Vector x{{1.0, 0.0}}, y = x;
+  for (int i = 0; i < 2; ++i) {
+    ab3.step(f, i * h, h, x);
+    rk3.step(f, i * h, h, y);
+    EXPECT_TRUE(bit_equal(x, y)) << "step " << i;
+  }
+  EXPECT_EQ(ab3.derivative_calls(), 6u);
+  ab3.step(f, 2 * h, h, x);
+  rk3.step(f, 2 * h, h, y);
+  EXPECT_FALSE(bit_equal(x, y));  // the third step is an Adams–Bashforth step
+  EXPECT_EQ(ab3.derivative_calls(), 7u);
+}
+
+TEST(OdeMethodAb3, RestoredMemoryRepeatsStepsBitForBit) {
+  FunctionRhs f = oscillator();
+  const double h = 0.05;
+  OdeStepper stepper(OdeMethod::ab3, 2);
+  Vector x{{1.0, 0.0}};
+  for (int i = 0; i < 5; ++i) stepper.step(f, i * h, h, x);
+  const Vector saved_x = x;
+  const StepperMemory saved = stepper.memory();
+  EXPECT_EQ(saved.steps, 5u);
+  for (int i = 5; i < 8; ++i) stepper.step(f, i * h, h, x);
+  const Vector first = x;
+
+  stepper.restore(saved);
+  x = saved_x;
+  for (int i = 5; i < 8; ++i) stepper.step(f, i * h, h, x);
+  EXPECT_TRUE(bit_equal(x, first));
+
+  // Without restoring the memory the history is three steps too new: the repeat differs.
+  x = saved_x;
+  for (int i = 5; i < 8; ++i) stepper.step(f, i * h, h, x);
+  EXPECT_FALSE(bit_equal(x, first));
+}
+
+TEST(OdeMethodAb3, RestartUsesRk3Again) {
+  FunctionRhs f = oscillator();
+  const double h = 0.05;
+  OdeStepper ab3(OdeMethod::ab3, 2);
+  Vector x{{1.0, 0.0}};
+  for (int i = 0; i < 5; ++i) ab3.step(f, i * h, h, x);
+  ab3.restart();
+  EXPECT_EQ(ab3.memory().steps, 0u);
+  OdeStepper rk3(OdeMethod::rk3, 2);
+  Vector y = x;
+  const auto calls = ab3.derivative_calls();
+  for (int i = 5; i < 7; ++i) {
+    ab3.step(f, i * h, h, x);
+    rk3.step(f, i * h, h, y);
+    EXPECT_TRUE(bit_equal(x, y)) << "step " << i;
+  }
+  EXPECT_EQ(ab3.derivative_calls() - calls, 6u);
+}
+
+TEST(OdeMethodAb3, ChangingTheStepStartsUpAgain) {
+  FunctionRhs f = oscillator();
+  OdeStepper ab3(OdeMethod::ab3, 2), rk3(OdeMethod::rk3, 2);
+  Vector x{{1.0, 0.0}};
+  for (int i = 0; i < 4; ++i) ab3.step(f, i * 0.05, 0.05, x);
+  Vector y = x;
+  ab3.step(f, 0.2, 0.02, x);
+  rk3.step(f, 0.2, 0.02, y);
+  EXPECT_TRUE(bit_equal(x, y));
+}
+
+TEST(OdeMethod, EveryMethodIsDeterministic) {
+  for (const char* name : {"euler", "rk3", "rk4", "ab3", "backward_euler", "dre0", "pdre0"}) {
+    const OdeMethod m = parse_ode_method(name, "");
+    FunctionRhs f = oscillator();
+    EXPECT_TRUE(bit_equal(run(m, f, Vector{{1.0, 0.5}}, 0.03, 40, {{"a", 0, 1}, {"b", 1, 1}}),
+                          run(m, f, Vector{{1.0, 0.5}}, 0.03, 40, {{"a", 0, 1}, {"b", 1, 1}})))
+        << name;
+  }
+}
+
+// One backward Euler step of x' = λx is x/(1 − hλ) (a linear problem: Newton's first update
+// is the answer).
+TEST(OdeMethod, BackwardEulerSolvesTheImplicitEquation) {
+  FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = -1000 * x[0]; },
+                [](double, VectorView, MatrixOut J) { J(0, 0) = -1000; });
+  OdeStepper stepper(OdeMethod::backward_euler, 1);
+  Vector x{{2.0}};
+  stepper.step(f, 0, 0.1, x);
+  EXPECT_NEAR(x[0], 2.0 / 101.0, 1e-15);
+  EXPECT_EQ(stepper.jacobian_calls(), 1u);
+  EXPECT_LE(stepper.derivative_calls(), 2u);
+}
+
+// ---------------------------------------------------------------- the φ-series
+
+// Van Loan: exp(h·[[A, I], [0, 0]]) = [[e^{hA}, A_D], [0, I]], so A_D comes from Eigen's
+// matrix exponential without inverting A (A may be singular).
+Matrix a_d_reference(const Matrix& a, double h) {
+  const Eigen::Index n = a.rows();
+  Matrix big = Matrix::Zero(2 * n, 2 * n);
+  big.topLeftCorner(n, n) = a;
+  big.topRightCorner(n, n) = Matrix::Identity(n, n);
+  return (h * big).exp().topRightCorner(n, n);
+}
+
+Matrix random_matrix(unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  Matrix a(6, 6);
+  for (Eigen::Index j = 0; j < 6; ++j)
+    for (Eigen::Index i = 0; i < 6; ++i) a(i, j) = uniform(rng);
+  return a;
+}
+
+double relative_difference(const Matrix& got, const Matrix& want) {
+  return (got - want).norm() / std::max(want.norm(), 1e-300);
+}
+
+void expect_phi1_matches_exponential(const Matrix& a, double h) {
+  const Eigen::Index n = a.rows();
+  const Matrix a_d = phi1_times_h(a, h);
+  const Matrix e = (h * a).exp();
+  // A·A_D + I contains I: its rounding is relative to max(1, |e^{hA}|).
+  const double scale = std::max(1.0, e.norm());
+  EXPECT_LT((a * a_d + Matrix::Identity(n, n) - e).norm() / scale, 1e-12)
+      << "h = " << h << ", |hA| = " << (h * a).norm();
+  EXPECT_LT(relative_difference(a_d, a_d_reference(a, h)), 1e-12) << "h = " << h;
+}
+
+TEST(ExponentialSeries, MatchesTheMatrixExponentialForARandomMatrix) {
+  const Matrix a = random_matrix(20240611);
+  for (double h : {1e-4, 0.1, 1.0, 10.0, 40.0}) expect_phi1_matches_exponential(a, h);
+  EXPECT_GT((40.0 * a).norm(), 50.0);  // the largest h really needs scaling and doubling
+}
+
+TEST(ExponentialSeries, MatchesForAStiffStableMatrix) {
+  const Matrix r = random_matrix(7);
+  const Matrix a = -(r * r.transpose()) * 1e4 - Matrix::Identity(6, 6);
+  for (double h : {1e-6, 1e-3, 1e-1}) expect_phi1_matches_exponential(a, h);
+}
+
+TEST(ExponentialSeries, MatchesForASingularMatrix) {
+  Matrix a = random_matrix(99);
+  a.col(5) = a.col(0);  // rank 5
+  ASSERT_LT(std::abs(a.determinant()), 1e-12);
+  for (double h : {0.01, 1.0, 30.0}) expect_phi1_matches_exponential(a, h);
+}
+
+TEST(ExponentialSeries, ZeroMatrixGivesHTimesIdentity) {
+  EXPECT_EQ(phi1_times_h(Matrix::Zero(3, 3), 0.25), 0.25 * Matrix::Identity(3, 3));
+}
+
+// A nilpotent A: the series ends, A_D = hI + h²A/2 + h³A²/6.
+TEST(ExponentialSeries, NilpotentMatrixGivesTheFiniteSeries) {
+  Matrix a = Matrix::Zero(3, 3);
+  a(0, 1) = 3;
+  a(1, 2) = -7;
+  a(0, 2) = 2;
+  const double h = 5;
+  const Matrix want = h * Matrix::Identity(3, 3) + h * h / 2 * a + h * h * h / 6 * a * a;
+  EXPECT_LT(relative_difference(phi1_times_h(a, h), want), 1e-14);
+}
+
+// ---------------------------------------------------------------- errors
+
+TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
+  try {
+    parse_ode_method("rk5", "scenario.toml:7: ");
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab3, "
+                 "backward_euler, dre0, pdre0)");
+  }
+}
+
+TEST(OdeMethodErrors, NamesRoundTrip) {
+  for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk3, OdeMethod::rk4, OdeMethod::ab3,
+                      OdeMethod::backward_euler, OdeMethod::dre0, OdeMethod::pdre0})
+    EXPECT_EQ(parse_ode_method(ode_method_name(m), ""), m);
+  EXPECT_TRUE(uses_jacobian(OdeMethod::backward_euler));
+  EXPECT_TRUE(uses_jacobian(OdeMethod::dre0));
+  EXPECT_TRUE(uses_jacobian(OdeMethod::pdre0));
+  EXPECT_FALSE(uses_jacobian(OdeMethod::ab3));
+  EXPECT_FALSE(uses_jacobian(OdeMethod::rk4));
+}
+
+TEST(OdeMethodErrors, BlocksMustTileTheState) {
+  EXPECT_THROW(OdeStepper(OdeMethod::pdre0, 3, {{"a", 0, 1}, {"b", 2, 1}}), InputError);  // gap
+  EXPECT_THROW(OdeStepper(OdeMethod::pdre0, 3, {{"a", 0, 2}, {"b", 1, 2}}), InputError);  // overlap
+  EXPECT_THROW(OdeStepper(OdeMethod::pdre0, 3, {{"a", 0, 2}}), InputError);               // short
+  EXPECT_THROW(OdeStepper(OdeMethod::pdre0, 3, {{"a", 0, 2}, {"b", 2, 2}}), InputError);  // long
+  EXPECT_THROW(OdeStepper(OdeMethod::pdre0, 3, {{"a", 0, 3}, {"b", 3, 0}}), InputError);  // empty
+  EXPECT_NO_THROW(OdeStepper(OdeMethod::pdre0, 3, {{"b", 1, 2}, {"a", 0, 1}}));  // any order
+}
+
+// x' = −1000·sign(x) from x = 1 with h = 0.01 has no backward Euler solution: x1 > 0 would
+// give x1 = −9, x1 < 0 would give x1 = 11. Newton must give up, not return something.
+TEST(OdeMethodErrors, MemoryOfAnotherStateSizeIsRefused) {
+  FunctionRhs f = oscillator();
+  OdeStepper two(OdeMethod::ab3, 2);
+  Vector x{{1.0, 0.0}};
+  for (int i = 0; i < 3; ++i) two.step(f, i * 0.1, 0.1, x);
+  OdeStepper three(OdeMethod::ab3, 3);
+  EXPECT_THROW(three.restore(two.memory()), SimulationError);
+}
+
+TEST(OdeMethodErrors, NewtonFailureIsASimulationError) {
+  FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = x[0] > 0 ? -1000.0 : 1000.0; },
+                [](double, VectorView, MatrixOut J) { J(0, 0) = 0; });
+  OdeStepper stepper(OdeMethod::backward_euler, 1);
+  Vector x{{1.0}};
+  try {
+    stepper.step(f, 0.5, 0.01, x);
+    FAIL() << "no exception";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("Newton"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("t=0.5"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(x[0], 1.0);  // left as it was
+}
+
+TEST(OdeMethodErrors, NanIsASimulationErrorForEveryMethod) {
+  // f is NaN once x < 0.5 (sqrt of a negative), reached within the first step from 1.
+  FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = -10 * std::sqrt(x[0] - 0.5); },
+                [](double, VectorView x, MatrixOut J) { J(0, 0) = -5 / std::sqrt(x[0] - 0.5); });
+  for (const char* name : {"euler", "rk3", "rk4", "ab3", "backward_euler", "dre0", "pdre0"}) {
+    OdeStepper stepper(parse_ode_method(name, ""), 1);
+    Vector x{{1.0}};
+    EXPECT_THROW(
+        {
+          for (int i = 0; i < 10; ++i) stepper.step(f, i * 0.1, 0.1, x);
+        },
+        SimulationError)
+        << name;
+    EXPECT_TRUE(x.allFinite()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace kausal
