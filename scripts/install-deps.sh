@@ -9,6 +9,7 @@ packages=(
   libboost-thread-dev libeigen3-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libspdlog-dev libssl-dev libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-charts-dev fonts-dejavu-core
+  libsundials-dev
 )
 
 missing=()

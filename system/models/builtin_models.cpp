@@ -2,6 +2,13 @@
 // folder with a register_<name>(ModelRegistry&) function, add it to system/CMakeLists.txt
 // and one line below (docs/adding-a-model.md).
 #include "system/model_registry.hpp"
+#include "system/models/actuator.hpp"
+#include "system/models/bouncing_ball.hpp"
+#include "system/models/load.hpp"
+#include "system/models/orifice_chamber.hpp"
+#include "system/models/oscillator_mass.hpp"
+#include "system/models/synchronous_machine.hpp"
+#include "system/models/turbine.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {
@@ -10,6 +17,13 @@ const ModelRegistry& model_registry() {
   static const ModelRegistry registry = [] {
     ModelRegistry r;
     register_pendulum(r);
+    register_orifice_chamber(r);
+    register_synchronous_machine(r);
+    register_turbine(r);
+    register_actuator(r);
+    register_load(r);
+    register_oscillator_mass(r);
+    register_bouncing_ball(r);
     return r;
   }();
   return registry;
