@@ -65,7 +65,7 @@ RunResult describe_cosim_run(const CosimScenario& s, const std::string& method, 
   r.window = mode.speculate ? mode.window : 0;
   r.layout = method == "sequential" ? "none" : "process";
   for (const auto& p : s.partitions) {
-    PartitionReport report{p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}};
+    PartitionSummary report{p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}};
     for (std::size_t m : p.members) report.members.push_back(s.subsystems[m].name);
     r.partitions.push_back(std::move(report));
     if (!r.integrator.empty()) r.integrator += '+';

@@ -355,10 +355,23 @@ std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s, st
   return composite_of(s, s.partitions.at(partition).members);
 }
 
+// Partition by partition, so that each partition's states form one block.
 std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s) {
-  std::vector<std::size_t> all(s.subsystems.size());
-  for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
+  std::vector<std::size_t> all;
+  for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
   return composite_of(s, all);
+}
+
+std::vector<StateBlock> partition_blocks(const CosimScenario& s) {
+  std::vector<StateBlock> blocks;
+  std::size_t offset = 0;
+  for (const auto& p : s.partitions) {
+    std::size_t size = 0;
+    for (std::size_t m : p.members) size += s.subsystems[m].signature.states.size();
+    blocks.push_back({p.name, offset, size});
+    offset += size;
+  }
+  return blocks;
 }
 
 // The composite's open inputs come in member order, then input order; the couplings that

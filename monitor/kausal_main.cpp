@@ -17,6 +17,7 @@
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_local_deployment.hpp"
+#include "monitor/partition_analysis.hpp"
 #include "system/model_registry.hpp"
 #include "monitor/optimistic.hpp"
 #include "monitor/process_deployment.hpp"
@@ -346,6 +347,25 @@ int models_command(const std::string& name) {
   return 0;
 }
 
+// `kausal analyze S`: Clemens' partition diagnostics from the Jacobian of the whole coupled
+// model at the initial state. Exit 0 even with warnings: they are advice, not errors.
+int analyze_command(const std::string& file) {
+  if (!is_partitioned_scenario(file))
+    throw InputError(file + ": analyze needs a partitioned model ([[subsystem]] tables)");
+  const CosimScenario s = load_cosim_scenario(file);
+  const auto model = build_monolithic_model(s);
+  const Vector x0 = model->initial_state();
+  Matrix J = Matrix::Zero(x0.size(), x0.size());
+  model->jacobian(s.t0(), x0, Vector(), J);
+  std::vector<double> h;
+  for (const auto& p : s.partitions) h.push_back(p.h);
+  const PartitionReport report = analyze_partitions(J, partition_blocks(s), h);
+  std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
+            << x0.size() << " states; Jacobian of the coupled model at t = " << s.t0() << "\n\n"
+            << format_partition_report(report);
+  return 0;
+}
+
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
 void reject_chain_options(const CLI::App& cmd, const Options& o) {
   auto given = [&](const char* name) {
@@ -554,6 +574,15 @@ int main(int argc, char** argv) {
       "models", "list the registered models (for partitioned scenarios), or show one");
   models->add_option("name", model_name, "a model: its states, inputs, outputs, parameters");
 
+  std::string analyzed;
+  CLI::App* analyze = app.add_subcommand(
+      "analyze",
+      "partition diagnostics of a partitioned model: per partition the eigenvalues of its "
+      "Jacobian block, stiffness, the largest stable explicit-Euler step against its h, and "
+      "the coupling ratio (Clemens' criterion, docs/adding-a-model.md), with a warning when "
+      "it is >= 1");
+  analyze->add_option("scenario", analyzed, "partitioned scenario file (TOML)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -566,6 +595,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     if (models->parsed()) return models_command(model_name);
+    if (analyze->parsed()) return analyze_command(analyzed);
     const CLI::App* used = run->parsed() ? run : compare;
     if (is_partitioned_scenario(o.scenario)) {
       reject_chain_options(*used, o);

@@ -36,7 +36,7 @@ struct MethodCounters {
 };
 
 // A partition of a coupled model (partitioned scenarios only).
-struct PartitionReport {
+struct PartitionSummary {
   std::string name;
   std::vector<std::string> members;  // its subsystems
   std::string integrator;
@@ -71,7 +71,7 @@ struct RunResult {
   std::uint64_t batch_size = 0;  // optimistic
   std::uint64_t window = 0;      // optimistic
   // Partitioned models: the partitions and the optimistic prediction tolerance.
-  std::vector<PartitionReport> partitions;
+  std::vector<PartitionSummary> partitions;
   double tolerance = 0;
 
   std::string status = "completed";  // "completed" | "failed" | "interrupted"

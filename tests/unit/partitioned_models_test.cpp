@@ -1,0 +1,357 @@
+// The benchmark models B–E run end to end through scenarios, partitions, couplings and the
+// drivers, against answers that do not come from the code under test: the exact step
+// response table of models.md, matrix exponentials, and SUNDIALS CVODE on the coupled model.
+#include <gtest/gtest.h>
+
+#include <unsupported/Eigen/MatrixFunctions>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "monitor/cosim_driver.hpp"
+#include "monitor/cosim_local_deployment.hpp"
+#include "system/errors.hpp"
+#include "tests/reference/cvode_reference.hpp"
+#include "tests/reference/exact_linear_response.hpp"
+
+namespace kausal {
+namespace {
+
+std::string shipped_text(const std::string& name) {
+  std::ifstream in(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The shipped scenario with some of its text replaced (each `from` must occur).
+CosimScenario variant(const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& edits = {}) {
+  std::string text = shipped_text(name);
+  for (const auto& [from, to] : edits) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) throw std::logic_error("'" + from + "' not in " + name);
+    text.replace(at, from.size(), to);
+  }
+  return parse_cosim_scenario(text, name);
+}
+
+struct Outcome {
+  RunResult result;
+  std::vector<std::vector<double>> rows;  // t, then every partition's states
+};
+
+Outcome sequential(const CosimScenario& s) {
+  const CosimPlan plan = plan_cosim(s, {});
+  CosimRecorder recorder("", s, plan, true);
+  RunControl control;
+  RunResult r = run_cosim_sequential(s, plan, recorder, control);
+  return {r, recorder.rows()};
+}
+
+Outcome distributed(const CosimScenario& s, const CosimMode& mode) {
+  const CosimPlan plan = plan_cosim(s, mode);
+  CosimRecorder recorder("", s, plan, true);
+  RunControl control;
+  CosimLocalDeployment deployment(s, plan);
+  RunResult r = run_cosim_distributed(s, mode.speculate ? "optimistic" : "conservative", plan,
+                                      deployment, recorder, control);
+  return {r, recorder.rows()};
+}
+
+// CVODE on the monolithic model (every coupling direct) at the rows' times.
+std::vector<Vector> monolithic_reference(const CosimScenario& s, const std::vector<double>& times) {
+  const auto model = build_monolithic_model(s);
+  auto f = [&](double t, const Vector& x, Vector& dx) { model->derivative(t, x, Vector(), dx); };
+  return reference::cvode_reference(f, model->initial_state(), 0.0, times);
+}
+
+std::vector<double> times_of(const Outcome& o) {
+  std::vector<double> t;
+  for (const auto& row : o.rows) t.push_back(row[0]);
+  return t;
+}
+
+// ---- B: three orifices ----
+
+struct TableRow {
+  double t, p1, p2;
+};
+// models.md B, exact step response (printed digits).
+const TableRow kTableB[] = {{0.001, 1.960532, 0.00038434}, {0.010, 16.484304, 0.00329084},
+                            {0.025, 31.607347, 0.00631726}, {0.050, 43.236204, 0.00864443},
+                            {0.100, 49.088759, 0.00981564}, {0.200, 49.988211, 0.00999564},
+                            {0.300, 50.004692, 0.00999894}};
+
+// 1e-6 relative, but never tighter than half a unit of the last printed digit.
+void expect_matches_table(double got, double printed, double last_digit) {
+  EXPECT_NEAR(got, printed, std::max(1e-6 * std::abs(printed), 0.5 * last_digit));
+}
+
+void check_against_table_b(const Outcome& o) {
+  int checked = 0;
+  for (const auto& row : kTableB) {
+    for (const auto& r : o.rows) {
+      if (std::abs(r[0] - row.t) > 1e-9) continue;
+      expect_matches_table(r[1], row.p1, 1e-6);
+      expect_matches_table(r[2], row.p2, 1e-8);
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 5);
+}
+
+TEST(BenchmarkB, Dre0MatchesTheExactStepResponseAtOneAndTenMilliseconds) {
+  const Outcome fine = sequential(variant("orifices-dre0.toml"));
+  ASSERT_EQ(fine.result.status, "completed") << fine.result.error;
+  check_against_table_b(fine);
+  const Outcome coarse = sequential(
+      variant("orifices-dre0.toml", {{"h = 0.001", "h = 0.01"}, {"output_interval = 0.001", "output_interval = 0.01"}}));
+  ASSERT_EQ(coarse.result.status, "completed") << coarse.result.error;
+  check_against_table_b(coarse);
+}
+
+CosimScenario orifices_euler(const std::string& h, const std::string& t_end) {
+  return variant("orifices-dre0.toml", {{"t_end = 0.3", "t_end = " + t_end},
+                                        {"output_interval = 0.001", "output_interval = " + h},
+                                        {"integrator = \"dre0\"", "integrator = \"euler\""},
+                                        {"h = 0.001", "h = " + h}});
+}
+
+TEST(BenchmarkB, EulerIsStableBelowTwoOverFiftyThousandTenAndNotAbove) {
+  // 2 / 50010 = 3.9992e-5 s. Whole numbers of steps: 7700 × 3.9e-5, 7325 × 4.1e-5.
+  const Outcome stable = sequential(orifices_euler("3.9e-5", "0.3003"));
+  ASSERT_EQ(stable.result.status, "completed") << stable.result.error;
+  EXPECT_NEAR(stable.rows.back()[1], 50.0047, 1e-3);
+  EXPECT_NEAR(stable.rows.back()[2], 0.0099989, 1e-6);
+  const Outcome unstable = sequential(orifices_euler("4.1e-5", "0.300325"));
+  // The fast mode's factor |1 − 50010 h| = 1.05 per step: 1.05^7325 overflows.
+  const bool blew_up = unstable.result.status == "failed" ||
+                       std::abs(unstable.rows.back()[2]) > 1e6;
+  EXPECT_TRUE(blew_up) << unstable.result.status;
+}
+
+TEST(BenchmarkB, Pdre0OneEquationPerPartitionIsStableWithAOneStepLagOnP2) {
+  const Outcome o = sequential(variant("orifices-pdre0.toml"));
+  ASSERT_EQ(o.result.status, "completed") << o.result.error;
+  EXPECT_NEAR(o.rows.back()[1], 50.005, 0.01);
+  // Chamber 2 relaxes within a step (e^{−50010·0.01} = 0) to the quasi-static value of the
+  // p1 it held: p2 at step i+1 is 10·p1(step i)/50010 — the lag of the coupling.
+  for (std::size_t i = 1; i < o.rows.size(); ++i)
+    EXPECT_NEAR(o.rows[i][2], 10 * o.rows[i - 1][1] / 50010, 1e-12) << "row " << i;
+  // The same lag is its error against the exact answer: larger than DRE0's, visible.
+  const double exact_p2 = 0.00329084;  // table, t = 10 ms
+  EXPECT_GT(std::abs(o.rows[1][2] - exact_p2), 1e-4);
+}
+
+// ---- C: turbogenerator ----
+
+// Machine and turbine as two partitions, or (one_partition) as one.
+CosimScenario turbogenerator(const std::string& method, const std::string& h,
+                             const std::string& t_end = "3.0", bool one_partition = false) {
+  const std::string own = one_partition ? "" : "integrator = \"" + method + "\"\nh = " + h + "\n";
+  std::vector<std::pair<std::string, std::string>> edits = {
+      {"t_end = 3.0", "t_end = " + t_end},
+      {"output_interval = 0.06", "output_interval = 0.3"},
+      {"integrator = \"pdre0\"\nh = 0.06\n", own},
+      {"integrator = \"pdre0\"\nh = 0.06\n", own}};
+  if (one_partition)
+    edits.push_back({"[[coupling]]", "[[partition]]\nname = \"all\"\nsubsystems = [\"machine\", "
+                                     "\"turbine\"]\nintegrator = \"" + method + "\"\nh = " + h +
+                                     "\n\n[[coupling]]"});
+  return variant("turbogenerator.toml", edits);
+}
+
+// Largest deviation of the state from CVODE over the rows, per state, relative to its range.
+double worst_relative_error(const Outcome& o, const std::vector<Vector>& ref, std::size_t state) {
+  double lo = ref.front()[static_cast<Eigen::Index>(state)], hi = lo, worst = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double r = ref[i][static_cast<Eigen::Index>(state)];
+    lo = std::min(lo, r);
+    hi = std::max(hi, r);
+    worst = std::max(worst, std::abs(o.rows[i][state + 1] - r));
+  }
+  return worst / std::max(hi - lo, 1e-12);
+}
+
+TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
+  // One partition (monolithic Euler, as in Clemens' table); 15 s so that the instability
+  // at 30 ms has time to grow (its factor per step is 1.012).
+  const Outcome ten = sequential(turbogenerator("euler", "0.01", "15.0", true));
+  const Outcome thirty = sequential(turbogenerator("euler", "0.03", "15.0", true));
+  ASSERT_EQ(ten.result.status, "completed") << ten.result.error;
+  // Over the scenario's 3 s (the load change), ω within 5 % of its range of CVODE's.
+  const Outcome first = sequential(turbogenerator("euler", "0.01", "3.0", true));
+  const auto ref = monolithic_reference(turbogenerator("euler", "0.01", "3.0", true), times_of(first));
+  EXPECT_LT(worst_relative_error(first, ref, 1), 0.05);
+  double late_ten = 0, late_thirty = 0;
+  for (std::size_t i = ten.rows.size() / 2; i < ten.rows.size(); ++i)
+    late_ten = std::max(late_ten, std::abs(ten.rows[i][2]));
+  for (std::size_t i = thirty.rows.size() / 2; i < thirty.rows.size(); ++i)
+    late_thirty = std::max(late_thirty, std::abs(thirty.rows[i][2]));
+  EXPECT_LT(late_ten, 0.05);
+  EXPECT_TRUE(thirty.result.status == "failed" || late_thirty > 10 * late_ten + 0.5)
+      << late_thirty;
+}
+
+TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
+  const Outcome dre0 = sequential(turbogenerator("dre0", "0.06", "3.0", true));
+  const Outcome pdre0 = sequential(turbogenerator("pdre0", "0.06", "3.0", false));
+  ASSERT_EQ(dre0.result.status, "completed") << dre0.result.error;
+  ASSERT_EQ(pdre0.result.status, "completed") << pdre0.result.error;
+  const auto ref = monolithic_reference(turbogenerator("dre0", "0.06", "3.0", true), times_of(dre0));
+  double dre0_error = 0, pdre0_error = 0;
+  for (std::size_t state = 0; state < 5; ++state) {
+    dre0_error = std::max(dre0_error, worst_relative_error(dre0, ref, state));
+    pdre0_error = std::max(pdre0_error, worst_relative_error(pdre0, ref, state));
+  }
+  EXPECT_LT(pdre0_error, 0.5);  // stable: bounded, the right shape
+  EXPECT_LT(dre0_error, pdre0_error);
+}
+
+// ---- D: fast/slow hydraulic drive ----
+
+TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
+  const CosimScenario s = variant("hydraulic-multirate.toml");
+  ASSERT_EQ(s.partitions[0].ticks_per_step * 3, s.partitions[1].ticks_per_step);
+  const Outcome o = distributed(s, {});
+  ASSERT_EQ(o.result.status, "completed") << o.result.error;
+  const auto ref = monolithic_reference(s, times_of(o));
+  // states: valve spool, spool velocity | p1, p2, position, velocity, integral
+  EXPECT_LT(worst_relative_error(o, ref, 4), 0.01);  // piston position
+  EXPECT_LT(worst_relative_error(o, ref, 2), 0.01);  // chamber pressure
+  EXPECT_EQ(o.result.trajectory_sha256, sequential(s).result.trajectory_sha256);
+}
+
+// ---- E: two-mass oscillator ----
+
+// E's matrix from models.md, written out here (not from the model code).
+Matrix two_mass_matrix() {
+  const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
+  Matrix A(4, 4);
+  A << 0, 1, 0, 0,                                //
+      -(k1 + kc), -(d1 + dc), kc, dc,             //
+      0, 0, 0, 1,                                 //
+      kc, dc, -(k2 + kc), -(d2 + dc);
+  return A;
+}
+
+double coupling_error(int hold, const std::string& h) {
+  const CosimScenario s = variant(
+      "two-mass.toml", {{"hold = 1", "hold = " + std::to_string(hold)},
+                        {"h = 0.001", "h = " + h},
+                        {"h = 0.001", "h = " + h},
+                        {"output_interval = 0.01", "output_interval = 0.02"}});
+  const Outcome o = sequential(s);
+  if (o.result.status != "completed") return INFINITY;
+  Vector x0(4);
+  x0 << 0.1, 0, 0, 0;
+  const auto exact = reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1),
+                                                       Vector::Zero(1), x0, times_of(o));
+  double worst = 0;
+  for (std::size_t i = 0; i < exact.size(); ++i)
+    for (Eigen::Index k = 0; k < 4; k += 2)  // positions
+      worst = std::max(worst, std::abs(o.rows[i][static_cast<std::size_t>(k) + 1] - exact[i][k]));
+  return worst;
+}
+
+TEST(BenchmarkE, HigherHoldOrderGivesASmallerCouplingError) {
+  for (const std::string h : {"0.001", "0.002", "0.004"}) {
+    const double e0 = coupling_error(0, h), e1 = coupling_error(1, h), e2 = coupling_error(2, h);
+    EXPECT_GT(e0, e1) << "h = " << h;
+    EXPECT_GT(e1, e2) << "h = " << h;
+    EXPECT_GT(e2, 0.0);
+  }
+  // and a shorter communication step helps every order
+  EXPECT_LT(coupling_error(0, "0.001"), coupling_error(0, "0.004"));
+  EXPECT_LT(coupling_error(2, "0.001"), coupling_error(2, "0.004"));
+}
+
+// ---- every method on every shipped partitioned scenario ----
+
+TEST(PartitionedMethods, SequentialConservativeAndOptimisticGiveOneDigestAtToleranceZero) {
+  for (const std::string name : {"orifices-dre0.toml", "orifices-pdre0.toml", "turbogenerator.toml",
+                                 "hydraulic-multirate.toml", "two-mass.toml"}) {
+    const CosimScenario s = variant(name);
+    const Outcome seq = sequential(s);
+    ASSERT_EQ(seq.result.status, "completed") << name << ": " << seq.result.error;
+    const Outcome cons = distributed(s, {false, 0, 1000});
+    const Outcome opt = distributed(s, {true, 0, 16});
+    EXPECT_EQ(cons.result.trajectory_sha256, seq.result.trajectory_sha256) << name;
+    EXPECT_EQ(opt.result.trajectory_sha256, seq.result.trajectory_sha256) << name;
+    EXPECT_EQ(opt.rows, seq.rows) << name;
+  }
+}
+
+// ∫ ‖e^{At} b‖∞ dt over [0, T] for every input column b: the most a bounded input error of
+// size 1 on each input can move the state of a stable linear system (the L1 norm of its
+// impulse response), by the trapezoidal rule on a fine grid.
+double impulse_response_gain(const Matrix& A, const Matrix& B, double T) {
+  const double dt = 1e-3;
+  const Matrix step = (A * dt).exp();
+  Matrix response = B;  // e^{At} B at t = 0
+  double gain = 0;
+  for (double t = 0; t < T; t += dt) {
+    const Matrix next = step * response;
+    for (Eigen::Index c = 0; c < B.cols(); ++c)
+      gain += 0.5 * dt * (response.col(c).cwiseAbs().maxCoeff() + next.col(c).cwiseAbs().maxCoeff());
+    response = next;
+  }
+  return gain;
+}
+
+TEST(PartitionedMethods, AToleranceBoundsTheDifferenceToSequential) {
+  const CosimScenario s = variant("two-mass.toml", {{"t_end = 5.0", "t_end = 2.0"}});
+  const Outcome seq = sequential(s);
+  // Inputs x_other, v_other of each mass enter its acceleration as kc·x_o + dc·v_o.
+  Matrix B = Matrix::Zero(4, 4);
+  B(1, 0) = 100;  // mass1 ← x2
+  B(1, 1) = 1;    // mass1 ← v2
+  B(3, 2) = 100;  // mass2 ← x1
+  B(3, 3) = 1;    // mass2 ← v1
+  const double gain = impulse_response_gain(two_mass_matrix(), B, 2.0);
+  for (const double tolerance : {1e-3, 1e-5}) {
+    const Outcome opt = distributed(s, {true, tolerance, 64});
+    ASSERT_EQ(opt.result.status, "completed") << opt.result.error;
+    double kept = 0, accepted = 0;
+    for (const auto& p : opt.result.partitions) {
+      kept = std::max(kept, p.stats.max_accepted_error);
+      accepted += static_cast<double>(p.stats.accepted_predictions);
+    }
+    EXPECT_LE(kept, tolerance);
+    EXPECT_GT(accepted, 0);
+    double worst = 0;
+    for (std::size_t i = 0; i < seq.rows.size(); ++i)
+      for (std::size_t k = 1; k < seq.rows[i].size(); ++k)
+        worst = std::max(worst, std::abs(opt.rows[i][k] - seq.rows[i][k]));
+    // Every kept input is within the tolerance of the real one, so the state moves at most
+    // by the impulse-response gain times it (10 % for the integrator's own rounding).
+    EXPECT_LE(worst, 1.1 * gain * tolerance) << "tolerance " << tolerance;
+  }
+}
+
+// ---- scenario checks ----
+
+TEST(PartitionedScenario, MistakesNameTheFileLineAndField) {
+  auto message = [](const std::string& name, const std::string& from, const std::string& to) {
+    try {
+      variant(name, {{from, to}});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("two-mass.toml", "oscillator_mass", "oscilator_mass").find("unknown model 'oscilator_mass'"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "k = 10.0", "kk = 10.0").find("unknown parameter 'kk'"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "from = \"mass1.x\"", "from = \"mass1.y\"").find("has no output 'y'"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "to = \"mass2.x_other\"", "to = \"mass2.v_other\"").find("driven twice"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "integrator = \"rk4\"", "integrator = \"rk5\"").find("unknown integrator 'rk5'"), std::string::npos);
+  EXPECT_NE(message("hydraulic-multirate.toml", "h = 0.0003", "h = 0.00025").find("not a whole multiple"), std::string::npos);
+  EXPECT_NE(message("orifices-pdre0.toml", "inputs = { p_up = 100.0 }", "").find("not connected"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "hold = 1", "hold = 3").find("must be 0, 1 or 2"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "t_end = 5.0", "t_end = 5.0005").find("whole number of steps"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "[run]", "[run]\nspeed = 1").find("two-mass.toml:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kausal
