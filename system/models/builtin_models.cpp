@@ -9,6 +9,7 @@
 #include "system/models/oscillator_mass.hpp"
 #include "system/models/synchronous_machine.hpp"
 #include "system/models/turbine.hpp"
+#include "system/models/water_tank.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {
@@ -24,6 +25,7 @@ const ModelRegistry& model_registry() {
     register_load(r);
     register_oscillator_mass(r);
     register_bouncing_ball(r);
+    register_water_tank(r);
     return r;
   }();
   return registry;

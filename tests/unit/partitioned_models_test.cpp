@@ -267,11 +267,26 @@ TEST(BenchmarkE, HigherHoldOrderGivesASmallerCouplingError) {
   EXPECT_LT(coupling_error(2, "0.001"), coupling_error(2, "0.004"));
 }
 
+// ---- the worked example of docs/adding-a-model.md ----
+
+TEST(WorkedExample, TwoTanksSettleAtTorricellisLevelsAndFollowCvode) {
+  const CosimScenario s = variant("two-tanks.toml");
+  const Outcome o = sequential(s);
+  ASSERT_EQ(o.result.status, "completed") << o.result.error;
+  // Steady state: outflow = inflow = 0.02 m³/s, so h = (q / (a √(2g)))².
+  auto level = [](double q, double a) { return std::pow(q / (a * std::sqrt(2 * 9.81)), 2); };
+  EXPECT_NEAR(o.rows.back()[1], level(0.02, 0.01), 1e-6);
+  EXPECT_NEAR(o.rows.back()[2], level(0.02, 0.015), 1e-6);
+  const auto ref = monolithic_reference(s, times_of(o));
+  EXPECT_LT(worst_relative_error(o, ref, 0), 0.01);
+  EXPECT_LT(worst_relative_error(o, ref, 1), 0.01);
+}
+
 // ---- every method on every shipped partitioned scenario ----
 
 TEST(PartitionedMethods, SequentialConservativeAndOptimisticGiveOneDigestAtToleranceZero) {
   for (const std::string name : {"orifices-dre0.toml", "orifices-pdre0.toml", "turbogenerator.toml",
-                                 "hydraulic-multirate.toml", "two-mass.toml"}) {
+                                 "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml"}) {
     const CosimScenario s = variant(name);
     const Outcome seq = sequential(s);
     ASSERT_EQ(seq.result.status, "completed") << name << ": " << seq.result.error;
