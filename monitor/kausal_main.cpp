@@ -321,16 +321,18 @@ int models_command(const std::string& name) {
   }
   const ModelInfo* info = registry.find(name);
   if (!info) throw InputError("command line: no model '" + name + "' (kausal models lists them)");
+  // The ports need an instance: defaults, and 1 (or the nearest allowed value) where a
+  // parameter is required.
   Parameters defaults;
   for (const auto& p : info->parameters)
-    if (p.default_value) defaults.emplace_back(p.name, *p.default_value);
+    defaults.emplace_back(p.name, p.default_value ? *p.default_value : std::clamp(1.0, p.min, p.max));
   auto join = [](const std::vector<std::string>& names) {
     std::string out;
     for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
     return out.empty() ? std::string("none") : out;
   };
   std::cout << name << ": " << info->summary << "\n";
-  try {  // ports need an instance: build one when every parameter has a default
+  try {
     const Signature sig = registry.make(name, name, defaults)->signature();
     std::cout << "  states   " << join(sig.states) << "\n  inputs   " << join(sig.inputs)
               << "\n  outputs  " << join(sig.outputs) << "\n";
