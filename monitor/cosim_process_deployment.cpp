@@ -74,6 +74,8 @@ CosimProcessDeployment::CosimProcessDeployment(const CosimScenario& s, const Cos
     }
     components_.start(pairs, options);
     set_up(s, plan, steps_per_batch);
+    // Hosted servants die with the monitor: nothing to watch.
+    if (options.layout != Layout::single) start_watch(std::chrono::milliseconds(200));
   } catch (...) {
     release();  // a throwing constructor runs no destructor
     throw;
@@ -88,7 +90,39 @@ PartitionPort& CosimProcessDeployment::partition(std::size_t p) {
   return *ports_.at(p);
 }
 
+void CosimProcessDeployment::shutdown() {
+  stop_watch();  // components about to exit are no failure
+  components_.shutdown();
+}
+
+void CosimProcessDeployment::start_watch(std::chrono::milliseconds period) {
+  watcher_ = std::thread([this, period] {
+    std::unique_lock lock(watch_mutex_);
+    while (!watch_cv_.wait_for(lock, period, [&] { return watch_stop_; })) {
+      lock.unlock();
+      try {
+        for (std::size_t p = 0; p < ports_.size(); ++p) ports_[p]->ping();
+      } catch (const Error&) {
+        inbox_->push({0, {}, std::current_exception()});
+        return;  // one failure ends the run; the rest is for post_mortem()
+      }
+      lock.lock();
+    }
+  });
+}
+
+void CosimProcessDeployment::stop_watch() {
+  if (!watcher_.joinable()) return;
+  {
+    std::lock_guard lock(watch_mutex_);
+    watch_stop_ = true;
+  }
+  watch_cv_.notify_all();
+  watcher_.join();
+}
+
 void CosimProcessDeployment::release() {
+  stop_watch();
   ports_.clear();
   components_.release();
   if (sink_servant_) orb_.deactivate(sink_servant_);

@@ -5,8 +5,13 @@
 // both ("pendulum", alias "pair"), or every servant in the monitor's process ("single").
 // The Integrators step by themselves and deliver their final steps to a PartitionSink
 // servant in the monitor, which fills the deployment's inbox; cosim_driver does the rest.
+// A partition whose process dies or stops answering pings becomes a failure in the inbox
+// (a PeerError naming the component) within about the call timeout.
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "monitor/component_set.hpp"
@@ -32,13 +37,18 @@ class CosimProcessDeployment final : public CosimDeployment {
   // As in ProcessDeployment.
   void observe(idl::Animation_ptr view) { components_.observe(view); }
   std::vector<std::string> component_names() const { return components_.names(); }
-  void shutdown() { components_.shutdown(); }
+  void shutdown();
   std::string post_mortem() { return components_.post_mortem(); }
 
  private:
   class Port;
   void set_up(const CosimScenario& s, const CosimPlan& plan, std::size_t steps_per_batch);
   void release();
+  // The driver pings only when no partition delivers; a partition process that dies while
+  // the others keep delivering would go unnoticed. A watcher pings every partition a few
+  // times a second and puts the first failure into the inbox.
+  void start_watch(std::chrono::milliseconds period);
+  void stop_watch();
 
   OrbRuntime& orb_;
   std::shared_ptr<PartitionInbox> inbox_ = std::make_shared<PartitionInbox>();
@@ -46,6 +56,10 @@ class CosimProcessDeployment final : public CosimDeployment {
   idl::PartitionSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<Port>> ports_;
+  std::mutex watch_mutex_;
+  std::condition_variable watch_cv_;
+  bool watch_stop_ = false;
+  std::thread watcher_;
 };
 
 // The monitor's ORB for callers that have none: created on the first call and kept until
