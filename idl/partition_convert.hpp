@@ -10,7 +10,9 @@
 
 namespace kausal {
 
-inline CORBA::ULong wire_size(std::size_t n) { return static_cast<CORBA::ULong>(n); }
+inline CORBA::ULong wire_size(std::size_t n) {
+  return static_cast<CORBA::ULong>(n);
+}
 
 // ---- the composite a System builds ----
 
@@ -82,15 +84,27 @@ inline std::vector<ChannelSample> from_idl(const idl::ChannelSampleSeq& samples)
 }
 
 inline idl::PartitionStats to_idl(const CoupledStats& s) {
-  return {s.steps_computed,       s.rollbacks,          s.rolled_back_steps,
-          s.predictions,          s.accepted_predictions, s.max_accepted_error,
-          s.derivative_calls,     s.jacobian_calls,     s.events};
+  return {s.steps_computed,
+          s.rollbacks,
+          s.rolled_back_steps,
+          s.predictions,
+          s.accepted_predictions,
+          s.max_accepted_error,
+          s.derivative_calls,
+          s.jacobian_calls,
+          s.events};
 }
 
 inline CoupledStats from_idl(const idl::PartitionStats& s) {
-  return {s.steps_computed,       s.rollbacks,          s.rolled_back_steps,
-          s.predictions,          s.accepted_predictions, s.max_accepted_error,
-          s.derivative_calls,     s.jacobian_calls,     s.events};
+  return {s.steps_computed,
+          s.rollbacks,
+          s.rolled_back_steps,
+          s.predictions,
+          s.accepted_predictions,
+          s.max_accepted_error,
+          s.derivative_calls,
+          s.jacobian_calls,
+          s.events};
 }
 
 // Every CoupledConfig field; the Integrator checks them (checked_config in the servant).

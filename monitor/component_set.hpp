@@ -36,7 +36,6 @@ struct LaunchOptions {
   Layout layout = Layout::process;
 };
 
-
 struct LaunchedComponent {
   std::string name;
   std::string role;                       // "system" | "integrator"

@@ -135,8 +135,8 @@ void CosimProcessDeployment::set_up(const CosimScenario& s, const CosimPlan& pla
   std::vector<PartitionSinkServant::Shape> shapes;
   for (std::size_t p = 0; p < plan.configs.size(); ++p) {
     index_of[components_.integrator(p).name] = p;
-    shapes.push_back({static_cast<std::size_t>(plan.configs[p].x0.size()),
-                      plan.configs[p].output_size});
+    shapes.push_back(
+        {static_cast<std::size_t>(plan.configs[p].x0.size()), plan.configs[p].output_size});
   }
   auto* sink = new PartitionSinkServant(inbox_, std::move(index_of), std::move(shapes));
   const std::string sink_ior = orb_.activate(sink);
@@ -146,14 +146,12 @@ void CosimProcessDeployment::set_up(const CosimScenario& s, const CosimPlan& pla
   sink_ = idl::PartitionSink::_narrow(sink_obj);
 
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
-    auto port = std::make_unique<Port>(components_.system(p), components_.integrator(p),
-                                       sink_.in(), steps_per_batch);
+    auto port = std::make_unique<Port>(components_.system(p), components_.integrator(p), sink_.in(),
+                                       steps_per_batch);
     port->configure(partition_recipe(s, p), plan.configs[p]);
     ports_.push_back(std::move(port));
   }
 }
-
-namespace {
 
 OrbRuntime& monitor_orb(unsigned call_timeout_ms) {
   static const std::unique_ptr<OrbRuntime> orb = [&] {
@@ -163,8 +161,6 @@ OrbRuntime& monitor_orb(unsigned call_timeout_ms) {
   }();
   return *orb;
 }
-
-}  // namespace
 
 std::unique_ptr<CosimDeployment> launch_cosim_processes(const CosimScenario& s,
                                                         const CosimPlan& plan,

@@ -69,6 +69,9 @@ class CosimProcessDeployment final : public CosimDeployment {
 std::unique_ptr<CosimDeployment> launch_cosim_processes(const CosimScenario& s,
                                                         const CosimPlan& plan,
                                                         const LaunchOptions& options);
+// That ORB (created by the first call, with that call's timeout), for others in the process
+// that need one too.
+OrbRuntime& monitor_orb(unsigned call_timeout_ms);
 std::unique_ptr<CosimDeployment> launch_cosim_processes(const CosimScenario& s,
                                                         const CosimPlan& plan,
                                                         const LaunchOptions& options,

@@ -325,7 +325,8 @@ CompositeRecipe recipe_of(const CosimScenario& s, const std::vector<std::size_t>
     const auto& sub = s.subsystems[m];
     local[m] = recipe.members.size();
     for (const auto& [input, value] : sub.constant_inputs)
-      recipe.constants.push_back({recipe.members.size(), position(sub.signature.inputs, input), value});
+      recipe.constants.push_back(
+          {recipe.members.size(), position(sub.signature.inputs, input), value});
     recipe.members.push_back({sub.name, sub.model, sub.parameters});
   }
   for (const auto& c : s.couplings)
@@ -354,7 +355,8 @@ CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition) 
 }
 
 std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s, std::size_t partition) {
-  return build_composite("system-" + s.partitions.at(partition).name, partition_recipe(s, partition));
+  return build_composite("system-" + s.partitions.at(partition).name,
+                         partition_recipe(s, partition));
 }
 
 std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s) {

@@ -44,8 +44,8 @@ std::string PartitionSinkServant::misfit(std::size_t p, const idl::OutputBatch& 
   if (steps == 0 || steps * want.state_size != b.states.length() ||
       b.outputs.length() != steps * want.output_size) {
     why = "sent a batch of ";
-    why += std::to_string(b.states.length()) + " states and " +
-           std::to_string(b.outputs.length()) + " outputs (not whole steps)";
+    why += std::to_string(b.states.length()) + " states and " + std::to_string(b.outputs.length()) +
+           " outputs (not whole steps)";
     return why;
   }
   return "";
@@ -65,8 +65,8 @@ void PartitionSinkServant::deliver_outputs(const char* sender, const idl::Output
   inbox_->push({*p, from_idl(batch), nullptr});
 }
 
-void PartitionSinkServant::fail_partition(const char* sender, const char* kind,
-                                          const char* origin, const char* reason) {
+void PartitionSinkServant::fail_partition(const char* sender, const char* kind, const char* origin,
+                                          const char* reason) {
   const auto p = partition_of(sender);
   if (!p) return;
   const std::string k = kind;

@@ -58,7 +58,8 @@ ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
     std::vector<ComponentPair> pairs;
     for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
       const int cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
-      pairs.push_back({system_name(i), integrator_name(i), "pendulum-" + std::to_string(i + 1), cpu});
+      pairs.push_back(
+          {system_name(i), integrator_name(i), "pendulum-" + std::to_string(i + 1), cpu});
     }
     components_.start(pairs, options);
     set_up(scenario, options);

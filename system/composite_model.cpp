@@ -185,8 +185,8 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
     const std::string at = "links[" + std::to_string(k) + "]";
     check_index(component, at + ".from", l.from, n, "members:");
     check_index(component, at + ".to", l.to, n, "members:");
-    check_index(component, at + ".from_output", l.from_output,
-                members[l.from].model->output_size(), member_has(members[l.from], "outputs"));
+    check_index(component, at + ".from_output", l.from_output, members[l.from].model->output_size(),
+                member_has(members[l.from], "outputs"));
     check_index(component, at + ".to_input", l.to_input, members[l.to].model->input_size(),
                 member_has(members[l.to], "inputs"));
   }

@@ -7,7 +7,9 @@
 
 #include <future>
 
+#include "idl/partition_convert.hpp"
 #include "kausal_process.hpp"
+#include "monitor/child_process.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_process_deployment.hpp"
 #include "system/composite_model.hpp"
@@ -143,7 +145,8 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
     pids = component_pids();
     const auto victim = pid_of("integrator-b");
     ASSERT_TRUE(victim.has_value());
-    auto result = std::async(std::launch::async, [&] { return run.distributed(plan, *deployment, 1s); });
+    auto result =
+        std::async(std::launch::async, [&] { return run.distributed(plan, *deployment, 1s); });
     std::this_thread::sleep_for(500ms);
     ASSERT_EQ(kill(*victim, SIGKILL), 0);
     const auto killed_at = std::chrono::steady_clock::now();
@@ -185,6 +188,137 @@ TEST(PartitionRecipe, BadIndicesAreNamed) {
   } catch (const ModelError& e) {
     EXPECT_NE(e.reason().find("constants[0].input"), std::string::npos) << e.reason();
   }
+}
+
+// ---- values that arrive over CORBA are checked, never trusted ----
+
+// A component process started by hand; its object reference read from its stdout.
+template <typename T>
+typename T::_var_type start_component(ChildProcess& process) {
+  const auto ior = process.read_line(10s);
+  if (!ior) throw std::runtime_error(process.name() + " did not start: " + process.status());
+  CORBA::Object_var obj = monitor_orb(1000).resolve(*ior);
+  return T::_narrow(obj);
+}
+
+// Runs `call` and returns the reason of the IDL exception E it raises ("" if none).
+template <typename E, typename F>
+std::string reason_of(F&& call) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e.reason.in();
+  }
+  return "";
+}
+
+struct WireComponents {
+  TempDir dir;
+  ChildProcess system_process{"system-w",
+                              fs::path(KAUSAL_BIN_DIR) / "kausal-system",
+                              {"--name", "system-w", "--call-timeout-ms", "1000"},
+                              dir / "system.log"};
+  ChildProcess integrator_process{"integrator-w",
+                                  fs::path(KAUSAL_BIN_DIR) / "kausal-integrator",
+                                  {"--name", "integrator-w", "--call-timeout-ms", "1000"},
+                                  dir / "integrator.log"};
+  idl::System_var system = start_component<idl::System>(system_process);
+  idl::Integrator_var integrator = start_component<idl::Integrator>(integrator_process);
+
+  static idl::MemberSetupSeq pendulum_member(const std::string& model = "pendulum") {
+    return to_idl(std::vector<MemberRecipe>{
+        {"a", model, {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}}}});
+  }
+  CoupledConfig config() const {
+    CoupledConfig c;
+    c.name = "integrator-w";
+    c.tick = 0.001;
+    c.last_step = 10;
+    c.x0 = Vector::Zero(2);
+    c.output_size = 2;
+    c.channels = {{"x -> a.u", 0, 1}};
+    return c;
+  }
+};
+
+TEST(PartitionWire, SystemChecksWhatArrives) {
+  WireComponents w;
+  const idl::DoubleSeq x2 = to_seq(std::vector<double>{0.1, 0.2});
+  const idl::DoubleSeq none;
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete w.system->derivative(0, x2, none); }),
+            "");
+  const idl::DirectLinkSeq no_links;
+  const idl::ConstantInputSeq no_constants;
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(WireComponents::pendulum_member("nope"), no_links,
+                                            no_constants);
+            }).find("members[0]"),
+            std::string::npos);
+  const idl::DirectLinkSeq bad_link = to_idl(std::vector<DirectLink>{{0, 0, 0, 4}});
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(WireComponents::pendulum_member(), bad_link,
+                                            no_constants);
+            }).find("links[0].to_input"),
+            std::string::npos);
+  ASSERT_EQ(
+      w.system->configure_partition(WireComponents::pendulum_member(), no_links, no_constants), 2u);
+
+  const idl::DoubleSeq x3 = to_seq(std::vector<double>{0.1, 0.2, 0.3});
+  const idl::DoubleSeq nan = to_seq(std::vector<double>{0.1, std::nan("")});
+  const idl::DoubleSeq u1 = to_seq(std::vector<double>{1.0});
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->derivative(0, x3, none); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->derivative(0, nan, none); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->derivative(0, x2, u1); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->on_crossing(0, 0, x3); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->on_crossing(0, 0, x2); }), "");
+  idl::DoubleSeq_var dx = w.system->derivative(0, x2, none);
+  EXPECT_EQ(dx->length(), 2u);
+  idl::DoubleSeq_var J = w.system->jacobian(0, x2, none);
+  EXPECT_EQ(J->length(), 4u);
+  idl::DoubleSeq_var y = w.system->output(0, x2);
+  ASSERT_EQ(y->length(), 2u);
+  EXPECT_EQ(y[0], 0.1);
+}
+
+TEST(PartitionWire, IntegratorChecksWhatArrives) {
+  WireComponents w;
+  idl::ChannelSampleSeq samples = to_idl(std::vector<ChannelSample>{{0, 0, 1.0}});
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
+  EXPECT_EQ(w.integrator->partition_stats().steps_computed, 0u);
+
+  auto refused = [&](const idl::PartitionSetup& setup) {
+    return reason_of<idl::ModelFailure>([&] { w.integrator->initialise_partition(setup); });
+  };
+  const CoupledConfig good = w.config();
+  EXPECT_NE(refused(to_idl(good, idl::System::_nil())).find("sys"), std::string::npos);
+  idl::PartitionSetup setup = to_idl(good, w.system.in());
+  setup.name = "someone-else";
+  EXPECT_NE(refused(setup).find("name"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.method = "leapfrog";
+  EXPECT_NE(refused(setup).find("method"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.blocks.length(1);
+  setup.blocks[0].name = "a";
+  setup.blocks[0].offset = 1;
+  setup.blocks[0].size = 2;
+  EXPECT_NE(refused(setup).find("blocks[0]"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.channels[0].hold = 7;
+  EXPECT_NE(refused(setup).find("hold"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.tick = std::nan("");
+  EXPECT_NE(refused(setup).find("tick"), std::string::npos);
+
+  w.integrator->initialise_partition(to_idl(good, w.system.in()));
+  samples[0].channel = 3;
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
+  samples[0].channel = 0;
+  samples[0].value = std::nan("");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { w.integrator->provide(samples); }), "");
+  EXPECT_NE(reason_of<idl::ProtocolViolation>(
+                [&] { w.integrator->start_partition(idl::PartitionSink::_nil(), 8); }),
+            "");
 }
 
 }  // namespace
