@@ -41,7 +41,19 @@ void CoupledRunner::work() {
       sink_.fail(std::current_exception());
       continue;
     }
-    if (batch.count() > 0) sink_.deliver(batch);
+    if (batch.count() > 0 && !deliver(batch)) return;
+  }
+}
+
+bool CoupledRunner::deliver(const OutputBatch& batch) {
+  try {
+    sink_.deliver(batch);
+    return true;
+  } catch (const Error&) {
+    // Steps nobody receives are wasted work; the monitor notices the silence (ping).
+    std::lock_guard lock(mutex_);
+    failed_ = true;
+    return false;
   }
 }
 
@@ -58,6 +70,11 @@ void CoupledRunner::provide(const std::vector<ChannelSample>& samples) {
 CoupledStats CoupledRunner::stats() {
   std::lock_guard lock(mutex_);
   return integrator_.stats();
+}
+
+ActivityTotals CoupledRunner::totals() {
+  std::lock_guard lock(mutex_);
+  return integrator_.totals();
 }
 
 }  // namespace kausal

@@ -17,6 +17,7 @@ namespace kausal {
 class OutputSink {
  public:
   virtual ~OutputSink() = default;
+  // May throw a kausal::Error (the receiver is gone): the worker then stops, telling nobody.
   virtual void deliver(const OutputBatch& batch) = 0;
   // The worker stopped on an error (a kausal::Error); it takes no more steps.
   virtual void fail(std::exception_ptr error) = 0;
@@ -32,9 +33,11 @@ class CoupledRunner {
 
   void provide(const std::vector<ChannelSample>& samples);
   CoupledStats stats();
+  ActivityTotals totals();
 
  private:
   void work();
+  bool deliver(const OutputBatch& batch);
   bool has_work() const;
 
   CoupledIntegrator& integrator_;

@@ -1,8 +1,11 @@
 #include "integrator/integrator_servant.hpp"
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 
+#include "idl/partition_convert.hpp"
 #include "idl/wire_errors.hpp"
 
 namespace kausal {
@@ -65,6 +68,139 @@ class CorbaBatchSink final : public BatchSink {
   std::chrono::milliseconds delay_{0};
 };
 
+// A partition's System in another process (or collocated): the model API, one round trip
+// per call. Every reply is checked against the size the caller expects, so a confused or
+// foreign System cannot write past a buffer.
+class CorbaSubsystemLink final : public SubsystemLink {
+ public:
+  CorbaSubsystemLink(idl::System_ptr system, std::string name)
+      : system_(idl::System::_duplicate(system)), name_(std::move(name)) {}
+
+  void derivative(double t, VectorView x, VectorView u, VectorOut dx) override {
+    const idl::DoubleSeq sx = seq_of(x), su = seq_of(u);
+    copy_reply("derivative", call_peer(name_, [&] { return system_->derivative(t, sx, su); }), dx);
+  }
+  void output(double t, VectorView x, VectorOut y) override {
+    const idl::DoubleSeq sx = seq_of(x);
+    copy_reply("output", call_peer(name_, [&] { return system_->output(t, sx); }), y);
+  }
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J) override {
+    const idl::DoubleSeq sx = seq_of(x), su = seq_of(u);
+    Vector rows(J.rows() * J.cols());
+    copy_reply("jacobian", call_peer(name_, [&] { return system_->jacobian(t, sx, su); }), rows);
+    for (Eigen::Index r = 0; r < J.rows(); ++r)
+      J.row(r) = rows.segment(r * J.cols(), J.cols()).transpose();
+  }
+  void indicators(double t, VectorView x, VectorView u, VectorOut g) override {
+    const idl::DoubleSeq sx = seq_of(x), su = seq_of(u);
+    copy_reply("indicators", call_peer(name_, [&] { return system_->indicators(t, sx, su); }), g);
+  }
+  void on_crossing(std::size_t indicator, double t, VectorOut x) override {
+    const idl::DoubleSeq sx = seq_of(x);
+    const auto i = static_cast<CORBA::ULong>(indicator);
+    copy_reply("on_crossing", call_peer(name_, [&] { return system_->on_crossing(i, t, sx); }), x);
+  }
+
+ private:
+  static idl::DoubleSeq seq_of(VectorView v) {
+    return to_seq({v.data(), static_cast<std::size_t>(v.size())});
+  }
+  void copy_reply(const char* call, idl::DoubleSeq* reply, VectorOut out) const {
+    idl::DoubleSeq_var owned(reply);
+    if (owned->length() != static_cast<std::size_t>(out.size())) {
+      std::string reason = call;
+      reason += " returned " + std::to_string(owned->length()) + " values, expected " +
+                std::to_string(out.size());
+      throw ProtocolError(name_, reason);
+    }
+    for (CORBA::ULong k = 0; k < owned->length(); ++k) out[k] = owned[k];
+  }
+
+  idl::System_var system_;
+  std::string name_;
+};
+
+// The monitor's PartitionSink. A delivery that fails throws (the runner's worker stops); a
+// failure report that cannot be sent is dropped: the monitor is gone or will notice the
+// silence by ping.
+class CorbaOutputSink final : public OutputSink {
+ public:
+  CorbaOutputSink(idl::PartitionSink_ptr sink, std::string component)
+      : sink_(idl::PartitionSink::_duplicate(sink)), component_(std::move(component)) {}
+  void deliver(const OutputBatch& batch) override {
+    const idl::OutputBatch b = to_idl(batch);
+    call_peer("monitor", [&] { sink_->deliver_outputs(component_.c_str(), b); });
+  }
+  void fail(std::exception_ptr error) override {
+    const ReportedFailure r = describe_failure(component_, error);
+    try {
+      call_peer("monitor", [&] {
+        sink_->fail_partition(component_.c_str(), r.kind.c_str(), r.component.c_str(),
+                              r.reason.c_str());
+      });
+    } catch (const Error&) {
+      // nobody left to tell
+    }
+  }
+
+ private:
+  idl::PartitionSink_var sink_;
+  std::string component_;
+};
+
+void check_finite(const std::string& component, const char* field, double v) {
+  if (std::isfinite(v)) return;
+  std::string reason = field;
+  reason += " is not finite";
+  throw ModelError(component, reason);
+}
+
+// A PartitionSetup from the wire as a CoupledConfig, every field checked that the
+// CoupledIntegrator does not check itself; errors name the field.
+CoupledConfig checked_config(const std::string& component, const idl::PartitionSetup& s) {
+  CoupledConfig c;
+  if (component != s.name.in()) {
+    std::string reason = "name: '";
+    reason += std::string(s.name.in()) + "' is not this component's name";
+    throw ModelError(component, reason);
+  }
+  c.name = component;
+  try {
+    c.method = parse_ode_method(s.method.in(), "method: ");
+  } catch (const InputError& e) {
+    throw ModelError(component, e.what());
+  }
+  check_finite(component, "t0", s.t0);
+  check_finite(component, "tick", s.tick);
+  c.t0 = s.t0;
+  c.tick = s.tick;
+  c.ticks_per_step = s.ticks_per_step;
+  c.last_step = s.last_step;
+  if (s.ticks_per_step > 0 &&
+      s.last_step > std::numeric_limits<std::uint64_t>::max() / s.ticks_per_step)
+    throw ModelError(component, "last_step: too many ticks to count");
+  c.x0 = Eigen::Map<const Vector>(s.x0.get_buffer(), static_cast<Eigen::Index>(s.x0.length()));
+  for (CORBA::ULong k = 0; k < s.blocks.length(); ++k) {
+    const auto& b = s.blocks[k];
+    if (b.size == 0 || std::size_t{b.offset} + b.size > s.x0.length()) {
+      std::string reason = "blocks[";
+      reason += std::to_string(k) + "]: offset " + std::to_string(b.offset) + " size " +
+                std::to_string(b.size) + " is not inside a state of " +
+                std::to_string(s.x0.length());
+      throw ModelError(component, reason);
+    }
+    c.blocks.push_back({b.name.in(), b.offset, b.size});
+  }
+  c.output_size = s.output_size;
+  c.indicator_count = s.indicator_count;
+  for (CORBA::ULong k = 0; k < s.channels.length(); ++k)
+    c.channels.push_back({s.channels[k].name.in(), s.channels[k].hold, s.channels[k].period_ticks});
+  c.speculate = s.speculate != 0;
+  c.tolerance = s.tolerance;
+  c.window = s.window;
+  return c;  // the CoupledIntegrator checks steps, x0, hold orders, periods, tolerance, window
+}
+
 }  // namespace
 
 IntegratorServant::IntegratorServant(const std::string& name, OrbRuntime& orb)
@@ -90,6 +226,7 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
     if (active_.load()) throw ProtocolError(name(), "initialise() while running ahead");
+    if (coupled_) throw ModelError(name(), "initialise() after initialise_partition()");
     if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "no System given");
     idl::ComponentInfo_var peer =
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
@@ -162,9 +299,57 @@ void IntegratorServant::commit(CORBA::ULongLong gvt) {
   });
 }
 
+void IntegratorServant::initialise_partition(const idl::PartitionSetup& setup) {
+  serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    // (ModelError, not ProtocolError: this call raises ModelFailure and PeerFailure only.)
+    if (runner_ || active_.load()) throw ModelError(name(), "initialise_partition() while running");
+    if (integrator_) throw ModelError(name(), "initialise_partition() after initialise()");
+    if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
+    CoupledConfig config = checked_config(name(), setup);
+    idl::ComponentInfo_var peer =
+        call_peer(name() + "'s System", [&] { return setup.sys->info(); });
+    auto link = std::make_unique<CorbaSubsystemLink>(setup.sys.in(), peer->name.in());
+    stop_feed();  // it reads the trace of the Integrator about to be replaced
+    trace_ = &no_trace_;
+    coupled_ = std::make_unique<CoupledIntegrator>(std::move(config), *link);
+    subsystem_ = std::move(link);
+    trace_ = &coupled_->trace();
+  });
+}
+
+void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
+  serve(name(), [&] {
+    const std::vector<ChannelSample> in = from_idl(samples);
+    std::lock_guard lock(mutex_);
+    if (!coupled_) throw ProtocolError(name(), "provide() before initialise_partition()");
+    if (runner_) return runner_->provide(in);
+    for (const auto& sample : in) coupled_->provide(sample);
+  });
+}
+
+void IntegratorServant::start_partition(idl::PartitionSink_ptr sink, CORBA::ULong steps_per_batch) {
+  serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    if (!coupled_) throw ProtocolError(name(), "start_partition() before initialise_partition()");
+    if (runner_) throw ProtocolError(name(), "start_partition() twice");
+    if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start_partition() without a sink");
+    outputs_ = std::make_unique<CorbaOutputSink>(sink, name());
+    runner_ = std::make_unique<CoupledRunner>(*coupled_, *outputs_, steps_per_batch);
+  });
+}
+
+idl::PartitionStats IntegratorServant::partition_stats() {
+  std::lock_guard lock(mutex_);  // asked before initialise_partition(): nothing done yet
+  if (runner_) return to_idl(runner_->stats());
+  return to_idl(coupled_ ? coupled_->stats() : CoupledStats{});
+}
+
 ActivityTotals IntegratorServant::totals() {
   if (RunAhead* r = active_.load()) return r->exclusive([&] { return integrator_->totals(); });
   std::lock_guard lock(mutex_);  // asked before initialise() is legal: nothing done yet
+  if (runner_) return runner_->totals();
+  if (coupled_) return coupled_->totals();
   return integrator_ ? integrator_->totals() : ActivityTotals{};
 }
 

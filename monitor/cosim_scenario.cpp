@@ -316,24 +316,23 @@ std::string read_file(const std::filesystem::path& file) {
   return text.str();
 }
 
-// A composite of `members`; couplings with both ends among them become direct links.
-std::unique_ptr<CompositeModel> composite_of(const CosimScenario& s,
-                                             const std::vector<std::size_t>& members) {
-  std::vector<CompositeMember> parts;
-  std::vector<ConstantInput> constants;
+// The recipe of a composite of `members`; couplings with both ends among them become direct
+// links.
+CompositeRecipe recipe_of(const CosimScenario& s, const std::vector<std::size_t>& members) {
+  CompositeRecipe recipe;
   std::map<std::size_t, std::size_t> local;  // subsystem → member index
   for (std::size_t m : members) {
     const auto& sub = s.subsystems[m];
-    local[m] = parts.size();
+    local[m] = recipe.members.size();
     for (const auto& [input, value] : sub.constant_inputs)
-      constants.push_back({parts.size(), position(sub.signature.inputs, input), value});
-    parts.push_back({sub.name, make_model(sub.name, sub.model, sub.parameters)});
+      recipe.constants.push_back(
+          {recipe.members.size(), position(sub.signature.inputs, input), value});
+    recipe.members.push_back({sub.name, sub.model, sub.parameters});
   }
-  std::vector<DirectLink> links;
   for (const auto& c : s.couplings)
     if (local.count(c.from) && local.count(c.to))
-      links.push_back({local[c.from], c.from_output, local[c.to], c.to_input});
-  return std::make_unique<CompositeModel>(std::move(parts), std::move(links), std::move(constants));
+      recipe.links.push_back({local[c.from], c.from_output, local[c.to], c.to_input});
+  return recipe;
 }
 
 }  // namespace
@@ -351,15 +350,20 @@ bool is_partitioned_scenario(const std::filesystem::path& file) {
   return parse_toml(read_file(file), file.string()).contains("subsystem");
 }
 
+CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition) {
+  return recipe_of(s, s.partitions.at(partition).members);
+}
+
 std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s, std::size_t partition) {
-  return composite_of(s, s.partitions.at(partition).members);
+  return build_composite("system-" + s.partitions.at(partition).name,
+                         partition_recipe(s, partition));
 }
 
 // Partition by partition, so that each partition's states form one block.
 std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s) {
   std::vector<std::size_t> all;
   for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
-  return composite_of(s, all);
+  return build_composite("monolithic model", recipe_of(s, all));
 }
 
 std::vector<StateBlock> partition_blocks(const CosimScenario& s) {

@@ -70,6 +70,8 @@ CosimScenario parse_cosim_scenario(const std::string& text, const std::string& f
 // The model one partition integrates: its members, couplings inside it direct, constants
 // set; inputs from other partitions are left open, in the order of partition_inputs().
 std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s, std::size_t partition);
+// What that model is built from (for a System in another process).
+CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition);
 // Every subsystem as one model with every coupling direct (the monolithic reference), its
 // states partition by partition in scenario order.
 std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s);

@@ -12,29 +12,11 @@
 
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
-#include "monitor/child_process.hpp"
+#include "monitor/component_set.hpp"
 #include "monitor/integrator_port.hpp"
 #include "monitor/scenario.hpp"
 
 namespace kausal {
-
-enum class Layout { process, pendulum, single };
-const char* layout_name(Layout layout);
-// "process" | "pendulum" | "single"; throws InputError otherwise.
-Layout parse_layout(const std::string& name);
-
-struct LaunchOptions {
-  std::filesystem::path bin_dir;    // where kausal-system and kausal-integrator are
-  std::filesystem::path log_dir;    // each child's stderr goes to log_dir/NAME.log
-  unsigned call_timeout_ms = 3000;  // calls between components (Integrator -> System)
-  std::chrono::milliseconds startup_timeout{10000};
-  // Empty: the OS places the processes. Otherwise the process(es) of pendulum i (its System
-  // and Integrator, or its kausal-pendulum) are pinned to cpus[i % cpus.size()] (see FanOut
-  // for why). The single layout starts no process: nothing to pin here.
-  std::vector<int> cpus;
-  bool rollback_check = false;  // see IntegratorConfig::rollback_check
-  Layout layout = Layout::process;
-};
 
 class ProcessDeployment final : public Deployment {
  public:
@@ -62,26 +44,15 @@ class ProcessDeployment final : public Deployment {
   std::string post_mortem();
 
  private:
-  struct Component;
-  void start(const Scenario& scenario, const LaunchOptions& options);
-  void start_children(const Scenario& scenario, const LaunchOptions& options);
-  void host_here(const Scenario& scenario);
-  // Ends every child, deactivates the sink, removes the socket directory.
+  // Deactivates the sink after the components are gone.
   void release();
   void set_up(const Scenario& scenario, const LaunchOptions& options);
 
   OrbRuntime& orb_;
-  Layout layout_;
   std::shared_ptr<BatchInbox> inbox_ = std::make_shared<BatchInbox>();
   PortableServer::ServantBase* sink_servant_ = nullptr;  // owned by the POA once active
   idl::StateSink_var sink_;
-  std::filesystem::path socket_dir_;
-  std::vector<std::unique_ptr<Component>> components_;   // system-1, integrator-1, system-2, ...
-  std::vector<std::shared_ptr<ChildProcess>> children_;  // each once (a process may host two)
-  // Single layout: the collocated POA and our own reference to every servant in it (system-1,
-  // integrator-1, ...), so that they are deleted in an order we choose.
-  std::unique_ptr<CollocatedAdapter> adapter_;
-  std::vector<PortableServer::ServantBase*> hosted_;
+  ComponentSet components_;
   std::vector<std::unique_ptr<IntegratorPort>> ports_;
 };
 

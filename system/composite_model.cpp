@@ -1,5 +1,7 @@
 #include "system/composite_model.hpp"
 
+#include <cmath>
+
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -141,6 +143,62 @@ void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) c
     return;
   }
   throw ModelError("composite", "no indicator " + std::to_string(indicator));
+}
+
+}  // namespace kausal
+
+namespace kausal {
+namespace {
+
+void check_index(const std::string& component, const std::string& field, std::size_t value,
+                 std::size_t count, const std::string& what) {
+  if (value < count) return;
+  std::string reason = field;
+  reason += ": " + std::to_string(value) + " is out of range (" + what + " " +
+            std::to_string(count) + ")";
+  throw ModelError(component, reason);
+}
+
+std::string member_has(const CompositeMember& m, const char* ports) {
+  std::string out = "member '";
+  out += m.name + "' has";
+  return out + " " + ports + ":";
+}
+
+}  // namespace
+
+std::unique_ptr<CompositeModel> build_composite(const std::string& component,
+                                                const CompositeRecipe& recipe) {
+  std::vector<CompositeMember> members;
+  for (const auto& m : recipe.members) {
+    const std::string at = "members[" + std::to_string(members.size()) + "]";
+    if (m.name.empty()) throw ModelError(component, at + ".name is empty");
+    try {
+      members.push_back({m.name, make_model(m.name, m.model, m.parameters)});
+    } catch (const ModelError& e) {
+      throw ModelError(component, at + " ('" + m.name + "'): " + e.reason());
+    }
+  }
+  const std::size_t n = members.size();
+  for (std::size_t k = 0; k < recipe.links.size(); ++k) {
+    const DirectLink& l = recipe.links[k];
+    const std::string at = "links[" + std::to_string(k) + "]";
+    check_index(component, at + ".from", l.from, n, "members:");
+    check_index(component, at + ".to", l.to, n, "members:");
+    check_index(component, at + ".from_output", l.from_output, members[l.from].model->output_size(),
+                member_has(members[l.from], "outputs"));
+    check_index(component, at + ".to_input", l.to_input, members[l.to].model->input_size(),
+                member_has(members[l.to], "inputs"));
+  }
+  for (std::size_t k = 0; k < recipe.constants.size(); ++k) {
+    const ConstantInput& c = recipe.constants[k];
+    const std::string at = "constants[" + std::to_string(k) + "]";
+    check_index(component, at + ".member", c.member, n, "members:");
+    check_index(component, at + ".input", c.input, members[c.member].model->input_size(),
+                member_has(members[c.member], "inputs"));
+    if (!std::isfinite(c.value)) throw ModelError(component, at + ".value is not finite");
+  }
+  return std::make_unique<CompositeModel>(std::move(members), recipe.links, recipe.constants);
 }
 
 }  // namespace kausal

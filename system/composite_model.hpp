@@ -84,4 +84,23 @@ class CompositeModel final : public Model {
   mutable std::vector<Vector> inputs_;
 };
 
+// A composite as plain data, before any model is built: what a scenario's partition is made
+// of, and what a remote System receives (configure_partition).
+struct MemberRecipe {
+  std::string name;
+  std::string model;  // registered name (make_model)
+  Parameters parameters;
+};
+struct CompositeRecipe {
+  std::vector<MemberRecipe> members;
+  std::vector<DirectLink> links;
+  std::vector<ConstantInput> constants;
+};
+
+// Builds every member with make_model and the composite of them. Indices and values are
+// checked first (they may come from the wire): a ModelError names `component` and the
+// field, e.g. "links[1].from_output: 3 is out of range (member 'a' has 1 outputs)".
+std::unique_ptr<CompositeModel> build_composite(const std::string& component,
+                                                const CompositeRecipe& recipe);
+
 }  // namespace kausal

@@ -1,8 +1,28 @@
 #include "system/system_servant.hpp"
 
+#include <memory>
+
+#include "idl/partition_convert.hpp"
 #include "idl/wire_errors.hpp"
 
 namespace kausal {
+namespace {
+
+Eigen::Map<const Vector> view_of(const idl::DoubleSeq& s) {
+  return {s.get_buffer(), static_cast<Eigen::Index>(s.length())};
+}
+
+// A reply of n values that `fill` writes (a VectorOut over the reply's own buffer).
+template <typename Fill>
+idl::DoubleSeq* reply_of(std::size_t n, Fill&& fill) {
+  auto out = std::make_unique<idl::DoubleSeq>(wire_size(n));
+  out->length(wire_size(n));
+  Eigen::Map<Vector> y(out->get_buffer(), static_cast<Eigen::Index>(n));
+  fill(y);
+  return out.release();
+}
+
+}  // namespace
 
 SystemServant::SystemServant(const std::string& name, OrbRuntime& orb)
     : ComponentServant(name, "system", orb), core_(name) {}
@@ -36,6 +56,75 @@ idl::DoubleSeq* SystemServant::handle_event(const idl::Event& event, const idl::
     auto state = to_vector(x);
     core_.handle_event(from_idl(event), state);
     return new idl::DoubleSeq(to_seq(state));
+  });
+}
+
+CORBA::ULong SystemServant::configure_partition(const idl::MemberSetupSeq& members,
+                                                const idl::DirectLinkSeq& links,
+                                                const idl::ConstantInputSeq& constants) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    auto model = build_composite(name(), from_idl(members, links, constants));
+    return static_cast<CORBA::ULong>(core_.configure(std::move(model)));
+  });
+}
+
+// The core checks x and u (sizes, finiteness) before the model sees them; the reply sizes
+// come from the configured model.
+idl::DoubleSeq* SystemServant::derivative(CORBA::Double t, const idl::DoubleSeq& x,
+                                          const idl::DoubleSeq& u) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    return reply_of(core_.model().state_size(),
+                    [&](VectorOut dx) { core_.derivative(t, view_of(x), view_of(u), dx); });
+  });
+}
+
+idl::DoubleSeq* SystemServant::output(CORBA::Double t, const idl::DoubleSeq& x) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    return reply_of(core_.model().output_size(),
+                    [&](VectorOut y) { core_.output(t, view_of(x), y); });
+  });
+}
+
+idl::DoubleSeq* SystemServant::jacobian(CORBA::Double t, const idl::DoubleSeq& x,
+                                        const idl::DoubleSeq& u) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    const auto n = static_cast<Eigen::Index>(core_.model().state_size());
+    Matrix J(n, n);
+    core_.jacobian(t, view_of(x), view_of(u), J);
+    return reply_of(static_cast<std::size_t>(n * n), [&](VectorOut out) {
+      for (Eigen::Index r = 0; r < n; ++r) out.segment(r * n, n) = J.row(r).transpose();
+    });
+  });
+}
+
+idl::DoubleSeq* SystemServant::indicators(CORBA::Double t, const idl::DoubleSeq& x,
+                                          const idl::DoubleSeq& u) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    return reply_of(core_.model().indicator_count(),
+                    [&](VectorOut g) { core_.indicators(t, view_of(x), view_of(u), g); });
+  });
+}
+
+idl::DoubleSeq* SystemServant::on_crossing(CORBA::ULong indicator, CORBA::Double t,
+                                           const idl::DoubleSeq& x) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    // The handler writes into x: its size is checked before (finiteness after, by the core).
+    const std::size_t n = core_.model().state_size();
+    if (x.length() != n) {
+      std::string reason = "on_crossing: x has ";
+      reason += std::to_string(x.length()) + " values, the model's state has " + std::to_string(n);
+      throw ModelError(name(), reason);
+    }
+    return reply_of(n, [&](VectorOut state) {
+      state = view_of(x);
+      core_.on_crossing(indicator, t, state);
+    });
   });
 }
 

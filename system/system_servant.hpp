@@ -16,6 +16,20 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
   idl::DoubleSeq* calc(CORBA::Double t, const idl::DoubleSeq& x) override;
   idl::DoubleSeq* handle_event(const idl::Event& event, const idl::DoubleSeq& x) override;
 
+  // Partitioned models (design.md §4).
+  CORBA::ULong configure_partition(const idl::MemberSetupSeq& members,
+                                   const idl::DirectLinkSeq& links,
+                                   const idl::ConstantInputSeq& constants) override;
+  idl::DoubleSeq* derivative(CORBA::Double t, const idl::DoubleSeq& x,
+                             const idl::DoubleSeq& u) override;
+  idl::DoubleSeq* output(CORBA::Double t, const idl::DoubleSeq& x) override;
+  idl::DoubleSeq* jacobian(CORBA::Double t, const idl::DoubleSeq& x,
+                           const idl::DoubleSeq& u) override;
+  idl::DoubleSeq* indicators(CORBA::Double t, const idl::DoubleSeq& x,
+                             const idl::DoubleSeq& u) override;
+  idl::DoubleSeq* on_crossing(CORBA::ULong indicator, CORBA::Double t,
+                              const idl::DoubleSeq& x) override;
+
  protected:
   ActivityTotals totals() override;
   const ActivityTrace& activity_trace() override { return core_.trace(); }

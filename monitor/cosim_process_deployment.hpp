@@ -1,0 +1,80 @@
+#pragma once
+// The partitions of a partitioned model (design.md §4) as CORBA components on this host: per
+// partition a System ("system-<partition>") and an Integrator ("integrator-<partition>") in
+// the layouts of process_deployment.hpp — two processes, one kausal-pendulum process hosting
+// both ("pendulum", alias "pair"), or every servant in the monitor's process ("single").
+// The Integrators step by themselves and deliver their final steps to a PartitionSink
+// servant in the monitor, which fills the deployment's inbox; cosim_driver does the rest.
+// A partition whose process dies or stops answering pings becomes a failure in the inbox
+// (a PeerError naming the component) within about the call timeout.
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "monitor/component_set.hpp"
+#include "monitor/cosim_plan.hpp"
+#include "monitor/partition_port.hpp"
+
+namespace kausal {
+
+class CosimProcessDeployment final : public CosimDeployment {
+ public:
+  // Starts, checks (interface version) and configures every component; throws PeerError
+  // naming a component that does not start or answer, VersionMismatch, ModelError.
+  CosimProcessDeployment(const CosimScenario& s, const CosimPlan& plan, OrbRuntime& orb,
+                         const LaunchOptions& options, std::size_t steps_per_batch = 64);
+  // Ends every child still running (by PID) and reaps it; releases hosted servants.
+  ~CosimProcessDeployment() override;
+
+  std::size_t size() const override { return ports_.size(); }
+  PartitionPort& partition(std::size_t p) override;
+  PartitionInbox& inbox() override { return *inbox_; }
+  std::vector<ComponentReport> reports() override { return components_.reports(); }
+
+  // As in ProcessDeployment.
+  void observe(idl::Animation_ptr view) { components_.observe(view); }
+  std::vector<std::string> component_names() const { return components_.names(); }
+  void shutdown();
+  std::string post_mortem() { return components_.post_mortem(); }
+
+ private:
+  class Port;
+  void set_up(const CosimScenario& s, const CosimPlan& plan, std::size_t steps_per_batch);
+  void release();
+  // The driver pings only when no partition delivers; a partition process that dies while
+  // the others keep delivering would go unnoticed. A watcher pings every partition a few
+  // times a second and puts the first failure into the inbox.
+  void start_watch(std::chrono::milliseconds period);
+  void stop_watch();
+
+  OrbRuntime& orb_;
+  std::shared_ptr<PartitionInbox> inbox_ = std::make_shared<PartitionInbox>();
+  PortableServer::ServantBase* sink_servant_ = nullptr;  // owned by the POA once active
+  idl::PartitionSink_var sink_;
+  ComponentSet components_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  std::mutex watch_mutex_;
+  std::condition_variable watch_cv_;
+  bool watch_stop_ = false;
+  std::thread watcher_;
+};
+
+// The monitor's ORB for callers that have none: created on the first call and kept until
+// exit (omniORB allows one ORB per process; its call timeout is that first call's
+// call_timeout_ms + 1 s, so that a hung System is reported by its Integrator first). A
+// program that has its own OrbRuntime passes it instead.
+std::unique_ptr<CosimDeployment> launch_cosim_processes(const CosimScenario& s,
+                                                        const CosimPlan& plan,
+                                                        const LaunchOptions& options);
+// That ORB (created by the first call, with that call's timeout), for others in the process
+// that need one too.
+OrbRuntime& monitor_orb(unsigned call_timeout_ms);
+std::unique_ptr<CosimDeployment> launch_cosim_processes(const CosimScenario& s,
+                                                        const CosimPlan& plan,
+                                                        const LaunchOptions& options,
+                                                        OrbRuntime& orb);
+
+}  // namespace kausal

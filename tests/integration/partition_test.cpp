@@ -1,0 +1,325 @@
+// Partitioned models over real processes: a small scenario launched with
+// launch_cosim_processes and run by run_cosim_distributed gives the digest of
+// run_cosim_sequential (conservative and optimistic, in each layout); a partition process
+// killed mid-run ends the run with exit code 3 naming it, in bounded time; no child is left
+// behind.
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "idl/partition_convert.hpp"
+#include "kausal_process.hpp"
+#include "monitor/child_process.hpp"
+#include "monitor/cosim_driver.hpp"
+#include "monitor/cosim_process_deployment.hpp"
+#include "system/composite_model.hpp"
+
+namespace kausal::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Two partitions of one pendulum each with different steps (multirate), and one partition
+// of two pendulums (a composite of two members on the wire). Until models with inputs land
+// the partitions are not coupled. calc_work makes the run last long enough to be killed.
+std::string scenario_text(double t_end, double calc_work) {
+  std::string pendulum = "model = \"pendulum\"\nparameters = { pivot_x = 0, length = 1, ";
+  pendulum += "mass = 1, radius = 0.1, calc_work = " + std::to_string(calc_work) + " }\n";
+  std::string text = "[run]\nt_end = " + std::to_string(t_end) + "\n";
+  text += "[[subsystem]]\nname = \"a\"\n" + pendulum + "integrator = \"euler\"\nh = 0.001\n";
+  text += "[[subsystem]]\nname = \"b\"\n" + pendulum + "integrator = \"euler\"\nh = 0.002\n";
+  text += "[[subsystem]]\nname = \"c\"\n" + pendulum;
+  text += "[[subsystem]]\nname = \"d\"\n" + pendulum;
+  text += "[[partition]]\nname = \"cd\"\nsubsystems = [\"c\", \"d\"]\n";
+  text += "integrator = \"euler\"\nh = 0.001\n";
+  return text;
+}
+
+struct PartitionRun {
+  TempDir dir;
+  CosimScenario scenario;
+
+  explicit PartitionRun(double t_end = 0.5, double calc_work = 0) {
+    dir.write("partitioned.toml", scenario_text(t_end, calc_work));
+    scenario = load_cosim_scenario(dir / "partitioned.toml");
+  }
+
+  LaunchOptions options(const std::string& layout) const {
+    LaunchOptions o;
+    o.bin_dir = KAUSAL_BIN_DIR;
+    o.log_dir = dir / "logs";
+    o.call_timeout_ms = 1000;
+    o.layout = parse_layout(layout);
+    return o;
+  }
+
+  std::string sequential_digest(const CosimPlan& plan) const {
+    CosimRecorder recorder("", scenario, plan);
+    RunControl control;
+    const RunResult r = run_cosim_sequential(scenario, plan, recorder, control);
+    EXPECT_EQ(r.status, "completed") << r.error;
+    return r.trajectory_sha256;
+  }
+
+  RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment,
+                        std::chrono::milliseconds stall = 5s) const {
+    CosimRecorder recorder("", scenario, plan);
+    RunControl control;
+    const std::string method = plan.configs.front().speculate ? "optimistic" : "conservative";
+    return run_cosim_distributed(scenario, method, plan, deployment, recorder, control, stall);
+  }
+};
+
+// The PIDs of this process's children started with `--name <component>`.
+std::vector<pid_t> component_pids() {
+  std::vector<pid_t> pids;
+  for (const auto& [pid, cmd] : children_of(getpid()))
+    if (cmd.find("--name ") != std::string::npos) pids.push_back(pid);
+  return pids;
+}
+
+std::optional<pid_t> pid_of(const std::string& component) {
+  for (const auto& [pid, cmd] : children_of(getpid()))
+    if (cmd.find("--name " + component + " ") != std::string::npos) return pid;
+  return std::nullopt;
+}
+
+void expect_all_gone(const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << "child " << pid << " left behind";
+}
+
+struct Case {
+  std::string layout;
+  bool speculate;
+};
+
+class PartitionLayouts : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
+  const Case c = GetParam();
+  PartitionRun run;
+  const CosimPlan plan = plan_cosim(run.scenario, {c.speculate, 0.0, 1000});
+  const std::string expected = run.sequential_digest(plan);
+  std::vector<pid_t> pids;
+  {
+    auto deployment = launch_cosim_processes(run.scenario, plan, run.options(c.layout));
+    pids = component_pids();
+    const std::size_t processes = c.layout == "process" ? 6 : c.layout == "single" ? 0 : 3;
+    EXPECT_EQ(pids.size(), processes);
+    const RunResult r = run.distributed(plan, *deployment);
+    EXPECT_EQ(r.status, "completed") << r.error;
+    EXPECT_EQ(r.trajectory_sha256, expected);
+    EXPECT_EQ(r.steps, run.scenario.ticks);
+    ASSERT_EQ(r.partitions.size(), 3u);
+    EXPECT_EQ(r.partitions[0].stats.derivative_calls, run.scenario.partitions[0].steps);
+    EXPECT_EQ(r.partitions[1].stats.derivative_calls, run.scenario.partitions[1].steps);
+    // Every component reported its timing: system-a, integrator-a, system-b, ...
+    ASSERT_EQ(r.components.size(), 6u);
+    EXPECT_EQ(r.components[0].name, "system-a");
+    EXPECT_EQ(r.components[5].name, "integrator-cd");
+    for (const auto& component : r.components) {
+      EXPECT_TRUE(component.reachable) << component.name;
+      EXPECT_GT(component.totals.busy_s, 0.0) << component.name;
+    }
+  }
+  expect_all_gone(pids);
+}
+
+INSTANTIATE_TEST_SUITE_P(Partitions, PartitionLayouts,
+                         ::testing::Values(Case{"process", false}, Case{"process", true},
+                                           Case{"pendulum", false}, Case{"pair", true},
+                                           Case{"single", false}, Case{"single", true}),
+                         [](const auto& test) {
+                           return test.param.layout +
+                                  (test.param.speculate ? "_optimistic" : "_conservative");
+                         });
+
+class PartitionKill : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
+  PartitionRun run(100.0, 2000);  // far longer than the test waits
+  const CosimPlan plan = plan_cosim(run.scenario, {false, 0.0, 1000});
+  std::vector<pid_t> pids;
+  {
+    auto deployment = launch_cosim_processes(run.scenario, plan, run.options(GetParam()));
+    pids = component_pids();
+    const auto victim = pid_of("integrator-b");
+    ASSERT_TRUE(victim.has_value());
+    auto result =
+        std::async(std::launch::async, [&] { return run.distributed(plan, *deployment, 1s); });
+    std::this_thread::sleep_for(500ms);
+    ASSERT_EQ(kill(*victim, SIGKILL), 0);
+    const auto killed_at = std::chrono::steady_clock::now();
+    ASSERT_EQ(result.wait_for(10s), std::future_status::ready) << "the run did not notice";
+    const double noticed_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
+    const RunResult r = result.get();
+    EXPECT_EQ(r.status, "failed");
+    EXPECT_EQ(r.exit_code, ExitCode::peer_failure);
+    EXPECT_NE(r.error.find("integrator-b"), std::string::npos) << r.error;
+    // A stall (1 s) and a ping of each partition, each bounded by the call timeout (2 s).
+    EXPECT_LT(noticed_s, 6.0);
+    EXPECT_GT(r.steps, 0u);
+    EXPECT_LT(r.steps, run.scenario.ticks);
+  }
+  expect_all_gone(pids);
+}
+
+INSTANTIATE_TEST_SUITE_P(Partitions, PartitionKill, ::testing::Values("process", "pendulum"));
+
+// What a remote System is sent is checked before any model is built: the field is named.
+TEST(PartitionRecipe, BadIndicesAreNamed) {
+  CompositeRecipe recipe;
+  const Parameters p = {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}};
+  recipe.members = {{"a", "pendulum", p}, {"b", "pendulum", p}};
+  recipe.links = {{0, 0, 5, 0}};
+  try {
+    build_composite("system-x", recipe);
+    FAIL() << "accepted a link to member 5";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.component(), "system-x");
+    EXPECT_NE(e.reason().find("links[0].to"), std::string::npos) << e.reason();
+  }
+  recipe.links = {};
+  recipe.constants = {{1, 0, 1.0}};  // the pendulum has no inputs
+  try {
+    build_composite("system-x", recipe);
+    FAIL() << "accepted a constant for an input that does not exist";
+  } catch (const ModelError& e) {
+    EXPECT_NE(e.reason().find("constants[0].input"), std::string::npos) << e.reason();
+  }
+}
+
+// ---- values that arrive over CORBA are checked, never trusted ----
+
+// A component process started by hand; its object reference read from its stdout.
+template <typename T>
+typename T::_var_type start_component(ChildProcess& process) {
+  const auto ior = process.read_line(10s);
+  if (!ior) throw std::runtime_error(process.name() + " did not start: " + process.status());
+  CORBA::Object_var obj = monitor_orb(1000).resolve(*ior);
+  return T::_narrow(obj);
+}
+
+// Runs `call` and returns the reason of the IDL exception E it raises ("" if none).
+template <typename E, typename F>
+std::string reason_of(F&& call) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e.reason.in();
+  }
+  return "";
+}
+
+struct WireComponents {
+  TempDir dir;
+  ChildProcess system_process{"system-w",
+                              fs::path(KAUSAL_BIN_DIR) / "kausal-system",
+                              {"--name", "system-w", "--call-timeout-ms", "1000"},
+                              dir / "system.log"};
+  ChildProcess integrator_process{"integrator-w",
+                                  fs::path(KAUSAL_BIN_DIR) / "kausal-integrator",
+                                  {"--name", "integrator-w", "--call-timeout-ms", "1000"},
+                                  dir / "integrator.log"};
+  idl::System_var system = start_component<idl::System>(system_process);
+  idl::Integrator_var integrator = start_component<idl::Integrator>(integrator_process);
+
+  static idl::MemberSetupSeq pendulum_member(const std::string& model = "pendulum") {
+    return to_idl(std::vector<MemberRecipe>{
+        {"a", model, {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}}}});
+  }
+  CoupledConfig config() const {
+    CoupledConfig c;
+    c.name = "integrator-w";
+    c.tick = 0.001;
+    c.last_step = 10;
+    c.x0 = Vector::Zero(2);
+    c.output_size = 2;
+    c.channels = {{"x -> a.u", 0, 1}};
+    return c;
+  }
+};
+
+TEST(PartitionWire, SystemChecksWhatArrives) {
+  WireComponents w;
+  const idl::DoubleSeq x2 = to_seq(std::vector<double>{0.1, 0.2});
+  const idl::DoubleSeq none;
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete w.system->derivative(0, x2, none); }),
+            "");
+  const idl::DirectLinkSeq no_links;
+  const idl::ConstantInputSeq no_constants;
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(WireComponents::pendulum_member("nope"), no_links,
+                                            no_constants);
+            }).find("members[0]"),
+            std::string::npos);
+  const idl::DirectLinkSeq bad_link = to_idl(std::vector<DirectLink>{{0, 0, 0, 4}});
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(WireComponents::pendulum_member(), bad_link,
+                                            no_constants);
+            }).find("links[0].to_input"),
+            std::string::npos);
+  ASSERT_EQ(
+      w.system->configure_partition(WireComponents::pendulum_member(), no_links, no_constants), 2u);
+
+  const idl::DoubleSeq x3 = to_seq(std::vector<double>{0.1, 0.2, 0.3});
+  const idl::DoubleSeq nan = to_seq(std::vector<double>{0.1, std::nan("")});
+  const idl::DoubleSeq u1 = to_seq(std::vector<double>{1.0});
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->derivative(0, x3, none); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->derivative(0, nan, none); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->derivative(0, x2, u1); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->on_crossing(0, 0, x3); }), "");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { delete w.system->on_crossing(0, 0, x2); }), "");
+  idl::DoubleSeq_var dx = w.system->derivative(0, x2, none);
+  EXPECT_EQ(dx->length(), 2u);
+  idl::DoubleSeq_var J = w.system->jacobian(0, x2, none);
+  EXPECT_EQ(J->length(), 4u);
+  idl::DoubleSeq_var y = w.system->output(0, x2);
+  ASSERT_EQ(y->length(), 2u);
+  EXPECT_EQ(y[0], 0.1);
+}
+
+TEST(PartitionWire, IntegratorChecksWhatArrives) {
+  WireComponents w;
+  idl::ChannelSampleSeq samples = to_idl(std::vector<ChannelSample>{{0, 0, 1.0}});
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
+  EXPECT_EQ(w.integrator->partition_stats().steps_computed, 0u);
+
+  auto refused = [&](const idl::PartitionSetup& setup) {
+    return reason_of<idl::ModelFailure>([&] { w.integrator->initialise_partition(setup); });
+  };
+  const CoupledConfig good = w.config();
+  EXPECT_NE(refused(to_idl(good, idl::System::_nil())).find("sys"), std::string::npos);
+  idl::PartitionSetup setup = to_idl(good, w.system.in());
+  setup.name = "someone-else";
+  EXPECT_NE(refused(setup).find("name"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.method = "leapfrog";
+  EXPECT_NE(refused(setup).find("method"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.blocks.length(1);
+  setup.blocks[0].name = "a";
+  setup.blocks[0].offset = 1;
+  setup.blocks[0].size = 2;
+  EXPECT_NE(refused(setup).find("blocks[0]"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.channels[0].hold = 7;
+  EXPECT_NE(refused(setup).find("hold"), std::string::npos);
+  setup = to_idl(good, w.system.in());
+  setup.tick = std::nan("");
+  EXPECT_NE(refused(setup).find("tick"), std::string::npos);
+
+  w.integrator->initialise_partition(to_idl(good, w.system.in()));
+  samples[0].channel = 3;
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
+  samples[0].channel = 0;
+  samples[0].value = std::nan("");
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { w.integrator->provide(samples); }), "");
+  EXPECT_NE(reason_of<idl::ProtocolViolation>(
+                [&] { w.integrator->start_partition(idl::PartitionSink::_nil(), 8); }),
+            "");
+}
+
+}  // namespace
+}  // namespace kausal::testing
