@@ -14,7 +14,9 @@ namespace kausal {
 struct CosimMode {
   bool speculate = false;  // optimistic
   double tolerance = 0;
-  std::uint64_t window = 1000;  // optimistic: steps a partition may run past its final step
+  // Optimistic: steps a partition may run past its last final step. Small, because a
+  // prediction extrapolates further the further ahead it is, and is refused more often.
+  std::uint64_t window = 4;
 };
 
 // Output `output` of a producer partition, sampled every `producer_steps_per_sample` of its

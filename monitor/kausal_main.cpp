@@ -16,7 +16,7 @@
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
-#include "monitor/cosim_local_deployment.hpp"
+#include "monitor/cosim_process_deployment.hpp"
 #include "monitor/partition_analysis.hpp"
 #include "system/model_registry.hpp"
 #include "monitor/optimistic.hpp"
@@ -69,6 +69,7 @@ struct Options {
   std::string layout = "process";                  // run
   std::vector<std::string> layouts = {"process"};  // compare
   std::optional<double> tolerance;                 // partitioned, optimistic
+  bool window_given = false;                       // else each model kind's own default
 };
 
 fs::path executable_dir() {
@@ -221,12 +222,12 @@ CosimMode cosim_mode(const Options& o, const CosimScenario& s, const std::string
   CosimMode mode;
   mode.speculate = method == "optimistic";
   mode.tolerance = o.tolerance.value_or(s.tolerance);
-  mode.window = o.window;
+  mode.window = o.window_given ? o.window : CosimMode{}.window;
   return mode;
 }
 
 RunResult execute_partitioned(const CosimScenario& s, const std::string& method, const fs::path& out,
-                              const Options& o, Layout layout) {
+                              const Options& o, OrbOnDemand& orb, Layout layout) {
   fs::create_directories(out);
   const CosimMode mode = cosim_mode(o, s, method);
   const CosimPlan plan = plan_cosim(s, mode);
@@ -237,10 +238,20 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
     if (method == "sequential") {
       result = run_cosim_sequential(s, plan, recorder, progress);
     } else {
-      CosimLocalDeployment deployment(s, plan);
+      LaunchOptions launch{executable_dir(),
+                           out / "logs",
+                           o.call_timeout_ms,
+                           std::chrono::milliseconds(o.startup_timeout_ms),
+                           o.pin == "cores" ? available_cpus() : std::vector<int>{},
+                           false,
+                           layout};
+      CosimProcessDeployment deployment(s, plan, orb.get(), launch);
       result = run_cosim_distributed(s, method, plan, deployment, recorder, progress,
                                      std::chrono::milliseconds(o.call_timeout_ms + 1000));
       result.layout = layout_name(layout);
+      result.placement = o.pin;
+      if (result.status == "failed") result.error += deployment.post_mortem();
+      if (result.status == "completed") deployment.shutdown();
     }
   } catch (const Error& e) {
     result = describe_cosim_run(s, method, mode);
@@ -256,7 +267,8 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
 int run_partitioned(const Options& o) {
   const CosimScenario s = load_cosim_scenario(o.scenario);
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
-  const RunResult r = execute_partitioned(s, o.method, out, o, parse_layout(o.layout));
+  OrbOnDemand orb(o.call_timeout_ms);
+  const RunResult r = execute_partitioned(s, o.method, out, o, orb, parse_layout(o.layout));
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
   return static_cast<int>(r.exit_code);
@@ -268,10 +280,11 @@ int compare_partitioned(const Options& o) {
   const CosimScenario s = load_cosim_scenario(o.scenario);
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   const double tolerance = o.tolerance.value_or(s.tolerance);
+  OrbOnDemand orb(o.call_timeout_ms);
   std::vector<RunResult> results;
   std::vector<ReportRun> report_runs;
   auto run_one = [&](const std::string& method, const fs::path& where, Layout l) {
-    results.push_back(execute_partitioned(s, method, where, o, l));
+    results.push_back(execute_partitioned(s, method, where, o, orb, l));
     report_runs.push_back({results.back(), where});
   };
   run_one("sequential", out / "sequential", Layout::process);
@@ -375,7 +388,7 @@ void reject_chain_options(const CLI::App& cmd, const Options& o) {
     return opt && opt->count() > 0;
   };
   for (const char* name : {"--guarantee", "--batch", "--animate", "--check-guarantees",
-                           "--rollback-check", "--pin"})
+                           "--rollback-check"})
     if (given(name))
       throw InputError(std::string("command line: ") + name +
                        " applies to pendulum-chain scenarios, not to partitioned models");
@@ -478,7 +491,10 @@ void add_common(CLI::App* cmd, Options& o) {
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--window", o.window,
                   "optimistic: steps an Integrator may run ahead of the last commit (GVT); "
-                  "bounds its state list and the work a rollback can waste")
+                  "bounds its state list and the work a rollback can waste. Partitioned "
+                  "models: steps a partition may run past its last final step, default " +
+                      std::to_string(CosimMode{}.window) +
+                      " (predictions degrade with distance, docs/performance.md)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--tolerance", o.tolerance,
@@ -597,6 +613,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     if (models->parsed()) return models_command(model_name);
+    o.window_given = (run->parsed() ? run : compare)->get_option("--window")->count() > 0;
     if (analyze->parsed()) return analyze_command(analyzed);
     const CLI::App* used = run->parsed() ? run : compare;
     if (is_partitioned_scenario(o.scenario)) {
