@@ -1,0 +1,175 @@
+// kausal run / compare / analyze / models on partitioned models, with real component
+// processes: every method and layout gives the sequential digest of a coupled model, the
+// tolerance is reported, bad input exits 2, a killed partition exits 3 and keeps what was
+// final.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <thread>
+
+#include "kausal_process.hpp"
+
+namespace kausal::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string scenario(const std::string& name) {
+  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+nlohmann::json run_ok(const std::vector<std::string>& args, const fs::path& dir) {
+  std::string err;
+  const int code = run_kausal(args, dir, &err);
+  EXPECT_EQ(code, 0) << err;
+  const auto at = std::find(args.begin(), args.end(), "--out");
+  return read_json(fs::path(*(at + 1)) / "summary.json");
+}
+
+TEST(PartitionedCli, CoupledMultirateModelGivesTheSequentialDigestInEveryLayout) {
+  TempDir dir;
+  const std::string s = scenario("hydraulic-multirate.toml");
+  const auto seq = run_ok({"run", s, "--out", (dir / "seq").string()}, dir.path());
+  ASSERT_EQ(seq["partitions"].size(), 2u);
+  EXPECT_EQ(seq["partitions"][0]["h"], 0.0001);
+  EXPECT_EQ(seq["partitions"][1]["h"], 0.0003);
+  for (const std::string layout : {"process", "pendulum", "single"}) {
+    for (const std::string method : {"conservative", "optimistic"}) {
+      const auto r = run_ok({"run", s, "--method", method, "--layout", layout, "--out",
+                             (dir / (method + "-" + layout)).string()},
+                            dir.path());
+      EXPECT_EQ(r["status"], "completed") << method << " " << layout;
+      EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method << " " << layout;
+      EXPECT_EQ(r["layout"], layout);
+      // System and Integrator of each partition reported, busy while the run went on.
+      ASSERT_EQ(r["components"].size(), 4u);
+      for (const auto& c : r["components"]) EXPECT_GT(c["busy_s"].get<double>(), 0) << c["name"];
+    }
+  }
+  EXPECT_EQ(read_file(dir / "seq/trajectory.csv"),
+            read_file(dir / "optimistic-process/trajectory.csv"));
+}
+
+TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
+  TempDir dir;
+  const std::string s = scenario("two-mass.toml");
+  const auto seq = run_ok({"run", s, "--out", (dir / "seq").string()}, dir.path());
+  const auto opt = run_ok({"run", s, "--method", "optimistic", "--tolerance", "1e-6", "--layout",
+                           "pendulum", "--out", (dir / "opt").string()},
+                          dir.path());
+  EXPECT_EQ(opt["tolerance"], 1e-6);
+  std::uint64_t rollbacks = 0, kept = 0;
+  for (const auto& p : opt["partitions"]) {
+    rollbacks += p["rollbacks"].get<std::uint64_t>();
+    kept += p["accepted_predictions"].get<std::uint64_t>();
+    EXPECT_LE(p["max_accepted_error"].get<double>(), 1e-6);
+  }
+  EXPECT_GT(kept, 0u);
+  EXPECT_EQ(opt["rollbacks"], rollbacks);
+  // Positions within a micrometre of the sequential run (the in-process test derives the
+  // bound; here the same holds over processes).
+  std::ifstream a(dir / "seq/trajectory.csv"), b(dir / "opt/trajectory.csv");
+  std::string la, lb;
+  std::getline(a, la);
+  std::getline(b, lb);
+  EXPECT_EQ(la, lb);  // header
+  double worst = 0;
+  while (std::getline(a, la) && std::getline(b, lb)) {
+    std::stringstream sa(la), sb(lb);
+    std::string va, vb;
+    while (std::getline(sa, va, ',') && std::getline(sb, vb, ','))
+      worst = std::max(worst, std::abs(std::stod(va) - std::stod(vb)));
+  }
+  EXPECT_LT(worst, 1e-3);
+}
+
+TEST(PartitionedCli, CompareRunsTheThreeMethodsAndWritesTheReport) {
+  TempDir dir;
+  std::string err;
+  KausalProcess p({"compare", scenario("orifices-pdre0.toml"), "--layout", "pendulum", "--out",
+                   (dir / "cmp").string()},
+                  dir.path());
+  ASSERT_EQ(p.wait(100s), 0) << p.err();
+  for (const std::string m : {"sequential", "conservative", "optimistic"})
+    EXPECT_EQ(read_json(dir / "cmp" / m / "summary.json")["status"], "completed") << m;
+  EXPECT_NE(p.out().find("optimistic"), std::string::npos) << p.out();
+  EXPECT_TRUE(fs::exists(dir / "cmp/report.html"));
+}
+
+TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
+  TempDir dir;
+  KausalProcess p({"analyze", scenario("turbogenerator.toml")}, dir.path());
+  ASSERT_EQ(p.wait(30s), 0) << p.err();
+  const std::string out = p.out();
+  EXPECT_NE(out.find("machine"), std::string::npos) << out;
+  EXPECT_NE(out.find("turbine"), std::string::npos) << out;
+  EXPECT_NE(out.find("warning: partition machine: coupling ratio"), std::string::npos) << out;
+  KausalProcess weak({"analyze", scenario("orifices-pdre0.toml")}, dir.path());
+  ASSERT_EQ(weak.wait(30s), 0);
+  EXPECT_EQ(weak.out().find("warning"), std::string::npos) << weak.out();  // κ = 0.5, 0.0002
+  KausalProcess chain({"analyze", scenario("thesis.toml")}, dir.path());
+  EXPECT_EQ(chain.wait(30s), 2);
+}
+
+TEST(PartitionedCli, ModelsListsAndDescribes) {
+  TempDir dir;
+  KausalProcess all({"models"}, dir.path());
+  ASSERT_EQ(all.wait(30s), 0);
+  for (const std::string m : {"orifice_chamber", "synchronous_machine", "turbine", "actuator",
+                              "load", "oscillator_mass", "water_tank", "pendulum"})
+    EXPECT_NE(all.out().find(m), std::string::npos) << m;
+  KausalProcess one({"models", "oscillator_mass"}, dir.path());
+  ASSERT_EQ(one.wait(30s), 0);
+  EXPECT_NE(one.out().find("inputs   x_other, v_other"), std::string::npos) << one.out();
+  KausalProcess unknown({"models", "nope"}, dir.path());
+  EXPECT_EQ(unknown.wait(30s), 2);
+}
+
+TEST(PartitionedCli, MistakesExitTwoNamingWhatIsWrong) {
+  TempDir dir;
+  const auto bad = scenario_variant("two-mass.toml", dir.path(), {{"kc = 100.0, dc = 1.0, x0", "kc = -100.0, dc = 1.0, x0"}});
+  KausalProcess p({"run", bad.string(), "--out", (dir / "x").string()}, dir.path());
+  EXPECT_EQ(p.wait(30s), 2);
+  EXPECT_NE(p.err().find("parameter 'kc'"), std::string::npos) << p.err();
+  EXPECT_NE(p.err().find("mass1"), std::string::npos) << p.err();
+  KausalProcess tol({"run", scenario("two-mass.toml"), "--tolerance", "1e-3"}, dir.path());
+  EXPECT_EQ(tol.wait(30s), 2);  // --tolerance without --method optimistic
+  KausalProcess chain({"run", scenario("thesis.toml"), "--tolerance", "1e-3"}, dir.path());
+  EXPECT_EQ(chain.wait(30s), 2);  // no tolerance for pendulum chains
+  KausalProcess lookahead({"run", scenario("two-mass.toml"), "--method", "conservative",
+                           "--guarantee", "lookahead"},
+                          dir.path());
+  EXPECT_EQ(lookahead.wait(30s), 2);
+}
+
+TEST(PartitionedCli, AKilledPartitionEndsTheRunWithExitThreeAndKeepsWhatWasFinal) {
+  TempDir dir;
+  // Long enough to be killed mid-run: the turbogenerator for 600 s at 1 ms, conservative.
+  const auto long_run = scenario_variant("turbogenerator.toml", dir.path(),
+                                         {{"t_end = 3.0", "t_end = 600.0"},
+                                          {"output_interval = 0.06", "output_interval = 0.06"}});
+  std::string text = read_file(long_run);
+  for (std::size_t at; (at = text.find("h = 0.06")) != std::string::npos;) text.replace(at, 8, "h = 0.001");
+  std::ofstream(long_run) << text;
+  const fs::path out = dir / "run";
+  KausalProcess run({"run", long_run.string(), "--method", "conservative", "--call-timeout",
+                     "1000", "--out", out.string()},
+                    dir.path());
+  const auto victim = run.component_pid("integrator-turbine");
+  ASSERT_TRUE(victim);
+  std::this_thread::sleep_for(1500ms);
+  const auto children = children_of(run.pid());
+  ASSERT_EQ(kill(*victim, SIGKILL), 0);
+  const auto code = run.wait(15s);
+  ASSERT_TRUE(code) << "no end within 15 s of the kill";
+  EXPECT_EQ(*code, 3) << run.err();
+  EXPECT_NE(run.err().find("integrator-turbine"), std::string::npos) << run.err();
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["status"], "failed");
+  EXPECT_GT(summary["steps"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(read_file(out / "trajectory.csv").size(), 100u);  // what was final is on disk
+  for (const auto& [pid, cmd] : children) EXPECT_NE(kill(pid, 0), 0) << cmd << " still running";
+}
+
+}  // namespace
+}  // namespace kausal::testing
