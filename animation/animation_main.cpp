@@ -99,7 +99,7 @@ int render(const Options& o) {
     return 0;
   }
   if (o.run.empty()) throw InputError("--snapshot and --timeline need --run DIR");
-  const RunView run = load_run_dir(o.run);
+  const RunView run = o.snapshot.empty() ? load_run_activity(o.run) : load_run_dir(o.run);
   const int strips = 29 * static_cast<int>(run.tracks.size());
   if (!o.snapshot.empty())
     save_png(render_snapshot(run, o.step, size_or(450 + strips)), o.snapshot);

@@ -215,6 +215,12 @@ RunView load_run_summary(const fs::path& dir) {
   return from_summary(read_summary(dir), dir);
 }
 
+RunView load_run_activity(const fs::path& dir) {
+  RunView run = from_summary(read_summary(dir), dir);
+  read_trace(dir / "trace.json", run.tracks);
+  return run;
+}
+
 RunView load_run_dir(const fs::path& dir) {
   const json summary = read_summary(dir);
   RunView run = from_summary(summary, dir);

@@ -50,5 +50,8 @@ RunView load_run_dir(const std::filesystem::path& dir);
 
 // Only summary.json (what the wall-time chart needs); same errors as load_run_dir.
 RunView load_run_summary(const std::filesystem::path& dir);
+// summary.json and trace.json (what a utilisation timeline needs): any run, partitioned
+// models too, which have no pendulums to draw.
+RunView load_run_activity(const std::filesystem::path& dir);
 
 }  // namespace kausal

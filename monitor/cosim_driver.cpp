@@ -78,6 +78,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control) {
   RunResult r = describe_cosim_run(s, "sequential", {});
   const auto start = Clock::now();
+  r.start_ns = monotonic_ns(start);
   std::vector<std::unique_ptr<SystemCore>> systems;
   std::vector<std::unique_ptr<LocalSubsystemLink>> links;
   std::vector<std::unique_ptr<CoupledIntegrator>> integrators;
@@ -135,6 +136,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, const std::string& metho
                        plan.configs.front().window};
   RunResult r = describe_cosim_run(s, method, mode);
   const auto start = Clock::now();
+  r.start_ns = monotonic_ns(start);
   try {
     for (std::size_t p = 0; p < deployment.size(); ++p) deployment.partition(p).start();
     while (!recorder.complete()) {

@@ -94,6 +94,10 @@ TEST(PartitionedCli, CompareRunsTheThreeMethodsAndWritesTheReport) {
     EXPECT_EQ(read_json(dir / "cmp" / m / "summary.json")["status"], "completed") << m;
   EXPECT_NE(p.out().find("optimistic"), std::string::npos) << p.out();
   EXPECT_TRUE(fs::exists(dir / "cmp/report.html"));
+  // Every chart drawn: the utilisation timelines need no pendulums.
+  EXPECT_EQ(p.err().find("report:"), std::string::npos) << p.err();
+  for (const std::string m : {"sequential", "conservative", "optimistic"})
+    EXPECT_TRUE(fs::exists(dir / "cmp" / ("timeline-" + m + ".png"))) << m;
 }
 
 TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
