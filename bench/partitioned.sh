@@ -8,16 +8,30 @@
 # and prints the median wall times with the speed-up σ and efficiency η = σ/p (p = 2
 # partitions) against both baselines, as Clemens reports them (σ = 1.92, η = 96 % like for
 # like; 3.8 for multirate against single-rate Euler, on 2 transputers).
-# Usage: bash bench/partitioned.sh [REPEAT] [LAYOUTS]   (LAYOUTS default "pendulum process")
+# SCALE multiplies the artificial cost of every Calc (default 1: ≈0.17 ms per valve Calc,
+# ≈0.5 ms per cylinder Calc): the larger it is, the smaller the share of communication.
+# Usage: bash bench/partitioned.sh [REPEAT] [LAYOUTS] [SCALE]
+#        (defaults: 3 "pendulum process" 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/bin/kausal ] || make build
 repeat=${1:-3}
 layouts=${2:-pendulum process}
+scale=${3:-1}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-multi=bench/scenarios/hydraulic-multirate-work.toml
-single=bench/scenarios/hydraulic-single-rate-work.toml
+scaled() {  # the scenario with every calc_work multiplied by $scale
+  python3 - "$1" "$scale" "$2" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+text = re.sub(r"calc_work = (\d+)", lambda m: f"calc_work = {int(m.group(1)) * int(sys.argv[2])}", text)
+open(sys.argv[3], "w").write(text)
+PY
+}
+multi=$out/multirate.toml
+single=$out/single-rate.toml
+scaled bench/scenarios/hydraulic-multirate-work.toml "$multi"
+scaled bench/scenarios/hydraulic-single-rate-work.toml "$single"
 for k in $(seq "$repeat"); do
   build/bin/kausal run "$single" --out "$out/$k/single" >/dev/null
   build/bin/kausal run "$multi" --out "$out/$k/multi" >/dev/null
@@ -28,9 +42,9 @@ for k in $(seq "$repeat"); do
     done
   done
 done
-python3 - "$out" "$repeat" "$layouts" <<'PY'
+python3 - "$out" "$repeat" "$layouts" "$scale" <<'PY'
 import json, os, statistics, sys
-out, repeat, layouts = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+out, repeat, layouts, scale = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 def run(name):
     walls, digests = [], set()
     for k in range(1, repeat + 1):
@@ -47,7 +61,7 @@ for layout in layouts:
     for method in ("conservative", "optimistic"):
         wall, digest, j = run(f"{method}-{layout}")
         rows.append((f"{method} multirate, 2 partitions", layout, wall, digest == multi_digest))
-print(f"median of {repeat} runs; p = 2 partitions")
+print(f"median of {repeat} runs; p = 2 partitions; Calc cost scale {scale}")
 print(f"{'run':40}{'layout':10}{'wall s':>8}{'σ like':>8}{'η like':>8}{'σ naive':>9}{'η naive':>9}  digest")
 for name, layout, wall, same in rows:
     like, naive = multi / wall, single / wall

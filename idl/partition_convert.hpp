@@ -135,6 +135,7 @@ inline idl::PartitionSetup to_idl(const CoupledConfig& c, idl::System_ptr system
   out.speculate = c.speculate;
   out.tolerance = c.tolerance;
   out.window = c.window;
+  out.publish_every = c.publish_every;
   return out;
 }
 

@@ -99,6 +99,13 @@ std::uint64_t CoupledIntegrator::final_step() const {
   return f;
 }
 
+bool CoupledIntegrator::has_final_sample_point() const {
+  if (config_.publish_every == 0 || !has_final()) return false;
+  const std::uint64_t next = (published_ + config_.publish_every - 1) / config_.publish_every *
+                             config_.publish_every;
+  return next <= final_step();
+}
+
 bool CoupledIntegrator::can_step() const {
   if (done()) return false;
   for (const auto& c : channels_) {

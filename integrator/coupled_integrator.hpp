@@ -51,6 +51,10 @@ struct CoupledConfig {
   bool speculate = false;
   double tolerance = 0;
   std::uint64_t window = std::numeric_limits<std::uint64_t>::max();  // steps past final
+  // Other partitions sample this one's outputs at the multiples of this step count (0: no
+  // one does). A final sample point is shipped at once: holding it back for a batch would
+  // hold its consumers back too.
+  std::uint64_t publish_every = 0;
 };
 
 // Final steps first_step, first_step + 1, ...: the state and the outputs of each.
@@ -101,6 +105,8 @@ class CoupledIntegrator {
   bool all_published() const { return published_ > config_.last_step; }
   // Final steps wait to be taken (e.g. after a sample confirmed a prediction).
   bool has_final() const { return !all_published() && published_ <= final_step(); }
+  // A final step that another partition samples waits to be taken.
+  bool has_final_sample_point() const;
 
   const CoupledStats& stats() const { return stats_; }
   ActivityTotals totals() const { return clock_.totals(); }

@@ -30,7 +30,9 @@ void CoupledRunner::work() {
       std::unique_lock lock(mutex_);
       cv_.wait(lock, [&] { return stopping_ || (waiting_.load() == 0 && has_work()); });
       if (stopping_) return;
-      for (std::size_t k = 0; k < steps_per_batch_ && waiting_.load() == 0 && integrator_.can_step(); ++k)
+      for (std::size_t k = 0; k < steps_per_batch_ && waiting_.load() == 0 &&
+                              !integrator_.has_final_sample_point() && integrator_.can_step();
+           ++k)
         integrator_.step_once();
       batch = integrator_.take_final();
     } catch (const Error&) {

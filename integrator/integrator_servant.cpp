@@ -198,6 +198,7 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;
   c.window = s.window;
+  c.publish_every = s.publish_every;
   return c;  // the CoupledIntegrator checks steps, x0, hold orders, periods, tolerance, window
 }
 

@@ -1,6 +1,7 @@
 #include "monitor/cosim_plan.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace kausal {
 namespace {
@@ -53,6 +54,9 @@ CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
                                 period / s.partitions[p].ticks_per_step});
     }
   }
+  for (std::size_t p = 0; p < s.partitions.size(); ++p)
+    for (const Route& r : plan.routes[p])
+      plan.configs[p].publish_every = std::gcd(plan.configs[p].publish_every, r.producer_steps_per_sample);
   return plan;
 }
 
