@@ -20,7 +20,9 @@ double hold_polynomial(int order, double theta, double y0, double y1, double y2)
   return y0 + theta * first + 0.5 * theta * (theta + 1) * second;
 }
 
-Eigen::Index idx(std::size_t i) { return static_cast<Eigen::Index>(i); }
+Eigen::Index idx(std::size_t i) {
+  return static_cast<Eigen::Index>(i);
+}
 
 }  // namespace
 
@@ -80,7 +82,8 @@ CoupledIntegrator::Sample& CoupledIntegrator::sample(Channel& c, std::uint64_t j
   return c.samples.at(j - c.base);
 }
 
-const CoupledIntegrator::Sample& CoupledIntegrator::sample(const Channel& c, std::uint64_t j) const {
+const CoupledIntegrator::Sample& CoupledIntegrator::sample(const Channel& c,
+                                                           std::uint64_t j) const {
   return c.samples.at(j - c.base);
 }
 
@@ -101,8 +104,8 @@ std::uint64_t CoupledIntegrator::final_step() const {
 
 bool CoupledIntegrator::has_final_sample_point() const {
   if (config_.publish_every == 0 || !has_final()) return false;
-  const std::uint64_t next = (published_ + config_.publish_every - 1) / config_.publish_every *
-                             config_.publish_every;
+  const std::uint64_t next =
+      (published_ + config_.publish_every - 1) / config_.publish_every * config_.publish_every;
   return next <= final_step();
 }
 
@@ -136,7 +139,8 @@ void CoupledIntegrator::input_at(double t, Vector& u) const {
     const std::uint64_t j = stencil_j_[i];
     const int order = stencil_order_[i];
     const double period = static_cast<double>(c.spec.period_ticks) * config_.tick;
-    const double theta = (t - step_time(config_.t0, config_.tick, j * c.spec.period_ticks)) / period;
+    const double theta =
+        (t - step_time(config_.t0, config_.tick, j * c.spec.period_ticks)) / period;
     auto value = [&](int back) { return back <= order ? sample(c, j - back).value : 0.0; };
     u[idx(i)] = hold_polynomial(order, theta, value(0), value(1), value(2));
   }
@@ -157,7 +161,8 @@ void CoupledIntegrator::step_once() {
   const std::uint64_t before = stepper_.derivative_calls();
   BoundRhs rhs(*this);
   try {
-    stepper_.step(rhs, time_of_step(n), static_cast<double>(config_.ticks_per_step) * config_.tick, x_);
+    stepper_.step(rhs, time_of_step(n), static_cast<double>(config_.ticks_per_step) * config_.tick,
+                  x_);
   } catch (const SimulationError& e) {
     throw ModelError(config_.name, e.what());
   }
@@ -197,16 +202,19 @@ void CoupledIntegrator::provide(const ChannelSample& s) {
   BusyScope busy(clock_);
   if (s.channel >= channels_.size())
     throw ProtocolError(config_.name, "sample for channel " + std::to_string(s.channel) +
-                                          ", the partition has " + std::to_string(channels_.size()));
+                                          ", the partition has " +
+                                          std::to_string(channels_.size()));
   Channel& c = channels_[s.channel];
   if (s.index != c.arrived)
     throw ProtocolError(config_.name, c.spec.name + ": sample " + std::to_string(s.index) +
                                           " arrived, expected " + std::to_string(c.arrived));
   if (!std::isfinite(s.value))
-    throw ModelError(config_.name, c.spec.name + ": sample " + std::to_string(s.index) + " is not finite");
+    throw ModelError(config_.name,
+                     c.spec.name + ": sample " + std::to_string(s.index) + " is not finite");
   if (s.index < c.base + c.samples.size()) {
     Sample& p = sample(c, s.index);
-    const bool same = std::bit_cast<std::uint64_t>(p.value) == std::bit_cast<std::uint64_t>(s.value);
+    const bool same =
+        std::bit_cast<std::uint64_t>(p.value) == std::bit_cast<std::uint64_t>(s.value);
     const double error = std::abs(s.value - p.value);
     if (same || (config_.tolerance > 0 && error <= config_.tolerance)) {
       ++stats_.accepted_predictions;
@@ -237,7 +245,8 @@ void CoupledIntegrator::rollback_to(std::uint64_t n) {
     for (std::size_t k = n - saved_.front().step; k < saved_.size(); ++k) wasted += saved_[k].work;
     clock_.reclassify_as_rollback(wasted);
     clock_.mark_rolled_back_after(n);
-    saved_.erase(saved_.begin() + static_cast<std::ptrdiff_t>(n - saved_.front().step), saved_.end());
+    saved_.erase(saved_.begin() + static_cast<std::ptrdiff_t>(n - saved_.front().step),
+                 saved_.end());
     ++stats_.rollbacks;
     stats_.rolled_back_steps += step_ - n;
     step_ = n;

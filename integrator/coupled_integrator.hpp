@@ -78,9 +78,9 @@ struct CoupledStats {
   std::uint64_t steps_computed = 0;  // including steps later rolled back
   std::uint64_t rollbacks = 0;
   std::uint64_t rolled_back_steps = 0;
-  std::uint64_t predictions = 0;         // samples predicted before they arrived
-  std::uint64_t accepted_predictions = 0; // predictions kept (within tolerance)
-  double max_accepted_error = 0;          // largest |prediction − sample| kept
+  std::uint64_t predictions = 0;           // samples predicted before they arrived
+  std::uint64_t accepted_predictions = 0;  // predictions kept (within tolerance)
+  double max_accepted_error = 0;           // largest |prediction − sample| kept
   std::uint64_t derivative_calls = 0;
   std::uint64_t jacobian_calls = 0;
   std::uint64_t events = 0;

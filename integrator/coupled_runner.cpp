@@ -6,7 +6,9 @@ namespace kausal {
 
 CoupledRunner::CoupledRunner(CoupledIntegrator& integrator, OutputSink& sink,
                              std::size_t steps_per_batch)
-    : integrator_(integrator), sink_(sink), steps_per_batch_(std::max<std::size_t>(1, steps_per_batch)) {
+    : integrator_(integrator),
+      sink_(sink),
+      steps_per_batch_(std::max<std::size_t>(1, steps_per_batch)) {
   worker_ = std::thread([this] { work(); });
 }
 

@@ -41,7 +41,8 @@ void fail_result(RunResult& r, const Error& e) {
   r.exit_code = e.exit_code();
 }
 
-void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder, Clock::time_point start) {
+void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
+            Clock::time_point start) {
   r.wall_s = seconds_since(start);
   r.trajectory_sha256 = recorder.digest();
   r.steps = progress_ticks(s, recorder);
@@ -54,7 +55,8 @@ void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
 
 }  // namespace
 
-RunResult describe_cosim_run(const CosimScenario& s, const std::string& method, const CosimMode& mode) {
+RunResult describe_cosim_run(const CosimScenario& s, const std::string& method,
+                             const CosimMode& mode) {
   RunResult r;
   r.method = method;
   r.model = "partitioned";
@@ -118,7 +120,8 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   } catch (const Error& e) {
     fail_result(r, e);
   }
-  for (std::size_t p = 0; p < integrators.size(); ++p) r.partitions[p].stats = integrators[p]->stats();
+  for (std::size_t p = 0; p < integrators.size(); ++p)
+    r.partitions[p].stats = integrators[p]->stats();
   finish(r, s, recorder, start);
   ComponentReport seq{"sequential", "monitor", "", 0, true, {}, -1, {}, 0};
   seq.totals.busy_s = r.wall_s;

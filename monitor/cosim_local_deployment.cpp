@@ -22,13 +22,15 @@ class CosimLocalDeployment::Part final : public PartitionPort, private OutputSin
   const std::string& name() const override { return integrator_->name(); }
   void provide(const std::vector<ChannelSample>& samples) override { runner_->provide(samples); }
   void start() override {
-    runner_ = std::make_unique<CoupledRunner>(*integrator_, static_cast<OutputSink&>(*this), steps_per_batch_);
+    runner_ = std::make_unique<CoupledRunner>(*integrator_, static_cast<OutputSink&>(*this),
+                                              steps_per_batch_);
   }
   CoupledStats stats() override { return runner_ ? runner_->stats() : integrator_->stats(); }
   void ping() override {}
   std::vector<ComponentReport> reports() const {
     ComponentReport sys{system_.name(), "system", "", 0, true, system_.totals(), -1, {}, 0};
-    ComponentReport in{integrator_->name(), "integrator", "", 0, true, integrator_->totals(), -1, {}, 0};
+    ComponentReport in{integrator_->name(),   "integrator", "", 0, true,
+                       integrator_->totals(), -1,           {}, 0};
     return {sys, in};
   }
 
@@ -53,7 +55,9 @@ CosimLocalDeployment::CosimLocalDeployment(const CosimScenario& s, const CosimPl
 
 CosimLocalDeployment::~CosimLocalDeployment() = default;
 
-PartitionPort& CosimLocalDeployment::partition(std::size_t p) { return *parts_.at(p); }
+PartitionPort& CosimLocalDeployment::partition(std::size_t p) {
+  return *parts_.at(p);
+}
 
 std::vector<ComponentReport> CosimLocalDeployment::reports() {
   std::vector<ComponentReport> out;

@@ -12,7 +12,8 @@ namespace kausal {
 
 class CosimLocalDeployment final : public CosimDeployment {
  public:
-  CosimLocalDeployment(const CosimScenario& s, const CosimPlan& plan, std::size_t steps_per_batch = 64);
+  CosimLocalDeployment(const CosimScenario& s, const CosimPlan& plan,
+                       std::size_t steps_per_batch = 64);
   ~CosimLocalDeployment() override;
   std::size_t size() const override { return parts_.size(); }
   PartitionPort& partition(std::size_t p) override;

@@ -47,16 +47,18 @@ CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
       const CouplingSpec& c = s.couplings[inputs[channel]];
       const std::size_t p = s.subsystems[c.from].partition;
       const auto period = std::max(s.partitions[p].ticks_per_step, s.partitions[q].ticks_per_step);
-      const std::string from = port_name(s, c.from, s.subsystems[c.from].signature.outputs[c.from_output]);
+      const std::string from =
+          port_name(s, c.from, s.subsystems[c.from].signature.outputs[c.from_output]);
       const std::string to = port_name(s, c.to, s.subsystems[c.to].signature.inputs[c.to_input]);
       plan.configs[q].channels.push_back({from + " -> " + to, c.hold, period});
-      plan.routes[p].push_back({q, channel, index_in(outputs[p], from),
-                                period / s.partitions[p].ticks_per_step});
+      plan.routes[p].push_back(
+          {q, channel, index_in(outputs[p], from), period / s.partitions[p].ticks_per_step});
     }
   }
   for (std::size_t p = 0; p < s.partitions.size(); ++p)
     for (const Route& r : plan.routes[p])
-      plan.configs[p].publish_every = std::gcd(plan.configs[p].publish_every, r.producer_steps_per_sample);
+      plan.configs[p].publish_every =
+          std::gcd(plan.configs[p].publish_every, r.producer_steps_per_sample);
   return plan;
 }
 

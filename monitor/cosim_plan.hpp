@@ -29,8 +29,8 @@ struct Route {
 };
 
 struct CosimPlan {
-  std::vector<CoupledConfig> configs;      // per partition
-  std::vector<std::vector<Route>> routes;  // per producer partition
+  std::vector<CoupledConfig> configs;                 // per partition
+  std::vector<std::vector<Route>> routes;             // per producer partition
   std::vector<std::vector<std::string>> state_names;  // per partition: "member.state"
 };
 

@@ -26,9 +26,9 @@ CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenar
 void CosimRecorder::record(std::size_t p, const OutputBatch& batch) {
   const PartitionSpec& spec = scenario_.partitions.at(p);
   if (batch.first_step != next_[p])
-    throw ProtocolError("integrator-" + spec.name,
-                        "delivered step " + std::to_string(batch.first_step) + ", expected " +
-                            std::to_string(next_[p]));
+    throw ProtocolError("integrator-" + spec.name, "delivered step " +
+                                                       std::to_string(batch.first_step) +
+                                                       ", expected " + std::to_string(next_[p]));
   if (next_[p] + batch.count() > spec.steps + 1)
     throw ProtocolError("integrator-" + spec.name, "delivered steps past the end of the run");
   for (std::size_t k = 0; k < batch.count(); ++k) {

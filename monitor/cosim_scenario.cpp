@@ -11,7 +11,9 @@
 namespace kausal {
 namespace {
 
-std::string line_of(const toml::node& n) { return std::to_string(n.source().begin.line); }
+std::string line_of(const toml::node& n) {
+  return std::to_string(n.source().begin.line);
+}
 
 std::size_t position(const std::vector<std::string>& names, const std::string& name) {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
@@ -31,9 +33,11 @@ Parameters numbers_of(TableReader& r, const std::string& key) {
   TableReader inner(*t, "", r.qualified(key));
   for (auto&& [k, node] : *t) {
     const std::string name(k.str());
-    if (!node.is_number()) r.fail_at(node.source(), r.qualified(key) + "." + name + " must be a number");
+    if (!node.is_number())
+      r.fail_at(node.source(), r.qualified(key) + "." + name + " must be a number");
     const double v = node.value<double>().value();
-    if (!std::isfinite(v)) r.fail_at(node.source(), r.qualified(key) + "." + name + " must be finite");
+    if (!std::isfinite(v))
+      r.fail_at(node.source(), r.qualified(key) + "." + name + " must be finite");
     out.emplace_back(name, v);
   }
   return out;
@@ -193,7 +197,8 @@ class Reader {
   }
 
   // "sub.port" → (subsystem, port index among `ports` of its signature).
-  std::pair<std::size_t, std::size_t> port(const toml::node& at, const std::string& ref, bool output) {
+  std::pair<std::size_t, std::size_t> port(const toml::node& at, const std::string& ref,
+                                           bool output) {
     const auto dot = ref.find('.');
     if (dot == std::string::npos) fail(at, "'" + ref + "' must be 'subsystem.port'");
     const std::size_t sub = subsystem_named(at, ref.substr(0, dot));
@@ -231,8 +236,9 @@ class Reader {
     for (std::size_t k = 0; k < s_.subsystems.size(); ++k) {
       const auto& sub = s_.subsystems[k];
       for (std::size_t i = 0; i < sub.signature.inputs.size(); ++i) {
-        const bool constant = std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(),
-                                          [&](const auto& c) { return c.first == sub.signature.inputs[i]; });
+        const bool constant =
+            std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(),
+                        [&](const auto& c) { return c.first == sub.signature.inputs[i]; });
         const bool coupled = driven.count({k, i}) > 0;
         if (constant && coupled)
           throw InputError(file_ + ":" + std::to_string(driven[{k, i}]) + ": input '" + sub.name +
@@ -282,13 +288,15 @@ class Reader {
                          "' are coupled but their steps are not whole multiples of each other");
     }
     if (interval) {
-      if (!whole(*interval, tick, s_.output_ticks)) r.fail("output_interval", "must be a whole multiple of the smallest step");
+      if (!whole(*interval, tick, s_.output_ticks))
+        r.fail("output_interval", "must be a whole multiple of the smallest step");
     } else {
       s_.output_ticks = largest;
     }
     for (const auto& p : s_.partitions)
       if (s_.output_ticks % p.ticks_per_step != 0)
-        r.fail("output_interval", "must be a whole multiple of every partition's step ('" + p.name + "')");
+        r.fail("output_interval",
+               "must be a whole multiple of every partition's step ('" + p.name + "')");
   }
 
   const toml::table& root_;
@@ -354,7 +362,8 @@ CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition) 
   return recipe_of(s, s.partitions.at(partition).members);
 }
 
-std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s, std::size_t partition) {
+std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s,
+                                                      std::size_t partition) {
   return build_composite("system-" + s.partitions.at(partition).name,
                          partition_recipe(s, partition));
 }
@@ -385,7 +394,8 @@ std::vector<std::size_t> partition_inputs(const CosimScenario& s, std::size_t pa
   for (std::size_t m : s.partitions.at(partition).members)
     for (std::size_t i = 0; i < s.subsystems[m].signature.inputs.size(); ++i)
       for (std::size_t c = 0; c < s.couplings.size(); ++c)
-        if (s.couplings[c].to == m && s.couplings[c].to_input == i && s.crosses_partitions(s.couplings[c]))
+        if (s.couplings[c].to == m && s.couplings[c].to_input == i &&
+            s.crosses_partitions(s.couplings[c]))
           out.push_back(c);
   return out;
 }

@@ -47,10 +47,10 @@ struct CosimScenario {
   std::string name;
   std::string description;
   double t_end = 0;
-  double tick = 0;                  // the smallest partition step; every h is a multiple
-  std::uint64_t ticks = 0;          // t_end in ticks
-  std::uint64_t output_ticks = 1;   // trajectory.csv interval in ticks
-  double tolerance = 0;             // optimistic: accepted |prediction - sample|
+  double tick = 0;                 // the smallest partition step; every h is a multiple
+  std::uint64_t ticks = 0;         // t_end in ticks
+  std::uint64_t output_ticks = 1;  // trajectory.csv interval in ticks
+  double tolerance = 0;            // optimistic: accepted |prediction - sample|
   std::vector<SubsystemSpec> subsystems;
   std::vector<PartitionSpec> partitions;
   std::vector<CouplingSpec> couplings;
@@ -69,7 +69,8 @@ CosimScenario parse_cosim_scenario(const std::string& text, const std::string& f
 
 // The model one partition integrates: its members, couplings inside it direct, constants
 // set; inputs from other partitions are left open, in the order of partition_inputs().
-std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s, std::size_t partition);
+std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s,
+                                                      std::size_t partition);
 // What that model is built from (for a System in another process).
 CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition);
 // Every subsystem as one model with every coupling direct (the monolithic reference), its

@@ -17,15 +17,15 @@
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_process_deployment.hpp"
-#include "monitor/partition_analysis.hpp"
-#include "system/model_registry.hpp"
 #include "monitor/optimistic.hpp"
+#include "monitor/partition_analysis.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
 #include "monitor/report.hpp"
 #include "monitor/sequential.hpp"
 #include "monitor/summary.hpp"
 #include "monitor/trace_writer.hpp"
+#include "system/model_registry.hpp"
 
 namespace fs = std::filesystem;
 using namespace kausal;
@@ -226,8 +226,9 @@ CosimMode cosim_mode(const Options& o, const CosimScenario& s, const std::string
   return mode;
 }
 
-RunResult execute_partitioned(const CosimScenario& s, const std::string& method, const fs::path& out,
-                              const Options& o, OrbOnDemand& orb, Layout layout) {
+RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
+                              const fs::path& out, const Options& o, OrbOnDemand& orb,
+                              Layout layout) {
   fs::create_directories(out);
   const CosimMode mode = cosim_mode(o, s, method);
   const CosimPlan plan = plan_cosim(s, mode);
@@ -338,7 +339,8 @@ int models_command(const std::string& name) {
   // parameter is required.
   Parameters defaults;
   for (const auto& p : info->parameters)
-    defaults.emplace_back(p.name, p.default_value ? *p.default_value : std::clamp(1.0, p.min, p.max));
+    defaults.emplace_back(p.name,
+                          p.default_value ? *p.default_value : std::clamp(1.0, p.min, p.max));
   auto join = [](const std::vector<std::string>& names) {
     std::string out;
     for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
@@ -354,8 +356,10 @@ int models_command(const std::string& name) {
   std::cout << "  parameters:\n";
   for (const auto& p : info->parameters) {
     std::ostringstream d;
-    if (p.default_value) d << "default " << *p.default_value;
-    else d << "required";
+    if (p.default_value)
+      d << "default " << *p.default_value;
+    else
+      d << "required";
     std::cout << "    " << p.name << std::string(p.name.size() < 14 ? 14 - p.name.size() : 1, ' ')
               << p.meaning << " (" << d.str() << ")\n";
   }
@@ -387,8 +391,8 @@ void reject_chain_options(const CLI::App& cmd, const Options& o) {
     const CLI::Option* opt = cmd.get_option_no_throw(name);
     return opt && opt->count() > 0;
   };
-  for (const char* name : {"--guarantee", "--batch", "--animate", "--check-guarantees",
-                           "--rollback-check"})
+  for (const char* name :
+       {"--guarantee", "--batch", "--animate", "--check-guarantees", "--rollback-check"})
     if (given(name))
       throw InputError(std::string("command line: ") + name +
                        " applies to pendulum-chain scenarios, not to partitioned models");

@@ -17,8 +17,8 @@ namespace kausal {
 
 struct PartitionDelivery {
   std::size_t partition = 0;
-  OutputBatch batch;            // empty when failure is set
-  std::exception_ptr failure;   // the partition stopped on this error
+  OutputBatch batch;           // empty when failure is set
+  std::exception_ptr failure;  // the partition stopped on this error
 };
 
 // Thread-safe: partitions push from their threads, the monitor pops in its own.

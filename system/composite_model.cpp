@@ -8,7 +8,9 @@ namespace kausal {
 
 namespace {
 
-Eigen::Index index_of(std::size_t i) { return static_cast<Eigen::Index>(i); }
+Eigen::Index index_of(std::size_t i) {
+  return static_cast<Eigen::Index>(i);
+}
 
 }  // namespace
 
@@ -28,9 +30,9 @@ CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector
   auto bind = [&](std::size_t member, std::size_t input, InputSource source) {
     InputSource& slot = sources_.at(member).at(input);
     if (slot.kind != InputSource::open)
-      throw ModelError(members_[member].name,
-                       "input '" + members_[member].model->signature().inputs[input] +
-                           "' is bound twice");
+      throw ModelError(
+          members_[member].name,
+          "input '" + members_[member].model->signature().inputs[input] + "' is bound twice");
     slot = source;
   };
   for (const auto& l : links)
@@ -131,8 +133,7 @@ void CompositeModel::indicators(double t, VectorView x, VectorView u, VectorOut 
 void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) const {
   for (std::size_t k = 0; k < members_.size(); ++k) {
     const Model& m = *members_[k].model;
-    if (indicator < layout_[k].indicator ||
-        indicator >= layout_[k].indicator + m.indicator_count())
+    if (indicator < layout_[k].indicator || indicator >= layout_[k].indicator + m.indicator_count())
       continue;
     try {
       m.on_crossing(indicator - layout_[k].indicator, t,

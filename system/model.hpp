@@ -46,7 +46,9 @@ class Model {
   std::size_t output_size() const { return signature().outputs.size(); }
 
   // The state at t0, from the parameters (zero unless the model says otherwise).
-  virtual Vector initial_state() const { return Vector::Zero(static_cast<Eigen::Index>(state_size())); }
+  virtual Vector initial_state() const {
+    return Vector::Zero(static_cast<Eigen::Index>(state_size()));
+  }
 
   // f: dx/dt at (t, x, u), one "Calc" of the thesis. u has input_size() values.
   virtual void derivative(double t, VectorView x, VectorView u, VectorOut dx) const = 0;

@@ -25,16 +25,17 @@ PendulumParams params_of(const ParameterValues& v) {
 }  // namespace
 
 void register_pendulum(ModelRegistry& registry) {
-  registry.add({"pendulum",
-                "plane pendulum of the chain benchmark (state phi, omega; no inputs)",
-                {{"pivot_x", {}, "pivot position along the row, m"},
-                 {"length", {}, "rod length, m", positive},
-                 {"mass", {}, "bob mass, kg", positive},
-                 {"radius", {}, "bob radius, m (< length)", positive},
-                 {"damping", 0.0, "viscous damping, 1/s", 0},
-                 {"gravity", 9.81, "gravitational acceleration, m/s^2", positive},
-                 {"calc_work", 0.0, "artificial work units per Calc (a slow host)", 0, 1e12, true}},
-                [](const ParameterValues& v) { return std::make_unique<PendulumModel>(params_of(v)); }});
+  registry.add(
+      {"pendulum",
+       "plane pendulum of the chain benchmark (state phi, omega; no inputs)",
+       {{"pivot_x", {}, "pivot position along the row, m"},
+        {"length", {}, "rod length, m", positive},
+        {"mass", {}, "bob mass, kg", positive},
+        {"radius", {}, "bob radius, m (< length)", positive},
+        {"damping", 0.0, "viscous damping, 1/s", 0},
+        {"gravity", 9.81, "gravitational acceleration, m/s^2", positive},
+        {"calc_work", 0.0, "artificial work units per Calc (a slow host)", 0, 1e12, true}},
+       [](const ParameterValues& v) { return std::make_unique<PendulumModel>(params_of(v)); }});
 }
 
 PendulumParams pendulum_params_from(const std::string& component, const Parameters& parameters) {

@@ -131,7 +131,8 @@ TEST(PartitionedCli, ModelsListsAndDescribes) {
 
 TEST(PartitionedCli, MistakesExitTwoNamingWhatIsWrong) {
   TempDir dir;
-  const auto bad = scenario_variant("two-mass.toml", dir.path(), {{"kc = 100.0, dc = 1.0, x0", "kc = -100.0, dc = 1.0, x0"}});
+  const auto bad = scenario_variant("two-mass.toml", dir.path(),
+                                    {{"kc = 100.0, dc = 1.0, x0", "kc = -100.0, dc = 1.0, x0"}});
   KausalProcess p({"run", bad.string(), "--out", (dir / "x").string()}, dir.path());
   EXPECT_EQ(p.wait(30s), 2);
   EXPECT_NE(p.err().find("parameter 'kc'"), std::string::npos) << p.err();
@@ -140,24 +141,25 @@ TEST(PartitionedCli, MistakesExitTwoNamingWhatIsWrong) {
   EXPECT_EQ(tol.wait(30s), 2);  // --tolerance without --method optimistic
   KausalProcess chain({"run", scenario("thesis.toml"), "--tolerance", "1e-3"}, dir.path());
   EXPECT_EQ(chain.wait(30s), 2);  // no tolerance for pendulum chains
-  KausalProcess lookahead({"run", scenario("two-mass.toml"), "--method", "conservative",
-                           "--guarantee", "lookahead"},
-                          dir.path());
+  KausalProcess lookahead(
+      {"run", scenario("two-mass.toml"), "--method", "conservative", "--guarantee", "lookahead"},
+      dir.path());
   EXPECT_EQ(lookahead.wait(30s), 2);
 }
 
 TEST(PartitionedCli, AKilledPartitionEndsTheRunWithExitThreeAndKeepsWhatWasFinal) {
   TempDir dir;
   // Long enough to be killed mid-run: the turbogenerator for 600 s at 1 ms, conservative.
-  const auto long_run = scenario_variant("turbogenerator.toml", dir.path(),
-                                         {{"t_end = 3.0", "t_end = 600.0"},
-                                          {"output_interval = 0.06", "output_interval = 0.06"}});
+  const auto long_run = scenario_variant(
+      "turbogenerator.toml", dir.path(),
+      {{"t_end = 3.0", "t_end = 600.0"}, {"output_interval = 0.06", "output_interval = 0.06"}});
   std::string text = read_file(long_run);
-  for (std::size_t at; (at = text.find("h = 0.06")) != std::string::npos;) text.replace(at, 8, "h = 0.001");
+  for (std::size_t at; (at = text.find("h = 0.06")) != std::string::npos;)
+    text.replace(at, 8, "h = 0.001");
   std::ofstream(long_run) << text;
   const fs::path out = dir / "run";
-  KausalProcess run({"run", long_run.string(), "--method", "conservative", "--call-timeout",
-                     "1000", "--out", out.string()},
+  KausalProcess run({"run", long_run.string(), "--method", "conservative", "--call-timeout", "1000",
+                     "--out", out.string()},
                     dir.path());
   const auto victim = run.component_pid("integrator-turbine");
   ASSERT_TRUE(victim);

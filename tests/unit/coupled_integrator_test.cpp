@@ -71,7 +71,8 @@ struct Part {
   std::unique_ptr<CoupledIntegrator> integrator;
 };
 
-CoupledConfig config_for(const std::string& name, std::uint64_t ticks_per_step, std::uint64_t steps) {
+CoupledConfig config_for(const std::string& name, std::uint64_t ticks_per_step,
+                         std::uint64_t steps) {
   CoupledConfig c;
   c.name = name;
   c.method = OdeMethod::euler;
@@ -126,7 +127,8 @@ struct Pair {
 // Euler's sum for z' = f(t): h Σ f(t_n) over the consumer's steps.
 double euler_sum(double h, std::uint64_t steps, int degree) {
   double z = 0;
-  for (std::uint64_t n = 0; n < steps; ++n) z = z + h * std::pow(static_cast<double>(n) * h, degree);
+  for (std::uint64_t n = 0; n < steps; ++n)
+    z = z + h * std::pow(static_cast<double>(n) * h, degree);
   return z;
 }
 
@@ -252,8 +254,8 @@ TEST(CoupledIntegrator, AZeroCrossingFiresItsHandlerAtTheStepEnd) {
     for (std::size_t k = 0; k < b.count(); ++k) lowest = std::min(lowest, b.states[2 * k]);
   }
   const CoupledStats stats = ball.integrator->stats();
-  EXPECT_GE(stats.events, 3u);    // bounces: 0.45 s to the floor, then shorter and shorter
-  EXPECT_GE(lowest, 0.0);         // the handler reflects the ball above the floor
+  EXPECT_GE(stats.events, 3u);  // bounces: 0.45 s to the floor, then shorter and shorter
+  EXPECT_GE(lowest, 0.0);       // the handler reflects the ball above the floor
   EXPECT_LT(ball.integrator->step(), 401u);
 }
 

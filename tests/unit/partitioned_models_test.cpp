@@ -3,10 +3,10 @@
 // response table of models.md, matrix exponentials, and SUNDIALS CVODE on the coupled model.
 #include <gtest/gtest.h>
 
-#include <unsupported/Eigen/MatrixFunctions>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <unsupported/Eigen/MatrixFunctions>
 
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_local_deployment.hpp"
@@ -78,7 +78,7 @@ struct TableRow {
   double t, p1, p2;
 };
 // models.md B, exact step response (printed digits).
-const TableRow kTableB[] = {{0.001, 1.960532, 0.00038434}, {0.010, 16.484304, 0.00329084},
+const TableRow kTableB[] = {{0.001, 1.960532, 0.00038434},  {0.010, 16.484304, 0.00329084},
                             {0.025, 31.607347, 0.00631726}, {0.050, 43.236204, 0.00864443},
                             {0.100, 49.088759, 0.00981564}, {0.200, 49.988211, 0.00999564},
                             {0.300, 50.004692, 0.00999894}};
@@ -106,7 +106,8 @@ TEST(BenchmarkB, Dre0MatchesTheExactStepResponseAtOneAndTenMilliseconds) {
   ASSERT_EQ(fine.result.status, "completed") << fine.result.error;
   check_against_table_b(fine);
   const Outcome coarse = sequential(
-      variant("orifices-dre0.toml", {{"h = 0.001", "h = 0.01"}, {"output_interval = 0.001", "output_interval = 0.01"}}));
+      variant("orifices-dre0.toml",
+              {{"h = 0.001", "h = 0.01"}, {"output_interval = 0.001", "output_interval = 0.01"}}));
   ASSERT_EQ(coarse.result.status, "completed") << coarse.result.error;
   check_against_table_b(coarse);
 }
@@ -126,8 +127,8 @@ TEST(BenchmarkB, EulerIsStableBelowTwoOverFiftyThousandTenAndNotAbove) {
   EXPECT_NEAR(stable.rows.back()[2], 0.0099989, 1e-6);
   const Outcome unstable = sequential(orifices_euler("4.1e-5", "0.300325"));
   // The fast mode's factor |1 − 50010 h| = 1.05 per step: 1.05^7325 overflows.
-  const bool blew_up = unstable.result.status == "failed" ||
-                       std::abs(unstable.rows.back()[2]) > 1e6;
+  const bool blew_up =
+      unstable.result.status == "failed" || std::abs(unstable.rows.back()[2]) > 1e6;
   EXPECT_TRUE(blew_up) << unstable.result.status;
 }
 
@@ -156,9 +157,10 @@ CosimScenario turbogenerator(const std::string& method, const std::string& h,
       {"integrator = \"pdre0\"\nh = 0.06\n", own},
       {"integrator = \"pdre0\"\nh = 0.06\n", own}};
   if (one_partition)
-    edits.push_back({"[[coupling]]", "[[partition]]\nname = \"all\"\nsubsystems = [\"machine\", "
-                                     "\"turbine\"]\nintegrator = \"" + method + "\"\nh = " + h +
-                                     "\n\n[[coupling]]"});
+    edits.push_back({"[[coupling]]",
+                     "[[partition]]\nname = \"all\"\nsubsystems = [\"machine\", "
+                     "\"turbine\"]\nintegrator = \"" +
+                         method + "\"\nh = " + h + "\n\n[[coupling]]"});
   return variant("turbogenerator.toml", edits);
 }
 
@@ -182,7 +184,8 @@ TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
   ASSERT_EQ(ten.result.status, "completed") << ten.result.error;
   // Over the scenario's 3 s (the load change), ω within 5 % of its range of CVODE's.
   const Outcome first = sequential(turbogenerator("euler", "0.01", "3.0", true));
-  const auto ref = monolithic_reference(turbogenerator("euler", "0.01", "3.0", true), times_of(first));
+  const auto ref =
+      monolithic_reference(turbogenerator("euler", "0.01", "3.0", true), times_of(first));
   EXPECT_LT(worst_relative_error(first, ref, 1), 0.05);
   double late_ten = 0, late_thirty = 0;
   for (std::size_t i = ten.rows.size() / 2; i < ten.rows.size(); ++i)
@@ -190,8 +193,7 @@ TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
   for (std::size_t i = thirty.rows.size() / 2; i < thirty.rows.size(); ++i)
     late_thirty = std::max(late_thirty, std::abs(thirty.rows[i][2]));
   EXPECT_LT(late_ten, 0.05);
-  EXPECT_TRUE(thirty.result.status == "failed" || late_thirty > 10 * late_ten + 0.5)
-      << late_thirty;
+  EXPECT_TRUE(thirty.result.status == "failed" || late_thirty > 10 * late_ten + 0.5) << late_thirty;
 }
 
 TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
@@ -199,7 +201,8 @@ TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
   const Outcome pdre0 = sequential(turbogenerator("pdre0", "0.06", "3.0", false));
   ASSERT_EQ(dre0.result.status, "completed") << dre0.result.error;
   ASSERT_EQ(pdre0.result.status, "completed") << pdre0.result.error;
-  const auto ref = monolithic_reference(turbogenerator("dre0", "0.06", "3.0", true), times_of(dre0));
+  const auto ref =
+      monolithic_reference(turbogenerator("dre0", "0.06", "3.0", true), times_of(dre0));
   double dre0_error = 0, pdre0_error = 0;
   for (std::size_t state = 0; state < 5; ++state) {
     dre0_error = std::max(dre0_error, worst_relative_error(dre0, ref, state));
@@ -229,25 +232,25 @@ TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
 Matrix two_mass_matrix() {
   const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
   Matrix A(4, 4);
-  A << 0, 1, 0, 0,                                //
-      -(k1 + kc), -(d1 + dc), kc, dc,             //
-      0, 0, 0, 1,                                 //
+  A << 0, 1, 0, 0,                     //
+      -(k1 + kc), -(d1 + dc), kc, dc,  //
+      0, 0, 0, 1,                      //
       kc, dc, -(k2 + kc), -(d2 + dc);
   return A;
 }
 
 double coupling_error(int hold, const std::string& h) {
-  const CosimScenario s = variant(
-      "two-mass.toml", {{"hold = 1", "hold = " + std::to_string(hold)},
-                        {"h = 0.001", "h = " + h},
-                        {"h = 0.001", "h = " + h},
-                        {"output_interval = 0.01", "output_interval = 0.02"}});
+  const CosimScenario s =
+      variant("two-mass.toml", {{"hold = 1", "hold = " + std::to_string(hold)},
+                                {"h = 0.001", "h = " + h},
+                                {"h = 0.001", "h = " + h},
+                                {"output_interval = 0.01", "output_interval = 0.02"}});
   const Outcome o = sequential(s);
   if (o.result.status != "completed") return INFINITY;
   Vector x0(4);
   x0 << 0.1, 0, 0, 0;
   const auto exact = reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1),
-                                                       Vector::Zero(1), x0, times_of(o));
+                                                      Vector::Zero(1), x0, times_of(o));
   double worst = 0;
   for (std::size_t i = 0; i < exact.size(); ++i)
     for (Eigen::Index k = 0; k < 4; k += 2)  // positions
@@ -309,7 +312,8 @@ double impulse_response_gain(const Matrix& A, const Matrix& B, double T) {
   for (double t = 0; t < T; t += dt) {
     const Matrix next = step * response;
     for (Eigen::Index c = 0; c < B.cols(); ++c)
-      gain += 0.5 * dt * (response.col(c).cwiseAbs().maxCoeff() + next.col(c).cwiseAbs().maxCoeff());
+      gain +=
+          0.5 * dt * (response.col(c).cwiseAbs().maxCoeff() + next.col(c).cwiseAbs().maxCoeff());
     response = next;
   }
   return gain;
@@ -356,16 +360,31 @@ TEST(PartitionedScenario, MistakesNameTheFileLineAndField) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message("two-mass.toml", "oscillator_mass", "oscilator_mass").find("unknown model 'oscilator_mass'"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "k = 10.0", "kk = 10.0").find("unknown parameter 'kk'"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "from = \"mass1.x\"", "from = \"mass1.y\"").find("has no output 'y'"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "to = \"mass2.x_other\"", "to = \"mass2.v_other\"").find("driven twice"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "integrator = \"rk4\"", "integrator = \"rk5\"").find("unknown integrator 'rk5'"), std::string::npos);
-  EXPECT_NE(message("hydraulic-multirate.toml", "h = 0.0003", "h = 0.00025").find("not a whole multiple"), std::string::npos);
-  EXPECT_NE(message("orifices-pdre0.toml", "inputs = { p_up = 100.0 }", "").find("not connected"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "hold = 1", "hold = 3").find("must be 0, 1 or 2"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "t_end = 5.0", "t_end = 5.0005").find("whole number of steps"), std::string::npos);
-  EXPECT_NE(message("two-mass.toml", "[run]", "[run]\nspeed = 1").find("two-mass.toml:"), std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "oscillator_mass", "oscilator_mass")
+                .find("unknown model 'oscilator_mass'"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "k = 10.0", "kk = 10.0").find("unknown parameter 'kk'"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "from = \"mass1.x\"", "from = \"mass1.y\"")
+                .find("has no output 'y'"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "to = \"mass2.x_other\"", "to = \"mass2.v_other\"")
+                .find("driven twice"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "integrator = \"rk4\"", "integrator = \"rk5\"")
+                .find("unknown integrator 'rk5'"),
+            std::string::npos);
+  EXPECT_NE(
+      message("hydraulic-multirate.toml", "h = 0.0003", "h = 0.00025").find("not a whole multiple"),
+      std::string::npos);
+  EXPECT_NE(message("orifices-pdre0.toml", "inputs = { p_up = 100.0 }", "").find("not connected"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "hold = 1", "hold = 3").find("must be 0, 1 or 2"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "t_end = 5.0", "t_end = 5.0005").find("whole number of steps"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "[run]", "[run]\nspeed = 1").find("two-mass.toml:"),
+            std::string::npos);
 }
 
 }  // namespace
