@@ -216,6 +216,39 @@ void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animati
   animation.reset();  // closes it if it is still open
 }
 
+// The table on the terminal and OUT/report.html, for chains and partitioned models alike.
+void present_comparison(const std::string& file, const std::string& setup,
+                        const std::vector<RunResult>& results,
+                        const std::vector<ReportRun>& report_runs, const fs::path& out) {
+  std::cout << "kausal compare · " << file << " · " << setup << "\n\n"
+            << format_comparison(results) << "\noutput: " << out.string() << "\n";
+  const auto warnings =
+      write_report(report_runs, {out, executable_dir() / "kausal-animation", file, setup});
+  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
+  std::cout << "report: " << (out / "report.html").string() << "\n";
+}
+
+// The exit code of a comparison: the first failed run's, or 1 if a digest differs from the
+// reference's — except an optimistic run with a prediction tolerance, which may differ.
+int comparison_exit_code(const std::vector<RunResult>& results, double tolerance) {
+  for (const auto& r : results) {
+    if (r.status != "completed") {
+      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
+      return static_cast<int>(r.exit_code);
+    }
+    if (r.trajectory_sha256 == results.front().trajectory_sha256) continue;
+    if (r.method == "optimistic" && tolerance > 0) {
+      std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
+                << "tolerance of " << tolerance << " allows\n";
+      continue;
+    }
+    std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
+              << results.front().label() << " (a bug: methods must agree bit for bit)\n";
+    return static_cast<int>(ExitCode::simulation_failed);
+  }
+  return 0;
+}
+
 // ---- partitioned models (design.md §4) ----
 
 CosimMode cosim_mode(const Options& o, const CosimScenario& s, const std::string& method) {
@@ -299,28 +332,8 @@ int compare_partitioned(const Options& o) {
   std::ostringstream setup;
   setup << s.partitions.size() << " partitions, " << results.front().integrator << ", t_end "
         << s.t_end << " s, tolerance " << tolerance;
-  std::cout << "kausal compare · " << s.file << " · " << setup.str() << "\n\n"
-            << format_comparison(results) << "\noutput: " << out.string() << "\n";
-  const auto warnings =
-      write_report(report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
-  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
-  std::cout << "report: " << (out / "report.html").string() << "\n";
-  for (const auto& r : results) {
-    if (r.status != "completed") {
-      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
-      return static_cast<int>(r.exit_code);
-    }
-    if (r.trajectory_sha256 == results.front().trajectory_sha256) continue;
-    if (r.method == "optimistic" && tolerance > 0) {
-      std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
-                << "tolerance of " << tolerance << " allows\n";
-      continue;
-    }
-    std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
-              << results.front().label() << " (a bug: methods must agree bit for bit)\n";
-    return static_cast<int>(ExitCode::simulation_failed);
-  }
-  return 0;
+  present_comparison(s.file, setup.str(), results, report_runs, out);
+  return comparison_exit_code(results, tolerance);
 }
 
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
@@ -464,25 +477,9 @@ int compare_command(const Options& o) {
   std::ostringstream setup;
   setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
         << " steps of " << s.h << " s";
-  std::cout << "kausal compare · " << s.file << " · " << setup.str() << "\n\n"
-            << format_comparison(results) << "\noutput: " << out.string() << "\n";
-  const auto warnings =
-      write_report(report_runs, {out, executable_dir() / "kausal-animation", s.file, setup.str()});
-  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
-  std::cout << "report: " << (out / "report.html").string() << "\n";
+  present_comparison(s.file, setup.str(), results, report_runs, out);
   hold_animation(o, animation);
-  for (const auto& r : results) {
-    if (r.status != "completed") {
-      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
-      return static_cast<int>(r.exit_code);
-    }
-    if (r.trajectory_sha256 != results.front().trajectory_sha256) {
-      std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
-                << results.front().label() << " (a bug: methods must agree bit for bit)\n";
-      return static_cast<int>(ExitCode::simulation_failed);
-    }
-  }
-  return 0;
+  return comparison_exit_code(results, 0);
 }
 
 // Options of the distributed methods, shared by run and compare.

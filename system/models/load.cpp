@@ -61,19 +61,26 @@ Vector Load::initial_state() const {
   return Vector{{p_.p1_0, p_.p2_0, p_.x0, 0.0, 0.0}};
 }
 
+// Valve openings, orifice flows into the chambers and chamber volumes: what the derivative
+// and the Jacobian both start from.
+Load::Flows Load::flows(VectorView x, VectorView u) const {
+  Flows f;
+  f.open_p = pos_part(u[spool], p_.underlap);
+  f.open_n = neg_part(u[spool], p_.underlap);
+  const double d = p_.dp_smooth;
+  f.q1 = p_.kv * (f.open_p * root(p_.ps - x[p1], d) - f.open_n * root(x[p1] - p_.pt, d));
+  f.q2 = p_.kv * (f.open_n * root(p_.ps - x[p2], d) - f.open_p * root(x[p2] - p_.pt, d));
+  f.v1 = p_.v0 + p_.area * x[position];
+  f.v2 = p_.v0 - p_.area * x[position];
+  return f;
+}
+
 void Load::derivative(double t, VectorView x, VectorView u, VectorOut dx) const {
   if (p_.calc_work) artificial_work(p_.calc_work);
-  const double xs = u[spool];
-  const double open_p = pos_part(xs, p_.underlap);
-  const double open_n = neg_part(xs, p_.underlap);
-  const double d = p_.dp_smooth;
-  const double q1 = p_.kv * (open_p * root(p_.ps - x[p1], d) - open_n * root(x[p1] - p_.pt, d));
-  const double q2 = p_.kv * (open_n * root(p_.ps - x[p2], d) - open_p * root(x[p2] - p_.pt, d));
-  const double v1 = p_.v0 + p_.area * x[position];
-  const double v2 = p_.v0 - p_.area * x[position];
+  const Flows f = flows(x, u);
   const double v = x[velocity];
-  dx[p1] = p_.beta / v1 * (q1 - p_.area * v);
-  dx[p2] = p_.beta / v2 * (q2 + p_.area * v);
+  dx[p1] = p_.beta / f.v1 * (f.q1 - p_.area * v);
+  dx[p2] = p_.beta / f.v2 * (f.q2 + p_.area * v);
   dx[position] = v;
   dx[velocity] = (p_.area * pa_per_bar * (x[p1] - x[p2]) - p_.damping * v -
                   p_.coulomb * std::tanh(v / p_.v_stribeck) - p_.force) /
@@ -90,14 +97,9 @@ void Load::output(double t, VectorView x, VectorOut y) const {
 }
 
 void Load::jacobian(double, VectorView x, VectorView u, MatrixOut J) const {
-  const double xs = u[spool];
-  const double open_p = pos_part(xs, p_.underlap);
-  const double open_n = neg_part(xs, p_.underlap);
+  const Flows f = flows(x, u);
+  const double open_p = f.open_p, open_n = f.open_n, q1 = f.q1, q2 = f.q2, v1 = f.v1, v2 = f.v2;
   const double d = p_.dp_smooth;
-  const double q1 = p_.kv * (open_p * root(p_.ps - x[p1], d) - open_n * root(x[p1] - p_.pt, d));
-  const double q2 = p_.kv * (open_n * root(p_.ps - x[p2], d) - open_p * root(x[p2] - p_.pt, d));
-  const double v1 = p_.v0 + p_.area * x[position];
-  const double v2 = p_.v0 - p_.area * x[position];
   const double v = x[velocity];
   const double sech = 1 / std::cosh(v / p_.v_stribeck);
   J.setZero();

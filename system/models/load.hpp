@@ -51,6 +51,10 @@ class Load final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
 
  private:
+  struct Flows {
+    double open_p, open_n, q1, q2, v1, v2;
+  };
+  Flows flows(VectorView x, VectorView u) const;
   LoadParams p_;
 };
 

@@ -28,6 +28,7 @@ Parameters sample_parameters(const std::string& name) {
   if (name == "pendulum") return {{"pivot_x", 0}, {"length", 1.2}, {"mass", 2}, {"radius", 0.1}};
   if (name == "orifice_chamber") return {{"g_up", 20}, {"g_down", 50}, {"p0", 3}};
   if (name == "oscillator_mass") return {{"k", 10}, {"d", 0.1}, {"kc", 100}, {"dc", 1}};
+  if (name == "water_tank") return {{"area", 2}, {"orifice", 0.01}, {"level0", 0.5}};
   return {};
 }
 
