@@ -47,10 +47,11 @@ struct CosimScenario {
   std::string name;
   std::string description;
   double t_end = 0;
-  double tick = 0;                 // the smallest partition step; every h is a multiple
-  std::uint64_t ticks = 0;         // t_end in ticks
-  std::uint64_t output_ticks = 1;  // trajectory.csv interval in ticks
-  double tolerance = 0;            // optimistic: accepted |prediction - sample|
+  double tick = 0;                    // the smallest partition step; every h is a multiple
+  std::uint64_t ticks = 0;            // t_end in ticks
+  std::uint64_t output_ticks = 1;     // trajectory.csv interval in ticks
+  double tolerance = 0;               // optimistic: accepted |prediction - sample|
+  std::string method = "sequential";  // what `kausal run` does without --method
   std::vector<SubsystemSpec> subsystems;
   std::vector<PartitionSpec> partitions;
   std::vector<CouplingSpec> couplings;

@@ -70,6 +70,8 @@ struct Options {
   std::vector<std::string> layouts = {"process"};  // compare
   std::optional<double> tolerance;                 // partitioned, optimistic
   bool window_given = false;                       // else each model kind's own default
+  bool method_given = false;                       // else a partitioned scenario's run.method
+  bool layout_given = false;
 };
 
 fs::path executable_dir() {
@@ -300,9 +302,14 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
 
 int run_partitioned(const Options& o) {
   const CosimScenario s = load_cosim_scenario(o.scenario);
-  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
+  const std::string method = o.method_given ? o.method : s.method;
+  if (o.tolerance && method != "optimistic")
+    throw InputError("command line: --tolerance applies to --method optimistic");
+  if (o.layout_given && method == "sequential")
+    throw InputError("command line: --layout applies to conservative and optimistic runs");
+  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, method) : fs::path(o.out);
   OrbOnDemand orb(o.call_timeout_ms);
-  const RunResult r = execute_partitioned(s, o.method, out, o, orb, parse_layout(o.layout));
+  const RunResult r = execute_partitioned(s, method, out, o, orb, parse_layout(o.layout));
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
   return static_cast<int>(r.exit_code);
@@ -554,8 +561,9 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run a scenario under one method");
   run->add_option("--method", o.method,
                   "sequential: in-process reference; conservative: one System and one "
-                  "Integrator process per pendulum, guarantees from the monitor; optimistic: "
-                  "the same processes run ahead and roll back")
+                  "Integrator process per pendulum (per partition), guarantees from the "
+                  "monitor; optimistic: the same processes run ahead and roll back. Partitioned "
+                  "models: default the scenario's run.method")
       ->capture_default_str()
       ->check(CLI::IsMember({"sequential", "conservative", "optimistic"}));
   run->add_option("--guarantee", o.guarantee,
@@ -615,12 +623,12 @@ int main(int argc, char** argv) {
   try {
     if (models->parsed()) return models_command(model_name);
     o.window_given = (run->parsed() ? run : compare)->get_option("--window")->count() > 0;
+    o.method_given = run->parsed() && run->get_option("--method")->count() > 0;
+    o.layout_given = run->parsed() && run->get_option("--layout")->count() > 0;
     if (analyze->parsed()) return analyze_command(analyzed);
     const CLI::App* used = run->parsed() ? run : compare;
     if (is_partitioned_scenario(o.scenario)) {
       reject_chain_options(*used, o);
-      if (run->parsed() && run->get_option("--tolerance")->count() > 0 && o.method != "optimistic")
-        throw InputError("command line: --tolerance applies to --method optimistic");
     } else {
       if (used->get_option("--tolerance")->count() > 0)
         throw InputError("command line: --tolerance applies to partitioned models");

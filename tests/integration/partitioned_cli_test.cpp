@@ -83,6 +83,17 @@ TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
   EXPECT_LT(worst, 1e-3);
 }
 
+TEST(PartitionedCli, TheScenarioNamesTheMethodUnlessTheCommandLineDoes) {
+  TempDir dir;
+  const auto s = scenario_variant("orifices-pdre0.toml", dir.path(),
+                                  {{"hold = 0", "hold = 0\nmethod = \"conservative\""}});
+  EXPECT_EQ(run_ok({"run", s.string(), "--out", (dir / "a").string()}, dir.path())["method"],
+            "conservative");
+  EXPECT_EQ(run_ok({"run", s.string(), "--method", "sequential", "--out", (dir / "b").string()},
+                   dir.path())["method"],
+            "sequential");
+}
+
 TEST(PartitionedCli, CompareRunsTheThreeMethodsAndWritesTheReport) {
   TempDir dir;
   std::string err;
