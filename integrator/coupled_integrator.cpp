@@ -234,26 +234,31 @@ const CoupledIntegrator::Saved& CoupledIntegrator::saved_at(std::uint64_t n) con
   return saved_[n - saved_.front().step];
 }
 
+// Back to step n, and every prediction first used at or after it forgotten (the steps
+// that recompute will predict again, from newer samples).
 void CoupledIntegrator::rollback_to(std::uint64_t n) {
-  if (n >= step_) {  // the prediction was made for a step not taken yet: nothing computed
-  } else {
-    const Saved& at = saved_at(n);
-    x_ = at.x;
-    stepper_.restore(at.memory);
-    indicators_ = at.indicators;
-    ActivityClock::Clock::duration wasted{};
-    for (std::size_t k = n - saved_.front().step; k < saved_.size(); ++k) wasted += saved_[k].work;
-    clock_.reclassify_as_rollback(wasted);
-    clock_.mark_rolled_back_after(n);
-    saved_.erase(saved_.begin() + static_cast<std::ptrdiff_t>(n - saved_.front().step),
-                 saved_.end());
-    ++stats_.rollbacks;
-    stats_.rolled_back_steps += step_ - n;
-    step_ = n;
-  }
+  if (n < step_) restore_step(n);
   for (auto& c : channels_)
     while (c.base + c.samples.size() > c.arrived && c.samples.back().first_use >= n)
       c.samples.pop_back();
+}
+
+// The state, stepper memory and indicators saved before step n; the time spent on the
+// discarded steps becomes rollback time.
+void CoupledIntegrator::restore_step(std::uint64_t n) {
+  const Saved& at = saved_at(n);
+  x_ = at.x;
+  stepper_.restore(at.memory);
+  indicators_ = at.indicators;
+  const auto first = saved_.begin() + static_cast<std::ptrdiff_t>(n - saved_.front().step);
+  ActivityClock::Clock::duration wasted{};
+  for (auto it = first; it != saved_.end(); ++it) wasted += it->work;
+  clock_.reclassify_as_rollback(wasted);
+  clock_.mark_rolled_back_after(n);
+  saved_.erase(first, saved_.end());
+  ++stats_.rollbacks;
+  stats_.rolled_back_steps += step_ - n;
+  step_ = n;
 }
 
 OutputBatch CoupledIntegrator::take_final() {

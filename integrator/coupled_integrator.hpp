@@ -147,6 +147,7 @@ class CoupledIntegrator {
   void input_at(double t, Vector& u) const;
   void handle_crossings(double t);
   void rollback_to(std::uint64_t n);
+  void restore_step(std::uint64_t n);
   void forget_before(std::uint64_t n);
   const Saved& saved_at(std::uint64_t n) const;
 

@@ -406,7 +406,7 @@ int analyze_command(const std::string& file) {
 }
 
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
-void reject_chain_options(const CLI::App& cmd, const Options& o) {
+void reject_chain_options(const CLI::App& cmd) {
   auto given = [&](const char* name) {
     const CLI::Option* opt = cmd.get_option_no_throw(name);
     return opt && opt->count() > 0;
@@ -416,7 +416,6 @@ void reject_chain_options(const CLI::App& cmd, const Options& o) {
     if (given(name))
       throw InputError(std::string("command line: ") + name +
                        " applies to pendulum-chain scenarios, not to partitioned models");
-  (void)o;
 }
 
 // Options that only mean something for another method are a mistake, not a no-op.
@@ -628,7 +627,7 @@ int main(int argc, char** argv) {
     if (analyze->parsed()) return analyze_command(analyzed);
     const CLI::App* used = run->parsed() ? run : compare;
     if (is_partitioned_scenario(o.scenario)) {
-      reject_chain_options(*used, o);
+      reject_chain_options(*used);
     } else {
       if (used->get_option("--tolerance")->count() > 0)
         throw InputError("command line: --tolerance applies to partitioned models");
