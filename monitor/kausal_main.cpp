@@ -549,7 +549,8 @@ void add_common(CLI::App* cmd, Options& o) {
 int main(int argc, char** argv) {
   CLI::App app{
       "kausal — parallel discrete/continuous simulation: conservative and optimistic "
-      "synchronisation over CORBA, on the pendulum-chain benchmark."};
+      "synchronisation over CORBA, on the pendulum-chain benchmark and on partitioned models "
+      "(coupled subsystems, multirate, stiff parts; docs/scenarios.md)."};
   app.footer(kExitCodes);
   app.set_version_flag("--version", "kausal " + std::string(KAUSAL_VERSION) +
                                         " (interface version " +
@@ -582,8 +583,10 @@ int main(int argc, char** argv) {
 
   CLI::App* compare = app.add_subcommand(
       "compare",
-      "run sequential, conservative (step and lookahead) and optimistic on one scenario; one "
-      "table; every digest must equal the sequential one. Writes OUT/report.html (the table, "
+      "run sequential, conservative (step and lookahead) and optimistic on one scenario "
+      "(partitioned models: sequential, conservative, optimistic); one table; every digest must "
+      "equal the sequential one (partitioned optimistic runs with a tolerance may differ). "
+      "Writes OUT/report.html (the table, "
       "wall time per method, a utilisation timeline per run) and every run's trace.json "
       "(Perfetto)");
   add_common(compare, o);
