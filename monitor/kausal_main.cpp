@@ -386,21 +386,53 @@ int models_command(const std::string& name) {
   return 0;
 }
 
-// `kausal analyze S`: Clemens' partition diagnostics from the Jacobian of the whole coupled
-// model at the initial state. Exit 0 even with warnings: they are advice, not errors.
-int analyze_command(const std::string& file) {
+// The state of the monolithic model at t (partitions in order, as build_monolithic_model
+// stacks them), from a sequential run of the scenario up to t. InputError if t is not on
+// every partition's grid or beyond t_end.
+Vector state_at(CosimScenario s, double t) {
+  std::uint64_t ticks = 0;
+  const double k = t / s.tick;
+  if (!(t <= s.t_end) || std::abs(k - std::round(k)) > 1e-9 * std::max(1.0, k))
+    throw InputError("command line: --at must be a whole number of the smallest step, <= t_end");
+  ticks = static_cast<std::uint64_t>(std::round(k));
+  for (auto& p : s.partitions) {
+    if (ticks % p.ticks_per_step != 0)
+      throw InputError("command line: --at is not on the step grid of partition '" + p.name + "'");
+    p.steps = ticks / p.ticks_per_step;
+  }
+  s.ticks = ticks;
+  s.t_end = t;
+  const CosimPlan plan = plan_cosim(s, {});
+  CosimRecorder recorder("", s, plan, true);
+  RunControl quiet;
+  const RunResult r = run_cosim_sequential(s, plan, recorder, quiet);
+  if (r.status != "completed")
+    throw SimulationError("analyze --at: the run to t failed: " + r.error);
+  const auto& last = recorder.rows().back();
+  return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
+}
+
+// `kausal analyze S [--at T]`: Clemens' partition diagnostics from the Jacobian of the whole
+// coupled model at the initial state, or at T after a sequential run to it (nonlinear models
+// change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
+int analyze_command(const std::string& file, std::optional<double> at) {
   if (!is_partitioned_scenario(file))
     throw InputError(file + ": analyze needs a partitioned model ([[subsystem]] tables)");
   const CosimScenario s = load_cosim_scenario(file);
   const auto model = build_monolithic_model(s);
-  const Vector x0 = model->initial_state();
-  Matrix J = Matrix::Zero(x0.size(), x0.size());
-  model->jacobian(s.t0(), x0, Vector(), J);
+  Vector x = model->initial_state();
+  double t = s.t0();
+  if (at && *at > 0) {
+    x = state_at(s, *at);
+    t = *at;
+  }
+  Matrix J = Matrix::Zero(x.size(), x.size());
+  model->jacobian(t, x, Vector(), J);
   std::vector<double> h;
   for (const auto& p : s.partitions) h.push_back(p.h);
   const PartitionReport report = analyze_partitions(J, partition_blocks(s), h);
   std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
-            << x0.size() << " states; Jacobian of the coupled model at t = " << s.t0() << "\n\n"
+            << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report);
   return 0;
 }
@@ -611,6 +643,12 @@ int main(int argc, char** argv) {
       "the coupling ratio (Clemens' criterion, docs/adding-a-model.md), with a warning when "
       "it is >= 1");
   analyze->add_option("scenario", analyzed, "partitioned scenario file (TOML)")->required();
+  std::optional<double> analyze_at;
+  analyze
+      ->add_option("--at", analyze_at,
+                   "analyse at this time (s) instead of the start: the scenario runs "
+                   "sequentially up to it first")
+      ->check(CLI::Range(0.0, 1e300));
 
   try {
     app.parse(argc, argv);
@@ -627,7 +665,7 @@ int main(int argc, char** argv) {
     o.window_given = (run->parsed() ? run : compare)->get_option("--window")->count() > 0;
     o.method_given = run->parsed() && run->get_option("--method")->count() > 0;
     o.layout_given = run->parsed() && run->get_option("--layout")->count() > 0;
-    if (analyze->parsed()) return analyze_command(analyzed);
+    if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
     const CLI::App* used = run->parsed() ? run : compare;
     if (is_partitioned_scenario(o.scenario)) {
       reject_chain_options(*used);

@@ -122,6 +122,17 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   KausalProcess weak({"analyze", scenario("orifices-pdre0.toml")}, dir.path());
   ASSERT_EQ(weak.wait(30s), 0);
   EXPECT_EQ(weak.out().find("warning"), std::string::npos) << weak.out();  // κ = 0.5, 0.0002
+  // Later in the run: the tanks, stiff while empty, are gentle when half full.
+  KausalProcess empty({"analyze", scenario("two-tanks.toml")}, dir.path());
+  KausalProcess filled({"analyze", scenario("two-tanks.toml"), "--at", "300"}, dir.path());
+  ASSERT_EQ(empty.wait(30s), 0);
+  ASSERT_EQ(filled.wait(30s), 0) << filled.err();
+  EXPECT_NE(empty.out().find("exceeds the explicit Euler limit"), std::string::npos);
+  EXPECT_EQ(filled.out().find("exceeds the explicit Euler limit"), std::string::npos)
+      << filled.out();
+  EXPECT_NE(filled.out().find("at t = 300"), std::string::npos) << filled.out();
+  KausalProcess off_grid({"analyze", scenario("two-tanks.toml"), "--at", "300.5"}, dir.path());
+  EXPECT_EQ(off_grid.wait(30s), 2);
   KausalProcess chain({"analyze", scenario("thesis.toml")}, dir.path());
   EXPECT_EQ(chain.wait(30s), 2);
 }
