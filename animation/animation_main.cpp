@@ -37,7 +37,8 @@ const char* help_text =
     "shows the pendulums, a progress bar with the horizon, and a busy/waiting/rollback strip\n"
     "per component. Controls: Pause/Resume (Space), Step (Right arrow), speed 0.1x-1x.\n"
     "Closing the window or Participant::shutdown ends the process (exit 0). Options:\n"
-    "  --name, --host, --unix-socket, --call-timeout-ms as for every component,\n"
+    "  --name, --host, --unix-socket, --call-timeout-ms, --link-delay, --tls-* as for every\n"
+    "  component,\n"
     "  --frame-buffer N (frames kept ahead of the playback), and the test hooks\n"
     "  --close-after-frames N (close once N frames arrived), --grab-on-close FILE.png.\n\n"
     "Render modes (offscreen, PNG):\n"
@@ -51,12 +52,7 @@ const char* help_text =
 
 void add_options(CLI::App& app, Options& o) {
   app.add_option("--name", o.name, "component name used in messages");
-  app.add_option("--host", o.orb.host, "address of the TCP endpoint (live mode)")
-      ->capture_default_str();
-  app.add_option("--unix-socket", o.orb.unix_socket, "path of a Unix-socket endpoint (live mode)");
-  app.add_option("--call-timeout-ms", o.orb.call_timeout_ms, "timeout of calls this process makes")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 3'600'000u));
+  add_orb_options(app, o.orb);
   app.add_option("--close-after-frames", o.close_after_frames,
                  "test hook: close the window once N frames have arrived (live mode)")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62));

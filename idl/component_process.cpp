@@ -40,12 +40,7 @@ int serve_components(int argc, char** argv, const std::string& what,
       "--name", names,
       "component name used in messages, e.g. " + roles.front().role + "-3" +
           (roles.size() > 1 ? "; once per hosted component, in the order " + about : ""));
-  app.add_option("--host", orb_settings.host, "address of the TCP endpoint")->capture_default_str();
-  app.add_option("--unix-socket", orb_settings.unix_socket, "path of a Unix-socket endpoint");
-  app.add_option("--call-timeout-ms", orb_settings.call_timeout_ms,
-                 "timeout of calls this component makes")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 3'600'000u));
+  add_orb_options(app, orb_settings);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,13 +1,113 @@
 #include "idl/orb_runtime.hpp"
 
+#include <omniORB4/omniInterceptors.h>
 #include <omniORB4/omniPolicy.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
+#include "system/errors.hpp"
+
 namespace kausal {
+
+namespace {
+
+// One ORB per process, so one delay per process (the interceptors are plain functions).
+std::atomic<unsigned> link_delay_us{0};
+
+// Holds a message back before it leaves over a network transport: Unix sockets are this
+// host, not a link.
+void delay_if_networked(const char* peer) {
+  const unsigned us = link_delay_us.load(std::memory_order_relaxed);
+  if (us == 0 || (peer && std::strncmp(peer, "giop:unix", 9) == 0)) return;
+  std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
+CORBA::Boolean delay_request(omni::omniInterceptors::clientSendRequest_T::info_T& info) {
+  delay_if_networked(info.peeraddress());
+  return true;
+}
+
+CORBA::Boolean delay_reply(omni::omniInterceptors::serverSendReply_T::info_T& info) {
+  delay_if_networked(info.peeraddress());
+  return true;
+}
+
+void install_link_delay(unsigned us) {
+  if (us == 0) return;
+  // Added once per process: a second ORB (there is none) would share the setting.
+  if (link_delay_us.exchange(us) != 0) return;
+  omni::omniInterceptors* interceptors = omniORB::getInterceptors();
+  interceptors->clientSendRequest.add(delay_request);
+  interceptors->serverSendReply.add(delay_reply);
+}
+
+}  // namespace
+
+unsigned parse_delay_us(const std::string& text, const std::string& what) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  double scale = 0;
+  if (unit == "ms")
+    scale = 1000;
+  else if (unit == "us")
+    scale = 1;
+  else if (unit == "s")
+    scale = 1e6;
+  else if (unit.empty() && used > 0 && value == 0)
+    scale = 1;
+  const double us = value * scale;
+  if (used == 0 || scale == 0 || !std::isfinite(us) || us < 0 || us > 10e6)
+    throw InputError(what + ": '" + text +
+                     "' is not a delay (a number with a unit: 2ms, 500us, 0.1s; 0 for none; at "
+                     "most 10s)");
+  return static_cast<unsigned>(std::lround(us));
+}
+
+void add_orb_options(CLI::App& app, OrbSettings& s) {
+  app.add_option("--host", s.host,
+                 "address this process serves on (TCP or TLS); never all interfaces unless "
+                 "0.0.0.0 is given")
+      ->capture_default_str();
+  app.add_option("--unix-socket", s.unix_socket, "path of a Unix-socket endpoint");
+  app.add_option("--call-timeout-ms", s.call_timeout_ms, "timeout of calls this process makes")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3'600'000u));
+  app.add_option_function<std::string>(
+      "--link-delay",
+      [&s](const std::string& v) { s.link_delay_us = parse_delay_us(v, "--link-delay"); },
+      "hold back every message sent over TCP/TLS this long (emulates a slow network): 2ms, "
+      "500us");
+  app.add_option("--tls-ca", s.tls.ca_file,
+                 "TLS: CA certificate (PEM); with it, only giop:ssl is served and every peer "
+                 "must present a certificate signed by this CA");
+  app.add_option("--tls-cert", s.tls.cert_file,
+                 "TLS: this process's certificate and private key (one PEM file)");
+  app.add_option("--tls-password", s.tls.password, "TLS: password of the private key, if any");
+}
+
+std::vector<std::string> orb_arguments(const OrbSettings& s) {
+  std::vector<std::string> args{"--host", s.host, "--call-timeout-ms",
+                                std::to_string(s.call_timeout_ms)};
+  if (s.link_delay_us > 0)
+    args.insert(args.end(), {"--link-delay", std::to_string(s.link_delay_us) + "us"});
+  if (s.tls.enabled()) {
+    args.insert(args.end(), {"--tls-ca", s.tls.ca_file, "--tls-cert", s.tls.cert_file});
+    if (!s.tls.password.empty()) args.insert(args.end(), {"--tls-password", s.tls.password});
+  }
+  return args;
+}
 
 OrbRuntime::OrbRuntime(const OrbSettings& s) {
   std::vector<std::pair<std::string, std::string>> opts = {
@@ -32,6 +132,7 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
   int argc = 0;
   orb_ =
       CORBA::ORB_init(argc, nullptr, "omniORB4", reinterpret_cast<const char*(*)[2]>(flat.data()));
+  install_link_delay(s.link_delay_us);
   CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
   poa_ = PortableServer::POA::_narrow(root);
   if (s.serve) {

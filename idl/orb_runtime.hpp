@@ -5,8 +5,24 @@
 #include <omniORB4/CORBA.h>
 
 #include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace kausal {
+
+// TLS between processes (omniORB's giop:ssl transport): a CA that signs every process's
+// certificate, and this process's certificate with its private key in one PEM file. When
+// enabled, a process serves only giop:ssl (no TCP, no Unix socket) and requires a peer
+// certificate signed by the CA on every connection, in both directions.
+struct TlsFiles {
+  std::string ca_file;    // PEM: the CA certificate(s)
+  std::string cert_file;  // PEM: this process's certificate and private key
+  std::string password;   // of the private key, if it is encrypted
+  bool enabled() const { return !ca_file.empty(); }
+};
 
 struct OrbSettings {
   std::string host = "127.0.0.1";  // TCP endpoint address; never all interfaces by default
@@ -14,7 +30,26 @@ struct OrbSettings {
   bool serve = true;               // false: a pure client, no endpoints
   unsigned call_timeout_ms = 3000;
   unsigned connect_timeout_ms = 2000;
+  // Emulated network latency: every GIOP message this process sends over TCP or TLS (not
+  // over a Unix socket, not a collocated call) is held back this long first.
+  unsigned link_delay_us = 0;
+  TlsFiles tls;
 };
+
+// Whether same-host peers may use a Unix socket: not when TLS must cover every connection,
+// nor when a link delay is emulated (it applies to network transports only).
+inline bool unix_sockets_allowed(const OrbSettings& s) {
+  return !s.tls.enabled() && s.link_delay_us == 0;
+}
+
+// The command-line options every kausal process that serves CORBA shares (--host,
+// --unix-socket, --call-timeout-ms, --link-delay, --tls-ca, --tls-cert, --tls-password).
+void add_orb_options(CLI::App& app, OrbSettings& settings);
+// The same options as arguments for a child process that should talk the way `settings`
+// says (address, call timeout, link delay, TLS); the Unix socket is the caller's business.
+std::vector<std::string> orb_arguments(const OrbSettings& settings);
+// "2ms", "500us", "0.5ms", "0": microseconds. InputError naming `what` otherwise.
+unsigned parse_delay_us(const std::string& text, const std::string& what);
 
 class OrbRuntime {
  public:

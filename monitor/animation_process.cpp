@@ -8,11 +8,11 @@
 namespace kausal {
 
 AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
-                                   const std::filesystem::path& log_file, unsigned call_timeout_ms,
+                                   const std::filesystem::path& log_file, const OrbSettings& child,
                                    std::chrono::milliseconds startup_timeout) {
   std::filesystem::create_directories(log_file.parent_path());
-  std::vector<std::string> args{"--name",    "animation",         "--host",
-                                "127.0.0.1", "--call-timeout-ms", std::to_string(call_timeout_ms)};
+  std::vector<std::string> args{"--name", "animation"};
+  for (const auto& a : orb_arguments(child)) args.push_back(a);
   // Test hook: the window closes itself after that many frames (a user closing it mid-run).
   if (const char* n = std::getenv("KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES"))
     args.insert(args.end(), {"--close-after-frames", n});

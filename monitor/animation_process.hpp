@@ -19,7 +19,7 @@ class AnimationProcess {
   // Throws PeerError if it does not start (no display, missing executable) and
   // VersionMismatch if it speaks another interface version.
   AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
-                   const std::filesystem::path& log_file, unsigned call_timeout_ms,
+                   const std::filesystem::path& log_file, const OrbSettings& child,
                    std::chrono::milliseconds startup_timeout);
   // Asks the view to close, then ends it by signal if it does not.
   ~AnimationProcess();

@@ -35,6 +35,14 @@ Layout parse_layout(const std::string& name) {
   throw InputError("unknown layout '" + name + "' (process, pendulum or single)");
 }
 
+OrbSettings child_orb_settings(const LaunchOptions& options) {
+  OrbSettings s;
+  s.call_timeout_ms = options.call_timeout_ms;
+  s.link_delay_us = options.link_delay_us;
+  s.tls = options.tls;
+  return s;
+}
+
 std::chrono::milliseconds time_left(std::chrono::steady_clock::time_point deadline,
                                     std::chrono::milliseconds floor) {
   return std::max(floor, std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -92,9 +100,9 @@ void ComponentSet::start_children(const std::vector<ComponentPair>& pairs,
                     std::vector<LaunchedComponent*> hosted, int cpu) {
     std::vector<std::string> args;
     for (LaunchedComponent* c : hosted) args.insert(args.end(), {"--name", c->name});
-    args.insert(args.end(),
-                {"--host", "127.0.0.1", "--unix-socket", (socket_dir_ / process_name).string(),
-                 "--call-timeout-ms", std::to_string(options.call_timeout_ms)});
+    for (const auto& a : orb_arguments(child_orb_settings(options))) args.push_back(a);
+    if (unix_sockets_allowed(child_orb_settings(options)))
+      args.insert(args.end(), {"--unix-socket", (socket_dir_ / process_name).string()});
     auto process = std::make_shared<ChildProcess>(process_name, options.bin_dir / executable, args,
                                                   options.log_dir / (process_name + ".log"), cpu);
     for (LaunchedComponent* c : hosted) c->process = process;

@@ -34,6 +34,8 @@ struct LaunchOptions {
   std::vector<int> cpus;
   bool rollback_check = false;  // see IntegratorConfig::rollback_check
   Layout layout = Layout::process;
+  unsigned link_delay_us = 0;  // see OrbSettings::link_delay_us
+  TlsFiles tls;                // the monitor's own: local children share its certificate
 };
 
 struct LaunchedComponent {
@@ -99,6 +101,10 @@ class ComponentSet {
   std::unique_ptr<CollocatedAdapter> adapter_;
   std::vector<PortableServer::ServantBase*> hosted_;
 };
+
+// How a child process started for `options` talks: on 127.0.0.1, with their call timeout,
+// link delay and TLS files.
+OrbSettings child_orb_settings(const LaunchOptions& options);
 
 // What is left of a shared deadline (at least `floor`), for waits that share one budget.
 std::chrono::milliseconds time_left(std::chrono::steady_clock::time_point deadline,

@@ -72,6 +72,9 @@ struct Options {
   bool window_given = false;                       // else each model kind's own default
   bool method_given = false;                       // else a partitioned scenario's run.method
   bool layout_given = false;
+  // How the monitor and the components it starts talk: the address the monitor serves on,
+  // an emulated link delay, TLS (call timeouts are call_timeout_ms above).
+  OrbSettings transport;
 };
 
 fs::path executable_dir() {
@@ -98,7 +101,11 @@ void on_interrupt(int) {
 // The monitor serves too: optimistic Integrators deliver their batches to its StateSink.
 class OrbOnDemand {
  public:
-  explicit OrbOnDemand(unsigned call_timeout_ms) : call_timeout_ms_(call_timeout_ms) {}
+  explicit OrbOnDemand(const Options& o) : settings_(o.transport) {
+    // The monitor waits a second longer than its components do, so that a hung System
+    // is reported by its Integrator (naming the System) before the monitor gives up.
+    settings_.call_timeout_ms = o.call_timeout_ms + 1000;
+  }
   ~OrbOnDemand() {
     orb_.reset();
     std::error_code ignored;
@@ -109,18 +116,15 @@ class OrbOnDemand {
       char dir[] = "/tmp/kausal-monitor-XXXXXX";
       if (!mkdtemp(dir)) throw PeerError("monitor", "cannot create a socket directory in /tmp");
       socket_dir_ = dir;
-      OrbSettings s;
-      s.unix_socket = (socket_dir_ / "monitor").string();
-      // The monitor waits a second longer than its components do, so that a hung System
-      // is reported by its Integrator (naming the System) before the monitor gives up.
-      s.call_timeout_ms = call_timeout_ms_ + 1000;
+      OrbSettings s = settings_;
+      if (unix_sockets_allowed(s)) s.unix_socket = (socket_dir_ / "monitor").string();
       orb_ = std::make_unique<OrbRuntime>(s);
     }
     return *orb_;
   }
 
  private:
-  unsigned call_timeout_ms_;
+  OrbSettings settings_;
   fs::path socket_dir_;
   std::unique_ptr<OrbRuntime> orb_;
 };
@@ -166,7 +170,9 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
                            std::chrono::milliseconds(o.startup_timeout_ms),
                            cpus,
                            o.rollback_check,
-                           layout};
+                           layout,
+                           o.transport.link_delay_us,
+                           o.transport.tls};
       ProcessDeployment deployment(s, orb.get(), launch);
       if (animation) {
         std::vector<std::string> strips{"monitor"};
@@ -200,12 +206,20 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   return result;
 }
 
+// The live view runs on the monitor's host and talks the way the monitor does.
+OrbSettings animation_orb_settings(const Options& o) {
+  OrbSettings s = o.transport;
+  s.host = "127.0.0.1";
+  s.call_timeout_ms = o.call_timeout_ms;
+  return s;
+}
+
 std::unique_ptr<AnimationProcess> start_animation(const Options& o, OrbOnDemand& orb,
                                                   const fs::path& out) {
   if (!o.animate) return nullptr;
-  return std::make_unique<AnimationProcess>(orb.get(), executable_dir() / "kausal-animation",
-                                            out / "logs" / "animation.log", o.call_timeout_ms,
-                                            std::chrono::milliseconds(o.startup_timeout_ms));
+  return std::make_unique<AnimationProcess>(
+      orb.get(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
+      animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
 }
 
 // --animate-until window-closed: the view keeps playing after the run; wait for the user.
@@ -280,7 +294,9 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
                            std::chrono::milliseconds(o.startup_timeout_ms),
                            o.pin == "cores" ? available_cpus() : std::vector<int>{},
                            false,
-                           layout};
+                           layout,
+                           o.transport.link_delay_us,
+                           o.transport.tls};
       CosimProcessDeployment deployment(s, plan, orb.get(), launch);
       result = run_cosim_distributed(s, method, plan, deployment, recorder, progress,
                                      std::chrono::milliseconds(o.call_timeout_ms + 1000));
@@ -308,7 +324,7 @@ int run_partitioned(const Options& o) {
   if (o.layout_given && method == "sequential")
     throw InputError("command line: --layout applies to conservative and optimistic runs");
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, method) : fs::path(o.out);
-  OrbOnDemand orb(o.call_timeout_ms);
+  OrbOnDemand orb(o);
   const RunResult r = execute_partitioned(s, method, out, o, orb, parse_layout(o.layout));
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
@@ -321,7 +337,7 @@ int compare_partitioned(const Options& o) {
   const CosimScenario s = load_cosim_scenario(o.scenario);
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   const double tolerance = o.tolerance.value_or(s.tolerance);
-  OrbOnDemand orb(o.call_timeout_ms);
+  OrbOnDemand orb(o);
   std::vector<RunResult> results;
   std::vector<ReportRun> report_runs;
   auto run_one = [&](const std::string& method, const fs::path& where, Layout l) {
@@ -473,7 +489,7 @@ int run_command(const Options& o) {
   const Scenario s = load_scenario(o.scenario);
   const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
-  OrbOnDemand orb(o.call_timeout_ms);
+  OrbOnDemand orb(o);
   auto animation = start_animation(o, orb, out);
   const RunResult r = execute(s, m, out, o, orb, parse_layout(o.layout), animation.get());
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
@@ -486,7 +502,7 @@ int compare_command(const Options& o) {
   if (is_partitioned_scenario(o.scenario)) return compare_partitioned(o);
   const Scenario s = load_scenario(o.scenario);
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
-  OrbOnDemand orb(o.call_timeout_ms);
+  OrbOnDemand orb(o);
   auto animation = start_animation(o, orb, out);
   // Every method in every layout listed; sequential (no components, no layout) once.
   // One layout: <out>/<method>, as before layouts existed; several: <out>/<layout>/<method>.
@@ -518,6 +534,27 @@ int compare_command(const Options& o) {
   present_comparison(s.file, setup.str(), results, report_runs, out);
   hold_animation(o, animation);
   return comparison_exit_code(results, 0);
+}
+
+// Where the monitor serves and how every process of the run talks (docs/multi-host.md).
+void add_transport_options(CLI::App* cmd, Options& o) {
+  OrbSettings& t = o.transport;
+  cmd->add_option("--host", t.host,
+                  "address the monitor serves on (its sinks; components call it there). "
+                  "Never all interfaces unless 0.0.0.0 is given; across hosts, an address the "
+                  "nodes can reach")
+      ->capture_default_str();
+  cmd->add_option_function<std::string>(
+      "--link-delay",
+      [&t](const std::string& v) { t.link_delay_us = parse_delay_us(v, "--link-delay"); },
+      "emulate a slow network: every process of the run holds back each message it sends "
+      "over TCP/TLS this long (2ms, 500us; Unix sockets and collocated calls are not delayed)");
+  cmd->add_option("--tls-ca", t.tls.ca_file,
+                  "TLS between all processes (giop:ssl): the CA certificate (PEM). Every "
+                  "process must then present a certificate signed by it (kausal certs)");
+  cmd->add_option("--tls-cert", t.tls.cert_file,
+                  "TLS: the monitor's certificate and private key in one PEM file");
+  cmd->add_option("--tls-password", t.tls.password, "TLS: password of the private key, if any");
 }
 
 // Options of the distributed methods, shared by run and compare.
@@ -573,6 +610,7 @@ void add_common(CLI::App* cmd, Options& o) {
                   "the window closes when the run (compare: the last run) ends")
       ->capture_default_str()
       ->check(CLI::IsMember({"window-closed", "run-end"}));
+  add_transport_options(cmd, o);
   cmd->footer(kExitCodes);
 }
 
