@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev libssl-dev libgtest-dev libbenchmark-dev
   qt6-base-dev qt6-charts-dev fonts-dejavu-core
   libsundials-dev
+  iproute2 openssl
 )
 
 missing=()
