@@ -197,7 +197,7 @@ PlaybackView Playback::view(Clock::time_point now, std::uint64_t now_ns) const {
   v.horizon = horizon_;
   for (const auto& at : rolled_back_at_) v.flashing.push_back(at && now - *at < flash_duration);
   for (const auto& t : tracks_) {
-    auto& out = v.tracks.emplace_back(ComponentTrack{t.name, "", {}});
+    auto& out = v.tracks.emplace_back(ComponentTrack{t.name, "", {}, ""});
     for (const auto& s : t.spans) {
       out.spans.push_back({seconds_since_start(s.begin_ns), seconds_since_start(s.end_ns), s.kind});
       v.timeline_end_s = std::max(v.timeline_end_s, out.spans.back().end_s);

@@ -85,7 +85,7 @@ void draw_marker(QPainter& p, const QRect& plot, double t0, double t1, const Tim
 
 TimelineLayout timeline_layout(const QRect& area, std::size_t tracks) {
   TimelineLayout l;
-  l.label_width = std::min(140, area.width() / 4);
+  l.label_width = std::min(180, area.width() / 4);  // "integrator-12 @ node-b"
   if (tracks == 0) return l;
   const int room = area.height() - axis_height;
   const int pitch = std::clamp(room / static_cast<int>(tracks), 1, max_strip_height + strip_gap);
@@ -168,7 +168,8 @@ void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTr
   for (std::size_t i = 0; i < tracks.size(); ++i) {
     draw_strip(p, l.strips[i], tracks[i].spans, t0, t1);
     draw_text(p, QRect(area.left(), l.strips[i].top(), l.label_width - 6, l.strips[i].height()),
-              tracks[i].name, Qt::AlignRight | Qt::AlignVCenter);
+              tracks[i].node.empty() ? tracks[i].name : tracks[i].name + " @ " + tracks[i].node,
+              Qt::AlignRight | Qt::AlignVCenter);
   }
   use_font(p, 11);
   draw_time_axis(p, l.plot, t0, t1);

@@ -69,7 +69,8 @@ std::vector<ComponentTrack> read_components(const json& summary, const fs::path&
     if (!c.is_object()) throw InputError(file.string() + ": a component is not an object");
     out.push_back({required<std::string>(c, "name", file),
                    c.contains("role") ? required<std::string>(c, "role", file) : "",
-                   {}});
+                   {},
+                   c.contains("node") ? required<std::string>(c, "node", file) : ""});
   }
   return out;
 }
@@ -77,7 +78,7 @@ std::vector<ComponentTrack> read_components(const json& summary, const fs::path&
 ComponentTrack& track_named(std::vector<ComponentTrack>& tracks, const std::string& name) {
   for (auto& t : tracks)
     if (t.name == name) return t;
-  tracks.push_back({name, "", {}});
+  tracks.push_back({name, "", {}, ""});
   return tracks.back();
 }
 

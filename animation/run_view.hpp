@@ -16,6 +16,7 @@ struct ComponentTrack {
   std::string name;  // "monitor", "integrator-1", ...
   std::string role;  // "monitor", "integrator", "system", ... ("" if trace.json omits it)
   std::vector<TimelineSpan> spans;
+  std::string node;  // multi-host runs: the node agent that started it ("" otherwise)
 };
 
 // Committed states as written to trajectory.csv: row k is time t[k] and states[k], which

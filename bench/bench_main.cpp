@@ -108,7 +108,12 @@ BENCHMARK_CAPTURE(BM_CorbaNullCall, same_core, true)->UseRealTime();
 void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   const Scenario s = scenario("thesis.toml");
   const std::vector<int> cpus = pinned ? available_cpus() : std::vector<int>{};
-  LaunchOptions launch{bin_dir(), scratch() / "logs", 10000, std::chrono::seconds(20), cpus};
+  LaunchOptions launch;
+  launch.bin_dir = bin_dir();
+  launch.log_dir = scratch() / "logs";
+  launch.call_timeout_ms = 10000;
+  launch.startup_timeout = std::chrono::seconds(20);
+  launch.cpus = cpus;
   ProcessDeployment deployment(s, orb(), launch);
   ConservativeStepper stepper(deployment, s, {Guarantee::step, cpus});
   ActivityClock monitor;

@@ -116,9 +116,16 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   r.counters = stepper.counters();
   if (monitor) {
     const ActivityTrace& trace = monitor_clock.trace();
-    r.components.push_back({"monitor", "monitor", host_name(), static_cast<long>(getpid()), true,
-                            monitor_clock.totals(), -1, trace.page(0, trace.recorded()),
-                            trace.dropped()});
+    r.components.push_back({"monitor",
+                            "monitor",
+                            host_name(),
+                            static_cast<long>(getpid()),
+                            true,
+                            monitor_clock.totals(),
+                            -1,
+                            trace.page(0, trace.recorded()),
+                            trace.dropped(),
+                            {}});
   }
   for (auto& c : stepper.reports()) {
     // Calc calls are counted where the model is evaluated: by Systems, or by the

@@ -11,16 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "monitor/process_handle.hpp"
+
 namespace kausal {
 
-class ChildProcess {
+class ChildProcess : public ProcessHandle {
  public:
   // Throws std::system_error if it cannot be started. A cpu >= 0 pins the process (all of
   // its threads) to that CPU.
   ChildProcess(std::string name, const std::filesystem::path& executable,
                const std::vector<std::string>& args, const std::filesystem::path& log_file,
                int cpu = -1);
-  ~ChildProcess();
+  ~ChildProcess() override;
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
 
@@ -29,17 +31,19 @@ class ChildProcess {
   std::optional<std::string> read_line(std::chrono::milliseconds timeout);
   // True while the process has not exited (reaps it when it has). Thread-safe with respect
   // to other ChildProcess objects, not to itself.
-  bool running();
+  bool running() override;
   // "exited with code 3", "killed by signal 9", or "running".
-  std::string status();
+  std::string status() override;
   // Waits up to `timeout` for the process to exit by itself; true if it did.
-  bool wait_for_exit(std::chrono::milliseconds timeout);
+  bool wait_for_exit(std::chrono::milliseconds timeout) override;
   // SIGTERM, wait up to `grace`, then SIGKILL; always reaps.
-  void stop(std::chrono::milliseconds grace);
+  void stop(std::chrono::milliseconds grace) override;
 
-  const std::string& name() const { return name_; }
+  const std::string& name() const override { return name_; }
   pid_t pid() const { return pid_; }
+  long process_id() const override { return pid_; }
   const std::filesystem::path& log_file() const { return log_file_; }
+  std::string log_location() const override { return log_file_.string(); }
 
  private:
   std::string name_;

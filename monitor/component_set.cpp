@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <future>
 #include <set>
 #include <sstream>
@@ -61,6 +62,7 @@ ComponentSet::~ComponentSet() {
 }
 
 void ComponentSet::release() {
+  collect_remote();
   components_.clear();
   children_.clear();  // ends and reaps every child by PID
   // Hosted servants: the POA first (no new calls; it drops its references), then the
@@ -94,43 +96,127 @@ void ComponentSet::start(const std::vector<ComponentPair>& pairs, const LaunchOp
 void ComponentSet::start_children(const std::vector<ComponentPair>& pairs,
                                   const LaunchOptions& options) {
   std::filesystem::create_directories(options.log_dir);
-  // The components each child hosts, in the order it prints their references.
-  std::vector<std::pair<std::shared_ptr<ChildProcess>, std::vector<LaunchedComponent*>>> started;
-  auto launch = [&](const std::string& executable, const std::string& process_name,
-                    std::vector<LaunchedComponent*> hosted, int cpu) {
-    std::vector<std::string> args;
-    for (LaunchedComponent* c : hosted) args.insert(args.end(), {"--name", c->name});
-    for (const auto& a : orb_arguments(child_orb_settings(options))) args.push_back(a);
-    if (unix_sockets_allowed(child_orb_settings(options)))
-      args.insert(args.end(), {"--unix-socket", (socket_dir_ / process_name).string()});
-    auto process = std::make_shared<ChildProcess>(process_name, options.bin_dir / executable, args,
-                                                  options.log_dir / (process_name + ".log"), cpu);
-    for (LaunchedComponent* c : hosted) c->process = process;
-    children_.push_back(process);
-    started.emplace_back(process, std::move(hosted));
-  };
+  log_dir_ = options.log_dir;
+  remote_ = options.remote;
+  std::vector<Launch> launches;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     LaunchedComponent* sys = &system(i);
     LaunchedComponent* integ = &integrator(i);
     if (layout_ == Layout::pendulum) {
-      launch("kausal-pendulum", pairs[i].process, {sys, integ}, pairs[i].cpu);
+      launches.push_back({"kausal-pendulum", pairs[i].process, {sys, integ}, pairs[i].cpu});
     } else {
-      launch("kausal-system", sys->name, {sys}, pairs[i].cpu);
-      launch("kausal-integrator", integ->name, {integ}, pairs[i].cpu);
+      launches.push_back({"kausal-system", sys->name, {sys}, pairs[i].cpu});
+      launches.push_back({"kausal-integrator", integ->name, {integ}, pairs[i].cpu});
     }
+  }
+  if (remote_)
+    start_remote(launches, options);
+  else
+    start_local(launches, options);
+}
+
+void ComponentSet::start_local(const std::vector<Launch>& launches, const LaunchOptions& options) {
+  const OrbSettings child = child_orb_settings(options);
+  std::vector<std::shared_ptr<ChildProcess>> started;
+  for (const Launch& l : launches) {
+    std::vector<std::string> args;
+    for (LaunchedComponent* c : l.hosted) args.insert(args.end(), {"--name", c->name});
+    for (const auto& a : orb_arguments(child)) args.push_back(a);
+    if (unix_sockets_allowed(child))
+      args.insert(args.end(), {"--unix-socket", (socket_dir_ / l.process).string()});
+    auto process = std::make_shared<ChildProcess>(l.process, options.bin_dir / l.executable, args,
+                                                  options.log_dir / (l.process + ".log"), l.cpu);
+    for (LaunchedComponent* c : l.hosted) c->process = process;
+    children_.push_back(process);
+    started.push_back(process);
   }
   // All children start in parallel; collect their references.
   const auto deadline = std::chrono::steady_clock::now() + options.startup_timeout;
-  for (auto& [process, hosted] : started) {
-    for (LaunchedComponent* c : hosted) {
-      const auto ior = process->read_line(time_left(deadline, std::chrono::milliseconds(1)));
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    ChildProcess& process = *started[k];
+    for (LaunchedComponent* c : launches[k].hosted) {
+      const auto ior = process.read_line(time_left(deadline, std::chrono::milliseconds(1)));
       if (!ior || ior->rfind("IOR:", 0) != 0)
-        throw PeerError(c->name, "did not start (" + process->status() + "); see " +
-                                     process->log_file().string());
+        throw PeerError(c->name, "did not start (" + process.status() + "); see " +
+                                     process.log_file().string());
       c->ref = orb_.resolve(*ior);
-      c->pid = process->pid();
+      c->pid = process.pid();
     }
   }
+}
+
+namespace {
+
+// Asks `node` to start one process and waits (up to the startup timeout) for the references.
+std::vector<std::string> start_on_node(RemoteNode& node, const std::string& run,
+                                       const std::string& executable, const std::string& process,
+                                       const std::vector<std::string>& names, int cpu,
+                                       const LaunchOptions& options) {
+  idl::ProcessRequest r;
+  r.run = run.c_str();
+  r.process = process.c_str();
+  r.executable = executable.c_str();
+  r.names.length(static_cast<CORBA::ULong>(names.size()));
+  for (CORBA::ULong k = 0; k < r.names.length(); ++k) r.names[k] = names[k].c_str();
+  r.cpu = cpu;
+  r.call_timeout_ms = options.call_timeout_ms;
+  r.link_delay_us = options.link_delay_us;
+  r.startup_timeout_ms = static_cast<CORBA::ULong>(options.startup_timeout.count());
+  // This thread's calls only (omniORB keeps the timeout per omni_thread, so this thread
+  // needs one): the node answers once the process has started.
+  omni_thread::ensure_self self;
+  idl::StringSeq_var iors = call_peer("node " + node.name, [&] {
+    omniORB::setClientThreadCallTimeout(
+        static_cast<CORBA::ULong>(options.startup_timeout.count() + options.call_timeout_ms));
+    return node.ref->start(r);
+  });
+  std::vector<std::string> out;
+  for (CORBA::ULong k = 0; k < iors->length(); ++k) out.push_back(iors[k].in());
+  return out;
+}
+
+}  // namespace
+
+void ComponentSet::start_remote(const std::vector<Launch>& launches, const LaunchOptions& options) {
+  const RemotePlacement& placement = *options.remote;
+  // Resolve every node first: a deployment that names an unknown node starts nothing.
+  std::vector<std::shared_ptr<RemoteNode>> nodes;
+  for (const Launch& l : launches) {
+    std::vector<std::string> names;
+    for (LaunchedComponent* c : l.hosted) names.push_back(c->name);
+    const NodeRule& rule = placement.deploy.node_for(l.process, names);
+    nodes.push_back(
+        placement.nodes->node(rule.node, placement.deploy.file + ":" + std::to_string(rule.line)));
+  }
+  std::vector<std::future<std::vector<std::string>>> asked;
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    const Launch& l = launches[k];
+    std::vector<std::string> names;
+    for (LaunchedComponent* c : l.hosted) names.push_back(c->name);
+    asked.push_back(std::async(std::launch::async, start_on_node, std::ref(*nodes[k]),
+                               placement.run_id, l.executable, l.process, names, l.cpu,
+                               std::cref(options)));
+  }
+  std::exception_ptr first_failure;
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    const Launch& l = launches[k];
+    try {
+      const auto iors = asked[k].get();
+      auto process = std::make_shared<RemoteProcess>(nodes[k], placement.run_id, l.process, 0, "?");
+      children_.push_back(process);
+      for (std::size_t j = 0; j < l.hosted.size(); ++j) {
+        LaunchedComponent* c = l.hosted[j];
+        c->process = process;
+        c->node = nodes[k]->name;
+        c->clock_offset_ns = nodes[k]->clock_offset_ns;
+        c->ref = orb_.resolve(iors.at(j));
+      }
+      process->running();  // learns its pid and log file
+    } catch (...) {
+      if (!first_failure) first_failure = std::current_exception();
+    }
+  }
+  if (first_failure) std::rethrow_exception(first_failure);
 }
 
 void ComponentSet::host_here() {
@@ -155,6 +241,7 @@ void ComponentSet::check_versions() {
     if (info->interface_version != idl::INTERFACE_VERSION)
       throw VersionMismatch(c->name, info->interface_version, idl::INTERFACE_VERSION);
     c->host = info->host.in();
+    if (!c->node.empty()) c->pid = static_cast<long>(info->pid);
   }
 }
 
@@ -179,20 +266,52 @@ void fetch_trace(idl::Participant_ptr component, ComponentReport& r) {
   }
 }
 
+// Spans recorded on another host's clock, moved onto the monitor's.
+void shift_clock(std::vector<ActivitySpan>& spans, std::int64_t offset_ns) {
+  if (offset_ns == 0) return;
+  for (auto& s : spans) {
+    s.begin_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.begin_ns) - offset_ns);
+    s.end_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.end_ns) - offset_ns);
+  }
+}
+
 }  // namespace
+
+void ComponentSet::collect_remote() {
+  if (!remote_) return;
+  std::set<std::string> nodes;
+  for (auto& p : children_) {
+    auto* remote = dynamic_cast<RemoteProcess*>(p.get());
+    if (!remote) continue;
+    nodes.insert(remote->node());
+    const std::filesystem::path copy = log_dir_ / (remote->name() + ".log");
+    std::ofstream(copy) << "# log of " << remote->name() << ", " << remote->log_location()
+                        << " (its last 64 KiB)\n"
+                        << remote->log_tail(64 * 1024);
+  }
+  for (const auto& name : nodes) {
+    try {
+      remote_->nodes->node(name, "")->ref->finish(remote_->run_id.c_str(), 500);
+    } catch (const std::exception&) {
+      // A lost node took its processes with it.
+    } catch (const CORBA::Exception&) {
+    }
+  }
+  remote_.reset();
+}
 
 std::vector<ComponentReport> ComponentSet::reports() {
   // After a failure some peers may hang: ask all at once and briefly (1 s), never for a
   // whole call timeout each.
   // A child hosting two components is asked whether it runs once, not from two threads.
-  std::set<ChildProcess*> gone;
+  std::set<ProcessHandle*> gone;
   for (auto& p : children_)
     if (!p->running()) gone.insert(p.get());
   std::vector<std::future<ComponentReport>> asked;
   for (auto& c : components_) {
     const bool alive = !gone.count(c->process.get());
     asked.push_back(std::async(std::launch::async, [&c, alive] {
-      ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu, {}, 0};
+      ComponentReport r{c->name, c->role, c->host, c->pid, false, {}, c->cpu, {}, 0, c->node};
       if (!alive) return r;
       try {
         idl::Participant_var component = idl::Participant::_narrow(c->ref);
@@ -200,6 +319,7 @@ std::vector<ComponentReport> ComponentSet::reports() {
         r.totals = from_idl(component->timing());
         r.reachable = true;
         fetch_trace(component, r);
+        shift_clock(r.spans, c->clock_offset_ns);
       } catch (const CORBA::Exception&) {
         // Timing not read: unreachable. Trace cut short: what arrived is kept.
       }
@@ -230,7 +350,7 @@ std::vector<std::string> ComponentSet::names() const {
 
 void ComponentSet::shutdown() {
   // Only children, each once: a hosted servant's shutdown() would end the monitor's own ORB.
-  std::set<ChildProcess*> asked;
+  std::set<ProcessHandle*> asked;
   for (auto& c : components_) {
     if (!c->process || !asked.insert(c->process.get()).second || !c->process->running()) continue;
     try {
@@ -252,7 +372,7 @@ std::string ComponentSet::post_mortem() {
   if (children_.empty()) return "";
   // A child killed a moment ago may have closed its connections (what the monitor noticed)
   // without being a zombie yet: give it a moment to be reaped.
-  std::vector<ChildProcess*> gone;
+  std::vector<ProcessHandle*> gone;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
   for (;;) {
     gone.clear();
@@ -262,19 +382,20 @@ std::string ComponentSet::post_mortem() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::ostringstream o;
-  for (ChildProcess* p : gone) {
+  for (ProcessHandle* p : gone) {
     std::vector<std::string> names;
     for (auto& c : components_)
       if (c->process.get() == p) names.push_back(c->name);
     o << "\n  ";
     if (names.size() == 1) {
-      o << names.front() << " (pid " << p->pid() << ")";
+      o << names.front() << " (pid " << p->process_id() << ")";
     } else {
-      o << p->name() << " (pid " << p->pid() << ", hosting";
+      o << p->name() << " (pid " << p->process_id() << ", hosting";
       for (std::size_t k = 0; k < names.size(); ++k) o << (k ? " and " : " ") << names[k];
       o << ")";
     }
-    o << " " << p->status() << "; log " << p->log_file().string();
+    if (!p->node().empty()) o << " on node " << p->node();
+    o << " " << p->status() << "; log " << p->log_location();
   }
   return o.str();
 }

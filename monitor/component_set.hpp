@@ -14,6 +14,7 @@
 #include "idl/orb_runtime.hpp"
 #include "idl/wire_errors.hpp"
 #include "monitor/child_process.hpp"
+#include "monitor/node_directory.hpp"
 #include "monitor/run_result.hpp"
 
 namespace kausal {
@@ -36,16 +37,21 @@ struct LaunchOptions {
   Layout layout = Layout::process;
   unsigned link_delay_us = 0;  // see OrbSettings::link_delay_us
   TlsFiles tls;                // the monitor's own: local children share its certificate
+  // Null: every process is a child of the monitor. Otherwise node agents start them, as the
+  // deployment file says (each node with its own address and certificate).
+  std::shared_ptr<const RemotePlacement> remote;
 };
 
 struct LaunchedComponent {
   std::string name;
-  std::string role;                       // "system" | "integrator"
-  std::shared_ptr<ChildProcess> process;  // shared when one process hosts both; null in single
+  std::string role;                        // "system" | "integrator"
+  std::shared_ptr<ProcessHandle> process;  // shared when one process hosts both; null in single
   CORBA::Object_var ref;
   std::string host = "?";
   long pid = 0;
   int cpu = -1;
+  std::string node;                  // the node agent that started it; empty: the monitor
+  std::int64_t clock_offset_ns = 0;  // its host's monotonic clock minus the monitor's
 };
 
 // One System and the Integrator that calls it.
@@ -87,15 +93,27 @@ class ComponentSet {
   void release();
 
  private:
+  // One process to start: which executable, hosting which components.
+  struct Launch {
+    std::string executable, process;
+    std::vector<LaunchedComponent*> hosted;
+    int cpu = -1;
+  };
   void start_children(const std::vector<ComponentPair>& pairs, const LaunchOptions& options);
+  void start_local(const std::vector<Launch>& launches, const LaunchOptions& options);
+  void start_remote(const std::vector<Launch>& launches, const LaunchOptions& options);
   void host_here();
   void check_versions();
+  // Copies the logs of processes that ran on nodes into log_dir_, ends what a node still runs.
+  void collect_remote();
 
   OrbRuntime& orb_;
   Layout layout_;
   std::filesystem::path socket_dir_;
   std::vector<std::unique_ptr<LaunchedComponent>> components_;  // system-1, integrator-1, ...
-  std::vector<std::shared_ptr<ChildProcess>> children_;  // each once (a process may host two)
+  std::vector<std::shared_ptr<ProcessHandle>> children_;  // each once (a process may host two)
+  std::shared_ptr<const RemotePlacement> remote_;
+  std::filesystem::path log_dir_;
   // Single layout: the collocated POA and our own reference to every servant in it (system-1,
   // integrator-1, ...), so that they are deleted in an order we choose.
   std::unique_ptr<CollocatedAdapter> adapter_;

@@ -123,7 +123,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   for (std::size_t p = 0; p < integrators.size(); ++p)
     r.partitions[p].stats = integrators[p]->stats();
   finish(r, s, recorder, start);
-  ComponentReport seq{"sequential", "monitor", "", 0, true, {}, -1, {}, 0};
+  ComponentReport seq{"sequential", "monitor", "", 0, true, {}, -1, {}, 0, {}};
   seq.totals.busy_s = r.wall_s;
   seq.totals.calc_calls = r.calc_calls;
   r.components.push_back(seq);

@@ -28,9 +28,9 @@ class CosimLocalDeployment::Part final : public PartitionPort, private OutputSin
   CoupledStats stats() override { return runner_ ? runner_->stats() : integrator_->stats(); }
   void ping() override {}
   std::vector<ComponentReport> reports() const {
-    ComponentReport sys{system_.name(), "system", "", 0, true, system_.totals(), -1, {}, 0};
+    ComponentReport sys{system_.name(), "system", "", 0, true, system_.totals(), -1, {}, 0, {}};
     ComponentReport in{integrator_->name(),   "integrator", "", 0, true,
-                       integrator_->totals(), -1,           {}, 0};
+                       integrator_->totals(), -1,           {}, 0, {}};
     return {sys, in};
   }
 

@@ -17,6 +17,8 @@
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_process_deployment.hpp"
+#include "monitor/deploy_file.hpp"
+#include "monitor/node_command.hpp"
 #include "monitor/optimistic.hpp"
 #include "monitor/partition_analysis.hpp"
 #include "monitor/process_deployment.hpp"
@@ -75,6 +77,10 @@ struct Options {
   // How the monitor and the components it starts talk: the address the monitor serves on,
   // an emulated link delay, TLS (call timeouts are call_timeout_ms above).
   OrbSettings transport;
+  bool host_given = false;
+  std::string deploy;  // deployment file: components on node agents (docs/multi-host.md)
+  std::optional<DeployFile> deploy_file;  // loaded from it before the run
+  std::string naming;                     // the naming service the nodes registered in
 };
 
 fs::path executable_dir() {
@@ -97,11 +103,53 @@ void on_interrupt(int) {
   if (InterruptFlag::flag().exchange(true)) _exit(static_cast<int>(ExitCode::interrupted));
 }
 
+// --deploy: the deployment file, and the nodes it names resolved once per command. Every
+// deployment of the command gets its own run id on the nodes.
+class DeployContext {
+ public:
+  explicit DeployContext(const Options& o) : file_(o.deploy_file), monitor_host_(o.transport.host) {
+    if (!file_) return;
+    naming_ = o.naming.empty() ? file_->naming : o.naming;
+    if (naming_.empty())
+      throw InputError(
+          "command line: --deploy needs --naming corbaloc::HOST:PORT/NameService "
+          "(or naming = \"...\" in " +
+          file_->file + ")");
+  }
+
+  // Null without --deploy. Otherwise resolves every node of the file (once) and checks that
+  // each can reach the monitor.
+  std::shared_ptr<const RemotePlacement> placement(OrbRuntime& orb) {
+    if (!file_) return nullptr;
+    if (!nodes_) {
+      nodes_ = std::make_shared<NodeDirectory>(orb, naming_);
+      for (const auto& rule : file_->nodes) {
+        const auto node = nodes_->node(rule.node, file_->file + ":" + std::to_string(rule.line));
+        if (is_loopback(monitor_host_) && !is_loopback(node->address))
+          throw InputError("command line: the monitor serves on " + monitor_host_ +
+                           ", which node " + node->name + " (" + node->address +
+                           ") cannot reach: give --host ADDRESS (or monitor_host in " +
+                           file_->file + ")");
+      }
+    }
+    return std::make_shared<RemotePlacement>(RemotePlacement{*file_, nodes_, new_run_id()});
+  }
+
+ private:
+  static bool is_loopback(const std::string& address) {
+    return address.rfind("127.", 0) == 0 || address == "localhost" || address == "::1";
+  }
+
+  std::optional<DeployFile> file_;
+  std::string naming_, monitor_host_;
+  std::shared_ptr<NodeDirectory> nodes_;
+};
+
 // The ORB is created on first use and lives until exit (omniORB allows one per process).
 // The monitor serves too: optimistic Integrators deliver their batches to its StateSink.
 class OrbOnDemand {
  public:
-  explicit OrbOnDemand(const Options& o) : settings_(o.transport) {
+  explicit OrbOnDemand(const Options& o) : settings_(o.transport), deploy_(o) {
     // The monitor waits a second longer than its components do, so that a hung System
     // is reported by its Integrator (naming the System) before the monitor gives up.
     settings_.call_timeout_ms = o.call_timeout_ms + 1000;
@@ -111,6 +159,9 @@ class OrbOnDemand {
     std::error_code ignored;
     if (!socket_dir_.empty()) fs::remove_all(socket_dir_, ignored);
   }
+  // Where the components of a deployment start: null (here) without --deploy.
+  std::shared_ptr<const RemotePlacement> placement() { return deploy_.placement(get()); }
+
   OrbRuntime& get() {
     if (!orb_) {
       char dir[] = "/tmp/kausal-monitor-XXXXXX";
@@ -125,9 +176,27 @@ class OrbOnDemand {
 
  private:
   OrbSettings settings_;
+  DeployContext deploy_;
   fs::path socket_dir_;
   std::unique_ptr<OrbRuntime> orb_;
 };
+
+// How the components of one deployment start, here or (--deploy) on the nodes.
+LaunchOptions launch_options(const Options& o, const fs::path& out, Layout layout,
+                             std::vector<int> cpus, OrbOnDemand& orb) {
+  LaunchOptions launch;
+  launch.bin_dir = executable_dir();
+  launch.log_dir = out / "logs";
+  launch.call_timeout_ms = o.call_timeout_ms;
+  launch.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
+  launch.cpus = std::move(cpus);
+  launch.rollback_check = o.rollback_check;
+  launch.layout = layout;
+  launch.link_delay_us = o.transport.link_delay_us;
+  launch.tls = o.transport.tls;
+  launch.remote = orb.placement();
+  return launch;
+}
 
 std::unique_ptr<ChainStepper> make_distributed_stepper(const MethodSpec& m, const Scenario& s,
                                                        Deployment& deployment, const Options& o,
@@ -164,15 +233,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
       finish_feed(feed, result);
     } else {
       const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
-      LaunchOptions launch{executable_dir(),
-                           out / "logs",
-                           o.call_timeout_ms,
-                           std::chrono::milliseconds(o.startup_timeout_ms),
-                           cpus,
-                           o.rollback_check,
-                           layout,
-                           o.transport.link_delay_us,
-                           o.transport.tls};
+      const LaunchOptions launch = launch_options(o, out, layout, cpus, orb);
       ProcessDeployment deployment(s, orb.get(), launch);
       if (animation) {
         std::vector<std::string> strips{"monitor"};
@@ -201,6 +262,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
     result.batch_size = o.batch;
     result.window = o.window;
   }
+  if (o.deploy_file && result.layout != "none") result.deployment = o.deploy_file->file;
   write_summary_json(result, out / "summary.json");
   write_trace_json(result, out / "trace.json");
   return result;
@@ -288,15 +350,8 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
     if (method == "sequential") {
       result = run_cosim_sequential(s, plan, recorder, progress);
     } else {
-      LaunchOptions launch{executable_dir(),
-                           out / "logs",
-                           o.call_timeout_ms,
-                           std::chrono::milliseconds(o.startup_timeout_ms),
-                           o.pin == "cores" ? available_cpus() : std::vector<int>{},
-                           false,
-                           layout,
-                           o.transport.link_delay_us,
-                           o.transport.tls};
+      const LaunchOptions launch = launch_options(
+          o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
       CosimProcessDeployment deployment(s, plan, orb.get(), launch);
       result = run_cosim_distributed(s, method, plan, deployment, recorder, progress,
                                      std::chrono::milliseconds(o.call_timeout_ms + 1000));
@@ -311,6 +366,7 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
     result.error = e.what();
     result.exit_code = e.exit_code();
   }
+  if (o.deploy_file && method != "sequential") result.deployment = o.deploy_file->file;
   write_summary_json(result, out / "summary.json");
   write_trace_json(result, out / "trace.json");
   return result;
@@ -453,6 +509,31 @@ int analyze_command(const std::string& file, std::optional<double> at) {
   return 0;
 }
 
+// --deploy: the file is read before anything starts; its monitor_host applies unless --host
+// is given. A run that deploys nothing (sequential) or hosts everything in the monitor
+// (single) cannot use it.
+void prepare_deployment(const CLI::App& cmd, Options& o) {
+  o.host_given = cmd.get_option("--host")->count() > 0;
+  if (o.deploy.empty()) {
+    if (!o.naming.empty()) throw InputError("command line: --naming applies with --deploy");
+    return;
+  }
+  o.deploy_file = load_deploy_file(o.deploy);
+  if (!o.host_given && !o.deploy_file->monitor_host.empty())
+    o.transport.host = o.deploy_file->monitor_host;
+  const bool is_run = cmd.get_name() == "run";
+  if (is_run && o.method == "sequential" && cmd.get_option("--method")->count() > 0)
+    throw InputError(
+        "command line: --deploy applies to conservative and optimistic runs "
+        "(sequential runs in the monitor)");
+  const std::vector<std::string> layouts = is_run ? std::vector<std::string>{o.layout} : o.layouts;
+  for (const auto& l : layouts)
+    if (l == "single")
+      throw InputError(
+          "command line: --deploy starts processes on nodes; the single layout "
+          "has none (use process or pendulum)");
+}
+
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
 void reject_chain_options(const CLI::App& cmd) {
   auto given = [&](const char* name) {
@@ -555,6 +636,12 @@ void add_transport_options(CLI::App* cmd, Options& o) {
   cmd->add_option("--tls-cert", t.tls.cert_file,
                   "TLS: the monitor's certificate and private key in one PEM file");
   cmd->add_option("--tls-password", t.tls.password, "TLS: password of the private key, if any");
+  cmd->add_option("--deploy", o.deploy,
+                  "deployment file (TOML): start the components on node agents (kausal node) "
+                  "instead of here, as it says; sequential still runs here. docs/multi-host.md");
+  cmd->add_option("--naming", o.naming,
+                  "with --deploy: the naming service the nodes registered in, "
+                  "corbaloc::HOST:PORT/NameService (default: naming in the deployment file)");
 }
 
 // Options of the distributed methods, shared by run and compare.
@@ -688,6 +775,16 @@ int main(int argc, char** argv) {
                    "sequentially up to it first")
       ->check(CLI::Range(0.0, 1e300));
 
+  NodeOptions node_options;
+  CLI::App* node = app.add_subcommand(
+      "node",
+      "the per-host agent of multi-host runs: registers in the CORBA naming service as "
+      "kausal/NAME and starts component processes when a monitor (kausal run/compare "
+      "--deploy) asks, binding them to --host only; ends them with the run, or when it is "
+      "stopped (SIGINT, SIGTERM). docs/multi-host.md");
+  add_node_options(*node, node_options);
+  node->footer(kExitCodes);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -695,6 +792,14 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
   }
 
+  if (node->parsed()) {
+    try {
+      return node_command(node_options);
+    } catch (const Error& e) {
+      std::cerr << "kausal node: " << e.what() << "\n";
+      return static_cast<int>(e.exit_code());
+    }
+  }
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   std::signal(SIGPIPE, SIG_IGN);
@@ -705,6 +810,7 @@ int main(int argc, char** argv) {
     o.layout_given = run->parsed() && run->get_option("--layout")->count() > 0;
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
     const CLI::App* used = run->parsed() ? run : compare;
+    prepare_deployment(*used, o);
     if (is_partitioned_scenario(o.scenario)) {
       reject_chain_options(*used);
     } else {
@@ -721,5 +827,10 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "kausal: internal error: " << e.what() << "\n";
     return static_cast<int>(ExitCode::simulation_failed);
+  } catch (const CORBA::Exception& e) {
+    // Calls are translated where they are made; one that slipped through is still a
+    // transport failure, not a crash.
+    std::cerr << "kausal: CORBA " << e._name() << " outside any call that handles it\n";
+    return static_cast<int>(ExitCode::peer_failure);
   }
 }

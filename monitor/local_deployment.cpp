@@ -108,8 +108,16 @@ std::vector<ComponentReport> LocalDeployment::reports() {
     for (auto [name, role, totals, trace] :
          {std::tuple(p->integrator.name(), "integrator", integrator_totals, &p->integrator.trace()),
           std::tuple(p->system.name(), "system", system_totals, &p->system.trace())})
-      out.push_back({name, role, "local", pid, true, totals, -1, trace->page(0, trace->recorded()),
-                     trace->dropped()});
+      out.push_back({name,
+                     role,
+                     "local",
+                     pid,
+                     true,
+                     totals,
+                     -1,
+                     trace->page(0, trace->recorded()),
+                     trace->dropped(),
+                     {}});
   }
   return out;
 }

@@ -22,6 +22,7 @@ struct ComponentReport {
   // Its busy / rollback intervals (trace.json, the timelines), on its host's clock.
   std::vector<ActivitySpan> spans;
   std::uint64_t dropped_spans = 0;  // not recorded because its trace was full
+  std::string node;                 // the node agent that started it (multi-host runs)
 };
 
 // What a method adds to the report about its own traffic and speculation.
@@ -68,6 +69,7 @@ struct RunResult {
   // "process" | "pendulum" | "single": how the components were packed into processes
   // (docs/architecture.md); "none" for sequential, which has no components.
   std::string layout = "process";
+  std::string deployment;        // --deploy: the deployment file; "" when everything ran here
   std::uint64_t batch_size = 0;  // optimistic
   std::uint64_t window = 0;      // optimistic
   // Partitioned models: the partitions and the optimistic prediction tolerance.

@@ -31,8 +31,16 @@ std::vector<ComponentReport> SequentialStepper::reports() {
   ActivityTotals totals;
   totals.busy_s = std::chrono::duration<double>(now - start_).count();
   totals.calc_calls = calc_calls_;
-  ComponentReport r{"sequential", "sequential", "local", static_cast<long>(getpid()), true, totals,
-                    -1,           {},           0};
+  ComponentReport r{"sequential",
+                    "sequential",
+                    "local",
+                    static_cast<long>(getpid()),
+                    true,
+                    totals,
+                    -1,
+                    {},
+                    0,
+                    {}};
   r.spans.push_back({monotonic_ns(start_), monotonic_ns(now), ActivityKind::busy});
   return {r};
 }

@@ -122,11 +122,13 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["status"] = r.status;
   j["exit_code"] = static_cast<int>(r.exit_code);
   if (!r.error.empty()) j["error"] = r.error;
+  if (!r.deployment.empty()) j["deployment"] = r.deployment;
   auto& list = j["components"] = nlohmann::ordered_json::array();
   for (const auto& c : r.components) {
     list.push_back({{"name", c.name},
                     {"role", c.role},
                     {"host", c.host},
+                    {"node", c.node},  // "" when the monitor started it itself
                     {"pid", c.pid},
                     {"reachable", c.reachable},
                     {"busy_s", c.totals.busy_s},

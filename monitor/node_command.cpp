@@ -1,0 +1,132 @@
+#include "monitor/node_command.hpp"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "idl/naming.hpp"
+#include "idl/wire_errors.hpp"
+#include "monitor/node_servant.hpp"
+
+namespace kausal {
+
+namespace fs = std::filesystem;
+
+void add_node_options(CLI::App& cmd, NodeOptions& o) {
+  cmd.add_option("--name", o.name,
+                 "the node's name in deployment files; registered as kausal/NAME (kind node) "
+                 "in the naming service")
+      ->required();
+  cmd.add_option("--naming", o.naming,
+                 "the naming service to register in: corbaloc::HOST:PORT/NameService "
+                 "(omniNames, docs/multi-host.md)")
+      ->required();
+  cmd.add_option("--work-dir", o.work_dir,
+                 "where the logs and sockets of the processes it starts go, one directory per "
+                 "run (default: a fresh /tmp/kausal-node-*)");
+  add_orb_options(cmd, o.orb);
+}
+
+namespace {
+
+fs::path executable_dir() {
+  return fs::read_symlink("/proc/self/exe").parent_path();
+}
+
+fs::path make_work_dir(const std::string& given) {
+  if (!given.empty()) {
+    std::error_code ec;
+    fs::create_directories(given, ec);
+    if (ec) throw InputError("--work-dir: cannot create " + given + ": " + ec.message());
+    return given;
+  }
+  char dir[] = "/tmp/kausal-node-XXXXXX";
+  if (!mkdtemp(dir)) throw InputError("cannot create a work directory in /tmp");
+  return dir;
+}
+
+// A name already registered by a node that still answers is taken; a stale entry (its node
+// gone) is replaced.
+void check_name_free(NamingService& naming, const std::string& name) {
+  CORBA::Object_var old = naming.resolve_node(name);
+  if (CORBA::is_nil(old)) return;
+  try {
+    idl::Node_var node = idl::Node::_narrow(old);
+    omniORB::setClientCallTimeout(node, 1000);
+    idl::NodeInfo_var info = node->info();
+    throw InputError("--name: node '" + name + "' is already registered in " + naming.reference() +
+                     " by a running node (host " + info->host.in() + ", pid " +
+                     std::to_string(info->pid) + ")");
+  } catch (const CORBA::Exception&) {
+    // Stale: rebinding replaces it.
+  }
+}
+
+// SIGINT/SIGTERM end the node cleanly: they are blocked in every thread (the ORB's inherit
+// the mask) and taken here, where shutting the ORB down is allowed.
+class SignalWatch {
+ public:
+  explicit SignalWatch(OrbRuntime& orb) {
+    thread_ = std::thread([this, &orb] {
+      sigset_t set = signals();
+      const timespec tick{0, 200'000'000};
+      while (!done_) {
+        if (sigtimedwait(&set, nullptr, &tick) > 0) {
+          orb.shutdown();
+          return;
+        }
+      }
+    });
+  }
+  ~SignalWatch() {
+    done_ = true;
+    thread_.join();
+  }
+  static sigset_t signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+int node_command(const NodeOptions& o) {
+  if (!safe_name(o.name))
+    throw InputError("--name: '" + o.name + "' is not a plain name (1-64 of A-Z a-z 0-9 . _ -)");
+  const sigset_t set = SignalWatch::signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  const fs::path work = make_work_dir(o.work_dir);
+  OrbRuntime orb(o.orb);
+  NamingService naming(orb, o.naming);
+  check_name_free(naming, o.name);
+  NodeAgent agent(o.name, executable_dir(), work, o.orb);
+  auto* servant = new NodeServant(agent, orb);
+  CORBA::Object_var ref = orb.resolve(orb.activate(servant));
+  servant->_remove_ref();  // the POA owns it
+  naming.bind_node(o.name, ref);
+  std::cout << "kausal node " << o.name << ": registered as kausal/" << o.name << " in " << o.naming
+            << "; serving on " << o.orb.host << " (pid " << getpid() << "); work directory "
+            << work.string() << std::endl;
+  {
+    SignalWatch watch(orb);
+    orb.run();
+  }
+  naming.unbind_node(o.name);
+  std::cout << "kausal node " << o.name << ": stopped" << std::endl;
+  return 0;  // the agent ends what it started
+}
+
+}  // namespace kausal
