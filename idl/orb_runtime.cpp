@@ -69,10 +69,19 @@ unsigned parse_delay_us(const std::string& text, const std::string& what) {
     scale = 1;
   const double us = value * scale;
   if (used == 0 || scale == 0 || !std::isfinite(us) || us < 0 || us > 10e6)
-    throw InputError(what + ": '" + text +
+    throw InputError((what.empty() ? "'" : what + ": '") + text +
                      "' is not a delay (a number with a unit: 2ms, 500us, 0.1s; 0 for none; at "
                      "most 10s)");
   return static_cast<unsigned>(std::lround(us));
+}
+
+unsigned link_delay_option(const std::string& text) {
+  try {
+    return parse_delay_us(text, "");
+  } catch (const InputError& e) {
+    // Thrown while CLI11 parses: reported (exit 2) like every other bad option.
+    throw CLI::ValidationError("--link-delay", e.what());
+  }
 }
 
 void add_orb_options(CLI::App& app, OrbSettings& s) {
@@ -85,8 +94,7 @@ void add_orb_options(CLI::App& app, OrbSettings& s) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 3'600'000u));
   app.add_option_function<std::string>(
-      "--link-delay",
-      [&s](const std::string& v) { s.link_delay_us = parse_delay_us(v, "--link-delay"); },
+      "--link-delay", [&s](const std::string& v) { s.link_delay_us = link_delay_option(v); },
       "hold back every message sent over TCP/TLS this long (emulates a slow network): 2ms, "
       "500us");
   app.add_option("--tls-ca", s.tls.ca_file,

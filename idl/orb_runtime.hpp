@@ -50,6 +50,8 @@ void add_orb_options(CLI::App& app, OrbSettings& settings);
 std::vector<std::string> orb_arguments(const OrbSettings& settings);
 // "2ms", "500us", "0.5ms", "0": microseconds. InputError naming `what` otherwise.
 unsigned parse_delay_us(const std::string& text, const std::string& what);
+// The same for the --link-delay option, as a CLI11 validation error.
+unsigned link_delay_option(const std::string& text);
 
 class OrbRuntime {
  public:

@@ -627,7 +627,7 @@ void add_transport_options(CLI::App* cmd, Options& o) {
       ->capture_default_str();
   cmd->add_option_function<std::string>(
       "--link-delay",
-      [&t](const std::string& v) { t.link_delay_us = parse_delay_us(v, "--link-delay"); },
+      [&t](const std::string& v) { t.link_delay_us = link_delay_option(v); },
       "emulate a slow network: every process of the run holds back each message it sends "
       "over TCP/TLS this long (2ms, 500us; Unix sockets and collocated calls are not delayed)");
   cmd->add_option("--tls-ca", t.tls.ca_file,

@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "idl/naming.hpp"
@@ -72,13 +74,13 @@ void check_name_free(NamingService& naming, const std::string& name) {
 // the mask) and taken here, where shutting the ORB down is allowed.
 class SignalWatch {
  public:
-  explicit SignalWatch(OrbRuntime& orb) {
-    thread_ = std::thread([this, &orb] {
+  explicit SignalWatch(std::function<void()> leave) {
+    thread_ = std::thread([this, leave] {
       sigset_t set = signals();
       const timespec tick{0, 200'000'000};
       while (!done_) {
         if (sigtimedwait(&set, nullptr, &tick) > 0) {
-          orb.shutdown();
+          leave();
           return;
         }
       }
@@ -113,7 +115,15 @@ int node_command(const NodeOptions& o) {
   NamingService naming(orb, o.naming);
   check_name_free(naming, o.name);
   NodeAgent agent(o.name, executable_dir(), work, o.orb);
-  auto* servant = new NodeServant(agent, orb);
+  // Unregister while the ORB can still call the naming service, then stop serving.
+  std::once_flag left;
+  auto leave = [&] {
+    std::call_once(left, [&] {
+      naming.unbind_node(o.name);
+      orb.shutdown();
+    });
+  };
+  auto* servant = new NodeServant(agent, leave);
   CORBA::Object_var ref = orb.resolve(orb.activate(servant));
   servant->_remove_ref();  // the POA owns it
   naming.bind_node(o.name, ref);
@@ -121,10 +131,9 @@ int node_command(const NodeOptions& o) {
             << "; serving on " << o.orb.host << " (pid " << getpid() << "); work directory "
             << work.string() << std::endl;
   {
-    SignalWatch watch(orb);
+    SignalWatch watch(leave);
     orb.run();
   }
-  naming.unbind_node(o.name);
   std::cout << "kausal node " << o.name << ": stopped" << std::endl;
   return 0;  // the agent ends what it started
 }

@@ -1,5 +1,7 @@
 #pragma once
 // idl::Node over a NodeAgent: translation only (errors through serve()).
+#include <functional>
+
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "monitor/node_agent.hpp"
@@ -8,7 +10,9 @@ namespace kausal {
 
 class NodeServant : public POA_kausal::idl::Node {
  public:
-  NodeServant(NodeAgent& agent, OrbRuntime& orb) : agent_(agent), orb_(orb) {}
+  // leave: unregisters the node and shuts its ORB down (Node::shutdown).
+  NodeServant(NodeAgent& agent, std::function<void()> leave)
+      : agent_(agent), leave_(std::move(leave)) {}
 
   idl::NodeInfo* info() override;
   idl::StringSeq* start(const idl::ProcessRequest& request) override;
@@ -17,13 +21,13 @@ class NodeServant : public POA_kausal::idl::Node {
   void stop(const char* run, const char* process, CORBA::ULong grace_ms) override;
   void finish(const char* run, CORBA::ULong grace_ms) override;
   void ping() override {}
-  void shutdown() override { orb_.shutdown(); }
+  void shutdown() override { leave_(); }
 
  private:
   std::string who() const { return "node " + agent_.name(); }
 
   NodeAgent& agent_;
-  OrbRuntime& orb_;
+  std::function<void()> leave_;
 };
 
 }  // namespace kausal

@@ -1,0 +1,384 @@
+// Multi-host runs: omniNames, kausal node agents and the monitor as real processes. On
+// loopback: the faults a user meets first (naming service unreachable, unknown node, version
+// mismatch, bad deployment files). Across network namespaces joined by veth pairs (root
+// only; CI runs as root): the thesis under every method, a slow link, a node killed mid-run.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <fstream>
+#include <set>
+
+#include "tests/integration/kausal_process.hpp"
+#include "tests/integration/lab_process.hpp"
+#include "tests/integration/network_lab.hpp"
+
+namespace kausal::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kKausal = std::string(KAUSAL_BIN_DIR) + "/kausal";
+
+std::string scenario(const std::string& name) {
+  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
+}
+
+// A TCP port on 127.0.0.1 that nothing listens on right now.
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::string corbaloc(const std::string& address, int port) {
+  return "corbaloc::" + address + ":" + std::to_string(port) + "/NameService";
+}
+
+std::size_t lines_of(const fs::path& file) {
+  const std::string text = read_file(file);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// ---- loopback: one naming service, nodes on 127.0.0.1 ----
+
+class LoopbackNodes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    port_ = free_port();
+    fs::create_directories(dir_ / "names");
+    names_ = std::make_unique<LabProcess>(omninames_command("127.0.0.1", port_, dir_ / "names"),
+                                          dir_.path(), "omninames");
+    // omniNames is ready once its port answers.
+    for (int k = 0; k < 200 && !port_open(); ++k) std::this_thread::sleep_for(20ms);
+    ASSERT_TRUE(port_open()) << names_->err();
+  }
+
+  bool port_open() const {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port_));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool open = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    close(fd);
+    return open;
+  }
+
+  std::unique_ptr<LabProcess> node(
+      const std::string& name, const std::vector<std::pair<std::string, std::string>>& env = {}) {
+    auto p = std::make_unique<LabProcess>(
+        std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming()},
+        dir_.path(), "node-" + name, "", "", env);
+    EXPECT_TRUE(p->wait_for_output("registered as kausal/" + name, 10s)) << p->err();
+    return p;
+  }
+
+  std::string naming() const { return corbaloc("127.0.0.1", port_); }
+
+  fs::path deploy(const std::string& text) const {
+    const fs::path file = dir_ / "deploy.toml";
+    std::ofstream(file) << text;
+    return file;
+  }
+
+  TempDir dir_;
+  int port_ = 0;
+  std::unique_ptr<LabProcess> names_;
+};
+
+TEST_F(LoopbackNodes, DeployedRunGivesTheSequentialDigestAndSaysWhereEachComponentRan) {
+  auto alpha = node("alpha");
+  auto beta = node("beta");
+  const fs::path d = deploy(
+      "[[node]]\nname = \"alpha\"\ncomponents = [\"pendulum-1\", \"pendulum-2\"]\n"
+      "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
+  const fs::path short_thesis =
+      scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 0.5"}});
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", short_thesis.string(), "--method", "sequential", "--out",
+                        (dir_ / "seq").string()},
+                       dir_.path()),
+            0);
+  ASSERT_EQ(
+      run_kausal({"run", short_thesis.string(), "--method", "optimistic", "--layout", "pendulum",
+                  "--deploy", d.string(), "--naming", naming(), "--out", (dir_ / "opt").string()},
+                 dir_.path(), &err),
+      0)
+      << err;
+  const auto seq = read_json(dir_ / "seq/summary.json");
+  const auto opt = read_json(dir_ / "opt/summary.json");
+  EXPECT_EQ(opt["trajectory_sha256"], seq["trajectory_sha256"]);
+  EXPECT_EQ(opt["deployment"], d.string());
+  std::map<std::string, std::string> node_of;
+  for (const auto& c : opt["components"]) node_of[c["name"]] = c["node"];
+  EXPECT_EQ(node_of["monitor"], "");
+  EXPECT_EQ(node_of["system-1"], "alpha");
+  EXPECT_EQ(node_of["integrator-2"], "alpha");
+  EXPECT_EQ(node_of["system-3"], "beta");
+  EXPECT_EQ(node_of["integrator-5"], "beta");
+  // Their logs were collected into the run directory; the nodes ended what they started.
+  EXPECT_TRUE(fs::exists(dir_ / "opt/logs/pendulum-4.log"));
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  EXPECT_TRUE(children_of(beta->pid()).empty());
+}
+
+TEST_F(LoopbackNodes, UnknownNodeIsBadInputListingTheRegisteredOnes) {
+  auto alpha = node("alpha");
+  const fs::path d = deploy("[[node]]\nname = \"gamma\"\ncomponents = [\"*\"]\n");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                        d.string(), "--naming", naming(), "--out", (dir_ / "r").string()},
+                       dir_.path(), &err),
+            2);
+  EXPECT_NE(err.find("node 'gamma' is not registered"), std::string::npos) << err;
+  EXPECT_NE(err.find("registered: alpha"), std::string::npos) << err;
+  EXPECT_NE(err.find("deploy.toml:1"), std::string::npos) << err;
+}
+
+TEST_F(LoopbackNodes, NodeOfAnotherInterfaceVersionIsRefusedWithExitFour) {
+  auto old = node("old", {{"KAUSAL_TEST_INTERFACE_VERSION", "4"}});
+  const fs::path d =
+      deploy("naming = \"" + naming() + "\"\n[[node]]\nname = \"old\"\ncomponents = [\"*\"]\n");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                        d.string(), "--out", (dir_ / "r").string()},
+                       dir_.path(), &err),
+            4);
+  EXPECT_NE(err.find("node old speaks interface version 4"), std::string::npos) << err;
+  EXPECT_TRUE(children_of(old->pid()).empty());  // nothing was started
+}
+
+TEST_F(LoopbackNodes, NodeNameTakenByARunningNodeIsRefused) {
+  auto alpha = node("alpha");
+  LabProcess again({kKausal, "node", "--name", "alpha", "--naming", naming()}, dir_.path(),
+                   "again");
+  EXPECT_EQ(again.wait(10s), 2);
+  EXPECT_NE(again.err().find("already registered"), std::string::npos) << again.err();
+  // A node that went away leaves a stale entry; a new node of that name replaces it.
+  alpha->end(SIGKILL);
+  auto back = node("alpha");
+  EXPECT_TRUE(back->wait_for_output("registered", 1s));
+}
+
+TEST_F(LoopbackNodes, StoppedNodeUnregisters) {
+  auto alpha = node("alpha");
+  alpha->end(SIGTERM);
+  EXPECT_EQ(alpha->wait(5s), 0);
+  const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                        d.string(), "--naming", naming(), "--out", (dir_ / "r").string()},
+                       dir_.path(), &err),
+            2);
+  EXPECT_NE(err.find("registered: none"), std::string::npos) << err;
+}
+
+TEST(MultiHostFaults, NamingServiceUnreachableIsAPeerFailure) {
+  TempDir dir;
+  dir.write("deploy.toml", "[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                        (dir / "deploy.toml").string(), "--naming",
+                        corbaloc("127.0.0.1", free_port()), "--out", (dir / "r").string()},
+                       dir.path(), &err),
+            3);
+  EXPECT_NE(err.find("naming service corbaloc::127.0.0.1"), std::string::npos) << err;
+  LabProcess node(
+      {kKausal, "node", "--name", "alpha", "--naming", corbaloc("127.0.0.1", free_port())},
+      dir.path(), "node");
+  EXPECT_EQ(node.wait(20s), 3);
+  EXPECT_NE(node.err().find("naming service"), std::string::npos) << node.err();
+}
+
+TEST(MultiHostFaults, BadDeploymentFilesAndOptionsNameWhatIsWrong) {
+  TempDir dir;
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases{
+      {"[[node]]\nname = \"a\"\ncomponents = [\"*\"]\nport = 3\n", "deploy.toml:4: unknown key"},
+      {"[[node]]\nname = \"a\"\n", "deploy.toml:1: node[0].components must be"},
+      {"[[node]]\nname = \"a/b\"\ncomponents = [\"*\"]\n", "plain name"},
+      {"[[node]]\nname = \"a\"\ncomponents = [\"*\"]\n[[node]]\nname = \"a\"\ncomponents = "
+       "[\"x\"]\n",
+       "listed twice"},
+      {"naming = 3\n[[node]]\nname = \"a\"\ncomponents = [\"*\"]\n", "naming must be a string"},
+      {"", "needs [[node]] tables"},
+      {"[[node]]\nname = \"a\"\ncomponents = [\"system-*\"]\n", "no [[node]] takes process"},
+  };
+  for (const auto& c : cases) {
+    dir.write("deploy.toml", c.text);
+    std::string err;
+    EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                          (dir / "deploy.toml").string(), "--naming",
+                          corbaloc("127.0.0.1", free_port()), "--out", (dir / "r").string()},
+                         dir.path(), &err),
+              c.expected == "no [[node]] takes process" ? 3 : 2)
+        << c.text;
+    if (c.expected != "no [[node]] takes process") {
+      EXPECT_NE(err.find(c.expected), std::string::npos) << c.text << "\n" << err;
+    }
+  }
+  dir.write("deploy.toml", "[[node]]\nname = \"a\"\ncomponents = [\"*\"]\n");
+  const std::string d = (dir / "deploy.toml").string();
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy", d},
+                       dir.path(), &err),
+            2);
+  EXPECT_NE(err.find("--deploy needs --naming"), std::string::npos) << err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "conservative", "--layout",
+                        "single", "--deploy", d, "--naming", "corbaloc::127.0.0.1:1/NameService"},
+                       dir.path(), &err),
+            2);
+  EXPECT_NE(err.find("single layout"), std::string::npos) << err;
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--method", "sequential", "--deploy", d,
+                        "--naming", "corbaloc::127.0.0.1:1/NameService"},
+                       dir.path(), &err),
+            2);
+  EXPECT_EQ(run_kausal({"run", scenario("thesis.toml"), "--naming", "corbaloc::x:1/NameService"},
+                       dir.path(), &err),
+            2);
+  EXPECT_EQ(
+      run_kausal({"run", scenario("thesis.toml"), "--link-delay", "2 parsecs"}, dir.path(), &err),
+      2);
+  EXPECT_NE(err.find("--link-delay"), std::string::npos) << err;
+}
+
+// ---- separate network stacks: namespaces joined by veth pairs through a bridge ----
+
+class NetworkNamespaces : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "network namespaces need root (CI runs as root)";
+    lab_ = std::make_unique<NetworkLab>(std::vector<std::string>{"head", "alpha", "beta"},
+                                        dir_.path());
+    fs::create_directories(dir_ / "names");
+    names_ = std::make_unique<LabProcess>(omninames_command(address("head"), 2809, dir_ / "names"),
+                                          dir_.path(), "omninames", lab_->netns("head"), "head");
+    bool up = false;
+    for (int k = 0; k < 50 && !up; ++k) {
+      up = lab_->listening("alpha", address("head"), 2809);
+      if (!up) std::this_thread::sleep_for(100ms);
+    }
+    ASSERT_TRUE(up) << "omniNames did not come up: " << names_->err();
+    for (const std::string name : {"alpha", "beta"}) {
+      nodes_[name] = std::make_unique<LabProcess>(
+          std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming(), "--host",
+                                   address(name)},
+          dir_.path(), "node-" + name, lab_->netns(name), name);
+      ASSERT_TRUE(nodes_[name]->wait_for_output("registered", 15s)) << nodes_[name]->err();
+    }
+    std::ofstream(dir_ / "deploy.toml")
+        << "naming = \"" << naming() << "\"\nmonitor_host = \"" << address("head")
+        << "\"\n[[node]]\nname = \"alpha\"\ncomponents = [\"*-1\", \"*-2\", \"*-3\"]\n"
+        << "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n";
+  }
+
+  std::string address(const std::string& host) const { return lab_->address(host); }
+  std::string naming() const { return corbaloc(address("head"), 2809); }
+
+  // The monitor runs on the head host, in its namespace.
+  std::unique_ptr<LabProcess> monitor(std::vector<std::string> args, const std::string& label) {
+    args.insert(args.begin(), kKausal);
+    return std::make_unique<LabProcess>(args, dir_.path(), label, lab_->netns("head"), "head");
+  }
+
+  // Declared in this order so that they go in the reverse one: processes before the lab.
+  TempDir dir_;
+  std::unique_ptr<NetworkLab> lab_;
+  std::unique_ptr<LabProcess> names_;
+  std::map<std::string, std::unique_ptr<LabProcess>> nodes_;
+};
+
+TEST_F(NetworkNamespaces, ThesisAcrossThreeHostsGivesTheSequentialDigestUnderEveryMethod) {
+  auto compare = monitor({"compare", scenario("thesis.toml"), "--deploy",
+                          (dir_ / "deploy.toml").string(), "--out", (dir_ / "cmp").string()},
+                         "compare");
+  ASSERT_EQ(compare->wait(300s), 0) << compare->err();
+  const auto reference = read_json(dir_ / "cmp/sequential/summary.json")["trajectory_sha256"];
+  for (const std::string m : {"conservative-step", "conservative-lookahead", "optimistic"}) {
+    const auto summary = read_json(dir_ / "cmp" / m / "summary.json");
+    EXPECT_EQ(summary["trajectory_sha256"], reference) << m;
+    for (const auto& c : summary["components"]) {
+      const std::string name = c["name"];
+      if (name == "monitor") {
+        EXPECT_EQ(c["host"], "head");
+        continue;
+      }
+      // Pendulums 1-3 on alpha, 4-5 on beta: each in its own namespace and host name.
+      const bool on_alpha = name.back() <= '3';
+      EXPECT_EQ(c["node"], on_alpha ? "alpha" : "beta") << m << " " << name;
+      EXPECT_EQ(c["host"], on_alpha ? "alpha" : "beta") << m << " " << name;
+    }
+  }
+}
+
+TEST_F(NetworkNamespaces, LinkDelaySlowsEveryMessageAndLeavesTheDigestAlone) {
+  const fs::path short_thesis =
+      scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 0.2"}});
+  auto seq = monitor(
+      {"run", short_thesis.string(), "--method", "sequential", "--out", (dir_ / "seq").string()},
+      "seq");
+  ASSERT_EQ(seq->wait(60s), 0) << seq->err();
+  const auto reference = read_json(dir_ / "seq/summary.json")["trajectory_sha256"];
+  std::ostringstream table;
+  table << "method        delay  wall s\n";
+  for (const std::string method : {"conservative", "optimistic"}) {
+    for (const std::string delay : {"0", "2ms"}) {
+      const fs::path out = dir_ / (method + "-" + delay);
+      auto run =
+          monitor({"run", short_thesis.string(), "--method", method, "--deploy",
+                   (dir_ / "deploy.toml").string(), "--link-delay", delay, "--out", out.string()},
+                  method + delay);
+      ASSERT_EQ(run->wait(120s), 0) << run->err();
+      const auto summary = read_json(out / "summary.json");
+      EXPECT_EQ(summary["trajectory_sha256"], reference) << method << " " << delay;
+      const double wall = summary["wall_s"];
+      table << method << "  " << delay << "  " << wall << "\n";
+      RecordProperty(method + "_" + delay + "_wall_s", std::to_string(wall));
+      // Not a speed assertion but a causal floor: a conservative step needs the monitor's
+      // request and the Integrator's reply, each held back 2 ms.
+      if (method == "conservative" && delay == "2ms") {
+        EXPECT_GE(wall, 200 * 0.004) << "the link delay was not applied";
+      }
+    }
+  }
+  std::ofstream(dir_ / "latency.txt") << table.str();
+  std::cout << table.str() << std::flush;
+}
+
+TEST_F(NetworkNamespaces, NodeKilledMidRunEndsItWithExitThreeNamingTheHostAndKeepsTheTrajectory) {
+  auto run = monitor({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                      (dir_ / "deploy.toml").string(), "--out", (dir_ / "run").string()},
+                     "run");
+  // Some committed rows on disk first (header + at least two).
+  for (int k = 0; k < 500 && lines_of(dir_ / "run/trajectory.csv") < 3; ++k)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_GE(lines_of(dir_ / "run/trajectory.csv"), 3u) << run->err();
+  nodes_["beta"]->end(SIGKILL);  // its component processes die with it
+  const auto code = run->wait(60s);
+  ASSERT_TRUE(code.has_value()) << "the monitor did not notice the lost node";
+  EXPECT_EQ(*code, 3) << run->err();
+  const std::string err = run->err();
+  EXPECT_NE(err.find("node beta"), std::string::npos) << err;
+  EXPECT_TRUE(
+      err.find("system-4") != std::string::npos || err.find("integrator-4") != std::string::npos ||
+      err.find("system-5") != std::string::npos || err.find("integrator-5") != std::string::npos)
+      << err;
+  const auto summary = read_json(dir_ / "run/summary.json");
+  EXPECT_EQ(summary["status"], "failed");
+  EXPECT_EQ(summary["exit_code"], 3);
+  EXPECT_GE(lines_of(dir_ / "run/trajectory.csv"), 3u);
+  // The node that survived ended the processes of the failed run.
+  EXPECT_TRUE(children_of(nodes_["alpha"]->pid()).empty());
+}
+
+}  // namespace
+}  // namespace kausal::testing
