@@ -103,8 +103,8 @@ void add_endpoints(const OrbSettings& s, OrbOptions& opts) {
   opts.push_back({"endPoint", "giop:tcp:" + s.host + ":"});
 }
 
-// ORB_init's INITIALIZE with TLS on is nearly always a certificate, key or password that
-// OpenSSL would not load (omniORB has logged OpenSSL's reason on stderr).
+// ORB_init's INITIALIZE with TLS on is a certificate, key or password that OpenSSL would not
+// load (omniORB has logged OpenSSL's reason on stderr).
 CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
   std::vector<const char*> flat;
   for (const auto& [k, v] : opts) {
@@ -121,8 +121,8 @@ CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
     if (!tls.enabled()) throw;
     throw InputError("TLS: cannot set up with --tls-ca " + tls.ca_file + " --tls-cert " +
                      tls.cert_file +
-                     " (not PEM certificates, no private key in the --tls-cert file, a wrong "
-                     "--tls-password, or the address is in use)");
+                     " (not PEM certificates, no private key in the --tls-cert file, or a wrong "
+                     "--tls-password; OpenSSL's reason is above)");
   }
 }
 
