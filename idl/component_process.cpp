@@ -72,6 +72,10 @@ int serve_components(int argc, char** argv, const std::string& what,
   } catch (const CORBA::Exception& e) {
     std::cerr << failing << ": CORBA " << e._name() << '\n';
     return static_cast<int>(ExitCode::peer_failure);
+  } catch (const InputError& e) {
+    // Bad TLS files and the like: bad input, not a simulation that failed.
+    std::cerr << failing << ": " << e.what() << '\n';
+    return static_cast<int>(e.exit_code());
   } catch (const std::exception& e) {
     std::cerr << failing << ": " << e.what() << '\n';
     return static_cast<int>(ExitCode::simulation_failed);

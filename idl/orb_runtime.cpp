@@ -1,13 +1,16 @@
 #include "idl/orb_runtime.hpp"
 
+#include <dlfcn.h>
 #include <omniORB4/omniInterceptors.h>
 #include <omniORB4/omniPolicy.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -45,6 +48,82 @@ void install_link_delay(unsigned us) {
   omni::omniInterceptors* interceptors = omniORB::getInterceptors();
   interceptors->clientSendRequest.add(delay_request);
   interceptors->serverSendReply.add(delay_reply);
+}
+
+using OrbOptions = std::vector<std::pair<std::string, std::string>>;
+
+// A typo in a TLS option is bad input naming the option, not an SSL failure deep inside
+// ORB_init.
+void require_readable(const std::string& file, const std::string& option) {
+  if (file.empty()) throw InputError("command line: " + option + " is required with --tls-ca");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec) || access(file.c_str(), R_OK) != 0)
+    throw InputError("command line: " + option + " " + file + ": no readable file there");
+}
+
+// omniORB's giop:ssl transport, loaded only by processes with TLS on. Linked into every
+// process, it would warn on each start without TLS ("SSL CA certificate location is not set.
+// SSL transport disabled."); loaded here, before ORB_init, its static initialiser registers
+// the transport and its sslCAFile/sslKeyFile/... options with the ORB as linking would.
+void load_ssl_transport() {
+  if (dlopen(KAUSAL_OMNISSLTP, RTLD_NOW | RTLD_GLOBAL)) return;
+  const char* why = dlerror();
+  throw Error(ExitCode::peer_failure, std::string("TLS: cannot load omniORB's SSL transport ") +
+                                          KAUSAL_OMNISSLTP + ": " + (why ? why : "?"));
+}
+
+// The ssl options set omniORB's sslContext statics (certificate_authority_file, key_file,
+// key_file_password, verify_mode), which it reads in ORB_init.
+void configure_tls(const TlsFiles& tls, OrbOptions& opts) {
+  require_readable(tls.ca_file, "--tls-ca");
+  require_readable(tls.cert_file, "--tls-cert");
+  load_ssl_transport();
+  opts.push_back({"sslCAFile", tls.ca_file});
+  opts.push_back({"sslKeyFile", tls.cert_file});
+  // Always given, empty or not: without a password omniORB 4.2 does not load the private key
+  // at all, and an empty one keeps OpenSSL from prompting for an encrypted key.
+  opts.push_back({"sslKeyPassword", tls.password});
+  // Both directions: a server refuses clients without a certificate from the CA
+  // (SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT), and a client refuses such servers.
+  opts.push_back({"sslVerifyMode", "peer,fail"});
+  // Calls go out over ssl only, and a connection that arrives any other way is refused
+  // (there is no other endpoint anyway; this covers a future one).
+  opts.push_back({"clientTransportRule", "* ssl"});
+  opts.push_back({"serverTransportRule", "* ssl"});
+}
+
+// Endpoints this process serves: TLS only when it is on, else a Unix socket (if given)
+// beside TCP on one address.
+void add_endpoints(const OrbSettings& s, OrbOptions& opts) {
+  if (s.tls.enabled()) {
+    opts.push_back({"endPoint", "giop:ssl:" + s.host + ":"});
+    return;
+  }
+  if (!s.unix_socket.empty()) opts.push_back({"endPoint", "giop:unix:" + s.unix_socket});
+  opts.push_back({"endPoint", "giop:tcp:" + s.host + ":"});
+}
+
+// ORB_init's INITIALIZE with TLS on is a certificate, key or password that OpenSSL would not
+// load (omniORB has logged OpenSSL's reason on stderr).
+CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
+  std::vector<const char*> flat;
+  for (const auto& [k, v] : opts) {
+    flat.push_back(k.c_str());
+    flat.push_back(v.c_str());
+  }
+  flat.push_back(nullptr);
+  flat.push_back(nullptr);
+  int argc = 0;
+  try {
+    return CORBA::ORB_init(argc, nullptr, "omniORB4",
+                           reinterpret_cast<const char*(*)[2]>(flat.data()));
+  } catch (const CORBA::INITIALIZE&) {
+    if (!tls.enabled()) throw;
+    throw InputError("TLS: cannot set up with --tls-ca " + tls.ca_file + " --tls-cert " +
+                     tls.cert_file +
+                     " (not PEM certificates, no private key in the --tls-cert file, or a wrong "
+                     "--tls-password; OpenSSL's reason is above)");
+  }
 }
 
 }  // namespace
@@ -118,7 +197,7 @@ std::vector<std::string> orb_arguments(const OrbSettings& s) {
 }
 
 OrbRuntime::OrbRuntime(const OrbSettings& s) {
-  std::vector<std::pair<std::string, std::string>> opts = {
+  OrbOptions opts = {
       {"clientCallTimeOutPeriod", std::to_string(s.call_timeout_ms)},
       {"clientConnectTimeOutPeriod", std::to_string(s.connect_timeout_ms)},
       {"outConScanPeriod", "0"},
@@ -126,20 +205,12 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
       // State batches of optimistic runs can exceed the 2 MiB default.
       {"giopMaxMsgSize", std::to_string(256u << 20)},
   };
-  if (s.serve) {
-    if (!s.unix_socket.empty()) opts.push_back({"endPoint", "giop:unix:" + s.unix_socket});
-    opts.push_back({"endPoint", "giop:tcp:" + s.host + ":"});
-  }
-  std::vector<const char*> flat;
-  for (const auto& [k, v] : opts) {
-    flat.push_back(k.c_str());
-    flat.push_back(v.c_str());
-  }
-  flat.push_back(nullptr);
-  flat.push_back(nullptr);
-  int argc = 0;
-  orb_ =
-      CORBA::ORB_init(argc, nullptr, "omniORB4", reinterpret_cast<const char*(*)[2]>(flat.data()));
+  if (s.tls.enabled())
+    configure_tls(s.tls, opts);
+  else if (!s.tls.cert_file.empty())
+    throw InputError("command line: --tls-cert needs --tls-ca (without it TLS is off)");
+  if (s.serve) add_endpoints(s, opts);
+  orb_ = init_orb(opts, s.tls);
   install_link_delay(s.link_delay_us);
   CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
   poa_ = PortableServer::POA::_narrow(root);

@@ -13,6 +13,7 @@
 
 #include "idl/kausal.hh"
 #include "monitor/animation_process.hpp"
+#include "monitor/certs_command.hpp"
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
@@ -760,6 +761,9 @@ int main(int argc, char** argv) {
       "models", "list the registered models (for partitioned scenarios), or show one");
   models->add_option("name", model_name, "a model: its states, inputs, outputs, parameters");
 
+  CertsOptions certs_options;
+  CLI::App* certs = add_certs_command(app, certs_options);
+
   std::string analyzed;
   CLI::App* analyze = app.add_subcommand(
       "analyze",
@@ -805,6 +809,7 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   try {
     if (models->parsed()) return models_command(model_name);
+    if (certs->parsed()) return certs_command(certs_options);
     o.window_given = (run->parsed() ? run : compare)->get_option("--window")->count() > 0;
     o.method_given = run->parsed() && run->get_option("--method")->count() > 0;
     o.layout_given = run->parsed() && run->get_option("--layout")->count() > 0;
