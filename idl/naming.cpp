@@ -1,5 +1,8 @@
 #include "idl/naming.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+
 #include <algorithm>
 
 #include "idl/wire_errors.hpp"
@@ -22,6 +25,24 @@ CosNaming::Name path(const std::string& node) {
 }
 
 }  // namespace
+
+std::string naming_address(const std::string& reference) {
+  // corbaloc::HOST:PORT/KEY or corbaloc:iiop:HOST:PORT/KEY (with an optional 1.2@ version).
+  const std::string prefix = "corbaloc:";
+  if (reference.rfind(prefix, 0) != 0) return {};
+  std::string rest = reference.substr(prefix.size());
+  rest = rest.substr(rest.find(':') + 1);
+  if (const auto at = rest.find('@'); at != std::string::npos) rest = rest.substr(at + 1);
+  const std::string host = rest.substr(0, rest.find_first_of(":/"));
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (host.empty() || getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return {};
+  char text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof text);
+  freeaddrinfo(found);
+  return text;
+}
 
 NamingService::NamingService(OrbRuntime& orb, std::string reference)
     : reference_(std::move(reference)) {

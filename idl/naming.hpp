@@ -10,6 +10,10 @@
 
 namespace kausal {
 
+// The IPv4 address of the host in a corbaloc reference ("corbaloc::HOST:PORT/..."), resolved
+// if it is a name; "" if there is none (then TLS processes cannot reach the service).
+std::string naming_address(const std::string& reference);
+
 class NamingService {
  public:
   // `reference`: corbaloc::HOST:PORT/NameService (or any object reference to a naming

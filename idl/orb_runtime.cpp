@@ -74,7 +74,7 @@ void load_ssl_transport() {
 
 // The ssl options set omniORB's sslContext statics (certificate_authority_file, key_file,
 // key_file_password, verify_mode), which it reads in ORB_init.
-void configure_tls(const TlsFiles& tls, OrbOptions& opts) {
+void configure_tls(const TlsFiles& tls, const std::string& plain_tcp_peer, OrbOptions& opts) {
   require_readable(tls.ca_file, "--tls-ca");
   require_readable(tls.cert_file, "--tls-cert");
   load_ssl_transport();
@@ -88,6 +88,8 @@ void configure_tls(const TlsFiles& tls, OrbOptions& opts) {
   opts.push_back({"sslVerifyMode", "peer,fail"});
   // Calls go out over ssl only, and a connection that arrives any other way is refused
   // (there is no other endpoint anyway; this covers a future one).
+  // ssl first: nodes may serve on the naming service's address too.
+  if (!plain_tcp_peer.empty()) opts.push_back({"clientTransportRule", plain_tcp_peer + " ssl,tcp"});
   opts.push_back({"clientTransportRule", "* ssl"});
   opts.push_back({"serverTransportRule", "* ssl"});
 }
@@ -206,7 +208,7 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
       {"giopMaxMsgSize", std::to_string(256u << 20)},
   };
   if (s.tls.enabled())
-    configure_tls(s.tls, opts);
+    configure_tls(s.tls, s.plain_tcp_peer, opts);
   else if (!s.tls.cert_file.empty())
     throw InputError("command line: --tls-cert needs --tls-ca (without it TLS is off)");
   if (s.serve) add_endpoints(s, opts);

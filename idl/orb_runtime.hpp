@@ -34,6 +34,9 @@ struct OrbSettings {
   // over a Unix socket, not a collocated call) is held back this long first.
   unsigned link_delay_us = 0;
   TlsFiles tls;
+  // With TLS: the one address this process may still call over plain TCP, the naming
+  // service (omniNames has no TLS; it only holds references whose endpoints are TLS-only).
+  std::string plain_tcp_peer;
 };
 
 // Whether same-host peers may use a Unix socket: not when TLS must cover every connection,

@@ -18,6 +18,7 @@
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_process_deployment.hpp"
+#include "idl/naming.hpp"
 #include "monitor/deploy_file.hpp"
 #include "monitor/node_command.hpp"
 #include "monitor/optimistic.hpp"
@@ -520,6 +521,8 @@ void prepare_deployment(const CLI::App& cmd, Options& o) {
     return;
   }
   o.deploy_file = load_deploy_file(o.deploy);
+  o.transport.plain_tcp_peer =
+      naming_address(o.naming.empty() ? o.deploy_file->naming : o.naming);
   if (!o.host_given && !o.deploy_file->monitor_host.empty())
     o.transport.host = o.deploy_file->monitor_host;
   const bool is_run = cmd.get_name() == "run";

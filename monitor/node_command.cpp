@@ -111,7 +111,9 @@ int node_command(const NodeOptions& o) {
   const sigset_t set = SignalWatch::signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   const fs::path work = make_work_dir(o.work_dir);
-  OrbRuntime orb(o.orb);
+  OrbSettings settings = o.orb;
+  settings.plain_tcp_peer = naming_address(o.naming);
+  OrbRuntime orb(settings);
   NamingService naming(orb, o.naming);
   check_name_free(naming, o.name);
   NodeAgent agent(o.name, executable_dir(), work, o.orb);

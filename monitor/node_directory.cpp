@@ -59,9 +59,11 @@ std::shared_ptr<RemoteNode> NodeDirectory::node(const std::string& name,
   try {
     info = node->ref->info();
   } catch (const CORBA::Exception& e) {
-    throw PeerError(who, std::string("is registered in ") + naming_.reference() +
-                             " but does not answer (" + e._name() +
-                             "; a node that has gone leaves a stale entry)");
+    throw PeerError(
+        who, std::string("is registered in ") + naming_.reference() + " but does not answer (" +
+                 e._name() +
+                 "; a node that has gone leaves a stale entry, and a TLS node answers only "
+                 "TLS peers with a certificate from its CA)");
   }
   if (info->interface_version != idl::INTERFACE_VERSION)
     throw VersionMismatch(who, info->interface_version, idl::INTERFACE_VERSION);

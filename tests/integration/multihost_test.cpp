@@ -180,6 +180,38 @@ TEST_F(LoopbackNodes, StoppedNodeUnregisters) {
   EXPECT_NE(err.find("registered: none"), std::string::npos) << err;
 }
 
+TEST_F(LoopbackNodes, TlsNodesServeOnlyMonitorsWithACertificateFromTheirCa) {
+  ASSERT_EQ(run_kausal({"certs", (dir_ / "certs").string(), "--host", "monitor", "--host", "alpha"},
+                       dir_.path()),
+            0);
+  const std::string ca = (dir_ / "certs/ca.pem").string();
+  auto alpha = std::make_unique<LabProcess>(
+      std::vector<std::string>{kKausal, "node", "--name", "alpha", "--naming", naming(), "--tls-ca",
+                               ca, "--tls-cert", (dir_ / "certs/alpha.pem").string()},
+      dir_.path(), "node-alpha");
+  ASSERT_TRUE(alpha->wait_for_output("registered", 10s)) << alpha->err();
+  const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  const fs::path short_thesis =
+      scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 0.3"}});
+  std::string err;
+  ASSERT_EQ(
+      run_kausal({"run", short_thesis.string(), "--out", (dir_ / "seq").string()}, dir_.path()), 0);
+  EXPECT_EQ(run_kausal({"run", short_thesis.string(), "--method", "conservative", "--deploy",
+                        d.string(), "--naming", naming(), "--tls-ca", ca, "--tls-cert",
+                        (dir_ / "certs/monitor.pem").string(), "--out", (dir_ / "tls").string()},
+                       dir_.path(), &err),
+            0)
+      << err;
+  EXPECT_EQ(read_json(dir_ / "tls/summary.json")["trajectory_sha256"],
+            read_json(dir_ / "seq/summary.json")["trajectory_sha256"]);
+  // Without a certificate the monitor cannot even ask the node who it is.
+  EXPECT_EQ(run_kausal({"run", short_thesis.string(), "--method", "conservative", "--deploy",
+                        d.string(), "--naming", naming(), "--out", (dir_ / "plain").string()},
+                       dir_.path(), &err),
+            3);
+  EXPECT_NE(err.find("node alpha"), std::string::npos) << err;
+}
+
 TEST(MultiHostFaults, NamingServiceUnreachableIsAPeerFailure) {
   TempDir dir;
   dir.write("deploy.toml", "[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
