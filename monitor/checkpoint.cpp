@@ -240,7 +240,8 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, std::chrono::milliseco
     : dir_(std::move(dir)),
       c_(std::move(base)),
       every_(every),
-      last_write_(std::chrono::steady_clock::now()) {}
+      // The first committed step is written at once: from then on a crash can be resumed.
+      last_write_(std::chrono::steady_clock::now() - every) {}
 
 void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> states,
                              std::uint64_t collisions, TrajectoryRecorder& recorder) {

@@ -29,7 +29,8 @@ constexpr const char* kPartitioned =
     }
   }
   throw InputError((dir / kCheckpointFile).string() +
-                   ": no checkpoint, nothing to resume (runs write one as they commit steps)");
+                   ": no checkpoint, nothing to resume (a run writes one from its first committed "
+                   "step on; one that failed before it has to be started again)");
 }
 
 // The value a checkpoint stores for a command-line option that must not change.

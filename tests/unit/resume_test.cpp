@@ -139,6 +139,27 @@ TEST(Checkpoint, RefusesAnInconsistentFile) {
   EXPECT_THROW(read_checkpoint(dir.path()), InputError);
 }
 
+TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) {
+  TempDir dir;
+  Checkpoint base = sample_checkpoint();
+  base.pendulums = 1;
+  base.resumed_from.clear();
+  Checkpointer checkpoints(dir.path(), base, std::chrono::hours(1));
+  TrajectoryRecorder recorder({}, 1, 1, 100, 0.0, 1e-3);
+  std::vector<PendulumState> x = {{0.5, -0.25}};
+  recorder.commit(0, x);
+  checkpoints.committed(0, x, 0, recorder);
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), 0u);  // a crash from now on can be resumed
+  x[0][0] = 0.75;
+  recorder.commit(1, x);
+  checkpoints.committed(1, x, 0, recorder);
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), 0u);  // not due for an hour
+  checkpoints.write_now(recorder);
+  const Checkpoint c = read_checkpoint(dir.path());
+  EXPECT_EQ(c.step(), 1u);
+  EXPECT_EQ(c.states.front()[0], 0.75);
+}
+
 // ---- a run cut at step m and resumed ----
 
 // thesis.toml shortened to `seconds` of model time, written into dir (impacts from ~0.4 s).
