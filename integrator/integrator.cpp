@@ -32,7 +32,11 @@ class RequestScope {
 }  // namespace
 
 Integrator::Integrator(IntegratorConfig config, SystemLink& link)
-    : config_(std::move(config)), link_(link), x_(config_.x0), work_(x_) {
+    : config_(std::move(config)),
+      link_(link),
+      x_(config_.x0),
+      work_(x_),
+      step_(config_.first_step) {
   if (!(config_.h > 0) || !std::isfinite(config_.h))
     throw ModelError(config_.name, "step size h must be finite and > 0");
   if (x_.empty() || !all_finite(x_))

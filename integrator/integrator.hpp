@@ -24,6 +24,9 @@ struct IntegratorConfig {
   // Every step: step, restore from the state list, step again, require identical bits
   // (design.md §7, the ROSS rollback check). Doubles the Calc calls.
   bool rollback_check = false;
+  // The step x0 belongs to (a resumed run starts at its last committed step). Over CORBA it
+  // stays 0: IntegratorSetup has no such field, the monitor's port offsets step numbers.
+  std::uint64_t first_step = 0;
 };
 
 struct RollbackResult {
@@ -102,7 +105,7 @@ class Integrator {
   SystemLink& link_;
   std::vector<double> x_;
   StepWork<std::vector<double>> work_;
-  std::uint64_t step_ = 0;
+  std::uint64_t step_;
   std::uint32_t epoch_ = 0;
   StateList list_;
   ActivityClock clock_;

@@ -57,6 +57,26 @@ std::uint64_t step_chain(const Scenario& s, ChainStepper& stepper, std::uint64_t
   });
 }
 
+namespace {
+
+// A run whose checkpoint cannot be written has failed (nothing could resume it), but the
+// trajectory it committed stays on disk.
+void write_final_checkpoint(Checkpointer& checkpoints, TrajectoryRecorder& recorder, RunResult& r) {
+  try {
+    checkpoints.write_now(recorder);
+  } catch (const Error& e) {
+    if (r.status == "completed") {
+      r.status = "failed";
+      r.exit_code = e.exit_code();
+      r.error = e.what();
+    } else {
+      r.error += std::string("; ") + e.what();
+    }
+  }
+}
+
+}  // namespace
+
 RunResult describe_run(const Scenario& s, const std::string& method) {
   RunResult r;
   r.method = method;
@@ -81,7 +101,16 @@ RunResult failed_before_start(const Scenario& s, const std::string& method, cons
 RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees,
                       RunObserver* observer) {
+  return drive_chain(s, method, stepper, recorder, control,
+                     DriveOptions{check_guarantees, observer});
+}
+
+RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control,
+                      const DriveOptions& options) {
   RunResult r = describe_run(s, method);
+  RunObserver* observer = options.observer;
+  Checkpointer* checkpoints = options.checkpoints;
 
   // The in-process reference runs in this thread: no separate monitor timing (two clock
   // reads per step would cost more than the step).
@@ -89,16 +118,23 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   ActivityClock* monitor = stepper.in_monitor_thread() ? nullptr : &monitor_clock;
   const auto start = std::chrono::steady_clock::now();
   r.start_ns = monotonic_ns(start);
-  std::vector<PendulumState> states = s.initial;
+  const std::uint64_t first = options.from ? options.from->step : 0;
+  std::vector<PendulumState> states = options.from ? options.from->states : s.initial;
+  r.steps = first;
+  r.collisions = options.from ? options.from->collisions : 0;
   stepper.set_observer(observer);
   if (observer) observer->monitor_trace(monitor ? &monitor->trace() : nullptr);
   try {
-    recorder.commit(0, states);
-    if (observer) observer->committed(0, states);
-    for (std::uint64_t m = 0; m < s.steps; ++m) {
+    if (!options.from) {
+      recorder.commit(0, states);
+      if (checkpoints) checkpoints->committed(0, states, 0, recorder);
+    }
+    if (observer) observer->committed(first, states);
+    for (std::uint64_t m = first; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
-      r.collisions += step_chain(s, stepper, m, states, {monitor, check_guarantees});
+      r.collisions += step_chain(s, stepper, m, states, {monitor, options.check_guarantees});
       recorder.commit(m + 1, states);
+      if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
       if (observer) observer->committed(m + 1, states);
       r.steps = m + 1;
       control.progress(m + 1, s.steps);
@@ -108,6 +144,8 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
     r.error = e.what();
     r.exit_code = e.exit_code();
   }
+  // Whatever happened, the last committed step is on disk for a resume.
+  if (checkpoints) write_final_checkpoint(*checkpoints, recorder, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (observer) observer->monitor_trace(nullptr);
   stepper.set_observer(nullptr);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "monitor/chain_stepper.hpp"
+#include "monitor/checkpoint.hpp"
 #include "monitor/run_control.hpp"
 #include "monitor/scenario.hpp"
 #include "monitor/trajectory_recorder.hpp"
@@ -35,5 +36,17 @@ RunResult failed_before_start(const Scenario& scenario, const std::string& metho
 RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,
                       bool check_guarantees = false, RunObserver* observer = nullptr);
+
+struct DriveOptions {
+  bool check_guarantees = false;
+  RunObserver* observer = nullptr;
+  // Resume at this committed step (already in the recorder; it is not committed again).
+  // The stepper (and its components) must have been set up to start there too.
+  const ChainStart* from = nullptr;
+  Checkpointer* checkpoints = nullptr;  // kept up to date while steps commit, and at the end
+};
+RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control,
+                      const DriveOptions& options);
 
 }  // namespace kausal

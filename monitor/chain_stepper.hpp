@@ -12,6 +12,14 @@
 
 namespace kausal {
 
+// Where a run starts: step 0 with the scenario's initial states, or the last committed step
+// of a run being resumed (monitor/checkpoint.hpp).
+struct ChainStart {
+  std::uint64_t step = 0;
+  std::vector<PendulumState> states;  // at `step`
+  std::uint64_t collisions = 0;       // impacts before (and at) `step`
+};
+
 class ChainStepper {
  public:
   virtual ~ChainStepper() = default;

@@ -12,13 +12,13 @@
 #include <sstream>
 
 #include "idl/kausal.hh"
+#include "idl/naming.hpp"
 #include "monitor/animation_process.hpp"
 #include "monitor/certs_command.hpp"
 #include "monitor/chain_driver.hpp"
 #include "monitor/conservative.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_process_deployment.hpp"
-#include "idl/naming.hpp"
 #include "monitor/deploy_file.hpp"
 #include "monitor/node_command.hpp"
 #include "monitor/optimistic.hpp"
@@ -26,6 +26,7 @@
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
 #include "monitor/report.hpp"
+#include "monitor/resume.hpp"
 #include "monitor/sequential.hpp"
 #include "monitor/summary.hpp"
 #include "monitor/trace_writer.hpp"
@@ -76,6 +77,7 @@ struct Options {
   bool window_given = false;                       // else each model kind's own default
   bool method_given = false;                       // else a partitioned scenario's run.method
   bool layout_given = false;
+  std::string resume;  // run --resume DIR
   // How the monitor and the components it starts talk: the address the monitor serves on,
   // an emulated link delay, TLS (call timeouts are call_timeout_ms above).
   OrbSettings transport;
@@ -202,9 +204,11 @@ LaunchOptions launch_options(const Options& o, const fs::path& out, Layout layou
 
 std::unique_ptr<ChainStepper> make_distributed_stepper(const MethodSpec& m, const Scenario& s,
                                                        Deployment& deployment, const Options& o,
-                                                       const std::vector<int>& cpus) {
+                                                       const std::vector<int>& cpus,
+                                                       const ChainStart* from) {
   if (m.method == "optimistic")
-    return std::make_unique<OptimisticStepper>(deployment, s, OptimisticOptions{o.batch, o.window});
+    return std::make_unique<OptimisticStepper>(deployment, s, OptimisticOptions{o.batch, o.window},
+                                               from ? from->step : 0);
   const Guarantee g = m.guarantee == "lookahead" ? Guarantee::lookahead : Guarantee::step;
   return std::make_unique<ConservativeStepper>(deployment, s, ConservativeOptions{g, cpus});
 }
@@ -218,11 +222,31 @@ void finish_feed(std::unique_ptr<AnimationFeed>& feed, const RunResult& result) 
   feed.reset();
 }
 
+// What a resume must keep of a run (checkpoint.json).
+RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Layout layout) {
+  const bool optimistic = m.method == "optimistic";
+  return {s.file,
+          m.method,
+          m.guarantee,
+          m.method == "sequential" ? "none" : layout_name(layout),
+          optimistic ? o.batch : 0,
+          optimistic ? o.window : 0,
+          o.check_guarantees,
+          o.rollback_check,
+          o.pin,
+          o.call_timeout_ms};
+}
+
 RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
-                  OrbOnDemand& orb, Layout layout, AnimationProcess* animation) {
+                  OrbOnDemand& orb, Layout layout, AnimationProcess* animation,
+                  const ResumedRun* resumed = nullptr) {
   fs::create_directories(out);
-  TrajectoryRecorder recorder(out / "trajectory.csv", s.pendulums(), s.output_every, s.steps,
-                              s.t0(), s.h);
+  const auto recording = open_recorder(s, out, resumed);
+  TrajectoryRecorder& recorder = *recording;
+  Checkpointer checkpoints(out, resumed ? resumed_checkpoint(*resumed)
+                                        : fresh_checkpoint(s, run_setup(s, m, o, layout), out));
+  DriveOptions drive{o.check_guarantees, nullptr, resumed ? &resumed->start : nullptr,
+                     &checkpoints};
   ProgressBar progress(m.method, stderr_is_terminal());
   const std::string label = m.label();
   std::unique_ptr<AnimationFeed> feed;
@@ -231,21 +255,23 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
     if (m.method == "sequential") {
       SequentialStepper stepper(s);
       if (animation) feed = animation->begin_run(s, label, {"sequential"}, monotonic_ns());
-      result = drive_chain(s, m.method, stepper, recorder, progress, false, feed.get());
+      drive.check_guarantees = false;
+      drive.observer = feed.get();
+      result = drive_chain(s, m.method, stepper, recorder, progress, drive);
       finish_feed(feed, result);
     } else {
       const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
       const LaunchOptions launch = launch_options(o, out, layout, cpus, orb);
-      ProcessDeployment deployment(s, orb.get(), launch);
+      ProcessDeployment deployment(s, orb.get(), launch, drive.from);
       if (animation) {
         std::vector<std::string> strips{"monitor"};
         for (const auto& name : deployment.component_names()) strips.push_back(name);
         feed = animation->begin_run(s, label, strips, monotonic_ns());
         deployment.observe(animation->view());
       }
-      auto stepper = make_distributed_stepper(m, s, deployment, o, cpus);
-      result =
-          drive_chain(s, m.method, *stepper, recorder, progress, o.check_guarantees, feed.get());
+      auto stepper = make_distributed_stepper(m, s, deployment, o, cpus, drive.from);
+      drive.observer = feed.get();
+      result = drive_chain(s, m.method, *stepper, recorder, progress, drive);
       finish_feed(feed, result);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -265,6 +291,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
     result.window = o.window;
   }
   if (o.deploy_file && result.layout != "none") result.deployment = o.deploy_file->file;
+  if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
   write_summary_json(result, out / "summary.json");
   write_trace_json(result, out / "trace.json");
   return result;
@@ -521,8 +548,7 @@ void prepare_deployment(const CLI::App& cmd, Options& o) {
     return;
   }
   o.deploy_file = load_deploy_file(o.deploy);
-  o.transport.plain_tcp_peer =
-      naming_address(o.naming.empty() ? o.deploy_file->naming : o.naming);
+  o.transport.plain_tcp_peer = naming_address(o.naming.empty() ? o.deploy_file->naming : o.naming);
   if (!o.host_given && !o.deploy_file->monitor_host.empty())
     o.transport.host = o.deploy_file->monitor_host;
   const bool is_run = cmd.get_name() == "run";
@@ -583,6 +609,56 @@ int run_command(const Options& o) {
   return static_cast<int>(r.exit_code);
 }
 
+// Options that would change what a resumed run computes, with the values the command line
+// gave (checked against the checkpoint: prepare_resume).
+ResumeRequest resume_request(const CLI::App& run, const Options& o) {
+  ResumeRequest r{o.resume, o.scenario, {}};
+  const std::map<std::string, std::string> values = {
+      {"--method", o.method},
+      {"--guarantee", o.guarantee},
+      {"--layout", o.layout},
+      {"--batch", std::to_string(o.batch)},
+      {"--window", std::to_string(o.window)},
+      {"--check-guarantees", o.check_guarantees ? "true" : "false"},
+      {"--rollback-check", o.rollback_check ? "true" : "false"},
+      {"--out", o.out},
+      {"--tolerance", ""}};
+  for (const auto& [name, value] : values)
+    if (run.get_option(name)->count() > 0) r.given[name] = value;
+  return r;
+}
+
+// kausal run --resume DIR: the run as stored in DIR's checkpoint, continued from its last
+// committed step; transport options come from this command line.
+int resume_command(Options o, const CLI::App& run) {
+  const ResumedRun resumed = prepare_resume(resume_request(run, o));
+  if (resumed.complete()) {
+    std::cout << "kausal: nothing to resume: " << o.resume << " has committed all "
+              << resumed.scenario.steps << " steps\n";
+    return 0;
+  }
+  const RunSetup& setup = resumed.checkpoint.setup;
+  o.method = setup.method;
+  o.guarantee = setup.guarantee;
+  o.layout = setup.layout == "none" ? "process" : setup.layout;
+  if (setup.method == "optimistic") {
+    o.batch = setup.batch;
+    o.window = setup.window;
+  }
+  o.check_guarantees = setup.check_guarantees;
+  o.rollback_check = setup.rollback_check;
+  keep_previous_attempt(o.resume);
+  const MethodSpec m{o.method, setup.guarantee};
+  OrbOnDemand orb(o);
+  auto animation = start_animation(o, orb, o.resume);
+  const RunResult r = execute(resumed.scenario, m, o.resume, o, orb, parse_layout(o.layout),
+                              animation.get(), &resumed);
+  std::cout << format_summary(r) << "  output        " << o.resume << "\n";
+  if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  hold_animation(o, animation);
+  return static_cast<int>(r.exit_code);
+}
+
 int compare_command(const Options& o) {
   if (is_partitioned_scenario(o.scenario)) return compare_partitioned(o);
   const Scenario s = load_scenario(o.scenario);
@@ -630,8 +706,7 @@ void add_transport_options(CLI::App* cmd, Options& o) {
                   "nodes can reach")
       ->capture_default_str();
   cmd->add_option_function<std::string>(
-      "--link-delay",
-      [&t](const std::string& v) { t.link_delay_us = link_delay_option(v); },
+      "--link-delay", [&t](const std::string& v) { t.link_delay_us = link_delay_option(v); },
       "emulate a slow network: every process of the run holds back each message it sends "
       "over TCP/TLS this long (2ms, 500us; Unix sockets and collocated calls are not delayed)");
   cmd->add_option("--tls-ca", t.tls.ca_file,
@@ -734,6 +809,15 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"step", "lookahead"}));
   add_common(run, o);
+  run->get_option("scenario")->required(false);  // not with --resume (checked after parsing)
+  run->add_option("--resume", o.resume,
+                  "continue the failed or interrupted run in this output directory from its "
+                  "last committed step (OUT/checkpoint.json) to the digest of an uninterrupted "
+                  "run. The scenario, method and options that change what is computed come "
+                  "from the checkpoint (giving a different one is refused); --host, "
+                  "--link-delay, --tls-*, --call-timeout, --startup-timeout and --pin may be "
+                  "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains "
+                  "only (docs/architecture.md, \"Checkpoints and resume\")");
   run->add_option("--layout", o.layout,
                   "conservative and optimistic: process: one process per System and per "
                   "Integrator; pendulum: one process per pendulum hosting both; single: every "
@@ -819,6 +903,8 @@ int main(int argc, char** argv) {
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
     const CLI::App* used = run->parsed() ? run : compare;
     prepare_deployment(*used, o);
+    if (run->parsed() && !o.resume.empty()) return resume_command(o, *run);
+    if (o.scenario.empty()) throw InputError("command line: scenario is required (or --resume)");
     if (is_partitioned_scenario(o.scenario)) {
       reject_chain_options(*used);
     } else {

@@ -17,6 +17,17 @@ std::string integrator_name(std::size_t i) {
   return "integrator-" + std::to_string(i + 1);
 }
 
+namespace {
+
+IntegratorConfig config(const Scenario& s, std::size_t i, const LocalDeploymentOptions& o) {
+  const PendulumState& x0 = o.start ? o.start->states.at(i) : s.initial[i];
+  return {
+      integrator_name(i),         s.method, s.t0(), s.h, {x0.begin(), x0.end()}, o.rollback_check,
+      o.start ? o.start->step : 0};
+}
+
+}  // namespace
+
 struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
   SystemCore system;
   LocalSystemLink link;
@@ -30,13 +41,7 @@ struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
   Pendulum(const Scenario& s, std::size_t i, BatchInbox& box, const LocalDeploymentOptions& o)
       : system(system_name(i)),
         link(system),
-        integrator(IntegratorConfig{integrator_name(i),
-                                    s.method,
-                                    s.t0(),
-                                    s.h,
-                                    {s.initial[i].begin(), s.initial[i].end()},
-                                    o.rollback_check},
-                   link),
+        integrator(config(s, i, o), link),
         inbox(box),
         index(i),
         delay(o.delivery_delay) {

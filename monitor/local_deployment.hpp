@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "integrator/local_system_link.hpp"
+#include "monitor/chain_stepper.hpp"
 #include "monitor/integrator_port.hpp"
 #include "monitor/scenario.hpp"
 
@@ -14,7 +15,8 @@ struct LocalDeploymentOptions {
   // Test hook: every batch an optimistic Integrator ships is held this long before it
   // reaches the inbox, so that rollbacks overtake batches already on their way.
   std::chrono::milliseconds delivery_delay{0};
-  bool rollback_check = false;  // see IntegratorConfig::rollback_check
+  bool rollback_check = false;        // see IntegratorConfig::rollback_check
+  const ChainStart* start = nullptr;  // a resumed run: Integrators start there, not at step 0
 };
 
 class LocalDeployment final : public Deployment {

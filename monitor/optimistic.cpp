@@ -7,8 +7,12 @@
 namespace kausal {
 
 OptimisticStepper::OptimisticStepper(Deployment& deployment, const Scenario& scenario,
-                                     const OptimisticOptions& options)
+                                     const OptimisticOptions& options, std::uint64_t first_step)
     : deployment_(deployment), scenario_(scenario), options_(options), tracks_(deployment.size()) {
+  for (Track& t : tracks_) {
+    t.next_step = first_step + 1;
+    t.committed = first_step;
+  }
   for (std::size_t i = 0; i < deployment.size(); ++i) {
     deployment.integrator(i).run_ahead(options.batch_size, options.window, scenario.steps);
     counters_.messages += 2;

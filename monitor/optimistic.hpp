@@ -27,9 +27,10 @@ struct OptimisticOptions {
 
 class OptimisticStepper final : public ChainStepper {
  public:
-  // Starts every Integrator running ahead from step 0.
+  // Starts every Integrator running ahead from `first_step` (0, or where a resumed run
+  // continues; the deployment's Integrators must stand there).
   OptimisticStepper(Deployment& deployment, const Scenario& scenario,
-                    const OptimisticOptions& options = {});
+                    const OptimisticOptions& options = {}, std::uint64_t first_step = 0);
   void step_all(std::uint64_t m, std::span<PendulumState> states) override;
   void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                      std::span<PendulumState> states) override;

@@ -10,34 +10,45 @@
 namespace kausal {
 namespace {
 
+// The Integrator of a resumed run counts its steps from the resume point (IntegratorSetup
+// has no first step: the interface stays unchanged), so the port translates: step k of the
+// run is the Integrator's step k - first.
 class CorbaIntegratorPort final : public IntegratorPort {
  public:
-  CorbaIntegratorPort(std::string name, idl::Integrator_ptr ref, idl::StateSink_ptr sink)
+  CorbaIntegratorPort(std::string name, idl::Integrator_ptr ref, idl::StateSink_ptr sink,
+                      std::uint64_t first)
       : name_(std::move(name)),
         ref_(idl::Integrator::_duplicate(ref)),
-        sink_(idl::StateSink::_duplicate(sink)) {}
+        sink_(idl::StateSink::_duplicate(sink)),
+        first_(first) {}
   const std::string& name() const override { return name_; }
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
-    idl::StateBatch_var b = call_peer(name_, [&] { return ref_->advance(guarantee, gvt); });
-    return from_idl(b.in());
+    idl::StateBatch_var b =
+        call_peer(name_, [&] { return ref_->advance(guarantee - first_, gvt - first_); });
+    StateBatch batch = from_idl(b.in());
+    batch.first_step += first_;
+    return batch;
   }
   std::vector<double> apply_event(const Event& event) override {
-    const idl::Event e = to_idl(event);
+    Event local = event;
+    local.step -= first_;
+    const idl::Event e = to_idl(local);
     idl::DoubleSeq_var x = call_peer(name_, [&] { return ref_->apply_event(e); });
     return to_vector(x.in());
   }
   void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) override {
     call_peer(name_, [&] {
-      ref_->run_ahead(sink_, static_cast<CORBA::ULong>(batch_size), window, last_step);
+      ref_->run_ahead(sink_, static_cast<CORBA::ULong>(batch_size), window, last_step - first_);
     });
   }
   RollbackResult rollback(std::uint64_t step) override {
     const idl::DoubleSeq keep;  // empty: restore the state stepping produced at `step`
-    const idl::RollbackResult r = call_peer(name_, [&] { return ref_->rollback(step, keep); });
+    const idl::RollbackResult r =
+        call_peer(name_, [&] { return ref_->rollback(step - first_, keep); });
     return {r.epoch, r.discarded_steps};
   }
   void commit(std::uint64_t gvt) override {
-    call_peer(name_, [&] { ref_->commit(gvt); });
+    call_peer(name_, [&] { ref_->commit(gvt - first_); });
   }
   void ping() override {
     call_peer(name_, [&] { ref_->ping(); });
@@ -47,13 +58,14 @@ class CorbaIntegratorPort final : public IntegratorPort {
   std::string name_;
   idl::Integrator_var ref_;
   idl::StateSink_var sink_;
+  std::uint64_t first_;
 };
 
 }  // namespace
 
 ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
-                                     const LaunchOptions& options)
-    : orb_(orb), components_(orb, options.layout) {
+                                     const LaunchOptions& options, const ChainStart* start)
+    : orb_(orb), components_(orb, options.layout), start_(start) {
   try {
     std::vector<ComponentPair> pairs;
     for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
@@ -82,7 +94,8 @@ void ProcessDeployment::release() {
 void ProcessDeployment::set_up(const Scenario& scenario, const LaunchOptions& options) {
   std::map<std::string, std::size_t> index_of;
   for (std::size_t i = 0; i < scenario.pendulums(); ++i) index_of[integrator_name(i)] = i;
-  auto* sink = new StateSinkServant(inbox_, std::move(index_of));
+  const std::uint64_t first = start_ ? start_->step : 0;
+  auto* sink = new StateSinkServant(inbox_, std::move(index_of), first);
   const std::string sink_ior = orb_.activate(sink);
   sink->_remove_ref();  // the POA owns it now
   sink_servant_ = sink;
@@ -100,13 +113,16 @@ void ProcessDeployment::set_up(const Scenario& scenario, const LaunchOptions& op
     idl::IntegratorSetup setup;
     setup.sys = idl::System::_duplicate(system.in());
     setup.method = std::string(method_name(scenario.method)).c_str();
-    setup.t0 = scenario.t0();
+    // Resumed: the Integrator's step 0 is the run's step `first` (see CorbaIntegratorPort).
+    // Its t is then t_first + k·h, not t0 + (first + k)·h: equal up to rounding, and the
+    // pendulum's equations do not depend on t (the digest test of resume checks it).
+    setup.t0 = step_time(scenario.t0(), scenario.h, first);
     setup.h = scenario.h;
-    setup.x0 = to_seq(scenario.initial[i]);
+    setup.x0 = to_seq(start_ ? start_->states.at(i) : scenario.initial[i]);
     setup.rollback_check = options.rollback_check;
     call_peer(integ.name, [&] { integrator->initialise(setup); });
     ports_.push_back(
-        std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in(), sink_.in()));
+        std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in(), sink_.in(), first));
   }
 }
 

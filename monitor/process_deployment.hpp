@@ -12,6 +12,7 @@
 
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
+#include "monitor/chain_stepper.hpp"
 #include "monitor/component_set.hpp"
 #include "monitor/integrator_port.hpp"
 #include "monitor/scenario.hpp"
@@ -22,7 +23,9 @@ class ProcessDeployment final : public Deployment {
  public:
   // Starts, checks (interface version) and sets up every component. Throws PeerError
   // naming a component that does not start or answer, VersionMismatch, ModelError.
-  ProcessDeployment(const Scenario& scenario, OrbRuntime& orb, const LaunchOptions& options);
+  // With `start` (a resumed run), every Integrator starts from its state at start->step.
+  ProcessDeployment(const Scenario& scenario, OrbRuntime& orb, const LaunchOptions& options,
+                    const ChainStart* start = nullptr);
   // Ends every child that is still running (by PID) and reaps it; releases the servants
   // hosted in this process.
   ~ProcessDeployment() override;
@@ -54,6 +57,7 @@ class ProcessDeployment final : public Deployment {
   idl::StateSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<IntegratorPort>> ports_;
+  const ChainStart* start_;  // where the Integrators start (nullptr: step 0)
 };
 
 }  // namespace kausal

@@ -76,6 +76,11 @@ struct RunResult {
   std::vector<PartitionSummary> partitions;
   double tolerance = 0;
 
+  // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
+  // and collisions count the whole run; wall time, calls, messages and components only
+  // this last stretch.
+  std::vector<std::uint64_t> resumed_from;
+
   std::string status = "completed";  // "completed" | "failed" | "interrupted"
   std::string error;
   ExitCode exit_code = ExitCode::ok;

@@ -6,8 +6,9 @@
 namespace kausal {
 
 StateSinkServant::StateSinkServant(std::shared_ptr<BatchInbox> inbox,
-                                   std::map<std::string, std::size_t> index_of)
-    : inbox_(std::move(inbox)), index_of_(std::move(index_of)) {}
+                                   std::map<std::string, std::size_t> index_of,
+                                   std::uint64_t first_step)
+    : inbox_(std::move(inbox)), index_of_(std::move(index_of)), first_step_(first_step) {}
 
 std::size_t StateSinkServant::index_of(const char* component) const {
   const auto it = index_of_.find(component);
@@ -18,13 +19,16 @@ std::size_t StateSinkServant::index_of(const char* component) const {
 }
 
 void StateSinkServant::deliver(const char* component, const idl::StateBatch& batch) {
-  inbox_->push({index_of(component), from_idl(batch), nullptr});
+  StateBatch b = from_idl(batch);
+  b.first_step += first_step_;
+  inbox_->push({index_of(component), std::move(b), nullptr});
 }
 
 void StateSinkServant::fail(const char* sender, CORBA::ULong epoch, CORBA::ULongLong step,
                             const char* kind, const char* origin, const char* reason) {
-  inbox_->push({index_of(sender), StateBatch{epoch, step, 0, {}},
-                failure_from_report({kind, origin, reason}), step});
+  const std::uint64_t at = step + first_step_;
+  inbox_->push({index_of(sender), StateBatch{epoch, at, 0, {}},
+                failure_from_report({kind, origin, reason}), at});
 }
 
 }  // namespace kausal

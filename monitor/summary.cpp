@@ -119,6 +119,11 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   for (const auto& p : r.geometry)
     geometry.push_back({{"pivot_x", p.pivot_x}, {"length", p.length}, {"radius", p.radius}});
   j["trajectory_sha256"] = r.trajectory_sha256;
+  if (!r.resumed_from.empty()) {
+    j["resumed_from_step"] = r.resumed_from.back();
+    j["resumes"] = r.resumed_from.size();
+    j["resumed_from"] = r.resumed_from;
+  }
   j["status"] = r.status;
   j["exit_code"] = static_cast<int>(r.exit_code);
   if (!r.error.empty()) j["error"] = r.error;
@@ -158,10 +163,15 @@ std::string format_summary(const RunResult& r) {
   o << "  status        " << r.status;
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << r.layout;
-  o << "\n  steps         " << r.steps << " of " << r.planned_steps << "\n";
+  o << "\n  steps         " << r.steps << " of " << r.planned_steps;
+  if (!r.resumed_from.empty())
+    o << " (resumed from step " << r.resumed_from.back() << ", resume " << r.resumed_from.size()
+      << ")";
+  o << "\n";
   o << "  wall time     " << fixed(r.wall_s, 3) << " s";
-  if (r.steps > 0)
-    o << "  (" << fixed(1e6 * r.wall_s / static_cast<double>(r.steps), 2) << " µs/step)";
+  // A resumed run's wall time covers the steps since it was resumed.
+  const std::uint64_t timed = r.steps - (r.resumed_from.empty() ? 0 : r.resumed_from.back());
+  if (timed > 0) o << "  (" << fixed(1e6 * r.wall_s / static_cast<double>(timed), 2) << " µs/step)";
   o << "\n  Calc calls    " << r.calc_calls << "\n";
   o << "  collisions    " << r.collisions << "\n";
   const MethodCounters& k = r.counters;

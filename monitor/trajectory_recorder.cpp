@@ -1,6 +1,6 @@
 #include "monitor/trajectory_recorder.hpp"
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <bit>
 #include <charconv>
 #include <cstring>
@@ -10,35 +10,63 @@
 
 namespace kausal {
 
+// The low-level SHA256_CTX, not EVP: only its midstate can be saved in a checkpoint and
+// restored (EVP contexts are opaque). OpenSSL 3 deprecates these functions but still ships
+// and supports them; the deprecation warning is silenced here and only here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 struct Sha256::Context {
-  EVP_MD_CTX* md = EVP_MD_CTX_new();
-  ~Context() { EVP_MD_CTX_free(md); }
+  SHA256_CTX c;
 };
 
 Sha256::Sha256() : ctx_(std::make_unique<Context>()) {
-  if (!ctx_->md || EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
+  if (SHA256_Init(&ctx_->c) != 1) throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
 }
 Sha256::~Sha256() = default;
 
 void Sha256::update(const void* data, std::size_t bytes) {
-  EVP_DigestUpdate(ctx_->md, data, bytes);
+  SHA256_Update(&ctx_->c, data, bytes);
 }
 
 std::string Sha256::hex() const {
-  Context copy;
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_MD_CTX_copy_ex(copy.md, ctx_->md) != 1 || EVP_DigestFinal_ex(copy.md, out, &len) != 1)
-    throw std::runtime_error("OpenSSL: cannot finish SHA-256");
+  SHA256_CTX copy = ctx_->c;
+  unsigned char out[SHA256_DIGEST_LENGTH];
+  if (SHA256_Final(out, &copy) != 1) throw std::runtime_error("OpenSSL: cannot finish SHA-256");
   static constexpr char digits[] = "0123456789abcdef";
   std::string hex;
-  for (unsigned i = 0; i < len; ++i) {
-    hex += digits[out[i] >> 4];
-    hex += digits[out[i] & 15];
+  for (unsigned char byte : out) {
+    hex += digits[byte >> 4];
+    hex += digits[byte & 15];
   }
   return hex;
 }
+
+Sha256::Midstate Sha256::midstate() const {
+  const SHA256_CTX& c = ctx_->c;
+  Midstate m;
+  for (int i = 0; i < 8; ++i) m.h[i] = c.h[i];
+  // Nh:Nl count bits; the unfinished block's bytes sit at the start of `data` (num of them).
+  m.length = ((std::uint64_t{c.Nh} << 32) | c.Nl) / 8;
+  m.pending.assign(reinterpret_cast<const char*>(c.data), c.num);
+  return m;
+}
+
+void Sha256::restore(const Midstate& m) {
+  if (m.pending.size() != m.length % SHA256_CBLOCK)
+    throw InputError("SHA-256 midstate: " + std::to_string(m.pending.size()) +
+                     " pending bytes do not fit a length of " + std::to_string(m.length));
+  SHA256_CTX& c = ctx_->c;
+  SHA256_Init(&c);  // md_len and a zeroed block
+  for (int i = 0; i < 8; ++i) c.h[i] = m.h[i];
+  const std::uint64_t bits = m.length * 8;
+  c.Nl = static_cast<SHA_LONG>(bits & 0xffffffffu);
+  c.Nh = static_cast<SHA_LONG>(bits >> 32);
+  std::memcpy(c.data, m.pending.data(), m.pending.size());
+  c.num = static_cast<unsigned int>(m.pending.size());
+}
+
+#pragma GCC diagnostic pop
 
 TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv, std::size_t pendulums,
                                        std::uint64_t output_every, std::uint64_t last_step,
@@ -54,7 +82,34 @@ TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv, std::si
   std::string header = "t";
   for (std::size_t i = 1; i <= pendulums; ++i)
     header += ",phi_" + std::to_string(i) + ",omega_" + std::to_string(i);
-  csv_ << header << '\n';
+  header += '\n';
+  csv_ << header;
+  csv_bytes_ = header.size();
+}
+
+TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv,
+                                       const RecorderPosition& from, std::uint64_t output_every,
+                                       std::uint64_t last_step, double t0, double h)
+    : output_every_(output_every),
+      last_step_(last_step),
+      t0_(t0),
+      h_(h),
+      last_(from.step),
+      last_flush_(std::chrono::steady_clock::now()) {
+  sha_.restore(from.digest);
+  if (csv.empty()) return;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(csv, ec);
+  if (ec) throw InputError(csv.string() + ": cannot read the trajectory to continue it");
+  if (size < from.csv_bytes)
+    throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
+                     std::to_string(from.csv_bytes) + " the checkpoint recorded up to step " +
+                     std::to_string(from.step));
+  std::filesystem::resize_file(csv, from.csv_bytes, ec);
+  if (ec) throw InputError(csv.string() + ": cannot cut it to the checkpoint: " + ec.message());
+  csv_.open(csv, std::ios::binary | std::ios::app);
+  if (!csv_) throw InputError(csv.string() + ": cannot append to the trajectory file");
+  csv_bytes_ = from.csv_bytes;
 }
 
 void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumState> states) {
@@ -82,6 +137,7 @@ void TrajectoryRecorder::write_row(std::uint64_t step, std::span<const PendulumS
   }
   row_ += '\n';
   csv_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
+  csv_bytes_ += row_.size();
   const auto now = std::chrono::steady_clock::now();
   if (now - last_flush_ > std::chrono::milliseconds(500)) {
     csv_.flush();
@@ -91,6 +147,11 @@ void TrajectoryRecorder::write_row(std::uint64_t step, std::span<const PendulumS
 
 void TrajectoryRecorder::flush() {
   if (csv_.is_open()) csv_.flush();
+}
+
+RecorderPosition TrajectoryRecorder::position() {
+  flush();
+  return {last_.value_or(0), sha_.midstate(), csv_bytes_};
 }
 
 }  // namespace kausal

@@ -386,7 +386,7 @@ TEST_F(NetworkNamespaces, LinkDelaySlowsEveryMessageAndLeavesTheDigestAlone) {
   std::cout << table.str() << std::flush;
 }
 
-TEST_F(NetworkNamespaces, NodeKilledMidRunEndsItWithExitThreeNamingTheHostAndKeepsTheTrajectory) {
+TEST_F(NetworkNamespaces, NodeKilledMidRunExitsThreeNamingTheHostAndResumeReachesTheSameDigest) {
   auto run = monitor({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
                       (dir_ / "deploy.toml").string(), "--out", (dir_ / "run").string()},
                      "run");
@@ -410,6 +410,24 @@ TEST_F(NetworkNamespaces, NodeKilledMidRunEndsItWithExitThreeNamingTheHostAndKee
   EXPECT_GE(lines_of(dir_ / "run/trajectory.csv"), 3u);
   // The node that survived ended the processes of the failed run.
   EXPECT_TRUE(children_of(nodes_["alpha"]->pid()).empty());
+
+  // Bring the host back and continue from the last committed state: the digest of an
+  // uninterrupted run.
+  nodes_["beta"] = std::make_unique<LabProcess>(
+      std::vector<std::string>{kKausal, "node", "--name", "beta", "--naming", naming(), "--host",
+                               address("beta")},
+      dir_.path(), "node-beta-again", lab_->netns("beta"), "beta");
+  ASSERT_TRUE(nodes_["beta"]->wait_for_output("registered", 15s)) << nodes_["beta"]->err();
+  auto resumed = monitor(
+      {"run", "--resume", (dir_ / "run").string(), "--deploy", (dir_ / "deploy.toml").string()},
+      "resumed");
+  ASSERT_EQ(resumed->wait(120s), 0) << resumed->err();
+  auto seq = monitor({"run", scenario("thesis.toml"), "--out", (dir_ / "seq").string()}, "seq");
+  ASSERT_EQ(seq->wait(60s), 0) << seq->err();
+  const auto done = read_json(dir_ / "run/summary.json");
+  EXPECT_EQ(done["trajectory_sha256"], read_json(dir_ / "seq/summary.json")["trajectory_sha256"]);
+  EXPECT_EQ(done["resumes"], 1);
+  EXPECT_EQ(read_file(dir_ / "run/trajectory.csv"), read_file(dir_ / "seq/trajectory.csv"));
 }
 
 }  // namespace

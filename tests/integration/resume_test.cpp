@@ -1,0 +1,199 @@
+// kausal run --resume with real processes: a run whose component is killed (exit 3) or that
+// is interrupted (exit 130) is continued from its checkpoint to the digest and the very
+// trajectory.csv of an uninterrupted sequential run; what cannot be resumed exits 2.
+#include <gtest/gtest.h>
+
+#include "kausal_process.hpp"
+
+namespace kausal::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// thesis.toml for long enough that a distributed run is still going when the test strikes.
+constexpr const char* kDuration = "duration = 10.0";
+
+struct ResumeRun {
+  TempDir dir;
+  fs::path scenario = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", kDuration}});
+  fs::path out = dir / "out";
+
+  std::unique_ptr<KausalProcess> start(const std::string& method,
+                                       std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run",  scenario.string(), "--method",
+                                     method, "--out",           out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<KausalProcess>(args, dir.path());
+  }
+  std::unique_ptr<KausalProcess> resume(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"run", "--resume", out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<KausalProcess>(args, dir.path());
+  }
+  // Waits until trajectory.csv has grown past `bytes` (the run is committing steps).
+  void wait_for_csv_beyond(std::uintmax_t bytes) const {
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::error_code ec;
+      if (fs::file_size(out / "trajectory.csv", ec) > bytes && !ec) return;
+      std::this_thread::sleep_for(20ms);
+    }
+    FAIL() << "the run did not commit steps";
+  }
+  nlohmann::json checkpoint() const { return read_json(out / "checkpoint.json"); }
+};
+
+// The uninterrupted reference: a sequential run of the same scenario.
+struct Reference {
+  TempDir dir;
+  std::string digest;
+  std::string csv;
+  explicit Reference(const fs::path& scenario) {
+    const fs::path out = dir / "ref";
+    std::string err;
+    EXPECT_EQ(run_kausal({"run", scenario.string(), "--out", out.string()}, dir.path(), &err), 0)
+        << err;
+    digest = read_json(out / "summary.json")["trajectory_sha256"];
+    csv = read_file(out / "trajectory.csv");
+  }
+};
+
+// The run ended with `code` mid-way and left a checkpoint of a step it had committed.
+void expect_stopped_mid_run(KausalProcess& p, int code, const ResumeRun& run) {
+  const auto exit = p.wait(15s);
+  ASSERT_TRUE(exit) << "the run did not end";
+  ASSERT_EQ(*exit, code) << p.err();
+  const auto c = run.checkpoint();
+  const auto summary = read_json(run.out / "summary.json");
+  EXPECT_EQ(c["step"], summary["steps"]) << "the final checkpoint is the last committed step";
+  EXPECT_GT(c["step"].get<std::uint64_t>(), 0u);
+  EXPECT_LT(c["step"].get<std::uint64_t>(), c["planned_steps"].get<std::uint64_t>());
+}
+
+// Resumes to the end and compares with the reference; returns the summary.
+nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
+                                       std::vector<std::string> extra = {}) {
+  const auto step = run.checkpoint()["step"].get<std::uint64_t>();
+  auto p = run.resume(std::move(extra));
+  const auto code = p->wait(60s);
+  EXPECT_TRUE(code);
+  EXPECT_EQ(code.value_or(-1), 0) << p->err();
+  const auto summary = read_json(run.out / "summary.json");
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["resumed_from_step"], step);
+  EXPECT_EQ(summary["trajectory_sha256"], ref.digest);
+  EXPECT_TRUE(read_file(run.out / "trajectory.csv") == ref.csv)
+      << "trajectory.csv differs from the uninterrupted run's";
+  EXPECT_EQ(run.checkpoint()["step"], run.checkpoint()["planned_steps"]);
+  return summary;
+}
+
+void kill_resume_and_compare(const std::string& method, const std::string& victim) {
+  ResumeRun run;
+  const Reference ref(run.scenario);
+  auto p = run.start(method);
+  run.wait_for_csv_beyond(2000);
+  const auto pid = p->component_pid(victim);
+  ASSERT_TRUE(pid) << victim << " not found";
+  ASSERT_EQ(kill(*pid, SIGKILL), 0);
+  expect_stopped_mid_run(*p, 3, run);
+  // Where and how to talk may change on resume.
+  const auto summary =
+      expect_resume_completes(run, ref, {"--pin", "none", "--call-timeout", "5000"});
+  EXPECT_EQ(summary["method"], method);
+  EXPECT_EQ(summary["resumes"], 1);
+  // The failed attempt's own report is kept.
+  EXPECT_EQ(read_json(run.out / "attempts" / "1" / "summary.json")["status"], "failed");
+}
+
+TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
+  kill_resume_and_compare("conservative", "integrator-3");
+}
+
+TEST(Resume, OptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
+  kill_resume_and_compare("optimistic", "system-2");
+}
+
+TEST(Resume, InterruptedRunResumesAndAResumeThatFailsAgainCanBeResumed) {
+  ResumeRun run;
+  const Reference ref(run.scenario);
+  auto p = run.start("conservative", {"--guarantee", "lookahead"});
+  run.wait_for_csv_beyond(2000);
+  ASSERT_EQ(kill(p->pid(), SIGINT), 0);
+  expect_stopped_mid_run(*p, 130, run);
+  const auto first_stop = run.checkpoint()["step"].get<std::uint64_t>();
+
+  // The resumed run fails too: a component killed once it has committed more.
+  auto again = run.resume();
+  run.wait_for_csv_beyond(fs::file_size(run.out / "trajectory.csv") + 2000);
+  const auto pid = again->component_pid("integrator-2");
+  ASSERT_TRUE(pid);
+  ASSERT_EQ(kill(*pid, SIGKILL), 0);
+  expect_stopped_mid_run(*again, 3, run);
+  EXPECT_GT(run.checkpoint()["step"].get<std::uint64_t>(), first_stop);
+
+  const auto summary = expect_resume_completes(run, ref);
+  EXPECT_EQ(summary["guarantee"], "lookahead");
+  EXPECT_EQ(summary["resumes"], 2);
+}
+
+// ---- what --resume refuses ----
+
+int kausal_exit(const std::vector<std::string>& args, const fs::path& dir, std::string& err) {
+  return run_kausal(args, dir, &err, 30s);
+}
+
+TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
+  ResumeRun run;
+  std::string err;
+  EXPECT_EQ(kausal_exit({"run", "--resume", (run.dir / "nowhere").string()}, run.dir.path(), err),
+            2);
+  EXPECT_NE(err.find("no such run directory"), std::string::npos) << err;
+  fs::create_directories(run.dir / "empty");
+  EXPECT_EQ(kausal_exit({"run", "--resume", (run.dir / "empty").string()}, run.dir.path(), err), 2);
+  EXPECT_NE(err.find("checkpoint.json"), std::string::npos) << err;
+  EXPECT_EQ(kausal_exit({"run"}, run.dir.path(), err), 2);
+  EXPECT_NE(err.find("scenario is required"), std::string::npos) << err;
+
+  // A finished sequential run: nothing to resume (exit 0); other methods or scenarios refused.
+  ASSERT_EQ(
+      kausal_exit({"run", run.scenario.string(), "--out", run.out.string()}, run.dir.path(), err),
+      0)
+      << err;
+  const std::string digest = read_json(run.out / "summary.json")["trajectory_sha256"];
+  EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 0) << err;
+  EXPECT_EQ(read_json(run.out / "summary.json")["trajectory_sha256"], digest);
+  EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string(), "--method", "optimistic"},
+                        run.dir.path(), err),
+            2);
+  EXPECT_NE(err.find("--method optimistic conflicts"), std::string::npos) << err;
+  const auto other = scenario_variant("thesis.toml", run.dir / "empty", {});
+  EXPECT_EQ(kausal_exit({"run", other.string(), "--resume", run.out.string()}, run.dir.path(), err),
+            2);
+  EXPECT_NE(err.find("differs from the scenario the run started with"), std::string::npos) << err;
+
+  // A checkpoint that does not match the run's digest or its trajectory.csv.
+  const auto stored = run.checkpoint();
+  auto c = stored;
+  c["step"] = 100;  // the midstate no longer belongs to it
+  std::ofstream(run.out / "checkpoint.json") << c.dump();
+  EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 2);
+  EXPECT_NE(err.find("sha256_midstate.length"), std::string::npos) << err;
+  c = stored;
+  c["csv_bytes"] = fs::file_size(run.out / "trajectory.csv") + 1;
+  std::ofstream(run.out / "checkpoint.json") << c.dump();
+  EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 2);
+  EXPECT_NE(err.find("shorter than"), std::string::npos) << err;
+
+  // Partitioned models are not supported.
+  const fs::path two_tanks = std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks.toml";
+  const fs::path tanks_out = run.dir / "tanks";
+  ASSERT_EQ(
+      kausal_exit({"run", two_tanks.string(), "--out", tanks_out.string()}, run.dir.path(), err), 0)
+      << err;
+  EXPECT_EQ(kausal_exit({"run", "--resume", tanks_out.string()}, run.dir.path(), err), 2);
+  EXPECT_NE(err.find("partitioned models are not supported"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace kausal::testing

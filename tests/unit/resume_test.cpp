@@ -1,0 +1,365 @@
+// Checkpoints and resume in process: the digest midstate and the states survive the file bit
+// for bit, and a run cut at step m and resumed gives the uninterrupted run's digest and
+// trajectory.csv, byte for byte, for every method.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "monitor/resume.hpp"
+#include "test_support.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace kausal {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Sha256Midstate, ContinuesToTheUninterruptedDigest) {
+  std::string data;
+  for (int k = 0; k < 1000; ++k) data += static_cast<char>(k * 7 + 3);
+  Sha256 whole;
+  whole.update(data.data(), data.size());
+  // Cuts inside a block, on a block boundary and at the start.
+  for (std::size_t cut : {std::size_t{0}, std::size_t{64}, std::size_t{100}, std::size_t{999}}) {
+    Sha256 first;
+    first.update(data.data(), cut);
+    const Sha256::Midstate m = first.midstate();
+    EXPECT_EQ(m.length, cut);
+    EXPECT_EQ(m.pending.size(), cut % 64);
+    Sha256 resumed;
+    resumed.update("garbage", 7);  // restore replaces everything
+    resumed.restore(m);
+    resumed.update(data.data() + cut, data.size() - cut);
+    EXPECT_EQ(resumed.hex(), whole.hex()) << "cut at " << cut;
+  }
+}
+
+TEST(Sha256Midstate, RefusesPendingBytesThatDoNotFitTheLength) {
+  Sha256 sha;
+  sha.update("abc", 3);
+  Sha256::Midstate m = sha.midstate();
+  m.length = 4;
+  Sha256 other;
+  EXPECT_THROW(other.restore(m), InputError);
+}
+
+Checkpoint sample_checkpoint() {
+  Checkpoint c;
+  c.setup = {"scenarios/x.toml", "optimistic", "", "pendulum", 32, 128, false, true, "cores", 3000};
+  c.scenario_sha256 = std::string(64, 'a');
+  c.pendulums = 3;
+  c.planned_steps = 100;
+  c.h = 1e-3;
+  // Values a decimal round trip could get wrong: -0, a subnormal, a double next to 0.1.
+  c.states = {{-0.0, std::nextafter(0.1, 1.0)},
+              {std::numeric_limits<double>::denorm_min(), -1.2345678901234567e-300},
+              {1.0 / 3.0, -std::numeric_limits<double>::max()}};
+  c.collisions = 7;
+  Sha256 sha;
+  const std::uint64_t bytes = 16 * 3 * 43;  // steps 0 .. 42
+  for (std::uint64_t k = 0; k < bytes; ++k) sha.update("x", 1);
+  c.recorder = {42, sha.midstate(), 1234};
+  c.resumed_from = {10, 30};
+  return c;
+}
+
+TEST(Checkpoint, RoundTripsEveryFieldBitForBit) {
+  TempDir dir;
+  const Checkpoint c = sample_checkpoint();
+  write_checkpoint(c, dir.path());
+  EXPECT_FALSE(fs::exists(dir / "checkpoint.json.tmp"));
+  const Checkpoint r = read_checkpoint(dir.path());
+  ASSERT_EQ(r.states.size(), c.states.size());
+  for (std::size_t i = 0; i < c.states.size(); ++i)
+    for (std::size_t k = 0; k < 2; ++k)
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r.states[i][k]),
+                std::bit_cast<std::uint64_t>(c.states[i][k]));
+  EXPECT_EQ(r.step(), 42u);
+  EXPECT_EQ(r.recorder.csv_bytes, 1234u);
+  EXPECT_EQ(r.recorder.digest.h, c.recorder.digest.h);
+  EXPECT_EQ(r.recorder.digest.length, c.recorder.digest.length);
+  EXPECT_EQ(r.recorder.digest.pending, c.recorder.digest.pending);
+  EXPECT_EQ(r.collisions, 7u);
+  EXPECT_EQ(r.resumed_from, c.resumed_from);
+  EXPECT_EQ(r.setup.method, "optimistic");
+  EXPECT_EQ(r.setup.layout, "pendulum");
+  EXPECT_EQ(r.setup.batch, 32u);
+  EXPECT_EQ(r.setup.window, 128u);
+  EXPECT_TRUE(r.setup.rollback_check);
+  EXPECT_EQ(r.planned_steps, 100u);
+  EXPECT_EQ(r.scenario_sha256, c.scenario_sha256);
+}
+
+// Rewrites one field of DIR/checkpoint.json and expects read_checkpoint to name it.
+void expect_refused(const fs::path& dir, const std::string& field, const nlohmann::json& value,
+                    const std::string& message) {
+  auto j = nlohmann::json::parse(slurp(dir / "checkpoint.json"));
+  if (value.is_null())
+    j.erase(field);
+  else
+    j[field] = value;
+  std::ofstream(dir / "checkpoint.json") << j.dump();
+  try {
+    read_checkpoint(dir);
+    ADD_FAILURE() << field << " accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(Checkpoint, RefusesAnInconsistentFile) {
+  TempDir dir;
+  const Checkpoint c = sample_checkpoint();
+  auto fresh = [&] { write_checkpoint(c, dir.path()); };
+  fresh();
+  expect_refused(dir.path(), "step", 101, "beyond planned_steps");
+  fresh();
+  expect_refused(dir.path(), "step", 41, "sha256_midstate.length");
+  fresh();
+  expect_refused(dir.path(), "pendulums", 4, "states: 3 pendulums, expected 4");
+  fresh();
+  expect_refused(dir.path(), "csv_bytes", nullptr, "csv_bytes is missing");
+  fresh();
+  expect_refused(dir.path(), "states", {{"zz", "00"}}, "states");
+  fresh();
+  expect_refused(dir.path(), "format", "kausal-checkpoint/99", "format");
+  std::ofstream(dir / "checkpoint.json") << "{ not json";
+  EXPECT_THROW(read_checkpoint(dir.path()), InputError);
+}
+
+TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) {
+  TempDir dir;
+  Checkpoint base = sample_checkpoint();
+  base.pendulums = 1;
+  base.resumed_from.clear();
+  Checkpointer checkpoints(dir.path(), base, std::chrono::hours(1));
+  TrajectoryRecorder recorder({}, 1, 1, 100, 0.0, 1e-3);
+  std::vector<PendulumState> x = {{0.5, -0.25}};
+  recorder.commit(0, x);
+  checkpoints.committed(0, x, 0, recorder);
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), 0u);  // a crash from now on can be resumed
+  x[0][0] = 0.75;
+  recorder.commit(1, x);
+  checkpoints.committed(1, x, 0, recorder);
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), 0u);  // not due for an hour
+  checkpoints.write_now(recorder);
+  const Checkpoint c = read_checkpoint(dir.path());
+  EXPECT_EQ(c.step(), 1u);
+  EXPECT_EQ(c.states.front()[0], 0.75);
+}
+
+// ---- a run cut at step m and resumed ----
+
+// thesis.toml shortened to `seconds` of model time, written into dir (impacts from ~0.4 s).
+fs::path short_thesis(const fs::path& dir, const std::string& seconds) {
+  std::string text = slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml");
+  const std::string from = "duration = 20.0";
+  text.replace(text.find(from), from.size(), "duration = " + seconds);
+  const fs::path file = dir / "short-thesis.toml";
+  std::ofstream(file) << text;
+  return file;
+}
+
+// Stops the run once step `at` is committed.
+class StopAt final : public RunControl {
+ public:
+  explicit StopAt(std::uint64_t at) : at_(at) {}
+  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
+  bool stop_requested() const override { return reached_ >= at_; }
+
+ private:
+  std::uint64_t at_;
+  std::uint64_t reached_ = 0;
+};
+
+enum class Kind { sequential, conservative, lookahead, optimistic };
+
+// A run of `kind` into dir with its checkpoint, fresh or resumed; components in process.
+RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& control,
+                 const ResumedRun* resumed = nullptr) {
+  const char* method = kind == Kind::sequential   ? "sequential"
+                       : kind == Kind::optimistic ? "optimistic"
+                                                  : "conservative";
+  const RunSetup setup{s.file, method, "", "single", 0, 0, false, false, "none", 3000};
+  auto recorder = open_recorder(s, dir, resumed);
+  Checkpointer checkpoints(
+      dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));
+  const ChainStart* from = resumed ? &resumed->start : nullptr;
+  const DriveOptions drive{false, nullptr, from, &checkpoints};
+  if (kind == Kind::sequential) {
+    SequentialStepper stepper(s);
+    return drive_chain(s, method, stepper, *recorder, control, drive);
+  }
+  LocalDeploymentOptions local;
+  local.start = from;
+  LocalDeployment deployment(s, local);
+  if (kind == Kind::optimistic) {
+    OptimisticStepper stepper(deployment, s, {8, 32}, from ? from->step : 0);
+    return drive_chain(s, method, stepper, *recorder, control, drive);
+  }
+  const Guarantee g = kind == Kind::lookahead ? Guarantee::lookahead : Guarantee::step;
+  ConservativeStepper stepper(deployment, s, {g, {}, 10'000});
+  return drive_chain(s, method, stepper, *recorder, control, drive);
+}
+
+struct Uninterrupted {
+  TempDir dir;
+  Scenario s;
+  RunResult r;
+  Uninterrupted() {
+    s = load_scenario(short_thesis(dir.path(), "1.5"));
+    RunControl control;
+    r = record(Kind::sequential, s, dir.path(), control);
+  }
+};
+
+const Uninterrupted& reference() {
+  static const Uninterrupted u;
+  return u;
+}
+
+void expect_cut_and_resume_matches(Kind kind, std::uint64_t cut, bool crash_debris = false) {
+  const Uninterrupted& ref = reference();
+  ASSERT_EQ(ref.r.status, "completed");
+  ASSERT_GT(ref.r.collisions, 0u);  // the cut must be able to fall among impacts
+  TempDir dir;
+  const Scenario s = load_scenario(short_thesis(dir.path(), "1.5"));
+  StopAt stop(cut);
+  const RunResult first = record(kind, s, dir.path(), stop);
+  ASSERT_EQ(first.status, "interrupted");
+  ASSERT_EQ(first.steps, cut);
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), cut);
+  if (crash_debris)  // a crash after the checkpoint: rows of later steps, half a row
+    std::ofstream(dir / "trajectory.csv", std::ios::app) << "9.99,1,2,3\n1.0,0.5";
+  const ResumedRun resumed = prepare_resume({dir.path(), "", {}});
+  EXPECT_EQ(resumed.start.step, cut);
+  RunControl control;
+  const RunResult second = record(kind, resumed.scenario, dir.path(), control, &resumed);
+  EXPECT_EQ(second.status, "completed") << second.error;
+  EXPECT_EQ(second.steps, s.steps);
+  EXPECT_EQ(second.collisions, ref.r.collisions);
+  EXPECT_EQ(second.trajectory_sha256, ref.r.trajectory_sha256);
+  EXPECT_EQ(slurp(dir / "trajectory.csv"), slurp(ref.dir / "trajectory.csv"));
+  const Checkpoint last = read_checkpoint(dir.path());
+  EXPECT_EQ(last.step(), s.steps);
+  EXPECT_EQ(last.resumed_from, std::vector<std::uint64_t>{cut});
+}
+
+TEST(Resume, SequentialCutAnywhereGivesTheUninterruptedDigestAndCsv) {
+  // Step 0, between rows, on a row (output every 10 steps), the step before the end.
+  for (std::uint64_t cut : {0u, 1u, 437u, 700u, 1499u}) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    expect_cut_and_resume_matches(Kind::sequential, cut);
+  }
+}
+
+TEST(Resume, RowsWrittenAfterTheCheckpointAreCutOff) {
+  expect_cut_and_resume_matches(Kind::sequential, 523, true);
+}
+
+TEST(Resume, ConservativeStepAndLookaheadIntegratorsStartAtTheCheckpoint) {
+  expect_cut_and_resume_matches(Kind::conservative, 611);
+  expect_cut_and_resume_matches(Kind::lookahead, 611);
+}
+
+TEST(Resume, OptimisticIntegratorsStartAtTheCheckpoint) {
+  expect_cut_and_resume_matches(Kind::optimistic, 611);
+}
+
+TEST(Resume, ResumingTwiceKeepsCountingAndStillMatches) {
+  const Uninterrupted& ref = reference();
+  TempDir dir;
+  const Scenario s = load_scenario(short_thesis(dir.path(), "1.5"));
+  StopAt first_stop(300);
+  record(Kind::sequential, s, dir.path(), first_stop);
+  const ResumedRun once = prepare_resume({dir.path(), "", {}});
+  StopAt second_stop(900);
+  EXPECT_EQ(record(Kind::sequential, once.scenario, dir.path(), second_stop, &once).status,
+            "interrupted");
+  const ResumedRun twice = prepare_resume({dir.path(), "", {}});
+  EXPECT_EQ(twice.start.step, 900u);
+  RunControl control;
+  const RunResult r = record(Kind::sequential, twice.scenario, dir.path(), control, &twice);
+  EXPECT_EQ(r.trajectory_sha256, ref.r.trajectory_sha256);
+  EXPECT_EQ(read_checkpoint(dir.path()).resumed_from, (std::vector<std::uint64_t>{300, 900}));
+}
+
+// ---- what prepare_resume refuses ----
+
+void expect_resume_refused(const ResumeRequest& req, const std::string& message) {
+  try {
+    prepare_resume(req);
+    ADD_FAILURE() << "resume accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+struct CutRun {
+  TempDir dir;
+  Scenario s;
+  CutRun() {
+    s = load_scenario(short_thesis(dir.path(), "0.3"));
+    StopAt stop(100);
+    record(Kind::sequential, s, dir.path(), stop);
+  }
+  ResumeRequest request() const { return {dir.path(), "", {}}; }
+};
+
+TEST(Resume, RefusesWhatItCannotContinue) {
+  expect_resume_refused({"/nonexistent/kausal-run", "", {}}, "no such run directory");
+  {
+    TempDir empty;
+    expect_resume_refused({empty.path(), "", {}}, "no checkpoint");
+  }
+  {
+    CutRun run;
+    fs::resize_file(run.dir / "trajectory.csv", 100);
+    expect_resume_refused(run.request(), "shorter than");
+  }
+  {
+    CutRun run;
+    std::ofstream(run.dir / "scenario.toml", std::ios::app) << "\n# edited\n";
+    expect_resume_refused(run.request(), "changed since the run started");
+  }
+  {
+    CutRun run;
+    ResumeRequest req = run.request();
+    req.given["--method"] = "optimistic";
+    expect_resume_refused(req, "--method optimistic conflicts");
+    req.given = {{"--out", "elsewhere"}};
+    expect_resume_refused(req, "--out conflicts");
+    req.given = {{"--method", "sequential"}};  // the same as stored: fine
+    EXPECT_EQ(prepare_resume(req).start.step, 100u);
+  }
+  {
+    CutRun run;
+    ResumeRequest req = run.request();
+    fs::create_directories(run.dir / "other");
+    req.scenario = short_thesis(run.dir / "other", "0.4").string();
+    expect_resume_refused(req, "differs from the scenario the run started with");
+  }
+}
+
+TEST(Resume, ACompletedRunHasNothingToResume) {
+  TempDir dir;
+  const Scenario s = load_scenario(short_thesis(dir.path(), "0.1"));
+  RunControl control;
+  record(Kind::sequential, s, dir.path(), control);
+  EXPECT_TRUE(prepare_resume({dir.path(), "", {}}).complete());
+}
+
+}  // namespace
+}  // namespace kausal
