@@ -70,6 +70,23 @@ inline bool process_exists(pid_t pid) {
   return close == std::string::npos || line.size() < close + 3 || line[close + 2] != 'Z';
 }
 
+// Waits up to `timeout` for child `pid` to exit and reaps it: its exit code (128 + the
+// signal if one ended it), kept in `status`; nothing if it is still running.
+inline std::optional<int> wait_for_exit(pid_t pid, std::optional<int>& status,
+                                        std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!status) {
+    int st = 0;
+    if (waitpid(pid, &st, WNOHANG) == pid) {
+      status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return status;
+}
+
 class KausalProcess {
  public:
   // Starts `PROGRAM args...` (a kausal executable) with stdout and stderr into files in `dir`.
@@ -103,17 +120,7 @@ class KausalProcess {
 
   // The exit code, or nothing if it has not exited within `timeout`.
   std::optional<int> wait(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!status_) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return status_;
+    return wait_for_exit(pid_, status_, timeout);
   }
 
   // The PID of the child process started with `--name <component>`, waiting for it.

@@ -67,17 +67,7 @@ class LabProcess {
   }
 
   std::optional<int> wait(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!status_) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        break;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return status_;
+    return wait_for_exit(pid_, status_, timeout);
   }
 
   // Waits until its stdout contains `text`; false if it exits or the time runs out first.
