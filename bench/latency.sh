@@ -8,8 +8,10 @@
 # PIN is kausal's --pin: cores (the default: the conservative monitor calls its components
 # from one thread per CPU, in turn) or none (one monitor thread per component, so the
 # round trips of a step overlap — what a slow network wants).
-# Usage: bash bench/latency.sh [REPEAT] [DELAYS] [DURATION] [PIN]
-#        (defaults: 3 "0 100us 500us 2ms" 0.5 cores)
+# LAYOUT is kausal's --layout: process (System and Integrator apart: every Calc is a round
+# trip on the network) or pendulum (each pair in one process: only the monitor's traffic is).
+# Usage: bash bench/latency.sh [REPEAT] [DELAYS] [DURATION] [PIN] [LAYOUT]
+#        (defaults: 3 "0 100us 500us 2ms" 0.5 cores process)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/bin/kausal ] || make build
@@ -17,6 +19,7 @@ repeat=${1:-3}
 delays=${2:-0 100us 500us 2ms}
 duration=${3:-0.5}
 pin=${4:-cores}
+layout=${5:-process}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 scenario=$out/thesis-short.toml
@@ -30,7 +33,7 @@ for k in $(seq "$repeat"); do
       extra=()
       [ -n "$guarantee" ] && extra=(--guarantee "$guarantee")
       build/bin/kausal run "$scenario" --method "$method" "${extra[@]}" --link-delay "$delay" \
-        --pin "$pin" --out "$out/$k/$delay/$method$guarantee" >/dev/null
+        --pin "$pin" --layout "$layout" --out "$out/$k/$delay/$method$guarantee" >/dev/null
     done
   done
 done
