@@ -53,6 +53,22 @@ fs::path make_work_dir(const std::string& given) {
   return dir;
 }
 
+// The default work directory is the node's own: removed when it stops (the monitor has
+// fetched the logs it wanted). A --work-dir given by the user stays.
+class TemporaryWorkDir {
+ public:
+  explicit TemporaryWorkDir(fs::path dir) : dir_(std::move(dir)) {}
+  ~TemporaryWorkDir() {
+    std::error_code ignored;
+    if (!dir_.empty()) fs::remove_all(dir_, ignored);
+  }
+  TemporaryWorkDir(const TemporaryWorkDir&) = delete;
+  TemporaryWorkDir& operator=(const TemporaryWorkDir&) = delete;
+
+ private:
+  fs::path dir_;
+};
+
 // A name already registered by a node that still answers is taken; a stale entry (its node
 // gone) is replaced.
 void check_name_free(NamingService& naming, const std::string& name) {
@@ -110,12 +126,14 @@ int node_command(const NodeOptions& o) {
     throw InputError("--name: '" + o.name + "' is not a plain name (1-64 of A-Z a-z 0-9 . _ -)");
   const sigset_t set = SignalWatch::signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  const fs::path work = make_work_dir(o.work_dir);
   OrbSettings settings = o.orb;
   settings.plain_tcp_peer = naming_address(o.naming);
   OrbRuntime orb(settings);
   NamingService naming(orb, o.naming);
   check_name_free(naming, o.name);
+  const fs::path work = make_work_dir(o.work_dir);
+  // Declared before the agent, so that it is removed after the agent has ended its children.
+  TemporaryWorkDir own_work(o.work_dir.empty() ? work : fs::path());
   NodeAgent agent(o.name, executable_dir(), work, o.orb);
   // Unregister while the ORB can still call the naming service, then stop serving.
   std::once_flag left;
@@ -137,7 +155,7 @@ int node_command(const NodeOptions& o) {
     orb.run();
   }
   std::cout << "kausal node " << o.name << ": stopped" << std::endl;
-  return 0;  // the agent ends what it started
+  return 0;  // the agent ends what it started; a work directory of its own goes with it
 }
 
 }  // namespace kausal

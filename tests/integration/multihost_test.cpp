@@ -74,7 +74,8 @@ class LoopbackNodes : public ::testing::Test {
   std::unique_ptr<LabProcess> node(
       const std::string& name, const std::vector<std::pair<std::string, std::string>>& env = {}) {
     auto p = std::make_unique<LabProcess>(
-        std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming()},
+        std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming(),
+                                 "--work-dir", (dir_ / ("work-" + name)).string()},
         dir_.path(), "node-" + name, "", "", env);
     EXPECT_TRUE(p->wait_for_output("registered as kausal/" + name, 10s)) << p->err();
     return p;
@@ -187,7 +188,8 @@ TEST_F(LoopbackNodes, TlsNodesServeOnlyMonitorsWithACertificateFromTheirCa) {
   const std::string ca = (dir_ / "certs/ca.pem").string();
   auto alpha = std::make_unique<LabProcess>(
       std::vector<std::string>{kKausal, "node", "--name", "alpha", "--naming", naming(), "--tls-ca",
-                               ca, "--tls-cert", (dir_ / "certs/alpha.pem").string()},
+                               ca, "--tls-cert", (dir_ / "certs/alpha.pem").string(), "--work-dir",
+                               (dir_ / "work-alpha").string()},
       dir_.path(), "node-alpha");
   ASSERT_TRUE(alpha->wait_for_output("registered", 10s)) << alpha->err();
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
@@ -303,7 +305,7 @@ class NetworkNamespaces : public ::testing::Test {
     for (const std::string name : {"alpha", "beta"}) {
       nodes_[name] = std::make_unique<LabProcess>(
           std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming(), "--host",
-                                   address(name)},
+                                   address(name), "--work-dir", (dir_ / name).string()},
           dir_.path(), "node-" + name, lab_->netns(name), name);
       ASSERT_TRUE(nodes_[name]->wait_for_output("registered", 15s)) << nodes_[name]->err();
     }
@@ -415,7 +417,7 @@ TEST_F(NetworkNamespaces, NodeKilledMidRunExitsThreeNamingTheHostAndResumeReache
   // uninterrupted run.
   nodes_["beta"] = std::make_unique<LabProcess>(
       std::vector<std::string>{kKausal, "node", "--name", "beta", "--naming", naming(), "--host",
-                               address("beta")},
+                               address("beta"), "--work-dir", (dir_ / "beta-again").string()},
       dir_.path(), "node-beta-again", lab_->netns("beta"), "beta");
   ASSERT_TRUE(nodes_["beta"]->wait_for_output("registered", 15s)) << nodes_["beta"]->err();
   auto resumed = monitor(
