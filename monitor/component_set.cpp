@@ -12,6 +12,7 @@
 
 #include "idl/convert.hpp"
 #include "integrator/integrator_servant.hpp"
+#include "monitor/lease_servant.hpp"
 #include "system/system_servant.hpp"
 
 namespace kausal {
@@ -148,8 +149,9 @@ void ComponentSet::start_local(const std::vector<Launch>& launches, const Launch
 namespace {
 
 // Asks `node` to start one process and waits (up to the startup timeout) for the references.
-std::vector<std::string> start_on_node(RemoteNode& node, const std::string& run,
-                                       const std::string& executable, const std::string& process,
+std::vector<std::string> start_on_node(RemoteNode& node, idl::Lease_ptr lease,
+                                       const std::string& run, const std::string& executable,
+                                       const std::string& process,
                                        const std::vector<std::string>& names, int cpu,
                                        const LaunchOptions& options) {
   idl::ProcessRequest r;
@@ -162,6 +164,7 @@ std::vector<std::string> start_on_node(RemoteNode& node, const std::string& run,
   r.call_timeout_ms = options.call_timeout_ms;
   r.link_delay_us = options.link_delay_us;
   r.startup_timeout_ms = static_cast<CORBA::ULong>(options.startup_timeout.count());
+  r.owner = idl::Lease::_duplicate(lease);  // the member owns what it is given
   // This thread's calls only (omniORB keeps the timeout per omni_thread, so this thread
   // needs one): the node answers once the process has started.
   omni_thread::ensure_self self;
@@ -188,12 +191,15 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
     nodes.push_back(
         placement.nodes->node(rule.node, placement.deploy.file + ":" + std::to_string(rule.line)));
   }
+  lease_ = new LeaseServant;
+  lease_ref_ = orb_.resolve(orb_.activate(lease_));
+  idl::Lease_var lease = idl::Lease::_narrow(lease_ref_);
   std::vector<std::future<std::vector<std::string>>> asked;
   for (std::size_t k = 0; k < launches.size(); ++k) {
     const Launch& l = launches[k];
     std::vector<std::string> names;
     for (LaunchedComponent* c : l.hosted) names.push_back(c->name);
-    asked.push_back(std::async(std::launch::async, start_on_node, std::ref(*nodes[k]),
+    asked.push_back(std::async(std::launch::async, start_on_node, std::ref(*nodes[k]), lease.in(),
                                placement.run_id, l.executable, l.process, names, l.cpu,
                                std::cref(options)));
   }
@@ -298,6 +304,19 @@ void ComponentSet::collect_remote() {
     }
   }
   remote_.reset();
+  release_lease();
+}
+
+void ComponentSet::release_lease() {
+  if (!lease_) return;
+  try {
+    orb_.deactivate(lease_);
+  } catch (const CORBA::Exception&) {
+    // The ORB is going down: the lease goes with it.
+  }
+  lease_->_remove_ref();
+  lease_ = nullptr;
+  lease_ref_ = CORBA::Object::_nil();
 }
 
 std::vector<ComponentReport> ComponentSet::reports() {

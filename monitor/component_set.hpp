@@ -106,6 +106,7 @@ class ComponentSet {
   void check_versions();
   // Copies the logs of processes that ran on nodes into log_dir_, ends what a node still runs.
   void collect_remote();
+  void release_lease();
 
   OrbRuntime& orb_;
   Layout layout_;
@@ -114,6 +115,9 @@ class ComponentSet {
   std::vector<std::shared_ptr<ProcessHandle>> children_;  // each once (a process may host two)
   std::shared_ptr<const RemotePlacement> remote_;
   std::filesystem::path log_dir_;
+  // Remote runs: the lease the nodes watch (they end the run's processes when it goes).
+  PortableServer::ServantBase* lease_ = nullptr;
+  CORBA::Object_var lease_ref_;
   // Single layout: the collocated POA and our own reference to every servant in it (system-1,
   // integrator-1, ...), so that they are deleted in an order we choose.
   std::unique_ptr<CollocatedAdapter> adapter_;

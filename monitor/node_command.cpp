@@ -143,7 +143,8 @@ int node_command(const NodeOptions& o) {
       orb.shutdown();
     });
   };
-  auto* servant = new NodeServant(agent, leave);
+  LeaseWatch leases(agent);
+  auto* servant = new NodeServant(agent, leases, leave);
   CORBA::Object_var ref = orb.resolve(orb.activate(servant));
   servant->_remove_ref();  // the POA owns it
   naming.bind_node(o.name, ref);

@@ -130,6 +130,24 @@ TEST_F(LoopbackNodes, DeployedRunGivesTheSequentialDigestAndSaysWhereEachCompone
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
 
+TEST_F(LoopbackNodes, MonitorKilledMidRunTheNodeEndsItsProcesses) {
+  auto alpha = node("alpha");
+  const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  KausalProcess run({"run", scenario("thesis.toml"), "--method", "conservative", "--deploy",
+                     d.string(), "--naming", naming(), "--out", (dir_ / "r").string()},
+                    dir_.path());
+  for (int k = 0; k < 500 && lines_of(dir_ / "r/trajectory.csv") < 3; ++k)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_EQ(children_of(alpha->pid()).size(), 10u) << run.err();
+  kill(run.pid(), SIGKILL);  // no chance to release anything
+  run.wait(10s);
+  // The node notices the lost lease within a few pings (a bound, not a measurement).
+  for (int k = 0; k < 500 && !children_of(alpha->pid()).empty(); ++k)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  EXPECT_NE(alpha->out().find("is gone; ending its processes"), std::string::npos) << alpha->out();
+}
+
 TEST_F(LoopbackNodes, UnknownNodeIsBadInputListingTheRegisteredOnes) {
   auto alpha = node("alpha");
   const fs::path d = deploy("[[node]]\nname = \"gamma\"\ncomponents = [\"*\"]\n");
