@@ -12,14 +12,6 @@ namespace kausal {
 
 namespace {
 
-bool plain_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
-      return false;
-  return true;
-}
-
 bool matches(const std::string& pattern, const std::string& name) {
   return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
 }
@@ -47,6 +39,14 @@ NodeRule read_node(const toml::table& table, const std::string& file, std::size_
 }
 
 }  // namespace
+
+bool plain_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
+      return false;
+  return true;
+}
 
 const NodeRule& DeployFile::node_for(const std::string& process,
                                      const std::vector<std::string>& components) const {

@@ -35,6 +35,10 @@ struct DeployFile {
   std::vector<std::string> node_names() const;
 };
 
+// Whether `name` may name a node, run, process or component: 1-64 of [A-Za-z0-9._-], not "."
+// or "..". Keeps the paths and command lines a node builds from names harmless.
+bool plain_name(const std::string& name);
+
 // Reads and checks the file: "file:line: what is wrong" (InputError) for bad TOML, unknown
 // keys, a node without a name or components, a name twice, a name that is not plain.
 DeployFile load_deploy_file(const std::string& file);

@@ -4,6 +4,7 @@
 #include <future>
 #include <set>
 
+#include "monitor/deploy_file.hpp"
 #include "monitor/fan_out.hpp"
 #include "system/errors.hpp"
 
@@ -31,14 +32,6 @@ std::string tail_of(const std::filesystem::path& file, std::size_t max_bytes) {
 }
 
 }  // namespace
-
-bool safe_name(const std::string& name) {
-  if (name.empty() || name.size() > 64 || name == "." || name == "..") return false;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'))
-      return false;
-  return true;
-}
 
 NodeAgent::NodeAgent(std::string name, std::filesystem::path bin_dir,
                      std::filesystem::path work_dir, OrbSettings transport)
@@ -91,15 +84,15 @@ void NodeAgent::on_spawner(const std::function<void()>& f) {
 
 void NodeAgent::check(const StartRequest& r) const {
   auto refuse = [&](const std::string& why) { throw ProtocolError("node " + name_, why); };
-  if (!safe_name(r.run)) refuse("run id '" + r.run + "' is not a plain name");
-  if (!safe_name(r.process)) refuse("process name '" + r.process + "' is not a plain name");
+  if (!plain_name(r.run)) refuse("run id '" + r.run + "' is not a plain name");
+  if (!plain_name(r.process)) refuse("process name '" + r.process + "' is not a plain name");
   if (!kExecutables.count(r.executable))
     refuse("'" + r.executable + "' is not a kausal component executable");
   if (r.names.size() != hosted_count(r.executable))
     refuse(r.executable + " hosts " + std::to_string(hosted_count(r.executable)) +
            " component(s), not " + std::to_string(r.names.size()));
   for (const auto& n : r.names)
-    if (!safe_name(n)) refuse("component name '" + n + "' is not a plain name");
+    if (!plain_name(n)) refuse("component name '" + n + "' is not a plain name");
   if (r.call_timeout_ms == 0 || r.startup_timeout.count() <= 0)
     refuse("call and startup timeouts must be positive");
 }

@@ -89,8 +89,4 @@ class NodeAgent {
   std::thread spawner_;
 };
 
-// Whether `name` may name a run, process or component: 1-64 of [A-Za-z0-9._-], not "." or
-// "..". Keeps paths and command lines built from it harmless.
-bool safe_name(const std::string& name);
-
 }  // namespace kausal

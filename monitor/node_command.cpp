@@ -14,6 +14,7 @@
 
 #include "idl/naming.hpp"
 #include "idl/wire_errors.hpp"
+#include "monitor/deploy_file.hpp"
 #include "monitor/node_servant.hpp"
 
 namespace kausal {
@@ -122,7 +123,7 @@ class SignalWatch {
 }  // namespace
 
 int node_command(const NodeOptions& o) {
-  if (!safe_name(o.name))
+  if (!plain_name(o.name))
     throw InputError("--name: '" + o.name + "' is not a plain name (1-64 of A-Z a-z 0-9 . _ -)");
   const sigset_t set = SignalWatch::signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
