@@ -121,7 +121,7 @@ void ComponentSet::start_local(const std::vector<Launch>& launches, const Launch
   std::vector<std::shared_ptr<ChildProcess>> started;
   for (const Launch& l : launches) {
     std::vector<std::string> args;
-    for (LaunchedComponent* c : l.hosted) args.insert(args.end(), {"--name", c->name});
+    for (const auto& name : l.names()) args.insert(args.end(), {"--name", name});
     for (const auto& a : orb_arguments(child)) args.push_back(a);
     if (unix_sockets_allowed(child))
       args.insert(args.end(), {"--unix-socket", (socket_dir_ / l.process).string()});
@@ -185,9 +185,7 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
   // Resolve every node first: a deployment that names an unknown node starts nothing.
   std::vector<std::shared_ptr<RemoteNode>> nodes;
   for (const Launch& l : launches) {
-    std::vector<std::string> names;
-    for (LaunchedComponent* c : l.hosted) names.push_back(c->name);
-    const NodeRule& rule = placement.deploy.node_for(l.process, names);
+    const NodeRule& rule = placement.deploy.node_for(l.process, l.names());
     nodes.push_back(
         placement.nodes->node(rule.node, placement.deploy.file + ":" + std::to_string(rule.line)));
   }
@@ -197,10 +195,8 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
   std::vector<std::future<std::vector<std::string>>> asked;
   for (std::size_t k = 0; k < launches.size(); ++k) {
     const Launch& l = launches[k];
-    std::vector<std::string> names;
-    for (LaunchedComponent* c : l.hosted) names.push_back(c->name);
     asked.push_back(std::async(std::launch::async, start_on_node, std::ref(*nodes[k]), lease.in(),
-                               placement.run_id, l.executable, l.process, names, l.cpu,
+                               placement.run_id, l.executable, l.process, l.names(), l.cpu,
                                std::cref(options)));
   }
   std::exception_ptr first_failure;

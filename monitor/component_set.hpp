@@ -98,6 +98,11 @@ class ComponentSet {
     std::string executable, process;
     std::vector<LaunchedComponent*> hosted;
     int cpu = -1;
+    std::vector<std::string> names() const {
+      std::vector<std::string> out;
+      for (const LaunchedComponent* c : hosted) out.push_back(c->name);
+      return out;
+    }
   };
   void start_children(const std::vector<ComponentPair>& pairs, const LaunchOptions& options);
   void start_local(const std::vector<Launch>& launches, const LaunchOptions& options);
