@@ -204,7 +204,7 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
     const Launch& l = launches[k];
     try {
       const auto iors = asked[k].get();
-      auto process = std::make_shared<RemoteProcess>(nodes[k], placement.run_id, l.process, 0, "?");
+      auto process = std::make_shared<RemoteProcess>(nodes[k], placement.run_id, l.process);
       children_.push_back(process);
       for (std::size_t j = 0; j < l.hosted.size(); ++j) {
         LaunchedComponent* c = l.hosted[j];
@@ -213,7 +213,6 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
         c->clock_offset_ns = nodes[k]->clock_offset_ns;
         c->ref = orb_.resolve(iors.at(j));
       }
-      process->running();  // learns its pid and log file
     } catch (...) {
       if (!first_failure) first_failure = std::current_exception();
     }

@@ -81,7 +81,6 @@ struct Options {
   // How the monitor and the components it starts talk: the address the monitor serves on,
   // an emulated link delay, TLS (call timeouts are call_timeout_ms above).
   OrbSettings transport;
-  bool host_given = false;
   std::string deploy;  // deployment file: components on node agents (docs/multi-host.md)
   std::optional<DeployFile> deploy_file;  // loaded from it before the run
   std::string naming;                     // the naming service the nodes registered in
@@ -111,15 +110,9 @@ void on_interrupt(int) {
 // deployment of the command gets its own run id on the nodes.
 class DeployContext {
  public:
-  explicit DeployContext(const Options& o) : file_(o.deploy_file), monitor_host_(o.transport.host) {
-    if (!file_) return;
-    naming_ = o.naming.empty() ? file_->naming : o.naming;
-    if (naming_.empty())
-      throw InputError(
-          "command line: --deploy needs --naming corbaloc::HOST:PORT/NameService "
-          "(or naming = \"...\" in " +
-          file_->file + ")");
-  }
+  // o as prepare_deployment() left it: the file read, the naming service settled.
+  explicit DeployContext(const Options& o)
+      : file_(o.deploy_file), naming_(o.naming), monitor_host_(o.transport.host) {}
 
   // Null without --deploy. Otherwise resolves every node of the file (once) and checks that
   // each can reach the monitor.
@@ -542,14 +535,20 @@ int analyze_command(const std::string& file, std::optional<double> at) {
 // is given. A run that deploys nothing (sequential) or hosts everything in the monitor
 // (single) cannot use it.
 void prepare_deployment(const CLI::App& cmd, Options& o) {
-  o.host_given = cmd.get_option("--host")->count() > 0;
   if (o.deploy.empty()) {
     if (!o.naming.empty()) throw InputError("command line: --naming applies with --deploy");
     return;
   }
   o.deploy_file = load_deploy_file(o.deploy);
-  o.transport.plain_tcp_peer = naming_address(o.naming.empty() ? o.deploy_file->naming : o.naming);
-  if (!o.host_given && !o.deploy_file->monitor_host.empty())
+  if (o.naming.empty()) o.naming = o.deploy_file->naming;
+  if (o.naming.empty())
+    throw InputError(
+        "command line: --deploy needs --naming corbaloc::HOST:PORT/NameService "
+        "(or naming = \"...\" in " +
+        o.deploy + ")");
+  o.transport.plain_tcp_peer = naming_address(o.naming);
+  const bool host_given = cmd.get_option("--host")->count() > 0;
+  if (!host_given && !o.deploy_file->monitor_host.empty())
     o.transport.host = o.deploy_file->monitor_host;
   const bool is_run = cmd.get_name() == "run";
   if (is_run && o.method == "sequential" && cmd.get_option("--method")->count() > 0)

@@ -83,13 +83,10 @@ std::string new_run_id() {
          std::to_string(count.fetch_add(1) + 1);
 }
 
-RemoteProcess::RemoteProcess(std::shared_ptr<RemoteNode> node, std::string run, std::string process,
-                             long pid, std::string log_file)
-    : node_(std::move(node)),
-      run_(std::move(run)),
-      process_(std::move(process)),
-      pid_(pid),
-      log_file_(std::move(log_file)) {}
+RemoteProcess::RemoteProcess(std::shared_ptr<RemoteNode> node, std::string run, std::string process)
+    : node_(std::move(node)), run_(std::move(run)), process_(std::move(process)) {
+  refresh();
+}
 
 void RemoteProcess::refresh() {
   if (!running_) return;

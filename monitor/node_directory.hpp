@@ -54,8 +54,8 @@ std::string new_run_id();
 // A component process started by a node agent.
 class RemoteProcess : public ProcessHandle {
  public:
-  RemoteProcess(std::shared_ptr<RemoteNode> node, std::string run, std::string process, long pid,
-                std::string log_file);
+  // Asks the node at once for its pid and log file.
+  RemoteProcess(std::shared_ptr<RemoteNode> node, std::string run, std::string process);
 
   const std::string& name() const override { return process_; }
   long process_id() const override { return pid_; }
@@ -74,8 +74,8 @@ class RemoteProcess : public ProcessHandle {
 
   std::shared_ptr<RemoteNode> node_;
   std::string run_, process_;
-  long pid_;
-  std::string log_file_;
+  long pid_ = 0;
+  std::string log_file_ = "?";
   bool running_ = true;
   std::string status_ = "running";
 };

@@ -1,7 +1,9 @@
 #pragma once
-// Runs the real kausal CLI for the integration tests: output to files, exit status with a
-// deadline, the component processes it started found through /proc. Every process a test
-// starts is ended by PID when the test leaves, whatever happened.
+// Runs real processes for the integration tests (the kausal CLI and its executables, or any
+// command, also inside a network namespace): output to files, exit status with a deadline,
+// the processes they started found through /proc. Every process a test starts is ended by
+// PID when the test leaves, whatever happened.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -87,52 +89,70 @@ inline std::optional<int> wait_for_exit(pid_t pid, std::optional<int>& status,
   return status;
 }
 
-class KausalProcess {
+// Any command (omniNames, kausal node, kausal run), with stdout and stderr in LABEL.out and
+// LABEL.err in `dir`, optionally inside a network namespace under its own host name (its own
+// UTS namespace). Ended by PID, with everything it started, when the test leaves.
+class LabProcess {
  public:
-  // Starts `PROGRAM args...` (a kausal executable) with stdout and stderr into files in `dir`.
-  KausalProcess(const std::vector<std::string>& args, const fs::path& dir,
-                const std::map<std::string, std::string>& env = {},
-                const std::string& program = "kausal")
-      : stdout_(dir / (program + ".out")), stderr_(dir / (program + ".err")) {
-    std::vector<std::string> storage{std::string(KAUSAL_BIN_DIR) + "/" + program};
-    storage.insert(storage.end(), args.begin(), args.end());
+  // Runs argv; with a namespace, as `ip netns exec NS unshare --uts sh -c 'hostname H; exec
+  // argv'`: every step execs in place, so pid() is the command itself.
+  LabProcess(const std::vector<std::string>& command, const fs::path& dir, const std::string& label,
+             const std::string& netns = "", const std::string& hostname = "",
+             const std::map<std::string, std::string>& env = {})
+      : stdout_(dir / (label + ".out")), stderr_(dir / (label + ".err")) {
+    std::vector<std::string> storage;
+    if (!netns.empty())
+      storage = {"ip",    "netns",   "exec",
+                 netns,   "unshare", "--uts",
+                 "sh",    "-c",      "hostname \"$0\" && exec \"$@\"",
+                 hostname};
+    storage.insert(storage.end(), command.begin(), command.end());
     std::vector<char*> argv;
     for (auto& a : storage) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-      freopen(stdout_.c_str(), "w", stdout);
-      freopen(stderr_.c_str(), "w", stderr);
-      execv(argv[0], argv.data());
+      // dup2, not freopen: freopen would flush the test's unwritten stdout a second time.
+      const int out = open(stdout_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int err = open(stderr_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(out, STDOUT_FILENO);
+      dup2(err, STDERR_FILENO);
+      execvp(argv[0], argv.data());
       _exit(127);
     }
   }
-  ~KausalProcess() {
-    if (!status_) {
-      for (const auto& [pid, cmd] : children_of(pid_)) kill(pid, SIGKILL);
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
+  ~LabProcess() { end(SIGKILL); }
+  LabProcess(const LabProcess&) = delete;
+  LabProcess& operator=(const LabProcess&) = delete;
 
   pid_t pid() const { return pid_; }
 
-  // The exit code, or nothing if it has not exited within `timeout`.
+  // Sends `signal` to it (after its children, which it might otherwise restart) and reaps it.
+  void end(int signal) {
+    if (status_) return;
+    for (const auto& [pid, cmd] : children_of(pid_)) kill(pid, SIGKILL);
+    kill(pid_, signal);
+    wait(std::chrono::seconds(5));
+    if (!status_) {
+      kill(pid_, SIGKILL);
+      wait(std::chrono::seconds(5));
+    }
+  }
+
   std::optional<int> wait(std::chrono::milliseconds timeout) {
     return wait_for_exit(pid_, status_, timeout);
   }
 
-  // The PID of the child process started with `--name <component>`, waiting for it.
-  std::optional<pid_t> component_pid(const std::string& component,
-                                     std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  // Waits until its stdout contains `text`; false if it exits or the time runs out first.
+  bool wait_for_output(const std::string& text, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-      for (const auto& [pid, cmd] : children_of(pid_))
-        if (cmd.find("--name " + component + " ") != std::string::npos) return pid;
+      if (out().find(text) != std::string::npos) return true;
+      if (wait(std::chrono::milliseconds(0))) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    return std::nullopt;
+    return false;
   }
 
   std::string out() const { return read_file(stdout_); }
@@ -142,6 +162,46 @@ class KausalProcess {
   pid_t pid_ = -1;
   fs::path stdout_, stderr_;
   std::optional<int> status_;
+};
+
+// Runs a command to its end (at most `timeout`); its exit code, -1 if it had to be killed.
+inline int run_command(const std::vector<std::string>& command, const fs::path& dir,
+                       std::string* err = nullptr,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  LabProcess p(command, dir, "command");
+  const auto code = p.wait(timeout);
+  if (err) *err = p.err();
+  return code.value_or(-1);
+}
+
+// The kausal CLI (or another kausal executable), with stdout and stderr in PROGRAM.out and
+// PROGRAM.err in `dir`.
+class KausalProcess : public LabProcess {
+ public:
+  KausalProcess(const std::vector<std::string>& args, const fs::path& dir,
+                const std::map<std::string, std::string>& env = {},
+                const std::string& program = "kausal")
+      : LabProcess(command(program, args), dir, program, "", "", env) {}
+
+  // The PID of the child process started with `--name <component>`, waiting for it.
+  std::optional<pid_t> component_pid(const std::string& component,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (const auto& [pid, cmd] : children_of(pid()))
+        if (cmd.find("--name " + component + " ") != std::string::npos) return pid;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static std::vector<std::string> command(const std::string& program,
+                                          const std::vector<std::string>& args) {
+    std::vector<std::string> out{std::string(KAUSAL_BIN_DIR) + "/" + program};
+    out.insert(out.end(), args.begin(), args.end());
+    return out;
+  }
 };
 
 // Runs kausal to completion (at most `timeout`) and returns its exit code (-1 on timeout).

@@ -10,7 +10,6 @@
 #include <set>
 
 #include "tests/integration/kausal_process.hpp"
-#include "tests/integration/lab_process.hpp"
 #include "tests/integration/network_lab.hpp"
 
 namespace kausal::testing {
@@ -71,8 +70,8 @@ class LoopbackNodes : public ::testing::Test {
     return open;
   }
 
-  std::unique_ptr<LabProcess> node(
-      const std::string& name, const std::vector<std::pair<std::string, std::string>>& env = {}) {
+  std::unique_ptr<LabProcess> node(const std::string& name,
+                                   const std::map<std::string, std::string>& env = {}) {
     auto p = std::make_unique<LabProcess>(
         std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming(),
                                  "--work-dir", (dir_ / ("work-" + name)).string()},

@@ -13,9 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "tests/integration/lab_process.hpp"
+#include "tests/integration/kausal_process.hpp"
 
 namespace kausal::testing {
+
+// omniNames serving on ADDRESS:PORT only, its log in `dir`.
+inline std::vector<std::string> omninames_command(const std::string& address, int port,
+                                                  const fs::path& log_dir) {
+  return {"omniNames",
+          "-start",
+          std::to_string(port),
+          "-logdir",
+          log_dir.string(),
+          "-ORBendPoint",
+          "giop:tcp:" + address + ":" + std::to_string(port)};
+}
 
 class NetworkLab {
  public:
