@@ -63,10 +63,11 @@ fs::path scratch() {
 void BM_Sequential(benchmark::State& state, const std::string& file) {
   const Scenario s = scenario(file);
   SequentialStepper stepper(s);
+  ImpactSweep sweep(s.chain);
   std::vector<PendulumState> x = s.initial;
   std::uint64_t m = 0;
   for (auto _ : state) {
-    step_chain(s, stepper, m, x);
+    step_chain(stepper, sweep, m, x);
     if (++m == 20'000) {
       m = 0;
       x = s.initial;
@@ -117,9 +118,10 @@ void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   ProcessDeployment deployment(s, orb(), launch);
   ConservativeStepper stepper(deployment, s, {Guarantee::step, cpus});
   ActivityClock monitor;
+  ImpactSweep sweep(s.chain);
   std::vector<PendulumState> x = s.initial;
   std::uint64_t m = 0;
-  for (auto _ : state) step_chain(s, stepper, m++, x, {&monitor});
+  for (auto _ : state) step_chain(stepper, sweep, m++, x, {&monitor});
   state.counters["pendulums"] = static_cast<double>(s.pendulums());
   deployment.shutdown();
 }

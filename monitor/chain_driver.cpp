@@ -21,39 +21,32 @@ std::string host_name() {
 
 namespace {
 
-[[noreturn]] void causality_violation(std::size_t i, std::uint64_t step, const char* what) {
-  throw SimulationError("causality violation: pendulum[" + std::to_string(i + 1) + "] and [" +
-                        std::to_string(i + 2) + "] " + what + " at step " + std::to_string(step) +
-                        ", which the monitor had guaranteed impact-free");
-}
-
-void require_no_contact(const ChainSpec& chain, std::span<const PendulumState> states,
-                        std::uint64_t step) {
-  const auto& p = chain.pendulums;
-  for (std::size_t i = 0; i + 1 < states.size(); ++i) {
-    if (bob_distance(p[i], p[i + 1], states[i].data(), states[i + 1].data()) <=
-        p[i].radius + p[i + 1].radius)
-      causality_violation(i, step, "are in contact");
-  }
+[[noreturn]] void causality_violation(const BobPair& pair, std::uint64_t step, const char* what) {
+  throw SimulationError("causality violation: pendulum[" + std::to_string(pair.i + 1) + "] and [" +
+                        std::to_string(pair.j + 1) + "] " + what + " at step " +
+                        std::to_string(step) + ", which the monitor had guaranteed impact-free");
 }
 
 }  // namespace
 
-std::uint64_t step_chain(const Scenario& s, ChainStepper& stepper, std::uint64_t m,
+std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_t m,
                          std::span<PendulumState> states, const StepChecks& checks) {
   stepper.step_all(m, states);
   std::optional<BusyScope> busy;
   if (checks.monitor) busy.emplace(*checks.monitor);
   const std::uint64_t step = m + 1;
   if (stepper.guaranteed_impact_free(step)) {
-    if (checks.check_guarantees) require_no_contact(s.chain, states, step);
-    // The sweep applies the left bob's impulse first: i is the pair's left pendulum.
-    return resolve_impacts(s.chain, states, step, [&](std::size_t i, double) {
-      causality_violation(i, step, "need an impulse");
+    if (checks.check_guarantees) {
+      const BobPair contact = sweep.first_contact(states);
+      if (contact.i != contact.j) causality_violation(contact, step, "are in contact");
+    }
+    return sweep.resolve(states, step, [&](const BobPair& pair, const Impact&) {
+      causality_violation(pair, step, "need an impulse");
     });
   }
-  return resolve_impacts(s.chain, states, step, [&](std::size_t i, double impulse) {
-    stepper.apply_impulse(i, step, impulse, states);
+  return sweep.resolve(states, step, [&](const BobPair& pair, const Impact& impact) {
+    stepper.apply_impulse(pair.i, step, impact.left_impulse, states);
+    stepper.apply_impulse(pair.j, step, impact.right_impulse, states);
   });
 }
 
@@ -120,6 +113,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
   r.start_ns = monotonic_ns(start);
   const std::uint64_t first = options.from ? options.from->step : 0;
   std::vector<PendulumState> states = options.from ? options.from->states : s.initial;
+  ImpactSweep sweep(s.chain);
   r.steps = first;
   r.collisions = options.from ? options.from->collisions : 0;
   stepper.set_observer(observer);
@@ -132,7 +126,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
     if (observer) observer->committed(first, states);
     for (std::uint64_t m = first; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
-      r.collisions += step_chain(s, stepper, m, states, {monitor, options.check_guarantees});
+      r.collisions += step_chain(stepper, sweep, m, states, {monitor, options.check_guarantees});
       recorder.commit(m + 1, states);
       if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
       if (observer) observer->committed(m + 1, states);

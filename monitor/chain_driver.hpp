@@ -6,6 +6,7 @@
 #include "monitor/run_control.hpp"
 #include "monitor/scenario.hpp"
 #include "monitor/trajectory_recorder.hpp"
+#include "system/impact_sweep.hpp"
 
 namespace kausal {
 
@@ -16,10 +17,10 @@ struct StepChecks {
   bool check_guarantees = false;
 };
 
-// One step of every method: step every pendulum from m to m + 1, then sweep the impacts at
-// m + 1 (design.md §2). Returns the number of impacts. An impulse due at a step that the
-// stepper guaranteed impact-free is a causality violation (SimulationError).
-std::uint64_t step_chain(const Scenario& scenario, ChainStepper& stepper, std::uint64_t m,
+// One step of every method: step every pendulum from m to m + 1, then sweep the impacts of
+// all pairs at m + 1 (design.md §2). Returns the number of impacts. An impulse due at a step
+// that the stepper guaranteed impact-free is a causality violation (SimulationError).
+std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_t m,
                          std::span<PendulumState> states, const StepChecks& checks = {});
 
 // A result that says what was run (method, model, sizes) and nothing yet about how it went.

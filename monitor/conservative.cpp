@@ -12,14 +12,17 @@ ConservativeStepper::ConservativeStepper(Deployment& deployment, const Scenario&
       scenario_(scenario),
       options_(options),
       fan_(deployment.size(), options.lane_cpus),
-      window_(deployment.size()) {}
+      window_(deployment.size()) {
+  if (options.guarantee == Guarantee::lookahead)
+    pairs_within_reach_ = pairs_within_reach(scenario.chain);
+}
 
 void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> states) {
   std::uint64_t free_steps = 0;
   if (options_.guarantee == Guarantee::lookahead) {
     const std::uint64_t left = scenario_.steps - m - 1;
-    free_steps = safe_free_steps(scenario_.chain, scenario_.method, scenario_.h, states,
-                                 std::min(options_.max_window, left));
+    free_steps = safe_free_steps(scenario_.chain, pairs_within_reach_, scenario_.method,
+                                 scenario_.h, states, std::min(options_.max_window, left));
   }
   // No impact can happen at steps m+1 .. m+free_steps: everyone may compute up to the
   // step after them, whose impacts are checked as usual. Entries before m are final

@@ -8,6 +8,7 @@
 #include "monitor/fan_out.hpp"
 #include "monitor/integrator_port.hpp"
 #include "monitor/scenario.hpp"
+#include "system/impact_sweep.hpp"
 
 namespace kausal {
 
@@ -39,6 +40,7 @@ class ConservativeStepper final : public ChainStepper {
   const Scenario& scenario_;
   ConservativeOptions options_;
   FanOut fan_;
+  std::vector<BobPair> pairs_within_reach_;  // the pairs the lookahead must look at
   // The states of the current guarantee: steps window_first_ .. guarantee_, per pendulum.
   std::vector<StateBatch> window_;
   std::vector<std::uint64_t> granted_;  // for the observer, reused every round

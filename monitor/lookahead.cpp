@@ -80,16 +80,16 @@ class DisplacementBound {
   double angle_ = 0;  // bound on Σ |φ_{j+1} − φ_j| since step m
 };
 
-std::uint64_t magnitude_steps(const ChainSpec& chain, std::size_t i, Method method, double h,
+std::uint64_t magnitude_steps(const ChainSpec& chain, BobPair pair, Method method, double h,
                               std::span<const PendulumState> states, std::uint64_t max_steps) {
-  const PendulumParams& a = chain.pendulums[i];
-  const PendulumParams& b = chain.pendulums[i + 1];
-  const double gap =
-      bob_distance(a, b, states[i].data(), states[i + 1].data()) - reach_with_margin(a, b);
+  const PendulumParams& a = chain.pendulums[pair.i];
+  const PendulumParams& b = chain.pendulums[pair.j];
+  const double gap = bob_distance(a, b, states[pair.i].data(), states[pair.j].data()) -
+                     reach_with_margin(a, b);
   if (!(gap > 0)) return 0;  // touching, in contact, or not finite: nothing is safe
   if (2 * (a.length + b.length) < gap) return max_steps;  // can never reach each other
-  DisplacementBound da(a, method, h, states[i]);
-  DisplacementBound db(b, method, h, states[i + 1]);
+  DisplacementBound da(a, method, h, states[pair.i]);
+  DisplacementBound db(b, method, h, states[pair.j]);
   // Contact at step m+k+1 is impossible while the two displacement bounds stay below the gap.
   // Both bounds only grow, so the first failure ends the window.
   for (std::uint64_t k = 0; k < max_steps; ++k)
@@ -278,60 +278,64 @@ bool boxes_apart(const StateEnclosure& a, const StateEnclosure& b, double reach)
 
 // A pair whose window is still open.
 struct OpenPair {
-  std::size_t left;
+  BobPair pair;
   double reach;
   std::uint64_t magnitude;  // the magnitude bound's steps for this pair
 };
 
-// The enclosures of the pendulums of the open pairs, advanced in step: a pendulum shared by two
-// pairs is enclosed once.
+// The enclosures of the pendulums of the open pairs, advanced in step: a pendulum shared by
+// several pairs is enclosed once.
 class Enclosures {
  public:
   Enclosures(const ChainSpec& chain, Method method, double h, std::span<const PendulumState> states,
              const std::vector<OpenPair>& open)
-      : bobs_(states.size()) {
-    for (const OpenPair& pair : open)
-      for (std::size_t i : {pair.left, pair.left + 1})
+      : bobs_(states.size()), stepped_(states.size(), 0) {
+    for (const OpenPair& o : open)
+      for (std::uint32_t i : {o.pair.i, o.pair.j})
         if (!bobs_[i]) bobs_[i].emplace(chain.pendulums[i], method, h, states[i]);
   }
-  bool apart(const OpenPair& pair) const {
-    return boxes_apart(*bobs_[pair.left], *bobs_[pair.left + 1], pair.reach);
+  bool apart(const OpenPair& o) const {
+    return boxes_apart(*bobs_[o.pair.i], *bobs_[o.pair.j], o.reach);
   }
   // Advances the pendulums of the open pairs by one step; the others are no longer needed.
   void step(const std::vector<OpenPair>& open) {
-    std::size_t done = 0;  // pendulums below this index are already advanced
-    for (const OpenPair& pair : open) {
-      for (std::size_t i = std::max(pair.left, done); i <= pair.left + 1; ++i) bobs_[i]->step();
-      done = pair.left + 2;
-    }
+    ++steps_;
+    for (const OpenPair& o : open)
+      for (std::uint32_t i : {o.pair.i, o.pair.j})
+        if (stepped_[i] != steps_) {
+          bobs_[i]->step();
+          stepped_[i] = steps_;
+        }
   }
 
  private:
   std::vector<std::optional<StateEnclosure>> bobs_;
+  std::vector<std::uint64_t> stepped_;  // the last step() that advanced bob i
+  std::uint64_t steps_ = 0;
 };
 
-// min over the pairs first .. last−1 of min(max_steps, max(interval steps, magnitude steps)),
-// following the enclosures only up to the best window so far.
-std::uint64_t window(const ChainSpec& chain, Method method, double h,
-                     std::span<const PendulumState> states, std::size_t first, std::size_t last,
-                     std::uint64_t max_steps) {
+// min over the pairs of min(max_steps, max(interval steps, magnitude steps)), following the
+// enclosures only up to the best window so far.
+std::uint64_t window(const ChainSpec& chain, std::span<const BobPair> pairs, Method method,
+                     double h, std::span<const PendulumState> states, std::uint64_t max_steps) {
   std::uint64_t best = max_steps;
-  std::vector<OpenPair> open;  // ordered by left index
-  for (std::size_t i = first; i < last; ++i) {
-    const std::uint64_t m = magnitude_steps(chain, i, method, h, states, max_steps);
+  std::vector<OpenPair> open;
+  for (const BobPair& pair : pairs) {
+    const std::uint64_t m = magnitude_steps(chain, pair, method, h, states, max_steps);
     if (m < max_steps)  // else the magnitude bound alone gives this pair max_steps
-      open.push_back({i, reach_with_margin(chain.pendulums[i], chain.pendulums[i + 1]), m});
+      open.push_back(
+          {pair, reach_with_margin(chain.pendulums[pair.i], chain.pendulums[pair.j]), m});
   }
   Enclosures bobs(chain, method, h, states, open);
   for (std::uint64_t k = 0;; ++k) {
     // At step m+k the boxes of a pair may touch: it was safe at steps m+1 .. m+k−1 (none if
     // k = 0: a window never starts at a contact).
     std::size_t kept = 0;
-    for (const OpenPair& pair : open) {
-      if (bobs.apart(pair))
-        open[kept++] = pair;
+    for (const OpenPair& o : open) {
+      if (bobs.apart(o))
+        open[kept++] = o;
       else
-        best = std::min(best, std::max(k > 0 ? k - 1 : 0, pair.magnitude));
+        best = std::min(best, std::max(k > 0 ? k - 1 : 0, o.magnitude));
     }
     open.resize(kept);
     if (open.empty() || k >= best) return best;
@@ -349,21 +353,22 @@ void check_arguments(const ChainSpec& chain, double h, std::span<const PendulumS
 
 }  // namespace
 
+std::uint64_t safe_free_steps(const ChainSpec& chain, std::span<const BobPair> pairs,
+                              Method method, double h, std::span<const PendulumState> states,
+                              std::uint64_t max_steps) {
+  check_arguments(chain, h, states);
+  for (const BobPair& pair : pairs)
+    if (!(pair.i < pair.j && pair.j < states.size()))
+      throw SimulationError("lookahead: no pair (" + std::to_string(pair.i) + ", " +
+                            std::to_string(pair.j) + ") in a chain of " +
+                            std::to_string(states.size()));
+  return window(chain, pairs, method, h, states, max_steps);
+}
+
 std::uint64_t safe_free_steps(const ChainSpec& chain, Method method, double h,
                               std::span<const PendulumState> states, std::uint64_t max_steps) {
   check_arguments(chain, h, states);
-  if (states.size() < 2) return max_steps;
-  return window(chain, method, h, states, 0, states.size() - 1, max_steps);
-}
-
-std::uint64_t safe_free_steps_for_pair(const ChainSpec& chain, std::size_t i, Method method,
-                                       double h, std::span<const PendulumState> states,
-                                       std::uint64_t max_steps) {
-  check_arguments(chain, h, states);
-  if (i + 1 >= states.size())
-    throw SimulationError("lookahead: no pair " + std::to_string(i) + " in a chain of " +
-                          std::to_string(states.size()));
-  return window(chain, method, h, states, i, i + 1, max_steps);
+  return window(chain, pairs_within_reach(chain), method, h, states, max_steps);
 }
 
 }  // namespace kausal

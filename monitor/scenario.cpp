@@ -7,6 +7,7 @@
 
 #include "monitor/toml_reader.hpp"
 #include "system/errors.hpp"
+#include "system/impact_sweep.hpp"
 
 namespace kausal {
 namespace {
@@ -112,33 +113,33 @@ void read_pendulum(const toml::table& table, const std::string& file, std::size_
   s.initial.push_back({phi, omega});
 }
 
-// Neighbours must stand in order and must not overlap, neither at rest nor at the start.
+// Pendulums must stand left to right, and no two bobs may overlap, neither at rest nor at
+// the start (touching is allowed: a cradle starts that way).
 void check_geometry(const toml::array& list, const std::string& file, const Scenario& s) {
-  auto line_of = [&](std::size_t i) { return std::to_string(list[i].source().begin.line); };
+  auto where = [&](std::size_t i) {
+    return file + ":" + std::to_string(list[i].source().begin.line) + ": pendulum[" +
+           std::to_string(i + 1) + "]";
+  };
   const auto& p = s.chain.pendulums;
-  for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-    const std::string where =
-        file + ":" + line_of(i + 1) + ": pendulum[" + std::to_string(i + 2) + "]";
+  for (std::size_t i = 0; i + 1 < p.size(); ++i)
     if (!(p[i + 1].pivot_x > p[i].pivot_x))
-      throw InputError(where + ".pivot_x must be greater than pendulum[" + std::to_string(i + 1) +
-                       "].pivot_x (pendulums stand left to right)");
-    const double reach = p[i].radius + p[i + 1].radius;
-    const double slack = 1e-12 * (std::abs(p[i].pivot_x) + std::abs(p[i + 1].pivot_x) + reach);
-    const PendulumState rest{0, 0};
-    const double at_rest = bob_distance(p[i], p[i + 1], rest.data(), rest.data());
-    if (at_rest < reach - slack) {
-      std::ostringstream m;
-      m << where << ": bob overlaps pendulum[" << i + 1 << "] at rest (distance " << at_rest
-        << " < sum of radii " << reach << ")";
-      throw InputError(m.str());
-    }
-    const double at_start =
-        bob_distance(p[i], p[i + 1], s.initial[i].data(), s.initial[i + 1].data());
-    if (at_start < reach - slack) {
-      std::ostringstream m;
-      m << where << ": bob overlaps pendulum[" << i + 1 << "] at the start angles (distance "
-        << at_start << " < sum of radii " << reach << ")";
-      throw InputError(m.str());
+      throw InputError(where(i + 1) + ".pivot_x must be greater than pendulum[" +
+                       std::to_string(i + 1) + "].pivot_x (pendulums stand left to right)");
+  const std::vector<PendulumState> rest(p.size(), PendulumState{0, 0});
+  ImpactSweep sweep(s.chain);
+  for (const auto& [states, when] : {std::pair{&rest, "at rest"}, {&s.initial, "at the start angles"}}) {
+    for (const BobPair& pair : sweep.candidates(*states)) {
+      const PendulumParams &a = p[pair.i], &b = p[pair.j];
+      const double reach = a.radius + b.radius;
+      const double slack = 1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + reach);
+      const double distance =
+          bob_distance(a, b, (*states)[pair.i].data(), (*states)[pair.j].data());
+      if (distance < reach - slack) {
+        std::ostringstream m;
+        m << where(pair.j) << ": bob overlaps pendulum[" << pair.i + 1 << "] " << when
+          << " (distance " << distance << " < sum of radii " << reach << ")";
+        throw InputError(m.str());
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <openssl/sha.h>
 #include <bit>
 #include <charconv>
+#include <algorithm>
 #include <cstring>
 
 #include "integrator/stepper.hpp"
@@ -68,56 +69,169 @@ void Sha256::restore(const Midstate& m) {
 
 #pragma GCC diagnostic pop
 
+namespace {
+
+// About 64 KiB of states per block, and at most this many full blocks waiting for the writer:
+// the committing thread waits rather than letting memory grow.
+constexpr std::size_t kBlockStates = 4096;
+constexpr std::size_t kMaxQueuedBlocks = 8;
+
+}  // namespace
+
 TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv, std::size_t pendulums,
                                        std::uint64_t output_every, std::uint64_t last_step,
                                        double t0, double h)
-    : output_every_(output_every),
+    : csv_path_(csv),
+      output_every_(output_every),
       last_step_(last_step),
       t0_(t0),
       h_(h),
       last_flush_(std::chrono::steady_clock::now()) {
-  if (csv.empty()) return;
-  csv_.open(csv, std::ios::binary | std::ios::trunc);
-  if (!csv_) throw InputError(csv.string() + ": cannot create trajectory file");
-  std::string header = "t";
-  for (std::size_t i = 1; i <= pendulums; ++i)
-    header += ",phi_" + std::to_string(i) + ",omega_" + std::to_string(i);
-  header += '\n';
-  csv_ << header;
-  csv_bytes_ = header.size();
+  if (!csv.empty()) {
+    csv_.open(csv, std::ios::binary | std::ios::trunc);
+    if (!csv_) throw InputError(csv.string() + ": cannot create trajectory file");
+    std::string header = "t";
+    for (std::size_t i = 1; i <= pendulums; ++i)
+      header += ",phi_" + std::to_string(i) + ",omega_" + std::to_string(i);
+    header += '\n';
+    csv_ << header;
+    csv_bytes_ = header.size();
+  }
+  start_writer();
 }
 
 TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv,
                                        const RecorderPosition& from, std::uint64_t output_every,
                                        std::uint64_t last_step, double t0, double h)
-    : output_every_(output_every),
+    : last_(from.step),
+      csv_path_(csv),
+      output_every_(output_every),
       last_step_(last_step),
       t0_(t0),
       h_(h),
-      last_(from.step),
       last_flush_(std::chrono::steady_clock::now()) {
   sha_.restore(from.digest);
-  if (csv.empty()) return;
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(csv, ec);
-  if (ec) throw InputError(csv.string() + ": cannot read the trajectory to continue it");
-  if (size < from.csv_bytes)
-    throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
-                     std::to_string(from.csv_bytes) + " the checkpoint recorded up to step " +
-                     std::to_string(from.step));
-  std::filesystem::resize_file(csv, from.csv_bytes, ec);
-  if (ec) throw InputError(csv.string() + ": cannot cut it to the checkpoint: " + ec.message());
-  csv_.open(csv, std::ios::binary | std::ios::app);
-  if (!csv_) throw InputError(csv.string() + ": cannot append to the trajectory file");
-  csv_bytes_ = from.csv_bytes;
+  if (!csv.empty()) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(csv, ec);
+    if (ec) throw InputError(csv.string() + ": cannot read the trajectory to continue it");
+    if (size < from.csv_bytes)
+      throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
+                       std::to_string(from.csv_bytes) + " the checkpoint recorded up to step " +
+                       std::to_string(from.step));
+    std::filesystem::resize_file(csv, from.csv_bytes, ec);
+    if (ec) throw InputError(csv.string() + ": cannot cut it to the checkpoint: " + ec.message());
+    csv_.open(csv, std::ios::binary | std::ios::app);
+    if (!csv_) throw InputError(csv.string() + ": cannot append to the trajectory file");
+    csv_bytes_ = from.csv_bytes;
+  }
+  start_writer();
+}
+
+TrajectoryRecorder::~TrajectoryRecorder() {
+  try {
+    drain();  // record what was committed, whatever ends the run
+  } catch (...) {
+    // The failure was reported by the call that met it first; nothing more to record.
+  }
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  writer_.join();
+}
+
+void TrajectoryRecorder::start_writer() {
+  writer_ = std::thread([this] { writer_loop(); });
 }
 
 void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumState> states) {
   static_assert(std::endian::native == std::endian::little,
                 "the digest is defined over little-endian doubles; add a byte swap here");
-  sha_.update(states.data(), states.size_bytes());
+  if (states_per_step_ == 0) {
+    states_per_step_ = states.size();
+    block_steps_ = std::max<std::uint64_t>(1, kBlockStates / std::max<std::size_t>(1, states.size()));
+  } else if (states.size() != states_per_step_) {
+    throw SimulationError("recorder: step " + std::to_string(step) + " has " +
+                          std::to_string(states.size()) + " states, earlier steps " +
+                          std::to_string(states_per_step_));
+  }
+  if (filling_.steps == 0) filling_.first_step = step;
+  filling_.states.insert(filling_.states.end(), states.begin(), states.end());
+  ++filling_.steps;
   last_ = step;
-  if (csv_.is_open() && (step % output_every_ == 0 || step == last_step_)) write_row(step, states);
+  if (filling_.steps >= block_steps_) submit();
+}
+
+void TrajectoryRecorder::submit() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return queue_.size() < kMaxQueuedBlocks || failure_; });
+  if (failure_) std::rethrow_exception(failure_);
+  queue_.push_back(std::move(filling_));
+  filling_ = Block{};
+  if (!spare_.empty()) {
+    filling_ = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  lock.unlock();
+  changed_.notify_all();
+}
+
+void TrajectoryRecorder::drain() {
+  if (filling_.steps > 0) submit();
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return (queue_.empty() && !writing_) || failure_; });
+  if (failure_) std::rethrow_exception(failure_);
+}
+
+void TrajectoryRecorder::writer_loop() {
+  for (;;) {
+    Block block;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+      if (queue_.empty()) return;
+      block = std::move(queue_.front());
+      queue_.pop_front();
+      writing_ = true;
+    }
+    std::exception_ptr failure;
+    try {
+      record(block);
+    } catch (const Error&) {
+      failure = std::current_exception();
+    } catch (const std::exception& e) {
+      failure = std::make_exception_ptr(SimulationError(std::string("recording: ") + e.what()));
+    } catch (...) {
+      failure = std::make_exception_ptr(SimulationError("recording: unknown failure"));
+    }
+    {
+      std::lock_guard lock(mutex_);
+      writing_ = false;
+      if (failure) {
+        failure_ = failure;
+      } else {
+        block.states.clear();
+        block.steps = 0;
+        spare_.push_back(std::move(block));
+      }
+    }
+    changed_.notify_all();
+    if (failure) return;
+  }
+}
+
+void TrajectoryRecorder::record(const Block& block) {
+  sha_.update(block.states.data(), block.states.size() * sizeof(PendulumState));
+  if (!csv_.is_open()) return;
+  const std::size_t width = block.states.size() / block.steps;
+  for (std::uint64_t k = 0; k < block.steps; ++k) {
+    const std::uint64_t step = block.first_step + k;
+    if (step % output_every_ == 0 || step == last_step_)
+      write_row(step, std::span(block.states).subspan(k * width, width));
+  }
+  if (!csv_) throw SimulationError(csv_path_.string() + ": cannot write (disk full?)");
 }
 
 void TrajectoryRecorder::write_row(std::uint64_t step, std::span<const PendulumState> states) {
@@ -145,7 +259,13 @@ void TrajectoryRecorder::write_row(std::uint64_t step, std::span<const PendulumS
   }
 }
 
+std::string TrajectoryRecorder::digest() {
+  drain();
+  return sha_.hex();
+}
+
 void TrajectoryRecorder::flush() {
+  drain();
   if (csv_.is_open()) csv_.flush();
 }
 

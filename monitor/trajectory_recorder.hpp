@@ -1,17 +1,26 @@
 #pragma once
 // Commits states step by step: the SHA-256 digest of the committed trajectory (design.md §2:
 // every state of every committed step, in step order, as little-endian IEEE doubles) and
-// trajectory.csv at the output interval. Flushed often enough that a failed run loses
-// nothing it had committed.
+// trajectory.csv at the output interval. Hashing and formatting cost as much as stepping a
+// cheap chain, so they run on a writer thread of their own: commit() only copies the states
+// into a block, and full blocks go to the writer (at most a few in flight, so memory stays
+// bounded). digest(), flush() and position() wait for the writer first. Flushed often enough
+// that a failed run loses nothing it had committed.
 #include <array>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "system/chain.hpp"
 
@@ -59,27 +68,60 @@ class TrajectoryRecorder {
   // InputError if the file is shorter than that.
   TrajectoryRecorder(const std::filesystem::path& csv, const RecorderPosition& from,
                      std::uint64_t output_every, std::uint64_t last_step, double t0, double h);
+  ~TrajectoryRecorder();
+  TrajectoryRecorder(const TrajectoryRecorder&) = delete;
+  TrajectoryRecorder& operator=(const TrajectoryRecorder&) = delete;
 
+  // Steps come in order, each with the same number of states.
   void commit(std::uint64_t step, std::span<const PendulumState> states);
   // The last committed step, if any.
   std::optional<std::uint64_t> last_committed() const { return last_; }
-  std::string digest() const { return sha_.hex(); }
+  std::string digest();
   void flush();
   // Flushes and says where the recording stands (after at least one commit).
   RecorderPosition position();
 
  private:
+  // Consecutive committed steps, state after state.
+  struct Block {
+    std::uint64_t first_step = 0;
+    std::uint64_t steps = 0;
+    std::vector<PendulumState> states;  // steps × states_per_step_
+  };
+
+  void start_writer();
+  void submit();  // hands the filling block to the writer
+  void drain();   // waits until the writer has recorded every block; rethrows its failure
+  void writer_loop();
+  void record(const Block& block);  // on the writer thread
   void write_row(std::uint64_t step, std::span<const PendulumState> states);
 
+  // Touched by the committing thread only.
+  std::optional<std::uint64_t> last_;
+  std::size_t states_per_step_ = 0;  // set by the first commit
+  Block filling_;
+  std::uint64_t block_steps_ = 1;  // a block holds about 64 KiB of states
+
+  // Touched by the writer only, or after drain().
   Sha256 sha_;
+  std::filesystem::path csv_path_;
   std::ofstream csv_;
   std::uint64_t output_every_;
   std::uint64_t last_step_;
   double t0_, h_;
-  std::optional<std::uint64_t> last_;
   std::string row_;
   std::uint64_t csv_bytes_ = 0;  // written to the CSV so far (checkpoints record it)
   std::chrono::steady_clock::time_point last_flush_;
+
+  // The hand-over between the two threads.
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Block> queue_;          // full blocks, oldest first
+  std::vector<Block> spare_;         // recorded blocks, to be filled again
+  bool writing_ = false;             // the writer holds a block it took from the queue
+  bool stopping_ = false;
+  std::exception_ptr failure_;       // what went wrong on the writer thread
+  std::thread writer_;
 };
 
 }  // namespace kausal

@@ -46,17 +46,27 @@ double bob_distance(const PendulumParams& a, const PendulumParams& b, const doub
   return std::sqrt(dx * dx + dy * dy);
 }
 
+double half_reach(const PendulumParams& p) {
+  return p.radius * (1 + 1e-9) + 1e-12 * (std::abs(p.pivot_x) + p.length);
+}
+
 double reach_with_margin(const PendulumParams& a, const PendulumParams& b) {
-  return (a.radius + b.radius) * (1 + 1e-9) +
-         1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + a.length + b.length);
+  return half_reach(a) + half_reach(b);
+}
+
+XBounds bob_x_bounds(const PendulumParams& p, double phi) {
+  const Interval s = sin_bounds(phi);
+  XBounds x{p.pivot_x + p.length * s.low, p.pivot_x + p.length * s.high};
+  // |sin| <= 1 whatever φ is (the comparisons also catch a NaN angle).
+  if (!(x.low >= p.pivot_x - p.length)) x.low = p.pivot_x - p.length;
+  if (!(x.high <= p.pivot_x + p.length)) x.high = p.pivot_x + p.length;
+  return x;
 }
 
 bool may_touch(const PendulumParams& a, const PendulumParams& b, double phi_a, double phi_b) {
   const double reach = reach_with_margin(a, b);
-  const Interval sa = sin_bounds(phi_a), sb = sin_bounds(phi_b);
-  const Interval xa{a.pivot_x + a.length * sa.low, a.pivot_x + a.length * sa.high};
-  const Interval xb{b.pivot_x + b.length * sb.low, b.pivot_x + b.length * sb.high};
-  const double dx = gap(xa, xb);
+  const XBounds ba = bob_x_bounds(a, phi_a), bb = bob_x_bounds(b, phi_b);
+  const double dx = gap({ba.low, ba.high}, {bb.low, bb.high});
   if (dx > reach) return false;  // the common case: apart sideways
   const Interval ca = cos_bounds(phi_a), cb = cos_bounds(phi_b);
   const Interval ya{-a.length * ca.high, -a.length * ca.low};

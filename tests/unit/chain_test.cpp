@@ -5,9 +5,24 @@
 #include <random>
 
 #include "system/chain.hpp"
+#include "system/impact_sweep.hpp"
 
 namespace kausal {
 namespace {
+
+// The sweep of a chain, applying every impulse to x and noting the pendulums in order.
+std::uint64_t sweep_impacts(const ChainSpec& spec, std::vector<PendulumState>& x,
+                            std::uint64_t step, std::vector<std::size_t>* order = nullptr) {
+  ImpactSweep sweep(spec);
+  return sweep.resolve(x, step, [&](const BobPair& pair, const Impact& impact) {
+    if (order) {
+      order->push_back(pair.i);
+      order->push_back(pair.j);
+    }
+    apply_pendulum_impulse(spec.pendulums[pair.i], impact.left_impulse, x[pair.i].data());
+    apply_pendulum_impulse(spec.pendulums[pair.j], impact.right_impulse, x[pair.j].data());
+  });
+}
 
 PendulumParams bob(double pivot_x, double length = 1.0, double mass = 1.0, double radius = 0.05) {
   return {pivot_x, length, mass, radius, 0.0, 9.81};
@@ -124,10 +139,7 @@ TEST(Sweep, CradleCascadesLeftToRightInOneStep) {
                  100};
   std::vector<PendulumState> x = {{0, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
   std::vector<std::size_t> order;
-  const auto impacts = resolve_impacts(spec, x, 1, [&](std::size_t i, double impulse) {
-    order.push_back(i);
-    apply_pendulum_impulse(spec.pendulums[i], impulse, x[i].data());
-  });
+  const auto impacts = sweep_impacts(spec, x, 1, &order);
   EXPECT_EQ(impacts, 4u);
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 1, 2, 2, 3, 3, 4}));
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(x[i][1], 0.0, 1e-15);
@@ -139,10 +151,7 @@ TEST(Sweep, RepeatsUntilASweepAppliesNothing) {
   ChainSpec spec{{bob(0.0), bob(0.1), bob(0.2)}, 1.0, 100};
   std::vector<PendulumState> x = {{0, 1}, {0, 0}, {0, -1}};
   std::vector<std::size_t> order;
-  const auto impacts = resolve_impacts(spec, x, 1, [&](std::size_t i, double impulse) {
-    order.push_back(i);
-    apply_pendulum_impulse(spec.pendulums[i], impulse, x[i].data());
-  });
+  const auto impacts = sweep_impacts(spec, x, 1, &order);
   EXPECT_EQ(impacts, 3u);
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 1, 2, 0, 1}));
   EXPECT_NEAR(x[0][1], -1.0, 1e-15);
@@ -153,11 +162,8 @@ TEST(Sweep, RepeatsUntilASweepAppliesNothing) {
 TEST(Sweep, GivesUpAfterTheBoundedNumberOfSweeps) {
   ChainSpec spec{{bob(0.0), bob(0.1), bob(0.2)}, 1.0, 1};
   std::vector<PendulumState> x = {{0, 1}, {0, 0}, {0, -1}};
-  auto apply = [&](std::size_t i, double impulse) {
-    apply_pendulum_impulse(spec.pendulums[i], impulse, x[i].data());
-  };
   try {
-    resolve_impacts(spec, x, 17, apply);
+    sweep_impacts(spec, x, 17);
     FAIL() << "no error after max_sweeps";
   } catch (const SimulationError& e) {
     EXPECT_NE(std::string(e.what()).find("step 17"), std::string::npos);

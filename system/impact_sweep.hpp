@@ -1,0 +1,80 @@
+#pragma once
+// The contact sweep of the chain (design.md §2): every pair of bobs that can touch is checked
+// after every step, in lexicographic order (i ascending, then j), and whole sweeps repeat
+// until one applies no impulse. A sorted broad phase keeps the cost about linear in N: only
+// pairs whose bobs may overlap sideways are looked at, and a pair it leaves out is certainly
+// not in contact (the proof is in docs/lookahead.md, "All pairs").
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "system/chain.hpp"
+
+namespace kausal {
+
+// A pair of pendulums, i < j (so i is the left one: pivots stand left to right).
+struct BobPair {
+  std::uint32_t i, j;
+  friend bool operator==(const BobPair&, const BobPair&) = default;
+  friend auto operator<=>(const BobPair&, const BobPair&) = default;
+};
+
+// The pairs whose bobs can ever touch, in lexicographic order: pivots no farther apart than
+// l_i + l_j + r_i + r_j (with the margin of reach_with_margin). No other pair can ever be in
+// contact, whatever the angles.
+std::vector<BobPair> pairs_within_reach(const ChainSpec& chain);
+
+class ImpactSweep {
+ public:
+  explicit ImpactSweep(const ChainSpec& chain);
+
+  // The pairs that may be in contact at these angles, in lexicographic order. A pair left out
+  // is certainly apart: the exact contact test of pair_impact says "no contact" for it. The
+  // span is valid until the next call.
+  std::span<const BobPair> candidates(std::span<const PendulumState> states);
+
+  // The first pair (in sweep order) whose bobs are in contact, by the exact test; i == j if
+  // none.
+  BobPair first_contact(std::span<const PendulumState> states);
+
+  // Sweeps the pairs in lexicographic order, calling on_impact(pair, impact) for every
+  // impact due (on_impact must apply both impulses to states[pair.i] and states[pair.j]),
+  // and repeats until a sweep applies nothing. Returns the number of impacts. Throws
+  // SimulationError after max_sweeps sweeps that still apply impulses. Angles never jump,
+  // so the pairs in contact are the same in every sweep of one step: the broad phase runs
+  // once.
+  template <typename OnImpact>
+  std::uint64_t resolve(std::span<PendulumState> states, std::uint64_t step, OnImpact&& on_impact) {
+    const auto& p = chain_.pendulums;
+    const std::span<const BobPair> pairs = candidates(states);
+    std::uint64_t impacts = 0;
+    for (int sweep = 0; sweep < chain_.max_sweeps; ++sweep) {
+      std::uint64_t in_this_sweep = 0;
+      for (const BobPair& pair : pairs) {
+        const auto impact = pair_impact(p[pair.i], p[pair.j], chain_.restitution,
+                                        states[pair.i].data(), states[pair.j].data());
+        if (!impact) continue;
+        on_impact(pair, *impact);
+        ++in_this_sweep;
+      }
+      impacts += in_this_sweep;
+      if (in_this_sweep == 0) return impacts;
+    }
+    throw_unsettled(step);
+  }
+
+  const ChainSpec& chain() const { return chain_; }
+
+ private:
+  [[noreturn]] void throw_unsettled(std::uint64_t step) const;
+  void sort_by_left_edge();
+
+  const ChainSpec& chain_;
+  std::vector<double> half_reach_;  // ρ_i: r_i plus bob i's share of the rounding margin
+  std::vector<double> left_, right_;  // x-extent of bob i, widened by ρ_i
+  std::vector<std::uint32_t> order_;  // indices by left edge (kept from step to step)
+  std::vector<BobPair> pairs_;
+};
+
+}  // namespace kausal
