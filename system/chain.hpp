@@ -33,25 +33,12 @@ double bob_distance(const PendulumParams& a, const PendulumParams& b, const doub
                     const double* xb);
 
 // r_a + r_b widened by a margin far above the rounding of any contact computation (relative
-// 1e-9 of the reach plus 1e-12 of the scene). Every bound that rules a contact out (may_touch,
-// the broad phase, the lookahead) compares against this, so that it can never disagree with
-// the exact test. It is the sum of the two bobs' half_reach.
+// 1e-9 of the reach plus 1e-12 of the scene). Every bound that rules a contact out (the broad
+// phase of the sweep, the lookahead) compares against this, so that it can never disagree
+// with the exact test. It is the sum of the two bobs' half_reach.
 double reach_with_margin(const PendulumParams& a, const PendulumParams& b);
 // One bob's share of reach_with_margin: r (1 + 1e-9) + 1e-12 (|pivot_x| + l).
 double half_reach(const PendulumParams& p);
-
-// Bounds of the bob centre's x = pivot_x + l sin φ, valid for every φ (also not finite: then
-// the whole swing), without trigonometry.
-struct XBounds {
-  double low, high;
-};
-XBounds bob_x_bounds(const PendulumParams& p, double phi);
-
-// A cheap, conservative pre-test without trigonometry: false only if the bobs are certainly
-// further apart than r_i + r_j (then the exact test would say "no contact" too). It boxes
-// each bob with Taylor bounds of sin φ and cos φ (valid for every φ) and compares the gap
-// between the boxes with the reach, with a margin far above the rounding of either test.
-bool may_touch(const PendulumParams& a, const PendulumParams& b, double phi_a, double phi_b);
 
 // The impact due between a (left) and b (right), if they touch and approach; else nothing.
 std::optional<Impact> pair_impact(const PendulumParams& a, const PendulumParams& b,

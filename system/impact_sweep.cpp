@@ -33,6 +33,11 @@ void overlapping(const std::vector<std::uint32_t>& order, const std::vector<doub
   }
 }
 
+// The gap between [a_low, a_high] and [b_low, b_high]; 0 if they overlap.
+double gap(double a_low, double a_high, double b_low, double b_high) {
+  return std::max(0.0, std::max(b_low - a_high, a_low - b_high));
+}
+
 BobPair ordered(std::uint32_t a, std::uint32_t b) {
   return a < b ? BobPair{a, b} : BobPair{b, a};
 }
@@ -64,14 +69,23 @@ std::vector<BobPair> pairs_within_reach(const ChainSpec& chain) {
 
 ImpactSweep::ImpactSweep(const ChainSpec& chain)
     : chain_(chain),
+      pivot_(chain.pendulums.size()),
+      length_(chain.pendulums.size()),
       half_reach_(chain.pendulums.size()),
+      x_low_(chain.pendulums.size()),
+      x_high_(chain.pendulums.size()),
+      y_low_(chain.pendulums.size()),
+      y_high_(chain.pendulums.size()),
       left_(chain.pendulums.size()),
       right_(chain.pendulums.size()),
       order_(chain.pendulums.size()) {
   if (chain.pendulums.size() > std::numeric_limits<std::uint32_t>::max())
     throw SimulationError("impact sweep: more than 2^32 - 1 pendulums");
-  for (std::size_t i = 0; i < chain.pendulums.size(); ++i)
+  for (std::size_t i = 0; i < chain.pendulums.size(); ++i) {
+    pivot_[i] = chain.pendulums[i].pivot_x;
+    length_[i] = chain.pendulums[i].length;
     half_reach_[i] = half_reach(chain.pendulums[i]);
+  }
   std::iota(order_.begin(), order_.end(), 0u);
 }
 
@@ -80,26 +94,41 @@ void ImpactSweep::sort_by_left_edge() {
 }
 
 std::span<const BobPair> ImpactSweep::candidates(std::span<const PendulumState> states) {
-  const auto& p = chain_.pendulums;
-  if (states.size() != p.size())
+  if (states.size() != chain_.pendulums.size())
     throw SimulationError("impact sweep: " + std::to_string(states.size()) + " states for " +
-                          std::to_string(p.size()) + " pendulums");
+                          std::to_string(chain_.pendulums.size()) + " pendulums");
+  // A box around each bob centre (pivot + l sin φ, −l cos φ), without trigonometry and
+  // without branches (this loop runs for every bob at every step): sin φ lies between φ and
+  // φ − φ³/6, and 1 − φ²/2 <= cos φ <= 1 − φ²/2 + φ⁴/24, for every φ; both are clipped to
+  // [−1, 1]. std::max(−1, v) is −1 and std::min(1, v) is 1 for a NaN v: a NaN angle gets the
+  // whole swing.
   for (std::size_t i = 0; i < states.size(); ++i) {
-    const XBounds x = bob_x_bounds(p[i], states[i][0]);
-    left_[i] = x.low - half_reach_[i];
-    right_[i] = x.high + half_reach_[i];
+    const double phi = states[i][0], l = length_[i];
+    const double phi2 = phi * phi;
+    const double cubic = phi * (1 - phi2 * (1.0 / 6));
+    const double sin_low = std::max(-1.0, std::min(phi, cubic));
+    const double sin_high = std::min(1.0, std::max(phi, cubic));
+    const double cos_low = 1 - phi2 * 0.5;
+    const double cos_high = std::min(1.0, cos_low + phi2 * phi2 * (1.0 / 24));
+    x_low_[i] = pivot_[i] + l * sin_low;
+    x_high_[i] = pivot_[i] + l * sin_high;
+    y_low_[i] = -l * cos_high;
+    y_high_[i] = -l * std::max(-1.0, cos_low);
+    left_[i] = x_low_[i] - half_reach_[i];
+    right_[i] = x_high_[i] + half_reach_[i];
   }
   sort_by_left_edge();
   pairs_.clear();
-  // Sideways overlap of the widened extents means the gap between the bobs' x-bounds is at
-  // most ρ_a + ρ_b = reach_with_margin (up to a few roundings, far below the margin); may_touch
-  // then looks at heights too.
+  // Sideways overlap of the widened extents: the x-gap of the boxes is at most ρ_a + ρ_b.
+  // The pair is kept if the gap between the boxes, both ways, is within that reach.
   overlapping(order_, left_, right_, [&](std::uint32_t a, std::uint32_t b) {
-    const BobPair pair = ordered(a, b);
-    if (may_touch(p[pair.i], p[pair.j], states[pair.i][0], states[pair.j][0]))
-      pairs_.push_back(pair);
+    const double dx = gap(x_low_[a], x_high_[a], x_low_[b], x_high_[b]);
+    const double dy = gap(y_low_[a], y_high_[a], y_low_[b], y_high_[b]);
+    const double reach = half_reach_[a] + half_reach_[b];
+    if (dx * dx + dy * dy <= reach * reach) pairs_.push_back(ordered(a, b));
   });
-  if (pairs_.size() > 1) std::sort(pairs_.begin(), pairs_.end());
+  // The bobs mostly keep the order of their pivots, and then so do the pairs.
+  if (!std::is_sorted(pairs_.begin(), pairs_.end())) std::sort(pairs_.begin(), pairs_.end());
   return pairs_;
 }
 

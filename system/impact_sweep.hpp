@@ -71,8 +71,12 @@ class ImpactSweep {
   void sort_by_left_edge();
 
   const ChainSpec& chain_;
-  std::vector<double> half_reach_;  // ρ_i: r_i plus bob i's share of the rounding margin
-  std::vector<double> left_, right_;  // x-extent of bob i, widened by ρ_i
+  // Per bob, as arrays so that the boxes of all bobs are computed in one tight loop.
+  std::vector<double> pivot_, length_;
+  std::vector<double> half_reach_;      // ρ_i: r_i plus bob i's share of the rounding margin
+  std::vector<double> x_low_, x_high_;  // a box around bob i's centre
+  std::vector<double> y_low_, y_high_;
+  std::vector<double> left_, right_;    // x_low − ρ_i, x_high + ρ_i: the broad phase sorts these
   std::vector<std::uint32_t> order_;  // indices by left edge (kept from step to step)
   std::vector<BobPair> pairs_;
 };

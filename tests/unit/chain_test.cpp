@@ -170,28 +170,36 @@ TEST(Sweep, GivesUpAfterTheBoundedNumberOfSweeps) {
   }
 }
 
-TEST(MayTouch, NeverMissesAContact) {
-  // The cheap pre-test may say "maybe" too often, never "no" for bobs in contact.
+TEST(BroadPhase, NeverMissesAContactAtAnyAngle) {
+  // The cheap boxes may say "maybe" too often, never "no" for bobs in contact, also far
+  // beyond one turn (the Taylor bounds are clipped there).
   std::mt19937_64 rng(3);
   auto u = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
   int contacts = 0;
   for (int k = 0; k < 200000; ++k) {
-    const auto a = bob(0.0, u(0.3, 2), 1, u(0.02, 0.2));
-    const auto b = bob(u(0.0, 0.6), u(0.3, 2), 1, u(0.02, 0.2));
-    const PendulumState xa{u(-7, 7), 0}, xb{u(-7, 7), 0};
-    const auto ka = bob_kinematics(a, xa.data()), kb = bob_kinematics(b, xb.data());
+    const ChainSpec chain{{bob(0.0, u(0.3, 2), 1, u(0.02, 0.2)), bob(u(0.0, 0.6), u(0.3, 2), 1, u(0.02, 0.2))}, 1.0, 10};
+    const auto& [a, b] = std::tie(chain.pendulums[0], chain.pendulums[1]);
+    const std::vector<PendulumState> x = {{u(-7, 7), 0}, {u(-7, 7), 0}};
+    const auto ka = bob_kinematics(a, x[0].data()), kb = bob_kinematics(b, x[1].data());
     if (std::hypot(kb.x - ka.x, kb.y - ka.y) > a.radius + b.radius) continue;
     ++contacts;
-    ASSERT_TRUE(may_touch(a, b, xa[0], xb[0])) << "phi_a " << xa[0] << " phi_b " << xb[0];
+    ImpactSweep sweep(chain);
+    ASSERT_EQ(sweep.candidates(x).size(), 1u) << "phi_a " << x[0][0] << " phi_b " << x[1][0];
   }
   EXPECT_GT(contacts, 100);
 }
 
-TEST(MayTouch, RulesOutBobsFarApart) {
-  EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.0, 0.0));
-  EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), -0.2, 0.2));
-  EXPECT_FALSE(may_touch(bob(0.0), bob(0.5), 0.6, -0.6));   // swung past each other
-  EXPECT_TRUE(may_touch(bob(0.0), bob(0.5), 0.25, -0.25));  // 6 mm apart
+TEST(BroadPhase, RulesOutBobsFarApart) {
+  const ChainSpec chain{{bob(0.0), bob(0.5)}, 1.0, 10};
+  ImpactSweep sweep(chain);
+  auto candidates = [&](double phi_a, double phi_b) {
+    const std::vector<PendulumState> x = {{phi_a, 0}, {phi_b, 0}};
+    return sweep.candidates(x).size();
+  };
+  EXPECT_EQ(candidates(0.0, 0.0), 0u);
+  EXPECT_EQ(candidates(-0.2, 0.2), 0u);
+  EXPECT_EQ(candidates(0.6, -0.6), 0u);   // swung past each other
+  EXPECT_EQ(candidates(0.25, -0.25), 1u);  // 6 mm apart
 }
 
 }  // namespace
