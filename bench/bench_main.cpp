@@ -15,6 +15,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <random>
 
 #include "idl/kausal.hh"
 #include "integrator/ode_method.hpp"
@@ -22,6 +23,7 @@
 #include "monitor/child_process.hpp"
 #include "monitor/conservative.hpp"
 #include "monitor/fan_out.hpp"
+#include "monitor/lookahead.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/sequential.hpp"
 
@@ -79,6 +81,60 @@ void BM_Sequential(benchmark::State& state, const std::string& file) {
 }
 BENCHMARK_CAPTURE(BM_Sequential, thesis_N5, std::string("thesis.toml"));
 BENCHMARK_CAPTURE(BM_Sequential, large_N32, std::string("large.toml"));
+
+// A long row like large.toml's (pivots 0.13–0.21 m apart, strings about 1 m, so every bob can
+// reach about a dozen others), swinging at random: the states of one step.
+struct Row {
+  ChainSpec chain;
+  std::vector<PendulumState> states;
+};
+
+Row swinging_row(std::size_t n) {
+  std::mt19937_64 rng(5);
+  auto u = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
+  Row row;
+  double x = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double radius = u(0.06, 0.1);
+    if (i > 0) x += row.chain.pendulums.back().radius + radius + u(0.0, 0.05);
+    row.chain.pendulums.push_back({x, u(0.9, 1.1), u(0.6, 1.4), radius, 0.0, 9.81});
+    row.states.push_back({u(-0.05, 0.05), u(-0.3, 0.3)});
+  }
+  return row;
+}
+
+// The contact phase of one step (broad phase, exact tests, impacts) on a row of N bobs; the
+// cost per bob should not grow with N.
+void BM_ContactSweep(benchmark::State& state) {
+  const Row row = swinging_row(static_cast<std::size_t>(state.range(0)));
+  ImpactSweep sweep(row.chain);
+  std::vector<PendulumState> x = row.states;
+  std::uint64_t impacts = 0;
+  for (auto _ : state)
+    impacts += sweep.resolve(x, 1, [&](const BobPair& pair, const Impact& impact) {
+      apply_pendulum_impulse(row.chain.pendulums[pair.i], impact.left_impulse, x[pair.i].data());
+      apply_pendulum_impulse(row.chain.pendulums[pair.j], impact.right_impulse, x[pair.j].data());
+    });
+  benchmark::DoNotOptimize(impacts);
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.counters["candidates"] = static_cast<double>(sweep.candidates(x).size());
+}
+BENCHMARK(BM_ContactSweep)->Arg(32)->Arg(1000)->Arg(100'000);
+
+// The lookahead's window for every pair within reach, from a row at rest with small gaps: the
+// cost of one grant, per bob.
+void BM_LookaheadGrant(benchmark::State& state) {
+  Row row = swinging_row(static_cast<std::size_t>(state.range(0)));
+  for (auto& x : row.states) x = {0, 0};
+  const std::vector<BobPair> pairs = pairs_within_reach(row.chain);
+  std::uint64_t window = 0;
+  for (auto _ : state)
+    window += safe_free_steps(row.chain, pairs, Method::euler, 1e-3, row.states, 100);
+  benchmark::DoNotOptimize(window);
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.counters["pairs"] = static_cast<double>(pairs.size());
+}
+BENCHMARK(BM_LookaheadGrant)->Arg(32)->Arg(100'000);
 
 // same_core: caller and callee pinned to one CPU (what a pinned chain's hops cost);
 // otherwise both placed by the OS (the default "round trip between two local processes").
