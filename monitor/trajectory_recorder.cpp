@@ -71,10 +71,11 @@ void Sha256::restore(const Midstate& m) {
 
 namespace {
 
-// About 64 KiB of states per block, and at most this many full blocks waiting for the writer:
-// the committing thread waits rather than letting memory grow.
-constexpr std::size_t kBlockStates = 4096;
-constexpr std::size_t kMaxQueuedBlocks = 8;
+// About 256 KiB of states per block (large enough that handing a block over, which may wake
+// the writer, is rare), and at most this many full blocks waiting for the writer: the
+// committing thread waits rather than letting memory grow past about 1 MiB.
+constexpr std::size_t kBlockStates = 16384;
+constexpr std::size_t kMaxQueuedBlocks = 4;
 
 }  // namespace
 

@@ -100,7 +100,7 @@ class TrajectoryRecorder {
   std::optional<std::uint64_t> last_;
   std::size_t states_per_step_ = 0;  // set by the first commit
   Block filling_;
-  std::uint64_t block_steps_ = 1;  // a block holds about 64 KiB of states
+  std::uint64_t block_steps_ = 1;  // a block holds about 256 KiB of states
 
   // Touched by the writer only, or after drain().
   Sha256 sha_;
