@@ -1,12 +1,15 @@
 #include "idl/orb_runtime.hpp"
 
 #include <dlfcn.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <omniORB4/omniInterceptors.h>
 #include <omniORB4/omniPolicy.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -105,9 +108,33 @@ void add_endpoints(const OrbSettings& s, OrbOptions& opts) {
   opts.push_back({"endPoint", "giop:tcp:" + s.host + ":"});
 }
 
-// ORB_init's INITIALIZE with TLS on is a certificate, key or password that OpenSSL would not
-// load (omniORB has logged OpenSSL's reason on stderr).
-CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
+// Why a TCP socket cannot be bound to `host` (any port), or "" if it can.
+std::string bind_problem(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (const int rc = getaddrinfo(host.c_str(), "0", &hints, &found); rc != 0)
+    return gai_strerror(rc);
+  std::string problem = "no address";
+  for (addrinfo* a = found; a && !problem.empty(); a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      problem = std::strerror(errno);
+      continue;
+    }
+    problem = bind(fd, a->ai_addr, a->ai_addrlen) == 0 ? "" : std::strerror(errno);
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return problem;
+}
+
+// ORB_init's INITIALIZE is an endpoint it could not open (most often --host: an address not
+// of this host) or, with TLS on, a certificate, key or password that OpenSSL would not load
+// (omniORB has logged OpenSSL's reason on stderr).
+CORBA::ORB_ptr init_orb(const OrbOptions& opts, const OrbSettings& s) {
+  const TlsFiles& tls = s.tls;
   std::vector<const char*> flat;
   for (const auto& [k, v] : opts) {
     flat.push_back(k.c_str());
@@ -120,6 +147,8 @@ CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
     return CORBA::ORB_init(argc, nullptr, "omniORB4",
                            reinterpret_cast<const char*(*)[2]>(flat.data()));
   } catch (const CORBA::INITIALIZE&) {
+    if (const std::string problem = s.serve ? bind_problem(s.host) : ""; !problem.empty())
+      throw InputError("--host " + s.host + ": cannot serve on this address (" + problem + ")");
     if (!tls.enabled()) throw;
     throw InputError("TLS: cannot set up with --tls-ca " + tls.ca_file + " --tls-cert " +
                      tls.cert_file +
@@ -212,7 +241,7 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
   else if (!s.tls.cert_file.empty())
     throw InputError("command line: --tls-cert needs --tls-ca (without it TLS is off)");
   if (s.serve) add_endpoints(s, opts);
-  orb_ = init_orb(opts, s.tls);
+  orb_ = init_orb(opts, s);
   install_link_delay(s.link_delay_us);
   CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
   poa_ = PortableServer::POA::_narrow(root);
