@@ -2,9 +2,9 @@
 
 #include <dlfcn.h>
 #include <netdb.h>
-#include <sys/socket.h>
 #include <omniORB4/omniInterceptors.h>
 #include <omniORB4/omniPolicy.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -130,11 +130,9 @@ std::string bind_problem(const std::string& host) {
   return problem;
 }
 
-// ORB_init's INITIALIZE is an endpoint it could not open (most often --host: an address not
-// of this host) or, with TLS on, a certificate, key or password that OpenSSL would not load
-// (omniORB has logged OpenSSL's reason on stderr).
-CORBA::ORB_ptr init_orb(const OrbOptions& opts, const OrbSettings& s) {
-  const TlsFiles& tls = s.tls;
+// ORB_init's INITIALIZE with TLS on is a certificate, key or password that OpenSSL would not
+// load (omniORB has logged OpenSSL's reason on stderr).
+CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
   std::vector<const char*> flat;
   for (const auto& [k, v] : opts) {
     flat.push_back(k.c_str());
@@ -147,8 +145,6 @@ CORBA::ORB_ptr init_orb(const OrbOptions& opts, const OrbSettings& s) {
     return CORBA::ORB_init(argc, nullptr, "omniORB4",
                            reinterpret_cast<const char*(*)[2]>(flat.data()));
   } catch (const CORBA::INITIALIZE&) {
-    if (const std::string problem = s.serve ? bind_problem(s.host) : ""; !problem.empty())
-      throw InputError("--host " + s.host + ": cannot serve on this address (" + problem + ")");
     if (!tls.enabled()) throw;
     throw InputError("TLS: cannot set up with --tls-ca " + tls.ca_file + " --tls-cert " +
                      tls.cert_file +
@@ -241,13 +237,21 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
   else if (!s.tls.cert_file.empty())
     throw InputError("command line: --tls-cert needs --tls-ca (without it TLS is off)");
   if (s.serve) add_endpoints(s, opts);
-  orb_ = init_orb(opts, s);
-  install_link_delay(s.link_delay_us);
-  CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
-  poa_ = PortableServer::POA::_narrow(root);
-  if (s.serve) {
-    PortableServer::POAManager_var manager = poa_->the_POAManager();
-    manager->activate();
+  try {
+    orb_ = init_orb(opts, s.tls);
+    install_link_delay(s.link_delay_us);
+    // The endpoints are opened here, with the root POA.
+    CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
+    poa_ = PortableServer::POA::_narrow(root);
+    if (s.serve) {
+      PortableServer::POAManager_var manager = poa_->the_POAManager();
+      manager->activate();
+    }
+  } catch (const CORBA::INITIALIZE&) {
+    // Most often --host is not an address of this host: say so, naming it.
+    if (const std::string problem = s.serve ? bind_problem(s.host) : ""; !problem.empty())
+      throw InputError("--host " + s.host + ": cannot serve on this address (" + problem + ")");
+    throw;
   }
 }
 

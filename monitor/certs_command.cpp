@@ -191,7 +191,8 @@ CLI::App* add_certs_command(CLI::App& app, CertsOptions& o) {
       "unless DIR/ca.pem exists already, and for every --host NAME DIR/NAME.pem: a certificate "
       "for NAME (subject CN and subjectAltName DNS:NAME, plus IP:NAME for an address) signed by "
       "the CA, followed by its unencrypted private key (mode 0600; pass it as --tls-cert). An "
-      "existing DIR/NAME.pem is replaced; NAME 'ca' is refused (DIR/ca.pem is the CA's). Runs the openssl tool. This is a test CA for a lab "
+      "existing DIR/NAME.pem is replaced; NAME 'ca' is refused (DIR/ca.pem is the CA's). Runs the "
+      "openssl tool. This is a test CA for a lab "
       "or a closed cluster: its key sits unencrypted next to the certificates; use your own "
       "PKI for anything else");
   cmd->add_option("dir", o.dir, "directory for the files (created if missing)")->required();

@@ -244,8 +244,9 @@ Checkpoint read_checkpoint(const fs::path& dir) {
   c.resumed_from = r.get<std::vector<std::uint64_t>>("resumed_from");
   // Last: a field that is wrong on its face is named above; this catches the rest.
   if (r.get<std::string>("checksum") != checksum_of(j))
-    r.fail("field checksum: does not match the content (the file was changed after kausal "
-           "wrote it); it cannot be resumed");
+    r.fail(
+        "field checksum: does not match the content (the file was changed after kausal "
+        "wrote it); it cannot be resumed");
   return c;
 }
 

@@ -71,13 +71,12 @@ void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
   const std::size_t processes = options.layout == Layout::pendulum ? pairs : 2 * pairs;
   const std::string layout = layout_name(options.layout);
   if (processes > options.max_processes)
-    throw InputError("command line: this run would start " + std::to_string(processes) +
-                     " processes (" + std::to_string(pairs) + " System + Integrator pairs, layout " +
-                     layout + "), more than the limit of " +
-                     std::to_string(options.max_processes) + ": give --max-processes " +
-                     std::to_string(processes) + " to allow them" +
-                     (options.layout == Layout::process ? ", or --layout pendulum (half as many)"
-                                                        : ""));
+    throw InputError(
+        "command line: this run would start " + std::to_string(processes) + " processes (" +
+        std::to_string(pairs) + " System + Integrator pairs, layout " + layout +
+        "), more than the limit of " + std::to_string(options.max_processes) +
+        ": give --max-processes " + std::to_string(processes) + " to allow them" +
+        (options.layout == Layout::process ? ", or --layout pendulum (half as many)" : ""));
   // Measured: about 1 per local child (its stdout pipe) and 2 per component (calls to it,
   // and an optimistic Integrator's calls back); 3 per component leaves room for a second
   // connection where calls overlap, plus what is open now and some for the ORB and files.
@@ -86,8 +85,8 @@ void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
   if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed) {
     // Children inherit the raised limit; they need far fewer each.
-    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? 2 * needed
-                                                     : std::min<rlim_t>(limit.rlim_max, 2 * needed);
+    limit.rlim_cur =
+        limit.rlim_max == RLIM_INFINITY ? 2 * needed : std::min<rlim_t>(limit.rlim_max, 2 * needed);
     if (setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
   }
   throw InputError("command line: this run needs about " + std::to_string(needed) +

@@ -318,8 +318,8 @@ class Reader {
     if (interval) {
       const auto every = whole_multiple(*interval, tick);
       if (!every)
-        r.fail("output_interval", "must be a whole multiple (at most " + limit + " times) of " +
-                                      smallest);
+        r.fail("output_interval",
+               "must be a whole multiple (at most " + limit + " times) of " + smallest);
       s_.output_ticks = *every;
     } else {
       s_.output_ticks = largest;
@@ -330,7 +330,8 @@ class Reader {
                "must be a whole multiple of every partition's step ('" + p.name + "')");
     // trajectory.csv: t and every state, at the first tick, every output interval and the end.
     double states = 0;
-    for (const auto& sub : s_.subsystems) states += static_cast<double>(sub.signature.states.size());
+    for (const auto& sub : s_.subsystems)
+      states += static_cast<double>(sub.signature.states.size());
     const double rows = std::floor(static_cast<double>(s_.ticks) / s_.output_ticks) + 2;
     const std::string why = output_over_limit(rows, 1 + states, 0, limits_);
     if (!why.empty()) r.fail(interval ? "output_interval" : "t_end", why);
@@ -376,8 +377,7 @@ CosimScenario parse_cosim_scenario(const std::string& text, const std::string& f
   return Reader(root, file, limits).read();
 }
 
-CosimScenario load_cosim_scenario(const std::filesystem::path& file,
-                                  const ScenarioLimits& limits) {
+CosimScenario load_cosim_scenario(const std::filesystem::path& file, const ScenarioLimits& limits) {
   return parse_cosim_scenario(read_input_file(file, "scenario file"), file.string(), limits);
 }
 

@@ -27,7 +27,8 @@ void read_simulation(const toml::table& table, const std::string& file, Scenario
   if (by_steps) {
     const auto n = *r.integer("steps");
     if (n < 1) r.fail("steps", "must be >= 1");
-    if (static_cast<std::uint64_t>(n) > kMaxSteps) r.fail("steps", "is more than " + limit + " (the limit)");
+    if (static_cast<std::uint64_t>(n) > kMaxSteps)
+      r.fail("steps", "is more than " + limit + " (the limit)");
     s.steps = static_cast<std::uint64_t>(n);
   } else {
     const double d = *r.number("duration");
@@ -48,8 +49,8 @@ void read_simulation(const toml::table& table, const std::string& file, Scenario
   if (auto interval = r.number("output_interval")) {
     const auto every = whole_multiple(*interval, s.h);
     if (!every)
-      r.fail("output_interval", "must be a whole multiple (>= 1, at most " + limit +
-                                    " steps) of simulation.step");
+      r.fail("output_interval",
+             "must be a whole multiple (>= 1, at most " + limit + " steps) of simulation.step");
     s.output_every = *every;
   }
   r.reject_unknown_keys();

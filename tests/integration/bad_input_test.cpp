@@ -37,7 +37,8 @@ TEST(BadInput, NumbersThatCastToZeroExitTwoInRunAndAnalyze) {
                                          {{"output_interval = 0.01", "output_interval = 1e30"}});
   expect_refused({"run", interval.string(), "--out", out("a")}, dir.path(),
                  interval.string() + ":11: simulation.output_interval must be a whole multiple");
-  const auto step = scenario_variant("thesis.toml", dir.path(), {{"step = 0.001", "step = 1e-300"}});
+  const auto step =
+      scenario_variant("thesis.toml", dir.path(), {{"step = 0.001", "step = 1e-300"}});
   expect_refused({"run", step.string(), "--out", out("b")}, dir.path(),
                  step.string() + ":10: simulation.duration is more than 1e+10 steps");
   // Used to run "0 of 0 steps" and exit 0.
@@ -45,8 +46,7 @@ TEST(BadInput, NumbersThatCastToZeroExitTwoInRunAndAnalyze) {
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1e19"}});
   expect_refused({"run", forever.string(), "--out", out("c")}, dir.path(),
                  forever.string() + ":10: simulation.duration is more than 1e+10 steps");
-  const auto tiny_h =
-      scenario_variant("two-tanks.toml", dir.path(), {{"h = 1.0", "h = 1e-30"}});
+  const auto tiny_h = scenario_variant("two-tanks.toml", dir.path(), {{"h = 1.0", "h = 1e-30"}});
   for (const char* command : {"run", "analyze"}) {
     std::vector<std::string> args = {command, tiny_h.string()};
     if (std::string(command) == "run") args.insert(args.end(), {"--out", out("d")});
@@ -76,8 +76,9 @@ TEST(BadInput, FilesThatAreNotFilesEndAtOnce) {
   expect_refused({"run", fifo.string()}, dir.path(),
                  fifo.string() + ": scenario file must be a regular file (this is a FIFO)");
   expect_refused({"analyze", fifo.string()}, dir.path(), "must be a regular file");
-  expect_refused({"run", shipped("thesis.toml"), "--method", "conservative", "--deploy", "/dev/zero"},
-                 dir.path(), "/dev/zero: deployment file must be a regular file");
+  expect_refused(
+      {"run", shipped("thesis.toml"), "--method", "conservative", "--deploy", "/dev/zero"},
+      dir.path(), "/dev/zero: deployment file must be a regular file");
   // 40,000 levels of dotted keys overflowed the parser's stack (SIGSEGV).
   std::string deep;
   for (int k = 0; k < 40'000; ++k) deep += "a.";
@@ -102,9 +103,8 @@ TEST(BadInput, AnUnusableOutExitsTwoNamingThePath) {
   TempDir dir;
   dir.write("file", "x");
   const std::string tutorial = shipped("tutorial.toml");
-  for (const std::string& out :
-       {(dir / "file").string(), (dir / "file" / "under").string(), std::string("/proc/self/x"),
-        std::string("/proc/self")}) {
+  for (const std::string& out : {(dir / "file").string(), (dir / "file" / "under").string(),
+                                 std::string("/proc/self/x"), std::string("/proc/self")}) {
     expect_refused({"run", tutorial, "--out", out}, dir.path(), out + ": ");
     expect_refused({"compare", tutorial, "--out", out}, dir.path(), out + ": ");
   }
@@ -158,19 +158,19 @@ TEST(BadInput, NumericOptionsRefuseNanAndInfinity) {
 TEST(BadInput, PartitionedScenarioMessagesNameFileAndLine) {
   TempDir dir;
   std::string err;
-  const auto open_input = scenario_variant("orifices-pdre0.toml", dir.path(),
-                                           {{"inputs = { p_up = 100.0 }", ""}});
-  EXPECT_EQ(run_kausal({"run", open_input.string(), "--out", (dir / "a").string()}, dir.path(),
-                       &err),
-            2);
+  const auto open_input =
+      scenario_variant("orifices-pdre0.toml", dir.path(), {{"inputs = { p_up = 100.0 }", ""}});
+  EXPECT_EQ(
+      run_kausal({"run", open_input.string(), "--out", (dir / "a").string()}, dir.path(), &err), 2);
   EXPECT_TRUE(matches(err, std::regex_replace(open_input.string(), std::regex("[.]"), "[.]") +
                                ":[0-9]+: input 'chamber1.p_up' is not connected"))
       << err;
-  const auto off_grid = scenario_variant("hydraulic-multirate.toml", dir.path(),
-                                         {{"h = 0.0003", "h = 0.00025"}});
+  const auto off_grid =
+      scenario_variant("hydraulic-multirate.toml", dir.path(), {{"h = 0.0003", "h = 0.00025"}});
   expect_refused({"run", off_grid.string(), "--out", (dir / "b").string()}, dir.path(),
-                 off_grid.string() + ":19: partition 'drive': h = 0.00025 is not a whole "
-                                     "multiple of the smallest step 0.0001 s (partition 'valve')");
+                 off_grid.string() +
+                     ":19: partition 'drive': h = 0.00025 is not a whole "
+                     "multiple of the smallest step 0.0001 s (partition 'valve')");
   expect_refused({"analyze", shipped("thesis.toml")}, dir.path(),
                  shipped("thesis.toml") + ":13: analyze needs a partitioned model");
 }
@@ -190,8 +190,7 @@ TEST(BadInput, TheProcessesOfARunAreBounded) {
   TempDir dir;
   // 129 pairs in the process layout: 258 processes, more than the default 256.
   const auto many = row_of(129, dir / "many.toml");
-  expect_refused({"run", many.string(), "--method", "conservative", "--out",
-                  (dir / "a").string()},
+  expect_refused({"run", many.string(), "--method", "conservative", "--out", (dir / "a").string()},
                  dir.path(), "this run would start 258 processes");
   expect_refused({"run", shipped("large.toml"), "--method", "optimistic", "--layout", "pendulum",
                   "--max-processes", "31", "--out", (dir / "b").string()},
@@ -221,10 +220,10 @@ TEST(BadInput, TooFewFileDescriptorsAreRaisedOrRefusedBeforeStarting) {
             0)
       << err;
   // It does not: refused before anything starts, saying what to do.
-  EXPECT_EQ(kausal_with_nofile("100:100",
-                               {"run", row.string(), "--method", "optimistic", "--out",
-                                (dir / "low").string()},
-                               dir.path(), err),
+  EXPECT_EQ(kausal_with_nofile(
+                "100:100",
+                {"run", row.string(), "--method", "optimistic", "--out", (dir / "low").string()},
+                dir.path(), err),
             2)
       << err;
   EXPECT_NE(err.find("file descriptors"), std::string::npos) << err;

@@ -97,7 +97,8 @@ TEST(InputLimits, PartitionStepsTicksAndIntervalsAreRangeChecked) {
   EXPECT_EQ(tanks_error(tanks("1.0", "1e300")),
             "t.toml:2: run.t_end is more than 1e+10 steps (the limit) of the smallest step 0.5 s "
             "(partition 'lower')");
-  EXPECT_EQ(tanks_error(tanks("1.0", "1e-300")), "t.toml:2: run.t_end must be a whole number of steps");
+  EXPECT_EQ(tanks_error(tanks("1.0", "1e-300")),
+            "t.toml:2: run.t_end must be a whole number of steps");
   EXPECT_EQ(tanks_error(tanks("1.0", "600.0", "output_interval = 1e30")),
             "t.toml:3: run.output_interval must be a whole multiple (at most 1e+10 times) of the "
             "smallest step 0.5 s (partition 'lower')");
@@ -116,8 +117,9 @@ TEST(InputLimits, OutputThatCannotBeStoredIsRefusedUnlessTheLimitIsRaised) {
       << message;
   EXPECT_NE(message.find("--max-output"), std::string::npos);
   // The field that sets the rows is named: here the output interval.
-  EXPECT_NE(chain_error(every_step + "\noutput_every = 1").find("c.toml:4: simulation.output_every"),
-            std::string::npos);
+  EXPECT_NE(
+      chain_error(every_step + "\noutput_every = 1").find("c.toml:4: simulation.output_every"),
+      std::string::npos);
   // Coarser output, or a higher limit, and the same run is accepted.
   EXPECT_EQ(chain_error(every_step + "\noutput_every = 1000"), "accepted");
   EXPECT_EQ(chain_error(every_step, ScenarioLimits{std::uint64_t{200} << 30}), "accepted");
@@ -170,9 +172,9 @@ TEST(InputFiles, OnlyRegularFilesOfBoundedSizeAreRead) {
   const auto run = dir / "run";
   fs::create_directories(run);
   ASSERT_EQ(mkfifo((run / "checkpoint.json").c_str(), 0600), 0);
-  EXPECT_EQ(error_of([&] { read_checkpoint(run); }),
-            (run / "checkpoint.json").string() +
-                ": checkpoint must be a regular file (this is a FIFO)");
+  EXPECT_EQ(
+      error_of([&] { read_checkpoint(run); }),
+      (run / "checkpoint.json").string() + ": checkpoint must be a regular file (this is a FIFO)");
 }
 
 // ---- nesting ----
@@ -188,16 +190,17 @@ std::string toml_error(const std::string& text) {
 }
 
 TEST(InputFiles, TomlNestedPastTheLimitIsRefusedBeforeParsing) {
-  const std::string refused = ": nested more than 64 levels deep (table headers, dotted keys, "
-                              "arrays, inline tables)";
+  const std::string refused =
+      ": nested more than 64 levels deep (table headers, dotted keys, "
+      "arrays, inline tables)";
   // 40,000 dotted parts overflowed toml++'s stack.
   EXPECT_EQ(toml_error(repeated("a", 40'000, ".") + " = 1\n"), "n.toml:1" + refused);
   EXPECT_EQ(toml_error("x = 1\n[" + repeated("t", 65, ".") + "]\n"), "n.toml:2" + refused);
   EXPECT_EQ(toml_error("a = " + repeated("[", 100'000)), "n.toml:1" + refused);
   EXPECT_EQ(toml_error("a = " + repeated("{ b = ", 100'000)), "n.toml:1" + refused);
   // Levels add up: a header, a dotted key, an inline table in an array.
-  EXPECT_EQ(toml_error("[" + repeated("t", 30, ".") + "]\n" + repeated("k", 30, ".") +
-                       " = [ { " + repeated("m", 4, ".") + " = 1 } ]\n"),
+  EXPECT_EQ(toml_error("[" + repeated("t", 30, ".") + "]\n" + repeated("k", 30, ".") + " = [ { " +
+                       repeated("m", 4, ".") + " = 1 } ]\n"),
             "n.toml:2" + refused);
   EXPECT_EQ(toml_error("a = [\n 1,\n [ [ [\n" + repeated("[", 62) + "\n"), "n.toml:4" + refused);
 }

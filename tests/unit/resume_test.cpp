@@ -141,7 +141,8 @@ TEST(Checkpoint, RefusesAnInconsistentFile) {
 }
 
 // Changes a checkpoint the way a hand or a disk would, keeping it well-formed.
-void edit_checkpoint(const fs::path& dir, const std::function<void(nlohmann::ordered_json&)>& edit) {
+void edit_checkpoint(const fs::path& dir,
+                     const std::function<void(nlohmann::ordered_json&)>& edit) {
   auto j = nlohmann::ordered_json::parse(slurp(dir / "checkpoint.json"));
   edit(j);
   std::ofstream(dir / "checkpoint.json") << j.dump(1);
