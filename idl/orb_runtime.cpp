@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "system/errors.hpp"
+#include "system/number_with_unit.hpp"
 
 namespace kausal {
 
@@ -156,14 +157,7 @@ CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
 }  // namespace
 
 unsigned parse_delay_us(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
+  const auto [value, unit] = number_with_unit(text).value_or(std::make_pair(0.0, std::string("?")));
   double scale = 0;
   if (unit == "ms")
     scale = 1000;
@@ -171,10 +165,10 @@ unsigned parse_delay_us(const std::string& text, const std::string& what) {
     scale = 1;
   else if (unit == "s")
     scale = 1e6;
-  else if (unit.empty() && used > 0 && value == 0)
+  else if (unit.empty() && value == 0)
     scale = 1;
   const double us = value * scale;
-  if (used == 0 || scale == 0 || !std::isfinite(us) || us < 0 || us > 10e6)
+  if (scale == 0 || !std::isfinite(us) || us < 0 || us > 10e6)
     throw InputError((what.empty() ? "'" : what + ": '") + text +
                      "' is not a delay (a number with a unit: 2ms, 500us, 0.1s; 0 for none; at "
                      "most 10s)");

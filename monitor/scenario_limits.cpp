@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "system/errors.hpp"
+#include "system/number_with_unit.hpp"
 
 namespace kausal {
 namespace {
@@ -42,14 +43,7 @@ std::string output_over_limit(double rows, double columns, double other_bytes,
 }
 
 std::uint64_t parse_size(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
+  const auto [value, unit] = number_with_unit(text).value_or(std::make_pair(0.0, std::string()));
   double scale = 0;
   if (unit.empty())
     scale = 1;
@@ -62,7 +56,7 @@ std::uint64_t parse_size(const std::string& text, const std::string& what) {
   else if (unit == "T")
     scale = 0x1p40;
   const double bytes = value * scale;
-  if (used == 0 || scale == 0 || !(bytes >= 1 && bytes <= 0x1p60))
+  if (scale == 0 || !(bytes >= 1 && bytes <= 0x1p60))
     throw InputError(what + ": '" + text +
                      "' is not a size (bytes, or a number with K, M, G or T: 500M, 20G; at "
                      "least 1 byte, at most 1024 P)");
