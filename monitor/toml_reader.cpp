@@ -54,7 +54,8 @@ class NestingScan {
     if (stack_.empty() && c == '[') {
       ++i_;
       if (i_ < t_.size() && t_[i_] == '[') ++i_;
-      header_depth_ = key_parts();
+      // Each part may name an array of tables, whose elements are one level further.
+      header_depth_ = 2 * key_parts();
       check(header_depth_);
       expect_ = Expect::separator;
       return;

@@ -13,8 +13,8 @@
 
 namespace kausal {
 
-// The deepest nesting a TOML file may have; every table-header part, dotted-key part, array
-// and inline table is one level. toml++ parses and frees nested values recursively, so a
+// The deepest nesting a TOML file may have; every dotted-key part, array and inline table is
+// one level, every table-header part two (it may name an array of tables and its element). toml++ parses and frees nested values recursively, so a
 // file nested 40,000 levels deep would overflow the stack: the depth is measured first.
 inline constexpr int kMaxTomlDepth = 64;
 
