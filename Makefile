@@ -1,10 +1,11 @@
 # The README's two commands: `make run` (build + the main job) and `make test` (build + all tests).
 BUILD    ?= build
 ASAN     ?= build/asan
+FUZZ     ?= build/fuzz
 JOBS     ?= $(shell nproc)
 SCENARIO ?= scenarios/thesis.toml
 
-.PHONY: deps configure build run test asan bench format clean
+.PHONY: deps configure build run test asan fuzz bench format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -23,9 +24,18 @@ asan: deps
 	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAUSAL_SANITIZE=ON -DKAUSAL_UNIT_ONLY=ON
 	cmake --build $(ASAN) -j $(JOBS)
 
-test: build asan
+# The scenario and deployment-file parsers under libFuzzer (clang), ASan and UBSan: plain
+# libraries only, in their own build directory. `make test` fuzzes for a bounded time
+# (KAUSAL_FUZZ_SECONDS, default 40 s).
+fuzz: deps
+	cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DKAUSAL_FUZZ=ON -DKAUSAL_UNIT_ONLY=ON
+	cmake --build $(FUZZ) -j $(JOBS) --target scenario_fuzzer
+
+test: build asan fuzz
 	cd $(BUILD) && ctest --output-on-failure -j 2
 	cd $(ASAN) && ctest --output-on-failure -j 2
+	cd $(FUZZ) && ctest --output-on-failure
 
 bench: build
 	bash bench/run.sh

@@ -1,12 +1,15 @@
 #include "idl/orb_runtime.hpp"
 
 #include <dlfcn.h>
+#include <netdb.h>
 #include <omniORB4/omniInterceptors.h>
 #include <omniORB4/omniPolicy.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "system/errors.hpp"
+#include "system/number_with_unit.hpp"
 
 namespace kausal {
 
@@ -105,6 +109,28 @@ void add_endpoints(const OrbSettings& s, OrbOptions& opts) {
   opts.push_back({"endPoint", "giop:tcp:" + s.host + ":"});
 }
 
+// Why a TCP socket cannot be bound to `host` (any port), or "" if it can.
+std::string bind_problem(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (const int rc = getaddrinfo(host.c_str(), "0", &hints, &found); rc != 0)
+    return gai_strerror(rc);
+  std::string problem = "no address";
+  for (addrinfo* a = found; a && !problem.empty(); a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      problem = std::strerror(errno);
+      continue;
+    }
+    problem = bind(fd, a->ai_addr, a->ai_addrlen) == 0 ? "" : std::strerror(errno);
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return problem;
+}
+
 // ORB_init's INITIALIZE with TLS on is a certificate, key or password that OpenSSL would not
 // load (omniORB has logged OpenSSL's reason on stderr).
 CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
@@ -131,14 +157,7 @@ CORBA::ORB_ptr init_orb(const OrbOptions& opts, const TlsFiles& tls) {
 }  // namespace
 
 unsigned parse_delay_us(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
+  const auto [value, unit] = number_with_unit(text).value_or(std::make_pair(0.0, std::string("?")));
   double scale = 0;
   if (unit == "ms")
     scale = 1000;
@@ -146,10 +165,10 @@ unsigned parse_delay_us(const std::string& text, const std::string& what) {
     scale = 1;
   else if (unit == "s")
     scale = 1e6;
-  else if (unit.empty() && used > 0 && value == 0)
+  else if (unit.empty() && value == 0)
     scale = 1;
   const double us = value * scale;
-  if (used == 0 || scale == 0 || !std::isfinite(us) || us < 0 || us > 10e6)
+  if (scale == 0 || !std::isfinite(us) || us < 0 || us > 10e6)
     throw InputError((what.empty() ? "'" : what + ": '") + text +
                      "' is not a delay (a number with a unit: 2ms, 500us, 0.1s; 0 for none; at "
                      "most 10s)");
@@ -212,13 +231,21 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
   else if (!s.tls.cert_file.empty())
     throw InputError("command line: --tls-cert needs --tls-ca (without it TLS is off)");
   if (s.serve) add_endpoints(s, opts);
-  orb_ = init_orb(opts, s.tls);
-  install_link_delay(s.link_delay_us);
-  CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
-  poa_ = PortableServer::POA::_narrow(root);
-  if (s.serve) {
-    PortableServer::POAManager_var manager = poa_->the_POAManager();
-    manager->activate();
+  try {
+    orb_ = init_orb(opts, s.tls);
+    install_link_delay(s.link_delay_us);
+    // The endpoints are opened here, with the root POA.
+    CORBA::Object_var root = orb_->resolve_initial_references("RootPOA");
+    poa_ = PortableServer::POA::_narrow(root);
+    if (s.serve) {
+      PortableServer::POAManager_var manager = poa_->the_POAManager();
+      manager->activate();
+    }
+  } catch (const CORBA::INITIALIZE&) {
+    // Most often --host is not an address of this host: say so, naming it.
+    if (const std::string problem = s.serve ? bind_problem(s.host) : ""; !problem.empty())
+      throw InputError("--host " + s.host + ": cannot serve on this address (" + problem + ")");
+    throw;
   }
 }
 

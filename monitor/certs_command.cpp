@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +34,12 @@ void check_host_name(const std::string& name) {
   if (name.empty() || name.size() > 253 || !chars_ok || name[0] == '-' || name[0] == '.')
     throw InputError("command line: --host '" + name +
                      "' is not a host name or address (letters, digits, . - _ :)");
+  // DIR/NAME.pem must never replace DIR/ca.pem, the certificate every process trusts (nor on
+  // a file system that ignores case).
+  if (strcasecmp(name.c_str(), "ca") == 0)
+    throw InputError("command line: --host '" + name +
+                     "' would write its certificate to ca.pem, the CA's own file: give the "
+                     "host's full name or address instead");
 }
 
 // Runs openssl with `args`; its stderr is the error message if it fails.
@@ -184,7 +191,8 @@ CLI::App* add_certs_command(CLI::App& app, CertsOptions& o) {
       "unless DIR/ca.pem exists already, and for every --host NAME DIR/NAME.pem: a certificate "
       "for NAME (subject CN and subjectAltName DNS:NAME, plus IP:NAME for an address) signed by "
       "the CA, followed by its unencrypted private key (mode 0600; pass it as --tls-cert). An "
-      "existing DIR/NAME.pem is replaced. Runs the openssl tool. This is a test CA for a lab "
+      "existing DIR/NAME.pem is replaced; NAME 'ca' is refused (DIR/ca.pem is the CA's). Runs the "
+      "openssl tool. This is a test CA for a lab "
       "or a closed cluster: its key sits unencrypted next to the certificates; use your own "
       "PKI for anything else");
   cmd->add_option("dir", o.dir, "directory for the files (created if missing)")->required();

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "integrator/stepper.hpp"
+#include "monitor/input_file.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -18,7 +19,19 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr const char* kFormat = "kausal-checkpoint/1";
+// /2: with "checksum". /1 files (no checksum) are refused: nothing vouches for them.
+constexpr const char* kFormat = "kausal-checkpoint/2";
+constexpr const char* kUncheckedFormat = "kausal-checkpoint/1";
+
+// SHA-256 of the canonical content: every field but "checksum", in file order, as compact
+// JSON. A midstate or a state edited by hand (or by a disk) no longer matches it.
+std::string checksum_of(json content) {
+  content.erase("checksum");
+  const std::string canonical = content.dump();
+  Sha256 sha;
+  sha.update(canonical.data(), canonical.size());
+  return sha.hex();
+}
 
 std::string to_hex(const std::string& bytes) {
   static constexpr char digits[] = "0123456789abcdef";
@@ -184,6 +197,7 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["sha256_midstate"] = midstate_json(c.recorder.digest);
   j["csv_bytes"] = c.recorder.csv_bytes;
   j["resumed_from"] = c.resumed_from;
+  j["checksum"] = checksum_of(j);
 
   const fs::path file = dir / kCheckpointFile;
   const fs::path temp = dir / (std::string(kCheckpointFile) + ".tmp");
@@ -200,19 +214,14 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
 
 Checkpoint read_checkpoint(const fs::path& dir) {
   const fs::path file = dir / kCheckpointFile;
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw InputError(file.string() + ": no checkpoint (was this directory written by " +
-                     "`kausal run` on a pendulum chain?)");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(file.string() + ": unreadable: " + e.what());
-  }
+  const json j = read_input_json(file, "checkpoint");
   const Reader r(j, file.string());
-  if (!j.is_object() || r.get<std::string>("format") != kFormat)
-    r.fail("field format: expected \"" + std::string(kFormat) + "\"");
+  if (!j.is_object()) r.fail("not a checkpoint (a JSON object)");
+  const auto format = r.get<std::string>("format");
+  if (format == kUncheckedFormat)
+    r.fail("written by an older kausal without a checksum (format " + format +
+           "): it cannot be checked, so it is not resumed; start the run again");
+  if (format != kFormat) r.fail("field format: expected \"" + std::string(kFormat) + "\"");
   Checkpoint c;
   c.setup = read_setup(r);
   c.scenario_sha256 = r.get<std::string>("scenario_sha256");
@@ -233,6 +242,11 @@ Checkpoint read_checkpoint(const fs::path& dir) {
            std::to_string(c.recorder.step));
   c.recorder.csv_bytes = r.get<std::uint64_t>("csv_bytes");
   c.resumed_from = r.get<std::vector<std::uint64_t>>("resumed_from");
+  // Last: a field that is wrong on its face is named above; this catches the rest.
+  if (r.get<std::string>("checksum") != checksum_of(j))
+    r.fail(
+        "field checksum: does not match the content (the file was changed after kausal "
+        "wrote it); it cannot be resumed");
   return c;
 }
 

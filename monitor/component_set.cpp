@@ -2,12 +2,14 @@
 
 #include <omniORB4/omniORB.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <future>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "idl/convert.hpp"
@@ -51,6 +53,52 @@ std::chrono::milliseconds time_left(std::chrono::steady_clock::time_point deadli
                              deadline - std::chrono::steady_clock::now()));
 }
 
+namespace {
+
+std::size_t open_descriptors() {
+  std::error_code ec;
+  std::size_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end;
+       it.increment(ec))
+    ++n;
+  return n;
+}
+
+}  // namespace
+
+void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
+  if (options.layout == Layout::single) return;  // no process, no connection
+  const std::size_t processes = options.layout == Layout::pendulum ? pairs : 2 * pairs;
+  const std::string layout = layout_name(options.layout);
+  if (processes > options.max_processes)
+    throw InputError(
+        "command line: this run would start " + std::to_string(processes) + " processes (" +
+        std::to_string(pairs) + " System + Integrator pairs, layout " + layout +
+        "), more than the limit of " + std::to_string(options.max_processes) +
+        ": give --max-processes " + std::to_string(processes) + " to allow them" +
+        (options.layout == Layout::process ? ", or --layout pendulum (half as many)" : ""));
+  // Measured: about 1 per local child (its stdout pipe) and 2 per component (calls to it,
+  // and an optimistic Integrator's calls back); 3 per component leaves room for a second
+  // connection where calls overlap, plus what is open now and some for the ORB and files.
+  const rlim_t needed = open_descriptors() + 64 + (options.remote ? 0 : processes) + 3 * 2 * pairs;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
+  if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed) {
+    // Children inherit the raised limit; they need far fewer each.
+    limit.rlim_cur =
+        limit.rlim_max == RLIM_INFINITY ? 2 * needed : std::min<rlim_t>(limit.rlim_max, 2 * needed);
+    if (setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
+  }
+  throw InputError("command line: this run needs about " + std::to_string(needed) +
+                   " file descriptors (" + std::to_string(processes) + " processes, layout " +
+                   layout + "), more than the limit of " + std::to_string(limit.rlim_max) +
+                   " here (ulimit -Hn): raise it (ulimit -n " + std::to_string(needed) +
+                   " in a shell allowed to, LimitNOFILE= for a service), or start fewer " +
+                   "processes (fewer pendulums or partitions" +
+                   (options.layout == Layout::process ? ", --layout pendulum" : "") +
+                   ", --layout single)");
+}
+
 ComponentSet::ComponentSet(OrbRuntime& orb, Layout layout) : orb_(orb), layout_(layout) {
   // Unix-socket paths must stay short (108 bytes): a private directory under /tmp.
   char dir[] = "/tmp/kausal-XXXXXX";
@@ -87,6 +135,7 @@ void ComponentSet::start(const std::vector<ComponentPair>& pairs, const LaunchOp
       components_.push_back(std::move(c));
     }
   }
+  check_process_budget(pairs.size(), options);
   if (layout_ == Layout::single)
     host_here();
   else
@@ -125,8 +174,13 @@ void ComponentSet::start_local(const std::vector<Launch>& launches, const Launch
     for (const auto& a : orb_arguments(child)) args.push_back(a);
     if (unix_sockets_allowed(child))
       args.insert(args.end(), {"--unix-socket", (socket_dir_ / l.process).string()});
-    auto process = std::make_shared<ChildProcess>(l.process, options.bin_dir / l.executable, args,
-                                                  options.log_dir / (l.process + ".log"), l.cpu);
+    std::shared_ptr<ChildProcess> process;
+    try {
+      process = std::make_shared<ChildProcess>(l.process, options.bin_dir / l.executable, args,
+                                               options.log_dir / (l.process + ".log"), l.cpu);
+    } catch (const std::system_error& e) {
+      throw PeerError(l.process, std::string("cannot be started: ") + e.what());
+    }
     for (LaunchedComponent* c : l.hosted) c->process = process;
     children_.push_back(process);
     started.push_back(process);

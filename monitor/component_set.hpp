@@ -24,6 +24,9 @@ const char* layout_name(Layout layout);
 // "process" | "pendulum" | "single"; throws InputError otherwise.
 Layout parse_layout(const std::string& name);
 
+// Processes one run may start unless --max-processes allows more.
+inline constexpr std::size_t kDefaultMaxProcesses = 256;
+
 struct LaunchOptions {
   std::filesystem::path bin_dir;    // where kausal-system and kausal-integrator are
   std::filesystem::path log_dir;    // each child's stderr goes to log_dir/NAME.log
@@ -40,7 +43,15 @@ struct LaunchOptions {
   // Null: every process is a child of the monitor. Otherwise node agents start them, as the
   // deployment file says (each node with its own address and certificate).
   std::shared_ptr<const RemotePlacement> remote;
+  std::size_t max_processes = kDefaultMaxProcesses;  // --max-processes
 };
+
+// Before anything starts: the processes `pairs` System + Integrator pairs need in this
+// layout are within options.max_processes, and the monitor can hold the file descriptors
+// they take (a pipe per local child, connections to every component and back), raising its
+// soft RLIMIT_NOFILE toward the hard limit if that suffices. InputError saying what to do
+// otherwise.
+void check_process_budget(std::size_t pairs, const LaunchOptions& options);
 
 struct LaunchedComponent {
   std::string name;

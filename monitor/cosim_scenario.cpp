@@ -1,10 +1,10 @@
 #include "monitor/cosim_scenario.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <map>
-#include <sstream>
 
+#include "monitor/input_file.hpp"
 #include "monitor/toml_reader.hpp"
 #include "system/errors.hpp"
 
@@ -47,11 +47,13 @@ struct PartitionDraft {
   PartitionSpec spec;
   std::string method_name;
   int line = 0;
+  std::uint32_t h_line = 0;
 };
 
 class Reader {
  public:
-  Reader(const toml::table& root, std::string file) : root_(root), file_(std::move(file)) {}
+  Reader(const toml::table& root, std::string file, const ScenarioLimits& limits)
+      : root_(root), file_(std::move(file)), limits_(limits) {}
 
   CosimScenario read() {
     TableReader top(root_, file_, "");
@@ -82,7 +84,10 @@ class Reader {
 
  private:
   [[noreturn]] void fail(const toml::node& at, const std::string& m) const {
-    throw InputError(file_ + ":" + line_of(at) + ": " + m);
+    fail_at_line(at.source().begin.line, m);
+  }
+  [[noreturn]] void fail_at_line(std::uint32_t line, const std::string& m) const {
+    throw InputError(file_ + ":" + std::to_string(line) + ": " + m);
   }
 
   std::optional<int> hold_order(TableReader& r, const std::string& key) {
@@ -131,6 +136,7 @@ class Reader {
       r.reject_unknown_keys();
       by_name_[sub.name] = i;
       s_.subsystems.push_back(std::move(sub));
+      subsystem_lines_.push_back(t.source().begin.line);
     }
   }
 
@@ -146,6 +152,7 @@ class Reader {
     d.spec.method = parse_ode_method(*method, file_ + ":" + line_of(*at) + ": ");
     d.spec.h = r.required_number("h");
     if (!(d.spec.h > 0)) r.fail("h", "must be > 0");
+    d.h_line = t.get("h")->source().begin.line;
     return d;
   }
 
@@ -183,10 +190,14 @@ class Reader {
     }
     for (std::size_t m = 0; m < owner.size(); ++m)
       if (owner[m] < 0)
-        throw InputError(file_ + ": subsystem '" + s_.subsystems[m].name +
+        fail_at_line(subsystem_lines_[m],
+                     "subsystem '" + s_.subsystems[m].name +
                          "' belongs to no partition: give it 'integrator' and 'h', or list it in "
                          "a [[partition]]");
-    for (auto& d : drafts_) s_.partitions.push_back(std::move(d.spec));
+    for (auto& d : drafts_) {
+      s_.partitions.push_back(std::move(d.spec));
+      h_lines_.push_back(d.h_line);
+    }
   }
 
   std::size_t subsystem_named(const toml::node& at, const std::string& name) const {
@@ -218,7 +229,7 @@ class Reader {
 
   void read_couplings(TableReader& top) {
     const toml::array& list = tables(top, "coupling", false);
-    std::map<std::pair<std::size_t, std::size_t>, int> driven;  // input → line
+    std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> driven;  // input → line
     for (std::size_t i = 0; i < list.size(); ++i) {
       const toml::table& t = *list[i].as_table();
       TableReader r(t, file_, "coupling[" + std::to_string(i + 1) + "]");
@@ -235,6 +246,7 @@ class Reader {
       if (driven.count(key)) r.fail("to", "'" + *to + "' is driven twice");
       driven[key] = t.source().begin.line;
       s_.couplings.push_back(c);
+      coupling_lines_.push_back(t.source().begin.line);
     }
     for (std::size_t k = 0; k < s_.subsystems.size(); ++k) {
       const auto& sub = s_.subsystems[k];
@@ -247,7 +259,8 @@ class Reader {
           throw InputError(file_ + ":" + std::to_string(driven[{k, i}]) + ": input '" + sub.name +
                            "." + sub.signature.inputs[i] + "' is coupled and also given in inputs");
         if (!constant && !coupled)
-          throw InputError(file_ + ": input '" + sub.name + "." + sub.signature.inputs[i] +
+          fail_at_line(subsystem_lines_[k],
+                       "input '" + sub.name + "." + sub.signature.inputs[i] +
                            "' is not connected: add a [[coupling]] to it or give it in " +
                            "subsystem.inputs");
       }
@@ -255,24 +268,34 @@ class Reader {
   }
 
   // Every step a whole multiple of the smallest; steps of coupled partitions divide each
-  // other (multirate with integer ratios); t_end and the output interval on every grid.
+  // other (multirate with integer ratios); t_end and the output interval on every grid; no
+  // more than kMaxSteps ticks, and output that fits the limit.
   void settle_steps(TableReader& r, std::optional<double> interval) {
-    double tick = s_.partitions.front().h;
-    for (const auto& p : s_.partitions) tick = std::min(tick, p.h);
+    std::size_t fastest = 0;
+    for (std::size_t p = 0; p < s_.partitions.size(); ++p)
+      if (s_.partitions[p].h < s_.partitions[fastest].h) fastest = p;
+    const double tick = s_.partitions[fastest].h;
     s_.tick = tick;
-    auto whole = [](double value, double unit, std::uint64_t& out) {
-      const double k = value / unit;
-      const double rounded = std::round(k);
-      if (!(rounded >= 1) || std::abs(k - rounded) > 1e-9 * rounded) return false;
-      out = static_cast<std::uint64_t>(rounded);
-      return true;
-    };
-    for (auto& p : s_.partitions)
-      if (!whole(p.h, tick, p.ticks_per_step))
-        throw InputError(file_ + ": partition '" + p.name + "': h = " + std::to_string(p.h) +
-                         " is not a whole multiple of the smallest step " + std::to_string(tick));
-    if (!whole(s_.t_end, tick, s_.ticks)) r.fail("t_end", "must be a whole number of steps");
-    if (s_.ticks > 10'000'000'000ULL) r.fail("t_end", "gives more than 1e10 steps");
+    const std::string smallest = "the smallest step " + format_number(tick) + " s (partition '" +
+                                 s_.partitions[fastest].name + "')";
+    const std::string limit = format_number(static_cast<double>(kMaxSteps));
+    for (std::size_t k = 0; k < s_.partitions.size(); ++k) {
+      PartitionSpec& p = s_.partitions[k];
+      const auto ratio = whole_multiple(p.h, tick);
+      if (ratio) {
+        p.ticks_per_step = *ratio;
+        continue;
+      }
+      const std::string what = "partition '" + p.name + "': h = " + format_number(p.h);
+      if (p.h / tick > static_cast<double>(kMaxSteps))
+        fail_at_line(h_lines_[k], what + " is more than " + limit + " times " + smallest);
+      fail_at_line(h_lines_[k], what + " is not a whole multiple of " + smallest);
+    }
+    const auto ticks = whole_multiple(s_.t_end, tick);
+    if (!ticks && s_.t_end / tick > static_cast<double>(kMaxSteps))
+      r.fail("t_end", "is more than " + limit + " steps (the limit) of " + smallest);
+    if (!ticks) r.fail("t_end", "must be a whole number of steps");
+    s_.ticks = *ticks;
     std::uint64_t largest = 1;
     for (auto& p : s_.partitions) {
       if (s_.ticks % p.ticks_per_step != 0)
@@ -280,19 +303,24 @@ class Reader {
       p.steps = s_.ticks / p.ticks_per_step;
       largest = std::max(largest, p.ticks_per_step);
     }
-    for (const auto& c : s_.couplings) {
+    for (std::size_t k = 0; k < s_.couplings.size(); ++k) {
+      const CouplingSpec& c = s_.couplings[k];
       if (!s_.crosses_partitions(c)) continue;
       const auto& a = s_.partitions[s_.subsystems[c.from].partition];
       const auto& b = s_.partitions[s_.subsystems[c.to].partition];
       const auto big = std::max(a.ticks_per_step, b.ticks_per_step);
       const auto small = std::min(a.ticks_per_step, b.ticks_per_step);
       if (big % small != 0)
-        throw InputError(file_ + ": partitions '" + a.name + "' and '" + b.name +
+        fail_at_line(coupling_lines_[k],
+                     "partitions '" + a.name + "' and '" + b.name +
                          "' are coupled but their steps are not whole multiples of each other");
     }
     if (interval) {
-      if (!whole(*interval, tick, s_.output_ticks))
-        r.fail("output_interval", "must be a whole multiple of the smallest step");
+      const auto every = whole_multiple(*interval, tick);
+      if (!every)
+        r.fail("output_interval",
+               "must be a whole multiple (at most " + limit + " times) of " + smallest);
+      s_.output_ticks = *every;
     } else {
       s_.output_ticks = largest;
     }
@@ -300,32 +328,27 @@ class Reader {
       if (s_.output_ticks % p.ticks_per_step != 0)
         r.fail("output_interval",
                "must be a whole multiple of every partition's step ('" + p.name + "')");
+    // trajectory.csv: t and every state, at the first tick, every output interval and the end.
+    double states = 0;
+    for (const auto& sub : s_.subsystems)
+      states += static_cast<double>(sub.signature.states.size());
+    const double rows = std::floor(static_cast<double>(s_.ticks) / s_.output_ticks) + 2;
+    const std::string why = output_over_limit(rows, 1 + states, 0, limits_);
+    if (!why.empty()) r.fail(interval ? "output_interval" : "t_end", why);
   }
 
   const toml::table& root_;
   std::string file_;
+  const ScenarioLimits& limits_;
   CosimScenario s_;
   int default_hold_ = 0;
   std::map<std::string, std::size_t> by_name_;
   std::vector<PartitionDraft> drafts_;
+  // Source lines, for messages about what is found wrong only once everything is read.
+  std::vector<std::uint32_t> subsystem_lines_;  // of each [[subsystem]]
+  std::vector<std::uint32_t> h_lines_;          // of each partition's h
+  std::vector<std::uint32_t> coupling_lines_;   // of each [[coupling]]
 };
-
-toml::table parse_toml(const std::string& text, const std::string& file) {
-  try {
-    return toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    throw InputError(file + ":" + std::to_string(e.source().begin.line) +
-                     ": not valid TOML: " + std::string(e.description()));
-  }
-}
-
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The recipe of a composite of `members`; couplings with both ends among them become direct
 // links.
@@ -348,17 +371,26 @@ CompositeRecipe recipe_of(const CosimScenario& s, const std::vector<std::size_t>
 
 }  // namespace
 
-CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file) {
+CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file,
+                                   const ScenarioLimits& limits) {
   const toml::table root = parse_toml(text, file);
-  return Reader(root, file).read();
+  return Reader(root, file, limits).read();
 }
 
-CosimScenario load_cosim_scenario(const std::filesystem::path& file) {
-  return parse_cosim_scenario(read_file(file), file.string());
+CosimScenario load_cosim_scenario(const std::filesystem::path& file, const ScenarioLimits& limits) {
+  return parse_cosim_scenario(read_input_file(file, "scenario file"), file.string(), limits);
+}
+
+ScenarioKind scenario_kind(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  const toml::table root = parse_toml(read_input_file(file, "scenario file"), name);
+  if (const toml::node* sub = root.get("subsystem")) return {true, name + ":" + line_of(*sub)};
+  const toml::node* model = root.get("model");
+  return {false, name + ":" + (model ? line_of(*model) : "1")};
 }
 
 bool is_partitioned_scenario(const std::filesystem::path& file) {
-  return parse_toml(read_file(file), file.string()).contains("subsystem");
+  return scenario_kind(file).partitioned;
 }
 
 CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition) {

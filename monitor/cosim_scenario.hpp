@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "integrator/ode_method.hpp"
+#include "monitor/scenario_limits.hpp"
 #include "system/composite_model.hpp"
 #include "system/model.hpp"
 
@@ -62,11 +63,22 @@ struct CosimScenario {
   }
 };
 
-// True when the file describes a partitioned model ([[subsystem]] tables) rather than a
-// pendulum chain. Throws InputError if it cannot be read or parsed.
+// Whether a scenario file describes a partitioned model ([[subsystem]] tables) rather than a
+// pendulum chain, and where it says so ("file:line", for messages). Throws InputError if it
+// cannot be read or parsed.
+struct ScenarioKind {
+  bool partitioned = false;
+  std::string where;  // the first [[subsystem]], else [model] (line 1 if neither)
+};
+ScenarioKind scenario_kind(const std::filesystem::path& file);
 bool is_partitioned_scenario(const std::filesystem::path& file);
-CosimScenario load_cosim_scenario(const std::filesystem::path& file);
-CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file);
+// Reads and checks a partitioned scenario, including that its output fits `limits`; every
+// problem throws InputError "file:line: message".
+CosimScenario load_cosim_scenario(const std::filesystem::path& file,
+                                  const ScenarioLimits& limits = {});
+// The same from text (tests, the fuzzer); `file` names it in messages.
+CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file,
+                                   const ScenarioLimits& limits = {});
 
 // The model one partition integrates: its members, couplings inside it direct, constants
 // set; inputs from other partitions are left open, in the order of partition_inputs().

@@ -2,10 +2,9 @@
 
 #include <fnmatch.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "monitor/input_file.hpp"
 #include "monitor/toml_reader.hpp"
 
 namespace kausal {
@@ -67,17 +66,11 @@ std::vector<std::string> DeployFile::node_names() const {
 }
 
 DeployFile load_deploy_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file + ": cannot open deployment file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  toml::table root;
-  try {
-    root = toml::parse(text.str(), file);
-  } catch (const toml::parse_error& e) {
-    throw InputError(file + ":" + std::to_string(e.source().begin.line) +
-                     ": not valid TOML: " + std::string(e.description()));
-  }
+  return parse_deploy_file(read_input_file(file, "deployment file"), file);
+}
+
+DeployFile parse_deploy_file(const std::string& text, const std::string& file) {
+  const toml::table root = parse_toml(text, file);
   TableReader r(root, file, "");
   DeployFile d;
   d.file = file;

@@ -41,6 +41,9 @@ bool plain_name(const std::string& name);
 
 // Reads and checks the file: "file:line: what is wrong" (InputError) for bad TOML, unknown
 // keys, a node without a name or components, a name twice, a name that is not plain.
+// The file must be a regular file of at most 16 MiB (input_file.hpp).
 DeployFile load_deploy_file(const std::string& file);
+// The same from text (the fuzzer); `file` names it in messages.
+DeployFile parse_deploy_file(const std::string& text, const std::string& file);
 
 }  // namespace kausal

@@ -22,6 +22,7 @@
 #include "monitor/deploy_file.hpp"
 #include "monitor/node_command.hpp"
 #include "monitor/optimistic.hpp"
+#include "monitor/output_dir.hpp"
 #include "monitor/partition_analysis.hpp"
 #include "monitor/process_deployment.hpp"
 #include "monitor/progress_bar.hpp"
@@ -84,6 +85,11 @@ struct Options {
   std::string deploy;  // deployment file: components on node agents (docs/multi-host.md)
   std::optional<DeployFile> deploy_file;  // loaded from it before the run
   std::string naming;                     // the naming service the nodes registered in
+  // Bounds of a run (docs/scenarios.md, "Limits"): what it may write, what it may start; an
+  // --out in use only with --force.
+  ScenarioLimits limits;
+  std::size_t max_processes = kDefaultMaxProcesses;
+  bool force = false;
 };
 
 fs::path executable_dir() {
@@ -99,6 +105,13 @@ fs::path fresh_run_dir(const std::string& name, const std::string& what) {
   fs::path dir = base;
   for (int k = 2; fs::exists(dir); ++k) dir = base.string() + "-" + std::to_string(k);
   return dir;
+}
+
+// --out (or a fresh directory), made and checked before anything starts.
+fs::path output_dir(const Options& o, const std::string& name, const std::string& what) {
+  const fs::path out = o.out.empty() ? fresh_run_dir(name, what) : fs::path(o.out);
+  prepare_output_dir(out, o.force);
+  return out;
 }
 
 void on_interrupt(int) {
@@ -192,6 +205,7 @@ LaunchOptions launch_options(const Options& o, const fs::path& out, Layout layou
   launch.link_delay_us = o.transport.link_delay_us;
   launch.tls = o.transport.tls;
   launch.remote = orb.placement();
+  launch.max_processes = o.max_processes;
   return launch;
 }
 
@@ -395,13 +409,13 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
 }
 
 int run_partitioned(const Options& o) {
-  const CosimScenario s = load_cosim_scenario(o.scenario);
+  const CosimScenario s = load_cosim_scenario(o.scenario, o.limits);
   const std::string method = o.method_given ? o.method : s.method;
   if (o.tolerance && method != "optimistic")
     throw InputError("command line: --tolerance applies to --method optimistic");
   if (o.layout_given && method == "sequential")
     throw InputError("command line: --layout applies to conservative and optimistic runs");
-  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, method) : fs::path(o.out);
+  const fs::path out = output_dir(o, s.name, method);
   OrbOnDemand orb(o);
   const RunResult r = execute_partitioned(s, method, out, o, orb, parse_layout(o.layout));
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
@@ -412,8 +426,8 @@ int run_partitioned(const Options& o) {
 // Sequential, conservative and optimistic; with tolerance 0 every digest must agree, with a
 // tolerance the optimistic run may differ (by design, bounded by the tolerance).
 int compare_partitioned(const Options& o) {
-  const CosimScenario s = load_cosim_scenario(o.scenario);
-  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
+  const CosimScenario s = load_cosim_scenario(o.scenario, o.limits);
+  const fs::path out = output_dir(o, s.name, "compare");
   const double tolerance = o.tolerance.value_or(s.tolerance);
   OrbOnDemand orb(o);
   std::vector<RunResult> results;
@@ -510,8 +524,11 @@ Vector state_at(CosimScenario s, double t) {
 // coupled model at the initial state, or at T after a sequential run to it (nonlinear models
 // change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
 int analyze_command(const std::string& file, std::optional<double> at) {
-  if (!is_partitioned_scenario(file))
-    throw InputError(file + ": analyze needs a partitioned model ([[subsystem]] tables)");
+  const ScenarioKind kind = scenario_kind(file);
+  if (!kind.partitioned)
+    throw InputError(kind.where +
+                     ": analyze needs a partitioned model ([[subsystem]] tables); this is a "
+                     "pendulum chain");
   const CosimScenario s = load_cosim_scenario(file);
   const auto model = build_monolithic_model(s);
   Vector x = model->initial_state();
@@ -596,9 +613,9 @@ void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
 
 int run_command(const Options& o) {
   if (is_partitioned_scenario(o.scenario)) return run_partitioned(o);
-  const Scenario s = load_scenario(o.scenario);
+  const Scenario s = load_scenario(o.scenario, o.limits);
   const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
-  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, o.method) : fs::path(o.out);
+  const fs::path out = output_dir(o, s.name, o.method);
   OrbOnDemand orb(o);
   auto animation = start_animation(o, orb, out);
   const RunResult r = execute(s, m, out, o, orb, parse_layout(o.layout), animation.get());
@@ -611,7 +628,7 @@ int run_command(const Options& o) {
 // Options that would change what a resumed run computes, with the values the command line
 // gave (checked against the checkpoint: prepare_resume).
 ResumeRequest resume_request(const CLI::App& run, const Options& o) {
-  ResumeRequest r{o.resume, o.scenario, {}};
+  ResumeRequest r{o.resume, o.scenario, {}, o.limits};
   const std::map<std::string, std::string> values = {
       {"--method", o.method},
       {"--guarantee", o.guarantee},
@@ -621,6 +638,7 @@ ResumeRequest resume_request(const CLI::App& run, const Options& o) {
       {"--check-guarantees", o.check_guarantees ? "true" : "false"},
       {"--rollback-check", o.rollback_check ? "true" : "false"},
       {"--out", o.out},
+      {"--force", "true"},
       {"--tolerance", ""}};
   for (const auto& [name, value] : values)
     if (run.get_option(name)->count() > 0) r.given[name] = value;
@@ -660,8 +678,8 @@ int resume_command(Options o, const CLI::App& run) {
 
 int compare_command(const Options& o) {
   if (is_partitioned_scenario(o.scenario)) return compare_partitioned(o);
-  const Scenario s = load_scenario(o.scenario);
-  const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
+  const Scenario s = load_scenario(o.scenario, o.limits);
+  const fs::path out = output_dir(o, s.name, "compare");
   OrbOnDemand orb(o);
   auto animation = start_animation(o, orb, out);
   // Every method in every layout listed; sequential (no components, no layout) once.
@@ -722,11 +740,55 @@ void add_transport_options(CLI::App* cmd, Options& o) {
                   "corbaloc::HOST:PORT/NameService (default: naming in the deployment file)");
 }
 
+// A floating-point option in [min, max]. CLI::Range lets nan through (every comparison with
+// it is false); this refuses nan and inf as well.
+CLI::Validator finite_in(double min, double max) {
+  const std::string range = "[" + format_number(min) + ", " + format_number(max) + "]";
+  return CLI::Validator(
+      [min, max, range](std::string& text) {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= min && v <= max))
+          return "'" + text + "' is not a number in " + range;
+        return std::string();
+      },
+      "in " + range);
+}
+
+// What bounds a run: its output (--max-output), the processes it starts, its --out.
+void add_limit_options(CLI::App* cmd, Options& o) {
+  cmd->add_flag("--force", o.force,
+                "use --out even if it is not empty: the files an earlier run or compare wrote "
+                "there are removed first (other files stay). Without it a non-empty --out is "
+                "refused, so that two runs' files never mix");
+  cmd->add_option_function<std::string>(
+         "--max-output",
+         [&o](const std::string& v) {
+           try {
+             o.limits.max_output_bytes = parse_size(v, "--max-output");
+           } catch (const InputError& e) {
+             throw CLI::ValidationError("--max-output", e.what());
+           }
+         },
+         "the most a run may write (trajectory.csv and checkpoint, estimated from the scenario "
+         "before it starts): 500M, 20G, 2T; default " +
+             format_size(static_cast<double>(kDefaultMaxOutputBytes)))
+      ->type_name("SIZE");
+  cmd->add_option("--max-processes", o.max_processes,
+                  "the most component processes a run may start (layout process: two per "
+                  "pendulum or partition; pendulum: one)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
+}
+
 // Options of the distributed methods, shared by run and compare.
 void add_common(CLI::App* cmd, Options& o) {
   cmd->add_option("scenario", o.scenario, "scenario file (TOML, see docs/scenarios.md)")
       ->required();
-  cmd->add_option("--out", o.out, "output directory (default: a fresh one under runs/)");
+  cmd->add_option("--out", o.out,
+                  "output directory (default: a fresh one under runs/); must be empty or new "
+                  "unless --force");
+  add_limit_options(cmd, o);
   cmd->add_option("--batch", o.batch, "optimistic: states per batch an Integrator ships")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
@@ -742,7 +804,7 @@ void add_common(CLI::App* cmd, Options& o) {
                   "partitioned models, optimistic: a prediction that differs from the real "
                   "input by more than this is rolled back (default: the scenario's "
                   "run.tolerance; 0: any difference, and the digest equals sequential)")
-      ->check(CLI::Range(0.0, 1e300));
+      ->check(finite_in(0.0, 1e300));
   cmd->add_flag("--check-guarantees", o.check_guarantees,
                 "conservative lookahead: at every granted step, require that no two bobs even "
                 "touch (a false guarantee ends the run as a causality violation)");
@@ -863,7 +925,7 @@ int main(int argc, char** argv) {
       ->add_option("--at", analyze_at,
                    "analyse at this time (s) instead of the start: the scenario runs "
                    "sequentially up to it first")
-      ->check(CLI::Range(0.0, 1e300));
+      ->check(finite_in(0.0, 1e300));
 
   NodeOptions node_options;
   CLI::App* node = app.add_subcommand(

@@ -1,9 +1,9 @@
 #include "monitor/resume.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "monitor/cosim_scenario.hpp"
+#include "monitor/input_file.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -18,16 +18,15 @@ constexpr const char* kPartitioned =
 
 // A directory without a checkpoint: say why, when we can tell.
 [[noreturn]] void no_checkpoint(const fs::path& dir) {
-  std::ifstream summary(dir / "summary.json");
-  if (summary) {
-    try {
-      const auto j = nlohmann::json::parse(summary);
-      if (j.value("model", "") == "partitioned")
-        throw InputError((dir / "summary.json").string() + ": " + kPartitioned);
-    } catch (const nlohmann::json::exception&) {
-      // unreadable: the plain message below says enough
-    }
+  const fs::path summary = dir / "summary.json";
+  bool partitioned = false;
+  try {
+    const auto j = read_input_json(summary, "run summary");
+    partitioned = j.is_object() && j.value("model", "") == "partitioned";
+  } catch (const std::exception&) {
+    // missing or unreadable: the plain message below says enough
   }
+  if (partitioned) throw InputError(summary.string() + ": " + kPartitioned);
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");
@@ -47,9 +46,9 @@ std::string stored_value(const RunSetup& s, const std::string& option) {
 
 void check_command_line(const ResumeRequest& req, const Checkpoint& c) {
   for (const auto& [option, value] : req.given) {
-    if (option == "--out")
-      throw InputError("command line: --out conflicts with --resume: a resumed run writes to " +
-                       req.dir.string());
+    if (option == "--out" || option == "--force")
+      throw InputError("command line: " + option +
+                       " conflicts with --resume: a resumed run continues in " + req.dir.string());
     if (option == "--tolerance") throw InputError(std::string("command line: ") + kPartitioned);
     const std::string stored = stored_value(c.setup, option);
     if (value != stored)
@@ -103,7 +102,7 @@ ResumedRun prepare_resume(const ResumeRequest& req) {
     throw InputError(copy.string() + ": changed since the run started (its SHA-256 differs " +
                      "from field scenario_sha256 in " + (req.dir / kCheckpointFile).string() + ")");
   if (is_partitioned_scenario(copy)) throw InputError(copy.string() + ": " + kPartitioned);
-  r.scenario = load_scenario(copy);
+  r.scenario = load_scenario(copy, req.limits);
   r.scenario.file = c.setup.scenario;  // as the run named it (summary.json, messages)
   check_consistency(req.dir, c, r.scenario);
   r.start = {c.step(), c.states, c.collisions};

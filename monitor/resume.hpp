@@ -22,6 +22,7 @@ struct ResumeRequest {
   // ("optimistic", "64", "true"). Each must equal the checkpoint's: a resume continues the
   // run as it was started. Options about where and how processes talk are not listed here.
   std::map<std::string, std::string> given;
+  ScenarioLimits limits{};  // --max-output: what the rest of the run may write
 };
 
 struct ResumedRun {

@@ -1,10 +1,10 @@
 #include "monitor/scenario.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "monitor/input_file.hpp"
 #include "monitor/toml_reader.hpp"
 #include "system/errors.hpp"
 #include "system/impact_sweep.hpp"
@@ -12,8 +12,7 @@
 namespace kausal {
 namespace {
 
-void read_simulation(TableReader& top, const toml::table& table, const std::string& file,
-                     Scenario& s) {
+void read_simulation(const toml::table& table, const std::string& file, Scenario& s) {
   TableReader r(table, file, "simulation");
   if (auto m = r.text("integrator")) {
     const auto* node = table.get("integrator");
@@ -25,18 +24,22 @@ void read_simulation(TableReader& top, const toml::table& table, const std::stri
   const bool by_steps = r.has("steps");
   if (by_steps == r.has("duration"))
     r.fail_at(table.source(), "[simulation] needs exactly one of 'duration' (s) or 'steps'");
+  const std::string limit = format_number(static_cast<double>(kMaxSteps));
   if (by_steps) {
     const auto n = *r.integer("steps");
     if (n < 1) r.fail("steps", "must be >= 1");
+    if (static_cast<std::uint64_t>(n) > kMaxSteps)
+      r.fail("steps", "is more than " + limit + " (the limit)");
     s.steps = static_cast<std::uint64_t>(n);
   } else {
     const double d = *r.number("duration");
     if (!(d > 0)) r.fail("duration", "must be > 0");
-    // Whole steps covering the duration; a hair of rounding does not add a step.
-    s.steps = static_cast<std::uint64_t>(std::ceil(d / s.h - 1e-9));
+    const auto steps = steps_covering(d, s.h);
+    if (!steps)
+      r.fail("duration", "is more than " + limit + " steps (the limit) of simulation.step = " +
+                             format_number(s.h) + " s");
+    s.steps = *steps;
   }
-  if (s.steps > 10'000'000'000ULL)
-    r.fail(by_steps ? "steps" : "duration", "gives more than 1e10 steps");
 
   if (r.has("output_every") && r.has("output_interval"))
     r.fail("output_interval", "and output_every both given; use one");
@@ -45,14 +48,27 @@ void read_simulation(TableReader& top, const toml::table& table, const std::stri
     s.output_every = static_cast<std::uint64_t>(*every);
   }
   if (auto interval = r.number("output_interval")) {
-    const double k = *interval / s.h;
-    const double whole = std::round(k);
-    if (!(whole >= 1) || std::abs(k - whole) > 1e-9 * whole)
-      r.fail("output_interval", "must be a whole multiple (>= 1) of simulation.step");
-    s.output_every = static_cast<std::uint64_t>(whole);
+    const auto every = whole_multiple(*interval, s.h);
+    if (!every)
+      r.fail("output_interval",
+             "must be a whole multiple (>= 1, at most " + limit + " steps) of simulation.step");
+    s.output_every = *every;
   }
   r.reject_unknown_keys();
-  (void)top;
+}
+
+// What the run writes (trajectory.csv: the first row, every output_every-th step and the
+// last; a checkpoint of two numbers per pendulum) must fit the limit. Named: the field
+// that sets the output rows.
+void check_output_size(const toml::table& simulation, const std::string& file, const Scenario& s,
+                       const ScenarioLimits& limits) {
+  const double rows = std::floor(static_cast<double>(s.steps) / s.output_every) + 2;
+  const double pendulums = static_cast<double>(s.pendulums());
+  const std::string why = output_over_limit(rows, 1 + 2 * pendulums, 64 * pendulums, limits);
+  if (why.empty()) return;
+  TableReader r(simulation, file, "simulation");
+  for (const char* key : {"output_interval", "output_every", "duration", "steps"})
+    if (r.has(key)) r.fail(key, why);
 }
 
 void read_model(const toml::table& table, const std::string& file, Scenario& s, double& gravity) {
@@ -105,8 +121,11 @@ void read_pendulum(const toml::table& table, const std::string& file, std::size_
   const double omega = r.number("angular_velocity").value_or(0.0);
   const double speed = r.number("speed").value_or(1.0);
   if (!(speed > 0 && speed <= 1e6)) r.fail("speed", "must be in (0, 1e6]");
-  // A slow host does the same work more slowly: its System gets calc_work / speed units.
-  p.calc_work = static_cast<std::uint64_t>(std::llround(static_cast<double>(s.calc_work) / speed));
+  // A slow host does the same work more slowly: its System gets calc_work / speed units, at
+  // most 1e12 (the partitioned models' bound: about half an hour per Calc).
+  const double work = std::round(static_cast<double>(s.calc_work) / speed);
+  if (!(work <= 1e12)) r.fail("speed", "makes model.calc_work / speed more than 1e12 units");
+  p.calc_work = static_cast<std::uint64_t>(work);
   s.speed.push_back(speed);
   r.reject_unknown_keys();
   s.chain.pendulums.push_back(p);
@@ -144,7 +163,8 @@ void check_geometry(const toml::array& list, const std::string& file, const Scen
   }
 }
 
-Scenario from_table(const toml::table& root, const std::string& file) {
+Scenario from_table(const toml::table& root, const std::string& file,
+                    const ScenarioLimits& limits) {
   Scenario s;
   s.file = file;
   TableReader top(root, file, "");
@@ -153,7 +173,7 @@ Scenario from_table(const toml::table& root, const std::string& file) {
 
   const toml::table* simulation = top.subtable("simulation");
   if (!simulation) top.fail_at(root.source(), "missing table [simulation]");
-  read_simulation(top, *simulation, file, s);
+  read_simulation(*simulation, file, s);
 
   const toml::table* model = top.subtable("model");
   if (!model) top.fail_at(root.source(), "missing table [model]");
@@ -171,27 +191,19 @@ Scenario from_table(const toml::table& root, const std::string& file) {
     read_pendulum(*(*list)[i].as_table(), file, i, gravity, s);
   top.reject_unknown_keys();
   check_geometry(*list, file, s);
+  check_output_size(*simulation, file, s, limits);
   return s;
 }
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& text, const std::string& file) {
-  try {
-    const toml::table root = toml::parse(text, file);
-    return from_table(root, file);
-  } catch (const toml::parse_error& e) {
-    throw InputError(file + ":" + std::to_string(e.source().begin.line) +
-                     ": not valid TOML: " + std::string(e.description()));
-  }
+Scenario parse_scenario(const std::string& text, const std::string& file,
+                        const ScenarioLimits& limits) {
+  return from_table(parse_toml(text, file), file, limits);
 }
 
-Scenario load_scenario(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), file.string());
+Scenario load_scenario(const std::filesystem::path& file, const ScenarioLimits& limits) {
+  return parse_scenario(read_input_file(file, "scenario file"), file.string(), limits);
 }
 
 }  // namespace kausal

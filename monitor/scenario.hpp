@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "integrator/stepper.hpp"
+#include "monitor/scenario_limits.hpp"
 #include "system/chain.hpp"
 
 namespace kausal {
@@ -28,9 +29,11 @@ struct Scenario {
   double t0() const { return 0.0; }
 };
 
-// Reads and checks a scenario. Every problem throws InputError "file:line: message".
-Scenario load_scenario(const std::filesystem::path& file);
-// The same from text (tests); `file` names it in messages.
-Scenario parse_scenario(const std::string& text, const std::string& file);
+// Reads and checks a scenario (a regular file of at most 16 MiB, input_file.hpp), including
+// that its output fits `limits`. Every problem throws InputError "file:line: message".
+Scenario load_scenario(const std::filesystem::path& file, const ScenarioLimits& limits = {});
+// The same from text (tests, the fuzzer); `file` names it in messages.
+Scenario parse_scenario(const std::string& text, const std::string& file,
+                        const ScenarioLimits& limits = {});
 
 }  // namespace kausal

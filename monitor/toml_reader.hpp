@@ -13,6 +13,15 @@
 
 namespace kausal {
 
+// The deepest nesting a TOML file may have; every dotted-key part, array and inline table is
+// one level, every table-header part two (it may name an array of tables and its element). toml++ parses and frees nested values recursively, so a
+// file nested 40,000 levels deep would overflow the stack: the depth is measured first.
+inline constexpr int kMaxTomlDepth = 64;
+
+// Parses TOML text, its nesting bounded first. InputError "file:line: ..." for either
+// problem.
+toml::table parse_toml(const std::string& text, const std::string& file);
+
 // Remembers which keys were read, so that anything else is reported as unknown.
 class TableReader {
  public:

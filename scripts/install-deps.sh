@@ -11,6 +11,7 @@ packages=(
   qt6-base-dev qt6-charts-dev fonts-dejavu-core
   libsundials-dev
   iproute2 openssl
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kausal_process.hpp"
+#include "monitor/checkpoint.hpp"
 
 namespace kausal::testing {
 namespace {
@@ -172,16 +173,17 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
             2);
   EXPECT_NE(err.find("differs from the scenario the run started with"), std::string::npos) << err;
 
-  // A checkpoint that does not match the run's digest or its trajectory.csv.
-  const auto stored = run.checkpoint();
-  auto c = stored;
-  c["step"] = 100;  // the midstate no longer belongs to it
-  std::ofstream(run.out / "checkpoint.json") << c.dump();
+  // A checkpoint that does not match the run's digest or its trajectory.csv, written as
+  // kausal writes one (its checksum matches: what is tested is the consistency checks).
+  const Checkpoint stored = read_checkpoint(run.out);
+  Checkpoint c = stored;
+  c.recorder.step = 100;  // the midstate no longer belongs to it
+  write_checkpoint(c, run.out);
   EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 2);
   EXPECT_NE(err.find("sha256_midstate.length"), std::string::npos) << err;
   c = stored;
-  c["csv_bytes"] = fs::file_size(run.out / "trajectory.csv") + 1;
-  std::ofstream(run.out / "checkpoint.json") << c.dump();
+  c.recorder.csv_bytes = fs::file_size(run.out / "trajectory.csv") + 1;
+  write_checkpoint(c, run.out);
   EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 2);
   EXPECT_NE(err.find("shorter than"), std::string::npos) << err;
 

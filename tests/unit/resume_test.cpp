@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -137,6 +138,51 @@ TEST(Checkpoint, RefusesAnInconsistentFile) {
   expect_refused(dir.path(), "format", "kausal-checkpoint/99", "format");
   std::ofstream(dir / "checkpoint.json") << "{ not json";
   EXPECT_THROW(read_checkpoint(dir.path()), InputError);
+}
+
+// Changes a checkpoint the way a hand or a disk would, keeping it well-formed.
+void edit_checkpoint(const fs::path& dir,
+                     const std::function<void(nlohmann::ordered_json&)>& edit) {
+  auto j = nlohmann::ordered_json::parse(slurp(dir / "checkpoint.json"));
+  edit(j);
+  std::ofstream(dir / "checkpoint.json") << j.dump(1);
+}
+
+TEST(Checkpoint, AChangedContentDoesNotMatchItsChecksum) {
+  TempDir dir;
+  write_checkpoint(sample_checkpoint(), dir.path());
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), 42u);
+  // A zeroed midstate is well-formed: only the checksum tells.
+  edit_checkpoint(dir.path(), [](auto& j) { j["sha256_midstate"]["h"] = std::string(64, '0'); });
+  try {
+    read_checkpoint(dir.path());
+    ADD_FAILURE() << "zeroed midstate accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "checkpoint.json").string() +
+                  ": field checksum: does not match the content (the file was changed after "
+                  "kausal wrote it); it cannot be resumed");
+  }
+  write_checkpoint(sample_checkpoint(), dir.path());
+  edit_checkpoint(dir.path(), [](auto& j) { j["states"][1][0] = "0000000000000000"; });
+  EXPECT_THROW(read_checkpoint(dir.path()), InputError);
+}
+
+TEST(Checkpoint, ACheckpointWithoutChecksumIsRefusedSayingWhy) {
+  TempDir dir;
+  write_checkpoint(sample_checkpoint(), dir.path());
+  edit_checkpoint(dir.path(), [](auto& j) {
+    j["format"] = "kausal-checkpoint/1";
+    j.erase("checksum");
+  });
+  try {
+    read_checkpoint(dir.path());
+    ADD_FAILURE() << "unchecked checkpoint accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("written by an older kausal without a checksum"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) {
@@ -351,6 +397,13 @@ TEST(Resume, RefusesWhatItCannotContinue) {
     req.scenario = short_thesis(run.dir / "other", "0.4").string();
     expect_resume_refused(req, "differs from the scenario the run started with");
   }
+}
+
+TEST(Resume, RefusesACheckpointChangedAfterItWasWritten) {
+  CutRun run;
+  edit_checkpoint(run.dir.path(),
+                  [](auto& j) { j["sha256_midstate"]["h"] = std::string(64, '0'); });
+  expect_resume_refused(run.request(), "checkpoint.json: field checksum: does not match");
 }
 
 TEST(Resume, ACompletedRunHasNothingToResume) {

@@ -1,0 +1,33 @@
+// libFuzzer target (make fuzz; make test runs it for a bounded time under ASan + UBSan): the
+// scenario parsers (pendulum chains and partitioned models) and the deployment-file parser
+// on arbitrary bytes. Bad input must end as kausal::InputError, the project's own error;
+// anything else — a crash, a sanitizer report, another exception, a hang — is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "monitor/cosim_scenario.hpp"
+#include "monitor/deploy_file.hpp"
+#include "monitor/scenario.hpp"
+#include "system/errors.hpp"
+
+namespace {
+
+template <typename Parse>
+void refused_or_read(Parse parse) {
+  try {
+    parse();
+  } catch (const kausal::InputError&) {
+    // What bad input must give.
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  refused_or_read([&] { kausal::parse_scenario(text, "fuzz.toml"); });
+  refused_or_read([&] { kausal::parse_cosim_scenario(text, "fuzz.toml"); });
+  refused_or_read([&] { kausal::parse_deploy_file(text, "fuzz.toml"); });
+  return 0;
+}
