@@ -41,8 +41,10 @@ bool ActivityFeed::send_new_spans() {
       view_->activity(component_.c_str(), to_idl(spans));
       next_ += spans.size();
     }
-  } catch (const CORBA::Exception&) {
-    return false;  // the view was closed: the component carries on without it
+  } catch (...) {
+    // The view was closed (or anything else went wrong on this thread): the component
+    // carries on without it.
+    return false;
   }
 }
 

@@ -1,16 +1,35 @@
 #include "integrator/run_ahead.hpp"
 
 #include <algorithm>
+#include <limits>
+
+#include "system/errors.hpp"
 
 namespace kausal {
+namespace {
+
+// What a caller may ask of the worker: its window bounds the state list, its batch the
+// states held before they are shipped (system/request_limits.hpp).
+std::uint64_t checked(const Integrator& integrator, const char* what, std::uint64_t value,
+                      std::uint64_t most) {
+  if (value <= most) return value;
+  throw ProtocolError(integrator.name(), std::string("run_ahead: ") + what + " " +
+                                             std::to_string(value) + " exceeds " +
+                                             std::to_string(most) +
+                                             " steps (the memory budget for this state size)");
+}
+
+}  // namespace
 
 RunAhead::RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink,
                    std::size_t batch_size, std::uint64_t window, std::uint64_t last_step)
     : integrator_(integrator),
       mutex_(mutex),
       sink_(sink),
-      batch_size_(std::max<std::size_t>(batch_size, 1)),
-      window_(std::max<std::uint64_t>(window, 1)),
+      batch_size_(std::max<std::uint64_t>(
+          checked(integrator, "batch_size", batch_size, integrator.max_reply_steps()), 1)),
+      window_(std::max<std::uint64_t>(
+          checked(integrator, "window", window, integrator.max_uncommitted_steps()), 1)),
       last_step_(last_step),
       committed_(integrator.step()) {
   worker_ = std::thread([this] { work(); });
@@ -27,10 +46,31 @@ RunAhead::~RunAhead() {
 
 std::uint64_t RunAhead::limit() const {
   if (held_) return held_at_;
-  return std::min(committed_ + window_, last_step_);
+  const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - committed_;
+  return std::min(committed_ + std::min(window_, room), last_step_);
 }
 
+// Whatever goes wrong in the worker ends up with the monitor as a reported failure; nothing
+// escapes the thread.
 void RunAhead::work() {
+  try {
+    step_and_ship();
+  } catch (...) {
+    const std::exception_ptr failure = std::current_exception();
+    try {
+      std::unique_lock lock(mutex_);
+      failed_ = true;
+      const std::uint32_t epoch = integrator_.epoch();
+      const std::uint64_t step = integrator_.step() + 1;
+      lock.unlock();
+      sink_.fail(failure, epoch, step);
+    } catch (...) {
+      // The monitor cannot be told: it notices the silence by its heartbeat.
+    }
+  }
+}
+
+void RunAhead::step_and_ship() {
   std::unique_lock lock(mutex_);
   for (;;) {
     cv_.wait(lock, [&] {

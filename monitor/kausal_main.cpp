@@ -735,9 +735,10 @@ void add_common(CLI::App* cmd, Options& o) {
                   "bounds its state list and the work a rollback can waste. Partitioned "
                   "models: steps a partition may run past its last final step, default " +
                       std::to_string(CosimMode{}.window) +
-                      " (predictions degrade with distance, docs/performance.md)")
+                      " (predictions degrade with distance, docs/performance.md); at most "
+                      "1000000 (components refuse windows beyond their memory budget)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--tolerance", o.tolerance,
                   "partitioned models, optimistic: a prediction that differs from the real "
                   "input by more than this is rolled back (default: the scenario's "

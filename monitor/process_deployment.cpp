@@ -22,12 +22,21 @@ class CorbaIntegratorPort final : public IntegratorPort {
         sink_(idl::StateSink::_duplicate(sink)),
         first_(first) {}
   const std::string& name() const override { return name_; }
+  // One call computes for a bounded time (system/request_limits.hpp) and answers with the
+  // steps it took: a long grant takes several calls, each well within the call timeout.
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
-    idl::StateBatch_var b =
-        call_peer(name_, [&] { return ref_->advance(guarantee - first_, gvt - first_); });
-    StateBatch batch = from_idl(b.in());
-    batch.first_step += first_;
-    return batch;
+    StateBatch all = advance_once(guarantee, gvt);
+    for (std::uint64_t got = all.count(); got > 0 && all.first_step + all.count() <= guarantee;) {
+      StateBatch more = advance_once(guarantee, gvt);
+      got = more.count();
+      if (got > 0 && (more.first_step != all.first_step + all.count() || more.epoch != all.epoch ||
+                      more.state_size != all.state_size))
+        throw ProtocolError(name_, "answered a continued advance with states from step " +
+                                       std::to_string(more.first_step) + ", expected step " +
+                                       std::to_string(all.first_step + all.count()));
+      all.states.insert(all.states.end(), more.states.begin(), more.states.end());
+    }
+    return all;
   }
   std::vector<double> apply_event(const Event& event) override {
     Event local = event;
@@ -55,6 +64,14 @@ class CorbaIntegratorPort final : public IntegratorPort {
   }
 
  private:
+  StateBatch advance_once(std::uint64_t guarantee, std::uint64_t gvt) {
+    idl::StateBatch_var b =
+        call_peer(name_, [&] { return ref_->advance(guarantee - first_, gvt - first_); });
+    StateBatch batch = from_idl(b.in());
+    batch.first_step += first_;
+    return batch;
+  }
+
   std::string name_;
   idl::Integrator_var ref_;
   idl::StateSink_var sink_;

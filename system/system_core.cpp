@@ -3,15 +3,25 @@
 #include <cmath>
 
 #include "system/errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
 std::size_t SystemCore::configure(const std::string& model, const Parameters& parameters) {
-  model_ = make_model(name_, model, parameters);
-  return model_->state_size();
+  return configure(make_model(name_, model, parameters));
 }
 
+// Every reply's size comes from the model: a model beyond the limits is refused before any
+// call has to answer with its sizes.
 std::size_t SystemCore::configure(std::unique_ptr<Model> model) {
+  const std::pair<const char*, std::size_t> sizes[] = {{"states", model->state_size()},
+                                                       {"inputs", model->input_size()},
+                                                       {"outputs", model->output_size()},
+                                                       {"indicators", model->indicator_count()}};
+  for (const auto& [what, n] : sizes)
+    if (n > limits::max_model_size)
+      throw ModelError(name_, "the model has " + std::to_string(n) + " " + what + "; at most " +
+                                  std::to_string(limits::max_model_size));
   model_ = std::move(model);
   return model_->state_size();
 }
