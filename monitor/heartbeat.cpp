@@ -10,45 +10,33 @@ namespace kausal {
 
 Heartbeat::Heartbeat(std::vector<Component> components, std::chrono::milliseconds timeout,
                      std::function<void(std::exception_ptr)> on_failure)
-    : components_(std::move(components)), timeout_(timeout), on_failure_(std::move(on_failure)) {
-  thread_ = std::thread([this] { beat(); });
-}
-
-Heartbeat::~Heartbeat() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
-}
+    : components_(std::move(components)),
+      timeout_(timeout),
+      on_failure_(std::move(on_failure)),
+      thread_(period, [this] { return beat(); }) {}
 
 std::exception_ptr Heartbeat::verdict() const {
   std::lock_guard lock(mutex_);
   return verdict_;
 }
 
-bool Heartbeat::stopping_within(std::chrono::milliseconds wait) {
-  std::unique_lock lock(mutex_);
-  return cv_.wait_for(lock, wait, [&] { return stopping_; });
-}
-
-void Heartbeat::beat() {
-  // The timeout of this thread's calls only (omniORB keeps it per omni_thread): the
-  // monitor's other calls keep theirs.
+bool Heartbeat::beat() {
+  // The timeout of this thread's calls only (omniORB keeps it per omni_thread, and this
+  // thread has one only while `self` lives): the monitor's other calls keep theirs.
   omni_thread::ensure_self self;
   std::size_t k = 0;
   try {
     omniORB::setClientThreadCallTimeout(static_cast<CORBA::ULong>(timeout_.count()));
-    std::vector<idl::Participant_var> participants;
-    for (const auto& c : components_) participants.push_back(idl::Participant::_narrow(c.ref));
-    while (!stopping_within(period))
-      for (k = 0; k < participants.size(); ++k) participants[k]->ping();
+    for (k = participants_.size(); k < components_.size(); ++k)
+      participants_.push_back(idl::Participant::_narrow(components_[k].ref));
+    for (k = 0; k < participants_.size(); ++k) participants_[k]->ping();
+    return true;
   } catch (const CORBA::Exception& e) {
     fail(k, e);
   } catch (...) {
     fail(k, CORBA::UNKNOWN());  // nothing else is thrown here; should it be, it is a failure
   }
+  return false;
 }
 
 void Heartbeat::fail(std::size_t k, const CORBA::Exception& error) {
@@ -65,9 +53,9 @@ void Heartbeat::fail(std::size_t k, const CORBA::Exception& error) {
   std::string reason = "missed its heartbeat: " + why + c.hosted_with;
   if (end_it) reason += "; the monitor ended its process";
   const auto found = std::make_exception_ptr(PeerError(c.name, reason));
+  if (thread_.stopping()) return;  // components that end with the run are no failure
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return;  // components that end with the run are no failure
     verdict_ = found;
   }
   try {

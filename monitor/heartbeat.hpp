@@ -13,16 +13,16 @@
 #include <omniORB4/CORBA.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "idl/kausal.hh"
 #include "idl/wire_errors.hpp"
+#include "system/periodic_thread.hpp"
 
 namespace kausal {
 
@@ -40,12 +40,9 @@ class Heartbeat {
   static constexpr std::chrono::milliseconds period{500};
 
   // Starts at once. `timeout`: how long one ping may take (the components' call timeout).
+  // Destroying it stops it (within one ping at most).
   Heartbeat(std::vector<Component> components, std::chrono::milliseconds timeout,
             std::function<void(std::exception_ptr)> on_failure);
-  // Stops and joins the thread (within one ping at most).
-  ~Heartbeat();
-  Heartbeat(const Heartbeat&) = delete;
-  Heartbeat& operator=(const Heartbeat&) = delete;
 
   // The failure found, if any.
   std::exception_ptr verdict() const;
@@ -67,18 +64,17 @@ class Heartbeat {
   }
 
  private:
-  void beat();
+  // Pings every component once; false (done) after the first that misses it.
+  bool beat();
   void fail(std::size_t component, const CORBA::Exception& error);
-  bool stopping_within(std::chrono::milliseconds wait);
 
   std::vector<Component> components_;
+  std::vector<idl::Participant_var> participants_;  // the same, narrowed
   std::chrono::milliseconds timeout_;
   std::function<void(std::exception_ptr)> on_failure_;
   mutable std::mutex mutex_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
   std::exception_ptr verdict_;
-  std::thread thread_;
+  PeriodicThread thread_;  // last: it uses the members above
 };
 
 // A heartbeat over every System and Integrator of `set`, pinging with the call timeout of

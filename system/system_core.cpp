@@ -53,6 +53,9 @@ void SystemCore::handle_event(const Event& event, std::span<double> x) {
   BusyScope busy(clock_);
   clock_.count_request();
   check_state(x, "state");
+  if (event.data.size() > limits::max_model_size)
+    throw ModelError(name_, "event '" + event.kind + "' has " + std::to_string(event.data.size()) +
+                                " values; at most " + std::to_string(limits::max_model_size));
   for (double v : event.data)
     if (!std::isfinite(v)) throw ModelError(name_, "event '" + event.kind + "' data is not finite");
   try {

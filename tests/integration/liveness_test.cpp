@@ -20,7 +20,7 @@ constexpr auto call_timeout = 1000ms;
 // loaded machine is slow, the bound is not loose); and what it allows for the monitor to end
 // the run after that (timing of the survivors, post-mortem, ending every child).
 constexpr auto detection_bound = call_timeout + 1000ms;
-constexpr auto detection_slack = 3s;
+constexpr auto detection_slack = 2s;
 constexpr auto ending_allowance = 6s;
 
 std::string source_scenario(const std::string& name) {
@@ -70,6 +70,10 @@ struct StopCase {
     return {"system" + suffix, "integrator" + suffix};
   }
 };
+
+void PrintTo(const StopCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 // A run long enough to be stopped in the middle: thesis.toml for 300 s of model time, or
 // the turbogenerator for 600 s at 1 ms.
