@@ -42,10 +42,6 @@ Integrator::Integrator(IntegratorConfig config, SystemLink& link)
     throw ModelError(config_.name, "step size h must be finite and > 0");
   if (x_.empty() || !all_finite(x_))
     throw ModelError(config_.name, "initial state must be non-empty and finite");
-  if (x_.size() > limits::max_model_size)
-    throw ModelError(config_.name, "initial state has " + std::to_string(x_.size()) +
-                                       " values; at most " +
-                                       std::to_string(limits::max_model_size));
 }
 
 // A state-list entry: the state, the entry itself and its step time (deque slots, the

@@ -166,25 +166,12 @@ void check_size(const std::string& component, const std::string& field, std::uin
                                      ", the System's model has " + std::to_string(model_has));
 }
 
-// A limit of system/request_limits.hpp, exceeded by a field from the wire.
-void check_limit(const std::string& component, const std::string& field, std::uint64_t got,
-                 std::uint64_t most, const char* why) {
-  if (got <= most) return;
-  throw ProtocolError(component, field + " " + std::to_string(got) + " exceeds " +
-                                     std::to_string(most) + " (" + why + ")");
-}
-
 // The System's model sizes, each within the limits (a foreign System could claim anything).
 idl::ModelShape checked_shape(const std::string& component, idl::System_ptr system,
                               const std::string& system_name) {
   const idl::ModelShape shape = call_peer(system_name, [&] { return system->shape(); });
-  const std::pair<const char*, CORBA::ULong> sizes[] = {{"states", shape.state_size},
-                                                        {"inputs", shape.input_size},
-                                                        {"outputs", shape.output_size},
-                                                        {"indicators", shape.indicator_count}};
-  for (const auto& [what, n] : sizes)
-    check_limit(component, system_name + "'s model: " + what, n, limits::max_model_size,
-                "the largest model a component accepts");
+  limits::require_model_within(component, system_name + "'s model", shape.state_size,
+                               shape.input_size, shape.output_size, shape.indicator_count);
   return shape;
 }
 
@@ -219,8 +206,8 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
   check_size(component, "indicator_count", s.indicator_count, shape.indicator_count);
   check_size(component, "channels: the input count", s.channels.length(), shape.input_size);
   c.x0 = Eigen::Map<const Vector>(s.x0.get_buffer(), static_cast<Eigen::Index>(s.x0.length()));
-  check_limit(component, "blocks: the count", s.blocks.length(), s.x0.length(),
-              "at most one block per state");
+  limits::within(component, "blocks: the count", s.blocks.length(), s.x0.length(),
+                 "at most one block per state");
   for (CORBA::ULong k = 0; k < s.blocks.length(); ++k) {
     const auto& b = s.blocks[k];
     if (b.size == 0 || std::size_t{b.offset} + b.size > s.x0.length()) {
@@ -240,8 +227,8 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
   c.tolerance = s.tolerance;
   c.window = s.window;
   if (c.speculate)
-    check_limit(component, "window", c.window, held_steps_within_budget(c),
-                "steps a partition may keep for a rollback: the memory budget for its size");
+    limits::within(component, "window", c.window, held_steps_within_budget(c),
+                   "steps a partition may keep for a rollback: the memory budget for its size");
   c.publish_every = s.publish_every;
   return c;  // the CoupledIntegrator checks steps, x0, hold orders, periods, tolerance, window
 }
@@ -384,9 +371,9 @@ void IntegratorServant::start_partition(idl::PartitionSink_ptr sink, CORBA::ULon
     if (!coupled_) throw ProtocolError(name(), "start_partition() before initialise_partition()");
     if (runner_) throw ProtocolError(name(), "start_partition() twice");
     if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start_partition() without a sink");
-    check_limit(name(), "steps_per_batch", steps_per_batch,
-                held_steps_within_budget(coupled_->config()),
-                "steps held until they are shipped: the memory budget for this partition's size");
+    limits::within(name(), "steps_per_batch", steps_per_batch,
+                   held_steps_within_budget(coupled_->config()),
+                   "steps held until shipped: the memory budget for this partition's size");
     outputs_ = std::make_unique<CorbaOutputSink>(sink, name());
     runner_ = std::make_unique<CoupledRunner>(*coupled_, *outputs_, steps_per_batch);
   });

@@ -3,33 +3,25 @@
 #include <algorithm>
 #include <limits>
 
-#include "system/errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
-namespace {
-
-// What a caller may ask of the worker: its window bounds the state list, its batch the
-// states held before they are shipped (system/request_limits.hpp).
-std::uint64_t checked(const Integrator& integrator, const char* what, std::uint64_t value,
-                      std::uint64_t most) {
-  if (value <= most) return value;
-  throw ProtocolError(integrator.name(), std::string("run_ahead: ") + what + " " +
-                                             std::to_string(value) + " exceeds " +
-                                             std::to_string(most) +
-                                             " steps (the memory budget for this state size)");
-}
-
-}  // namespace
 
 RunAhead::RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink,
                    std::size_t batch_size, std::uint64_t window, std::uint64_t last_step)
     : integrator_(integrator),
       mutex_(mutex),
       sink_(sink),
+      // The window bounds the state list, the batch the states held before they are shipped.
       batch_size_(std::max<std::uint64_t>(
-          checked(integrator, "batch_size", batch_size, integrator.max_reply_steps()), 1)),
+          limits::within(integrator.name(), "run_ahead: batch_size", batch_size,
+                         integrator.max_reply_steps(), "steps of this state size per batch"),
+          1)),
       window_(std::max<std::uint64_t>(
-          checked(integrator, "window", window, integrator.max_uncommitted_steps()), 1)),
+          limits::within(integrator.name(), "run_ahead: window", window,
+                         integrator.max_uncommitted_steps(),
+                         "steps of this state size the state list may hold"),
+          1)),
       last_step_(last_step),
       committed_(integrator.step()) {
   worker_ = std::thread([this] { work(); });

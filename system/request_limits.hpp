@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "system/errors.hpp"
 
 namespace kausal::limits {
 
@@ -32,6 +35,26 @@ inline constexpr std::chrono::milliseconds work_per_call{250};
 // How many steps of `bytes_per_step` fit into `budget` (at least one).
 constexpr std::uint64_t steps_within(std::uint64_t budget, std::uint64_t bytes_per_step) {
   return std::max<std::uint64_t>(1, budget / std::max<std::uint64_t>(1, bytes_per_step));
+}
+
+// `value` if it is at most `most`; otherwise a ProtocolError of `component` naming the field
+// and what the limit protects.
+inline std::uint64_t within(const std::string& component, const std::string& field,
+                            std::uint64_t value, std::uint64_t most, const char* protects) {
+  if (value <= most) return value;
+  throw ProtocolError(component, field + " " + std::to_string(value) + " exceeds " +
+                                     std::to_string(most) + " (" + protects + ")");
+}
+
+// A model's sizes, each at most max_model_size (`whose`: "the model", "system-2's model").
+inline void require_model_within(const std::string& component, const std::string& whose,
+                                 std::size_t states, std::size_t inputs, std::size_t outputs,
+                                 std::size_t indicators) {
+  const std::pair<const char*, std::size_t> sizes[] = {
+      {"states", states}, {"inputs", inputs}, {"outputs", outputs}, {"indicators", indicators}};
+  for (const auto& [what, n] : sizes)
+    within(component, whose + ": " + what, n, max_model_size,
+           "the largest model a component accepts");
 }
 
 }  // namespace kausal::limits

@@ -14,14 +14,12 @@ std::size_t SystemCore::configure(const std::string& model, const Parameters& pa
 // Every reply's size comes from the model: a model beyond the limits is refused before any
 // call has to answer with its sizes.
 std::size_t SystemCore::configure(std::unique_ptr<Model> model) {
-  const std::pair<const char*, std::size_t> sizes[] = {{"states", model->state_size()},
-                                                       {"inputs", model->input_size()},
-                                                       {"outputs", model->output_size()},
-                                                       {"indicators", model->indicator_count()}};
-  for (const auto& [what, n] : sizes)
-    if (n > limits::max_model_size)
-      throw ModelError(name_, "the model has " + std::to_string(n) + " " + what + "; at most " +
-                                  std::to_string(limits::max_model_size));
+  try {
+    limits::require_model_within(name_, "the model", model->state_size(), model->input_size(),
+                                 model->output_size(), model->indicator_count());
+  } catch (const ProtocolError& e) {
+    throw ModelError(name_, e.reason());  // configure answers a bad model with ModelFailure
+  }
   model_ = std::move(model);
   return model_->state_size();
 }
@@ -53,9 +51,8 @@ void SystemCore::handle_event(const Event& event, std::span<double> x) {
   BusyScope busy(clock_);
   clock_.count_request();
   check_state(x, "state");
-  if (event.data.size() > limits::max_model_size)
-    throw ModelError(name_, "event '" + event.kind + "' has " + std::to_string(event.data.size()) +
-                                " values; at most " + std::to_string(limits::max_model_size));
+  limits::within(name_, "event '" + event.kind + "': data values", event.data.size(),
+                 limits::max_model_size, "the largest model a component accepts");
   for (double v : event.data)
     if (!std::isfinite(v)) throw ModelError(name_, "event '" + event.kind + "' data is not finite");
   try {
