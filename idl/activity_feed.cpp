@@ -9,29 +9,9 @@ ActivityFeed::ActivityFeed(std::string component, const ActivityTrace& trace,
     : component_(std::move(component)),
       trace_(trace),
       view_(idl::Animation::_duplicate(view)),
-      next_(trace.recorded()) {
-  thread_ = std::thread([this] { run(); });
-}
-
-ActivityFeed::~ActivityFeed() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-void ActivityFeed::run() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    wake_.wait_for(lock, period, [&] { return stopping_; });
-    lock.unlock();
-    const bool alive = send_new_spans();
-    lock.lock();
-    if (!alive) return;
-  }
-}
+      next_(trace.recorded()),
+      thread_(
+          period, [this] { return send_new_spans(); }, PeriodicThread::AtStop::run_once_more) {}
 
 bool ActivityFeed::send_new_spans() {
   try {
@@ -41,8 +21,10 @@ bool ActivityFeed::send_new_spans() {
       view_->activity(component_.c_str(), to_idl(spans));
       next_ += spans.size();
     }
-  } catch (const CORBA::Exception&) {
-    return false;  // the view was closed: the component carries on without it
+  } catch (...) {
+    // The view was closed (or anything else went wrong on this thread): the component
+    // carries on without it.
+    return false;
   }
 }
 

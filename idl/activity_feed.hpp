@@ -2,14 +2,11 @@
 // Streams the spans a component records to an Animation while it runs (Participant::observe):
 // a thread wakes a few times a second and sends what is new by a oneway call. The component
 // never waits for the view; a view that is gone ends the feed.
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "idl/kausal.hh"
 #include "system/activity_trace.hpp"
+#include "system/periodic_thread.hpp"
 
 namespace kausal {
 
@@ -18,13 +15,10 @@ class ActivityFeed {
   static constexpr std::chrono::milliseconds period{100};
   static constexpr std::size_t max_spans_per_call = 8192;
 
+  // Starts at once; destroying it stops it.
   ActivityFeed(std::string component, const ActivityTrace& trace, idl::Animation_ptr view);
-  ~ActivityFeed();
-  ActivityFeed(const ActivityFeed&) = delete;
-  ActivityFeed& operator=(const ActivityFeed&) = delete;
 
  private:
-  void run();
   // Sends every span recorded since the last call; false once the view is unreachable.
   bool send_new_spans();
 
@@ -32,10 +26,7 @@ class ActivityFeed {
   const ActivityTrace& trace_;
   idl::Animation_var view_;
   std::uint64_t next_ = 0;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
+  PeriodicThread thread_;  // last: it uses the members above
 };
 
 }  // namespace kausal

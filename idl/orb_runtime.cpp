@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -220,7 +221,13 @@ std::vector<std::string> orb_arguments(const OrbSettings& s) {
 OrbRuntime::OrbRuntime(const OrbSettings& s) {
   OrbOptions opts = {
       {"clientCallTimeOutPeriod", std::to_string(s.call_timeout_ms)},
-      {"clientConnectTimeOutPeriod", std::to_string(s.connect_timeout_ms)},
+      // omniORB bounds a call that has to open a connection by this instead of the call
+      // timeout: never longer than the call timeout, or a stopped peer would be found late.
+      {"clientConnectTimeOutPeriod",
+       std::to_string(std::min(s.connect_timeout_ms, s.call_timeout_ms))},
+      // Off by default in omniORB 4.2: without it setClientThreadCallTimeout() does nothing
+      // (the heartbeat's pings and a node's start() set their own per-thread timeouts).
+      {"supportPerThreadTimeOut", "1"},
       {"outConScanPeriod", "0"},
       {"inConScanPeriod", "0"},
       // State batches of optimistic runs can exceed the 2 MiB default.

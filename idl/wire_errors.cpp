@@ -42,6 +42,13 @@ std::exception_ptr failure_from_report(const ReportedFailure& r) {
   return std::make_exception_ptr(ModelError(r.component, r.reason));
 }
 
+bool timed_out(const CORBA::Exception& error) {
+  // omniORB 4.2 reports an expired call timeout as TIMEOUT (older versions: TRANSIENT).
+  if (CORBA::TIMEOUT::_downcast(&error)) return true;
+  const auto* transient = CORBA::TRANSIENT::_downcast(&error);
+  return transient && transient->minor() == omni::TRANSIENT_CallTimedout;
+}
+
 void throw_from_wire(const std::string& component, const CORBA::Exception& error) {
   if (auto* e = idl::ModelFailure::_downcast(&error))
     throw ModelError(e->origin.in(), e->reason.in());
@@ -49,14 +56,10 @@ void throw_from_wire(const std::string& component, const CORBA::Exception& error
     throw PeerError(e->origin.in(), e->reason.in());
   if (auto* e = idl::ProtocolViolation::_downcast(&error))
     throw ProtocolError(e->origin.in(), e->reason.in());
-  // omniORB 4.2 reports an expired call timeout as TIMEOUT (older versions: TRANSIENT).
-  if (CORBA::TIMEOUT::_downcast(&error))
+  if (timed_out(error))
     throw PeerError(component, "did not answer within the call timeout (hung or overloaded)");
-  if (auto* e = CORBA::TRANSIENT::_downcast(&error)) {
-    if (e->minor() == omni::TRANSIENT_CallTimedout)
-      throw PeerError(component, "did not answer within the call timeout (hung or overloaded)");
+  if (CORBA::TRANSIENT::_downcast(&error))
     throw PeerError(component, "cannot be reached (process gone?)");
-  }
   if (CORBA::COMM_FAILURE::_downcast(&error))
     throw PeerError(component, "connection lost (process died?)");
   if (CORBA::OBJECT_NOT_EXIST::_downcast(&error))

@@ -13,6 +13,8 @@ namespace kausal {
 
 [[noreturn]] void throw_on_wire(const std::string& component, std::exception_ptr error);
 [[noreturn]] void throw_from_wire(const std::string& component, const CORBA::Exception& error);
+// The call's time ran out: the peer is there but does not answer (hung, stopped, overloaded).
+bool timed_out(const CORBA::Exception& error);
 
 // A failure reported through a call instead of raised by one (StateSink::fail): the
 // exception as kind ("model", "peer", "protocol"), failed component and reason, and back.

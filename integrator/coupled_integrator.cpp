@@ -6,6 +6,7 @@
 
 #include "integrator/stepper.hpp"
 #include "system/errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -25,6 +26,14 @@ Eigen::Index idx(std::size_t i) {
 }
 
 }  // namespace
+
+std::uint64_t held_steps_within_budget(const CoupledConfig& c) {
+  const std::uint64_t n = static_cast<std::uint64_t>(c.x0.size());
+  const std::uint64_t saved = 8 * (3 * n + c.indicator_count) + 160;
+  const std::uint64_t shipped = 8 * (n + c.output_size);
+  return std::min(limits::steps_within(limits::held_bytes, saved + shipped),
+                  limits::steps_within(limits::reply_bytes, shipped));
+}
 
 // f(t, x) of the partition with the inputs of the current stencil bound.
 class CoupledIntegrator::BoundRhs final : public RightHandSide {

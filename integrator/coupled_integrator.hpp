@@ -57,6 +57,12 @@ struct CoupledConfig {
   std::uint64_t publish_every = 0;
 };
 
+// How many steps of a partition like this fit into the memory budgets of
+// system/request_limits.hpp: each saved for a rollback (state, multistep memory,
+// indicators) and shipped in a batch (state, outputs). Bounds the window and the steps
+// between deliveries that a caller may ask for.
+std::uint64_t held_steps_within_budget(const CoupledConfig& config);
+
 // Final steps first_step, first_step + 1, ...: the state and the outputs of each.
 struct OutputBatch {
   std::uint64_t first_step = 0;

@@ -1,7 +1,5 @@
 #include "integrator/coupled_runner.hpp"
 
-#include "system/errors.hpp"
-
 namespace kausal {
 
 CoupledRunner::CoupledRunner(CoupledIntegrator& integrator, OutputSink& sink,
@@ -25,6 +23,9 @@ bool CoupledRunner::has_work() const {
   return !failed_ && (integrator_.can_step() || integrator_.has_final());
 }
 
+// Nothing escapes the thread: whatever a step or a delivery throws (a kausal::Error, an
+// allocation that failed, anything) stops the worker and is reported as the partition's
+// failure; the monitor's heartbeat notices a worker that cannot even report.
 void CoupledRunner::work() {
   for (;;) {
     OutputBatch batch;
@@ -37,27 +38,30 @@ void CoupledRunner::work() {
            ++k)
         integrator_.step_once();
       batch = integrator_.take_final();
-    } catch (const Error&) {
-      {
-        std::lock_guard lock(mutex_);
-        failed_ = true;
-      }
-      sink_.fail(std::current_exception());
+    } catch (...) {
+      stop_on(std::current_exception(), true);
       continue;
     }
-    if (batch.count() > 0 && !deliver(batch)) return;
+    if (batch.count() == 0) continue;
+    try {
+      sink_.deliver(batch);
+    } catch (...) {
+      // Steps nobody receives are wasted work; the monitor notices by its heartbeat.
+      stop_on(std::current_exception(), false);
+      return;
+    }
   }
 }
 
-bool CoupledRunner::deliver(const OutputBatch& batch) {
+void CoupledRunner::stop_on(std::exception_ptr error, bool report) {
   try {
-    sink_.deliver(batch);
-    return true;
-  } catch (const Error&) {
-    // Steps nobody receives are wasted work; the monitor notices the silence (ping).
-    std::lock_guard lock(mutex_);
-    failed_ = true;
-    return false;
+    {
+      std::lock_guard lock(mutex_);
+      failed_ = true;
+    }
+    if (report) sink_.fail(error);
+  } catch (...) {
+    // Nobody left to tell.
   }
 }
 

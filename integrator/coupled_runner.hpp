@@ -17,9 +17,9 @@ namespace kausal {
 class OutputSink {
  public:
   virtual ~OutputSink() = default;
-  // May throw a kausal::Error (the receiver is gone): the worker then stops, telling nobody.
+  // May throw (the receiver is gone): the worker then stops, telling nobody.
   virtual void deliver(const OutputBatch& batch) = 0;
-  // The worker stopped on an error (a kausal::Error); it takes no more steps.
+  // The worker stopped on an error (any exception); it takes no more steps.
   virtual void fail(std::exception_ptr error) = 0;
 };
 
@@ -37,7 +37,8 @@ class CoupledRunner {
 
  private:
   void work();
-  bool deliver(const OutputBatch& batch);
+  // Stops the worker after `error`; `report`: tell the sink (not when the sink itself failed).
+  void stop_on(std::exception_ptr error, bool report);
   bool has_work() const;
 
   CoupledIntegrator& integrator_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "system/errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -41,6 +42,16 @@ Integrator::Integrator(IntegratorConfig config, SystemLink& link)
     throw ModelError(config_.name, "step size h must be finite and > 0");
   if (x_.empty() || !all_finite(x_))
     throw ModelError(config_.name, "initial state must be non-empty and finite");
+}
+
+// A state-list entry: the state, the entry itself and its step time (deque slots, the
+// vector's allocation).
+std::uint64_t Integrator::max_uncommitted_steps() const {
+  return limits::steps_within(limits::held_bytes, 8 * x_.size() + 96);
+}
+
+std::uint64_t Integrator::max_reply_steps() const {
+  return limits::steps_within(limits::reply_bytes, 8 * x_.size());
 }
 
 void Integrator::require(bool condition, const std::string& what) const {
@@ -126,17 +137,29 @@ void Integrator::forget_step_times_before(std::uint64_t gvt) {
   while (!step_times_.empty() && step_times_.front().first <= gvt) step_times_.pop_front();
 }
 
-StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt) {
+StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadline deadline) {
   RequestScope scope(pieces_, ActivityKind::busy);
-  require(gvt <= step_,
-          "gvt " + std::to_string(gvt) + " lies after the current step " + std::to_string(step_));
+  // (Messages built only when needed: this is every step of a running-ahead Integrator.)
+  if (gvt > step_)
+    throw ProtocolError(config_.name, "gvt " + std::to_string(gvt) +
+                                          " lies after the current step " + std::to_string(step_));
+  if (guarantee > gvt && guarantee - gvt > max_uncommitted_steps())
+    throw ProtocolError(config_.name, "guarantee " + std::to_string(guarantee) +
+                                          " lies more than " +
+                                          std::to_string(max_uncommitted_steps()) +
+                                          " steps past gvt " + std::to_string(gvt) +
+                                          " (the state list's budget for this state size; "
+                                          "commit first)");
   list_.fossil_collect(gvt);
   forget_step_times_before(gvt);
   StateBatch batch{epoch_, step_ + 1, x_.size(), {}};
-  if (guarantee > step_) batch.states.reserve((guarantee - step_) * x_.size());
-  while (step_ < guarantee) {
+  const std::uint64_t steps =
+      guarantee > step_ ? std::min(guarantee - step_, max_reply_steps()) : 0;
+  batch.states.reserve(steps * x_.size());
+  for (std::uint64_t k = 0; k < steps; ++k) {
     step_once();
     batch.states.insert(batch.states.end(), x_.begin(), x_.end());
+    if (deadline != Deadline::max() && std::chrono::steady_clock::now() >= deadline) break;
   }
   return batch;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The Integrator component without transport: steps its System under a guarantee, keeps the
 // state list, applies events, rolls back. The servant and the in-process port wrap this.
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <span>
@@ -52,9 +53,14 @@ class Integrator {
   // Throws ModelError for a bad step size or an empty / non-finite initial state.
   Integrator(IntegratorConfig config, SystemLink& link);
 
+  using Deadline = std::chrono::steady_clock::time_point;
   // Steps while step() < guarantee; returns the states after each step. Entries of the
-  // state list before `gvt` are freed first (nothing before gvt can be rolled back).
-  StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt);
+  // state list before `gvt` are freed first (nothing before gvt can be rolled back). Stops
+  // early, after at least one step, once `deadline` has passed or the batch holds
+  // max_reply_steps(): the caller asks again. ProtocolError if the guarantee lies more than
+  // max_uncommitted_steps() past gvt (the state list would outgrow its budget).
+  StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt,
+                     Deadline deadline = Deadline::max());
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
   // The committed state of every step from `from_step` to the current one.
@@ -68,6 +74,10 @@ class Integrator {
 
   std::uint64_t step() const { return step_; }
   std::uint32_t epoch() const { return epoch_; }
+  // The budgets of system/request_limits.hpp in steps of this Integrator's state: how far
+  // past the last commit it may step (state list), and how many states one batch carries.
+  std::uint64_t max_uncommitted_steps() const;
+  std::uint64_t max_reply_steps() const;
   const std::vector<double>& state() const { return x_; }
   const StateList& state_list() const { return list_; }
   ActivityTotals totals() const;

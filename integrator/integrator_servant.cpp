@@ -7,6 +7,7 @@
 
 #include "idl/partition_convert.hpp"
 #include "idl/wire_errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -155,9 +156,30 @@ void check_finite(const std::string& component, const char* field, double v) {
   throw ModelError(component, reason);
 }
 
+// A size or count from the wire against what the System's model has: the setup must
+// describe the model it is stepping, or the first call would fail deep inside (or allocate
+// whatever the caller asked for).
+void check_size(const std::string& component, const std::string& field, std::uint64_t got,
+                std::uint64_t model_has) {
+  if (got == model_has) return;
+  throw ProtocolError(component, field + " is " + std::to_string(got) +
+                                     ", the System's model has " + std::to_string(model_has));
+}
+
+// The System's model sizes, each within the limits (a foreign System could claim anything).
+idl::ModelShape checked_shape(const std::string& component, idl::System_ptr system,
+                              const std::string& system_name) {
+  const idl::ModelShape shape = call_peer(system_name, [&] { return system->shape(); });
+  limits::require_model_within(component, system_name + "'s model", shape.state_size,
+                               shape.input_size, shape.output_size, shape.indicator_count);
+  return shape;
+}
+
 // A PartitionSetup from the wire as a CoupledConfig, every field checked that the
-// CoupledIntegrator does not check itself; errors name the field.
-CoupledConfig checked_config(const std::string& component, const idl::PartitionSetup& s) {
+// CoupledIntegrator does not check itself (sizes against the System's model); errors name
+// the field.
+CoupledConfig checked_config(const std::string& component, const idl::PartitionSetup& s,
+                             const idl::ModelShape& shape) {
   CoupledConfig c;
   if (component != s.name.in()) {
     std::string reason = "name: '";
@@ -179,7 +201,13 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
   if (s.ticks_per_step > 0 &&
       s.last_step > std::numeric_limits<std::uint64_t>::max() / s.ticks_per_step)
     throw ModelError(component, "last_step: too many ticks to count");
+  check_size(component, "x0: the state size", s.x0.length(), shape.state_size);
+  check_size(component, "output_size", s.output_size, shape.output_size);
+  check_size(component, "indicator_count", s.indicator_count, shape.indicator_count);
+  check_size(component, "channels: the input count", s.channels.length(), shape.input_size);
   c.x0 = Eigen::Map<const Vector>(s.x0.get_buffer(), static_cast<Eigen::Index>(s.x0.length()));
+  limits::within(component, "blocks: the count", s.blocks.length(), s.x0.length(),
+                 "at most one block per state");
   for (CORBA::ULong k = 0; k < s.blocks.length(); ++k) {
     const auto& b = s.blocks[k];
     if (b.size == 0 || std::size_t{b.offset} + b.size > s.x0.length()) {
@@ -198,6 +226,9 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;
   c.window = s.window;
+  if (c.speculate)
+    limits::within(component, "window", c.window, held_steps_within_budget(c),
+                   "steps a partition may keep for a rollback: the memory budget for its size");
   c.publish_every = s.publish_every;
   return c;  // the CoupledIntegrator checks steps, x0, hold orders, periods, tolerance, window
 }
@@ -227,10 +258,12 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
     if (active_.load()) throw ProtocolError(name(), "initialise() while running ahead");
-    if (coupled_) throw ModelError(name(), "initialise() after initialise_partition()");
+    if (coupled_) throw ProtocolError(name(), "initialise() after initialise_partition()");
     if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "no System given");
     idl::ComponentInfo_var peer =
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
+    const idl::ModelShape shape = checked_shape(name(), setup.sys.in(), peer->name.in());
+    check_size(name(), "x0: the state size", setup.x0.length(), shape.state_size);
     auto link = std::make_unique<CorbaSystemLink>(setup.sys.in(), peer->name.in());
     IntegratorConfig config{name(),
                             parse_method(setup.method.in(), name() + ": "),
@@ -249,8 +282,10 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
 idl::StateBatch* IntegratorServant::advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) {
   return serve(name(), [&] {
     if (active_.load()) throw ProtocolError(name(), "advance() while running ahead");
+    // The deadline is taken before the lock: time spent waiting for it counts too.
+    const auto deadline = std::chrono::steady_clock::now() + limits::work_per_call;
     std::lock_guard lock(mutex_);
-    return new idl::StateBatch(to_idl(initialised().advance(guarantee, gvt)));
+    return new idl::StateBatch(to_idl(initialised().advance(guarantee, gvt, deadline)));
   });
 }
 
@@ -303,13 +338,14 @@ void IntegratorServant::commit(CORBA::ULongLong gvt) {
 void IntegratorServant::initialise_partition(const idl::PartitionSetup& setup) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    // (ModelError, not ProtocolError: this call raises ModelFailure and PeerFailure only.)
-    if (runner_ || active_.load()) throw ModelError(name(), "initialise_partition() while running");
-    if (integrator_) throw ModelError(name(), "initialise_partition() after initialise()");
+    if (runner_ || active_.load())
+      throw ProtocolError(name(), "initialise_partition() while running");
+    if (integrator_) throw ProtocolError(name(), "initialise_partition() after initialise()");
     if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
-    CoupledConfig config = checked_config(name(), setup);
     idl::ComponentInfo_var peer =
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
+    CoupledConfig config =
+        checked_config(name(), setup, checked_shape(name(), setup.sys.in(), peer->name.in()));
     auto link = std::make_unique<CorbaSubsystemLink>(setup.sys.in(), peer->name.in());
     stop_feed();  // it reads the trace of the Integrator about to be replaced
     trace_ = &no_trace_;
@@ -335,6 +371,9 @@ void IntegratorServant::start_partition(idl::PartitionSink_ptr sink, CORBA::ULon
     if (!coupled_) throw ProtocolError(name(), "start_partition() before initialise_partition()");
     if (runner_) throw ProtocolError(name(), "start_partition() twice");
     if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start_partition() without a sink");
+    limits::within(name(), "steps_per_batch", steps_per_batch,
+                   held_steps_within_budget(coupled_->config()),
+                   "steps held until shipped: the memory budget for this partition's size");
     outputs_ = std::make_unique<CorbaOutputSink>(sink, name());
     runner_ = std::make_unique<CoupledRunner>(*coupled_, *outputs_, steps_per_batch);
   });

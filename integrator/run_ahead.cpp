@@ -1,6 +1,9 @@
 #include "integrator/run_ahead.hpp"
 
 #include <algorithm>
+#include <limits>
+
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
@@ -9,8 +12,16 @@ RunAhead::RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink,
     : integrator_(integrator),
       mutex_(mutex),
       sink_(sink),
-      batch_size_(std::max<std::size_t>(batch_size, 1)),
-      window_(std::max<std::uint64_t>(window, 1)),
+      // The window bounds the state list, the batch the states held before they are shipped.
+      batch_size_(std::max<std::uint64_t>(
+          limits::within(integrator.name(), "run_ahead: batch_size", batch_size,
+                         integrator.max_reply_steps(), "steps of this state size per batch"),
+          1)),
+      window_(std::max<std::uint64_t>(
+          limits::within(integrator.name(), "run_ahead: window", window,
+                         integrator.max_uncommitted_steps(),
+                         "steps of this state size the state list may hold"),
+          1)),
       last_step_(last_step),
       committed_(integrator.step()) {
   worker_ = std::thread([this] { work(); });
@@ -27,10 +38,31 @@ RunAhead::~RunAhead() {
 
 std::uint64_t RunAhead::limit() const {
   if (held_) return held_at_;
-  return std::min(committed_ + window_, last_step_);
+  const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - committed_;
+  return std::min(committed_ + std::min(window_, room), last_step_);
 }
 
+// Whatever goes wrong in the worker ends up with the monitor as a reported failure; nothing
+// escapes the thread.
 void RunAhead::work() {
+  try {
+    step_and_ship();
+  } catch (...) {
+    const std::exception_ptr failure = std::current_exception();
+    try {
+      std::unique_lock lock(mutex_);
+      failed_ = true;
+      const std::uint32_t epoch = integrator_.epoch();
+      const std::uint64_t step = integrator_.step() + 1;
+      lock.unlock();
+      sink_.fail(failure, epoch, step);
+    } catch (...) {
+      // The monitor cannot be told: it notices the silence by its heartbeat.
+    }
+  }
+}
+
+void RunAhead::step_and_ship() {
   std::unique_lock lock(mutex_);
   for (;;) {
     cv_.wait(lock, [&] {

@@ -28,7 +28,8 @@ class BatchSink {
 class RunAhead {
  public:
   // `mutex` guards `integrator` for everyone (the owner locks it for its own calls too,
-  // through exclusive()). Starts the worker at once.
+  // through exclusive()). Starts the worker at once. ProtocolError if the window or the
+  // batch exceeds the Integrator's budgets (max_uncommitted_steps, max_reply_steps).
   RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink, std::size_t batch_size,
            std::uint64_t window, std::uint64_t last_step);
   ~RunAhead();
@@ -56,6 +57,7 @@ class RunAhead {
 
  private:
   void work();
+  void step_and_ship();
   std::uint64_t limit() const;
 
   Integrator& integrator_;

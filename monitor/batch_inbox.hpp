@@ -22,6 +22,9 @@ struct InboxItem {
 class BatchInbox {
  public:
   void push(InboxItem item);
+  // A failure that ends the run (a component missed its heartbeat): from now on pop()
+  // throws it, at once if it is waiting.
+  void fail(std::exception_ptr failure);
   // The oldest item, or nothing after `timeout`.
   std::optional<InboxItem> pop(std::chrono::milliseconds timeout);
 
@@ -29,6 +32,7 @@ class BatchInbox {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<InboxItem> items_;
+  std::exception_ptr failure_;
 };
 
 }  // namespace kausal

@@ -25,11 +25,11 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control);
 
 // The partitions of `deployment` step by themselves; conservative or optimistic is the
-// plan's mode. No delivery for `stall` → every partition is pinged (a dead one ends the run
-// with exit code 3). Never throws a kausal::Error.
+// plan's mode. The deployment watches its components (a dead or stopped one becomes a
+// failure in its inbox, exit code 3): however long the partitions take, the monitor only
+// waits. Never throws a kausal::Error.
 RunResult run_cosim_distributed(const CosimScenario& s, const std::string& method,
                                 const CosimPlan& plan, CosimDeployment& deployment,
-                                CosimRecorder& recorder, RunControl& control,
-                                std::chrono::milliseconds stall = std::chrono::seconds(5));
+                                CosimRecorder& recorder, RunControl& control);
 
 }  // namespace kausal

@@ -26,7 +26,6 @@ class CosimLocalDeployment::Part final : public PartitionPort, private OutputSin
                                               steps_per_batch_);
   }
   CoupledStats stats() override { return runner_ ? runner_->stats() : integrator_->stats(); }
-  void ping() override {}
   std::vector<ComponentReport> reports() const {
     ComponentReport sys{system_.name(), "system", "", 0, true, system_.totals(), -1, {}, 0, {}};
     ComponentReport in{integrator_->name(),   "integrator", "", 0, true,

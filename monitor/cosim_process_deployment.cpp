@@ -8,33 +8,32 @@
 
 namespace kausal {
 
-// A partition as the monitor drives it: its Integrator's partition calls, its System pinged.
+// A partition as the monitor drives it: its Integrator's partition calls; its System
+// configured.
 class CosimProcessDeployment::Port final : public PartitionPort {
  public:
   Port(const LaunchedComponent& system, const LaunchedComponent& integrator,
-       idl::PartitionSink_ptr sink, std::size_t steps_per_batch)
+       idl::PartitionSink_ptr sink, std::size_t steps_per_batch, const Heartbeat* heartbeat)
       : name_(integrator.name),
         system_name_(system.name),
         integrator_(narrow<idl::Integrator>(integrator.name, integrator.ref)),
         system_(narrow<idl::System>(system.name, system.ref)),
         sink_(idl::PartitionSink::_duplicate(sink)),
-        steps_per_batch_(static_cast<CORBA::ULong>(steps_per_batch)) {}
+        steps_per_batch_(static_cast<CORBA::ULong>(steps_per_batch)),
+        heartbeat_(heartbeat) {}
 
   const std::string& name() const override { return name_; }
   void provide(const std::vector<ChannelSample>& samples) override {
     const idl::ChannelSampleSeq seq = to_idl(samples);
-    call_peer(name_, [&] { integrator_->provide(seq); });
+    Heartbeat::call(heartbeat_, name_, [&] { integrator_->provide(seq); });
   }
   void start() override {
-    call_peer(name_, [&] { integrator_->start_partition(sink_, steps_per_batch_); });
+    Heartbeat::call(heartbeat_, name_,
+                    [&] { integrator_->start_partition(sink_, steps_per_batch_); });
   }
   CoupledStats stats() override {
-    return from_idl(call_peer(name_, [&] { return integrator_->partition_stats(); }));
-  }
-  // The Integrator first: a dead one is the partition's failure; its System after.
-  void ping() override {
-    call_peer(name_, [&] { integrator_->ping(); });
-    call_peer(system_name_, [&] { system_->ping(); });
+    return from_idl(
+        Heartbeat::call(heartbeat_, name_, [&] { return integrator_->partition_stats(); }));
   }
 
   void configure(const CompositeRecipe& recipe, const CoupledConfig& config) {
@@ -59,6 +58,7 @@ class CosimProcessDeployment::Port final : public PartitionPort {
   idl::System_var system_;
   idl::PartitionSink_var sink_;
   CORBA::ULong steps_per_batch_;
+  const Heartbeat* heartbeat_;  // null in the single layout
 };
 
 CosimProcessDeployment::CosimProcessDeployment(const CosimScenario& s, const CosimPlan& plan,
@@ -73,9 +73,10 @@ CosimProcessDeployment::CosimProcessDeployment(const CosimScenario& s, const Cos
       pairs.push_back({"system-" + name, "integrator-" + name, "pair-" + name, cpu});
     }
     components_.start(pairs, options);
+    heartbeat_ = watch_components(components_, options, [inbox = inbox_](std::exception_ptr e) {
+      inbox->push({0, {}, e});
+    });
     set_up(s, plan, steps_per_batch);
-    // Hosted servants die with the monitor: nothing to watch.
-    if (options.layout != Layout::single) start_watch(std::chrono::milliseconds(200));
   } catch (...) {
     release();  // a throwing constructor runs no destructor
     throw;
@@ -91,38 +92,12 @@ PartitionPort& CosimProcessDeployment::partition(std::size_t p) {
 }
 
 void CosimProcessDeployment::shutdown() {
-  stop_watch();  // components about to exit are no failure
+  heartbeat_.reset();  // components about to exit are no failure
   components_.shutdown();
 }
 
-void CosimProcessDeployment::start_watch(std::chrono::milliseconds period) {
-  watcher_ = std::thread([this, period] {
-    std::unique_lock lock(watch_mutex_);
-    while (!watch_cv_.wait_for(lock, period, [&] { return watch_stop_; })) {
-      lock.unlock();
-      try {
-        for (std::size_t p = 0; p < ports_.size(); ++p) ports_[p]->ping();
-      } catch (const Error&) {
-        inbox_->push({0, {}, std::current_exception()});
-        return;  // one failure ends the run; the rest is for post_mortem()
-      }
-      lock.lock();
-    }
-  });
-}
-
-void CosimProcessDeployment::stop_watch() {
-  if (!watcher_.joinable()) return;
-  {
-    std::lock_guard lock(watch_mutex_);
-    watch_stop_ = true;
-  }
-  watch_cv_.notify_all();
-  watcher_.join();
-}
-
 void CosimProcessDeployment::release() {
-  stop_watch();
+  heartbeat_.reset();
   ports_.clear();
   components_.release();
   if (sink_servant_) orb_.deactivate(sink_servant_);
@@ -147,7 +122,7 @@ void CosimProcessDeployment::set_up(const CosimScenario& s, const CosimPlan& pla
 
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
     auto port = std::make_unique<Port>(components_.system(p), components_.integrator(p), sink_.in(),
-                                       steps_per_batch);
+                                       steps_per_batch, heartbeat_.get());
     port->configure(partition_recipe(s, p), plan.configs[p]);
     ports_.push_back(std::move(port));
   }

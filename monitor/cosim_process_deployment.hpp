@@ -5,17 +5,15 @@
 // both ("pendulum", alias "pair"), or every servant in the monitor's process ("single").
 // The Integrators step by themselves and deliver their final steps to a PartitionSink
 // servant in the monitor, which fills the deployment's inbox; cosim_driver does the rest.
-// A partition whose process dies or stops answering pings becomes a failure in the inbox
-// (a PeerError naming the component) within about the call timeout.
-#include <condition_variable>
+// A component whose process dies or misses its heartbeat (monitor/heartbeat.hpp) becomes a
+// failure in the inbox (a PeerError naming it) within the call timeout + 0.5 s.
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "monitor/component_set.hpp"
 #include "monitor/cosim_plan.hpp"
+#include "monitor/heartbeat.hpp"
 #include "monitor/partition_port.hpp"
 
 namespace kausal {
@@ -44,11 +42,6 @@ class CosimProcessDeployment final : public CosimDeployment {
   class Port;
   void set_up(const CosimScenario& s, const CosimPlan& plan, std::size_t steps_per_batch);
   void release();
-  // The driver pings only when no partition delivers; a partition process that dies while
-  // the others keep delivering would go unnoticed. A watcher pings every partition a few
-  // times a second and puts the first failure into the inbox.
-  void start_watch(std::chrono::milliseconds period);
-  void stop_watch();
 
   OrbRuntime& orb_;
   std::shared_ptr<PartitionInbox> inbox_ = std::make_shared<PartitionInbox>();
@@ -56,10 +49,7 @@ class CosimProcessDeployment final : public CosimDeployment {
   idl::PartitionSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<Port>> ports_;
-  std::mutex watch_mutex_;
-  std::condition_variable watch_cv_;
-  bool watch_stop_ = false;
-  std::thread watcher_;
+  std::unique_ptr<Heartbeat> heartbeat_;  // last: it pings what the members above hold
 };
 
 // The monitor's ORB for callers that have none: created on the first call and kept until

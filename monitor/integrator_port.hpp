@@ -23,11 +23,11 @@ class IntegratorPort {
   virtual void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) = 0;
   virtual RollbackResult rollback(std::uint64_t step) = 0;
   virtual void commit(std::uint64_t gvt) = 0;
-  // Throws PeerError if the component is gone or hung.
-  virtual void ping() = 0;
 };
 
-// One Integrator (with its System) per pendulum, ready to step from step 0.
+// One Integrator (with its System) per pendulum, ready to step from step 0. A deployment
+// whose components can die or stop on their own watches them and fails its inbox with the
+// first that does (BatchInbox::fail).
 class Deployment {
  public:
   virtual ~Deployment() = default;

@@ -389,8 +389,7 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
       const LaunchOptions launch = launch_options(
           o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
       CosimProcessDeployment deployment(s, plan, orb.get(), launch);
-      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress,
-                                     std::chrono::milliseconds(o.call_timeout_ms + 1000));
+      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress);
       result.layout = layout_name(layout);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -797,9 +796,10 @@ void add_common(CLI::App* cmd, Options& o) {
                   "bounds its state list and the work a rollback can waste. Partitioned "
                   "models: steps a partition may run past its last final step, default " +
                       std::to_string(CosimMode{}.window) +
-                      " (predictions degrade with distance, docs/performance.md)")
+                      " (predictions degrade with distance, docs/performance.md); at most "
+                      "1000000 (components refuse windows beyond their memory budget)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100'000'000));
+      ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--tolerance", o.tolerance,
                   "partitioned models, optimistic: a prediction that differs from the real "
                   "input by more than this is rolled back (default: the scenario's "
@@ -812,8 +812,10 @@ void add_common(CLI::App* cmd, Options& o) {
                 "every Integrator step: step, restore from the state list, step again, require "
                 "identical bits (doubles the Calc calls)");
   cmd->add_option("--call-timeout", o.call_timeout_ms,
-                  "ms a component may take to answer a call before it counts as hung; the "
-                  "monitor waits one second longer")
+                  "ms a component may take to answer one call of bounded work (a Calc, a "
+                  "heartbeat ping) before it counts as hung; the monitor waits one second "
+                  "longer. Long grants and slow links are never judged hung: a stopped "
+                  "component is found within this + 1 s")
       ->capture_default_str()
       ->check(CLI::Range(10u, 3'600'000u));
   cmd->add_option("--pin", o.pin,

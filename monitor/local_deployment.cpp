@@ -80,7 +80,6 @@ struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
     std::lock_guard lock(mutex);
     integrator.commit(gvt);
   }
-  void ping() override {}
 
   // BatchSink: straight into the monitor's inbox (after the test delay, if any).
   void deliver(const StateBatch& batch) override {

@@ -64,11 +64,6 @@ void OptimisticStepper::file(const InboxItem& item) {
   t.next_step += b.count();
 }
 
-void OptimisticStepper::check_silent_integrators(std::uint64_t step) {
-  for (std::size_t i = 0; i < tracks_.size(); ++i)
-    if (tracks_[i].next_step <= step) deployment_.integrator(i).ping();  // PeerError if gone
-}
-
 void OptimisticStepper::wait_for(std::uint64_t step) {
   auto missing = [&] {
     for (const Track& t : tracks_)
@@ -79,10 +74,9 @@ void OptimisticStepper::wait_for(std::uint64_t step) {
     for (const Track& t : tracks_)
       if (t.fails_at && *t.fails_at <= step && t.next_step <= step)
         std::rethrow_exception(t.failure);
-    if (auto item = deployment_.inbox().pop(options_.silence))
-      file(*item);
-    else
-      check_silent_integrators(step);  // alive but slow: keep waiting
+    // However long the Integrators take: a dead or stopped one fails the inbox (the
+    // deployment's heartbeat), and pop() throws that failure.
+    if (auto item = deployment_.inbox().pop(std::chrono::seconds(1))) file(*item);
   }
 }
 

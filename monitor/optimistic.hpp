@@ -6,7 +6,6 @@
 // states after s are discarded, the impulse is applied as an event, and a new epoch starts;
 // batches of an older epoch that arrive later are stale and dropped. GVT is the next step
 // to check; commits let each Integrator free its state list and run on up to GVT + window.
-#include <chrono>
 #include <deque>
 #include <optional>
 
@@ -21,8 +20,6 @@ struct OptimisticOptions {
   // W = 16 .. 512, B = 4 .. 64 (docs/performance.md).
   std::size_t batch_size = 32;  // states per batch an Integrator ships
   std::uint64_t window = 128;   // steps an Integrator may run ahead of the last commit
-  // How long to wait for states before asking the silent Integrators whether they live.
-  std::chrono::milliseconds silence{1000};
 };
 
 class OptimisticStepper final : public ChainStepper {
@@ -55,7 +52,6 @@ class OptimisticStepper final : public ChainStepper {
   void release_and_extend(std::uint64_t m);
   void wait_for(std::uint64_t step);
   void file(const InboxItem& item);
-  void check_silent_integrators(std::uint64_t step);
 
   Deployment& deployment_;
   const Scenario& scenario_;

@@ -54,11 +54,11 @@ class PartitionPort {
   // From now on the partition steps by itself; its final steps arrive in the inbox.
   virtual void start() = 0;
   virtual CoupledStats stats() = 0;
-  // Throws PeerError if the partition's components are gone or hung.
-  virtual void ping() = 0;
 };
 
-// The partitions of one scenario, configured and ready at step 0 (not started).
+// The partitions of one scenario, configured and ready at step 0 (not started). A deployment
+// whose components can die or stop on their own watches them and puts the first failure
+// into its inbox.
 class CosimDeployment {
  public:
   virtual ~CosimDeployment() = default;

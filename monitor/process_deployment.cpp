@@ -12,53 +12,73 @@ namespace {
 
 // The Integrator of a resumed run counts its steps from the resume point (IntegratorSetup
 // has no first step: the interface stays unchanged), so the port translates: step k of the
-// run is the Integrator's step k - first.
+// run is the Integrator's step k - first. A call that fails while the heartbeat has found a
+// stopped component fails with the heartbeat's verdict.
 class CorbaIntegratorPort final : public IntegratorPort {
  public:
   CorbaIntegratorPort(std::string name, idl::Integrator_ptr ref, idl::StateSink_ptr sink,
-                      std::uint64_t first)
+                      std::uint64_t first, const Heartbeat* heartbeat)
       : name_(std::move(name)),
         ref_(idl::Integrator::_duplicate(ref)),
         sink_(idl::StateSink::_duplicate(sink)),
-        first_(first) {}
+        first_(first),
+        heartbeat_(heartbeat) {}
   const std::string& name() const override { return name_; }
+  // One call computes for a bounded time (system/request_limits.hpp) and answers with the
+  // steps it took: a long grant takes several calls, each well within the call timeout.
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
-    idl::StateBatch_var b =
-        call_peer(name_, [&] { return ref_->advance(guarantee - first_, gvt - first_); });
-    StateBatch batch = from_idl(b.in());
-    batch.first_step += first_;
-    return batch;
+    StateBatch all = advance_once(guarantee, gvt);
+    for (std::uint64_t got = all.count(); got > 0 && all.first_step + all.count() <= guarantee;) {
+      StateBatch more = advance_once(guarantee, gvt);
+      got = more.count();
+      if (got > 0 && (more.first_step != all.first_step + all.count() || more.epoch != all.epoch ||
+                      more.state_size != all.state_size))
+        throw ProtocolError(name_, "answered a continued advance with states from step " +
+                                       std::to_string(more.first_step) + ", expected step " +
+                                       std::to_string(all.first_step + all.count()));
+      all.states.insert(all.states.end(), more.states.begin(), more.states.end());
+    }
+    return all;
   }
   std::vector<double> apply_event(const Event& event) override {
     Event local = event;
     local.step -= first_;
     const idl::Event e = to_idl(local);
-    idl::DoubleSeq_var x = call_peer(name_, [&] { return ref_->apply_event(e); });
+    idl::DoubleSeq_var x = call([&] { return ref_->apply_event(e); });
     return to_vector(x.in());
   }
   void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) override {
-    call_peer(name_, [&] {
+    call([&] {
       ref_->run_ahead(sink_, static_cast<CORBA::ULong>(batch_size), window, last_step - first_);
     });
   }
   RollbackResult rollback(std::uint64_t step) override {
     const idl::DoubleSeq keep;  // empty: restore the state stepping produced at `step`
-    const idl::RollbackResult r =
-        call_peer(name_, [&] { return ref_->rollback(step - first_, keep); });
+    const idl::RollbackResult r = call([&] { return ref_->rollback(step - first_, keep); });
     return {r.epoch, r.discarded_steps};
   }
   void commit(std::uint64_t gvt) override {
-    call_peer(name_, [&] { ref_->commit(gvt - first_); });
-  }
-  void ping() override {
-    call_peer(name_, [&] { ref_->ping(); });
+    call([&] { ref_->commit(gvt - first_); });
   }
 
  private:
+  StateBatch advance_once(std::uint64_t guarantee, std::uint64_t gvt) {
+    idl::StateBatch_var b = call([&] { return ref_->advance(guarantee - first_, gvt - first_); });
+    StateBatch batch = from_idl(b.in());
+    batch.first_step += first_;
+    return batch;
+  }
+
+  template <typename F>
+  auto call(F&& f) -> decltype(f()) {
+    return Heartbeat::call(heartbeat_, name_, std::forward<F>(f));
+  }
+
   std::string name_;
   idl::Integrator_var ref_;
   idl::StateSink_var sink_;
   std::uint64_t first_;
+  const Heartbeat* heartbeat_;  // null in the single layout
 };
 
 }  // namespace
@@ -74,6 +94,8 @@ ProcessDeployment::ProcessDeployment(const Scenario& scenario, OrbRuntime& orb,
           {system_name(i), integrator_name(i), "pendulum-" + std::to_string(i + 1), cpu});
     }
     components_.start(pairs, options);
+    heartbeat_ = watch_components(components_, options,
+                                  [inbox = inbox_](std::exception_ptr e) { inbox->fail(e); });
     set_up(scenario, options);
   } catch (...) {
     release();  // a throwing constructor runs no destructor
@@ -86,6 +108,7 @@ ProcessDeployment::~ProcessDeployment() {
 }
 
 void ProcessDeployment::release() {
+  heartbeat_.reset();
   components_.release();
   if (sink_servant_) orb_.deactivate(sink_servant_);
   sink_servant_ = nullptr;
@@ -121,8 +144,8 @@ void ProcessDeployment::set_up(const Scenario& scenario, const LaunchOptions& op
     setup.x0 = to_seq(start_ ? start_->states.at(i) : scenario.initial[i]);
     setup.rollback_check = options.rollback_check;
     call_peer(integ.name, [&] { integrator->initialise(setup); });
-    ports_.push_back(
-        std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in(), sink_.in(), first));
+    ports_.push_back(std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in(), sink_.in(),
+                                                           first, heartbeat_.get()));
   }
 }
 
@@ -139,6 +162,7 @@ std::vector<std::string> ProcessDeployment::component_names() const {
 }
 
 void ProcessDeployment::shutdown() {
+  heartbeat_.reset();  // components about to exit are no failure
   components_.shutdown();
 }
 

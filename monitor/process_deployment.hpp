@@ -14,6 +14,7 @@
 #include "idl/orb_runtime.hpp"
 #include "monitor/chain_stepper.hpp"
 #include "monitor/component_set.hpp"
+#include "monitor/heartbeat.hpp"
 #include "monitor/integrator_port.hpp"
 #include "monitor/scenario.hpp"
 
@@ -21,8 +22,10 @@ namespace kausal {
 
 class ProcessDeployment final : public Deployment {
  public:
-  // Starts, checks (interface version) and sets up every component. Throws PeerError
-  // naming a component that does not start or answer, VersionMismatch, ModelError.
+  // Starts, checks (interface version) and sets up every component, then watches them by
+  // heartbeat: one that misses it fails the inbox (what an optimistic monitor waits on; a
+  // conservative one is always in a call, which fails by itself). Throws PeerError naming a
+  // component that does not start or answer, VersionMismatch, ModelError.
   // With `start` (a resumed run), every Integrator starts from its state at start->step.
   ProcessDeployment(const Scenario& scenario, OrbRuntime& orb, const LaunchOptions& options,
                     const ChainStart* start = nullptr);
@@ -40,7 +43,8 @@ class ProcessDeployment final : public Deployment {
   // Names of the components in the order of reports().
   std::vector<std::string> component_names() const;
 
-  // Asks every component to shut down, then ends those that do not within a grace period.
+  // Stops the heartbeat, asks every component to shut down, then ends those that do not
+  // within a grace period.
   void shutdown();
   // Children that are no longer running, with how they ended, the components they hosted
   // and where their log is.
@@ -57,7 +61,8 @@ class ProcessDeployment final : public Deployment {
   idl::StateSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<IntegratorPort>> ports_;
-  const ChainStart* start_;  // where the Integrators start (nullptr: step 0)
+  const ChainStart* start_;               // where the Integrators start (nullptr: step 0)
+  std::unique_ptr<Heartbeat> heartbeat_;  // last: it pings what the members above hold
 };
 
 }  // namespace kausal

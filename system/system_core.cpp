@@ -3,15 +3,23 @@
 #include <cmath>
 
 #include "system/errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
 std::size_t SystemCore::configure(const std::string& model, const Parameters& parameters) {
-  model_ = make_model(name_, model, parameters);
-  return model_->state_size();
+  return configure(make_model(name_, model, parameters));
 }
 
+// Every reply's size comes from the model: a model beyond the limits is refused before any
+// call has to answer with its sizes.
 std::size_t SystemCore::configure(std::unique_ptr<Model> model) {
+  try {
+    limits::require_model_within(name_, "the model", model->state_size(), model->input_size(),
+                                 model->output_size(), model->indicator_count());
+  } catch (const ProtocolError& e) {
+    throw ModelError(name_, e.reason());  // configure answers a bad model with ModelFailure
+  }
   model_ = std::move(model);
   return model_->state_size();
 }
@@ -43,6 +51,8 @@ void SystemCore::handle_event(const Event& event, std::span<double> x) {
   BusyScope busy(clock_);
   clock_.count_request();
   check_state(x, "state");
+  limits::within(name_, "event '" + event.kind + "': data values", event.data.size(),
+                 limits::max_model_size, "the largest model a component accepts");
   for (double v : event.data)
     if (!std::isfinite(v)) throw ModelError(name_, "event '" + event.kind + "' data is not finite");
   try {

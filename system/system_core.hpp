@@ -15,7 +15,8 @@ class SystemCore {
  public:
   explicit SystemCore(std::string name) : name_(std::move(name)) {}
 
-  // Throws ModelError naming the bad parameter. Returns the state size.
+  // Throws ModelError naming the bad parameter, or a size beyond limits::max_model_size.
+  // Returns the state size.
   std::size_t configure(const std::string& model, const Parameters& parameters);
   // A model built elsewhere (a partition's composite); returns the state size.
   std::size_t configure(std::unique_ptr<Model> model);

@@ -34,6 +34,15 @@ CORBA::ULong SystemServant::configure(const char* model, const idl::ParameterSeq
   });
 }
 
+idl::ModelShape SystemServant::shape() {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    const Model& m = core_.model();
+    return idl::ModelShape{wire_size(m.state_size()), wire_size(m.input_size()),
+                           wire_size(m.output_size()), wire_size(m.indicator_count())};
+  });
+}
+
 idl::DoubleSeq* SystemServant::calc(CORBA::Double t, const idl::DoubleSeq& x) {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);

@@ -7,8 +7,8 @@
 
 #include <future>
 
+#include "component_client.hpp"
 #include "idl/partition_convert.hpp"
-#include "kausal_process.hpp"
 #include "monitor/child_process.hpp"
 #include "monitor/cosim_driver.hpp"
 #include "monitor/cosim_process_deployment.hpp"
@@ -61,12 +61,11 @@ struct PartitionRun {
     return r.trajectory_sha256;
   }
 
-  RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment,
-                        std::chrono::milliseconds stall = 5s) const {
+  RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment) const {
     CosimRecorder recorder("", scenario, plan);
     RunControl control;
     const std::string method = plan.configs.front().speculate ? "optimistic" : "conservative";
-    return run_cosim_distributed(scenario, method, plan, deployment, recorder, control, stall);
+    return run_cosim_distributed(scenario, method, plan, deployment, recorder, control);
   }
 };
 
@@ -146,7 +145,7 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
     const auto victim = pid_of("integrator-b");
     ASSERT_TRUE(victim.has_value());
     auto result =
-        std::async(std::launch::async, [&] { return run.distributed(plan, *deployment, 1s); });
+        std::async(std::launch::async, [&] { return run.distributed(plan, *deployment); });
     std::this_thread::sleep_for(500ms);
     ASSERT_EQ(kill(*victim, SIGKILL), 0);
     const auto killed_at = std::chrono::steady_clock::now();
@@ -157,7 +156,7 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
     EXPECT_EQ(r.status, "failed");
     EXPECT_EQ(r.exit_code, ExitCode::peer_failure);
     EXPECT_NE(r.error.find("integrator-b"), std::string::npos) << r.error;
-    // A stall (1 s) and a ping of each partition, each bounded by the call timeout (2 s).
+    // The next heartbeat (every 0.5 s) finds the process gone.
     EXPECT_LT(noticed_s, 6.0);
     EXPECT_GT(r.steps, 0u);
     EXPECT_LT(r.steps, run.scenario.ticks);
@@ -191,55 +190,6 @@ TEST(PartitionRecipe, BadIndicesAreNamed) {
 }
 
 // ---- values that arrive over CORBA are checked, never trusted ----
-
-// A component process started by hand; its object reference read from its stdout.
-template <typename T>
-typename T::_var_type start_component(ChildProcess& process) {
-  const auto ior = process.read_line(10s);
-  if (!ior) throw std::runtime_error(process.name() + " did not start: " + process.status());
-  CORBA::Object_var obj = monitor_orb(1000).resolve(*ior);
-  return T::_narrow(obj);
-}
-
-// Runs `call` and returns the reason of the IDL exception E it raises ("" if none).
-template <typename E, typename F>
-std::string reason_of(F&& call) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e.reason.in();
-  }
-  return "";
-}
-
-struct WireComponents {
-  TempDir dir;
-  ChildProcess system_process{"system-w",
-                              fs::path(KAUSAL_BIN_DIR) / "kausal-system",
-                              {"--name", "system-w", "--call-timeout-ms", "1000"},
-                              dir / "system.log"};
-  ChildProcess integrator_process{"integrator-w",
-                                  fs::path(KAUSAL_BIN_DIR) / "kausal-integrator",
-                                  {"--name", "integrator-w", "--call-timeout-ms", "1000"},
-                                  dir / "integrator.log"};
-  idl::System_var system = start_component<idl::System>(system_process);
-  idl::Integrator_var integrator = start_component<idl::Integrator>(integrator_process);
-
-  static idl::MemberSetupSeq pendulum_member(const std::string& model = "pendulum") {
-    return to_idl(std::vector<MemberRecipe>{
-        {"a", model, {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}}}});
-  }
-  CoupledConfig config() const {
-    CoupledConfig c;
-    c.name = "integrator-w";
-    c.tick = 0.001;
-    c.last_step = 10;
-    c.x0 = Vector::Zero(2);
-    c.output_size = 2;
-    c.channels = {{"x -> a.u", 0, 1}};
-    return c;
-  }
-};
 
 TEST(PartitionWire, SystemChecksWhatArrives) {
   WireComponents w;
@@ -282,6 +232,7 @@ TEST(PartitionWire, SystemChecksWhatArrives) {
 
 TEST(PartitionWire, IntegratorChecksWhatArrives) {
   WireComponents w;
+  w.configure_tank();
   idl::ChannelSampleSeq samples = to_idl(std::vector<ChannelSample>{{0, 0, 1.0}});
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
   EXPECT_EQ(w.integrator->partition_stats().steps_computed, 0u);
@@ -289,7 +240,7 @@ TEST(PartitionWire, IntegratorChecksWhatArrives) {
   auto refused = [&](const idl::PartitionSetup& setup) {
     return reason_of<idl::ModelFailure>([&] { w.integrator->initialise_partition(setup); });
   };
-  const CoupledConfig good = w.config();
+  const CoupledConfig good = w.tank_config();
   EXPECT_NE(refused(to_idl(good, idl::System::_nil())).find("sys"), std::string::npos);
   idl::PartitionSetup setup = to_idl(good, w.system.in());
   setup.name = "someone-else";
@@ -301,7 +252,7 @@ TEST(PartitionWire, IntegratorChecksWhatArrives) {
   setup.blocks.length(1);
   setup.blocks[0].name = "a";
   setup.blocks[0].offset = 1;
-  setup.blocks[0].size = 2;
+  setup.blocks[0].size = 1;
   EXPECT_NE(refused(setup).find("blocks[0]"), std::string::npos);
   setup = to_idl(good, w.system.in());
   setup.channels[0].hold = 7;

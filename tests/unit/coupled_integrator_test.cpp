@@ -3,10 +3,15 @@
 // The models here are small test subsystems whose exact answers are known in closed form.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <new>
 
 #include "integrator/coupled_integrator.hpp"
+#include "integrator/coupled_runner.hpp"
 #include "integrator/local_system_link.hpp"
 #include "system/errors.hpp"
 #include "system/system_core.hpp"
@@ -257,6 +262,52 @@ TEST(CoupledIntegrator, AZeroCrossingFiresItsHandlerAtTheStepEnd) {
   EXPECT_GE(stats.events, 3u);  // bounces: 0.45 s to the floor, then shorter and shorter
   EXPECT_GE(lowest, 0.0);       // the handler reflects the ball above the floor
   EXPECT_LT(ball.integrator->step(), 401u);
+}
+
+// A model whose every evaluation fails with something that is no kausal::Error: an
+// allocation that could not be made.
+class OutOfMemory final : public Model {
+ public:
+  const Signature& signature() const override { return signature_; }
+  void derivative(double, VectorView, VectorView, VectorOut) const override {
+    throw std::bad_alloc();
+  }
+
+ private:
+  Signature signature_{{"x"}, {}, {"x"}};
+};
+
+// Remembers the failure the runner reports.
+class FailureSink final : public OutputSink {
+ public:
+  void deliver(const OutputBatch&) override {}
+  void fail(std::exception_ptr error) override {
+    std::lock_guard lock(mutex_);
+    failure_ = error;
+    cv_.notify_all();
+  }
+  std::exception_ptr wait_for_failure() {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::seconds(5), [&] { return failure_ != nullptr; });
+    return failure_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::exception_ptr failure_;
+};
+
+// Whatever a step throws stops the worker and is reported as the partition's failure; it
+// never escapes the thread (which would end the whole process).
+TEST(CoupledRunner, AnyExceptionOfAStepIsReportedNeverEscapes) {
+  Part part(std::make_unique<OutOfMemory>(), config_for("integrator-x", 1, 10));
+  FailureSink sink;
+  CoupledRunner runner(*part.integrator, sink, 4);
+  const std::exception_ptr failure = sink.wait_for_failure();
+  ASSERT_TRUE(failure) << "the runner reported nothing";
+  EXPECT_THROW(std::rethrow_exception(failure), std::bad_alloc);
+  EXPECT_EQ(runner.stats().steps_computed, 0u);
 }
 
 }  // namespace

@@ -101,7 +101,6 @@ struct ScriptedDeployment final : Deployment {
     void run_ahead(std::size_t, std::uint64_t, std::uint64_t) override {}
     RollbackResult rollback(std::uint64_t) override { return {++epoch, 0}; }
     void commit(std::uint64_t) override {}
-    void ping() override {}
   };
   BatchInbox box;
   std::vector<std::unique_ptr<Port>> ports;

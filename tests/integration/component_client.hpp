@@ -1,0 +1,110 @@
+#pragma once
+// The test process as a CORBA client of real kausal-system and kausal-integrator processes
+// started by hand (no monitor in between): for checks of what the servants do with values
+// that arrive over the wire, careless or hostile. The test's ORB is the monitor's
+// (monitor_orb: calls time out after 2 s), and it serves, so a test can hand a component a
+// sink of its own.
+#include <sys/types.h>
+
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "idl/convert.hpp"
+#include "idl/partition_convert.hpp"
+#include "kausal_process.hpp"
+#include "monitor/child_process.hpp"
+#include "monitor/cosim_process_deployment.hpp"
+
+namespace kausal::testing {
+
+// A component process started by hand; its object reference read from its stdout.
+template <typename T>
+typename T::_var_type start_component(ChildProcess& process) {
+  const auto ior = process.read_line(std::chrono::seconds(10));
+  if (!ior) throw std::runtime_error(process.name() + " did not start: " + process.status());
+  CORBA::Object_var obj = monitor_orb(1000).resolve(*ior);
+  return T::_narrow(obj);
+}
+
+// Runs `call` and returns the reason of the IDL exception E it raises ("" if none; any
+// other exception, CORBA::UNKNOWN included, fails the test by escaping).
+template <typename E, typename F>
+std::string reason_of(F&& call) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e.reason.in();
+  }
+  return "";
+}
+
+// Resident memory of a process in MiB (VmRSS), 0 if it is gone.
+inline double resident_mib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+// One System and one Integrator process, each alone, as the process layout starts them.
+struct WireComponents {
+  TempDir dir;
+  ChildProcess system_process{"system-w",
+                              fs::path(KAUSAL_BIN_DIR) / "kausal-system",
+                              {"--name", "system-w", "--call-timeout-ms", "1000"},
+                              dir / "system.log"};
+  ChildProcess integrator_process{"integrator-w",
+                                  fs::path(KAUSAL_BIN_DIR) / "kausal-integrator",
+                                  {"--name", "integrator-w", "--call-timeout-ms", "1000"},
+                                  dir / "integrator.log"};
+  idl::System_var system = start_component<idl::System>(system_process);
+  idl::Integrator_var integrator = start_component<idl::Integrator>(integrator_process);
+
+  static idl::MemberSetupSeq member(const std::string& model, const Parameters& parameters) {
+    return to_idl(std::vector<MemberRecipe>{{"a", model, parameters}});
+  }
+  static idl::MemberSetupSeq pendulum_member(const std::string& model = "pendulum") {
+    return member(model, {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}});
+  }
+  // One state, one input (its inflow), two outputs.
+  static idl::MemberSetupSeq tank_member() {
+    return member("water_tank", {{"area", 1}, {"orifice", 0.01}, {"level0", 1}});
+  }
+  void configure_tank() {
+    const idl::DirectLinkSeq no_links;
+    const idl::ConstantInputSeq no_constants;
+    system->configure_partition(tank_member(), no_links, no_constants);
+  }
+  // A partition of the tank: right for the System after configure_tank().
+  CoupledConfig tank_config() const {
+    CoupledConfig c;
+    c.name = "integrator-w";
+    c.tick = 0.001;
+    c.last_step = 10;
+    c.x0 = Vector::Ones(1);
+    c.output_size = 2;
+    c.channels = {{"x -> a.inflow", 0, 1}};
+    return c;
+  }
+  // The Integrator set up for a pendulum chain, its System configured with one pendulum.
+  void initialise_pendulum() {
+    const idl::ParameterSeq p =
+        to_idl(Parameters{{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}});
+    system->configure("pendulum", p);
+    integrator->initialise(pendulum_setup());
+  }
+  idl::IntegratorSetup pendulum_setup() const {
+    idl::IntegratorSetup setup;
+    setup.sys = idl::System::_duplicate(system.in());
+    setup.method = "euler";
+    setup.t0 = 0;
+    setup.h = 0.001;
+    setup.x0 = to_seq(std::vector<double>{0.5, 0.0});
+    setup.rollback_check = false;
+    return setup;
+  }
+};
+
+}  // namespace kausal::testing
