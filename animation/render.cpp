@@ -256,7 +256,7 @@ void draw_wall_chart(QPainter& p, const QRect& area, const std::vector<WallTime>
   const WallChartLayout l = wall_chart_layout(area, runs);
   p.save();
   use_font(p, 13);
-  draw_text(p, l.title, "wall time per run (seconds)");
+  draw_text(p, l.title, "wall time per method (seconds)");
   use_font(p, l.font_px);
   double longest = 0;
   for (const auto& r : runs) longest = std::max({longest, r.seconds, r.max_s});

@@ -326,8 +326,8 @@ class ComparisonRuns {
   }
   void add(const RunResult& r, const fs::path& dir, std::size_t round) {
     runs_.push_back({r, dir, round});
-    std::cout << format_finished_run(r, several_layouts_, runs_.front().result, runs_.size(),
-                                     total_)
+    std::cout << format_finished_run(runs_.back().result, several_layouts_, runs_.front().result,
+                                     runs_.size(), total_)
               << std::endl;
   }
   bool failed() const { return !runs_.empty() && runs_.back().result.status != "completed"; }

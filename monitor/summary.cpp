@@ -236,12 +236,17 @@ std::string format_summary(const RunResult& r) {
     if (!r.partitioned()) o << ", batch " << r.batch_size;
     o << ")\n";
   }
-  for (const auto& p : r.partitions)
+  for (const auto& p : r.partitions) {
     o << "  partition     " << p.name << ": " << p.integrator << ", h = " << p.h << " s, "
-      << p.stats.steps_computed << " steps computed, " << p.stats.rollbacks << " rollbacks ("
-      << p.stats.rolled_back_steps << " steps), " << p.stats.predictions << " predictions, "
-      << p.stats.accepted_predictions << " kept (largest error " << p.stats.max_accepted_error
-      << ", tolerance " << r.tolerance << ")\n";
+      << p.stats.steps_computed << " steps computed";
+    // Only the optimistic method predicts inputs and rolls back.
+    if (r.method == "optimistic")
+      o << ", " << p.stats.rollbacks << " rollbacks (" << p.stats.rolled_back_steps
+        << " steps), " << p.stats.predictions << " predictions, "
+        << p.stats.accepted_predictions << " kept (largest error " << p.stats.max_accepted_error
+        << ", tolerance " << r.tolerance << ")";
+    o << "\n";
+  }
   o << "  digest        " << r.trajectory_sha256 << "\n";
   std::vector<std::vector<std::string>> table{
       {"component", "busy s", "idle s", "rollback s", "util", "Calc"}};

@@ -103,6 +103,8 @@ TEST(Report, CompareAcrossLayoutsWithRepetitions) {
   // 2 rounds of sequential and 3 methods in 2 layouts: each announced as it ended.
   for (int k = 1; k <= 14; ++k)
     EXPECT_NE(out.find("[" + std::to_string(k) + "/14] "), std::string::npos) << k << "\n" << out;
+  EXPECT_NE(out.find("[1/14] sequential  "), std::string::npos) << out;
+  EXPECT_NE(out.find("(the reference)"), std::string::npos) << out;
   EXPECT_NE(out.find("] optimistic [pendulum]  "), std::string::npos) << out;
   EXPECT_NE(out.find("digest = sequential"), std::string::npos) << out;
   EXPECT_EQ(out.find("differs"), std::string::npos) << out;

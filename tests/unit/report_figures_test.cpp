@@ -210,6 +210,13 @@ TEST(RunFigures, PartitionedRunsPrintNoChainFigures) {
   EXPECT_EQ(text.find("stale"), std::string::npos) << text;
   EXPECT_NE(text.find("36556 Calc calls wasted"), std::string::npos) << text;
   EXPECT_NE(text.find("at most 65 entries (window 64)"), std::string::npos) << text;
+  EXPECT_NE(text.find("predictions"), std::string::npos) << text;
+  // Only the optimistic method predicts and rolls back.
+  RunResult conservative = r;
+  conservative.method = "conservative";
+  const std::string plain = format_summary(conservative);
+  for (const char* word : {"predictions", "rollbacks", "tolerance", "state list", "wasted"})
+    EXPECT_EQ(plain.find(word), std::string::npos) << word << " in\n" << plain;
   TempDir dir;
   write_summary_json(r, dir.path() / "summary.json");
   const auto json = nlohmann::json::parse(slurp(dir.path() / "summary.json"));
