@@ -339,13 +339,12 @@ class ComparisonRuns {
   std::vector<ReportRun> runs_;
 };
 
-// OUT/<layout, with several>/<method>/<repetition, with several>.
-fs::path comparison_dir(const fs::path& out, const Options& o, const std::string& layout,
-                        const std::string& method, std::size_t round) {
-  fs::path dir = out;
-  if (!layout.empty() && o.layouts.size() > 1) dir /= layout;
-  dir /= method;
-  return o.repeat > 1 ? dir / std::to_string(round + 1) : dir;
+// OUT/[LAYOUT/]METHOD[/ROUND]: `layout` empty for one layout and for sequential, rounds
+// numbered from 1 when there are several.
+fs::path comparison_dir(const fs::path& out, const std::string& layout, const std::string& method,
+                        std::size_t round, std::size_t rounds) {
+  const fs::path dir = (layout.empty() ? out : out / layout) / method;
+  return rounds > 1 ? dir / std::to_string(round + 1) : dir;
 }
 
 // The table on the terminal, OUT/comparison.json and OUT/report.html, for chains and
@@ -451,17 +450,17 @@ int compare_partitioned(const Options& o) {
   const fs::path out = o.out.empty() ? fresh_run_dir(s.name, "compare") : fs::path(o.out);
   const double tolerance = o.tolerance.value_or(s.tolerance);
   OrbOnDemand orb(o);
-  ComparisonRuns runs(s.file, o.repeat * (1 + 2 * o.layouts.size()), o.layouts.size() > 1);
+  const bool several_layouts = o.layouts.size() > 1;
+  ComparisonRuns runs(s.file, o.repeat * (1 + 2 * o.layouts.size()), several_layouts);
+  auto run_one = [&](const std::string& method, const std::string& layout, std::size_t k) {
+    const fs::path where = comparison_dir(out, several_layouts ? layout : "", method, k, o.repeat);
+    runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(layout)), where, k);
+  };
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
-    runs.add(execute_partitioned(s, "sequential", comparison_dir(out, o, "", "sequential", k), o,
-                                 orb, Layout::process),
-             comparison_dir(out, o, "", "sequential", k), k);
+    run_one("sequential", "process", k);
     for (const auto& name : o.layouts)
-      for (const std::string method : {"conservative", "optimistic"}) {
-        if (runs.failed()) break;
-        const fs::path where = comparison_dir(out, o, name, method, k);
-        runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(name)), where, k);
-      }
+      for (const std::string method : {"conservative", "optimistic"})
+        if (!runs.failed()) run_one(method, name, k);
   }
   std::ostringstream setup;
   setup << s.partitions.size() << " partitions, " << runs.all().front().result.integrator
@@ -704,20 +703,19 @@ int compare_command(const Options& o) {
     const Layout l = parse_layout(name);
     if (std::find(layouts.begin(), layouts.end(), l) == layouts.end()) layouts.push_back(l);
   }
+  const bool several_layouts = layouts.size() > 1;
   ComparisonRuns runs(s.file, o.repeat * (1 + layouts.size() * (kCompared.size() - 1)),
-                      layouts.size() > 1);
+                      several_layouts);
   auto run_one = [&](const MethodSpec& m, Layout l, std::size_t k) {
-    const fs::path where =
-        comparison_dir(out, o, m.method == "sequential" ? "" : layout_name(l), m.dir(), k);
+    const bool own_dir = several_layouts && m.method != "sequential";
+    const fs::path where = comparison_dir(out, own_dir ? layout_name(l) : "", m.dir(), k, o.repeat);
     runs.add(execute(s, m, where, o, orb, l, animation.get()), where, k);
   };
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
     run_one(kCompared.front(), layouts.front(), k);
     for (const Layout l : layouts)
-      for (const auto& m : kCompared) {
-        if (runs.failed()) break;
-        if (m.method != "sequential") run_one(m, l, k);
-      }
+      for (const auto& m : kCompared)
+        if (m.method != "sequential" && !runs.failed()) run_one(m, l, k);
   }
   std::ostringstream setup;
   setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
