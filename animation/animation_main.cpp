@@ -26,7 +26,8 @@ struct Options {
   fs::path snapshot, timeline, chart, run;
   std::vector<fs::path> runs;
   std::optional<std::uint64_t> step;
-  std::string size;  // empty: a default that fits the mode
+  std::optional<double> time_span;  // --timeline: the axis, 0 to this many seconds
+  std::string size;                 // empty: a default that fits the mode
 };
 
 const char* help_text =
@@ -44,8 +45,13 @@ const char* help_text =
     "Render modes (offscreen, PNG):\n"
     "  --snapshot FILE.png --run DIR [--step N] [--size WxH]   pendulums at step N (default:\n"
     "                                                          the last) and the timeline\n"
-    "  --timeline FILE.png --run DIR [--size WxH]              the run's utilisation strips\n"
-    "  --chart FILE.png --runs DIR [DIR...] [--size WxH]       wall time per run\n"
+    "  --timeline FILE.png --run DIR [--time-span S] [--size WxH]\n"
+    "                                                          the run's utilisation strips,\n"
+    "                                                          over 0..S seconds if given\n"
+    "  --chart FILE.png --runs DIR [DIR...] [--size WxH]       wall time per method: runs of\n"
+    "                                                          one method, layout and scenario\n"
+    "                                                          are repetitions (median bar,\n"
+    "                                                          min-max whisker)\n"
     "DIR is an output directory of `kausal run --out DIR` (summary.json, trace.json,\n"
     "trajectory.csv).\n\n"
     "Exit codes: 0 ok, 2 bad option or run directory, 3 CORBA failure.";
@@ -71,6 +77,11 @@ void add_options(CLI::App& app, Options& o) {
   auto* run = app.add_option("--run", o.run, "run directory for --snapshot / --timeline");
   auto* runs = app.add_option("--runs", o.runs, "run directories for --chart")->expected(1, -1);
   auto* step = app.add_option("--step", o.step, "committed step for --snapshot (default: last)");
+  app.add_option("--time-span", o.time_span,
+                 "--timeline: draw the axis from 0 to this many seconds (timelines compared "
+                 "side by side share one scale); default: the run's own length")
+      ->check(CLI::Range(1e-9, 1e9))
+      ->needs(timeline);
   app.add_option("--size", o.size,
                  "image size WxH of a render mode (default: 1000 wide, as tall as the mode needs)");
   run->excludes(runs);
@@ -100,7 +111,7 @@ int render(const Options& o) {
   if (!o.snapshot.empty())
     save_png(render_snapshot(run, o.step, size_or(450 + strips)), o.snapshot);
   else
-    save_png(render_timeline(run, size_or(60 + strips)), o.timeline);
+    save_png(render_timeline(run, size_or(60 + strips), o.time_span), o.timeline);
   return 0;
 }
 

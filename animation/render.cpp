@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <QFontMetrics>
+
 #include "animation/timeline.hpp"
 
 namespace kausal {
@@ -28,10 +30,14 @@ double nice_step(double span, int count) {
   return 10 * power;
 }
 
-std::string seconds_text(double s) {
+std::string seconds_number(double s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, s < 10 ? "%.3g s" : "%.0f s", s);
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.3g" : "%.0f", s);
   return buf;
+}
+
+std::string seconds_text(double s) {
+  return seconds_number(s) + " s";
 }
 
 // One strip, one utilisation bar per pixel column (the thesis' utilisation figures): busy
@@ -210,23 +216,70 @@ void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
   p.restore();
 }
 
+std::string wall_time_text(const WallTime& run) {
+  std::string text = seconds_text(run.seconds);
+  if (run.runs > 1)
+    text += " (" + seconds_number(run.min_s) + "–" + seconds_text(run.max_s) + ", " +
+            std::to_string(run.runs) + " runs)";
+  return text;
+}
+
+WallChartLayout wall_chart_layout(const QRect& area, const std::vector<WallTime>& runs) {
+  WallChartLayout l;
+  auto widest = [&](int px, auto text_of) {
+    QFont font;
+    font.setPixelSize(px);
+    const QFontMetrics metrics(font);
+    int w = 0;
+    for (const auto& r : runs)
+      w = std::max(w, metrics.horizontalAdvance(QString::fromStdString(text_of(r))));
+    return w;
+  };
+  auto label_of = [](const WallTime& r) { return r.label; };
+  // Labels and values may take up to 70 % of the width together; beyond, a smaller font.
+  const int room = area.width() * 7 / 10 - 32;
+  for (l.font_px = 13; l.font_px > 7; --l.font_px)
+    if (widest(l.font_px, label_of) + widest(l.font_px, wall_time_text) <= room) break;
+  const int label_w = widest(l.font_px, label_of) + 8;
+  const int value_w = widest(l.font_px, wall_time_text) + 8;
+  l.title = QRect(area.left() + 8, area.top(), area.width() - 16, 28);
+  l.labels = QRect(area.left() + 8, area.top() + 36, label_w, area.height() - 44);
+  l.plot = QRect(l.labels.right() + 9, l.labels.top(),
+                 std::max(1, area.width() - 8 - label_w - 8 - value_w - 8), l.labels.height());
+  l.values = QRect(l.plot.right() + 1, l.plot.top(), value_w + 8, l.plot.height());
+  l.pitch = runs.empty() ? 0 : std::clamp(l.plot.height() / static_cast<int>(runs.size()), 8, 48);
+  return l;
+}
+
 void draw_wall_chart(QPainter& p, const QRect& area, const std::vector<WallTime>& runs) {
   if (runs.empty()) return;
+  const WallChartLayout l = wall_chart_layout(area, runs);
   p.save();
   use_font(p, 13);
-  draw_text(p, QRect(area.left() + 8, area.top(), area.width() - 16, 28),
-            "wall time per run (seconds)");
-  const QRect plot = area.adjusted(220, 36, -110, -8);
+  draw_text(p, l.title, "wall time per method (seconds)");
+  use_font(p, l.font_px);
   double longest = 0;
-  for (const auto& r : runs) longest = std::max(longest, r.seconds);
-  const int pitch = std::clamp(plot.height() / static_cast<int>(runs.size()), 8, 48);
+  for (const auto& r : runs) longest = std::max({longest, r.seconds, r.max_s});
+  auto x_of = [&](double s) {
+    return l.plot.left() + (longest > 0 ? static_cast<int>(s / longest * l.plot.width()) : 0);
+  };
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const int y = plot.top() + static_cast<int>(i) * pitch;
-    const int w = longest > 0 ? static_cast<int>(runs[i].seconds / longest * plot.width()) : 0;
-    p.fillRect(QRect(plot.left(), y + 4, std::max(w, 1), pitch - 8), QColor(colours::bar));
-    draw_text(p, QRect(area.left() + 8, y, 204, pitch), runs[i].label,
+    const WallTime& r = runs[i];
+    const int y = l.plot.top() + static_cast<int>(i) * l.pitch;
+    const int end = x_of(r.seconds);
+    p.fillRect(QRect(l.plot.left(), y + 4, std::max(end - l.plot.left(), 1), l.pitch - 8),
+               QColor(colours::bar));
+    if (r.runs > 1) {  // the range of the runs: a whisker across the bar's end
+      const int mid = y + l.pitch / 2, lo = x_of(r.min_s), hi = x_of(r.max_s);
+      p.setPen(QPen(QColor(colours::text), 1));
+      p.drawLine(lo, mid, hi, mid);
+      p.drawLine(lo, mid - 4, lo, mid + 4);
+      p.drawLine(hi, mid - 4, hi, mid + 4);
+    }
+    draw_text(p, QRect(l.labels.left(), y, l.labels.width(), l.pitch), r.label,
               Qt::AlignRight | Qt::AlignVCenter);
-    draw_text(p, QRect(plot.left() + w + 6, y, 104, pitch), seconds_text(runs[i].seconds));
+    draw_text(p, QRect(std::max(end, x_of(r.max_s)) + 6, y, l.values.width(), l.pitch),
+              wall_time_text(r));
   }
   p.restore();
 }

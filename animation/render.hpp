@@ -77,11 +77,28 @@ void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTr
 void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
                       std::uint64_t shown_step, std::optional<std::uint64_t> horizon,
                       const std::string& horizon_name, const std::vector<std::uint64_t>& reached);
-// One bar per run: its label and wall seconds.
+// One bar per method: its label and wall seconds (the median of its runs), and with several
+// runs the range of their wall times as a whisker.
 struct WallTime {
   std::string label;
   double seconds = 0;
+  double min_s = 0, max_s = 0;  // 0, 0: only `seconds` is known
+  std::size_t runs = 1;
 };
+// Where draw_wall_chart puts things in `area`: the labels' column is as wide as the widest
+// label (whole labels, never cut; the font shrinks when they would take most of the width),
+// the values' column as wide as the widest value.
+struct WallChartLayout {
+  int font_px = 13;
+  QRect title;
+  QRect labels;  // right-aligned labels, one per pitch
+  QRect plot;    // the bars
+  QRect values;
+  int pitch = 0;
+};
+WallChartLayout wall_chart_layout(const QRect& area, const std::vector<WallTime>& runs);
+// The text beside a bar: "1.23 s", with several runs "1.23 s (1.20–1.31 s, 3 runs)".
+std::string wall_time_text(const WallTime& run);
 void draw_wall_chart(QPainter& p, const QRect& area, const std::vector<WallTime>& runs);
 void draw_text(QPainter& p, const QRect& area, const std::string& text,
                int flags = Qt::AlignLeft | Qt::AlignVCenter);

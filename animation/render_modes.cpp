@@ -3,7 +3,9 @@
 #include <QPainter>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "animation/render.hpp"
 #include "system/errors.hpp"
@@ -17,8 +19,19 @@ QImage blank(const QSize& size) {
   return image;
 }
 
+bool has_layout(const RunView& run) {
+  return !run.layout.empty() && run.layout != "none";
+}
+
 std::string run_title(const RunView& run) {
-  return run.label + " · " + run.scenario + " · " + run.status;
+  return run.label + (has_layout(run) ? " [" + run.layout + "]" : "") + " · " + run.scenario +
+         " · " + run.status;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 std::string time_text(double t) {
@@ -46,30 +59,63 @@ QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, co
   return image;
 }
 
-QImage render_timeline(const RunView& run, const QSize& size) {
+QImage render_timeline(const RunView& run, const QSize& size, std::optional<double> span_s) {
   if (run.tracks.empty())
     throw InputError((run.dir / "summary.json").string() + ": no components to draw");
+  if (span_s && !(*span_s > 0 && std::isfinite(*span_s)))
+    throw InputError("--time-span must be a positive number of seconds");
   QImage image = blank(size);
   QPainter p(&image);
   draw_text(p, QRect(8, 0, size.width() - 16, 24),
             run_title(run) + " · busy (green), rollback (red), waiting (grey)");
   draw_timeline(p, QRect(8, 28, size.width() - 16, size.height() - 32), run.tracks, 0.0,
-                std::max(run.timeline_end_s(), 1e-6));
+                span_s ? *span_s : std::max(run.timeline_end_s(), 1e-6));
   return image;
 }
 
-QImage render_chart(const std::vector<RunView>& runs, const QSize& size) {
-  std::vector<WallTime> bars;
+std::vector<WallTime> wall_chart_bars(const std::vector<RunView>& runs) {
+  std::set<std::string> layouts;
+  for (const auto& r : runs)
+    if (has_layout(r)) layouts.insert(r.layout);
+  // Repetitions: the runs of one method in one layout on one scenario, in order of appearance.
+  std::vector<std::vector<const RunView*>> groups;
   for (const auto& r : runs) {
-    // Two runs of one method are told apart by their directory.
-    const auto same = std::count_if(runs.begin(), runs.end(),
-                                    [&](const RunView& o) { return o.label == r.label; });
-    bars.push_back(
-        {same > 1 ? r.label + " (" + r.dir.filename().string() + ")" : r.label, r.wall_s});
+    auto same = [&](const auto& g) {
+      return g.front()->label == r.label && g.front()->layout == r.layout &&
+             g.front()->scenario == r.scenario;
+    };
+    const auto group = std::find_if(groups.begin(), groups.end(), same);
+    if (group == groups.end())
+      groups.push_back({&r});
+    else
+      group->push_back(&r);
   }
+  std::vector<WallTime> bars;
+  for (const auto& g : groups) {
+    const RunView& r = *g.front();
+    WallTime bar;
+    bar.label = r.label + (layouts.size() > 1 && has_layout(r) ? " [" + r.layout + "]" : "");
+    std::vector<double> walls;
+    for (const RunView* run : g) walls.push_back(run->wall_s);
+    bar.seconds = median(walls);
+    bar.min_s = *std::min_element(walls.begin(), walls.end());
+    bar.max_s = *std::max_element(walls.begin(), walls.end());
+    bar.runs = g.size();
+    bars.push_back(bar);
+  }
+  // One method on two scenarios: told apart by their directory.
+  std::vector<std::string> labels;
+  for (const auto& b : bars) labels.push_back(b.label);
+  for (std::size_t i = 0; i < bars.size(); ++i)
+    if (std::count(labels.begin(), labels.end(), labels[i]) > 1)
+      bars[i].label += " (" + groups[i].front()->dir.filename().string() + ")";
+  return bars;
+}
+
+QImage render_chart(const std::vector<RunView>& runs, const QSize& size) {
   QImage image = blank(size);
   QPainter p(&image);
-  draw_wall_chart(p, QRect(QPoint(0, 0), size), bars);
+  draw_wall_chart(p, QRect(QPoint(0, 0), size), wall_chart_bars(runs));
   return image;
 }
 

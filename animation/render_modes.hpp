@@ -8,15 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "animation/render.hpp"
 #include "animation/run_view.hpp"
 
 namespace kausal {
 
 // The pendulums at committed step `step` (default: the last row), the run's timeline below.
 QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, const QSize& size);
-// The run's timeline alone: one strip per component.
-QImage render_timeline(const RunView& run, const QSize& size);
-// Wall time of each run, labelled from its summary.json.
+// The run's timeline alone: one strip per component, over [0, span_s] when given (timelines
+// that are to be compared share one axis), else over the run's own length.
+QImage render_timeline(const RunView& run, const QSize& size,
+                       std::optional<double> span_s = std::nullopt);
+// One bar per method: the runs of one method, layout and scenario are repetitions, drawn as
+// the median with the range of their wall times. Labels from summary.json, with the layout
+// when the runs have several.
+std::vector<WallTime> wall_chart_bars(const std::vector<RunView>& runs);
 QImage render_chart(const std::vector<RunView>& runs, const QSize& size);
 
 // Writes a PNG; InputError naming the file if it cannot.

@@ -203,6 +203,7 @@ RunView from_summary(const json& summary, const fs::path& dir) {
   run.label = run_label(summary, file);
   run.scenario = required<std::string>(summary, "scenario", file);
   run.status = required<std::string>(summary, "status", file);
+  if (summary.contains("layout")) run.layout = required<std::string>(summary, "layout", file);
   run.wall_s = finite_number(summary, "wall_s", file);
   if (run.wall_s < 0) throw InputError(file.string() + ": \"wall_s\" is negative");
   if (summary.contains("h")) run.h = finite_number(summary, "h", file);

@@ -31,6 +31,7 @@ struct RunView {
   std::string label;     // "optimistic", "conservative/lookahead", ...
   std::string scenario;  // scenario name
   std::string status;    // "completed" | "failed" | "interrupted"
+  std::string layout;    // "process", "pendulum", "single"; "none" or "" for sequential
   double wall_s = 0;
   double h = 0;  // step size (s); t = step * h, the run starting at t = 0
   std::vector<PendulumGeometry> geometry;

@@ -84,27 +84,19 @@ inline std::vector<ChannelSample> from_idl(const idl::ChannelSampleSeq& samples)
 }
 
 inline idl::PartitionStats to_idl(const CoupledStats& s) {
-  return {s.steps_computed,
-          s.rollbacks,
-          s.rolled_back_steps,
-          s.predictions,
-          s.accepted_predictions,
-          s.max_accepted_error,
-          s.derivative_calls,
-          s.jacobian_calls,
-          s.events};
+  return {s.steps_computed,     s.rollbacks,
+          s.rolled_back_steps,  s.wasted_derivative_calls,
+          s.predictions,        s.accepted_predictions,
+          s.max_accepted_error, s.derivative_calls,
+          s.jacobian_calls,     s.events};
 }
 
 inline CoupledStats from_idl(const idl::PartitionStats& s) {
-  return {s.steps_computed,
-          s.rollbacks,
-          s.rolled_back_steps,
-          s.predictions,
-          s.accepted_predictions,
-          s.max_accepted_error,
-          s.derivative_calls,
-          s.jacobian_calls,
-          s.events};
+  return {s.steps_computed,     s.rollbacks,
+          s.rolled_back_steps,  s.wasted_derivative_calls,
+          s.predictions,        s.accepted_predictions,
+          s.max_accepted_error, s.derivative_calls,
+          s.jacobian_calls,     s.events};
 }
 
 // Every CoupledConfig field; the Integrator checks them (checked_config in the servant).

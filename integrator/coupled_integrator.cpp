@@ -42,7 +42,9 @@ class CoupledIntegrator::BoundRhs final : public RightHandSide {
       : owner_(owner), u_(idx(owner.config_.channels.size())) {}
   void derivative(double t, VectorView x, VectorOut dx) override {
     owner_.input_at(t, u_);
+    const auto start = ActivityClock::Clock::now();
     owner_.link_.derivative(t, x, u_, dx);
+    owner_.derivative_wait_ += ActivityClock::Clock::now() - start;
   }
   void jacobian(double t, VectorView x, MatrixOut J) override {
     owner_.input_at(t, u_);
@@ -166,7 +168,8 @@ void CoupledIntegrator::step_once() {
     input_at(time_of_step(n), u);
     link_.indicators(time_of_step(n), x_, u, indicators_);
   }
-  saved_.push_back({n, x_, stepper_.memory(), indicators_, {}});
+  saved_.push_back({n, x_, stepper_.memory(), indicators_, {}, 0});
+  state_list_peak_ = std::max(state_list_peak_, saved_.size());
   const std::uint64_t before = stepper_.derivative_calls();
   BoundRhs rhs(*this);
   try {
@@ -175,7 +178,8 @@ void CoupledIntegrator::step_once() {
   } catch (const SimulationError& e) {
     throw ModelError(config_.name, e.what());
   }
-  clock_.count_calc(stepper_.derivative_calls() - before);
+  saved_.back().derivative_calls = stepper_.derivative_calls() - before;
+  clock_.count_calc(saved_.back().derivative_calls);
   stats_.derivative_calls = stepper_.derivative_calls();
   stats_.jacobian_calls = stepper_.jacobian_calls();
   step_ = n + 1;
@@ -237,6 +241,13 @@ void CoupledIntegrator::provide(const ChannelSample& s) {
   c.arrived = s.index + 1;
 }
 
+ActivityTotals CoupledIntegrator::totals() const {
+  ActivityTotals t = clock_.totals();
+  t.state_list_peak = state_list_peak_;
+  t.calc_wait_s = std::chrono::duration<double>(derivative_wait_).count();
+  return t;
+}
+
 const CoupledIntegrator::Saved& CoupledIntegrator::saved_at(std::uint64_t n) const {
   if (saved_.empty() || n < saved_.front().step || n - saved_.front().step >= saved_.size())
     throw ProtocolError(config_.name, "step " + std::to_string(n) + " is not in the state list");
@@ -261,7 +272,10 @@ void CoupledIntegrator::restore_step(std::uint64_t n) {
   indicators_ = at.indicators;
   const auto first = saved_.begin() + static_cast<std::ptrdiff_t>(n - saved_.front().step);
   ActivityClock::Clock::duration wasted{};
-  for (auto it = first; it != saved_.end(); ++it) wasted += it->work;
+  for (auto it = first; it != saved_.end(); ++it) {
+    wasted += it->work;
+    stats_.wasted_derivative_calls += it->derivative_calls;
+  }
   clock_.reclassify_as_rollback(wasted);
   clock_.mark_rolled_back_after(n);
   saved_.erase(first, saved_.end());

@@ -84,9 +84,10 @@ struct CoupledStats {
   std::uint64_t steps_computed = 0;  // including steps later rolled back
   std::uint64_t rollbacks = 0;
   std::uint64_t rolled_back_steps = 0;
-  std::uint64_t predictions = 0;           // samples predicted before they arrived
-  std::uint64_t accepted_predictions = 0;  // predictions kept (within tolerance)
-  double max_accepted_error = 0;           // largest |prediction − sample| kept
+  std::uint64_t wasted_derivative_calls = 0;  // f evaluations of the rolled-back steps
+  std::uint64_t predictions = 0;              // samples predicted before they arrived
+  std::uint64_t accepted_predictions = 0;     // predictions kept (within tolerance)
+  double max_accepted_error = 0;              // largest |prediction − sample| kept
   std::uint64_t derivative_calls = 0;
   std::uint64_t jacobian_calls = 0;
   std::uint64_t events = 0;
@@ -115,7 +116,8 @@ class CoupledIntegrator {
   bool has_final_sample_point() const;
 
   const CoupledStats& stats() const { return stats_; }
-  ActivityTotals totals() const { return clock_.totals(); }
+  // With the state list's peak and the time spent waiting for the System's f evaluations.
+  ActivityTotals totals() const;
   const ActivityTrace& trace() const { return clock_.trace(); }
   const std::string& name() const { return config_.name; }
   const CoupledConfig& config() const { return config_; }
@@ -138,6 +140,7 @@ class CoupledIntegrator {
     StepperMemory memory;
     Vector indicators;
     ActivityClock::Clock::duration work{};  // time spent computing this step
+    std::uint64_t derivative_calls = 0;     // f evaluations of this step
   };
   static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
 
@@ -172,6 +175,8 @@ class CoupledIntegrator {
   double stencil_t0_ = 0;
   CoupledStats stats_;
   ActivityClock clock_;
+  std::size_t state_list_peak_ = 0;                   // most entries saved_ held
+  ActivityClock::Clock::duration derivative_wait_{};  // in the link's derivative calls
 };
 
 }  // namespace kausal

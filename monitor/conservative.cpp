@@ -45,7 +45,7 @@ void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> 
     observer_->horizon(guarantee, granted_);
   }
   ++counters_.rounds;
-  counters_.messages += 2 * deployment_.size();  // request and reply
+  counters_.monitor_calls += deployment_.size();  // one advance per Integrator
   for (const auto& b : window_) counters_.bytes += 16 + payload_bytes(b);
 }
 

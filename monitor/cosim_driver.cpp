@@ -1,5 +1,7 @@
 #include "monitor/cosim_driver.hpp"
 
+#include <unistd.h>
+
 #include <map>
 
 #include "integrator/local_system_link.hpp"
@@ -50,6 +52,14 @@ void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
     r.calc_calls += p.stats.derivative_calls;
     r.counters.rollbacks += p.stats.rollbacks;
     r.counters.rolled_back_steps += p.stats.rolled_back_steps;
+    r.counters.wasted_calc_calls += p.stats.wasted_derivative_calls;
+  }
+}
+
+void add_components(RunResult& r, std::vector<ComponentReport> components) {
+  for (auto& c : components) {
+    r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
+    r.components.push_back(std::move(c));
   }
 }
 
@@ -123,10 +133,14 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   for (std::size_t p = 0; p < integrators.size(); ++p)
     r.partitions[p].stats = integrators[p]->stats();
   finish(r, s, recorder, start);
-  ComponentReport seq{"sequential", "monitor", "", 0, true, {}, -1, {}, 0, {}};
+  // One thread does everything and never waits: busy for the whole run.
+  ComponentReport seq{
+      "sequential", "sequential", "local", static_cast<long>(getpid()), true, {}, -1, {}, 0, {}};
   seq.totals.busy_s = r.wall_s;
   seq.totals.calc_calls = r.calc_calls;
-  r.components.push_back(seq);
+  seq.spans.push_back(
+      {r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9), ActivityKind::busy});
+  add_components(r, {seq});
   recorder.flush();
   return r;
 }
@@ -147,12 +161,12 @@ RunResult run_cosim_distributed(const CosimScenario& s, const std::string& metho
       auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
-      ++r.counters.messages;
+      ++r.counters.monitor_calls;
       recorder.record(delivery->partition, delivery->batch);
       r.counters.bytes += 8 * (delivery->batch.states.size() + delivery->batch.outputs.size());
       for (auto& [q, samples] : samples_from(plan, delivery->partition, delivery->batch)) {
         deployment.partition(q).provide(samples);
-        ++r.counters.messages;
+        ++r.counters.monitor_calls;
         r.counters.bytes += 24 * samples.size();
       }
       control.progress(progress_ticks(s, recorder), s.ticks);
@@ -168,7 +182,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, const std::string& metho
     }
   }
   finish(r, s, recorder, start);
-  r.components = deployment.reports();
+  add_components(r, deployment.reports());
   recorder.flush();
   return r;
 }

@@ -74,6 +74,7 @@ struct Options {
   std::string animate_until = "window-closed";
   std::string layout = "process";                  // run
   std::vector<std::string> layouts = {"process"};  // compare
+  std::size_t repeat = 1;                          // compare: runs of each method
   std::optional<double> tolerance;                 // partitioned, optimistic
   bool window_given = false;                       // else each model kind's own default
   bool method_given = false;                       // else a partitioned scenario's run.method
@@ -330,34 +331,67 @@ void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animati
   animation.reset();  // closes it if it is still open
 }
 
-// The table on the terminal and OUT/report.html, for chains and partitioned models alike.
+// The runs of a comparison as they end, each announced by a line: compare takes a while.
+class ComparisonRuns {
+ public:
+  ComparisonRuns(const std::string& file, std::size_t total, bool several_layouts)
+      : total_(total), several_layouts_(several_layouts) {
+    std::cout << "kausal compare · " << file << " · " << total << " runs" << std::endl;
+  }
+  void add(const RunResult& r, const fs::path& dir, std::size_t round) {
+    runs_.push_back({r, dir, round});
+    std::cout << format_finished_run(runs_.back().result, several_layouts_, runs_.front().result,
+                                     runs_.size(), total_)
+              << std::endl;
+  }
+  bool failed() const { return !runs_.empty() && runs_.back().result.status != "completed"; }
+  const std::vector<ReportRun>& all() const { return runs_; }
+
+ private:
+  std::size_t total_;
+  bool several_layouts_;
+  std::vector<ReportRun> runs_;
+};
+
+// OUT/[LAYOUT/]METHOD[/ROUND]: `layout` empty for one layout and for sequential, rounds
+// numbered from 1 when there are several.
+fs::path comparison_dir(const fs::path& out, const std::string& layout, const std::string& method,
+                        std::size_t round, std::size_t rounds) {
+  const fs::path dir = (layout.empty() ? out : out / layout) / method;
+  return rounds > 1 ? dir / std::to_string(round + 1) : dir;
+}
+
+// The table on the terminal, OUT/comparison.json and OUT/report.html, for chains and
+// partitioned models alike.
 void present_comparison(const std::string& file, const std::string& setup,
-                        const std::vector<RunResult>& results,
-                        const std::vector<ReportRun>& report_runs, const fs::path& out) {
-  std::cout << "kausal compare · " << file << " · " << setup << "\n\n"
-            << format_comparison(results) << "\noutput: " << out.string() << "\n";
+                        const std::vector<ReportRun>& runs, const fs::path& out) {
+  const auto rows = report_rows(runs);
+  std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
+            << format_comparison(rows) << "\noutput: " << out.string() << "\n";
+  write_comparison_json(rows, out / "comparison.json");
   const auto warnings =
-      write_report(report_runs, {out, executable_dir() / "kausal-animation", file, setup});
+      write_report(runs, {out, executable_dir() / "kausal-animation", file, setup});
   for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
   std::cout << "report: " << (out / "report.html").string() << "\n";
 }
 
 // The exit code of a comparison: the first failed run's, or 1 if a digest differs from the
 // reference's — except an optimistic run with a prediction tolerance, which may differ.
-int comparison_exit_code(const std::vector<RunResult>& results, double tolerance) {
-  for (const auto& r : results) {
+int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
+  const RunResult& reference = runs.front().result;
+  for (const auto& [r, dir, round] : runs) {
     if (r.status != "completed") {
       std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
       return static_cast<int>(r.exit_code);
     }
-    if (r.trajectory_sha256 == results.front().trajectory_sha256) continue;
+    if (r.trajectory_sha256 == reference.trajectory_sha256) continue;
     if (r.method == "optimistic" && tolerance > 0) {
       std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
                 << "tolerance of " << tolerance << " allows\n";
       continue;
     }
     std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
-              << results.front().label() << " (a bug: methods must agree bit for bit)\n";
+              << reference.label() << " (a bug: methods must agree bit for bit)\n";
     return static_cast<int>(ExitCode::simulation_failed);
   }
   return 0;
@@ -429,25 +463,23 @@ int compare_partitioned(const Options& o) {
   const fs::path out = output_dir(o, s.name, "compare");
   const double tolerance = o.tolerance.value_or(s.tolerance);
   OrbOnDemand orb(o);
-  std::vector<RunResult> results;
-  std::vector<ReportRun> report_runs;
-  auto run_one = [&](const std::string& method, const fs::path& where, Layout l) {
-    results.push_back(execute_partitioned(s, method, where, o, orb, l));
-    report_runs.push_back({results.back(), where});
+  const bool several_layouts = o.layouts.size() > 1;
+  ComparisonRuns runs(s.file, o.repeat * (1 + 2 * o.layouts.size()), several_layouts);
+  auto run_one = [&](const std::string& method, const std::string& layout, std::size_t k) {
+    const fs::path where = comparison_dir(out, several_layouts ? layout : "", method, k, o.repeat);
+    runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(layout)), where, k);
   };
-  run_one("sequential", out / "sequential", Layout::process);
-  for (const auto& name : o.layouts) {
-    const Layout l = parse_layout(name);
-    for (const std::string method : {"conservative", "optimistic"}) {
-      if (results.back().status != "completed") break;
-      run_one(method, o.layouts.size() == 1 ? out / method : out / name / method, l);
-    }
+  for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
+    run_one("sequential", "process", k);
+    for (const auto& name : o.layouts)
+      for (const std::string method : {"conservative", "optimistic"})
+        if (!runs.failed()) run_one(method, name, k);
   }
   std::ostringstream setup;
-  setup << s.partitions.size() << " partitions, " << results.front().integrator << ", t_end "
-        << s.t_end << " s, tolerance " << tolerance;
-  present_comparison(s.file, setup.str(), results, report_runs, out);
-  return comparison_exit_code(results, tolerance);
+  setup << s.partitions.size() << " partitions, " << runs.all().front().result.integrator
+        << ", t_end " << s.t_end << " s, tolerance " << tolerance;
+  present_comparison(s.file, setup.str(), runs.all(), out);
+  return comparison_exit_code(runs.all(), tolerance);
 }
 
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
@@ -538,9 +570,9 @@ int analyze_command(const std::string& file, std::optional<double> at) {
   }
   Matrix J = Matrix::Zero(x.size(), x.size());
   model->jacobian(t, x, Vector(), J);
-  std::vector<double> h;
-  for (const auto& p : s.partitions) h.push_back(p.h);
-  const PartitionReport report = analyze_partitions(J, partition_blocks(s), h);
+  std::vector<PartitionStepping> stepping;
+  for (const auto& p : s.partitions) stepping.push_back({p.method, p.h});
+  const PartitionReport report = analyze_partitions(J, partition_blocks(s), stepping);
   std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
             << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report);
@@ -688,29 +720,26 @@ int compare_command(const Options& o) {
     const Layout l = parse_layout(name);
     if (std::find(layouts.begin(), layouts.end(), l) == layouts.end()) layouts.push_back(l);
   }
-  std::vector<RunResult> results;
-  std::vector<ReportRun> report_runs;
-  auto run_one = [&](const MethodSpec& m, const fs::path& where, Layout l) {
-    results.push_back(execute(s, m, where, o, orb, l, animation.get()));
-    report_runs.push_back({results.back(), where});
+  const bool several_layouts = layouts.size() > 1;
+  ComparisonRuns runs(s.file, o.repeat * (1 + layouts.size() * (kCompared.size() - 1)),
+                      several_layouts);
+  auto run_one = [&](const MethodSpec& m, Layout l, std::size_t k) {
+    const bool own_dir = several_layouts && m.method != "sequential";
+    const fs::path where = comparison_dir(out, own_dir ? layout_name(l) : "", m.dir(), k, o.repeat);
+    runs.add(execute(s, m, where, o, orb, l, animation.get()), where, k);
   };
-  run_one(kCompared.front(), out / "sequential", layouts.front());
-  for (const Layout l : layouts) {
-    if (results.back().status != "completed") break;
-    for (const auto& m : kCompared) {
-      if (m.method == "sequential") continue;
-      const std::string dir = m.dir();
-      const fs::path where = layouts.size() == 1 ? out / dir : out / layout_name(l) / dir;
-      run_one(m, where, l);
-      if (results.back().status != "completed") break;
-    }
+  for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
+    run_one(kCompared.front(), layouts.front(), k);
+    for (const Layout l : layouts)
+      for (const auto& m : kCompared)
+        if (m.method != "sequential" && !runs.failed()) run_one(m, l, k);
   }
   std::ostringstream setup;
   setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
         << " steps of " << s.h << " s";
-  present_comparison(s.file, setup.str(), results, report_runs, out);
+  present_comparison(s.file, setup.str(), runs.all(), out);
   hold_animation(o, animation);
-  return comparison_exit_code(results, 0);
+  return comparison_exit_code(runs.all(), 0);
 }
 
 // Where the monitor serves and how every process of the run talks (docs/multi-host.md).
@@ -894,9 +923,9 @@ int main(int argc, char** argv) {
       "run sequential, conservative (step and lookahead) and optimistic on one scenario "
       "(partitioned models: sequential, conservative, optimistic); one table; every digest must "
       "equal the sequential one (partitioned optimistic runs with a tolerance may differ). "
-      "Writes OUT/report.html (the table, "
-      "wall time per method, a utilisation timeline per run) and every run's trace.json "
-      "(Perfetto)");
+      "Prints a line as each run ends; writes OUT/comparison.json (the table), "
+      "OUT/report.html (the table, wall time per method, a utilisation timeline per method "
+      "on one time axis) and every run's trace.json (Perfetto)");
   add_common(compare, o);
   compare
       ->add_option("--layout", o.layouts,
@@ -905,6 +934,12 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::IsMember({"process", "pendulum", "single"}));
+  compare
+      ->add_option("--repeat", o.repeat,
+                   "run every method K times, in K rounds (each method once per round): the "
+                   "table gives medians and the range of the wall times; OUT/<method>/1..K")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
 
   std::string model_name;
   CLI::App* models = app.add_subcommand(
@@ -918,7 +953,8 @@ int main(int argc, char** argv) {
   CLI::App* analyze = app.add_subcommand(
       "analyze",
       "partition diagnostics of a partitioned model: per partition the eigenvalues of its "
-      "Jacobian block, stiffness, the largest stable explicit-Euler step against its h, and "
+      "Jacobian block (signed; growing ones counted as unstable), stiffness, the largest stable "
+      "step of its own integrator against its h, and "
       "the coupling ratio (Clemens' criterion, docs/adding-a-model.md), with a warning when "
       "it is >= 1");
   analyze->add_option("scenario", analyzed, "partitioned scenario file (TOML)")->required();

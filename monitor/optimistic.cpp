@@ -15,7 +15,7 @@ OptimisticStepper::OptimisticStepper(Deployment& deployment, const Scenario& sce
   }
   for (std::size_t i = 0; i < deployment.size(); ++i) {
     deployment.integrator(i).run_ahead(options.batch_size, options.window, scenario.steps);
-    counters_.messages += 2;
+    ++counters_.monitor_calls;
     counters_.bytes += 24;
   }
 }
@@ -30,7 +30,7 @@ void OptimisticStepper::release_and_extend(std::uint64_t m) {
     deployment_.integrator(i).commit(m);
     t.committed = m;
     t.held = false;
-    counters_.messages += 2;
+    ++counters_.monitor_calls;
     counters_.bytes += 8;
   }
 }
@@ -48,7 +48,7 @@ void OptimisticStepper::file(const InboxItem& item) {
   }
   const std::string& from = deployment_.integrator(item.source).name();
   const StateBatch& b = item.batch;
-  ++counters_.messages;
+  ++counters_.monitor_calls;
   counters_.bytes += payload_bytes(b);
   if (b.epoch < t.epoch) {  // computed before a rollback that has overtaken it
     ++counters_.stale_batches;
@@ -114,7 +114,7 @@ void OptimisticStepper::apply_impulse(std::size_t i, std::uint64_t m, double imp
     counters_.rolled_back_steps += r.discarded_steps;
     counters_.wasted_calc_calls +=
         r.discarded_steps * static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
-    counters_.messages += 2;
+    ++counters_.monitor_calls;
     counters_.bytes += 8 + 16;
   }
   states[i] = send_impulse(port, scenario_, m, impulse, counters_);

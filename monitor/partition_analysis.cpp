@@ -8,16 +8,19 @@
 #include <limits>
 #include <stdexcept>
 
+#include "monitor/text_table.hpp"
+
 namespace kausal {
 
 namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
+using Complex = std::complex<double>;
 
 void check_arguments(const Matrix& J, const std::vector<StateBlock>& blocks,
-                     const std::vector<double>& h_per_block) {
+                     const std::vector<PartitionStepping>& stepping) {
   if (J.rows() != J.cols()) throw std::invalid_argument("partition analysis: J is not square");
-  if (!h_per_block.empty() && h_per_block.size() != blocks.size())
+  if (!stepping.empty() && stepping.size() != blocks.size())
     throw std::invalid_argument("partition analysis: one step per partition needed");
   for (const auto& b : blocks)
     if (b.size == 0 || b.offset + b.size > static_cast<std::size_t>(J.rows()))
@@ -25,31 +28,87 @@ void check_arguments(const Matrix& J, const std::vector<StateBlock>& blocks,
                                   "' is empty or outside the Jacobian");
 }
 
+// |ζ| of the growth per step of the mode z = hλ, less 1: <= 0 inside the stability region.
+double growth(OdeMethod method, Complex z) {
+  switch (method) {
+    case OdeMethod::euler:
+      return std::abs(1.0 + z) - 1;
+    case OdeMethod::rk3:
+      return std::abs(1.0 + z * (1.0 + z / 2.0 * (1.0 + z / 3.0))) - 1;
+    case OdeMethod::rk4:
+      return std::abs(1.0 + z * (1.0 + z / 2.0 * (1.0 + z / 3.0 * (1.0 + z / 4.0)))) - 1;
+    case OdeMethod::ab3: {
+      // ζ³ + a ζ² + b ζ + c = 0: the roots are the eigenvalues of its companion matrix.
+      const Complex a = -1.0 - 23.0 * z / 12.0, b = 16.0 * z / 12.0, c = -5.0 * z / 12.0;
+      Eigen::Matrix3cd companion;
+      companion << -a, -b, -c, 1, 0, 0, 0, 1, 0;
+      const Eigen::ComplexEigenSolver<Eigen::Matrix3cd> roots(companion, false);
+      return roots.eigenvalues().cwiseAbs().maxCoeff() - 1;
+    }
+    default:
+      return -1;  // implicit and exponential methods: no limit
+  }
+}
+
+// Rounding in the growth of a stable mode near z = 0 stays far below this.
+constexpr double growth_tolerance = 1e-13;
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
+// A growing mode (Re λ > 0) must not read like a decaying one: "+0.5", "-2", "0".
+std::string signed_number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, v > 0 ? "%+.4g" : "%.4g", v);
+  return buffer;
+}
+
+// Real parts below this share of the largest |λ| are zero: within the accuracy of the
+// eigenvalues of a nonsymmetric matrix (a neutral mode must not show as growing).
+double zero_level(const PartitionDiagnostics& d) {
+  double largest = 0;
+  for (const auto& l : d.eigenvalues) largest = std::max(largest, std::abs(l));
+  return 1e-9 * largest;
+}
+
 void eigen_diagnostics(const Matrix& block, PartitionDiagnostics& d) {
   Eigen::EigenSolver<Matrix> solver(block, false);
   const auto& values = solver.eigenvalues();
   d.eigenvalues.assign(values.data(), values.data() + values.size());
-  double largest = 0;
-  for (const auto& l : d.eigenvalues) largest = std::max(largest, std::abs(l));
-  const double zero = 1e-12 * largest;
+  const double zero = zero_level(d);
   d.min_abs_re = infinity;
-  d.euler_h_max = infinity;
+  d.min_re = infinity;
+  d.max_re = -infinity;
   for (const auto& l : d.eigenvalues) {
-    const double re = l.real();
-    if (std::abs(re) <= zero) {
+    const double re = std::abs(l.real()) <= zero ? 0.0 : l.real();
+    d.min_re = std::min(d.min_re, re);
+    d.max_re = std::max(d.max_re, re);
+    if (re == 0) {
       ++d.zero_real_parts;
       if (std::abs(l) > zero) ++d.undamped;
       continue;
     }
-    if (re > 0)
-      ++d.undamped;
-    else
-      d.euler_h_max = std::min(d.euler_h_max, -2 * re / std::norm(l));
+    if (re > 0) ++d.unstable;
     d.max_abs_re = std::max(d.max_abs_re, std::abs(re));
     d.min_abs_re = std::min(d.min_abs_re, std::abs(re));
   }
   if (d.min_abs_re == infinity) d.min_abs_re = 0;
   d.stiffness = d.min_abs_re > 0 ? d.max_abs_re / d.min_abs_re : 1;
+}
+
+// The smallest step limit of the method over the modes that do not grow by themselves.
+double step_limit(const PartitionDiagnostics& d, OdeMethod method) {
+  const double zero = zero_level(d);
+  double limit = infinity;
+  for (const auto& l : d.eigenvalues) {
+    if (std::abs(l) <= zero) continue;  // neutral: a zero eigenvalue
+    if (l.real() > zero) continue;      // growing: the model's, not the method's
+    limit = std::min(limit, stable_step_limit(method, Complex(std::min(l.real(), 0.0), l.imag())));
+  }
+  return limit;
 }
 
 // The columns of J outside the block, side by side.
@@ -73,23 +132,26 @@ double coupling_ratio(const Matrix& J, const StateBlock& b) {
   return (lu.solve(rest)).cwiseAbs().rowwise().sum().maxCoeff();
 }
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", v);
-  return buffer;
+bool has_limit(OdeMethod m) {
+  return m == OdeMethod::euler || m == OdeMethod::rk3 || m == OdeMethod::rk4 || m == OdeMethod::ab3;
 }
 
-std::string padded(const std::string& s, std::size_t width) {
-  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+std::string limit_text(const PartitionDiagnostics& d) {
+  if (!d.method) return "-";
+  if (!has_limit(*d.method))
+    return *d.method == OdeMethod::backward_euler ? "none (implicit)" : "none (exponential)";
+  return number(d.h_max);
 }
 
 std::vector<std::string> row_of(const PartitionDiagnostics& d) {
-  const double low = d.min_abs_re, high = d.max_abs_re;
   return {d.name,
           std::to_string(d.size),
+          d.method ? std::string(ode_method_name(*d.method)) : "-",
           number(d.stiffness),
-          low == 0 && high == 0 ? "-" : number(-high) + " .. " + number(-low),
-          number(d.euler_h_max),
+          d.min_re == d.max_re ? signed_number(d.min_re)
+                               : signed_number(d.min_re) + " .. " + signed_number(d.max_re),
+          std::to_string(d.unstable),
+          limit_text(d),
           std::isnan(d.h) ? "-" : number(d.h),
           number(d.coupling_ratio)};
 }
@@ -101,25 +163,57 @@ std::vector<std::string> notes_of(const PartitionDiagnostics& d) {
     out.push_back("warning: " + who + "coupling ratio " + number(d.coupling_ratio) +
                   " >= 1 — the other partitions drive it more strongly than its own dynamics; "
                   "a split here needs small steps or a different cut");
-  if (d.h_exceeds_euler)
-    out.push_back("note: " + who + "h = " + number(d.h) + " exceeds the explicit Euler limit " +
-                  number(d.euler_h_max) +
+  if (d.unstable)
+    out.push_back("note: " + who + std::to_string(d.unstable) +
+                  " unstable eigenvalue(s), Re > 0 (largest Re " + signed_number(d.max_re) +
+                  "): the linearised partition grows by itself here; no method or step makes "
+                  "it decay");
+  const std::string method = d.method ? std::string(ode_method_name(*d.method)) : "";
+  if (d.method && has_limit(*d.method) && d.h_max == 0)
+    out.push_back("note: " + who + method +
+                  " has no stable step: it grows the modes on or next to the imaginary axis "
+                  "(undamped oscillations) at any h; rk3, rk4 and ab3 keep them bounded below "
+                  "a limit, implicit and exponential methods at any h");
+  else if (d.h_exceeds_limit)
+    out.push_back("note: " + who + "h = " + number(d.h) + " exceeds the " + method +
+                  " stability limit " + number(d.h_max) +
                   " (use a smaller step or an implicit/exponential method)");
-  if (d.undamped)
-    out.push_back("note: " + who + std::to_string(d.undamped) +
-                  " undamped eigenvalue(s), Re >= 0 (explicit Euler grows them at any h)");
   return out;
 }
 
 }  // namespace
+
+double stable_step_limit(OdeMethod method, Complex lambda) {
+  const double size = std::abs(lambda);
+  if (size == 0 || !has_limit(method)) return infinity;
+  // Out from 0 along the ray through λ: the first |z| whose mode grows, on a geometric grid
+  // (every region of these methods lies within |z| < 10), then bisection.
+  const Complex direction = lambda / size;
+  auto stable = [&](double r) { return growth(method, r * direction) <= growth_tolerance; };
+  double inside = 0, outside = 0;
+  for (double r = 1e-5; r < 10; r *= 1.01) {
+    if (!stable(r)) {
+      outside = r;
+      break;
+    }
+    inside = r;
+  }
+  if (outside == 0) return infinity;
+  if (inside == 0) return 0;  // unstable from the first step on
+  for (int k = 0; k < 60; ++k) {
+    const double mid = 0.5 * (inside + outside);
+    (stable(mid) ? inside : outside) = mid;
+  }
+  return inside / size;
+}
 
 bool PartitionReport::any_warning() const {
   return std::any_of(partitions.begin(), partitions.end(), [](const auto& p) { return p.warning; });
 }
 
 PartitionReport analyze_partitions(const Matrix& J, const std::vector<StateBlock>& blocks,
-                                   const std::vector<double>& h_per_block) {
-  check_arguments(J, blocks, h_per_block);
+                                   const std::vector<PartitionStepping>& stepping) {
+  check_arguments(J, blocks, stepping);
   PartitionReport report;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const auto& b = blocks[i];
@@ -130,8 +224,14 @@ PartitionReport analyze_partitions(const Matrix& J, const std::vector<StateBlock
     const auto offset = static_cast<Eigen::Index>(b.offset);
     const auto size = static_cast<Eigen::Index>(b.size);
     eigen_diagnostics(J.block(offset, offset, size, size), d);
-    d.h = h_per_block.empty() ? std::nan("") : h_per_block[i];
-    d.h_exceeds_euler = !std::isnan(d.h) && d.h >= d.euler_h_max;
+    d.h = std::nan("");
+    d.h_max = std::nan("");
+    if (!stepping.empty()) {
+      d.method = stepping[i].method;
+      d.h = stepping[i].h;
+      d.h_max = step_limit(d, stepping[i].method);
+      d.h_exceeds_limit = d.h >= d.h_max;
+    }
     d.coupling_ratio = coupling_ratio(J, b);
     d.warning = d.coupling_ratio >= 1;
     report.partitions.push_back(std::move(d));
@@ -140,19 +240,11 @@ PartitionReport analyze_partitions(const Matrix& J, const std::vector<StateBlock
 }
 
 std::string format_partition_report(const PartitionReport& report) {
-  std::vector<std::vector<std::string>> rows = {
-      {"partition", "states", "stiffness", "Re(lambda) range", "Euler h_max", "h", "kappa"}};
+  std::vector<std::vector<std::string>> rows = {{"partition", "states", "method", "stiffness",
+                                                 "Re(lambda)", "unstable", "stable h <=", "h",
+                                                 "kappa"}};
   for (const auto& d : report.partitions) rows.push_back(row_of(d));
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) widths[c] = std::max(widths[c], r[c].size());
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (std::size_t c = 0; c < r.size(); ++c) line += padded(r[c], widths[c] + 2);
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
+  std::string out = format_table(rows, {});
   for (const auto& d : report.partitions)
     for (const auto& note : notes_of(d)) out += note + "\n";
   return out;

@@ -1,8 +1,9 @@
 #pragma once
 // Diagnostics of a partitioned model from its Jacobian (design.md §4; `kausal analyze`):
-// per partition, how stiff it is, the largest step explicit Euler takes on it stably, and how
-// strongly the other partitions drive it. These are the numbers Clemens (1993) uses to
-// decide whether a partition is sensible and which step each part can take.
+// per partition, its eigenvalues (growing ones marked), how stiff it is, the largest step
+// its own integration method takes on it stably, and how strongly the other partitions
+// drive it. These are the numbers Clemens (1993) uses to decide whether a partition is
+// sensible and which step each part can take.
 //
 // Coupling ratio, our reading of Clemens' criterion: for partition i with diagonal block
 // A_ii and the rows of i against every other state A_i,rest,
@@ -15,34 +16,54 @@
 // a warning is raised. When A_ii is singular (numerically, by full-pivot LU) κ_i is reported
 // as infinite unless partition i has no coupling at all (then 0).
 #include <complex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "integrator/ode_method.hpp"
 #include "system/model.hpp"
 #include "system/state_block.hpp"
 
 namespace kausal {
 
+// How a partition steps: its integration method and step.
+struct PartitionStepping {
+  OdeMethod method = OdeMethod::euler;
+  double h = 0;
+};
+
+// The largest h for which h·λ stays in the stability region of `method` (from 0 along the
+// ray through λ): the step below which the method keeps the mode of eigenvalue λ bounded.
+//   euler |1 + z| <= 1; rk3, rk4 |R(z)| <= 1 with R the Taylor polynomial of e^z of
+//   order 3, 4; ab3 every root ζ of ζ³ − ζ² = (z/12)(23ζ² − 16ζ + 5) has |ζ| <= 1.
+// Infinite for backward_euler (A-stable), dre0 and pdre0 (exponential: exact on linear
+// dynamics), and for an eigenvalue 0. Only for Re λ <= 0 (a growing mode is the model's,
+// not the method's); 0 when no step is stable (euler on an imaginary λ).
+double stable_step_limit(OdeMethod method, std::complex<double> lambda);
+
 struct PartitionDiagnostics {
   std::string name;
   std::size_t offset = 0, size = 0;
   std::vector<std::complex<double>> eigenvalues;  // of the diagonal block A_ii
-  // Over the eigenvalues whose real part is not zero (|Re λ| > 1e-12 · max |λ|; a zero
+  // Signed: the smallest and largest Re λ (a positive one is a growing mode; one that is
+  // zero by the rule below is 0).
+  double min_re = 0, max_re = 0;
+  // Over the eigenvalues whose real part is not zero (|Re λ| > 1e-9 · max |λ|; a zero
   // eigenvalue or a purely imaginary pair has no time scale of decay): largest and smallest
   // |Re λ| and their ratio, the stiffness. With no such eigenvalue all three are 0 and the
   // stiffness is reported as 1.
   double max_abs_re = 0, min_abs_re = 0, stiffness = 1;
   std::size_t zero_real_parts = 0;
-  // Explicit Euler is stable for h < euler_h_max = min over Re λ < 0 of −2 Re λ / |λ|²
-  // (infinite if there is none). An undamped eigenvalue — Re λ > 0, or a purely imaginary
-  // pair — grows under Euler at any h (counted here); a zero eigenvalue (an integrator
-  // state, a position without a spring) is neutral and only counted in zero_real_parts.
-  double euler_h_max = 0;
-  std::size_t undamped = 0;
-  double h = 0;                  // the step of this partition (NaN when none was given)
-  bool h_exceeds_euler = false;  // h ≥ euler_h_max
+  std::size_t unstable = 0;  // Re λ > 0 (not zero): the linearised partition grows by itself
+  std::size_t undamped = 0;  // Re λ zero, λ not: oscillates without decay
+  // How the partition steps (unknown when none was given), and the largest stable step of
+  // its method: min over its eigenvalues with Re λ <= 0 of stable_step_limit (NaN unknown).
+  std::optional<OdeMethod> method;
+  double h = 0;  // NaN when unknown
+  double h_max = 0;
+  bool h_exceeds_limit = false;  // h >= h_max
   double coupling_ratio = 0;     // κ_i, see above
-  bool warning = false;          // κ_i ≥ 1
+  bool warning = false;          // κ_i >= 1
 };
 
 struct PartitionReport {
@@ -52,10 +73,10 @@ struct PartitionReport {
 
 // J: the Jacobian of the whole coupled model (square); blocks: the partitions as ranges of
 // its states (need not cover all states; those outside every block count as "rest");
-// h_per_block: the step of each partition, or empty. Throws std::invalid_argument for
-// mismatched sizes or a block outside J.
+// stepping: the method and step of each partition, or empty. Throws std::invalid_argument
+// for mismatched sizes or a block outside J.
 PartitionReport analyze_partitions(const Matrix& J, const std::vector<StateBlock>& blocks,
-                                   const std::vector<double>& h_per_block);
+                                   const std::vector<PartitionStepping>& stepping);
 
 // An aligned table, one line per partition, then one line per warning and per note.
 std::string format_partition_report(const PartitionReport& report);

@@ -2,7 +2,9 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -62,27 +64,33 @@ std::string cell(const char* key, const nlohmann::json& value, const std::string
          "\">" + html_escape(shown) + "</td>";
 }
 
-std::string times(double x) {
-  return x > 0 ? fixed(x, 2) + "×" : "–";
-}
-
 std::string table(const std::vector<ComparisonRow>& rows) {
+  const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
+  const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
   std::ostringstream o;
-  o << "<table id=\"comparison\">\n<tr><th>method</th><th>wall s</th><th>vs sequential</th>"
-       "<th>vs conservative/step</th><th>Calc calls</th><th>µs per Calc</th><th>collisions</th>"
-       "<th>rollbacks</th><th>rolled-back steps</th><th>messages</th><th>mean utilisation</th>"
-       "<th>digest</th></tr>\n";
+  o << "<table id=\"comparison\">\n<tr><th>method</th><th>"
+    << (repeated ? "wall s (median)</th><th>wall s (min–max)" : "wall s")
+    << "</th><th>vs sequential</th><th>vs conservative/step (same layout)</th><th>Calc calls</th>"
+       "<th>µs per Calc</th>"
+    << (collisions ? "<th>collisions</th>" : "")
+    << "<th>rollbacks</th><th>rolled-back steps</th><th>monitor calls</th>"
+       "<th>mean utilisation</th><th>digest</th></tr>\n";
   for (const ComparisonRow& row : rows) {
     o << "<tr data-method=\"" << html_escape(row.label) << "\"><td>" << html_escape(row.label)
-      << "</td>" << cell("wall_s", row.wall_s, fixed(row.wall_s, 3))
-      << cell("vs_sequential", row.vs_sequential, times(row.vs_sequential))
-      << cell("vs_step", row.vs_step, times(row.vs_step))
+      << "</td>" << cell("wall_s", row.wall_s, fixed(row.wall_s, 3));
+    if (repeated)
+      o << cell("wall_range_s", nlohmann::json::array({row.wall_min_s, row.wall_max_s}),
+                fixed(row.wall_min_s, 3) + "–" + fixed(row.wall_max_s, 3));
+    o << cell("vs_sequential", row.vs_sequential, ratio_text(row.vs_sequential))
+      << cell("vs_step", row.vs_step, ratio_text(row.vs_step))
       << cell("calc_calls", row.calc_calls, std::to_string(row.calc_calls))
-      << cell("calc_cost_us", row.calc_cost_us, fixed(row.calc_cost_us, 2))
-      << cell("collisions", row.collisions, std::to_string(row.collisions))
-      << cell("rollbacks", row.rollbacks, std::to_string(row.rollbacks))
+      << cell("calc_cost_us", row.calc_cost_us, fixed(row.calc_cost_us, 2));
+    if (collisions)
+      o << (row.chain ? cell("collisions", row.collisions, std::to_string(row.collisions))
+                      : "<td>–</td>");
+    o << cell("rollbacks", row.rollbacks, std::to_string(row.rollbacks))
       << cell("rolled_back_steps", row.rolled_back_steps, std::to_string(row.rolled_back_steps))
-      << cell("messages", row.messages, std::to_string(row.messages))
+      << cell("monitor_calls", row.monitor_calls, std::to_string(row.monitor_calls))
       << cell("mean_utilisation", row.mean_utilisation, fixed(100 * row.mean_utilisation, 1) + " %")
       << "<td data-key=\"trajectory_sha256\" data-value=\"" << row.digest << "\" class=\""
       << (row.digest_equal ? "same" : "differs") << "\">" << row.digest.substr(0, 16) << "… "
@@ -92,7 +100,27 @@ std::string table(const std::vector<ComparisonRow>& rows) {
       << "</td></tr>\n";
   }
   o << "</table>\n";
+  if (repeated)
+    o << "<p>Each method ran " << rows.front().runs
+      << " times, in rounds (every method once per round). The table gives medians; the "
+         "speed-ups are the medians of each round's own ratios.</p>\n";
   return o.str();
+}
+
+// The run of each row shown as a timeline: the repetition whose wall time is nearest the
+// median of the row.
+std::vector<const ReportRun*> representatives(const std::vector<ReportRun>& runs,
+                                              const std::vector<ComparisonRow>& rows) {
+  std::vector<const ReportRun*> out(rows.size(), nullptr);
+  std::vector<std::size_t> index_in_round;
+  for (const ReportRun& r : runs) {
+    if (r.round >= index_in_round.size()) index_in_round.resize(r.round + 1, 0);
+    const std::size_t i = index_in_round[r.round]++;
+    if (i >= rows.size()) continue;
+    const double distance = std::abs(r.result.wall_s - rows[i].wall_s);
+    if (!out[i] || distance < std::abs(out[i]->result.wall_s - rows[i].wall_s)) out[i] = &r;
+  }
+  return out;
 }
 
 const char* kStyle = R"(<style>
@@ -146,6 +174,15 @@ std::string base64_of_file(const std::filesystem::path& file) {
   return out;
 }
 
+std::vector<ComparisonRow> report_rows(const std::vector<ReportRun>& runs) {
+  std::vector<std::vector<RunResult>> rounds;
+  for (const auto& r : runs) {
+    if (r.round >= rounds.size()) rounds.resize(r.round + 1);
+    rounds[r.round].push_back(r.result);
+  }
+  return comparison_rows(rounds);
+}
+
 std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const ReportOptions& o) {
   std::vector<std::string> warnings;
   std::ostringstream page;
@@ -154,9 +191,7 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
        << html_escape(o.title) << "</title>\n"
        << kStyle << "</head><body>\n<h1>kausal compare · " << html_escape(o.title) << "</h1>\n<p>"
        << html_escape(o.setup) << "</p>\n";
-  std::vector<RunResult> results;
-  for (const auto& r : runs) results.push_back(r.result);
-  const auto rows = comparison_rows(results);  // labels name the layout when several are run
+  const auto rows = report_rows(runs);  // labels name the layout when several are run
   page << table(rows);
 
   std::vector<std::string> dirs{"--runs"};
@@ -164,14 +199,24 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
   page << "<h2>Wall time per method</h2>\n"
        << image(render(o, "wall-time", "--chart", dirs), "wall time per method", warnings);
 
-  page << "<h2>Utilisation timelines</h2>\n<p class=\"legend\">One strip per component over the "
-          "run's wall time, a utilisation bar per pixel column:"
+  // One time axis for every timeline, so that their lengths compare.
+  const auto shown = representatives(runs, rows);
+  double span_s = 0;
+  for (const ReportRun* r : shown)
+    if (r) span_s = std::max(span_s, r->result.wall_s);
+  const std::string span = fixed(std::max(span_s, 1e-6), 6);
+  page << "<h2>Utilisation timelines</h2>\n<p class=\"legend\">One strip per component, a "
+          "utilisation bar per pixel column:"
           "<span style=\"background:#2e7d32\"></span>busy"
           "<span style=\"background:#c62828\"></span>rolling back (work a rollback discarded)"
-          "<span style=\"background:#e0e0e0\"></span>waiting. The same intervals are in each "
-          "run's trace.json (open it in https://ui.perfetto.dev).</p>\n";
-  for (std::size_t k = 0; k < runs.size(); ++k) {
-    const ReportRun& r = runs[k];
+          "<span style=\"background:#e0e0e0\"></span>waiting. <strong>Every timeline has the "
+          "same time axis, 0 to "
+       << fixed(span_s, 3)
+       << " s (the longest run)</strong>: a shorter run ends further left. The same intervals "
+          "are in each run's trace.json (open it in https://ui.perfetto.dev).</p>\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (!shown[k]) continue;
+    const ReportRun& r = *shown[k];
     const std::string label = rows[k].label;
     std::string name = "timeline-" + label;
     for (char& c : name)
@@ -182,8 +227,8 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
       page << ", " << r.result.counters.rollbacks << " rollbacks ("
            << r.result.counters.rolled_back_steps << " steps)";
     page << "; output " << html_escape(r.dir.string()) << "</p>\n"
-         << image(render(o, name, "--timeline", {"--run", r.dir.string()}), "timeline of " + label,
-                  warnings);
+         << image(render(o, name, "--timeline", {"--run", r.dir.string(), "--time-span", span}),
+                  "timeline of " + label, warnings);
   }
   page << "</body></html>\n";
   std::ofstream out(o.out_dir / "report.html", std::ios::trunc);

@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "monitor/run_result.hpp"
+#include "monitor/summary.hpp"
 
 namespace kausal {
 
 struct ReportRun {
   RunResult result;
   std::filesystem::path dir;  // its output directory (summary.json, trace.json, ...)
+  std::size_t round = 0;      // which repetition (compare --repeat), from 0
 };
 
 struct ReportOptions {
@@ -23,10 +25,16 @@ struct ReportOptions {
   std::string setup;               // one line: pendulums, integrator, steps, h
 };
 
-// Renders the charts and writes out_dir/report.html. A chart that cannot be rendered is
+// Renders the charts and writes out_dir/report.html. `runs` in the order they ran, each
+// round (repetition) in the same order, its reference first. The table has a row per method
+// (and layout), medians over the rounds; the timelines show one run per row, the one whose
+// wall time is nearest the median, all on one time axis. A chart that cannot be rendered is
 // replaced by its error message in the page and returned as a warning; the page is always
 // written (throws InputError only if it cannot be).
 std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const ReportOptions& o);
+
+// The rows of the comparison of `runs` (in the order they ran, grouped into rounds).
+std::vector<ComparisonRow> report_rows(const std::vector<ReportRun>& runs);
 
 // Text for an HTML element's content or attribute value.
 std::string html_escape(const std::string& text);

@@ -27,8 +27,13 @@ struct ComponentReport {
 
 // What a method adds to the report about its own traffic and speculation.
 struct MethodCounters {
-  std::uint64_t messages = 0;           // requests sent and batches received by the monitor
-  std::uint64_t bytes = 0;              // payload: 8 per double and per step number moved
+  // Calls between the monitor and the Integrators: each request the monitor makes (advance,
+  // run_ahead, commit, rollback, apply_event, provide, ...) and each batch an Integrator
+  // delivers to it, counted once per call whether or not it crosses a process boundary
+  // (the single layout makes them collocated calls). Not counted: the Integrators' Calc
+  // calls to their Systems, which are inter-process calls of their own in the process layout.
+  std::uint64_t monitor_calls = 0;
+  std::uint64_t bytes = 0;              // payload of those calls: 8 per double and step number
   std::uint64_t rounds = 0;             // conservative: guarantees granted (rounds of the protocol)
   std::uint64_t rollbacks = 0;          // optimistic: Integrators rolled back
   std::uint64_t rolled_back_steps = 0;  // steps computed and then discarded
@@ -77,8 +82,8 @@ struct RunResult {
   double tolerance = 0;
 
   // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
-  // and collisions count the whole run; wall time, calls, messages and components only
-  // this last stretch.
+  // and collisions count the whole run; wall time, Calc calls, monitor calls and components
+  // only this last stretch.
   std::vector<std::uint64_t> resumed_from;
 
   std::string status = "completed";  // "completed" | "failed" | "interrupted"
@@ -87,6 +92,9 @@ struct RunResult {
 
   // "conservative/lookahead", "optimistic", ...: the label used in tables.
   std::string label() const { return variant.empty() ? method : method + "/" + variant; }
+  // A partitioned (coupled) model rather than a pendulum chain: no collisions, no batches,
+  // no guarantee rounds, no stale batches — figures of the chain that are not printed.
+  bool partitioned() const { return model == "partitioned"; }
 };
 
 // Mean over the components of busy / (busy + idle + rollback): how much of its life a

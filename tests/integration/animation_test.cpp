@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <QFontMetrics>
+#include <QGuiApplication>
 #include <QImage>
 #include <cmath>
 
@@ -53,11 +55,13 @@ int run_animation(const std::vector<std::string>& args, const fs::path& dir,
 const std::vector<PendulumGeometry> chain{{0.0, 1.0, 0.1}, {0.5, 0.8, 0.08}, {1.0, 1.0, 0.1}};
 const std::vector<double> last_angles{-0.6, 0.0, 0.4};
 
-void write_run(const fs::path& dir, const std::string& method, double wall_s) {
+// `extra`: more members of summary.json, e.g. R"("layout": "pendulum", )".
+void write_run(const fs::path& dir, const std::string& method, double wall_s,
+               const std::string& extra = "") {
   fs::create_directories(dir);
   std::ofstream(dir / "summary.json")
       << R"({"method": ")" << method << R"(", "scenario": "three", "h": 0.001, "wall_s": )"
-      << wall_s << R"(, "status": "completed",
+      << wall_s << R"(, "status": "completed", )" << extra << R"(
     "geometry": [{"pivot_x": 0.0, "length": 1.0, "radius": 0.1},
                  {"pivot_x": 0.5, "length": 0.8, "radius": 0.08},
                  {"pivot_x": 1.0, "length": 1.0, "radius": 0.1}],
@@ -166,6 +170,110 @@ TEST(AnimationTimeline, StripsOfTheTrace) {
   EXPECT_EQ(strip_pixel(image, area, 1, 0.6, 1.0), colours::rollback);
   EXPECT_EQ(strip_pixel(image, area, 1, 0.8, 1.0), colours::waiting);
   EXPECT_EQ(strip_pixel(image, area, 0, 0.1, 1.0), colours::busy);
+}
+
+// Timelines compared side by side share one axis: --time-span 2 puts t = 0.5 s a quarter of
+// the way along, where the monitor (busy 0 – 0.4 s) already waits.
+TEST(AnimationTimeline, TimeSpanSetsTheAxis) {
+  TempDir tmp;
+  write_run(tmp / "run", "conservative", 1.0);
+  const fs::path png = tmp / "timeline.png";
+  ASSERT_EQ(run_animation({"--timeline", png.string(), "--run", (tmp / "run").string(), "--size",
+                           "800x200", "--time-span", "2"},
+                          tmp.path()),
+            0);
+  const QImage image = load_png(png);
+  const QRect area(8, 28, 800 - 16, 200 - 32);
+  EXPECT_EQ(strip_pixel(image, area, 0, 0.3, 2.0), colours::busy);
+  EXPECT_EQ(strip_pixel(image, area, 0, 0.5, 2.0), colours::waiting);
+  EXPECT_EQ(strip_pixel(image, area, 1, 0.6, 2.0), colours::rollback);
+  EXPECT_EQ(strip_pixel(image, area, 1, 1.5, 2.0), colours::waiting);
+  std::string err;
+  EXPECT_EQ(run_animation(
+                {"--timeline", png.string(), "--run", (tmp / "run").string(), "--time-span", "-1"},
+                tmp.path(), &err),
+            2);
+  EXPECT_NE(err.find("--time-span"), std::string::npos) << err;
+}
+
+// Fonts for measuring text as the renderer draws it (offscreen, as it runs).
+QGuiApplication& gui() {
+  static int argc = 1;
+  static char arg0[] = "animation_tests";
+  static char* argv[] = {arg0, nullptr};
+  setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  static QGuiApplication app(argc, argv);
+  return app;
+}
+
+// Bars of the chart: the rows holding the bar colour, their leftmost column and the length
+// of the longest.
+struct BarRows {
+  int top = 0, bottom = 0, left = 0, length = 0;
+};
+std::vector<BarRows> bar_rows(const QImage& image) {
+  std::vector<BarRows> bars;
+  bool in_bar = false;
+  for (int y = 0; y < image.height(); ++y) {
+    int left = -1, count = 0;
+    for (int x = 0; x < image.width(); ++x)
+      if ((image.pixel(x, y) | 0xff000000u) == colours::bar) {
+        if (left < 0) left = x;
+        ++count;
+      }
+    if (left >= 0 && !in_bar) bars.push_back({y, y, left, 0});
+    if (left >= 0) {
+      bars.back().bottom = y;
+      bars.back().length = std::max(bars.back().length, count);
+    }
+    in_bar = left >= 0;
+  }
+  return bars;
+}
+
+// Labels name the layout when the runs have several, repetitions make one bar, and every
+// label is drawn whole: its ink is as wide as the text (the old chart cut labels at 204 px).
+TEST(AnimationChart, LabelsNameTheLayoutAndAreNeverCut) {
+  gui();
+  TempDir tmp;
+  const std::string lookahead = R"("guarantee": "lookahead", )";
+  write_run(tmp / "process/lookahead", "conservative", 1.0, lookahead + R"("layout": "process",)");
+  write_run(tmp / "pendulum/lookahead", "conservative", 2.0,
+            lookahead + R"("layout": "pendulum",)");
+  write_run(tmp / "pendulum/optimistic/1", "optimistic", 0.5, R"("layout": "pendulum",)");
+  write_run(tmp / "pendulum/optimistic/2", "optimistic", 0.9, R"("layout": "pendulum",)");
+  write_run(tmp / "pendulum/optimistic/3", "optimistic", 0.6, R"("layout": "pendulum",)");
+  const fs::path png = tmp / "chart.png";
+  std::vector<std::string> args{"--chart", png.string(), "--runs"};
+  for (const char* dir : {"process/lookahead", "pendulum/lookahead", "pendulum/optimistic/1",
+                          "pendulum/optimistic/2", "pendulum/optimistic/3"})
+    args.push_back((tmp / dir).string());
+  ASSERT_EQ(run_animation(args, tmp.path()), 0);
+  const QImage image = load_png(png);
+  const std::vector<std::string> labels{"conservative/lookahead [process]",
+                                        "conservative/lookahead [pendulum]",
+                                        "optimistic [pendulum]"};
+  const auto bars = bar_rows(image);
+  ASSERT_EQ(bars.size(), labels.size());
+  QFont font;
+  font.setPixelSize(13);
+  const QFontMetrics metrics(font);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    // The ink left of the bar, in the bar's band: the label.
+    int first = image.width(), last = -1;
+    for (int y = bars[i].top - 6; y <= bars[i].bottom + 6; ++y)
+      for (int x = 0; x < bars[i].left; ++x)
+        if (qGray(image.pixel(x, y)) < 200) {
+          first = std::min(first, x);
+          last = std::max(last, x);
+        }
+    const int ink = last - first + 1;
+    const int text = metrics.boundingRect(QString::fromStdString(labels[i])).width();
+    EXPECT_NEAR(ink, text, 3) << labels[i];
+    EXPECT_GT(first, 0) << labels[i];
+  }
+  // The repetitions: the median (0.6 s) is the bar, against 2.0 s the longest.
+  EXPECT_NEAR(static_cast<double>(bars[2].length) / bars[1].length, 0.3, 0.01);
 }
 
 TEST(AnimationChart, BarsProportionalToWallTime) {

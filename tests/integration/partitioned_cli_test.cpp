@@ -66,6 +66,21 @@ TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
   }
   EXPECT_GT(kept, 0u);
   EXPECT_EQ(opt["rollbacks"], rollbacks);
+  // Measured across processes: the Calc calls of rolled-back steps (RK4, no events: every
+  // call beyond the sequential run's), the state lists' peak, the wait per Calc.
+  EXPECT_EQ(opt["wasted_calc_calls"].get<std::uint64_t>(),
+            opt["calc_calls"].get<std::uint64_t>() - seq["calc_calls"].get<std::uint64_t>());
+  EXPECT_EQ(opt["wasted_calc_calls"].get<std::uint64_t>(),
+            4 * opt["rolled_back_steps"].get<std::uint64_t>());
+  EXPECT_GT(opt["state_list_peak"].get<std::uint64_t>(), 1u);
+  EXPECT_GT(opt["calc_cost_us"].get<double>(), 0.0);
+  for (const char* chain_only : {"collisions", "stale_batches", "batch_size", "rounds"})
+    EXPECT_FALSE(opt.contains(chain_only)) << chain_only;
+  // The sequential run is one thread, busy throughout: one busy span, not an empty strip.
+  ASSERT_EQ(seq["components"].size(), 1u);
+  EXPECT_EQ(seq["components"][0]["role"], "sequential");
+  EXPECT_EQ(seq["components"][0]["trace_spans"], 1);
+  EXPECT_GT(seq["calc_cost_us"].get<double>(), 0.0);
   // Positions within a micrometre of the sequential run (the in-process test derives the
   // bound; here the same holds over processes).
   std::ifstream a(dir / "seq/trajectory.csv"), b(dir / "opt/trajectory.csv");
@@ -126,14 +141,20 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   // (one process at a time: each writes kausal.out in the test's directory)
   KausalProcess empty({"analyze", scenario("two-tanks.toml")}, dir.path());
   ASSERT_EQ(empty.wait(30s), 0);
-  EXPECT_NE(empty.out().find("exceeds the explicit Euler limit"), std::string::npos);
+  EXPECT_NE(empty.out().find("exceeds the rk4 stability limit"), std::string::npos) << empty.out();
   KausalProcess filled({"analyze", scenario("two-tanks.toml"), "--at", "300"}, dir.path());
   ASSERT_EQ(filled.wait(30s), 0) << filled.err();
-  EXPECT_EQ(filled.out().find("exceeds the explicit Euler limit"), std::string::npos)
-      << filled.out();
+  EXPECT_EQ(filled.out().find("exceeds"), std::string::npos) << filled.out();
   EXPECT_NE(filled.out().find("at t = 300"), std::string::npos) << filled.out();
   KausalProcess off_grid({"analyze", scenario("two-tanks.toml"), "--at", "300.5"}, dir.path());
   EXPECT_EQ(off_grid.wait(30s), 2);
+  // RK4 partitions are judged by RK4's stability region: two-mass's undamped oscillations
+  // would break Euler at any step, RK4 is stable at its 1 ms.
+  KausalProcess rk4({"analyze", scenario("two-mass.toml")}, dir.path());
+  ASSERT_EQ(rk4.wait(30s), 0) << rk4.err();
+  EXPECT_NE(rk4.out().find("rk4"), std::string::npos) << rk4.out();
+  EXPECT_EQ(rk4.out().find("exceeds"), std::string::npos) << rk4.out();
+  EXPECT_EQ(rk4.out().find("Euler"), std::string::npos) << rk4.out();
   KausalProcess chain({"analyze", scenario("thesis.toml")}, dir.path());
   EXPECT_EQ(chain.wait(30s), 2);
 }

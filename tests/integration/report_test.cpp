@@ -81,12 +81,72 @@ TEST(Report, CompareWritesReportAndTracesThatAgreeWithTheSummaries) {
             : summary["method"].get<std::string>();
     auto cells = report_row(html, label);
     for (const char* key : {"wall_s", "calc_calls", "collisions", "rollbacks", "rolled_back_steps",
-                            "messages", "mean_utilisation", "calc_cost_us"})
+                            "monitor_calls", "mean_utilisation", "calc_cost_us"})
       EXPECT_EQ(nlohmann::json::parse(cells[key]), summary[key]) << run << " " << key;
     EXPECT_EQ(cells["trajectory_sha256"], summary["trajectory_sha256"].get<std::string>());
     expect_valid_trace(dir / "cmp" / run);
   }
   EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);
+}
+
+// Two layouts, two rounds: a line as each run ends, medians and ranges in the table, "vs step"
+// within each layout, every figure readable, the timelines on one axis.
+TEST(Report, CompareAcrossLayoutsWithRepetitions) {
+  TempDir dir;
+  const auto short_run =
+      scenario_variant("tutorial.toml", dir.path(), {{"duration = 6.0", "duration = 0.5"}});
+  KausalProcess p({"compare", short_run.string(), "--layout", "single,pendulum", "--repeat", "2",
+                   "--out", (dir / "cmp").string()},
+                  dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(120)), 0) << p.err();
+  const std::string out = p.out();
+  // 2 rounds of sequential and 3 methods in 2 layouts: each announced as it ended.
+  for (int k = 1; k <= 14; ++k)
+    EXPECT_NE(out.find("[" + std::to_string(k) + "/14] "), std::string::npos) << k << "\n" << out;
+  EXPECT_NE(out.find("[1/14] sequential  "), std::string::npos) << out;
+  EXPECT_NE(out.find("(the reference)"), std::string::npos) << out;
+  EXPECT_NE(out.find("] optimistic [pendulum]  "), std::string::npos) << out;
+  EXPECT_NE(out.find("digest = sequential"), std::string::npos) << out;
+  EXPECT_EQ(out.find("differs"), std::string::npos) << out;
+  EXPECT_NE(out.find("min–max s"), std::string::npos) << out;
+
+  const auto table = read_json(dir / "cmp/comparison.json")["rows"];
+  ASSERT_EQ(table.size(), 7u);
+  auto wall = [&](const std::string& layout, const std::string& method, int round) {
+    return read_json(dir / "cmp" / layout / method / std::to_string(round) /
+                     "summary.json")["wall_s"]
+        .get<double>();
+  };
+  for (const auto& row : table) {
+    EXPECT_EQ(row["runs"], 2) << row;
+    EXPECT_TRUE(row["digest_equal"].get<bool>()) << row;
+    const std::string layout = row["layout"];
+    if (layout == "none") continue;
+    const std::string label = row["label"];
+    EXPECT_NE(label.find("[" + layout + "]"), std::string::npos) << label;
+    // Against conservative/step of the same layout, round by round, then the median.
+    const std::string dir_name =
+        label.substr(0, label.find(' ')) == "optimistic"
+            ? "optimistic"
+            : "conservative-" +
+                  label.substr(label.find('/') + 1, label.find(' ') - label.find('/') - 1);
+    double expected = 0;
+    for (int round : {1, 2})
+      expected += 0.5 * wall(layout, "conservative-step", round) / wall(layout, dir_name, round);
+    EXPECT_NEAR(row["vs_step"].get<double>(), expected, 1e-9 * expected) << label;
+    EXPECT_GE(row["wall_max_s"].get<double>(), row["wall_s"].get<double>());
+    EXPECT_LE(row["wall_min_s"].get<double>(), row["wall_s"].get<double>());
+  }
+  const std::string html = read_file(dir / "cmp/report.html");
+  EXPECT_EQ(html.find("could not be drawn"), std::string::npos) << p.err();
+  EXPECT_EQ(html.find("0.00×"), std::string::npos);
+  EXPECT_NE(html.find("<tr data-method=\"conservative/step [pendulum]\">"), std::string::npos);
+  EXPECT_NE(html.find("same time axis"), std::string::npos);
+  std::size_t images = 0;
+  for (auto at = html.find("src=\"data:image/png;base64,"); at != std::string::npos;
+       at = html.find("src=\"data:image/png;base64,", at + 1))
+    ++images;
+  EXPECT_EQ(images, 1u + table.size());  // the chart, one timeline per row
 }
 
 // The view kausal starts for --animate, found among its children.

@@ -9,8 +9,15 @@ namespace {
 
 const Matrix b_matrix{{-40, 20}, {10, -50010}};
 
+std::vector<PartitionStepping> euler_steps(std::initializer_list<double> h) {
+  std::vector<PartitionStepping> out;
+  for (double step : h) out.push_back({OdeMethod::euler, step});
+  return out;
+}
+
 TEST(PartitionAnalysis, OneChamberPerPartitionOfB) {
-  const auto report = analyze_partitions(b_matrix, {{"p1", 0, 1}, {"p2", 1, 1}}, {0.01, 0.01});
+  const auto report =
+      analyze_partitions(b_matrix, {{"p1", 0, 1}, {"p2", 1, 1}}, euler_steps({0.01, 0.01}));
   ASSERT_EQ(report.partitions.size(), 2u);
   const auto& p1 = report.partitions[0];
   const auto& p2 = report.partitions[1];
@@ -19,19 +26,19 @@ TEST(PartitionAnalysis, OneChamberPerPartitionOfB) {
   EXPECT_NEAR(p1.coupling_ratio, 0.5, 1e-15);
   EXPECT_NEAR(p2.coupling_ratio, 10.0 / 50010, 1e-15);
   EXPECT_NEAR(p2.coupling_ratio, 0.0002, 1e-6);
-  EXPECT_NEAR(p1.euler_h_max, 2.0 / 40, 1e-15);
-  EXPECT_FALSE(p1.h_exceeds_euler);
-  EXPECT_TRUE(p2.h_exceeds_euler);  // 10 ms against 2/50010
+  EXPECT_NEAR(p1.h_max, 2.0 / 40, 1e-12);
+  EXPECT_FALSE(p1.h_exceeds_limit);
+  EXPECT_TRUE(p2.h_exceeds_limit);  // 10 ms against 2/50010
   EXPECT_FALSE(report.any_warning());
 }
 
 TEST(PartitionAnalysis, WholeSystemOfB) {
-  const auto report = analyze_partitions(b_matrix, {{"chambers", 0, 2}}, {1e-5});
+  const auto report = analyze_partitions(b_matrix, {{"chambers", 0, 2}}, euler_steps({1e-5}));
   const auto& all = report.partitions.front();
   EXPECT_NEAR(all.stiffness, 1250, 1);
-  EXPECT_NEAR(all.euler_h_max, 2.0 / 50010, 1e-9);
+  EXPECT_NEAR(all.h_max, 2.0 / 50010, 1e-9);
   EXPECT_EQ(all.coupling_ratio, 0.0);  // nothing outside
-  EXPECT_FALSE(all.h_exceeds_euler);
+  EXPECT_FALSE(all.h_exceeds_limit);
   EXPECT_EQ(all.undamped, 0u);
 }
 
@@ -50,12 +57,14 @@ TEST(PartitionAnalysis, StrongCouplingWarns) {
 TEST(PartitionAnalysis, SingularBlockAndUndampedModes) {
   // A frictionless oscillator (purely imaginary pair) driven by a pure integrator.
   const Matrix J{{0, 1, 0}, {-4, 0, 1}, {0, 0, 0}};
-  const auto report = analyze_partitions(J, {{"osc", 0, 2}, {"int", 2, 1}}, {0.1, 0.1});
+  const auto report =
+      analyze_partitions(J, {{"osc", 0, 2}, {"int", 2, 1}}, euler_steps({0.1, 0.1}));
   const auto& osc = report.partitions[0];
   const auto& integ = report.partitions[1];
   EXPECT_EQ(osc.undamped, 2u);
   EXPECT_EQ(osc.zero_real_parts, 2u);
-  EXPECT_TRUE(std::isinf(osc.euler_h_max));
+  EXPECT_EQ(osc.h_max, 0.0);  // Euler grows an undamped oscillation at any h
+  EXPECT_EQ(osc.unstable, 0u);
   EXPECT_NEAR(osc.coupling_ratio, 0.25, 1e-15);  // A_ii⁻¹ [0; 1] = [−0.25; 0]
   EXPECT_EQ(integ.coupling_ratio, 0.0);          // singular, but nothing drives it
   EXPECT_EQ(integ.undamped, 0u);                 // a zero eigenvalue is neutral
@@ -67,14 +76,14 @@ TEST(PartitionAnalysis, SingularBlockAndUndampedModes) {
 
 TEST(PartitionAnalysis, TableIsAligned) {
   const auto text = format_partition_report(
-      analyze_partitions(b_matrix, {{"p1", 0, 1}, {"p2", 1, 1}}, {0.01, 0.01}));
+      analyze_partitions(b_matrix, {{"p1", 0, 1}, {"p2", 1, 1}}, euler_steps({0.01, 0.01})));
   const auto first_line = text.substr(0, text.find('\n'));
   EXPECT_EQ(first_line.find("partition"), 0u);
   const auto kappa = first_line.find("kappa");
   ASSERT_NE(kappa, std::string::npos);
   const auto second = text.substr(text.find('\n') + 1);
   EXPECT_EQ(second.find("0.5"), kappa) << text;
-  EXPECT_NE(text.find("note: partition p2: h = 0.01 exceeds the explicit Euler limit"),
+  EXPECT_NE(text.find("note: partition p2: h = 0.01 exceeds the euler stability limit"),
             std::string::npos)
       << text;
 }
@@ -82,7 +91,68 @@ TEST(PartitionAnalysis, TableIsAligned) {
 TEST(PartitionAnalysis, RejectsBadArguments) {
   EXPECT_THROW(analyze_partitions(Matrix::Zero(2, 3), {{"a", 0, 1}}, {}), std::invalid_argument);
   EXPECT_THROW(analyze_partitions(b_matrix, {{"a", 1, 2}}, {}), std::invalid_argument);
-  EXPECT_THROW(analyze_partitions(b_matrix, {{"a", 0, 1}}, {0.1, 0.2}), std::invalid_argument);
+  EXPECT_THROW(analyze_partitions(b_matrix, {{"a", 0, 1}}, euler_steps({0.1, 0.2})),
+               std::invalid_argument);
+}
+
+// An unstable eigenvalue is printed with its sign and counted; it sets no step limit (no
+// step makes a growing mode decay).
+TEST(PartitionAnalysis, EigenvaluesKeepTheirSignAndGrowingOnesAreMarked) {
+  const Matrix J{{0.5, 0}, {0, -2}};
+  const auto report = analyze_partitions(J, {{"up", 0, 1}, {"down", 1, 1}},
+                                         {{OdeMethod::euler, 0.1}, {OdeMethod::euler, 0.1}});
+  const auto& up = report.partitions[0];
+  EXPECT_EQ(up.min_re, 0.5);
+  EXPECT_EQ(up.max_re, 0.5);
+  EXPECT_EQ(up.unstable, 1u);
+  EXPECT_TRUE(std::isinf(up.h_max));
+  EXPECT_FALSE(up.h_exceeds_limit);
+  EXPECT_EQ(report.partitions[1].unstable, 0u);
+  EXPECT_NEAR(report.partitions[1].h_max, 1.0, 1e-12);
+  const auto text = format_partition_report(report);
+  EXPECT_NE(text.find("+0.5"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-0.5"), std::string::npos) << text;
+  EXPECT_NE(text.find("note: partition up: 1 unstable eigenvalue(s), Re > 0 (largest Re +0.5)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("partition up: h"), std::string::npos) << text;  // no step limit
+  EXPECT_NE(text.find("-2"), std::string::npos) << text;
+}
+
+// The stability regions along the real and the imaginary axis, against their known edges.
+TEST(PartitionAnalysis, EachMethodHasItsOwnStabilityLimit) {
+  const std::complex<double> decay(-1, 0), oscillation(0, 1);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::euler, decay), 2.0, 1e-9);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk3, decay), 2.512745, 1e-6);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, decay), 2.785294, 1e-6);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::ab3, decay), 6.0 / 11, 1e-6);
+  EXPECT_EQ(stable_step_limit(OdeMethod::euler, oscillation), 0.0);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk3, oscillation), std::sqrt(3.0), 1e-6);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, oscillation), 2 * std::sqrt(2.0), 1e-6);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::ab3, oscillation), 0.7236, 1e-3);
+  // The limit scales with 1/|λ|: h·λ is what the region constrains.
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, 300.0 * decay), 2.785294 / 300, 1e-8);
+  for (const OdeMethod m : {OdeMethod::backward_euler, OdeMethod::dre0, OdeMethod::pdre0})
+    EXPECT_TRUE(std::isinf(stable_step_limit(m, -1e6 * decay))) << ode_method_name(m);
+}
+
+// An RK4 partition is judged by RK4's region, not Euler's: h = 8 ms on λ = −300 is beyond
+// Euler's 6.7 ms and within RK4's 9.3 ms.
+TEST(PartitionAnalysis, APartitionIsJudgedByItsOwnIntegrator) {
+  const Matrix J{{-300}};
+  const auto rk4 = analyze_partitions(J, {{"p", 0, 1}}, {{OdeMethod::rk4, 0.008}});
+  EXPECT_NEAR(rk4.partitions[0].h_max, 2.785294 / 300, 1e-8);
+  EXPECT_FALSE(rk4.partitions[0].h_exceeds_limit);
+  const auto text = format_partition_report(rk4);
+  EXPECT_EQ(text.find("exceeds"), std::string::npos) << text;
+  EXPECT_NE(text.find("rk4"), std::string::npos) << text;
+  const auto euler = analyze_partitions(J, {{"p", 0, 1}}, {{OdeMethod::euler, 0.008}});
+  EXPECT_NE(format_partition_report(euler).find("exceeds the euler stability limit 0.006667"),
+            std::string::npos)
+      << format_partition_report(euler);
+  const auto implicit = analyze_partitions(J, {{"p", 0, 1}}, {{OdeMethod::backward_euler, 1.0}});
+  EXPECT_NE(format_partition_report(implicit).find("none (implicit)"), std::string::npos);
+  EXPECT_FALSE(implicit.partitions[0].h_exceeds_limit);
 }
 
 }  // namespace

@@ -1,0 +1,19 @@
+#pragma once
+// Plain-text tables for the terminal: every column as wide as its widest cell and separated
+// from its neighbours by two spaces, so that no value runs into the next whatever its size.
+#include <string>
+#include <vector>
+
+namespace kausal {
+
+enum class Align { left, right };
+
+// rows[0] is the header. align[c] aligns column c (left when missing). Every line starts
+// with `indent`; trailing spaces are dropped.
+std::string format_table(const std::vector<std::vector<std::string>>& rows,
+                         const std::vector<Align>& align, const std::string& indent = "");
+
+// The columns a string takes on a terminal: its UTF-8 code points (µ, × and – take one).
+std::size_t display_width(const std::string& text);
+
+}  // namespace kausal

@@ -1,0 +1,285 @@
+// The figures a run and a comparison print (console, summary.json, comparison.json,
+// report.html): true for every model kind or not printed, readable at every magnitude.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "monitor/cosim_driver.hpp"
+#include "monitor/cosim_local_deployment.hpp"
+#include "monitor/report.hpp"
+#include "monitor/summary.hpp"
+#include "monitor/text_table.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace kausal {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+RunResult run(const std::string& method, const std::string& variant, const std::string& layout,
+              double wall_s, const std::string& digest = "d1g3st") {
+  RunResult r;
+  r.method = method;
+  r.variant = variant;
+  r.layout = method == "sequential" ? "none" : layout;
+  r.model = "pendulum-chain";
+  r.wall_s = wall_s;
+  r.trajectory_sha256 = digest;
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// The fields of a table line: runs of text separated by two or more spaces.
+std::size_t fields(const std::string& line) {
+  static const std::regex gap(" {2,}");
+  return static_cast<std::size_t>(std::distance(
+      std::sregex_token_iterator(line.begin(), line.end(), gap, -1), std::sregex_token_iterator()));
+}
+
+// Header and rows split into the same columns, whatever the magnitudes.
+void expect_columns_apart(const std::string& table, std::size_t lines) {
+  const auto all = lines_of(table);
+  ASSERT_GE(all.size(), lines) << table;
+  for (std::size_t k = 1; k < lines; ++k)
+    EXPECT_EQ(fields(all[k]), fields(all[0])) << "line " << k << " of\n" << table;
+}
+
+TEST(ComparisonFigures, RatiosNeverRoundToZero) {
+  EXPECT_EQ(ratio_text(2.45), "2.45×");
+  EXPECT_EQ(ratio_text(706.4), "706×");
+  EXPECT_EQ(ratio_text(2490.2), "2490×");
+  EXPECT_EQ(ratio_text(999.7), "1000×");
+  EXPECT_EQ(ratio_text(0.00142), "0.00142×");
+  EXPECT_EQ(ratio_text(1.0), "1×");
+  EXPECT_EQ(ratio_text(0), "–");
+  for (const double tiny : {1e-3, 3.3e-5, 1e-9}) {
+    const std::string text = ratio_text(tiny);
+    EXPECT_NE(text.find_first_of("123456789"), std::string::npos) << tiny << ": " << text;
+    EXPECT_NEAR(std::stod(text), tiny, 0.005 * tiny) << text;
+  }
+  // The report's cell shows the same text (it used to show 0.00×).
+  std::vector<ReportRun> runs{{run("sequential", "", "", 0.005), "seq"},
+                              {run("conservative", "step", "process", 3.29), "step"}};
+  TempDir dir;
+  write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "thesis", "setup"});
+  const std::string html = slurp(dir.path() / "report.html");
+  EXPECT_EQ(html.find("0.00×"), std::string::npos);
+  EXPECT_NE(html.find(">0.00152×<"), std::string::npos);
+}
+
+TEST(ComparisonFigures, EveryColumnKeepsASeparatorWhateverTheMagnitude) {
+  std::vector<RunResult> results{run("sequential", "", "", 0.001),
+                                 run("conservative", "step", "process", 2.49),
+                                 run("optimistic", "", "process", 12345.678, "other")};
+  results[1].calc_calls = 123456789012;
+  results[1].collisions = 999999999;
+  results[1].counters.monitor_calls = 98765432109;
+  results[2].counters.rolled_back_steps = 1234567890123;
+  const std::string table = format_comparison(comparison_rows(results));
+  expect_columns_apart(table, 4);
+  // The old table ran "vs seq" into "vs step": 1x2.49e+03x.
+  EXPECT_EQ(table.find("x2"), std::string::npos) << table;
+  EXPECT_EQ(table.find("e+"), std::string::npos) << table;
+  EXPECT_NE(table.find("2490×"), std::string::npos) << table;
+  EXPECT_NE(table.find("DIFFERS"), std::string::npos) << table;
+}
+
+// "vs step" is against conservative/step of the same layout; labels name the layout.
+TEST(ComparisonFigures, VsStepComparesWithinEachLayout) {
+  const auto rows = comparison_rows(std::vector<RunResult>{
+      run("sequential", "", "", 0.1), run("conservative", "step", "process", 2.0),
+      run("optimistic", "", "process", 1.0), run("conservative", "step", "pendulum", 1.0),
+      run("optimistic", "", "pendulum", 0.25)});
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[3].label, "conservative/step [pendulum]");
+  EXPECT_EQ(rows[2].label, "optimistic [process]");
+  EXPECT_EQ(rows[0].label, "sequential");
+  EXPECT_DOUBLE_EQ(rows[2].vs_step, 2.0);
+  EXPECT_DOUBLE_EQ(rows[3].vs_step, 1.0);
+  EXPECT_DOUBLE_EQ(rows[4].vs_step, 4.0);
+  EXPECT_EQ(rows[0].vs_step, 0.0);  // two layouts: no single step run to compare with
+  EXPECT_DOUBLE_EQ(rows[4].vs_sequential, 0.4);
+  // With one layout the reference is compared with its step run.
+  const auto one = comparison_rows(std::vector<RunResult>{
+      run("sequential", "", "", 0.1), run("conservative", "step", "single", 2.0)});
+  EXPECT_DOUBLE_EQ(one[0].vs_step, 20.0);
+  EXPECT_EQ(one[1].label, "conservative/step");
+}
+
+// compare --repeat: medians, the range of the wall times, the ratios' medians per round.
+TEST(ComparisonFigures, RepetitionsGiveMediansAndTheRange) {
+  std::vector<std::vector<RunResult>> rounds;
+  const double seq[] = {0.1, 0.3, 0.2}, step[] = {1.0, 3.0, 4.0};
+  for (int k = 0; k < 3; ++k) {
+    rounds.push_back(
+        {run("sequential", "", "", seq[k]), run("conservative", "step", "process", step[k])});
+    rounds.back()[1].calc_calls = 100 + static_cast<std::uint64_t>(k);
+  }
+  auto rows = comparison_rows(rounds);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].runs, 3u);
+  EXPECT_DOUBLE_EQ(rows[1].wall_s, 3.0);
+  EXPECT_DOUBLE_EQ(rows[1].wall_min_s, 1.0);
+  EXPECT_DOUBLE_EQ(rows[1].wall_max_s, 4.0);
+  EXPECT_DOUBLE_EQ(rows[1].vs_sequential, 0.1);  // 0.1, 0.1, 0.05 per round
+  EXPECT_EQ(rows[1].calc_calls, 101u);
+  EXPECT_TRUE(rows[1].digest_equal);
+  const std::string table = format_comparison(rows);
+  EXPECT_NE(table.find("1.000–4.000"), std::string::npos) << table;
+  EXPECT_NE(table.find("median s"), std::string::npos) << table;
+  EXPECT_NE(table.find("run 3 times"), std::string::npos) << table;
+  expect_columns_apart(table, 3);
+  // One repetition with another digest marks the row.
+  rounds[2][1].trajectory_sha256 = "other";
+  EXPECT_FALSE(comparison_rows(rounds)[1].digest_equal);
+  // A round cut short by a failure still counts where it ran.
+  rounds.push_back({run("sequential", "", "", 0.2)});
+  rows = comparison_rows(rounds);
+  EXPECT_EQ(rows[0].runs, 4u);
+  EXPECT_EQ(rows[1].runs, 3u);
+  // comparison.json holds the same rows.
+  TempDir dir;
+  write_comparison_json(rows, dir.path() / "comparison.json");
+  const auto json = nlohmann::json::parse(slurp(dir.path() / "comparison.json"));
+  EXPECT_EQ(json["rows"][1]["wall_max_s"], 4.0);
+  EXPECT_EQ(json["rows"][1]["runs"], 3);
+}
+
+TEST(ComparisonFigures, AFinishedRunIsAnnouncedWithItsDigestCheck) {
+  const RunResult ref = run("sequential", "", "", 0.005);
+  const RunResult same = run("optimistic", "", "pendulum", 1.5);
+  RunResult other = run("conservative", "lookahead", "pendulum", 1.25, "abc");
+  const std::string first = format_finished_run(ref, true, ref, 1, 7);
+  EXPECT_NE(first.find("[1/7] sequential"), std::string::npos) << first;
+  EXPECT_NE(first.find("the reference"), std::string::npos) << first;
+  const std::string ok = format_finished_run(same, true, ref, 2, 7);
+  EXPECT_NE(ok.find("[2/7] optimistic [pendulum]  1.500 s  digest = sequential"), std::string::npos)
+      << ok;
+  EXPECT_NE(format_finished_run(other, false, ref, 3, 7).find("differs from sequential"),
+            std::string::npos);
+  other.status = "failed";
+  other.error = "system-2: cannot be reached\nmore";
+  const std::string failed = format_finished_run(other, false, ref, 3, 7);
+  EXPECT_NE(failed.find("failed: system-2: cannot be reached"), std::string::npos) << failed;
+  EXPECT_EQ(failed.find("more"), std::string::npos) << failed;
+}
+
+TEST(RunFigures, ComponentColumnsKeepASeparator) {
+  RunResult r = run("conservative", "step", "process", 12345.6);
+  ComponentReport c{"integrator-1234567", "integrator", "", 0, true, {}, -1, {}, 0, {}};
+  c.totals.busy_s = 1234567.891;
+  c.totals.idle_s = 7654321.123;
+  c.totals.rollback_s = 99999.5;
+  c.totals.calc_calls = 123456789012345;
+  r.components = {c, c};
+  const std::string text = format_summary(r);
+  const auto header = text.find("  component");
+  ASSERT_NE(header, std::string::npos) << text;
+  expect_columns_apart(text.substr(header), 3);
+}
+
+// A partitioned model has no collisions, guarantee rounds, batches or stale batches: not
+// printed, not in summary.json, not a column of the comparison.
+TEST(RunFigures, PartitionedRunsPrintNoChainFigures) {
+  RunResult r = run("optimistic", "", "process", 1.0);
+  r.model = "partitioned";
+  r.partitions.push_back({"p", {"a"}, "rk4", 0.001, 10, {}});
+  r.window = 64;
+  r.counters.wasted_calc_calls = 36556;
+  r.state_list_peak = 65;
+  const std::string text = format_summary(r);
+  EXPECT_EQ(text.find("collisions"), std::string::npos) << text;
+  EXPECT_EQ(text.find("batch"), std::string::npos) << text;
+  EXPECT_EQ(text.find("stale"), std::string::npos) << text;
+  EXPECT_NE(text.find("36556 Calc calls wasted"), std::string::npos) << text;
+  EXPECT_NE(text.find("at most 65 entries (window 64)"), std::string::npos) << text;
+  EXPECT_NE(text.find("predictions"), std::string::npos) << text;
+  // Only the optimistic method predicts and rolls back.
+  RunResult conservative = r;
+  conservative.method = "conservative";
+  const std::string plain = format_summary(conservative);
+  for (const char* word : {"predictions", "rollbacks", "tolerance", "state list", "wasted"})
+    EXPECT_EQ(plain.find(word), std::string::npos) << word << " in\n" << plain;
+  TempDir dir;
+  write_summary_json(r, dir.path() / "summary.json");
+  const auto json = nlohmann::json::parse(slurp(dir.path() / "summary.json"));
+  for (const char* key : {"collisions", "rounds", "stale_batches", "batch_size"})
+    EXPECT_FALSE(json.contains(key)) << key;
+  EXPECT_EQ(json["wasted_calc_calls"], 36556);
+  RunResult seq = run("sequential", "", "", 0.5);
+  seq.model = "partitioned";
+  const std::string table = format_comparison(comparison_rows(std::vector<RunResult>{seq, r}));
+  EXPECT_EQ(table.find("collisions"), std::string::npos) << table;
+  std::vector<ReportRun> runs{{seq, "seq"}, {r, "opt"}};
+  write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "two-mass", "setup"});
+  EXPECT_EQ(slurp(dir.path() / "report.html").find("collisions"), std::string::npos);
+}
+
+std::string shipped_text(const std::string& name) {
+  return slurp(fs::path(KAUSAL_SOURCE_DIR) / "scenarios" / name);
+}
+
+// The figures of a partitioned optimistic run are measured, not left at zero: the Calc
+// calls of rolled-back steps (RK4 without events: all the calls beyond the sequential
+// run's), the state list's peak and the wait per Calc; the sequential run is busy all along.
+TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
+  std::string text = shipped_text("two-mass.toml");
+  text.replace(text.find("t_end = 5.0"), 11, "t_end = 1.0");
+  const CosimScenario s = parse_cosim_scenario(text, "two-mass.toml");
+  RunControl control;
+  const CosimPlan seq_plan = plan_cosim(s, {});
+  CosimRecorder seq_recorder("", s, seq_plan);
+  const RunResult seq = run_cosim_sequential(s, seq_plan, seq_recorder, control);
+  ASSERT_EQ(seq.status, "completed") << seq.error;
+  ASSERT_EQ(seq.components.size(), 1u);
+  EXPECT_EQ(seq.components[0].role, "sequential");
+  ASSERT_EQ(seq.components[0].spans.size(), 1u);
+  EXPECT_NEAR(1e-9 * static_cast<double>(seq.components[0].spans[0].end_ns -
+                                         seq.components[0].spans[0].begin_ns),
+              seq.wall_s, 1e-6);
+  EXPECT_GT(calc_cost_us(seq), 0.0);
+
+  const CosimMode mode{true, 0, 32};
+  const CosimPlan plan = plan_cosim(s, mode);
+  CosimRecorder recorder("", s, plan);
+  CosimLocalDeployment deployment(s, plan);
+  const RunResult opt = run_cosim_distributed(s, "optimistic", plan, deployment, recorder, control);
+  ASSERT_EQ(opt.status, "completed") << opt.error;
+  ASSERT_GT(opt.counters.rollbacks, 0u);
+  EXPECT_GT(opt.counters.wasted_calc_calls, 0u);
+  EXPECT_EQ(opt.calc_calls, seq.calc_calls + opt.counters.wasted_calc_calls);
+  EXPECT_EQ(opt.counters.wasted_calc_calls, 4 * opt.counters.rolled_back_steps);  // RK4
+  EXPECT_GT(opt.state_list_peak, 1u);
+  EXPECT_LE(opt.state_list_peak, 32u + 1);
+  EXPECT_GT(calc_cost_us(opt), 0.0);
+  const std::string summary = format_summary(opt);
+  EXPECT_EQ(summary.find(" 0 Calc calls wasted"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("at most 0 entries"), std::string::npos) << summary;
+}
+
+TEST(TextTable, WidthsCountCharactersNotBytes) {
+  EXPECT_EQ(display_width("µs/Calc"), 7u);
+  EXPECT_EQ(display_width("2.45×"), 5u);
+  const std::string t = format_table({{"a", "µs"}, {"bb", "1"}}, {Align::left, Align::right});
+  EXPECT_EQ(t, "a   µs\nbb   1\n");
+}
+
+}  // namespace
+}  // namespace kausal
