@@ -36,10 +36,10 @@ void ActivityFeed::run() {
 bool ActivityFeed::send_new_spans() {
   try {
     for (;;) {
-      const auto spans = trace_.page(next_, max_spans_per_call);
-      if (spans.empty()) return true;
-      view_->activity(component_.c_str(), to_idl(spans));
-      next_ += spans.size();
+      const TracePage page = trace_.read(next_, max_spans_per_call);
+      if (page.spans.empty()) return true;
+      view_->activity(component_.c_str(), to_idl(page.spans));
+      next_ = page.first + page.spans.size();
     }
   } catch (const CORBA::Exception&) {
     return false;  // the view was closed: the component carries on without it

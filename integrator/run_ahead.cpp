@@ -13,6 +13,7 @@ RunAhead::RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink,
       window_(std::max<std::uint64_t>(window, 1)),
       last_step_(last_step),
       committed_(integrator.step()) {
+  integrator_.run_ahead_mode();
   worker_ = std::thread([this] { work(); });
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "idl/component_servant.hpp"
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/animation_process.hpp"
@@ -71,6 +72,7 @@ struct Options {
   std::string pin = "cores";
   bool animate = false;
   std::string animate_until = "window-closed";
+  TraceOptions trace;
   std::string layout = "process";                  // run
   std::vector<std::string> layouts = {"process"};  // compare
   std::optional<double> tolerance;                 // partitioned, optimistic
@@ -243,9 +245,11 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   ProgressBar progress(m.method, stderr_is_terminal());
   const std::string label = m.label();
   std::unique_ptr<AnimationFeed> feed;
+  std::optional<TraceFile> trace;  // its origin: just before the first step
   RunResult result;
   try {
     if (m.method == "sequential") {
+      trace.emplace(out / "trace.json", o.trace);
       SequentialStepper stepper(s);
       if (animation) feed = animation->begin_run(s, label, {"sequential"}, monotonic_ns());
       drive.check_guarantees = false;
@@ -262,9 +266,15 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
         feed = animation->begin_run(s, label, strips, monotonic_ns());
         deployment.observe(animation->view());
       }
+      trace.emplace(out / "trace.json", o.trace);
+      trace->track("monitor", "monitor", local_host_name(), static_cast<long>(getpid()));
       auto stepper = make_distributed_stepper(m, s, deployment, o, cpus, drive.from);
-      drive.observer = feed.get();
+      TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
+      collector.add_local("monitor", "monitor", stepper->monitor_calls());
+      for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
+      drive.observer = &collector;
       result = drive_chain(s, m.method, *stepper, recorder, progress, drive);
+      collector.finish();
       finish_feed(feed, result);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -285,8 +295,9 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   }
   if (o.deploy_file && result.layout != "none") result.deployment = o.deploy_file->file;
   if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
+  if (!trace) trace.emplace(out / "trace.json", o.trace);
+  trace->finish(result);
   write_summary_json(result, out / "summary.json");
-  write_trace_json(result, out / "trace.json");
   return result;
 }
 
@@ -298,20 +309,42 @@ OrbSettings animation_orb_settings(const Options& o) {
   return s;
 }
 
+// --animate: refused (exit 2) before the run when no window can be shown, unless the window
+// was only to last until the run ends: then the run goes on without it. Either way the
+// terminal says why.
 std::unique_ptr<AnimationProcess> start_animation(const Options& o, OrbOnDemand& orb,
                                                   const fs::path& out) {
   if (!o.animate) return nullptr;
-  return std::make_unique<AnimationProcess>(
-      orb.get(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
-      animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
+  std::string why = missing_display();
+  if (why.empty()) {
+    try {
+      return std::make_unique<AnimationProcess>(
+          orb.get(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
+          animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
+    } catch (const PeerError& e) {
+      why = std::string("the animation could not open its window: ") + e.what();
+    }
+  }
+  if (o.animate_until == "window-closed")
+    throw InputError("command line: --animate: " + why +
+                     ". Run without --animate (kausal-animation OUT replays a run later), or "
+                     "with --animate-until run-end to run without the window");
+  std::cerr << "kausal: --animate: " << why << "; the run goes on without the animation\n";
+  return nullptr;
 }
 
-// --animate-until window-closed: the view keeps playing after the run; wait for the user.
+// --animate-until window-closed: the view keeps playing after the run; wait for the user
+// (unless the platform shows no window that could be closed).
 void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animation) {
   if (!animation) return;
   if (o.animate_until == "window-closed" && animation->running()) {
-    std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
-    animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
+    if (windowless_platform()) {
+      std::cerr << "kausal: the animation has no window to close (QT_QPA_PLATFORM=offscreen): "
+                   "it ends with the run\n";
+    } else {
+      std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
+      animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
+    }
   }
   animation.reset();  // closes it if it is still open
 }
@@ -367,16 +400,22 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder(out / "trajectory.csv", s, plan);
   ProgressBar progress(method, stderr_is_terminal());
+  std::optional<TraceFile> trace;
   RunResult result;
   try {
     if (method == "sequential") {
+      trace.emplace(out / "trace.json", o.trace);
       result = run_cosim_sequential(s, plan, recorder, progress);
     } else {
       const LaunchOptions launch = launch_options(
           o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
       CosimProcessDeployment deployment(s, plan, orb.get(), launch);
+      trace.emplace(out / "trace.json", o.trace);
+      TraceCollector collector(*trace);
+      for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
       result = run_cosim_distributed(s, method, plan, deployment, recorder, progress,
                                      std::chrono::milliseconds(o.call_timeout_ms + 1000));
+      collector.finish();
       result.layout = layout_name(layout);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -389,8 +428,9 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
     result.exit_code = e.exit_code();
   }
   if (o.deploy_file && method != "sequential") result.deployment = o.deploy_file->file;
+  if (!trace) trace.emplace(out / "trace.json", o.trace);
+  trace->finish(result);
   write_summary_json(result, out / "summary.json");
-  write_trace_json(result, out / "trace.json");
   return result;
 }
 
@@ -775,6 +815,20 @@ void add_common(CLI::App* cmd, Options& o) {
                   "the window closes when the run (compare: the last run) ends")
       ->capture_default_str()
       ->check(CLI::IsMember({"window-closed", "run-end"}));
+  static const std::map<std::string, TraceMode> trace_modes{
+      {"full", TraceMode::full}, {"coarse", TraceMode::coarse}, {"off", TraceMode::off}};
+  cmd->add_option("--trace", o.trace.mode,
+                  "what each run's trace.json (Perfetto) keeps, streamed to disk as the run goes: "
+                  "full: every span, named after its call (Calc, advance, ...), with flow "
+                  "arrows; coarse: each component's busy and rollback time per 10 ms (long "
+                  "runs); off: tracks only")
+      ->transform(CLI::CheckedTransformer(trace_modes, CLI::ignore_case))
+      ->default_str("full");
+  cmd->add_option("--trace-limit", o.trace.limit,
+                  "at most this many events in trace.json (about 110 bytes each); later spans "
+                  "are counted, not written, and the summary says so")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1000}, std::uint64_t{1'000'000'000}));
   add_transport_options(cmd, o);
   cmd->footer(kExitCodes);
 }

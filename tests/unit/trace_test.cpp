@@ -24,6 +24,10 @@ std::uint64_t total_ns(const std::vector<ActivitySpan>& spans, ActivityKind kind
   return sum;
 }
 
+SpanTag on_step(std::uint64_t step) {
+  return {ActivityCall::unnamed, step};
+}
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
   std::ostringstream s;
@@ -33,12 +37,12 @@ std::string slurp(const fs::path& p) {
 
 TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
   ActivityTrace t;
-  t.record(ActivityKind::busy, 1000, 2000, 1);
-  t.record(ActivityKind::busy, 2500, 3000, 1);          // 500 ns later, same step: merged
+  t.record(ActivityKind::busy, 1000, 2000, on_step(1));
+  t.record(ActivityKind::busy, 2500, 3000, on_step(1));          // 500 ns later, same step: merged
   t.record(ActivityKind::busy, 3200, 3300);             // untagged overhead: joins step 1
-  t.record(ActivityKind::busy, 3400, 3500, 2);          // another step: kept apart
-  t.record(ActivityKind::rollback, 3600, 3700, 2);      // another kind
-  t.record(ActivityKind::rollback, 10'000, 11'000, 2);  // too far
+  t.record(ActivityKind::busy, 3400, 3500, on_step(2));          // another step: kept apart
+  t.record(ActivityKind::rollback, 3600, 3700, on_step(2));      // another kind
+  t.record(ActivityKind::rollback, 10'000, 11'000, on_step(2));  // too far
   const auto spans = t.page(0, 100);
   ASSERT_EQ(spans.size(), 4u);
   EXPECT_EQ(spans[0].begin_ns, 1000u);
@@ -54,26 +58,55 @@ TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
 TEST(ActivityTrace, RollbackMarksTheDiscardedStepsOnly) {
   ActivityTrace t;
   for (std::uint64_t step = 1; step <= 10; ++step)
-    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, step);
+    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, on_step(step));
   t.mark_rolled_back_after(6);
   auto spans = t.page(0, 100);
   for (std::size_t k = 0; k < spans.size(); ++k)
     EXPECT_EQ(spans[k].kind, k < 6 ? ActivityKind::busy : ActivityKind::rollback) << k;
   // Recompute 7..8 in the new epoch, then roll back further than the first rollback.
   for (std::uint64_t step = 7; step <= 8; ++step)
-    t.record(ActivityKind::busy, step * 100'000, step * 100'000 + 500, step);
+    t.record(ActivityKind::busy, step * 100'000, step * 100'000 + 500, on_step(step));
   t.mark_rolled_back_after(4);
   spans = t.page(0, 100);
   for (std::size_t k = 0; k < spans.size(); ++k)
     EXPECT_EQ(spans[k].kind, k < 4 ? ActivityKind::busy : ActivityKind::rollback) << k;
 }
 
-TEST(ActivityTrace, AFullTraceCountsWhatItDrops) {
+// A trace keeps the newest spans only; a reader that fell behind learns how many it lost.
+TEST(ActivityTrace, KeepsTheNewestSpansAndTellsReadersWhatTheyLost) {
   ActivityTrace t(3);
   for (std::uint64_t k = 0; k < 5; ++k)
-    t.record(ActivityKind::busy, k * 10'000, k * 10'000 + 10, k);
-  EXPECT_EQ(t.recorded(), 3u);
+    t.record(ActivityKind::busy, k * 10'000, k * 10'000 + 10, on_step(k));
+  EXPECT_EQ(t.recorded(), 5u);
   EXPECT_EQ(t.dropped(), 2u);
+  const TracePage page = t.read(0, 100);
+  EXPECT_EQ(page.first, 2u);  // spans 0 and 1 were overwritten unread
+  ASSERT_EQ(page.spans.size(), 3u);
+  EXPECT_EQ(page.spans[0].begin_ns, 20'000u);
+  // A settled read never hands out the newest span: one recorded next may merge into it.
+  EXPECT_EQ(t.read(2, 100, false).spans.size(), 2u);
+}
+
+// An optimistic Integrator's spans of steps after its GVT may still become rollback spans:
+// settled readers (the trace collector) get them only once a commit passes their step.
+TEST(ActivityTrace, SpeculativeSpansSettleWhenTheirStepIsCommitted) {
+  ActivityTrace t;
+  t.set_speculative();
+  for (std::uint64_t step = 1; step <= 6; ++step)
+    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, on_step(step));
+  EXPECT_TRUE(t.read(0, 100, false).spans.empty());
+  t.settle(3);
+  auto settled = t.read(0, 100, false).spans;
+  ASSERT_EQ(settled.size(), 3u);
+  EXPECT_EQ(settled.back().tag.step, 3u);
+  t.mark_rolled_back_after(4);  // steps 5 and 6 were wasted
+  t.settle(6);
+  t.record(ActivityKind::busy, 90'000, 90'500, on_step(5));
+  settled = t.read(3, 100, false).spans;
+  ASSERT_EQ(settled.size(), 3u);
+  EXPECT_EQ(settled[0].kind, ActivityKind::busy);      // step 4
+  EXPECT_EQ(settled[1].kind, ActivityKind::rollback);  // step 5, first epoch
+  EXPECT_EQ(settled[2].kind, ActivityKind::rollback);  // step 6
 }
 
 TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
