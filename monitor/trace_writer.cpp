@@ -132,11 +132,11 @@ void TraceFile::write(int tid, std::span<const ActivitySpan> spans, std::int64_t
     }
     // Onto the monitor's clock, then relative to the origin; nothing before it.
     const auto shift = [&](std::uint64_t ns) {
-      const std::int64_t v = static_cast<std::int64_t>(ns - origin_ns_) - clock_offset_ns;
-      return v;
+      return static_cast<std::int64_t>(ns - origin_ns_) - clock_offset_ns;
     };
     const std::int64_t begin = shift(s.begin_ns), end = shift(s.end_ns);
-    if (end < 0 || begin < 0) ++stats_.clamped;
+    if (begin < 0) ++stats_.clamped;
+    if (end < 0) continue;  // all of it before the first step: setup, not the run
     s.begin_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(begin, 0));
     s.end_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(end, 0));
     if (options_.mode == TraceMode::coarse)

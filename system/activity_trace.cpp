@@ -77,7 +77,9 @@ void ActivityTrace::settle(std::uint64_t gvt) {
 
 void ActivityTrace::mark_rolled_back_after(std::uint64_t step) {
   std::lock_guard lock(mutex_);
-  for (std::uint64_t k = end_; k > std::max(oldest(), settled_); --k) {
+  // Spans a settled reader has been given are final (for speculative traces that is never
+  // the case for spans after the GVT).
+  for (std::uint64_t k = end_; k > std::max(oldest(), handed_); --k) {
     ActivitySpan& s = at(k - 1);
     if (s.tag.step == untagged || s.kind == ActivityKind::call) continue;
     if (s.tag.step <= step && s.kind == ActivityKind::busy) return;
@@ -94,6 +96,7 @@ TracePage ActivityTrace::read(std::uint64_t first, std::size_t max_count, bool u
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(max_count, limit - out.first));
   out.spans.reserve(n);
   for (std::size_t k = 0; k < n; ++k) out.spans.push_back(at(out.first + k));
+  if (!unsettled) handed_ = std::max(handed_, out.first + n);
   return out;
 }
 

@@ -126,9 +126,10 @@ class ActivityTrace {
 
   mutable std::mutex mutex_;
   std::size_t capacity_;
-  std::vector<ActivitySpan> ring_;  // grows up to capacity_
-  std::uint64_t end_ = 0;           // index of the next span
-  std::uint64_t settled_ = 0;       // spans before it are final
+  std::vector<ActivitySpan> ring_;    // grows up to capacity_
+  std::uint64_t end_ = 0;             // index of the next span
+  std::uint64_t settled_ = 0;         // spans before it are final
+  mutable std::uint64_t handed_ = 0;  // spans before it were given to a settled reader
   bool speculative_ = false;
   std::uint64_t gvt_ = 0;
 };
