@@ -232,6 +232,22 @@ RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Lay
           o.call_timeout_ms};
 }
 
+// Closes the run's trace.json (opened before the first step; now if the run never got
+// there) and writes summary.json, which reports what the trace holds. A trace that cannot
+// be written still leaves the summary behind.
+void write_run_files(std::optional<TraceFile>& trace, const fs::path& out,
+                     const TraceOptions& options, RunResult& result) {
+  std::optional<InputError> trace_error;
+  try {
+    if (!trace) trace.emplace(out / "trace.json", options);
+    trace->finish(result);
+  } catch (const InputError& e) {
+    trace_error = e;
+  }
+  write_summary_json(result, out / "summary.json");
+  if (trace_error) throw *trace_error;
+}
+
 RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
                   OrbOnDemand& orb, Layout layout, AnimationProcess* animation,
                   const ResumedRun* resumed = nullptr) {
@@ -295,9 +311,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   }
   if (o.deploy_file && result.layout != "none") result.deployment = o.deploy_file->file;
   if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
-  if (!trace) trace.emplace(out / "trace.json", o.trace);
-  trace->finish(result);
-  write_summary_json(result, out / "summary.json");
+  write_run_files(trace, out, o.trace, result);
   return result;
 }
 
@@ -428,9 +442,7 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
     result.exit_code = e.exit_code();
   }
   if (o.deploy_file && method != "sequential") result.deployment = o.deploy_file->file;
-  if (!trace) trace.emplace(out / "trace.json", o.trace);
-  trace->finish(result);
-  write_summary_json(result, out / "summary.json");
+  write_run_files(trace, out, o.trace, result);
   return result;
 }
 

@@ -385,11 +385,11 @@ void TraceCollector::monitor_trace(const ActivityTrace* trace) {
     readers_.back().local = trace;
   } else {
     std::lock_guard lock(mutex_);
-    for (auto it = readers_.begin(); it != readers_.end(); ++it) {
-      if (!it->local || it->local == &no_trace_) continue;
-      read(file_, *it, true);
-      it->local = &no_trace_;
-      it->gone = true;
+    for (Reader& r : readers_) {
+      if (!r.local) continue;
+      read(file_, r, true);
+      r.local = nullptr;  // about to go: never read again
+      r.gone = true;
     }
   }
   if (next_) next_->monitor_trace(trace);

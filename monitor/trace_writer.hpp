@@ -153,7 +153,6 @@ class TraceCollector final : public RunObserver {
   RunObserver* next_;
   std::mutex mutex_;  // readers_; held while reading (the monitor's trace may go)
   std::vector<Reader> readers_;
-  ActivityTrace no_trace_{2};  // marks the reader of a monitor trace that has gone
   std::condition_variable wake_;
   bool stopping_ = false;
   bool finished_ = false;

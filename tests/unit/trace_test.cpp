@@ -182,7 +182,8 @@ TEST(TraceFile, ALimitBoundsTheTraceAndTheSummarySaysSo) {
     spans.push_back({k * 2000, k * 2000 + 1000, ActivityKind::busy, {ActivityCall::calc}});
   file.write(tid, spans);
   RunResult r;
-  r.components.push_back({"system-1", "system"});
+  r.components.emplace_back().name = "system-1";
+  r.components.back().role = "system";
   const TraceStats stats = file.finish(r);
   EXPECT_EQ(stats.events, 1000u);
   EXPECT_EQ(stats.not_written, 4000u);
