@@ -821,20 +821,26 @@ void add_common(CLI::App* cmd, Options& o) {
       ->check(CLI::Range(100u, 600'000u));
   cmd->add_flag("--animate", o.animate,
                 "show the run live in kausal-animation (Qt): pendulums from committed frames, a "
-                "busy/waiting/rollback strip per component, the guarantee or GVT, rollbacks");
+                "busy/waiting/rollback strip per component, the guarantee or GVT, rollbacks. "
+                "Needs a display (DISPLAY or WAYLAND_DISPLAY): without one it is refused (exit "
+                "2) before the run, or with --animate-until run-end the run goes on without it");
   cmd->add_option("--animate-until", o.animate_until,
                   "window-closed: kausal waits until the animation window is closed; run-end: "
                   "the window closes when the run (compare: the last run) ends")
       ->capture_default_str()
       ->check(CLI::IsMember({"window-closed", "run-end"}));
-  static const std::map<std::string, TraceMode> trace_modes{
-      {"full", TraceMode::full}, {"coarse", TraceMode::coarse}, {"off", TraceMode::off}};
-  cmd->add_option("--trace", o.trace.mode,
-                  "what each run's trace.json (Perfetto) keeps, streamed to disk as the run goes: "
-                  "full: every span, named after its call (Calc, advance, ...), with flow "
-                  "arrows; coarse: each component's busy and rollback time per 10 ms (long "
-                  "runs); off: tracks only")
-      ->transform(CLI::CheckedTransformer(trace_modes, CLI::ignore_case))
+  cmd->add_option_function<std::string>(
+         "--trace",
+         [&o](const std::string& v) {
+           o.trace.mode = v == "coarse" ? TraceMode::coarse
+                          : v == "off"  ? TraceMode::off
+                                        : TraceMode::full;
+         },
+         "what each run's trace.json (Perfetto) keeps, streamed to disk as the run goes: "
+         "full: every span, named after its call (Calc, advance, ...), with flow arrows; "
+         "coarse: each component's busy and rollback time per 10 ms (long runs); off: tracks "
+         "only")
+      ->check(CLI::IsMember({"full", "coarse", "off"}))
       ->default_str("full");
   cmd->add_option("--trace-limit", o.trace.limit,
                   "at most this many events in trace.json (about 110 bytes each); later spans "
