@@ -353,8 +353,8 @@ void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animati
   if (!animation) return;
   if (o.animate_until == "window-closed" && animation->running()) {
     if (windowless_platform()) {
-      std::cerr << "kausal: the animation has no window to close (QT_QPA_PLATFORM=offscreen): "
-                   "it ends with the run\n";
+      std::cerr << "kausal: the animation has no window to close (QT_QPA_PLATFORM="
+                << std::getenv("QT_QPA_PLATFORM") << "): it ends with the run\n";
     } else {
       std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
       animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
