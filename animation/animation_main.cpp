@@ -136,7 +136,8 @@ int live(const Options& o) {
   auto* servant = new AnimationServant(o.name, orb, playback);
   const std::string ior = orb.activate(servant);
   servant->_remove_ref();  // the POA owns it now
-  std::cout << ior << std::endl;
+  // The window first, the reference after it: a view that cannot open its window (no
+  // display server) ends before the monitor hears of it, so the monitor can say so.
   QApplication app(qt_argc, qt_argv);
   LiveOptions live_options;
   if (o.close_after_frames) live_options.close_after_frames = o.close_after_frames;
@@ -144,6 +145,7 @@ int live(const Options& o) {
   live_options.shutdown_requested = [servant] { return servant->shutdown_requested(); };
   LiveWindow window(playback, live_options);
   window.show();
+  std::cout << ior << std::endl;
   const int code = app.exec();
   const auto c = playback.counters();
   std::cerr << o.name << ": " << c.received << " frames received, " << c.dropped << " dropped, "

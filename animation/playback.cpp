@@ -129,10 +129,11 @@ std::size_t Playback::add_spans(const std::string& component,
   }
   std::size_t accepted = 0;
   for (const auto& s : spans) {
-    if (s.end_ns < s.begin_ns || static_cast<std::uint8_t>(s.kind) > 1) {
+    if (!valid_span(s)) {
       ++counters_.rejected;
       continue;
     }
+    if (s.kind == ActivityKind::call) continue;  // a request's envelope: no strip shows it
     t->spans.push_back(s);
     ++accepted;
     if (t->spans.size() > spans_per_track_) {

@@ -83,7 +83,9 @@ ComponentTrack& track_named(std::vector<ComponentTrack>& tracks, const std::stri
 }
 
 // trace.json (monitor/trace_writer.cpp): thread_name metadata names each tid, "X" events
-// are spans with ts and dur in microseconds since the run started.
+// are spans with ts and dur in microseconds since the trace's origin. "cat" says what the
+// time was (busy, rollback, or call: a whole request, waits included, which is no strip's
+// business); traces of older versions name the kind instead.
 void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
   const json trace = parse_json_file(file);
   if (!trace.is_object()) throw InputError(file.string() + ": not a trace-event object");
@@ -101,9 +103,12 @@ void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
     if (name == names.end())
       throw InputError(file.string() + ": span on track " + std::to_string(tid) +
                        " which has no thread_name");
-    const std::string kind = required<std::string>(e, "name", file);
+    const std::string kind = e.contains("cat") ? required<std::string>(e, "cat", file)
+                                               : required<std::string>(e, "name", file);
+    if (kind == "call") continue;
     if (kind != "busy" && kind != "rollback")
-      throw InputError(file.string() + ": span kind \"" + kind + "\" (expected busy or rollback)");
+      throw InputError(file.string() + ": span kind \"" + kind +
+                       "\" (expected busy, rollback or call)");
     const double ts = finite_number(e, "ts", file), dur = finite_number(e, "dur", file);
     if (dur < 0) throw InputError(file.string() + ": span with negative duration");
     track_named(tracks, name->second)

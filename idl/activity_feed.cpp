@@ -16,10 +16,10 @@ ActivityFeed::ActivityFeed(std::string component, const ActivityTrace& trace,
 bool ActivityFeed::send_new_spans() {
   try {
     for (;;) {
-      const auto spans = trace_.page(next_, max_spans_per_call);
-      if (spans.empty()) return true;
-      view_->activity(component_.c_str(), to_idl(spans));
-      next_ += spans.size();
+      const TracePage page = trace_.read(next_, max_spans_per_call);
+      if (page.spans.empty()) return true;
+      view_->activity(component_.c_str(), to_idl(page.spans));
+      next_ = page.first + page.spans.size();
     }
   } catch (...) {
     // The view was closed (or anything else went wrong on this thread): the component

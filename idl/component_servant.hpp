@@ -36,11 +36,13 @@ class ComponentServant : public Skeleton {
     return out;
   }
   idl::ComponentTiming timing() override { return to_idl(totals()); }
-  idl::ActivityTrace* trace(CORBA::ULongLong first) override {
+  idl::ActivityTrace* trace(CORBA::ULongLong first, CORBA::Boolean unsettled) override {
     const ActivityTrace& t = activity_trace();
     auto* out = new idl::ActivityTrace;
     out->recorded = t.recorded();
-    out->spans = to_idl(t.page(first, max_trace_page));
+    TracePage page = t.read(first, max_trace_page, unsettled);
+    out->first = page.first;
+    out->spans = to_idl(page.spans);
     out->dropped = t.dropped();
     out->now_ns = monotonic_ns();
     return out;

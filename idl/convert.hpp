@@ -61,17 +61,26 @@ inline ActivityTotals from_idl(const idl::ComponentTiming& t) {
 inline idl::ActivitySpanSeq to_idl(const std::vector<ActivitySpan>& spans) {
   idl::ActivitySpanSeq out;
   out.length(static_cast<CORBA::ULong>(spans.size()));
-  for (std::size_t i = 0; i < spans.size(); ++i)
-    out[static_cast<CORBA::ULong>(i)] = {spans[i].begin_ns, spans[i].end_ns,
-                                         static_cast<CORBA::Octet>(spans[i].kind)};
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const ActivitySpan& s = spans[i];
+    out[static_cast<CORBA::ULong>(i)] = {s.begin_ns,
+                                         s.end_ns,
+                                         static_cast<CORBA::Octet>(s.kind),
+                                         static_cast<CORBA::Octet>(s.tag.call),
+                                         s.tag.epoch,
+                                         s.tag.step};
+  }
   return out;
 }
 
-// Kinds other than busy and rollback are refused by the caller (checked_spans).
+// Kinds and calls out of range are refused by the caller (valid_span).
 inline std::vector<ActivitySpan> from_idl(const idl::ActivitySpanSeq& spans) {
   std::vector<ActivitySpan> out(spans.length());
   for (CORBA::ULong i = 0; i < spans.length(); ++i)
-    out[i] = {spans[i].begin_ns, spans[i].end_ns, static_cast<ActivityKind>(spans[i].kind)};
+    out[i] = {spans[i].begin_ns,
+              spans[i].end_ns,
+              static_cast<ActivityKind>(spans[i].kind),
+              {static_cast<ActivityCall>(spans[i].call), spans[i].step, spans[i].epoch}};
   return out;
 }
 

@@ -61,6 +61,7 @@ CoupledIntegrator::CoupledIntegrator(CoupledConfig config, SubsystemLink& link)
       link_(link),
       stepper_(config_.method, static_cast<std::size_t>(config_.x0.size()), config_.blocks),
       x_(config_.x0) {
+  if (config_.speculate) clock_.trace().set_speculative();
   if (!(config_.tick > 0) || config_.ticks_per_step == 0)
     throw ModelError(config_.name, "step size must be > 0");
   if (!x_.allFinite()) throw ModelError(config_.name, "initial state is not finite");
@@ -186,7 +187,8 @@ void CoupledIntegrator::step_once() {
   if (config_.indicator_count > 0) handle_crossings(time_of_step(step_));
   ++stats_.steps_computed;
   const auto ended = ActivityClock::Clock::now();
-  clock_.add(ActivityKind::busy, started, ended, step_);  // tagged by the step reached
+  // Tagged by the step reached.
+  clock_.add(ActivityKind::busy, started, ended, {ActivityCall::partition_step, step_});
   saved_.back().work = ended - started;
 }
 
@@ -212,7 +214,7 @@ void CoupledIntegrator::handle_crossings(double t) {
 }
 
 void CoupledIntegrator::provide(const ChannelSample& s) {
-  BusyScope busy(clock_);
+  BusyScope busy(clock_, {ActivityCall::provide});
   if (s.channel >= channels_.size())
     throw ProtocolError(config_.name, "sample for channel " + std::to_string(s.channel) +
                                           ", the partition has " +
@@ -288,7 +290,7 @@ OutputBatch CoupledIntegrator::take_final() {
   OutputBatch batch;
   const std::uint64_t f = final_step();
   if (published_ > f || published_ > config_.last_step) return batch;
-  BusyScope busy(clock_);
+  BusyScope busy(clock_, {ActivityCall::outputs, f});
   batch.first_step = published_;
   batch.state_size = static_cast<std::size_t>(x_.size());
   batch.output_size = config_.output_size;
@@ -307,6 +309,7 @@ OutputBatch CoupledIntegrator::take_final() {
 // Nothing before the final step can be rolled back to or published again; samples older
 // than the stencil of that step are no longer needed.
 void CoupledIntegrator::forget_before(std::uint64_t n) {
+  clock_.trace().settle(n);  // steps up to a final one are never rolled back
   while (!saved_.empty() && saved_.front().step < n) saved_.pop_front();
   for (auto& c : channels_) {
     const std::uint64_t j = sample_for_step(c, n);

@@ -16,11 +16,13 @@ bool all_finite(std::span<const double> x) {
 }
 
 // Busy time of a request: its wall time minus its waits for the System, recorded as the
-// pieces between those waits (the Integrator's strip of the utilisation timeline).
+// pieces between those waits (the Integrator's strip of the utilisation timeline), and the
+// whole request as a call span (trace.json draws it around the pieces and the waits).
 class RequestScope {
  public:
-  RequestScope(Integrator::BusyPieces& pieces, ActivityKind kind) : pieces_(pieces) {
-    pieces_.begin(kind);
+  RequestScope(Integrator::BusyPieces& pieces, ActivityKind kind, SpanTag tag)
+      : pieces_(pieces), call_(pieces.clock, tag) {
+    pieces_.begin(kind, tag);
   }
   ~RequestScope() { pieces_.end(); }
   RequestScope(const RequestScope&) = delete;
@@ -28,6 +30,7 @@ class RequestScope {
 
  private:
   Integrator::BusyPieces& pieces_;
+  CallScope call_;  // declared last: recorded after the last piece
 };
 
 }  // namespace
@@ -65,15 +68,16 @@ ActivityTotals Integrator::totals() const {
   return t;
 }
 
-void Integrator::BusyPieces::begin(ActivityKind kind) {
+void Integrator::BusyPieces::begin(ActivityKind kind, SpanTag request) {
   clock.count_request();
   kind_ = kind;
+  request_ = request;
   step_ = ActivityTrace::untagged;
   start_ = ActivityClock::Clock::now();
 }
 
 void Integrator::BusyPieces::close_piece(ActivityClock::Clock::time_point at) {
-  clock.add(kind_, start_, at, step_);
+  clock.add(kind_, start_, at, {request_.call, step_, request_.epoch});
   start_ = at;
 }
 
@@ -137,8 +141,15 @@ void Integrator::forget_step_times_before(std::uint64_t gvt) {
   while (!step_times_.empty() && step_times_.front().first <= gvt) step_times_.pop_front();
 }
 
+void Integrator::run_ahead_mode() {
+  speculative_ = true;
+  clock_.trace().set_speculative();
+}
+
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadline deadline) {
-  RequestScope scope(pieces_, ActivityKind::busy);
+  RequestScope scope(
+      pieces_, ActivityKind::busy,
+      {speculative_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_});
   // (Messages built only when needed: this is every step of a running-ahead Integrator.)
   if (gvt > step_)
     throw ProtocolError(config_.name, "gvt " + std::to_string(gvt) +
@@ -152,6 +163,7 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadl
                                           "commit first)");
   list_.fossil_collect(gvt);
   forget_step_times_before(gvt);
+  clock_.trace().settle(gvt);
   StateBatch batch{epoch_, step_ + 1, x_.size(), {}};
   const std::uint64_t steps =
       guarantee > step_ ? std::min(guarantee - step_, max_reply_steps()) : 0;
@@ -165,7 +177,7 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadl
 }
 
 std::vector<double> Integrator::apply_event(const Event& event) {
-  RequestScope scope(pieces_, ActivityKind::busy);
+  RequestScope scope(pieces_, ActivityKind::busy, {ActivityCall::apply_event, event.step, epoch_});
   require(event.step == step_, "event for step " + std::to_string(event.step) +
                                    " arrived at step " + std::to_string(step_));
   // Rollback restores the first state saved at a step (as stepping produced it); a second
@@ -189,7 +201,7 @@ StateBatch Integrator::states_since(std::uint64_t from_step) const {
 }
 
 RollbackResult Integrator::rollback(std::uint64_t step, std::span<const double> x) {
-  RequestScope scope(pieces_, ActivityKind::rollback);
+  RequestScope scope(pieces_, ActivityKind::rollback, {ActivityCall::rollback, step, epoch_});
   require(step <= step_, "rollback to step " + std::to_string(step) + " after the current step " +
                              std::to_string(step_));
   // The first entry saved at `step` is the state as stepping produced it, before any event.
@@ -216,10 +228,12 @@ RollbackResult Integrator::rollback(std::uint64_t step, std::span<const double> 
 }
 
 void Integrator::commit(std::uint64_t gvt) {
+  CallScope call(clock_, {ActivityCall::commit, gvt, epoch_});
   require(gvt <= step_, "commit at gvt " + std::to_string(gvt) + " after the current step " +
                             std::to_string(step_));
   list_.fossil_collect(gvt);
   forget_step_times_before(gvt);
+  clock_.trace().settle(gvt);
 }
 
 }  // namespace kausal

@@ -71,6 +71,9 @@ class Integrator {
   RollbackResult rollback(std::uint64_t step, std::span<const double> x);
   // Frees the state list before gvt (gvt <= step()).
   void commit(std::uint64_t gvt);
+  // From now on it steps on its own (integrator/run_ahead.hpp): its advances are traced as
+  // run_ahead, and its trace settles spans only as commits pass their steps.
+  void run_ahead_mode();
 
   std::uint64_t step() const { return step_; }
   std::uint32_t epoch() const { return epoch_; }
@@ -87,7 +90,7 @@ class Integrator {
   // The busy (or rollback) pieces of one request, split around its waits for the System.
   struct BusyPieces {
     explicit BusyPieces(ActivityClock& c) : clock(c) {}
-    void begin(ActivityKind kind);
+    void begin(ActivityKind kind, SpanTag request);
     void end();
     // Closes the current piece; later ones are tagged as the work of `step`.
     void tag_step(std::uint64_t step);
@@ -100,6 +103,7 @@ class Integrator {
    private:
     void close_piece(ActivityClock::Clock::time_point at);
     ActivityKind kind_ = ActivityKind::busy;
+    SpanTag request_;  // the call the pieces belong to
     std::uint64_t step_ = ActivityTrace::untagged;
     ActivityClock::Clock::time_point start_;
   };
@@ -117,6 +121,7 @@ class Integrator {
   StepWork<std::vector<double>> work_;
   std::uint64_t step_;
   std::uint32_t epoch_ = 0;
+  bool speculative_ = false;
   StateList list_;
   ActivityClock clock_;
   BusyPieces pieces_{clock_};

@@ -24,6 +24,7 @@ RunAhead::RunAhead(Integrator& integrator, std::mutex& mutex, BatchSink& sink,
           1)),
       last_step_(last_step),
       committed_(integrator.step()) {
+  integrator_.run_ahead_mode();
   worker_ = std::thread([this] { work(); });
 }
 

@@ -86,8 +86,9 @@ AnimationFeed::Outgoing AnimationFeed::take_pending() {
   }
   out.rollbacks.swap(rollbacks_);
   if (monitor_trace_) {
-    out.monitor_spans = monitor_trace_->page(monitor_spans_sent_, 8192);
-    monitor_spans_sent_ += out.monitor_spans.size();
+    TracePage page = monitor_trace_->read(monitor_spans_sent_, 8192);
+    monitor_spans_sent_ = page.first + page.spans.size();
+    out.monitor_spans = std::move(page.spans);
   }
   return out;
 }

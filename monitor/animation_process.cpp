@@ -7,6 +7,32 @@
 
 namespace kausal {
 
+namespace {
+
+std::string environment(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+bool windowless_platform() {
+  const std::string platform = environment("QT_QPA_PLATFORM");
+  return platform.rfind("offscreen", 0) == 0 || platform.rfind("minimal", 0) == 0;
+}
+
+std::string missing_display() {
+  const std::string platform = environment("QT_QPA_PLATFORM");
+  // Platforms that draw on a screen of their own (eglfs, linuxfb, vnc, ...) need no display
+  // server; xcb and wayland do.
+  const bool needs_server =
+      platform.empty() || platform.rfind("xcb", 0) == 0 || platform.rfind("wayland", 0) == 0;
+  if (!needs_server || !environment("DISPLAY").empty() || !environment("WAYLAND_DISPLAY").empty())
+    return "";
+  return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set" +
+         (platform.empty() ? std::string() : " (QT_QPA_PLATFORM=" + platform + ")");
+}
+
 AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
                                    const std::filesystem::path& log_file, const OrbSettings& child,
                                    std::chrono::milliseconds startup_timeout) {

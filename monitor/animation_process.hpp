@@ -14,6 +14,12 @@
 
 namespace kausal {
 
+// Why kausal-animation cannot show a window in this environment, "" if it can: neither
+// DISPLAY nor WAYLAND_DISPLAY is set and QT_QPA_PLATFORM names no platform that needs none.
+std::string missing_display();
+// True if QT_QPA_PLATFORM draws to no screen (offscreen, minimal): a window nobody can close.
+bool windowless_platform();
+
 class AnimationProcess {
  public:
   // Throws PeerError if it does not start (no display, missing executable) and

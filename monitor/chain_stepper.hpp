@@ -40,9 +40,13 @@ class ChainStepper {
   virtual std::vector<ComponentReport> reports() = 0;
   // Who is told about the horizon and rollbacks (may be nullptr).
   void set_observer(RunObserver* observer) { observer_ = observer; }
+  // The monitor's calls to the components (grant rounds, commits) as call spans: where
+  // trace.json's arrows to the Integrators start.
+  const ActivityTrace& monitor_calls() const { return calls_.trace(); }
 
  protected:
   RunObserver* observer_ = nullptr;
+  ActivityClock calls_;  // call spans only: they count as no busy time
 };
 
 }  // namespace kausal

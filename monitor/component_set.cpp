@@ -300,37 +300,7 @@ void ComponentSet::check_versions() {
   }
 }
 
-namespace {
-
-// Pages through a component's activity trace. Spans that make no sense (an unknown kind, an
-// end before the begin) are counted as dropped: a report is never fatal.
-void fetch_trace(idl::Participant_ptr component, ComponentReport& r) {
-  for (std::uint64_t first = 0;;) {
-    idl::ActivityTrace_var page = component->trace(first);
-    for (const ActivitySpan& span : from_idl(page->spans)) {
-      const bool valid = (span.kind == ActivityKind::busy || span.kind == ActivityKind::rollback) &&
-                         span.begin_ns <= span.end_ns;
-      if (valid)
-        r.spans.push_back(span);
-      else
-        ++r.dropped_spans;
-    }
-    r.dropped_spans += first == 0 ? page->dropped : 0;
-    first += page->spans.length();
-    if (page->spans.length() == 0 || first >= page->recorded) return;
-  }
-}
-
-// Spans recorded on another host's clock, moved onto the monitor's.
-void shift_clock(std::vector<ActivitySpan>& spans, std::int64_t offset_ns) {
-  if (offset_ns == 0) return;
-  for (auto& s : spans) {
-    s.begin_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.begin_ns) - offset_ns);
-    s.end_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.end_ns) - offset_ns);
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void ComponentSet::collect_remote() {
   if (!remote_) return;
@@ -386,16 +356,38 @@ std::vector<ComponentReport> ComponentSet::reports() {
         omniORB::setClientCallTimeout(component, 1000);
         r.totals = from_idl(component->timing());
         r.reachable = true;
-        fetch_trace(component, r);
-        shift_clock(r.spans, c->clock_offset_ns);
       } catch (const CORBA::Exception&) {
-        // Timing not read: unreachable. Trace cut short: what arrived is kept.
+        // Timing not read: unreachable.
       }
       return r;
     }));
   }
   std::vector<ComponentReport> out;
   for (auto& a : asked) out.push_back(a.get());
+  return out;
+}
+
+std::vector<TraceSource> ComponentSet::trace_sources() {
+  std::vector<TraceSource> out;
+  for (auto& c : components_) {
+    idl::Participant_var component;
+    try {
+      component = idl::Participant::_narrow(c->ref);
+      // A hung component must not hold the trace up for a whole call timeout.
+      omniORB::setClientCallTimeout(component, 1000);
+    } catch (const CORBA::Exception&) {
+      continue;  // cannot be asked: no trace
+    }
+    auto read = [component](std::uint64_t first, bool unsettled) -> std::optional<TracePage> {
+      try {
+        idl::ActivityTrace_var page = component->trace(first, unsettled);
+        return TracePage{page->first, from_idl(page->spans)};
+      } catch (const CORBA::Exception&) {
+        return std::nullopt;  // gone or hung: what arrived is kept
+      }
+    };
+    out.push_back({c->name, c->role, c->host, c->pid, c->clock_offset_ns, read});
+  }
   return out;
 }
 

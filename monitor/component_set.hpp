@@ -16,6 +16,7 @@
 #include "monitor/child_process.hpp"
 #include "monitor/node_directory.hpp"
 #include "monitor/run_result.hpp"
+#include "monitor/trace_writer.hpp"
 
 namespace kausal {
 
@@ -91,8 +92,10 @@ class ComponentSet {
   LaunchedComponent& system(std::size_t i) { return *components_.at(2 * i); }
   LaunchedComponent& integrator(std::size_t i) { return *components_.at(2 * i + 1); }
 
-  // Timing and activity trace of every component, asked all at once and briefly.
+  // Timing of every component, asked all at once and briefly.
   std::vector<ComponentReport> reports();
+  // Where the monitor reads every component's activity trace while the run goes on.
+  std::vector<TraceSource> trace_sources();
   void observe(idl::Animation_ptr view);
   // system-1, integrator-1, system-2, ...: the order of reports().
   std::vector<std::string> names() const;

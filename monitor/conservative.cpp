@@ -18,6 +18,7 @@ ConservativeStepper::ConservativeStepper(Deployment& deployment, const Scenario&
 }
 
 void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> states) {
+  CallScope call(calls_, {ActivityCall::grant, m + 1});
   std::uint64_t free_steps = 0;
   if (options_.guarantee == Guarantee::lookahead) {
     const std::uint64_t left = scenario_.steps - m - 1;

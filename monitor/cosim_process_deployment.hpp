@@ -35,6 +35,7 @@ class CosimProcessDeployment final : public CosimDeployment {
   // As in ProcessDeployment.
   void observe(idl::Animation_ptr view) { components_.observe(view); }
   std::vector<std::string> component_names() const { return components_.names(); }
+  std::vector<TraceSource> trace_sources() { return components_.trace_sources(); }
   void shutdown();
   std::string post_mortem() { return components_.post_mortem(); }
 

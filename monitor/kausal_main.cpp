@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "idl/component_servant.hpp"
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/animation_process.hpp"
@@ -72,6 +73,7 @@ struct Options {
   std::string pin = "cores";
   bool animate = false;
   std::string animate_until = "window-closed";
+  TraceOptions trace;
   std::string layout = "process";                  // run
   std::vector<std::string> layouts = {"process"};  // compare
   std::size_t repeat = 1;                          // compare: runs of each method
@@ -245,6 +247,22 @@ RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Lay
           o.call_timeout_ms};
 }
 
+// Closes the run's trace.json (opened before the first step; now if the run never got
+// there) and writes summary.json, which reports what the trace holds. A trace that cannot
+// be written still leaves the summary behind.
+void write_run_files(std::optional<TraceFile>& trace, const fs::path& out,
+                     const TraceOptions& options, RunResult& result) {
+  std::optional<InputError> trace_error;
+  try {
+    if (!trace) trace.emplace(out / "trace.json", options);
+    trace->finish(result);
+  } catch (const InputError& e) {
+    trace_error = e;
+  }
+  write_summary_json(result, out / "summary.json");
+  if (trace_error) throw *trace_error;
+}
+
 RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
                   OrbOnDemand& orb, Layout layout, AnimationProcess* animation,
                   const ResumedRun* resumed = nullptr) {
@@ -258,9 +276,11 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   ProgressBar progress(m.method, stderr_is_terminal());
   const std::string label = m.label();
   std::unique_ptr<AnimationFeed> feed;
+  std::optional<TraceFile> trace;  // its origin: just before the first step
   RunResult result;
   try {
     if (m.method == "sequential") {
+      trace.emplace(out / "trace.json", o.trace);
       SequentialStepper stepper(s);
       if (animation) feed = animation->begin_run(s, label, {"sequential"}, monotonic_ns());
       drive.check_guarantees = false;
@@ -277,9 +297,15 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
         feed = animation->begin_run(s, label, strips, monotonic_ns());
         deployment.observe(animation->view());
       }
+      trace.emplace(out / "trace.json", o.trace);
+      trace->track("monitor", "monitor", local_host_name(), static_cast<long>(getpid()));
       auto stepper = make_distributed_stepper(m, s, deployment, o, cpus, drive.from);
-      drive.observer = feed.get();
+      TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
+      collector.add_local("monitor", "monitor", stepper->monitor_calls());
+      for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
+      drive.observer = &collector;
       result = drive_chain(s, m.method, *stepper, recorder, progress, drive);
+      collector.finish();
       finish_feed(feed, result);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -300,8 +326,7 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   }
   if (o.deploy_file && result.layout != "none") result.deployment = o.deploy_file->file;
   if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
-  write_summary_json(result, out / "summary.json");
-  write_trace_json(result, out / "trace.json");
+  write_run_files(trace, out, o.trace, result);
   return result;
 }
 
@@ -313,20 +338,42 @@ OrbSettings animation_orb_settings(const Options& o) {
   return s;
 }
 
+// --animate: refused (exit 2) before the run when no window can be shown, unless the window
+// was only to last until the run ends: then the run goes on without it. Either way the
+// terminal says why.
 std::unique_ptr<AnimationProcess> start_animation(const Options& o, OrbOnDemand& orb,
                                                   const fs::path& out) {
   if (!o.animate) return nullptr;
-  return std::make_unique<AnimationProcess>(
-      orb.get(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
-      animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
+  std::string why = missing_display();
+  if (why.empty()) {
+    try {
+      return std::make_unique<AnimationProcess>(
+          orb.get(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
+          animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
+    } catch (const PeerError& e) {
+      why = std::string("the animation could not open its window: ") + e.what();
+    }
+  }
+  if (o.animate_until == "window-closed")
+    throw InputError("command line: --animate: " + why +
+                     ". Run without --animate (kausal-animation OUT replays a run later), or "
+                     "with --animate-until run-end to run without the window");
+  std::cerr << "kausal: --animate: " << why << "; the run goes on without the animation\n";
+  return nullptr;
 }
 
-// --animate-until window-closed: the view keeps playing after the run; wait for the user.
+// --animate-until window-closed: the view keeps playing after the run; wait for the user
+// (unless the platform shows no window that could be closed).
 void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animation) {
   if (!animation) return;
   if (o.animate_until == "window-closed" && animation->running()) {
-    std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
-    animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
+    if (windowless_platform()) {
+      std::cerr << "kausal: the animation has no window to close (QT_QPA_PLATFORM="
+                << std::getenv("QT_QPA_PLATFORM") << "): it ends with the run\n";
+    } else {
+      std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
+      animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
+    }
   }
   animation.reset();  // closes it if it is still open
 }
@@ -415,15 +462,21 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder(out / "trajectory.csv", s, plan);
   ProgressBar progress(method, stderr_is_terminal());
+  std::optional<TraceFile> trace;
   RunResult result;
   try {
     if (method == "sequential") {
+      trace.emplace(out / "trace.json", o.trace);
       result = run_cosim_sequential(s, plan, recorder, progress);
     } else {
       const LaunchOptions launch = launch_options(
           o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
       CosimProcessDeployment deployment(s, plan, orb.get(), launch);
+      trace.emplace(out / "trace.json", o.trace);
+      TraceCollector collector(*trace);
+      for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
       result = run_cosim_distributed(s, method, plan, deployment, recorder, progress);
+      collector.finish();
       result.layout = layout_name(layout);
       result.placement = o.pin;
       if (result.status == "failed") result.error += deployment.post_mortem();
@@ -436,8 +489,7 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
     result.exit_code = e.exit_code();
   }
   if (o.deploy_file && method != "sequential") result.deployment = o.deploy_file->file;
-  write_summary_json(result, out / "summary.json");
-  write_trace_json(result, out / "trace.json");
+  write_run_files(trace, out, o.trace, result);
   return result;
 }
 
@@ -862,12 +914,32 @@ void add_common(CLI::App* cmd, Options& o) {
       ->check(CLI::Range(100u, 600'000u));
   cmd->add_flag("--animate", o.animate,
                 "show the run live in kausal-animation (Qt): pendulums from committed frames, a "
-                "busy/waiting/rollback strip per component, the guarantee or GVT, rollbacks");
+                "busy/waiting/rollback strip per component, the guarantee or GVT, rollbacks. "
+                "Needs a display (DISPLAY or WAYLAND_DISPLAY): without one it is refused (exit "
+                "2) before the run, or with --animate-until run-end the run goes on without it");
   cmd->add_option("--animate-until", o.animate_until,
                   "window-closed: kausal waits until the animation window is closed; run-end: "
                   "the window closes when the run (compare: the last run) ends")
       ->capture_default_str()
       ->check(CLI::IsMember({"window-closed", "run-end"}));
+  cmd->add_option_function<std::string>(
+         "--trace",
+         [&o](const std::string& v) {
+           o.trace.mode = v == "coarse" ? TraceMode::coarse
+                          : v == "off"  ? TraceMode::off
+                                        : TraceMode::full;
+         },
+         "what each run's trace.json (Perfetto) keeps, streamed to disk as the run goes: "
+         "full: every span, named after its call (Calc, advance, ...), with flow arrows; "
+         "coarse: each component's busy and rollback time per 10 ms (long runs); off: tracks "
+         "only")
+      ->check(CLI::IsMember({"full", "coarse", "off"}))
+      ->default_str("full");
+  cmd->add_option("--trace-limit", o.trace.limit,
+                  "at most this many events in trace.json (about 110 bytes each); later spans "
+                  "are counted, not written, and the summary says so")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1000}, std::uint64_t{1'000'000'000}));
   add_transport_options(cmd, o);
   cmd->footer(kExitCodes);
 }

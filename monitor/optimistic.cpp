@@ -27,6 +27,7 @@ void OptimisticStepper::release_and_extend(std::uint64_t m) {
   for (std::size_t i = 0; i < tracks_.size(); ++i) {
     Track& t = tracks_[i];
     if (!t.held && m < t.committed + every) continue;
+    CallScope call(calls_, {ActivityCall::commit, m});
     deployment_.integrator(i).commit(m);
     t.committed = m;
     t.held = false;

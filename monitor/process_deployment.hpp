@@ -42,6 +42,7 @@ class ProcessDeployment final : public Deployment {
   void observe(idl::Animation_ptr view);
   // Names of the components in the order of reports().
   std::vector<std::string> component_names() const;
+  std::vector<TraceSource> trace_sources() { return components_.trace_sources(); }
 
   // Stops the heartbeat, asks every component to shut down, then ends those that do not
   // within a grace period.

@@ -20,9 +20,26 @@ struct ComponentReport {
   ActivityTotals totals;
   int cpu = -1;  // the CPU it was pinned to, -1 if not pinned
   // Its busy / rollback intervals (trace.json, the timelines), on its host's clock.
+  // In-process runs only: streamed runs write them to trace.json as they go.
   std::vector<ActivitySpan> spans;
-  std::uint64_t dropped_spans = 0;  // not recorded because its trace was full
+  std::uint64_t dropped_spans = 0;  // spans not in trace.json (lost, or past its limit)
   std::string node;                 // the node agent that started it (multi-host runs)
+  std::uint64_t trace_slices = 0;   // slices trace.json holds for it
+};
+
+// How much of the activity trace.json keeps (kausal run --trace, --trace-limit).
+enum class TraceMode { full, coarse, off };
+const char* trace_mode_name(TraceMode mode);
+
+// What a trace.json holds (monitor/trace_writer.hpp).
+struct TraceStats {
+  TraceMode mode = TraceMode::full;
+  std::uint64_t limit = 0;
+  std::uint64_t events = 0;       // slices and flow ends written
+  std::uint64_t not_written = 0;  // spans past the limit (or all of them with --trace off)
+  std::uint64_t lost = 0;         // overwritten in a component before the monitor read them
+  std::uint64_t clamped = 0;      // began before the trace's origin: moved to 0
+  bool capped() const { return not_written > 0 && mode != TraceMode::off; }
 };
 
 // What a method adds to the report about its own traffic and speculation.
@@ -80,6 +97,7 @@ struct RunResult {
   // Partitioned models: the partitions and the optimistic prediction tolerance.
   std::vector<PartitionSummary> partitions;
   double tolerance = 0;
+  TraceStats trace;  // what its trace.json holds
 
   // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
   // and collisions count the whole run; wall time, Calc calls, monitor calls and components

@@ -41,7 +41,7 @@ std::vector<ComponentReport> SequentialStepper::reports() {
                     {},
                     0,
                     {}};
-  r.spans.push_back({monotonic_ns(start_), monotonic_ns(now), ActivityKind::busy});
+  r.spans.push_back({monotonic_ns(start_), monotonic_ns(now), ActivityKind::busy, {}});
   return {r};
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "monitor/text_table.hpp"
+#include "monitor/trace_writer.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -176,6 +177,12 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["exit_code"] = static_cast<int>(r.exit_code);
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.deployment.empty()) j["deployment"] = r.deployment;
+  j["trace"] = {{"mode", trace_mode_name(r.trace.mode)},
+                {"limit", r.trace.limit},
+                {"events", r.trace.events},
+                {"spans_not_written", r.trace.not_written},
+                {"spans_lost", r.trace.lost},
+                {"note", describe_trace(r.trace)}};
   auto& list = j["components"] = nlohmann::ordered_json::array();
   for (const auto& c : r.components) {
     list.push_back({{"name", c.name},
@@ -192,7 +199,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                     {"state_list_peak", c.totals.state_list_peak},
                     {"calc_wait_s", c.totals.calc_wait_s},
                     {"cpu", c.cpu},
-                    {"trace_spans", c.spans.size()},
+                    {"trace_spans", c.trace_slices},
                     {"dropped_spans", c.dropped_spans}});
   }
   std::ofstream out(file, std::ios::trunc);
@@ -248,6 +255,7 @@ std::string format_summary(const RunResult& r) {
     o << "\n";
   }
   o << "  digest        " << r.trajectory_sha256 << "\n";
+  o << "  trace         " << describe_trace(r.trace) << "\n";
   std::vector<std::vector<std::string>> table{
       {"component", "busy s", "idle s", "rollback s", "util", "Calc"}};
   for (const auto& c : r.components)

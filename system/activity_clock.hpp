@@ -23,13 +23,14 @@ class ActivityClock {
 
   ActivityClock() : start_(Clock::now()) {}
 
-  // Counts [begin, end) as busy or rollback time and records it in the trace; `step` tags
-  // the work of one Integrator step (see ActivityTrace::mark_rolled_back_after).
-  void add(ActivityKind kind, Clock::time_point begin, Clock::time_point end,
-           std::uint64_t step = ActivityTrace::untagged) {
+  // Counts [begin, end) as busy or rollback time and records it in the trace; the tag's
+  // step marks the work of one Integrator step (see ActivityTrace::mark_rolled_back_after).
+  // A call span (a whole request, waits included) only goes to the trace.
+  void add(ActivityKind kind, Clock::time_point begin, Clock::time_point end, SpanTag tag = {}) {
     if (end <= begin) return;
-    (kind == ActivityKind::busy ? busy_ : rollback_) += end - begin;
-    trace_.record(kind, monotonic_ns(begin), monotonic_ns(end), step);
+    if (kind == ActivityKind::busy) busy_ += end - begin;
+    if (kind == ActivityKind::rollback) rollback_ += end - begin;
+    trace_.record(kind, monotonic_ns(begin), monotonic_ns(end), tag);
   }
   // Time counted as busy that turned out to be wasted (its steps were rolled back). The
   // trace is corrected separately, by step tags.
@@ -38,6 +39,7 @@ class ActivityClock {
     rollback_ += d;
   }
   void mark_rolled_back_after(std::uint64_t step) { trace_.mark_rolled_back_after(step); }
+  ActivityTrace& trace() { return trace_; }
   const ActivityTrace& trace() const { return trace_; }
   void count_calc(std::uint64_t n = 1) { calc_calls_ += n; }
   void count_request() { ++requests_; }
@@ -64,16 +66,33 @@ class ActivityClock {
   ActivityTrace trace_;
 };
 
-// Adds the time of a scope to a clock's busy time.
+// Adds the time of a scope to a clock's busy time, as the work of one call.
 class BusyScope {
  public:
-  explicit BusyScope(ActivityClock& clock) : clock_(clock), start_(ActivityClock::Clock::now()) {}
-  ~BusyScope() { clock_.add(ActivityKind::busy, start_, ActivityClock::Clock::now()); }
+  explicit BusyScope(ActivityClock& clock, SpanTag tag = {})
+      : clock_(clock), tag_(tag), start_(ActivityClock::Clock::now()) {}
+  ~BusyScope() { clock_.add(ActivityKind::busy, start_, ActivityClock::Clock::now(), tag_); }
   BusyScope(const BusyScope&) = delete;
   BusyScope& operator=(const BusyScope&) = delete;
 
  private:
   ActivityClock& clock_;
+  SpanTag tag_;
+  ActivityClock::Clock::time_point start_;
+};
+
+// Records a whole request (waits for peers included) as a call span of the clock's trace.
+class CallScope {
+ public:
+  CallScope(ActivityClock& clock, SpanTag tag)
+      : clock_(clock), tag_(tag), start_(ActivityClock::Clock::now()) {}
+  ~CallScope() { clock_.add(ActivityKind::call, start_, ActivityClock::Clock::now(), tag_); }
+  CallScope(const CallScope&) = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  ActivityClock& clock_;
+  SpanTag tag_;
   ActivityClock::Clock::time_point start_;
 };
 

@@ -39,7 +39,7 @@ void SystemCore::check_state(std::span<const double> x, const char* what) const 
 }
 
 void SystemCore::calc(double t, std::span<const double> x, std::span<double> dx) {
-  BusyScope busy(clock_);
+  BusyScope busy(clock_, {ActivityCall::calc});
   clock_.count_request();
   check_state(x, "state");
   if (dx.size() != x.size()) throw ModelError(name_, "derivative buffer has the wrong size");
@@ -48,7 +48,7 @@ void SystemCore::calc(double t, std::span<const double> x, std::span<double> dx)
 }
 
 void SystemCore::handle_event(const Event& event, std::span<double> x) {
-  BusyScope busy(clock_);
+  BusyScope busy(clock_, {ActivityCall::event, event.step});
   clock_.count_request();
   check_state(x, "state");
   limits::within(name_, "event '" + event.kind + "': data values", event.data.size(),
@@ -70,8 +70,8 @@ void SystemCore::check_inputs(VectorView u) const {
 }
 
 template <typename Call>
-void SystemCore::guarded(Call&& call) {
-  BusyScope busy(clock_);
+void SystemCore::guarded(ActivityCall name, Call&& call) {
+  BusyScope busy(clock_, {name});
   clock_.count_request();
   try {
     call();
@@ -81,7 +81,7 @@ void SystemCore::guarded(Call&& call) {
 }
 
 void SystemCore::derivative(double t, VectorView x, VectorView u, VectorOut dx) {
-  guarded([&] {
+  guarded(ActivityCall::derivative, [&] {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
     check_inputs(u);
     configured().derivative(t, x, u, dx);
@@ -90,14 +90,14 @@ void SystemCore::derivative(double t, VectorView x, VectorView u, VectorOut dx) 
 }
 
 void SystemCore::output(double t, VectorView x, VectorOut y) {
-  guarded([&] {
+  guarded(ActivityCall::output, [&] {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
     configured().output(t, x, y);
   });
 }
 
 void SystemCore::jacobian(double t, VectorView x, VectorView u, MatrixOut J) {
-  guarded([&] {
+  guarded(ActivityCall::jacobian, [&] {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
     check_inputs(u);
     configured().jacobian(t, x, u, J);
@@ -105,7 +105,7 @@ void SystemCore::jacobian(double t, VectorView x, VectorView u, MatrixOut J) {
 }
 
 void SystemCore::indicators(double t, VectorView x, VectorView u, VectorOut g) {
-  guarded([&] {
+  guarded(ActivityCall::indicators, [&] {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
     check_inputs(u);
     configured().indicators(t, x, u, g);
@@ -113,7 +113,7 @@ void SystemCore::indicators(double t, VectorView x, VectorView u, VectorOut g) {
 }
 
 void SystemCore::on_crossing(std::size_t indicator, double t, VectorOut x) {
-  guarded([&] {
+  guarded(ActivityCall::event, [&] {
     if (indicator >= configured().indicator_count())
       throw ModelError(name_, "no zero-crossing indicator " + std::to_string(indicator));
     configured().on_crossing(indicator, t, x);

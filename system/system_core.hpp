@@ -41,7 +41,7 @@ class SystemCore {
   void check_inputs(VectorView u) const;
   // Runs a model call, naming this System in a ModelError the model throws.
   template <typename Call>
-  void guarded(Call&& call);
+  void guarded(ActivityCall name, Call&& call);
 
   std::string name_;
   std::unique_ptr<Model> model_;

@@ -112,7 +112,9 @@ class LabProcess {
     argv.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
-      for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+      // An empty value removes the variable (a child without DISPLAY, say).
+      for (const auto& [k, v] : env)
+        v.empty() ? unsetenv(k.c_str()) : setenv(k.c_str(), v.c_str(), 1);
       // dup2, not freopen: freopen would flush the test's unwritten stdout a second time.
       const int out = open(stdout_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int err = open(stderr_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -2,7 +2,9 @@
 // animation started and stopped by kausal, closed mid-run.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
+#include <set>
 
 #include "kausal_process.hpp"
 
@@ -26,34 +28,68 @@ std::map<std::string, std::string> report_row(const std::string& html, const std
   return cells;
 }
 
+// The slices of one trace.json track, and the flow ends, as read back.
+struct Slice {
+  double ts = 0, dur = 0;
+  std::string name, cat;
+  nlohmann::json args;
+};
+struct ParsedTrace {
+  std::map<int, std::string> tracks;  // tid -> component
+  std::map<int, std::vector<Slice>> slices;
+  std::map<long, std::map<std::string, nlohmann::json>> flows;  // id -> "s"/"f" -> event
+  nlohmann::json other;
+};
+
+ParsedTrace parse_trace(const fs::path& file) {
+  const auto trace = read_json(file);
+  ParsedTrace t;
+  EXPECT_TRUE(trace["traceEvents"].is_array()) << file;
+  t.other = trace["otherData"];
+  for (const auto& e : trace["traceEvents"]) {
+    EXPECT_TRUE(e["ph"].is_string() && e["pid"].is_number() && e["tid"].is_number()) << e;
+    if (e["ph"] == "M" && e["name"] == "thread_name") t.tracks[e["tid"]] = e["args"]["name"];
+    if (e["ph"] == "s" || e["ph"] == "f") t.flows[e["id"]][e["ph"]] = e;
+    if (e["ph"] != "X") continue;
+    EXPECT_TRUE(e["ts"].is_number() && e["dur"].is_number()) << e;
+    t.slices[e["tid"]].push_back({e["ts"], e["dur"], e["name"], e.value("cat", ""),
+                                  e.value("args", nlohmann::json::object())});
+  }
+  return t;
+}
+
+// The slice of track `tid` that encloses time ts (the innermost), if any.
+const Slice* slice_at(const ParsedTrace& t, int tid, double ts) {
+  const Slice* found = nullptr;
+  for (const Slice& s : t.slices.at(tid))
+    if (s.ts <= ts && ts <= s.ts + s.dur && (!found || s.dur <= found->dur)) found = &s;
+  return found;
+}
+
 void expect_valid_trace(const fs::path& run) {
   const auto summary = read_json(run / "summary.json");
-  const auto trace = read_json(run / "trace.json");
-  ASSERT_TRUE(trace["traceEvents"].is_array()) << run;
-  std::map<int, std::string> tracks;
-  std::map<int, double> busy_us;
-  std::map<int, std::size_t> events;
-  for (const auto& e : trace["traceEvents"]) {
-    ASSERT_TRUE(e["ph"].is_string() && e["pid"].is_number() && e["tid"].is_number()) << e;
-    if (e["ph"] == "M" && e["name"] == "thread_name") tracks[e["tid"]] = e["args"]["name"];
-    if (e["ph"] != "X") continue;
-    ASSERT_TRUE(e["ts"].is_number() && e["dur"].is_number()) << e;
-    ASSERT_GE(e["dur"].get<double>(), 0.0);
-    ASSERT_TRUE(e["name"] == "busy" || e["name"] == "rollback") << e;
-    if (e["name"] == "busy") busy_us[e["tid"]] += e["dur"].get<double>();
-    ++events[e["tid"]];
-  }
-  // One track per component of summary.json, in its order, each with its spans.
-  ASSERT_EQ(tracks.size(), summary["components"].size()) << run;
+  const ParsedTrace t = parse_trace(run / "trace.json");
+  // One track per component of summary.json, in its order, each with its slices.
+  ASSERT_EQ(t.tracks.size(), summary["components"].size()) << run;
   std::size_t k = 0;
-  for (const auto& [tid, name] : tracks) {
+  for (const auto& [tid, name] : t.tracks) {
     const auto& c = summary["components"][k++];
     EXPECT_EQ(name, c["name"]) << run;
-    EXPECT_EQ(events[tid], c["trace_spans"].get<std::size_t>()) << name;
-    EXPECT_GT(events[tid], 0u) << run << " " << name;
-    // The busy events add up to the busy time (merging adds < 1 µs per merged piece).
-    const double busy_s = c["busy_s"].get<double>();
-    EXPECT_GE(1e-6 * busy_us[tid], 0.99 * busy_s - 1e-5) << run << " " << name;
+    const auto& slices = t.slices.count(tid) ? t.slices.at(tid) : std::vector<Slice>{};
+    EXPECT_EQ(slices.size(), c["trace_spans"].get<std::size_t>()) << name;
+    EXPECT_GT(slices.size(), 0u) << run << " " << name;
+    double worked_us = 0;
+    for (const Slice& s : slices) {
+      EXPECT_GE(s.ts, 0.0) << run << " " << name;
+      EXPECT_GE(s.dur, 0.0);
+      EXPECT_TRUE(s.cat == "busy" || s.cat == "rollback" || s.cat == "call") << s.cat;
+      if (s.cat == "busy" || s.cat == "rollback") worked_us += s.dur;
+    }
+    // The busy and rollback slices add up to the time counted (merging adds < 1 µs per
+    // merged piece). The split may differ: a discarded step's request overhead is rollback
+    // in the trace, busy in the totals.
+    const double counted_s = c["busy_s"].get<double>() + c["rollback_s"].get<double>();
+    EXPECT_GE(1e-6 * worked_us, 0.99 * counted_s - 1e-5) << run << " " << name;
   }
 }
 
@@ -236,6 +272,215 @@ TEST_F(Animation, ACrashedViewChangesNothing) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.digest, reference_);
   EXPECT_FALSE(r.animation_left);
+}
+
+// ---- trace.json of real runs: named slices, step and epoch, flows, no negative times ----
+
+const std::set<std::string> kCallNames = {
+    "Calc",       "event",   "advance", "run_ahead",      "apply_event",  "rollback",
+    "commit",     "grant",   "sweep",   "derivative",     "output",       "jacobian",
+    "indicators", "provide", "outputs", "partition_step", "states_since", "busy"};
+
+// Every flow has both ends, each inside a slice of its track: the caller's ("s", open while
+// it waits) and the callee's ("f", named as the flow). Returns caller -> callee slice names.
+std::multiset<std::pair<std::string, std::string>> checked_flows(const ParsedTrace& t) {
+  std::multiset<std::pair<std::string, std::string>> out;
+  for (const auto& [id, ends] : t.flows) {
+    EXPECT_TRUE(ends.count("s") && ends.count("f")) << "flow " << id;
+    if (!ends.count("s") || !ends.count("f")) continue;
+    const auto& s = ends.at("s");
+    const auto& f = ends.at("f");
+    EXPECT_LE(s["ts"].get<double>(), f["ts"].get<double>()) << s << f;
+    const Slice* from = slice_at(t, s["tid"], s["ts"]);
+    const Slice* to = slice_at(t, f["tid"], f["ts"]);
+    EXPECT_TRUE(from && to) << s << f;
+    if (!from || !to) continue;
+    EXPECT_EQ(to->name, f["name"].get<std::string>());
+    out.insert({t.tracks.at(s["tid"]).substr(0, 3) + ":" + from->name,
+                t.tracks.at(f["tid"]).substr(0, 3) + ":" + to->name});
+  }
+  return out;
+}
+
+TEST(Trace, RealRunsNameTheirCallsCarryStepsAndDrawConnectedFlows) {
+  TempDir dir;
+  const auto scenario =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 2.0"}});
+  for (const std::string method : {"conservative", "optimistic"}) {
+    KausalProcess p(
+        {"run", scenario.string(), "--method", method, "--out", (dir / method).string()},
+        dir.path());
+    ASSERT_EQ(p.wait(std::chrono::seconds(60)), 0) << p.err();
+    expect_valid_trace(dir / method);
+    const ParsedTrace t = parse_trace(dir / method / "trace.json");
+    bool rolled_back = false, later_epoch = false;
+    for (const auto& [tid, slices] : t.slices) {
+      const std::string& track = t.tracks.at(tid);
+      for (const Slice& s : slices) {
+        EXPECT_TRUE(kCallNames.count(s.name)) << track << ": " << s.name;
+        EXPECT_NE(s.name, "busy") << track;  // every span knows its call
+        EXPECT_GE(s.ts, 0.0) << track << " " << s.name;
+        if (track.rfind("integrator", 0) == 0 && s.cat == "call") {
+          EXPECT_TRUE(s.args.contains("step") && s.args.contains("epoch"))
+              << track << " " << s.name;
+          if (s.args.value("epoch", 0) > 0) later_epoch = true;
+        }
+        if (s.name == "rollback") rolled_back = true;
+      }
+    }
+    const auto flows = checked_flows(t);
+    const std::string request = method == "conservative" ? "advance" : "run_ahead";
+    EXPECT_GT(flows.count({"int:" + request, "sys:Calc"}), 0u) << method;
+    EXPECT_GT(flows.count({"mon:sweep", "int:apply_event"}), 0u) << method;
+    EXPECT_GT(flows.count({"int:apply_event", "sys:event"}), 0u) << method;
+    if (method == "conservative") {
+      EXPECT_GT(flows.count({"mon:grant", "int:advance"}), 0u);
+    } else {
+      EXPECT_TRUE(rolled_back);
+      EXPECT_TRUE(later_epoch);
+      EXPECT_GT(flows.count({"mon:sweep", "int:rollback"}), 0u);
+      EXPECT_GT(flows.count({"mon:commit", "int:commit"}), 0u);
+    }
+    EXPECT_EQ(t.other["trace"]["spans_lost"], 0) << method;
+  }
+}
+
+// The peak memory of a running kausal, as far as it got (VmHWM only grows); 0 before the
+// forked test process has become kausal (until exec it shows the test's own memory).
+std::size_t peak_rss_kb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  bool kausal = false;
+  while (std::getline(status, line)) {
+    if (line.rfind("Name:", 0) == 0) kausal = line.find("kausal") != std::string::npos;
+    if (line.rfind("VmHWM:", 0) == 0) return kausal ? std::stoul(line.substr(6)) : 0;
+  }
+  return 0;
+}
+
+struct MeasuredRun {
+  int exit_code = -1;
+  std::size_t peak_rss_kb = 0;
+  std::string out;
+};
+
+MeasuredRun measured_run(const std::vector<std::string>& args, const fs::path& dir) {
+  KausalProcess p(args, dir);
+  MeasuredRun r;
+  for (;;) {
+    r.peak_rss_kb = std::max(r.peak_rss_kb, peak_rss_kb(p.pid()));
+    if (auto code = p.wait(std::chrono::milliseconds(5))) {
+      r.exit_code = *code;
+      break;
+    }
+  }
+  r.out = p.out();
+  return r;
+}
+
+// The monitor streams every trace to disk as the run goes: a run ten times longer needs no
+// more memory (the old monitor kept its own spans and collected every component's at the
+// end), and trace.json stays within --trace-limit, as the summary says.
+TEST(Trace, MonitorMemoryAndTraceSizeDoNotGrowWithTheRun) {
+  TempDir dir;
+  std::map<double, MeasuredRun> runs;
+  constexpr std::uint64_t limit = 20'000;
+  for (const std::string seconds : {"2", "20"}) {
+    const double duration = std::stod(seconds);
+    const auto scenario = scenario_variant("thesis.toml", dir.path(),
+                                           {{"duration = 20.0", "duration = " + seconds + ".0"}});
+    const fs::path out = dir / ("d" + seconds);
+    runs[duration] =
+        measured_run({"run", scenario.string(), "--method", "conservative", "--guarantee",
+                      "lookahead", "--trace-limit", std::to_string(limit), "--out", out.string()},
+                     dir.path());
+    ASSERT_EQ(runs[duration].exit_code, 0) << runs[duration].out;
+    const ParsedTrace t = parse_trace(out / "trace.json");
+    std::size_t events = 0;
+    for (const auto& [tid, slices] : t.slices) events += slices.size();
+    for (const auto& [id, ends] : t.flows) events += ends.size();
+    EXPECT_LE(events, limit);
+    EXPECT_EQ(t.other["trace"]["events"].get<std::size_t>(), events);
+    EXPECT_LE(fs::file_size(out / "trace.json"), 200 * limit);
+    const auto summary = read_json(out / "summary.json");
+    EXPECT_GT(summary["trace"]["spans_not_written"].get<std::uint64_t>(), 0u);
+    EXPECT_TRUE(t.other["trace"].contains("capped"));
+    EXPECT_NE(runs[duration].out.find("capped at --trace-limit"), std::string::npos)
+        << runs[duration].out;
+  }
+  ASSERT_GT(runs[2.0].peak_rss_kb, 0u);
+  EXPECT_LT(runs[20.0].peak_rss_kb, runs[2.0].peak_rss_kb + 4096)
+      << runs[2.0].peak_rss_kb << " kB for 2,000 steps";
+}
+
+TEST(Trace, CoarseTracesKeepTheUtilisationOfTheWholeRun) {
+  TempDir dir;
+  const auto scenario =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 2.0"}});
+  KausalProcess p({"run", scenario.string(), "--method", "conservative", "--trace", "coarse",
+                   "--out", (dir / "c").string()},
+                  dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(60)), 0) << p.err();
+  EXPECT_NE(p.out().find("coarse"), std::string::npos) << p.out();
+  expect_valid_trace(dir / "c");
+  const ParsedTrace t = parse_trace(dir / "c" / "trace.json");
+  const double wall_us = 1e6 * t.other["wall_s"].get<double>();
+  for (const auto& [tid, slices] : t.slices) {
+    // At most one busy and one rollback slice per 10 ms bin (and the bin of the origin).
+    EXPECT_LE(slices.size(), 2 * (static_cast<std::size_t>(wall_us / 10'000) + 3)) << tid;
+    for (const Slice& s : slices) {
+      EXPECT_EQ(s.args["bin_ms"], 10);
+      EXPECT_LE(s.dur, 10'000.0 + 1e-3);
+    }
+  }
+  EXPECT_TRUE(t.flows.empty());
+}
+
+// ---- --animate without a display: refused before the run, or the run goes on without it ----
+
+TEST(Animate, WithoutADisplayIsRefusedBeforeTheRun) {
+  TempDir dir;
+  const auto scenario =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
+  const std::map<std::string, std::string> no_display{
+      {"DISPLAY", ""}, {"WAYLAND_DISPLAY", ""}, {"QT_QPA_PLATFORM", ""}};
+  KausalProcess p({"run", scenario.string(), "--animate", "--out", (dir / "a").string()},
+                  dir.path(), no_display);
+  EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.err();
+  EXPECT_NE(p.err().find("no display"), std::string::npos) << p.err();
+  EXPECT_NE(p.err().find("--animate-until run-end"), std::string::npos) << p.err();
+  EXPECT_FALSE(fs::exists(dir / "a" / "summary.json"));  // nothing ran
+
+  KausalProcess q({"run", scenario.string(), "--animate", "--animate-until", "run-end", "--out",
+                   (dir / "b").string()},
+                  dir.path(), no_display);
+  EXPECT_EQ(q.wait(std::chrono::seconds(30)), 0) << q.err();
+  EXPECT_NE(q.err().find("no display"), std::string::npos) << q.err();
+  EXPECT_NE(q.err().find("without the animation"), std::string::npos) << q.err();
+  EXPECT_TRUE(fs::exists(dir / "b" / "summary.json"));
+}
+
+// Offscreen there is a view but no window anyone could close: kausal does not wait for it.
+TEST(Animate, AnOffscreenViewEndsWithTheRun) {
+  TempDir dir;
+  const auto scenario =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
+  KausalProcess p({"run", scenario.string(), "--animate", "--out", (dir / "a").string()},
+                  dir.path(), {{"QT_QPA_PLATFORM", "offscreen"}});
+  EXPECT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.err();
+  EXPECT_NE(p.err().find("no window to close"), std::string::npos) << p.err();
+}
+
+// A display that names no server: the view cannot open its window and says so.
+TEST(Animate, AViewThatCannotOpenItsWindowIsRefused) {
+  TempDir dir;
+  const auto scenario =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
+  KausalProcess p({"run", scenario.string(), "--animate", "--out", (dir / "a").string()},
+                  dir.path(),
+                  {{"DISPLAY", ":87"}, {"WAYLAND_DISPLAY", ""}, {"QT_QPA_PLATFORM", "xcb"}});
+  EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.err();
+  EXPECT_NE(p.err().find("could not open its window"), std::string::npos) << p.err();
 }
 
 }  // namespace

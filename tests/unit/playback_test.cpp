@@ -126,11 +126,13 @@ TEST(Playback, HorizonNeedsOneReachedStepPerPendulum) {
 TEST(Playback, SpansBecomeStripsInSecondsSinceTheStart) {
   Playback p(16, 2);
   ASSERT_TRUE(p.begin_run(two_pendulums()));
-  p.add_spans("integrator-1", {{1'500'000'000, 2'000'000'000, ActivityKind::busy},
-                               {2'000'000'000, 1'000'000'000, ActivityKind::busy},  // reversed
-                               {2'500'000'000, 3'000'000'000, ActivityKind::rollback},
-                               {3'000'000'000, 3'500'000'000, ActivityKind::busy}});
-  p.add_spans("system-9", {{1'000'000'000, 1'100'000'000, ActivityKind::busy}});
+  p.add_spans("integrator-1", {{1'500'000'000, 2'000'000'000, ActivityKind::busy, {}},
+                               {2'000'000'000, 1'000'000'000, ActivityKind::busy, {}},  // reversed
+                               {2'500'000'000, 3'000'000'000, ActivityKind::rollback, {}},
+                               // a request's envelope: no strip shows it, nothing wrong
+                               {2'400'000'000, 3'500'000'000, ActivityKind::call, {}},
+                               {3'000'000'000, 3'500'000'000, ActivityKind::busy, {}}});
+  p.add_spans("system-9", {{1'000'000'000, 1'100'000'000, ActivityKind::busy, {}}});
   p.end_run("completed", 2.75, 3);
   const auto v = p.view();
   ASSERT_EQ(v.tracks.size(), 3u);  // the run's two components, then the newcomer
@@ -167,7 +169,7 @@ TEST(Playback, FeedFromManyThreadsWhileReading) {
     for (std::uint64_t s = 0; s < 1000; s += 10) p.add_frames(s, frames(s, 10));
   });
   std::thread spans([&] {
-    for (int i = 0; i < 200; ++i) p.add_spans("monitor", {{0, 1, ActivityKind::busy}});
+    for (int i = 0; i < 200; ++i) p.add_spans("monitor", {{0, 1, ActivityKind::busy, {}}});
   });
   for (int i = 0; i < 200; ++i) {
     p.advance(1ms);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "monitor/report.hpp"
@@ -24,6 +25,10 @@ std::uint64_t total_ns(const std::vector<ActivitySpan>& spans, ActivityKind kind
   return sum;
 }
 
+SpanTag on_step(std::uint64_t step) {
+  return {ActivityCall::unnamed, step};
+}
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
   std::ostringstream s;
@@ -33,12 +38,12 @@ std::string slurp(const fs::path& p) {
 
 TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
   ActivityTrace t;
-  t.record(ActivityKind::busy, 1000, 2000, 1);
-  t.record(ActivityKind::busy, 2500, 3000, 1);          // 500 ns later, same step: merged
-  t.record(ActivityKind::busy, 3200, 3300);             // untagged overhead: joins step 1
-  t.record(ActivityKind::busy, 3400, 3500, 2);          // another step: kept apart
-  t.record(ActivityKind::rollback, 3600, 3700, 2);      // another kind
-  t.record(ActivityKind::rollback, 10'000, 11'000, 2);  // too far
+  t.record(ActivityKind::busy, 1000, 2000, on_step(1));
+  t.record(ActivityKind::busy, 2500, 3000, on_step(1));          // 500 ns later, same step: merged
+  t.record(ActivityKind::busy, 3200, 3300);                      // untagged overhead: joins step 1
+  t.record(ActivityKind::busy, 3400, 3500, on_step(2));          // another step: kept apart
+  t.record(ActivityKind::rollback, 3600, 3700, on_step(2));      // another kind
+  t.record(ActivityKind::rollback, 10'000, 11'000, on_step(2));  // too far
   const auto spans = t.page(0, 100);
   ASSERT_EQ(spans.size(), 4u);
   EXPECT_EQ(spans[0].begin_ns, 1000u);
@@ -54,30 +59,60 @@ TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
 TEST(ActivityTrace, RollbackMarksTheDiscardedStepsOnly) {
   ActivityTrace t;
   for (std::uint64_t step = 1; step <= 10; ++step)
-    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, step);
+    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, on_step(step));
   t.mark_rolled_back_after(6);
   auto spans = t.page(0, 100);
   for (std::size_t k = 0; k < spans.size(); ++k)
     EXPECT_EQ(spans[k].kind, k < 6 ? ActivityKind::busy : ActivityKind::rollback) << k;
   // Recompute 7..8 in the new epoch, then roll back further than the first rollback.
   for (std::uint64_t step = 7; step <= 8; ++step)
-    t.record(ActivityKind::busy, step * 100'000, step * 100'000 + 500, step);
+    t.record(ActivityKind::busy, step * 100'000, step * 100'000 + 500, on_step(step));
   t.mark_rolled_back_after(4);
   spans = t.page(0, 100);
   for (std::size_t k = 0; k < spans.size(); ++k)
     EXPECT_EQ(spans[k].kind, k < 4 ? ActivityKind::busy : ActivityKind::rollback) << k;
 }
 
-TEST(ActivityTrace, AFullTraceCountsWhatItDrops) {
+// A trace keeps the newest spans only; a reader that fell behind learns how many it lost.
+TEST(ActivityTrace, KeepsTheNewestSpansAndTellsReadersWhatTheyLost) {
   ActivityTrace t(3);
   for (std::uint64_t k = 0; k < 5; ++k)
-    t.record(ActivityKind::busy, k * 10'000, k * 10'000 + 10, k);
-  EXPECT_EQ(t.recorded(), 3u);
+    t.record(ActivityKind::busy, k * 10'000, k * 10'000 + 10, on_step(k));
+  EXPECT_EQ(t.recorded(), 5u);
   EXPECT_EQ(t.dropped(), 2u);
+  const TracePage page = t.read(0, 100);
+  EXPECT_EQ(page.first, 2u);  // spans 0 and 1 were overwritten unread
+  ASSERT_EQ(page.spans.size(), 3u);
+  EXPECT_EQ(page.spans[0].begin_ns, 20'000u);
+  // A settled read never hands out the newest span: one recorded next may merge into it.
+  EXPECT_EQ(t.read(2, 100, false).spans.size(), 2u);
+}
+
+// An optimistic Integrator's spans of steps after its GVT may still become rollback spans:
+// settled readers (the trace collector) get them only once a commit passes their step.
+TEST(ActivityTrace, SpeculativeSpansSettleWhenTheirStepIsCommitted) {
+  ActivityTrace t;
+  t.set_speculative();
+  for (std::uint64_t step = 1; step <= 6; ++step)
+    t.record(ActivityKind::busy, step * 10'000, step * 10'000 + 500, on_step(step));
+  EXPECT_TRUE(t.read(0, 100, false).spans.empty());
+  t.settle(3);
+  auto settled = t.read(0, 100, false).spans;
+  ASSERT_EQ(settled.size(), 3u);
+  EXPECT_EQ(settled.back().tag.step, 3u);
+  t.mark_rolled_back_after(4);  // steps 5 and 6 were wasted
+  t.settle(6);
+  t.record(ActivityKind::busy, 90'000, 90'500, on_step(5));
+  settled = t.read(3, 100, false).spans;
+  ASSERT_EQ(settled.size(), 3u);
+  EXPECT_EQ(settled[0].kind, ActivityKind::busy);      // step 4
+  EXPECT_EQ(settled[1].kind, ActivityKind::rollback);  // step 5, first epoch
+  EXPECT_EQ(settled[2].kind, ActivityKind::rollback);  // step 6
 }
 
 TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
-  const Scenario s = shipped("thesis.toml");
+  Scenario s = shipped("thesis.toml");
+  s.steps = 3000;  // every span still in the components' rings when the run ends
   LocalDeployment deployment(s);
   OptimisticStepper stepper(deployment, s, {});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
@@ -104,7 +139,8 @@ TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
 }
 
 TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
-  const Scenario s = shipped("thesis.toml");
+  Scenario s = shipped("thesis.toml");
+  s.steps = 3000;
   RunResult r = run_conservative_in_process(s, Guarantee::lookahead);
   ASSERT_EQ(r.status, "completed");
   TempDir dir;
@@ -113,23 +149,98 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
   ASSERT_TRUE(j["traceEvents"].is_array());
   std::map<int, std::string> tracks;
   std::map<int, std::size_t> events;
+  std::set<std::string> names;
   for (const auto& e : j["traceEvents"]) {
     ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("tid")) << e;
     if (e["ph"] == "M" && e["name"] == "thread_name")
       tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
     if (e["ph"] != "X") continue;
-    EXPECT_TRUE(e["name"] == "busy" || e["name"] == "rollback") << e;
+    EXPECT_TRUE(e["cat"] == "busy" || e["cat"] == "rollback" || e["cat"] == "call") << e;
+    names.insert(e["name"].get<std::string>());
     EXPECT_GE(e["dur"].get<double>(), 0.0);
-    EXPECT_TRUE(e["ts"].is_number());
+    EXPECT_GE(e["ts"].get<double>(), 0.0);
     ++events[e["tid"].get<int>()];
   }
+  // (The monitor's grant rounds are streamed from the stepper in real runs: not in a result.)
+  EXPECT_EQ(names, (std::set<std::string>{"Calc", "advance", "apply_event", "event", "sweep"}));
   ASSERT_EQ(tracks.size(), r.components.size());
   std::size_t k = 0;
   for (const auto& [tid, name] : tracks) {
     EXPECT_EQ(name, r.components[k].name);
-    EXPECT_EQ(events[tid], r.components[k].spans.size()) << name;
+    EXPECT_EQ(events[tid], r.components[k].trace_slices) << name;
     ++k;
   }
+}
+
+// --trace-limit: the file holds at most that many events, and says what it left out.
+TEST(TraceFile, ALimitBoundsTheTraceAndTheSummarySaysSo) {
+  TempDir dir;
+  TraceFile file(dir.path() / "trace.json", {TraceMode::full, 1000}, 0);
+  const int tid = file.track("system-1", "system");
+  std::vector<ActivitySpan> spans;
+  for (std::uint64_t k = 0; k < 5000; ++k)
+    spans.push_back({k * 2000, k * 2000 + 1000, ActivityKind::busy, {ActivityCall::calc}});
+  file.write(tid, spans);
+  RunResult r;
+  r.components.emplace_back().name = "system-1";
+  r.components.back().role = "system";
+  const TraceStats stats = file.finish(r);
+  EXPECT_EQ(stats.events, 1000u);
+  EXPECT_EQ(stats.not_written, 4000u);
+  EXPECT_EQ(r.components[0].trace_slices, 1000u);
+  EXPECT_EQ(r.components[0].dropped_spans, 4000u);
+  EXPECT_NE(describe_trace(stats).find("capped at --trace-limit 1000: 4000 later spans"),
+            std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(dir.path() / "trace.json"));
+  EXPECT_EQ(j["traceEvents"].size(), 1000u + 3);  // and the process and track metadata
+  EXPECT_TRUE(j["otherData"]["trace"].contains("capped"));
+}
+
+// Spans from before the origin (a remote clock a little off, work before the first step)
+// are clamped to 0, never written with negative times.
+TEST(TraceFile, NothingBeforeTheOrigin) {
+  TempDir dir;
+  TraceFile file(dir.path() / "trace.json", {}, 1'000'000);
+  const int tid = file.track("integrator-1", "integrator");
+  const std::vector<ActivitySpan> spans{
+      {400'000, 900'000, ActivityKind::busy, {ActivityCall::advance, 1}},
+      {900'000, 1'500'000, ActivityKind::busy, {ActivityCall::advance, 2}},
+      {2'000'000, 2'500'000, ActivityKind::busy, {ActivityCall::advance, 3}}};
+  file.write(tid, spans, 300'000);  // its clock runs 0.3 ms ahead of the monitor's
+  RunResult r;
+  const TraceStats stats = file.finish(r);
+  EXPECT_EQ(stats.clamped, 2u);  // the first ended before the origin: not written
+  const auto j = nlohmann::json::parse(slurp(dir.path() / "trace.json"));
+  std::vector<double> ts;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") ts.push_back(e["ts"].get<double>());
+  EXPECT_EQ(ts, (std::vector<double>{0.0, 700.0}));
+}
+
+// Coarse: each bin's busy time is one slice as long as the time spent, so utilisation is kept.
+TEST(TraceFile, CoarseBinsKeepTheBusyTime) {
+  TempDir dir;
+  TraceFile file(dir.path() / "trace.json", {TraceMode::coarse, 1000}, 0);
+  const int tid = file.track("integrator-1", "integrator");
+  std::vector<ActivitySpan> spans;
+  for (std::uint64_t k = 0; k < 1000; ++k)  // 50 % busy for 100 ms, 100 µs periods
+    spans.push_back(
+        {k * 100'000, k * 100'000 + 50'000, ActivityKind::busy, {ActivityCall::advance, k}});
+  file.write(tid, spans);
+  RunResult r;
+  file.finish(r);
+  const auto j = nlohmann::json::parse(slurp(dir.path() / "trace.json"));
+  double busy_us = 0;
+  std::size_t slices = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++slices;
+    busy_us += e["dur"].get<double>();
+    EXPECT_EQ(e["name"], "advance");
+    EXPECT_NEAR(e["dur"].get<double>(), 5000.0, 1e-6);
+  }
+  EXPECT_EQ(slices, 10u);
+  EXPECT_NEAR(busy_us, 50'000.0, 1e-3);
 }
 
 TEST(Report, EscapesAndEncodes) {

@@ -1,6 +1,7 @@
 #pragma once
 // A run directory written by hand for the view's tests (summary.json, trace.json,
-// trajectory.csv in the formats of monitor/summary.cpp, trace_writer.cpp, trajectory_recorder).
+// trajectory.csv in the formats of monitor/summary.cpp, trace_writer.cpp, trajectory_recorder;
+// the trace with call envelopes and a flow, which the timelines skip).
 #include <stdlib.h>
 
 #include <filesystem>
@@ -25,9 +26,13 @@ inline const char* two_pendulum_trace() {
 {"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"kausal"}},
 {"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"monitor","role":"monitor"}},
 {"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"integrator-1","role":"integrator"}},
-{"ph":"X","name":"busy","pid":1,"tid":1,"ts":0.000,"dur":250000.000},
-{"ph":"X","name":"busy","pid":1,"tid":2,"ts":500000.000,"dur":250000.000},
-{"ph":"X","name":"rollback","pid":1,"tid":2,"ts":1000000.000,"dur":100000.500}
+{"ph":"X","name":"grant","cat":"call","pid":1,"tid":1,"ts":0.000,"dur":900000.000,"args":{"step":1}},
+{"ph":"X","name":"sweep","cat":"busy","pid":1,"tid":1,"ts":0.000,"dur":250000.000},
+{"ph":"X","name":"advance","cat":"call","pid":1,"tid":2,"ts":500000.000,"dur":300000.000,"args":{"step":1,"epoch":0}},
+{"ph":"s","id":1,"name":"advance","cat":"flow","pid":1,"tid":1,"ts":500000.000},
+{"ph":"f","bp":"e","id":1,"name":"advance","cat":"flow","pid":1,"tid":2,"ts":650000.000},
+{"ph":"X","name":"advance","cat":"busy","pid":1,"tid":2,"ts":500000.000,"dur":250000.000,"args":{"step":1,"epoch":0}},
+{"ph":"X","name":"rollback","cat":"rollback","pid":1,"tid":2,"ts":1000000.000,"dur":100000.500}
 ]})";
 }
 
