@@ -75,7 +75,7 @@ namespace {
 // the writer, is rare), and at most this many full blocks waiting for the writer: the
 // committing thread waits rather than letting memory grow past about 1 MiB.
 constexpr std::size_t kBlockStates = 16384;
-constexpr std::size_t kMaxQueuedBlocks = 4;
+constexpr std::size_t kMaxBlocks = 4;
 
 }  // namespace
 
@@ -98,7 +98,7 @@ TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv, std::si
     csv_ << header;
     csv_bytes_ = header.size();
   }
-  start_writer();
+  start_writers();
 }
 
 TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv,
@@ -126,7 +126,7 @@ TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv,
     if (!csv_) throw InputError(csv.string() + ": cannot append to the trajectory file");
     csv_bytes_ = from.csv_bytes;
   }
-  start_writer();
+  start_writers();
 }
 
 TrajectoryRecorder::~TrajectoryRecorder() {
@@ -140,11 +140,19 @@ TrajectoryRecorder::~TrajectoryRecorder() {
     stopping_ = true;
   }
   changed_.notify_all();
-  writer_.join();
+  for (int w = 0; w < writer_count_; ++w) writers_[w].thread.join();
 }
 
-void TrajectoryRecorder::start_writer() {
-  writer_ = std::thread([this] { writer_loop(); });
+void TrajectoryRecorder::start_writers() {
+  writer_count_ = csv_.is_open() ? 2 : 1;
+  for (std::size_t k = 0; k < kMaxBlocks; ++k) {
+    blocks_.push_back(std::make_unique<Block>());
+    spare_.push_back(blocks_.back().get());
+  }
+  filling_ = spare_.back();
+  spare_.pop_back();
+  writers_[0].thread = std::thread([this] { writer_loop(Output::digest); });
+  if (writer_count_ == 2) writers_[1].thread = std::thread([this] { writer_loop(Output::csv); });
 }
 
 void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumState> states) {
@@ -158,48 +166,54 @@ void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumStat
                           std::to_string(states.size()) + " states, earlier steps " +
                           std::to_string(states_per_step_));
   }
-  if (filling_.steps == 0) filling_.first_step = step;
-  filling_.states.insert(filling_.states.end(), states.begin(), states.end());
-  ++filling_.steps;
+  Block& block = *filling_;
+  if (block.steps == 0) block.first_step = step;
+  block.states.insert(block.states.end(), states.begin(), states.end());
+  ++block.steps;
   last_ = step;
-  if (filling_.steps >= block_steps_) submit();
+  if (block.steps >= block_steps_) submit();
 }
 
 void TrajectoryRecorder::submit() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() < kMaxQueuedBlocks || failure_; });
-  if (failure_) std::rethrow_exception(failure_);
-  queue_.push_back(std::move(filling_));
-  filling_ = Block{};
-  if (!spare_.empty()) {
-    filling_ = std::move(spare_.back());
-    spare_.pop_back();
-  }
-  lock.unlock();
+  filling_->readers = writer_count_;
+  for (int w = 0; w < writer_count_; ++w) writers_[w].queue.push_back(filling_);
+  filling_ = nullptr;
   changed_.notify_all();
+  // The next block to fill: wait for one the writers are done with (memory stays bounded).
+  changed_.wait(lock, [&] { return !spare_.empty() || failure_; });
+  if (failure_) std::rethrow_exception(failure_);
+  filling_ = spare_.back();
+  spare_.pop_back();
 }
 
 void TrajectoryRecorder::drain() {
-  if (filling_.steps > 0) submit();
+  if (filling_ && filling_->steps > 0) submit();
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return (queue_.empty() && !writing_) || failure_; });
+  changed_.wait(lock, [&] {
+    if (failure_) return true;
+    for (int w = 0; w < writer_count_; ++w)
+      if (!writers_[w].queue.empty() || writers_[w].busy) return false;
+    return true;
+  });
   if (failure_) std::rethrow_exception(failure_);
 }
 
-void TrajectoryRecorder::writer_loop() {
+void TrajectoryRecorder::writer_loop(Output output) {
+  Writer& me = writers_[static_cast<int>(output)];
   for (;;) {
-    Block block;
+    Block* block = nullptr;
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-      if (queue_.empty()) return;
-      block = std::move(queue_.front());
-      queue_.pop_front();
-      writing_ = true;
+      changed_.wait(lock, [&] { return !me.queue.empty() || stopping_; });
+      if (me.queue.empty()) return;
+      block = me.queue.front();
+      me.queue.pop_front();
+      me.busy = true;
     }
     std::exception_ptr failure;
     try {
-      record(block);
+      record(output, *block);
     } catch (const Error&) {
       failure = std::current_exception();
     } catch (const std::exception& e) {
@@ -209,13 +223,12 @@ void TrajectoryRecorder::writer_loop() {
     }
     {
       std::lock_guard lock(mutex_);
-      writing_ = false;
-      if (failure) {
-        failure_ = failure;
-      } else {
-        block.states.clear();
-        block.steps = 0;
-        spare_.push_back(std::move(block));
+      me.busy = false;
+      if (failure && !failure_) failure_ = failure;
+      if (--block->readers == 0) {
+        block->states.clear();
+        block->steps = 0;
+        spare_.push_back(block);
       }
     }
     changed_.notify_all();
@@ -223,9 +236,14 @@ void TrajectoryRecorder::writer_loop() {
   }
 }
 
-void TrajectoryRecorder::record(const Block& block) {
-  sha_.update(block.states.data(), block.states.size() * sizeof(PendulumState));
-  if (!csv_.is_open()) return;
+void TrajectoryRecorder::record(Output output, const Block& block) {
+  if (output == Output::digest)
+    sha_.update(block.states.data(), block.states.size() * sizeof(PendulumState));
+  else
+    write_rows(block);
+}
+
+void TrajectoryRecorder::write_rows(const Block& block) {
   const std::size_t width = block.states.size() / block.steps;
   for (std::uint64_t k = 0; k < block.steps; ++k) {
     const std::uint64_t step = block.first_step + k;

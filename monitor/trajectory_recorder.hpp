@@ -1,10 +1,10 @@
 #pragma once
 // Commits states step by step: the SHA-256 digest of the committed trajectory (design.md §2:
 // every state of every committed step, in step order, as little-endian IEEE doubles) and
-// trajectory.csv at the output interval. Hashing and formatting cost as much as stepping a
-// cheap chain, so they run on a writer thread of their own: commit() only copies the states
-// into a block, and full blocks go to the writer (at most a few in flight, so memory stays
-// bounded). digest(), flush() and position() wait for the writer first. Flushed often enough
+// trajectory.csv at the output interval. Hashing and formatting each cost about as much as
+// stepping a cheap chain, so each runs on a thread of its own: commit() only copies the states
+// into a block, and full blocks go to both writers (at most a few in flight, so memory stays
+// bounded). digest(), flush() and position() wait for the writers first. Flushed often enough
 // that a failed run loses nothing it had committed.
 #include <array>
 #include <chrono>
@@ -87,22 +87,31 @@ class TrajectoryRecorder {
     std::uint64_t first_step = 0;
     std::uint64_t steps = 0;
     std::vector<PendulumState> states;  // steps × states_per_step_
+    int readers = 0;                    // writers that have not finished with it yet
   };
+  // One writer thread and the blocks waiting for it.
+  struct Writer {
+    std::deque<Block*> queue;  // oldest first
+    bool busy = false;         // holds a block it took from the queue
+    std::thread thread;
+  };
+  enum class Output { digest, csv };
 
-  void start_writer();
-  void submit();  // hands the filling block to the writer
-  void drain();   // waits until the writer has recorded every block; rethrows its failure
-  void writer_loop();
-  void record(const Block& block);  // on the writer thread
+  void start_writers();
+  void submit();  // hands the filling block to the writers
+  void drain();   // waits until the writers have recorded every block; rethrows a failure
+  void writer_loop(Output output);
+  void record(Output output, const Block& block);  // on that writer's thread
+  void write_rows(const Block& block);
   void write_row(std::uint64_t step, std::span<const PendulumState> states);
 
   // Touched by the committing thread only.
   std::optional<std::uint64_t> last_;
   std::size_t states_per_step_ = 0;  // set by the first commit
-  Block filling_;
+  Block* filling_ = nullptr;
   std::uint64_t block_steps_ = 1;  // a block holds about 256 KiB of states
 
-  // Touched by the writer only, or after drain().
+  // Touched by one writer only, or after drain(): the digest writer's, the CSV writer's.
   Sha256 sha_;
   std::filesystem::path csv_path_;
   std::ofstream csv_;
@@ -113,15 +122,15 @@ class TrajectoryRecorder {
   std::uint64_t csv_bytes_ = 0;  // written to the CSV so far (checkpoints record it)
   std::chrono::steady_clock::time_point last_flush_;
 
-  // The hand-over between the two threads.
+  // The hand-over between the threads.
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Block> queue_;          // full blocks, oldest first
-  std::vector<Block> spare_;         // recorded blocks, to be filled again
-  bool writing_ = false;             // the writer holds a block it took from the queue
+  std::vector<std::unique_ptr<Block>> blocks_;  // every block, free or not
+  std::vector<Block*> spare_;                   // blocks no writer needs any more
+  Writer writers_[2];                           // indexed by Output
+  int writer_count_ = 1;                        // 2 if there is a CSV
   bool stopping_ = false;
-  std::exception_ptr failure_;       // what went wrong on the writer thread
-  std::thread writer_;
+  std::exception_ptr failure_;  // what went wrong on a writer thread
 };
 
 }  // namespace kausal
