@@ -33,7 +33,7 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
                          std::span<PendulumState> states, const StepChecks& checks) {
   stepper.step_all(m, states);
   std::optional<BusyScope> busy;
-  if (checks.monitor) busy.emplace(*checks.monitor);
+  if (checks.monitor) busy.emplace(*checks.monitor, SpanTag{ActivityCall::sweep, m + 1});
   const std::uint64_t step = m + 1;
   if (stepper.guaranteed_impact_free(step)) {
     if (checks.check_guarantees) {
