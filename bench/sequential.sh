@@ -36,6 +36,6 @@ for name in large thesis; do
   printf '%-10s %4s %8s %10s %14s\n' "$name" "$n" "$steps" "$wall" "$rate"
 done
 echo
-build/bin/kausal_bench --benchmark_filter='BM_Sequential|BM_ContactSweep' \
+build/bin/kausal_bench --benchmark_color=false --benchmark_filter='BM_Sequential|BM_ContactSweep' \
   --benchmark_repetitions="$repeat" --benchmark_report_aggregates_only=true 2>/dev/null |
-  grep -E '^BM_.*_median' || true
+  sed 's/\x1b\[[0-9;]*m//g' | grep -E '^BM_.*_median' || true
