@@ -16,6 +16,20 @@ inline Scenario shipped(const std::string& name) {
   return load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
 }
 
+// The frame of a generated chain scenario: its name, integrator, step and length, a CSV row
+// every 10 steps.
+inline Scenario generated_scenario(const std::string& name, Method method, double h,
+                                   std::uint64_t steps) {
+  Scenario s;
+  s.file = name;
+  s.name = name;
+  s.method = method;
+  s.h = h;
+  s.steps = steps;
+  s.output_every = 10;
+  return s;
+}
+
 // A random but valid chain: N pendulums with random lengths, masses, radii, gaps, start
 // angles and restitution, from a seed (the same seed gives the same scenario).
 inline Scenario random_scenario(unsigned seed, std::size_t n, std::uint64_t steps) {
@@ -23,13 +37,9 @@ inline Scenario random_scenario(unsigned seed, std::size_t n, std::uint64_t step
   auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
   };
-  Scenario s;
-  s.file = "random-" + std::to_string(seed);
-  s.name = s.file;
-  s.method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
-  s.h = uniform(0.5e-3, 2e-3);
-  s.steps = steps;
-  s.output_every = 10;
+  const Method method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  const double h = uniform(0.5e-3, 2e-3);
+  Scenario s = generated_scenario("random-" + std::to_string(seed), method, h, steps);
   s.chain.restitution = uniform(0, 1);
   double x = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -60,13 +70,9 @@ inline Scenario crossing_scenario(unsigned seed, std::size_t n, std::uint64_t st
   auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
   };
-  Scenario s;
-  s.file = "crossing-" + std::to_string(seed);
-  s.name = s.file;
-  s.method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
-  s.h = uniform(0.5e-3, 1.5e-3);
-  s.steps = steps;
-  s.output_every = 10;
+  const Method method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  const double h = uniform(0.5e-3, 1.5e-3);
+  Scenario s = generated_scenario("crossing-" + std::to_string(seed), method, h, steps);
   s.chain.restitution = uniform(0.5, 1);
   for (std::size_t i = 0; i < n; ++i) {
     PendulumParams p;
