@@ -37,8 +37,8 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
   const std::uint64_t step = m + 1;
   if (stepper.guaranteed_impact_free(step)) {
     if (checks.check_guarantees) {
-      const BobPair contact = sweep.first_contact(states);
-      if (contact.i != contact.j) causality_violation(contact, step, "are in contact");
+      if (const auto contact = sweep.first_contact(states))
+        causality_violation(*contact, step, "are in contact");
     }
     return sweep.resolve(states, step, [&](const BobPair& pair, const Impact&) {
       causality_violation(pair, step, "need an impulse");

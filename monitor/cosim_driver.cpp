@@ -5,6 +5,7 @@
 #include <map>
 
 #include "integrator/local_system_link.hpp"
+#include "monitor/sequential.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -133,14 +134,9 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   for (std::size_t p = 0; p < integrators.size(); ++p)
     r.partitions[p].stats = integrators[p]->stats();
   finish(r, s, recorder, start);
-  // One thread does everything and never waits: busy for the whole run.
-  ComponentReport seq{
-      "sequential", "sequential", "local", static_cast<long>(getpid()), true, {}, -1, {}, 0, {}};
-  seq.totals.busy_s = r.wall_s;
-  seq.totals.calc_calls = r.calc_calls;
-  seq.spans.push_back(
-      {r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9), ActivityKind::busy});
-  add_components(r, {seq});
+  add_components(
+      r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
+                            r.calc_calls)});
   recorder.flush();
   return r;
 }

@@ -25,24 +25,19 @@ void SequentialStepper::apply_impulse(std::size_t i, std::uint64_t, double impul
   apply_pendulum_impulse(scenario_.chain.pendulums[i], impulse, states[i].data());
 }
 
+ComponentReport sequential_report(std::uint64_t start_ns, std::uint64_t end_ns,
+                                  std::uint64_t calc_calls) {
+  ComponentReport r{
+      "sequential", "sequential", "local", static_cast<long>(getpid()), true, {}, -1, {}, 0, {}};
+  r.totals.busy_s = static_cast<double>(end_ns - start_ns) * 1e-9;
+  r.totals.calc_calls = calc_calls;
+  r.spans.push_back({start_ns, end_ns, ActivityKind::busy, {}});
+  return r;
+}
+
 std::vector<ComponentReport> SequentialStepper::reports() {
-  // One thread does everything and never waits: busy for its whole life.
-  const auto now = std::chrono::steady_clock::now();
-  ActivityTotals totals;
-  totals.busy_s = std::chrono::duration<double>(now - start_).count();
-  totals.calc_calls = calc_calls_;
-  ComponentReport r{"sequential",
-                    "sequential",
-                    "local",
-                    static_cast<long>(getpid()),
-                    true,
-                    totals,
-                    -1,
-                    {},
-                    0,
-                    {}};
-  r.spans.push_back({monotonic_ns(start_), monotonic_ns(now), ActivityKind::busy, {}});
-  return {r};
+  return {sequential_report(monotonic_ns(start_), monotonic_ns(std::chrono::steady_clock::now()),
+                            calc_calls_)};
 }
 
 }  // namespace kausal

@@ -8,6 +8,11 @@
 
 namespace kausal {
 
+// The one component of a sequential run (any model kind): one thread that does everything and
+// never waits, busy from start_ns to end_ns (monotonic), with every Calc of the run.
+ComponentReport sequential_report(std::uint64_t start_ns, std::uint64_t end_ns,
+                                  std::uint64_t calc_calls);
+
 class SequentialStepper final : public ChainStepper {
  public:
   explicit SequentialStepper(const Scenario& scenario);

@@ -1,9 +1,9 @@
 #include "monitor/trajectory_recorder.hpp"
 
 #include <openssl/sha.h>
+#include <algorithm>
 #include <bit>
 #include <charconv>
-#include <algorithm>
 #include <cstring>
 
 #include "integrator/stepper.hpp"
@@ -160,7 +160,8 @@ void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumStat
                 "the digest is defined over little-endian doubles; add a byte swap here");
   if (states_per_step_ == 0) {
     states_per_step_ = states.size();
-    block_steps_ = std::max<std::uint64_t>(1, kBlockStates / std::max<std::size_t>(1, states.size()));
+    block_steps_ =
+        std::max<std::uint64_t>(1, kBlockStates / std::max<std::size_t>(1, states.size()));
   } else if (states.size() != states_per_step_) {
     throw SimulationError("recorder: step " + std::to_string(step) + " has " +
                           std::to_string(states.size()) + " states, earlier steps " +

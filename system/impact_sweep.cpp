@@ -89,10 +89,6 @@ ImpactSweep::ImpactSweep(const ChainSpec& chain)
   std::iota(order_.begin(), order_.end(), 0u);
 }
 
-void ImpactSweep::sort_by_left_edge() {
-  insertion_sort(order_, left_);
-}
-
 std::span<const BobPair> ImpactSweep::candidates(std::span<const PendulumState> states) {
   if (states.size() != chain_.pendulums.size())
     throw SimulationError("impact sweep: " + std::to_string(states.size()) + " states for " +
@@ -117,7 +113,7 @@ std::span<const BobPair> ImpactSweep::candidates(std::span<const PendulumState> 
     left_[i] = x_low_[i] - half_reach_[i];
     right_[i] = x_high_[i] + half_reach_[i];
   }
-  sort_by_left_edge();
+  insertion_sort(order_, left_);
   pairs_.clear();
   // Sideways overlap of the widened extents: the x-gap of the boxes is at most ρ_a + ρ_b.
   // The pair is kept if the gap between the boxes, both ways, is within that reach.
@@ -132,13 +128,13 @@ std::span<const BobPair> ImpactSweep::candidates(std::span<const PendulumState> 
   return pairs_;
 }
 
-BobPair ImpactSweep::first_contact(std::span<const PendulumState> states) {
+std::optional<BobPair> ImpactSweep::first_contact(std::span<const PendulumState> states) {
   const auto& p = chain_.pendulums;
   for (const BobPair& pair : candidates(states))
     if (bob_distance(p[pair.i], p[pair.j], states[pair.i].data(), states[pair.j].data()) <=
         p[pair.i].radius + p[pair.j].radius)
       return pair;
-  return {0, 0};
+  return std::nullopt;
 }
 
 void ImpactSweep::throw_unsettled(std::uint64_t step) const {

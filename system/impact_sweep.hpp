@@ -5,6 +5,7 @@
 // pairs whose bobs may overlap sideways are looked at, and a pair it leaves out is certainly
 // not in contact (the proof is in docs/lookahead.md, "All pairs").
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,9 +35,8 @@ class ImpactSweep {
   // span is valid until the next call.
   std::span<const BobPair> candidates(std::span<const PendulumState> states);
 
-  // The first pair (in sweep order) whose bobs are in contact, by the exact test; i == j if
-  // none.
-  BobPair first_contact(std::span<const PendulumState> states);
+  // The first pair (in sweep order) whose bobs are in contact, by the exact test.
+  std::optional<BobPair> first_contact(std::span<const PendulumState> states);
 
   // Sweeps the pairs in lexicographic order, calling on_impact(pair, impact) for every
   // impact due (on_impact must apply both impulses to states[pair.i] and states[pair.j]),
@@ -64,11 +64,8 @@ class ImpactSweep {
     throw_unsettled(step);
   }
 
-  const ChainSpec& chain() const { return chain_; }
-
  private:
   [[noreturn]] void throw_unsettled(std::uint64_t step) const;
-  void sort_by_left_edge();
 
   const ChainSpec& chain_;
   // Per bob, as arrays so that the boxes of all bobs are computed in one tight loop.
@@ -76,7 +73,7 @@ class ImpactSweep {
   std::vector<double> half_reach_;      // ρ_i: r_i plus bob i's share of the rounding margin
   std::vector<double> x_low_, x_high_;  // a box around bob i's centre
   std::vector<double> y_low_, y_high_;
-  std::vector<double> left_, right_;    // x_low − ρ_i, x_high + ρ_i: the broad phase sorts these
+  std::vector<double> left_, right_;  // x_low − ρ_i, x_high + ρ_i: the broad phase sorts these
   std::vector<std::uint32_t> order_;  // indices by left edge (kept from step to step)
   std::vector<BobPair> pairs_;
 };

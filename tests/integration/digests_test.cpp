@@ -3,9 +3,9 @@
 // layout and host with the sequential run, so this pins them all.
 #include <gtest/gtest.h>
 
+#include <toml++/toml.h>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "kausal_process.hpp"
 

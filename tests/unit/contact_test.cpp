@@ -67,8 +67,8 @@ TEST(AllPairs, NoBobsPassThroughEachOtherOnShippedScenarios) {
     Scenario s = testing::shipped(name);
     s.steps = std::min<std::uint64_t>(s.steps, 8000);
     const OverlapReport r = check_overlaps(s);
-    EXPECT_LE(r.worst_excess, 0.0) << name << ": bobs overlap by " << r.worst_excess
-                                   << " m more than one step's penetration";
+    EXPECT_LE(r.worst_excess, 0.0)
+        << name << ": bobs overlap by " << r.worst_excess << " m more than one step's penetration";
     EXPECT_GT(r.impacts, 0u) << name;
   }
 }
