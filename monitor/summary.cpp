@@ -254,8 +254,10 @@ std::string format_summary(const RunResult& r) {
         << ", tolerance " << r.tolerance << ")";
     o << "\n";
   }
-  o << "  digest        " << r.trajectory_sha256 << "\n";
+  // A run that failed before its first step has neither a digest nor components to show.
+  if (!r.trajectory_sha256.empty()) o << "  digest        " << r.trajectory_sha256 << "\n";
   o << "  trace         " << describe_trace(r.trace) << "\n";
+  if (r.components.empty()) return o.str();
   std::vector<std::vector<std::string>> table{
       {"component", "busy s", "idle s", "rollback s", "util", "Calc"}};
   for (const auto& c : r.components)

@@ -5,6 +5,7 @@
 // behind.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 
 #include "component_client.hpp"
@@ -62,8 +63,13 @@ struct PartitionRun {
   }
 
   RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment) const {
-    CosimRecorder recorder("", scenario, plan);
     RunControl control;
+    return distributed(plan, deployment, control);
+  }
+
+  RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment,
+                        RunControl& control) const {
+    CosimRecorder recorder("", scenario, plan);
     const std::string method = plan.configs.front().speculate ? "optimistic" : "conservative";
     return run_cosim_distributed(scenario, method, plan, deployment, recorder, control);
   }
@@ -135,8 +141,25 @@ INSTANTIATE_TEST_SUITE_P(Partitions, PartitionLayouts,
 
 class PartitionKill : public ::testing::TestWithParam<std::string> {};
 
+// Tells the test how far the run has committed, and stops it if the test gives up waiting
+// (so that a run which missed the kill ends instead of running to t_end).
+class WatchedRun : public RunControl {
+ public:
+  void progress(std::uint64_t step, std::uint64_t /*total*/) override { step_ = step; }
+  bool stop_requested() const override { return stop_; }
+  std::uint64_t step() const { return step_; }
+  void stop() { stop_ = true; }
+
+ private:
+  std::atomic<std::uint64_t> step_{0};
+  std::atomic<bool> stop_{false};
+};
+
 TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
-  PartitionRun run(100.0, 2000);  // far longer than the test waits
+  // Far longer than the test waits on any machine: the kill lands mid-run once the run
+  // has committed its first thousand steps, not after a fixed sleep that a fast machine
+  // outruns.
+  PartitionRun run(1000.0, 2000);
   const CosimPlan plan = plan_cosim(run.scenario, {false, 0.0, 1000});
   std::vector<pid_t> pids;
   {
@@ -144,12 +167,19 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
     pids = component_pids();
     const auto victim = pid_of("integrator-b");
     ASSERT_TRUE(victim.has_value());
-    auto result =
-        std::async(std::launch::async, [&] { return run.distributed(plan, *deployment); });
-    std::this_thread::sleep_for(500ms);
+    WatchedRun watch;
+    auto result = std::async(std::launch::async,
+                             [&] { return run.distributed(plan, *deployment, watch); });
+    const auto started = std::chrono::steady_clock::now();
+    while (watch.step() < 1000 && std::chrono::steady_clock::now() - started < 20s &&
+           result.wait_for(1ms) != std::future_status::ready) {
+    }
     ASSERT_EQ(kill(*victim, SIGKILL), 0);
     const auto killed_at = std::chrono::steady_clock::now();
-    ASSERT_EQ(result.wait_for(10s), std::future_status::ready) << "the run did not notice";
+    if (result.wait_for(10s) != std::future_status::ready) {
+      watch.stop();
+      FAIL() << "the run did not notice the kill";
+    }
     const double noticed_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
     const RunResult r = result.get();

@@ -195,6 +195,20 @@ TEST(RunFigures, ComponentColumnsKeepASeparator) {
   expect_columns_apart(text.substr(header), 3);
 }
 
+// A run that failed before its first step (an address it cannot serve on, say) says why and
+// shows no empty digest or component table.
+TEST(RunFigures, ARunThatNeverStartedShowsNoEmptyFigures) {
+  RunResult r = run("conservative", "step", "process", 0.0);
+  r.status = "failed";
+  r.error = "--host 10.99.99.99: cannot serve on this address";
+  r.trajectory_sha256.clear();
+  r.components.clear();
+  const std::string text = format_summary(r);
+  EXPECT_NE(text.find("failed — --host 10.99.99.99"), std::string::npos) << text;
+  EXPECT_EQ(text.find("digest"), std::string::npos) << text;
+  EXPECT_EQ(text.find("component"), std::string::npos) << text;
+}
+
 // A partitioned model has no collisions, guarantee rounds, batches or stale batches: not
 // printed, not in summary.json, not a column of the comparison.
 TEST(RunFigures, PartitionedRunsPrintNoChainFigures) {
