@@ -11,6 +11,7 @@
 
 #include "integrator/stepper.hpp"
 #include "monitor/input_file.hpp"
+#include "system/coarse_clock.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -255,7 +256,7 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, std::chrono::milliseco
       c_(std::move(base)),
       every_(every),
       // The first committed step is written at once: from then on a crash can be resumed.
-      last_write_(std::chrono::steady_clock::now() - every) {}
+      last_write_(coarse_monotonic() - every) {}
 
 void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> states,
                              std::uint64_t collisions, TrajectoryRecorder& recorder) {
@@ -263,7 +264,7 @@ void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> 
   c_.collisions = collisions;
   c_.recorder.step = step;
   have_step_ = true;
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = coarse_monotonic();
   if (now - last_write_ < every_) return;
   write_now(recorder);
   last_write_ = now;

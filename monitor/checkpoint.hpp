@@ -79,7 +79,7 @@ class Checkpointer {
   std::filesystem::path dir_;
   Checkpoint c_;
   std::chrono::milliseconds every_;
-  std::chrono::steady_clock::time_point last_write_;
+  std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
   bool have_step_ = false;
 };
 

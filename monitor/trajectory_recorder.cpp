@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "integrator/stepper.hpp"
+#include "system/coarse_clock.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -71,10 +72,13 @@ void Sha256::restore(const Midstate& m) {
 
 namespace {
 
-// About 256 KiB of states per block (large enough that handing a block over, which may wake
-// the writer, is rare), and at most this many full blocks waiting for the writer: the
-// committing thread waits rather than letting memory grow past about 1 MiB.
-constexpr std::size_t kBlockStates = 16384;
+// About 1 MiB of states per block: handing a block over wakes the writers (futex calls on
+// three threads), so in a fast run it must be rare. A slow run hands a block over once it
+// has waited kBlockWait, so that trajectory.csv and the digest keep up with it. At most
+// kMaxBlocks blocks are in flight: the committing thread waits rather than letting memory
+// grow past about 4 MiB.
+constexpr std::size_t kBlockStates = 65536;
+constexpr std::chrono::milliseconds kBlockWait(100);
 constexpr std::size_t kMaxBlocks = 4;
 
 }  // namespace
@@ -168,11 +172,15 @@ void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumStat
                           std::to_string(states_per_step_));
   }
   Block& block = *filling_;
-  if (block.steps == 0) block.first_step = step;
+  const auto now = coarse_monotonic();
+  if (block.steps == 0) {
+    block.first_step = step;
+    block.started = now;
+  }
   block.states.insert(block.states.end(), states.begin(), states.end());
   ++block.steps;
   last_ = step;
-  if (block.steps >= block_steps_) submit();
+  if (block.steps >= block_steps_ || now - block.started >= kBlockWait) submit();
 }
 
 void TrajectoryRecorder::submit() {
@@ -245,38 +253,40 @@ void TrajectoryRecorder::record(Output output, const Block& block) {
 }
 
 void TrajectoryRecorder::write_rows(const Block& block) {
+  // The block's rows are formatted into one buffer and written with one call: per-row writes
+  // through the stream cost as much as formatting the numbers.
   const std::size_t width = block.states.size() / block.steps;
+  text_.clear();
   for (std::uint64_t k = 0; k < block.steps; ++k) {
     const std::uint64_t step = block.first_step + k;
     if (step % output_every_ == 0 || step == last_step_)
-      write_row(step, std::span(block.states).subspan(k * width, width));
+      format_row(step, std::span(block.states).subspan(k * width, width));
   }
+  csv_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+  csv_bytes_ += text_.size();
   if (!csv_) throw SimulationError(csv_path_.string() + ": cannot write (disk full?)");
-}
-
-void TrajectoryRecorder::write_row(std::uint64_t step, std::span<const PendulumState> states) {
-  // Shortest representation that reads back to the same double.
-  char buf[32];
-  auto put = [&](double v) {
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    row_.append(buf, end);
-  };
-  row_.clear();
-  put(step_time(t0_, h_, step));
-  for (const auto& x : states) {
-    row_ += ',';
-    put(x[0]);
-    row_ += ',';
-    put(x[1]);
-  }
-  row_ += '\n';
-  csv_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
-  csv_bytes_ += row_.size();
   const auto now = std::chrono::steady_clock::now();
   if (now - last_flush_ > std::chrono::milliseconds(500)) {
     csv_.flush();
     last_flush_ = now;
   }
+}
+
+void TrajectoryRecorder::format_row(std::uint64_t step, std::span<const PendulumState> states) {
+  // Shortest representation that reads back to the same double.
+  char buf[32];
+  auto put = [&](double v) {
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    text_.append(buf, end);
+  };
+  put(step_time(t0_, h_, step));
+  for (const auto& x : states) {
+    text_ += ',';
+    put(x[0]);
+    text_ += ',';
+    put(x[1]);
+  }
+  text_ += '\n';
 }
 
 std::string TrajectoryRecorder::digest() {

@@ -86,6 +86,7 @@ class TrajectoryRecorder {
   struct Block {
     std::uint64_t first_step = 0;
     std::uint64_t steps = 0;
+    std::chrono::nanoseconds started{};  // when its first step was committed (coarse clock)
     std::vector<PendulumState> states;  // steps × states_per_step_
     int readers = 0;                    // writers that have not finished with it yet
   };
@@ -103,13 +104,13 @@ class TrajectoryRecorder {
   void writer_loop(Output output);
   void record(Output output, const Block& block);  // on that writer's thread
   void write_rows(const Block& block);
-  void write_row(std::uint64_t step, std::span<const PendulumState> states);
+  void format_row(std::uint64_t step, std::span<const PendulumState> states);  // into text_
 
   // Touched by the committing thread only.
   std::optional<std::uint64_t> last_;
   std::size_t states_per_step_ = 0;  // set by the first commit
   Block* filling_ = nullptr;
-  std::uint64_t block_steps_ = 1;  // a block holds about 256 KiB of states
+  std::uint64_t block_steps_ = 1;  // a block holds about 1 MiB of states
 
   // Touched by one writer only, or after drain(): the digest writer's, the CSV writer's.
   Sha256 sha_;
@@ -118,7 +119,7 @@ class TrajectoryRecorder {
   std::uint64_t output_every_;
   std::uint64_t last_step_;
   double t0_, h_;
-  std::string row_;
+  std::string text_;  // the CSV rows of one block
   std::uint64_t csv_bytes_ = 0;  // written to the CSV so far (checkpoints record it)
   std::chrono::steady_clock::time_point last_flush_;
 

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "integrator/stepper.hpp"
 #include "monitor/trajectory_recorder.hpp"
@@ -35,6 +37,27 @@ TEST(TrajectoryRecorder, DigestCoversEveryCommittedStateInOrder) {
   swapped.commit(0, b);
   swapped.commit(1, a);
   EXPECT_NE(swapped.digest(), rec.digest());
+}
+
+// A slow run (a step every 20 ms) fills its first block only after about half an hour;
+// trajectory.csv must still grow while it runs, not only when the block is full or the run
+// ends (a user watches it; a killed run keeps what reached the disk).
+TEST(TrajectoryRecorder, ASlowRunReachesTheDiskWhileItRuns) {
+  const auto csv = std::filesystem::temp_directory_path() /
+                   ("kausal-slow-" + std::to_string(::getpid()) + ".csv");
+  {
+    TrajectoryRecorder rec(csv, 1, 1, 1000000, 0.0, 0.1);
+    const auto header = std::filesystem::file_size(csv);
+    std::vector<PendulumState> x = {{0.25, -0.5}};
+    std::uintmax_t size = header;
+    for (std::uint64_t step = 0; step < 150 && size == header; ++step) {  // at most 3 s
+      rec.commit(step, x);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      size = std::filesystem::file_size(csv);
+    }
+    EXPECT_GT(size, header) << "nothing written after 3 s of a slow run";
+  }
+  std::filesystem::remove(csv);
 }
 
 TEST(TrajectoryRecorder, CsvHasTheOutputIntervalAndTheLastStepExactly) {
