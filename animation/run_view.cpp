@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "system/errors.hpp"
@@ -82,39 +83,210 @@ ComponentTrack& track_named(std::vector<ComponentTrack>& tracks, const std::stri
   return tracks.back();
 }
 
-// trace.json (monitor/trace_writer.cpp): thread_name metadata names each tid, "X" events
-// are spans with ts and dur in microseconds since the trace's origin. "cat" says what the
-// time was (busy, rollback, or call: a whole request, waits included, which is no strip's
-// business); traces of older versions name the kind instead.
-void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
-  const json trace = parse_json_file(file);
-  if (!trace.is_object()) throw InputError(file.string() + ": not a trace-event object");
-  const auto events = required<json>(trace, "traceEvents", file);
-  if (!events.is_array()) throw InputError(file.string() + ": \"traceEvents\" is not an array");
-  std::map<long, std::string> names;
-  for (const json& e : events)
-    if (e.is_object() && e.value("ph", "") == "M" && e.value("name", "") == "thread_name")
-      names[required<long>(e, "tid", file)] =
-          required<std::string>(required<json>(e, "args", file), "name", file);
-  for (const json& e : events) {
-    if (!e.is_object() || e.value("ph", "") != "X") continue;
-    const long tid = required<long>(e, "tid", file);
-    const auto name = names.find(tid);
-    if (name == names.end())
-      throw InputError(file.string() + ": span on track " + std::to_string(tid) +
-                       " which has no thread_name");
-    const std::string kind = e.contains("cat") ? required<std::string>(e, "cat", file)
-                                               : required<std::string>(e, "name", file);
-    if (kind == "call") continue;
-    if (kind != "busy" && kind != "rollback")
-      throw InputError(file.string() + ": span kind \"" + kind +
-                       "\" (expected busy, rollback or call)");
-    const double ts = finite_number(e, "ts", file), dur = finite_number(e, "dur", file);
-    if (dur < 0) throw InputError(file.string() + ": span with negative duration");
-    track_named(tracks, name->second)
-        .spans.push_back({ts * 1e-6, (ts + dur) * 1e-6,
-                          kind == "rollback" ? ActivityKind::rollback : ActivityKind::busy});
+// One event of trace.json as far as a timeline needs it.
+struct TraceEvent {
+  std::string ph, name, cat, args_name;
+  std::optional<double> tid, ts, dur;
+  bool has_args = false;
+};
+
+// A span whose track is named later (thread_name metadata may follow the spans).
+struct PendingSpan {
+  long tid;
+  double ts, dur;
+  ActivityKind kind;
+};
+
+// Reads trace.json as a stream (SAX): a trace of a million events is over 100 MB of JSON,
+// and a document tree of it took 1.8 GB and seconds to build; this keeps 32 bytes a span.
+// Only the members of the events in "traceEvents" are looked at; everything else is
+// skipped. Errors name the file and the field, as the rest of this file does.
+class TraceReader : public nlohmann::json_sax<json> {
+ public:
+  explicit TraceReader(fs::path file) : file_(std::move(file)) {}
+
+  void read() {
+    std::ifstream in(file_, std::ios::binary);
+    if (!in) throw InputError(file_.string() + ": cannot open (is this a kausal run directory?)");
+    json::sax_parse(in, this);
+    if (!root_object_) throw InputError(file_.string() + ": not a trace-event object");
+    if (!saw_events_) throw InputError(file_.string() + ": missing field \"traceEvents\"");
   }
+
+  void to_tracks(std::vector<ComponentTrack>& tracks) const {
+    for (const PendingSpan& s : spans_) {
+      const auto name = names_.find(s.tid);
+      if (name == names_.end())
+        throw InputError(file_.string() + ": span on track " + std::to_string(s.tid) +
+                         " which has no thread_name");
+      track_named(tracks, name->second)
+          .spans.push_back({s.ts * 1e-6, (s.ts + s.dur) * 1e-6, s.kind});
+    }
+  }
+
+  bool null() override { return value(Value::other); }
+  bool boolean(bool) override { return value(Value::other); }
+  bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return number(v); }
+  bool binary(binary_t&) override { return value(Value::other); }
+
+  bool string(string_t& v) override {
+    if (depth_ == 3 && in_event_) {
+      if (key_ == "ph") return (event_.ph = v, true);
+      if (key_ == "name") return (event_.name = v, true);
+      if (key_ == "cat") return (event_.cat = v, true);
+      return wrong_type_if_numeric();
+    }
+    if (depth_ == 4 && in_event_ && key_ == "args" && args_key_ == "name") event_.args_name = v;
+    return value(Value::other);
+  }
+
+  bool key(string_t& k) override {
+    if (depth_ == 1) root_key_ = k;
+    if (depth_ == 3) key_ = k;
+    if (depth_ == 4) args_key_ = k;
+    return true;
+  }
+
+  bool start_object(std::size_t) override {
+    ++depth_;
+    if (depth_ == 1) root_object_ = true;
+    if (depth_ == 3 && in_events_array()) {
+      in_event_ = true;
+      event_ = {};
+    }
+    if (depth_ == 4 && in_event_ && key_ == "args") event_.has_args = true;
+    if (depth_ == 2 && root_key_ == "traceEvents") not_an_array();
+    return true;
+  }
+
+  bool end_object() override {
+    if (depth_ == 3 && in_event_) {
+      finish_event();
+      in_event_ = false;
+    }
+    if (depth_ == 4) args_key_.clear();
+    --depth_;
+    return true;
+  }
+
+  bool start_array(std::size_t) override {
+    ++depth_;
+    if (depth_ == 2 && root_key_ == "traceEvents") {
+      saw_events_ = true;
+      events_array_ = true;
+    }
+    return true;
+  }
+
+  bool end_array() override {
+    if (depth_ == 2) events_array_ = false;
+    --depth_;
+    return true;
+  }
+
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    throw InputError(file_.string() + ": not valid JSON (" + e.what() + ")");
+  }
+
+ private:
+  enum class Value { number, other };
+
+  bool in_events_array() const { return events_array_ && depth_ == 3; }
+
+  [[noreturn]] void not_an_array() const {
+    throw InputError(file_.string() + ": \"traceEvents\" is not an array");
+  }
+
+  // A scalar: at depth 2 under "traceEvents" the member is not an array; inside an event,
+  // a number where a string belongs (or the reverse) has the wrong type.
+  bool value(Value kind) {
+    if (depth_ == 1 && root_key_ == "traceEvents") not_an_array();
+    if (depth_ == 3 && in_event_ && kind == Value::other) return wrong_type_if_numeric();
+    return true;
+  }
+
+  bool number(double v) {
+    if (depth_ == 1 && root_key_ == "traceEvents") not_an_array();
+    if (depth_ != 3 || !in_event_) return true;
+    if (key_ == "tid")
+      event_.tid = v;
+    else if (key_ == "ts")
+      event_.ts = v;
+    else if (key_ == "dur")
+      event_.dur = v;
+    else if (key_ == "ph" || key_ == "name" || key_ == "cat")
+      wrong_type(key_);
+    return true;
+  }
+
+  bool wrong_type_if_numeric() const {
+    if (key_ == "tid" || key_ == "ts" || key_ == "dur") wrong_type(key_);
+    return true;
+  }
+
+  [[noreturn]] void wrong_type(const std::string& key) const {
+    throw InputError(file_.string() + ": field \"" + key + "\" has the wrong type");
+  }
+
+  [[noreturn]] void missing(const std::string& key) const {
+    throw InputError(file_.string() + ": missing field \"" + key + "\"");
+  }
+
+  long track_id() const {
+    if (!event_.tid) missing("tid");
+    const double tid = *event_.tid;
+    if (tid != std::floor(tid) || std::abs(tid) > 1e15) wrong_type("tid");
+    return static_cast<long>(tid);
+  }
+
+  double finite(const std::optional<double>& v, const std::string& key) const {
+    if (!v) missing(key);
+    if (!std::isfinite(*v)) throw InputError(file_.string() + ": \"" + key + "\" is not finite");
+    return *v;
+  }
+
+  // thread_name metadata names a track; an "X" event is a span: cat says what the time was
+  // (busy, rollback, or call: a whole request, waits included, which is no strip's
+  // business); traces of older versions name the kind instead.
+  void finish_event() {
+    if (event_.ph == "M" && event_.name == "thread_name") {
+      const long tid = track_id();
+      if (!event_.has_args) missing("args");
+      if (event_.args_name.empty()) missing("name");
+      names_[tid] = event_.args_name;
+      return;
+    }
+    if (event_.ph != "X") return;
+    const long tid = track_id();
+    const std::string& kind = event_.cat.empty() ? event_.name : event_.cat;
+    if (kind.empty()) missing("name");
+    if (kind == "call") return;
+    if (kind != "busy" && kind != "rollback")
+      throw InputError(file_.string() + ": span kind \"" + kind +
+                       "\" (expected busy, rollback or call)");
+    const double ts = finite(event_.ts, "ts"), dur = finite(event_.dur, "dur");
+    if (dur < 0) throw InputError(file_.string() + ": span with negative duration");
+    spans_.push_back(
+        {tid, ts, dur, kind == "rollback" ? ActivityKind::rollback : ActivityKind::busy});
+  }
+
+  fs::path file_;
+  int depth_ = 0;
+  bool root_object_ = false, saw_events_ = false, events_array_ = false, in_event_ = false;
+  std::string root_key_, key_, args_key_;
+  TraceEvent event_;
+  std::map<long, std::string> names_;
+  std::vector<PendingSpan> spans_;
+};
+
+// trace.json (monitor/trace_writer.cpp): thread_name metadata names each tid, "X" events
+// are spans with ts and dur in microseconds since the trace's origin.
+void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
+  TraceReader reader(file);
+  reader.read();
+  reader.to_tracks(tracks);
 }
 
 std::vector<std::string> split_csv(const std::string& line) {

@@ -416,8 +416,11 @@ void present_comparison(const std::string& file, const std::string& setup,
   std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
             << format_comparison(rows) << "\noutput: " << out.string() << "\n";
   write_comparison_json(rows, out / "comparison.json");
-  const auto warnings =
-      write_report(runs, {out, executable_dir() / "kausal-animation", file, setup});
+  ReportOptions report{out, executable_dir() / "kausal-animation", file, setup, {}};
+  report.progress = [](std::size_t k, std::size_t n, const std::string& what) {
+    std::cout << "report: [" << k << "/" << n << "] " << what << std::endl;
+  };
+  const auto warnings = write_report(runs, report);
   for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
   std::cout << "report: " << (out / "report.html").string() << "\n";
 }

@@ -194,13 +194,21 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
   const auto rows = report_rows(runs);  // labels name the layout when several are run
   page << table(rows);
 
+  // One time axis for every timeline, so that their lengths compare.
+  const auto shown = representatives(runs, rows);
+  const std::size_t charts = 1 + static_cast<std::size_t>(std::count_if(shown.begin(), shown.end(),
+                                                                        [](auto* r) { return r; }));
+  std::size_t drawn = 0;
+  auto announce = [&](const std::string& what) {
+    if (o.progress) o.progress(++drawn, charts, what);
+  };
+
   std::vector<std::string> dirs{"--runs"};
   for (const auto& r : runs) dirs.push_back(r.dir.string());
+  announce("wall time per method");
   page << "<h2>Wall time per method</h2>\n"
        << image(render(o, "wall-time", "--chart", dirs), "wall time per method", warnings);
 
-  // One time axis for every timeline, so that their lengths compare.
-  const auto shown = representatives(runs, rows);
   double span_s = 0;
   for (const ReportRun* r : shown)
     if (r) span_s = std::max(span_s, r->result.wall_s);
@@ -221,6 +229,7 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
     std::string name = "timeline-" + label;
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+    announce("timeline of " + label);
     page << "<h3>" << html_escape(label) << "</h3>\n<p>wall " << fixed(r.result.wall_s, 3)
          << " s, mean utilisation " << fixed(100 * mean_utilisation(r.result), 1) << " %";
     if (r.result.counters.rollbacks)

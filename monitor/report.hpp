@@ -4,6 +4,7 @@
 // timeline of every component (busy / waiting / rolling back; the thesis' figures 2.4 and
 // 2.5). The charts are drawn by Qt in `kausal-animation` (offscreen), run as a child.
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct ReportOptions {
   std::filesystem::path renderer;  // kausal-animation
   std::string title;               // e.g. the scenario file
   std::string setup;               // one line: pendulums, integrator, steps, h
+  // Told before each chart is drawn (chart k of n, what it shows): drawing them takes a
+  // second or so each, which a user should not wait through in silence.
+  std::function<void(std::size_t k, std::size_t n, const std::string& what)> progress;
 };
 
 // Renders the charts and writes out_dir/report.html. `runs` in the order they ran, each

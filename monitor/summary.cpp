@@ -248,10 +248,10 @@ std::string format_summary(const RunResult& r) {
       << p.stats.steps_computed << " steps computed";
     // Only the optimistic method predicts inputs and rolls back.
     if (r.method == "optimistic")
-      o << ", " << p.stats.rollbacks << " rollbacks (" << p.stats.rolled_back_steps
-        << " steps), " << p.stats.predictions << " predictions, "
-        << p.stats.accepted_predictions << " kept (largest error " << p.stats.max_accepted_error
-        << ", tolerance " << r.tolerance << ")";
+      o << ", " << p.stats.rollbacks << " rollbacks (" << p.stats.rolled_back_steps << " steps), "
+        << p.stats.predictions << " predictions, " << p.stats.accepted_predictions
+        << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
+        << ")";
     o << "\n";
   }
   // A run that failed before its first step has neither a digest nor components to show.

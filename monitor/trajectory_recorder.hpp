@@ -87,8 +87,8 @@ class TrajectoryRecorder {
     std::uint64_t first_step = 0;
     std::uint64_t steps = 0;
     std::chrono::nanoseconds started{};  // when its first step was committed (coarse clock)
-    std::vector<PendulumState> states;  // steps × states_per_step_
-    int readers = 0;                    // writers that have not finished with it yet
+    std::vector<PendulumState> states;   // steps × states_per_step_
+    int readers = 0;                     // writers that have not finished with it yet
   };
   // One writer thread and the blocks waiting for it.
   struct Writer {
@@ -119,7 +119,7 @@ class TrajectoryRecorder {
   std::uint64_t output_every_;
   std::uint64_t last_step_;
   double t0_, h_;
-  std::string text_;  // the CSV rows of one block
+  std::string text_;             // the CSV rows of one block
   std::uint64_t csv_bytes_ = 0;  // written to the CSV so far (checkpoints record it)
   std::chrono::steady_clock::time_point last_flush_;
 

@@ -168,8 +168,8 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
     const auto victim = pid_of("integrator-b");
     ASSERT_TRUE(victim.has_value());
     WatchedRun watch;
-    auto result = std::async(std::launch::async,
-                             [&] { return run.distributed(plan, *deployment, watch); });
+    auto result =
+        std::async(std::launch::async, [&] { return run.distributed(plan, *deployment, watch); });
     const auto started = std::chrono::steady_clock::now();
     while (watch.step() < 1000 && std::chrono::steady_clock::now() - started < 20s &&
            result.wait_for(1ms) != std::future_status::ready) {

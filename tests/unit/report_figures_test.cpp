@@ -84,6 +84,26 @@ TEST(ComparisonFigures, RatiosNeverRoundToZero) {
   EXPECT_NE(html.find(">0.00152×<"), std::string::npos);
 }
 
+// Drawing the charts takes a while: each is announced, numbered k of n, before it is drawn.
+TEST(ComparisonFigures, TheReportAnnouncesEveryChart) {
+  std::vector<ReportRun> runs{{run("sequential", "", "", 0.005), "seq"},
+                              {run("conservative", "step", "process", 3.29), "step"},
+                              {run("optimistic", "", "process", 1.5), "opt"}};
+  TempDir dir;
+  ReportOptions options{dir.path(), dir.path() / "no-such-renderer", "thesis", "setup", {}};
+  std::vector<std::string> told;
+  options.progress = [&](std::size_t k, std::size_t n, const std::string& what) {
+    told.push_back(std::to_string(k) + "/" + std::to_string(n) + " " + what);
+  };
+  const auto warnings = write_report(runs, options);
+  // The wall-time chart and one timeline per method; none could be drawn here.
+  ASSERT_EQ(told.size(), 4u);
+  EXPECT_EQ(told[0], "1/4 wall time per method");
+  EXPECT_EQ(told[1], "2/4 timeline of sequential");
+  EXPECT_EQ(told[3], "4/4 timeline of optimistic");
+  EXPECT_EQ(warnings.size(), 4u);
+}
+
 TEST(ComparisonFigures, EveryColumnKeepsASeparatorWhateverTheMagnitude) {
   std::vector<RunResult> results{run("sequential", "", "", 0.001),
                                  run("conservative", "step", "process", 2.49),

@@ -1,6 +1,9 @@
 #include "animation/run_view.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <fstream>
 
 #include "system/errors.hpp"
 #include "view_test_support.hpp"
@@ -102,6 +105,82 @@ TEST(RunView, BadTraceIsRefused) {
     {"ph":"M","name":"thread_name","tid":1,"args":{"name":"monitor"}},
     {"ph":"X","name":"sleeping","tid":1,"ts":0,"dur":1}]})");
   EXPECT_NE(load_error(dir).find("span kind \"sleeping\""), std::string::npos);
+}
+
+// The trace is read as a stream: every mistake is still named, wherever in the file it is.
+TEST(RunView, EveryMistakeInTheTraceIsNamed) {
+  TempDir dir;
+  testing::write_two_pendulum_run(dir);
+  const std::string name = R"({"ph":"M","name":"thread_name","tid":1,"args":{"name":"monitor"}})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[1, 2]", "not a trace-event object"},
+      {R"({"other": 1})", "missing field \"traceEvents\""},
+      {R"({"traceEvents": 5})", "\"traceEvents\" is not an array"},
+      {R"({"traceEvents": {"a": 1}})", "\"traceEvents\" is not an array"},
+      {R"({"traceEvents": [)", "not valid JSON"},
+      {R"({"traceEvents":[)" + name + R"(,{"ph":"X","name":"busy","tid":"1","ts":0,"dur":1}]})",
+       "field \"tid\" has the wrong type"},
+      {R"({"traceEvents":[)" + name + R"(,{"ph":"X","name":"busy","tid":1,"dur":1}]})",
+       "missing field \"ts\""},
+      {R"({"traceEvents":[)" + name + R"(,{"ph":"X","name":"busy","tid":1,"ts":0,"dur":-1}]})",
+       "negative duration"},
+      {R"({"traceEvents":[)" + name + R"(,{"ph":"X","name":"busy","tid":1.5,"ts":0,"dur":1}]})",
+       "field \"tid\" has the wrong type"},
+      {R"({"traceEvents":[{"ph":"M","name":"thread_name","tid":1}]})", "missing field \"args\""},
+  };
+  for (const auto& [text, expected] : cases) {
+    dir.write("trace.json", text);
+    EXPECT_NE(load_error(dir).find(expected), std::string::npos)
+        << text << " gave: " << load_error(dir);
+  }
+  // Names may follow the spans; flows, other metadata and unknown members are skipped.
+  dir.write("trace.json", R"({"traceEvents":[
+    {"ph":"X","cat":"busy","name":"Calc","tid":2,"ts":5,"dur":2,"args":{"step":3,"name":"x"}},
+    {"ph":"s","id":1,"name":"commit","cat":"flow","tid":1,"ts":1},
+    {"ph":"M","name":"thread_name","tid":2,"args":{"name":"system-1","role":"system"}},
+    7, "text", [1, {"ph":"X"}]],
+    "otherData":{"trace":{"events":3}}})");
+  const RunView run = load_run_dir(dir.path());
+  const auto track = std::find_if(run.tracks.begin(), run.tracks.end(),
+                                  [](const auto& t) { return t.name == "system-1"; });
+  ASSERT_NE(track, run.tracks.end());
+  ASSERT_EQ(track->spans.size(), 1u);
+  EXPECT_DOUBLE_EQ(track->spans[0].begin_s, 5e-6);
+  EXPECT_DOUBLE_EQ(track->spans[0].end_s, 7e-6);
+}
+
+// A trace at the default limit (a million events, over 100 MB) is read without building a
+// document of it: a tree of a 30 MB trace took about 700 MB; the stream keeps its spans.
+TEST(RunView, ALargeTraceIsReadInBoundedMemory) {
+  TempDir dir;
+  testing::write_two_pendulum_run(dir);
+  constexpr int spans = 300000;
+  {
+    std::ofstream out(dir.path() / "trace.json");
+    out << R"({"traceEvents":[)" << '\n'
+        << R"({"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"integrator-1"}})";
+    for (int k = 0; k < spans; ++k)
+      out << ",\n"
+          << R"({"ph":"X","name":"advance","cat":"busy","pid":1,"tid":2,"ts":)" << k * 10
+          << R"(.125,"dur":4.5,"args":{"step":)" << k << R"(,"epoch":0}})";
+    out << "\n]}\n";
+  }
+  const auto size = std::filesystem::file_size(dir.path() / "trace.json");
+  ASSERT_GT(size, 30u << 20);
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  const RunView run = load_run_activity(dir.path());
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  std::size_t read = 0;
+  for (const auto& t : run.tracks) read += t.spans.size();
+  EXPECT_EQ(read, static_cast<std::size_t>(spans));
+#if !defined(__SANITIZE_ADDRESS__)
+  // ru_maxrss is in KiB: the peak grew by less than the file's size (the spans take 7 MB).
+  EXPECT_LT((after.ru_maxrss - before.ru_maxrss) * 1024L, static_cast<long>(size))
+      << "peak grew by " << (after.ru_maxrss - before.ru_maxrss) / 1024 << " MiB for a "
+      << size / (1 << 20) << " MiB trace";
+#endif
 }
 
 TEST(RunView, SummaryOnlyNeedsNoOtherFile) {
