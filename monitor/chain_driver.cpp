@@ -58,10 +58,8 @@ void write_final_checkpoint(Checkpointer& checkpoints, TrajectoryRecorder& recor
   try {
     checkpoints.write_now(recorder);
   } catch (const Error& e) {
-    if (r.status == "completed") {
-      r.status = "failed";
-      r.exit_code = e.exit_code();
-      r.error = e.what();
+    if (r.completed()) {
+      r.end_with(e);
     } else {
       r.error += std::string("; ") + e.what();
     }
@@ -70,7 +68,7 @@ void write_final_checkpoint(Checkpointer& checkpoints, TrajectoryRecorder& recor
 
 }  // namespace
 
-RunResult describe_run(const Scenario& s, const std::string& method) {
+RunResult describe_run(const Scenario& s, SyncMethod method) {
   RunResult r;
   r.method = method;
   r.model = s.model;
@@ -83,22 +81,20 @@ RunResult describe_run(const Scenario& s, const std::string& method) {
   return r;
 }
 
-RunResult failed_before_start(const Scenario& s, const std::string& method, const Error& e) {
+RunResult failed_before_start(const Scenario& s, SyncMethod method, const Error& e) {
   RunResult r = describe_run(s, method);
-  r.status = "failed";
-  r.error = e.what();
-  r.exit_code = e.exit_code();
+  r.end_with(e);
   return r;
 }
 
-RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
+RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees,
                       RunObserver* observer) {
   return drive_chain(s, method, stepper, recorder, control,
                      DriveOptions{check_guarantees, observer});
 }
 
-RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper& stepper,
+RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,
                       const DriveOptions& options) {
   RunResult r = describe_run(s, method);
@@ -134,9 +130,7 @@ RunResult drive_chain(const Scenario& s, const std::string& method, ChainStepper
       control.progress(m + 1, s.steps);
     }
   } catch (const Error& e) {
-    r.status = e.exit_code() == ExitCode::interrupted ? "interrupted" : "failed";
-    r.error = e.what();
-    r.exit_code = e.exit_code();
+    r.end_with(e);
   }
   // Whatever happened, the last committed step is on disk for a resume.
   if (checkpoints) write_final_checkpoint(*checkpoints, recorder, r);

@@ -24,17 +24,16 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
                          std::span<PendulumState> states, const StepChecks& checks = {});
 
 // A result that says what was run (method, model, sizes) and nothing yet about how it went.
-RunResult describe_run(const Scenario& scenario, const std::string& method);
+RunResult describe_run(const Scenario& scenario, SyncMethod method);
 // The same for a run that failed before its first step (components did not start, ...).
-RunResult failed_before_start(const Scenario& scenario, const std::string& method,
-                              const Error& error);
+RunResult failed_before_start(const Scenario& scenario, SyncMethod method, const Error& error);
 
 // Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
 // "interrupted"), the exit code and the message in the result, and everything committed
 // up to then in the recorder. An observer (the live animation) sees every committed step,
 // the horizon and the rollbacks.
-RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
+RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,
                       bool check_guarantees = false, RunObserver* observer = nullptr);
 
@@ -46,7 +45,7 @@ struct DriveOptions {
   const ChainStart* from = nullptr;
   Checkpointer* checkpoints = nullptr;  // kept up to date while steps commit, and at the end
 };
-RunResult drive_chain(const Scenario& scenario, const std::string& method, ChainStepper& stepper,
+RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,
                       const DriveOptions& options);
 

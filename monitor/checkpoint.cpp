@@ -144,10 +144,15 @@ std::vector<PendulumState> read_states(const Reader& r, std::size_t pendulums) {
 RunSetup read_setup(const Reader& r) {
   RunSetup s;
   s.scenario = r.get<std::string>("scenario");
-  s.method = r.get<std::string>("method");
-  if (s.method != "sequential" && s.method != "conservative" && s.method != "optimistic")
-    r.fail("field method: '" + s.method + "' is not a method");
-  s.guarantee = r.get<std::string>("guarantee");
+  const auto method = r.get<std::string>("method");
+  const auto sync = sync_method_named(method);
+  if (!sync) r.fail("field method: '" + method + "' is not a method");
+  s.method = *sync;
+  const auto guarantee = r.get<std::string>("guarantee");
+  const auto granted = guarantee_named(guarantee);
+  if (!granted || (*granted != Guarantee::none) != (s.method == SyncMethod::conservative))
+    r.fail("field guarantee: '" + guarantee + "' is not a guarantee of a " + method + " run");
+  s.guarantee = *granted;
   s.layout = r.get<std::string>("layout");
   s.batch = r.get<std::uint64_t>("batch");
   s.window = r.get<std::uint64_t>("window");
@@ -177,8 +182,8 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["scenario"] = s.scenario;
   j["scenario_copy"] = kScenarioCopy;
   j["scenario_sha256"] = c.scenario_sha256;
-  j["method"] = s.method;
-  j["guarantee"] = s.guarantee;
+  j["method"] = to_string(s.method);
+  j["guarantee"] = to_string(s.guarantee);
   j["layout"] = s.layout;
   j["batch"] = s.batch;
   j["window"] = s.window;

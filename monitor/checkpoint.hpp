@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "monitor/run_kind.hpp"
 #include "monitor/trajectory_recorder.hpp"
 #include "system/chain.hpp"
 
@@ -23,12 +24,12 @@ namespace kausal {
 // How the run was started: what changes the result or the protocol (a resume must keep it)
 // and how its processes talked (a resume may change that).
 struct RunSetup {
-  std::string scenario;      // the scenario file as given; DIR/scenario.toml is its copy
-  std::string method;        // sequential | conservative | optimistic
-  std::string guarantee;     // conservative: step | lookahead; else ""
-  std::string layout;        // process | pendulum | single; "none" for sequential
-  std::uint64_t batch = 0;   // optimistic, else 0
-  std::uint64_t window = 0;  // optimistic, else 0
+  std::string scenario;  // the scenario file as given; DIR/scenario.toml is its copy
+  SyncMethod method = SyncMethod::sequential;
+  Guarantee guarantee = Guarantee::none;  // conservative: step or lookahead
+  std::string layout;                     // process | pendulum | single; "none" for sequential
+  std::uint64_t batch = 0;                // optimistic, else 0
+  std::uint64_t window = 0;               // optimistic, else 0
   bool check_guarantees = false;
   bool rollback_check = false;
   // Informational: a resume takes these from its own command line.

@@ -7,15 +7,14 @@
 #include "monitor/chain_stepper.hpp"
 #include "monitor/fan_out.hpp"
 #include "monitor/integrator_port.hpp"
+#include "monitor/run_kind.hpp"
 #include "monitor/scenario.hpp"
 #include "system/impact_sweep.hpp"
 
 namespace kausal {
 
-enum class Guarantee { step, lookahead };
-
 struct ConservativeOptions {
-  Guarantee guarantee = Guarantee::step;
+  Guarantee guarantee = Guarantee::step;  // step or lookahead
   // See FanOut; the deployment must have pinned pendulum i's components to
   // lane_cpus[i % lane_cpus.size()] for the lanes to pay off.
   std::vector<int> lane_cpus;

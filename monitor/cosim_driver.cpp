@@ -38,12 +38,6 @@ std::uint64_t progress_ticks(const CosimScenario& s, const CosimRecorder& record
   return ticks;
 }
 
-void fail_result(RunResult& r, const Error& e) {
-  r.status = dynamic_cast<const Interrupted*>(&e) ? "interrupted" : "failed";
-  r.error = e.what();
-  r.exit_code = e.exit_code();
-}
-
 void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
             Clock::time_point start) {
   r.wall_s = seconds_since(start);
@@ -66,8 +60,7 @@ void add_components(RunResult& r, std::vector<ComponentReport> components) {
 
 }  // namespace
 
-RunResult describe_cosim_run(const CosimScenario& s, const std::string& method,
-                             const CosimMode& mode) {
+RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode) {
   RunResult r;
   r.method = method;
   r.model = "partitioned";
@@ -76,7 +69,7 @@ RunResult describe_cosim_run(const CosimScenario& s, const std::string& method,
   r.planned_steps = s.ticks;
   r.tolerance = mode.tolerance;
   r.window = mode.speculate ? mode.window : 0;
-  r.layout = method == "sequential" ? "none" : "process";
+  r.layout = method == SyncMethod::sequential ? "none" : "process";
   for (const auto& p : s.partitions) {
     PartitionSummary report{p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}};
     for (std::size_t m : p.members) report.members.push_back(s.subsystems[m].name);
@@ -89,7 +82,7 @@ RunResult describe_cosim_run(const CosimScenario& s, const std::string& method,
 
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control) {
-  RunResult r = describe_cosim_run(s, "sequential", {});
+  RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   std::vector<std::unique_ptr<SystemCore>> systems;
@@ -129,7 +122,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
         throw SimulationError("the partitions wait for each other (no partition can step)");
     }
   } catch (const Error& e) {
-    fail_result(r, e);
+    r.end_with(e);
   }
   for (std::size_t p = 0; p < integrators.size(); ++p)
     r.partitions[p].stats = integrators[p]->stats();
@@ -141,9 +134,9 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   return r;
 }
 
-RunResult run_cosim_distributed(const CosimScenario& s, const std::string& method,
-                                const CosimPlan& plan, CosimDeployment& deployment,
-                                CosimRecorder& recorder, RunControl& control) {
+RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
+                                CosimDeployment& deployment, CosimRecorder& recorder,
+                                RunControl& control) {
   const CosimMode mode{plan.configs.front().speculate, plan.configs.front().tolerance,
                        plan.configs.front().window};
   RunResult r = describe_cosim_run(s, method, mode);
@@ -168,7 +161,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, const std::string& metho
       control.progress(progress_ticks(s, recorder), s.ticks);
     }
   } catch (const Error& e) {
-    fail_result(r, e);
+    r.end_with(e);
   }
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {

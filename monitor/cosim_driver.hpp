@@ -16,8 +16,7 @@
 namespace kausal {
 
 // What the result says about the scenario before the run (method, model, partitions).
-RunResult describe_cosim_run(const CosimScenario& s, const std::string& method,
-                             const CosimMode& mode);
+RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode);
 
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
 // kausal::Error: a failure ends the run with its status, exit code and message.
@@ -28,8 +27,8 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 // plan's mode. The deployment watches its components (a dead or stopped one becomes a
 // failure in its inbox, exit code 3): however long the partitions take, the monitor only
 // waits. Never throws a kausal::Error.
-RunResult run_cosim_distributed(const CosimScenario& s, const std::string& method,
-                                const CosimPlan& plan, CosimDeployment& deployment,
-                                CosimRecorder& recorder, RunControl& control);
+RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
+                                CosimDeployment& deployment, CosimRecorder& recorder,
+                                RunControl& control);
 
 }  // namespace kausal

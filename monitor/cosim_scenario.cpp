@@ -67,9 +67,9 @@ class Reader {
     if (!(s_.t_end > 0)) r.fail("t_end", "must be > 0");
     default_hold_ = hold_order(r, "hold").value_or(0);
     s_.tolerance = r.number("tolerance").value_or(0.0);
-    s_.method = r.text("method").value_or("sequential");
-    if (s_.method != "sequential" && s_.method != "conservative" && s_.method != "optimistic")
-      r.fail("method", "must be sequential, conservative or optimistic");
+    const auto method = sync_method_named(r.text("method").value_or("sequential"));
+    if (!method) r.fail("method", "must be sequential, conservative or optimistic");
+    s_.method = *method;
     if (s_.tolerance < 0) r.fail("tolerance", "must be >= 0");
     const auto interval = r.number("output_interval");
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "integrator/ode_method.hpp"
+#include "monitor/run_kind.hpp"
 #include "monitor/scenario_limits.hpp"
 #include "system/composite_model.hpp"
 #include "system/model.hpp"
@@ -48,11 +49,11 @@ struct CosimScenario {
   std::string name;
   std::string description;
   double t_end = 0;
-  double tick = 0;                    // the smallest partition step; every h is a multiple
-  std::uint64_t ticks = 0;            // t_end in ticks
-  std::uint64_t output_ticks = 1;     // trajectory.csv interval in ticks
-  double tolerance = 0;               // optimistic: accepted |prediction - sample|
-  std::string method = "sequential";  // what `kausal run` does without --method
+  double tick = 0;                             // the smallest partition step; every h is a multiple
+  std::uint64_t ticks = 0;                     // t_end in ticks
+  std::uint64_t output_ticks = 1;              // trajectory.csv interval in ticks
+  double tolerance = 0;                        // optimistic: accepted |prediction - sample|
+  SyncMethod method = SyncMethod::sequential;  // what `kausal run` does without --method
   std::vector<SubsystemSpec> subsystems;
   std::vector<PartitionSpec> partitions;
   std::vector<CouplingSpec> couplings;

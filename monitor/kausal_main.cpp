@@ -46,23 +46,27 @@ constexpr const char* kExitCodes =
 
 // One method with its variant, as run by `run` and listed by `compare`.
 struct MethodSpec {
-  std::string method;     // sequential | conservative | optimistic
-  std::string guarantee;  // conservative: step | lookahead
+  SyncMethod method = SyncMethod::sequential;
+  Guarantee guarantee = Guarantee::none;  // conservative: step or lookahead
 
   // "conservative/lookahead" (as RunResult::label()) and its directory "conservative-lookahead".
-  std::string label() const { return guarantee.empty() ? method : method + "/" + guarantee; }
-  std::string dir() const { return guarantee.empty() ? method : method + "-" + guarantee; }
+  std::string label() const { return method_label(method, guarantee); }
+  std::string dir() const {
+    std::string d = label();
+    std::replace(d.begin(), d.end(), '/', '-');
+    return d;
+  }
 };
 
-const std::vector<MethodSpec> kCompared = {{"sequential", ""},
-                                           {"conservative", "step"},
-                                           {"conservative", "lookahead"},
-                                           {"optimistic", ""}};
+const std::vector<MethodSpec> kCompared = {{SyncMethod::sequential, Guarantee::none},
+                                           {SyncMethod::conservative, Guarantee::step},
+                                           {SyncMethod::conservative, Guarantee::lookahead},
+                                           {SyncMethod::optimistic, Guarantee::none}};
 
 struct Options {
   std::string scenario;
-  std::string method = "sequential";
-  std::string guarantee = "step";
+  SyncMethod method = SyncMethod::sequential;
+  Guarantee guarantee = Guarantee::step;  // conservative runs only
   std::size_t batch = OptimisticOptions{}.batch_size;
   std::uint64_t window = OptimisticOptions{}.window;
   bool check_guarantees = false;
@@ -216,17 +220,18 @@ std::unique_ptr<ChainStepper> make_distributed_stepper(const MethodSpec& m, cons
                                                        Deployment& deployment, const Options& o,
                                                        const std::vector<int>& cpus,
                                                        const ChainStart* from) {
-  if (m.method == "optimistic")
+  if (m.method == SyncMethod::optimistic)
     return std::make_unique<OptimisticStepper>(deployment, s, OptimisticOptions{o.batch, o.window},
                                                from ? from->step : 0);
-  const Guarantee g = m.guarantee == "lookahead" ? Guarantee::lookahead : Guarantee::step;
-  return std::make_unique<ConservativeStepper>(deployment, s, ConservativeOptions{g, cpus});
+  return std::make_unique<ConservativeStepper>(deployment, s,
+                                               ConservativeOptions{m.guarantee, cpus});
 }
 
 // Ends the live feed of a run: what it could not deliver is reported, never fatal.
 void finish_feed(std::unique_ptr<AnimationFeed>& feed, const RunResult& result) {
   if (!feed) return;
-  const std::uint64_t dropped = feed->finish(result.status, result.wall_s, std::chrono::seconds(2));
+  const std::uint64_t dropped =
+      feed->finish(to_string(result.status), result.wall_s, std::chrono::seconds(2));
   std::cerr << "kausal: animation: " << dropped << " frames dropped"
             << (feed->view_lost() ? " (the window was closed)" : "") << "\n";
   feed.reset();
@@ -234,11 +239,11 @@ void finish_feed(std::unique_ptr<AnimationFeed>& feed, const RunResult& result) 
 
 // What a resume must keep of a run (checkpoint.json).
 RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Layout layout) {
-  const bool optimistic = m.method == "optimistic";
+  const bool optimistic = m.method == SyncMethod::optimistic;
   return {s.file,
           m.method,
           m.guarantee,
-          m.method == "sequential" ? "none" : layout_name(layout),
+          m.method == SyncMethod::sequential ? "none" : layout_name(layout),
           optimistic ? o.batch : 0,
           optimistic ? o.window : 0,
           o.check_guarantees,
@@ -273,13 +278,13 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
                                         : fresh_checkpoint(s, run_setup(s, m, o, layout), out));
   DriveOptions drive{o.check_guarantees, nullptr, resumed ? &resumed->start : nullptr,
                      &checkpoints};
-  ProgressBar progress(m.method, stderr_is_terminal());
+  ProgressBar progress(to_string(m.method), stderr_is_terminal());
   const std::string label = m.label();
   std::unique_ptr<AnimationFeed> feed;
   std::optional<TraceFile> trace;  // its origin: just before the first step
   RunResult result;
   try {
-    if (m.method == "sequential") {
+    if (m.method == SyncMethod::sequential) {
       trace.emplace(out / "trace.json", o.trace);
       SequentialStepper stepper(s);
       if (animation) feed = animation->begin_run(s, label, {"sequential"}, monotonic_ns());
@@ -308,19 +313,19 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
       collector.finish();
       finish_feed(feed, result);
       result.placement = o.pin;
-      if (result.status == "failed") result.error += deployment.post_mortem();
+      if (result.status == RunStatus::failed) result.error += deployment.post_mortem();
       stepper.reset();
       // After a failure a hung peer would never act on a polite shutdown: the deployment's
       // destructor ends every child by signal and reaps it.
-      if (result.status == "completed") deployment.shutdown();
+      if (result.completed()) deployment.shutdown();
     }
   } catch (const Error& e) {
     result = failed_before_start(s, m.method, e);
   }
-  result.variant = m.guarantee;
+  result.guarantee = m.guarantee;
   // Sequential deploys no components: it has no layout.
-  result.layout = m.method == "sequential" ? "none" : layout_name(layout);
-  if (m.method == "optimistic") {
+  result.layout = m.method == SyncMethod::sequential ? "none" : layout_name(layout);
+  if (m.method == SyncMethod::optimistic) {
     result.batch_size = o.batch;
     result.window = o.window;
   }
@@ -391,7 +396,7 @@ class ComparisonRuns {
                                      runs_.size(), total_)
               << std::endl;
   }
-  bool failed() const { return !runs_.empty() && runs_.back().result.status != "completed"; }
+  bool failed() const { return !runs_.empty() && !runs_.back().result.completed(); }
   const std::vector<ReportRun>& all() const { return runs_; }
 
  private:
@@ -430,12 +435,12 @@ void present_comparison(const std::string& file, const std::string& setup,
 int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
   const RunResult& reference = runs.front().result;
   for (const auto& [r, dir, round] : runs) {
-    if (r.status != "completed") {
+    if (!r.completed()) {
       std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
       return static_cast<int>(r.exit_code);
     }
     if (r.trajectory_sha256 == reference.trajectory_sha256) continue;
-    if (r.method == "optimistic" && tolerance > 0) {
+    if (r.method == SyncMethod::optimistic && tolerance > 0) {
       std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
                 << "tolerance of " << tolerance << " allows\n";
       continue;
@@ -449,26 +454,25 @@ int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
 
 // ---- partitioned models (design.md §4) ----
 
-CosimMode cosim_mode(const Options& o, const CosimScenario& s, const std::string& method) {
+CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method) {
   CosimMode mode;
-  mode.speculate = method == "optimistic";
+  mode.speculate = method == SyncMethod::optimistic;
   mode.tolerance = o.tolerance.value_or(s.tolerance);
   mode.window = o.window_given ? o.window : CosimMode{}.window;
   return mode;
 }
 
-RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
-                              const fs::path& out, const Options& o, OrbOnDemand& orb,
-                              Layout layout) {
+RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const fs::path& out,
+                              const Options& o, OrbOnDemand& orb, Layout layout) {
   fs::create_directories(out);
   const CosimMode mode = cosim_mode(o, s, method);
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder(out / "trajectory.csv", s, plan);
-  ProgressBar progress(method, stderr_is_terminal());
+  ProgressBar progress(to_string(method), stderr_is_terminal());
   std::optional<TraceFile> trace;
   RunResult result;
   try {
-    if (method == "sequential") {
+    if (method == SyncMethod::sequential) {
       trace.emplace(out / "trace.json", o.trace);
       result = run_cosim_sequential(s, plan, recorder, progress);
     } else {
@@ -482,32 +486,30 @@ RunResult execute_partitioned(const CosimScenario& s, const std::string& method,
       collector.finish();
       result.layout = layout_name(layout);
       result.placement = o.pin;
-      if (result.status == "failed") result.error += deployment.post_mortem();
-      if (result.status == "completed") deployment.shutdown();
+      if (result.status == RunStatus::failed) result.error += deployment.post_mortem();
+      if (result.completed()) deployment.shutdown();
     }
   } catch (const Error& e) {
     result = describe_cosim_run(s, method, mode);
-    result.status = "failed";
-    result.error = e.what();
-    result.exit_code = e.exit_code();
+    result.end_with(e);
   }
-  if (o.deploy_file && method != "sequential") result.deployment = o.deploy_file->file;
+  if (o.deploy_file && method != SyncMethod::sequential) result.deployment = o.deploy_file->file;
   write_run_files(trace, out, o.trace, result);
   return result;
 }
 
 int run_partitioned(const Options& o) {
   const CosimScenario s = load_cosim_scenario(o.scenario, o.limits);
-  const std::string method = o.method_given ? o.method : s.method;
-  if (o.tolerance && method != "optimistic")
+  const SyncMethod method = o.method_given ? o.method : s.method;
+  if (o.tolerance && method != SyncMethod::optimistic)
     throw InputError("command line: --tolerance applies to --method optimistic");
-  if (o.layout_given && method == "sequential")
+  if (o.layout_given && method == SyncMethod::sequential)
     throw InputError("command line: --layout applies to conservative and optimistic runs");
-  const fs::path out = output_dir(o, s.name, method);
+  const fs::path out = output_dir(o, s.name, to_string(method));
   OrbOnDemand orb(o);
   const RunResult r = execute_partitioned(s, method, out, o, orb, parse_layout(o.layout));
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
-  if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
   return static_cast<int>(r.exit_code);
 }
 
@@ -520,14 +522,15 @@ int compare_partitioned(const Options& o) {
   OrbOnDemand orb(o);
   const bool several_layouts = o.layouts.size() > 1;
   ComparisonRuns runs(s.file, o.repeat * (1 + 2 * o.layouts.size()), several_layouts);
-  auto run_one = [&](const std::string& method, const std::string& layout, std::size_t k) {
-    const fs::path where = comparison_dir(out, several_layouts ? layout : "", method, k, o.repeat);
+  auto run_one = [&](SyncMethod method, const std::string& layout, std::size_t k) {
+    const fs::path where =
+        comparison_dir(out, several_layouts ? layout : "", to_string(method), k, o.repeat);
     runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(layout)), where, k);
   };
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
-    run_one("sequential", "process", k);
+    run_one(SyncMethod::sequential, "process", k);
     for (const auto& name : o.layouts)
-      for (const std::string method : {"conservative", "optimistic"})
+      for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic})
         if (!runs.failed()) run_one(method, name, k);
   }
   std::ostringstream setup;
@@ -600,8 +603,7 @@ Vector state_at(CosimScenario s, double t) {
   CosimRecorder recorder("", s, plan, true);
   RunControl quiet;
   const RunResult r = run_cosim_sequential(s, plan, recorder, quiet);
-  if (r.status != "completed")
-    throw SimulationError("analyze --at: the run to t failed: " + r.error);
+  if (!r.completed()) throw SimulationError("analyze --at: the run to t failed: " + r.error);
   const auto& last = recorder.rows().back();
   return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
 }
@@ -654,7 +656,7 @@ void prepare_deployment(const CLI::App& cmd, Options& o) {
   if (!host_given && !o.deploy_file->monitor_host.empty())
     o.transport.host = o.deploy_file->monitor_host;
   const bool is_run = cmd.get_name() == "run";
-  if (is_run && o.method == "sequential" && cmd.get_option("--method")->count() > 0)
+  if (is_run && o.method == SyncMethod::sequential && cmd.get_option("--method")->count() > 0)
     throw InputError(
         "command line: --deploy applies to conservative and optimistic runs "
         "(sequential runs in the monitor)");
@@ -683,15 +685,16 @@ void reject_chain_options(const CLI::App& cmd) {
 void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
   auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
   auto refuse = [](const std::string& what) { throw InputError("command line: " + what); };
-  if (given("--guarantee") && o.method != "conservative")
+  if (given("--guarantee") && o.method != SyncMethod::conservative)
     refuse("--guarantee applies to --method conservative");
-  if (o.check_guarantees && !(o.method == "conservative" && o.guarantee == "lookahead"))
+  if (o.check_guarantees &&
+      !(o.method == SyncMethod::conservative && o.guarantee == Guarantee::lookahead))
     refuse("--check-guarantees applies to --method conservative --guarantee lookahead");
-  if ((given("--batch") || given("--window")) && o.method != "optimistic")
+  if ((given("--batch") || given("--window")) && o.method != SyncMethod::optimistic)
     refuse("--batch and --window apply to --method optimistic");
-  if (o.rollback_check && o.method == "sequential")
+  if (o.rollback_check && o.method == SyncMethod::sequential)
     refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
-  if (given("--layout") && o.method == "sequential")
+  if (given("--layout") && o.method == SyncMethod::sequential)
     refuse(
         "--layout applies to --method conservative and optimistic (sequential deploys no "
         "components)");
@@ -700,13 +703,14 @@ void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
 int run_command(const Options& o) {
   if (is_partitioned_scenario(o.scenario)) return run_partitioned(o);
   const Scenario s = load_scenario(o.scenario, o.limits);
-  const MethodSpec m{o.method, o.method == "conservative" ? o.guarantee : ""};
-  const fs::path out = output_dir(o, s.name, o.method);
+  const MethodSpec m{o.method,
+                     o.method == SyncMethod::conservative ? o.guarantee : Guarantee::none};
+  const fs::path out = output_dir(o, s.name, to_string(o.method));
   OrbOnDemand orb(o);
   auto animation = start_animation(o, orb, out);
   const RunResult r = execute(s, m, out, o, orb, parse_layout(o.layout), animation.get());
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
-  if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
   hold_animation(o, animation);
   return static_cast<int>(r.exit_code);
 }
@@ -716,8 +720,8 @@ int run_command(const Options& o) {
 ResumeRequest resume_request(const CLI::App& run, const Options& o) {
   ResumeRequest r{o.resume, o.scenario, {}, o.limits};
   const std::map<std::string, std::string> values = {
-      {"--method", o.method},
-      {"--guarantee", o.guarantee},
+      {"--method", to_string(o.method)},
+      {"--guarantee", to_string(o.guarantee)},
       {"--layout", o.layout},
       {"--batch", std::to_string(o.batch)},
       {"--window", std::to_string(o.window)},
@@ -744,7 +748,7 @@ int resume_command(Options o, const CLI::App& run) {
   o.method = setup.method;
   o.guarantee = setup.guarantee;
   o.layout = setup.layout == "none" ? "process" : setup.layout;
-  if (setup.method == "optimistic") {
+  if (setup.method == SyncMethod::optimistic) {
     o.batch = setup.batch;
     o.window = setup.window;
   }
@@ -757,7 +761,7 @@ int resume_command(Options o, const CLI::App& run) {
   const RunResult r = execute(resumed.scenario, m, o.resume, o, orb, parse_layout(o.layout),
                               animation.get(), &resumed);
   std::cout << format_summary(r) << "  output        " << o.resume << "\n";
-  if (r.status != "completed") std::cerr << "kausal: " << r.error << "\n";
+  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
   hold_animation(o, animation);
   return static_cast<int>(r.exit_code);
 }
@@ -779,7 +783,7 @@ int compare_command(const Options& o) {
   ComparisonRuns runs(s.file, o.repeat * (1 + layouts.size() * (kCompared.size() - 1)),
                       several_layouts);
   auto run_one = [&](const MethodSpec& m, Layout l, std::size_t k) {
-    const bool own_dir = several_layouts && m.method != "sequential";
+    const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
     const fs::path where = comparison_dir(out, own_dir ? layout_name(l) : "", m.dir(), k, o.repeat);
     runs.add(execute(s, m, where, o, orb, l, animation.get()), where, k);
   };
@@ -787,7 +791,7 @@ int compare_command(const Options& o) {
     run_one(kCompared.front(), layouts.front(), k);
     for (const Layout l : layouts)
       for (const auto& m : kCompared)
-        if (m.method != "sequential" && !runs.failed()) run_one(m, l, k);
+        if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, l, k);
   }
   std::ostringstream setup;
   setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
@@ -962,18 +966,20 @@ int main(int argc, char** argv) {
   Options o;
 
   CLI::App* run = app.add_subcommand("run", "run a scenario under one method");
-  run->add_option("--method", o.method,
-                  "sequential: in-process reference; conservative: one System and one "
-                  "Integrator process per pendulum (per partition), guarantees from the "
-                  "monitor; optimistic: the same processes run ahead and roll back. Partitioned "
-                  "models: default the scenario's run.method")
-      ->capture_default_str()
+  run->add_option_function<std::string>(
+         "--method", [&o](const std::string& name) { o.method = *sync_method_named(name); },
+         "sequential: in-process reference; conservative: one System and one "
+         "Integrator process per pendulum (per partition), guarantees from the "
+         "monitor; optimistic: the same processes run ahead and roll back. Partitioned "
+         "models: default the scenario's run.method")
+      ->default_str("sequential")
       ->check(CLI::IsMember({"sequential", "conservative", "optimistic"}));
-  run->add_option("--guarantee", o.guarantee,
-                  "conservative: step (one step per guarantee, the thesis protocol) or "
-                  "lookahead (every step before the earliest possible contact, "
-                  "docs/lookahead.md)")
-      ->capture_default_str()
+  run->add_option_function<std::string>(
+         "--guarantee", [&o](const std::string& name) { o.guarantee = *guarantee_named(name); },
+         "conservative: step (one step per guarantee, the thesis protocol) or "
+         "lookahead (every step before the earliest possible contact, "
+         "docs/lookahead.md)")
+      ->default_str("step")
       ->check(CLI::IsMember({"step", "lookahead"}));
   add_common(run, o);
   run->get_option("scenario")->required(false);  // not with --resume (checked after parsing)

@@ -94,9 +94,9 @@ std::string table(const std::vector<ComparisonRow>& rows) {
       << cell("mean_utilisation", row.mean_utilisation, fixed(100 * row.mean_utilisation, 1) + " %")
       << "<td data-key=\"trajectory_sha256\" data-value=\"" << row.digest << "\" class=\""
       << (row.digest_equal ? "same" : "differs") << "\">" << row.digest.substr(0, 16) << "… "
-      << (row.status != "completed" ? html_escape(row.status)
-          : row.digest_equal        ? "= reference"
-                                    : "DIFFERS")
+      << (row.status != RunStatus::completed ? html_escape(to_string(row.status))
+          : row.digest_equal                 ? "= reference"
+                                             : "DIFFERS")
       << "</td></tr>\n";
   }
   o << "</table>\n";

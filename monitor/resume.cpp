@@ -34,8 +34,8 @@ constexpr const char* kPartitioned =
 
 // The value a checkpoint stores for a command-line option that must not change.
 std::string stored_value(const RunSetup& s, const std::string& option) {
-  if (option == "--method") return s.method;
-  if (option == "--guarantee") return s.guarantee;
+  if (option == "--method") return to_string(s.method);
+  if (option == "--guarantee") return to_string(s.guarantee);
   if (option == "--layout") return s.layout;
   if (option == "--batch") return std::to_string(s.batch);
   if (option == "--window") return std::to_string(s.window);

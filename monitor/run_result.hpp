@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "integrator/coupled_integrator.hpp"
+#include "monitor/run_kind.hpp"
 #include "system/activity_clock.hpp"
 #include "system/errors.hpp"
 #include "system/pendulum.hpp"
@@ -69,8 +70,8 @@ struct PartitionSummary {
 };
 
 struct RunResult {
-  std::string method;   // "sequential", "conservative", "optimistic"
-  std::string variant;  // "step" / "lookahead" for conservative, "" otherwise
+  SyncMethod method = SyncMethod::sequential;
+  Guarantee guarantee = Guarantee::none;  // step or lookahead for conservative runs
   std::string model;
   std::string scenario;
   std::string integrator;
@@ -104,15 +105,22 @@ struct RunResult {
   // only this last stretch.
   std::vector<std::uint64_t> resumed_from;
 
-  std::string status = "completed";  // "completed" | "failed" | "interrupted"
+  RunStatus status = RunStatus::completed;
   std::string error;
   ExitCode exit_code = ExitCode::ok;
 
   // "conservative/lookahead", "optimistic", ...: the label used in tables.
-  std::string label() const { return variant.empty() ? method : method + "/" + variant; }
+  std::string label() const { return method_label(method, guarantee); }
   // A partitioned (coupled) model rather than a pendulum chain: no collisions, no batches,
   // no guarantee rounds, no stale batches — figures of the chain that are not printed.
   bool partitioned() const { return model == "partitioned"; }
+  bool completed() const { return status == RunStatus::completed; }
+  // Ends the run with this error: interrupted for Ctrl-C and SIGTERM, failed otherwise.
+  void end_with(const Error& e) {
+    status = e.exit_code() == ExitCode::interrupted ? RunStatus::interrupted : RunStatus::failed;
+    error = e.what();
+    exit_code = e.exit_code();
+  }
 };
 
 // Mean over the components of busy / (busy + idle + rollback): how much of its life a

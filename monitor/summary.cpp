@@ -58,7 +58,8 @@ const RunResult* step_run_for(const RunResult& r, const std::vector<RunResult>& 
                               bool layouts_differ) {
   if (r.layout == "none" && layouts_differ) return nullptr;
   for (const auto& other : round)
-    if (other.label() == "conservative/step" && (r.layout == "none" || other.layout == r.layout))
+    if (other.method == SyncMethod::conservative && other.guarantee == Guarantee::step &&
+        (r.layout == "none" || other.layout == r.layout))
       return &other;
   return nullptr;
 }
@@ -113,8 +114,8 @@ double calc_cost_us(const RunResult& r) {
 
 void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   nlohmann::ordered_json j;
-  j["method"] = r.method;
-  if (!r.variant.empty()) j["guarantee"] = r.variant;
+  j["method"] = to_string(r.method);
+  if (r.guarantee != Guarantee::none) j["guarantee"] = to_string(r.guarantee);
   j["model"] = r.model;
   j["scenario"] = r.scenario;
   j["integrator"] = r.integrator;
@@ -136,7 +137,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["wasted_calc_calls"] = k.wasted_calc_calls;
   if (!r.partitioned()) j["stale_batches"] = k.stale_batches;
   j["state_list_peak"] = r.state_list_peak;
-  if (r.method == "optimistic") {
+  if (r.method == SyncMethod::optimistic) {
     if (!r.partitioned()) j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }
@@ -173,7 +174,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     j["resumes"] = r.resumed_from.size();
     j["resumed_from"] = r.resumed_from;
   }
-  j["status"] = r.status;
+  j["status"] = to_string(r.status);
   j["exit_code"] = static_cast<int>(r.exit_code);
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.deployment.empty()) j["deployment"] = r.deployment;
@@ -215,7 +216,7 @@ std::string format_summary(const RunResult& r) {
   else
     o << "kausal " << r.label() << " · " << r.scenario << " · " << r.partitions.size()
       << " partitions, " << r.integrator << ", smallest h = " << r.h << " s\n";
-  o << "  status        " << r.status;
+  o << "  status        " << name_of(r.status);
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << r.layout;
   o << "\n  steps         " << r.steps << " of " << r.planned_steps;
@@ -235,7 +236,7 @@ std::string format_summary(const RunResult& r) {
   if (k.monitor_calls)
     o << "  monitor calls " << k.monitor_calls << " (" << k.bytes << " payload bytes)\n";
   if (k.rounds) o << "  guarantees    " << k.rounds << "\n";
-  if (r.method == "optimistic") {
+  if (r.method == SyncMethod::optimistic) {
     o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
       << k.wasted_calc_calls << " Calc calls wasted";
     if (!r.partitioned()) o << "; " << k.stale_batches << " stale batches dropped";
@@ -247,7 +248,7 @@ std::string format_summary(const RunResult& r) {
     o << "  partition     " << p.name << ": " << p.integrator << ", h = " << p.h << " s, "
       << p.stats.steps_computed << " steps computed";
     // Only the optimistic method predicts inputs and rolls back.
-    if (r.method == "optimistic")
+    if (r.method == SyncMethod::optimistic)
       o << ", " << p.stats.rollbacks << " rollbacks (" << p.stats.rolled_back_steps << " steps), "
         << p.stats.predictions << " predictions, " << p.stats.accepted_predictions
         << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
@@ -312,12 +313,12 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
         count_median(runs, [](const RunResult& r) { return r.counters.monitor_calls; });
     row.mean_utilisation = median_of(runs, mean_utilisation);
     row.digest = first.trajectory_sha256;
-    row.status = "completed";
+    row.status = RunStatus::completed;
     row.digest_equal = true;
     for (const RunResult* r : runs) {
-      if (r->status != "completed" && row.status == "completed") row.status = r->status;
-      row.digest_equal = row.digest_equal && r->status == "completed" &&
-                         r->trajectory_sha256 == reference.trajectory_sha256;
+      if (!r->completed() && row.status == RunStatus::completed) row.status = r->status;
+      row.digest_equal =
+          row.digest_equal && r->completed() && r->trajectory_sha256 == reference.trajectory_sha256;
     }
     rows.push_back(row);
   }
@@ -340,12 +341,12 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
     cells.insert(cells.end(), {ratio_text(row.vs_sequential), ratio_text(row.vs_step),
                                std::to_string(row.calc_calls), fixed(row.calc_cost_us, 2)});
     if (collisions) cells.push_back(row.chain ? std::to_string(row.collisions) : "–");
-    cells.insert(cells.end(),
-                 {std::to_string(row.rollbacks), std::to_string(row.rolled_back_steps),
-                  std::to_string(row.monitor_calls), percent(row.mean_utilisation),
-                  row.digest.substr(0, 16) + (row.status != "completed" ? " (" + row.status + ")"
-                                              : row.digest_equal        ? " = reference"
-                                                                        : " DIFFERS")});
+    cells.insert(cells.end(), {std::to_string(row.rollbacks), std::to_string(row.rolled_back_steps),
+                               std::to_string(row.monitor_calls), percent(row.mean_utilisation),
+                               row.digest.substr(0, 16) + (row.status != RunStatus::completed
+                                                               ? " (" + to_string(row.status) + ")"
+                                                           : row.digest_equal ? " = reference"
+                                                                              : " DIFFERS")});
     table.push_back(std::move(cells));
   }
   std::vector<Align> align(header.size(), Align::right);
@@ -362,8 +363,8 @@ std::string format_finished_run(const RunResult& r, bool layouts_differ, const R
   std::ostringstream o;
   o << "[" << done << "/" << total << "] " << comparison_label(r, layouts_differ) << "  "
     << fixed(r.wall_s, 3) << " s  ";
-  if (r.status != "completed")
-    o << r.status << (r.error.empty() ? "" : ": " + r.error.substr(0, r.error.find('\n')));
+  if (!r.completed())
+    o << name_of(r.status) << (r.error.empty() ? "" : ": " + r.error.substr(0, r.error.find('\n')));
   else if (&r == &reference)
     o << "digest " << r.trajectory_sha256.substr(0, 16) << " (the reference)";
   else if (r.trajectory_sha256 == reference.trajectory_sha256)
@@ -394,7 +395,7 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["monitor_calls"] = row.monitor_calls;
     j["mean_utilisation"] = row.mean_utilisation;
     j["trajectory_sha256"] = row.digest;
-    j["status"] = row.status;
+    j["status"] = to_string(row.status);
     j["digest_equal"] = row.digest_equal;
     list.push_back(std::move(j));
   }

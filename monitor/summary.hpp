@@ -40,7 +40,7 @@ struct ComparisonRow {
   std::uint64_t monitor_calls = 0;
   double mean_utilisation = 0;
   std::string digest;
-  std::string status;         // "completed", or the first other status of a repetition
+  RunStatus status = RunStatus::completed;  // or the first other status of a repetition
   bool digest_equal = false;  // every repetition completed with the reference's digest
 };
 

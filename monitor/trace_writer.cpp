@@ -283,7 +283,7 @@ TraceStats TraceFile::finish(RunResult& r) {
   meta["method"] = r.label();
   meta["scenario"] = r.scenario;
   meta["wall_s"] = r.wall_s;
-  meta["status"] = r.status;
+  meta["status"] = to_string(r.status);
   meta["run_start_us"] =
       r.start_ns > origin_ns_ ? static_cast<double>(r.start_ns - origin_ns_) / 1000.0 : 0.0;
   meta["trace"] = trace;

@@ -58,7 +58,7 @@ struct PartitionRun {
     CosimRecorder recorder("", scenario, plan);
     RunControl control;
     const RunResult r = run_cosim_sequential(scenario, plan, recorder, control);
-    EXPECT_EQ(r.status, "completed") << r.error;
+    EXPECT_EQ(r.status, RunStatus::completed) << r.error;
     return r.trajectory_sha256;
   }
 
@@ -70,7 +70,8 @@ struct PartitionRun {
   RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment,
                         RunControl& control) const {
     CosimRecorder recorder("", scenario, plan);
-    const std::string method = plan.configs.front().speculate ? "optimistic" : "conservative";
+    const SyncMethod method =
+        plan.configs.front().speculate ? SyncMethod::optimistic : SyncMethod::conservative;
     return run_cosim_distributed(scenario, method, plan, deployment, recorder, control);
   }
 };
@@ -112,7 +113,7 @@ TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
     const std::size_t processes = c.layout == "process" ? 6 : c.layout == "single" ? 0 : 3;
     EXPECT_EQ(pids.size(), processes);
     const RunResult r = run.distributed(plan, *deployment);
-    EXPECT_EQ(r.status, "completed") << r.error;
+    EXPECT_EQ(r.status, RunStatus::completed) << r.error;
     EXPECT_EQ(r.trajectory_sha256, expected);
     EXPECT_EQ(r.steps, run.scenario.ticks);
     ASSERT_EQ(r.partitions.size(), 3u);
@@ -183,7 +184,7 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
     const double noticed_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
     const RunResult r = result.get();
-    EXPECT_EQ(r.status, "failed");
+    EXPECT_EQ(r.status, RunStatus::failed);
     EXPECT_EQ(r.exit_code, ExitCode::peer_failure);
     EXPECT_NE(r.error.find("integrator-b"), std::string::npos) << r.error;
     // The next heartbeat (every 0.5 s) finds the process gone.

@@ -146,7 +146,7 @@ TEST(AllPairs, EveryMethodAgreesWhereNonNeighboursMeet) {
   for (unsigned seed = 1; seed <= 4; ++seed) {
     const Scenario s = testing::crossing_scenario(seed, 5 + seed, 1500);
     const RunResult seq = testing::run_sequential(s);
-    ASSERT_EQ(seq.status, "completed") << seq.error;
+    ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
     EXPECT_GT(seq.collisions, 0u) << s.name;
     const std::vector<std::pair<std::string, RunResult>> runs = {
         {"conservative step", testing::run_conservative_in_process(s, Guarantee::step)},
@@ -156,7 +156,7 @@ TEST(AllPairs, EveryMethodAgreesWhereNonNeighboursMeet) {
         {"optimistic batch 64 window 512", testing::run_optimistic_in_process(s, {64, 512})},
     };
     for (const auto& [name, r] : runs) {
-      EXPECT_EQ(r.status, "completed") << s.name << " / " << name << ": " << r.error;
+      EXPECT_EQ(r.status, RunStatus::completed) << s.name << " / " << name << ": " << r.error;
       EXPECT_EQ(r.collisions, seq.collisions) << s.name << " / " << name;
       EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << s.name << " / " << name;
     }

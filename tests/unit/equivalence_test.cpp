@@ -11,7 +11,7 @@ namespace {
 // Every method and option of issue 3 on one scenario; returns the sequential result.
 RunResult expect_all_methods_agree(const Scenario& s, const std::string& label) {
   const RunResult seq = testing::run_sequential(s);
-  EXPECT_EQ(seq.status, "completed") << label << ": " << seq.error;
+  EXPECT_EQ(seq.status, RunStatus::completed) << label << ": " << seq.error;
   std::vector<std::pair<std::string, RunResult>> runs = {
       {"conservative step", testing::run_conservative_in_process(s, Guarantee::step)},
       {"conservative lookahead (checked)",

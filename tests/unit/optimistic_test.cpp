@@ -13,7 +13,7 @@ TEST(Optimistic, ImpactsRollBackAndTheDigestStaysEqual) {
   const Scenario s = testing::shipped("thesis.toml");
   const auto seq = testing::run_sequential(s);
   const auto opt = testing::run_optimistic_in_process(s, {32, 256});
-  ASSERT_EQ(opt.status, "completed") << opt.error;
+  ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
   EXPECT_GT(opt.counters.rollbacks, 0u);
   EXPECT_GT(opt.counters.rolled_back_steps, 0u);
   EXPECT_EQ(opt.counters.wasted_calc_calls, opt.counters.rolled_back_steps);  // Euler: 1 Calc/step
@@ -33,7 +33,7 @@ TEST(Optimistic, StaleBatchesUnderDeliveryDelayAreDropped) {
   LocalDeploymentOptions slow_wire;
   slow_wire.delivery_delay = 2ms;
   const auto opt = testing::run_optimistic_in_process(s, {16, 256}, slow_wire);
-  ASSERT_EQ(opt.status, "completed") << opt.error;
+  ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
   EXPECT_GT(opt.counters.rollbacks, 0u);
   EXPECT_GT(opt.counters.stale_batches, 0u);
   EXPECT_EQ(opt.trajectory_sha256, seq.trajectory_sha256);
@@ -43,7 +43,7 @@ TEST(Optimistic, StateListNeverExceedsWindowPlusOneBatch) {
   const Scenario s = testing::shipped("thesis.toml");
   for (auto [batch, window] : {std::pair<std::size_t, std::uint64_t>{8, 64}, {50, 200}, {1, 16}}) {
     const auto opt = testing::run_optimistic_in_process(s, {batch, window});
-    ASSERT_EQ(opt.status, "completed") << opt.error;
+    ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
     for (const auto& c : opt.components) {
       if (c.role != "integrator") continue;
       EXPECT_LE(c.totals.state_list_peak, window + batch) << c.name << " batch " << batch;
@@ -60,7 +60,7 @@ TEST(Optimistic, AWorkerFailureEndsTheRunNamingTheIntegrator) {
   s.h = 1e200;
   s.steps = 100;
   const auto opt = testing::run_optimistic_in_process(s);
-  EXPECT_EQ(opt.status, "failed");
+  EXPECT_EQ(opt.status, RunStatus::failed);
   EXPECT_EQ(opt.exit_code, ExitCode::simulation_failed);
   EXPECT_NE(opt.error.find("integrator-"), std::string::npos) << opt.error;
 }
@@ -69,7 +69,7 @@ TEST(Lookahead, GrantsManyStepsPerRoundOnTheThesis) {
   const Scenario s = testing::shipped("thesis.toml");
   const auto step = testing::run_conservative_in_process(s, Guarantee::step);
   const auto ahead = testing::run_conservative_in_process(s, Guarantee::lookahead, true);
-  ASSERT_EQ(ahead.status, "completed") << ahead.error;
+  ASSERT_EQ(ahead.status, RunStatus::completed) << ahead.error;
   EXPECT_EQ(step.counters.rounds, s.steps);
   EXPECT_LT(ahead.counters.rounds * 3, s.steps) << "rounds " << ahead.counters.rounds;
 }
@@ -92,8 +92,8 @@ TEST(Lookahead, AGuaranteeThatIsFalseIsCaughtAsACausalityViolation) {
     Liar liar(s);
     TrajectoryRecorder recorder({}, s.pendulums(), 1, s.steps, 0, s.h);
     RunControl control;
-    const auto r = drive_chain(s, "liar", liar, recorder, control, check);
-    EXPECT_EQ(r.status, "failed");
+    const auto r = drive_chain(s, SyncMethod::conservative, liar, recorder, control, check);
+    EXPECT_EQ(r.status, RunStatus::failed);
     EXPECT_NE(r.error.find("causality violation"), std::string::npos) << r.error;
     // The test mode notices the contact itself, before any impulse is due.
     EXPECT_NE(r.error.find(check ? "in contact" : "need an impulse"), std::string::npos) << r.error;
@@ -110,7 +110,7 @@ TEST(RollbackCheck, EveryStepReproducesAfterARestore) {
     LocalDeploymentOptions checked;
     checked.rollback_check = true;
     const auto opt = testing::run_optimistic_in_process(s, {16, 128}, checked);
-    ASSERT_EQ(opt.status, "completed") << file << ": " << opt.error;
+    ASSERT_EQ(opt.status, RunStatus::completed) << file << ": " << opt.error;
     EXPECT_EQ(opt.trajectory_sha256, seq.trajectory_sha256) << file;
   }
 }

@@ -54,8 +54,9 @@ Outcome distributed(const CosimScenario& s, const CosimMode& mode) {
   CosimRecorder recorder("", s, plan, true);
   RunControl control;
   CosimLocalDeployment deployment(s, plan);
-  RunResult r = run_cosim_distributed(s, mode.speculate ? "optimistic" : "conservative", plan,
-                                      deployment, recorder, control);
+  RunResult r =
+      run_cosim_distributed(s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative,
+                            plan, deployment, recorder, control);
   return {r, recorder.rows()};
 }
 
@@ -103,12 +104,12 @@ void check_against_table_b(const Outcome& o) {
 
 TEST(BenchmarkB, Dre0MatchesTheExactStepResponseAtOneAndTenMilliseconds) {
   const Outcome fine = sequential(variant("orifices-dre0.toml"));
-  ASSERT_EQ(fine.result.status, "completed") << fine.result.error;
+  ASSERT_EQ(fine.result.status, RunStatus::completed) << fine.result.error;
   check_against_table_b(fine);
   const Outcome coarse = sequential(
       variant("orifices-dre0.toml",
               {{"h = 0.001", "h = 0.01"}, {"output_interval = 0.001", "output_interval = 0.01"}}));
-  ASSERT_EQ(coarse.result.status, "completed") << coarse.result.error;
+  ASSERT_EQ(coarse.result.status, RunStatus::completed) << coarse.result.error;
   check_against_table_b(coarse);
 }
 
@@ -122,19 +123,19 @@ CosimScenario orifices_euler(const std::string& h, const std::string& t_end) {
 TEST(BenchmarkB, EulerIsStableBelowTwoOverFiftyThousandTenAndNotAbove) {
   // 2 / 50010 = 3.9992e-5 s. Whole numbers of steps: 7700 × 3.9e-5, 7325 × 4.1e-5.
   const Outcome stable = sequential(orifices_euler("3.9e-5", "0.3003"));
-  ASSERT_EQ(stable.result.status, "completed") << stable.result.error;
+  ASSERT_EQ(stable.result.status, RunStatus::completed) << stable.result.error;
   EXPECT_NEAR(stable.rows.back()[1], 50.0047, 1e-3);
   EXPECT_NEAR(stable.rows.back()[2], 0.0099989, 1e-6);
   const Outcome unstable = sequential(orifices_euler("4.1e-5", "0.300325"));
   // The fast mode's factor |1 − 50010 h| = 1.05 per step: 1.05^7325 overflows.
   const bool blew_up =
-      unstable.result.status == "failed" || std::abs(unstable.rows.back()[2]) > 1e6;
+      unstable.result.status == RunStatus::failed || std::abs(unstable.rows.back()[2]) > 1e6;
   EXPECT_TRUE(blew_up) << unstable.result.status;
 }
 
 TEST(BenchmarkB, Pdre0OneEquationPerPartitionIsStableWithAOneStepLagOnP2) {
   const Outcome o = sequential(variant("orifices-pdre0.toml"));
-  ASSERT_EQ(o.result.status, "completed") << o.result.error;
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
   EXPECT_NEAR(o.rows.back()[1], 50.005, 0.01);
   // Chamber 2 relaxes within a step (e^{−50010·0.01} = 0) to the quasi-static value of the
   // p1 it held: p2 at step i+1 is 10·p1(step i)/50010 — the lag of the coupling.
@@ -181,7 +182,7 @@ TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
   // at 30 ms has time to grow (its factor per step is 1.012).
   const Outcome ten = sequential(turbogenerator("euler", "0.01", "15.0", true));
   const Outcome thirty = sequential(turbogenerator("euler", "0.03", "15.0", true));
-  ASSERT_EQ(ten.result.status, "completed") << ten.result.error;
+  ASSERT_EQ(ten.result.status, RunStatus::completed) << ten.result.error;
   // Over the scenario's 3 s (the load change), ω within 5 % of its range of CVODE's.
   const Outcome first = sequential(turbogenerator("euler", "0.01", "3.0", true));
   const auto ref =
@@ -193,14 +194,15 @@ TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
   for (std::size_t i = thirty.rows.size() / 2; i < thirty.rows.size(); ++i)
     late_thirty = std::max(late_thirty, std::abs(thirty.rows[i][2]));
   EXPECT_LT(late_ten, 0.05);
-  EXPECT_TRUE(thirty.result.status == "failed" || late_thirty > 10 * late_ten + 0.5) << late_thirty;
+  EXPECT_TRUE(thirty.result.status == RunStatus::failed || late_thirty > 10 * late_ten + 0.5)
+      << late_thirty;
 }
 
 TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
   const Outcome dre0 = sequential(turbogenerator("dre0", "0.06", "3.0", true));
   const Outcome pdre0 = sequential(turbogenerator("pdre0", "0.06", "3.0", false));
-  ASSERT_EQ(dre0.result.status, "completed") << dre0.result.error;
-  ASSERT_EQ(pdre0.result.status, "completed") << pdre0.result.error;
+  ASSERT_EQ(dre0.result.status, RunStatus::completed) << dre0.result.error;
+  ASSERT_EQ(pdre0.result.status, RunStatus::completed) << pdre0.result.error;
   const auto ref =
       monolithic_reference(turbogenerator("dre0", "0.06", "3.0", true), times_of(dre0));
   double dre0_error = 0, pdre0_error = 0;
@@ -218,7 +220,7 @@ TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
   const CosimScenario s = variant("hydraulic-multirate.toml");
   ASSERT_EQ(s.partitions[0].ticks_per_step * 3, s.partitions[1].ticks_per_step);
   const Outcome o = distributed(s, {});
-  ASSERT_EQ(o.result.status, "completed") << o.result.error;
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
   const auto ref = monolithic_reference(s, times_of(o));
   // states: valve spool, spool velocity | p1, p2, position, velocity, integral
   EXPECT_LT(worst_relative_error(o, ref, 4), 0.01);  // piston position
@@ -246,7 +248,7 @@ double coupling_error(int hold, const std::string& h) {
                                 {"h = 0.001", "h = " + h},
                                 {"output_interval = 0.01", "output_interval = 0.02"}});
   const Outcome o = sequential(s);
-  if (o.result.status != "completed") return INFINITY;
+  if (o.result.status != RunStatus::completed) return INFINITY;
   Vector x0(4);
   x0 << 0.1, 0, 0, 0;
   const auto exact = reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1),
@@ -275,7 +277,7 @@ TEST(BenchmarkE, HigherHoldOrderGivesASmallerCouplingError) {
 TEST(WorkedExample, TwoTanksSettleAtTorricellisLevelsAndFollowCvode) {
   const CosimScenario s = variant("two-tanks.toml");
   const Outcome o = sequential(s);
-  ASSERT_EQ(o.result.status, "completed") << o.result.error;
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
   // Steady state: outflow = inflow = 0.02 m³/s, so h = (q / (a √(2g)))².
   auto level = [](double q, double a) { return std::pow(q / (a * std::sqrt(2 * 9.81)), 2); };
   EXPECT_NEAR(o.rows.back()[1], level(0.02, 0.01), 1e-6);
@@ -292,7 +294,7 @@ TEST(PartitionedMethods, SequentialConservativeAndOptimisticGiveOneDigestAtToler
                                  "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml"}) {
     const CosimScenario s = variant(name);
     const Outcome seq = sequential(s);
-    ASSERT_EQ(seq.result.status, "completed") << name << ": " << seq.result.error;
+    ASSERT_EQ(seq.result.status, RunStatus::completed) << name << ": " << seq.result.error;
     const Outcome cons = distributed(s, {false, 0, 1000});
     const Outcome opt = distributed(s, {true, 0, 16});
     EXPECT_EQ(cons.result.trajectory_sha256, seq.result.trajectory_sha256) << name;
@@ -331,7 +333,7 @@ TEST(PartitionedMethods, AToleranceBoundsTheDifferenceToSequential) {
   const double gain = impulse_response_gain(two_mass_matrix(), B, 2.0);
   for (const double tolerance : {1e-3, 1e-5}) {
     const Outcome opt = distributed(s, {true, tolerance, 64});
-    ASSERT_EQ(opt.result.status, "completed") << opt.result.error;
+    ASSERT_EQ(opt.result.status, RunStatus::completed) << opt.result.error;
     double kept = 0, accepted = 0;
     for (const auto& p : opt.result.partitions) {
       kept = std::max(kept, p.stats.max_accepted_error);

@@ -30,8 +30,8 @@ std::string slurp(const fs::path& p) {
 RunResult run(const std::string& method, const std::string& variant, const std::string& layout,
               double wall_s, const std::string& digest = "d1g3st") {
   RunResult r;
-  r.method = method;
-  r.variant = variant;
+  r.method = *sync_method_named(method);
+  r.guarantee = *guarantee_named(variant);
   r.layout = method == "sequential" ? "none" : layout;
   r.model = "pendulum-chain";
   r.wall_s = wall_s;
@@ -194,7 +194,7 @@ TEST(ComparisonFigures, AFinishedRunIsAnnouncedWithItsDigestCheck) {
       << ok;
   EXPECT_NE(format_finished_run(other, false, ref, 3, 7).find("differs from sequential"),
             std::string::npos);
-  other.status = "failed";
+  other.status = RunStatus::failed;
   other.error = "system-2: cannot be reached\nmore";
   const std::string failed = format_finished_run(other, false, ref, 3, 7);
   EXPECT_NE(failed.find("failed: system-2: cannot be reached"), std::string::npos) << failed;
@@ -215,11 +215,40 @@ TEST(RunFigures, ComponentColumnsKeepASeparator) {
   expect_columns_apart(text.substr(header), 3);
 }
 
+// The typed words of a run read and write as their names: in summary.json, checkpoints and
+// on the command line; an unknown name is no value at all.
+TEST(RunKind, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (SyncMethod m : {SyncMethod::sequential, SyncMethod::conservative, SyncMethod::optimistic}) {
+    EXPECT_EQ(sync_method_named(name_of(m)), m);
+    EXPECT_EQ(nlohmann::json(m), to_string(m));
+  }
+  for (Guarantee g : {Guarantee::none, Guarantee::step, Guarantee::lookahead})
+    EXPECT_EQ(guarantee_named(name_of(g)), g);
+  for (RunStatus st : {RunStatus::completed, RunStatus::failed, RunStatus::interrupted}) {
+    EXPECT_EQ(run_status_named(name_of(st)), st);
+    EXPECT_EQ(nlohmann::json(st), to_string(st));
+  }
+  EXPECT_FALSE(sync_method_named("Optimistic "));
+  EXPECT_FALSE(guarantee_named("steps"));
+  EXPECT_FALSE(run_status_named(""));
+  EXPECT_EQ(method_label(SyncMethod::conservative, Guarantee::lookahead), "conservative/lookahead");
+  EXPECT_EQ(method_label(SyncMethod::optimistic, Guarantee::none), "optimistic");
+  // summary.json says "failed", not 1.
+  RunResult r = run("conservative", "step", "process", 1.0);
+  r.status = RunStatus::failed;
+  TempDir dir;
+  write_summary_json(r, dir.path() / "summary.json");
+  const auto json = nlohmann::json::parse(slurp(dir.path() / "summary.json"));
+  EXPECT_EQ(json["status"], "failed");
+  EXPECT_EQ(json["method"], "conservative");
+  EXPECT_EQ(json["guarantee"], "step");
+}
+
 // A run that failed before its first step (an address it cannot serve on, say) says why and
 // shows no empty digest or component table.
 TEST(RunFigures, ARunThatNeverStartedShowsNoEmptyFigures) {
   RunResult r = run("conservative", "step", "process", 0.0);
-  r.status = "failed";
+  r.status = RunStatus::failed;
   r.error = "--host 10.99.99.99: cannot serve on this address";
   r.trajectory_sha256.clear();
   r.components.clear();
@@ -247,7 +276,7 @@ TEST(RunFigures, PartitionedRunsPrintNoChainFigures) {
   EXPECT_NE(text.find("predictions"), std::string::npos) << text;
   // Only the optimistic method predicts and rolls back.
   RunResult conservative = r;
-  conservative.method = "conservative";
+  conservative.method = SyncMethod::conservative;
   const std::string plain = format_summary(conservative);
   for (const char* word : {"predictions", "rollbacks", "tolerance", "state list", "wasted"})
     EXPECT_EQ(plain.find(word), std::string::npos) << word << " in\n" << plain;
@@ -281,7 +310,7 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   const CosimPlan seq_plan = plan_cosim(s, {});
   CosimRecorder seq_recorder("", s, seq_plan);
   const RunResult seq = run_cosim_sequential(s, seq_plan, seq_recorder, control);
-  ASSERT_EQ(seq.status, "completed") << seq.error;
+  ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
   ASSERT_EQ(seq.components.size(), 1u);
   EXPECT_EQ(seq.components[0].role, "sequential");
   ASSERT_EQ(seq.components[0].spans.size(), 1u);
@@ -294,8 +323,9 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder("", s, plan);
   CosimLocalDeployment deployment(s, plan);
-  const RunResult opt = run_cosim_distributed(s, "optimistic", plan, deployment, recorder, control);
-  ASSERT_EQ(opt.status, "completed") << opt.error;
+  const RunResult opt =
+      run_cosim_distributed(s, SyncMethod::optimistic, plan, deployment, recorder, control);
+  ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
   ASSERT_GT(opt.counters.rollbacks, 0u);
   EXPECT_GT(opt.counters.wasted_calc_calls, 0u);
   EXPECT_EQ(opt.calc_calls, seq.calc_calls + opt.counters.wasted_calc_calls);

@@ -58,7 +58,16 @@ TEST(Sha256Midstate, RefusesPendingBytesThatDoNotFitTheLength) {
 
 Checkpoint sample_checkpoint() {
   Checkpoint c;
-  c.setup = {"scenarios/x.toml", "optimistic", "", "pendulum", 32, 128, false, true, "cores", 3000};
+  c.setup = {"scenarios/x.toml",
+             SyncMethod::optimistic,
+             Guarantee::none,
+             "pendulum",
+             32,
+             128,
+             false,
+             true,
+             "cores",
+             3000};
   c.scenario_sha256 = std::string(64, 'a');
   c.pendulums = 3;
   c.planned_steps = 100;
@@ -94,7 +103,7 @@ TEST(Checkpoint, RoundTripsEveryFieldBitForBit) {
   EXPECT_EQ(r.recorder.digest.pending, c.recorder.digest.pending);
   EXPECT_EQ(r.collisions, 7u);
   EXPECT_EQ(r.resumed_from, c.resumed_from);
-  EXPECT_EQ(r.setup.method, "optimistic");
+  EXPECT_EQ(r.setup.method, SyncMethod::optimistic);
   EXPECT_EQ(r.setup.layout, "pendulum");
   EXPECT_EQ(r.setup.batch, 32u);
   EXPECT_EQ(r.setup.window, 128u);
@@ -235,10 +244,13 @@ enum class Kind { sequential, conservative, lookahead, optimistic };
 // A run of `kind` into dir with its checkpoint, fresh or resumed; components in process.
 RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& control,
                  const ResumedRun* resumed = nullptr) {
-  const char* method = kind == Kind::sequential   ? "sequential"
-                       : kind == Kind::optimistic ? "optimistic"
-                                                  : "conservative";
-  const RunSetup setup{s.file, method, "", "single", 0, 0, false, false, "none", 3000};
+  const SyncMethod method = kind == Kind::sequential   ? SyncMethod::sequential
+                            : kind == Kind::optimistic ? SyncMethod::optimistic
+                                                       : SyncMethod::conservative;
+  const Guarantee granted = kind == Kind::lookahead              ? Guarantee::lookahead
+                            : method == SyncMethod::conservative ? Guarantee::step
+                                                                 : Guarantee::none;
+  const RunSetup setup{s.file, method, granted, "single", 0, 0, false, false, "none", 3000};
   auto recorder = open_recorder(s, dir, resumed);
   Checkpointer checkpoints(
       dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));
@@ -255,8 +267,7 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
     OptimisticStepper stepper(deployment, s, {8, 32}, from ? from->step : 0);
     return drive_chain(s, method, stepper, *recorder, control, drive);
   }
-  const Guarantee g = kind == Kind::lookahead ? Guarantee::lookahead : Guarantee::step;
-  ConservativeStepper stepper(deployment, s, {g, {}, 10'000});
+  ConservativeStepper stepper(deployment, s, {granted, {}, 10'000});
   return drive_chain(s, method, stepper, *recorder, control, drive);
 }
 
@@ -278,13 +289,13 @@ const Uninterrupted& reference() {
 
 void expect_cut_and_resume_matches(Kind kind, std::uint64_t cut, bool crash_debris = false) {
   const Uninterrupted& ref = reference();
-  ASSERT_EQ(ref.r.status, "completed");
+  ASSERT_EQ(ref.r.status, RunStatus::completed);
   ASSERT_GT(ref.r.collisions, 0u);  // the cut must be able to fall among impacts
   TempDir dir;
   const Scenario s = load_scenario(short_thesis(dir.path(), "1.5"));
   StopAt stop(cut);
   const RunResult first = record(kind, s, dir.path(), stop);
-  ASSERT_EQ(first.status, "interrupted");
+  ASSERT_EQ(first.status, RunStatus::interrupted);
   ASSERT_EQ(first.steps, cut);
   EXPECT_EQ(read_checkpoint(dir.path()).step(), cut);
   if (crash_debris)  // a crash after the checkpoint: rows of later steps, half a row
@@ -293,7 +304,7 @@ void expect_cut_and_resume_matches(Kind kind, std::uint64_t cut, bool crash_debr
   EXPECT_EQ(resumed.start.step, cut);
   RunControl control;
   const RunResult second = record(kind, resumed.scenario, dir.path(), control, &resumed);
-  EXPECT_EQ(second.status, "completed") << second.error;
+  EXPECT_EQ(second.status, RunStatus::completed) << second.error;
   EXPECT_EQ(second.steps, s.steps);
   EXPECT_EQ(second.collisions, ref.r.collisions);
   EXPECT_EQ(second.trajectory_sha256, ref.r.trajectory_sha256);
@@ -333,7 +344,7 @@ TEST(Resume, ResumingTwiceKeepsCountingAndStillMatches) {
   const ResumedRun once = prepare_resume({dir.path(), "", {}});
   StopAt second_stop(900);
   EXPECT_EQ(record(Kind::sequential, once.scenario, dir.path(), second_stop, &once).status,
-            "interrupted");
+            RunStatus::interrupted);
   const ResumedRun twice = prepare_resume({dir.path(), "", {}});
   EXPECT_EQ(twice.start.step, 900u);
   RunControl control;

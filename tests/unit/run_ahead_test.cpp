@@ -141,7 +141,7 @@ RunResult drive(ScriptedDeployment& d, const Scenario& s) {
   OptimisticStepper stepper(d, s, {4, 100});
   TrajectoryRecorder recorder({}, 2, 1, s.steps, 0, s.h);
   RunControl control;
-  return drive_chain(s, "optimistic", stepper, recorder, control);
+  return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
 }
 
 TEST(Optimistic, AFailureInADiscardedFutureIsNoFailure) {
@@ -154,7 +154,7 @@ TEST(Optimistic, AFailureInADiscardedFutureIsNoFailure) {
   d.box.push({0, scripted(1, 4, 8, {-0.5, 0}), nullptr});  // after the rollback at 3
   d.box.push({1, scripted(1, 4, 8, {0, 0}), nullptr});
   const RunResult r = drive(d, s);
-  EXPECT_EQ(r.status, "completed") << r.error;
+  EXPECT_EQ(r.status, RunStatus::completed) << r.error;
   EXPECT_EQ(r.collisions, 1u);
   EXPECT_EQ(r.counters.rollbacks, 2u);
   EXPECT_GE(r.counters.stale_batches, 1u);  // the failure of epoch 0
@@ -168,7 +168,7 @@ TEST(Optimistic, AFailureInTheCommittedFutureEndsTheRun) {
   d.box.push({1, scripted(0, 1, 8, {0, 0}), nullptr});
   d.box.push({0, StateBatch{0, 6, 0, {}}, fail, 6});
   const RunResult r = drive(d, s);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::failed);
   EXPECT_EQ(r.steps, 5u);  // everything before the failing step is committed
   EXPECT_NE(r.error.find("state is no longer finite"), std::string::npos) << r.error;
 }

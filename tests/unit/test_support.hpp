@@ -100,7 +100,7 @@ inline RunResult run_sequential(const Scenario& s) {
   SequentialStepper stepper(s);
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, "sequential", stepper, recorder, control);
+  return drive_chain(s, SyncMethod::sequential, stepper, recorder, control);
 }
 
 inline RunResult run_conservative_in_process(const Scenario& s,
@@ -110,7 +110,7 @@ inline RunResult run_conservative_in_process(const Scenario& s,
   ConservativeStepper stepper(deployment, s, {guarantee, {}, 10'000});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, "conservative", stepper, recorder, control, check_guarantees);
+  return drive_chain(s, SyncMethod::conservative, stepper, recorder, control, check_guarantees);
 }
 
 inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOptions& options = {},
@@ -119,7 +119,7 @@ inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOp
   OptimisticStepper stepper(deployment, s, options);
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, "optimistic", stepper, recorder, control);
+  return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
 }
 
 }  // namespace kausal::testing

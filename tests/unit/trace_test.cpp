@@ -117,7 +117,7 @@ TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
   OptimisticStepper stepper(deployment, s, {});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  const RunResult r = drive_chain(s, "optimistic", stepper, recorder, control);
+  const RunResult r = drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
   ASSERT_GT(r.counters.rollbacks, 0u);
   std::uint64_t rolled_back_ns = 0;
   for (const auto& c : r.components) {
@@ -142,7 +142,7 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
   Scenario s = shipped("thesis.toml");
   s.steps = 3000;
   RunResult r = run_conservative_in_process(s, Guarantee::lookahead);
-  ASSERT_EQ(r.status, "completed");
+  ASSERT_EQ(r.status, RunStatus::completed);
   TempDir dir;
   write_trace_json(r, dir.path() / "trace.json");
   const auto j = nlohmann::json::parse(slurp(dir.path() / "trace.json"));
@@ -264,7 +264,7 @@ TEST(Report, TableMatchesTheResultsAndMarksADifferingDigest) {
   runs.push_back({run_sequential(s), "seq"});
   runs.push_back({run_conservative_in_process(s), "con"});
   runs.push_back({run_optimistic_in_process(s), "opt"});
-  runs[1].result.variant = "step";
+  runs[1].result.guarantee = Guarantee::step;
   runs[2].result.trajectory_sha256[0] = runs[2].result.trajectory_sha256[0] == '0' ? '1' : '0';
   TempDir dir;
   const auto warnings =

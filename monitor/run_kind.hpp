@@ -1,0 +1,67 @@
+#pragma once
+// The words that say what kind of run a run is and how it ended, as typed values: compared
+// as enums everywhere in the code, written as these names in summary.json, checkpoints,
+// tables and on the command line (and read back from there by the parse functions, which
+// throw InputError naming what they were given).
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace kausal {
+
+// How the components are synchronised (design.md §3).
+enum class SyncMethod { sequential, conservative, optimistic };
+// How a conservative run grants: one step per round, or as far as the lookahead proves
+// impact-free. `none` for the other methods.
+enum class Guarantee { none, step, lookahead };
+// How a run ended.
+enum class RunStatus { completed, failed, interrupted };
+
+std::string_view name_of(SyncMethod method);
+std::string_view name_of(Guarantee guarantee);  // "" for none
+std::string_view name_of(RunStatus status);
+
+std::optional<SyncMethod> sync_method_named(std::string_view name);
+std::optional<Guarantee> guarantee_named(std::string_view name);  // "" is none
+std::optional<RunStatus> run_status_named(std::string_view name);
+
+inline std::string to_string(SyncMethod m) {
+  return std::string(name_of(m));
+}
+inline std::string to_string(Guarantee g) {
+  return std::string(name_of(g));
+}
+inline std::string to_string(RunStatus s) {
+  return std::string(name_of(s));
+}
+
+// By name in every JSON file too (an enum would otherwise be written as a number).
+NLOHMANN_JSON_SERIALIZE_ENUM(SyncMethod, {{SyncMethod::sequential, "sequential"},
+                                          {SyncMethod::conservative, "conservative"},
+                                          {SyncMethod::optimistic, "optimistic"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Guarantee, {{Guarantee::none, ""},
+                                         {Guarantee::step, "step"},
+                                         {Guarantee::lookahead, "lookahead"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(RunStatus, {{RunStatus::completed, "completed"},
+                                         {RunStatus::failed, "failed"},
+                                         {RunStatus::interrupted, "interrupted"}})
+
+// By name, wherever they are printed (and in test failure messages).
+inline std::ostream& operator<<(std::ostream& o, SyncMethod m) {
+  return o << name_of(m);
+}
+inline std::ostream& operator<<(std::ostream& o, Guarantee g) {
+  return o << name_of(g);
+}
+inline std::ostream& operator<<(std::ostream& o, RunStatus s) {
+  return o << name_of(s);
+}
+
+// "conservative/lookahead", "optimistic", ...: how tables and directories name a run.
+inline std::string method_label(SyncMethod m, Guarantee g) {
+  return g == Guarantee::none ? to_string(m) : to_string(m) + "/" + to_string(g);
+}
+
+}  // namespace kausal
