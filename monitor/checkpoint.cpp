@@ -153,7 +153,11 @@ RunSetup read_setup(const Reader& r) {
   if (!granted || (*granted != Guarantee::none) != (s.method == SyncMethod::conservative))
     r.fail("field guarantee: '" + guarantee + "' is not a guarantee of a " + method + " run");
   s.guarantee = *granted;
-  s.layout = r.get<std::string>("layout");
+  const auto layout = r.get<std::string>("layout");
+  const auto packed = run_layout_named(layout);
+  if (!packed || packed->has_value() == (s.method == SyncMethod::sequential))
+    r.fail("field layout: '" + layout + "' is not the layout of a " + to_string(s.method) + " run");
+  s.layout = *packed;
   s.batch = r.get<std::uint64_t>("batch");
   s.window = r.get<std::uint64_t>("window");
   s.check_guarantees = r.get<bool>("check_guarantees");
@@ -184,7 +188,7 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["scenario_sha256"] = c.scenario_sha256;
   j["method"] = to_string(s.method);
   j["guarantee"] = to_string(s.guarantee);
-  j["layout"] = s.layout;
+  j["layout"] = layout_label(s.layout);
   j["batch"] = s.batch;
   j["window"] = s.window;
   j["check_guarantees"] = s.check_guarantees;

@@ -27,7 +27,7 @@ struct RunSetup {
   std::string scenario;  // the scenario file as given; DIR/scenario.toml is its copy
   SyncMethod method = SyncMethod::sequential;
   Guarantee guarantee = Guarantee::none;  // conservative: step or lookahead
-  std::string layout;                     // process | pendulum | single; "none" for sequential
+  RunLayout layout;                       // empty for sequential
   std::uint64_t batch = 0;                // optimistic, else 0
   std::uint64_t window = 0;               // optimistic, else 0
   bool check_guarantees = false;

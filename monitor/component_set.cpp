@@ -19,26 +19,6 @@
 
 namespace kausal {
 
-const char* layout_name(Layout layout) {
-  switch (layout) {
-    case Layout::process:
-      return "process";
-    case Layout::pendulum:
-      return "pendulum";
-    case Layout::single:
-      return "single";
-  }
-  return "?";
-}
-
-Layout parse_layout(const std::string& name) {
-  for (Layout l : {Layout::process, Layout::pendulum, Layout::single})
-    if (name == layout_name(l)) return l;
-  // A System and its Integrator in one process is a pair, whatever they compute.
-  if (name == "pair") return Layout::pendulum;
-  throw InputError("unknown layout '" + name + "' (process, pendulum or single)");
-}
-
 OrbSettings child_orb_settings(const LaunchOptions& options) {
   OrbSettings s;
   s.call_timeout_ms = options.call_timeout_ms;
@@ -69,7 +49,7 @@ std::size_t open_descriptors() {
 void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
   if (options.layout == Layout::single) return;  // no process, no connection
   const std::size_t processes = options.layout == Layout::pendulum ? pairs : 2 * pairs;
-  const std::string layout = layout_name(options.layout);
+  const std::string layout = to_string(options.layout);
   if (processes > options.max_processes)
     throw InputError(
         "command line: this run would start " + std::to_string(processes) + " processes (" +

@@ -20,10 +20,7 @@
 
 namespace kausal {
 
-enum class Layout { process, pendulum, single };
-const char* layout_name(Layout layout);
-// "process" | "pendulum" | "single"; throws InputError otherwise.
-Layout parse_layout(const std::string& name);
+// Layout, parse_layout: monitor/run_kind.hpp.
 
 // Processes one run may start unless --max-processes allows more.
 inline constexpr std::size_t kDefaultMaxProcesses = 256;

@@ -69,7 +69,7 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
   r.planned_steps = s.ticks;
   r.tolerance = mode.tolerance;
   r.window = mode.speculate ? mode.window : 0;
-  r.layout = method == SyncMethod::sequential ? "none" : "process";
+  r.layout = method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::process};
   for (const auto& p : s.partitions) {
     PartitionSummary report{p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}};
     for (std::size_t m : p.members) report.members.push_back(s.subsystems[m].name);

@@ -243,7 +243,7 @@ RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Lay
   return {s.file,
           m.method,
           m.guarantee,
-          m.method == SyncMethod::sequential ? "none" : layout_name(layout),
+          m.method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout},
           optimistic ? o.batch : 0,
           optimistic ? o.window : 0,
           o.check_guarantees,
@@ -324,12 +324,12 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
   }
   result.guarantee = m.guarantee;
   // Sequential deploys no components: it has no layout.
-  result.layout = m.method == SyncMethod::sequential ? "none" : layout_name(layout);
+  result.layout = m.method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout};
   if (m.method == SyncMethod::optimistic) {
     result.batch_size = o.batch;
     result.window = o.window;
   }
-  if (o.deploy_file && result.layout != "none") result.deployment = o.deploy_file->file;
+  if (o.deploy_file && result.layout) result.deployment = o.deploy_file->file;
   if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
   write_run_files(trace, out, o.trace, result);
   return result;
@@ -484,7 +484,7 @@ RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const f
       for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
       result = run_cosim_distributed(s, method, plan, deployment, recorder, progress);
       collector.finish();
-      result.layout = layout_name(layout);
+      result.layout = layout;
       result.placement = o.pin;
       if (result.status == RunStatus::failed) result.error += deployment.post_mortem();
       if (result.completed()) deployment.shutdown();
@@ -747,7 +747,7 @@ int resume_command(Options o, const CLI::App& run) {
   const RunSetup& setup = resumed.checkpoint.setup;
   o.method = setup.method;
   o.guarantee = setup.guarantee;
-  o.layout = setup.layout == "none" ? "process" : setup.layout;
+  o.layout = to_string(setup.layout.value_or(Layout::process));
   if (setup.method == SyncMethod::optimistic) {
     o.batch = setup.batch;
     o.window = setup.window;
@@ -784,7 +784,7 @@ int compare_command(const Options& o) {
                       several_layouts);
   auto run_one = [&](const MethodSpec& m, Layout l, std::size_t k) {
     const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
-    const fs::path where = comparison_dir(out, own_dir ? layout_name(l) : "", m.dir(), k, o.repeat);
+    const fs::path where = comparison_dir(out, own_dir ? to_string(l) : "", m.dir(), k, o.repeat);
     runs.add(execute(s, m, where, o, orb, l, animation.get()), where, k);
   };
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {

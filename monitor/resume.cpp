@@ -36,7 +36,7 @@ constexpr const char* kPartitioned =
 std::string stored_value(const RunSetup& s, const std::string& option) {
   if (option == "--method") return to_string(s.method);
   if (option == "--guarantee") return to_string(s.guarantee);
-  if (option == "--layout") return s.layout;
+  if (option == "--layout") return layout_label(s.layout);
   if (option == "--batch") return std::to_string(s.batch);
   if (option == "--window") return std::to_string(s.window);
   if (option == "--check-guarantees") return s.check_guarantees ? "true" : "false";

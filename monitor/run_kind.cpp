@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "system/errors.hpp"
+
 namespace kausal {
 namespace {
 
@@ -37,6 +39,12 @@ std::optional<Enum> value_in(const std::array<std::pair<Enum, std::string_view>,
   return std::nullopt;
 }
 
+constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
+    {Layout::process, "process"},
+    {Layout::pendulum, "pendulum"},
+    {Layout::single, "single"},
+}};
+
 }  // namespace
 
 std::string_view name_of(SyncMethod method) {
@@ -48,6 +56,13 @@ std::string_view name_of(Guarantee guarantee) {
 std::string_view name_of(RunStatus status) {
   return name_in(kStatuses, status);
 }
+std::string_view name_of(Layout layout) {
+  return name_in(kLayouts, layout);
+}
+
+std::string layout_label(const RunLayout& layout) {
+  return layout ? std::string(name_of(*layout)) : "none";
+}
 
 std::optional<SyncMethod> sync_method_named(std::string_view name) {
   return value_in(kMethods, name);
@@ -57,6 +72,22 @@ std::optional<Guarantee> guarantee_named(std::string_view name) {
 }
 std::optional<RunStatus> run_status_named(std::string_view name) {
   return value_in(kStatuses, name);
+}
+
+std::optional<Layout> layout_named(std::string_view name) {
+  if (name == "pair") return Layout::pendulum;
+  return value_in(kLayouts, name);
+}
+
+Layout parse_layout(const std::string& name) {
+  if (const auto layout = layout_named(name)) return *layout;
+  throw InputError("unknown layout '" + name + "' (process, pendulum or single)");
+}
+
+std::optional<RunLayout> run_layout_named(std::string_view name) {
+  if (name == "none") return RunLayout{};
+  if (const auto layout = value_in(kLayouts, name)) return RunLayout{*layout};
+  return std::nullopt;
 }
 
 }  // namespace kausal

@@ -18,20 +18,36 @@ enum class SyncMethod { sequential, conservative, optimistic };
 enum class Guarantee { none, step, lookahead };
 // How a run ended.
 enum class RunStatus { completed, failed, interrupted };
+// How a run's components are packed into processes (docs/architecture.md). A sequential run
+// has no components and so no layout: its RunLayout is empty ("none" in files).
+enum class Layout { process, pendulum, single };
+using RunLayout = std::optional<Layout>;
 
 std::string_view name_of(SyncMethod method);
 std::string_view name_of(Guarantee guarantee);  // "" for none
 std::string_view name_of(RunStatus status);
+std::string_view name_of(Layout layout);
+std::string layout_label(const RunLayout& layout);  // the layout's name, or "none"
 
 std::optional<SyncMethod> sync_method_named(std::string_view name);
 std::optional<Guarantee> guarantee_named(std::string_view name);  // "" is none
 std::optional<RunStatus> run_status_named(std::string_view name);
+// "process", "pendulum" (also "pair": a System and its Integrator in one process, whatever
+// they compute) or "single".
+std::optional<Layout> layout_named(std::string_view name);
+// layout_named, or InputError listing the layouts.
+Layout parse_layout(const std::string& name);
+// "none" is an empty RunLayout; anything else as layout_named.
+std::optional<RunLayout> run_layout_named(std::string_view name);
 
 inline std::string to_string(SyncMethod m) {
   return std::string(name_of(m));
 }
 inline std::string to_string(Guarantee g) {
   return std::string(name_of(g));
+}
+inline std::string to_string(Layout l) {
+  return std::string(name_of(l));
 }
 inline std::string to_string(RunStatus s) {
   return std::string(name_of(s));
@@ -44,6 +60,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(SyncMethod, {{SyncMethod::sequential, "sequential"}
 NLOHMANN_JSON_SERIALIZE_ENUM(Guarantee, {{Guarantee::none, ""},
                                          {Guarantee::step, "step"},
                                          {Guarantee::lookahead, "lookahead"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Layout, {{Layout::process, "process"},
+                                      {Layout::pendulum, "pendulum"},
+                                      {Layout::single, "single"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(RunStatus, {{RunStatus::completed, "completed"},
                                          {RunStatus::failed, "failed"},
                                          {RunStatus::interrupted, "interrupted"}})
@@ -57,6 +76,9 @@ inline std::ostream& operator<<(std::ostream& o, Guarantee g) {
 }
 inline std::ostream& operator<<(std::ostream& o, RunStatus s) {
   return o << name_of(s);
+}
+inline std::ostream& operator<<(std::ostream& o, Layout l) {
+  return o << name_of(l);
 }
 
 // "conservative/lookahead", "optimistic", ...: how tables and directories name a run.

@@ -89,9 +89,9 @@ struct RunResult {
   std::vector<PendulumParams> geometry;  // for views: pivot, length and radius of each bob
   std::uint64_t start_ns = 0;            // the monitor's monotonic clock when the run started
   std::string placement = "none";        // "cores": components and fan-out lanes pinned per CPU
-  // "process" | "pendulum" | "single": how the components were packed into processes
-  // (docs/architecture.md); "none" for sequential, which has no components.
-  std::string layout = "process";
+  // How the components were packed into processes (docs/architecture.md); empty for
+  // sequential, which has no components.
+  RunLayout layout = Layout::process;
   std::string deployment;        // --deploy: the deployment file; "" when everything ran here
   std::uint64_t batch_size = 0;  // optimistic
   std::uint64_t window = 0;      // optimistic

@@ -45,10 +45,10 @@ std::uint64_t count_median(const std::vector<const RunResult*>& runs,
 }
 
 bool several_layouts(const std::vector<std::vector<RunResult>>& rounds) {
-  std::set<std::string> layouts;
+  std::set<Layout> layouts;
   for (const auto& round : rounds)
     for (const auto& r : round)
-      if (r.layout != "none") layouts.insert(r.layout);
+      if (r.layout) layouts.insert(*r.layout);
   return layouts.size() > 1;
 }
 
@@ -56,10 +56,10 @@ bool several_layouts(const std::vector<std::vector<RunResult>>& rounds) {
 // or for the reference (no layout) the only conservative/step there is.
 const RunResult* step_run_for(const RunResult& r, const std::vector<RunResult>& round,
                               bool layouts_differ) {
-  if (r.layout == "none" && layouts_differ) return nullptr;
+  if (!r.layout && layouts_differ) return nullptr;
   for (const auto& other : round)
     if (other.method == SyncMethod::conservative && other.guarantee == Guarantee::step &&
-        (r.layout == "none" || other.layout == r.layout))
+        (!r.layout || other.layout == r.layout))
       return &other;
   return nullptr;
 }
@@ -162,7 +162,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                        {"events", p.stats.events}});
   }
   j["placement"] = r.placement;
-  j["layout"] = r.layout;
+  j["layout"] = layout_label(r.layout);
   j["mean_utilisation"] = mean_utilisation(r);
   j["calc_cost_us"] = calc_cost_us(r);
   auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
@@ -218,7 +218,7 @@ std::string format_summary(const RunResult& r) {
       << " partitions, " << r.integrator << ", smallest h = " << r.h << " s\n";
   o << "  status        " << name_of(r.status);
   if (!r.error.empty()) o << " — " << r.error;
-  o << "\n  layout        " << r.layout;
+  o << "\n  layout        " << layout_label(r.layout);
   o << "\n  steps         " << r.steps << " of " << r.planned_steps;
   if (!r.resumed_from.empty())
     o << " (resumed from step " << r.resumed_from.back() << ", resume " << r.resumed_from.size()
@@ -271,7 +271,7 @@ std::string format_summary(const RunResult& r) {
 }
 
 std::string comparison_label(const RunResult& r, bool layouts_differ) {
-  return layouts_differ && r.layout != "none" ? r.label() + " [" + r.layout + "]" : r.label();
+  return layouts_differ && r.layout ? r.label() + " [" + to_string(*r.layout) + "]" : r.label();
 }
 
 std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds) {
@@ -380,7 +380,7 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
   for (const auto& row : rows) {
     nlohmann::ordered_json j;
     j["label"] = row.label;
-    j["layout"] = row.layout;
+    j["layout"] = layout_label(row.layout);
     j["runs"] = row.runs;
     j["wall_s"] = row.wall_s;
     j["wall_min_s"] = row.wall_min_s;

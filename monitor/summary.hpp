@@ -22,7 +22,7 @@ std::string format_summary(const RunResult& result);
 // vary between repetitions are medians; the wall time also has its range.
 struct ComparisonRow {
   std::string label;  // "conservative/step", with " [pendulum]" when layouts differ
-  std::string layout;
+  RunLayout layout;
   bool chain = true;  // a pendulum chain (it has collisions) rather than a partitioned model
   std::size_t runs = 0;
   double wall_s = 0;  // median

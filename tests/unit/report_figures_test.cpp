@@ -32,7 +32,7 @@ RunResult run(const std::string& method, const std::string& variant, const std::
   RunResult r;
   r.method = *sync_method_named(method);
   r.guarantee = *guarantee_named(variant);
-  r.layout = method == "sequential" ? "none" : layout;
+  r.layout = method == "sequential" ? RunLayout{} : RunLayout{parse_layout(layout)};
   r.model = "pendulum-chain";
   r.wall_s = wall_s;
   r.trajectory_sha256 = digest;
@@ -231,6 +231,16 @@ TEST(RunKind, NamesRoundTripAndUnknownNamesAreRefused) {
   EXPECT_FALSE(sync_method_named("Optimistic "));
   EXPECT_FALSE(guarantee_named("steps"));
   EXPECT_FALSE(run_status_named(""));
+  for (Layout l : {Layout::process, Layout::pendulum, Layout::single}) {
+    EXPECT_EQ(layout_named(name_of(l)), l);
+    EXPECT_EQ(run_layout_named(layout_label(l)), RunLayout{l});
+  }
+  EXPECT_EQ(layout_named("pair"), Layout::pendulum);  // a System and its Integrator together
+  EXPECT_EQ(layout_label(RunLayout{}), "none");
+  EXPECT_EQ(run_layout_named("none"), std::optional<RunLayout>{RunLayout{}});  // known: no layout
+  EXPECT_EQ(run_layout_named("threads"), std::nullopt);                        // unknown
+  EXPECT_FALSE(layout_named("none"));
+  EXPECT_THROW(parse_layout("threads"), InputError);
   EXPECT_EQ(method_label(SyncMethod::conservative, Guarantee::lookahead), "conservative/lookahead");
   EXPECT_EQ(method_label(SyncMethod::optimistic, Guarantee::none), "optimistic");
   // summary.json says "failed", not 1.

@@ -61,7 +61,7 @@ Checkpoint sample_checkpoint() {
   c.setup = {"scenarios/x.toml",
              SyncMethod::optimistic,
              Guarantee::none,
-             "pendulum",
+             Layout::pendulum,
              32,
              128,
              false,
@@ -104,7 +104,7 @@ TEST(Checkpoint, RoundTripsEveryFieldBitForBit) {
   EXPECT_EQ(r.collisions, 7u);
   EXPECT_EQ(r.resumed_from, c.resumed_from);
   EXPECT_EQ(r.setup.method, SyncMethod::optimistic);
-  EXPECT_EQ(r.setup.layout, "pendulum");
+  EXPECT_EQ(r.setup.layout, Layout::pendulum);
   EXPECT_EQ(r.setup.batch, 32u);
   EXPECT_EQ(r.setup.window, 128u);
   EXPECT_TRUE(r.setup.rollback_check);
@@ -250,7 +250,9 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
   const Guarantee granted = kind == Kind::lookahead              ? Guarantee::lookahead
                             : method == SyncMethod::conservative ? Guarantee::step
                                                                  : Guarantee::none;
-  const RunSetup setup{s.file, method, granted, "single", 0, 0, false, false, "none", 3000};
+  const RunLayout layout =
+      method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::single};
+  const RunSetup setup{s.file, method, granted, layout, 0, 0, false, false, "none", 3000};
   auto recorder = open_recorder(s, dir, resumed);
   Checkpointer checkpoints(
       dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));
