@@ -40,7 +40,7 @@ std::string seconds_text(double s) {
   return seconds_number(s) + " s";
 }
 
-// One strip, one utilisation bar per pixel column (the thesis' utilisation figures): busy
+// One strip, one utilisation bar per pixel column (the utilisation figures of docs/tutorial.md): busy
 // from the bottom, rolling back above it, waiting for the rest, each in proportion to the
 // column's time. A component that is busy 2 % of the time looks 2 % busy, however many
 // short spans it had; any rollback keeps at least one pixel so that it stays visible.

@@ -3,7 +3,7 @@
 //   - the same with caller and callee pinned to one CPU
 //   - wall time of one conservative step, N = 5, one process per component, both placements
 //   - sequential pendulum-steps per second (step + collision checks), N = 5 and N = 32
-//   - one step of each OdeMethod on a 5-state turbogenerator (models.md C), for "DRE0 costs
+//   - one step of each OdeMethod on a 5-state turbogenerator (docs/benchmarks.md C), for "DRE0 costs
 //     about N× Euler per step" (Clemens: about 12×)
 // Prints Google Benchmark's table, then the derived figures (ratios within this run).
 #include <benchmark/benchmark.h>
@@ -188,7 +188,7 @@ BENCHMARK_CAPTURE(BM_ConservativeStep, pin_none, false)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
-// The turbogenerator of models.md C: synchronous machine (x1..x3) and turbine (x4, x5) with
+// The turbogenerator of docs/benchmarks.md C: synchronous machine (x1..x3) and turbine (x4, x5) with
 // the analytic Jacobian. The constants are plausible per-unit values chosen for the
 // benchmark only (the source gives none); the cost per step does not depend on them.
 class Turbogenerator : public RightHandSide {

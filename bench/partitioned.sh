@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark D (models.md D, F; docs/performance.md "Partitioned models"): the hydraulic
+# Benchmark D (docs/benchmarks.md D, F; docs/performance.md "Partitioned models"): the hydraulic
 # drive with an artificial Calc cost, run REPEAT times (default 3) each as
 #   1. sequential single-rate   (one partition, Euler 0.1 ms — the naive baseline)
 #   2. sequential multirate     (valve Euler 0.1 ms, cylinder Euler 0.3 ms — like for like)

@@ -1,5 +1,5 @@
 #pragma once
-// The one place where C++ exceptions and IDL exceptions meet (design.md §7):
+// The one place where C++ exceptions and IDL exceptions meet (docs/architecture.md, "Errors, timeouts and dead peers"):
 //   serve()     in servants: kausal::Error (and anything else) -> IDL exception;
 //   call_peer() in callers:  IDL exception or CORBA system exception -> kausal::Error,
 //               naming the component that failed.

@@ -1,5 +1,5 @@
 #pragma once
-// The Integrator of one partition of a coupled model (design.md §4), without transport.
+// The Integrator of one partition of a coupled model (docs/model.md §4), without transport.
 //
 // Time is counted in ticks (the scenario's smallest step); this partition steps every
 // `ticks_per_step` ticks. Each input from another partition is a channel of samples: sample

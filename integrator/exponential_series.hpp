@@ -1,5 +1,5 @@
 #pragma once
-// The matrix function of the exponential method DRE0 (Clemens 1993), without inverting A.
+// The matrix function of the exponential method DRE0 (docs/model.md §4), without inverting A.
 #include "system/model.hpp"
 
 namespace kausal {

@@ -23,7 +23,7 @@ struct IntegratorConfig {
   double h = 0;
   std::vector<double> x0;
   // Every step: step, restore from the state list, step again, require identical bits
-  // (design.md §7, the ROSS rollback check). Doubles the Calc calls.
+  // (the rollback check, `--rollback-check`). Doubles the Calc calls.
   bool rollback_check = false;
   // The step x0 belongs to (a resumed run starts at its last committed step). Over CORBA it
   // stays 0: IntegratorSetup has no such field, the monitor's port offsets step numbers.

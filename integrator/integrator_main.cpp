@@ -1,4 +1,4 @@
-// kausal-integrator: one Integrator servant per process (design.md §5).
+// kausal-integrator: one Integrator servant per process (docs/model.md §5).
 #include "idl/component_process.hpp"
 #include "integrator/integrator_servant.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
-// Integration methods for the subsystems of a general partitioned model (design.md §4):
-// Euler, RK3, RK4, AB3, backward Euler and the exponential methods DRE0 / pDRE0 of Clemens
-// (1993). The pendulum chain keeps its own templated steppers (stepper.hpp).
+// Integration methods for the subsystems of a general partitioned model (docs/model.md §4):
+// Euler, RK3, RK4, AB3, backward Euler and the exponential methods DRE0 / pDRE0
+// (docs/model.md §4). The pendulum chain keeps its own templated steppers (stepper.hpp).
 //
 // Every method is deterministic: the same inputs give the same bits (rollback relies on it).
 // f evaluations per step:

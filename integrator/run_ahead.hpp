@@ -1,5 +1,5 @@
 #pragma once
-// The optimistic side of an Integrator (design.md §3): a worker thread that steps as fast as
+// The optimistic side of an Integrator (docs/model.md §3): a worker thread that steps as fast as
 // it may — at most `window` steps past the last commit — and ships its states in batches,
 // while rollbacks, events and commits arrive from other threads. Those pause the worker at
 // a step boundary; batches are delivered without the lock held, so a delivery that waits

@@ -1,5 +1,5 @@
 #pragma once
-// The state list ZL of one component (design.md §1): (step, x) saved before every step and
+// The state list ZL of one component (docs/model.md §1): (step, x) saved before every step and
 // every event. Rollback restores from it; fossil collection frees what lies before GVT.
 #include <cstdint>
 #include <deque>

@@ -18,7 +18,7 @@ struct StepChecks {
 };
 
 // One step of every method: step every pendulum from m to m + 1, then sweep the impacts of
-// all pairs at m + 1 (design.md §2). Returns the number of impacts. An impulse due at a step
+// all pairs at m + 1 (docs/model.md §2). Returns the number of impacts. An impulse due at a step
 // that the stepper guaranteed impact-free is a causality violation (SimulationError).
 std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_t m,
                          std::span<PendulumState> states, const StepChecks& checks = {});
@@ -28,7 +28,7 @@ RunResult describe_run(const Scenario& scenario, SyncMethod method);
 // The same for a run that failed before its first step (components did not start, ...).
 RunResult failed_before_start(const Scenario& scenario, SyncMethod method, const Error& error);
 
-// Runs the scenario step by step: step every pendulum, sweep the impacts (design.md §2),
+// Runs the scenario step by step: step every pendulum, sweep the impacts (docs/model.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
 // "interrupted"), the exit code and the message in the result, and everything committed
 // up to then in the recorder. An observer (the live animation) sees every committed step,

@@ -1,5 +1,5 @@
 #pragma once
-// The conservative monitor (design.md §3). Each round grants every Integrator a guarantee,
+// The conservative monitor (docs/model.md §3). Each round grants every Integrator a guarantee,
 // all step in parallel up to it, then the driver checks the impacts step by step.
 //  - step: the thesis protocol, one step per guarantee;
 //  - lookahead: all steps before the earliest one at which any two bobs could touch,

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a partitioned model (design.md §4): sequentially in this thread, or with every
+// Runs a partitioned model (docs/model.md §4): sequentially in this thread, or with every
 // partition stepping on its own (in this process or in others) while the monitor routes the
 // final outputs of each partition to the partitions they feed, records them, and watches
 // for dead or stuck partitions.

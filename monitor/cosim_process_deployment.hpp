@@ -1,5 +1,5 @@
 #pragma once
-// The partitions of a partitioned model (design.md §4) as CORBA components on this host: per
+// The partitions of a partitioned model (docs/model.md §4) as CORBA components on this host: per
 // partition a System ("system-<partition>") and an Integrator ("integrator-<partition>") in
 // the layouts of process_deployment.hpp — two processes, one kausal-pendulum process hosting
 // both ("pendulum", alias "pair"), or every servant in the monitor's process ("single").

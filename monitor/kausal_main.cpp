@@ -1,4 +1,4 @@
-// kausal: run a scenario under one method, or compare the methods (design.md §6).
+// kausal: run a scenario under one method, or compare the methods (README.md, docs/model.md §3).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -452,7 +452,7 @@ int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
   return 0;
 }
 
-// ---- partitioned models (design.md §4) ----
+// ---- partitioned models (docs/model.md §4) ----
 
 CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method) {
   CosimMode mode;
@@ -608,7 +608,7 @@ Vector state_at(CosimScenario s, double t) {
   return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
 }
 
-// `kausal analyze S [--at T]`: Clemens' partition diagnostics from the Jacobian of the whole
+// `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the Jacobian of the whole
 // coupled model at the initial state, or at T after a sequential run to it (nonlinear models
 // change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
 int analyze_command(const std::string& file, std::optional<double> at) {
@@ -1036,7 +1036,7 @@ int main(int argc, char** argv) {
       "partition diagnostics of a partitioned model: per partition the eigenvalues of its "
       "Jacobian block (signed; growing ones counted as unstable), stiffness, the largest stable "
       "step of its own integrator against its h, and "
-      "the coupling ratio (Clemens' criterion, docs/adding-a-model.md), with a warning when "
+      "the coupling ratio (docs/adding-a-model.md), with a warning when "
       "it is >= 1");
   analyze->add_option("scenario", analyzed, "partitioned scenario file (TOML)")->required();
   std::optional<double> analyze_at;

@@ -1,5 +1,5 @@
 #pragma once
-// A provably safe lookahead for the conservative monitor (design.md §3, "conservative with
+// A provably safe lookahead for the conservative monitor (docs/model.md §3, "conservative with
 // lookahead"): how many steps the chain can certainly take without any contact, from an
 // enclosure of every pendulum's state propagated through the integrator's own update formulas
 // with outward rounding (and, as a fallback, a bound on the bobs' displacement). The proof is

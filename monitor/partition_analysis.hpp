@@ -1,11 +1,12 @@
 #pragma once
-// Diagnostics of a partitioned model from its Jacobian (design.md §4; `kausal analyze`):
+// Diagnostics of a partitioned model from its Jacobian (docs/model.md §4; `kausal analyze`):
 // per partition, its eigenvalues (growing ones marked), how stiff it is, the largest step
 // its own integration method takes on it stably, and how strongly the other partitions
-// drive it. These are the numbers Clemens (1993) uses to decide whether a partition is
-// sensible and which step each part can take.
+// drive it. These numbers decide whether a partition is sensible and which step each part can
+// take (docs/adding-a-model.md).
 //
-// Coupling ratio, our reading of Clemens' criterion: for partition i with diagonal block
+// Coupling ratio, our reading of the criterion of the partitioned-simulation source
+// (docs/benchmarks.md): for partition i with diagonal block
 // A_ii and the rows of i against every other state A_i,rest,
 //   κ_i = ‖A_ii⁻¹ A_i,rest‖_∞
 // is the contraction factor of block-Jacobi iteration on the linearised system: how much a

@@ -1,8 +1,8 @@
 #pragma once
 // report.html of `kausal compare`: one self-contained page (images embedded as data URIs)
 // with the comparison table, the wall time per method and, per method, the utilisation
-// timeline of every component (busy / waiting / rolling back; the thesis' figures 2.4 and
-// 2.5). The charts are drawn by Qt in `kausal-animation` (offscreen), run as a child.
+// timeline of every component (busy / waiting / rolling back; docs/tutorial.md shows
+// them). The charts are drawn by Qt in `kausal-animation` (offscreen), run as a child.
 #include <filesystem>
 #include <functional>
 #include <string>

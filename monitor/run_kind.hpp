@@ -11,7 +11,7 @@
 
 namespace kausal {
 
-// How the components are synchronised (design.md §3).
+// How the components are synchronised (docs/model.md §3).
 enum class SyncMethod { sequential, conservative, optimistic };
 // How a conservative run grants: one step per round, or as far as the lookahead proves
 // impact-free. `none` for the other methods.

@@ -1,5 +1,5 @@
 #pragma once
-// What a run reports (design.md §3): written to summary.json and shown on the terminal.
+// What a run reports (docs/model.md §3): written to summary.json and shown on the terminal.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Commits states step by step: the SHA-256 digest of the committed trajectory (design.md §2:
+// Commits states step by step: the SHA-256 digest of the committed trajectory (docs/model.md §2:
 // every state of every committed step, in step order, as little-endian IEEE doubles) and
 // trajectory.csv at the output interval. Hashing and formatting each cost about as much as
 // stepping a cheap chain, so each runs on a thread of its own: commit() only copies the states

@@ -1,5 +1,5 @@
 #pragma once
-// Busy / idle / rollback accounting of one component (design.md §3 "What a run reports").
+// Busy / idle / rollback accounting of one component (docs/model.md §3 "What a run reports").
 #include <chrono>
 #include <cstdint>
 

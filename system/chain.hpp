@@ -1,5 +1,5 @@
 #pragma once
-// Collisions between the pendulums of the chain (design.md §2): the contact test and the
+// Collisions between the pendulums of the chain (docs/model.md §2): the contact test and the
 // impact law of one pair. The sweep over all pairs is system/impact_sweep.hpp.
 #include <array>
 #include <cstdint>

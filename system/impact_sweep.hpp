@@ -1,5 +1,5 @@
 #pragma once
-// The contact sweep of the chain (design.md §2): every pair of bobs that can touch is checked
+// The contact sweep of the chain (docs/model.md §2): every pair of bobs that can touch is checked
 // after every step, in lexicographic order (i ascending, then j), and whole sweeps repeat
 // until one applies no impulse. A sorted broad phase keeps the cost about linear in N: only
 // pairs whose bobs may overlap sideways are looked at, and a pair it leaves out is certainly

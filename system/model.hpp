@@ -1,5 +1,5 @@
 #pragma once
-// The model API (design.md §4): one subsystem ẋ = f(t, x, u), y = g(t, x), with an optional
+// The model API (docs/model.md §4): one subsystem ẋ = f(t, x, u), y = g(t, x), with an optional
 // Jacobian block, optional zero-crossing event indicators with handlers, and optional named
 // events sent from outside (the pendulum chain's impulses). Plain C++ and Eigen: a model
 // does no CORBA, no threads and no I/O. docs/adding-a-model.md walks through writing one.
@@ -50,7 +50,7 @@ class Model {
     return Vector::Zero(static_cast<Eigen::Index>(state_size()));
   }
 
-  // f: dx/dt at (t, x, u), one "Calc" of the thesis. u has input_size() values.
+  // f: dx/dt at (t, x, u), one "Calc" (docs/model.md §1). u has input_size() values.
   virtual void derivative(double t, VectorView x, VectorView u, VectorOut dx) const = 0;
   // Only the rows where `rows[i]` is true are needed (a partition of this model asks for its
   // own states); the others may be left unset. Override it when skipping rows saves real
@@ -68,8 +68,8 @@ class Model {
   virtual void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const;
 
   // Zero crossings: when indicator i changes sign across a step, on_crossing(i, t, x) is
-  // applied to the state at the end of that step (events are located to the step, as in
-  // the thesis' monitor).
+  // applied to the state at the end of that step (events are located to the step, as the
+  // chain's impacts are: docs/model.md §2).
   virtual std::size_t indicator_count() const { return 0; }
   virtual void indicators(double t, VectorView x, VectorView u, VectorOut g) const;
   virtual void on_crossing(std::size_t indicator, double t, VectorOut x) const;

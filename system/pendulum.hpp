@@ -1,5 +1,5 @@
 #pragma once
-// One plane pendulum of the chain benchmark (design.md §2). The inline functions here are
+// One plane pendulum of the chain benchmark (docs/model.md §2). The inline functions here are
 // the only place the pendulum's arithmetic is written, so that every method (sequential,
 // conservative, optimistic; in one process or many) performs the same floating-point
 // operations in the same order and produces bit-identical trajectories.

@@ -23,7 +23,7 @@ class SystemCore {
   void calc(double t, std::span<const double> x, std::span<double> dx);
   void handle_event(const Event& event, std::span<double> x);
 
-  // The partitioned-model calls (design.md §4), each checked like calc().
+  // The partitioned-model calls (docs/model.md §4), each checked like calc().
   const Model& model() const { return configured(); }
   void derivative(double t, VectorView x, VectorView u, VectorOut dx);
   void output(double t, VectorView x, VectorOut y);

@@ -1,4 +1,4 @@
-// kausal-system: one System servant per process (design.md §5).
+// kausal-system: one System servant per process (docs/model.md §5).
 #include "idl/component_process.hpp"
 #include "system/system_servant.hpp"
 

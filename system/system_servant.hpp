@@ -17,7 +17,7 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
   idl::DoubleSeq* calc(CORBA::Double t, const idl::DoubleSeq& x) override;
   idl::DoubleSeq* handle_event(const idl::Event& event, const idl::DoubleSeq& x) override;
 
-  // Partitioned models (design.md §4).
+  // Partitioned models (docs/model.md §4).
   CORBA::ULong configure_partition(const idl::MemberSetupSeq& members,
                                    const idl::DirectLinkSeq& links,
                                    const idl::ConstantInputSeq& constants) override;

@@ -1,5 +1,5 @@
 #pragma once
-// The slow part of the hydraulic drive (models.md D, standing in for Clemens §3.3): a
+// The slow part of the hydraulic drive (docs/benchmarks.md D): a
 // double-rod cylinder moving a heavy mass under position control, fed by the actuator's
 // servo valve (the spool opening xs is this part's input, its command its output):
 //   ṗ1 = β/V1(x) (Q1 − A v),   ṗ2 = β/V2(x) (Q2 + A v),   V1,2 = V0 ± A x
@@ -19,7 +19,7 @@
 // damping ratio of about 0.25; Kv passes 90 l/min at full opening and 100 bar per edge. The
 // setpoint r(t) ramps from ref_start to ref_end. With these values the eigenvalues of this
 // part stay below about 100 1/s along the default run (Euler limit ≥ 6 ms), so explicit
-// Euler is stable for it at 1 ms and 0.3 ms (Clemens: 1 ms for the slow part), while the
+// Euler is stable for it at 1 ms and 0.3 ms (the source: 1 ms for the slow part), while the
 // actuator needs 0.1 ms (a design criterion; tests/unit/models_test.cpp checks both). The
 // open-loop cylinder has no spring: as a partition of its own its position mode sits at
 // λ ≈ 0, beside the controller's integrator.

@@ -1,5 +1,5 @@
 #pragma once
-// One pressure chamber between two orifices (models.md B, Clemens §3.1): one equation,
+// One pressure chamber between two orifices (docs/benchmarks.md B): one equation,
 //   ṗ = g_up (p_up − p) − g_down (p − p_down),
 // where g = E B / v (bulk modulus × orifice conductance / chamber volume, 1/s) lumps the
 // linearised orifice and the chamber's capacity. Chambers in series, coupled p → p_up of

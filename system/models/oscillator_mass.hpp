@@ -1,5 +1,5 @@
 #pragma once
-// One mass of the two-mass oscillator (models.md E): a mass on a wall spring and damper,
+// One mass of the two-mass oscillator (docs/benchmarks.md E): a mass on a wall spring and damper,
 // joined to another mass by a coupling spring and damper,
 //   m ẍ = −k x − d v − kc (x − x_other) − dc (v − v_other).
 // Two instances coupled x → x_other, v → v_other both ways are benchmark E; the coupling

@@ -1,5 +1,5 @@
 #pragma once
-// The synchronous machine of the turbogenerator (models.md C, Clemens §3.2: x1..x3): a
+// The synchronous machine of the turbogenerator (docs/benchmarks.md C: x1..x3): a
 // single machine on an infinite bus, one-axis ("flux decay") model with saliency,
 //   δ̇  = ω
 //   ω̇  = −c1 ω − c2 sin(δ) e'q − ½ c3 sin(2δ) + (1/M) pm
@@ -21,7 +21,7 @@
 // KD = 8 pu is the one value chosen for the benchmark rather than taken from a table: it
 // gives the electromechanical mode (λ ≈ −0.51 ± 7.7i, 1.2 Hz) a damping ratio of about
 // 6.6 %, so that explicit Euler on the coupled machine + turbine is stable at h = 10 ms
-// (limit 2 |Re λ| / |λ|² ≈ 17 ms) and unstable at h = 30 ms, the pattern Clemens reports (a
+// (limit 2 |Re λ| / |λ|² ≈ 17 ms) and unstable at h = 30 ms, the pattern of docs/benchmarks.md C (a
 // criterion of this choice; tests/unit/models_test.cpp checks it). The initial state and
 // efd are the equilibrium at 80 % load (pm = 0.8, terminal voltage 1 pu), computed from
 // these data: delta0 = 1.22357732 rad, eq0 = 0.881636624 pu, efd = 1.93640091 pu.

@@ -1,5 +1,5 @@
 #pragma once
-// The steam turbine with its speed governor (models.md C, Clemens §3.2: x4, x5):
+// The steam turbine with its speed governor (docs/benchmarks.md C: x4, x5):
 //   ẋ4 = k1 u1 − k2 ω − k3 x4     (governor / control valve position, pu)
 //   ẋ5 = k4 x4 − k5 x5            (mechanical power, pu: steam chest delay)
 // a non-reheat turbine with a droop governor (Kundur, "Power System Stability and Control",

@@ -1,5 +1,5 @@
 #pragma once
-// Reference solutions from a trusted solver (design.md §4): SUNDIALS CVODE, never the code
+// Reference solutions from a trusted solver (docs/model.md §4): SUNDIALS CVODE, never the code
 // under test. The settings are fixed here and recorded in the .cpp, so a reference value in
 // a test is reproducible from its call: the call is "the command that produced the answer".
 #include <functional>

@@ -1,4 +1,4 @@
-// All-pairs contacts (design.md §2): bobs never pass through each other, whichever pair meets,
+// All-pairs contacts (docs/model.md §2): bobs never pass through each other, whichever pair meets,
 // and the broad phase of the sweep never misses a contact.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The central property (design.md §2): every method gives the same committed trajectory.
+// The central property (docs/model.md §2): every method gives the same committed trajectory.
 // Here every method runs in one process against the sequential reference; the integration
 // tests repeat the matrix with real processes.
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ RunResult expect_all_methods_agree(const Scenario& s, const std::string& label) 
 
 TEST(Equivalence, ThesisEveryMethodEqualsSequential) {
   const auto seq = expect_all_methods_agree(testing::shipped("thesis.toml"), "thesis");
-  EXPECT_GE(seq.collisions, 10u);  // models.md A: the run shows at least 10 collisions
+  EXPECT_GE(seq.collisions, 10u);  // docs/benchmarks.md A: the run shows at least 10 collisions
 }
 
 TEST(Equivalence, CradleEveryMethodEqualsSequential) {

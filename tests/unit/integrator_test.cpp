@@ -50,7 +50,7 @@ TEST(Integrator, AdvanceTakesEveryStepUpToTheGuarantee) {
 }
 
 TEST(Integrator, RollbackCheckRestepsToTheSameBits) {
-  // design.md §7 (ROSS): step, restore, step again, require identical state.
+  // The rollback check: step, restore, step again, require identical state.
   for (Method method : {Method::euler, Method::rk4}) {
     Rig rig(method);
     const auto first = rig.integrator.advance(200, 0);

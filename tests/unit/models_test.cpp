@@ -1,4 +1,4 @@
-// The benchmark models of models.md B–E and the bouncing ball: analytic Jacobians against
+// The benchmark models of docs/benchmarks.md B–E and the bouncing ball: analytic Jacobians against
 // central differences, parameter checking, the coupled systems' matrices, and the
 // explicit-Euler stability pattern each benchmark is built to show (checked against
 // SUNDIALS CVODE, never against the code under test).

@@ -1,5 +1,5 @@
 // The integration methods of general partitioned models (integrator/ode_method.hpp):
-// orders of accuracy, Clemens' stiff model B (models.md B), AB3 start-up and rollback,
+// orders of accuracy, Clemens' stiff model B (docs/benchmarks.md B), AB3 start-up and rollback,
 // the φ-series against Eigen's matrix exponential, errors. References come from closed
 // forms or from Eigen's MatrixFunctions, never from the code under test.
 #include <gtest/gtest.h>
@@ -94,7 +94,7 @@ TEST(OdeMethodOrder, Dre0IsSecondOrderOnAnAutonomousProblem) {
   EXPECT_NEAR(std::log2(error(100) / error(200)), 2.0, 0.15);
 }
 
-// ---------------------------------------------------------------- model B (models.md B)
+// ---------------------------------------------------------------- model B (docs/benchmarks.md B)
 
 Matrix model_b_a() {
   Matrix a(2, 2);
@@ -122,7 +122,7 @@ struct TableRow {
   int ms;
   double p1, p2;
 };
-// models.md B, "Exact step response"; printed to 6 decimals (p1) and 8 decimals (p2).
+// docs/benchmarks.md B, "Exact step response"; printed to 6 decimals (p1) and 8 decimals (p2).
 const std::vector<TableRow> model_b_table = {
     {1, 1.960532, 0.00038434},   {10, 16.484304, 0.00329084},  {25, 31.607347, 0.00631726},
     {50, 43.236204, 0.00864443}, {100, 49.088759, 0.00981564}, {200, 49.988211, 0.00999564},

@@ -101,7 +101,7 @@ TEST(Lookahead, AGuaranteeThatIsFalseIsCaughtAsACausalityViolation) {
 }
 
 TEST(RollbackCheck, EveryStepReproducesAfterARestore) {
-  // design.md §7: step, restore, step again, require identical bits — for every model and
+  // The rollback check: step, restore, step again, require identical bits — for every model and
   // integrator (the pendulum, Euler and RK4), through the optimistic machinery too.
   for (const char* file : {"thesis.toml", "cradle.toml"}) {
     Scenario s = testing::shipped(file);

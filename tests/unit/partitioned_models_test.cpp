@@ -1,6 +1,6 @@
 // The benchmark models B–E run end to end through scenarios, partitions, couplings and the
 // drivers, against answers that do not come from the code under test: the exact step
-// response table of models.md, matrix exponentials, and SUNDIALS CVODE on the coupled model.
+// response table of docs/benchmarks.md, matrix exponentials, and SUNDIALS CVODE on the coupled model.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,7 +78,7 @@ std::vector<double> times_of(const Outcome& o) {
 struct TableRow {
   double t, p1, p2;
 };
-// models.md B, exact step response (printed digits).
+// docs/benchmarks.md B, exact step response (printed digits).
 const TableRow kTableB[] = {{0.001, 1.960532, 0.00038434},  {0.010, 16.484304, 0.00329084},
                             {0.025, 31.607347, 0.00631726}, {0.050, 43.236204, 0.00864443},
                             {0.100, 49.088759, 0.00981564}, {0.200, 49.988211, 0.00999564},
@@ -230,7 +230,7 @@ TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
 
 // ---- E: two-mass oscillator ----
 
-// E's matrix from models.md, written out here (not from the model code).
+// E's matrix from docs/benchmarks.md, written out here (not from the model code).
 Matrix two_mass_matrix() {
   const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
   Matrix A(4, 4);

@@ -1,5 +1,5 @@
 // The reference solvers (tests/reference) against numbers that do not come from kausal:
-// models.md B's exact step response table and each other on models.md E.
+// docs/benchmarks.md B's exact step response table and each other on docs/benchmarks.md E.
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
@@ -19,7 +19,7 @@ const Vector b_step{{100.0}};
 struct TableRow {
   double t_ms, p1, p2;
 };
-// The table of models.md B as printed: p1 to 6 decimals, p2 to 8.
+// The table of docs/benchmarks.md B as printed: p1 to 6 decimals, p2 to 8.
 const std::vector<TableRow> b_table{{1, 1.960532, 0.00038434},    {10, 16.484304, 0.00329084},
                                     {25, 31.607347, 0.00631726},  {50, 43.236204, 0.00864443},
                                     {100, 49.088759, 0.00981564}, {200, 49.988211, 0.00999564},
