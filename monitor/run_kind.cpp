@@ -24,6 +24,12 @@ constexpr std::array<std::pair<RunStatus, std::string_view>, 3> kStatuses{{
     {RunStatus::interrupted, "interrupted"},
 }};
 
+constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
+    {Layout::process, "process"},
+    {Layout::pendulum, "pendulum"},
+    {Layout::single, "single"},
+}};
+
 template <typename Enum, std::size_t N>
 std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum e) {
   for (const auto& [value, name] : table)
@@ -38,12 +44,6 @@ std::optional<Enum> value_in(const std::array<std::pair<Enum, std::string_view>,
     if (known == name) return value;
   return std::nullopt;
 }
-
-constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
-    {Layout::process, "process"},
-    {Layout::pendulum, "pendulum"},
-    {Layout::single, "single"},
-}};
 
 }  // namespace
 
