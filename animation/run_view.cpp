@@ -281,7 +281,7 @@ class TraceReader : public nlohmann::json_sax<json> {
   std::vector<PendingSpan> spans_;
 };
 
-// trace.json (monitor/trace_writer.cpp): thread_name metadata names each tid, "X" events
+// trace.json (monitor/record/trace_writer.cpp): thread_name metadata names each tid, "X" events
 // are spans with ts and dur in microseconds since the trace's origin.
 void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
   TraceReader reader(file);

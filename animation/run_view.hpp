@@ -1,6 +1,6 @@
 #pragma once
 // A finished run as the view reads it back from its output directory: summary.json,
-// trace.json and trajectory.csv (written by monitor/summary.cpp, trace_writer.cpp and
+// trace.json and trajectory.csv (written by monitor/record/summary.cpp, trace_writer.cpp and
 // trajectory_recorder.cpp).
 #include <cstdint>
 #include <filesystem>

@@ -3,7 +3,8 @@
 //   - the same with caller and callee pinned to one CPU
 //   - wall time of one conservative step, N = 5, one process per component, both placements
 //   - sequential pendulum-steps per second (step + collision checks), N = 5 and N = 32
-//   - one step of each OdeMethod on a 5-state turbogenerator (docs/benchmarks.md C), for "DRE0 costs
+//   - one step of each OdeMethod on a 5-state turbogenerator (docs/benchmarks.md C), for "DRE0
+//   costs
 //     about N× Euler per step" (Clemens: about 12×)
 // Prints Google Benchmark's table, then the derived figures (ratios within this run).
 #include <benchmark/benchmark.h>
@@ -19,13 +20,13 @@
 
 #include "idl/kausal.hh"
 #include "integrator/ode_method.hpp"
-#include "monitor/chain_driver.hpp"
-#include "monitor/child_process.hpp"
-#include "monitor/conservative.hpp"
-#include "monitor/fan_out.hpp"
-#include "monitor/lookahead.hpp"
-#include "monitor/process_deployment.hpp"
-#include "monitor/sequential.hpp"
+#include "monitor/deploy/child_process.hpp"
+#include "monitor/deploy/process_deployment.hpp"
+#include "monitor/sync/chain_driver.hpp"
+#include "monitor/sync/conservative.hpp"
+#include "monitor/sync/fan_out.hpp"
+#include "monitor/sync/lookahead.hpp"
+#include "monitor/sync/sequential.hpp"
 
 namespace fs = std::filesystem;
 using namespace kausal;
@@ -188,9 +189,9 @@ BENCHMARK_CAPTURE(BM_ConservativeStep, pin_none, false)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
-// The turbogenerator of docs/benchmarks.md C: synchronous machine (x1..x3) and turbine (x4, x5) with
-// the analytic Jacobian. The constants are plausible per-unit values chosen for the
-// benchmark only (the source gives none); the cost per step does not depend on them.
+// The turbogenerator of docs/benchmarks.md C: synchronous machine (x1..x3) and turbine (x4, x5)
+// with the analytic Jacobian. The constants are plausible per-unit values chosen for the benchmark
+// only (the source gives none); the cost per step does not depend on them.
 class Turbogenerator : public RightHandSide {
  public:
   void derivative(double, VectorView x, VectorOut dx) override {

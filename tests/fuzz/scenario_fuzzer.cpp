@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "monitor/cosim_scenario.hpp"
-#include "monitor/deploy_file.hpp"
-#include "monitor/scenario.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/deploy_file.hpp"
+#include "monitor/scenario/scenario.hpp"
 #include "system/errors.hpp"
 
 namespace {

@@ -14,8 +14,8 @@
 #include "idl/convert.hpp"
 #include "idl/partition_convert.hpp"
 #include "kausal_process.hpp"
-#include "monitor/child_process.hpp"
-#include "monitor/cosim_process_deployment.hpp"
+#include "monitor/deploy/child_process.hpp"
+#include "monitor/deploy/cosim_process_deployment.hpp"
 
 namespace kausal::testing {
 

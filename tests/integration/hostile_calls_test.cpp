@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "component_client.hpp"
-#include "monitor/partition_sink_servant.hpp"
-#include "monitor/state_sink_servant.hpp"
+#include "monitor/deploy/partition_sink_servant.hpp"
+#include "monitor/deploy/state_sink_servant.hpp"
 
 namespace kausal::testing {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "component_client.hpp"
 #include "idl/partition_convert.hpp"
-#include "monitor/child_process.hpp"
-#include "monitor/cosim_driver.hpp"
-#include "monitor/cosim_process_deployment.hpp"
+#include "monitor/deploy/child_process.hpp"
+#include "monitor/deploy/cosim_process_deployment.hpp"
+#include "monitor/sync/cosim_driver.hpp"
 #include "system/composite_model.hpp"
 
 namespace kausal::testing {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "kausal_process.hpp"
-#include "monitor/checkpoint.hpp"
+#include "monitor/record/checkpoint.hpp"
 
 namespace kausal::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "monitor/scenario.hpp"
+#include "monitor/scenario/scenario.hpp"
 
 namespace kausal::testing {
 

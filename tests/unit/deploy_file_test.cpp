@@ -1,5 +1,5 @@
 // Deployment files: which node takes which process, and what a bad file says.
-#include "monitor/deploy_file.hpp"
+#include "monitor/scenario/deploy_file.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "monitor/fan_out.hpp"
+#include "monitor/sync/fan_out.hpp"
 
 namespace kausal {
 namespace {

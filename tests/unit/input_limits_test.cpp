@@ -9,11 +9,11 @@
 
 #include <fstream>
 
-#include "monitor/checkpoint.hpp"
-#include "monitor/cosim_scenario.hpp"
-#include "monitor/deploy_file.hpp"
-#include "monitor/input_file.hpp"
-#include "monitor/scenario.hpp"
+#include "monitor/record/checkpoint.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/deploy_file.hpp"
+#include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/scenario.hpp"
 #include "system/errors.hpp"
 #include "tests/temp_dir.hpp"
 

@@ -1,4 +1,4 @@
-#include "monitor/lookahead.hpp"
+#include "monitor/sync/lookahead.hpp"
 
 #include <gtest/gtest.h>
 

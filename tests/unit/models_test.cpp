@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "monitor/partition_analysis.hpp"
+#include "monitor/analysis/partition_analysis.hpp"
 #include "system/errors.hpp"
 #include "system/model_registry.hpp"
 #include "tests/reference/cvode_reference.hpp"

@@ -1,4 +1,4 @@
-#include "monitor/partition_analysis.hpp"
+#include "monitor/analysis/partition_analysis.hpp"
 
 #include <gtest/gtest.h>
 

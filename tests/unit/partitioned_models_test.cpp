@@ -1,6 +1,7 @@
 // The benchmark models B–E run end to end through scenarios, partitions, couplings and the
 // drivers, against answers that do not come from the code under test: the exact step
-// response table of docs/benchmarks.md, matrix exponentials, and SUNDIALS CVODE on the coupled model.
+// response table of docs/benchmarks.md, matrix exponentials, and SUNDIALS CVODE on the coupled
+// model.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +9,8 @@
 #include <sstream>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "monitor/cosim_driver.hpp"
-#include "monitor/cosim_local_deployment.hpp"
+#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/cosim_local_deployment.hpp"
 #include "system/errors.hpp"
 #include "tests/reference/cvode_reference.hpp"
 #include "tests/reference/exact_linear_response.hpp"

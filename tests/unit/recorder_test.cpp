@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "integrator/stepper.hpp"
-#include "monitor/trajectory_recorder.hpp"
+#include "monitor/record/trajectory_recorder.hpp"
 
 namespace kausal {
 namespace {

@@ -7,11 +7,11 @@
 #include <regex>
 #include <sstream>
 
-#include "monitor/cosim_driver.hpp"
-#include "monitor/cosim_local_deployment.hpp"
-#include "monitor/report.hpp"
-#include "monitor/summary.hpp"
-#include "monitor/text_table.hpp"
+#include "monitor/record/report.hpp"
+#include "monitor/record/summary.hpp"
+#include "monitor/record/text_table.hpp"
+#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/cosim_local_deployment.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace kausal {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "monitor/resume.hpp"
+#include "monitor/run/resume.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 

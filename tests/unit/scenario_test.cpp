@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "monitor/scenario.hpp"
+#include "monitor/scenario/scenario.hpp"
 #include "system/errors.hpp"
 #include "test_support.hpp"
 

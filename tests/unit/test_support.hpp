@@ -3,12 +3,12 @@
 #include <random>
 #include <string>
 
-#include "monitor/chain_driver.hpp"
-#include "monitor/conservative.hpp"
-#include "monitor/local_deployment.hpp"
-#include "monitor/optimistic.hpp"
-#include "monitor/scenario.hpp"
-#include "monitor/sequential.hpp"
+#include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/chain_driver.hpp"
+#include "monitor/sync/conservative.hpp"
+#include "monitor/sync/local_deployment.hpp"
+#include "monitor/sync/optimistic.hpp"
+#include "monitor/sync/sequential.hpp"
 
 namespace kausal::testing {
 

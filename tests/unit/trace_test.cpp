@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "monitor/report.hpp"
-#include "monitor/summary.hpp"
-#include "monitor/trace_writer.hpp"
+#include "monitor/record/report.hpp"
+#include "monitor/record/summary.hpp"
+#include "monitor/record/trace_writer.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 

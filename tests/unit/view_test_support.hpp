@@ -1,7 +1,7 @@
 #pragma once
 // A run directory written by hand for the view's tests (summary.json, trace.json,
-// trajectory.csv in the formats of monitor/summary.cpp, trace_writer.cpp, trajectory_recorder;
-// the trace with call envelopes and a flow, which the timelines skip).
+// trajectory.csv in the formats of monitor/record/summary.cpp, trace_writer.cpp,
+// trajectory_recorder; the trace with call envelopes and a flow, which the timelines skip).
 #include <stdlib.h>
 
 #include <filesystem>

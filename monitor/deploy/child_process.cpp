@@ -1,0 +1,135 @@
+#include "monitor/deploy/child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <thread>
+
+namespace kausal {
+
+ChildProcess::ChildProcess(std::string name, const std::filesystem::path& executable,
+                           const std::vector<std::string>& args,
+                           const std::filesystem::path& log_file, int cpu)
+    : name_(std::move(name)), log_file_(log_file) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  const int log = open(log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log < 0) {
+    close(out[0]);
+    close(out[1]);
+    throw std::system_error(errno, std::generic_category(), "cannot create " + log_file.string());
+  }
+  std::vector<std::string> argv_storage{executable.string()};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  cpu_set_t affinity;
+  CPU_ZERO(&affinity);
+  if (cpu >= 0) CPU_SET(cpu, &affinity);
+
+  pid_ = fork();
+  if (pid_ < 0) {
+    const int err = errno;
+    close(out[0]);
+    close(out[1]);
+    close(log);
+    throw std::system_error(err, std::generic_category(), "fork");
+  }
+  if (pid_ == 0) {
+    // Child: only async-signal-safe calls until exec.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the launcher died before prctl took effect
+    setpgid(0, 0);
+    if (cpu >= 0) sched_setaffinity(0, sizeof affinity, &affinity);
+    dup2(out[1], STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(log);
+  stdout_fd_ = out[0];
+}
+
+ChildProcess::~ChildProcess() {
+  stop(std::chrono::milliseconds(0));
+  if (stdout_fd_ >= 0) close(stdout_fd_);
+}
+
+std::optional<std::string> ChildProcess::read_line(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (auto nl = buffered_.find('\n'); nl != std::string::npos) {
+      std::string line = buffered_.substr(0, nl);
+      buffered_.erase(0, nl + 1);
+      return line;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || stdout_fd_ < 0) return std::nullopt;
+    pollfd p{stdout_fd_, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return std::nullopt;
+    char buf[4096];
+    const ssize_t n = read(stdout_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {  // closed: the child exited (or closed stdout)
+      close(stdout_fd_);
+      stdout_fd_ = -1;
+      continue;
+    }
+    buffered_.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+bool ChildProcess::running() {
+  if (wait_status_ || pid_ <= 0) return false;
+  int st = 0;
+  const pid_t r = waitpid(pid_, &st, WNOHANG);
+  if (r == pid_) wait_status_ = st;
+  return !wait_status_;
+}
+
+std::string ChildProcess::status() {
+  if (running()) return "running";
+  if (!wait_status_) return "not started";
+  const int st = *wait_status_;
+  if (WIFEXITED(st)) return "exited with code " + std::to_string(WEXITSTATUS(st));
+  if (WIFSIGNALED(st)) return "killed by signal " + std::to_string(WTERMSIG(st));
+  return "ended";
+}
+
+bool ChildProcess::wait_for_exit(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+void ChildProcess::stop(std::chrono::milliseconds grace) {
+  if (!running()) return;
+  if (grace.count() > 0) {
+    kill(pid_, SIGTERM);
+    kill(pid_, SIGCONT);  // a stopped process must run to act on SIGTERM
+    if (wait_for_exit(grace)) return;
+  }
+  kill(pid_, SIGKILL);
+  int st = 0;
+  while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+  }
+  wait_status_ = st;
+}
+
+}  // namespace kausal

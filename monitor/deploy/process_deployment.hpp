@@ -1,0 +1,69 @@
+#pragma once
+// The components of a run on this host, in one of three layouts (docs/architecture.md):
+//  - process:  one kausal-system and one kausal-integrator process per pendulum (default);
+//  - pendulum: one kausal-pendulum process per pendulum, hosting both;
+//  - single:   every servant in the monitor's own process, in a collocated POA.
+// Object references are handed over by the launcher (read from each child's stdout), so no
+// naming service is needed. In every layout the monitor drives the Integrators through
+// CORBA ports, and every Integrator calls its System through its object reference.
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+#include "idl/kausal.hh"
+#include "idl/orb_runtime.hpp"
+#include "monitor/deploy/component_set.hpp"
+#include "monitor/deploy/heartbeat.hpp"
+#include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/chain_stepper.hpp"
+#include "monitor/sync/integrator_port.hpp"
+
+namespace kausal {
+
+class ProcessDeployment final : public Deployment {
+ public:
+  // Starts, checks (interface version) and sets up every component, then watches them by
+  // heartbeat: one that misses it fails the inbox (what an optimistic monitor waits on; a
+  // conservative one is always in a call, which fails by itself). Throws PeerError naming a
+  // component that does not start or answer, VersionMismatch, ModelError.
+  // With `start` (a resumed run), every Integrator starts from its state at start->step.
+  ProcessDeployment(const Scenario& scenario, OrbRuntime& orb, const LaunchOptions& options,
+                    const ChainStart* start = nullptr);
+  // Ends every child that is still running (by PID) and reaps it; releases the servants
+  // hosted in this process.
+  ~ProcessDeployment() override;
+
+  std::size_t size() const override { return ports_.size(); }
+  IntegratorPort& integrator(std::size_t i) override { return *ports_.at(i); }
+  BatchInbox& inbox() override { return *inbox_; }
+  std::vector<ComponentReport> reports() override;
+
+  // Every component sends the spans it records to `view` from now on (nil: stops).
+  void observe(idl::Animation_ptr view);
+  // Names of the components in the order of reports().
+  std::vector<std::string> component_names() const;
+  std::vector<TraceSource> trace_sources() { return components_.trace_sources(); }
+
+  // Stops the heartbeat, asks every component to shut down, then ends those that do not
+  // within a grace period.
+  void shutdown();
+  // Children that are no longer running, with how they ended, the components they hosted
+  // and where their log is.
+  std::string post_mortem();
+
+ private:
+  // Deactivates the sink after the components are gone.
+  void release();
+  void set_up(const Scenario& scenario, const LaunchOptions& options);
+
+  OrbRuntime& orb_;
+  std::shared_ptr<BatchInbox> inbox_ = std::make_shared<BatchInbox>();
+  PortableServer::ServantBase* sink_servant_ = nullptr;  // owned by the POA once active
+  idl::StateSink_var sink_;
+  ComponentSet components_;
+  std::vector<std::unique_ptr<IntegratorPort>> ports_;
+  const ChainStart* start_;               // where the Integrators start (nullptr: step 0)
+  std::unique_ptr<Heartbeat> heartbeat_;  // last: it pings what the members above hold
+};
+
+}  // namespace kausal

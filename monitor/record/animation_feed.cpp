@@ -1,0 +1,159 @@
+#include "monitor/record/animation_feed.hpp"
+
+#include "idl/convert.hpp"
+
+namespace kausal {
+
+struct AnimationFeed::Outgoing {
+  std::deque<Chunk> chunks;
+  bool has_horizon = false;
+  std::uint64_t horizon = 0;
+  std::vector<std::uint64_t> reached;
+  std::vector<std::pair<std::size_t, std::uint64_t>> rollbacks;
+  std::vector<ActivitySpan> monitor_spans;
+
+  bool empty() const {
+    return chunks.empty() && !has_horizon && rollbacks.empty() && monitor_spans.empty();
+  }
+};
+
+AnimationFeed::AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup)
+    : view_(idl::Animation::_duplicate(view)) {
+  try {
+    view_->begin_run(setup);
+  } catch (const CORBA::Exception&) {
+    lost_ = true;
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+AnimationFeed::~AnimationFeed() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void AnimationFeed::committed(std::uint64_t step, std::span<const PendulumState> states) {
+  std::lock_guard lock(mutex_);
+  if (lost_ || pending_frames_ >= max_pending_frames) {
+    ++dropped_;
+    return;
+  }
+  if (chunks_.empty() || chunks_.back().first_step + chunks_.back().frames != step ||
+      chunks_.back().frames >= max_frames_per_call)
+    chunks_.push_back({step, 0, {}});
+  Chunk& c = chunks_.back();
+  for (const PendulumState& x : states) c.states.insert(c.states.end(), x.begin(), x.end());
+  ++c.frames;
+  ++pending_frames_;
+}
+
+void AnimationFeed::horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) {
+  std::lock_guard lock(mutex_);
+  horizon_ = horizon;
+  reached_.assign(reached.begin(), reached.end());
+  horizon_changed_ = true;
+}
+
+void AnimationFeed::rolled_back(std::size_t pendulum, std::uint64_t step) {
+  std::lock_guard lock(mutex_);
+  if (rollbacks_.size() < 10'000) rollbacks_.emplace_back(pendulum, step);
+}
+
+void AnimationFeed::monitor_trace(const ActivityTrace* trace) {
+  std::lock_guard lock(mutex_);  // the sender reads the trace under this lock only
+  monitor_trace_ = trace;
+  monitor_spans_sent_ = trace ? trace->recorded() : 0;
+}
+
+bool AnimationFeed::view_lost() const {
+  std::lock_guard lock(mutex_);
+  return lost_;
+}
+
+AnimationFeed::Outgoing AnimationFeed::take_pending() {
+  Outgoing out;
+  out.chunks.swap(chunks_);
+  pending_frames_ = 0;
+  if (horizon_changed_) {
+    out.has_horizon = true;
+    out.horizon = horizon_;
+    out.reached = reached_;
+    horizon_changed_ = false;
+  }
+  out.rollbacks.swap(rollbacks_);
+  if (monitor_trace_) {
+    TracePage page = monitor_trace_->read(monitor_spans_sent_, 8192);
+    monitor_spans_sent_ = page.first + page.spans.size();
+    out.monitor_spans = std::move(page.spans);
+  }
+  return out;
+}
+
+bool AnimationFeed::send(Outgoing& out) {
+  try {
+    for (const Chunk& c : out.chunks) view_->frames(c.first_step, to_seq(c.states));
+    out.chunks.clear();
+    for (auto [pendulum, step] : out.rollbacks)
+      view_->rolled_back(static_cast<CORBA::ULong>(pendulum), step);
+    if (out.has_horizon) {
+      idl::StepSeq reached;
+      reached.length(static_cast<CORBA::ULong>(out.reached.size()));
+      for (std::size_t i = 0; i < out.reached.size(); ++i)
+        reached[static_cast<CORBA::ULong>(i)] = out.reached[i];
+      view_->horizon(out.horizon, reached);
+    }
+    if (!out.monitor_spans.empty()) view_->activity("monitor", to_idl(out.monitor_spans));
+    return true;
+  } catch (const CORBA::Exception&) {
+    return false;
+  }
+}
+
+void AnimationFeed::run() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    wake_.wait_for(lock, period, [&] { return stopping_; });
+    if (stopping_ || lost_) return;
+    Outgoing out = take_pending();
+    if (out.empty()) continue;
+    sending_ = true;
+    lock.unlock();
+    const bool alive = send(out);
+    lock.lock();
+    sending_ = false;
+    wake_.notify_all();
+    if (!alive) {
+      lost_ = true;
+      for (const Chunk& c : out.chunks) dropped_ += c.frames;  // never arrived
+      for (const Chunk& c : chunks_) dropped_ += c.frames;
+      chunks_.clear();
+      pending_frames_ = 0;
+      return;
+    }
+  }
+}
+
+std::uint64_t AnimationFeed::finish(const std::string& status, double wall_s,
+                                    std::chrono::milliseconds drain) {
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, drain, [&] { return lost_ || (chunks_.empty() && !sending_); });
+  dropped_ += pending_frames_;
+  chunks_.clear();
+  pending_frames_ = 0;
+  const std::uint64_t dropped = dropped_;
+  if (lost_) return dropped;
+  lock.unlock();  // a oneway call can block on a full socket: never under the lock
+  try {
+    view_->end_run(status.c_str(), wall_s, dropped);
+  } catch (const CORBA::Exception&) {
+    lock.lock();
+    lost_ = true;
+  }
+  return dropped;
+}
+
+}  // namespace kausal

@@ -1,0 +1,70 @@
+#pragma once
+// The live animation's feed (RunObserver over CORBA): the monitor thread only appends to
+// bounded buffers; a sender thread ships them to the Animation by oneway calls a few dozen
+// times a second. A slow view makes the buffers overflow (frames dropped and counted), a
+// closed one ends the sending (everything after it counted as dropped): neither slows the
+// simulation nor changes its result.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "idl/kausal.hh"
+#include "monitor/run/run_observer.hpp"
+
+namespace kausal {
+
+class AnimationFeed final : public RunObserver {
+ public:
+  static constexpr std::size_t max_pending_frames = 200'000;
+  static constexpr std::size_t max_frames_per_call = 2048;
+  static constexpr std::chrono::milliseconds period{30};
+
+  AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup);
+  ~AnimationFeed() override;
+  AnimationFeed(const AnimationFeed&) = delete;
+  AnimationFeed& operator=(const AnimationFeed&) = delete;
+
+  void committed(std::uint64_t step, std::span<const PendulumState> states) override;
+  void horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) override;
+  void rolled_back(std::size_t pendulum, std::uint64_t step) override;
+  void monitor_trace(const ActivityTrace* trace) override;
+
+  // Sends what is still pending (for at most `drain`), then end_run with the frames that
+  // were dropped. Returns that count.
+  std::uint64_t finish(const std::string& status, double wall_s, std::chrono::milliseconds drain);
+  bool view_lost() const;
+
+ private:
+  struct Chunk {
+    std::uint64_t first_step = 0;
+    std::size_t frames = 0;
+    std::vector<double> states;  // (phi, omega) per pendulum per frame
+  };
+  struct Outgoing;
+  void run();
+  Outgoing take_pending();
+  // Sends one batch; false (and the view marked lost) if the view is unreachable.
+  bool send(Outgoing& out);
+
+  idl::Animation_var view_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Chunk> chunks_;
+  std::size_t pending_frames_ = 0;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t horizon_ = 0;
+  std::vector<std::uint64_t> reached_;
+  bool horizon_changed_ = false;
+  std::vector<std::pair<std::size_t, std::uint64_t>> rollbacks_;
+  const ActivityTrace* monitor_trace_ = nullptr;
+  std::uint64_t monitor_spans_sent_ = 0;
+  bool lost_ = false;
+  bool stopping_ = false;
+  bool sending_ = false;
+  std::thread thread_;
+};
+
+}  // namespace kausal

@@ -1,0 +1,87 @@
+#include "monitor/record/cosim_recorder.hpp"
+
+#include <charconv>
+
+#include "integrator/stepper.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+
+CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s,
+                             const CosimPlan& plan, bool keep_rows)
+    : scenario_(s), next_(s.partitions.size(), 0), keep_rows_(keep_rows) {
+  std::string header = "t";
+  for (std::size_t p = 0; p < s.partitions.size(); ++p) {
+    sha_.push_back(std::make_unique<Sha256>());
+    offsets_.push_back(row_width_);
+    row_width_ += plan.state_names[p].size();
+    for (const auto& name : plan.state_names[p]) header += "," + name;
+  }
+  if (csv.empty()) return;
+  csv_.open(csv, std::ios::binary | std::ios::trunc);
+  if (!csv_) throw InputError(csv.string() + ": cannot create trajectory file");
+  csv_ << header << '\n';
+}
+
+void CosimRecorder::record(std::size_t p, const OutputBatch& batch) {
+  const PartitionSpec& spec = scenario_.partitions.at(p);
+  if (batch.first_step != next_[p])
+    throw ProtocolError("integrator-" + spec.name, "delivered step " +
+                                                       std::to_string(batch.first_step) +
+                                                       ", expected " + std::to_string(next_[p]));
+  if (next_[p] + batch.count() > spec.steps + 1)
+    throw ProtocolError("integrator-" + spec.name, "delivered steps past the end of the run");
+  for (std::size_t k = 0; k < batch.count(); ++k) {
+    const double* x = batch.states.data() + k * batch.state_size;
+    sha_[p]->update(x, batch.state_size * sizeof(double));
+    const std::uint64_t tick = (next_[p] + k) * spec.ticks_per_step;
+    if (tick % scenario_.output_ticks != 0 && tick != scenario_.ticks) continue;
+    auto& row = pending_[tick];
+    if (row.empty()) {
+      row.assign(row_width_, 0.0);
+      row[0] = step_time(scenario_.t0(), scenario_.tick, tick);
+    }
+    std::copy(x, x + batch.state_size, row.begin() + static_cast<std::ptrdiff_t>(offsets_[p]));
+    ++filled_[tick];
+  }
+  next_[p] += batch.count();
+  write_ready_rows();
+}
+
+void CosimRecorder::write_ready_rows() {
+  char buf[32];
+  while (!pending_.empty() && filled_[pending_.begin()->first] == scenario_.partitions.size()) {
+    const auto& row = pending_.begin()->second;
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) line += ',';
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, row[i]);
+      line.append(buf, end);
+    }
+    if (csv_.is_open()) csv_ << line << '\n';
+    if (keep_rows_) rows_.push_back(row);
+    filled_.erase(pending_.begin()->first);
+    pending_.erase(pending_.begin());
+  }
+}
+
+bool CosimRecorder::complete() const {
+  for (std::size_t p = 0; p < next_.size(); ++p)
+    if (next_[p] <= scenario_.partitions[p].steps) return false;
+  return true;
+}
+
+std::string CosimRecorder::digest() const {
+  Sha256 all;
+  for (const auto& sha : sha_) {
+    const std::string part = sha->hex();
+    all.update(part.data(), part.size());
+  }
+  return all.hex();
+}
+
+void CosimRecorder::flush() {
+  if (csv_.is_open()) csv_.flush();
+}
+
+}  // namespace kausal

@@ -1,0 +1,51 @@
+#pragma once
+// Records the final steps of every partition as they arrive (in any interleaving): a
+// SHA-256 per partition over its states in step order (little-endian doubles), combined in
+// partition order into the run's digest, and trajectory.csv with one row per output time
+// once every partition has reached it. Flushed as it goes: a failed run keeps what was
+// final.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/sync/cosim_plan.hpp"
+
+namespace kausal {
+
+class CosimRecorder {
+ public:
+  // csv may be empty (no file); keep_rows: also keep the rows in memory (tests).
+  CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s, const CosimPlan& plan,
+                bool keep_rows = false);
+
+  // Throws ProtocolError if the batch does not continue the partition's steps.
+  void record(std::size_t partition, const OutputBatch& batch);
+  // Steps recorded for a partition (its next expected step).
+  std::uint64_t recorded(std::size_t partition) const { return next_[partition]; }
+  bool complete() const;
+  std::string digest() const;
+  // t followed by every partition's states, per output time.
+  const std::vector<std::vector<double>>& rows() const { return rows_; }
+  void flush();
+
+ private:
+  void write_ready_rows();
+
+  const CosimScenario& scenario_;
+  std::vector<std::unique_ptr<Sha256>> sha_;
+  std::vector<std::uint64_t> next_;
+  std::vector<std::size_t> offsets_;  // of each partition's states in a row
+  std::size_t row_width_ = 1;
+  std::map<std::uint64_t, std::vector<double>> pending_;  // output index → row being filled
+  std::map<std::uint64_t, std::size_t> filled_;           // output index → partitions in it
+  std::ofstream csv_;
+  bool keep_rows_;
+  std::vector<std::vector<double>> rows_;
+};
+
+}  // namespace kausal

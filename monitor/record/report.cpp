@@ -1,0 +1,250 @@
+#include "monitor/record/report.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "monitor/deploy/child_process.hpp"
+#include "monitor/record/summary.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+constexpr std::chrono::seconds render_timeout{120};
+
+// Runs the renderer; the PNG as a data URI, or the reason it could not be drawn.
+struct Rendered {
+  std::string data_uri;
+  std::string error;
+};
+
+// `kausal-animation MODE out/NAME.png ARGS...`
+Rendered render(const ReportOptions& o, const std::string& name, const std::string& mode,
+                const std::vector<std::string>& args) {
+  if (!std::filesystem::exists(o.renderer))
+    return {"", o.renderer.string() + " not found (it is built with kausal: cmake --build)"};
+  const std::filesystem::path png = o.out_dir / (name + ".png");
+  std::vector<std::string> all{mode, png.string()};
+  all.insert(all.end(), args.begin(), args.end());
+  try {
+    ChildProcess renderer("render " + name, o.renderer, all,
+                          o.out_dir / ("render-" + name + ".log"));
+    if (!renderer.wait_for_exit(render_timeout)) {
+      renderer.stop(std::chrono::seconds(1));
+      return {"",
+              "renderer did not finish within " + std::to_string(render_timeout.count()) + " s"};
+    }
+    const std::string status = renderer.status();
+    if (status != "exited with code 0")
+      return {"", "renderer " + status + " (see " + renderer.log_file().string() + ")"};
+    return {"data:image/png;base64," + base64_of_file(png), ""};
+  } catch (const std::exception& e) {
+    return {"", std::string("renderer could not run: ") + e.what()};
+  }
+}
+
+std::string image(const Rendered& r, const std::string& alt, std::vector<std::string>& warnings) {
+  if (!r.error.empty()) {
+    warnings.push_back(alt + ": " + r.error);
+    return "<p class=\"error\">" + html_escape(alt) +
+           " could not be drawn: " + html_escape(r.error) + "</p>\n";
+  }
+  return "<img alt=\"" + html_escape(alt) + "\" src=\"" + r.data_uri + "\">\n";
+}
+
+// A table cell whose exact value (as in summary.json) is kept in data-value.
+std::string cell(const char* key, const nlohmann::json& value, const std::string& shown) {
+  return "<td data-key=\"" + std::string(key) + "\" data-value=\"" + html_escape(value.dump()) +
+         "\">" + html_escape(shown) + "</td>";
+}
+
+std::string table(const std::vector<ComparisonRow>& rows) {
+  const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
+  const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
+  std::ostringstream o;
+  o << "<table id=\"comparison\">\n<tr><th>method</th><th>"
+    << (repeated ? "wall s (median)</th><th>wall s (min–max)" : "wall s")
+    << "</th><th>vs sequential</th><th>vs conservative/step (same layout)</th><th>Calc calls</th>"
+       "<th>µs per Calc</th>"
+    << (collisions ? "<th>collisions</th>" : "")
+    << "<th>rollbacks</th><th>rolled-back steps</th><th>monitor calls</th>"
+       "<th>mean utilisation</th><th>digest</th></tr>\n";
+  for (const ComparisonRow& row : rows) {
+    o << "<tr data-method=\"" << html_escape(row.label) << "\"><td>" << html_escape(row.label)
+      << "</td>" << cell("wall_s", row.wall_s, fixed(row.wall_s, 3));
+    if (repeated)
+      o << cell("wall_range_s", nlohmann::json::array({row.wall_min_s, row.wall_max_s}),
+                fixed(row.wall_min_s, 3) + "–" + fixed(row.wall_max_s, 3));
+    o << cell("vs_sequential", row.vs_sequential, ratio_text(row.vs_sequential))
+      << cell("vs_step", row.vs_step, ratio_text(row.vs_step))
+      << cell("calc_calls", row.calc_calls, std::to_string(row.calc_calls))
+      << cell("calc_cost_us", row.calc_cost_us, fixed(row.calc_cost_us, 2));
+    if (collisions)
+      o << (row.chain ? cell("collisions", row.collisions, std::to_string(row.collisions))
+                      : "<td>–</td>");
+    o << cell("rollbacks", row.rollbacks, std::to_string(row.rollbacks))
+      << cell("rolled_back_steps", row.rolled_back_steps, std::to_string(row.rolled_back_steps))
+      << cell("monitor_calls", row.monitor_calls, std::to_string(row.monitor_calls))
+      << cell("mean_utilisation", row.mean_utilisation, fixed(100 * row.mean_utilisation, 1) + " %")
+      << "<td data-key=\"trajectory_sha256\" data-value=\"" << row.digest << "\" class=\""
+      << (row.digest_equal ? "same" : "differs") << "\">" << row.digest.substr(0, 16) << "… "
+      << (row.status != RunStatus::completed ? html_escape(to_string(row.status))
+          : row.digest_equal                 ? "= reference"
+                                             : "DIFFERS")
+      << "</td></tr>\n";
+  }
+  o << "</table>\n";
+  if (repeated)
+    o << "<p>Each method ran " << rows.front().runs
+      << " times, in rounds (every method once per round). The table gives medians; the "
+         "speed-ups are the medians of each round's own ratios.</p>\n";
+  return o.str();
+}
+
+// The run of each row shown as a timeline: the repetition whose wall time is nearest the
+// median of the row.
+std::vector<const ReportRun*> representatives(const std::vector<ReportRun>& runs,
+                                              const std::vector<ComparisonRow>& rows) {
+  std::vector<const ReportRun*> out(rows.size(), nullptr);
+  std::vector<std::size_t> index_in_round;
+  for (const ReportRun& r : runs) {
+    if (r.round >= index_in_round.size()) index_in_round.resize(r.round + 1, 0);
+    const std::size_t i = index_in_round[r.round]++;
+    if (i >= rows.size()) continue;
+    const double distance = std::abs(r.result.wall_s - rows[i].wall_s);
+    if (!out[i] || distance < std::abs(out[i]->result.wall_s - rows[i].wall_s)) out[i] = &r;
+  }
+  return out;
+}
+
+const char* kStyle = R"(<style>
+body { font-family: sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+td.same { color: #2e7d32; } td.differs { color: #c62828; font-weight: bold; }
+p.error { color: #c62828; } img { max-width: 100%; border: 1px solid #ddd; }
+.legend span { display: inline-block; width: 1em; height: 1em; vertical-align: middle; margin: 0 0.3em 0 1em; }
+</style>)";
+
+}  // namespace
+
+std::string html_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64_of_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string() + ": cannot read");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+std::vector<ComparisonRow> report_rows(const std::vector<ReportRun>& runs) {
+  std::vector<std::vector<RunResult>> rounds;
+  for (const auto& r : runs) {
+    if (r.round >= rounds.size()) rounds.resize(r.round + 1);
+    rounds[r.round].push_back(r.result);
+  }
+  return comparison_rows(rounds);
+}
+
+std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const ReportOptions& o) {
+  std::vector<std::string> warnings;
+  std::ostringstream page;
+  page << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>kausal "
+          "compare · "
+       << html_escape(o.title) << "</title>\n"
+       << kStyle << "</head><body>\n<h1>kausal compare · " << html_escape(o.title) << "</h1>\n<p>"
+       << html_escape(o.setup) << "</p>\n";
+  const auto rows = report_rows(runs);  // labels name the layout when several are run
+  page << table(rows);
+
+  // One time axis for every timeline, so that their lengths compare.
+  const auto shown = representatives(runs, rows);
+  const std::size_t charts = 1 + static_cast<std::size_t>(std::count_if(shown.begin(), shown.end(),
+                                                                        [](auto* r) { return r; }));
+  std::size_t drawn = 0;
+  auto announce = [&](const std::string& what) {
+    if (o.progress) o.progress(++drawn, charts, what);
+  };
+
+  std::vector<std::string> dirs{"--runs"};
+  for (const auto& r : runs) dirs.push_back(r.dir.string());
+  announce("wall time per method");
+  page << "<h2>Wall time per method</h2>\n"
+       << image(render(o, "wall-time", "--chart", dirs), "wall time per method", warnings);
+
+  double span_s = 0;
+  for (const ReportRun* r : shown)
+    if (r) span_s = std::max(span_s, r->result.wall_s);
+  const std::string span = fixed(std::max(span_s, 1e-6), 6);
+  page << "<h2>Utilisation timelines</h2>\n<p class=\"legend\">One strip per component, a "
+          "utilisation bar per pixel column:"
+          "<span style=\"background:#2e7d32\"></span>busy"
+          "<span style=\"background:#c62828\"></span>rolling back (work a rollback discarded)"
+          "<span style=\"background:#e0e0e0\"></span>waiting. <strong>Every timeline has the "
+          "same time axis, 0 to "
+       << fixed(span_s, 3)
+       << " s (the longest run)</strong>: a shorter run ends further left. The same intervals "
+          "are in each run's trace.json (open it in https://ui.perfetto.dev).</p>\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (!shown[k]) continue;
+    const ReportRun& r = *shown[k];
+    const std::string label = rows[k].label;
+    std::string name = "timeline-" + label;
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '-';
+    announce("timeline of " + label);
+    page << "<h3>" << html_escape(label) << "</h3>\n<p>wall " << fixed(r.result.wall_s, 3)
+         << " s, mean utilisation " << fixed(100 * mean_utilisation(r.result), 1) << " %";
+    if (r.result.counters.rollbacks)
+      page << ", " << r.result.counters.rollbacks << " rollbacks ("
+           << r.result.counters.rolled_back_steps << " steps)";
+    page << "; output " << html_escape(r.dir.string()) << "</p>\n"
+         << image(render(o, name, "--timeline", {"--run", r.dir.string(), "--time-span", span}),
+                  "timeline of " + label, warnings);
+  }
+  page << "</body></html>\n";
+  std::ofstream out(o.out_dir / "report.html", std::ios::trunc);
+  out << page.str();
+  if (!out.flush())
+    throw InputError((o.out_dir / "report.html").string() + ": cannot write report");
+  return warnings;
+}
+
+}  // namespace kausal

@@ -1,0 +1,407 @@
+#include "monitor/record/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "monitor/record/text_table.hpp"
+#include "monitor/record/trace_writer.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+double utilisation(const ActivityTotals& t) {
+  const double life = t.busy_s + t.idle_s + t.rollback_s;
+  return life > 0 ? t.busy_s / life : 0.0;
+}
+
+std::string percent(double share) {
+  return fixed(100 * share, 0) + "%";
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The median of one figure over the repetitions of a run.
+template <typename Figure>
+double median_of(const std::vector<const RunResult*>& runs, Figure figure) {
+  std::vector<double> values;
+  for (const RunResult* r : runs) values.push_back(static_cast<double>(figure(*r)));
+  return median(values);
+}
+
+std::uint64_t count_median(const std::vector<const RunResult*>& runs,
+                           std::uint64_t (*figure)(const RunResult&)) {
+  return static_cast<std::uint64_t>(std::llround(median_of(runs, figure)));
+}
+
+bool several_layouts(const std::vector<std::vector<RunResult>>& rounds) {
+  std::set<Layout> layouts;
+  for (const auto& round : rounds)
+    for (const auto& r : round)
+      if (r.layout) layouts.insert(*r.layout);
+  return layouts.size() > 1;
+}
+
+// The run `r` is compared with as "vs step" in its round: conservative/step of its layout,
+// or for the reference (no layout) the only conservative/step there is.
+const RunResult* step_run_for(const RunResult& r, const std::vector<RunResult>& round,
+                              bool layouts_differ) {
+  if (!r.layout && layouts_differ) return nullptr;
+  for (const auto& other : round)
+    if (other.method == SyncMethod::conservative && other.guarantee == Guarantee::step &&
+        (!r.layout || other.layout == r.layout))
+      return &other;
+  return nullptr;
+}
+
+double ratio(const RunResult* base, const RunResult& r) {
+  return base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0.0;
+}
+
+}  // namespace
+
+std::string fixed(double v, int decimals) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(decimals);
+  o << v;
+  return o.str();
+}
+
+std::string ratio_text(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return "–";
+  char buf[48];
+  // %.3g switches to exponents from 1000 on: whole numbers read better there.
+  std::snprintf(buf, sizeof buf, x >= 999.5 ? "%.0f×" : "%.3g×", x);
+  return buf;
+}
+
+double mean_utilisation(const RunResult& r) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (const auto& c : r.components) {
+    if (!c.reachable) continue;
+    sum += utilisation(c.totals);
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+double calc_cost_us(const RunResult& r) {
+  double wait_s = 0;
+  std::uint64_t calls = 0;
+  for (const auto& c : r.components) {
+    if (c.role == "integrator") {
+      wait_s += c.totals.calc_wait_s;
+      calls += c.totals.calc_calls;
+    } else if (c.role == "sequential") {
+      wait_s += c.totals.busy_s;
+      calls += c.totals.calc_calls;
+    }
+  }
+  return calls ? 1e6 * wait_s / static_cast<double>(calls) : 0.0;
+}
+
+void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
+  nlohmann::ordered_json j;
+  j["method"] = to_string(r.method);
+  if (r.guarantee != Guarantee::none) j["guarantee"] = to_string(r.guarantee);
+  j["model"] = r.model;
+  j["scenario"] = r.scenario;
+  j["integrator"] = r.integrator;
+  j["pendulums"] = r.pendulums;
+  j["h"] = r.h;
+  j["steps"] = r.steps;
+  j["planned_steps"] = r.planned_steps;
+  j["wall_s"] = r.wall_s;
+  j["calc_calls"] = r.calc_calls;
+  // Figures of the pendulum chain only: a partitioned model has no collisions, no
+  // guarantee rounds and no batches of an old epoch.
+  if (!r.partitioned()) j["collisions"] = r.collisions;
+  const MethodCounters& k = r.counters;
+  j["monitor_calls"] = k.monitor_calls;
+  j["bytes"] = k.bytes;
+  if (!r.partitioned()) j["rounds"] = k.rounds;
+  j["rollbacks"] = k.rollbacks;
+  j["rolled_back_steps"] = k.rolled_back_steps;
+  j["wasted_calc_calls"] = k.wasted_calc_calls;
+  if (!r.partitioned()) j["stale_batches"] = k.stale_batches;
+  j["state_list_peak"] = r.state_list_peak;
+  if (r.method == SyncMethod::optimistic) {
+    if (!r.partitioned()) j["batch_size"] = r.batch_size;
+    j["window"] = r.window;
+  }
+  if (!r.partitions.empty()) {
+    j["tolerance"] = r.tolerance;
+    auto& parts = j["partitions"] = nlohmann::ordered_json::array();
+    for (const auto& p : r.partitions)
+      parts.push_back({{"name", p.name},
+                       {"subsystems", p.members},
+                       {"integrator", p.integrator},
+                       {"h", p.h},
+                       {"steps", p.steps},
+                       {"steps_computed", p.stats.steps_computed},
+                       {"rollbacks", p.stats.rollbacks},
+                       {"rolled_back_steps", p.stats.rolled_back_steps},
+                       {"wasted_derivative_calls", p.stats.wasted_derivative_calls},
+                       {"predictions", p.stats.predictions},
+                       {"accepted_predictions", p.stats.accepted_predictions},
+                       {"max_accepted_error", p.stats.max_accepted_error},
+                       {"derivative_calls", p.stats.derivative_calls},
+                       {"jacobian_calls", p.stats.jacobian_calls},
+                       {"events", p.stats.events}});
+  }
+  j["placement"] = r.placement;
+  j["layout"] = layout_label(r.layout);
+  j["mean_utilisation"] = mean_utilisation(r);
+  j["calc_cost_us"] = calc_cost_us(r);
+  auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
+  for (const auto& p : r.geometry)
+    geometry.push_back({{"pivot_x", p.pivot_x}, {"length", p.length}, {"radius", p.radius}});
+  j["trajectory_sha256"] = r.trajectory_sha256;
+  if (!r.resumed_from.empty()) {
+    j["resumed_from_step"] = r.resumed_from.back();
+    j["resumes"] = r.resumed_from.size();
+    j["resumed_from"] = r.resumed_from;
+  }
+  j["status"] = to_string(r.status);
+  j["exit_code"] = static_cast<int>(r.exit_code);
+  if (!r.error.empty()) j["error"] = r.error;
+  if (!r.deployment.empty()) j["deployment"] = r.deployment;
+  j["trace"] = {{"mode", trace_mode_name(r.trace.mode)},
+                {"limit", r.trace.limit},
+                {"events", r.trace.events},
+                {"spans_not_written", r.trace.not_written},
+                {"spans_lost", r.trace.lost},
+                {"note", describe_trace(r.trace)}};
+  auto& list = j["components"] = nlohmann::ordered_json::array();
+  for (const auto& c : r.components) {
+    list.push_back({{"name", c.name},
+                    {"role", c.role},
+                    {"host", c.host},
+                    {"node", c.node},  // "" when the monitor started it itself
+                    {"pid", c.pid},
+                    {"reachable", c.reachable},
+                    {"busy_s", c.totals.busy_s},
+                    {"idle_s", c.totals.idle_s},
+                    {"rollback_s", c.totals.rollback_s},
+                    {"calc_calls", c.totals.calc_calls},
+                    {"requests", c.totals.requests},
+                    {"state_list_peak", c.totals.state_list_peak},
+                    {"calc_wait_s", c.totals.calc_wait_s},
+                    {"cpu", c.cpu},
+                    {"trace_spans", c.trace_slices},
+                    {"dropped_spans", c.dropped_spans}});
+  }
+  std::ofstream out(file, std::ios::trunc);
+  if (!out) throw InputError(file.string() + ": cannot write summary");
+  out << j.dump(2) << '\n';
+}
+
+std::string format_summary(const RunResult& r) {
+  std::ostringstream o;
+  if (r.partitions.empty())
+    o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
+      << r.integrator << ", h = " << r.h << " s\n";
+  else
+    o << "kausal " << r.label() << " · " << r.scenario << " · " << r.partitions.size()
+      << " partitions, " << r.integrator << ", smallest h = " << r.h << " s\n";
+  o << "  status        " << name_of(r.status);
+  if (!r.error.empty()) o << " — " << r.error;
+  o << "\n  layout        " << layout_label(r.layout);
+  o << "\n  steps         " << r.steps << " of " << r.planned_steps;
+  if (!r.resumed_from.empty())
+    o << " (resumed from step " << r.resumed_from.back() << ", resume " << r.resumed_from.size()
+      << ")";
+  o << "\n";
+  o << "  wall time     " << fixed(r.wall_s, 3) << " s";
+  // A resumed run's wall time covers the steps since it was resumed.
+  const std::uint64_t timed = r.steps - (r.resumed_from.empty() ? 0 : r.resumed_from.back());
+  if (timed > 0) o << "  (" << fixed(1e6 * r.wall_s / static_cast<double>(timed), 2) << " µs/step)";
+  o << "\n  Calc calls    " << r.calc_calls;
+  if (const double cost = calc_cost_us(r); cost > 0) o << "  (" << fixed(cost, 2) << " µs each)";
+  o << "\n";
+  if (!r.partitioned()) o << "  collisions    " << r.collisions << "\n";
+  const MethodCounters& k = r.counters;
+  if (k.monitor_calls)
+    o << "  monitor calls " << k.monitor_calls << " (" << k.bytes << " payload bytes)\n";
+  if (k.rounds) o << "  guarantees    " << k.rounds << "\n";
+  if (r.method == SyncMethod::optimistic) {
+    o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
+      << k.wasted_calc_calls << " Calc calls wasted";
+    if (!r.partitioned()) o << "; " << k.stale_batches << " stale batches dropped";
+    o << ")\n  state list    at most " << r.state_list_peak << " entries (window " << r.window;
+    if (!r.partitioned()) o << ", batch " << r.batch_size;
+    o << ")\n";
+  }
+  for (const auto& p : r.partitions) {
+    o << "  partition     " << p.name << ": " << p.integrator << ", h = " << p.h << " s, "
+      << p.stats.steps_computed << " steps computed";
+    // Only the optimistic method predicts inputs and rolls back.
+    if (r.method == SyncMethod::optimistic)
+      o << ", " << p.stats.rollbacks << " rollbacks (" << p.stats.rolled_back_steps << " steps), "
+        << p.stats.predictions << " predictions, " << p.stats.accepted_predictions
+        << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
+        << ")";
+    o << "\n";
+  }
+  // A run that failed before its first step has neither a digest nor components to show.
+  if (!r.trajectory_sha256.empty()) o << "  digest        " << r.trajectory_sha256 << "\n";
+  o << "  trace         " << describe_trace(r.trace) << "\n";
+  if (r.components.empty()) return o.str();
+  std::vector<std::vector<std::string>> table{
+      {"component", "busy s", "idle s", "rollback s", "util", "Calc"}};
+  for (const auto& c : r.components)
+    table.push_back({c.name, fixed(c.totals.busy_s, 3), fixed(c.totals.idle_s, 3),
+                     fixed(c.totals.rollback_s, 3), percent(utilisation(c.totals)),
+                     std::to_string(c.totals.calc_calls) + (c.reachable ? "" : "  (unreachable)")});
+  const auto right = Align::right;
+  o << format_table(table, {Align::left, right, right, right, right, right}, "  ");
+  return o.str();
+}
+
+std::string comparison_label(const RunResult& r, bool layouts_differ) {
+  return layouts_differ && r.layout ? r.label() + " [" + to_string(*r.layout) + "]" : r.label();
+}
+
+std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds) {
+  std::vector<ComparisonRow> rows;
+  if (rounds.empty() || rounds.front().empty()) return rows;
+  const RunResult& reference = rounds.front().front();
+  const bool layouts_differ = several_layouts(rounds);
+  for (std::size_t i = 0; i < rounds.front().size(); ++i) {
+    std::vector<const RunResult*> runs;
+    std::vector<double> vs_sequential, vs_step;
+    for (const auto& round : rounds) {
+      if (i >= round.size()) continue;  // a round cut short by a failure
+      const RunResult& r = round[i];
+      runs.push_back(&r);
+      vs_sequential.push_back(ratio(&round.front(), r));
+      vs_step.push_back(ratio(step_run_for(r, round, layouts_differ), r));
+    }
+    const RunResult& first = *runs.front();
+    ComparisonRow row;
+    row.label = comparison_label(first, layouts_differ);
+    row.layout = first.layout;
+    row.chain = !first.partitioned();
+    row.runs = runs.size();
+    row.wall_s = median_of(runs, [](const RunResult& r) { return r.wall_s; });
+    row.wall_min_s = row.wall_max_s = first.wall_s;
+    for (const RunResult* r : runs) {
+      row.wall_min_s = std::min(row.wall_min_s, r->wall_s);
+      row.wall_max_s = std::max(row.wall_max_s, r->wall_s);
+    }
+    row.vs_sequential = median(vs_sequential);
+    row.vs_step = median(vs_step);
+    row.calc_calls = count_median(runs, [](const RunResult& r) { return r.calc_calls; });
+    row.calc_cost_us = median_of(runs, calc_cost_us);
+    row.collisions = count_median(runs, [](const RunResult& r) { return r.collisions; });
+    row.rollbacks = count_median(runs, [](const RunResult& r) { return r.counters.rollbacks; });
+    row.rolled_back_steps =
+        count_median(runs, [](const RunResult& r) { return r.counters.rolled_back_steps; });
+    row.monitor_calls =
+        count_median(runs, [](const RunResult& r) { return r.counters.monitor_calls; });
+    row.mean_utilisation = median_of(runs, mean_utilisation);
+    row.digest = first.trajectory_sha256;
+    row.status = RunStatus::completed;
+    row.digest_equal = true;
+    for (const RunResult* r : runs) {
+      if (!r->completed() && row.status == RunStatus::completed) row.status = r->status;
+      row.digest_equal =
+          row.digest_equal && r->completed() && r->trajectory_sha256 == reference.trajectory_sha256;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string format_comparison(const std::vector<ComparisonRow>& rows) {
+  const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
+  const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
+  std::vector<std::string> header{"method", repeated ? "median s" : "wall s"};
+  if (repeated) header.push_back("min–max s");
+  for (const char* h : {"vs seq", "vs step", "Calc calls", "µs/Calc"}) header.push_back(h);
+  if (collisions) header.push_back("collisions");
+  for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util", "digest"})
+    header.push_back(h);
+  std::vector<std::vector<std::string>> table{header};
+  for (const auto& row : rows) {
+    std::vector<std::string> cells{row.label, fixed(row.wall_s, 3)};
+    if (repeated) cells.push_back(fixed(row.wall_min_s, 3) + "–" + fixed(row.wall_max_s, 3));
+    cells.insert(cells.end(), {ratio_text(row.vs_sequential), ratio_text(row.vs_step),
+                               std::to_string(row.calc_calls), fixed(row.calc_cost_us, 2)});
+    if (collisions) cells.push_back(row.chain ? std::to_string(row.collisions) : "–");
+    cells.insert(cells.end(), {std::to_string(row.rollbacks), std::to_string(row.rolled_back_steps),
+                               std::to_string(row.monitor_calls), percent(row.mean_utilisation),
+                               row.digest.substr(0, 16) + (row.status != RunStatus::completed
+                                                               ? " (" + to_string(row.status) + ")"
+                                                           : row.digest_equal ? " = reference"
+                                                                              : " DIFFERS")});
+    table.push_back(std::move(cells));
+  }
+  std::vector<Align> align(header.size(), Align::right);
+  align.front() = align.back() = Align::left;
+  std::string out = format_table(table, align);
+  if (repeated)
+    out += "(each method run " + std::to_string(rows.front().runs) +
+           " times: medians, and the range of the wall times)\n";
+  return out;
+}
+
+std::string format_finished_run(const RunResult& r, bool layouts_differ, const RunResult& reference,
+                                std::size_t done, std::size_t total) {
+  std::ostringstream o;
+  o << "[" << done << "/" << total << "] " << comparison_label(r, layouts_differ) << "  "
+    << fixed(r.wall_s, 3) << " s  ";
+  if (!r.completed())
+    o << name_of(r.status) << (r.error.empty() ? "" : ": " + r.error.substr(0, r.error.find('\n')));
+  else if (&r == &reference)
+    o << "digest " << r.trajectory_sha256.substr(0, 16) << " (the reference)";
+  else if (r.trajectory_sha256 == reference.trajectory_sha256)
+    o << "digest = " << reference.label();
+  else
+    o << "digest " << r.trajectory_sha256.substr(0, 16) << " differs from " << reference.label();
+  return o.str();
+}
+
+void write_comparison_json(const std::vector<ComparisonRow>& rows,
+                           const std::filesystem::path& file) {
+  auto list = nlohmann::ordered_json::array();
+  for (const auto& row : rows) {
+    nlohmann::ordered_json j;
+    j["label"] = row.label;
+    j["layout"] = layout_label(row.layout);
+    j["runs"] = row.runs;
+    j["wall_s"] = row.wall_s;
+    j["wall_min_s"] = row.wall_min_s;
+    j["wall_max_s"] = row.wall_max_s;
+    j["vs_sequential"] = row.vs_sequential;
+    j["vs_step"] = row.vs_step;
+    j["calc_calls"] = row.calc_calls;
+    j["calc_cost_us"] = row.calc_cost_us;
+    if (row.chain) j["collisions"] = row.collisions;
+    j["rollbacks"] = row.rollbacks;
+    j["rolled_back_steps"] = row.rolled_back_steps;
+    j["monitor_calls"] = row.monitor_calls;
+    j["mean_utilisation"] = row.mean_utilisation;
+    j["trajectory_sha256"] = row.digest;
+    j["status"] = to_string(row.status);
+    j["digest_equal"] = row.digest_equal;
+    list.push_back(std::move(j));
+  }
+  std::ofstream out(file, std::ios::trunc);
+  out << nlohmann::ordered_json{{"rows", list}}.dump(2) << '\n';
+  if (!out.flush()) throw InputError(file.string() + ": cannot write the comparison");
+}
+
+}  // namespace kausal

@@ -1,0 +1,67 @@
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "monitor/run/run_result.hpp"
+
+namespace kausal {
+
+// v with exactly `decimals` digits after the point (tables, the report).
+std::string fixed(double v, int decimals);
+// A speed-up such as 2.45×, 706× or 0.00142×: three significant digits and never rounded to
+// zero (a run a thousand times slower still shows how much); "–" for none (x <= 0).
+std::string ratio_text(double x);
+
+void write_summary_json(const RunResult& result, const std::filesystem::path& file);
+// The one-screen summary printed at the end of `kausal run`.
+std::string format_summary(const RunResult& result);
+
+// One row of the comparison of methods (the table of `compare` and of report.html): one
+// method in one layout, over every repetition of it (`compare --repeat K`). Figures that
+// vary between repetitions are medians; the wall time also has its range.
+struct ComparisonRow {
+  std::string label;  // "conservative/step", with " [pendulum]" when layouts differ
+  RunLayout layout;
+  bool chain = true;  // a pendulum chain (it has collisions) rather than a partitioned model
+  std::size_t runs = 0;
+  double wall_s = 0;  // median
+  double wall_min_s = 0, wall_max_s = 0;
+  // Speed-ups, medians over the repetitions of each repetition's own ratio: against the
+  // first run of the table (the sequential reference) and against conservative/step of the
+  // same layout (0: none in the table; for the reference: only when one layout was run).
+  double vs_sequential = 0;
+  double vs_step = 0;
+  std::uint64_t calc_calls = 0;
+  double calc_cost_us = 0;
+  std::uint64_t collisions = 0;
+  std::uint64_t rollbacks = 0;
+  std::uint64_t rolled_back_steps = 0;
+  std::uint64_t monitor_calls = 0;
+  double mean_utilisation = 0;
+  std::string digest;
+  RunStatus status = RunStatus::completed;  // or the first other status of a repetition
+  bool digest_equal = false;  // every repetition completed with the reference's digest
+};
+
+// rounds[k]: the k-th repetition of every run of the comparison, in one order, the reference
+// (sequential) first. A round cut short by a failure may have fewer runs. Rows in that order.
+std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds);
+inline std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& results) {
+  return comparison_rows(std::vector<std::vector<RunResult>>{results});
+}
+// The table of `compare`: one row per method (and layout); collisions only if some model
+// has them, the range of wall times only with repetitions.
+std::string format_comparison(const std::vector<ComparisonRow>& rows);
+// A run's label in a comparison: "conservative/step", or "conservative/step [pendulum]" when
+// the comparison has several layouts (sequential has none).
+std::string comparison_label(const RunResult& r, bool several_layouts);
+// The line `compare` prints as each run ends, e.g. "[3/8] conservative/step [pendulum]
+// 2.689 s, digest = reference"; `reference` is the comparison's first run.
+std::string format_finished_run(const RunResult& r, bool several_layouts,
+                                const RunResult& reference, std::size_t done, std::size_t total);
+// OUT/comparison.json: the rows as written in the table, with every value exact.
+void write_comparison_json(const std::vector<ComparisonRow>& rows,
+                           const std::filesystem::path& file);
+
+}  // namespace kausal

@@ -1,0 +1,58 @@
+#pragma once
+// `kausal run --resume DIR` (docs/scenarios.md, "Resuming a run"): continue a failed or
+// interrupted pendulum-chain run from DIR/checkpoint.json, appending to its trajectory.csv
+// and continuing its digest, so that it ends with the digest of an uninterrupted run.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "monitor/record/checkpoint.hpp"
+#include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/chain_stepper.hpp"
+
+namespace kausal {
+
+// What the command line gave besides --resume, as far as it could change what is computed.
+struct ResumeRequest {
+  std::filesystem::path dir;
+  std::string scenario;  // the positional argument, "" if not given
+  // Options given, by name ("--method"), with the value as a checkpoint stores it
+  // ("optimistic", "64", "true"). Each must equal the checkpoint's: a resume continues the
+  // run as it was started. Options about where and how processes talk are not listed here.
+  std::map<std::string, std::string> given;
+  ScenarioLimits limits{};  // --max-output: what the rest of the run may write
+};
+
+struct ResumedRun {
+  Checkpoint checkpoint;
+  Scenario scenario;  // DIR/scenario.toml, named as the run named it
+  ChainStart start;   // the last committed step and its states
+
+  bool complete() const { return start.step >= scenario.steps; }
+};
+
+// Reads DIR's checkpoint and scenario copy and checks them against each other, against
+// trajectory.csv and against the command line. Everything wrong is an InputError (exit 2)
+// naming the file and field or option.
+ResumedRun prepare_resume(const ResumeRequest& request);
+
+// The checkpoint a fresh run starts keeping: copies its scenario file to DIR/scenario.toml
+// and removes a checkpoint an earlier run left in DIR (it no longer describes DIR).
+Checkpoint fresh_checkpoint(const Scenario& scenario, const RunSetup& setup,
+                            const std::filesystem::path& dir);
+// The checkpoint a resumed run keeps: the stored one, resumed once more from its step.
+Checkpoint resumed_checkpoint(const ResumedRun& run);
+
+// The recorder of a run: a new trajectory.csv, or for a resumed run the stored one cut to
+// the checkpoint and continued.
+std::unique_ptr<TrajectoryRecorder> open_recorder(const Scenario& scenario,
+                                                  const std::filesystem::path& dir,
+                                                  const ResumedRun* resumed);
+
+// Keeps what the previous attempt wrote about itself (summary.json, trace.json, logs/) in
+// DIR/attempts/K/ (K = 1, 2, ...) before a resume overwrites it; trajectory.csv stays.
+void keep_previous_attempt(const std::filesystem::path& dir);
+
+}  // namespace kausal

@@ -1,0 +1,93 @@
+#include "monitor/run/run_kind.hpp"
+
+#include <array>
+#include <utility>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+constexpr std::array<std::pair<SyncMethod, std::string_view>, 3> kMethods{{
+    {SyncMethod::sequential, "sequential"},
+    {SyncMethod::conservative, "conservative"},
+    {SyncMethod::optimistic, "optimistic"},
+}};
+constexpr std::array<std::pair<Guarantee, std::string_view>, 3> kGuarantees{{
+    {Guarantee::none, ""},
+    {Guarantee::step, "step"},
+    {Guarantee::lookahead, "lookahead"},
+}};
+constexpr std::array<std::pair<RunStatus, std::string_view>, 3> kStatuses{{
+    {RunStatus::completed, "completed"},
+    {RunStatus::failed, "failed"},
+    {RunStatus::interrupted, "interrupted"},
+}};
+
+constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
+    {Layout::process, "process"},
+    {Layout::pendulum, "pendulum"},
+    {Layout::single, "single"},
+}};
+
+template <typename Enum, std::size_t N>
+std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum e) {
+  for (const auto& [value, name] : table)
+    if (value == e) return name;
+  return "?";
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> value_in(const std::array<std::pair<Enum, std::string_view>, N>& table,
+                             std::string_view name) {
+  for (const auto& [value, known] : table)
+    if (known == name) return value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view name_of(SyncMethod method) {
+  return name_in(kMethods, method);
+}
+std::string_view name_of(Guarantee guarantee) {
+  return name_in(kGuarantees, guarantee);
+}
+std::string_view name_of(RunStatus status) {
+  return name_in(kStatuses, status);
+}
+std::string_view name_of(Layout layout) {
+  return name_in(kLayouts, layout);
+}
+
+std::string layout_label(const RunLayout& layout) {
+  return layout ? std::string(name_of(*layout)) : "none";
+}
+
+std::optional<SyncMethod> sync_method_named(std::string_view name) {
+  return value_in(kMethods, name);
+}
+std::optional<Guarantee> guarantee_named(std::string_view name) {
+  return value_in(kGuarantees, name);
+}
+std::optional<RunStatus> run_status_named(std::string_view name) {
+  return value_in(kStatuses, name);
+}
+
+std::optional<Layout> layout_named(std::string_view name) {
+  if (name == "pair") return Layout::pendulum;
+  return value_in(kLayouts, name);
+}
+
+Layout parse_layout(const std::string& name) {
+  if (const auto layout = layout_named(name)) return *layout;
+  throw InputError("unknown layout '" + name + "' (process, pendulum or single)");
+}
+
+std::optional<RunLayout> run_layout_named(std::string_view name) {
+  if (name == "none") return RunLayout{};
+  if (const auto layout = value_in(kLayouts, name)) return RunLayout{*layout};
+  return std::nullopt;
+}
+
+}  // namespace kausal

@@ -1,0 +1,134 @@
+#pragma once
+// What a run reports (docs/model.md §3): written to summary.json and shown on the terminal.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "integrator/coupled_integrator.hpp"
+#include "monitor/run/run_kind.hpp"
+#include "system/activity_clock.hpp"
+#include "system/errors.hpp"
+#include "system/pendulum.hpp"
+
+namespace kausal {
+
+struct ComponentReport {
+  std::string name;  // "monitor", "integrator-3", "system-3", "sequential"
+  std::string role;
+  std::string host;
+  long pid = 0;
+  bool reachable = true;  // false: it died or hung before its timing could be read
+  ActivityTotals totals;
+  int cpu = -1;  // the CPU it was pinned to, -1 if not pinned
+  // Its busy / rollback intervals (trace.json, the timelines), on its host's clock.
+  // In-process runs only: streamed runs write them to trace.json as they go.
+  std::vector<ActivitySpan> spans;
+  std::uint64_t dropped_spans = 0;  // spans not in trace.json (lost, or past its limit)
+  std::string node;                 // the node agent that started it (multi-host runs)
+  std::uint64_t trace_slices = 0;   // slices trace.json holds for it
+};
+
+// How much of the activity trace.json keeps (kausal run --trace, --trace-limit).
+enum class TraceMode { full, coarse, off };
+const char* trace_mode_name(TraceMode mode);
+
+// What a trace.json holds (monitor/record/trace_writer.hpp).
+struct TraceStats {
+  TraceMode mode = TraceMode::full;
+  std::uint64_t limit = 0;
+  std::uint64_t events = 0;       // slices and flow ends written
+  std::uint64_t not_written = 0;  // spans past the limit (or all of them with --trace off)
+  std::uint64_t lost = 0;         // overwritten in a component before the monitor read them
+  std::uint64_t clamped = 0;      // began before the trace's origin: moved to 0
+  bool capped() const { return not_written > 0 && mode != TraceMode::off; }
+};
+
+// What a method adds to the report about its own traffic and speculation.
+struct MethodCounters {
+  // Calls between the monitor and the Integrators: each request the monitor makes (advance,
+  // run_ahead, commit, rollback, apply_event, provide, ...) and each batch an Integrator
+  // delivers to it, counted once per call whether or not it crosses a process boundary
+  // (the single layout makes them collocated calls). Not counted: the Integrators' Calc
+  // calls to their Systems, which are inter-process calls of their own in the process layout.
+  std::uint64_t monitor_calls = 0;
+  std::uint64_t bytes = 0;              // payload of those calls: 8 per double and step number
+  std::uint64_t rounds = 0;             // conservative: guarantees granted (rounds of the protocol)
+  std::uint64_t rollbacks = 0;          // optimistic: Integrators rolled back
+  std::uint64_t rolled_back_steps = 0;  // steps computed and then discarded
+  std::uint64_t wasted_calc_calls = 0;  // Calc calls of those steps
+  std::uint64_t stale_batches = 0;      // batches of an old epoch, dropped
+};
+
+// A partition of a coupled model (partitioned scenarios only).
+struct PartitionSummary {
+  std::string name;
+  std::vector<std::string> members;  // its subsystems
+  std::string integrator;
+  double h = 0;
+  std::uint64_t steps = 0;
+  CoupledStats stats;
+};
+
+struct RunResult {
+  SyncMethod method = SyncMethod::sequential;
+  Guarantee guarantee = Guarantee::none;  // step or lookahead for conservative runs
+  std::string model;
+  std::string scenario;
+  std::string integrator;
+  std::size_t pendulums = 0;
+  double h = 0;
+  std::uint64_t planned_steps = 0;
+  std::uint64_t steps = 0;  // committed steps (== planned_steps when completed)
+  double wall_s = 0;
+  std::uint64_t calc_calls = 0;
+  std::uint64_t collisions = 0;
+  MethodCounters counters;
+  std::uint64_t state_list_peak = 0;  // over all Integrators
+  std::string trajectory_sha256;
+  std::vector<ComponentReport> components;
+  std::vector<PendulumParams> geometry;  // for views: pivot, length and radius of each bob
+  std::uint64_t start_ns = 0;            // the monitor's monotonic clock when the run started
+  std::string placement = "none";        // "cores": components and fan-out lanes pinned per CPU
+  // How the components were packed into processes (docs/architecture.md); empty for
+  // sequential, which has no components.
+  RunLayout layout = Layout::process;
+  std::string deployment;        // --deploy: the deployment file; "" when everything ran here
+  std::uint64_t batch_size = 0;  // optimistic
+  std::uint64_t window = 0;      // optimistic
+  // Partitioned models: the partitions and the optimistic prediction tolerance.
+  std::vector<PartitionSummary> partitions;
+  double tolerance = 0;
+  TraceStats trace;  // what its trace.json holds
+
+  // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
+  // and collisions count the whole run; wall time, Calc calls, monitor calls and components
+  // only this last stretch.
+  std::vector<std::uint64_t> resumed_from;
+
+  RunStatus status = RunStatus::completed;
+  std::string error;
+  ExitCode exit_code = ExitCode::ok;
+
+  // "conservative/lookahead", "optimistic", ...: the label used in tables.
+  std::string label() const { return method_label(method, guarantee); }
+  // A partitioned (coupled) model rather than a pendulum chain: no collisions, no batches,
+  // no guarantee rounds, no stale batches — figures of the chain that are not printed.
+  bool partitioned() const { return model == "partitioned"; }
+  bool completed() const { return status == RunStatus::completed; }
+  // Ends the run with this error: interrupted for Ctrl-C and SIGTERM, failed otherwise.
+  void end_with(const Error& e) {
+    status = e.exit_code() == ExitCode::interrupted ? RunStatus::interrupted : RunStatus::failed;
+    error = e.what();
+    exit_code = e.exit_code();
+  }
+};
+
+// Mean over the components of busy / (busy + idle + rollback): how much of its life a
+// component spent computing something that was kept.
+double mean_utilisation(const RunResult& r);
+// Microseconds the caller of a Calc waits for it: Integrators' waits for their Systems per
+// Calc call (the round trip in the process layout), or the sequential reference's time per
+// Calc. 0 when nothing was measured.
+double calc_cost_us(const RunResult& r);
+
+}  // namespace kausal

@@ -1,0 +1,438 @@
+#include "monitor/scenario/cosim_scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/toml_reader.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+std::string line_of(const toml::node& n) {
+  return std::to_string(n.source().begin.line);
+}
+
+std::size_t position(const std::vector<std::string>& names, const std::string& name) {
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+// A table of numbers ({ g_up = 20, g_down = 20 }) as name/value pairs.
+Parameters numbers_of(TableReader& r, const std::string& key) {
+  Parameters out;
+  const toml::table* t = r.subtable(key);
+  if (!t) return out;
+  TableReader inner(*t, "", r.qualified(key));
+  for (auto&& [k, node] : *t) {
+    const std::string name(k.str());
+    if (!node.is_number())
+      r.fail_at(node.source(), r.qualified(key) + "." + name + " must be a number");
+    const double v = node.value<double>().value();
+    if (!std::isfinite(v))
+      r.fail_at(node.source(), r.qualified(key) + "." + name + " must be finite");
+    out.emplace_back(name, v);
+  }
+  return out;
+}
+
+struct PartitionDraft {
+  PartitionSpec spec;
+  std::string method_name;
+  int line = 0;
+  std::uint32_t h_line = 0;
+};
+
+class Reader {
+ public:
+  Reader(const toml::table& root, std::string file, const ScenarioLimits& limits)
+      : root_(root), file_(std::move(file)), limits_(limits) {}
+
+  CosimScenario read() {
+    TableReader top(root_, file_, "");
+    s_.file = file_;
+    s_.name = top.text("name").value_or(std::filesystem::path(file_).stem().string());
+    s_.description = top.text("description").value_or("");
+    const toml::table* run = top.subtable("run");
+    if (!run) top.fail_at(root_.source(), "missing table [run]");
+    TableReader r(*run, file_, "run");
+    s_.t_end = r.required_number("t_end");
+    if (!(s_.t_end > 0)) r.fail("t_end", "must be > 0");
+    default_hold_ = hold_order(r, "hold").value_or(0);
+    s_.tolerance = r.number("tolerance").value_or(0.0);
+    const auto method = sync_method_named(r.text("method").value_or("sequential"));
+    if (!method) r.fail("method", "must be sequential, conservative or optimistic");
+    s_.method = *method;
+    if (s_.tolerance < 0) r.fail("tolerance", "must be >= 0");
+    const auto interval = r.number("output_interval");
+
+    read_subsystems(top);
+    read_partitions(top);
+    read_couplings(top);
+    top.reject_unknown_keys();
+    settle_steps(r, interval);
+    r.reject_unknown_keys();
+    return std::move(s_);
+  }
+
+ private:
+  [[noreturn]] void fail(const toml::node& at, const std::string& m) const {
+    fail_at_line(at.source().begin.line, m);
+  }
+  [[noreturn]] void fail_at_line(std::uint32_t line, const std::string& m) const {
+    throw InputError(file_ + ":" + std::to_string(line) + ": " + m);
+  }
+
+  std::optional<int> hold_order(TableReader& r, const std::string& key) {
+    auto order = r.integer(key);
+    if (order && (*order < 0 || *order > 2)) r.fail(key, "must be 0, 1 or 2");
+    return order ? std::optional<int>(static_cast<int>(*order)) : std::nullopt;
+  }
+
+  const toml::array& tables(TableReader& top, const std::string& key, bool required) {
+    static const toml::array none;
+    const toml::node* node = top.take(key);
+    if (!node) {
+      if (required) top.fail_at(root_.source(), "no subsystems: add [[subsystem]] tables");
+      return none;
+    }
+    if (!node->is_array_of_tables()) top.fail(key, "must be an array of tables ([[" + key + "]])");
+    return *node->as_array();
+  }
+
+  void read_subsystems(TableReader& top) {
+    const toml::array& list = tables(top, "subsystem", true);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const toml::table& t = *list[i].as_table();
+      TableReader r(t, file_, "subsystem[" + std::to_string(i + 1) + "]");
+      SubsystemSpec sub;
+      sub.name = r.text("name").value_or("");
+      if (sub.name.empty() || sub.name.find('.') != std::string::npos)
+        r.fail_at(t.source(), r.qualified("name") + " must be given, without '.'");
+      if (by_name_.count(sub.name)) r.fail("name", "'" + sub.name + "' is used twice");
+      const auto model = r.text("model");
+      if (!model) r.fail_at(t.source(), "missing field " + r.qualified("model"));
+      sub.model = *model;
+      sub.parameters = numbers_of(r, "parameters");
+      sub.constant_inputs = numbers_of(r, "inputs");
+      try {
+        sub.signature = make_model(sub.name, sub.model, sub.parameters)->signature();
+      } catch (const ModelError& e) {
+        fail(t, r.qualified("") + " " + e.what());
+      }
+      for (const auto& [input, value] : sub.constant_inputs)
+        if (position(sub.signature.inputs, input) == sub.signature.inputs.size())
+          r.fail("inputs", "names '" + input + "', not an input of model '" + sub.model +
+                               "' (inputs: " + listed(sub.signature.inputs) + ")");
+      // A subsystem with its own integrator is a partition of its own.
+      if (r.has("integrator") || r.has("h")) drafts_.push_back(partition_of(r, t, sub.name, {i}));
+      r.reject_unknown_keys();
+      by_name_[sub.name] = i;
+      s_.subsystems.push_back(std::move(sub));
+      subsystem_lines_.push_back(t.source().begin.line);
+    }
+  }
+
+  PartitionDraft partition_of(TableReader& r, const toml::table& t, const std::string& name,
+                              std::vector<std::size_t> members) {
+    PartitionDraft d;
+    d.spec.name = name;
+    d.spec.members = std::move(members);
+    d.line = t.source().begin.line;
+    const auto method = r.text("integrator");
+    if (!method) r.fail_at(t.source(), "missing field " + r.qualified("integrator"));
+    const toml::node* at = t.get("integrator");
+    d.spec.method = parse_ode_method(*method, file_ + ":" + line_of(*at) + ": ");
+    d.spec.h = r.required_number("h");
+    if (!(d.spec.h > 0)) r.fail("h", "must be > 0");
+    d.h_line = t.get("h")->source().begin.line;
+    return d;
+  }
+
+  void read_partitions(TableReader& top) {
+    const toml::array& list = tables(top, "partition", false);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const toml::table& t = *list[i].as_table();
+      TableReader r(t, file_, "partition[" + std::to_string(i + 1) + "]");
+      const auto name = r.text("name");
+      if (!name || name->empty()) r.fail_at(t.source(), "missing field " + r.qualified("name"));
+      const toml::node* members = r.take("subsystems");
+      if (!members || !members->is_array() || members->as_array()->empty())
+        r.fail_at(t.source(), r.qualified("subsystems") + " must list subsystem names");
+      std::vector<std::size_t> indices;
+      for (const auto& m : *members->as_array()) {
+        if (!m.is_string()) fail(m, r.qualified("subsystems") + " must list names (strings)");
+        indices.push_back(subsystem_named(m, m.value<std::string>().value()));
+      }
+      drafts_.push_back(partition_of(r, t, *name, std::move(indices)));
+      r.reject_unknown_keys();
+    }
+    std::vector<int> owner(s_.subsystems.size(), -1);
+    for (std::size_t p = 0; p < drafts_.size(); ++p) {
+      for (std::size_t k = p + 1; k < drafts_.size(); ++k)
+        if (drafts_[k].spec.name == drafts_[p].spec.name)
+          throw InputError(file_ + ":" + std::to_string(drafts_[k].line) + ": partition name '" +
+                           drafts_[p].spec.name + "' is used twice");
+      for (std::size_t m : drafts_[p].spec.members) {
+        if (owner[m] >= 0)
+          throw InputError(file_ + ":" + std::to_string(drafts_[p].line) + ": subsystem '" +
+                           s_.subsystems[m].name + "' is in two partitions");
+        owner[m] = static_cast<int>(p);
+        s_.subsystems[m].partition = p;
+      }
+    }
+    for (std::size_t m = 0; m < owner.size(); ++m)
+      if (owner[m] < 0)
+        fail_at_line(subsystem_lines_[m],
+                     "subsystem '" + s_.subsystems[m].name +
+                         "' belongs to no partition: give it 'integrator' and 'h', or list it in "
+                         "a [[partition]]");
+    for (auto& d : drafts_) {
+      s_.partitions.push_back(std::move(d.spec));
+      h_lines_.push_back(d.h_line);
+    }
+  }
+
+  std::size_t subsystem_named(const toml::node& at, const std::string& name) const {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) {
+      std::vector<std::string> known;
+      for (const auto& sub : s_.subsystems) known.push_back(sub.name);
+      fail(at, "no subsystem '" + name + "' (subsystems: " + listed(known) + ")");
+    }
+    return it->second;
+  }
+
+  // "sub.port" → (subsystem, port index among `ports` of its signature).
+  std::pair<std::size_t, std::size_t> port(const toml::node& at, const std::string& ref,
+                                           bool output) {
+    const auto dot = ref.find('.');
+    if (dot == std::string::npos) fail(at, "'" + ref + "' must be 'subsystem.port'");
+    const std::size_t sub = subsystem_named(at, ref.substr(0, dot));
+    const auto& sig = s_.subsystems[sub].signature;
+    const auto& ports = output ? sig.outputs : sig.inputs;
+    const std::string name = ref.substr(dot + 1);
+    const std::size_t k = position(ports, name);
+    if (k == ports.size())
+      fail(at, "'" + ref + "': model '" + s_.subsystems[sub].model + "' has no " +
+                   (output ? "output" : "input") + " '" + name + "' (" +
+                   (output ? "outputs: " : "inputs: ") + listed(ports) + ")");
+    return {sub, k};
+  }
+
+  void read_couplings(TableReader& top) {
+    const toml::array& list = tables(top, "coupling", false);
+    std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> driven;  // input → line
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const toml::table& t = *list[i].as_table();
+      TableReader r(t, file_, "coupling[" + std::to_string(i + 1) + "]");
+      const auto from = r.text("from");
+      const auto to = r.text("to");
+      if (!from || !to) r.fail_at(t.source(), "a coupling needs 'from' and 'to'");
+      CouplingSpec c;
+      std::tie(c.from, c.from_output) = port(*t.get("from"), *from, true);
+      std::tie(c.to, c.to_input) = port(*t.get("to"), *to, false);
+      if (c.from == c.to) r.fail("to", "couples '" + s_.subsystems[c.to].name + "' to itself");
+      c.hold = hold_order(r, "hold").value_or(default_hold_);
+      r.reject_unknown_keys();
+      const auto key = std::make_pair(c.to, c.to_input);
+      if (driven.count(key)) r.fail("to", "'" + *to + "' is driven twice");
+      driven[key] = t.source().begin.line;
+      s_.couplings.push_back(c);
+      coupling_lines_.push_back(t.source().begin.line);
+    }
+    for (std::size_t k = 0; k < s_.subsystems.size(); ++k) {
+      const auto& sub = s_.subsystems[k];
+      for (std::size_t i = 0; i < sub.signature.inputs.size(); ++i) {
+        const bool constant =
+            std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(),
+                        [&](const auto& c) { return c.first == sub.signature.inputs[i]; });
+        const bool coupled = driven.count({k, i}) > 0;
+        if (constant && coupled)
+          throw InputError(file_ + ":" + std::to_string(driven[{k, i}]) + ": input '" + sub.name +
+                           "." + sub.signature.inputs[i] + "' is coupled and also given in inputs");
+        if (!constant && !coupled)
+          fail_at_line(subsystem_lines_[k],
+                       "input '" + sub.name + "." + sub.signature.inputs[i] +
+                           "' is not connected: add a [[coupling]] to it or give it in " +
+                           "subsystem.inputs");
+      }
+    }
+  }
+
+  // Every step a whole multiple of the smallest; steps of coupled partitions divide each
+  // other (multirate with integer ratios); t_end and the output interval on every grid; no
+  // more than kMaxSteps ticks, and output that fits the limit.
+  void settle_steps(TableReader& r, std::optional<double> interval) {
+    std::size_t fastest = 0;
+    for (std::size_t p = 0; p < s_.partitions.size(); ++p)
+      if (s_.partitions[p].h < s_.partitions[fastest].h) fastest = p;
+    const double tick = s_.partitions[fastest].h;
+    s_.tick = tick;
+    const std::string smallest = "the smallest step " + format_number(tick) + " s (partition '" +
+                                 s_.partitions[fastest].name + "')";
+    const std::string limit = format_number(static_cast<double>(kMaxSteps));
+    for (std::size_t k = 0; k < s_.partitions.size(); ++k) {
+      PartitionSpec& p = s_.partitions[k];
+      const auto ratio = whole_multiple(p.h, tick);
+      if (ratio) {
+        p.ticks_per_step = *ratio;
+        continue;
+      }
+      const std::string what = "partition '" + p.name + "': h = " + format_number(p.h);
+      if (p.h / tick > static_cast<double>(kMaxSteps))
+        fail_at_line(h_lines_[k], what + " is more than " + limit + " times " + smallest);
+      fail_at_line(h_lines_[k], what + " is not a whole multiple of " + smallest);
+    }
+    const auto ticks = whole_multiple(s_.t_end, tick);
+    if (!ticks && s_.t_end / tick > static_cast<double>(kMaxSteps))
+      r.fail("t_end", "is more than " + limit + " steps (the limit) of " + smallest);
+    if (!ticks) r.fail("t_end", "must be a whole number of steps");
+    s_.ticks = *ticks;
+    std::uint64_t largest = 1;
+    for (auto& p : s_.partitions) {
+      if (s_.ticks % p.ticks_per_step != 0)
+        r.fail("t_end", "is not a whole number of steps of partition '" + p.name + "'");
+      p.steps = s_.ticks / p.ticks_per_step;
+      largest = std::max(largest, p.ticks_per_step);
+    }
+    for (std::size_t k = 0; k < s_.couplings.size(); ++k) {
+      const CouplingSpec& c = s_.couplings[k];
+      if (!s_.crosses_partitions(c)) continue;
+      const auto& a = s_.partitions[s_.subsystems[c.from].partition];
+      const auto& b = s_.partitions[s_.subsystems[c.to].partition];
+      const auto big = std::max(a.ticks_per_step, b.ticks_per_step);
+      const auto small = std::min(a.ticks_per_step, b.ticks_per_step);
+      if (big % small != 0)
+        fail_at_line(coupling_lines_[k],
+                     "partitions '" + a.name + "' and '" + b.name +
+                         "' are coupled but their steps are not whole multiples of each other");
+    }
+    if (interval) {
+      const auto every = whole_multiple(*interval, tick);
+      if (!every)
+        r.fail("output_interval",
+               "must be a whole multiple (at most " + limit + " times) of " + smallest);
+      s_.output_ticks = *every;
+    } else {
+      s_.output_ticks = largest;
+    }
+    for (const auto& p : s_.partitions)
+      if (s_.output_ticks % p.ticks_per_step != 0)
+        r.fail("output_interval",
+               "must be a whole multiple of every partition's step ('" + p.name + "')");
+    // trajectory.csv: t and every state, at the first tick, every output interval and the end.
+    double states = 0;
+    for (const auto& sub : s_.subsystems)
+      states += static_cast<double>(sub.signature.states.size());
+    const double rows = std::floor(static_cast<double>(s_.ticks) / s_.output_ticks) + 2;
+    const std::string why = output_over_limit(rows, 1 + states, 0, limits_);
+    if (!why.empty()) r.fail(interval ? "output_interval" : "t_end", why);
+  }
+
+  const toml::table& root_;
+  std::string file_;
+  const ScenarioLimits& limits_;
+  CosimScenario s_;
+  int default_hold_ = 0;
+  std::map<std::string, std::size_t> by_name_;
+  std::vector<PartitionDraft> drafts_;
+  // Source lines, for messages about what is found wrong only once everything is read.
+  std::vector<std::uint32_t> subsystem_lines_;  // of each [[subsystem]]
+  std::vector<std::uint32_t> h_lines_;          // of each partition's h
+  std::vector<std::uint32_t> coupling_lines_;   // of each [[coupling]]
+};
+
+// The recipe of a composite of `members`; couplings with both ends among them become direct
+// links.
+CompositeRecipe recipe_of(const CosimScenario& s, const std::vector<std::size_t>& members) {
+  CompositeRecipe recipe;
+  std::map<std::size_t, std::size_t> local;  // subsystem → member index
+  for (std::size_t m : members) {
+    const auto& sub = s.subsystems[m];
+    local[m] = recipe.members.size();
+    for (const auto& [input, value] : sub.constant_inputs)
+      recipe.constants.push_back(
+          {recipe.members.size(), position(sub.signature.inputs, input), value});
+    recipe.members.push_back({sub.name, sub.model, sub.parameters});
+  }
+  for (const auto& c : s.couplings)
+    if (local.count(c.from) && local.count(c.to))
+      recipe.links.push_back({local[c.from], c.from_output, local[c.to], c.to_input});
+  return recipe;
+}
+
+}  // namespace
+
+CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file,
+                                   const ScenarioLimits& limits) {
+  const toml::table root = parse_toml(text, file);
+  return Reader(root, file, limits).read();
+}
+
+CosimScenario load_cosim_scenario(const std::filesystem::path& file, const ScenarioLimits& limits) {
+  return parse_cosim_scenario(read_input_file(file, "scenario file"), file.string(), limits);
+}
+
+ScenarioKind scenario_kind(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  const toml::table root = parse_toml(read_input_file(file, "scenario file"), name);
+  if (const toml::node* sub = root.get("subsystem")) return {true, name + ":" + line_of(*sub)};
+  const toml::node* model = root.get("model");
+  return {false, name + ":" + (model ? line_of(*model) : "1")};
+}
+
+bool is_partitioned_scenario(const std::filesystem::path& file) {
+  return scenario_kind(file).partitioned;
+}
+
+CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition) {
+  return recipe_of(s, s.partitions.at(partition).members);
+}
+
+std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s,
+                                                      std::size_t partition) {
+  return build_composite("system-" + s.partitions.at(partition).name,
+                         partition_recipe(s, partition));
+}
+
+// Partition by partition, so that each partition's states form one block.
+std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s) {
+  std::vector<std::size_t> all;
+  for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
+  return build_composite("monolithic model", recipe_of(s, all));
+}
+
+std::vector<StateBlock> partition_blocks(const CosimScenario& s) {
+  std::vector<StateBlock> blocks;
+  std::size_t offset = 0;
+  for (const auto& p : s.partitions) {
+    std::size_t size = 0;
+    for (std::size_t m : p.members) size += s.subsystems[m].signature.states.size();
+    blocks.push_back({p.name, offset, size});
+    offset += size;
+  }
+  return blocks;
+}
+
+// The composite's open inputs come in member order, then input order; the couplings that
+// cross into the partition are exactly those inputs.
+std::vector<std::size_t> partition_inputs(const CosimScenario& s, std::size_t partition) {
+  std::vector<std::size_t> out;
+  for (std::size_t m : s.partitions.at(partition).members)
+    for (std::size_t i = 0; i < s.subsystems[m].signature.inputs.size(); ++i)
+      for (std::size_t c = 0; c < s.couplings.size(); ++c)
+        if (s.couplings[c].to == m && s.couplings[c].to_input == i &&
+            s.crosses_partitions(s.couplings[c]))
+          out.push_back(c);
+  return out;
+}
+
+}  // namespace kausal

@@ -1,0 +1,100 @@
+#pragma once
+// A partitioned-model scenario read from TOML (format: docs/scenarios.md, "Partitioned
+// models"): model instances ([[subsystem]]), how they are grouped into partitions — one
+// System + Integrator pair each, with its own integrator and step — and the couplings from
+// outputs to inputs with their hold order.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "integrator/ode_method.hpp"
+#include "monitor/run/run_kind.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
+#include "system/composite_model.hpp"
+#include "system/model.hpp"
+
+namespace kausal {
+
+struct SubsystemSpec {
+  std::string name;
+  std::string model;
+  Parameters parameters;
+  Parameters constant_inputs;  // inputs held at a value (name, value)
+  Signature signature;         // of the model built from these parameters
+  std::size_t partition = 0;
+};
+
+struct PartitionSpec {
+  std::string name;
+  std::vector<std::size_t> members;  // subsystem indices, in scenario order
+  OdeMethod method = OdeMethod::euler;
+  double h = 0;
+  std::uint64_t ticks_per_step = 1;  // h in units of the scenario's tick (the smallest h)
+  std::uint64_t steps = 0;           // to t_end
+};
+
+// Output `from_output` of subsystem `from` drives input `to_input` of subsystem `to`.
+// Inside one partition the coupling is direct; between partitions the consumer holds the
+// producer's samples with a polynomial of order `hold` (0, 1 or 2).
+struct CouplingSpec {
+  std::size_t from = 0, from_output = 0;
+  std::size_t to = 0, to_input = 0;
+  int hold = 0;
+};
+
+struct CosimScenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  double t_end = 0;
+  double tick = 0;                             // the smallest partition step; every h is a multiple
+  std::uint64_t ticks = 0;                     // t_end in ticks
+  std::uint64_t output_ticks = 1;              // trajectory.csv interval in ticks
+  double tolerance = 0;                        // optimistic: accepted |prediction - sample|
+  SyncMethod method = SyncMethod::sequential;  // what `kausal run` does without --method
+  std::vector<SubsystemSpec> subsystems;
+  std::vector<PartitionSpec> partitions;
+  std::vector<CouplingSpec> couplings;
+
+  double t0() const { return 0.0; }
+  bool crosses_partitions(const CouplingSpec& c) const {
+    return subsystems[c.from].partition != subsystems[c.to].partition;
+  }
+};
+
+// Whether a scenario file describes a partitioned model ([[subsystem]] tables) rather than a
+// pendulum chain, and where it says so ("file:line", for messages). Throws InputError if it
+// cannot be read or parsed.
+struct ScenarioKind {
+  bool partitioned = false;
+  std::string where;  // the first [[subsystem]], else [model] (line 1 if neither)
+};
+ScenarioKind scenario_kind(const std::filesystem::path& file);
+bool is_partitioned_scenario(const std::filesystem::path& file);
+// Reads and checks a partitioned scenario, including that its output fits `limits`; every
+// problem throws InputError "file:line: message".
+CosimScenario load_cosim_scenario(const std::filesystem::path& file,
+                                  const ScenarioLimits& limits = {});
+// The same from text (tests, the fuzzer); `file` names it in messages.
+CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file,
+                                   const ScenarioLimits& limits = {});
+
+// The model one partition integrates: its members, couplings inside it direct, constants
+// set; inputs from other partitions are left open, in the order of partition_inputs().
+std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s,
+                                                      std::size_t partition);
+// What that model is built from (for a System in another process).
+CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition);
+// Every subsystem as one model with every coupling direct (the monolithic reference), its
+// states partition by partition in scenario order.
+std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s);
+// Each partition's states within the monolithic model.
+std::vector<StateBlock> partition_blocks(const CosimScenario& s);
+
+// The couplings that feed a partition from other partitions, in the order of its open
+// inputs (index i of the result drives the partition model's input i).
+std::vector<std::size_t> partition_inputs(const CosimScenario& s, std::size_t partition);
+
+}  // namespace kausal

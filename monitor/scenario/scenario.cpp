@@ -1,0 +1,210 @@
+#include "monitor/scenario/scenario.hpp"
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/toml_reader.hpp"
+#include "system/errors.hpp"
+#include "system/impact_sweep.hpp"
+
+namespace kausal {
+namespace {
+
+void read_simulation(const toml::table& table, const std::string& file, Scenario& s) {
+  TableReader r(table, file, "simulation");
+  if (auto m = r.text("integrator")) {
+    const auto* node = table.get("integrator");
+    s.method = parse_method(*m, file + ":" + std::to_string(node->source().begin.line) + ": ");
+  }
+  s.h = r.required_number("step");
+  if (!(s.h > 0)) r.fail("step", "must be > 0");
+
+  const bool by_steps = r.has("steps");
+  if (by_steps == r.has("duration"))
+    r.fail_at(table.source(), "[simulation] needs exactly one of 'duration' (s) or 'steps'");
+  const std::string limit = format_number(static_cast<double>(kMaxSteps));
+  if (by_steps) {
+    const auto n = *r.integer("steps");
+    if (n < 1) r.fail("steps", "must be >= 1");
+    if (static_cast<std::uint64_t>(n) > kMaxSteps)
+      r.fail("steps", "is more than " + limit + " (the limit)");
+    s.steps = static_cast<std::uint64_t>(n);
+  } else {
+    const double d = *r.number("duration");
+    if (!(d > 0)) r.fail("duration", "must be > 0");
+    const auto steps = steps_covering(d, s.h);
+    if (!steps)
+      r.fail("duration", "is more than " + limit + " steps (the limit) of simulation.step = " +
+                             format_number(s.h) + " s");
+    s.steps = *steps;
+  }
+
+  if (r.has("output_every") && r.has("output_interval"))
+    r.fail("output_interval", "and output_every both given; use one");
+  if (auto every = r.integer("output_every")) {
+    if (*every < 1) r.fail("output_every", "must be >= 1");
+    s.output_every = static_cast<std::uint64_t>(*every);
+  }
+  if (auto interval = r.number("output_interval")) {
+    const auto every = whole_multiple(*interval, s.h);
+    if (!every)
+      r.fail("output_interval",
+             "must be a whole multiple (>= 1, at most " + limit + " steps) of simulation.step");
+    s.output_every = *every;
+  }
+  r.reject_unknown_keys();
+}
+
+// What the run writes (trajectory.csv: the first row, every output_every-th step and the
+// last; a checkpoint of two numbers per pendulum) must fit the limit. Named: the field
+// that sets the output rows.
+void check_output_size(const toml::table& simulation, const std::string& file, const Scenario& s,
+                       const ScenarioLimits& limits) {
+  const double rows = std::floor(static_cast<double>(s.steps) / s.output_every) + 2;
+  const double pendulums = static_cast<double>(s.pendulums());
+  const std::string why = output_over_limit(rows, 1 + 2 * pendulums, 64 * pendulums, limits);
+  if (why.empty()) return;
+  TableReader r(simulation, file, "simulation");
+  for (const char* key : {"output_interval", "output_every", "duration", "steps"})
+    if (r.has(key)) r.fail(key, why);
+}
+
+void read_model(const toml::table& table, const std::string& file, Scenario& s, double& gravity) {
+  TableReader r(table, file, "model");
+  auto type = r.text("type");
+  if (!type) r.fail_at(table.source(), "missing field model.type (\"pendulum-chain\")");
+  if (*type != "pendulum-chain")
+    r.fail("type", "'" + *type + "' is not a known model (pendulum-chain)");
+  s.model = *type;
+  gravity = r.number("gravity").value_or(9.81);
+  if (!(gravity > 0)) r.fail("gravity", "must be > 0");
+  s.chain.restitution = r.required_number("restitution");
+  if (s.chain.restitution < 0 || s.chain.restitution > 1)
+    r.fail("restitution", "must be in [0, 1]");
+  if (auto work = r.integer("calc_work")) {
+    if (*work < 0 || *work > 1'000'000'000) r.fail("calc_work", "must be in [0, 1e9]");
+    s.calc_work = static_cast<std::uint64_t>(*work);
+  }
+  if (auto sweeps = r.integer("max_sweeps")) {
+    if (*sweeps < 1 || *sweeps > 1'000'000) r.fail("max_sweeps", "must be in [1, 1000000]");
+    s.chain.max_sweeps = static_cast<int>(*sweeps);
+  }
+  r.reject_unknown_keys();
+}
+
+void read_pendulum(const toml::table& table, const std::string& file, std::size_t index,
+                   double gravity, Scenario& s) {
+  TableReader r(table, file, "pendulum[" + std::to_string(index + 1) + "]");
+  PendulumParams p;
+  p.pivot_x = r.required_number("pivot_x");
+  p.length = r.required_number("length");
+  if (!(p.length > 0)) r.fail("length", "must be > 0");
+  p.mass = r.required_number("mass");
+  if (!(p.mass > 0)) r.fail("mass", "must be > 0");
+  p.radius = r.required_number("radius");
+  if (!(p.radius > 0)) r.fail("radius", "must be > 0");
+  if (!(p.radius < p.length)) r.fail("radius", "must be smaller than the length");
+  p.damping = r.number("damping").value_or(0.0);
+  if (p.damping < 0) r.fail("damping", "must be >= 0");
+  p.gravity = gravity;
+
+  if (r.has("angle") && r.has("angle_deg")) r.fail("angle_deg", "and angle both given; use one");
+  double phi = 0;
+  if (auto a = r.number("angle"))
+    phi = *a;
+  else if (auto d = r.number("angle_deg"))
+    phi = *d * M_PI / 180.0;
+  else
+    r.fail_at(table.source(), "missing field " + r.qualified("angle") + " (rad) or angle_deg");
+  const double omega = r.number("angular_velocity").value_or(0.0);
+  const double speed = r.number("speed").value_or(1.0);
+  if (!(speed > 0 && speed <= 1e6)) r.fail("speed", "must be in (0, 1e6]");
+  // A slow host does the same work more slowly: its System gets calc_work / speed units, at
+  // most 1e12 (the partitioned models' bound: about half an hour per Calc).
+  const double work = std::round(static_cast<double>(s.calc_work) / speed);
+  if (!(work <= 1e12)) r.fail("speed", "makes model.calc_work / speed more than 1e12 units");
+  p.calc_work = static_cast<std::uint64_t>(work);
+  s.speed.push_back(speed);
+  r.reject_unknown_keys();
+  s.chain.pendulums.push_back(p);
+  s.initial.push_back({phi, omega});
+}
+
+// Pendulums must stand left to right, and no two bobs may overlap, neither at rest nor at
+// the start (touching is allowed: a cradle starts that way).
+void check_geometry(const toml::array& list, const std::string& file, const Scenario& s) {
+  auto where = [&](std::size_t i) {
+    return file + ":" + std::to_string(list[i].source().begin.line) + ": pendulum[" +
+           std::to_string(i + 1) + "]";
+  };
+  const auto& p = s.chain.pendulums;
+  for (std::size_t i = 0; i + 1 < p.size(); ++i)
+    if (!(p[i + 1].pivot_x > p[i].pivot_x))
+      throw InputError(where(i + 1) + ".pivot_x must be greater than pendulum[" +
+                       std::to_string(i + 1) + "].pivot_x (pendulums stand left to right)");
+  const std::vector<PendulumState> rest(p.size(), PendulumState{0, 0});
+  ImpactSweep sweep(s.chain);
+  for (const auto& [states, when] :
+       {std::pair{&rest, "at rest"}, {&s.initial, "at the start angles"}}) {
+    for (const BobPair& pair : sweep.candidates(*states)) {
+      const PendulumParams &a = p[pair.i], &b = p[pair.j];
+      const double reach = a.radius + b.radius;
+      const double slack = 1e-12 * (std::abs(a.pivot_x) + std::abs(b.pivot_x) + reach);
+      const double distance =
+          bob_distance(a, b, (*states)[pair.i].data(), (*states)[pair.j].data());
+      if (distance < reach - slack) {
+        std::ostringstream m;
+        m << where(pair.j) << ": bob overlaps pendulum[" << pair.i + 1 << "] " << when
+          << " (distance " << distance << " < sum of radii " << reach << ")";
+        throw InputError(m.str());
+      }
+    }
+  }
+}
+
+Scenario from_table(const toml::table& root, const std::string& file,
+                    const ScenarioLimits& limits) {
+  Scenario s;
+  s.file = file;
+  TableReader top(root, file, "");
+  s.name = top.text("name").value_or(std::filesystem::path(file).stem().string());
+  s.description = top.text("description").value_or("");
+
+  const toml::table* simulation = top.subtable("simulation");
+  if (!simulation) top.fail_at(root.source(), "missing table [simulation]");
+  read_simulation(*simulation, file, s);
+
+  const toml::table* model = top.subtable("model");
+  if (!model) top.fail_at(root.source(), "missing table [model]");
+  double gravity = 9.81;
+  read_model(*model, file, s, gravity);
+
+  const toml::node* list_node = top.take("pendulum");
+  if (!list_node) top.fail_at(root.source(), "no pendulums: add [[pendulum]] tables");
+  const toml::array* list = list_node->as_array();
+  if (!list || !list->is_array_of_tables())
+    top.fail("pendulum", "must be an array of tables ([[pendulum]])");
+  if (list->empty()) top.fail("pendulum", "is empty");
+  if (list->size() > 100'000) top.fail("pendulum", "has more than 100000 entries");
+  for (std::size_t i = 0; i < list->size(); ++i)
+    read_pendulum(*(*list)[i].as_table(), file, i, gravity, s);
+  top.reject_unknown_keys();
+  check_geometry(*list, file, s);
+  check_output_size(*simulation, file, s, limits);
+  return s;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& file,
+                        const ScenarioLimits& limits) {
+  return from_table(parse_toml(text, file), file, limits);
+}
+
+Scenario load_scenario(const std::filesystem::path& file, const ScenarioLimits& limits) {
+  return parse_scenario(read_input_file(file, "scenario file"), file.string(), limits);
+}
+
+}  // namespace kausal

@@ -1,0 +1,93 @@
+#pragma once
+// Reading one TOML table of a scenario with "file:line: what is wrong" errors (InputError)
+// and every key accounted for: a typo must never become a silent default.
+#include <toml++/toml.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+
+// The deepest nesting a TOML file may have; every dotted-key part, array and inline table is
+// one level, every table-header part two (it may name an array of tables and its element). toml++
+// parses and frees nested values recursively, so a file nested 40,000 levels deep would overflow
+// the stack: the depth is measured first.
+inline constexpr int kMaxTomlDepth = 64;
+
+// Parses TOML text, its nesting bounded first. InputError "file:line: ..." for either
+// problem.
+toml::table parse_toml(const std::string& text, const std::string& file);
+
+// Remembers which keys were read, so that anything else is reported as unknown.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string file, std::string where)
+      : table_(table), file_(std::move(file)), where_(std::move(where)) {}
+
+  [[noreturn]] void fail_at(const toml::source_region& at, const std::string& message) const {
+    throw InputError(file_ + ":" + std::to_string(at.begin.line) + ": " + message);
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    const toml::node* node = table_.get(key);
+    fail_at(node ? node->source() : table_.source(), qualified(key) + " " + message);
+  }
+  std::string qualified(const std::string& key) const {
+    return where_.empty() ? key : where_ + "." + key;
+  }
+  bool has(const std::string& key) const { return table_.contains(key); }
+
+  const toml::node* take(const std::string& key) {
+    used_.insert(key);
+    return table_.get(key);
+  }
+
+  std::optional<double> number(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_number()) fail(key, "must be a number");
+    const double v = node->value<double>().value();
+    if (!std::isfinite(v)) fail(key, "must be finite");
+    return v;
+  }
+  double required_number(const std::string& key) {
+    if (!has(key)) fail_at(table_.source(), "missing field " + qualified(key));
+    return *number(key);
+  }
+  std::optional<std::int64_t> integer(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_integer()) fail(key, "must be a whole number");
+    return node->value<std::int64_t>().value();
+  }
+  std::optional<std::string> text(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_string()) fail(key, "must be a string");
+    return node->value<std::string>().value();
+  }
+  const toml::table* subtable(const std::string& key) {
+    const toml::node* node = take(key);
+    if (node && !node->is_table()) fail(key, "must be a table ([" + qualified(key) + "])");
+    return node ? node->as_table() : nullptr;
+  }
+
+  void reject_unknown_keys() const {
+    for (auto&& [key, node] : table_) {
+      if (used_.count(std::string(key.str()))) continue;
+      fail_at(key.source(), "unknown key '" + qualified(std::string(key.str())) + "'");
+    }
+  }
+
+ private:
+  const toml::table& table_;
+  std::string file_;
+  std::string where_;
+  std::set<std::string> used_;
+};
+
+}  // namespace kausal

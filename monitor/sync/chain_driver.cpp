@@ -1,0 +1,166 @@
+#include "monitor/sync/chain_driver.hpp"
+
+#include <unistd.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include "integrator/stepper.hpp"
+
+namespace kausal {
+namespace {
+
+std::string host_name() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+namespace {
+
+[[noreturn]] void causality_violation(const BobPair& pair, std::uint64_t step, const char* what) {
+  throw SimulationError("causality violation: pendulum[" + std::to_string(pair.i + 1) + "] and [" +
+                        std::to_string(pair.j + 1) + "] " + what + " at step " +
+                        std::to_string(step) + ", which the monitor had guaranteed impact-free");
+}
+
+}  // namespace
+
+std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_t m,
+                         std::span<PendulumState> states, const StepChecks& checks) {
+  stepper.step_all(m, states);
+  std::optional<BusyScope> busy;
+  if (checks.monitor) busy.emplace(*checks.monitor, SpanTag{ActivityCall::sweep, m + 1});
+  const std::uint64_t step = m + 1;
+  if (stepper.guaranteed_impact_free(step)) {
+    if (checks.check_guarantees) {
+      if (const auto contact = sweep.first_contact(states))
+        causality_violation(*contact, step, "are in contact");
+    }
+    return sweep.resolve(states, step, [&](const BobPair& pair, const Impact&) {
+      causality_violation(pair, step, "need an impulse");
+    });
+  }
+  return sweep.resolve(states, step, [&](const BobPair& pair, const Impact& impact) {
+    stepper.apply_impulse(pair.i, step, impact.left_impulse, states);
+    stepper.apply_impulse(pair.j, step, impact.right_impulse, states);
+  });
+}
+
+namespace {
+
+// A run whose checkpoint cannot be written has failed (nothing could resume it), but the
+// trajectory it committed stays on disk.
+void write_final_checkpoint(Checkpointer& checkpoints, TrajectoryRecorder& recorder, RunResult& r) {
+  try {
+    checkpoints.write_now(recorder);
+  } catch (const Error& e) {
+    if (r.completed()) {
+      r.end_with(e);
+    } else {
+      r.error += std::string("; ") + e.what();
+    }
+  }
+}
+
+}  // namespace
+
+RunResult describe_run(const Scenario& s, SyncMethod method) {
+  RunResult r;
+  r.method = method;
+  r.model = s.model;
+  r.scenario = s.file;
+  r.integrator = std::string(method_name(s.method));
+  r.pendulums = s.pendulums();
+  r.h = s.h;
+  r.planned_steps = s.steps;
+  r.geometry = s.chain.pendulums;
+  return r;
+}
+
+RunResult failed_before_start(const Scenario& s, SyncMethod method, const Error& e) {
+  RunResult r = describe_run(s, method);
+  r.end_with(e);
+  return r;
+}
+
+RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees,
+                      RunObserver* observer) {
+  return drive_chain(s, method, stepper, recorder, control,
+                     DriveOptions{check_guarantees, observer});
+}
+
+RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control,
+                      const DriveOptions& options) {
+  RunResult r = describe_run(s, method);
+  RunObserver* observer = options.observer;
+  Checkpointer* checkpoints = options.checkpoints;
+
+  // The in-process reference runs in this thread: no separate monitor timing (two clock
+  // reads per step would cost more than the step).
+  ActivityClock monitor_clock;
+  ActivityClock* monitor = stepper.in_monitor_thread() ? nullptr : &monitor_clock;
+  const auto start = std::chrono::steady_clock::now();
+  r.start_ns = monotonic_ns(start);
+  const std::uint64_t first = options.from ? options.from->step : 0;
+  std::vector<PendulumState> states = options.from ? options.from->states : s.initial;
+  ImpactSweep sweep(s.chain);
+  r.steps = first;
+  r.collisions = options.from ? options.from->collisions : 0;
+  stepper.set_observer(observer);
+  if (observer) observer->monitor_trace(monitor ? &monitor->trace() : nullptr);
+  try {
+    if (!options.from) {
+      recorder.commit(0, states);
+      if (checkpoints) checkpoints->committed(0, states, 0, recorder);
+    }
+    if (observer) observer->committed(first, states);
+    for (std::uint64_t m = first; m < s.steps; ++m) {
+      if (control.stop_requested()) throw Interrupted();
+      r.collisions += step_chain(stepper, sweep, m, states, {monitor, options.check_guarantees});
+      recorder.commit(m + 1, states);
+      if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
+      if (observer) observer->committed(m + 1, states);
+      r.steps = m + 1;
+      control.progress(m + 1, s.steps);
+    }
+  } catch (const Error& e) {
+    r.end_with(e);
+  }
+  // Whatever happened, the last committed step is on disk for a resume.
+  if (checkpoints) write_final_checkpoint(*checkpoints, recorder, r);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (observer) observer->monitor_trace(nullptr);
+  stepper.set_observer(nullptr);
+  recorder.flush();
+  r.trajectory_sha256 = recorder.digest();
+  r.counters = stepper.counters();
+  if (monitor) {
+    const ActivityTrace& trace = monitor_clock.trace();
+    r.components.push_back({"monitor",
+                            "monitor",
+                            host_name(),
+                            static_cast<long>(getpid()),
+                            true,
+                            monitor_clock.totals(),
+                            -1,
+                            trace.page(0, trace.recorded()),
+                            trace.dropped(),
+                            {}});
+  }
+  for (auto& c : stepper.reports()) {
+    // Calc calls are counted where the model is evaluated: by Systems, or by the
+    // sequential reference that evaluates every model itself.
+    if (c.role == "system" || c.role == "sequential") r.calc_calls += c.totals.calc_calls;
+    r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
+    r.components.push_back(std::move(c));
+  }
+  return r;
+}
+
+}  // namespace kausal

@@ -1,0 +1,52 @@
+#pragma once
+#include <string>
+
+#include "monitor/record/checkpoint.hpp"
+#include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/run/run_control.hpp"
+#include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/chain_stepper.hpp"
+#include "system/impact_sweep.hpp"
+
+namespace kausal {
+
+struct StepChecks {
+  ActivityClock* monitor = nullptr;  // gets the sweep's time as busy time, if given
+  // At steps the stepper guaranteed impact-free, require that no pair is even in contact
+  // (the test mode of the lookahead, docs/lookahead.md).
+  bool check_guarantees = false;
+};
+
+// One step of every method: step every pendulum from m to m + 1, then sweep the impacts of
+// all pairs at m + 1 (docs/model.md §2). Returns the number of impacts. An impulse due at a step
+// that the stepper guaranteed impact-free is a causality violation (SimulationError).
+std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_t m,
+                         std::span<PendulumState> states, const StepChecks& checks = {});
+
+// A result that says what was run (method, model, sizes) and nothing yet about how it went.
+RunResult describe_run(const Scenario& scenario, SyncMethod method);
+// The same for a run that failed before its first step (components did not start, ...).
+RunResult failed_before_start(const Scenario& scenario, SyncMethod method, const Error& error);
+
+// Runs the scenario step by step: step every pendulum, sweep the impacts (docs/model.md §2),
+// commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
+// "interrupted"), the exit code and the message in the result, and everything committed
+// up to then in the recorder. An observer (the live animation) sees every committed step,
+// the horizon and the rollbacks.
+RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control,
+                      bool check_guarantees = false, RunObserver* observer = nullptr);
+
+struct DriveOptions {
+  bool check_guarantees = false;
+  RunObserver* observer = nullptr;
+  // Resume at this committed step (already in the recorder; it is not committed again).
+  // The stepper (and its components) must have been set up to start there too.
+  const ChainStart* from = nullptr;
+  Checkpointer* checkpoints = nullptr;  // kept up to date while steps commit, and at the end
+};
+RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
+                      TrajectoryRecorder& recorder, RunControl& control,
+                      const DriveOptions& options);
+
+}  // namespace kausal

@@ -1,0 +1,179 @@
+#include "monitor/sync/cosim_driver.hpp"
+
+#include <unistd.h>
+
+#include <map>
+
+#include "integrator/local_system_link.hpp"
+#include "monitor/sync/sequential.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The samples a batch of partition p's final steps gives each consumer.
+std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& plan, std::size_t p,
+                                                               const OutputBatch& batch) {
+  std::map<std::size_t, std::vector<ChannelSample>> out;
+  for (const Route& r : plan.routes[p])
+    for (std::size_t k = 0; k < batch.count(); ++k) {
+      const std::uint64_t step = batch.first_step + k;
+      if (step % r.producer_steps_per_sample != 0) continue;
+      out[r.consumer].push_back({r.channel, step / r.producer_steps_per_sample,
+                                 batch.outputs[k * batch.output_size + r.output]});
+    }
+  return out;
+}
+
+std::uint64_t progress_ticks(const CosimScenario& s, const CosimRecorder& recorder) {
+  std::uint64_t ticks = s.ticks;
+  for (std::size_t p = 0; p < s.partitions.size(); ++p)
+    ticks = std::min(ticks, recorder.recorded(p) * s.partitions[p].ticks_per_step);
+  return ticks;
+}
+
+void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
+            Clock::time_point start) {
+  r.wall_s = seconds_since(start);
+  r.trajectory_sha256 = recorder.digest();
+  r.steps = progress_ticks(s, recorder);
+  for (const auto& p : r.partitions) {
+    r.calc_calls += p.stats.derivative_calls;
+    r.counters.rollbacks += p.stats.rollbacks;
+    r.counters.rolled_back_steps += p.stats.rolled_back_steps;
+    r.counters.wasted_calc_calls += p.stats.wasted_derivative_calls;
+  }
+}
+
+void add_components(RunResult& r, std::vector<ComponentReport> components) {
+  for (auto& c : components) {
+    r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
+    r.components.push_back(std::move(c));
+  }
+}
+
+}  // namespace
+
+RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode) {
+  RunResult r;
+  r.method = method;
+  r.model = "partitioned";
+  r.scenario = s.name;
+  r.h = s.tick;
+  r.planned_steps = s.ticks;
+  r.tolerance = mode.tolerance;
+  r.window = mode.speculate ? mode.window : 0;
+  r.layout = method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::process};
+  for (const auto& p : s.partitions) {
+    PartitionSummary report{p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}};
+    for (std::size_t m : p.members) report.members.push_back(s.subsystems[m].name);
+    r.partitions.push_back(std::move(report));
+    if (!r.integrator.empty()) r.integrator += '+';
+    r.integrator += ode_method_name(p.method);
+  }
+  return r;
+}
+
+RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
+                               CosimRecorder& recorder, RunControl& control) {
+  RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
+  const auto start = Clock::now();
+  r.start_ns = monotonic_ns(start);
+  std::vector<std::unique_ptr<SystemCore>> systems;
+  std::vector<std::unique_ptr<LocalSubsystemLink>> links;
+  std::vector<std::unique_ptr<CoupledIntegrator>> integrators;
+  try {
+    for (std::size_t p = 0; p < s.partitions.size(); ++p) {
+      systems.push_back(std::make_unique<SystemCore>("system-" + s.partitions[p].name));
+      systems.back()->configure(build_partition_model(s, p));
+      links.push_back(std::make_unique<LocalSubsystemLink>(*systems.back()));
+      CoupledConfig config = plan.configs[p];
+      config.speculate = false;
+      integrators.push_back(std::make_unique<CoupledIntegrator>(config, *links.back()));
+    }
+    bool all_done = false;
+    while (!all_done) {
+      if (control.stop_requested()) throw Interrupted();
+      bool progress = false;
+      all_done = true;
+      for (std::size_t p = 0; p < integrators.size(); ++p) {
+        CoupledIntegrator& in = *integrators[p];
+        while (in.can_step()) {
+          in.step_once();
+          progress = true;
+        }
+        const OutputBatch batch = in.take_final();
+        if (batch.count() > 0) {
+          progress = true;
+          recorder.record(p, batch);
+          for (auto& [q, samples] : samples_from(plan, p, batch))
+            for (const auto& sample : samples) integrators[q]->provide(sample);
+        }
+        all_done = all_done && in.all_published();
+      }
+      control.progress(progress_ticks(s, recorder), s.ticks);
+      if (!progress && !all_done)
+        throw SimulationError("the partitions wait for each other (no partition can step)");
+    }
+  } catch (const Error& e) {
+    r.end_with(e);
+  }
+  for (std::size_t p = 0; p < integrators.size(); ++p)
+    r.partitions[p].stats = integrators[p]->stats();
+  finish(r, s, recorder, start);
+  add_components(
+      r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
+                            r.calc_calls)});
+  recorder.flush();
+  return r;
+}
+
+RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
+                                CosimDeployment& deployment, CosimRecorder& recorder,
+                                RunControl& control) {
+  const CosimMode mode{plan.configs.front().speculate, plan.configs.front().tolerance,
+                       plan.configs.front().window};
+  RunResult r = describe_cosim_run(s, method, mode);
+  const auto start = Clock::now();
+  r.start_ns = monotonic_ns(start);
+  try {
+    for (std::size_t p = 0; p < deployment.size(); ++p) deployment.partition(p).start();
+    while (!recorder.complete()) {
+      if (control.stop_requested()) throw Interrupted();
+      // (A timeout only to see a stop request: liveness is the deployment's business.)
+      auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
+      if (!delivery) continue;
+      if (delivery->failure) std::rethrow_exception(delivery->failure);
+      ++r.counters.monitor_calls;
+      recorder.record(delivery->partition, delivery->batch);
+      r.counters.bytes += 8 * (delivery->batch.states.size() + delivery->batch.outputs.size());
+      for (auto& [q, samples] : samples_from(plan, delivery->partition, delivery->batch)) {
+        deployment.partition(q).provide(samples);
+        ++r.counters.monitor_calls;
+        r.counters.bytes += 24 * samples.size();
+      }
+      control.progress(progress_ticks(s, recorder), s.ticks);
+    }
+  } catch (const Error& e) {
+    r.end_with(e);
+  }
+  for (std::size_t p = 0; p < deployment.size(); ++p) {
+    try {
+      r.partitions[p].stats = deployment.partition(p).stats();
+    } catch (const Error&) {
+      // a dead partition: its counters are lost, the failure is already in the result
+    }
+  }
+  finish(r, s, recorder, start);
+  add_components(r, deployment.reports());
+  recorder.flush();
+  return r;
+}
+
+}  // namespace kausal

@@ -1,0 +1,34 @@
+#pragma once
+// Runs a partitioned model (docs/model.md §4): sequentially in this thread, or with every
+// partition stepping on its own (in this process or in others) while the monitor routes the
+// final outputs of each partition to the partitions they feed, records them, and watches
+// for dead or stuck partitions.
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "monitor/record/cosim_recorder.hpp"
+#include "monitor/run/run_control.hpp"
+#include "monitor/run/run_result.hpp"
+#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partition_port.hpp"
+
+namespace kausal {
+
+// What the result says about the scenario before the run (method, model, partitions).
+RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode);
+
+// Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
+// kausal::Error: a failure ends the run with its status, exit code and message.
+RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
+                               CosimRecorder& recorder, RunControl& control);
+
+// The partitions of `deployment` step by themselves; conservative or optimistic is the
+// plan's mode. The deployment watches its components (a dead or stopped one becomes a
+// failure in its inbox, exit code 3): however long the partitions take, the monitor only
+// waits. Never throws a kausal::Error.
+RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
+                                CosimDeployment& deployment, CosimRecorder& recorder,
+                                RunControl& control);
+
+}  // namespace kausal

@@ -1,0 +1,65 @@
+#include "monitor/sync/cosim_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace kausal {
+namespace {
+
+std::string port_name(const CosimScenario& s, std::size_t sub, const std::string& port) {
+  return s.subsystems[sub].name + "." + port;
+}
+
+std::size_t index_in(const std::vector<std::string>& names, const std::string& name) {
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+}  // namespace
+
+CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
+  CosimPlan plan;
+  plan.routes.resize(s.partitions.size());
+  std::vector<std::vector<std::string>> outputs(s.partitions.size());
+  for (std::size_t p = 0; p < s.partitions.size(); ++p) {
+    const auto model = build_partition_model(s, p);
+    const PartitionSpec& spec = s.partitions[p];
+    CoupledConfig c;
+    c.name = "integrator-" + spec.name;
+    c.method = spec.method;
+    c.blocks = model->blocks();
+    c.t0 = s.t0();
+    c.tick = s.tick;
+    c.ticks_per_step = spec.ticks_per_step;
+    c.last_step = spec.steps;
+    c.x0 = model->initial_state();
+    c.output_size = model->output_size();
+    c.indicator_count = model->indicator_count();
+    c.speculate = mode.speculate;
+    c.tolerance = mode.tolerance;
+    c.window = mode.window;
+    plan.configs.push_back(std::move(c));
+    plan.state_names.push_back(model->signature().states);
+    outputs[p] = model->signature().outputs;
+  }
+  for (std::size_t q = 0; q < s.partitions.size(); ++q) {
+    const auto inputs = partition_inputs(s, q);
+    for (std::size_t channel = 0; channel < inputs.size(); ++channel) {
+      const CouplingSpec& c = s.couplings[inputs[channel]];
+      const std::size_t p = s.subsystems[c.from].partition;
+      const auto period = std::max(s.partitions[p].ticks_per_step, s.partitions[q].ticks_per_step);
+      const std::string from =
+          port_name(s, c.from, s.subsystems[c.from].signature.outputs[c.from_output]);
+      const std::string to = port_name(s, c.to, s.subsystems[c.to].signature.inputs[c.to_input]);
+      plan.configs[q].channels.push_back({from + " -> " + to, c.hold, period});
+      plan.routes[p].push_back(
+          {q, channel, index_in(outputs[p], from), period / s.partitions[p].ticks_per_step});
+    }
+  }
+  for (std::size_t p = 0; p < s.partitions.size(); ++p)
+    for (const Route& r : plan.routes[p])
+      plan.configs[p].publish_every =
+          std::gcd(plan.configs[p].publish_every, r.producer_steps_per_sample);
+  return plan;
+}
+
+}  // namespace kausal

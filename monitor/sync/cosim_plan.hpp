@@ -1,0 +1,39 @@
+#pragma once
+// What each partition's Integrator is configured with, and where each partition's outputs
+// go: derived once from a scenario, used by every deployment and the driver.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "integrator/coupled_integrator.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
+
+namespace kausal {
+
+struct CosimMode {
+  bool speculate = false;  // optimistic
+  double tolerance = 0;
+  // Optimistic: steps a partition may run past its last final step. Small, because a
+  // prediction extrapolates further the further ahead it is, and is refused more often.
+  std::uint64_t window = 4;
+};
+
+// Output `output` of a producer partition, sampled every `producer_steps_per_sample` of its
+// steps, feeds channel `channel` of partition `consumer`.
+struct Route {
+  std::size_t consumer = 0;
+  std::size_t channel = 0;
+  std::size_t output = 0;
+  std::uint64_t producer_steps_per_sample = 1;
+};
+
+struct CosimPlan {
+  std::vector<CoupledConfig> configs;                 // per partition
+  std::vector<std::vector<Route>> routes;             // per producer partition
+  std::vector<std::vector<std::string>> state_names;  // per partition: "member.state"
+};
+
+CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode);
+
+}  // namespace kausal
