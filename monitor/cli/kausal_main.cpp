@@ -303,10 +303,11 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
         deployment.observe(animation->view());
       }
       trace.emplace(out / "trace.json", o.trace);
-      trace->track("monitor", "monitor", local_host_name(), static_cast<long>(getpid()));
+      trace->track("monitor", ComponentRole::monitor, local_host_name(),
+                   static_cast<long>(getpid()));
       auto stepper = make_distributed_stepper(m, s, deployment, o, cpus, drive.from);
       TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
-      collector.add_local("monitor", "monitor", stepper->monitor_calls());
+      collector.add_local("monitor", ComponentRole::monitor, stepper->monitor_calls());
       for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
       drive.observer = &collector;
       result = drive_chain(s, m.method, *stepper, recorder, progress, drive);

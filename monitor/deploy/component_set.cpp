@@ -107,10 +107,10 @@ void ComponentSet::release() {
 
 void ComponentSet::start(const std::vector<ComponentPair>& pairs, const LaunchOptions& options) {
   for (const auto& pair : pairs) {
-    for (const std::string role : {"system", "integrator"}) {
+    for (const ComponentRole role : {ComponentRole::system, ComponentRole::integrator}) {
       auto c = std::make_unique<LaunchedComponent>();
       c->role = role;
-      c->name = role == "system" ? pair.system : pair.integrator;
+      c->name = role == ComponentRole::system ? pair.system : pair.integrator;
       c->cpu = pair.cpu;
       components_.push_back(std::move(c));
     }
@@ -258,7 +258,7 @@ void ComponentSet::host_here() {
   adapter_ = std::make_unique<CollocatedAdapter>(orb_, collocated_shortcut_enabled());
   for (auto& c : components_) {
     PortableServer::ServantBase* servant =
-        c->role == "system"
+        c->role == ComponentRole::system
             ? static_cast<PortableServer::ServantBase*>(new SystemServant(c->name, orb_))
             : new IntegratorServant(c->name, orb_);
     hosted_.push_back(servant);  // our reference: released in release()

@@ -53,8 +53,8 @@ void check_process_budget(std::size_t pairs, const LaunchOptions& options);
 
 struct LaunchedComponent {
   std::string name;
-  std::string role;                        // "system" | "integrator"
-  std::shared_ptr<ProcessHandle> process;  // shared when one process hosts both; null in single
+  ComponentRole role = ComponentRole::system;  // system or integrator
+  std::shared_ptr<ProcessHandle> process;      // shared when one process hosts both; null in single
   CORBA::Object_var ref;
   std::string host = "?";
   long pid = 0;

@@ -101,10 +101,10 @@ double calc_cost_us(const RunResult& r) {
   double wait_s = 0;
   std::uint64_t calls = 0;
   for (const auto& c : r.components) {
-    if (c.role == "integrator") {
+    if (c.role == ComponentRole::integrator) {
       wait_s += c.totals.calc_wait_s;
       calls += c.totals.calc_calls;
-    } else if (c.role == "sequential") {
+    } else if (c.role == ComponentRole::sequential) {
       wait_s += c.totals.busy_s;
       calls += c.totals.calc_calls;
     }

@@ -19,8 +19,8 @@ std::string micros(std::uint64_t ns) {
 
 // "integrator-3" -> "3": the System and the Integrator of one pendulum (or partition) share
 // the rest of their names.
-std::string pair_of(const std::string& name, const std::string& role) {
-  const std::string prefix = role + "-";
+std::string pair_of(const std::string& name, ComponentRole role) {
+  const std::string prefix = to_string(role) + "-";
   return name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : "";
 }
 
@@ -79,7 +79,7 @@ TraceFile::TraceFile(const std::filesystem::path& file, const TraceOptions& opti
   out_ << "{\"traceEvents\":[\n" << process.dump();
 }
 
-int TraceFile::track(const std::string& name, const std::string& role, const std::string& host,
+int TraceFile::track(const std::string& name, ComponentRole role, const std::string& host,
                      long pid) {
   std::lock_guard lock(mutex_);
   for (const Track& t : tracks_)
@@ -156,7 +156,7 @@ void TraceFile::write_slice(Track& t, std::uint64_t begin, std::uint64_t dur, co
     args += (args.empty() ? "" : ",") + std::string("\"") + key + "\":" + std::to_string(v);
   };
   if (tag.step != SpanTag::no_step) add("step", tag.step);
-  if (t.role == "integrator" || tag.epoch > 0) add("epoch", tag.epoch);
+  if (t.role == ComponentRole::integrator || tag.epoch > 0) add("epoch", tag.epoch);
   if (!args.empty()) out_ << ",\"args\":{" << args << "}";
   out_ << "}";
   ++t.slices;
@@ -171,7 +171,7 @@ void TraceFile::write_span(Track& t, const ActivitySpan& s) {
   }
   // The monitor's only unnamed busy scope is the impact sweep of a step (step_chain).
   const char* name = s.tag.call != ActivityCall::unnamed ? call_name(s.tag.call)
-                     : t.role == "monitor"               ? call_name(ActivityCall::sweep)
+                     : t.role == ComponentRole::monitor  ? call_name(ActivityCall::sweep)
                                                          : kind_name(s.kind);
   write_slice(t, s.begin_ns, s.end_ns - s.begin_ns, name, s.kind, s.tag);
   if (const Track* caller = caller_of(t, s); caller && room_for(2))
@@ -182,9 +182,10 @@ void TraceFile::write_span(Track& t, const ActivitySpan& s) {
 // request, the pendulum's (partition's) Integrator for a System's work.
 const TraceFile::Track* TraceFile::caller_of(const Track& t, const ActivitySpan& span) const {
   std::string caller;
-  if (t.role == "integrator" && span.kind == ActivityKind::call && called_by_monitor(span.tag.call))
+  if (t.role == ComponentRole::integrator && span.kind == ActivityKind::call &&
+      called_by_monitor(span.tag.call))
     caller = "monitor";
-  else if (t.role == "system" && span.kind != ActivityKind::call && !t.pair.empty() &&
+  else if (t.role == ComponentRole::system && span.kind != ActivityKind::call && !t.pair.empty() &&
            called_by_integrator(span.tag.call))
     caller = "integrator-" + t.pair;
   else
@@ -241,7 +242,7 @@ void TraceFile::flush_bin(Track& t) {
       const auto top = std::max_element(bin->by_call.begin(), bin->by_call.end(),
                                         [](auto& a, auto& b) { return a.second < b.second; });
       const char* name = top->first != ActivityCall::unnamed ? call_name(top->first)
-                         : t.role == "monitor"               ? call_name(ActivityCall::sweep)
+                         : t.role == ComponentRole::monitor  ? call_name(ActivityCall::sweep)
                                                              : kind_name(kind);
       write_slice(t, at, bin->ns, name, kind, {},
                   "\"spans\":" + std::to_string(bin->calls) +
@@ -311,7 +312,7 @@ void TraceCollector::add(TraceSource source) {
   readers_.push_back({std::move(source), tid, 0, false});
 }
 
-void TraceCollector::add_local(const std::string& name, const std::string& role,
+void TraceCollector::add_local(const std::string& name, ComponentRole role,
                                const ActivityTrace& trace) {
   add({name, role, "", 0, 0,
        [&trace](std::uint64_t first, bool unsettled) -> std::optional<TracePage> {
@@ -380,7 +381,7 @@ void TraceCollector::rolled_back(std::size_t pendulum, std::uint64_t step) {
 // read to its end before it goes.
 void TraceCollector::monitor_trace(const ActivityTrace* trace) {
   if (trace) {
-    add_local("monitor", "monitor", *trace);
+    add_local("monitor", ComponentRole::monitor, *trace);
     std::lock_guard lock(mutex_);
     readers_.back().local = trace;
   } else {

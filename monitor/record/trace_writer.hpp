@@ -50,7 +50,9 @@ std::string describe_trace(const TraceStats& stats);
 // A component whose trace the monitor reads: `read(first, unsettled)` returns its spans from
 // index `first` (nullopt once it cannot be asked).
 struct TraceSource {
-  std::string name, role, host;
+  std::string name;
+  ComponentRole role = ComponentRole::monitor;
+  std::string host;
   long pid = 0;
   std::int64_t clock_offset_ns = 0;  // its host's monotonic clock minus the monitor's
   std::function<std::optional<TracePage>(std::uint64_t first, bool unsettled)> read;
@@ -67,7 +69,7 @@ class TraceFile {
 
   std::uint64_t origin_ns() const { return origin_ns_; }
   // The track of a component, created (with its metadata) on first use.
-  int track(const std::string& name, const std::string& role, const std::string& host = "",
+  int track(const std::string& name, ComponentRole role, const std::string& host = "",
             long pid = 0);
   // Spans of a track, recorded on a clock `clock_offset_ns` ahead of the monitor's.
   void write(int tid, std::span<const ActivitySpan> spans, std::int64_t clock_offset_ns = 0);
@@ -86,7 +88,9 @@ class TraceFile {
     std::uint64_t calls = 0;
   };
   struct Track {
-    std::string name, role, pair;
+    std::string name;
+    ComponentRole role = ComponentRole::monitor;
+    std::string pair;
     int tid = 0;
     bool streamed = false;  // its spans come from a TraceCollector, not from the result
     std::uint64_t slices = 0, not_written = 0, lost = 0;
@@ -128,7 +132,7 @@ class TraceCollector final : public RunObserver {
 
   void add(TraceSource source);
   // A trace of this process (the monitor's calls), read directly.
-  void add_local(const std::string& name, const std::string& role, const ActivityTrace& trace);
+  void add_local(const std::string& name, ComponentRole role, const ActivityTrace& trace);
   // Stops reading; reads what every source still has, unsettled spans included.
   void finish();
 

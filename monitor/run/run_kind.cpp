@@ -30,6 +30,13 @@ constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
     {Layout::single, "single"},
 }};
 
+constexpr std::array<std::pair<ComponentRole, std::string_view>, 4> kRoles{{
+    {ComponentRole::monitor, "monitor"},
+    {ComponentRole::sequential, "sequential"},
+    {ComponentRole::system, "system"},
+    {ComponentRole::integrator, "integrator"},
+}};
+
 template <typename Enum, std::size_t N>
 std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum e) {
   for (const auto& [value, name] : table)
@@ -58,6 +65,10 @@ std::string_view name_of(RunStatus status) {
 }
 std::string_view name_of(Layout layout) {
   return name_in(kLayouts, layout);
+}
+
+std::string_view name_of(ComponentRole role) {
+  return name_in(kRoles, role);
 }
 
 std::string layout_label(const RunLayout& layout) {

@@ -22,11 +22,15 @@ enum class RunStatus { completed, failed, interrupted };
 // has no components and so no layout: its RunLayout is empty ("none" in files).
 enum class Layout { process, pendulum, single };
 using RunLayout = std::optional<Layout>;
+// What a component of a run does: the monitor, the in-process sequential reference, or a
+// System or Integrator (of a pendulum or a partition).
+enum class ComponentRole { monitor, sequential, system, integrator };
 
 std::string_view name_of(SyncMethod method);
 std::string_view name_of(Guarantee guarantee);  // "" for none
 std::string_view name_of(RunStatus status);
 std::string_view name_of(Layout layout);
+std::string_view name_of(ComponentRole role);
 std::string layout_label(const RunLayout& layout);  // the layout's name, or "none"
 
 std::optional<SyncMethod> sync_method_named(std::string_view name);
@@ -46,6 +50,9 @@ inline std::string to_string(SyncMethod m) {
 inline std::string to_string(Guarantee g) {
   return std::string(name_of(g));
 }
+inline std::string to_string(ComponentRole r) {
+  return std::string(name_of(r));
+}
 inline std::string to_string(Layout l) {
   return std::string(name_of(l));
 }
@@ -53,18 +60,26 @@ inline std::string to_string(RunStatus s) {
   return std::string(name_of(s));
 }
 
-// By name in every JSON file too (an enum would otherwise be written as a number). Written
-// only: files are read back through the *_named functions, which name a bad field.
-inline void to_json(nlohmann::json& j, SyncMethod m) {
+// By name in every JSON file too, ordered or not (an enum would otherwise be written as a
+// number). Written only: files are read back through the *_named functions, which name a bad field.
+template <typename Json>
+void to_json(Json& j, SyncMethod m) {
   j = name_of(m);
 }
-inline void to_json(nlohmann::json& j, Guarantee g) {
+template <typename Json>
+void to_json(Json& j, Guarantee g) {
   j = name_of(g);
 }
-inline void to_json(nlohmann::json& j, Layout l) {
+template <typename Json>
+void to_json(Json& j, ComponentRole r) {
+  j = name_of(r);
+}
+template <typename Json>
+void to_json(Json& j, Layout l) {
   j = name_of(l);
 }
-inline void to_json(nlohmann::json& j, RunStatus s) {
+template <typename Json>
+void to_json(Json& j, RunStatus s) {
   j = name_of(s);
 }
 
@@ -77,6 +92,9 @@ inline std::ostream& operator<<(std::ostream& o, Guarantee g) {
 }
 inline std::ostream& operator<<(std::ostream& o, RunStatus s) {
   return o << name_of(s);
+}
+inline std::ostream& operator<<(std::ostream& o, ComponentRole r) {
+  return o << name_of(r);
 }
 inline std::ostream& operator<<(std::ostream& o, Layout l) {
   return o << name_of(l);

@@ -14,7 +14,7 @@ namespace kausal {
 
 struct ComponentReport {
   std::string name;  // "monitor", "integrator-3", "system-3", "sequential"
-  std::string role;
+  ComponentRole role = ComponentRole::monitor;
   std::string host;
   long pid = 0;
   bool reachable = true;  // false: it died or hung before its timing could be read

@@ -143,7 +143,7 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
   if (monitor) {
     const ActivityTrace& trace = monitor_clock.trace();
     r.components.push_back({"monitor",
-                            "monitor",
+                            ComponentRole::monitor,
                             host_name(),
                             static_cast<long>(getpid()),
                             true,
@@ -156,7 +156,8 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
   for (auto& c : stepper.reports()) {
     // Calc calls are counted where the model is evaluated: by Systems, or by the
     // sequential reference that evaluates every model itself.
-    if (c.role == "system" || c.role == "sequential") r.calc_calls += c.totals.calc_calls;
+    if (c.role == ComponentRole::system || c.role == ComponentRole::sequential)
+      r.calc_calls += c.totals.calc_calls;
     r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
     r.components.push_back(std::move(c));
   }

@@ -27,9 +27,18 @@ class CosimLocalDeployment::Part final : public PartitionPort, private OutputSin
   }
   CoupledStats stats() override { return runner_ ? runner_->stats() : integrator_->stats(); }
   std::vector<ComponentReport> reports() const {
-    ComponentReport sys{system_.name(), "system", "", 0, true, system_.totals(), -1, {}, 0, {}};
-    ComponentReport in{integrator_->name(),   "integrator", "", 0, true,
-                       integrator_->totals(), -1,           {}, 0, {}};
+    ComponentReport sys{
+        system_.name(), ComponentRole::system, "", 0, true, system_.totals(), -1, {}, 0, {}};
+    ComponentReport in{integrator_->name(),
+                       ComponentRole::integrator,
+                       "",
+                       0,
+                       true,
+                       integrator_->totals(),
+                       -1,
+                       {},
+                       0,
+                       {}};
     return {sys, in};
   }
 

@@ -110,8 +110,9 @@ std::vector<ComponentReport> LocalDeployment::reports() {
     const auto [integrator_totals, system_totals] =
         p->locked([&] { return std::pair(p->integrator.totals(), p->system.totals()); });
     for (auto [name, role, totals, trace] :
-         {std::tuple(p->integrator.name(), "integrator", integrator_totals, &p->integrator.trace()),
-          std::tuple(p->system.name(), "system", system_totals, &p->system.trace())})
+         {std::tuple(p->integrator.name(), ComponentRole::integrator, integrator_totals,
+                     &p->integrator.trace()),
+          std::tuple(p->system.name(), ComponentRole::system, system_totals, &p->system.trace())})
       out.push_back({name,
                      role,
                      "local",

@@ -27,8 +27,16 @@ void SequentialStepper::apply_impulse(std::size_t i, std::uint64_t, double impul
 
 ComponentReport sequential_report(std::uint64_t start_ns, std::uint64_t end_ns,
                                   std::uint64_t calc_calls) {
-  ComponentReport r{
-      "sequential", "sequential", "local", static_cast<long>(getpid()), true, {}, -1, {}, 0, {}};
+  ComponentReport r{"sequential",
+                    ComponentRole::sequential,
+                    "local",
+                    static_cast<long>(getpid()),
+                    true,
+                    {},
+                    -1,
+                    {},
+                    0,
+                    {}};
   r.totals.busy_s = static_cast<double>(end_ns - start_ns) * 1e-9;
   r.totals.calc_calls = calc_calls;
   r.spans.push_back({start_ns, end_ns, ActivityKind::busy, {}});

@@ -45,7 +45,7 @@ TEST(Optimistic, StateListNeverExceedsWindowPlusOneBatch) {
     const auto opt = testing::run_optimistic_in_process(s, {batch, window});
     ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
     for (const auto& c : opt.components) {
-      if (c.role != "integrator") continue;
+      if (c.role != ComponentRole::integrator) continue;
       EXPECT_LE(c.totals.state_list_peak, window + batch) << c.name << " batch " << batch;
       EXPECT_LE(c.totals.state_list_peak, window + 1) << c.name << " batch " << batch;
       EXPECT_GT(c.totals.state_list_peak, 1u) << c.name;  // it did run ahead

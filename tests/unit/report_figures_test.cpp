@@ -203,7 +203,8 @@ TEST(ComparisonFigures, AFinishedRunIsAnnouncedWithItsDigestCheck) {
 
 TEST(RunFigures, ComponentColumnsKeepASeparator) {
   RunResult r = run("conservative", "step", "process", 12345.6);
-  ComponentReport c{"integrator-1234567", "integrator", "", 0, true, {}, -1, {}, 0, {}};
+  ComponentReport c{
+      "integrator-1234567", ComponentRole::integrator, "", 0, true, {}, -1, {}, 0, {}};
   c.totals.busy_s = 1234567.891;
   c.totals.idle_s = 7654321.123;
   c.totals.rollback_s = 99999.5;
@@ -243,6 +244,9 @@ TEST(RunKind, NamesRoundTripAndUnknownNamesAreRefused) {
   EXPECT_THROW(parse_layout("threads"), InputError);
   EXPECT_EQ(method_label(SyncMethod::conservative, Guarantee::lookahead), "conservative/lookahead");
   EXPECT_EQ(method_label(SyncMethod::optimistic, Guarantee::none), "optimistic");
+  for (ComponentRole role : {ComponentRole::monitor, ComponentRole::sequential,
+                             ComponentRole::system, ComponentRole::integrator})
+    EXPECT_EQ(nlohmann::ordered_json(role), to_string(role));  // trace.json is ordered
   // summary.json says "failed", not 1.
   RunResult r = run("conservative", "step", "process", 1.0);
   r.status = RunStatus::failed;

@@ -133,7 +133,8 @@ TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
               c.totals.busy_s + c.totals.rollback_s + 1e-6 * static_cast<double>(pieces))
         << c.name;
     for (const auto& span : c.spans) EXPECT_LE(span.begin_ns, span.end_ns);
-    if (c.role == "integrator") rolled_back_ns += total_ns(c.spans, ActivityKind::rollback);
+    if (c.role == ComponentRole::integrator)
+      rolled_back_ns += total_ns(c.spans, ActivityKind::rollback);
   }
   EXPECT_GT(rolled_back_ns, 0u);
 }
@@ -176,14 +177,14 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
 TEST(TraceFile, ALimitBoundsTheTraceAndTheSummarySaysSo) {
   TempDir dir;
   TraceFile file(dir.path() / "trace.json", {TraceMode::full, 1000}, 0);
-  const int tid = file.track("system-1", "system");
+  const int tid = file.track("system-1", ComponentRole::system);
   std::vector<ActivitySpan> spans;
   for (std::uint64_t k = 0; k < 5000; ++k)
     spans.push_back({k * 2000, k * 2000 + 1000, ActivityKind::busy, {ActivityCall::calc}});
   file.write(tid, spans);
   RunResult r;
   r.components.emplace_back().name = "system-1";
-  r.components.back().role = "system";
+  r.components.back().role = ComponentRole::system;
   const TraceStats stats = file.finish(r);
   EXPECT_EQ(stats.events, 1000u);
   EXPECT_EQ(stats.not_written, 4000u);
@@ -201,7 +202,7 @@ TEST(TraceFile, ALimitBoundsTheTraceAndTheSummarySaysSo) {
 TEST(TraceFile, NothingBeforeTheOrigin) {
   TempDir dir;
   TraceFile file(dir.path() / "trace.json", {}, 1'000'000);
-  const int tid = file.track("integrator-1", "integrator");
+  const int tid = file.track("integrator-1", ComponentRole::integrator);
   const std::vector<ActivitySpan> spans{
       {400'000, 900'000, ActivityKind::busy, {ActivityCall::advance, 1}},
       {900'000, 1'500'000, ActivityKind::busy, {ActivityCall::advance, 2}},
@@ -221,7 +222,7 @@ TEST(TraceFile, NothingBeforeTheOrigin) {
 TEST(TraceFile, CoarseBinsKeepTheBusyTime) {
   TempDir dir;
   TraceFile file(dir.path() / "trace.json", {TraceMode::coarse, 1000}, 0);
-  const int tid = file.track("integrator-1", "integrator");
+  const int tid = file.track("integrator-1", ComponentRole::integrator);
   std::vector<ActivitySpan> spans;
   for (std::uint64_t k = 0; k < 1000; ++k)  // 50 % busy for 100 ms, 100 µs periods
     spans.push_back(
