@@ -326,7 +326,7 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   const RunResult seq = run_cosim_sequential(s, seq_plan, seq_recorder, control);
   ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
   ASSERT_EQ(seq.components.size(), 1u);
-  EXPECT_EQ(seq.components[0].role, "sequential");
+  EXPECT_EQ(seq.components[0].role, ComponentRole::sequential);
   ASSERT_EQ(seq.components[0].spans.size(), 1u);
   EXPECT_NEAR(1e-9 * static_cast<double>(seq.components[0].spans[0].end_ns -
                                          seq.components[0].spans[0].begin_ns),
