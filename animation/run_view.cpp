@@ -124,12 +124,12 @@ class TraceReader : public nlohmann::json_sax<json> {
     }
   }
 
-  bool null() override { return value(Value::other); }
-  bool boolean(bool) override { return value(Value::other); }
+  bool null() override { return other_scalar(); }
+  bool boolean(bool) override { return other_scalar(); }
   bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
   bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
   bool number_float(number_float_t v, const string_t&) override { return number(v); }
-  bool binary(binary_t&) override { return value(Value::other); }
+  bool binary(binary_t&) override { return other_scalar(); }
 
   bool string(string_t& v) override {
     if (depth_ == 3 && in_event_) {
@@ -139,7 +139,7 @@ class TraceReader : public nlohmann::json_sax<json> {
       return wrong_type_if_numeric();
     }
     if (depth_ == 4 && in_event_ && key_ == "args" && args_key_ == "name") event_.args_name = v;
-    return value(Value::other);
+    return other_scalar();
   }
 
   bool key(string_t& k) override {
@@ -191,24 +191,27 @@ class TraceReader : public nlohmann::json_sax<json> {
   }
 
  private:
-  enum class Value { number, other };
-
   bool in_events_array() const { return events_array_ && depth_ == 3; }
 
   [[noreturn]] void not_an_array() const {
     throw InputError(file_.string() + ": \"traceEvents\" is not an array");
   }
 
-  // A scalar: at depth 2 under "traceEvents" the member is not an array; inside an event,
-  // a number where a string belongs (or the reverse) has the wrong type.
-  bool value(Value kind) {
+  // Any scalar: "traceEvents" itself must not be one.
+  void scalar_seen() const {
     if (depth_ == 1 && root_key_ == "traceEvents") not_an_array();
-    if (depth_ == 3 && in_event_ && kind == Value::other) return wrong_type_if_numeric();
+  }
+
+  // A scalar that is neither a number nor a string an event needs: inside an event, where a
+  // number belongs it has the wrong type.
+  bool other_scalar() const {
+    scalar_seen();
+    if (depth_ == 3 && in_event_) return wrong_type_if_numeric();
     return true;
   }
 
   bool number(double v) {
-    if (depth_ == 1 && root_key_ == "traceEvents") not_an_array();
+    scalar_seen();
     if (depth_ != 3 || !in_event_) return true;
     if (key_ == "tid")
       event_.tid = v;

@@ -3,6 +3,7 @@
 // as enums everywhere in the code, written as these names in summary.json, checkpoints,
 // tables and on the command line (and read back from there by the parse functions, which
 // throw InputError naming what they were given).
+#include <concepts>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -44,60 +45,45 @@ Layout parse_layout(const std::string& name);
 // "none" is an empty RunLayout; anything else as layout_named.
 std::optional<RunLayout> run_layout_named(std::string_view name);
 
-inline std::string to_string(SyncMethod m) {
-  return std::string(name_of(m));
-}
-inline std::string to_string(Guarantee g) {
-  return std::string(name_of(g));
-}
-inline std::string to_string(ComponentRole r) {
-  return std::string(name_of(r));
-}
-inline std::string to_string(Layout l) {
-  return std::string(name_of(l));
-}
-inline std::string to_string(RunStatus s) {
-  return std::string(name_of(s));
+// The typed words above: each has a name_of, and is written and printed by that name.
+template <typename T>
+concept RunWord = std::same_as<T, SyncMethod> || std::same_as<T, Guarantee> ||
+    std::same_as<T, RunStatus> || std::same_as<T, Layout> || std::same_as<T, ComponentRole>;
+
+template <RunWord T>
+std::string to_string(T word) {
+  return std::string(name_of(word));
 }
 
 // By name in every JSON file too, ordered or not (an enum would otherwise be written as a
-// number). Written only: files are read back through the *_named functions, which name a bad field.
+// number). Written only: files are read back through the *_named functions, which name a
+// bad field. One overload per word, not a RunWord template: nlohmann's own template for
+// enums would be as good a match as that, and the call ambiguous.
 template <typename Json>
-void to_json(Json& j, SyncMethod m) {
-  j = name_of(m);
+void to_json(Json& j, SyncMethod w) {
+  j = name_of(w);
 }
 template <typename Json>
-void to_json(Json& j, Guarantee g) {
-  j = name_of(g);
+void to_json(Json& j, Guarantee w) {
+  j = name_of(w);
 }
 template <typename Json>
-void to_json(Json& j, ComponentRole r) {
-  j = name_of(r);
+void to_json(Json& j, RunStatus w) {
+  j = name_of(w);
 }
 template <typename Json>
-void to_json(Json& j, Layout l) {
-  j = name_of(l);
+void to_json(Json& j, Layout w) {
+  j = name_of(w);
 }
 template <typename Json>
-void to_json(Json& j, RunStatus s) {
-  j = name_of(s);
+void to_json(Json& j, ComponentRole w) {
+  j = name_of(w);
 }
 
 // By name, wherever they are printed (and in test failure messages).
-inline std::ostream& operator<<(std::ostream& o, SyncMethod m) {
-  return o << name_of(m);
-}
-inline std::ostream& operator<<(std::ostream& o, Guarantee g) {
-  return o << name_of(g);
-}
-inline std::ostream& operator<<(std::ostream& o, RunStatus s) {
-  return o << name_of(s);
-}
-inline std::ostream& operator<<(std::ostream& o, ComponentRole r) {
-  return o << name_of(r);
-}
-inline std::ostream& operator<<(std::ostream& o, Layout l) {
-  return o << name_of(l);
+template <RunWord T>
+std::ostream& operator<<(std::ostream& o, T word) {
+  return o << name_of(word);
 }
 
 // "conservative/lookahead", "optimistic", ...: how tables and directories name a run.
