@@ -130,7 +130,7 @@ void BM_LookaheadGrant(benchmark::State& state) {
   const std::vector<BobPair> pairs = pairs_within_reach(row.chain);
   std::uint64_t window = 0;
   for (auto _ : state)
-    window += safe_free_steps(row.chain, pairs, Method::euler, 1e-3, row.states, 100);
+    window += safe_free_steps(row.chain, pairs, OdeMethod::euler, 1e-3, row.states, 100);
   benchmark::DoNotOptimize(window);
   state.SetItemsProcessed(state.iterations() * state.range(0));
   state.counters["pairs"] = static_cast<double>(pairs.size());

@@ -29,7 +29,8 @@ Eigen::Index idx(std::size_t i) {
 
 std::uint64_t held_steps_within_budget(const CoupledConfig& c) {
   const std::uint64_t n = static_cast<std::uint64_t>(c.x0.size());
-  const std::uint64_t saved = 8 * (3 * n + c.indicator_count) + 160;
+  const std::uint64_t saved =
+      StateList::entry_bytes(c.x0.size(), c.indicator_count, c.method == OdeMethod::ab3);
   const std::uint64_t shipped = 8 * (n + c.output_size);
   return std::min(limits::steps_within(limits::held_bytes, saved + shipped),
                   limits::steps_within(limits::reply_bytes, shipped));
@@ -56,7 +57,7 @@ class CoupledIntegrator::BoundRhs final : public RightHandSide {
   Vector u_;
 };
 
-CoupledIntegrator::CoupledIntegrator(CoupledConfig config, SubsystemLink& link)
+CoupledIntegrator::CoupledIntegrator(CoupledConfig config, ModelLink& link)
     : config_(std::move(config)),
       link_(link),
       stepper_(config_.method, static_cast<std::size_t>(config_.x0.size()), config_.blocks),
@@ -169,8 +170,7 @@ void CoupledIntegrator::step_once() {
     input_at(time_of_step(n), u);
     link_.indicators(time_of_step(n), x_, u, indicators_);
   }
-  saved_.push_back({n, x_, stepper_.memory(), indicators_, {}, 0});
-  state_list_peak_ = std::max(state_list_peak_, saved_.size());
+  list_.save({n, x_, stepper_.memory(), indicators_, {}, 0});
   const std::uint64_t before = stepper_.derivative_calls();
   BoundRhs rhs(*this);
   try {
@@ -179,8 +179,8 @@ void CoupledIntegrator::step_once() {
   } catch (const SimulationError& e) {
     throw ModelError(config_.name, e.what());
   }
-  saved_.back().derivative_calls = stepper_.derivative_calls() - before;
-  clock_.count_calc(saved_.back().derivative_calls);
+  list_.back().derivative_calls = stepper_.derivative_calls() - before;
+  clock_.count_calc(list_.back().derivative_calls);
   stats_.derivative_calls = stepper_.derivative_calls();
   stats_.jacobian_calls = stepper_.jacobian_calls();
   step_ = n + 1;
@@ -189,7 +189,7 @@ void CoupledIntegrator::step_once() {
   const auto ended = ActivityClock::Clock::now();
   // Tagged by the step reached.
   clock_.add(ActivityKind::busy, started, ended, {ActivityCall::partition_step, step_});
-  saved_.back().work = ended - started;
+  list_.back().work = ended - started;
 }
 
 // An indicator that changed sign across the step fires its handler at the step's end.
@@ -245,15 +245,16 @@ void CoupledIntegrator::provide(const ChannelSample& s) {
 
 ActivityTotals CoupledIntegrator::totals() const {
   ActivityTotals t = clock_.totals();
-  t.state_list_peak = state_list_peak_;
+  t.state_list_peak = list_.peak();
   t.calc_wait_s = std::chrono::duration<double>(derivative_wait_).count();
   return t;
 }
 
-const CoupledIntegrator::Saved& CoupledIntegrator::saved_at(std::uint64_t n) const {
-  if (saved_.empty() || n < saved_.front().step || n - saved_.front().step >= saved_.size())
+const StateList::Entry& CoupledIntegrator::saved_at(std::uint64_t n) const {
+  const StateList::Entry* entry = list_.last_at(n);
+  if (entry == nullptr)
     throw ProtocolError(config_.name, "step " + std::to_string(n) + " is not in the state list");
-  return saved_[n - saved_.front().step];
+  return *entry;
 }
 
 // Back to step n, and every prediction first used at or after it forgotten (the steps
@@ -268,19 +269,14 @@ void CoupledIntegrator::rollback_to(std::uint64_t n) {
 // The state, stepper memory and indicators saved before step n; the time spent on the
 // discarded steps becomes rollback time.
 void CoupledIntegrator::restore_step(std::uint64_t n) {
-  const Saved& at = saved_at(n);
-  x_ = at.x;
-  stepper_.restore(at.memory);
-  indicators_ = at.indicators;
-  const auto first = saved_.begin() + static_cast<std::ptrdiff_t>(n - saved_.front().step);
-  ActivityClock::Clock::duration wasted{};
-  for (auto it = first; it != saved_.end(); ++it) {
-    wasted += it->work;
-    stats_.wasted_derivative_calls += it->derivative_calls;
-  }
-  clock_.reclassify_as_rollback(wasted);
+  saved_at(n);  // throws if it is not there
+  StateList::Rewound r = list_.rewind_to(n);
+  x_ = std::move(r.entry.x);
+  stepper_.restore(r.entry.memory);
+  indicators_ = std::move(r.entry.indicators);
+  stats_.wasted_derivative_calls += r.derivative_calls;
+  clock_.reclassify_as_rollback(r.work);
   clock_.mark_rolled_back_after(n);
-  saved_.erase(first, saved_.end());
   ++stats_.rollbacks;
   stats_.rolled_back_steps += step_ - n;
   step_ = n;
@@ -310,7 +306,7 @@ OutputBatch CoupledIntegrator::take_final() {
 // than the stencil of that step are no longer needed.
 void CoupledIntegrator::forget_before(std::uint64_t n) {
   clock_.trace().settle(n);  // steps up to a final one are never rolled back
-  while (!saved_.empty() && saved_.front().step < n) saved_.pop_front();
+  list_.fossil_collect(n);
   for (auto& c : channels_) {
     const std::uint64_t j = sample_for_step(c, n);
     const std::uint64_t keep = j >= 2 ? j - 2 : 0;

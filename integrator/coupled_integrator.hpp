@@ -22,8 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "integrator/model_link.hpp"
 #include "integrator/ode_method.hpp"
-#include "integrator/subsystem_link.hpp"
+#include "integrator/state_list.hpp"
 #include "system/activity_clock.hpp"
 #include "system/model.hpp"
 #include "system/state_block.hpp"
@@ -95,7 +96,7 @@ struct CoupledStats {
 
 class CoupledIntegrator {
  public:
-  CoupledIntegrator(CoupledConfig config, SubsystemLink& link);
+  CoupledIntegrator(CoupledConfig config, ModelLink& link);
 
   // A sample arrived (in order per channel). May roll the partition back.
   void provide(const ChannelSample& sample);
@@ -134,14 +135,6 @@ class CoupledIntegrator {
     std::uint64_t base = 0;
     std::uint64_t arrived = 0;  // samples below this index are real
   };
-  struct Saved {
-    std::uint64_t step;
-    Vector x;
-    StepperMemory memory;
-    Vector indicators;
-    ActivityClock::Clock::duration work{};  // time spent computing this step
-    std::uint64_t derivative_calls = 0;     // f evaluations of this step
-  };
   static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
 
   class BoundRhs;
@@ -158,24 +151,23 @@ class CoupledIntegrator {
   void rollback_to(std::uint64_t n);
   void restore_step(std::uint64_t n);
   void forget_before(std::uint64_t n);
-  const Saved& saved_at(std::uint64_t n) const;
+  const StateList::Entry& saved_at(std::uint64_t n) const;
 
   CoupledConfig config_;
-  SubsystemLink& link_;
+  ModelLink& link_;
   OdeStepper stepper_;
   Vector x_;
   Vector indicators_;
   std::uint64_t step_ = 0;
   std::uint64_t published_ = 0;  // next step to publish
   std::vector<Channel> channels_;
-  std::deque<Saved> saved_;  // the state list: the state before each unfinished step
+  StateList list_;  // the state before each unfinished step
   // The stencil of the step being computed: per channel its newest sample index and order.
   std::vector<std::uint64_t> stencil_j_;
   std::vector<int> stencil_order_;
   double stencil_t0_ = 0;
   CoupledStats stats_;
   ActivityClock clock_;
-  std::size_t state_list_peak_ = 0;                   // most entries saved_ held
   ActivityClock::Clock::duration derivative_wait_{};  // in the link's derivative calls
 };
 

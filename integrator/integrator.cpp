@@ -9,12 +9,6 @@
 namespace kausal {
 namespace {
 
-bool all_finite(std::span<const double> x) {
-  for (double v : x)
-    if (!std::isfinite(v)) return false;
-  return true;
-}
-
 // Busy time of a request: its wall time minus its waits for the System, recorded as the
 // pieces between those waits (the Integrator's strip of the utilisation timeline), and the
 // whole request as a call span (trace.json draws it around the pieces and the waits).
@@ -35,26 +29,44 @@ class RequestScope {
 
 }  // namespace
 
-Integrator::Integrator(IntegratorConfig config, SystemLink& link)
+// f(t, x) and ∂f/∂x of the System (a chain pendulum has no inputs), each call booked as a
+// wait for the System.
+class Integrator::LinkRhs final : public RightHandSide {
+ public:
+  explicit LinkRhs(Integrator& owner) : owner_(owner) {}
+  void derivative(double t, VectorView x, VectorOut dx) override {
+    owner_.pieces_.wait_for_system([&] { owner_.link_.derivative(t, x, no_inputs_, dx); });
+    owner_.clock_.count_calc();
+  }
+  void jacobian(double t, VectorView x, MatrixOut J) override {
+    owner_.pieces_.wait_for_system([&] { owner_.link_.jacobian(t, x, no_inputs_, J); });
+  }
+
+ private:
+  Integrator& owner_;
+  const Vector no_inputs_;
+};
+
+Integrator::Integrator(IntegratorConfig config, ModelLink& link)
     : config_(std::move(config)),
       link_(link),
-      x_(config_.x0),
-      work_(x_),
+      x_(Eigen::Map<const Vector>(config_.x0.data(), static_cast<Eigen::Index>(config_.x0.size()))),
+      stepper_(config_.method, config_.x0.size()),
       step_(config_.first_step) {
   if (!(config_.h > 0) || !std::isfinite(config_.h))
     throw ModelError(config_.name, "step size h must be finite and > 0");
-  if (x_.empty() || !all_finite(x_))
+  if (x_.size() == 0 || !x_.allFinite())
     throw ModelError(config_.name, "initial state must be non-empty and finite");
 }
 
-// A state-list entry: the state, the entry itself and its step time (deque slots, the
-// vector's allocation).
 std::uint64_t Integrator::max_uncommitted_steps() const {
-  return limits::steps_within(limits::held_bytes, 8 * x_.size() + 96);
+  return limits::steps_within(limits::held_bytes,
+                              StateList::entry_bytes(static_cast<std::size_t>(x_.size()), 0,
+                                                     config_.method == OdeMethod::ab3));
 }
 
 std::uint64_t Integrator::max_reply_steps() const {
-  return limits::steps_within(limits::reply_bytes, 8 * x_.size());
+  return limits::steps_within(limits::reply_bytes, 8 * static_cast<std::uint64_t>(x_.size()));
 }
 
 void Integrator::require(bool condition, const std::string& what) const {
@@ -100,20 +112,23 @@ void Integrator::BusyPieces::wait_for_system(Call&& call) {
 }
 
 void Integrator::compute_step() {
-  auto rhs = [this](double t, const std::vector<double>& x, std::vector<double>& dx) {
-    pieces_.wait_for_system([&] { link_.calc(t, x, dx); });
-    clock_.count_calc();
-  };
-  take_step(config_.method, rhs, step_time(config_.t0, config_.h, step_), config_.h, x_, work_);
+  LinkRhs rhs(*this);
+  try {
+    stepper_.step(rhs, step_time(config_.t0, config_.h, step_), config_.h, x_);
+  } catch (const SimulationError& e) {
+    throw ModelError(config_.name, std::string(e.what()) + " (step " + std::to_string(step_ + 1) +
+                                       "; step size too large for the method?)");
+  }
   ++step_;
 }
 
 // Restores the state just saved before the step, steps again and compares the bits: a
 // rollback that does not reproduce the trajectory exactly would break equivalence.
 void Integrator::check_rollback_reproduces_step() {
-  const std::vector<double> first = x_;
+  const Vector first = x_;
   const std::uint64_t from = step_ - 1;
   x_ = list_.back().x;  // what step_once() saved just before this step (after any event)
+  stepper_.restore(list_.back().memory);
   step_ = from;
   compute_step();
   if (x_.size() != first.size() ||
@@ -125,20 +140,15 @@ void Integrator::check_rollback_reproduces_step() {
 void Integrator::step_once() {
   const auto start = ActivityClock::Clock::now();
   const auto wait_before = pieces_.link_wait;
+  const std::uint64_t calls_before = stepper_.derivative_calls();
   pieces_.tag_step(step_ + 1);
-  list_.save(step_, x_);
+  list_.save({step_, x_, stepper_.memory(), {}, {}, 0});
   compute_step();
   if (config_.rollback_check) check_rollback_reproduces_step();
   pieces_.tag_step(ActivityTrace::untagged);
-  step_times_.emplace_back(step_,
-                           ActivityClock::Clock::now() - start - (pieces_.link_wait - wait_before));
-  if (!all_finite(x_))
-    throw ModelError(config_.name, "state is no longer finite at step " + std::to_string(step_) +
-                                       " (step size too large for the method?)");
-}
-
-void Integrator::forget_step_times_before(std::uint64_t gvt) {
-  while (!step_times_.empty() && step_times_.front().first <= gvt) step_times_.pop_front();
+  StateList::Entry& from = list_.back();
+  from.work = ActivityClock::Clock::now() - start - (pieces_.link_wait - wait_before);
+  from.derivative_calls = stepper_.derivative_calls() - calls_before;
 }
 
 void Integrator::run_ahead_mode() {
@@ -162,15 +172,15 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadl
                                           " (the state list's budget for this state size; "
                                           "commit first)");
   list_.fossil_collect(gvt);
-  forget_step_times_before(gvt);
   clock_.trace().settle(gvt);
-  StateBatch batch{epoch_, step_ + 1, x_.size(), {}};
+  const auto n = static_cast<std::size_t>(x_.size());
+  StateBatch batch{epoch_, step_ + 1, n, {}};
   const std::uint64_t steps =
       guarantee > step_ ? std::min(guarantee - step_, max_reply_steps()) : 0;
-  batch.states.reserve(steps * x_.size());
+  batch.states.reserve(steps * n);
   for (std::uint64_t k = 0; k < steps; ++k) {
     step_once();
-    batch.states.insert(batch.states.end(), x_.begin(), x_.end());
+    batch.states.insert(batch.states.end(), x_.data(), x_.data() + n);
     if (deadline != Deadline::max() && std::chrono::steady_clock::now() >= deadline) break;
   }
   return batch;
@@ -182,49 +192,36 @@ std::vector<double> Integrator::apply_event(const Event& event) {
                                    " arrived at step " + std::to_string(step_));
   // Rollback restores the first state saved at a step (as stepping produced it); a second
   // event at the same step needs no second copy.
-  if (list_.first_at(step_) == nullptr) list_.save(step_, x_);
-  pieces_.wait_for_system([&] { link_.handle_event(event, x_); });
-  if (!all_finite(x_))
+  if (list_.first_at(step_) == nullptr) list_.save({step_, x_, stepper_.memory(), {}, {}, 0});
+  pieces_.wait_for_system([&] {
+    link_.handle_event(event, {x_.data(), static_cast<std::size_t>(x_.size())});
+  });
+  if (!x_.allFinite())
     throw ModelError(config_.name, "event '" + event.kind + "' made the state non-finite");
-  return x_;
+  stepper_.restart();  // the state jumped: a multistep method starts afresh
+  return {x_.data(), x_.data() + x_.size()};
 }
 
-StateBatch Integrator::states_since(std::uint64_t from_step) const {
-  require(from_step <= step_, "states asked from step " + std::to_string(from_step) +
-                                  " beyond the current step " + std::to_string(step_));
-  require(from_step == step_ || list_.first_at(from_step) != nullptr,
-          "step " + std::to_string(from_step) + " is no longer in the state list");
-  StateBatch batch{epoch_, from_step, x_.size(), {}};
-  list_.append_last_per_step(from_step, step_, batch.states);
-  batch.states.insert(batch.states.end(), x_.begin(), x_.end());
-  return batch;
-}
-
-RollbackResult Integrator::rollback(std::uint64_t step, std::span<const double> x) {
+RollbackResult Integrator::rollback(std::uint64_t step) {
   RequestScope scope(pieces_, ActivityKind::rollback, {ActivityCall::rollback, step, epoch_});
   require(step <= step_, "rollback to step " + std::to_string(step) + " after the current step " +
                              std::to_string(step_));
+  RollbackResult result{0, step_ - step, 0};
   // The first entry saved at `step` is the state as stepping produced it, before any event.
-  if (const auto* saved = list_.first_at(step)) {
-    x_ = saved->x;
-    list_.truncate_after_first_at(step);
+  if (list_.first_at(step) != nullptr) {
+    StateList::Rewound r = list_.rewind_to(step);
+    x_ = std::move(r.entry.x);
+    stepper_.restore(r.entry.memory);
+    clock_.reclassify_as_rollback(r.work);
+    result.wasted_derivative_calls = r.derivative_calls;
   } else {
     require(step == step_,
             "rollback to step " + std::to_string(step) + ", which is no longer in the state list");
   }
-  if (!x.empty()) {
-    require(x.size() == x_.size(), "rollback state has " + std::to_string(x.size()) +
-                                       " values, expected " + std::to_string(x_.size()));
-    x_.assign(x.begin(), x.end());
-  }
-  const std::uint64_t discarded = step_ - step;
-  while (!step_times_.empty() && step_times_.back().first > step) {
-    clock_.reclassify_as_rollback(step_times_.back().second);
-    step_times_.pop_back();
-  }
   clock_.mark_rolled_back_after(step);
   step_ = step;
-  return {++epoch_, discarded};
+  result.epoch = ++epoch_;
+  return result;
 }
 
 void Integrator::commit(std::uint64_t gvt) {
@@ -232,7 +229,6 @@ void Integrator::commit(std::uint64_t gvt) {
   require(gvt <= step_, "commit at gvt " + std::to_string(gvt) + " after the current step " +
                             std::to_string(step_));
   list_.fossil_collect(gvt);
-  forget_step_times_before(gvt);
   clock_.trace().settle(gvt);
 }
 

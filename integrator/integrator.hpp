@@ -3,22 +3,20 @@
 // state list, applies events, rolls back. The servant and the in-process port wrap this.
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "integrator/model_link.hpp"
+#include "integrator/ode_method.hpp"
 #include "integrator/state_list.hpp"
-#include "integrator/stepper.hpp"
-#include "integrator/system_link.hpp"
 #include "system/activity_clock.hpp"
 
 namespace kausal {
 
 struct IntegratorConfig {
   std::string name;  // for error messages, e.g. "integrator-3"
-  Method method = Method::euler;
+  OdeMethod method = OdeMethod::euler;
   double t0 = 0;
   double h = 0;
   std::vector<double> x0;
@@ -33,6 +31,7 @@ struct IntegratorConfig {
 struct RollbackResult {
   std::uint32_t epoch = 0;
   std::uint64_t discarded_steps = 0;
+  std::uint64_t wasted_derivative_calls = 0;  // f evaluations of the discarded steps
 };
 
 // States of consecutive steps first_step, first_step + 1, ...; state_size doubles each.
@@ -51,7 +50,7 @@ struct StateBatch {
 class Integrator {
  public:
   // Throws ModelError for a bad step size or an empty / non-finite initial state.
-  Integrator(IntegratorConfig config, SystemLink& link);
+  Integrator(IntegratorConfig config, ModelLink& link);
 
   using Deadline = std::chrono::steady_clock::time_point;
   // Steps while step() < guarantee; returns the states after each step. Entries of the
@@ -63,12 +62,10 @@ class Integrator {
                      Deadline deadline = Deadline::max());
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
-  // The committed state of every step from `from_step` to the current one.
-  StateBatch states_since(std::uint64_t from_step) const;
-  // Returns to `step`: restores the state saved there (or takes `x` if it is not empty),
-  // discards everything later, and starts a new epoch. The compute time of the discarded
-  // steps moves from busy to rollback time.
-  RollbackResult rollback(std::uint64_t step, std::span<const double> x);
+  // Returns to `step`: restores the state (and stepper memory) stepping produced there,
+  // before any event, discards everything later, and starts a new epoch. The compute time
+  // of the discarded steps moves from busy to rollback time.
+  RollbackResult rollback(std::uint64_t step);
   // Frees the state list before gvt (gvt <= step()).
   void commit(std::uint64_t gvt);
   // From now on it steps on its own (integrator/run_ahead.hpp): its advances are traced as
@@ -81,7 +78,7 @@ class Integrator {
   // past the last commit it may step (state list), and how many states one batch carries.
   std::uint64_t max_uncommitted_steps() const;
   std::uint64_t max_reply_steps() const;
-  const std::vector<double>& state() const { return x_; }
+  const Vector& state() const { return x_; }
   const StateList& state_list() const { return list_; }
   ActivityTotals totals() const;
   const ActivityTrace& trace() const { return clock_.trace(); }
@@ -112,22 +109,19 @@ class Integrator {
   void step_once();
   void compute_step();
   void check_rollback_reproduces_step();
-  void forget_step_times_before(std::uint64_t gvt);
   void require(bool condition, const std::string& what) const;
 
+  class LinkRhs;
   IntegratorConfig config_;
-  SystemLink& link_;
-  std::vector<double> x_;
-  StepWork<std::vector<double>> work_;
+  ModelLink& link_;
+  Vector x_;
+  OdeStepper stepper_;
   std::uint64_t step_;
   std::uint32_t epoch_ = 0;
   bool speculative_ = false;
   StateList list_;
   ActivityClock clock_;
   BusyPieces pieces_{clock_};
-  // Compute time of each step not yet committed (step reached, time), so that a rollback
-  // can book the discarded ones as rollback time.
-  std::deque<std::pair<std::uint64_t, ActivityClock::Clock::duration>> step_times_;
 };
 
 }  // namespace kausal

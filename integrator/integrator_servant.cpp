@@ -12,35 +12,6 @@
 namespace kausal {
 namespace {
 
-// The System of this Integrator, in another process.
-class CorbaSystemLink final : public SystemLink {
- public:
-  CorbaSystemLink(idl::System_ptr system, std::string name)
-      : system_(idl::System::_duplicate(system)), name_(std::move(name)) {}
-
-  void calc(double t, std::span<const double> x, std::span<double> dx) override {
-    const idl::DoubleSeq in = to_seq(x);
-    idl::DoubleSeq_var out = call_peer(name_, [&] { return system_->calc(t, in); });
-    if (out->length() != dx.size())
-      throw ProtocolError(name_, "calc returned " + std::to_string(out->length()) +
-                                     " values for a state of " + std::to_string(dx.size()));
-    std::copy(out->get_buffer(), out->get_buffer() + out->length(), dx.begin());
-  }
-
-  void handle_event(const Event& event, std::span<double> x) override {
-    const idl::DoubleSeq in = to_seq(x);
-    const idl::Event e = to_idl(event);
-    idl::DoubleSeq_var out = call_peer(name_, [&] { return system_->handle_event(e, in); });
-    if (out->length() != x.size())
-      throw ProtocolError(name_, "handle_event changed the state size");
-    std::copy(out->get_buffer(), out->get_buffer() + out->length(), x.begin());
-  }
-
- private:
-  idl::System_var system_;
-  std::string name_;
-};
-
 // The monitor's inbox, reached over CORBA. KAUSAL_TEST_DELIVERY_DELAY_MS holds every batch
 // that long before sending it: a test hook that lets rollbacks overtake batches on their way.
 class CorbaBatchSink final : public BatchSink {
@@ -69,12 +40,12 @@ class CorbaBatchSink final : public BatchSink {
   std::chrono::milliseconds delay_{0};
 };
 
-// A partition's System in another process (or collocated): the model API, one round trip
-// per call. Every reply is checked against the size the caller expects, so a confused or
-// foreign System cannot write past a buffer.
-class CorbaSubsystemLink final : public SubsystemLink {
+// The System of this Integrator in another process (or collocated): the model API, one
+// round trip per call. Every reply is checked against the size the caller expects, so a
+// confused or foreign System cannot write past a buffer.
+class CorbaModelLink final : public ModelLink {
  public:
-  CorbaSubsystemLink(idl::System_ptr system, std::string name)
+  CorbaModelLink(idl::System_ptr system, std::string name)
       : system_(idl::System::_duplicate(system)), name_(std::move(name)) {}
 
   void derivative(double t, VectorView x, VectorView u, VectorOut dx) override {
@@ -100,6 +71,12 @@ class CorbaSubsystemLink final : public SubsystemLink {
     const idl::DoubleSeq sx = seq_of(x);
     const auto i = static_cast<CORBA::ULong>(indicator);
     copy_reply("on_crossing", call_peer(name_, [&] { return system_->on_crossing(i, t, sx); }), x);
+  }
+  void handle_event(const Event& event, std::span<double> x) override {
+    const idl::DoubleSeq sx = to_seq(x);
+    const idl::Event e = to_idl(event);
+    Eigen::Map<Vector> out(x.data(), static_cast<Eigen::Index>(x.size()));
+    copy_reply("handle_event", call_peer(name_, [&] { return system_->handle_event(e, sx); }), out);
   }
 
  private:
@@ -156,6 +133,14 @@ void check_finite(const std::string& component, const char* field, double v) {
   throw ModelError(component, reason);
 }
 
+OdeMethod checked_method(const std::string& component, const char* name) {
+  try {
+    return parse_ode_method(name, "method: ");
+  } catch (const InputError& e) {
+    throw ModelError(component, e.what());
+  }
+}
+
 // A size or count from the wire against what the System's model has: the setup must
 // describe the model it is stepping, or the first call would fail deep inside (or allocate
 // whatever the caller asked for).
@@ -187,11 +172,7 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
     throw ModelError(component, reason);
   }
   c.name = component;
-  try {
-    c.method = parse_ode_method(s.method.in(), "method: ");
-  } catch (const InputError& e) {
-    throw ModelError(component, e.what());
-  }
+  c.method = checked_method(component, s.method.in());
   check_finite(component, "t0", s.t0);
   check_finite(component, "tick", s.tick);
   c.t0 = s.t0;
@@ -264,9 +245,9 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
     const idl::ModelShape shape = checked_shape(name(), setup.sys.in(), peer->name.in());
     check_size(name(), "x0: the state size", setup.x0.length(), shape.state_size);
-    auto link = std::make_unique<CorbaSystemLink>(setup.sys.in(), peer->name.in());
+    auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
     IntegratorConfig config{name(),
-                            parse_method(setup.method.in(), name() + ": "),
+                            checked_method(name(), setup.method.in()),
                             setup.t0,
                             setup.h,
                             to_vector(setup.x0),
@@ -296,13 +277,6 @@ idl::DoubleSeq* IntegratorServant::apply_event(const idl::Event& event) {
   });
 }
 
-idl::StateBatch* IntegratorServant::states_since(CORBA::ULongLong from_step) {
-  return serve(name(), [&] {
-    return new idl::StateBatch(
-        to_idl(with_integrator([&](auto& i) { return i.states_since(from_step); })));
-  });
-}
-
 void IntegratorServant::run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_size,
                                   CORBA::ULongLong window, CORBA::ULongLong last_step) {
   serve(name(), [&] {
@@ -317,14 +291,12 @@ void IntegratorServant::run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_si
   });
 }
 
-idl::RollbackResult IntegratorServant::rollback(CORBA::ULongLong step, const idl::DoubleSeq& x) {
+idl::RollbackResult IntegratorServant::rollback(CORBA::ULongLong step) {
   return serve(name(), [&] {
-    const auto state = to_vector(x);
     RunAhead* r_ahead = active_.load();
-    const RollbackResult r =
-        r_ahead ? r_ahead->rollback(step, state)
-                : with_integrator([&](auto& i) { return i.rollback(step, state); });
-    return idl::RollbackResult{r.epoch, r.discarded_steps};
+    const RollbackResult r = r_ahead ? r_ahead->rollback(step)
+                                     : with_integrator([&](auto& i) { return i.rollback(step); });
+    return idl::RollbackResult{r.epoch, r.discarded_steps, r.wasted_derivative_calls};
   });
 }
 
@@ -346,11 +318,11 @@ void IntegratorServant::initialise_partition(const idl::PartitionSetup& setup) {
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
     CoupledConfig config =
         checked_config(name(), setup, checked_shape(name(), setup.sys.in(), peer->name.in()));
-    auto link = std::make_unique<CorbaSubsystemLink>(setup.sys.in(), peer->name.in());
+    auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
     stop_feed();  // it reads the trace of the Integrator about to be replaced
     trace_ = &no_trace_;
     coupled_ = std::make_unique<CoupledIntegrator>(std::move(config), *link);
-    subsystem_ = std::move(link);
+    link_ = std::move(link);
     trace_ = &coupled_->trace();
   });
 }

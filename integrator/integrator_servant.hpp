@@ -23,10 +23,9 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   void initialise(const idl::IntegratorSetup& setup) override;
   idl::StateBatch* advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
-  idl::StateBatch* states_since(CORBA::ULongLong from_step) override;
   void run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_size, CORBA::ULongLong window,
                  CORBA::ULongLong last_step) override;
-  idl::RollbackResult rollback(CORBA::ULongLong step, const idl::DoubleSeq& x) override;
+  idl::RollbackResult rollback(CORBA::ULongLong step) override;
   void commit(CORBA::ULongLong gvt) override;
 
   void initialise_partition(const idl::PartitionSetup& setup) override;
@@ -46,11 +45,10 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   auto with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>()));
 
   std::mutex mutex_;
-  std::unique_ptr<SystemLink> link_;
+  std::unique_ptr<ModelLink> link_;
   std::unique_ptr<kausal::Integrator> integrator_;
   std::unique_ptr<BatchSink> sink_;
   // Partition mode: runner_ after what its worker uses, so that it is joined first.
-  std::unique_ptr<SubsystemLink> subsystem_;
   std::unique_ptr<CoupledIntegrator> coupled_;
   std::unique_ptr<OutputSink> outputs_;
   std::unique_ptr<CoupledRunner> runner_;

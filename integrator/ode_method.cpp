@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "integrator/exponential_series.hpp"
+#include "integrator/stepper.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -99,14 +100,17 @@ bool uses_jacobian(OdeMethod m) {
 }
 
 OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks)
-    : method_(method), size_(state_size), blocks_(checked_tiling(std::move(blocks), state_size)) {
+    : method_(method),
+      size_(state_size),
+      blocks_(checked_tiling(std::move(blocks), state_size)),
+      w_(Vector::Zero(static_cast<Eigen::Index>(state_size))) {
   const auto n = static_cast<Eigen::Index>(size_);
   if (method_ == OdeMethod::pdre0 && !blocks_.empty())
     exponential_blocks_ = blocks_;
   else if (size_ > 0)
     exponential_blocks_ = {StateBlock{"state", 0, size_}};
   caches_.resize(exponential_blocks_.size());
-  for (Vector* v : {&k1_, &k2_, &k3_, &k4_, &tmp_, &next_}) *v = Vector::Zero(n);
+  next_ = Vector::Zero(n);
   if (uses_jacobian(method_)) jacobian_ = Matrix::Zero(n, n);
 }
 
@@ -173,43 +177,40 @@ void OdeStepper::eval_jacobian(RightHandSide& f, double t, const Vector& x) {
   f.jacobian(t, x, jacobian_);
 }
 
+// Euler and RK4 are the templates of stepper.hpp: one implementation of each for every
+// model kind and the sequential fast path.
 void OdeStepper::euler(RightHandSide& f, double t, double h, const Vector& x) {
-  eval_f(f, t, x, k1_);
-  next_ = x + h * k1_;
+  next_ = x;
+  euler_step([&](double ts, const Vector& xs, Vector& dx) { eval_f(f, ts, xs, dx); }, t, h, next_,
+             w_);
 }
 
-// Kutta's third-order method; k1_ keeps f(t, x) for AB3's history.
+// Kutta's third-order method; w_.k1 keeps f(t, x) for AB3's history.
 void OdeStepper::rk3(RightHandSide& f, double t, double h, const Vector& x) {
   const double half = 0.5 * h;
-  eval_f(f, t, x, k1_);
-  tmp_ = x + half * k1_;
-  eval_f(f, t + half, tmp_, k2_);
-  tmp_ = x + h * (2.0 * k2_ - k1_);
-  eval_f(f, t + h, tmp_, k3_);
-  next_ = x + (h / 6) * (k1_ + 4.0 * k2_ + k3_);
+  eval_f(f, t, x, w_.k1);
+  w_.tmp = x + half * w_.k1;
+  eval_f(f, t + half, w_.tmp, w_.k2);
+  w_.tmp = x + h * (2.0 * w_.k2 - w_.k1);
+  eval_f(f, t + h, w_.tmp, w_.k3);
+  next_ = x + (h / 6) * (w_.k1 + 4.0 * w_.k2 + w_.k3);
 }
 
 void OdeStepper::rk4(RightHandSide& f, double t, double h, const Vector& x) {
-  const double half = 0.5 * h;
-  eval_f(f, t, x, k1_);
-  tmp_ = x + half * k1_;
-  eval_f(f, t + half, tmp_, k2_);
-  tmp_ = x + half * k2_;
-  eval_f(f, t + half, tmp_, k3_);
-  tmp_ = x + h * k3_;
-  eval_f(f, t + h, tmp_, k4_);
-  next_ = x + (h / 6) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
+  next_ = x;
+  rk4_step([&](double ts, const Vector& xs, Vector& dx) { eval_f(f, ts, xs, dx); }, t, h, next_,
+           w_);
 }
 
-// k1_ ends up holding f(t, x) on both paths: commit_history() saves it.
+// w_.k1 ends up holding f(t, x) on both paths: commit_history() saves it.
 void OdeStepper::ab3(RightHandSide& f, double t, double h, const Vector& x) {
   const bool start_up = memory_.steps < 2 || memory_.h != h;
   if (start_up) {
     rk3(f, t, h, x);
     return;
   }
-  eval_f(f, t, x, k1_);
-  next_ = x + (h / 12) * (23.0 * k1_ - 16.0 * memory_.previous + 5.0 * memory_.before_previous);
+  eval_f(f, t, x, w_.k1);
+  next_ = x + (h / 12) * (23.0 * w_.k1 - 16.0 * memory_.previous + 5.0 * memory_.before_previous);
 }
 
 // After a successful AB3 step: f at its start becomes the newest history entry. A changed h
@@ -217,7 +218,7 @@ void OdeStepper::ab3(RightHandSide& f, double t, double h, const Vector& x) {
 void OdeStepper::commit_history(double h) {
   if (memory_.steps > 0 && memory_.h != h) memory_.steps = 0;
   memory_.before_previous.swap(memory_.previous);
-  memory_.previous = k1_;
+  memory_.previous = w_.k1;
   memory_.h = h;
   ++memory_.steps;
 }
@@ -230,11 +231,11 @@ void OdeStepper::backward_euler(RightHandSide& f, double t, double h, const Vect
   Eigen::PartialPivLU<Matrix> lu(Matrix::Identity(n, n) - h * jacobian_);
   double last_update = std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < max_newton_iterations; ++iteration) {
-    eval_f(f, t1, next_, k1_);
-    tmp_ = x - next_ + h * k1_;  // −G(x1), G(x1) = x1 − x − h f(t+h, x1)
-    k2_ = lu.solve(tmp_);
-    next_ += k2_;
-    const double update = max_norm(k2_);
+    eval_f(f, t1, next_, w_.k1);
+    w_.tmp = x - next_ + h * w_.k1;  // −G(x1), G(x1) = x1 − x − h f(t+h, x1)
+    w_.k2 = lu.solve(w_.tmp);
+    next_ += w_.k2;
+    const double update = max_norm(w_.k2);
     if (!std::isfinite(update)) fail(t, "the Newton update is not finite");
     if (update <= newton_tolerance * std::max(max_norm(x), max_norm(next_))) return;
     if (update > slow_contraction * last_update) {
@@ -248,13 +249,13 @@ void OdeStepper::backward_euler(RightHandSide& f, double t, double h, const Vect
 }
 
 void OdeStepper::exponential(RightHandSide& f, double t, double h, const Vector& x) {
-  eval_f(f, t, x, k1_);
+  eval_f(f, t, x, w_.k1);
   eval_jacobian(f, t, x);
   next_ = x;
   for (std::size_t b = 0; b < exponential_blocks_.size(); ++b) {
     const auto o = static_cast<Eigen::Index>(exponential_blocks_[b].offset);
     const auto s = static_cast<Eigen::Index>(exponential_blocks_[b].size);
-    next_.segment(o, s) += block_a_d(b, h) * k1_.segment(o, s);
+    next_.segment(o, s) += block_a_d(b, h) * w_.k1.segment(o, s);
   }
 }
 

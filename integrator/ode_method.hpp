@@ -1,7 +1,7 @@
 #pragma once
-// Integration methods for the subsystems of a general partitioned model (docs/model.md §4):
-// Euler, RK3, RK4, AB3, backward Euler and the exponential methods DRE0 / pDRE0
-// (docs/model.md §4). The pendulum chain keeps its own templated steppers (stepper.hpp).
+// The integration methods of every partition, whatever its model (docs/model.md §4): Euler,
+// RK3, RK4, AB3, backward Euler and the exponential methods DRE0 / pDRE0. Euler and RK4 are the
+// templates of stepper.hpp, which the pendulum chain's sequential fast path shares.
 //
 // Every method is deterministic: the same inputs give the same bits (rollback relies on it).
 // f evaluations per step:
@@ -14,18 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include "integrator/stepper.hpp"
 #include "system/model.hpp"
 #include "system/state_block.hpp"
 
 namespace kausal {
-
-enum class OdeMethod { euler, rk3, rk4, ab3, backward_euler, dre0, pdre0 };
-
-// Throws InputError "<where>unknown integrator 'x' (known: euler, rk3, rk4, ab3,
-// backward_euler, dre0, pdre0)".
-OdeMethod parse_ode_method(std::string_view name, const std::string& where);
-std::string_view ode_method_name(OdeMethod m);
-bool uses_jacobian(OdeMethod m);  // backward_euler, dre0, pdre0
 
 // What a step needs from a subsystem whose inputs the caller has already bound (u(t) is
 // inside): f(t, x) and ∂f/∂x.
@@ -120,7 +113,8 @@ class OdeStepper {
   std::vector<StateBlock> exponential_blocks_;  // the Jacobian blocks DRE0/pDRE0 use
   StepperMemory memory_;
   std::vector<BlockCache> caches_;
-  Vector k1_, k2_, k3_, k4_, tmp_, next_;
+  StepWork<Vector> w_;
+  Vector next_;
   Matrix jacobian_;
   std::uint64_t derivative_calls_ = 0;
   std::uint64_t jacobian_calls_ = 0;

@@ -102,9 +102,9 @@ void RunAhead::step_and_ship() {
   }
 }
 
-RollbackResult RunAhead::rollback(std::uint64_t step, std::span<const double> x) {
+RollbackResult RunAhead::rollback(std::uint64_t step) {
   return exclusive([&] {
-    const RollbackResult r = integrator_.rollback(step, x);
+    const RollbackResult r = integrator_.rollback(step);
     pending_ = StateBatch{};  // computed in the old epoch: never to be sent
     held_ = true;
     failed_ = false;  // a failure of the old epoch's future is gone with it

@@ -37,7 +37,7 @@ class RunAhead {
   RunAhead& operator=(const RunAhead&) = delete;
 
   // Rolls back and holds the worker at `step` until the next commit.
-  RollbackResult rollback(std::uint64_t step, std::span<const double> x);
+  RollbackResult rollback(std::uint64_t step);
   std::vector<double> apply_event(const Event& event);
   // Frees the state list before gvt and lets the worker step up to gvt + window.
   void commit(std::uint64_t gvt);

@@ -5,32 +5,50 @@
 
 namespace kausal {
 
-void StateList::save(std::uint64_t step, std::span<const double> x) {
-  entries_.push_back({step, {x.begin(), x.end()}});
+std::uint64_t StateList::entry_bytes(std::size_t state_size, std::size_t indicator_count,
+                                     bool multistep) {
+  const std::uint64_t vectors = 1 + (multistep ? 2 : 0);
+  // The vectors' heap blocks, the entry itself and its deque slot.
+  return 8 * (vectors * state_size + indicator_count) + sizeof(Entry) + 16 * (vectors + 1);
+}
+
+StateList::Entry& StateList::save(Entry entry) {
+  entries_.push_back(std::move(entry));
   peak_ = std::max(peak_, entries_.size());
+  return entries_.back();
+}
+
+std::deque<StateList::Entry>::const_iterator StateList::lower(std::uint64_t step) const {
+  return std::lower_bound(entries_.begin(), entries_.end(), step,
+                          [](const Entry& e, std::uint64_t s) { return e.step < s; });
 }
 
 const StateList::Entry* StateList::first_at(std::uint64_t step) const {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), step,
-                             [](const Entry& e, std::uint64_t s) { return e.step < s; });
+  auto it = lower(step);
   return it != entries_.end() && it->step == step ? &*it : nullptr;
 }
 
-void StateList::append_last_per_step(std::uint64_t from_step, std::uint64_t to_step,
-                                     std::vector<double>& out) const {
-  for (std::size_t k = 0; k < entries_.size(); ++k) {
-    const Entry& e = entries_[k];
-    const bool last_of_its_step = k + 1 == entries_.size() || entries_[k + 1].step != e.step;
-    if (e.step >= from_step && e.step < to_step && last_of_its_step)
-      out.insert(out.end(), e.x.begin(), e.x.end());
-  }
+const StateList::Entry* StateList::last_at(std::uint64_t step) const {
+  auto it = std::upper_bound(entries_.begin(), entries_.end(), step,
+                             [](std::uint64_t s, const Entry& e) { return s < e.step; });
+  if (it == entries_.begin()) return nullptr;
+  --it;
+  return it->step == step ? &*it : nullptr;
 }
 
-void StateList::truncate_after_first_at(std::uint64_t step) {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), step,
-                             [](const Entry& e, std::uint64_t s) { return e.step < s; });
-  if (it != entries_.end() && it->step == step) ++it;
-  entries_.erase(it, entries_.end());
+StateList::Rewound StateList::rewind_to(std::uint64_t step) {
+  const auto first = entries_.begin() + (lower(step) - entries_.cbegin());
+  Rewound r{std::move(*first), {}, 0};
+  r.work = r.entry.work;
+  r.derivative_calls = r.entry.derivative_calls;
+  for (auto it = std::next(first); it != entries_.end(); ++it) {
+    r.work += it->work;
+    r.derivative_calls += it->derivative_calls;
+  }
+  entries_.erase(first, entries_.end());
+  r.entry.work = {};
+  r.entry.derivative_calls = 0;
+  return r;
 }
 
 void StateList::fossil_collect(std::uint64_t gvt) {

@@ -1,29 +1,47 @@
 #pragma once
-// The state list ZL of one component (docs/model.md §1): (step, x) saved before every step and
-// every event. Rollback restores from it; fossil collection frees what lies before GVT.
+// The state list ZL of one partition (docs/model.md §1), the same for every model kind: an
+// entry is saved before every step (and before the first event at a step), holding all a
+// rollback must restore — the state, the stepper's multistep memory and the event
+// indicators — and what the step taken from it cost, so that a rollback can book that work
+// as wasted. Rollback rewinds to the first entry of a step; fossil collection frees what
+// lies before GVT.
 #include <cstdint>
 #include <deque>
-#include <span>
-#include <vector>
+
+#include "integrator/ode_method.hpp"
+#include "system/activity_clock.hpp"
 
 namespace kausal {
 
 class StateList {
  public:
   struct Entry {
-    std::uint64_t step;
-    std::vector<double> x;
+    std::uint64_t step = 0;
+    Vector x;
+    StepperMemory memory;                   // empty for one-step methods
+    Vector indicators;                      // empty for models without event indicators
+    ActivityClock::Clock::duration work{};  // compute time of the step taken from here
+    std::uint64_t derivative_calls = 0;     // f evaluations of that step
+  };
+  // The entry restored by a rollback, and the cost of the steps it discards.
+  struct Rewound {
+    Entry entry;
+    ActivityClock::Clock::duration work{};
+    std::uint64_t derivative_calls = 0;
   };
 
-  void save(std::uint64_t step, std::span<const double> x);
-  // The first state saved at `step`, or nullptr if the list holds none.
+  // Bytes an entry of a partition of this size holds (the budgets of
+  // system/request_limits.hpp count with it).
+  static std::uint64_t entry_bytes(std::size_t state_size, std::size_t indicator_count,
+                                   bool multistep);
+
+  Entry& save(Entry entry);
+  // The first / last entry saved at `step` (before / after the step's events), or nullptr.
   const Entry* first_at(std::uint64_t step) const;
-  // Appends, for every step in [from_step, to_step), the last state saved at that step
-  // (the state after its events).
-  void append_last_per_step(std::uint64_t from_step, std::uint64_t to_step,
-                            std::vector<double>& out) const;
-  // Drops every entry after the first one saved at `step` (the rest of that timeline).
-  void truncate_after_first_at(std::uint64_t step);
+  const Entry* last_at(std::uint64_t step) const;
+  // Removes every entry at `step` and later and returns the first one at `step` with the
+  // cost of the steps taken from all of them. Precondition: first_at(step) != nullptr.
+  Rewound rewind_to(std::uint64_t step);
   // Frees entries before `gvt`, keeping every entry of the newest step at or before it so
   // that a rollback to that step remains possible.
   void fossil_collect(std::uint64_t gvt);
@@ -31,10 +49,12 @@ class StateList {
   std::size_t size() const { return entries_.size(); }
   std::size_t peak() const { return peak_; }
   bool empty() const { return entries_.empty(); }
-  const Entry& front() const { return entries_.front(); }
   const Entry& back() const { return entries_.back(); }
+  Entry& back() { return entries_.back(); }
 
  private:
+  std::deque<Entry>::const_iterator lower(std::uint64_t step) const;
+
   std::deque<Entry> entries_;
   std::size_t peak_ = 0;
 };

@@ -23,15 +23,13 @@ const char* kind_name(ActivityKind kind);  // "busy", "rollback", "call"
 // The request a span belongs to (trace.json names its slices after it).
 enum class ActivityCall : std::uint8_t {
   unnamed = 0,
-  calc,          // System: one derivative evaluation of a pendulum
-  event,         // System: an event (impulse)
-  advance,       // Integrator: steps up to a guarantee (conservative)
-  run_ahead,     // Integrator: steps taken on its own (optimistic)
-  apply_event,   // Integrator: an event handed on to its System
-  rollback,      // Integrator: back to a step, later work discarded
-  commit,        // Integrator: a new GVT (state list freed before it)
-  states_since,  // Integrator: committed states asked again
-  derivative,    // System, partitioned models: the model API calls
+  event,        // System: an event (impulse)
+  advance,      // Integrator: steps up to a guarantee (conservative)
+  run_ahead,    // Integrator: steps taken on its own (optimistic)
+  apply_event,  // Integrator: an event handed on to its System
+  rollback,     // Integrator: back to a step, later work discarded
+  commit,       // Integrator: a new GVT (state list freed before it)
+  derivative,   // System: the model API calls (derivative is one Calc)
   output,
   jacobian,
   indicators,
@@ -42,7 +40,7 @@ enum class ActivityCall : std::uint8_t {
   sweep,           // monitor: the impact sweep of one step
   count_
 };
-const char* call_name(ActivityCall call);  // "Calc", "advance", ... ("busy" for unnamed)
+const char* call_name(ActivityCall call);  // "derivative", "advance", ... ("busy" for unnamed)
 
 // What a span worked on.
 struct SpanTag {

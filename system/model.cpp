@@ -46,10 +46,4 @@ void Model::handle_event(const Event& event, std::span<double>) const {
   throw ModelError("model", "unknown event '" + event.kind + "'");
 }
 
-void Model::calc(double t, std::span<const double> x, std::span<double> dx) const {
-  const Eigen::Map<const Vector> xs(x.data(), static_cast<Eigen::Index>(x.size()));
-  Eigen::Map<Vector> dxs(dx.data(), static_cast<Eigen::Index>(dx.size()));
-  derivative(t, xs, Vector(), dxs);
-}
-
 }  // namespace kausal

@@ -77,9 +77,6 @@ class Model {
   // An event sent by the monitor. Throws ModelError for an event kind it does not know
   // (the default knows none).
   virtual void handle_event(const Event& event, std::span<double> x) const;
-
-  // The chain's path: spans, no inputs (the same arithmetic as derivative()).
-  void calc(double t, std::span<const double> x, std::span<double> dx) const;
 };
 
 // Builds a model by registered name from named parameters (system/model_registry.hpp);

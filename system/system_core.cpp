@@ -38,15 +38,6 @@ void SystemCore::check_state(std::span<const double> x, const char* what) const 
     if (!std::isfinite(v)) throw ModelError(name_, std::string(what) + " is not finite");
 }
 
-void SystemCore::calc(double t, std::span<const double> x, std::span<double> dx) {
-  BusyScope busy(clock_, {ActivityCall::calc});
-  clock_.count_request();
-  check_state(x, "state");
-  if (dx.size() != x.size()) throw ModelError(name_, "derivative buffer has the wrong size");
-  configured().calc(t, x, dx);
-  clock_.count_calc();
-}
-
 void SystemCore::handle_event(const Event& event, std::span<double> x) {
   BusyScope busy(clock_, {ActivityCall::event, event.step});
   clock_.count_request();

@@ -20,10 +20,9 @@ class SystemCore {
   std::size_t configure(const std::string& model, const Parameters& parameters);
   // A model built elsewhere (a partition's composite); returns the state size.
   std::size_t configure(std::unique_ptr<Model> model);
-  void calc(double t, std::span<const double> x, std::span<double> dx);
   void handle_event(const Event& event, std::span<double> x);
 
-  // The partitioned-model calls (docs/model.md §4), each checked like calc().
+  // The model API (docs/model.md §4), every value checked before the model sees it.
   const Model& model() const { return configured(); }
   void derivative(double t, VectorView x, VectorView u, VectorOut dx);
   void output(double t, VectorView x, VectorOut y);

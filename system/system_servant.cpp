@@ -43,22 +43,6 @@ idl::ModelShape SystemServant::shape() {
   });
 }
 
-idl::DoubleSeq* SystemServant::calc(CORBA::Double t, const idl::DoubleSeq& x) {
-  return serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    const std::span<const double> in(x.get_buffer(), x.length());
-    auto* dx = new idl::DoubleSeq(x.length());
-    dx->length(x.length());
-    try {
-      core_.calc(t, in, std::span<double>(dx->get_buffer(), dx->length()));
-    } catch (...) {
-      delete dx;
-      throw;
-    }
-    return dx;
-  });
-}
-
 idl::DoubleSeq* SystemServant::handle_event(const idl::Event& event, const idl::DoubleSeq& x) {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);

@@ -14,7 +14,6 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
 
   CORBA::ULong configure(const char* model, const idl::ParameterSeq& parameters) override;
   idl::ModelShape shape() override;
-  idl::DoubleSeq* calc(CORBA::Double t, const idl::DoubleSeq& x) override;
   idl::DoubleSeq* handle_event(const idl::Event& event, const idl::DoubleSeq& x) override;
 
   // Partitioned models (docs/model.md §4).

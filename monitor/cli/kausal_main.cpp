@@ -795,7 +795,7 @@ int compare_command(const Options& o) {
         if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, l, k);
   }
   std::ostringstream setup;
-  setup << s.pendulums() << " pendulums, " << method_name(s.method) << ", " << s.steps
+  setup << s.pendulums() << " pendulums, " << ode_method_name(s.method) << ", " << s.steps
         << " steps of " << s.h << " s";
   present_comparison(s.file, setup.str(), runs.all(), out);
   hold_animation(o, animation);

@@ -53,9 +53,8 @@ class CorbaIntegratorPort final : public IntegratorPort {
     });
   }
   RollbackResult rollback(std::uint64_t step) override {
-    const idl::DoubleSeq keep;  // empty: restore the state stepping produced at `step`
-    const idl::RollbackResult r = call([&] { return ref_->rollback(step - first_, keep); });
-    return {r.epoch, r.discarded_steps};
+    const idl::RollbackResult r = call([&] { return ref_->rollback(step - first_); });
+    return {r.epoch, r.discarded_steps, r.wasted_derivative_calls};
   }
   void commit(std::uint64_t gvt) override {
     call([&] { ref_->commit(gvt - first_); });
@@ -135,7 +134,7 @@ void ProcessDeployment::set_up(const Scenario& scenario, const LaunchOptions& op
     idl::Integrator_var integrator = narrow<idl::Integrator>(integ.name, integ.ref);
     idl::IntegratorSetup setup;
     setup.sys = idl::System::_duplicate(system.in());
-    setup.method = std::string(method_name(scenario.method)).c_str();
+    setup.method = std::string(ode_method_name(scenario.method)).c_str();
     // Resumed: the Integrator's step 0 is the run's step `first` (see CorbaIntegratorPort).
     // Its t is then t_first + k·h, not t0 + (first + k)·h: equal up to rounding, and the
     // pendulum's equations do not depend on t (the digest test of resume checks it).

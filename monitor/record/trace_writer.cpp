@@ -30,8 +30,8 @@ bool called_by_monitor(ActivityCall c) {
 }
 
 bool called_by_integrator(ActivityCall c) {
-  return c == ActivityCall::calc || c == ActivityCall::event || c == ActivityCall::derivative ||
-         c == ActivityCall::output || c == ActivityCall::jacobian || c == ActivityCall::indicators;
+  return c == ActivityCall::event || c == ActivityCall::derivative || c == ActivityCall::output ||
+         c == ActivityCall::jacobian || c == ActivityCall::indicators;
 }
 
 }  // namespace

@@ -16,7 +16,14 @@ void read_simulation(const toml::table& table, const std::string& file, Scenario
   TableReader r(table, file, "simulation");
   if (auto m = r.text("integrator")) {
     const auto* node = table.get("integrator");
-    s.method = parse_method(*m, file + ":" + std::to_string(node->source().begin.line) + ": ");
+    const std::string where = file + ":" + std::to_string(node->source().begin.line) + ": ";
+    s.method = parse_ode_method(*m, where);
+    // The chain's lookahead bound (docs/lookahead.md) and its sequential fast path are
+    // derived for these two; partitioned models take every method.
+    if (s.method != OdeMethod::euler && s.method != OdeMethod::rk4)
+      throw InputError(where + "integrator '" + *m +
+                       "' is not available for the pendulum chain (euler or rk4: the "
+                       "lookahead bound and the sequential reference are derived for them)");
   }
   s.h = r.required_number("step");
   if (!(s.h > 0)) r.fail("step", "must be > 0");

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "integrator/stepper.hpp"
+#include "integrator/method.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "system/chain.hpp"
 
@@ -16,10 +16,10 @@ struct Scenario {
   std::string name;
   std::string description;
   std::string model = "pendulum-chain";
-  Method method = Method::euler;
-  double h = 0;                    // step size, s
-  std::uint64_t steps = 0;         // number of steps to take
-  std::uint64_t output_every = 1;  // trajectory.csv gets every k-th step (and the last)
+  OdeMethod method = OdeMethod::euler;  // euler or rk4
+  double h = 0;                         // step size, s
+  std::uint64_t steps = 0;              // number of steps to take
+  std::uint64_t output_every = 1;       // trajectory.csv gets every k-th step (and the last)
   ChainSpec chain;
   std::uint64_t calc_work = 0;         // model.calc_work: artificial work units per Calc at speed 1
   std::vector<double> speed;           // pendulum[i].speed: relative speed of its System's host

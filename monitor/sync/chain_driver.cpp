@@ -73,7 +73,7 @@ RunResult describe_run(const Scenario& s, SyncMethod method) {
   r.method = method;
   r.model = s.model;
   r.scenario = s.file;
-  r.integrator = std::string(method_name(s.method));
+  r.integrator = std::string(ode_method_name(s.method));
   r.pendulums = s.pendulums();
   r.h = s.h;
   r.planned_steps = s.steps;

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "integrator/local_system_link.hpp"
+#include "integrator/local_model_link.hpp"
 #include "monitor/sync/sequential.hpp"
 #include "system/errors.hpp"
 
@@ -86,13 +86,13 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   std::vector<std::unique_ptr<SystemCore>> systems;
-  std::vector<std::unique_ptr<LocalSubsystemLink>> links;
+  std::vector<std::unique_ptr<LocalModelLink>> links;
   std::vector<std::unique_ptr<CoupledIntegrator>> integrators;
   try {
     for (std::size_t p = 0; p < s.partitions.size(); ++p) {
       systems.push_back(std::make_unique<SystemCore>("system-" + s.partitions[p].name));
       systems.back()->configure(build_partition_model(s, p));
-      links.push_back(std::make_unique<LocalSubsystemLink>(*systems.back()));
+      links.push_back(std::make_unique<LocalModelLink>(*systems.back()));
       CoupledConfig config = plan.configs[p];
       config.speculate = false;
       integrators.push_back(std::make_unique<CoupledIntegrator>(config, *links.back()));

@@ -1,6 +1,6 @@
 #include "monitor/sync/cosim_local_deployment.hpp"
 
-#include "integrator/local_system_link.hpp"
+#include "integrator/local_model_link.hpp"
 #include "system/system_core.hpp"
 
 namespace kausal {
@@ -50,7 +50,7 @@ class CosimLocalDeployment::Part final : public PartitionPort, private OutputSin
   PartitionInbox& inbox_;
   std::size_t steps_per_batch_;
   SystemCore system_;
-  LocalSubsystemLink link_;
+  LocalModelLink link_;
   std::unique_ptr<CoupledIntegrator> integrator_;
   std::unique_ptr<CoupledRunner> runner_;
 };

@@ -30,7 +30,7 @@ IntegratorConfig config(const Scenario& s, std::size_t i, const LocalDeploymentO
 
 struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
   SystemCore system;
-  LocalSystemLink link;
+  LocalModelLink link;
   Integrator integrator;
   std::mutex mutex;
   BatchInbox& inbox;
@@ -71,9 +71,9 @@ struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
     running = std::make_unique<RunAhead>(integrator, mutex, *this, batch_size, window, last_step);
   }
   RollbackResult rollback(std::uint64_t step) override {
-    if (running) return running->rollback(step, {});
+    if (running) return running->rollback(step);
     std::lock_guard lock(mutex);
-    return integrator.rollback(step, {});
+    return integrator.rollback(step);
   }
   void commit(std::uint64_t gvt) override {
     if (running) return running->commit(gvt);

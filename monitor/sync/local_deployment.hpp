@@ -4,7 +4,7 @@
 #include <chrono>
 #include <memory>
 
-#include "integrator/local_system_link.hpp"
+#include "integrator/local_model_link.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/integrator_port.hpp"

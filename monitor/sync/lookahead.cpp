@@ -36,7 +36,7 @@ constexpr double kGrow = 1 + kEps;
 // that is used).
 class DisplacementBound {
  public:
-  DisplacementBound(const PendulumParams& p, Method method, double h, const PendulumState& x)
+  DisplacementBound(const PendulumParams& p, OdeMethod method, double h, const PendulumState& x)
       : method_(method),
         h_(h),
         half_(0.5 * h),
@@ -53,7 +53,7 @@ class DisplacementBound {
     // incr bounds |φ_{j+1} − φ_j| before rounding. RK4's φ-slopes are its four ω stage values;
     // each stage is bounded by the previous one through |ω̇| <= g/l + c|ω|.
     double incr;
-    if (method_ == Method::euler) {
+    if (method_ == OdeMethod::euler) {
       incr = h_ * omega_;
     } else {
       const double s1 = omega_;
@@ -74,13 +74,13 @@ class DisplacementBound {
   }
 
  private:
-  Method method_;
+  OdeMethod method_;
   double h_, half_, sixth_, g_over_l_, damping_, length_, phi0_;
   double omega_;      // bound on |ω| at the current step
   double angle_ = 0;  // bound on Σ |φ_{j+1} − φ_j| since step m
 };
 
-std::uint64_t magnitude_steps(const ChainSpec& chain, BobPair pair, Method method, double h,
+std::uint64_t magnitude_steps(const ChainSpec& chain, BobPair pair, OdeMethod method, double h,
                               std::span<const PendulumState> states, std::uint64_t max_steps) {
   const PendulumParams& a = chain.pendulums[pair.i];
   const PendulumParams& b = chain.pendulums[pair.j];
@@ -188,7 +188,7 @@ struct Box {
 // the same order, so that each interval holds the value the real computation rounds to.
 class StateEnclosure {
  public:
-  StateEnclosure(const PendulumParams& p, Method method, double h, const PendulumState& x)
+  StateEnclosure(const PendulumParams& p, OdeMethod method, double h, const PendulumState& x)
       : p_(p),
         method_(method),
         h_(h),
@@ -206,7 +206,7 @@ class StateEnclosure {
 
   void step() {
     if (!valid_) return;
-    if (method_ == Method::euler)
+    if (method_ == OdeMethod::euler)
       euler();
     else
       rk4();
@@ -254,7 +254,7 @@ class StateEnclosure {
   }
 
   const PendulumParams& p_;
-  Method method_;
+  OdeMethod method_;
   double h_, half_, sixth_, minus_g_over_l_;
   Interval phi_, omega_;
   SinCos trig_{};
@@ -287,8 +287,8 @@ struct OpenPair {
 // several pairs is enclosed once.
 class Enclosures {
  public:
-  Enclosures(const ChainSpec& chain, Method method, double h, std::span<const PendulumState> states,
-             const std::vector<OpenPair>& open)
+  Enclosures(const ChainSpec& chain, OdeMethod method, double h,
+             std::span<const PendulumState> states, const std::vector<OpenPair>& open)
       : bobs_(states.size()), stepped_(states.size(), 0) {
     for (const OpenPair& o : open)
       for (std::uint32_t i : {o.pair.i, o.pair.j})
@@ -316,7 +316,7 @@ class Enclosures {
 
 // min over the pairs of min(max_steps, max(interval steps, magnitude steps)), following the
 // enclosures only up to the best window so far.
-std::uint64_t window(const ChainSpec& chain, std::span<const BobPair> pairs, Method method,
+std::uint64_t window(const ChainSpec& chain, std::span<const BobPair> pairs, OdeMethod method,
                      double h, std::span<const PendulumState> states, std::uint64_t max_steps) {
   std::uint64_t best = max_steps;
   std::vector<OpenPair> open;
@@ -353,8 +353,8 @@ void check_arguments(const ChainSpec& chain, double h, std::span<const PendulumS
 
 }  // namespace
 
-std::uint64_t safe_free_steps(const ChainSpec& chain, std::span<const BobPair> pairs, Method method,
-                              double h, std::span<const PendulumState> states,
+std::uint64_t safe_free_steps(const ChainSpec& chain, std::span<const BobPair> pairs,
+                              OdeMethod method, double h, std::span<const PendulumState> states,
                               std::uint64_t max_steps) {
   check_arguments(chain, h, states);
   for (const BobPair& pair : pairs)
@@ -365,7 +365,7 @@ std::uint64_t safe_free_steps(const ChainSpec& chain, std::span<const BobPair> p
   return window(chain, pairs, method, h, states, max_steps);
 }
 
-std::uint64_t safe_free_steps(const ChainSpec& chain, Method method, double h,
+std::uint64_t safe_free_steps(const ChainSpec& chain, OdeMethod method, double h,
                               std::span<const PendulumState> states, std::uint64_t max_steps) {
   check_arguments(chain, h, states);
   return window(chain, pairs_within_reach(chain), method, h, states, max_steps);

@@ -113,8 +113,7 @@ void OptimisticStepper::apply_impulse(std::size_t i, std::uint64_t m, double imp
     if (observer_) observer_->rolled_back(i, m);
     ++counters_.rollbacks;
     counters_.rolled_back_steps += r.discarded_steps;
-    counters_.wasted_calc_calls +=
-        r.discarded_steps * static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
+    counters_.wasted_calc_calls += r.wasted_derivative_calls;
     ++counters_.monitor_calls;
     counters_.bytes += 8 + 16;
   }

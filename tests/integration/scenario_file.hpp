@@ -19,7 +19,7 @@ inline std::string number(double v) {
 // A scenario as the TOML file a user would write (values round-trip exactly).
 inline std::filesystem::path write_toml(const Scenario& s, const std::filesystem::path& file) {
   std::ofstream out(file);
-  out << "name = \"" << s.name << "\"\n[simulation]\nintegrator = \"" << method_name(s.method)
+  out << "name = \"" << s.name << "\"\n[simulation]\nintegrator = \"" << ode_method_name(s.method)
       << "\"\nstep = " << number(s.h) << "\nsteps = " << s.steps
       << "\noutput_every = " << s.output_every << "\n[model]\ntype = \"pendulum-chain\"\n"
       << "restitution = " << number(s.chain.restitution) << "\n";

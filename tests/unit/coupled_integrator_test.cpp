@@ -12,7 +12,7 @@
 
 #include "integrator/coupled_integrator.hpp"
 #include "integrator/coupled_runner.hpp"
-#include "integrator/local_system_link.hpp"
+#include "integrator/local_model_link.hpp"
 #include "system/errors.hpp"
 #include "system/system_core.hpp"
 
@@ -72,7 +72,7 @@ struct Part {
     integrator = std::make_unique<CoupledIntegrator>(config, link);
   }
   SystemCore system;
-  LocalSubsystemLink link{system};
+  LocalModelLink link{system};
   std::unique_ptr<CoupledIntegrator> integrator;
 };
 

@@ -35,7 +35,7 @@ bool in_contact(const PendulumParams& a, const PendulumParams& b, const Pendulum
 // Free motion (no impacts) with the real steppers, as SequentialStepper::step_all does.
 class FreeMotion {
  public:
-  FreeMotion(const ChainSpec& chain, Method method, double h, std::vector<PendulumState> x)
+  FreeMotion(const ChainSpec& chain, OdeMethod method, double h, std::vector<PendulumState> x)
       : chain_(chain), method_(method), h_(h), x_(std::move(x)), work_(PendulumState{}) {
     for (const auto& p : chain.pendulums) coefficients_.push_back(coefficients_of(p));
     update_kinematics();
@@ -68,7 +68,7 @@ class FreeMotion {
 
  private:
   const ChainSpec& chain_;
-  Method method_;
+  OdeMethod method_;
   double h_;
   std::vector<PendulumState> x_;
   std::vector<PendulumCoefficients> coefficients_;
@@ -84,7 +84,7 @@ class FreeMotion {
 };
 
 // The first step 1..horizon at which any pair is in contact under free motion; 0 if none.
-std::uint64_t first_contact(const ChainSpec& chain, Method method, double h,
+std::uint64_t first_contact(const ChainSpec& chain, OdeMethod method, double h,
                             const std::vector<PendulumState>& x, std::uint64_t horizon) {
   FreeMotion motion(chain, method, h, x);
   for (std::uint64_t k = 1; k <= horizon; ++k) {
@@ -96,7 +96,7 @@ std::uint64_t first_contact(const ChainSpec& chain, Method method, double h,
 
 struct Case {
   ChainSpec chain;
-  Method method;
+  OdeMethod method;
   double h;
   std::vector<PendulumState> x;
 };
@@ -109,7 +109,7 @@ Case random_case(unsigned seed) {
   const auto n = std::uniform_int_distribution<std::size_t>(2, 12)(rng);
   const int regime = std::uniform_int_distribution<>(0, 2)(rng);
   Case c;
-  c.method = u(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  c.method = u(0, 1) < 0.5 ? OdeMethod::euler : OdeMethod::rk4;
   c.h = u(0.5e-3, 2e-3);
   if (regime == 2) {
     const Scenario s = testing::random_scenario(seed, n, 1);
@@ -219,7 +219,7 @@ TEST(LookaheadProperty, NearlyExactWhenABobFallsOntoItsNeighbour) {
   auto u = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
   double worst = 1;
   for (int k = 0; k < 400; ++k) {
-    const Method method = k % 2 ? Method::euler : Method::rk4;
+    const OdeMethod method = k % 2 ? OdeMethod::euler : OdeMethod::rk4;
     const double h = u(0.5e-3, 2e-3);
     const PendulumParams a{0.0, u(0.5, 1.5), 1.0, u(0.03, 0.1), 0.0, 9.81};
     const double gap = u(1e-3, 3e-2);
@@ -247,7 +247,7 @@ Case interval_case(unsigned seed) {
   const int regime = static_cast<int>(seed % 3);  // 0: apart, 1: wild, 2: damped
   const std::size_t n = u(0, 1) < 0.8 ? 2 : 3;
   Case c;
-  c.method = u(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  c.method = u(0, 1) < 0.5 ? OdeMethod::euler : OdeMethod::rk4;
   c.h = u(1e-3, 4e-3);
   const double max_gap = regime == 1 ? 0.1 : 0.02;
   for (std::size_t i = 0; i < n; ++i) {
@@ -314,7 +314,7 @@ TEST(LookaheadProperty, IntervalBoundAcrossDirectionsAnglesAndDamping) {
   EXPECT_GT(tightness_sum, 0.9 * met);  // a direction-blind bound gets about 0.5
 }
 
-std::uint64_t pair_at_rest(Method method, double gap, double h = 1e-3,
+std::uint64_t pair_at_rest(OdeMethod method, double gap, double h = 1e-3,
                            std::uint64_t max_steps = 100000) {
   const ChainSpec chain{{bob(0.0), bob(0.1 + gap)}, 1.0, 100};
   const std::vector<PendulumState> x = {{0, 0}, {0, 0}};
@@ -324,10 +324,10 @@ std::uint64_t pair_at_rest(Method method, double gap, double h = 1e-3,
 TEST(LookaheadTightness, BobsAtRestWithACentimetreGap) {
   // φ = ω = 0 is a fixed point of both steppers (sin 0 = 0 exactly): the bobs never move, and
   // the interval bound knows it. (The magnitude bound, blind to direction, gave 32 / 31 steps.)
-  for (Method m : {Method::euler, Method::rk4}) {
+  for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk4}) {
     const auto s = pair_at_rest(m, 0.01, 1e-3, 20000);
     std::printf("[lookahead] at rest, 1 cm gap, h = 1 ms, %s: S = %llu\n",
-                std::string(method_name(m)).c_str(), static_cast<unsigned long long>(s));
+                std::string(ode_method_name(m)).c_str(), static_cast<unsigned long long>(s));
     EXPECT_EQ(s, 20000u);
   }
 }
@@ -336,7 +336,7 @@ TEST(LookaheadTightness, BobsMovingApartUntilTheySwingBack) {
   // Two equal bobs at the bottom, 1 cm apart, pushed apart: they swing out and meet again near
   // the bottom after about half a period (K ≈ 1000 steps). The magnitude bound gave S = 9
   // (0.5 rad/s) and S = 2 (2 rad/s) for both methods.
-  for (Method m : {Method::euler, Method::rk4}) {
+  for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk4}) {
     for (double omega : {0.5, 2.0}) {
       const ChainSpec chain{{bob(0.0), bob(0.11)}, 1.0, 100};
       const std::vector<PendulumState> x = {{0, -omega}, {0, omega}};
@@ -344,8 +344,8 @@ TEST(LookaheadTightness, BobsMovingApartUntilTheySwingBack) {
       ASSERT_GT(k, 0u);
       const auto s = safe_free_steps(chain, m, 1e-3, x, 100000);
       std::printf("[lookahead] moving apart, %s, omega %.1f: S = %llu, contact at K = %llu\n",
-                  std::string(method_name(m)).c_str(), omega, static_cast<unsigned long long>(s),
-                  static_cast<unsigned long long>(k));
+                  std::string(ode_method_name(m)).c_str(), omega,
+                  static_cast<unsigned long long>(s), static_cast<unsigned long long>(k));
       EXPECT_LT(s, k);
       EXPECT_GE(s + 10, k);  // within 1 % of the real contact
       EXPECT_GT(s, 500u);    // the magnitude bound: 9 or 2
@@ -357,30 +357,30 @@ TEST(LookaheadTightness, TouchingOrInContactGivesZero) {
   // Spacing and radii exact in binary: the bobs touch exactly at rest.
   const ChainSpec touching{{bob(0.0, 1, 0.0625), bob(0.125, 1, 0.0625)}, 1.0, 100};
   const std::vector<PendulumState> rest = {{0, 0}, {0, 0}};
-  EXPECT_EQ(safe_free_steps(touching, Method::euler, 1e-3, rest, 1000), 0u);
-  EXPECT_EQ(safe_free_steps(touching, Method::rk4, 1e-3, rest, 1000), 0u);
+  EXPECT_EQ(safe_free_steps(touching, OdeMethod::euler, 1e-3, rest, 1000), 0u);
+  EXPECT_EQ(safe_free_steps(touching, OdeMethod::rk4, 1e-3, rest, 1000), 0u);
   // Moving apart does not help: the window starts with the contact that is there.
   const std::vector<PendulumState> apart = {{0, -1}, {0, 1}};
-  EXPECT_EQ(safe_free_steps(touching, Method::rk4, 1e-3, apart, 1000), 0u);
+  EXPECT_EQ(safe_free_steps(touching, OdeMethod::rk4, 1e-3, apart, 1000), 0u);
   // Overlapping, and a gap far below the rounding margin.
-  EXPECT_EQ(pair_at_rest(Method::rk4, -0.01), 0u);
-  EXPECT_EQ(pair_at_rest(Method::rk4, 1e-14), 0u);
+  EXPECT_EQ(pair_at_rest(OdeMethod::rk4, -0.01), 0u);
+  EXPECT_EQ(pair_at_rest(OdeMethod::rk4, 1e-14), 0u);
 }
 
 TEST(LookaheadTightness, SinglePendulumGetsMaxSteps) {
   const ChainSpec one{{bob(0.0)}, 1.0, 100};
   const std::vector<PendulumState> x = {{2.5, 40.0}};
-  EXPECT_EQ(safe_free_steps(one, Method::rk4, 1e-3, x, 1234), 1234u);
+  EXPECT_EQ(safe_free_steps(one, OdeMethod::rk4, 1e-3, x, 1234), 1234u);
   const auto huge = std::numeric_limits<std::uint64_t>::max();
-  EXPECT_EQ(safe_free_steps(one, Method::euler, 1e-3, x, huge), huge);
+  EXPECT_EQ(safe_free_steps(one, OdeMethod::euler, 1e-3, x, huge), huge);
 }
 
 TEST(LookaheadTightness, BobsFarApart) {
   // 40 cm apart: the bound reaches the gap only after about 200 steps.
   const ChainSpec near{{bob(0.0), bob(0.5)}, 1.0, 100};
   const std::vector<PendulumState> rest = {{0, 0}, {0, 0}};
-  EXPECT_EQ(safe_free_steps(near, Method::euler, 1e-3, rest, 50), 50u);
-  const auto s = safe_free_steps(near, Method::rk4, 1e-3, rest, 100000);
+  EXPECT_EQ(safe_free_steps(near, OdeMethod::euler, 1e-3, rest, 50), 50u);
+  const auto s = safe_free_steps(near, OdeMethod::rk4, 1e-3, rest, 100000);
   std::printf("[lookahead] at rest, 40 cm gap, h = 1 ms, rk4: S = %llu\n",
               static_cast<unsigned long long>(s));
   EXPECT_GE(s, 150u);
@@ -388,13 +388,13 @@ TEST(LookaheadTightness, BobsFarApart) {
   const ChainSpec far{{bob(0.0), bob(10.0)}, 1.0, 100};
   const std::vector<PendulumState> fast = {{1, 50}, {-2, -50}};
   const auto huge = std::numeric_limits<std::uint64_t>::max();
-  EXPECT_EQ(safe_free_steps(far, Method::rk4, 1e-3, fast, huge), huge);
-  EXPECT_EQ(safe_free_steps(near, Method::rk4, 1e-3, rest, 0), 0u);
+  EXPECT_EQ(safe_free_steps(far, OdeMethod::rk4, 1e-3, fast, huge), huge);
+  EXPECT_EQ(safe_free_steps(near, OdeMethod::rk4, 1e-3, rest, 0), 0u);
 }
 
 TEST(LookaheadTightness, WindowEndsBeforeAComingContact) {
   // A bob swinging into its neighbour at rest; K = the first step with contact.
-  for (Method m : {Method::euler, Method::rk4}) {
+  for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk4}) {
     for (double omega : {0.2, 2.0, 8.0}) {
       for (double gap : {0.002, 0.01, 0.05}) {
         const ChainSpec chain{{bob(0.0, 1, 0.05, 0.3), bob(0.1 + gap)}, 1.0, 100};
@@ -403,7 +403,7 @@ TEST(LookaheadTightness, WindowEndsBeforeAComingContact) {
         ASSERT_GT(k, 0u);
         const auto s = safe_free_steps(chain, m, 1e-3, x, 100000);
         std::printf("[lookahead] %s, omega %.1f, gap %.3f: S = %llu, contact at K = %llu\n",
-                    std::string(method_name(m)).c_str(), omega, gap,
+                    std::string(ode_method_name(m)).c_str(), omega, gap,
                     static_cast<unsigned long long>(s), static_cast<unsigned long long>(k));
         EXPECT_LT(s, k);
         if (omega >= 2) {
@@ -417,14 +417,15 @@ TEST(LookaheadTightness, WindowEndsBeforeAComingContact) {
 TEST(LookaheadArguments, AreChecked) {
   const ChainSpec chain{{bob(0.0), bob(0.2)}, 1.0, 100};
   const std::vector<PendulumState> one = {{0, 0}};
-  EXPECT_THROW(safe_free_steps(chain, Method::rk4, 1e-3, one, 10), SimulationError);
+  EXPECT_THROW(safe_free_steps(chain, OdeMethod::rk4, 1e-3, one, 10), SimulationError);
   const std::vector<PendulumState> two = {{0, 0}, {0, 0}};
   const BobPair no_such_pair[] = {{1, 2}};
-  EXPECT_THROW(safe_free_steps(chain, no_such_pair, Method::rk4, 1e-3, two, 10), SimulationError);
-  EXPECT_THROW(safe_free_steps(chain, Method::rk4, 0.0, two, 10), SimulationError);
+  EXPECT_THROW(safe_free_steps(chain, no_such_pair, OdeMethod::rk4, 1e-3, two, 10),
+               SimulationError);
+  EXPECT_THROW(safe_free_steps(chain, OdeMethod::rk4, 0.0, two, 10), SimulationError);
   // A state that is no longer finite gives no window rather than a wrong one.
   const std::vector<PendulumState> nan = {{std::nan(""), 0}, {0, 0}};
-  EXPECT_EQ(safe_free_steps(chain, Method::rk4, 1e-3, nan, 10), 0u);
+  EXPECT_EQ(safe_free_steps(chain, OdeMethod::rk4, 1e-3, nan, 10), 0u);
 }
 
 // The windows the conservative monitor would grant along the real thesis trajectory (the

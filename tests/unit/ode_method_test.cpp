@@ -14,7 +14,9 @@
 
 #include "integrator/exponential_series.hpp"
 #include "integrator/ode_method.hpp"
+#include "system/chain.hpp"
 #include "system/errors.hpp"
+#include "system/pendulum.hpp"
 
 namespace kausal {
 namespace {
@@ -348,6 +350,31 @@ TEST(OdeMethod, EveryMethodIsDeterministic) {
     EXPECT_TRUE(bit_equal(run(m, f, Vector{{1.0, 0.5}}, 0.03, 40, {{"a", 0, 1}, {"b", 1, 1}}),
                           run(m, f, Vector{{1.0, 0.5}}, 0.03, 40, {{"a", 0, 1}, {"b", 1, 1}})))
         << name;
+  }
+}
+
+// One Euler and one RK4 for every model kind: the OdeStepper that steps every partition and
+// the pendulum chain's sequential fast path (fixed-size arrays, the model inlined) give the
+// same bits over thousands of pendulum steps.
+TEST(OdeMethod, TheSequentialFastPathStepsTheSameBits) {
+  const PendulumCoefficients c = coefficients_of({0, 1.3, 1.0, 0.1, 0.05, 9.81, 0});
+  FunctionRhs f([&](double, VectorView x, VectorOut dx) { pendulum_rhs(c, x.data(), dx.data()); },
+                [](double, VectorView, MatrixOut) {});
+  for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk4}) {
+    OdeStepper stepper(m, 2);
+    Vector x{{2.9, -1.7}};
+    PendulumState fast{2.9, -1.7};
+    StepWork<PendulumState> work(fast);
+    auto inlined = [&](double, const PendulumState& y, PendulumState& dy) {
+      pendulum_rhs(c, y.data(), dy.data());
+    };
+    for (std::uint64_t k = 0; k < 5000; ++k) {
+      const double t = step_time(0, 1e-3, k);
+      stepper.step(f, t, 1e-3, x);
+      take_step(m, inlined, t, 1e-3, fast, work);
+    }
+    EXPECT_TRUE(bit_equal(x, Vector{{fast[0], fast[1]}})) << ode_method_name(m);
+    EXPECT_NE(x[0], 2.9);
   }
 }
 

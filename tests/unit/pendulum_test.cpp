@@ -62,17 +62,19 @@ TEST(Pendulum, ParametersFromTheWireAreChecked) {
 
 TEST(SystemCore, ChecksStatesThatArriveFromOutside) {
   SystemCore core("system-4");
-  std::vector<double> dx(2);
-  std::vector<double> x = {0.1, 0.2};
-  EXPECT_THROW(core.calc(0, x, dx), ProtocolError);  // not configured yet
+  Vector dx(2);
+  const Vector x{{0.1, 0.2}};
+  const Vector none;
+  EXPECT_THROW(core.derivative(0, x, none, dx), ProtocolError);  // not configured yet
   EXPECT_EQ(core.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81})), 2u);
-  core.calc(0, x, dx);
+  core.derivative(0, x, none, dx);
   EXPECT_EQ(dx[0], 0.2);
-  std::vector<double> three = {1, 2, 3};
-  std::vector<double> dx3(3);
-  EXPECT_THROW(core.calc(0, three, dx3), ModelError);
-  std::vector<double> inf = {INFINITY, 0};
-  EXPECT_THROW(core.calc(0, inf, dx), ModelError);
+  const Vector three{{1, 2, 3}};
+  Vector dx3(3);
+  EXPECT_THROW(core.derivative(0, three, none, dx3), ModelError);
+  EXPECT_THROW(core.derivative(0, x, Vector::Ones(1), dx), ModelError);  // it has no inputs
+  const Vector inf{{INFINITY, 0}};
+  EXPECT_THROW(core.derivative(0, inf, none, dx), ModelError);
   EXPECT_THROW(core.configure("spring", {}), ModelError);
   EXPECT_EQ(core.totals().calc_calls, 1u);
 }

@@ -14,20 +14,28 @@ namespace {
 using namespace std::chrono_literals;
 
 // A System whose Calc fails the first time it is asked for time t_fail.
-class FlakyLink final : public SystemLink {
+class FlakyLink final : public ModelLink {
  public:
   FlakyLink(SystemCore& core, double t_fail) : inner_(core), t_fail_(t_fail) {}
-  void calc(double t, std::span<const double> x, std::span<double> dx) override {
+  void derivative(double t, VectorView x, VectorView u, VectorOut dx) override {
     if (t == t_fail_ && !failed_) {
       failed_ = true;
       throw ModelError("system-1", "flaky Calc");
     }
-    inner_.calc(t, x, dx);
+    inner_.derivative(t, x, u, dx);
   }
+  void output(double t, VectorView x, VectorOut y) override { inner_.output(t, x, y); }
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J) override {
+    inner_.jacobian(t, x, u, J);
+  }
+  void indicators(double t, VectorView x, VectorView u, VectorOut g) override {
+    inner_.indicators(t, x, u, g);
+  }
+  void on_crossing(std::size_t i, double t, VectorOut x) override { inner_.on_crossing(i, t, x); }
   void handle_event(const Event& e, std::span<double> x) override { inner_.handle_event(e, x); }
 
  private:
-  LocalSystemLink inner_;
+  LocalModelLink inner_;
   double t_fail_;
   bool failed_ = false;
 };
@@ -60,7 +68,7 @@ TEST(RunAhead, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
   SystemCore system("system-1");
   system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
   FlakyLink link(system, step_time(0, h, 30));  // computing step 31 fails once
-  Integrator integrator(IntegratorConfig{"integrator-1", Method::euler, 0, h, {0.3, 0}}, link);
+  Integrator integrator(IntegratorConfig{"integrator-1", OdeMethod::euler, 0, h, {0.3, 0}}, link);
   std::mutex mutex;
   RecordingSink sink;
   RunAhead ahead(integrator, mutex, sink, 4, 100, 200);
@@ -77,7 +85,7 @@ TEST(RunAhead, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
     }
     EXPECT_EQ(next, 31u);
   }
-  const auto r = ahead.rollback(10, {});
+  const auto r = ahead.rollback(10);
   EXPECT_EQ(r.epoch, 1u);
   EXPECT_EQ(r.discarded_steps, 20u);
   ahead.commit(10);  // release: the worker runs on in the new epoch, past the old failure

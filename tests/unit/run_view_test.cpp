@@ -135,7 +135,7 @@ TEST(RunView, EveryMistakeInTheTraceIsNamed) {
   }
   // Names may follow the spans; flows, other metadata and unknown members are skipped.
   dir.write("trace.json", R"({"traceEvents":[
-    {"ph":"X","cat":"busy","name":"Calc","tid":2,"ts":5,"dur":2,"args":{"step":3,"name":"x"}},
+    {"ph":"X","cat":"busy","name":"derivative","tid":2,"ts":5,"dur":2,"args":{"step":3,"name":"x"}},
     {"ph":"s","id":1,"name":"commit","cat":"flow","tid":1,"ts":1},
     {"ph":"M","name":"thread_name","tid":2,"args":{"name":"system-1","role":"system"}},
     7, "text", [1, {"ph":"X"}]],

@@ -55,7 +55,7 @@ std::string error_of(const std::string& text) {
 TEST(Scenario, ReadsEveryField) {
   const Scenario s = parse_scenario(kGood, "good.toml");
   EXPECT_EQ(s.name, "two");
-  EXPECT_EQ(s.method, Method::rk4);
+  EXPECT_EQ(s.method, OdeMethod::rk4);
   EXPECT_EQ(s.h, 0.002);
   EXPECT_EQ(s.steps, 500u);
   EXPECT_EQ(s.output_every, 5u);
@@ -70,7 +70,7 @@ TEST(Scenario, ReadsEveryField) {
 TEST(Scenario, ShippedScenariosLoad) {
   const Scenario thesis = testing::shipped("thesis.toml");
   EXPECT_EQ(thesis.pendulums(), 5u);
-  EXPECT_EQ(thesis.method, Method::euler);
+  EXPECT_EQ(thesis.method, OdeMethod::euler);
   EXPECT_EQ(thesis.chain.restitution, 0.9);
   const Scenario cradle = testing::shipped("cradle.toml");
   EXPECT_EQ(cradle.pendulums(), 5u);
@@ -125,7 +125,11 @@ TEST(Scenario, OtherMistakes) {
             "bad.toml:19: pendulum[2].pivot_x must be greater than pendulum[1].pivot_x (pendulums "
             "stand left to right)");
   EXPECT_EQ(error_of(edited("\"rk4\"", "\"leapfrog\"")),
-            "bad.toml:3: unknown integrator 'leapfrog' (known: euler, rk4)");
+            "bad.toml:3: unknown integrator 'leapfrog' (known: euler, rk3, rk4, ab3, "
+            "backward_euler, dre0, pdre0)");
+  EXPECT_EQ(error_of(edited("\"rk4\"", "\"ab3\"")),
+            "bad.toml:3: integrator 'ab3' is not available for the pendulum chain (euler or rk4: "
+            "the lookahead bound and the sequential reference are derived for them)");
   EXPECT_EQ(error_of(edited("type = \"pendulum-chain\"", "")),
             "bad.toml:8: missing field model.type (\"pendulum-chain\")");
   EXPECT_EQ(error_of(""), "bad.toml:1: missing table [simulation]");

@@ -18,7 +18,7 @@ inline Scenario shipped(const std::string& name) {
 
 // The frame of a generated chain scenario: its name, integrator, step and length, a CSV row
 // every 10 steps.
-inline Scenario generated_scenario(const std::string& name, Method method, double h,
+inline Scenario generated_scenario(const std::string& name, OdeMethod method, double h,
                                    std::uint64_t steps) {
   Scenario s;
   s.file = name;
@@ -37,7 +37,7 @@ inline Scenario random_scenario(unsigned seed, std::size_t n, std::uint64_t step
   auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
   };
-  const Method method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  const OdeMethod method = uniform(0, 1) < 0.5 ? OdeMethod::euler : OdeMethod::rk4;
   const double h = uniform(0.5e-3, 2e-3);
   Scenario s = generated_scenario("random-" + std::to_string(seed), method, h, steps);
   s.chain.restitution = uniform(0, 1);
@@ -70,7 +70,7 @@ inline Scenario crossing_scenario(unsigned seed, std::size_t n, std::uint64_t st
   auto uniform = [&](double lo, double hi) {
     return std::uniform_real_distribution<>(lo, hi)(rng);
   };
-  const Method method = uniform(0, 1) < 0.5 ? Method::euler : Method::rk4;
+  const OdeMethod method = uniform(0, 1) < 0.5 ? OdeMethod::euler : OdeMethod::rk4;
   const double h = uniform(0.5e-3, 1.5e-3);
   Scenario s = generated_scenario("crossing-" + std::to_string(seed), method, h, steps);
   s.chain.restitution = uniform(0.5, 1);

@@ -163,7 +163,8 @@ TEST(TraceJson, OneTrackPerComponentAndValidEvents) {
     ++events[e["tid"].get<int>()];
   }
   // (The monitor's grant rounds are streamed from the stepper in real runs: not in a result.)
-  EXPECT_EQ(names, (std::set<std::string>{"Calc", "advance", "apply_event", "event", "sweep"}));
+  EXPECT_EQ(names,
+            (std::set<std::string>{"advance", "apply_event", "derivative", "event", "sweep"}));
   ASSERT_EQ(tracks.size(), r.components.size());
   std::size_t k = 0;
   for (const auto& [tid, name] : tracks) {
@@ -180,7 +181,7 @@ TEST(TraceFile, ALimitBoundsTheTraceAndTheSummarySaysSo) {
   const int tid = file.track("system-1", ComponentRole::system);
   std::vector<ActivitySpan> spans;
   for (std::uint64_t k = 0; k < 5000; ++k)
-    spans.push_back({k * 2000, k * 2000 + 1000, ActivityKind::busy, {ActivityCall::calc}});
+    spans.push_back({k * 2000, k * 2000 + 1000, ActivityKind::busy, {ActivityCall::derivative}});
   file.write(tid, spans);
   RunResult r;
   r.components.emplace_back().name = "system-1";

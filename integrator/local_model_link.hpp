@@ -1,28 +1,13 @@
 #pragma once
 // An Integrator's System in the same process: a direct call, no transport.
-#include "integrator/subsystem_link.hpp"
-#include "integrator/system_link.hpp"
+#include "integrator/model_link.hpp"
 #include "system/system_core.hpp"
 
 namespace kausal {
 
-class LocalSystemLink final : public SystemLink {
+class LocalModelLink final : public ModelLink {
  public:
-  explicit LocalSystemLink(SystemCore& system) : system_(system) {}
-  void calc(double t, std::span<const double> x, std::span<double> dx) override {
-    system_.calc(t, x, dx);
-  }
-  void handle_event(const Event& event, std::span<double> x) override {
-    system_.handle_event(event, x);
-  }
-
- private:
-  SystemCore& system_;
-};
-
-class LocalSubsystemLink final : public SubsystemLink {
- public:
-  explicit LocalSubsystemLink(SystemCore& system) : system_(system) {}
+  explicit LocalModelLink(SystemCore& system) : system_(system) {}
   void derivative(double t, VectorView x, VectorView u, VectorOut dx) override {
     system_.derivative(t, x, u, dx);
   }
@@ -35,6 +20,9 @@ class LocalSubsystemLink final : public SubsystemLink {
   }
   void on_crossing(std::size_t indicator, double t, VectorOut x) override {
     system_.on_crossing(indicator, t, x);
+  }
+  void handle_event(const Event& event, std::span<double> x) override {
+    system_.handle_event(event, x);
   }
 
  private:

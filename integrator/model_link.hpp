@@ -1,0 +1,24 @@
+#pragma once
+// How an Integrator reaches its System, directly in one process or over CORBA: the calls of
+// the model API (system/model.hpp), one round trip each. Every model kind goes through this
+// one link: the pendulum chain's Integrators as much as a partition's.
+#include <cstddef>
+#include <span>
+
+#include "system/model.hpp"
+
+namespace kausal {
+
+class ModelLink {
+ public:
+  virtual ~ModelLink() = default;
+  virtual void derivative(double t, VectorView x, VectorView u, VectorOut dx) = 0;
+  virtual void output(double t, VectorView x, VectorOut y) = 0;
+  virtual void jacobian(double t, VectorView x, VectorView u, MatrixOut J) = 0;
+  virtual void indicators(double t, VectorView x, VectorView u, VectorOut g) = 0;
+  virtual void on_crossing(std::size_t indicator, double t, VectorOut x) = 0;
+  // A time-stamped event from outside the partition (the chain's impact impulse).
+  virtual void handle_event(const Event& event, std::span<double> x) = 0;
+};
+
+}  // namespace kausal
