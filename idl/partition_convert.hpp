@@ -128,6 +128,7 @@ inline idl::PartitionSetup to_idl(const CoupledConfig& c, idl::System_ptr system
   out.tolerance = c.tolerance;
   out.window = c.window;
   out.publish_every = c.publish_every;
+  out.rollback_check = c.rollback_check;
   return out;
 }
 

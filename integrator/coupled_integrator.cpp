@@ -172,13 +172,8 @@ void CoupledIntegrator::step_once() {
   }
   list_.save({n, x_, stepper_.memory(), indicators_, {}, 0});
   const std::uint64_t before = stepper_.derivative_calls();
-  BoundRhs rhs(*this);
-  try {
-    stepper_.step(rhs, time_of_step(n), static_cast<double>(config_.ticks_per_step) * config_.tick,
-                  x_);
-  } catch (const SimulationError& e) {
-    throw ModelError(config_.name, e.what());
-  }
+  compute_step(n);
+  if (config_.rollback_check) check_rollback_reproduces_step(n);
   list_.back().derivative_calls = stepper_.derivative_calls() - before;
   clock_.count_calc(list_.back().derivative_calls);
   stats_.derivative_calls = stepper_.derivative_calls();
@@ -190,6 +185,31 @@ void CoupledIntegrator::step_once() {
   // Tagged by the step reached.
   clock_.add(ActivityKind::busy, started, ended, {ActivityCall::partition_step, step_});
   list_.back().work = ended - started;
+}
+
+void CoupledIntegrator::compute_step(std::uint64_t n) {
+  BoundRhs rhs(*this);
+  try {
+    stepper_.step(rhs, time_of_step(n), static_cast<double>(config_.ticks_per_step) * config_.tick,
+                  x_);
+  } catch (const SimulationError& e) {
+    throw ModelError(config_.name, e.what());
+  }
+}
+
+// Restores what the state list holds for step n (the state and the stepper's multistep
+// memory), steps again with the same inputs and compares the bits of both: a rollback that
+// does not reproduce the trajectory exactly would break the equivalence of the methods.
+void CoupledIntegrator::check_rollback_reproduces_step(std::uint64_t n) {
+  const Vector first = x_;
+  const StepperMemory first_memory = stepper_.memory();
+  x_ = list_.back().x;
+  stepper_.restore(list_.back().memory);
+  compute_step(n);
+  if (!same_bits(x_, first) || !same_bits(stepper_.memory(), first_memory))
+    throw ModelError(config_.name, "rollback check: re-stepping from step " + std::to_string(n) +
+                                       " after a restore gave other bits" +
+                                       (same_bits(x_, first) ? " (in the stepper's memory)" : ""));
 }
 
 // An indicator that changed sign across the step fires its handler at the step's end.

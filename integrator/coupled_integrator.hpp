@@ -56,6 +56,9 @@ struct CoupledConfig {
   // one does). A final sample point is shipped at once: holding it back for a batch would
   // hold its consumers back too.
   std::uint64_t publish_every = 0;
+  // Every step: step, restore the state list's entry (state and multistep memory), step
+  // again, require identical bits (`--rollback-check`). Doubles the f evaluations.
+  bool rollback_check = false;
 };
 
 // How many steps of a partition like this fit into the memory budgets of
@@ -148,6 +151,8 @@ class CoupledIntegrator {
   void prepare_inputs(std::uint64_t n);
   void input_at(double t, Vector& u) const;
   void handle_crossings(double t);
+  void compute_step(std::uint64_t n);
+  void check_rollback_reproduces_step(std::uint64_t n);
   void rollback_to(std::uint64_t n);
   void restore_step(std::uint64_t n);
   void forget_before(std::uint64_t n);

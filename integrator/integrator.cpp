@@ -126,13 +126,13 @@ void Integrator::compute_step() {
 // rollback that does not reproduce the trajectory exactly would break equivalence.
 void Integrator::check_rollback_reproduces_step() {
   const Vector first = x_;
+  const StepperMemory first_memory = stepper_.memory();
   const std::uint64_t from = step_ - 1;
   x_ = list_.back().x;  // what step_once() saved just before this step (after any event)
   stepper_.restore(list_.back().memory);
   step_ = from;
   compute_step();
-  if (x_.size() != first.size() ||
-      std::memcmp(x_.data(), first.data(), x_.size() * sizeof(double)) != 0)
+  if (!same_bits(x_, first) || !same_bits(stepper_.memory(), first_memory))
     throw ModelError(config_.name, "rollback check: re-stepping from step " + std::to_string(from) +
                                        " after a restore gave other bits");
 }

@@ -211,6 +211,7 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
     limits::within(component, "window", c.window, held_steps_within_budget(c),
                    "steps a partition may keep for a rollback: the memory budget for its size");
   c.publish_every = s.publish_every;
+  c.rollback_check = s.rollback_check != 0;
   return c;  // the CoupledIntegrator checks steps, x0, hold orders, periods, tolerance, window
 }
 

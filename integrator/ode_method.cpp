@@ -82,6 +82,16 @@ double max_norm(const Vector& v) {
 
 }  // namespace
 
+bool same_bits(const Vector& a, const Vector& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+}
+
+bool same_bits(const StepperMemory& a, const StepperMemory& b) {
+  return a.steps == b.steps && std::memcmp(&a.h, &b.h, sizeof a.h) == 0 &&
+         same_bits(a.previous, b.previous) && same_bits(a.before_previous, b.before_previous);
+}
+
 OdeMethod parse_ode_method(std::string_view name, const std::string& where) {
   for (const auto& m : method_names)
     if (m.name == name) return m.method;

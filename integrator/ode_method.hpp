@@ -40,6 +40,11 @@ struct StepperMemory {
   Vector before_previous;   // f at the start of the step before it
 };
 
+// Bit-for-bit equality (the rollback check's test: NaNs with the same bits are equal, 0 and
+// -0 are not).
+bool same_bits(const Vector& a, const Vector& b);
+bool same_bits(const StepperMemory& a, const StepperMemory& b);
+
 // Advances one subsystem's state by one step of the chosen method.
 //
 // AB3 start-up: the first two steps after construction or restart() are RK3 steps (Kutta's,

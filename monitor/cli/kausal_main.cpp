@@ -460,6 +460,7 @@ CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method
   mode.speculate = method == SyncMethod::optimistic;
   mode.tolerance = o.tolerance.value_or(s.tolerance);
   mode.window = o.window_given ? o.window : CosimMode{}.window;
+  mode.rollback_check = o.rollback_check && method != SyncMethod::sequential;
   return mode;
 }
 
@@ -506,6 +507,10 @@ int run_partitioned(const Options& o) {
     throw InputError("command line: --tolerance applies to --method optimistic");
   if (o.layout_given && method == SyncMethod::sequential)
     throw InputError("command line: --layout applies to conservative and optimistic runs");
+  if (o.rollback_check && method == SyncMethod::sequential)
+    throw InputError(
+        "command line: --rollback-check applies to the Integrators of conservative and "
+        "optimistic runs");
   const fs::path out = output_dir(o, s.name, to_string(method));
   OrbOnDemand orb(o);
   const RunResult r = execute_partitioned(s, method, out, o, orb, parse_layout(o.layout));
@@ -676,7 +681,7 @@ void reject_chain_options(const CLI::App& cmd) {
     return opt && opt->count() > 0;
   };
   for (const char* name :
-       {"--guarantee", "--batch", "--animate", "--check-guarantees", "--rollback-check"})
+       {"--guarantee", "--batch", "--animate", "--check-guarantees"})
     if (given(name))
       throw InputError(std::string("command line: ") + name +
                        " applies to pendulum-chain scenarios, not to partitioned models");
@@ -898,8 +903,9 @@ void add_common(CLI::App* cmd, Options& o) {
                 "conservative lookahead: at every granted step, require that no two bobs even "
                 "touch (a false guarantee ends the run as a causality violation)");
   cmd->add_flag("--rollback-check", o.rollback_check,
-                "every Integrator step: step, restore from the state list, step again, require "
-                "identical bits (doubles the Calc calls)");
+                "every Integrator step, of every model kind: step, restore from the state list "
+                "(state and multistep memory), step again, require identical bits (doubles the "
+                "Calc calls)");
   cmd->add_option("--call-timeout", o.call_timeout_ms,
                   "ms a component may take to answer one call of bounded work (a Calc, a "
                   "heartbeat ping) before it counts as hung; the monitor waits one second "

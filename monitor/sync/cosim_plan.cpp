@@ -37,6 +37,7 @@ CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
     c.speculate = mode.speculate;
     c.tolerance = mode.tolerance;
     c.window = mode.window;
+    c.rollback_check = mode.rollback_check;
     plan.configs.push_back(std::move(c));
     plan.state_names.push_back(model->signature().states);
     outputs[p] = model->signature().outputs;

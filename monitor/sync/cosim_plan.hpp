@@ -17,6 +17,7 @@ struct CosimMode {
   // Optimistic: steps a partition may run past its last final step. Small, because a
   // prediction extrapolates further the further ahead it is, and is refused more often.
   std::uint64_t window = 4;
+  bool rollback_check = false;  // see CoupledConfig::rollback_check
 };
 
 // Output `output` of a producer partition, sampled every `producer_steps_per_sample` of its

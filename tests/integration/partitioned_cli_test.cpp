@@ -98,6 +98,36 @@ TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
   EXPECT_LT(worst, 1e-3);
 }
 
+// --rollback-check on a partitioned model, over processes: every step of every partition is
+// taken twice, the second time from what its state list restored (AB3's memory included);
+// the digest stays the sequential one and the f evaluations double.
+TEST(PartitionedCli, TheRollbackCheckRestepsEveryPartitionFromItsStateList) {
+  TempDir dir;
+  std::string text = read_file(scenario("two-mass.toml"));
+  for (auto at = text.find("\"rk4\""); at != std::string::npos; at = text.find("\"rk4\""))
+    text.replace(at, 5, "\"ab3\"");
+  const fs::path file = dir / "ab3.toml";
+  std::ofstream(file) << text;
+  const auto seq = run_ok({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
+  auto calls = [](const nlohmann::json& r) {
+    std::uint64_t n = 0;
+    for (const auto& p : r["partitions"]) n += p["derivative_calls"].get<std::uint64_t>();
+    return n;
+  };
+  const auto plain = run_ok(
+      {"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
+      dir.path());
+  for (const std::string method : {"conservative", "optimistic"}) {
+    const auto r = run_ok({"run", file.string(), "--method", method, "--rollback-check", "--out",
+                           (dir / method).string()},
+                          dir.path());
+    EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
+    if (method == "conservative") EXPECT_EQ(calls(r), 2 * calls(plain));
+  }
+  KausalProcess sequential({"run", file.string(), "--rollback-check"}, dir.path());
+  EXPECT_EQ(sequential.wait(30s), 2);
+}
+
 TEST(PartitionedCli, TheScenarioNamesTheMethodUnlessTheCommandLineDoes) {
   TempDir dir;
   const auto s = scenario_variant("orifices-pdre0.toml", dir.path(),

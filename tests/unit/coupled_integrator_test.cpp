@@ -264,6 +264,52 @@ TEST(CoupledIntegrator, AZeroCrossingFiresItsHandlerAtTheStepEnd) {
   EXPECT_LT(ball.integrator->step(), 401u);
 }
 
+// A model that keeps a hidden state the state list cannot see: every evaluation drifts.
+class HiddenState final : public Model {
+ public:
+  const Signature& signature() const override { return signature_; }
+  void derivative(double, VectorView x, VectorView, VectorOut dx) const override {
+    dx[0] = -x[0] + 1e-9 * static_cast<double>(++calls_);
+  }
+
+ private:
+  Signature signature_{{"x"}, {}, {"x"}};
+  mutable std::uint64_t calls_ = 0;
+};
+
+// The rollback check steps, restores state and multistep memory from the state list, steps
+// again and requires the same bits: AB3 passes (its memory is saved with the state) at
+// twice the f evaluations, a model that hides state is caught at its first step.
+TEST(CoupledIntegrator, TheRollbackCheckRestepsFromTheStateListAndCatchesHiddenState) {
+  auto run = [](std::unique_ptr<Model> model, bool check) {
+    CoupledConfig c = config_for("ball", 1, 300);
+    c.method = OdeMethod::ab3;
+    c.rollback_check = check;
+    Part part(std::move(model), c);
+    std::vector<double> states;
+    while (!part.integrator->all_published()) {
+      part.integrator->step_once();
+      const OutputBatch b = part.integrator->take_final();
+      states.insert(states.end(), b.states.begin(), b.states.end());
+    }
+    return std::pair{states, part.integrator->stats().derivative_calls};
+  };
+  const auto [plain, plain_calls] = run(std::make_unique<Ball>(), false);
+  const auto [checked, checked_calls] = run(std::make_unique<Ball>(), true);
+  EXPECT_EQ(checked, plain);
+  EXPECT_EQ(checked_calls, 2 * plain_calls);
+  try {
+    run(std::make_unique<HiddenState>(), true);
+    FAIL() << "hidden state went unnoticed";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(e.component(), "ball");
+    EXPECT_NE(std::string(e.what()).find("rollback check: re-stepping from step 0"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(run(std::make_unique<HiddenState>(), false));
+}
+
 // A model whose every evaluation fails with something that is no kausal::Error: an
 // allocation that could not be made.
 class OutOfMemory final : public Model {
