@@ -1,9 +1,12 @@
 // The pinned digests (scenarios/digests.toml): every shipped scenario is listed, and its
-// command, run for real, reproduces the checked-in digest. Other tests compare every method,
-// layout and host with the sequential run, so this pins them all.
+// command, run for real, reproduces the checked-in digest. Then one generated test per cell
+// of scenario × method × layout (Cells/Cell.ReproducesThePinnedDigest/thesis_optimistic_
+// pendulum, ...), each running `kausal run` with real component processes, so that a
+// failing cell names itself.
 #include <gtest/gtest.h>
 
 #include <toml++/toml.h>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -69,6 +72,72 @@ TEST(PinnedDigests, EachCommandReproducesItsDigest) {
         << p.command << ": the digest differs from scenarios/digests.toml";
   }
 }
+
+// One cell: a shipped scenario run with one method in one layout.
+struct Cell {
+  Pinned pinned;
+  std::vector<std::string> method;  // "--method", ..., possibly "--guarantee", ...
+  std::string layout;
+  std::string name;  // for the test's name: letters, digits and '_'
+};
+
+bool is_partitioned(const std::string& file) {
+  const toml::table root = toml::parse_file((kSource / "scenarios" / file).string());
+  return root.contains("subsystem");
+}
+
+std::string identifier(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+// Every method a scenario of its kind runs with, in every layout. Partitioned models are
+// pinned at tolerance 0, where optimistic must give the sequential bits too.
+std::vector<Cell> all_cells() {
+  std::vector<Cell> cells;
+  for (const Pinned& p : pinned_digests()) {
+    const bool partitioned = is_partitioned(p.file);
+    std::vector<std::vector<std::string>> methods;
+    if (partitioned) {
+      methods = {{"--method", "conservative"}, {"--method", "optimistic", "--tolerance", "0"}};
+    } else {
+      methods = {{"--method", "conservative", "--guarantee", "step"},
+                 {"--method", "conservative", "--guarantee", "lookahead"},
+                 {"--method", "optimistic"}};
+    }
+    for (const auto& method : methods)
+      for (const std::string layout : {"process", "pendulum", "single"}) {
+        std::string label = p.file.substr(0, p.file.size() - 5) + "_" + method[1];
+        if (method.size() > 2 && method[2] == "--guarantee") label += "_" + method[3];
+        cells.push_back({p, method, layout, identifier(label + "_" + layout)});
+      }
+  }
+  return cells;
+}
+
+class Cells : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(Cells, ReproducesThePinnedDigest) {
+  const Cell& cell = GetParam();
+  TempDir dir;
+  std::vector<std::string> args = {"run", (kSource / "scenarios" / cell.pinned.file).string()};
+  args.insert(args.end(), cell.method.begin(), cell.method.end());
+  args.insert(args.end(), {"--layout", cell.layout, "--out", (dir / "out").string()});
+  std::string err;
+  ASSERT_EQ(run_kausal(args, dir.path(), &err), 0) << err;
+  const auto summary = read_json(dir / "out" / "summary.json");
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["layout"], cell.layout);
+  EXPECT_EQ(summary["trajectory_sha256"], cell.pinned.sha256)
+      << cell.name << " differs from the digest pinned for " << cell.pinned.file << " ("
+      << cell.pinned.command << ")";
+}
+
+INSTANTIATE_TEST_SUITE_P(Every, Cells, ::testing::ValuesIn(all_cells()),
+                         [](const ::testing::TestParamInfo<Cell>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace kausal::testing

@@ -114,9 +114,9 @@ TEST(PartitionedCli, TheRollbackCheckRestepsEveryPartitionFromItsStateList) {
     for (const auto& p : r["partitions"]) n += p["derivative_calls"].get<std::uint64_t>();
     return n;
   };
-  const auto plain = run_ok(
-      {"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
-      dir.path());
+  const auto plain =
+      run_ok({"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
+             dir.path());
   for (const std::string method : {"conservative", "optimistic"}) {
     const auto r = run_ok({"run", file.string(), "--method", method, "--rollback-check", "--out",
                            (dir / method).string()},
