@@ -83,8 +83,10 @@ double max_norm(const Vector& v) {
 }  // namespace
 
 bool same_bits(const Vector& a, const Vector& b) {
+  // (An empty Eigen vector has no data pointer, and memcmp must not be given a null one.)
   return a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+         (a.size() == 0 || std::memcmp(a.data(), b.data(),
+                                       static_cast<std::size_t>(a.size()) * sizeof(double)) == 0);
 }
 
 bool same_bits(const StepperMemory& a, const StepperMemory& b) {
