@@ -11,8 +11,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// thesis.toml for long enough that a distributed run is still going when the test strikes.
-constexpr const char* kDuration = "duration = 10.0";
+// thesis.toml for long enough that a distributed run is still going when the test strikes,
+// also a resumed one on an idle machine (10 s of simulated time ended before the second kill).
+constexpr const char* kDuration = "duration = 60.0";
 
 struct ResumeRun {
   TempDir dir;
