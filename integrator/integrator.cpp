@@ -1,7 +1,6 @@
 #include "integrator/integrator.hpp"
 
 #include <cmath>
-#include <cstring>
 
 #include "system/errors.hpp"
 #include "system/request_limits.hpp"
@@ -125,16 +124,11 @@ void Integrator::compute_step() {
 // Restores the state just saved before the step, steps again and compares the bits: a
 // rollback that does not reproduce the trajectory exactly would break equivalence.
 void Integrator::check_rollback_reproduces_step() {
-  const Vector first = x_;
-  const StepperMemory first_memory = stepper_.memory();
-  const std::uint64_t from = step_ - 1;
-  x_ = list_.back().x;  // what step_once() saved just before this step (after any event)
-  stepper_.restore(list_.back().memory);
-  step_ = from;
-  compute_step();
-  if (!same_bits(x_, first) || !same_bits(stepper_.memory(), first_memory))
-    throw ModelError(config_.name, "rollback check: re-stepping from step " + std::to_string(from) +
-                                       " after a restore gave other bits");
+  // list_.back() is what step_once() saved just before this step (after any event).
+  check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] {
+    step_ = list_.back().step;
+    compute_step();
+  });
 }
 
 void Integrator::step_once() {

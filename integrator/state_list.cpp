@@ -3,7 +3,19 @@
 #include <algorithm>
 #include <iterator>
 
+#include "system/errors.hpp"
+
 namespace kausal {
+
+void require_same_step(const std::string& component, std::uint64_t step, const Vector& x,
+                       const StepperMemory& memory, const Vector& again,
+                       const StepperMemory& memory_again) {
+  const bool same_state = same_bits(again, x);
+  if (same_state && same_bits(memory_again, memory)) return;
+  throw ModelError(component, "rollback check: re-stepping from step " + std::to_string(step) +
+                                  " after a restore gave other bits" +
+                                  (same_state ? " (in the stepper's memory)" : ""));
+}
 
 std::uint64_t StateList::entry_bytes(std::size_t state_size, std::size_t indicator_count,
                                      bool multistep) {

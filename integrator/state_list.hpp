@@ -7,6 +7,8 @@
 // lies before GVT.
 #include <cstdint>
 #include <deque>
+#include <string>
+#include <utility>
 
 #include "integrator/ode_method.hpp"
 #include "system/activity_clock.hpp"
@@ -58,5 +60,24 @@ class StateList {
   std::deque<Entry> entries_;
   std::size_t peak_ = 0;
 };
+
+// The rollback check (`--rollback-check`), the same for every Integrator: restores x and the
+// stepper's multistep memory from `from` (the entry saved before the step just taken), lets
+// `restep` take that step again, and throws ModelError naming `component` unless x and the
+// memory come out with the same bits as the first time.
+void require_same_step(const std::string& component, std::uint64_t step, const Vector& x,
+                       const StepperMemory& memory, const Vector& again,
+                       const StepperMemory& memory_again);
+
+template <typename Restep>
+void check_restep_reproduces(const std::string& component, const StateList::Entry& from,
+                             OdeStepper& stepper, Vector& x, Restep&& restep) {
+  const Vector first = x;
+  const StepperMemory first_memory = stepper.memory();
+  x = from.x;
+  stepper.restore(from.memory);
+  std::forward<Restep>(restep)();
+  require_same_step(component, from.step, first, first_memory, x, stepper.memory());
+}
 
 }  // namespace kausal

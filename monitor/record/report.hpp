@@ -26,7 +26,7 @@ struct ReportOptions {
   std::string setup;               // one line: pendulums, integrator, steps, h
   // Told before each chart is drawn (chart k of n, what it shows): drawing them takes a
   // second or so each, which a user should not wait through in silence.
-  std::function<void(std::size_t k, std::size_t n, const std::string& what)> progress;
+  std::function<void(std::size_t k, std::size_t n, const std::string& what)> progress = {};
 };
 
 // Renders the charts and writes out_dir/report.html. `runs` in the order they ran, each

@@ -23,10 +23,6 @@ constexpr auto detection_bound = call_timeout + 1000ms;
 constexpr auto detection_slack = 2s;
 constexpr auto ending_allowance = 6s;
 
-std::string source_scenario(const std::string& name) {
-  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
-}
-
 std::string sha256_of(const fs::path& out) {
   return read_json(out / "summary.json")["trajectory_sha256"];
 }
