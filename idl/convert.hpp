@@ -11,6 +11,10 @@
 
 namespace kausal {
 
+inline CORBA::ULong wire_size(std::size_t n) {
+  return static_cast<CORBA::ULong>(n);
+}
+
 inline idl::DoubleSeq to_seq(std::span<const double> x) {
   idl::DoubleSeq seq;
   seq.length(static_cast<CORBA::ULong>(x.size()));
@@ -36,16 +40,78 @@ inline Event from_idl(const idl::Event& e) {
 }
 
 inline idl::StateBatch to_idl(const StateBatch& b) {
-  idl::StateBatch out;
-  out.epoch = b.epoch;
-  out.first_step = b.first_step;
-  out.state_size = static_cast<CORBA::ULong>(b.state_size);
-  out.states = to_seq(b.states);
-  return out;
+  return {b.epoch,          b.first_step,     wire_size(b.state_size), wire_size(b.output_size),
+          to_seq(b.states), to_seq(b.outputs)};
 }
 
 inline StateBatch from_idl(const idl::StateBatch& b) {
-  return {b.epoch, b.first_step, b.state_size, to_vector(b.states)};
+  return {b.epoch,       b.first_step,        b.state_size,
+          b.output_size, to_vector(b.states), to_vector(b.outputs)};
+}
+
+inline idl::ChannelSampleSeq to_idl(const std::vector<ChannelSample>& samples) {
+  idl::ChannelSampleSeq out;
+  out.length(wire_size(samples.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {wire_size(samples[k].channel), samples[k].index, samples[k].value};
+  return out;
+}
+
+inline std::vector<ChannelSample> from_idl(const idl::ChannelSampleSeq& samples) {
+  std::vector<ChannelSample> out;
+  for (CORBA::ULong k = 0; k < samples.length(); ++k)
+    out.push_back({samples[k].channel, samples[k].index, samples[k].value});
+  return out;
+}
+
+inline idl::IntegratorStats to_idl(const IntegratorStats& s) {
+  return {s.steps_computed,     s.rollbacks,
+          s.rolled_back_steps,  s.wasted_derivative_calls,
+          s.predictions,        s.accepted_predictions,
+          s.max_accepted_error, s.derivative_calls,
+          s.jacobian_calls,     s.events};
+}
+
+inline IntegratorStats from_idl(const idl::IntegratorStats& s) {
+  return {s.steps_computed,     s.rollbacks,
+          s.rolled_back_steps,  s.wasted_derivative_calls,
+          s.predictions,        s.accepted_predictions,
+          s.max_accepted_error, s.derivative_calls,
+          s.jacobian_calls,     s.events};
+}
+
+// Every IntegratorConfig field; the Integrator's servant checks them (checked_config).
+inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr system) {
+  idl::IntegratorSetup out;
+  out.sys = idl::System::_duplicate(system);
+  out.name = c.name.c_str();
+  out.method = std::string(ode_method_name(c.method)).c_str();
+  out.blocks.length(wire_size(c.blocks.size()));
+  for (CORBA::ULong k = 0; k < out.blocks.length(); ++k) {
+    out.blocks[k].name = c.blocks[k].name.c_str();
+    out.blocks[k].offset = wire_size(c.blocks[k].offset);
+    out.blocks[k].size = wire_size(c.blocks[k].size);
+  }
+  out.t0 = c.t0;
+  out.tick = c.tick;
+  out.ticks_per_step = c.ticks_per_step;
+  out.first_step = c.first_step;
+  out.last_step = c.last_step;
+  out.x0 = to_seq({c.x0.data(), static_cast<std::size_t>(c.x0.size())});
+  out.output_size = wire_size(c.output_size);
+  out.indicator_count = wire_size(c.indicator_count);
+  out.channels.length(wire_size(c.channels.size()));
+  for (CORBA::ULong k = 0; k < out.channels.length(); ++k) {
+    out.channels[k].name = c.channels[k].name.c_str();
+    out.channels[k].hold = static_cast<CORBA::UShort>(c.channels[k].hold);
+    out.channels[k].period_ticks = c.channels[k].period_ticks;
+  }
+  out.speculate = c.speculate;
+  out.tolerance = c.tolerance;
+  out.publish_every = c.publish_every;
+  out.coupling_sends_events = c.coupling_sends_events;
+  out.rollback_check = c.rollback_check;
+  return out;
 }
 
 inline idl::ComponentTiming to_idl(const ActivityTotals& t) {

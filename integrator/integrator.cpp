@@ -1,75 +1,106 @@
 #include "integrator/integrator.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include "integrator/stepper.hpp"
 #include "system/errors.hpp"
 #include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
 
-// Busy time of a request: its wall time minus its waits for the System, recorded as the
-// pieces between those waits (the Integrator's strip of the utilisation timeline), and the
-// whole request as a call span (trace.json draws it around the pieces and the waits).
-class RequestScope {
- public:
-  RequestScope(Integrator::BusyPieces& pieces, ActivityKind kind, SpanTag tag)
-      : pieces_(pieces), call_(pieces.clock, tag) {
-    pieces_.begin(kind, tag);
-  }
-  ~RequestScope() { pieces_.end(); }
-  RequestScope(const RequestScope&) = delete;
-  RequestScope& operator=(const RequestScope&) = delete;
+Eigen::Index idx(std::size_t i) {
+  return static_cast<Eigen::Index>(i);
+}
 
- private:
-  Integrator::BusyPieces& pieces_;
-  CallScope call_;  // declared last: recorded after the last piece
-};
+std::uint64_t shipped_bytes(const IntegratorConfig& c) {
+  return 8 * (static_cast<std::uint64_t>(c.x0.size()) + c.output_size);
+}
 
 }  // namespace
 
-// f(t, x) and ∂f/∂x of the System (a chain pendulum has no inputs), each call booked as a
-// wait for the System.
+std::uint64_t held_steps_within_budget(const IntegratorConfig& c) {
+  const std::uint64_t saved = StateList::entry_bytes(static_cast<std::size_t>(c.x0.size()),
+                                                     c.indicator_count, c.method == OdeMethod::ab3);
+  return std::min(limits::steps_within(limits::held_bytes, saved + shipped_bytes(c)),
+                  batch_steps_within_budget(c));
+}
+
+std::uint64_t batch_steps_within_budget(const IntegratorConfig& c) {
+  return limits::steps_within(limits::reply_bytes, shipped_bytes(c));
+}
+
+// One request of the trace: its busy (or rollback) pieces around the waits for the System,
+// and the whole request as a call span (trace.json draws it around the pieces and waits).
+class Integrator::Request {
+ public:
+  Request(Integrator& owner, ActivityKind kind, SpanTag tag)
+      : pieces_(owner.pieces_), call_(owner.clock_, tag) {
+    pieces_.begin(kind, tag);
+  }
+  ~Request() { pieces_.end(); }
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
+ private:
+  BusyPieces& pieces_;
+  CallScope call_;  // declared last: recorded after the last piece
+};
+
+// f(t, x) and ∂f/∂x of the System with the inputs of the step being computed bound, each
+// call booked as a wait for the System.
 class Integrator::LinkRhs final : public RightHandSide {
  public:
-  explicit LinkRhs(Integrator& owner) : owner_(owner) {}
+  explicit LinkRhs(Integrator& owner) : owner_(owner), u_(idx(owner.inputs_.size())) {}
   void derivative(double t, VectorView x, VectorOut dx) override {
-    owner_.pieces_.wait_for_system([&] { owner_.link_.derivative(t, x, no_inputs_, dx); });
+    owner_.inputs_.input_at(t, u_);
+    owner_.pieces_.wait_for_system([&] { owner_.link_.derivative(t, x, u_, dx); });
     owner_.clock_.count_calc();
   }
   void jacobian(double t, VectorView x, MatrixOut J) override {
-    owner_.pieces_.wait_for_system([&] { owner_.link_.jacobian(t, x, no_inputs_, J); });
+    owner_.inputs_.input_at(t, u_);
+    owner_.pieces_.wait_for_system([&] { owner_.link_.jacobian(t, x, u_, J); });
   }
 
  private:
   Integrator& owner_;
-  const Vector no_inputs_;
+  Vector u_;
 };
 
 Integrator::Integrator(IntegratorConfig config, ModelLink& link)
     : config_(std::move(config)),
       link_(link),
-      x_(Eigen::Map<const Vector>(config_.x0.data(), static_cast<Eigen::Index>(config_.x0.size()))),
-      stepper_(config_.method, config_.x0.size()),
-      step_(config_.first_step) {
-  if (!(config_.h > 0) || !std::isfinite(config_.h))
+      stepper_(config_.method, static_cast<std::size_t>(config_.x0.size()), config_.blocks),
+      x_(config_.x0),
+      inputs_(config_.name, config_.channels, {config_.t0, config_.tick, config_.ticks_per_step},
+              config_.speculate, config_.tolerance),
+      step_(config_.first_step),
+      published_(config_.first_step + (config_.coupling_sends_events ? 1 : 0)),
+      committed_(config_.first_step) {
+  if (!(config_.tick > 0) || !std::isfinite(config_.h()) || config_.ticks_per_step == 0)
     throw ModelError(config_.name, "step size h must be finite and > 0");
   if (x_.size() == 0 || !x_.allFinite())
     throw ModelError(config_.name, "initial state must be non-empty and finite");
+  if (config_.speculate) clock_.trace().set_speculative();
 }
 
-std::uint64_t Integrator::max_uncommitted_steps() const {
-  return limits::steps_within(limits::held_bytes,
-                              StateList::entry_bytes(static_cast<std::size_t>(x_.size()), 0,
-                                                     config_.method == OdeMethod::ab3));
-}
-
-std::uint64_t Integrator::max_reply_steps() const {
-  return limits::steps_within(limits::reply_bytes, 8 * static_cast<std::uint64_t>(x_.size()));
+double Integrator::time_of_step(std::uint64_t n) const {
+  return step_time(config_.t0, config_.tick, n * config_.ticks_per_step);
 }
 
 void Integrator::require(bool condition, const std::string& what) const {
   if (!condition) throw ProtocolError(config_.name, what);
+}
+
+IntegratorStats Integrator::stats() const {
+  IntegratorStats s = stats_;
+  s.predictions = inputs_.stats().predictions;
+  s.accepted_predictions = inputs_.stats().accepted_predictions;
+  s.max_accepted_error = inputs_.stats().max_accepted_error;
+  s.derivative_calls = stepper_.derivative_calls();
+  s.jacobian_calls = stepper_.jacobian_calls();
+  return s;
 }
 
 ActivityTotals Integrator::totals() const {
@@ -110,120 +141,248 @@ void Integrator::BusyPieces::wait_for_system(Call&& call) {
   link_wait += start_ - start;
 }
 
-void Integrator::compute_step() {
+// ---- stepping ----
+
+bool Integrator::can_step() const {
+  if (done() || held_ || !inputs_.ready_for(step_)) return false;
+  const std::uint64_t committed = committed_step();
+  return step_ < committed || step_ - committed < window_;
+}
+
+void Integrator::compute_step(std::uint64_t n) {
   LinkRhs rhs(*this);
   try {
-    stepper_.step(rhs, step_time(config_.t0, config_.h, step_), config_.h, x_);
+    stepper_.step(rhs, time_of_step(n), config_.h(), x_);
   } catch (const SimulationError& e) {
-    throw ModelError(config_.name, std::string(e.what()) + " (step " + std::to_string(step_ + 1) +
+    throw ModelError(config_.name, std::string(e.what()) + " (step " + std::to_string(n + 1) +
                                        "; step size too large for the method?)");
   }
-  ++step_;
 }
 
-// Restores the state just saved before the step, steps again and compares the bits: a
-// rollback that does not reproduce the trajectory exactly would break equivalence.
-void Integrator::check_rollback_reproduces_step() {
-  // list_.back() is what step_once() saved just before this step (after any event).
-  check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] {
-    step_ = list_.back().step;
-    compute_step();
-  });
+// An indicator that changed sign across the step fires its handler at the step's end.
+void Integrator::handle_crossings(double t) {
+  Vector u(idx(inputs_.size()));
+  inputs_.input_at(t, u);
+  Vector g(idx(config_.indicator_count));
+  pieces_.wait_for_system([&] { link_.indicators(t, x_, u, g); });
+  bool fired = false;
+  for (Eigen::Index i = 0; i < g.size(); ++i) {
+    const bool crossed = (indicators_[i] > 0 && g[i] <= 0) || (indicators_[i] < 0 && g[i] >= 0);
+    if (!crossed) continue;
+    pieces_.wait_for_system([&] { link_.on_crossing(static_cast<std::size_t>(i), t, x_); });
+    ++stats_.events;
+    fired = true;
+  }
+  if (fired) {
+    stepper_.restart();  // the state jumped: a multistep method starts afresh
+    pieces_.wait_for_system([&] { link_.indicators(t, x_, u, g); });
+  }
+  indicators_ = std::move(g);
 }
 
+// Saves the state list's entry, takes the step (and, with the rollback check, takes it again
+// from the entry), handles the zero crossings at its end; the entry records what it cost.
 void Integrator::step_once() {
+  if (!can_step()) throw ProtocolError(config_.name, "step requested while it may not step");
+  const std::uint64_t n = step_;
   const auto start = ActivityClock::Clock::now();
   const auto wait_before = pieces_.link_wait;
   const std::uint64_t calls_before = stepper_.derivative_calls();
-  pieces_.tag_step(step_ + 1);
-  list_.save({step_, x_, stepper_.memory(), {}, {}, 0});
-  compute_step();
-  if (config_.rollback_check) check_rollback_reproduces_step();
+  pieces_.tag_step(n + 1);
+  inputs_.bind(n);
+  if (config_.indicator_count > 0 && indicators_.size() == 0) {
+    indicators_.resize(idx(config_.indicator_count));
+    Vector u(idx(inputs_.size()));
+    inputs_.input_at(time_of_step(n), u);
+    pieces_.wait_for_system([&] { link_.indicators(time_of_step(n), x_, u, indicators_); });
+  }
+  list_.save({n, x_, stepper_.memory(), indicators_, {}, 0});
+  compute_step(n);
+  if (config_.rollback_check)
+    check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] { compute_step(n); });
+  step_ = n + 1;
+  if (config_.indicator_count > 0) handle_crossings(time_of_step(step_));
+  ++stats_.steps_computed;
   pieces_.tag_step(ActivityTrace::untagged);
   StateList::Entry& from = list_.back();
   from.work = ActivityClock::Clock::now() - start - (pieces_.link_wait - wait_before);
   from.derivative_calls = stepper_.derivative_calls() - calls_before;
 }
 
-void Integrator::run_ahead_mode() {
-  speculative_ = true;
-  clock_.trace().set_speculative();
+std::uint64_t Integrator::step_while(std::uint64_t until, const std::function<bool()>& more) {
+  Request request(
+      *this, ActivityKind::busy,
+      {on_its_own_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_});
+  std::uint64_t taken = 0;
+  while (step_ < until && can_step() && more()) {
+    step_once();
+    ++taken;
+  }
+  return taken;
 }
 
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadline deadline) {
-  RequestScope scope(
-      pieces_, ActivityKind::busy,
-      {speculative_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_});
-  // (Messages built only when needed: this is every step of a running-ahead Integrator.)
+  Request request(
+      *this, ActivityKind::busy,
+      {on_its_own_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_});
+  // (Messages built only when needed: this is every step of a conservative run.)
   if (gvt > step_)
     throw ProtocolError(config_.name, "gvt " + std::to_string(gvt) +
                                           " lies after the current step " + std::to_string(step_));
-  if (guarantee > gvt && guarantee - gvt > max_uncommitted_steps())
+  const std::uint64_t budget = held_steps_within_budget(config_);
+  if (guarantee > gvt && guarantee - gvt > budget)
     throw ProtocolError(config_.name, "guarantee " + std::to_string(guarantee) +
-                                          " lies more than " +
-                                          std::to_string(max_uncommitted_steps()) +
+                                          " lies more than " + std::to_string(budget) +
                                           " steps past gvt " + std::to_string(gvt) +
                                           " (the state list's budget for this state size; "
                                           "commit first)");
-  list_.fossil_collect(gvt);
-  clock_.trace().settle(gvt);
-  const auto n = static_cast<std::size_t>(x_.size());
-  StateBatch batch{epoch_, step_ + 1, n, {}};
-  const std::uint64_t steps =
-      guarantee > step_ ? std::min(guarantee - step_, max_reply_steps()) : 0;
-  batch.states.reserve(steps * n);
-  for (std::uint64_t k = 0; k < steps; ++k) {
+  committed_ = gvt;
+  held_ = false;
+  forget_before(gvt);
+  const std::uint64_t most = batch_steps_within_budget(config_);
+  std::uint64_t taken = 0;
+  while (
+      step_ < guarantee && can_step() && taken < most &&
+      (taken == 0 || deadline == Deadline::max() || std::chrono::steady_clock::now() < deadline)) {
     step_once();
-    batch.states.insert(batch.states.end(), x_.data(), x_.data() + n);
-    if (deadline != Deadline::max() && std::chrono::steady_clock::now() >= deadline) break;
+    ++taken;
   }
-  return batch;
+  return collect_final();
+}
+
+void Integrator::run_on_its_own(std::uint64_t window) {
+  on_its_own_ = true;
+  window_ = window;
+  if (config_.coupling_sends_events) clock_.trace().set_speculative();
+}
+
+// ---- what arrives from outside ----
+
+void Integrator::provide(const ChannelSample& sample) {
+  Request request(*this, ActivityKind::busy, {ActivityCall::provide, sample.index, epoch_});
+  const std::optional<std::uint64_t> refuted = inputs_.provide(sample);
+  if (refuted && *refuted < step_) {
+    require(list_.last_at(*refuted) != nullptr,
+            "step " + std::to_string(*refuted) + " is not in the state list");
+    rewind(*refuted);
+  }
 }
 
 std::vector<double> Integrator::apply_event(const Event& event) {
-  RequestScope scope(pieces_, ActivityKind::busy, {ActivityCall::apply_event, event.step, epoch_});
+  Request request(*this, ActivityKind::busy, {ActivityCall::apply_event, event.step, epoch_});
   require(event.step == step_, "event for step " + std::to_string(event.step) +
                                    " arrived at step " + std::to_string(step_));
   // Rollback restores the first state saved at a step (as stepping produced it); a second
   // event at the same step needs no second copy.
-  if (list_.first_at(step_) == nullptr) list_.save({step_, x_, stepper_.memory(), {}, {}, 0});
+  if (list_.first_at(step_) == nullptr)
+    list_.save({step_, x_, stepper_.memory(), indicators_, {}, 0});
   pieces_.wait_for_system([&] {
     link_.handle_event(event, {x_.data(), static_cast<std::size_t>(x_.size())});
   });
   if (!x_.allFinite())
     throw ModelError(config_.name, "event '" + event.kind + "' made the state non-finite");
   stepper_.restart();  // the state jumped: a multistep method starts afresh
+  ++stats_.events;
   return {x_.data(), x_.data() + x_.size()};
 }
 
+// The state, stepper memory and indicators saved first at step n; the time spent on the
+// discarded steps becomes rollback time.
+void Integrator::rewind(std::uint64_t n) {
+  StateList::Rewound r = list_.rewind_to(n);
+  x_ = std::move(r.entry.x);
+  stepper_.restore(r.entry.memory);
+  indicators_ = std::move(r.entry.indicators);
+  stats_.wasted_derivative_calls += r.derivative_calls;
+  clock_.reclassify_as_rollback(r.work);
+  clock_.mark_rolled_back_after(n);
+  ++stats_.rollbacks;
+  stats_.rolled_back_steps += step_ - n;
+  step_ = n;
+}
+
 RollbackResult Integrator::rollback(std::uint64_t step) {
-  RequestScope scope(pieces_, ActivityKind::rollback, {ActivityCall::rollback, step, epoch_});
+  Request request(*this, ActivityKind::rollback, {ActivityCall::rollback, step, epoch_});
   require(step <= step_, "rollback to step " + std::to_string(step) + " after the current step " +
                              std::to_string(step_));
   RollbackResult result{0, step_ - step, 0};
   // The first entry saved at `step` is the state as stepping produced it, before any event.
   if (list_.first_at(step) != nullptr) {
-    StateList::Rewound r = list_.rewind_to(step);
-    x_ = std::move(r.entry.x);
-    stepper_.restore(r.entry.memory);
-    clock_.reclassify_as_rollback(r.work);
-    result.wasted_derivative_calls = r.derivative_calls;
+    const std::uint64_t wasted_before = stats_.wasted_derivative_calls;
+    rewind(step);
+    result.wasted_derivative_calls = stats_.wasted_derivative_calls - wasted_before;
   } else {
     require(step == step_,
             "rollback to step " + std::to_string(step) + ", which is no longer in the state list");
+    clock_.mark_rolled_back_after(step);
   }
-  clock_.mark_rolled_back_after(step);
-  step_ = step;
+  inputs_.forget_predictions_from(step);
+  published_ = std::min(published_, step + 1);
+  held_ = on_its_own_;
   result.epoch = ++epoch_;
   return result;
 }
 
 void Integrator::commit(std::uint64_t gvt) {
   CallScope call(clock_, {ActivityCall::commit, gvt, epoch_});
-  require(gvt <= step_, "commit at gvt " + std::to_string(gvt) + " after the current step " +
-                            std::to_string(step_));
-  list_.fossil_collect(gvt);
-  clock_.trace().settle(gvt);
+  committed_ = gvt;
+  held_ = false;
+  forget_before(std::min(gvt, step_));
+}
+
+// Nothing before step n can be rolled back to or published again; samples older than the
+// stencil of that step are no longer needed.
+void Integrator::forget_before(std::uint64_t n) {
+  clock_.trace().settle(n);
+  list_.fossil_collect(n);
+  inputs_.forget_before(n);
+}
+
+// ---- publishing ----
+
+std::uint64_t Integrator::final_step() const {
+  return std::min(step_, inputs_.first_unconfirmed_use());
+}
+
+std::uint64_t Integrator::committed_step() const {
+  return config_.coupling_sends_events ? committed_ : final_step();
+}
+
+bool Integrator::has_final_sample_point() const {
+  if (config_.publish_every == 0 || !has_final()) return false;
+  const std::uint64_t next =
+      (published_ + config_.publish_every - 1) / config_.publish_every * config_.publish_every;
+  return next <= final_step();
+}
+
+StateBatch Integrator::take_final() {
+  if (config_.output_size == 0) return collect_final();
+  Request request(*this, ActivityKind::busy, {ActivityCall::outputs, published_, epoch_});
+  return collect_final();
+}
+
+StateBatch Integrator::collect_final() {
+  const auto n = static_cast<std::size_t>(x_.size());
+  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}};
+  const std::uint64_t f = std::min(final_step(), config_.last_step);
+  if (published_ > f) return batch;
+  const std::uint64_t count = f - published_ + 1;
+  batch.states.reserve(count * n);
+  batch.outputs.reserve(count * config_.output_size);
+  Vector y(idx(config_.output_size));
+  for (std::uint64_t m = published_; m <= f; ++m) {
+    const StateList::Entry* saved = m == step_ ? nullptr : list_.last_at(m);
+    require(m == step_ || saved != nullptr,
+            "step " + std::to_string(m) + " is not in the state list");
+    const Vector& x = saved ? saved->x : x_;
+    batch.states.insert(batch.states.end(), x.data(), x.data() + x.size());
+    if (config_.output_size == 0) continue;
+    pieces_.wait_for_system([&] { link_.output(time_of_step(m), x, y); });
+    batch.outputs.insert(batch.outputs.end(), y.data(), y.data() + y.size());
+  }
+  published_ = f + 1;
+  if (!config_.coupling_sends_events) forget_before(f);
+  return batch;
 }
 
 }  // namespace kausal

@@ -1,31 +1,60 @@
 #pragma once
-// The Integrator component without transport: steps its System under a guarantee, keeps the
-// state list, applies events, rolls back. The servant and the in-process port wrap this.
+// The Integrator component without transport, the same for every model kind (docs/model.md
+// §1–§4): it steps its System through the model link, keeps the state list, takes its inputs
+// from other partitions (input_channels.hpp), applies time-stamped events from its
+// coupling, rolls back, and publishes the steps that are final with respect to its inputs.
+// The servant, the in-process deployments and the worker (integrator/worker.hpp) wrap this.
+//
+// A pendulum of the chain is a partition without inputs whose coupling (the monitor's
+// contact sweep) sends it events: its steps stay open to rollback until the monitor commits
+// them. A partition of a partitioned model has inputs and no events: a step is committed as
+// soon as every input it used is real (or an accepted prediction).
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "integrator/input_channels.hpp"
 #include "integrator/model_link.hpp"
 #include "integrator/ode_method.hpp"
 #include "integrator/state_list.hpp"
 #include "system/activity_clock.hpp"
+#include "system/state_block.hpp"
 
 namespace kausal {
 
 struct IntegratorConfig {
-  std::string name;  // for error messages, e.g. "integrator-3"
+  std::string name;  // component name for errors, e.g. "integrator-3"
   OdeMethod method = OdeMethod::euler;
+  std::vector<StateBlock> blocks;  // pdre0's diagonal blocks
   double t0 = 0;
-  double h = 0;
-  std::vector<double> x0;
-  // Every step: step, restore from the state list, step again, require identical bits
-  // (the rollback check, `--rollback-check`). Doubles the Calc calls.
+  double tick = 0;  // s: t_m = t0 + m·ticks_per_step·tick, never accumulated
+  std::uint64_t ticks_per_step = 1;
+  std::uint64_t first_step = 0;  // the step x0 belongs to (a resumed run starts later)
+  std::uint64_t last_step = std::numeric_limits<std::uint64_t>::max();
+  Vector x0;
+  std::size_t output_size = 0;  // outputs shipped per step: the model's count, or 0 for none
+  std::size_t indicator_count = 0;
+  std::vector<InputChannel> channels;  // channel i drives the model's input i
+  bool speculate = false;              // predict missing input samples (optimistic)
+  double tolerance = 0;                // accepted |prediction − sample|
+  // Others sample this partition's outputs at the multiples of this step count (0: no one
+  // does). A final sample point is shipped at once: holding it back for a batch would hold
+  // its consumers back too.
+  std::uint64_t publish_every = 0;
+  // Its coupling sends it events (the chain's impacts): a step stays open to rollback until
+  // the monitor commits it, and the state of first_step is not published (the monitor has
+  // it). Otherwise a step is committed once its inputs are final, and first_step's state and
+  // outputs are published like every other.
+  bool coupling_sends_events = false;
+  // Every step: step, restore the state list's entry (state and multistep memory), step
+  // again, require identical bits (`--rollback-check`). Doubles the f evaluations.
   bool rollback_check = false;
-  // The step x0 belongs to (a resumed run starts at its last committed step). Over CORBA it
-  // stays 0: IntegratorSetup has no such field, the monitor's port offsets step numbers.
-  std::uint64_t first_step = 0;
+
+  double h() const { return static_cast<double>(ticks_per_step) * tick; }
 };
 
 struct RollbackResult {
@@ -34,12 +63,14 @@ struct RollbackResult {
   std::uint64_t wasted_derivative_calls = 0;  // f evaluations of the discarded steps
 };
 
-// States of consecutive steps first_step, first_step + 1, ...; state_size doubles each.
+// Steps first_step, first_step + 1, ... of one epoch: the state and the outputs of each.
 struct StateBatch {
   std::uint32_t epoch = 0;
   std::uint64_t first_step = 0;
   std::size_t state_size = 0;
+  std::size_t output_size = 0;
   std::vector<double> states;
+  std::vector<double> outputs;
 
   std::size_t count() const { return state_size ? states.size() / state_size : 0; }
   std::span<const double> state(std::size_t k) const {
@@ -47,42 +78,95 @@ struct StateBatch {
   }
 };
 
+struct IntegratorStats {
+  std::uint64_t steps_computed = 0;  // including steps later rolled back
+  std::uint64_t rollbacks = 0;
+  std::uint64_t rolled_back_steps = 0;
+  std::uint64_t wasted_derivative_calls = 0;  // f evaluations of the rolled-back steps
+  std::uint64_t predictions = 0;              // input samples predicted before they arrived
+  std::uint64_t accepted_predictions = 0;     // predictions kept (within tolerance)
+  double max_accepted_error = 0;              // largest |prediction − sample| kept
+  std::uint64_t derivative_calls = 0;
+  std::uint64_t jacobian_calls = 0;
+  std::uint64_t events = 0;  // zero crossings handled and events applied
+};
+
+// How many steps of an Integrator like this fit into the memory budgets of
+// system/request_limits.hpp: each saved for a rollback (state, multistep memory,
+// indicators) and shipped in a batch (state, outputs). Bounds the windows and the batch
+// sizes a caller may ask for.
+std::uint64_t held_steps_within_budget(const IntegratorConfig& config);
+// The steps one batch may carry (the reply budget).
+std::uint64_t batch_steps_within_budget(const IntegratorConfig& config);
+
 class Integrator {
  public:
-  // Throws ModelError for a bad step size or an empty / non-finite initial state.
+  // ModelError for a bad step size, an empty or non-finite initial state, or inputs that
+  // cannot work (hold orders, periods, tolerance, window).
   Integrator(IntegratorConfig config, ModelLink& link);
 
   using Deadline = std::chrono::steady_clock::time_point;
-  // Steps while step() < guarantee; returns the states after each step. Entries of the
-  // state list before `gvt` are freed first (nothing before gvt can be rolled back). Stops
-  // early, after at least one step, once `deadline` has passed or the batch holds
-  // max_reply_steps(): the caller asks again. ProtocolError if the guarantee lies more than
-  // max_uncommitted_steps() past gvt (the state list would outgrow its budget).
+
+  // ---- stepping ----
+  // The next step may be taken now: not past the last step, its inputs there or
+  // predictable, within the window past the committed step, not held after a rollback.
+  bool can_step() const;
+  // Takes the next step (ProtocolError unless can_step()).
+  void step_once();
+  // Steps while can_step(), step() < until and more() allows another step: one request of
+  // the trace (`advance`, or `run_ahead` once run_on_its_own()). Returns the steps taken.
+  std::uint64_t step_while(std::uint64_t until, const std::function<bool()>& more);
+  // Conservative under a guarantee from the monitor: commits gvt, steps while step() <
+  // guarantee (and the inputs allow) and returns the new final steps. Stops early, after at
+  // least one step, once `deadline` has passed or the batch holds the reply budget: the
+  // caller asks again. ProtocolError if gvt lies after the current step or the guarantee
+  // more than held_steps_within_budget() past gvt.
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt,
                      Deadline deadline = Deadline::max());
+  // From now on the steps are taken on its own (integrator/worker.hpp), at most `window`
+  // past the committed step: traced as run_ahead, and, if they can be undone, settled only
+  // as they are committed. A rollback holds it at the rollback step until the next commit.
+  void run_on_its_own(std::uint64_t window);
+
+  // ---- what arrives from outside ----
+  // An input sample (in order per channel). May roll the Integrator back (within itself:
+  // its published steps never change).
+  void provide(const ChannelSample& sample);
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
-  // Returns to `step`: restores the state (and stepper memory) stepping produced there,
-  // before any event, discards everything later, and starts a new epoch. The compute time
-  // of the discarded steps moves from busy to rollback time.
+  // Returns to `step`: restores the state (and stepper memory, indicators) stepping produced
+  // there, before any event, discards everything later, and starts a new epoch. The compute
+  // time of the discarded steps moves from busy to rollback time.
   RollbackResult rollback(std::uint64_t step);
-  // Frees the state list before gvt (gvt <= step()).
+  // Nothing before gvt can be rolled back any more: frees the state list before it
+  // (gvt may lie ahead of the current step).
   void commit(std::uint64_t gvt);
-  // From now on it steps on its own (integrator/run_ahead.hpp): its advances are traced as
-  // run_ahead, and its trace settles spans only as commits pass their steps.
-  void run_ahead_mode();
+
+  // ---- publishing ----
+  // Steps not published yet up to the final one, with their outputs; empty if none.
+  StateBatch take_final();
+  // Every state up to and including this step is final with respect to the inputs.
+  std::uint64_t final_step() const;
+  // No step up to this one can be rolled back: the monitor's last commit if the coupling
+  // sends events, else the final step.
+  std::uint64_t committed_step() const;
+  bool all_published() const { return published_ > config_.last_step; }
+  // Final steps wait to be taken (e.g. after a sample confirmed a prediction).
+  bool has_final() const { return !all_published() && published_ <= final_step(); }
+  // A final step that another partition samples waits to be taken.
+  bool has_final_sample_point() const;
 
   std::uint64_t step() const { return step_; }
   std::uint32_t epoch() const { return epoch_; }
-  // The budgets of system/request_limits.hpp in steps of this Integrator's state: how far
-  // past the last commit it may step (state list), and how many states one batch carries.
-  std::uint64_t max_uncommitted_steps() const;
-  std::uint64_t max_reply_steps() const;
+  bool done() const { return step_ >= config_.last_step; }
   const Vector& state() const { return x_; }
   const StateList& state_list() const { return list_; }
+  IntegratorStats stats() const;
+  // With the state list's peak and the time spent waiting for the System.
   ActivityTotals totals() const;
   const ActivityTrace& trace() const { return clock_.trace(); }
   const std::string& name() const { return config_.name; }
+  const IntegratorConfig& config() const { return config_; }
 
   // The busy (or rollback) pieces of one request, split around its waits for the System.
   struct BusyPieces {
@@ -106,20 +190,31 @@ class Integrator {
   };
 
  private:
-  void step_once();
-  void compute_step();
-  void check_rollback_reproduces_step();
+  class LinkRhs;
+  class Request;
+  double time_of_step(std::uint64_t n) const;
+  void compute_step(std::uint64_t n);
+  void handle_crossings(double t);
+  void rewind(std::uint64_t n);
+  void forget_before(std::uint64_t n);
+  StateBatch collect_final();
   void require(bool condition, const std::string& what) const;
 
-  class LinkRhs;
   IntegratorConfig config_;
   ModelLink& link_;
-  Vector x_;
   OdeStepper stepper_;
+  Vector x_;
+  Vector indicators_;
+  InputChannels inputs_;
   std::uint64_t step_;
+  std::uint64_t published_;  // the next step to publish
   std::uint32_t epoch_ = 0;
-  bool speculative_ = false;
-  StateList list_;
+  std::uint64_t committed_;  // the monitor's last commit (may lie ahead of step_)
+  std::uint64_t window_ = std::numeric_limits<std::uint64_t>::max();
+  bool on_its_own_ = false;
+  bool held_ = false;  // on its own, after a rollback: no step until the next commit
+  StateList list_;     // the state before each step not yet committed
+  IntegratorStats stats_;
   ActivityClock clock_;
   BusyPieces pieces_{clock_};
 };

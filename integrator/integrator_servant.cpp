@@ -5,15 +5,16 @@
 #include <limits>
 #include <thread>
 
-#include "idl/partition_convert.hpp"
+#include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
 #include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
 
-// The monitor's inbox, reached over CORBA. KAUSAL_TEST_DELIVERY_DELAY_MS holds every batch
-// that long before sending it: a test hook that lets rollbacks overtake batches on their way.
+// The monitor's inbox, reached over CORBA. A delivery that fails throws (the worker stops).
+// KAUSAL_TEST_DELIVERY_DELAY_MS holds every batch that long before sending it: a test hook
+// that lets rollbacks overtake batches on their way.
 class CorbaBatchSink final : public BatchSink {
  public:
   CorbaBatchSink(idl::StateSink_ptr sink, std::string component)
@@ -98,34 +99,6 @@ class CorbaModelLink final : public ModelLink {
   std::string name_;
 };
 
-// The monitor's PartitionSink. A delivery that fails throws (the runner's worker stops); a
-// failure report that cannot be sent is dropped: the monitor is gone or will notice the
-// silence by ping.
-class CorbaOutputSink final : public OutputSink {
- public:
-  CorbaOutputSink(idl::PartitionSink_ptr sink, std::string component)
-      : sink_(idl::PartitionSink::_duplicate(sink)), component_(std::move(component)) {}
-  void deliver(const OutputBatch& batch) override {
-    const idl::OutputBatch b = to_idl(batch);
-    call_peer("monitor", [&] { sink_->deliver_outputs(component_.c_str(), b); });
-  }
-  void fail(std::exception_ptr error) override {
-    const ReportedFailure r = describe_failure(component_, error);
-    try {
-      call_peer("monitor", [&] {
-        sink_->fail_partition(component_.c_str(), r.kind.c_str(), r.component.c_str(),
-                              r.reason.c_str());
-      });
-    } catch (const Error&) {
-      // nobody left to tell
-    }
-  }
-
- private:
-  idl::PartitionSink_var sink_;
-  std::string component_;
-};
-
 void check_finite(const std::string& component, const char* field, double v) {
   if (std::isfinite(v)) return;
   std::string reason = field;
@@ -160,12 +133,12 @@ idl::ModelShape checked_shape(const std::string& component, idl::System_ptr syst
   return shape;
 }
 
-// A PartitionSetup from the wire as a CoupledConfig, every field checked that the
-// CoupledIntegrator does not check itself (sizes against the System's model); errors name
-// the field.
-CoupledConfig checked_config(const std::string& component, const idl::PartitionSetup& s,
-                             const idl::ModelShape& shape) {
-  CoupledConfig c;
+// An IntegratorSetup from the wire as an IntegratorConfig, every field checked that the
+// Integrator does not check itself (sizes against the System's model); errors name the
+// field.
+IntegratorConfig checked_config(const std::string& component, const idl::IntegratorSetup& s,
+                                const idl::ModelShape& shape) {
+  IntegratorConfig c;
   if (component != s.name.in()) {
     std::string reason = "name: '";
     reason += std::string(s.name.in()) + "' is not this component's name";
@@ -178,12 +151,14 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
   c.t0 = s.t0;
   c.tick = s.tick;
   c.ticks_per_step = s.ticks_per_step;
+  c.first_step = s.first_step;
   c.last_step = s.last_step;
+  if (s.first_step > s.last_step) throw ModelError(component, "first_step: after last_step");
   if (s.ticks_per_step > 0 &&
       s.last_step > std::numeric_limits<std::uint64_t>::max() / s.ticks_per_step)
     throw ModelError(component, "last_step: too many ticks to count");
   check_size(component, "x0: the state size", s.x0.length(), shape.state_size);
-  check_size(component, "output_size", s.output_size, shape.output_size);
+  if (s.output_size != 0) check_size(component, "output_size", s.output_size, shape.output_size);
   check_size(component, "indicator_count", s.indicator_count, shape.indicator_count);
   check_size(component, "channels: the input count", s.channels.length(), shape.input_size);
   c.x0 = Eigen::Map<const Vector>(s.x0.get_buffer(), static_cast<Eigen::Index>(s.x0.length()));
@@ -206,13 +181,10 @@ CoupledConfig checked_config(const std::string& component, const idl::PartitionS
     c.channels.push_back({s.channels[k].name.in(), s.channels[k].hold, s.channels[k].period_ticks});
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;
-  c.window = s.window;
-  if (c.speculate)
-    limits::within(component, "window", c.window, held_steps_within_budget(c),
-                   "steps a partition may keep for a rollback: the memory budget for its size");
   c.publish_every = s.publish_every;
+  c.coupling_sends_events = s.coupling_sends_events != 0;
   c.rollback_check = s.rollback_check != 0;
-  return c;  // the CoupledIntegrator checks steps, x0, hold orders, periods, tolerance, window
+  return c;  // the Integrator checks steps, x0, hold orders, periods and tolerance
 }
 
 }  // namespace
@@ -224,35 +196,28 @@ IntegratorServant::~IntegratorServant() {
   stop_feed();
 }
 
-kausal::Integrator& IntegratorServant::initialised() {
-  if (!integrator_) throw ProtocolError(name(), "used before initialise()");
+kausal::Integrator& IntegratorServant::set_up_one() {
+  if (!integrator_) throw ProtocolError(name(), "used before set_up()");
   return *integrator_;
 }
 
 template <typename F>
 auto IntegratorServant::with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>())) {
-  if (RunAhead* r = active_.load()) return r->exclusive([&] { return f(*integrator_); });
+  if (Worker* w = active_.load()) return w->exclusive([&] { return f(*integrator_); });
   std::lock_guard lock(mutex_);
-  return f(initialised());
+  return f(set_up_one());
 }
 
-void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
+void IntegratorServant::set_up(const idl::IntegratorSetup& setup) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    if (active_.load()) throw ProtocolError(name(), "initialise() while running ahead");
-    if (coupled_) throw ProtocolError(name(), "initialise() after initialise_partition()");
-    if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "no System given");
+    if (active_.load()) throw ProtocolError(name(), "set_up() once started");
+    if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
     idl::ComponentInfo_var peer =
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
-    const idl::ModelShape shape = checked_shape(name(), setup.sys.in(), peer->name.in());
-    check_size(name(), "x0: the state size", setup.x0.length(), shape.state_size);
+    IntegratorConfig config =
+        checked_config(name(), setup, checked_shape(name(), setup.sys.in(), peer->name.in()));
     auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
-    IntegratorConfig config{name(),
-                            checked_method(name(), setup.method.in()),
-                            setup.t0,
-                            setup.h,
-                            to_vector(setup.x0),
-                            setup.rollback_check != 0};
     stop_feed();  // it reads the trace of the Integrator about to be replaced
     trace_ = &no_trace_;
     integrator_ = std::make_unique<kausal::Integrator>(std::move(config), *link);
@@ -263,11 +228,34 @@ void IntegratorServant::initialise(const idl::IntegratorSetup& setup) {
 
 idl::StateBatch* IntegratorServant::advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) {
   return serve(name(), [&] {
-    if (active_.load()) throw ProtocolError(name(), "advance() while running ahead");
+    if (active_.load()) throw ProtocolError(name(), "advance() once started");
     // The deadline is taken before the lock: time spent waiting for it counts too.
     const auto deadline = std::chrono::steady_clock::now() + limits::work_per_call;
     std::lock_guard lock(mutex_);
-    return new idl::StateBatch(to_idl(initialised().advance(guarantee, gvt, deadline)));
+    return new idl::StateBatch(to_idl(set_up_one().advance(guarantee, gvt, deadline)));
+  });
+}
+
+void IntegratorServant::start(idl::StateSink_ptr sink, CORBA::ULong batch_size,
+                              CORBA::ULongLong window) {
+  serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    kausal::Integrator& integrator = set_up_one();
+    if (active_.load()) throw ProtocolError(name(), "start() twice");
+    if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start() without a sink");
+    sink_ = std::make_unique<CorbaBatchSink>(sink, name());
+    worker_ = std::make_unique<Worker>(integrator, mutex_, *sink_, batch_size, window);
+    active_.store(worker_.get());
+  });
+}
+
+void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
+  serve(name(), [&] {
+    const std::vector<ChannelSample> in = from_idl(samples);
+    if (Worker* w = active_.load()) return w->provide(in);
+    with_integrator([&](auto& i) {
+      for (const auto& sample : in) i.provide(sample);
+    });
   });
 }
 
@@ -278,91 +266,31 @@ idl::DoubleSeq* IntegratorServant::apply_event(const idl::Event& event) {
   });
 }
 
-void IntegratorServant::run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_size,
-                                  CORBA::ULongLong window, CORBA::ULongLong last_step) {
-  serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    if (active_.load()) throw ProtocolError(name(), "run_ahead() twice");
-    if (CORBA::is_nil(sink)) throw ProtocolError(name(), "run_ahead() without a sink");
-    kausal::Integrator& integrator = initialised();
-    sink_ = std::make_unique<CorbaBatchSink>(sink, name());
-    running_ =
-        std::make_unique<RunAhead>(integrator, mutex_, *sink_, batch_size, window, last_step);
-    active_.store(running_.get());
-  });
-}
-
 idl::RollbackResult IntegratorServant::rollback(CORBA::ULongLong step) {
   return serve(name(), [&] {
-    RunAhead* r_ahead = active_.load();
-    const RollbackResult r = r_ahead ? r_ahead->rollback(step)
-                                     : with_integrator([&](auto& i) { return i.rollback(step); });
+    Worker* w = active_.load();
+    const RollbackResult r =
+        w ? w->rollback(step) : with_integrator([&](auto& i) { return i.rollback(step); });
     return idl::RollbackResult{r.epoch, r.discarded_steps, r.wasted_derivative_calls};
   });
 }
 
 void IntegratorServant::commit(CORBA::ULongLong gvt) {
   serve(name(), [&] {
-    if (RunAhead* r = active_.load()) return r->commit(gvt);
+    if (Worker* w = active_.load()) return w->commit(gvt);
     with_integrator([&](auto& i) { i.commit(gvt); });
   });
 }
 
-void IntegratorServant::initialise_partition(const idl::PartitionSetup& setup) {
-  serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    if (runner_ || active_.load())
-      throw ProtocolError(name(), "initialise_partition() while running");
-    if (integrator_) throw ProtocolError(name(), "initialise_partition() after initialise()");
-    if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
-    idl::ComponentInfo_var peer =
-        call_peer(name() + "'s System", [&] { return setup.sys->info(); });
-    CoupledConfig config =
-        checked_config(name(), setup, checked_shape(name(), setup.sys.in(), peer->name.in()));
-    auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
-    stop_feed();  // it reads the trace of the Integrator about to be replaced
-    trace_ = &no_trace_;
-    coupled_ = std::make_unique<CoupledIntegrator>(std::move(config), *link);
-    link_ = std::move(link);
-    trace_ = &coupled_->trace();
-  });
-}
-
-void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
-  serve(name(), [&] {
-    const std::vector<ChannelSample> in = from_idl(samples);
-    std::lock_guard lock(mutex_);
-    if (!coupled_) throw ProtocolError(name(), "provide() before initialise_partition()");
-    if (runner_) return runner_->provide(in);
-    for (const auto& sample : in) coupled_->provide(sample);
-  });
-}
-
-void IntegratorServant::start_partition(idl::PartitionSink_ptr sink, CORBA::ULong steps_per_batch) {
-  serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    if (!coupled_) throw ProtocolError(name(), "start_partition() before initialise_partition()");
-    if (runner_) throw ProtocolError(name(), "start_partition() twice");
-    if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start_partition() without a sink");
-    limits::within(name(), "steps_per_batch", steps_per_batch,
-                   held_steps_within_budget(coupled_->config()),
-                   "steps held until shipped: the memory budget for this partition's size");
-    outputs_ = std::make_unique<CorbaOutputSink>(sink, name());
-    runner_ = std::make_unique<CoupledRunner>(*coupled_, *outputs_, steps_per_batch);
-  });
-}
-
-idl::PartitionStats IntegratorServant::partition_stats() {
-  std::lock_guard lock(mutex_);  // asked before initialise_partition(): nothing done yet
-  if (runner_) return to_idl(runner_->stats());
-  return to_idl(coupled_ ? coupled_->stats() : CoupledStats{});
+idl::IntegratorStats IntegratorServant::statistics() {
+  if (Worker* w = active_.load()) return w->exclusive([&] { return to_idl(integrator_->stats()); });
+  std::lock_guard lock(mutex_);  // asked before set_up(): nothing done yet
+  return to_idl(integrator_ ? integrator_->stats() : IntegratorStats{});
 }
 
 ActivityTotals IntegratorServant::totals() {
-  if (RunAhead* r = active_.load()) return r->exclusive([&] { return integrator_->totals(); });
-  std::lock_guard lock(mutex_);  // asked before initialise() is legal: nothing done yet
-  if (runner_) return runner_->totals();
-  if (coupled_) return coupled_->totals();
+  if (Worker* w = active_.load()) return w->exclusive([&] { return integrator_->totals(); });
+  std::lock_guard lock(mutex_);  // asked before set_up() is legal: nothing done yet
   return integrator_ ? integrator_->totals() : ActivityTotals{};
 }
 

@@ -1,17 +1,14 @@
 #pragma once
-// The Integrator servant: the plain Integrator on the wire, calling its System over CORBA;
-// in optimistic runs a RunAhead worker steps it and ships batches to the monitor. In
-// partition mode (partitioned models) it hosts a CoupledIntegrator instead, calling its
-// System's model API over CORBA, stepped by a CoupledRunner that ships final steps to the
-// monitor's PartitionSink.
+// The Integrator servant: the plain Integrator on the wire, calling its System's model API
+// over CORBA. Once started, a Worker steps it and ships its final steps to the monitor's
+// StateSink. The same servant serves every model kind.
 #include <atomic>
 #include <memory>
 #include <mutex>
 
 #include "idl/component_servant.hpp"
-#include "integrator/coupled_runner.hpp"
 #include "integrator/integrator.hpp"
-#include "integrator/run_ahead.hpp"
+#include "integrator/worker.hpp"
 
 namespace kausal {
 
@@ -20,18 +17,14 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   IntegratorServant(const std::string& name, OrbRuntime& orb);
   ~IntegratorServant() override;
 
-  void initialise(const idl::IntegratorSetup& setup) override;
+  void set_up(const idl::IntegratorSetup& setup) override;
   idl::StateBatch* advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) override;
+  void start(idl::StateSink_ptr sink, CORBA::ULong batch_size, CORBA::ULongLong window) override;
+  void provide(const idl::ChannelSampleSeq& samples) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
-  void run_ahead(idl::StateSink_ptr sink, CORBA::ULong batch_size, CORBA::ULongLong window,
-                 CORBA::ULongLong last_step) override;
   idl::RollbackResult rollback(CORBA::ULongLong step) override;
   void commit(CORBA::ULongLong gvt) override;
-
-  void initialise_partition(const idl::PartitionSetup& setup) override;
-  void provide(const idl::ChannelSampleSeq& samples) override;
-  void start_partition(idl::PartitionSink_ptr sink, CORBA::ULong steps_per_batch) override;
-  idl::PartitionStats partition_stats() override;
+  idl::IntegratorStats statistics() override;
 
  protected:
   ActivityTotals totals() override;
@@ -39,8 +32,8 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
 
  private:
   // (Qualified: inside this class, plain `Integrator` names the CORBA skeleton base.)
-  kausal::Integrator& initialised();
-  // Runs f on the initialised Integrator under its lock (through the worker if running).
+  kausal::Integrator& set_up_one();
+  // Runs f on the set-up Integrator under its lock (through the worker once started).
   template <typename F>
   auto with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>()));
 
@@ -48,13 +41,9 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   std::unique_ptr<ModelLink> link_;
   std::unique_ptr<kausal::Integrator> integrator_;
   std::unique_ptr<BatchSink> sink_;
-  // Partition mode: runner_ after what its worker uses, so that it is joined first.
-  std::unique_ptr<CoupledIntegrator> coupled_;
-  std::unique_ptr<OutputSink> outputs_;
-  std::unique_ptr<CoupledRunner> runner_;
-  std::unique_ptr<RunAhead> running_;       // last: its worker ends before the rest goes
-  std::atomic<RunAhead*> active_{nullptr};  // running_, for readers outside the lock
-  ActivityTrace no_trace_;                  // before initialise()
+  std::unique_ptr<Worker> worker_;        // last: its thread ends before the rest goes
+  std::atomic<Worker*> active_{nullptr};  // worker_, for readers outside the lock
+  ActivityTrace no_trace_;                // before set_up()
   std::atomic<const ActivityTrace*> trace_{&no_trace_};  // the Integrator's, read without the lock
 };
 

@@ -25,7 +25,7 @@ enum class ActivityCall : std::uint8_t {
   unnamed = 0,
   event,        // System: an event (impulse)
   advance,      // Integrator: steps up to a guarantee (conservative)
-  run_ahead,    // Integrator: steps taken on its own (optimistic)
+  run_ahead,    // Integrator: steps taken on its own (integrator/worker.hpp)
   apply_event,  // Integrator: an event handed on to its System
   rollback,     // Integrator: back to a step, later work discarded
   commit,       // Integrator: a new GVT (state list freed before it)
@@ -33,11 +33,10 @@ enum class ActivityCall : std::uint8_t {
   output,
   jacobian,
   indicators,
-  partition_step,  // partition Integrator: one macro step
-  provide,         // partition Integrator: an input sample arrives
-  outputs,         // partition Integrator: final states and outputs taken
-  grant,           // monitor: a round of guarantees to every Integrator
-  sweep,           // monitor: the impact sweep of one step
+  provide,  // Integrator: an input sample arrives
+  outputs,  // Integrator: final states and outputs taken
+  grant,    // monitor: a round of guarantees to every Integrator
+  sweep,    // monitor: the impact sweep of one step
   count_
 };
 const char* call_name(ActivityCall call);  // "derivative", "advance", ... ("busy" for unnamed)

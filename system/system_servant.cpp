@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "idl/partition_convert.hpp"
+#include "idl/composite_convert.hpp"
 #include "idl/wire_errors.hpp"
 
 namespace kausal {

@@ -17,7 +17,6 @@
 #include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/cli/certs_command.hpp"
 #include "monitor/deploy/animation_process.hpp"
-#include "monitor/deploy/cosim_process_deployment.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 #include "monitor/node/node_command.hpp"
 #include "monitor/record/progress_bar.hpp"
@@ -207,7 +206,6 @@ LaunchOptions launch_options(const Options& o, const fs::path& out, Layout layou
   launch.call_timeout_ms = o.call_timeout_ms;
   launch.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
   launch.cpus = std::move(cpus);
-  launch.rollback_check = o.rollback_check;
   launch.layout = layout;
   launch.link_delay_us = o.transport.link_delay_us;
   launch.tls = o.transport.tls;
@@ -295,7 +293,8 @@ RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, c
     } else {
       const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
       const LaunchOptions launch = launch_options(o, out, layout, cpus, orb);
-      ProcessDeployment deployment(s, orb.get(), launch, drive.from);
+      ProcessDeployment deployment(chain_deployment(s, o.rollback_check, drive.from), orb.get(),
+                                   launch);
       if (animation) {
         std::vector<std::string> strips{"monitor"};
         for (const auto& name : deployment.component_names()) strips.push_back(name);
@@ -480,7 +479,7 @@ RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const f
     } else {
       const LaunchOptions launch = launch_options(
           o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
-      CosimProcessDeployment deployment(s, plan, orb.get(), launch);
+      ProcessDeployment deployment(partitioned_deployment(s, plan), orb.get(), launch);
       trace.emplace(out / "trace.json", o.trace);
       TraceCollector collector(*trace);
       for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
@@ -680,8 +679,7 @@ void reject_chain_options(const CLI::App& cmd) {
     const CLI::Option* opt = cmd.get_option_no_throw(name);
     return opt && opt->count() > 0;
   };
-  for (const char* name :
-       {"--guarantee", "--batch", "--animate", "--check-guarantees"})
+  for (const char* name : {"--guarantee", "--batch", "--animate", "--check-guarantees"})
     if (given(name))
       throw InputError(std::string("command line: ") + name +
                        " applies to pendulum-chain scenarios, not to partitioned models");

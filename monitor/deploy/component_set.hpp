@@ -34,7 +34,6 @@ struct LaunchOptions {
   // and Integrator, or its kausal-pendulum) are pinned to cpus[i % cpus.size()] (see FanOut
   // for why). The single layout starts no process: nothing to pin here.
   std::vector<int> cpus;
-  bool rollback_check = false;  // see IntegratorConfig::rollback_check
   Layout layout = Layout::process;
   unsigned link_delay_us = 0;  // see OrbSettings::link_delay_us
   TlsFiles tls;                // the monitor's own: local children share its certificate

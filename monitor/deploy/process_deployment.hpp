@@ -1,11 +1,14 @@
 #pragma once
-// The components of a run on this host, in one of three layouts (docs/architecture.md):
-//  - process:  one kausal-system and one kausal-integrator process per pendulum (default);
-//  - pendulum: one kausal-pendulum process per pendulum, hosting both;
+// The partitions of a deployment plan as CORBA components (every model kind), in one of
+// three layouts (docs/architecture.md):
+//  - process:  one kausal-system and one kausal-integrator process per partition (default);
+//  - pendulum: one kausal-pendulum process per partition, hosting both (alias "pair");
 //  - single:   every servant in the monitor's own process, in a collocated POA.
-// Object references are handed over by the launcher (read from each child's stdout), so no
-// naming service is needed. In every layout the monitor drives the Integrators through
-// CORBA ports, and every Integrator calls its System through its object reference.
+// Object references are handed over by the launcher (read from each child's stdout, or
+// from the node agents), so no naming service is needed. In every layout the monitor drives
+// the Integrators through CORBA ports, and every Integrator calls its System through its
+// object reference. Integrators that step on their own deliver to a StateSink servant in
+// the monitor, which fills the deployment's inbox.
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -13,9 +16,8 @@
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "monitor/deploy/component_set.hpp"
+#include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/deploy/heartbeat.hpp"
-#include "monitor/scenario/scenario.hpp"
-#include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/integrator_port.hpp"
 
 namespace kausal {
@@ -23,12 +25,11 @@ namespace kausal {
 class ProcessDeployment final : public Deployment {
  public:
   // Starts, checks (interface version) and sets up every component, then watches them by
-  // heartbeat: one that misses it fails the inbox (what an optimistic monitor waits on; a
-  // conservative one is always in a call, which fails by itself). Throws PeerError naming a
-  // component that does not start or answer, VersionMismatch, ModelError.
-  // With `start` (a resumed run), every Integrator starts from its state at start->step.
-  ProcessDeployment(const Scenario& scenario, OrbRuntime& orb, const LaunchOptions& options,
-                    const ChainStart* start = nullptr);
+  // heartbeat: one that dies or misses it fails the inbox within the call timeout + 0.5 s
+  // (what a monitor waiting for batches waits on; one in a call fails by itself). Throws
+  // PeerError naming a component that does not start or answer, VersionMismatch,
+  // ModelError.
+  ProcessDeployment(const DeploymentPlan& plan, OrbRuntime& orb, const LaunchOptions& options);
   // Ends every child that is still running (by PID) and reaps it; releases the servants
   // hosted in this process.
   ~ProcessDeployment() override;
@@ -54,7 +55,7 @@ class ProcessDeployment final : public Deployment {
  private:
   // Deactivates the sink after the components are gone.
   void release();
-  void set_up(const Scenario& scenario, const LaunchOptions& options);
+  void set_up(const DeploymentPlan& plan);
 
   OrbRuntime& orb_;
   std::shared_ptr<BatchInbox> inbox_ = std::make_shared<BatchInbox>();
@@ -62,8 +63,12 @@ class ProcessDeployment final : public Deployment {
   idl::StateSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<IntegratorPort>> ports_;
-  const ChainStart* start_;               // where the Integrators start (nullptr: step 0)
   std::unique_ptr<Heartbeat> heartbeat_;  // last: it pings what the members above hold
 };
+
+// The monitor's ORB for callers that have none (tests): created on the first call and kept
+// until exit (omniORB allows one ORB per process; its call timeout is that first call's
+// call_timeout_ms + 1 s, so that a hung System is reported by its Integrator first).
+OrbRuntime& monitor_orb(unsigned call_timeout_ms);
 
 }  // namespace kausal

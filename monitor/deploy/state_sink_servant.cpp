@@ -1,34 +1,79 @@
 #include "monitor/deploy/state_sink_servant.hpp"
 
+#include <cmath>
+
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
 
 namespace kausal {
+namespace {
+
+bool all_finite(const idl::DoubleSeq& values) {
+  for (CORBA::ULong k = 0; k < values.length(); ++k)
+    if (!std::isfinite(values[k])) return false;
+  return true;
+}
+
+}  // namespace
 
 StateSinkServant::StateSinkServant(std::shared_ptr<BatchInbox> inbox,
-                                   std::map<std::string, std::size_t> index_of,
-                                   std::uint64_t first_step)
-    : inbox_(std::move(inbox)), index_of_(std::move(index_of)), first_step_(first_step) {}
+                                   std::map<std::string, Sender> senders)
+    : inbox_(std::move(inbox)), senders_(std::move(senders)) {}
 
-std::size_t StateSinkServant::index_of(const char* component) const {
-  const auto it = index_of_.find(component);
-  if (it == index_of_.end())
+const StateSinkServant::Sender& StateSinkServant::sender_of(const char* name) const {
+  const auto it = senders_.find(name);
+  if (it == senders_.end())
     throw idl::ProtocolViolation(
-        "monitor", (std::string("delivery from unknown component '") + component + "'").c_str());
+        "monitor", (std::string("delivery from unknown component '") + name + "'").c_str());
   return it->second;
 }
 
-void StateSinkServant::deliver(const char* component, const idl::StateBatch& batch) {
-  StateBatch b = from_idl(batch);
-  b.first_step += first_step_;
-  inbox_->push({index_of(component), std::move(b), nullptr});
+std::string StateSinkServant::misfit(const Sender& want, const idl::StateBatch& b) {
+  std::string why;
+  if (b.state_size != want.state_size || b.output_size != want.output_size) {
+    why = "sent steps of ";
+    why += std::to_string(b.state_size) + " states and " + std::to_string(b.output_size) +
+           " outputs, expected " + std::to_string(want.state_size) + " and " +
+           std::to_string(want.output_size);
+    return why;
+  }
+  const std::size_t steps = want.state_size ? b.states.length() / want.state_size : 0;
+  if (steps == 0 || steps * want.state_size != b.states.length() ||
+      b.outputs.length() != steps * want.output_size) {
+    why = "sent a batch of ";
+    why += std::to_string(b.states.length()) + " states and " + std::to_string(b.outputs.length()) +
+           " outputs (not whole steps)";
+    return why;
+  }
+  return "";
+}
+
+void StateSinkServant::deliver(const char* sender, const idl::StateBatch& batch) {
+  const Sender& from = sender_of(sender);
+  std::exception_ptr failure;
+  if (const std::string why = misfit(from, batch); !why.empty())
+    failure = std::make_exception_ptr(ProtocolError(sender, why));
+  else if (!all_finite(batch.states) || !all_finite(batch.outputs))
+    failure = std::make_exception_ptr(ModelError(sender, "sent non-finite values"));
+  if (failure) {
+    inbox_->push({from.index, StateBatch{batch.epoch, batch.first_step, 0, 0, {}, {}}, failure,
+                  batch.first_step});
+    return;
+  }
+  inbox_->push({from.index, from_idl(batch), nullptr});
 }
 
 void StateSinkServant::fail(const char* sender, CORBA::ULong epoch, CORBA::ULongLong step,
                             const char* kind, const char* origin, const char* reason) {
-  const std::uint64_t at = step + first_step_;
-  inbox_->push({index_of(sender), StateBatch{epoch, at, 0, {}},
-                failure_from_report({kind, origin, reason}), at});
+  const Sender& from = sender_of(sender);
+  const std::string k = kind;
+  std::exception_ptr failure;
+  if (k != "model" && k != "peer" && k != "protocol")
+    failure = std::make_exception_ptr(ProtocolError(
+        sender, "reported a failure of unknown kind '" + k + "': " + std::string(reason)));
+  else
+    failure = failure_from_report({k, origin, reason});
+  inbox_->push({from.index, StateBatch{epoch, step, 0, 0, {}, {}}, failure, step});
 }
 
 }  // namespace kausal

@@ -23,7 +23,7 @@ CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenar
   csv_ << header << '\n';
 }
 
-void CosimRecorder::record(std::size_t p, const OutputBatch& batch) {
+void CosimRecorder::record(std::size_t p, const StateBatch& batch) {
   const PartitionSpec& spec = scenario_.partitions.at(p);
   if (batch.first_step != next_[p])
     throw ProtocolError("integrator-" + spec.name, "delivered step " +

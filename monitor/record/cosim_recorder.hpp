@@ -24,7 +24,7 @@ class CosimRecorder {
                 bool keep_rows = false);
 
   // Throws ProtocolError if the batch does not continue the partition's steps.
-  void record(std::size_t partition, const OutputBatch& batch);
+  void record(std::size_t partition, const StateBatch& batch);
   // Steps recorded for a partition (its next expected step).
   std::uint64_t recorded(std::size_t partition) const { return next_[partition]; }
   bool complete() const;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "integrator/coupled_integrator.hpp"
+#include "integrator/integrator.hpp"
 #include "monitor/run/run_kind.hpp"
 #include "system/activity_clock.hpp"
 #include "system/errors.hpp"
@@ -66,7 +66,7 @@ struct PartitionSummary {
   std::string integrator;
   double h = 0;
   std::uint64_t steps = 0;
-  CoupledStats stats;
+  IntegratorStats stats;
 };
 
 struct RunResult {

@@ -19,7 +19,7 @@ double seconds_since(Clock::time_point start) {
 
 // The samples a batch of partition p's final steps gives each consumer.
 std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& plan, std::size_t p,
-                                                               const OutputBatch& batch) {
+                                                               const StateBatch& batch) {
   std::map<std::size_t, std::vector<ChannelSample>> out;
   for (const Route& r : plan.routes[p])
     for (std::size_t k = 0; k < batch.count(); ++k) {
@@ -87,15 +87,15 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   r.start_ns = monotonic_ns(start);
   std::vector<std::unique_ptr<SystemCore>> systems;
   std::vector<std::unique_ptr<LocalModelLink>> links;
-  std::vector<std::unique_ptr<CoupledIntegrator>> integrators;
+  std::vector<std::unique_ptr<Integrator>> integrators;
   try {
     for (std::size_t p = 0; p < s.partitions.size(); ++p) {
       systems.push_back(std::make_unique<SystemCore>("system-" + s.partitions[p].name));
       systems.back()->configure(build_partition_model(s, p));
       links.push_back(std::make_unique<LocalModelLink>(*systems.back()));
-      CoupledConfig config = plan.configs[p];
+      IntegratorConfig config = plan.configs[p];
       config.speculate = false;
-      integrators.push_back(std::make_unique<CoupledIntegrator>(config, *links.back()));
+      integrators.push_back(std::make_unique<Integrator>(config, *links.back()));
     }
     bool all_done = false;
     while (!all_done) {
@@ -103,12 +103,9 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
       bool progress = false;
       all_done = true;
       for (std::size_t p = 0; p < integrators.size(); ++p) {
-        CoupledIntegrator& in = *integrators[p];
-        while (in.can_step()) {
-          in.step_once();
-          progress = true;
-        }
-        const OutputBatch batch = in.take_final();
+        Integrator& in = *integrators[p];
+        if (in.step_while(in.config().last_step, [] { return true; }) > 0) progress = true;
+        const StateBatch batch = in.take_final();
         if (batch.count() > 0) {
           progress = true;
           recorder.record(p, batch);
@@ -135,15 +132,14 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 }
 
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
-                                CosimDeployment& deployment, CosimRecorder& recorder,
+                                Deployment& deployment, CosimRecorder& recorder,
                                 RunControl& control) {
-  const CosimMode mode{plan.configs.front().speculate, plan.configs.front().tolerance,
-                       plan.configs.front().window};
-  RunResult r = describe_cosim_run(s, method, mode);
+  RunResult r = describe_cosim_run(s, method, plan.mode);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   try {
-    for (std::size_t p = 0; p < deployment.size(); ++p) deployment.partition(p).start();
+    for (std::size_t p = 0; p < deployment.size(); ++p)
+      deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window);
     while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
       // (A timeout only to see a stop request: liveness is the deployment's business.)
@@ -151,10 +147,10 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
       ++r.counters.monitor_calls;
-      recorder.record(delivery->partition, delivery->batch);
+      recorder.record(delivery->source, delivery->batch);
       r.counters.bytes += 8 * (delivery->batch.states.size() + delivery->batch.outputs.size());
-      for (auto& [q, samples] : samples_from(plan, delivery->partition, delivery->batch)) {
-        deployment.partition(q).provide(samples);
+      for (auto& [q, samples] : samples_from(plan, delivery->source, delivery->batch)) {
+        deployment.integrator(q).provide(samples);
         ++r.counters.monitor_calls;
         r.counters.bytes += 24 * samples.size();
       }
@@ -165,7 +161,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
   }
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {
-      r.partitions[p].stats = deployment.partition(p).stats();
+      r.partitions[p].stats = deployment.integrator(p).stats();
     } catch (const Error&) {
       // a dead partition: its counters are lost, the failure is already in the result
     }

@@ -11,7 +11,7 @@
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/sync/cosim_plan.hpp"
-#include "monitor/sync/partition_port.hpp"
+#include "monitor/sync/integrator_port.hpp"
 
 namespace kausal {
 
@@ -23,12 +23,12 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control);
 
-// The partitions of `deployment` step by themselves; conservative or optimistic is the
-// plan's mode. The deployment watches its components (a dead or stopped one becomes a
-// failure in its inbox, exit code 3): however long the partitions take, the monitor only
-// waits. Never throws a kausal::Error.
+// The partitions of `deployment` (a deployment of partitioned_deployment(s, plan)) step by
+// themselves; conservative or optimistic is the plan's mode. The deployment watches its
+// components (a dead or stopped one becomes a failure in its inbox, exit code 3): however
+// long the partitions take, the monitor only waits. Never throws a kausal::Error.
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
-                                CosimDeployment& deployment, CosimRecorder& recorder,
+                                Deployment& deployment, CosimRecorder& recorder,
                                 RunControl& control);
 
 }  // namespace kausal

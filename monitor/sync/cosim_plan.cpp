@@ -18,12 +18,13 @@ std::size_t index_in(const std::vector<std::string>& names, const std::string& n
 
 CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
   CosimPlan plan;
+  plan.mode = mode;
   plan.routes.resize(s.partitions.size());
   std::vector<std::vector<std::string>> outputs(s.partitions.size());
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
     const auto model = build_partition_model(s, p);
     const PartitionSpec& spec = s.partitions[p];
-    CoupledConfig c;
+    IntegratorConfig c;
     c.name = "integrator-" + spec.name;
     c.method = spec.method;
     c.blocks = model->blocks();
@@ -36,7 +37,6 @@ CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
     c.indicator_count = model->indicator_count();
     c.speculate = mode.speculate;
     c.tolerance = mode.tolerance;
-    c.window = mode.window;
     c.rollback_check = mode.rollback_check;
     plan.configs.push_back(std::move(c));
     plan.state_names.push_back(model->signature().states);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "integrator/coupled_integrator.hpp"
+#include "integrator/integrator.hpp"
 #include "monitor/scenario/cosim_scenario.hpp"
 
 namespace kausal {
@@ -17,7 +17,9 @@ struct CosimMode {
   // Optimistic: steps a partition may run past its last final step. Small, because a
   // prediction extrapolates further the further ahead it is, and is refused more often.
   std::uint64_t window = 4;
-  bool rollback_check = false;  // see CoupledConfig::rollback_check
+  // Steps a partition takes between deliveries at most.
+  std::uint64_t batch_size = 64;
+  bool rollback_check = false;  // see IntegratorConfig::rollback_check
 };
 
 // Output `output` of a producer partition, sampled every `producer_steps_per_sample` of its
@@ -30,7 +32,8 @@ struct Route {
 };
 
 struct CosimPlan {
-  std::vector<CoupledConfig> configs;                 // per partition
+  CosimMode mode;
+  std::vector<IntegratorConfig> configs;              // per partition
   std::vector<std::vector<Route>> routes;             // per producer partition
   std::vector<std::vector<std::string>> state_names;  // per partition: "member.state"
 };

@@ -1,6 +1,7 @@
 #pragma once
-// The monitor's view of the components: the same algorithms drive Integrators in this
-// process (local_deployment) or in other processes over CORBA (process_deployment).
+// The monitor's view of the Integrators, the same for every model kind: the coupling
+// algorithms drive them in this process (monitor/deploy/local_deployment) or in other
+// processes over CORBA (monitor/deploy/process_deployment) through these ports.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,23 +12,27 @@
 
 namespace kausal {
 
+// The calls of the Integrator protocol (idl/kausal.idl, interface Integrator).
 class IntegratorPort {
  public:
   virtual ~IntegratorPort() = default;
   virtual const std::string& name() const = 0;
-  // Conservative: step while below the guarantee; the states of every step taken.
+  // Steps while below the guarantee (and the inputs allow); the new final steps.
   virtual StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) = 0;
+  // From now on the Integrator steps by itself (integrator/worker.hpp) and its batches
+  // arrive in the deployment's inbox.
+  virtual void start(std::size_t batch_size, std::uint64_t window) = 0;
+  virtual void provide(const std::vector<ChannelSample>& samples) = 0;
   virtual std::vector<double> apply_event(const Event& event) = 0;
-  // Optimistic (see integrator/run_ahead.hpp): from now on the Integrator steps by itself
-  // and its batches arrive in the deployment's inbox.
-  virtual void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) = 0;
   virtual RollbackResult rollback(std::uint64_t step) = 0;
   virtual void commit(std::uint64_t gvt) = 0;
+  virtual IntegratorStats stats() = 0;
 };
 
-// One Integrator (with its System) per pendulum, ready to step from step 0. A deployment
-// whose components can die or stop on their own watches them and fails its inbox with the
-// first that does (BatchInbox::fail).
+// The partitions of a deployment plan (monitor/deploy/deployment_plan.hpp), each System
+// configured and each Integrator set up at its first step. A deployment whose components
+// can die or stop on their own watches them and fails its inbox with the first that does
+// (BatchInbox::fail).
 class Deployment {
  public:
   virtual ~Deployment() = default;

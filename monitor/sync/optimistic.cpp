@@ -14,7 +14,7 @@ OptimisticStepper::OptimisticStepper(Deployment& deployment, const Scenario& sce
     t.committed = first_step;
   }
   for (std::size_t i = 0; i < deployment.size(); ++i) {
-    deployment.integrator(i).run_ahead(options.batch_size, options.window, scenario.steps);
+    deployment.integrator(i).start(options.batch_size, options.window);
     ++counters_.monitor_calls;
     counters_.bytes += 24;
   }

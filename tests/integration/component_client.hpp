@@ -11,11 +11,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "idl/composite_convert.hpp"
 #include "idl/convert.hpp"
-#include "idl/partition_convert.hpp"
 #include "kausal_process.hpp"
 #include "monitor/deploy/child_process.hpp"
-#include "monitor/deploy/cosim_process_deployment.hpp"
+#include "monitor/deploy/process_deployment.hpp"
 
 namespace kausal::testing {
 
@@ -78,8 +78,8 @@ struct WireComponents {
     system->configure_partition(tank_member(), no_links, no_constants);
   }
   // A partition of the tank: right for the System after configure_tank().
-  CoupledConfig tank_config() const {
-    CoupledConfig c;
+  IntegratorConfig tank_config() const {
+    IntegratorConfig c;
     c.name = "integrator-w";
     c.tick = 0.001;
     c.last_step = 10;
@@ -89,21 +89,21 @@ struct WireComponents {
     return c;
   }
   // The Integrator set up for a pendulum chain, its System configured with one pendulum.
-  void initialise_pendulum() {
+  void set_up_pendulum(std::uint64_t last_step = std::numeric_limits<std::uint64_t>::max()) {
     const idl::ParameterSeq p =
         to_idl(Parameters{{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}});
     system->configure("pendulum", p);
-    integrator->initialise(pendulum_setup());
+    integrator->set_up(pendulum_setup(last_step));
   }
-  idl::IntegratorSetup pendulum_setup() const {
-    idl::IntegratorSetup setup;
-    setup.sys = idl::System::_duplicate(system.in());
-    setup.method = "euler";
-    setup.t0 = 0;
-    setup.h = 0.001;
-    setup.x0 = to_seq(std::vector<double>{0.5, 0.0});
-    setup.rollback_check = false;
-    return setup;
+  idl::IntegratorSetup pendulum_setup(
+      std::uint64_t last_step = std::numeric_limits<std::uint64_t>::max()) const {
+    IntegratorConfig c;
+    c.name = "integrator-w";
+    c.tick = 0.001;
+    c.last_step = last_step;
+    c.x0 = Vector{{0.5, 0.0}};
+    c.coupling_sends_events = true;
+    return to_idl(c, system.in());
   }
 };
 

@@ -10,7 +10,6 @@
 #include <memory>
 
 #include "component_client.hpp"
-#include "monitor/deploy/partition_sink_servant.hpp"
 #include "monitor/deploy/state_sink_servant.hpp"
 
 namespace kausal::testing {
@@ -40,18 +39,13 @@ class TestSink {
   typename Sink::_var_type ref_;
 };
 
+// The monitor's sink for one Integrator "integrator-w" of this many states and outputs.
 struct StateSink {
+  explicit StateSink(std::size_t state_size = 2, std::size_t output_size = 0)
+      : sink{new StateSinkServant(inbox, {{"integrator-w", {0, state_size, output_size}}})} {}
   std::shared_ptr<BatchInbox> inbox = std::make_shared<BatchInbox>();
-  TestSink<StateSinkServant, idl::StateSink> sink{
-      new StateSinkServant(inbox, std::map<std::string, std::size_t>{{"integrator-w", 0}})};
+  TestSink<StateSinkServant, idl::StateSink> sink;
   idl::StateSink_ptr ref() const { return sink.ref(); }
-};
-
-struct PartitionSink {
-  std::shared_ptr<PartitionInbox> inbox = std::make_shared<PartitionInbox>();
-  TestSink<PartitionSinkServant, idl::PartitionSink> sink{
-      new PartitionSinkServant(inbox, {{"integrator-w", 0}}, {{1, 2}})};
-  idl::PartitionSink_ptr ref() const { return sink.ref(); }
 };
 
 void expect_alive(WireComponents& w) {
@@ -75,18 +69,18 @@ TEST(HostileCalls, CalcBeforeConfigureIsAProtocolViolation) {
   expect_alive(w);
 }
 
-TEST(HostileCalls, InitialiseWhileRunningAheadIsAProtocolViolation) {
+TEST(HostileCalls, SetUpOnceStartedIsAProtocolViolation) {
   WireComponents w;
-  w.initialise_pendulum();
+  w.set_up_pendulum(1000);
   StateSink sink;
-  w.integrator->run_ahead(sink.ref(), 8, 16, 1000);
+  w.integrator->start(sink.ref(), 8, 16);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->initialise(w.pendulum_setup());
-            }).find("running ahead"),
+              w.integrator->set_up(w.pendulum_setup());
+            }).find("once started"),
             npos);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->initialise_partition(to_idl(w.tank_config(), w.system.in()));
-            }).find("while running"),
+              w.integrator->start(sink.ref(), 8, 16);
+            }).find("twice"),
             npos);
   // It ran ahead to its window and shipped what it computed.
   const auto batch = sink.inbox->pop(5s);
@@ -102,7 +96,7 @@ TEST(HostileCalls, AStateOfAnotherSizeThanTheModelsIsRefusedNamingX0) {
   w.system->configure("pendulum", p);
   idl::IntegratorSetup setup = w.pendulum_setup();
   setup.x0 = to_seq(std::vector<double>(3, 0.1));
-  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->initialise(setup); }).find("x0"),
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->set_up(setup); }).find("x0"),
             npos);
   expect_alive(w);
 }
@@ -112,32 +106,30 @@ TEST(HostileCalls, AStateOfAnotherSizeThanTheModelsIsRefusedNamingX0) {
 TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   WireComponents w;
   w.configure_tank();
-  const CoupledConfig good = w.tank_config();
+  const IntegratorConfig good = w.tank_config();
   auto refused = [&](const char* field, auto&& spoil) {
-    idl::PartitionSetup setup = to_idl(good, w.system.in());
+    idl::IntegratorSetup setup = to_idl(good, w.system.in());
     spoil(setup);
-    const std::string why =
-        reason_of<idl::ProtocolViolation>([&] { w.integrator->initialise_partition(setup); });
+    const std::string why = reason_of<idl::ProtocolViolation>([&] { w.integrator->set_up(setup); });
     EXPECT_NE(why.find(field), npos) << field << ": " << why;
   };
-  refused("output_size", [](idl::PartitionSetup& s) { s.output_size = huge_count; });
-  refused("indicator_count", [](idl::PartitionSetup& s) { s.indicator_count = huge_count; });
-  refused("x0", [](idl::PartitionSetup& s) { s.x0.length(5); });
-  refused("channels", [](idl::PartitionSetup& s) { s.channels.length(0); });
-  refused("window", [](idl::PartitionSetup& s) {
-    s.speculate = true;
-    s.window = endless;
-  });
-  PartitionSink sink;
+  refused("output_size", [](idl::IntegratorSetup& s) { s.output_size = huge_count; });
+  refused("indicator_count", [](idl::IntegratorSetup& s) { s.indicator_count = huge_count; });
+  refused("x0", [](idl::IntegratorSetup& s) { s.x0.length(5); });
+  refused("channels", [](idl::IntegratorSetup& s) { s.channels.length(0); });
+  StateSink sink(1, 2);
   // Nothing was set up: starting is refused, and nothing steps.
-  EXPECT_NE(
-      reason_of<idl::ProtocolViolation>([&] { w.integrator->start_partition(sink.ref(), 8); }), "");
-  w.integrator->initialise_partition(to_idl(good, w.system.in()));
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->start(sink.ref(), 8, 4); }), "");
+  w.integrator->set_up(to_idl(good, w.system.in()));
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->start_partition(sink.ref(), huge_count);
-            }).find("steps_per_batch"),
+              w.integrator->start(sink.ref(), huge_count, 4);
+            }).find("batch_size"),
             npos);
-  w.integrator->start_partition(sink.ref(), 8);  // waits for its input, alive
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
+              w.integrator->start(sink.ref(), 8, endless);
+            }).find("window"),
+            npos);
+  w.integrator->start(sink.ref(), 8, 4);  // waits for its input, alive
   std::this_thread::sleep_for(200ms);
   expect_alive(w);
 }
@@ -146,7 +138,7 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
 // list growing by 5 MB/s long after the caller had given up.
 TEST(HostileCalls, AnAdvanceComputesForABoundedTimeAndHoldsABoundedStateList) {
   WireComponents w;
-  w.initialise_pendulum();
+  w.set_up_pendulum();
   // Further past gvt than the state list may hold: refused at once.
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
               delete w.integrator->advance(100'000'000, 0);
@@ -171,20 +163,20 @@ TEST(HostileCalls, AnAdvanceComputesForABoundedTimeAndHoldsABoundedStateList) {
   expect_alive(w);
 }
 
-TEST(HostileCalls, RunAheadWithAnEndlessWindowOrBatchIsRefused) {
+TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
   WireComponents w;
-  w.initialise_pendulum();
+  w.set_up_pendulum();
   StateSink sink;
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->run_ahead(sink.ref(), 8, endless, endless);
+              w.integrator->start(sink.ref(), 8, endless);
             }).find("window"),
             npos);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->run_ahead(sink.ref(), huge_count, 16, endless);
+              w.integrator->start(sink.ref(), huge_count, 16);
             }).find("batch_size"),
             npos);
-  // Refused calls changed nothing: a sane run-ahead starts and ships its window.
-  w.integrator->run_ahead(sink.ref(), 8, 16, endless);
+  // Refused calls changed nothing: a sane start steps and ships its window.
+  w.integrator->start(sink.ref(), 8, 16);
   std::uint64_t states = 0;
   while (auto item = sink.inbox->pop(1s)) states += item->batch.count();
   EXPECT_EQ(states, 16u);

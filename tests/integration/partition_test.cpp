@@ -1,17 +1,16 @@
 // Partitioned models over real processes: a small scenario launched with
-// launch_cosim_processes and run by run_cosim_distributed gives the digest of
-// run_cosim_sequential (conservative and optimistic, in each layout); a partition process
-// killed mid-run ends the run with exit code 3 naming it, in bounded time; no child is left
-// behind.
+// a ProcessDeployment of partitioned_deployment and run by run_cosim_distributed gives the digest
+// of run_cosim_sequential (conservative and optimistic, in each layout); a partition process killed
+// mid-run ends the run with exit code 3 naming it, in bounded time; no child is left behind.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <future>
 
 #include "component_client.hpp"
-#include "idl/partition_convert.hpp"
+#include "idl/composite_convert.hpp"
 #include "monitor/deploy/child_process.hpp"
-#include "monitor/deploy/cosim_process_deployment.hpp"
+#include "monitor/deploy/process_deployment.hpp"
 #include "monitor/sync/cosim_driver.hpp"
 #include "system/composite_model.hpp"
 
@@ -62,13 +61,18 @@ struct PartitionRun {
     return r.trajectory_sha256;
   }
 
-  RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment) const {
+  std::unique_ptr<ProcessDeployment> launch(const CosimPlan& plan,
+                                            const std::string& layout) const {
+    const LaunchOptions launch = options(layout);
+    return std::make_unique<ProcessDeployment>(partitioned_deployment(scenario, plan),
+                                               monitor_orb(launch.call_timeout_ms), launch);
+  }
+  RunResult distributed(const CosimPlan& plan, Deployment& deployment) const {
     RunControl control;
     return distributed(plan, deployment, control);
   }
 
-  RunResult distributed(const CosimPlan& plan, CosimDeployment& deployment,
-                        RunControl& control) const {
+  RunResult distributed(const CosimPlan& plan, Deployment& deployment, RunControl& control) const {
     CosimRecorder recorder("", scenario, plan);
     const SyncMethod method =
         plan.configs.front().speculate ? SyncMethod::optimistic : SyncMethod::conservative;
@@ -108,7 +112,7 @@ TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
   const std::string expected = run.sequential_digest(plan);
   std::vector<pid_t> pids;
   {
-    auto deployment = launch_cosim_processes(run.scenario, plan, run.options(c.layout));
+    auto deployment = run.launch(plan, c.layout);
     pids = component_pids();
     const std::size_t processes = c.layout == "process" ? 6 : c.layout == "single" ? 0 : 3;
     EXPECT_EQ(pids.size(), processes);
@@ -164,7 +168,7 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
   const CosimPlan plan = plan_cosim(run.scenario, {false, 0.0, 1000});
   std::vector<pid_t> pids;
   {
-    auto deployment = launch_cosim_processes(run.scenario, plan, run.options(GetParam()));
+    auto deployment = run.launch(plan, GetParam());
     pids = component_pids();
     const auto victim = pid_of("integrator-b");
     ASSERT_TRUE(victim.has_value());
@@ -266,14 +270,14 @@ TEST(PartitionWire, IntegratorChecksWhatArrives) {
   w.configure_tank();
   idl::ChannelSampleSeq samples = to_idl(std::vector<ChannelSample>{{0, 0, 1.0}});
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
-  EXPECT_EQ(w.integrator->partition_stats().steps_computed, 0u);
+  EXPECT_EQ(w.integrator->statistics().steps_computed, 0u);
 
-  auto refused = [&](const idl::PartitionSetup& setup) {
-    return reason_of<idl::ModelFailure>([&] { w.integrator->initialise_partition(setup); });
+  auto refused = [&](const idl::IntegratorSetup& setup) {
+    return reason_of<idl::ModelFailure>([&] { w.integrator->set_up(setup); });
   };
-  const CoupledConfig good = w.tank_config();
+  const IntegratorConfig good = w.tank_config();
   EXPECT_NE(refused(to_idl(good, idl::System::_nil())).find("sys"), std::string::npos);
-  idl::PartitionSetup setup = to_idl(good, w.system.in());
+  idl::IntegratorSetup setup = to_idl(good, w.system.in());
   setup.name = "someone-else";
   EXPECT_NE(refused(setup).find("name"), std::string::npos);
   setup = to_idl(good, w.system.in());
@@ -292,15 +296,15 @@ TEST(PartitionWire, IntegratorChecksWhatArrives) {
   setup.tick = std::nan("");
   EXPECT_NE(refused(setup).find("tick"), std::string::npos);
 
-  w.integrator->initialise_partition(to_idl(good, w.system.in()));
+  w.integrator->set_up(to_idl(good, w.system.in()));
   samples[0].channel = 3;
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(samples); }), "");
   samples[0].channel = 0;
   samples[0].value = std::nan("");
   EXPECT_NE(reason_of<idl::ModelFailure>([&] { w.integrator->provide(samples); }), "");
-  EXPECT_NE(reason_of<idl::ProtocolViolation>(
-                [&] { w.integrator->start_partition(idl::PartitionSink::_nil(), 8); }),
-            "");
+  EXPECT_NE(
+      reason_of<idl::ProtocolViolation>([&] { w.integrator->start(idl::StateSink::_nil(), 8, 4); }),
+      "");
 }
 
 }  // namespace

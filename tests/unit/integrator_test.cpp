@@ -4,11 +4,14 @@
 
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
+#include "pendulum_config.hpp"
 #include "system/errors.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {
 namespace {
+
+using testing::pendulum_config;
 
 struct Rig {
   PendulumParams params{0, 1.3, 1.0, 0.1, 0.05, 9.81};
@@ -17,7 +20,7 @@ struct Rig {
   Integrator integrator;
 
   explicit Rig(OdeMethod method = OdeMethod::euler, double h = 1e-3)
-      : integrator(IntegratorConfig{"integrator-1", method, 0.0, h, {0.8, -0.2}}, link) {
+      : integrator(pendulum_config("integrator-1", method, h, {0.8, -0.2}), link) {
     system.configure("pendulum", to_parameters(params));
   }
 };
@@ -147,12 +150,10 @@ TEST(Integrator, ConservativeUseKeepsTheStateListShort) {
 TEST(Integrator, RejectsBadSetupAndNonFiniteStates) {
   SystemCore system("system-1");
   LocalModelLink link(system);
-  EXPECT_THROW(Integrator(IntegratorConfig{"i", OdeMethod::euler, 0, 0.0, {1, 0}}, link),
-               ModelError);
-  EXPECT_THROW(Integrator(IntegratorConfig{"i", OdeMethod::euler, 0, 1e-3, {}}, link), ModelError);
+  EXPECT_THROW(Integrator(pendulum_config("i", OdeMethod::euler, 0.0, {1, 0}), link), ModelError);
+  EXPECT_THROW(Integrator(pendulum_config("i", OdeMethod::euler, 1e-3, {}), link), ModelError);
   system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
-  Integrator blowing_up(IntegratorConfig{"integrator-9", OdeMethod::euler, 0, 1e300, {1, 1e300}},
-                        link);
+  Integrator blowing_up(pendulum_config("integrator-9", OdeMethod::euler, 1e300, {1, 1e300}), link);
   try {
     blowing_up.advance(5, 0);
     FAIL() << "an infinite state went unnoticed";

@@ -107,9 +107,7 @@ TEST(RollbackCheck, EveryStepReproducesAfterARestore) {
     Scenario s = testing::shipped(file);
     s.steps = 3000;
     const auto seq = testing::run_sequential(s);
-    LocalDeploymentOptions checked;
-    checked.rollback_check = true;
-    const auto opt = testing::run_optimistic_in_process(s, {16, 128}, checked);
+    const auto opt = testing::run_optimistic_in_process(s, {16, 128}, {}, true);
     ASSERT_EQ(opt.status, RunStatus::completed) << file << ": " << opt.error;
     EXPECT_EQ(opt.trajectory_sha256, seq.trajectory_sha256) << file;
   }

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/sync/cosim_driver.hpp"
-#include "monitor/sync/cosim_local_deployment.hpp"
 #include "system/errors.hpp"
 #include "tests/reference/cvode_reference.hpp"
 #include "tests/reference/exact_linear_response.hpp"
@@ -54,7 +54,7 @@ Outcome distributed(const CosimScenario& s, const CosimMode& mode) {
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder("", s, plan, true);
   RunControl control;
-  CosimLocalDeployment deployment(s, plan);
+  LocalDeployment deployment(partitioned_deployment(s, plan));
   RunResult r =
       run_cosim_distributed(s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative,
                             plan, deployment, recorder, control);

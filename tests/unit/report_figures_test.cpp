@@ -7,11 +7,11 @@
 #include <regex>
 #include <sstream>
 
+#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/record/text_table.hpp"
 #include "monitor/sync/cosim_driver.hpp"
-#include "monitor/sync/cosim_local_deployment.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace kausal {
@@ -336,7 +336,7 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   const CosimMode mode{true, 0, 32};
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder("", s, plan);
-  CosimLocalDeployment deployment(s, plan);
+  LocalDeployment deployment(partitioned_deployment(s, plan));
   const RunResult opt =
       run_cosim_distributed(s, SyncMethod::optimistic, plan, deployment, recorder, control);
   ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;

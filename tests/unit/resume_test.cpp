@@ -262,9 +262,7 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
     SequentialStepper stepper(s);
     return drive_chain(s, method, stepper, *recorder, control, drive);
   }
-  LocalDeploymentOptions local;
-  local.start = from;
-  LocalDeployment deployment(s, local);
+  LocalDeployment deployment(s, {}, false, from);
   if (kind == Kind::optimistic) {
     OptimisticStepper stepper(deployment, s, {8, 32}, from ? from->step : 0);
     return drive_chain(s, method, stepper, *recorder, control, drive);

@@ -3,10 +3,10 @@
 #include <random>
 #include <string>
 
+#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
-#include "monitor/sync/local_deployment.hpp"
 #include "monitor/sync/optimistic.hpp"
 #include "monitor/sync/sequential.hpp"
 
@@ -114,8 +114,9 @@ inline RunResult run_conservative_in_process(const Scenario& s,
 }
 
 inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOptions& options = {},
-                                           const LocalDeploymentOptions& local = {}) {
-  LocalDeployment deployment(s, local);
+                                           const LocalDeploymentOptions& local = {},
+                                           bool rollback_check = false) {
+  LocalDeployment deployment(s, local, rollback_check);
   OptimisticStepper stepper(deployment, s, options);
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <new>
 
-#include "integrator/coupled_integrator.hpp"
-#include "integrator/coupled_runner.hpp"
+#include "integrator/integrator.hpp"
+#include "integrator/worker.hpp"
 #include "integrator/local_model_link.hpp"
 #include "system/errors.hpp"
 #include "system/system_core.hpp"
@@ -64,21 +64,21 @@ class Ball final : public Model {
 
 // One partition with its System in this process.
 struct Part {
-  Part(std::unique_ptr<Model> model, CoupledConfig config) : system(config.name) {
+  Part(std::unique_ptr<Model> model, IntegratorConfig config) : system(config.name) {
     system.configure(std::move(model));
     config.x0 = system.model().initial_state();
     config.output_size = system.model().output_size();
     config.indicator_count = system.model().indicator_count();
-    integrator = std::make_unique<CoupledIntegrator>(config, link);
+    integrator = std::make_unique<Integrator>(config, link);
   }
   SystemCore system;
   LocalModelLink link{system};
-  std::unique_ptr<CoupledIntegrator> integrator;
+  std::unique_ptr<Integrator> integrator;
 };
 
-CoupledConfig config_for(const std::string& name, std::uint64_t ticks_per_step,
+IntegratorConfig config_for(const std::string& name, std::uint64_t ticks_per_step,
                          std::uint64_t steps) {
-  CoupledConfig c;
+  IntegratorConfig c;
   c.name = name;
   c.method = OdeMethod::euler;
   c.tick = 0.01;
@@ -95,7 +95,7 @@ struct Pair {
     const std::uint64_t period = std::max(source_ticks, sink_ticks);
     source = std::make_unique<Part>(std::make_unique<PolynomialSource>(degree),
                                     config_for("source", source_ticks, ticks / source_ticks));
-    CoupledConfig c = config_for("sink", sink_ticks, ticks / sink_ticks);
+    IntegratorConfig c = config_for("sink", sink_ticks, ticks / sink_ticks);
     c.channels.push_back({"source.y -> sink.u", hold, period});
     c.speculate = speculate;
     c.tolerance = tolerance;
@@ -104,7 +104,7 @@ struct Pair {
   }
   // Source outputs become samples; returns how many were handed over.
   std::size_t forward() {
-    const OutputBatch b = source->integrator->take_final();
+    const StateBatch b = source->integrator->take_final();
     std::size_t n = 0;
     for (std::size_t k = 0; k < b.count(); ++k) {
       const std::uint64_t step = b.first_step + k;
@@ -119,7 +119,7 @@ struct Pair {
       while (source->integrator->can_step()) source->integrator->step_once();
       forward();
       while (sink->integrator->can_step()) sink->integrator->step_once();
-      const OutputBatch b = sink->integrator->take_final();
+      const StateBatch b = sink->integrator->take_final();
       if (b.count()) last = b.states.back();
     }
     return last;
@@ -137,7 +137,7 @@ double euler_sum(double h, std::uint64_t steps, int degree) {
   return z;
 }
 
-TEST(CoupledIntegrator, HoldOneIsExactForALinearInputAcrossASlowerProducer) {
+TEST(Integrator, HoldOneIsExactForALinearInputAcrossASlowerProducer) {
   // Producer every 3 ticks, consumer every tick: the consumer sees each sample for three
   // steps. Order 1 extrapolates a line exactly; order 0 lags by up to a sample period.
   // Start-up: over the first sample period only sample 0 exists, so the order drops to 0
@@ -149,7 +149,7 @@ TEST(CoupledIntegrator, HoldOneIsExactForALinearInputAcrossASlowerProducer) {
   EXPECT_LT(held, exact - 0.005);  // one period (0.03 s) of lag on two of three steps
 }
 
-TEST(CoupledIntegrator, HoldTwoIsExactForAQuadraticInput) {
+TEST(Integrator, HoldTwoIsExactForAQuadraticInput) {
   // Start-up: order 0 over the first period (u = 0 at t = 0.01, 0.02), order 1 over the
   // second (the line through (0, 0) and (0.03, 0.0009): 0.0012 and 0.0015 at t = 0.04, 0.05
   // instead of 0.0016 and 0.0025); exact from the third period on.
@@ -159,13 +159,13 @@ TEST(CoupledIntegrator, HoldTwoIsExactForAQuadraticInput) {
   EXPECT_GT(std::abs(Pair(2, 1, 3, 1, 300).run() - exact), 1e-6);
 }
 
-TEST(CoupledIntegrator, AFasterProducerIsSampledAtTheConsumersSteps) {
+TEST(Integrator, AFasterProducerIsSampledAtTheConsumersSteps) {
   // Consumer every 2 ticks, producer every tick: sample j is the producer's step 2j.
   Pair pair(1, 0, 1, 2, 300);
   EXPECT_NEAR(pair.run(), euler_sum(0.02, 150, 1), 1e-12);
 }
 
-TEST(CoupledIntegrator, ConservativeWaitsForItsInputs) {
+TEST(Integrator, ConservativeWaitsForItsInputs) {
   Pair pair(1, 0, 1, 1, 10);
   EXPECT_FALSE(pair.sink->integrator->can_step());  // sample 0 not there
   pair.source->integrator->step_once();
@@ -179,24 +179,24 @@ TEST(CoupledIntegrator, ConservativeWaitsForItsInputs) {
 
 // Steps the speculating consumer as far as its window lets it before any later sample
 // arrives, then delivers the samples: wrong predictions must roll it back.
-double run_speculating(Pair& pair, CoupledStats& stats) {
+double run_speculating(Pair& pair, IntegratorStats& stats) {
   pair.source->integrator->step_once();
   pair.forward();  // sample 0: something to predict from
   while (!pair.sink->integrator->all_published()) {
     while (pair.sink->integrator->can_step()) pair.sink->integrator->step_once();
     while (pair.source->integrator->can_step()) pair.source->integrator->step_once();
     pair.forward();
-    const OutputBatch b = pair.sink->integrator->take_final();
+    const StateBatch b = pair.sink->integrator->take_final();
     if (b.count()) pair.last = b.states.back();
   }
   stats = pair.sink->integrator->stats();
   return pair.last;
 }
 
-TEST(CoupledIntegrator, WrongPredictionsRollBackToTheConservativeBits) {
+TEST(Integrator, WrongPredictionsRollBackToTheConservativeBits) {
   const double conservative = Pair(1, 0, 1, 1, 200).run();
   Pair optimistic(1, 0, 1, 1, 200, true, 0.0);
-  CoupledStats stats;
+  IntegratorStats stats;
   const double result = run_speculating(optimistic, stats);
   EXPECT_EQ(std::bit_cast<std::uint64_t>(result), std::bit_cast<std::uint64_t>(conservative));
   EXPECT_GT(stats.rollbacks, 0u);  // a held ramp predicts a constant: wrong every time
@@ -204,21 +204,21 @@ TEST(CoupledIntegrator, WrongPredictionsRollBackToTheConservativeBits) {
   EXPECT_GT(stats.steps_computed, 200u);
 }
 
-TEST(CoupledIntegrator, ExactPredictionsNeedNoRollback) {
+TEST(Integrator, ExactPredictionsNeedNoRollback) {
   // A line predicted by a line: every prediction equals its sample to the last bit or, where
   // rounding differs, is refused and recomputed, and the result is the conservative one.
   const double conservative = Pair(1, 1, 1, 1, 200).run();
   Pair optimistic(1, 1, 1, 1, 200, true, 0.0);
-  CoupledStats stats;
+  IntegratorStats stats;
   EXPECT_EQ(run_speculating(optimistic, stats), conservative);
   EXPECT_GT(stats.accepted_predictions, 0u);
 }
 
-TEST(CoupledIntegrator, ATolerancekeepsPredictionsWithinItAndBoundsTheError) {
+TEST(Integrator, ATolerancekeepsPredictionsWithinItAndBoundsTheError) {
   const double conservative = Pair(1, 0, 1, 1, 200).run();
   const double tolerance = 0.05;  // more than one step of the ramp (0.01)
   Pair optimistic(1, 0, 1, 1, 200, true, tolerance);
-  CoupledStats stats;
+  IntegratorStats stats;
   const double result = run_speculating(optimistic, stats);
   EXPECT_GT(stats.accepted_predictions, 0u);
   EXPECT_LE(stats.max_accepted_error, tolerance);
@@ -227,11 +227,9 @@ TEST(CoupledIntegrator, ATolerancekeepsPredictionsWithinItAndBoundsTheError) {
   EXPECT_NE(result, conservative);
 }
 
-TEST(CoupledIntegrator, TheWindowBoundsSpeculation) {
+TEST(Integrator, TheWindowBoundsSpeculation) {
   Pair pair(1, 0, 1, 1, 200, true, 0.0);
-  CoupledConfig c = pair.sink->integrator->config();
-  c.window = 5;
-  pair.sink = std::make_unique<Part>(std::make_unique<Accumulator>(), c);
+  pair.sink->integrator->run_on_its_own(5);  // (without a worker: the window alone)
   pair.sink->integrator->provide({0, 0, 0.0});
   int steps = 0;
   while (pair.sink->integrator->can_step()) {
@@ -241,7 +239,7 @@ TEST(CoupledIntegrator, TheWindowBoundsSpeculation) {
   EXPECT_EQ(steps, 6);  // step 0 on the real sample, then five on predictions, then it waits
 }
 
-TEST(CoupledIntegrator, SamplesFromOutsideAreChecked) {
+TEST(Integrator, SamplesFromOutsideAreChecked) {
   Pair pair(1, 0, 1, 1, 10);
   EXPECT_THROW(pair.sink->integrator->provide({0, 1, 0.0}), ProtocolError);  // 0 expected
   EXPECT_THROW(pair.sink->integrator->provide({3, 0, 0.0}), ProtocolError);  // no channel 3
@@ -249,16 +247,16 @@ TEST(CoupledIntegrator, SamplesFromOutsideAreChecked) {
   EXPECT_NO_THROW(pair.sink->integrator->provide({0, 0, 1.0}));
 }
 
-TEST(CoupledIntegrator, AZeroCrossingFiresItsHandlerAtTheStepEnd) {
-  CoupledConfig c = config_for("ball", 1, 400);  // 4 s at 10 ms
+TEST(Integrator, AZeroCrossingFiresItsHandlerAtTheStepEnd) {
+  IntegratorConfig c = config_for("ball", 1, 400);  // 4 s at 10 ms
   Part ball(std::make_unique<Ball>(), c);
   double lowest = 1;
   while (!ball.integrator->all_published()) {
     ball.integrator->step_once();
-    const OutputBatch b = ball.integrator->take_final();
+    const StateBatch b = ball.integrator->take_final();
     for (std::size_t k = 0; k < b.count(); ++k) lowest = std::min(lowest, b.states[2 * k]);
   }
-  const CoupledStats stats = ball.integrator->stats();
+  const IntegratorStats stats = ball.integrator->stats();
   EXPECT_GE(stats.events, 3u);  // bounces: 0.45 s to the floor, then shorter and shorter
   EXPECT_GE(lowest, 0.0);       // the handler reflects the ball above the floor
   EXPECT_LT(ball.integrator->step(), 401u);
@@ -280,16 +278,16 @@ class HiddenState final : public Model {
 // The rollback check steps, restores state and multistep memory from the state list, steps
 // again and requires the same bits: AB3 passes (its memory is saved with the state) at
 // twice the f evaluations, a model that hides state is caught at its first step.
-TEST(CoupledIntegrator, TheRollbackCheckRestepsFromTheStateListAndCatchesHiddenState) {
+TEST(Integrator, TheRollbackCheckRestepsFromTheStateListAndCatchesHiddenState) {
   auto run = [](std::unique_ptr<Model> model, bool check) {
-    CoupledConfig c = config_for("ball", 1, 300);
+    IntegratorConfig c = config_for("ball", 1, 300);
     c.method = OdeMethod::ab3;
     c.rollback_check = check;
     Part part(std::move(model), c);
     std::vector<double> states;
     while (!part.integrator->all_published()) {
       part.integrator->step_once();
-      const OutputBatch b = part.integrator->take_final();
+      const StateBatch b = part.integrator->take_final();
       states.insert(states.end(), b.states.begin(), b.states.end());
     }
     return std::pair{states, part.integrator->stats().derivative_calls};
@@ -323,11 +321,11 @@ class OutOfMemory final : public Model {
   Signature signature_{{"x"}, {}, {"x"}};
 };
 
-// Remembers the failure the runner reports.
-class FailureSink final : public OutputSink {
+// Remembers the failure the worker reports.
+class FailureSink final : public BatchSink {
  public:
-  void deliver(const OutputBatch&) override {}
-  void fail(std::exception_ptr error) override {
+  void deliver(const StateBatch&) override {}
+  void fail(std::exception_ptr error, std::uint32_t, std::uint64_t) override {
     std::lock_guard lock(mutex_);
     failure_ = error;
     cv_.notify_all();
@@ -346,14 +344,15 @@ class FailureSink final : public OutputSink {
 
 // Whatever a step throws stops the worker and is reported as the partition's failure; it
 // never escapes the thread (which would end the whole process).
-TEST(CoupledRunner, AnyExceptionOfAStepIsReportedNeverEscapes) {
+TEST(Worker, AnyExceptionOfAStepIsReportedNeverEscapes) {
   Part part(std::make_unique<OutOfMemory>(), config_for("integrator-x", 1, 10));
   FailureSink sink;
-  CoupledRunner runner(*part.integrator, sink, 4);
+  std::mutex mutex;
+  Worker worker(*part.integrator, mutex, sink, 4, 4);
   const std::exception_ptr failure = sink.wait_for_failure();
-  ASSERT_TRUE(failure) << "the runner reported nothing";
+  ASSERT_TRUE(failure) << "the worker reported nothing";
   EXPECT_THROW(std::rethrow_exception(failure), std::bad_alloc);
-  EXPECT_EQ(runner.stats().steps_computed, 0u);
+  EXPECT_EQ(worker.exclusive([&] { return part.integrator->stats().steps_computed; }), 0u);
 }
 
 }  // namespace

@@ -1,34 +1,17 @@
-#include "monitor/sync/local_deployment.hpp"
+#include "monitor/deploy/local_deployment.hpp"
 
 #include <unistd.h>
 
 #include <mutex>
 #include <thread>
 
-#include "integrator/run_ahead.hpp"
+#include "integrator/local_model_link.hpp"
+#include "integrator/worker.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
 
-std::string system_name(std::size_t i) {
-  return "system-" + std::to_string(i + 1);
-}
-std::string integrator_name(std::size_t i) {
-  return "integrator-" + std::to_string(i + 1);
-}
-
-namespace {
-
-IntegratorConfig config(const Scenario& s, std::size_t i, const LocalDeploymentOptions& o) {
-  const PendulumState& x0 = o.start ? o.start->states.at(i) : s.initial[i];
-  return {
-      integrator_name(i),         s.method, s.t0(), s.h, {x0.begin(), x0.end()}, o.rollback_check,
-      o.start ? o.start->step : 0};
-}
-
-}  // namespace
-
-struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
+struct LocalDeployment::Part final : IntegratorPort, BatchSink {
   SystemCore system;
   LocalModelLink link;
   Integrator integrator;
@@ -36,49 +19,57 @@ struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
   BatchInbox& inbox;
   std::size_t index;
   std::chrono::milliseconds delay;
-  std::unique_ptr<RunAhead> running;  // last: its worker must end before the rest goes
+  std::unique_ptr<Worker> worker;  // last: its thread must end before the rest goes
 
-  Pendulum(const Scenario& s, std::size_t i, BatchInbox& box, const LocalDeploymentOptions& o)
-      : system(system_name(i)),
+  Part(const PartitionPlan& plan, std::size_t i, BatchInbox& box, const LocalDeploymentOptions& o)
+      : system(plan.system),
         link(system),
-        integrator(config(s, i, o), link),
+        integrator(plan.config, link),  // (its constructor does not call the System yet)
         inbox(box),
         index(i),
         delay(o.delivery_delay) {
-    system.configure("pendulum", to_parameters(s.chain.pendulums[i]));
+    configure(system, plan.recipe);
   }
 
-  // Every call reaches the Integrator under its lock; while it runs ahead, through the
-  // worker's exclusive() so that the worker pauses at a step boundary.
+  // Every call reaches the Integrator under its lock; once started, through the worker's
+  // exclusive() so that the worker pauses at a step boundary.
   template <typename F>
   auto locked(F&& f) -> decltype(f()) {
-    if (running) return running->exclusive(f);
+    if (worker) return worker->exclusive(f);
     std::lock_guard lock(mutex);
     return f();
   }
 
   const std::string& name() const override { return integrator.name(); }
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
-    if (running) throw ProtocolError(name(), "advance() while running ahead");
+    if (worker) throw ProtocolError(name(), "advance() once started");
     std::lock_guard lock(mutex);
     return integrator.advance(guarantee, gvt);
+  }
+  void start(std::size_t batch_size, std::uint64_t window) override {
+    if (worker) throw ProtocolError(name(), "start() twice");
+    worker = std::make_unique<Worker>(integrator, mutex, *this, batch_size, window);
+  }
+  void provide(const std::vector<ChannelSample>& samples) override {
+    if (worker) return worker->provide(samples);
+    std::lock_guard lock(mutex);
+    for (const auto& s : samples) integrator.provide(s);
   }
   std::vector<double> apply_event(const Event& event) override {
     return locked([&] { return integrator.apply_event(event); });
   }
-  void run_ahead(std::size_t batch_size, std::uint64_t window, std::uint64_t last_step) override {
-    if (running) throw ProtocolError(name(), "run_ahead() twice");
-    running = std::make_unique<RunAhead>(integrator, mutex, *this, batch_size, window, last_step);
-  }
   RollbackResult rollback(std::uint64_t step) override {
-    if (running) return running->rollback(step);
+    if (worker) return worker->rollback(step);
     std::lock_guard lock(mutex);
     return integrator.rollback(step);
   }
   void commit(std::uint64_t gvt) override {
-    if (running) return running->commit(gvt);
+    if (worker) return worker->commit(gvt);
     std::lock_guard lock(mutex);
     integrator.commit(gvt);
+  }
+  IntegratorStats stats() override {
+    return locked([&] { return integrator.stats(); });
   }
 
   // BatchSink: straight into the monitor's inbox (after the test delay, if any).
@@ -87,14 +78,18 @@ struct LocalDeployment::Pendulum final : IntegratorPort, BatchSink {
     inbox.push({index, batch, nullptr});
   }
   void fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) override {
-    inbox.push({index, StateBatch{epoch, step, 0, {}}, error, step});
+    inbox.push({index, StateBatch{epoch, step, 0, 0, {}, {}}, error, step});
   }
 };
 
-LocalDeployment::LocalDeployment(const Scenario& s, const LocalDeploymentOptions& options) {
-  for (std::size_t i = 0; i < s.pendulums(); ++i)
-    parts_.push_back(std::make_unique<Pendulum>(s, i, inbox_, options));
+LocalDeployment::LocalDeployment(const DeploymentPlan& plan, const LocalDeploymentOptions& options) {
+  for (std::size_t i = 0; i < plan.size(); ++i)
+    parts_.push_back(std::make_unique<Part>(plan[i], i, inbox_, options));
 }
+
+LocalDeployment::LocalDeployment(const Scenario& scenario, const LocalDeploymentOptions& options,
+                                 bool rollback_check, const ChainStart* start)
+    : LocalDeployment(chain_deployment(scenario, rollback_check, start), options) {}
 
 LocalDeployment::~LocalDeployment() = default;
 
@@ -106,7 +101,7 @@ std::vector<ComponentReport> LocalDeployment::reports() {
   std::vector<ComponentReport> out;
   const long pid = static_cast<long>(getpid());
   for (auto& p : parts_) {
-    // Under the lock: a running-ahead worker updates both while it steps.
+    // Under the lock: a worker updates both while it steps.
     const auto [integrator_totals, system_totals] =
         p->locked([&] { return std::pair(p->integrator.totals(), p->system.totals()); });
     for (auto [name, role, totals, trace] :

@@ -5,7 +5,9 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "integrator/run_ahead.hpp"
+#include "integrator/local_model_link.hpp"
+#include "integrator/worker.hpp"
+#include "pendulum_config.hpp"
 #include "test_support.hpp"
 
 namespace kausal {
@@ -63,15 +65,15 @@ struct RecordingSink final : BatchSink {
   }
 };
 
-TEST(RunAhead, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
+TEST(Worker, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
   const double h = 1e-3;
   SystemCore system("system-1");
   system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
   FlakyLink link(system, step_time(0, h, 30));  // computing step 31 fails once
-  Integrator integrator(IntegratorConfig{"integrator-1", OdeMethod::euler, 0, h, {0.3, 0}}, link);
+  Integrator integrator(testing::pendulum_config("integrator-1", OdeMethod::euler, h, {0.3, 0}, 200), link);
   std::mutex mutex;
   RecordingSink sink;
-  RunAhead ahead(integrator, mutex, sink, 4, 100, 200);
+  Worker ahead(integrator, mutex, sink, 4, 100);
 
   ASSERT_TRUE(sink.wait([&] { return !sink.failures.empty(); }));
   {
@@ -106,7 +108,9 @@ struct ScriptedDeployment final : Deployment {
     const std::string& name() const override { return id; }
     StateBatch advance(std::uint64_t, std::uint64_t) override { throw std::logic_error("unused"); }
     std::vector<double> apply_event(const Event&) override { return {-0.5, 0.0}; }
-    void run_ahead(std::size_t, std::uint64_t, std::uint64_t) override {}
+    void start(std::size_t, std::uint64_t) override {}
+    void provide(const std::vector<ChannelSample>&) override {}
+    IntegratorStats stats() override { return {}; }
     RollbackResult rollback(std::uint64_t) override { return {++epoch, 0}; }
     void commit(std::uint64_t) override {}
   };

@@ -1,0 +1,54 @@
+#pragma once
+// Plain C++ values <-> IDL values of the composite model a System builds for a partition.
+// Like convert.hpp this file only copies; the System checks what arrives.
+#include <vector>
+
+#include "idl/convert.hpp"
+#include "system/composite_model.hpp"
+
+namespace kausal {
+
+// ---- the composite a System builds ----
+
+inline idl::MemberSetupSeq to_idl(const std::vector<MemberRecipe>& members) {
+  idl::MemberSetupSeq out;
+  out.length(wire_size(members.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k) {
+    out[k].name = members[k].name.c_str();
+    out[k].model = members[k].model.c_str();
+    out[k].parameters = to_idl(members[k].parameters);
+  }
+  return out;
+}
+
+inline idl::DirectLinkSeq to_idl(const std::vector<DirectLink>& links) {
+  idl::DirectLinkSeq out;
+  out.length(wire_size(links.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {wire_size(links[k].from), wire_size(links[k].from_output), wire_size(links[k].to),
+              wire_size(links[k].to_input)};
+  return out;
+}
+
+inline idl::ConstantInputSeq to_idl(const std::vector<ConstantInput>& constants) {
+  idl::ConstantInputSeq out;
+  out.length(wire_size(constants.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {wire_size(constants[k].member), wire_size(constants[k].input), constants[k].value};
+  return out;
+}
+
+inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::DirectLinkSeq& links,
+                                const idl::ConstantInputSeq& constants) {
+  CompositeRecipe r;
+  for (CORBA::ULong k = 0; k < members.length(); ++k)
+    r.members.push_back(
+        {members[k].name.in(), members[k].model.in(), from_idl(members[k].parameters)});
+  for (CORBA::ULong k = 0; k < links.length(); ++k)
+    r.links.push_back({links[k].from, links[k].from_output, links[k].to, links[k].to_input});
+  for (CORBA::ULong k = 0; k < constants.length(); ++k)
+    r.constants.push_back({constants[k].member, constants[k].input, constants[k].value});
+  return r;
+}
+
+}  // namespace kausal

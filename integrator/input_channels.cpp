@@ -1,0 +1,147 @@
+#include "integrator/input_channels.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "integrator/stepper.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+// The polynomial through (0, y0), (−1, y1), (−2, y2) of the given order (Newton's backward
+// form), at θ (in sample periods after y0's time).
+double hold_polynomial(int order, double theta, double y0, double y1, double y2) {
+  if (order == 0) return y0;
+  const double first = y0 - y1;
+  if (order == 1) return y0 + theta * first;
+  const double second = y0 - 2 * y1 + y2;
+  return y0 + theta * first + 0.5 * theta * (theta + 1) * second;
+}
+
+}  // namespace
+
+InputChannels::InputChannels(const std::string& component, std::vector<InputChannel> specs,
+                             Timing timing, bool speculate, double tolerance)
+    : component_(component), timing_(timing), speculate_(speculate), tolerance_(tolerance) {
+  if (!(tolerance >= 0)) throw ModelError(component, "tolerance must be >= 0");
+  for (auto& spec : specs) {
+    if (spec.hold < 0 || spec.hold > 2)
+      throw ModelError(component, spec.name + ": hold order must be 0, 1 or 2");
+    if (spec.period_ticks == 0 || spec.period_ticks % timing.ticks_per_step != 0)
+      throw ModelError(component, spec.name + ": sample period is not a whole number of steps");
+    channels_.push_back({std::move(spec), {}, 0, 0});
+  }
+  stencil_j_.resize(channels_.size());
+  stencil_order_.resize(channels_.size());
+}
+
+std::uint64_t InputChannels::sample_for_step(const Channel& c, std::uint64_t n) const {
+  return n * timing_.ticks_per_step / c.spec.period_ticks;
+}
+
+int InputChannels::order_at(const Channel& c, std::uint64_t j) const {
+  return static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(c.spec.hold), j));
+}
+
+// From the newest real samples, with the channel's own hold polynomial.
+double InputChannels::predict(const Channel& c, std::uint64_t j) const {
+  const std::uint64_t newest = c.arrived - 1;
+  const int order = order_at(c, newest);
+  auto value = [&](int back) { return back <= order ? sample(c, newest - back).value : 0.0; };
+  return hold_polynomial(order, static_cast<double>(j - newest), value(0), value(1), value(2));
+}
+
+bool InputChannels::ready_for(std::uint64_t n) const {
+  for (const auto& c : channels_) {
+    if (sample_for_step(c, n) < c.arrived) continue;
+    if (!speculate_ || c.arrived == 0) return false;
+  }
+  return true;
+}
+
+void InputChannels::bind(std::uint64_t n) {
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    Channel& c = channels_[i];
+    const std::uint64_t j = sample_for_step(c, n);
+    while (c.base + c.samples.size() <= j) {
+      const std::uint64_t next = c.base + c.samples.size();
+      c.samples.push_back({predict(c, next), true, n});
+      ++stats_.predictions;
+    }
+    stencil_j_[i] = j;
+    stencil_order_[i] = order_at(c, j);
+  }
+}
+
+void InputChannels::input_at(double t, Vector& u) const {
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    const Channel& c = channels_[i];
+    const std::uint64_t j = stencil_j_[i];
+    const int order = stencil_order_[i];
+    const double period = static_cast<double>(c.spec.period_ticks) * timing_.tick;
+    const double theta =
+        (t - step_time(timing_.t0, timing_.tick, j * c.spec.period_ticks)) / period;
+    auto value = [&](int back) { return back <= order ? sample(c, j - back).value : 0.0; };
+    u[static_cast<Eigen::Index>(i)] = hold_polynomial(order, theta, value(0), value(1), value(2));
+  }
+}
+
+std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
+  if (s.channel >= channels_.size())
+    throw ProtocolError(component_, "sample for channel " + std::to_string(s.channel) +
+                                        ", the partition has " + std::to_string(channels_.size()));
+  Channel& c = channels_[s.channel];
+  if (s.index != c.arrived)
+    throw ProtocolError(component_, c.spec.name + ": sample " + std::to_string(s.index) +
+                                        " arrived, expected " + std::to_string(c.arrived));
+  if (!std::isfinite(s.value))
+    throw ModelError(component_,
+                     c.spec.name + ": sample " + std::to_string(s.index) + " is not finite");
+  std::optional<std::uint64_t> rollback;
+  if (s.index < c.base + c.samples.size()) {
+    Sample& p = sample(c, s.index);
+    const bool same =
+        std::bit_cast<std::uint64_t>(p.value) == std::bit_cast<std::uint64_t>(s.value);
+    const double error = std::abs(s.value - p.value);
+    if (same || (tolerance_ > 0 && error <= tolerance_)) {
+      ++stats_.accepted_predictions;
+      stats_.max_accepted_error = std::max(stats_.max_accepted_error, error);
+      p = {s.value, false, never};
+    } else {
+      rollback = p.first_use;
+      forget_predictions_from(p.first_use);
+    }
+  }
+  if (s.index == c.base + c.samples.size()) c.samples.push_back({s.value, false, never});
+  c.arrived = s.index + 1;
+  return rollback;
+}
+
+std::uint64_t InputChannels::first_unconfirmed_use() const {
+  std::uint64_t first = never;
+  for (const auto& c : channels_)
+    if (c.arrived < c.base + c.samples.size())
+      first = std::min(first, sample(c, c.arrived).first_use);
+  return first;
+}
+
+void InputChannels::forget_predictions_from(std::uint64_t n) {
+  for (auto& c : channels_)
+    while (c.base + c.samples.size() > c.arrived && c.samples.back().first_use >= n)
+      c.samples.pop_back();
+}
+
+void InputChannels::forget_before(std::uint64_t n) {
+  for (auto& c : channels_) {
+    const std::uint64_t j = sample_for_step(c, n);
+    const std::uint64_t keep = j >= 2 ? j - 2 : 0;
+    while (c.base < keep && c.base < c.arrived && !c.samples.empty()) {
+      c.samples.pop_front();
+      ++c.base;
+    }
+  }
+}
+
+}  // namespace kausal

@@ -1,0 +1,109 @@
+#pragma once
+// The inputs a partition receives from other partitions (docs/model.md §4), without the
+// stepping: one channel of samples per input.
+//
+// Time is counted in ticks (the scenario's smallest step); the partition steps every
+// `ticks_per_step` ticks. Sample j of a channel is the producer's output at tick
+// j·period (period = the larger of the two steps, so multirate couplings sample at the
+// slower rate). Over step n the input is the polynomial of order `hold` through the newest
+// samples at or before the step's start (j, j−1, j−2), evaluated at each stage time (order 0
+// holds, 1 and 2 extrapolate; fewer samples at the start lower the order).
+//
+// Conservative: step n may be taken only when every sample it needs has arrived.
+// Optimistic (speculate): a missing sample is predicted from the arrived ones with the same
+// polynomial. When the sample arrives it is compared with the prediction; if they differ by
+// more than `tolerance` (with tolerance 0: by any bit) the partition must roll back to the
+// first step that used the prediction.
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "integrator/ode_method.hpp"
+
+namespace kausal {
+
+struct InputChannel {
+  std::string name;  // "turbine.power -> machine.pm", for messages
+  int hold = 0;
+  std::uint64_t period_ticks = 1;
+};
+
+struct ChannelSample {
+  std::size_t channel = 0;
+  std::uint64_t index = 0;
+  double value = 0;
+};
+
+struct PredictionStats {
+  std::uint64_t predictions = 0;           // samples predicted before they arrived
+  std::uint64_t accepted_predictions = 0;  // predictions kept (within tolerance)
+  double max_accepted_error = 0;           // largest |prediction − sample| kept
+};
+
+class InputChannels {
+ public:
+  static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
+
+  struct Timing {
+    double t0 = 0;
+    double tick = 0;  // s
+    std::uint64_t ticks_per_step = 1;
+  };
+  // ModelError naming `component` for a hold order or period that cannot work.
+  InputChannels(const std::string& component, std::vector<InputChannel> specs, Timing timing,
+                bool speculate, double tolerance);
+
+  std::size_t size() const { return channels_.size(); }
+  // Step n may be taken now: every sample it needs has arrived or (speculating) can be
+  // predicted from arrived ones.
+  bool ready_for(std::uint64_t n) const;
+  // Binds the inputs of step n for input_at(), predicting the samples still missing.
+  void bind(std::uint64_t n);
+  // The inputs of the bound step at time t (u has one entry per channel).
+  void input_at(double t, Vector& u) const;
+  // A sample arrived (in order per channel; ProtocolError / ModelError otherwise). Returns
+  // the step to roll back to when it refutes a prediction that step used.
+  std::optional<std::uint64_t> provide(const ChannelSample& sample);
+  // The first step that used a prediction not yet confirmed; `never` if there is none.
+  std::uint64_t first_unconfirmed_use() const;
+  // After a rollback to step n: predictions first used at or after n are forgotten (the
+  // steps that recompute predict again, from newer samples).
+  void forget_predictions_from(std::uint64_t n);
+  // Step n is final: samples older than its stencil are no longer needed.
+  void forget_before(std::uint64_t n);
+  const PredictionStats& stats() const { return stats_; }
+
+ private:
+  struct Sample {
+    double value = 0;
+    bool predicted = false;
+    std::uint64_t first_use = never;  // the first step that used it (predictions only)
+  };
+  struct Channel {
+    InputChannel spec;
+    std::deque<Sample> samples;  // samples[k] is sample `base + k`
+    std::uint64_t base = 0;
+    std::uint64_t arrived = 0;  // samples below this index are real
+  };
+
+  std::uint64_t sample_for_step(const Channel& c, std::uint64_t n) const;
+  int order_at(const Channel& c, std::uint64_t j) const;
+  Sample& sample(Channel& c, std::uint64_t j) { return c.samples.at(j - c.base); }
+  const Sample& sample(const Channel& c, std::uint64_t j) const { return c.samples.at(j - c.base); }
+  double predict(const Channel& c, std::uint64_t j) const;
+
+  std::string component_;
+  Timing timing_;
+  bool speculate_;
+  double tolerance_;
+  std::vector<Channel> channels_;
+  // The stencil of the bound step: per channel its newest sample index and order.
+  std::vector<std::uint64_t> stencil_j_;
+  std::vector<int> stencil_order_;
+  PredictionStats stats_;
+};
+
+}  // namespace kausal

@@ -1,0 +1,36 @@
+#pragma once
+// Every System and Integrator of a deployment plan in this process, called directly (fast,
+// exact tests of the coupling algorithms; no omniORB involved). Serves every model kind.
+#include <chrono>
+#include <memory>
+
+#include "monitor/deploy/deployment_plan.hpp"
+#include "monitor/sync/integrator_port.hpp"
+
+namespace kausal {
+
+struct LocalDeploymentOptions {
+  // Test hook: every batch an Integrator ships is held this long before it reaches the
+  // inbox, so that rollbacks overtake batches already on their way.
+  std::chrono::milliseconds delivery_delay{0};
+};
+
+class LocalDeployment final : public Deployment {
+ public:
+  explicit LocalDeployment(const DeploymentPlan& plan, const LocalDeploymentOptions& options = {});
+  // The chain of `scenario` (rollback check off, from step 0 unless `start`).
+  explicit LocalDeployment(const Scenario& scenario, const LocalDeploymentOptions& options = {},
+                           bool rollback_check = false, const ChainStart* start = nullptr);
+  ~LocalDeployment() override;
+  std::size_t size() const override { return parts_.size(); }
+  IntegratorPort& integrator(std::size_t i) override;
+  BatchInbox& inbox() override { return inbox_; }
+  std::vector<ComponentReport> reports() override;
+
+ private:
+  struct Part;
+  BatchInbox inbox_;  // declared first: the workers deliver into it until they end
+  std::vector<std::unique_ptr<Part>> parts_;
+};
+
+}  // namespace kausal
