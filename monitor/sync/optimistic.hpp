@@ -1,6 +1,6 @@
 #pragma once
 // The optimistic monitor (docs/model.md §3, state lists). Integrators run ahead
-// by themselves (integrator/run_ahead.hpp) and ship their states in batches; the monitor
+// by themselves (integrator/worker.hpp) and ship their states in batches; the monitor
 // checks the steps in order, as the sequential method does, once every pendulum has
 // reached the step. An impact at step s rolls the pendulums concerned back to s: their
 // states after s are discarded, the impulse is applied as an event, and a new epoch starts;
