@@ -356,7 +356,8 @@ bool Integrator::has_final_sample_point() const {
 }
 
 StateBatch Integrator::take_final() {
-  if (config_.output_size == 0) return collect_final();
+  // (A request of the trace only when it calls the System for outputs.)
+  if (config_.output_size == 0 || !has_final()) return collect_final();
   Request request(*this, ActivityKind::busy, {ActivityCall::outputs, published_, epoch_});
   return collect_final();
 }
