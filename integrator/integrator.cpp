@@ -209,10 +209,12 @@ void Integrator::step_once() {
   from.derivative_calls = stepper_.derivative_calls() - calls_before;
 }
 
-std::uint64_t Integrator::step_while(std::uint64_t until, const std::function<bool()>& more) {
-  Request request(
-      *this, ActivityKind::busy,
-      {on_its_own_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_});
+SpanTag Integrator::stepping_tag() const {
+  return {on_its_own_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_};
+}
+
+template <typename More>
+std::uint64_t Integrator::take_steps(std::uint64_t until, More&& more) {
   std::uint64_t taken = 0;
   while (step_ < until && can_step() && more()) {
     step_once();
@@ -221,10 +223,13 @@ std::uint64_t Integrator::step_while(std::uint64_t until, const std::function<bo
   return taken;
 }
 
+std::uint64_t Integrator::step_while(std::uint64_t until, const std::function<bool()>& more) {
+  Request request(*this, ActivityKind::busy, stepping_tag());
+  return take_steps(until, more);
+}
+
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadline deadline) {
-  Request request(
-      *this, ActivityKind::busy,
-      {on_its_own_ ? ActivityCall::run_ahead : ActivityCall::advance, step_ + 1, epoch_});
+  Request request(*this, ActivityKind::busy, stepping_tag());
   // (Messages built only when needed: this is every step of a conservative run.)
   if (gvt > step_)
     throw ProtocolError(config_.name, "gvt " + std::to_string(gvt) +
@@ -240,13 +245,14 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadl
   held_ = false;
   forget_before(gvt);
   const std::uint64_t most = batch_steps_within_budget(config_);
-  std::uint64_t taken = 0;
-  while (
-      step_ < guarantee && can_step() && taken < most &&
-      (taken == 0 || deadline == Deadline::max() || std::chrono::steady_clock::now() < deadline)) {
-    step_once();
-    ++taken;
-  }
+  std::uint64_t granted = 0;  // at least one step, then until the budget or the deadline
+  take_steps(guarantee, [&] {
+    if (granted == most || (granted > 0 && deadline != Deadline::max() &&
+                            std::chrono::steady_clock::now() >= deadline))
+      return false;
+    ++granted;
+    return true;
+  });
   return collect_final();
 }
 

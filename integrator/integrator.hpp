@@ -193,6 +193,11 @@ class Integrator {
   class LinkRhs;
   class Request;
   double time_of_step(std::uint64_t n) const;
+  // The request the steps of a call belong to: advance, or run_ahead once on its own.
+  SpanTag stepping_tag() const;
+  // Steps while step() < until, can_step() and more() (called right before each step).
+  template <typename More>
+  std::uint64_t take_steps(std::uint64_t until, More&& more);
   void compute_step(std::uint64_t n);
   void handle_crossings(double t);
   void rewind(std::uint64_t n);

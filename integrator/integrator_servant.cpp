@@ -252,7 +252,6 @@ void IntegratorServant::start(idl::StateSink_ptr sink, CORBA::ULong batch_size,
 void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
   serve(name(), [&] {
     const std::vector<ChannelSample> in = from_idl(samples);
-    if (Worker* w = active_.load()) return w->provide(in);
     with_integrator([&](auto& i) {
       for (const auto& sample : in) i.provide(sample);
     });
@@ -268,23 +267,18 @@ idl::DoubleSeq* IntegratorServant::apply_event(const idl::Event& event) {
 
 idl::RollbackResult IntegratorServant::rollback(CORBA::ULongLong step) {
   return serve(name(), [&] {
-    Worker* w = active_.load();
-    const RollbackResult r =
-        w ? w->rollback(step) : with_integrator([&](auto& i) { return i.rollback(step); });
+    const RollbackResult r = with_integrator([&](auto& i) { return i.rollback(step); });
     return idl::RollbackResult{r.epoch, r.discarded_steps, r.wasted_derivative_calls};
   });
 }
 
 void IntegratorServant::commit(CORBA::ULongLong gvt) {
-  serve(name(), [&] {
-    if (Worker* w = active_.load()) return w->commit(gvt);
-    with_integrator([&](auto& i) { i.commit(gvt); });
-  });
+  serve(name(), [&] { with_integrator([&](auto& i) { i.commit(gvt); }); });
 }
 
 idl::IntegratorStats IntegratorServant::statistics() {
   if (Worker* w = active_.load()) return w->exclusive([&] { return to_idl(integrator_->stats()); });
-  std::lock_guard lock(mutex_);  // asked before set_up(): nothing done yet
+  std::lock_guard lock(mutex_);  // asked before set_up() is legal: nothing done yet
   return to_idl(integrator_ ? integrator_->stats() : IntegratorStats{});
 }
 

@@ -35,7 +35,8 @@ Worker::~Worker() {
 }
 
 bool Worker::has_work() const {
-  return !failed_ && (integrator_.can_step() || integrator_.has_final());
+  if (failed_in_ == integrator_.epoch()) return false;
+  return integrator_.can_step() || integrator_.has_final();
 }
 
 // Nothing escapes the thread: whatever a step or a delivery throws (a kausal::Error, an
@@ -66,8 +67,8 @@ void Worker::work() {
       } catch (...) {
         if (!failure) failure = std::current_exception();
       }
-      failed_ = failure != nullptr;
       epoch = integrator_.epoch();
+      if (failure) failed_in_ = epoch;
       failed_step = integrator_.step() + 1;
     }
     try {
@@ -84,28 +85,6 @@ void Worker::work() {
       // Nobody left to tell.
     }
   }
-}
-
-void Worker::provide(const std::vector<ChannelSample>& samples) {
-  exclusive([&] {
-    for (const auto& s : samples) integrator_.provide(s);
-  });
-}
-
-std::vector<double> Worker::apply_event(const Event& event) {
-  return exclusive([&] { return integrator_.apply_event(event); });
-}
-
-RollbackResult Worker::rollback(std::uint64_t step) {
-  return exclusive([&] {
-    const RollbackResult r = integrator_.rollback(step);
-    failed_ = false;  // a failure of the old epoch's future is gone with it
-    return r;
-  });
-}
-
-void Worker::commit(std::uint64_t gvt) {
-  exclusive([&] { integrator_.commit(gvt); });
 }
 
 }  // namespace kausal

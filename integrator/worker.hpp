@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -40,14 +41,10 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  void provide(const std::vector<ChannelSample>& samples);
-  std::vector<double> apply_event(const Event& event);
-  // Rolls back and holds the worker at `step` until the next commit.
-  RollbackResult rollback(std::uint64_t step);
-  // Frees the state list before gvt and lets the worker step up to gvt + window.
-  void commit(std::uint64_t gvt);
-
-  // Runs f with the worker paused at a step boundary and the mutex held.
+  // Runs f with the worker paused at a step boundary and the mutex held: every call on the
+  // Integrator from outside (provide, apply_event, rollback, commit, statistics) goes
+  // through here. A rollback starts a new epoch, which revives a worker that failed in an
+  // older one.
   template <typename F>
   auto exclusive(F&& f) -> decltype(f()) {
     waiting_.fetch_add(1);
@@ -68,7 +65,7 @@ class Worker {
   std::mutex& mutex_;
   BatchSink& sink_;
   std::uint64_t batch_size_;
-  bool failed_ = false;  // in the current epoch; a rollback clears it
+  std::optional<std::uint32_t> failed_in_;  // the epoch the worker failed in
   bool stopping_ = false;
   std::atomic<int> waiting_{0};  // requests waiting for the lock: the worker yields to them
   std::condition_variable cv_;

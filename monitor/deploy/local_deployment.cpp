@@ -51,22 +51,18 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
     worker = std::make_unique<Worker>(integrator, mutex, *this, batch_size, window);
   }
   void provide(const std::vector<ChannelSample>& samples) override {
-    if (worker) return worker->provide(samples);
-    std::lock_guard lock(mutex);
-    for (const auto& s : samples) integrator.provide(s);
+    locked([&] {
+      for (const auto& s : samples) integrator.provide(s);
+    });
   }
   std::vector<double> apply_event(const Event& event) override {
     return locked([&] { return integrator.apply_event(event); });
   }
   RollbackResult rollback(std::uint64_t step) override {
-    if (worker) return worker->rollback(step);
-    std::lock_guard lock(mutex);
-    return integrator.rollback(step);
+    return locked([&] { return integrator.rollback(step); });
   }
   void commit(std::uint64_t gvt) override {
-    if (worker) return worker->commit(gvt);
-    std::lock_guard lock(mutex);
-    integrator.commit(gvt);
+    locked([&] { integrator.commit(gvt); });
   }
   IntegratorStats stats() override {
     return locked([&] { return integrator.stats(); });
@@ -82,7 +78,8 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
   }
 };
 
-LocalDeployment::LocalDeployment(const DeploymentPlan& plan, const LocalDeploymentOptions& options) {
+LocalDeployment::LocalDeployment(const DeploymentPlan& plan,
+                                 const LocalDeploymentOptions& options) {
   for (std::size_t i = 0; i < plan.size(); ++i)
     parts_.push_back(std::make_unique<Part>(plan[i], i, inbox_, options));
 }

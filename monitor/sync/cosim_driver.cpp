@@ -3,8 +3,9 @@
 #include <unistd.h>
 
 #include <map>
+#include <optional>
 
-#include "integrator/local_model_link.hpp"
+#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/sync/sequential.hpp"
 #include "system/errors.hpp"
 
@@ -29,6 +30,23 @@ std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& 
                                  batch.outputs[k * batch.output_size + r.output]});
     }
   return out;
+}
+
+// Records partition p's final steps and provides the samples in them to their consumers.
+// `counters`: the calls and bytes this cost between processes (nullptr: all in one thread).
+void record_and_route(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
+                      CosimRecorder& recorder, Deployment& deployment, MethodCounters* counters) {
+  recorder.record(p, batch);
+  if (counters) {
+    ++counters->monitor_calls;
+    counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
+  }
+  for (auto& [q, samples] : samples_from(plan, p, batch)) {
+    deployment.integrator(q).provide(samples);
+    if (!counters) continue;
+    ++counters->monitor_calls;
+    counters->bytes += 24 * samples.size();
+  }
 }
 
 std::uint64_t progress_ticks(const CosimScenario& s, const CosimRecorder& recorder) {
@@ -80,49 +98,43 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
   return r;
 }
 
+// Steps a partition is granted per turn: any number gives the same steps (a partition steps
+// as far as its inputs allow); a bounded one keeps each grant within the state list's budget.
+constexpr std::uint64_t sequential_grant = 1 << 16;
+
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control) {
   RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
-  std::vector<std::unique_ptr<SystemCore>> systems;
-  std::vector<std::unique_ptr<LocalModelLink>> links;
-  std::vector<std::unique_ptr<Integrator>> integrators;
+  CosimPlan in_turn = plan;
+  for (auto& config : in_turn.configs) config.speculate = false;
+  std::optional<LocalDeployment> deployment;
   try {
-    for (std::size_t p = 0; p < s.partitions.size(); ++p) {
-      systems.push_back(std::make_unique<SystemCore>("system-" + s.partitions[p].name));
-      systems.back()->configure(build_partition_model(s, p));
-      links.push_back(std::make_unique<LocalModelLink>(*systems.back()));
-      IntegratorConfig config = plan.configs[p];
-      config.speculate = false;
-      integrators.push_back(std::make_unique<Integrator>(config, *links.back()));
-    }
-    bool all_done = false;
-    while (!all_done) {
+    deployment.emplace(partitioned_deployment(s, in_turn));
+    while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
       bool progress = false;
-      all_done = true;
-      for (std::size_t p = 0; p < integrators.size(); ++p) {
-        Integrator& in = *integrators[p];
-        if (in.step_while(in.config().last_step, [] { return true; }) > 0) progress = true;
-        const StateBatch batch = in.take_final();
-        if (batch.count() > 0) {
-          progress = true;
-          recorder.record(p, batch);
-          for (auto& [q, samples] : samples_from(plan, p, batch))
-            for (const auto& sample : samples) integrators[q]->provide(sample);
-        }
-        all_done = all_done && in.all_published();
+      for (std::size_t p = 0; p < deployment->size(); ++p) {
+        const std::uint64_t last = in_turn.configs[p].last_step;
+        if (recorder.recorded(p) > last) continue;  // every step published
+        const std::uint64_t gvt = recorder.recorded(p) > 0 ? recorder.recorded(p) - 1 : 0;
+        const StateBatch batch =
+            deployment->integrator(p).advance(gvt + std::min(last - gvt, sequential_grant), gvt);
+        if (batch.count() == 0) continue;
+        progress = true;
+        record_and_route(in_turn, p, batch, recorder, *deployment, nullptr);
       }
       control.progress(progress_ticks(s, recorder), s.ticks);
-      if (!progress && !all_done)
+      if (!progress && !recorder.complete())
         throw SimulationError("the partitions wait for each other (no partition can step)");
     }
   } catch (const Error& e) {
     r.end_with(e);
   }
-  for (std::size_t p = 0; p < integrators.size(); ++p)
-    r.partitions[p].stats = integrators[p]->stats();
+  if (deployment)
+    for (std::size_t p = 0; p < deployment->size(); ++p)
+      r.partitions[p].stats = deployment->integrator(p).stats();
   finish(r, s, recorder, start);
   add_components(
       r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
@@ -146,14 +158,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
       auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
-      ++r.counters.monitor_calls;
-      recorder.record(delivery->source, delivery->batch);
-      r.counters.bytes += 8 * (delivery->batch.states.size() + delivery->batch.outputs.size());
-      for (auto& [q, samples] : samples_from(plan, delivery->source, delivery->batch)) {
-        deployment.integrator(q).provide(samples);
-        ++r.counters.monitor_calls;
-        r.counters.bytes += 24 * samples.size();
-      }
+      record_and_route(plan, delivery->source, delivery->batch, recorder, deployment, &r.counters);
       control.progress(progress_ticks(s, recorder), s.ticks);
     }
   } catch (const Error& e) {

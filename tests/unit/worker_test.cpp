@@ -70,7 +70,8 @@ TEST(Worker, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
   SystemCore system("system-1");
   system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
   FlakyLink link(system, step_time(0, h, 30));  // computing step 31 fails once
-  Integrator integrator(testing::pendulum_config("integrator-1", OdeMethod::euler, h, {0.3, 0}, 200), link);
+  Integrator integrator(
+      testing::pendulum_config("integrator-1", OdeMethod::euler, h, {0.3, 0}, 200), link);
   std::mutex mutex;
   RecordingSink sink;
   Worker ahead(integrator, mutex, sink, 4, 100);
@@ -87,10 +88,12 @@ TEST(Worker, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
     }
     EXPECT_EQ(next, 31u);
   }
-  const auto r = ahead.rollback(10);
+  const auto r = ahead.exclusive([&] { return integrator.rollback(10); });
   EXPECT_EQ(r.epoch, 1u);
   EXPECT_EQ(r.discarded_steps, 20u);
-  ahead.commit(10);  // release: the worker runs on in the new epoch, past the old failure
+  ahead.exclusive([&] {
+    integrator.commit(10);
+  });  // release: the worker runs on in the new epoch, past the old failure
   ASSERT_TRUE(sink.wait([&] {
     return !sink.batches.empty() && sink.batches.back().epoch == 1 &&
            sink.batches.back().first_step + sink.batches.back().count() > 60;
@@ -162,8 +165,8 @@ TEST(Optimistic, AFailureInADiscardedFutureIsNoFailure) {
   auto fail = std::make_exception_ptr(ModelError("integrator-1", "blew up speculatively"));
   d.box.push({0, scripted(0, 1, 5, {-0.5, 0}, 3), nullptr});  // hits pendulum 2 at step 3
   d.box.push({1, scripted(0, 1, 8, {0, 0}), nullptr});
-  d.box.push({0, StateBatch{0, 6, 0, 0, {}, {}}, fail, 6});       // epoch 0 could not do step 6
-  d.box.push({0, scripted(1, 4, 8, {-0.5, 0}), nullptr});  // after the rollback at 3
+  d.box.push({0, StateBatch{0, 6, 0, 0, {}, {}}, fail, 6});  // epoch 0 could not do step 6
+  d.box.push({0, scripted(1, 4, 8, {-0.5, 0}), nullptr});    // after the rollback at 3
   d.box.push({1, scripted(1, 4, 8, {0, 0}), nullptr});
   const RunResult r = drive(d, s);
   EXPECT_EQ(r.status, RunStatus::completed) << r.error;
