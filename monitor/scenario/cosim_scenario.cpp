@@ -35,7 +35,7 @@ Parameters numbers_of(TableReader& r, const std::string& key) {
     const std::string name(k.str());
     if (!node.is_number())
       r.fail_at(node.source(), r.qualified(key) + "." + name + " must be a number");
-    const double v = node.value<double>().value();
+    const double v = number_value(node);
     if (!std::isfinite(v))
       r.fail_at(node.source(), r.qualified(key) + "." + name + " must be finite");
     out.emplace_back(name, v);

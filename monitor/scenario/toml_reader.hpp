@@ -19,6 +19,14 @@ namespace kausal {
 // the stack: the depth is measured first.
 inline constexpr int kMaxTomlDepth = 64;
 
+// A TOML number (precondition: node.is_number()) as a double. An integer is converted by
+// hand: toml++ refuses an integer that no double holds exactly (9223372036854775807), and
+// such a value is still a number that range checks name, not a crash.
+inline double number_value(const toml::node& node) {
+  if (const auto i = node.value_exact<std::int64_t>()) return static_cast<double>(*i);
+  return node.value_exact<double>().value();
+}
+
 // Parses TOML text, its nesting bounded first. InputError "file:line: ..." for either
 // problem.
 toml::table parse_toml(const std::string& text, const std::string& file);
@@ -50,7 +58,7 @@ class TableReader {
     const toml::node* node = take(key);
     if (!node) return std::nullopt;
     if (!node->is_number()) fail(key, "must be a number");
-    const double v = node->value<double>().value();
+    const double v = number_value(*node);
     if (!std::isfinite(v)) fail(key, "must be finite");
     return v;
   }

@@ -70,6 +70,17 @@ TEST(InputLimits, OutputIntervalFarBeyondTheRunIsRefusedNotZero) {
             "steps) of simulation.step");
 }
 
+// toml++ gives no double for an integer that no double holds exactly; such a value used to
+// end the parser with std::bad_optional_access (found by the fuzzer).
+TEST(InputLimits, AnIntegerNoDoubleHoldsIsReadAsANumber) {
+  EXPECT_NE(chain_error("step = 0.001\nduration = 9223372036854775807")
+                .find("c.toml:3: simulation.duration is more than 1e+10 steps"),
+            std::string::npos);
+  std::string text = tanks("1.0");
+  text.replace(text.find("area = 1.0"), 10, "area = 9223372036854775807");
+  EXPECT_EQ(tanks_error(text), "accepted");
+}
+
 TEST(InputLimits, StepsBeyondTheLimitAreRefusedNamingTheField) {
   EXPECT_EQ(chain_error("step = 1e-300\nduration = 1.0"),
             "c.toml:3: simulation.duration is more than 1e+10 steps (the limit) of "
