@@ -81,8 +81,10 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
 }
 
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
-                               CosimRecorder& recorder, RunControl& control) {
+                               CosimRecorder& recorder, RunControl& control,
+                               RunObserver* observer) {
   RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
+  recorder.observe(observer);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   std::vector<std::unique_ptr<SystemCore>> systems;
@@ -124,6 +126,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   } catch (const Error& e) {
     r.end_with(e);
   }
+  recorder.observe(nullptr);
   for (std::size_t p = 0; p < integrators.size(); ++p)
     r.partitions[p].stats = integrators[p]->stats();
   finish(r, s, recorder, start);
@@ -136,12 +139,15 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
                                 CosimDeployment& deployment, CosimRecorder& recorder,
-                                RunControl& control) {
+                                RunControl& control, RunObserver* observer) {
   const CosimMode mode{plan.configs.front().speculate, plan.configs.front().tolerance,
                        plan.configs.front().window};
   RunResult r = describe_cosim_run(s, method, mode);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
+  ActivityClock monitor;  // this thread: recording deliveries, routing their samples
+  recorder.observe(observer);
+  if (observer) observer->monitor_trace(&monitor.trace());
   try {
     for (std::size_t p = 0; p < deployment.size(); ++p) deployment.partition(p).start();
     while (!recorder.complete()) {
@@ -151,9 +157,14 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
       ++r.counters.monitor_calls;
-      recorder.record(delivery->partition, delivery->batch);
+      std::map<std::size_t, std::vector<ChannelSample>> routed;
+      {
+        BusyScope busy(monitor, SpanTag{ActivityCall::route});
+        recorder.record(delivery->partition, delivery->batch);
+        routed = samples_from(plan, delivery->partition, delivery->batch);
+      }
       r.counters.bytes += 8 * (delivery->batch.states.size() + delivery->batch.outputs.size());
-      for (auto& [q, samples] : samples_from(plan, delivery->partition, delivery->batch)) {
+      for (auto& [q, samples] : routed) {
         deployment.partition(q).provide(samples);
         ++r.counters.monitor_calls;
         r.counters.bytes += 24 * samples.size();
@@ -163,6 +174,8 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
   } catch (const Error& e) {
     r.end_with(e);
   }
+  if (observer) observer->monitor_trace(nullptr);
+  recorder.observe(nullptr);
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {
       r.partitions[p].stats = deployment.partition(p).stats();
@@ -171,6 +184,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
     }
   }
   finish(r, s, recorder, start);
+  add_components(r, {monitor_report(monitor)});
   add_components(r, deployment.reports());
   recorder.flush();
   return r;

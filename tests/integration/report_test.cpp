@@ -276,10 +276,10 @@ TEST_F(Animation, ACrashedViewChangesNothing) {
 
 // ---- trace.json of real runs: named slices, step and epoch, flows, no negative times ----
 
-const std::set<std::string> kCallNames = {"event",      "advance", "run_ahead",      "apply_event",
-                                          "rollback",   "commit",  "grant",          "sweep",
-                                          "derivative", "output",  "jacobian",       "indicators",
-                                          "provide",    "outputs", "partition_step", "busy"};
+const std::set<std::string> kCallNames = {
+    "event",   "advance", "run_ahead",      "apply_event", "rollback", "commit",
+    "grant",   "sweep",   "derivative",     "output",      "jacobian", "indicators",
+    "provide", "outputs", "partition_step", "busy",        "route"};
 
 // Every flow has both ends, each inside a slice of its track: the caller's ("s", open while
 // it waits) and the callee's ("f", named as the flow). Returns caller -> callee slice names.
