@@ -51,6 +51,30 @@ void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
   }
 }
 
+// The observer watches the recorder and the monitor's trace from construction until end()
+// or, on any other way out (an exception that is no kausal::Error), the destructor: it
+// never reads the trace after the clock has gone.
+class Watch {
+ public:
+  Watch(RunObserver* observer, CosimRecorder& recorder, const ActivityTrace& trace)
+      : observer_(observer), recorder_(recorder) {
+    recorder_.observe(observer_);
+    if (observer_) observer_->monitor_trace(&trace);
+  }
+  ~Watch() { end(); }
+  Watch(const Watch&) = delete;
+  Watch& operator=(const Watch&) = delete;
+  void end() {
+    if (observer_) observer_->monitor_trace(nullptr);
+    recorder_.observe(nullptr);
+    observer_ = nullptr;
+  }
+
+ private:
+  RunObserver* observer_;
+  CosimRecorder& recorder_;
+};
+
 void add_components(RunResult& r, std::vector<ComponentReport> components) {
   for (auto& c : components) {
     r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
@@ -146,8 +170,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   ActivityClock monitor;  // this thread: recording deliveries, routing their samples
-  recorder.observe(observer);
-  if (observer) observer->monitor_trace(&monitor.trace());
+  Watch watch(observer, recorder, monitor.trace());
   try {
     for (std::size_t p = 0; p < deployment.size(); ++p) deployment.partition(p).start();
     while (!recorder.complete()) {
@@ -174,8 +197,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
   } catch (const Error& e) {
     r.end_with(e);
   }
-  if (observer) observer->monitor_trace(nullptr);
-  recorder.observe(nullptr);
+  watch.end();
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {
       r.partitions[p].stats = deployment.partition(p).stats();
