@@ -35,8 +35,11 @@ const char* help_text =
     "Live mode (default): the Animation component. Started by the launcher, which reads the\n"
     "object reference printed as the first line on stdout; the monitor feeds it committed\n"
     "frames, the horizon (GVT or guarantee), rollbacks and component activity. The window\n"
-    "shows the pendulums, a progress bar with the horizon, and a busy/waiting/rollback strip\n"
-    "per component. Controls: Pause/Resume (Space), Step (Right arrow), speed 0.1x-1x.\n"
+    "shows the pendulums (a partitioned model: its recorded states plotted against simulated\n"
+    "time, one plot per partition), a progress bar with the horizon, and a\n"
+    "busy/waiting/rollback strip per component. Controls: Pause/Resume (Space), Step (Right\n"
+    "arrow), speed 0.1x-1x (plots: 1x plays a run in at most 10 s, never slower than real\n"
+    "time).\n"
     "Closing the window or Participant::shutdown ends the process (exit 0). Options:\n"
     "  --name, --host, --unix-socket, --call-timeout-ms, --link-delay, --tls-* as for every\n"
     "  component,\n"
@@ -44,7 +47,9 @@ const char* help_text =
     "  --close-after-frames N (close once N frames arrived), --grab-on-close FILE.png.\n\n"
     "Render modes (offscreen, PNG):\n"
     "  --snapshot FILE.png --run DIR [--step N] [--size WxH]   pendulums at step N (default:\n"
-    "                                                          the last) and the timeline\n"
+    "                                                          the last) and the timeline;\n"
+    "                                                          a partitioned run: its values\n"
+    "                                                          plotted up to step N (ticks)\n"
     "  --timeline FILE.png --run DIR [--time-span S] [--size WxH]\n"
     "                                                          the run's utilisation strips,\n"
     "                                                          over 0..S seconds if given\n"
@@ -69,7 +74,8 @@ void add_options(CLI::App& app, Options& o) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   app.add_option("--grab-on-close", o.grab_on_close,
                  "test hook: save the view as a PNG when the window closes itself (live mode)");
-  auto* snapshot = app.add_option("--snapshot", o.snapshot, "write the pendulums at a step");
+  auto* snapshot = app.add_option("--snapshot", o.snapshot,
+                                  "write the pendulums (a partitioned run: its plots) at a step");
   auto* timeline = app.add_option("--timeline", o.timeline, "write the run's timeline");
   auto* chart = app.add_option("--chart", o.chart, "write the wall-time chart of --runs");
   snapshot->excludes(timeline)->excludes(chart);
@@ -108,8 +114,9 @@ int render(const Options& o) {
   if (o.run.empty()) throw InputError("--snapshot and --timeline need --run DIR");
   const RunView run = o.snapshot.empty() ? load_run_activity(o.run) : load_run_dir(o.run);
   const int strips = 29 * static_cast<int>(run.tracks.size());
+  const int model = run.partitioned() ? 40 + 170 * static_cast<int>(run.plot.plots.size()) : 450;
   if (!o.snapshot.empty())
-    save_png(render_snapshot(run, o.step, size_or(450 + strips)), o.snapshot);
+    save_png(render_snapshot(run, o.step, size_or(std::min(model, 2400) + strips)), o.snapshot);
   else
     save_png(render_timeline(run, size_or(60 + strips), o.time_span), o.timeline);
   return 0;

@@ -15,6 +15,11 @@ AnimationRun from_idl(const idl::AnimationSetup& setup) {
     const auto& p = setup.pendulums[i];
     run.pendulums.push_back({p.pivot_x, p.length, p.radius});
   }
+  for (CORBA::ULong i = 0; i < setup.plots.length(); ++i)
+    run.plot.plots.emplace_back(setup.plots[i].in());
+  for (CORBA::ULong i = 0; i < setup.series.length(); ++i)
+    run.plot.series.push_back({setup.series[i].name.in(), setup.series[i].plot});
+  run.frame_every = setup.frame_every;
   for (CORBA::ULong i = 0; i < setup.components.length(); ++i)
     run.components.emplace_back(setup.components[i].in());
   run.clock_ns = setup.clock_ns;
@@ -40,7 +45,9 @@ void AnimationServant::handle(const char* operation, F&& f) {
 void AnimationServant::begin_run(const idl::AnimationSetup& setup) {
   handle("begin_run", [&] {
     if (!playback_.begin_run(from_idl(setup)))
-      std::cerr << name() << ": begin_run refused: no pendulum, or a bad geometry or step\n";
+      std::cerr << name()
+                << ": begin_run refused: no view or two, a bad geometry, plot, "
+                   "step or frame interval\n";
   });
 }
 

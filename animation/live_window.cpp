@@ -58,9 +58,14 @@ void PlaybackWidget::paint(QPainter& p) {
   const LiveLayout l = live_layout(size(), view_.tracks.size());
   draw_text(p, l.title, title_of(view_));
   if (!view_.run) return;
-  if (l.pendulums.height() > 2 * static_cast<int>(pendulum_margin_px) + 4 && view_.frame)
-    draw_pendulums(p, scene_for(view_.run->pendulums, l.pendulums), view_.frame->states,
-                   view_.flashing);
+  const AnimationRun& run = *view_.run;
+  if (run.plot_view()) {
+    if (view_.plot)
+      draw_plots(p, l.model, run.plot, *view_.plot, run.t0,
+                 run.t0 + static_cast<double>(run.steps) * run.h, view_.flashing);
+  } else if (l.model.height() > 2 * static_cast<int>(pendulum_margin_px) + 4 && view_.frame) {
+    draw_pendulums(p, scene_for(run.pendulums, l.model), view_.frame->states, view_.flashing);
+  }
   const std::optional<std::uint64_t> horizon =
       view_.horizon ? std::optional(view_.horizon->step) : std::nullopt;
   draw_horizon_bar(p, l.horizon, view_.run->steps, view_.frame ? view_.frame->step : 0, horizon,

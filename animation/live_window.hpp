@@ -1,7 +1,8 @@
 #pragma once
-// The live window: the pendulums swinging from committed frames, the horizon, a strip per
-// component, the controls. Everything here runs on the Qt thread; the feed arrives in
-// Playback from the ORB's threads and is copied out once per repaint.
+// The live window: the pendulums swinging from committed frames (or a partitioned model's
+// values plotted up to the frame shown), the horizon, a strip per component, the controls.
+// Everything here runs on the Qt thread; the feed arrives in Playback from the ORB's threads and is
+// copied out once per repaint.
 #include <QLabel>
 #include <QMainWindow>
 #include <QPainter>

@@ -12,28 +12,63 @@ bool all_finite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }
 
-bool valid_geometry(const AnimationRun& run) {
-  if (run.pendulums.empty() || !std::isfinite(run.t0) || !std::isfinite(run.h) || run.h <= 0)
-    return false;
-  return std::all_of(run.pendulums.begin(), run.pendulums.end(), [](const PendulumGeometry& p) {
+bool valid_geometry(const std::vector<PendulumGeometry>& pendulums) {
+  return std::all_of(pendulums.begin(), pendulums.end(), [](const PendulumGeometry& p) {
     return std::isfinite(p.pivot_x) && std::isfinite(p.length) && std::isfinite(p.radius) &&
            p.length > 0 && p.radius > 0;
   });
 }
 
+bool valid_plots(const PlotSpec& plot) {
+  if (plot.plots.empty() || plot.series.empty() || plot.plots.size() > Playback::max_plots ||
+      plot.series.size() > Playback::max_series)
+    return false;
+  return std::all_of(plot.series.begin(), plot.series.end(),
+                     [&](const PlotSeriesInfo& s) { return s.plot < plot.plots.size(); });
+}
+
+bool valid_setup(const AnimationRun& run) {
+  if (!std::isfinite(run.t0) || !std::isfinite(run.h) || run.h <= 0 || run.frame_every == 0 ||
+      run.frame_every > std::max<std::uint64_t>(run.steps, 1))
+    return false;
+  const bool plots = !run.plot.plots.empty() || !run.plot.series.empty();
+  if (run.pendulums.empty() == !plots) return false;  // exactly one view
+  return plots ? valid_plots(run.plot) : valid_geometry(run.pendulums);
+}
+
 }  // namespace
 
+std::size_t AnimationRun::frame_size() const {
+  return plot_view() ? plot.series.size() : 2 * pendulums.size();
+}
+
+std::size_t AnimationRun::units() const {
+  return plot_view() ? plot.plots.size() : pendulums.size();
+}
+
+std::uint64_t AnimationRun::next_frame_step(std::uint64_t step) const {
+  return step >= steps || steps - step <= frame_every ? steps : step + frame_every;
+}
+
 std::string AnimationRun::horizon_name() const {
+  if (plot_view()) return "final";
   return label.rfind("optimistic", 0) == 0 ? "GVT" : "guarantee";
 }
 
-Playback::Playback(std::size_t frame_capacity, std::size_t spans_per_track)
+double AnimationRun::playback_rate() const {
+  if (!plot_view()) return 1;
+  const double length = static_cast<double>(steps) * h;
+  return std::max(1.0, length / Playback::plot_replay_s);
+}
+
+Playback::Playback(std::size_t frame_capacity, std::size_t spans_per_track, std::size_t plot_points)
     : frame_capacity_(std::max<std::size_t>(frame_capacity, 1)),
-      spans_per_track_(std::max<std::size_t>(spans_per_track, 1)) {}
+      spans_per_track_(std::max<std::size_t>(spans_per_track, 1)),
+      plot_points_(plot_points) {}
 
 bool Playback::begin_run(AnimationRun run) {
   std::lock_guard lock(mutex_);
-  if (!valid_geometry(run)) {
+  if (!valid_setup(run)) {
     ++counters_.rejected;
     return false;
   }
@@ -41,7 +76,8 @@ bool Playback::begin_run(AnimationRun run) {
   frames_.clear();
   newest_step_.reset();
   horizon_.reset();
-  rolled_back_at_.assign(run.pendulums.size(), std::nullopt);
+  rolled_back_at_.assign(run.units(), std::nullopt);
+  history_ = PlotHistory(run.plot_view() ? run.plot.series.size() : 0, plot_points_);
   tracks_.clear();
   for (const auto& name : run.components)
     if (tracks_.size() < max_tracks) tracks_.push_back({name, {}});
@@ -55,28 +91,33 @@ bool Playback::begin_run(AnimationRun run) {
 
 bool Playback::valid_frames(std::uint64_t first_step, std::span<const double> states) const {
   if (!run_) return false;
-  const std::size_t size = 2 * run_->pendulums.size();
+  const std::size_t size = run_->frame_size();
   if (states.empty() || states.size() % size != 0 || !all_finite(states)) return false;
   const std::uint64_t count = states.size() / size;
-  if (first_step > run_->steps || count - 1 > run_->steps - first_step) return false;
+  const std::uint64_t every = run_->frame_every;
+  if (first_step > run_->steps || (first_step % every != 0 && first_step != run_->steps))
+    return false;
+  // Frames after the first one: up to the last step, which is a frame's step too.
+  const std::uint64_t remaining = run_->steps - first_step;
+  if (count - 1 > remaining / every + (remaining % every != 0 ? 1 : 0)) return false;
   return !newest_step_ || first_step > *newest_step_;  // late or repeated frames are stale
 }
 
 std::size_t Playback::add_frames(std::uint64_t first_step, std::span<const double> states) {
   std::lock_guard lock(mutex_);
   if (!valid_frames(first_step, states)) {
-    const std::size_t size = run_ ? 2 * run_->pendulums.size() : 0;
+    const std::size_t size = run_ ? run_->frame_size() : 0;
     counters_.rejected += size && states.size() >= size ? states.size() / size : 1;
     return 0;
   }
-  const std::size_t size = 2 * run_->pendulums.size();
+  const std::size_t size = run_->frame_size();
   const std::size_t count = states.size() / size;
-  for (std::size_t k = 0; k < count; ++k) {
-    const std::uint64_t step = first_step + k;
+  std::uint64_t step = first_step;
+  for (std::size_t k = 0; k < count; ++k, step = run_->next_frame_step(step)) {
     const double t = run_->t0 + static_cast<double>(step) * run_->h;
     push_frame({step, t, {states.begin() + k * size, states.begin() + (k + 1) * size}});
+    newest_step_ = step;
   }
-  newest_step_ = first_step + count - 1;
   counters_.received += count;
   return count;
 }
@@ -85,16 +126,21 @@ void Playback::push_frame(Frame frame) {
   if (frames_.empty()) position_t_ = frame.t;
   frames_.push_back(std::move(frame));
   if (frames_.size() > frame_capacity_) {
-    frames_.pop_front();
+    pop_front();
     ++counters_.dropped;
     position_t_ = std::max(position_t_, frames_.front().t);
   }
 }
 
+void Playback::pop_front() {
+  if (run_ && run_->plot_view()) history_.add(frames_.front().t, frames_.front().states);
+  frames_.pop_front();
+}
+
 bool Playback::set_horizon(std::uint64_t step, std::vector<std::uint64_t> reached,
                            std::uint64_t now_ns) {
   std::lock_guard lock(mutex_);
-  if (!run_ || reached.size() != run_->pendulums.size()) {
+  if (!run_ || reached.size() != run_->units()) {
     ++counters_.rejected;
     return false;
   }
@@ -104,7 +150,7 @@ bool Playback::set_horizon(std::uint64_t step, std::vector<std::uint64_t> reache
 
 bool Playback::rolled_back(std::size_t pendulum, std::uint64_t step, Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (!run_ || pendulum >= run_->pendulums.size() || step > run_->steps) {
+  if (!run_ || pendulum >= run_->units() || step > run_->steps) {
     ++counters_.rejected;
     return false;
   }
@@ -159,7 +205,7 @@ void Playback::set_paused(bool paused) {
 void Playback::step_once() {
   std::lock_guard lock(mutex_);
   paused_ = true;
-  if (frames_.size() > 1) frames_.pop_front();
+  if (frames_.size() > 1) pop_front();
   if (!frames_.empty()) position_t_ = frames_.front().t;
 }
 
@@ -173,14 +219,14 @@ void Playback::set_speed(double speed) {
 
 void Playback::advance(Clock::duration wall) {
   std::lock_guard lock(mutex_);
-  if (paused_ || frames_.empty()) return;
-  position_t_ += std::chrono::duration<double>(wall).count() * speed_;
+  if (paused_ || frames_.empty() || !run_) return;
+  position_t_ += std::chrono::duration<double>(wall).count() * speed_ * run_->playback_rate();
   show_front();
 }
 
 // Drops the frames the playback clock has passed; waits on the newest one.
 void Playback::show_front() {
-  while (frames_.size() > 1 && frames_[1].t <= position_t_) frames_.pop_front();
+  while (frames_.size() > 1 && frames_[1].t <= position_t_) pop_front();
   if (frames_.size() == 1) position_t_ = std::min(position_t_, frames_.front().t);
 }
 
@@ -195,6 +241,8 @@ PlaybackView Playback::view(Clock::time_point now, std::uint64_t now_ns) const {
   PlaybackView v;
   v.run = run_;
   if (!frames_.empty()) v.frame = frames_.front();
+  if (run_ && run_->plot_view())
+    v.plot = v.frame ? history_.snapshot(&v.frame->t, v.frame->states) : history_.snapshot();
   v.horizon = horizon_;
   for (const auto& at : rolled_back_at_) v.flashing.push_back(at && now - *at < flash_duration);
   for (const auto& t : tracks_) {

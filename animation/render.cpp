@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include <QFontMetrics>
+#include <QPolygon>
 
 #include "animation/timeline.hpp"
 
@@ -40,8 +41,8 @@ std::string seconds_text(double s) {
   return seconds_number(s) + " s";
 }
 
-// One strip, one utilisation bar per pixel column (the utilisation figures of docs/tutorial.md): busy
-// from the bottom, rolling back above it, waiting for the rest, each in proportion to the
+// One strip, one utilisation bar per pixel column (the utilisation figures of docs/tutorial.md):
+// busy from the bottom, rolling back above it, waiting for the rest, each in proportion to the
 // column's time. A component that is busy 2 % of the time looks 2 % busy, however many
 // short spans it had; any rollback keeps at least one pixel so that it stays visible.
 void draw_strip(QPainter& p, const QRect& strip, const std::vector<TimelineSpan>& spans, double t0,
@@ -107,12 +108,12 @@ SnapshotLayout snapshot_layout(const QSize& size, std::size_t tracks) {
   SnapshotLayout l;
   l.title = QRect(8, 0, size.width() - 16, 24);
   const int below = size.height() - l.title.height();
-  // The strips get what they need (up to 40 % of the picture); the chain gets the rest.
+  // The strips get what they need (up to 40 % of the picture); the model gets the rest.
   const int wanted =
       tracks ? static_cast<int>(tracks) * (max_strip_height + strip_gap) + axis_height + 8 : 0;
   const int timeline = std::min(wanted, below * 2 / 5);
-  l.pendulums = QRect(0, l.title.bottom() + 1, size.width(), below - timeline);
-  if (tracks) l.timeline = QRect(8, l.pendulums.bottom() + 1, size.width() - 16, timeline - 4);
+  l.model = QRect(0, l.title.bottom() + 1, size.width(), below - timeline);
+  if (tracks) l.timeline = QRect(8, l.model.bottom() + 1, size.width() - 16, timeline - 4);
   return l;
 }
 
@@ -124,9 +125,8 @@ LiveLayout live_layout(const QSize& size, std::size_t tracks) {
       tracks ? std::min(static_cast<int>(tracks) * (max_strip_height + strip_gap) + axis_height + 8,
                         size.height() * 2 / 5)
              : 0;
-  l.pendulums =
-      QRect(0, title, size.width(), std::max(0, size.height() - title - horizon - strips));
-  l.horizon = QRect(8, l.pendulums.bottom() + 1, size.width() - 16, horizon);
+  l.model = QRect(0, title, size.width(), std::max(0, size.height() - title - horizon - strips));
+  l.horizon = QRect(8, l.model.bottom() + 1, size.width() - 16, horizon);
   if (tracks) l.timeline = QRect(8, l.horizon.bottom() + 2, size.width() - 16, strips - 4);
   return l;
 }
@@ -161,6 +161,147 @@ void draw_pendulums(QPainter& p, const Scene& scene, std::span<const double> sta
       p.drawEllipse(QPointF(bob.x, bob.y), r + 5, r + 5);
     }
   }
+  p.restore();
+}
+
+std::vector<PlotLayout> plot_layout(const QRect& area, std::size_t plots) {
+  constexpr int title = 16, left = 64, right = 24, bottom = 18, gap = 6;
+  std::vector<PlotLayout> out;
+  if (plots == 0 || area.height() < plot_min_height) return out;
+  const int fit = std::max(1, (area.height() - 14) / plot_min_height);
+  const int shown = static_cast<int>(std::min<std::size_t>(plots, static_cast<std::size_t>(fit)));
+  // With plots left out, a line at the bottom says so.
+  const int room = area.height() - (shown < static_cast<int>(plots) ? 14 : 0);
+  const int pitch = room / shown;
+  for (int i = 0; i < shown; ++i) {
+    const int top = area.top() + i * pitch;
+    PlotLayout l;
+    l.title = QRect(area.left() + left, top, area.width() - left - right, title);
+    l.plot = QRect(area.left() + left, top + title, area.width() - left - right,
+                   std::max(8, pitch - title - bottom - gap));
+    out.push_back(l);
+  }
+  return out;
+}
+
+namespace {
+
+std::string value_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", std::abs(v) < 1e-300 ? 0.0 : v);
+  return buf;
+}
+
+// One series as a polyline with at most four vertices per pixel column (first, lowest,
+// highest, last), so that a history of any length costs one pass and draws its envelope.
+void draw_series(QPainter& p, const QRect& plot, const std::vector<double>& t,
+                 const std::vector<double>& v, double t0, double t1, ValueRange y, QRgb colour) {
+  if (v.empty()) return;
+  const double xs = (plot.width() - 1) / (t1 - t0), ys = (plot.height() - 1) / (y.hi - y.lo);
+  auto x_of = [&](double time) {
+    return plot.left() + static_cast<int>(std::lround(
+                             std::clamp((time - t0) * xs, 0.0, double(plot.width() - 1))));
+  };
+  auto y_of = [&](double value) {
+    return plot.bottom() - static_cast<int>(std::lround(
+                               std::clamp((value - y.lo) * ys, 0.0, double(plot.height() - 1))));
+  };
+  QPolygon line;
+  int column = x_of(t[0]), first = y_of(v[0]), last = first, lo = first, hi = first;
+  auto flush = [&] {
+    line << QPoint(column, first);
+    if (lo != first || hi != first) line << QPoint(column, lo) << QPoint(column, hi);
+    if (last != line.back().y()) line << QPoint(column, last);
+  };
+  for (std::size_t k = 1; k < v.size() && k < t.size(); ++k) {
+    const int x = x_of(t[k]), yy = y_of(v[k]);
+    if (x != column) {
+      flush();
+      column = x;
+      first = lo = hi = yy;
+    }
+    last = yy;
+    lo = std::min(lo, yy);
+    hi = std::max(hi, yy);
+  }
+  flush();
+  p.setPen(QPen(QColor(colour), 2));
+  p.setBrush(Qt::NoBrush);
+  if (line.size() > 1) p.drawPolyline(line);
+  // The newest point: a dot that shows even a single frame.
+  p.setPen(Qt::NoPen);
+  p.setBrush(QColor(colour));
+  p.drawEllipse(QPoint(line.back().x(), last), 3, 3);
+}
+
+void draw_value_axis(QPainter& p, const QRect& plot, ValueRange y) {
+  const double step = nice_step(y.hi - y.lo, std::max(2, plot.height() / 40));
+  for (double v = std::ceil(y.lo / step) * step; v <= y.hi + 1e-9 * step; v += step) {
+    const int yy =
+        plot.bottom() - static_cast<int>(std::lround((v - y.lo) / (y.hi - y.lo) * plot.height()));
+    p.setPen(QColor(colours::axis));
+    p.drawLine(plot.left() - 4, yy, plot.left(), yy);
+    draw_text(p, QRect(plot.left() - 62, yy - 7, 56, 14), value_text(v),
+              Qt::AlignRight | Qt::AlignVCenter);
+  }
+}
+
+void draw_legend(QPainter& p, const QRect& plot, const PlotSpec& spec, std::size_t index) {
+  std::vector<std::pair<std::string, QRgb>> entries;
+  for (const auto& s : spec.series)
+    if (s.plot == index) entries.emplace_back(s.name, colours::series[entries.size() % 8]);
+  if (entries.empty()) return;
+  const QFontMetrics metrics = p.fontMetrics();
+  int text_w = 0;
+  for (const auto& [name, c] : entries)
+    text_w = std::max(text_w, metrics.horizontalAdvance(QString::fromStdString(name)));
+  const int row = 14;
+  const int rows =
+      std::min(static_cast<int>(entries.size()), std::max(1, (plot.height() - 4) / row));
+  const QRect box(plot.right() - text_w - 30, plot.top() + 2, text_w + 28, rows * row + 4);
+  p.setPen(QColor(colours::axis));
+  p.setBrush(QColor(colours::background));
+  p.drawRect(box);
+  for (int i = 0; i < rows; ++i) {
+    const int y = box.top() + 2 + i * row;
+    p.fillRect(QRect(box.left() + 4, y + row / 2 - 1, 14, 3), QColor(entries[i].second));
+    draw_text(p, QRect(box.left() + 22, y, text_w + 4, row), entries[i].first);
+  }
+}
+
+}  // namespace
+
+void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const PlotPoints& points,
+                double t0, double t1, const std::vector<bool>& flashing) {
+  if (!(t1 > t0)) t1 = t0 + 1;
+  const auto layout = plot_layout(area, spec.plots.size());
+  p.save();
+  p.setRenderHint(QPainter::Antialiasing, false);
+  use_font(p, 11);
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const PlotLayout& l = layout[i];
+    const bool flash = i < flashing.size() && flashing[i];
+    p.setPen(QColor(flash ? colours::bob_flash : colours::text));
+    p.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(spec.plots[i]));
+    p.setPen(QColor(colours::axis));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(l.plot.adjusted(-1, -1, 0, 0));  // outside the data rectangle
+    const ValueRange y = plot_value_range(spec, points, i);
+    draw_value_axis(p, l.plot, y);
+    draw_time_axis(p, QRect(l.plot.left(), l.plot.top(), l.plot.width(), l.plot.height() + 1), t0,
+                   t1);
+    p.setClipRect(l.plot);
+    std::size_t k = 0;
+    for (std::size_t s = 0; s < spec.series.size() && s < points.values.size(); ++s)
+      if (spec.series[s].plot == i)
+        draw_series(p, l.plot, points.t, points.values[s], t0, t1, y, colours::series[k++ % 8]);
+    p.setClipping(false);
+    draw_legend(p, l.plot, spec, i);
+  }
+  if (layout.size() < spec.plots.size())
+    draw_text(p, QRect(area.left() + 8, area.bottom() - 13, area.width() - 16, 14),
+              std::to_string(spec.plots.size() - layout.size()) +
+                  " more plots do not fit (a larger window shows them)");
   p.restore();
 }
 

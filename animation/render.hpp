@@ -1,16 +1,18 @@
 #pragma once
-// Drawing the view with QPainter (QtGui only): the pendulums, the utilisation strips, the
-// horizon bar and the wall-time chart. The same functions paint the live window and the
-// offscreen PNGs; the layout functions say where everything goes, so that tests can find
-// the pixels they check.
+// Drawing the view with QPainter (QtGui only): the pendulums or the plots of a partitioned
+// model, the utilisation strips, the horizon bar and the wall-time chart. The same functions paint
+// the live window and the offscreen PNGs; the layout functions say where everything goes, so that
+// tests can find the pixels they check.
 #include <QColor>
 #include <QPainter>
 #include <QRect>
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "animation/plot_history.hpp"
 #include "animation/run_view.hpp"
 #include "animation/scene.hpp"
 
@@ -29,6 +31,11 @@ inline constexpr QRgb string = qRgb(97, 97, 97);
 inline constexpr QRgb text = qRgb(33, 33, 33);
 inline constexpr QRgb horizon = qRgb(106, 27, 154);  // purple: GVT / guarantee line
 inline constexpr QRgb bar = qRgb(21, 101, 192);      // wall-time bars
+inline constexpr QRgb axis = qRgb(158, 158, 158);    // a plot's frame and grid
+// A plot's series, in legend order: the i-th series of a plot is drawn in series[i % 8].
+inline constexpr std::array<QRgb, 8> series{
+    qRgb(21, 101, 192), qRgb(230, 81, 0),  qRgb(0, 137, 123), qRgb(173, 20, 87),
+    qRgb(121, 85, 72),  qRgb(94, 53, 177), qRgb(0, 151, 167), qRgb(124, 179, 66)};
 }  // namespace colours
 
 // A vertical line across the strips at time t_s (seconds since the run started).
@@ -45,18 +52,20 @@ struct TimelineLayout {
 };
 TimelineLayout timeline_layout(const QRect& area, std::size_t tracks);
 
-// Where the snapshot mode puts the pendulums and the timeline in an image of `size`.
+// Where the snapshot mode puts the model (the chain, or the plots of a partitioned model) and
+// the timeline in an image of `size`.
 struct SnapshotLayout {
   QRect title;
-  QRect pendulums;
+  QRect model;
   QRect timeline;  // empty when there are no tracks
 };
 SnapshotLayout snapshot_layout(const QSize& size, std::size_t tracks);
 
-// Where the live window puts the chain, the horizon bar and the strips in its view area.
+// Where the live window puts the model (chain or plots), the horizon bar and the strips in
+// its view area.
 struct LiveLayout {
   QRect title;
-  QRect pendulums;
+  QRect model;
   QRect horizon;
   QRect timeline;  // empty when there are no tracks
 };
@@ -69,11 +78,26 @@ Scene scene_for(const std::vector<PendulumGeometry>& pendulums, const QRect& are
 // states: (phi, omega) per pendulum; flashing: per pendulum, may be empty.
 void draw_pendulums(QPainter& p, const Scene& scene, std::span<const double> states,
                     const std::vector<bool>& flashing = {});
+// Where draw_plots puts each plot inside its area: stacked, one row each, as many as fit
+// (at least plot_min_height px each; the rest are left out and a line says so).
+inline constexpr int plot_min_height = 64;
+struct PlotLayout {
+  QRect title;  // the plot's title: its partition
+  QRect plot;   // the data: x = simulated time, y = the values; axes labelled outside it
+};
+std::vector<PlotLayout> plot_layout(const QRect& area, std::size_t plots);
+// Plot i of `spec` shows its series from `points` against simulated time t0 .. t1 (the whole
+// run, so that the curves grow to the right), y autoscaled over the points
+// (plot_value_range); lines are drawn without antialiasing, at most a few segments per pixel
+// column (long histories are drawn as their per-column envelope), with a dot at each series'
+// newest point and a legend. A flashing plot has its title in colours::bob_flash.
+void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const PlotPoints& points,
+                double t0, double t1, const std::vector<bool>& flashing = {});
 // Strips cover [t0, t1] seconds; one per track, labelled with its name.
 void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTrack>& tracks,
                    double t0, double t1, const std::optional<TimelineMarker>& marker = {});
-// Progress of the run in steps: the horizon (GVT or guarantee) as a line, the shown step,
-// and how far each pendulum has reached.
+// Progress of the run in steps: the horizon (GVT, guarantee, or the last step final in every
+// partition) as a line, the shown step, and how far each pendulum (partition) has reached.
 void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
                       std::uint64_t shown_step, std::optional<std::uint64_t> horizon,
                       const std::string& horizon_name, const std::vector<std::uint64_t>& reached);

@@ -53,7 +53,11 @@ QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, co
   QPainter p(&image);
   const SnapshotLayout l = snapshot_layout(size, run.tracks.size());
   draw_text(p, l.title, run_title(run) + " · " + time_text(run.trajectory.t[row]));
-  draw_pendulums(p, scene_for(run.geometry, l.pendulums), run.trajectory.states[row]);
+  if (run.partitioned())
+    draw_plots(p, l.model, run.plot, run.plot_points(row), run.trajectory.t.front(),
+               run.trajectory.t.back());
+  else
+    draw_pendulums(p, scene_for(run.geometry, l.model), run.trajectory.states[row]);
   if (!run.tracks.empty())
     draw_timeline(p, l.timeline, run.tracks, 0.0, std::max(run.timeline_end_s(), 1e-6));
   return image;

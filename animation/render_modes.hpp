@@ -13,7 +13,9 @@
 
 namespace kausal {
 
-// The pendulums at committed step `step` (default: the last row), the run's timeline below.
+// The pendulums at committed step `step` (default: the last row), or a partitioned model's
+// values plotted up to it (one plot per partition, x over the whole run); the run's timeline
+// below.
 QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, const QSize& size);
 // The run's timeline alone: one strip per component, over [0, span_s] when given (timelines
 // that are to be compared share one axis), else over the run's own length.

@@ -320,25 +320,77 @@ void check_header(const std::string& header, std::size_t pendulums, const fs::pa
                      " pendulums (summary.json geometry)");
 }
 
+// The rows after the header: t and `values` numbers each.
+TrajectoryTable read_rows(std::ifstream& in, std::size_t values, const fs::path& file) {
+  std::string line;
+  TrajectoryTable table;
+  for (std::size_t n = 2; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    const auto fields = split_csv(line);
+    if (fields.size() != 1 + values)
+      throw InputError(file.string() + ":" + std::to_string(n) + ": " +
+                       std::to_string(fields.size()) + " fields, expected " +
+                       std::to_string(1 + values));
+    table.t.push_back(csv_number(fields[0], file, n));
+    auto& row = table.states.emplace_back();
+    for (std::size_t k = 1; k < fields.size(); ++k) row.push_back(csv_number(fields[k], file, n));
+  }
+  return table;
+}
+
 TrajectoryTable read_trajectory(const fs::path& file, std::size_t pendulums) {
   std::ifstream in(file);
   if (!in) throw InputError(file.string() + ": cannot open");
   std::string line;
   if (!std::getline(in, line)) throw InputError(file.string() + ": empty (no header)");
   check_header(line, pendulums, file);
-  TrajectoryTable table;
-  for (std::size_t n = 2; std::getline(in, line); ++n) {
-    if (line.empty()) continue;
-    const auto fields = split_csv(line);
-    if (fields.size() != 1 + 2 * pendulums)
-      throw InputError(file.string() + ":" + std::to_string(n) + ": " +
-                       std::to_string(fields.size()) + " fields, expected " +
-                       std::to_string(1 + 2 * pendulums));
-    table.t.push_back(csv_number(fields[0], file, n));
-    auto& row = table.states.emplace_back();
-    for (std::size_t k = 1; k < fields.size(); ++k) row.push_back(csv_number(fields[k], file, n));
+  return read_rows(in, 2 * pendulums, file);
+}
+
+// A partitioned run: summary.json's partitions (name, subsystems) become the plots; every
+// column of trajectory.csv ("member.state", written by monitor/record/cosim_recorder) a
+// series in its member's partition.
+PlotSpec read_plot_spec(const json& summary, const fs::path& file,
+                        std::vector<std::vector<std::string>>& members) {
+  const auto list = required<json>(summary, "partitions", file);
+  if (!list.is_array() || list.empty())
+    throw InputError(file.string() + ": \"partitions\" is not a non-empty array");
+  PlotSpec spec;
+  for (const json& p : list) {
+    const std::string where = "partitions[" + std::to_string(spec.plots.size()) + "]";
+    if (!p.is_object()) throw InputError(file.string() + ": " + where + " is not an object");
+    spec.plots.push_back(required<std::string>(p, "name", file));
+    members.push_back(required<std::vector<std::string>>(p, "subsystems", file));
   }
-  return table;
+  return spec;
+}
+
+TrajectoryTable read_partitioned_trajectory(const fs::path& file, PlotSpec& spec,
+                                            const std::vector<std::vector<std::string>>& members) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file.string() + ": cannot open");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError(file.string() + ": empty (no header)");
+  const auto names = split_csv(line);
+  if (names.size() < 2 || names[0] != "t")
+    throw InputError(file.string() + ":1: header \"" + line.substr(0, 80) +
+                     "\", expected \"t,member.state,...\"");
+  for (std::size_t c = 1; c < names.size(); ++c) {
+    // The partition of the longest member name that, with a dot, begins the column's name.
+    std::optional<std::size_t> plot;
+    std::size_t best = 0;
+    for (std::size_t p = 0; p < members.size(); ++p)
+      for (const auto& m : members[p])
+        if (m.size() >= best && names[c].size() > m.size() + 1 && names[c].rfind(m + ".", 0) == 0) {
+          plot = p;
+          best = m.size();
+        }
+    if (!plot)
+      throw InputError(file.string() + ":1: column \"" + names[c].substr(0, 80) +
+                       "\" belongs to no subsystem of summary.json's partitions");
+    spec.series.push_back({names[c], *plot});
+  }
+  return read_rows(in, names.size() - 1, file);
 }
 
 std::string run_label(const json& summary, const fs::path& file) {
@@ -365,6 +417,18 @@ std::size_t RunView::row_for_step(std::uint64_t step) const {
   const auto after = std::upper_bound(trajectory.t.begin(), trajectory.t.end(), t);
   return after == trajectory.t.begin() ? 0
                                        : static_cast<std::size_t>(after - trajectory.t.begin()) - 1;
+}
+
+PlotPoints RunView::plot_points(std::size_t last) const {
+  PlotPoints p;
+  const std::size_t rows = std::min(last + 1, trajectory.t.size());
+  p.t.assign(trajectory.t.begin(), trajectory.t.begin() + static_cast<std::ptrdiff_t>(rows));
+  p.values.assign(plot.series.size(), {});
+  for (std::size_t i = 0; i < plot.series.size(); ++i) {
+    p.values[i].reserve(rows);
+    for (std::size_t k = 0; k < rows; ++k) p.values[i].push_back(trajectory.states[k][i]);
+  }
+  return p;
 }
 
 namespace {
@@ -407,6 +471,13 @@ RunView load_run_dir(const fs::path& dir) {
   const json summary = read_summary(dir);
   RunView run = from_summary(summary, dir);
   const fs::path file = dir / "summary.json";
+  if (summary.contains("partitions")) {
+    std::vector<std::vector<std::string>> members;
+    run.plot = read_plot_spec(summary, file, members);
+    read_trace(dir / "trace.json", run.tracks);
+    run.trajectory = read_partitioned_trajectory(dir / "trajectory.csv", run.plot, members);
+    return run;
+  }
   run.geometry = read_geometry(summary, file);
   if (run.geometry.empty()) throw InputError(file.string() + ": \"geometry\" is empty");
   read_trace(dir / "trace.json", run.tracks);

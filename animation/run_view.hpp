@@ -20,7 +20,7 @@ struct ComponentTrack {
 };
 
 // Committed states as written to trajectory.csv: row k is time t[k] and states[k], which
-// holds (phi, omega) per pendulum.
+// holds (phi, omega) per pendulum, or a partitioned model's states (one per plot series).
 struct TrajectoryTable {
   std::vector<double> t;
   std::vector<std::vector<double>> states;
@@ -33,8 +33,11 @@ struct RunView {
   std::string status;    // "completed" | "failed" | "interrupted"
   std::string layout;    // "process", "pendulum", "single"; "none" or "" for sequential
   double wall_s = 0;
-  double h = 0;  // step size (s); t = step * h, the run starting at t = 0
-  std::vector<PendulumGeometry> geometry;
+  double h = 0;                            // step size (s); t = step * h, the run starting at t = 0
+  std::vector<PendulumGeometry> geometry;  // pendulum chains
+  // Partitioned models: one plot per partition (summary.json "partitions"), one series per
+  // column of trajectory.csv ("member.state", in the plot of the member's partition).
+  PlotSpec plot;
   std::vector<ComponentTrack> tracks;  // in summary.json's component order
   TrajectoryTable trajectory;
 
@@ -44,10 +47,13 @@ struct RunView {
   // it (rows are written every output interval), the first row if none is. InputError if
   // the trajectory is empty.
   std::size_t row_for_step(std::uint64_t step) const;
+  bool partitioned() const { return !plot.plots.empty(); }
+  // Rows 0 .. last of the trajectory as plot points (partitioned models).
+  PlotPoints plot_points(std::size_t last) const;
 };
 
-// Reads a run directory. A missing or malformed file raises InputError naming the file and
-// what is wrong with it.
+// Reads a run directory, a pendulum chain's or a partitioned model's. A missing or malformed
+// file raises InputError naming the file and what is wrong with it.
 RunView load_run_dir(const std::filesystem::path& dir);
 
 // Only summary.json (what the wall-time chart needs); same errors as load_run_dir.

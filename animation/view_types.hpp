@@ -1,7 +1,9 @@
 #pragma once
 // Small value types every part of the view shares (no Qt, no omniORB).
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "system/activity_trace.hpp"
 
@@ -12,6 +14,26 @@ struct PendulumGeometry {
   double pivot_x = 0;
   double length = 1;
   double radius = 0.05;
+};
+
+// One value a plot view draws against simulated time: a recorded state of a partitioned
+// model ("member.state"), drawn in plot `plot` (one plot per partition).
+struct PlotSeriesInfo {
+  std::string name;
+  std::size_t plot = 0;
+};
+
+// Points of every series at shared times, ready to draw: t increasing, values[i] holds
+// series i at each of them.
+struct PlotPoints {
+  std::vector<double> t;
+  std::vector<std::vector<double>> values;
+};
+
+// What a plot view shows: titles (one plot each) and the series drawn in them.
+struct PlotSpec {
+  std::vector<std::string> plots;
+  std::vector<PlotSeriesInfo> series;
 };
 
 // An activity interval in seconds since the start of the run (the timelines' axis).

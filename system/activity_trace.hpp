@@ -37,6 +37,7 @@ enum class ActivityCall : std::uint8_t {
   outputs,  // Integrator: final states and outputs taken
   grant,    // monitor: a round of guarantees to every Integrator
   sweep,    // monitor: the impact sweep of one step
+  route,    // monitor: a partition's final steps recorded, their samples routed
   count_
 };
 const char* call_name(ActivityCall call);  // "derivative", "advance", ... ("busy" for unnamed)

@@ -463,28 +463,44 @@ CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method
   return mode;
 }
 
+// A partitioned model's run; with `animation`, shown live as plots (as execute() shows a
+// chain's run: the same feed, strips and horizon).
 RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const fs::path& out,
-                              const Options& o, OrbOnDemand& orb, Layout layout) {
+                              const Options& o, OrbOnDemand& orb, Layout layout,
+                              AnimationProcess* animation) {
   fs::create_directories(out);
   const CosimMode mode = cosim_mode(o, s, method);
   const CosimPlan plan = plan_cosim(s, mode);
   CosimRecorder recorder(out / "trajectory.csv", s, plan);
   ProgressBar progress(to_string(method), stderr_is_terminal());
+  const std::string label = to_string(method);
+  std::unique_ptr<AnimationFeed> feed;
   std::optional<TraceFile> trace;
   RunResult result;
   try {
     if (method == SyncMethod::sequential) {
       trace.emplace(out / "trace.json", o.trace);
-      result = run_cosim_sequential(s, plan, recorder, progress);
+      if (animation) feed = animation->begin_run(s, plan, label, {"sequential"}, monotonic_ns());
+      result = run_cosim_sequential(s, plan, recorder, progress, feed.get());
+      finish_feed(feed, result);
     } else {
       const LaunchOptions launch = launch_options(
           o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
       ProcessDeployment deployment(partitioned_deployment(s, plan), orb.get(), launch);
+      if (animation) {
+        std::vector<std::string> strips{"monitor"};
+        for (const auto& name : deployment.component_names()) strips.push_back(name);
+        feed = animation->begin_run(s, plan, label, strips, monotonic_ns());
+        deployment.observe(animation->view());
+      }
       trace.emplace(out / "trace.json", o.trace);
-      TraceCollector collector(*trace);
+      trace->track("monitor", ComponentRole::monitor, local_host_name(),
+                   static_cast<long>(getpid()));
+      TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
       for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
-      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress);
+      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress, &collector);
       collector.finish();
+      finish_feed(feed, result);
       result.layout = layout;
       result.placement = o.pin;
       if (result.status == RunStatus::failed) result.error += deployment.post_mortem();
@@ -512,9 +528,12 @@ int run_partitioned(const Options& o) {
         "optimistic runs");
   const fs::path out = output_dir(o, s.name, to_string(method));
   OrbOnDemand orb(o);
-  const RunResult r = execute_partitioned(s, method, out, o, orb, parse_layout(o.layout));
+  auto animation = start_animation(o, orb, out);
+  const RunResult r =
+      execute_partitioned(s, method, out, o, orb, parse_layout(o.layout), animation.get());
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
+  hold_animation(o, animation);
   return static_cast<int>(r.exit_code);
 }
 
@@ -525,12 +544,14 @@ int compare_partitioned(const Options& o) {
   const fs::path out = output_dir(o, s.name, "compare");
   const double tolerance = o.tolerance.value_or(s.tolerance);
   OrbOnDemand orb(o);
+  auto animation = start_animation(o, orb, out);  // one view for every run, as for chains
   const bool several_layouts = o.layouts.size() > 1;
   ComparisonRuns runs(s.file, o.repeat * (1 + 2 * o.layouts.size()), several_layouts);
   auto run_one = [&](SyncMethod method, const std::string& layout, std::size_t k) {
     const fs::path where =
         comparison_dir(out, several_layouts ? layout : "", to_string(method), k, o.repeat);
-    runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(layout)), where, k);
+    runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(layout), animation.get()),
+             where, k);
   };
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
     run_one(SyncMethod::sequential, "process", k);
@@ -542,6 +563,7 @@ int compare_partitioned(const Options& o) {
   setup << s.partitions.size() << " partitions, " << runs.all().front().result.integrator
         << ", t_end " << s.t_end << " s, tolerance " << tolerance;
   present_comparison(s.file, setup.str(), runs.all(), out);
+  hold_animation(o, animation);
   return comparison_exit_code(runs.all(), tolerance);
 }
 
@@ -679,7 +701,7 @@ void reject_chain_options(const CLI::App& cmd) {
     const CLI::Option* opt = cmd.get_option_no_throw(name);
     return opt && opt->count() > 0;
   };
-  for (const char* name : {"--guarantee", "--batch", "--animate", "--check-guarantees"})
+  for (const char* name : {"--guarantee", "--batch", "--check-guarantees"})
     if (given(name))
       throw InputError(std::string("command line: ") + name +
                        " applies to pendulum-chain scenarios, not to partitioned models");
@@ -925,10 +947,14 @@ void add_common(CLI::App* cmd, Options& o) {
       ->capture_default_str()
       ->check(CLI::Range(100u, 600'000u));
   cmd->add_flag("--animate", o.animate,
-                "show the run live in kausal-animation (Qt): pendulums from committed frames, a "
-                "busy/waiting/rollback strip per component, the guarantee or GVT, rollbacks. "
-                "Needs a display (DISPLAY or WAYLAND_DISPLAY): without one it is refused (exit "
-                "2) before the run, or with --animate-until run-end the run goes on without it");
+                "show the run live in kausal-animation (Qt): pendulums from committed frames, or "
+                "for partitioned models their recorded states plotted against simulated time "
+                "(one plot per partition); a busy/waiting/rollback strip per component; a "
+                "progress bar with the guarantee or GVT (partitioned models: the last step "
+                "every partition has made final, and each one's) and rollbacks. Every method, "
+                "every model kind. Needs a display (DISPLAY or WAYLAND_DISPLAY): without one it "
+                "is refused (exit 2) before the run, or with --animate-until run-end the run "
+                "goes on without it");
   cmd->add_option("--animate-until", o.animate_until,
                   "window-closed: kausal waits until the animation window is closed; run-end: "
                   "the window closes when the run (compare: the last run) ends")

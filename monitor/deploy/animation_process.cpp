@@ -1,8 +1,10 @@
 #include "monitor/deploy/animation_process.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "idl/wire_errors.hpp"
+#include "monitor/record/live_plot.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -42,6 +44,9 @@ AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path&
   // Test hook: the window closes itself after that many frames (a user closing it mid-run).
   if (const char* n = std::getenv("KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES"))
     args.insert(args.end(), {"--close-after-frames", n});
+  // Test hook: the view as a PNG when it closes (its last picture of the run).
+  if (const char* png = std::getenv("KAUSAL_TEST_ANIMATION_GRAB_ON_CLOSE"))
+    args.insert(args.end(), {"--grab-on-close", png});
   try {
     process_ = std::make_unique<ChildProcess>("animation", executable, args, log_file);
   } catch (const std::exception& e) {
@@ -70,25 +75,61 @@ AnimationProcess::~AnimationProcess() {
   if (!process_->wait_for_exit(std::chrono::seconds(2))) process_->stop(std::chrono::seconds(1));
 }
 
+namespace {
+
+// What every view's setup says: the run, its strips, its clock.
+idl::AnimationSetup setup_of(const std::string& scenario, const std::string& label, double t0,
+                             double h, std::uint64_t steps,
+                             const std::vector<std::string>& components, std::uint64_t start_ns) {
+  idl::AnimationSetup setup;
+  setup.scenario = scenario.c_str();
+  setup.label = label.c_str();
+  setup.t0 = t0;
+  setup.h = h;
+  setup.steps = steps;
+  setup.frame_every = 1;
+  setup.components.length(static_cast<CORBA::ULong>(components.size()));
+  for (std::size_t i = 0; i < components.size(); ++i)
+    setup.components[static_cast<CORBA::ULong>(i)] = components[i].c_str();
+  setup.clock_ns = start_ns;
+  return setup;
+}
+
+}  // namespace
+
 std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
     const Scenario& scenario, const std::string& label, const std::vector<std::string>& components,
     std::uint64_t start_ns) {
-  idl::AnimationSetup setup;
-  setup.scenario = scenario.name.c_str();
-  setup.label = label.c_str();
-  setup.t0 = scenario.t0();
-  setup.h = scenario.h;
-  setup.steps = scenario.steps;
+  idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.h,
+                                       scenario.steps, components, start_ns);
   setup.pendulums.length(static_cast<CORBA::ULong>(scenario.pendulums()));
   for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
     const PendulumParams& p = scenario.chain.pendulums[i];
     setup.pendulums[static_cast<CORBA::ULong>(i)] = {p.pivot_x, p.length, p.radius};
   }
-  setup.components.length(static_cast<CORBA::ULong>(components.size()));
-  for (std::size_t i = 0; i < components.size(); ++i)
-    setup.components[static_cast<CORBA::ULong>(i)] = components[i].c_str();
-  setup.clock_ns = start_ns;
   return std::make_unique<AnimationFeed>(view_.in(), setup);
+}
+
+std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
+    const CosimScenario& scenario, const CosimPlan& plan, const std::string& label,
+    const std::vector<std::string>& components, std::uint64_t start_ns) {
+  idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.tick,
+                                       scenario.ticks, components, start_ns);
+  // Frames are the rows of trajectory.csv: every output interval, and the last tick.
+  setup.frame_every = std::min(scenario.output_ticks, std::max<std::uint64_t>(scenario.ticks, 1));
+  const LivePlot plot = live_plot(scenario, plan);
+  setup.plots.length(static_cast<CORBA::ULong>(plot.plots.size()));
+  for (std::size_t i = 0; i < plot.plots.size(); ++i)
+    setup.plots[static_cast<CORBA::ULong>(i)] = plot.plots[i].c_str();
+  setup.series.length(static_cast<CORBA::ULong>(plot.series.size()));
+  std::vector<std::size_t> columns;
+  for (std::size_t i = 0; i < plot.series.size(); ++i) {
+    auto& out = setup.series[static_cast<CORBA::ULong>(i)];
+    out.name = plot.series[i].name.c_str();
+    out.plot = static_cast<CORBA::ULong>(plot.series[i].plot);
+    columns.push_back(plot.series[i].column);
+  }
+  return std::make_unique<AnimationFeed>(view_.in(), setup, std::move(columns));
 }
 
 }  // namespace kausal

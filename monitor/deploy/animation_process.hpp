@@ -11,6 +11,7 @@
 #include "monitor/record/animation_feed.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/cosim_plan.hpp"
 
 namespace kausal {
 
@@ -30,8 +31,14 @@ class AnimationProcess {
   // Asks the view to close, then ends it by signal if it does not.
   ~AnimationProcess();
 
-  // A feed for one run; components is the list of timeline strips.
+  // A feed for one run; components is the list of timeline strips. A pendulum chain gets
+  // the pendulum view (a frame every step); a partitioned model the plot view (live_plot: a
+  // plot per partition; a frame per row of trajectory.csv, steps in ticks).
   std::unique_ptr<AnimationFeed> begin_run(const Scenario& scenario, const std::string& label,
+                                           const std::vector<std::string>& components,
+                                           std::uint64_t start_ns);
+  std::unique_ptr<AnimationFeed> begin_run(const CosimScenario& scenario, const CosimPlan& plan,
+                                           const std::string& label,
                                            const std::vector<std::string>& components,
                                            std::uint64_t start_ns);
   idl::Animation_ptr view() const { return view_.in(); }

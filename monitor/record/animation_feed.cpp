@@ -1,5 +1,7 @@
 #include "monitor/record/animation_feed.hpp"
 
+#include <algorithm>
+
 #include "idl/convert.hpp"
 
 namespace kausal {
@@ -17,8 +19,12 @@ struct AnimationFeed::Outgoing {
   }
 };
 
-AnimationFeed::AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup)
-    : view_(idl::Animation::_duplicate(view)) {
+AnimationFeed::AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup,
+                             std::vector<std::size_t> columns)
+    : view_(idl::Animation::_duplicate(view)),
+      frame_every_(std::max<std::uint64_t>(setup.frame_every, 1)),
+      last_step_(setup.steps),
+      columns_(std::move(columns)) {
   try {
     view_->begin_run(setup);
   } catch (const CORBA::Exception&) {
@@ -36,17 +42,26 @@ AnimationFeed::~AnimationFeed() {
   thread_.join();
 }
 
-void AnimationFeed::committed(std::uint64_t step, std::span<const PendulumState> states) {
+void AnimationFeed::committed(std::uint64_t step, std::span<const double> values) {
   std::lock_guard lock(mutex_);
   if (lost_ || pending_frames_ >= max_pending_frames) {
     ++dropped_;
     return;
   }
-  if (chunks_.empty() || chunks_.back().first_step + chunks_.back().frames != step ||
+  // The frame after the chunk's last one continues it (the last frame may be closer).
+  const auto next_of = [&](std::uint64_t s) {
+    return s >= last_step_ || last_step_ - s <= frame_every_ ? last_step_ : s + frame_every_;
+  };
+  if (chunks_.empty() || next_of(chunks_.back().last_step) != step ||
       chunks_.back().frames >= max_frames_per_call)
-    chunks_.push_back({step, 0, {}});
+    chunks_.push_back({step, step, 0, {}});
   Chunk& c = chunks_.back();
-  for (const PendulumState& x : states) c.states.insert(c.states.end(), x.begin(), x.end());
+  if (columns_.empty()) {
+    c.states.insert(c.states.end(), values.begin(), values.end());
+  } else {
+    for (std::size_t k : columns_) c.states.push_back(k < values.size() ? values[k] : 0.0);
+  }
+  c.last_step = step;
   ++c.frames;
   ++pending_frames_;
 }
@@ -58,9 +73,9 @@ void AnimationFeed::horizon(std::uint64_t horizon, std::span<const std::uint64_t
   horizon_changed_ = true;
 }
 
-void AnimationFeed::rolled_back(std::size_t pendulum, std::uint64_t step) {
+void AnimationFeed::rolled_back(std::size_t unit, std::uint64_t step) {
   std::lock_guard lock(mutex_);
-  if (rollbacks_.size() < 10'000) rollbacks_.emplace_back(pendulum, step);
+  if (rollbacks_.size() < 10'000) rollbacks_.emplace_back(unit, step);
 }
 
 void AnimationFeed::monitor_trace(const ActivityTrace* trace) {
@@ -140,7 +155,10 @@ void AnimationFeed::run() {
 std::uint64_t AnimationFeed::finish(const std::string& status, double wall_s,
                                     std::chrono::milliseconds drain) {
   std::unique_lock lock(mutex_);
-  wake_.wait_for(lock, drain, [&] { return lost_ || (chunks_.empty() && !sending_); });
+  // Everything pending goes first: frames, and the last horizon (the run's end on the bar).
+  wake_.wait_for(lock, drain, [&] {
+    return lost_ || (chunks_.empty() && !horizon_changed_ && rollbacks_.empty() && !sending_);
+  });
   dropped_ += pending_frames_;
   chunks_.clear();
   pending_frames_ = 0;

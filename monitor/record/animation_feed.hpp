@@ -3,7 +3,8 @@
 // bounded buffers; a sender thread ships them to the Animation by oneway calls a few dozen
 // times a second. A slow view makes the buffers overflow (frames dropped and counted), a
 // closed one ends the sending (everything after it counted as dropped): neither slows the
-// simulation nor changes its result.
+// simulation nor changes its result. One feed for every model kind: the setup says which
+// view (pendulums or plots) and every how many steps a frame comes.
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -22,26 +23,31 @@ class AnimationFeed final : public RunObserver {
   static constexpr std::size_t max_frames_per_call = 2048;
   static constexpr std::chrono::milliseconds period{30};
 
-  AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup);
+  // columns: which of the committed values a frame carries, in order (a plot view shows a
+  // few of a partitioned model's states); empty: all of them.
+  AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup,
+                std::vector<std::size_t> columns = {});
   ~AnimationFeed() override;
   AnimationFeed(const AnimationFeed&) = delete;
   AnimationFeed& operator=(const AnimationFeed&) = delete;
 
-  void committed(std::uint64_t step, std::span<const PendulumState> states) override;
+  void committed(std::uint64_t step, std::span<const double> values) override;
   void horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) override;
-  void rolled_back(std::size_t pendulum, std::uint64_t step) override;
+  void rolled_back(std::size_t unit, std::uint64_t step) override;
   void monitor_trace(const ActivityTrace* trace) override;
 
-  // Sends what is still pending (for at most `drain`), then end_run with the frames that
-  // were dropped. Returns that count.
+  // Sends what is still pending (frames, the horizon, rollbacks; for at most `drain`), then
+  // end_run with the frames that were dropped. Returns that count.
   std::uint64_t finish(const std::string& status, double wall_s, std::chrono::milliseconds drain);
   bool view_lost() const;
 
  private:
+  // Frames that follow each other (every frame_every steps): one `frames` call.
   struct Chunk {
     std::uint64_t first_step = 0;
+    std::uint64_t last_step = 0;
     std::size_t frames = 0;
-    std::vector<double> states;  // (phi, omega) per pendulum per frame
+    std::vector<double> states;  // the values of each frame, frame after frame
   };
   struct Outgoing;
   void run();
@@ -50,6 +56,9 @@ class AnimationFeed final : public RunObserver {
   bool send(Outgoing& out);
 
   idl::Animation_var view_;
+  const std::uint64_t frame_every_;
+  const std::uint64_t last_step_;
+  const std::vector<std::size_t> columns_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Chunk> chunks_;

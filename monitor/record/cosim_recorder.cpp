@@ -1,5 +1,6 @@
 #include "monitor/record/cosim_recorder.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "integrator/stepper.hpp"
@@ -46,6 +47,18 @@ void CosimRecorder::record(std::size_t p, const StateBatch& batch) {
   }
   next_[p] += batch.count();
   write_ready_rows();
+  if (observer_) tell_horizon();
+}
+
+void CosimRecorder::tell_horizon() {
+  reached_.resize(next_.size());
+  std::uint64_t horizon = scenario_.ticks;
+  for (std::size_t p = 0; p < next_.size(); ++p) {
+    if (next_[p] == 0) return;  // a partition has nothing final yet
+    reached_[p] = (next_[p] - 1) * scenario_.partitions[p].ticks_per_step;
+    horizon = std::min(horizon, reached_[p]);
+  }
+  observer_->horizon(horizon, reached_);
 }
 
 void CosimRecorder::write_ready_rows() {
@@ -60,6 +73,9 @@ void CosimRecorder::write_ready_rows() {
     }
     if (csv_.is_open()) csv_ << line << '\n';
     if (keep_rows_) rows_.push_back(row);
+    if (observer_)
+      observer_->committed(pending_.begin()->first,
+                           std::span<const double>(row).subspan(1));  // without t
     filled_.erase(pending_.begin()->first);
     pending_.erase(pending_.begin());
   }

@@ -3,7 +3,8 @@
 // SHA-256 per partition over its states in step order (little-endian doubles), combined in
 // partition order into the run's digest, and trajectory.csv with one row per output time
 // once every partition has reached it. Flushed as it goes: a failed run keeps what was
-// final.
+// final. An observer (the trace collector, the live animation) is told of every row and of
+// how far every partition has got.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/run/run_observer.hpp"
 #include "monitor/sync/cosim_plan.hpp"
 
 namespace kausal {
@@ -23,6 +25,10 @@ class CosimRecorder {
   CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s, const CosimPlan& plan,
                 bool keep_rows = false);
 
+  // From now on (nullptr: no longer) tell `observer` of every row of trajectory.csv as it is
+  // complete (RunObserver::committed: the tick, every partition's states) and after every
+  // batch of the horizon: the last tick every partition has made final, and each one's.
+  void observe(RunObserver* observer) { observer_ = observer; }
   // Throws ProtocolError if the batch does not continue the partition's steps.
   void record(std::size_t partition, const StateBatch& batch);
   // Steps recorded for a partition (its next expected step).
@@ -35,6 +41,7 @@ class CosimRecorder {
 
  private:
   void write_ready_rows();
+  void tell_horizon();
 
   const CosimScenario& scenario_;
   std::vector<std::unique_ptr<Sha256>> sha_;
@@ -46,6 +53,8 @@ class CosimRecorder {
   std::ofstream csv_;
   bool keep_rows_;
   std::vector<std::vector<double>> rows_;
+  RunObserver* observer_ = nullptr;
+  std::vector<std::uint64_t> reached_;  // for the observer, reused every batch
 };
 
 }  // namespace kausal

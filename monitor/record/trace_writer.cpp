@@ -365,16 +365,16 @@ void TraceCollector::finish() {
   readers_.clear();
 }
 
-void TraceCollector::committed(std::uint64_t step, std::span<const PendulumState> states) {
-  if (next_) next_->committed(step, states);
+void TraceCollector::committed(std::uint64_t step, std::span<const double> values) {
+  if (next_) next_->committed(step, values);
 }
 
 void TraceCollector::horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) {
   if (next_) next_->horizon(horizon, reached);
 }
 
-void TraceCollector::rolled_back(std::size_t pendulum, std::uint64_t step) {
-  if (next_) next_->rolled_back(pendulum, step);
+void TraceCollector::rolled_back(std::size_t unit, std::uint64_t step) {
+  if (next_) next_->rolled_back(unit, step);
 }
 
 // The run's own activity (the sweeps): read like any other source while it lasts, and

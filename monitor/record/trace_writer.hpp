@@ -136,9 +136,9 @@ class TraceCollector final : public RunObserver {
   // Stops reading; reads what every source still has, unsettled spans included.
   void finish();
 
-  void committed(std::uint64_t step, std::span<const PendulumState> states) override;
+  void committed(std::uint64_t step, std::span<const double> values) override;
   void horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) override;
-  void rolled_back(std::size_t pendulum, std::uint64_t step) override;
+  void rolled_back(std::size_t unit, std::uint64_t step) override;
   void monitor_trace(const ActivityTrace* trace) override;
 
  private:

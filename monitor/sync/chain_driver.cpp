@@ -1,24 +1,14 @@
 #include "monitor/sync/chain_driver.hpp"
 
-#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
 
 #include "integrator/stepper.hpp"
+#include "monitor/sync/sequential.hpp"
 
 namespace kausal {
-namespace {
-
-std::string host_name() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-}  // namespace
-
 namespace {
 
 [[noreturn]] void causality_violation(const BobPair& pair, std::uint64_t step, const char* what) {
@@ -51,6 +41,15 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
 }
 
 namespace {
+
+// Tells the observer about a committed step: the states as one row of values (phi, omega per
+// pendulum, as trajectory.csv has them), in a buffer reused from step to step.
+void tell_committed(RunObserver& observer, std::uint64_t step,
+                    const std::vector<PendulumState>& states, std::vector<double>& row) {
+  row.clear();
+  for (const PendulumState& x : states) row.insert(row.end(), x.begin(), x.end());
+  observer.committed(step, row);
+}
 
 // A run whose checkpoint cannot be written has failed (nothing could resume it), but the
 // trajectory it committed stays on disk.
@@ -114,18 +113,19 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
   r.collisions = options.from ? options.from->collisions : 0;
   stepper.set_observer(observer);
   if (observer) observer->monitor_trace(monitor ? &monitor->trace() : nullptr);
+  std::vector<double> row;  // for the observer
   try {
     if (!options.from) {
       recorder.commit(0, states);
       if (checkpoints) checkpoints->committed(0, states, 0, recorder);
     }
-    if (observer) observer->committed(first, states);
+    if (observer) tell_committed(*observer, first, states, row);
     for (std::uint64_t m = first; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
       r.collisions += step_chain(stepper, sweep, m, states, {monitor, options.check_guarantees});
       recorder.commit(m + 1, states);
       if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
-      if (observer) observer->committed(m + 1, states);
+      if (observer) tell_committed(*observer, m + 1, states, row);
       r.steps = m + 1;
       control.progress(m + 1, s.steps);
     }
@@ -140,19 +140,7 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
   recorder.flush();
   r.trajectory_sha256 = recorder.digest();
   r.counters = stepper.counters();
-  if (monitor) {
-    const ActivityTrace& trace = monitor_clock.trace();
-    r.components.push_back({"monitor",
-                            ComponentRole::monitor,
-                            host_name(),
-                            static_cast<long>(getpid()),
-                            true,
-                            monitor_clock.totals(),
-                            -1,
-                            trace.page(0, trace.recorded()),
-                            trace.dropped(),
-                            {}});
-  }
+  if (monitor) r.components.push_back(monitor_report(monitor_clock));
   for (auto& c : stepper.reports()) {
     // Calc calls are counted where the model is evaluated: by Systems, or by the
     // sequential reference that evaluates every model itself.

@@ -33,15 +33,23 @@ std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& 
 }
 
 // Records partition p's final steps and provides the samples in them to their consumers.
-// `counters`: the calls and bytes this cost between processes (nullptr: all in one thread).
+// `counters`: the calls and bytes this cost between processes (nullptr: all in one thread);
+// `monitor`: the monitor thread's clock, busy while it records and computes the samples.
 void record_and_route(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
-                      CosimRecorder& recorder, Deployment& deployment, MethodCounters* counters) {
-  recorder.record(p, batch);
+                      CosimRecorder& recorder, Deployment& deployment, MethodCounters* counters,
+                      ActivityClock* monitor) {
+  std::map<std::size_t, std::vector<ChannelSample>> routed;
+  {
+    std::optional<BusyScope> busy;
+    if (monitor) busy.emplace(*monitor, SpanTag{ActivityCall::route});
+    recorder.record(p, batch);
+    routed = samples_from(plan, p, batch);
+  }
   if (counters) {
     ++counters->monitor_calls;
     counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
   }
-  for (auto& [q, samples] : samples_from(plan, p, batch)) {
+  for (auto& [q, samples] : routed) {
     deployment.integrator(q).provide(samples);
     if (!counters) continue;
     ++counters->monitor_calls;
@@ -68,6 +76,32 @@ void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
     r.counters.wasted_calc_calls += p.stats.wasted_derivative_calls;
   }
 }
+
+// The observer watches the recorder and the monitor's trace from construction until end()
+// or, on any other way out (an exception that is no kausal::Error), the destructor: it
+// never reads the trace after the clock has gone.
+class Watch {
+ public:
+  Watch(RunObserver* observer, CosimRecorder& recorder, const ActivityTrace* trace)
+      : observer_(observer), recorder_(recorder), traced_(observer && trace) {
+    recorder_.observe(observer_);
+    if (traced_) observer_->monitor_trace(trace);
+  }
+  ~Watch() { end(); }
+  Watch(const Watch&) = delete;
+  Watch& operator=(const Watch&) = delete;
+  void end() {
+    if (traced_) observer_->monitor_trace(nullptr);
+    recorder_.observe(nullptr);
+    observer_ = nullptr;
+    traced_ = false;
+  }
+
+ private:
+  RunObserver* observer_;
+  CosimRecorder& recorder_;
+  bool traced_;  // the observer was given a trace and must be told when it goes
+};
 
 void add_components(RunResult& r, std::vector<ComponentReport> components) {
   for (auto& c : components) {
@@ -103,8 +137,10 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
 constexpr std::uint64_t sequential_grant = 1 << 16;
 
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
-                               CosimRecorder& recorder, RunControl& control) {
+                               CosimRecorder& recorder, RunControl& control,
+                               RunObserver* observer) {
   RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
+  Watch watch(observer, recorder, nullptr);  // no monitor thread: its trace is the run's
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   CosimPlan in_turn = plan;
@@ -123,7 +159,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
             deployment->integrator(p).advance(gvt + std::min(last - gvt, sequential_grant), gvt);
         if (batch.count() == 0) continue;
         progress = true;
-        record_and_route(in_turn, p, batch, recorder, *deployment, nullptr);
+        record_and_route(in_turn, p, batch, recorder, *deployment, nullptr, nullptr);
       }
       control.progress(progress_ticks(s, recorder), s.ticks);
       if (!progress && !recorder.complete())
@@ -132,6 +168,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   } catch (const Error& e) {
     r.end_with(e);
   }
+  watch.end();
   if (deployment)
     for (std::size_t p = 0; p < deployment->size(); ++p)
       r.partitions[p].stats = deployment->integrator(p).stats();
@@ -145,10 +182,12 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
                                 Deployment& deployment, CosimRecorder& recorder,
-                                RunControl& control) {
+                                RunControl& control, RunObserver* observer) {
   RunResult r = describe_cosim_run(s, method, plan.mode);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
+  ActivityClock monitor;  // this thread: recording deliveries, routing their samples
+  Watch watch(observer, recorder, &monitor.trace());
   try {
     for (std::size_t p = 0; p < deployment.size(); ++p)
       deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window);
@@ -158,12 +197,14 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
       auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
-      record_and_route(plan, delivery->source, delivery->batch, recorder, deployment, &r.counters);
+      record_and_route(plan, delivery->source, delivery->batch, recorder, deployment, &r.counters,
+                       &monitor);
       control.progress(progress_ticks(s, recorder), s.ticks);
     }
   } catch (const Error& e) {
     r.end_with(e);
   }
+  watch.end();
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {
       r.partitions[p].stats = deployment.integrator(p).stats();
@@ -172,6 +213,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
     }
   }
   finish(r, s, recorder, start);
+  add_components(r, {monitor_report(monitor)});
   add_components(r, deployment.reports());
   recorder.flush();
   return r;

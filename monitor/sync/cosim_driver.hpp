@@ -19,16 +19,22 @@ namespace kausal {
 RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode);
 
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
-// kausal::Error: a failure ends the run with its status, exit code and message.
+// kausal::Error: a failure ends the run with its status, exit code and message. An observer
+// (the trace collector, the live animation) sees every row the recorder completes and how far
+// every partition has got (CosimRecorder::observe).
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
-                               CosimRecorder& recorder, RunControl& control);
+                               CosimRecorder& recorder, RunControl& control,
+                               RunObserver* observer = nullptr);
 
 // The partitions of `deployment` (a deployment of partitioned_deployment(s, plan)) step by
-// themselves; conservative or optimistic is the plan's mode. The deployment watches its
-// components (a dead or stopped one becomes a failure in its inbox, exit code 3): however
-// long the partitions take, the monitor only waits. Never throws a kausal::Error.
+// themselves; conservative or optimistic is the plan's mode. The deployment watches its components
+// (a dead or stopped one becomes a failure in its inbox, exit code 3): however long the partitions
+// take, the monitor only waits. Never throws a kausal::Error. The monitor thread is a component of
+// the run
+// ("monitor": busy while it records a delivery and computes the samples it routes); an
+// observer sees its trace as well as the rows and the horizon.
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
                                 Deployment& deployment, CosimRecorder& recorder,
-                                RunControl& control);
+                                RunControl& control, RunObserver* observer = nullptr);
 
 }  // namespace kausal

@@ -43,6 +43,22 @@ ComponentReport sequential_report(std::uint64_t start_ns, std::uint64_t end_ns,
   return r;
 }
 
+ComponentReport monitor_report(const ActivityClock& clock) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const ActivityTrace& trace = clock.trace();
+  return {"monitor",
+          ComponentRole::monitor,
+          host,
+          static_cast<long>(getpid()),
+          true,
+          clock.totals(),
+          -1,
+          trace.page(0, trace.recorded()),
+          trace.dropped(),
+          {}};
+}
+
 std::vector<ComponentReport> SequentialStepper::reports() {
   return {sequential_report(monotonic_ns(start_), monotonic_ns(std::chrono::steady_clock::now()),
                             calc_calls_)};

@@ -12,6 +12,10 @@ namespace kausal {
 // never waits, busy from start_ns to end_ns (monotonic), with every Calc of the run.
 ComponentReport sequential_report(std::uint64_t start_ns, std::uint64_t end_ns,
                                   std::uint64_t calc_calls);
+// The monitor thread of a distributed run (any model kind) as a component: the busy time
+// and spans of `clock` (the chain's impact sweeps; a partitioned model's recording and
+// routing of final steps), on this host.
+ComponentReport monitor_report(const ActivityClock& clock);
 
 class SequentialStepper final : public ChainStepper {
  public:

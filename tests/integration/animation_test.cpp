@@ -8,7 +8,9 @@
 #include <QFontMetrics>
 #include <QGuiApplication>
 #include <QImage>
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "animation/render.hpp"
 #include "animation/timeline.hpp"
@@ -111,7 +113,7 @@ TEST(AnimationSnapshot, BobsAndStripsWhereThePhysicsAndTheTracePutThem) {
   const QImage image = load_png(png);
   ASSERT_EQ(image.size(), QSize(900, 600));
   const SnapshotLayout layout = snapshot_layout(image.size(), 2);
-  const Scene scene = scene_for(chain, layout.pendulums);
+  const Scene scene = scene_for(chain, layout.model);
   for (std::size_t i = 0; i < chain.size(); ++i) {
     // Bob centre from the physics: (pivot_x + L sin phi, -L cos phi).
     const double phi = last_angles[i];
@@ -149,12 +151,88 @@ TEST(AnimationSnapshot, StepChoosesTheRow) {
                           tmp.path()),
             0);
   const QImage image = load_png(png);
-  const Scene scene = scene_for(chain, snapshot_layout(image.size(), 2).pendulums);
+  const Scene scene = scene_for(chain, snapshot_layout(image.size(), 2).model);
   // Step 5 (t = 0.005 s) shows the row of t = 0: phi_1 = 0.3.
   const PixelPoint c = scene.to_pixel(std::sin(0.3), -std::cos(0.3));
   EXPECT_EQ(pixel(image, c.x, c.y), colours::bob);
   const PixelPoint last = scene.to_pixel(std::sin(-0.6), -std::cos(-0.6));
   EXPECT_EQ(pixel(image, last.x, last.y), colours::background);
+}
+
+// ---- a partitioned model's run directory: one plot per partition ----
+
+// Two partitions ("tanks": upper.level = t; "pipe": lower.level = 20 - t), rows at t = 0 .. 20 s,
+// a tick of 0.5 s (summary "h"), the trace of write_run.
+void write_partitioned_run(const fs::path& dir) {
+  write_run(dir, "optimistic", 1.0);
+  std::ofstream(dir / "summary.json") << R"({"method": "optimistic", "model": "partitioned",
+    "scenario": "tanks", "h": 0.5, "wall_s": 1.0, "status": "completed", "geometry": [],
+    "partitions": [{"name": "tanks", "subsystems": ["upper"]},
+                   {"name": "pipe", "subsystems": ["lower"]}],
+    "components": [{"name": "monitor", "role": "monitor"},
+                   {"name": "integrator-1", "role": "integrator"}]})";
+  std::ofstream csv(dir / "trajectory.csv");
+  csv << "t,upper.level,lower.level\n";
+  for (int t = 0; t <= 20; ++t) csv << t << ',' << t << ',' << 20 - t << '\n';
+}
+
+bool is_series_colour(QRgb c) {
+  c |= 0xff000000u;
+  return std::find(colours::series.begin(), colours::series.end(), c) != colours::series.end();
+}
+
+// Pixels of a series colour in columns [x0, x1) and rows [y0, y1) of the image.
+int series_pixels(const QImage& image, int x0, int x1, int y0, int y1) {
+  int n = 0;
+  for (int y = std::max(y0, 0); y < std::min(y1, image.height()); ++y)
+    for (int x = std::max(x0, 0); x < std::min(x1, image.width()); ++x)
+      n += is_series_colour(image.pixel(x, y));
+  return n;
+}
+
+// The column of time t in a plot drawn over [t0, t1] (render.cpp: draw_series).
+int plot_x(const QRect& plot, double t, double t0, double t1) {
+  return plot.left() + static_cast<int>(std::lround((t - t0) / (t1 - t0) * (plot.width() - 1)));
+}
+
+TEST(AnimationSnapshot, APartitionedRunIsPlottedUpToTheStep) {
+  TempDir tmp;
+  write_partitioned_run(tmp / "run");
+  const fs::path whole = tmp / "whole.png", half = tmp / "half.png";
+  std::string err;
+  ASSERT_EQ(run_animation({"--snapshot", whole.string(), "--run", (tmp / "run").string(), "--size",
+                           "1000x700"},
+                          tmp.path(), &err),
+            0)
+      << err;
+  ASSERT_EQ(run_animation({"--snapshot", half.string(), "--run", (tmp / "run").string(), "--step",
+                           "20", "--size", "1000x700"},  // tick 20: t = 10 s
+                          tmp.path(), &err),
+            0)
+      << err;
+  for (const auto& [png, t_shown] : {std::pair{whole, 20.0}, std::pair{half, 10.0}}) {
+    const QImage image = load_png(png);
+    ASSERT_EQ(image.size(), QSize(1000, 700));
+    const SnapshotLayout layout = snapshot_layout(image.size(), 2);
+    const auto plots = plot_layout(layout.model, 2);
+    ASSERT_EQ(plots.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const QRect plot = plots[i].plot;
+      const int below_legend = plot.top() + 24;  // one legend row at the top right
+      const int shown = plot_x(plot, t_shown, 0, 20);
+      // The line from t = 0 to the step shown, nothing after it.
+      EXPECT_GT(series_pixels(image, plot.left(), shown - 4, below_legend, plot.bottom() + 1), 50)
+          << png << " plot " << i;
+      EXPECT_EQ(series_pixels(image, shown + 5, plot.right() + 1, below_legend, plot.bottom() + 1),
+                0)
+          << png << " plot " << i;
+      // Autoscaled: tanks rises from the bottom, pipe falls from the top (±5 % padding).
+      const int y_start =
+          i == 0 ? plot.bottom() - plot.height() / 21 : plot.top() + plot.height() / 21;
+      EXPECT_GT(series_pixels(image, plot.left(), plot.left() + 3, y_start - 3, y_start + 4), 0)
+          << png << " plot " << i;
+    }
+  }
 }
 
 TEST(AnimationTimeline, StripsOfTheTrace) {
@@ -341,19 +419,27 @@ TEST(AnimationCli, HelpExplainsEveryMode) {
 
 // ---- the live servant over CORBA ----
 
-idl::AnimationSetup setup_of_two() {
+// A run from t = 0 with one strip, "monitor", and no view yet.
+idl::AnimationSetup setup_of(const char* scenario, const char* label, double h,
+                             CORBA::ULongLong steps, CORBA::ULongLong frame_every) {
   idl::AnimationSetup s;
-  s.scenario = "pair";
-  s.label = "optimistic";
+  s.scenario = scenario;
+  s.label = label;
   s.t0 = 0;
-  s.h = 0.001;
-  s.steps = 1000;
-  s.pendulums.length(2);
-  s.pendulums[0] = {0.0, 1.0, 0.1};
-  s.pendulums[1] = {0.2, 1.0, 0.1};
+  s.h = h;
+  s.steps = steps;
+  s.frame_every = frame_every;
   s.components.length(1);
   s.components[0] = "monitor";
   s.clock_ns = 0;
+  return s;
+}
+
+idl::AnimationSetup setup_of_two() {
+  idl::AnimationSetup s = setup_of("pair", "optimistic", 0.001, 1000, 1);
+  s.pendulums.length(2);
+  s.pendulums[0] = {0.0, 1.0, 0.1};
+  s.pendulums[1] = {0.2, 1.0, 0.1};
   return s;
 }
 
@@ -465,7 +551,7 @@ TEST_F(LiveAnimation, WindowShowsTheFramesFlashesAndStrips) {
   const QImage image = load_png(png);
   ASSERT_FALSE(image.isNull()) << p.err();
   const LiveLayout layout = live_layout(image.size(), 1);
-  const Scene scene = scene_for({{0.0, 1.0, 0.1}, {0.2, 1.0, 0.1}}, layout.pendulums);
+  const Scene scene = scene_for({{0.0, 1.0, 0.1}, {0.2, 1.0, 0.1}}, layout.model);
   const PixelPoint bob0 = scene.to_pixel(std::sin(0.5), -std::cos(0.5));
   const PixelPoint bob1 = scene.to_pixel(0.2, -1.0);
   EXPECT_EQ(pixel(image, bob0.x, bob0.y), colours::bob);
@@ -473,6 +559,92 @@ TEST_F(LiveAnimation, WindowShowsTheFramesFlashesAndStrips) {
   const QRect strip = timeline_layout(layout.timeline, 1).strips.at(0);
   EXPECT_EQ(image.pixel(strip.left() + strip.width() / 3, strip.center().y()) | 0xff000000u,
             colours::busy);
+}
+
+// The plot view: two partitions, a tick of 0.01 s, a frame every 10 ticks up to tick 100.
+// "fast" plots a.x = t and a.v = -1, "slow" plots b.y = 3.
+idl::AnimationSetup setup_of_two_partitions() {
+  idl::AnimationSetup s = setup_of("tanks", "conservative", 0.01, 100, 10);
+  s.plots.length(2);
+  s.plots[0] = "fast";
+  s.plots[1] = "slow";
+  s.series.length(3);
+  s.series[0].name = "a.x";
+  s.series[0].plot = 0;
+  s.series[1].name = "a.v";
+  s.series[1].plot = 0;
+  s.series[2].name = "b.y";
+  s.series[2].plot = 1;
+  s.clock_ns = monotonic_ns();
+  return s;
+}
+
+idl::DoubleSeq plot_frames(CORBA::ULongLong first, CORBA::ULong count) {
+  idl::DoubleSeq seq;
+  seq.length(3 * count);
+  for (CORBA::ULong k = 0; k < count; ++k) {
+    seq[3 * k] = 0.01 * static_cast<double>(first + 10 * k);  // a.x = t
+    seq[3 * k + 1] = -1;
+    seq[3 * k + 2] = 3;
+  }
+  return seq;
+}
+
+TEST_F(LiveAnimation, APartitionedRunIsPlottedAsItPlays) {
+  TempDir tmp;
+  const fs::path png = tmp / "plots.png";
+  AnimationProcess p({"--close-after-frames", "11", "--grab-on-close", png.string()}, tmp.path());
+  idl::Animation_var view = connect(p);
+  ASSERT_FALSE(CORBA::is_nil(view));
+  view->begin_run(setup_of_two_partitions());
+  view->frames(0, plot_frames(0, 5));    // ticks 0 .. 40
+  view->frames(50, plot_frames(50, 5));  // ticks 50 .. 90
+  idl::DoubleSeq short_frame = plot_frames(100, 1);
+  short_frame.length(2);  // 2 values, not 3: dropped and counted
+  view->frames(100, short_frame);
+  view->frames(95, plot_frames(95, 1));  // no frame at tick 95
+  idl::DoubleSeq nan = plot_frames(100, 1);
+  nan[2] = std::nan("");
+  view->frames(100, nan);
+  idl::StepSeq reached;
+  reached.length(2);
+  reached[0] = reached[1] = 100;
+  view->horizon(100, reached);
+  std::this_thread::sleep_for(1500ms);     // a 1 s run plays in real time: t = 0.9 s is shown
+  view->frames(100, plot_frames(100, 1));  // the 11th frame: the window grabs itself, closes
+  ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
+  EXPECT_NE(p.err().find("11 frames received, 0 dropped, 3 rejected"), std::string::npos)
+      << p.err();
+  const QImage image = load_png(png);
+  ASSERT_FALSE(image.isNull()) << p.err();
+  const LiveLayout layout = live_layout(image.size(), 1);
+  const auto plots = plot_layout(layout.model, 2);
+  ASSERT_EQ(plots.size(), 2u);
+  // "slow": b.y = 3, a flat line in the middle of its autoscaled range [2, 4], drawn from
+  // t = 0 to at least t = 0.9 s, in the first series colour; nothing a quarter below it.
+  const QRect slow = plots[1].plot;
+  const int mid = slow.bottom() - (slow.height() - 1) / 2;
+  for (double t : {0.1, 0.5, 0.85}) {
+    const int x = plot_x(slow, t, 0, 1);
+    EXPECT_GT(series_pixels(image, x, x + 1, mid - 2, mid + 3), 0) << "t = " << t;
+    EXPECT_EQ(
+        series_pixels(image, x, x + 1, mid + slow.height() / 4 - 2, mid + slow.height() / 4 + 3), 0)
+        << "t = " << t;
+  }
+  // "fast": both series (the ramp and the constant) in their colours.
+  const QRect fast = plots[0].plot;
+  const int half = fast.left() + fast.width() / 2;
+  int ramp = 0, constant = 0;
+  for (int y = fast.top() + 40; y <= fast.bottom(); ++y)
+    for (int x = fast.left(); x < half; ++x) {
+      ramp += (image.pixel(x, y) | 0xff000000u) == colours::series[0];
+      constant += (image.pixel(x, y) | 0xff000000u) == colours::series[1];
+    }
+  EXPECT_GT(ramp, 20);
+  EXPECT_GT(constant, 20);
+  // The progress bar: every partition's last step final, the horizon line at its end.
+  const QRect bar = layout.horizon.adjusted(140, 2, -8, -2);
+  EXPECT_EQ((image.pixel(bar.right(), bar.center().y()) | 0xff000000u), colours::horizon);
 }
 
 TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
@@ -501,6 +673,152 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   view->shutdown();
   ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
   EXPECT_NE(p.err().find("0 frames received, 0 dropped, 7 rejected"), std::string::npos) << p.err();
+}
+
+// ---- kausal run / compare --animate on the shipped partitioned models ----
+
+const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
+const std::vector<std::string> kPartitioned = {
+    "hydraulic-multirate.toml", "orifices-dre0.toml", "orifices-pdre0.toml",
+    "turbogenerator.toml",      "two-mass.toml",      "two-tanks.toml"};
+
+// The digest scenarios/digests.toml pins for a scenario file.
+std::string pinned_digest(const std::string& file) {
+  const std::string text = testing::read_file(kScenarios / "digests.toml");
+  const auto at = text.find("file = \"" + file + "\"");
+  if (at == std::string::npos) return "not pinned";
+  const auto sha = text.find("sha256 = \"", at) + 10;
+  return text.substr(sha, 64);
+}
+
+std::size_t rows_of(const fs::path& csv) {
+  std::ifstream in(csv);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) lines += !line.empty();
+  return lines - 1;  // the header
+}
+
+// What a kausal command with --animate --animate-until run-end left: its exit code and
+// stderr, the view's log and its last picture (KAUSAL_TEST_ANIMATION_GRAB_ON_CLOSE), whether
+// the view ran and whether it outlived kausal.
+struct ViewedRun {
+  int exit_code = -1;
+  std::string err, log;
+  QImage picture;
+  bool view_seen = false, view_left = true;
+};
+
+ViewedRun run_with_view(const std::vector<std::string>& args, const fs::path& dir,
+                        const fs::path& out) {
+  const fs::path png = dir / (out.filename().string() + "-view.png");
+  testing::KausalProcess p(
+      args, dir,
+      {{"QT_QPA_PLATFORM", "offscreen"}, {"KAUSAL_TEST_ANIMATION_GRAB_ON_CLOSE", png.string()}});
+  ViewedRun r;
+  const auto view = p.component_pid("animation", 20s);
+  r.view_seen = view.has_value();
+  r.exit_code = p.wait(50s).value_or(-1);
+  r.err = p.err();
+  r.view_left = view && testing::process_exists(*view);
+  r.log = testing::read_file(out / "logs/animation.log");
+  r.picture = load_png(png);
+  return r;
+}
+
+// The view's last picture shows the run: values plotted in the first plot (left of its
+// legend), and the progress bar's horizon at its end (every partition final to the end).
+void expect_plots_and_the_final_horizon(const QImage& image, std::size_t plots, std::size_t strips,
+                                        const std::string& what) {
+  ASSERT_FALSE(image.isNull()) << what;
+  const LiveLayout layout = live_layout(image.size(), strips);
+  const auto rects = plot_layout(layout.model, plots);
+  ASSERT_FALSE(rects.empty()) << what;
+  const QRect first = rects[0].plot;
+  EXPECT_GT(series_pixels(image, first.left(), first.left() + first.width() * 2 / 5, first.top(),
+                          first.bottom() + 1),
+            0)
+      << what;
+  const QRect bar = layout.horizon.adjusted(140, 2, -8, -2);
+  EXPECT_EQ((image.pixel(bar.right(), bar.center().y()) | 0xff000000u), colours::horizon) << what;
+}
+
+class AnimatePartitioned : public ::testing::TestWithParam<std::string> {};
+
+// Every method of every shipped partitioned model: the view opens, receives every row of
+// trajectory.csv as a frame and rejects nothing, plots them, and ends with the run; the
+// digest is the pinned one (watching changes nothing).
+TEST_P(AnimatePartitioned, EveryMethodIsPlottedLiveAndKeepsThePinnedDigest) {
+  TempDir tmp;
+  const std::string file = GetParam();
+  for (const std::string method : {"sequential", "conservative", "optimistic"}) {
+    const fs::path out = tmp / method;
+    const ViewedRun r =
+        run_with_view({"run", (kScenarios / file).string(), "--method", method, "--animate",
+                       "--animate-until", "run-end", "--out", out.string()},
+                      tmp.path(), out);
+    const std::string what = file + " " + method;
+    ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
+    EXPECT_TRUE(r.view_seen) << what;
+    EXPECT_FALSE(r.view_left) << what;
+    EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << what << r.err;
+    const auto summary = testing::read_json(out / "summary.json");
+    EXPECT_EQ(summary["trajectory_sha256"], pinned_digest(file)) << what;
+    const std::string received =
+        std::to_string(rows_of(out / "trajectory.csv")) + " frames received, 0 dropped, 0 rejected";
+    EXPECT_NE(r.log.find(received), std::string::npos) << what << ": " << received << "\n" << r.log;
+    expect_plots_and_the_final_horizon(r.picture, summary["partitions"].size(),
+                                       summary["components"].size(), what);
+  }
+}
+
+std::string test_name_of(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param.substr(0, info.param.find('.'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, AnimatePartitioned, ::testing::ValuesIn(kPartitioned),
+                         test_name_of);
+
+// The list above is every shipped partitioned scenario (a new one is animated too).
+TEST(AnimatePartitionedList, NamesEveryShippedPartitionedScenario) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(kScenarios))
+    if (entry.path().extension() == ".toml" &&
+        testing::read_file(entry.path()).find("[[subsystem]]") != std::string::npos)
+      found.push_back(entry.path().filename().string());
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, kPartitioned);
+}
+
+// compare --animate: one view for the three runs, each shown from its start; every digest the
+// pinned one.
+TEST(AnimatePartitionedCompare, OneViewShowsEveryRun) {
+  TempDir tmp;
+  const std::string file = "two-tanks.toml";
+  const fs::path out = tmp / "cmp";
+  const ViewedRun r = run_with_view({"compare", (kScenarios / file).string(), "--animate",
+                                     "--animate-until", "run-end", "--out", out.string()},
+                                    tmp.path(), out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.view_seen);
+  EXPECT_FALSE(r.view_left);
+  std::size_t feeds = 0;
+  for (auto at = r.err.find("animation: 0 frames dropped"); at != std::string::npos;
+       at = r.err.find("animation: 0 frames dropped", at + 1))
+    ++feeds;
+  EXPECT_EQ(feeds, 3u) << r.err;
+  for (const char* method : {"sequential", "conservative", "optimistic"})
+    EXPECT_EQ(testing::read_json(out / method / "summary.json")["trajectory_sha256"],
+              pinned_digest(file))
+        << method;
+  // The last run's frames (a new run starts the view afresh), nothing rejected in any.
+  const std::string received = std::to_string(rows_of(out / "optimistic/trajectory.csv")) +
+                               " frames received, 0 dropped, 0 rejected";
+  EXPECT_NE(r.log.find(received), std::string::npos) << received << "\n" << r.log;
+  const auto summary = testing::read_json(out / "optimistic/summary.json");
+  expect_plots_and_the_final_horizon(r.picture, summary["partitions"].size(),
+                                     summary["components"].size(), "compare");
 }
 
 }  // namespace

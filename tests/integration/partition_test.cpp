@@ -123,10 +123,11 @@ TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
     ASSERT_EQ(r.partitions.size(), 3u);
     EXPECT_EQ(r.partitions[0].stats.derivative_calls, run.scenario.partitions[0].steps);
     EXPECT_EQ(r.partitions[1].stats.derivative_calls, run.scenario.partitions[1].steps);
-    // Every component reported its timing: system-a, integrator-a, system-b, ...
-    ASSERT_EQ(r.components.size(), 6u);
-    EXPECT_EQ(r.components[0].name, "system-a");
-    EXPECT_EQ(r.components[5].name, "integrator-cd");
+    // Every component reported its timing: the monitor, system-a, integrator-a, ...
+    ASSERT_EQ(r.components.size(), 7u);
+    EXPECT_EQ(r.components[0].name, "monitor");
+    EXPECT_EQ(r.components[1].name, "system-a");
+    EXPECT_EQ(r.components[6].name, "integrator-cd");
     for (const auto& component : r.components) {
       EXPECT_TRUE(component.reachable) << component.name;
       EXPECT_GT(component.totals.busy_s, 0.0) << component.name;

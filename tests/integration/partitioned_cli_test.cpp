@@ -41,8 +41,10 @@ TEST(PartitionedCli, CoupledMultirateModelGivesTheSequentialDigestInEveryLayout)
       EXPECT_EQ(r["status"], "completed") << method << " " << layout;
       EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method << " " << layout;
       EXPECT_EQ(r["layout"], layout);
-      // System and Integrator of each partition reported, busy while the run went on.
-      ASSERT_EQ(r["components"].size(), 4u);
+      // The monitor, System and Integrator of each partition reported, busy while the run
+      // went on.
+      ASSERT_EQ(r["components"].size(), 5u);
+      EXPECT_EQ(r["components"][0]["name"], "monitor");
       for (const auto& c : r["components"]) EXPECT_GT(c["busy_s"].get<double>(), 0) << c["name"];
     }
   }

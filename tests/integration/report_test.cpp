@@ -278,7 +278,7 @@ TEST_F(Animation, ACrashedViewChangesNothing) {
 
 const std::set<std::string> kCallNames = {
     "event",      "advance", "run_ahead", "apply_event", "rollback", "commit",  "grant", "sweep",
-    "derivative", "output",  "jacobian",  "indicators",  "provide",  "outputs", "busy"};
+    "derivative", "output",  "jacobian",  "indicators",  "provide",  "outputs", "busy",  "route"};
 
 // Every flow has both ends, each inside a slice of its track: the caller's ("s", open while
 // it waits) and the callee's ("f", named as the flow). Returns caller -> callee slice names.

@@ -185,5 +185,216 @@ TEST(Playback, FeedFromManyThreadsWhileReading) {
   EXPECT_EQ(p.current()->step, 999u);
 }
 
+// ---- the plot view (partitioned models) ----
+
+// Two plots ("fast" with two series, "slow" with one), steps in ticks of 0.5 s, a frame every
+// 4 ticks up to tick 10 (frames at 0, 4, 8 and 10).
+AnimationRun two_partitions(std::uint64_t steps = 10) {
+  AnimationRun run;
+  run.scenario = "tanks";
+  run.label = "optimistic";
+  run.h = 0.5;
+  run.steps = steps;
+  run.frame_every = 4;
+  run.plot = {{"fast", "slow"}, {{"a.x", 0}, {"a.v", 0}, {"b.y", 1}}};
+  run.components = {"monitor", "integrator-fast", "integrator-slow"};
+  return run;
+}
+
+// k plot frames: series values (step-number, -1, 2).
+std::vector<double> plot_frames(std::initializer_list<double> steps) {
+  std::vector<double> out;
+  for (double s : steps) {
+    out.push_back(s);
+    out.push_back(-1.0);
+    out.push_back(2.0);
+  }
+  return out;
+}
+
+TEST(PlaybackPlots, OneViewOrTheOtherWithSeriesInTheirPlots) {
+  Playback p;
+  EXPECT_TRUE(p.begin_run(two_partitions()));
+  auto both = two_partitions();
+  both.pendulums = {{0, 1, 0.1}};
+  EXPECT_FALSE(p.begin_run(both));
+  auto none = two_partitions();
+  none.plot = {};
+  EXPECT_FALSE(p.begin_run(none));
+  auto no_series = two_partitions();
+  no_series.plot.series.clear();
+  EXPECT_FALSE(p.begin_run(no_series));
+  auto nowhere = two_partitions();
+  nowhere.plot.series[2].plot = 2;  // there are two plots
+  EXPECT_FALSE(p.begin_run(nowhere));
+  auto never = two_partitions();
+  never.frame_every = 0;
+  EXPECT_FALSE(p.begin_run(never));
+  auto beyond = two_partitions();
+  beyond.frame_every = 11;  // past the last step
+  EXPECT_FALSE(p.begin_run(beyond));
+  auto too_many = two_partitions();
+  too_many.plot.series.assign(Playback::max_series + 1, {"x", 0});
+  EXPECT_FALSE(p.begin_run(too_many));
+  EXPECT_EQ(p.counters().rejected, 7u);
+  const AnimationRun run = two_partitions();
+  EXPECT_TRUE(run.plot_view());
+  EXPECT_EQ(run.frame_size(), 3u);
+  EXPECT_EQ(run.units(), 2u);
+  EXPECT_EQ(run.horizon_name(), "final");
+  EXPECT_EQ(run.next_frame_step(0), 4u);
+  EXPECT_EQ(run.next_frame_step(8), 10u);  // the last frame is closer
+  EXPECT_EQ(run.next_frame_step(10), 10u);
+}
+
+TEST(PlaybackPlots, FramesComeEveryFrameIntervalAndTheLastAtTheEnd) {
+  Playback p;
+  ASSERT_TRUE(p.begin_run(two_partitions()));
+  EXPECT_EQ(p.add_frames(0, plot_frames({0, 4})), 2u);
+  EXPECT_EQ(p.add_frames(8, plot_frames({8, 10})), 2u);
+  p.advance(std::chrono::seconds(100));
+  ASSERT_TRUE(p.current());
+  EXPECT_EQ(p.current()->step, 10u);
+  EXPECT_DOUBLE_EQ(p.current()->t, 5.0);
+  EXPECT_EQ(p.counters().received, 4u);
+  EXPECT_EQ(p.counters().rejected, 0u);
+}
+
+TEST(PlaybackPlots, BadFramesAreDroppedAndCounted) {
+  Playback p;
+  ASSERT_TRUE(p.begin_run(two_partitions()));
+  EXPECT_EQ(p.add_frames(0, std::vector<double>{1.0, 2.0}), 0u);  // 2 values, not 3 per frame
+  EXPECT_EQ(p.add_frames(2, plot_frames({2})), 0u);               // no frame at tick 2
+  EXPECT_EQ(p.add_frames(8, plot_frames({8, 10, 12})), 0u);       // a frame past the last tick
+  auto nan = plot_frames({0});
+  nan[1] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(p.add_frames(0, nan), 0u);
+  EXPECT_EQ(p.add_frames(4, plot_frames({4})), 1u);
+  EXPECT_EQ(p.add_frames(0, plot_frames({0})), 0u);  // older than what arrived
+  EXPECT_EQ(p.add_frames(4, plot_frames({4})), 0u);  // again
+  EXPECT_FALSE(p.set_horizon(4, {4, 4, 4}));         // one entry per plot
+  EXPECT_TRUE(p.set_horizon(4, {8, 4}));
+  EXPECT_FALSE(p.rolled_back(2, 4));
+  const auto c = p.counters();
+  EXPECT_EQ(c.received, 1u);
+  EXPECT_EQ(c.rejected, 1 + 1 + 3 + 1 + 1 + 1 + 1 + 1u);
+}
+
+TEST(PlaybackPlots, TheViewPlotsEveryValueUpToTheFrameShown) {
+  Playback p;
+  ASSERT_TRUE(p.begin_run(two_partitions()));
+  p.add_frames(0, plot_frames({0, 4, 8, 10}));
+  auto v = p.view();
+  ASSERT_TRUE(v.plot);
+  EXPECT_EQ(v.plot->t, (std::vector<double>{0.0}));  // the first frame, nothing before it
+  p.advance(std::chrono::milliseconds(4100));        // a 5 s run plays in real time: t = 4.1 s
+  v = p.view();
+  ASSERT_TRUE(v.plot);
+  EXPECT_EQ(v.plot->t, (std::vector<double>{0.0, 2.0, 4.0}));
+  ASSERT_EQ(v.plot->values.size(), 3u);
+  EXPECT_EQ(v.plot->values[0], (std::vector<double>{0, 4, 8}));
+  EXPECT_EQ(v.plot->values[2], (std::vector<double>{2, 2, 2}));
+  p.step_once();
+  EXPECT_EQ(p.view().plot->t.back(), 5.0);
+  // A chain has no plot.
+  ASSERT_TRUE(p.begin_run(two_pendulums()));
+  EXPECT_FALSE(p.view().plot);
+}
+
+TEST(PlaybackPlots, ALongRunPlaysInTenSecondsNeverSlowerThanRealTime) {
+  AnimationRun tanks = two_partitions(1200);  // 600 s of ticks of 0.5 s
+  tanks.frame_every = 20;
+  EXPECT_DOUBLE_EQ(tanks.playback_rate(), 60.0);
+  EXPECT_DOUBLE_EQ(two_partitions().playback_rate(), 1.0);  // 5 s: real time
+  EXPECT_DOUBLE_EQ(two_pendulums().playback_rate(), 1.0);
+  Playback p;
+  ASSERT_TRUE(p.begin_run(tanks));
+  std::vector<double> all;
+  for (std::uint64_t k = 0; k <= 60; ++k) {
+    const auto more = plot_frames({double(k)});
+    all.insert(all.end(), more.begin(), more.end());
+  }
+  ASSERT_EQ(p.add_frames(0, all), 61u);
+  p.advance(std::chrono::milliseconds(1000));  // 60 simulated seconds
+  EXPECT_EQ(p.current()->step, 120u);
+  p.set_speed(0.5);
+  p.advance(std::chrono::milliseconds(1000));  // 30 more
+  EXPECT_EQ(p.current()->step, 180u);
+}
+
+TEST(PlaybackPlots, MemoryStaysBoundedHoweverLongTheRun) {
+  AnimationRun run = two_partitions(1'000'000);
+  run.frame_every = 1;
+  Playback p(1000, 16, 256);  // 1000 frames ahead, 256 points per series
+  ASSERT_TRUE(p.begin_run(run));
+  for (std::uint64_t first = 0; first < 1'000'000; first += 1000) {
+    std::vector<double> chunk;
+    for (std::uint64_t s = first; s < first + 1000; ++s) {
+      const auto more = plot_frames({double(s)});
+      chunk.insert(chunk.end(), more.begin(), more.end());
+    }
+    ASSERT_EQ(p.add_frames(first, chunk), 1000u);
+    p.advance(std::chrono::seconds(1));  // 50,000 simulated s (a 500,000 s run): all of it
+  }
+  const auto v = p.view();
+  EXPECT_LE(p.buffered(), 1000u);
+  ASSERT_TRUE(v.plot);
+  EXPECT_LE(v.plot->t.size(), 257u);  // the history and the frame shown
+  EXPECT_GE(v.plot->t.size(), 128u);
+  EXPECT_DOUBLE_EQ(v.plot->t.front(), 0.0);  // the first point stays
+  EXPECT_DOUBLE_EQ(v.plot->values[0].back(), static_cast<double>(v.frame->step));
+  // Evenly spaced: every kept point one stride after the one before.
+  const double spacing = v.plot->t[1] - v.plot->t[0];
+  for (std::size_t k = 1; k + 1 < v.plot->t.size(); ++k)
+    EXPECT_DOUBLE_EQ(v.plot->t[k] - v.plot->t[k - 1], spacing) << k;
+  EXPECT_EQ(p.counters().received, 1'000'000u);
+}
+
+TEST(PlotHistory, KeepsEvenlySpacedPointsWithinItsBound) {
+  PlotHistory h(2, 4);
+  for (int k = 0; k < 4; ++k) h.add(k, std::vector<double>{double(k), -double(k)});
+  EXPECT_EQ(h.points(), 4u);
+  EXPECT_EQ(h.stride(), 1u);
+  h.add(4, std::vector<double>{4, -4});  // full: halved to 0, 2; then 4 is kept
+  EXPECT_EQ(h.stride(), 2u);
+  EXPECT_EQ(h.snapshot().t, (std::vector<double>{0, 2, 4}));
+  h.add(5, std::vector<double>{5, -5});  // not a multiple of the stride: not kept
+  h.add(6, std::vector<double>{6, -6});
+  EXPECT_EQ(h.snapshot().t, (std::vector<double>{0, 2, 4, 6}));
+  h.add(7, std::vector<double>{7, -7});
+  h.add(8, std::vector<double>{8, -8});  // halved again: 0, 4, then 8
+  EXPECT_EQ(h.stride(), 4u);
+  const PlotPoints p = h.snapshot();
+  EXPECT_EQ(p.t, (std::vector<double>{0, 4, 8}));
+  EXPECT_EQ(p.values[1], (std::vector<double>{0, -4, -8}));
+  EXPECT_EQ(h.frames(), 9u);
+  h.add(9, std::vector<double>{1});  // a frame of another size is ignored
+  EXPECT_EQ(h.frames(), 9u);
+  // The frame shown is appended when it is newer than the last point.
+  const double shown = 8.5;
+  EXPECT_EQ(h.snapshot(&shown, std::vector<double>{1, 2}).t.back(), 8.5);
+  const double old = 3;
+  EXPECT_EQ(h.snapshot(&old, std::vector<double>{1, 2}).t.back(), 8.0);
+  for (int k = 9; k < 100'000; ++k) h.add(k, std::vector<double>{0, 0});
+  EXPECT_LE(h.points(), 4u);
+  EXPECT_EQ(h.snapshot().t.front(), 0.0);
+}
+
+TEST(PlotHistory, EachPlotScalesToItsOwnSeries) {
+  const PlotSpec spec{{"fast", "slow"}, {{"a.x", 0}, {"a.v", 0}, {"b.y", 1}}};
+  PlotPoints points{{0, 1, 2}, {{0, 10, 5}, {-10, 0, 0}, {3, 3, 3}}};
+  const ValueRange fast = plot_value_range(spec, points, 0);
+  EXPECT_DOUBLE_EQ(fast.lo, -11);  // -10 .. 10, 5 % of 20 on each side
+  EXPECT_DOUBLE_EQ(fast.hi, 11);
+  const ValueRange flat = plot_value_range(spec, points, 1);
+  EXPECT_DOUBLE_EQ(flat.lo, 2);  // a flat 3: ±1
+  EXPECT_DOUBLE_EQ(flat.hi, 4);
+  points.values[2] = {100, 100, 100};
+  EXPECT_DOUBLE_EQ(plot_value_range(spec, points, 1).hi, 110);  // ±10 % of a large value
+  const ValueRange empty = plot_value_range(spec, PlotPoints{}, 0);
+  EXPECT_DOUBLE_EQ(empty.lo, -1);
+  EXPECT_DOUBLE_EQ(empty.hi, 1);
+}
+
 }  // namespace
 }  // namespace kausal

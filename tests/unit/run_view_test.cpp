@@ -192,5 +192,45 @@ TEST(RunView, SummaryOnlyNeedsNoOtherFile) {
   EXPECT_DOUBLE_EQ(run.wall_s, 2.25);
 }
 
+TEST(RunView, APartitionedRunBecomesOnePlotPerPartition) {
+  TempDir dir;
+  testing::write_two_partition_run(dir);
+  const RunView run = load_run_dir(dir.path());
+  EXPECT_TRUE(run.partitioned());
+  EXPECT_TRUE(run.geometry.empty());
+  EXPECT_EQ(run.plot.plots, (std::vector<std::string>{"tanks", "pipe"}));
+  ASSERT_EQ(run.plot.series.size(), 3u);
+  EXPECT_EQ(run.plot.series[0].name, "upper.level");
+  EXPECT_EQ(run.plot.series[0].plot, 0u);  // "upper", not its prefix "up"
+  EXPECT_EQ(run.plot.series[1].plot, 0u);
+  EXPECT_EQ(run.plot.series[2].plot, 1u);
+  ASSERT_EQ(run.trajectory.t.size(), 3u);
+  EXPECT_EQ(run.row_for_step(39), 1u);  // ticks of 0.5 s
+  EXPECT_EQ(run.row_for_step(40), 2u);
+  const PlotPoints p = run.plot_points(1);
+  EXPECT_EQ(p.t, (std::vector<double>{0, 10}));
+  ASSERT_EQ(p.values.size(), 3u);
+  EXPECT_EQ(p.values[2], (std::vector<double>{5, 4}));
+}
+
+TEST(RunView, APartitionedRunsColumnsMustBelongToItsPartitions) {
+  TempDir dir;
+  testing::write_two_partition_run(dir);
+  dir.write("trajectory.csv", "t,upper.level,middle.level\n0,1,2\n");
+  EXPECT_NE(load_error(dir).find("column \"middle.level\" belongs to no subsystem"),
+            std::string::npos)
+      << load_error(dir);
+  dir.write("trajectory.csv", "t,upper.level,lower.level\n0,1\n");
+  EXPECT_NE(load_error(dir).find("trajectory.csv:2: 2 fields, expected 3"), std::string::npos)
+      << load_error(dir);
+  dir.write("trajectory.csv", "time,upper.level\n");
+  EXPECT_NE(load_error(dir).find("expected \"t,member.state,...\""), std::string::npos)
+      << load_error(dir);
+  dir.write("summary.json", R"({"method": "optimistic", "scenario": "tanks", "wall_s": 1,
+    "status": "completed", "partitions": []})");
+  EXPECT_NE(load_error(dir).find("\"partitions\" is not a non-empty array"), std::string::npos)
+      << load_error(dir);
+}
+
 }  // namespace
 }  // namespace kausal

@@ -49,4 +49,29 @@ inline void write_two_pendulum_run(const TempDir& dir) {
   dir.write("trajectory.csv", two_pendulum_trajectory());
 }
 
+// A partitioned model's run (monitor/record/cosim_recorder.cpp writes trajectory.csv): two
+// partitions, "tanks" with subsystems "upper" and "up" (a prefix of the other's name) and
+// "pipe" with "lower"; a tick of 0.5 s.
+inline const char* two_partition_summary() {
+  return R"({"method": "optimistic", "model": "partitioned", "scenario": "tanks",
+  "h": 0.5, "wall_s": 1.5, "status": "completed", "geometry": [],
+  "partitions": [{"name": "tanks", "subsystems": ["up", "upper"]},
+                 {"name": "pipe", "subsystems": ["lower"]}],
+  "components": [{"name": "monitor", "role": "monitor"},
+                 {"name": "integrator-1", "role": "integrator"}]})";
+}
+
+inline const char* two_partition_trajectory() {
+  return "t,upper.level,up.x,lower.level\n"
+         "0,0,1,5\n"
+         "10,0.5,2,4\n"
+         "20,1,1,3\n";
+}
+
+inline void write_two_partition_run(const TempDir& dir) {
+  dir.write("summary.json", two_partition_summary());
+  dir.write("trace.json", two_pendulum_trace());
+  dir.write("trajectory.csv", two_partition_trajectory());
+}
+
 }  // namespace kausal::testing
