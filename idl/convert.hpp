@@ -39,14 +39,36 @@ inline Event from_idl(const idl::Event& e) {
   return {e.kind.in(), e.step, e.t, to_vector(e.data)};
 }
 
+inline idl::DoubleSeq to_seq(const Vector& v) {
+  return to_seq(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
+}
+
+inline Vector to_eigen(const idl::DoubleSeq& s) {
+  return Eigen::Map<const Vector>(s.get_buffer(), static_cast<Eigen::Index>(s.length()));
+}
+
+inline idl::StepperMemory to_idl(const StepperMemory& m) {
+  return {m.steps, m.h, to_seq(m.previous), to_seq(m.before_previous)};
+}
+
+inline StepperMemory from_idl(const idl::StepperMemory& m) {
+  return {m.steps, m.h, to_eigen(m.previous), to_eigen(m.before_previous)};
+}
+
 inline idl::StateBatch to_idl(const StateBatch& b) {
-  return {b.epoch,          b.first_step,     wire_size(b.state_size), wire_size(b.output_size),
-          to_seq(b.states), to_seq(b.outputs)};
+  return {b.epoch,          b.first_step,      wire_size(b.state_size), wire_size(b.output_size),
+          to_seq(b.states), to_seq(b.outputs), to_idl(b.memory),        to_seq(b.indicators)};
 }
 
 inline StateBatch from_idl(const idl::StateBatch& b) {
-  return {b.epoch,       b.first_step,        b.state_size,
-          b.output_size, to_vector(b.states), to_vector(b.outputs)};
+  return {b.epoch,
+          b.first_step,
+          b.state_size,
+          b.output_size,
+          to_vector(b.states),
+          to_vector(b.outputs),
+          from_idl(b.memory),
+          to_vector(b.indicators)};
 }
 
 inline idl::ChannelSampleSeq to_idl(const std::vector<ChannelSample>& samples) {
@@ -97,7 +119,13 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
   out.ticks_per_step = c.ticks_per_step;
   out.first_step = c.first_step;
   out.last_step = c.last_step;
-  out.x0 = to_seq({c.x0.data(), static_cast<std::size_t>(c.x0.size())});
+  out.x0 = to_seq(c.x0);
+  out.memory0 = to_idl(c.memory0);
+  out.indicators0 = to_seq(c.indicators0);
+  out.input_history.length(wire_size(c.input_history.size()));
+  for (CORBA::ULong k = 0; k < out.input_history.length(); ++k)
+    out.input_history[k] = {c.input_history[k].first, to_seq(c.input_history[k].values)};
+  out.publish_first_state = c.publish_first_state;
   out.output_size = wire_size(c.output_size);
   out.indicator_count = wire_size(c.indicator_count);
   out.channels.length(wire_size(c.channels.size()));

@@ -41,6 +41,36 @@ std::uint64_t InputChannels::sample_for_step(const Channel& c, std::uint64_t n) 
   return n * timing_.ticks_per_step / c.spec.period_ticks;
 }
 
+std::uint64_t InputChannels::first_needed(const InputChannel& spec, std::uint64_t ticks_per_step,
+                                          std::uint64_t n) {
+  const std::uint64_t j = n * ticks_per_step / spec.period_ticks;
+  return j >= 2 ? j - 2 : 0;  // the hold polynomial's stencil reaches two samples back
+}
+
+void InputChannels::restore(const std::vector<ChannelHistory>& history, std::uint64_t n) {
+  if (history.size() > channels_.size())
+    throw ModelError(component_, std::to_string(history.size()) + " input histories for " +
+                                     std::to_string(channels_.size()) + " channels");
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    Channel& c = channels_[i];
+    const ChannelHistory& h = history[i];
+    if (h.values.empty()) continue;
+    const std::uint64_t needed = first_needed(c.spec, timing_.ticks_per_step, n);
+    if (h.first > needed)
+      throw ModelError(component_, c.spec.name + ": the restored samples start at " +
+                                       std::to_string(h.first) + ", step " + std::to_string(n) +
+                                       " needs sample " + std::to_string(needed));
+    c.samples.clear();
+    for (double v : h.values) {
+      if (!std::isfinite(v))
+        throw ModelError(component_, c.spec.name + ": a restored sample is not finite");
+      c.samples.push_back({v, false, never});
+    }
+    c.base = h.first;
+    c.arrived = h.first + h.values.size();
+  }
+}
+
 int InputChannels::order_at(const Channel& c, std::uint64_t j) const {
   return static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(c.spec.hold), j));
 }
@@ -135,8 +165,7 @@ void InputChannels::forget_predictions_from(std::uint64_t n) {
 
 void InputChannels::forget_before(std::uint64_t n) {
   for (auto& c : channels_) {
-    const std::uint64_t j = sample_for_step(c, n);
-    const std::uint64_t keep = j >= 2 ? j - 2 : 0;
+    const std::uint64_t keep = first_needed(c.spec, timing_.ticks_per_step, n);
     while (c.base < keep && c.base < c.arrived && !c.samples.empty()) {
       c.samples.pop_front();
       ++c.base;

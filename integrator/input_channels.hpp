@@ -37,6 +37,13 @@ struct ChannelSample {
   double value = 0;
 };
 
+// The real samples a channel already holds when its partition starts (a resumed run):
+// samples first, first + 1, ..., in order.
+struct ChannelHistory {
+  std::uint64_t first = 0;
+  std::vector<double> values;
+};
+
 struct PredictionStats {
   std::uint64_t predictions = 0;           // samples predicted before they arrived
   std::uint64_t accepted_predictions = 0;  // predictions kept (within tolerance)
@@ -55,6 +62,15 @@ class InputChannels {
   // ModelError naming `component` for a hold order or period that cannot work.
   InputChannels(const std::string& component, std::vector<InputChannel> specs, Timing timing,
                 bool speculate, double tolerance);
+
+  // The oldest sample of a channel that steps from n on may use: what a partition resumed at
+  // step n must be given (restore()) and what forget_before(n) keeps.
+  static std::uint64_t first_needed(const InputChannel& spec, std::uint64_t ticks_per_step,
+                                    std::uint64_t n);
+  // Before the first step n of a resumed run: the samples each channel held (at most one
+  // history per channel, each starting at or before first_needed(n)). ModelError naming the
+  // channel for a history that does not reach back far enough or holds a non-finite value.
+  void restore(const std::vector<ChannelHistory>& history, std::uint64_t n);
 
   std::size_t size() const { return channels_.size(); }
   // Step n may be taken now: every sample it needs has arrived or (speculating) can be

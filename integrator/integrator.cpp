@@ -76,13 +76,37 @@ Integrator::Integrator(IntegratorConfig config, ModelLink& link)
       inputs_(config_.name, config_.channels, {config_.t0, config_.tick, config_.ticks_per_step},
               config_.speculate, config_.tolerance),
       step_(config_.first_step),
-      published_(config_.first_step + (config_.coupling_sends_events ? 1 : 0)),
+      published_(config_.first_step + (config_.publish_first_state ? 0 : 1)),
       committed_(config_.first_step) {
   if (!(config_.tick > 0) || !std::isfinite(config_.h()) || config_.ticks_per_step == 0)
     throw ModelError(config_.name, "step size h must be finite and > 0");
   if (x_.size() == 0 || !x_.allFinite())
     throw ModelError(config_.name, "initial state must be non-empty and finite");
+  restore_start();
   if (config_.speculate) clock_.trace().set_speculative();
+}
+
+// A resumed run continues from the stepper memory, indicators and input samples it had.
+void Integrator::restore_start() {
+  const StepperMemory& m = config_.memory0;
+  if (m.steps > 0) {
+    if (!std::isfinite(m.h) || !m.previous.allFinite() || !m.before_previous.allFinite())
+      throw ModelError(config_.name, "memory0: not finite");
+    try {
+      stepper_.restore(m);
+    } catch (const SimulationError& e) {
+      throw ModelError(config_.name, std::string("memory0: ") + e.what());
+    }
+  }
+  if (config_.indicators0.size() != 0) {
+    if (config_.indicators0.size() != static_cast<Eigen::Index>(config_.indicator_count) ||
+        !config_.indicators0.allFinite())
+      throw ModelError(config_.name, "indicators0: expected " +
+                                         std::to_string(config_.indicator_count) +
+                                         " finite event indicators");
+    indicators_ = config_.indicators0;
+  }
+  inputs_.restore(config_.input_history, config_.first_step);
 }
 
 double Integrator::time_of_step(std::uint64_t n) const {
@@ -370,7 +394,7 @@ StateBatch Integrator::take_final() {
 
 StateBatch Integrator::collect_final() {
   const auto n = static_cast<std::size_t>(x_.size());
-  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}};
+  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}, {}, {}};
   const std::uint64_t f = std::min(final_step(), config_.last_step);
   if (published_ > f) return batch;
   const std::uint64_t count = f - published_ + 1;
@@ -387,6 +411,10 @@ StateBatch Integrator::collect_final() {
     pieces_.wait_for_system([&] { link_.output(time_of_step(m), x, y); });
     batch.outputs.insert(batch.outputs.end(), y.data(), y.data() + y.size());
   }
+  const StateList::Entry* last = f == step_ ? nullptr : list_.last_at(f);
+  batch.memory = last ? last->memory : stepper_.memory();
+  const Vector& indicators = last ? last->indicators : indicators_;
+  batch.indicators.assign(indicators.data(), indicators.data() + indicators.size());
   published_ = f + 1;
   if (!config_.coupling_sends_events) forget_before(f);
   return batch;

@@ -36,6 +36,15 @@ struct IntegratorConfig {
   std::uint64_t first_step = 0;  // the step x0 belongs to (a resumed run starts later)
   std::uint64_t last_step = std::numeric_limits<std::uint64_t>::max();
   Vector x0;
+  // A resumed run starts where a batch ended (StateBatch::memory, ::indicators): the
+  // stepper's multistep memory and the event indicators at first_step (empty: a fresh start,
+  // the indicators computed at the first step), and the real samples its channels held.
+  StepperMemory memory0;
+  Vector indicators0;
+  std::vector<ChannelHistory> input_history;
+  // first_step's state is published like every later one (a fresh partition), or not: the
+  // monitor has it (the chain; every resumed run).
+  bool publish_first_state = true;
   std::size_t output_size = 0;  // outputs shipped per step: the model's count, or 0 for none
   std::size_t indicator_count = 0;
   std::vector<InputChannel> channels;  // channel i drives the model's input i
@@ -46,9 +55,7 @@ struct IntegratorConfig {
   // its consumers back too.
   std::uint64_t publish_every = 0;
   // Its coupling sends it events (the chain's impacts): a step stays open to rollback until
-  // the monitor commits it, and the state of first_step is not published (the monitor has
-  // it). Otherwise a step is committed once its inputs are final, and first_step's state and
-  // outputs are published like every other.
+  // the monitor commits it. Otherwise a step is committed once its inputs are final.
   bool coupling_sends_events = false;
   // Every step: step, restore the state list's entry (state and multistep memory), step
   // again, require identical bits (`--rollback-check`). Doubles the f evaluations.
@@ -63,7 +70,8 @@ struct RollbackResult {
   std::uint64_t wasted_derivative_calls = 0;  // f evaluations of the discarded steps
 };
 
-// Steps first_step, first_step + 1, ... of one epoch: the state and the outputs of each.
+// Steps first_step, first_step + 1, ... of one epoch: the state and the outputs of each,
+// and what a run resumed from the last of them needs besides its state (a checkpoint).
 struct StateBatch {
   std::uint32_t epoch = 0;
   std::uint64_t first_step = 0;
@@ -71,7 +79,16 @@ struct StateBatch {
   std::size_t output_size = 0;
   std::vector<double> states;
   std::vector<double> outputs;
+  StepperMemory memory;            // at the last step (empty for one-step methods)
+  std::vector<double> indicators;  // at the last step (empty without event indicators)
 
+  // No steps: where a failure of `epoch` at `step` stands in an inbox.
+  static StateBatch empty_at(std::uint32_t epoch, std::uint64_t step) {
+    StateBatch b;
+    b.epoch = epoch;
+    b.first_step = step;
+    return b;
+  }
   std::size_t count() const { return state_size ? states.size() / state_size : 0; }
   std::span<const double> state(std::size_t k) const {
     return {states.data() + k * state_size, state_size};
@@ -192,6 +209,7 @@ class Integrator {
  private:
   class LinkRhs;
   class Request;
+  void restore_start();
   double time_of_step(std::uint64_t n) const;
   // The request the steps of a call belong to: advance, or run_ahead once on its own.
   SpanTag stepping_tag() const;

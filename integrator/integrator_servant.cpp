@@ -82,7 +82,7 @@ class CorbaModelLink final : public ModelLink {
 
  private:
   static idl::DoubleSeq seq_of(VectorView v) {
-    return to_seq({v.data(), static_cast<std::size_t>(v.size())});
+    return to_seq(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
   }
   void copy_reply(const char* call, idl::DoubleSeq* reply, VectorOut out) const {
     idl::DoubleSeq_var owned(reply);
@@ -182,9 +182,22 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;
   c.publish_every = s.publish_every;
+  c.memory0 = from_idl(s.memory0);
+  c.indicators0 = to_eigen(s.indicators0);
+  limits::within(component, "input_history: the channels", s.input_history.length(),
+                 s.channels.length(), "at most one history per channel");
+  std::uint64_t samples = 0;
+  for (CORBA::ULong k = 0; k < s.input_history.length(); ++k) {
+    samples += s.input_history[k].values.length();
+    c.input_history.push_back({s.input_history[k].first, to_vector(s.input_history[k].values)});
+  }
+  limits::within(component, "input_history: the samples", samples, limits::held_bytes / 8,
+                 "the memory budget of one Integrator");
+  c.publish_first_state = s.publish_first_state != 0;
   c.coupling_sends_events = s.coupling_sends_events != 0;
   c.rollback_check = s.rollback_check != 0;
-  return c;  // the Integrator checks steps, x0, hold orders, periods and tolerance
+  // The Integrator checks steps, x0, hold orders, periods, tolerance and the resumed start.
+  return c;
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
     inbox.push({index, batch, nullptr});
   }
   void fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) override {
-    inbox.push({index, StateBatch{epoch, step, 0, 0, {}, {}}, error, step});
+    inbox.push({index, StateBatch::empty_at(epoch, step), error, step});
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -45,6 +46,12 @@ std::string StateSinkServant::misfit(const Sender& want, const idl::StateBatch& 
            " outputs (not whole steps)";
     return why;
   }
+  const auto memory_fits = [&](const idl::DoubleSeq& f) {
+    return f.length() == 0 || f.length() == want.state_size;
+  };
+  if (!memory_fits(b.memory.previous) || !memory_fits(b.memory.before_previous) ||
+      b.indicators.length() > limits::max_model_size)
+    return "sent a stepper memory or event indicators that do not fit its state";
   return "";
 }
 
@@ -53,10 +60,12 @@ void StateSinkServant::deliver(const char* sender, const idl::StateBatch& batch)
   std::exception_ptr failure;
   if (const std::string why = misfit(from, batch); !why.empty())
     failure = std::make_exception_ptr(ProtocolError(sender, why));
-  else if (!all_finite(batch.states) || !all_finite(batch.outputs))
+  else if (!all_finite(batch.states) || !all_finite(batch.outputs) ||
+           !all_finite(batch.memory.previous) || !all_finite(batch.memory.before_previous) ||
+           !std::isfinite(batch.memory.h) || !all_finite(batch.indicators))
     failure = std::make_exception_ptr(ModelError(sender, "sent non-finite values"));
   if (failure) {
-    inbox_->push({from.index, StateBatch{batch.epoch, batch.first_step, 0, 0, {}, {}}, failure,
+    inbox_->push({from.index, StateBatch::empty_at(batch.epoch, batch.first_step), failure,
                   batch.first_step});
     return;
   }
@@ -73,7 +82,7 @@ void StateSinkServant::fail(const char* sender, CORBA::ULong epoch, CORBA::ULong
         sender, "reported a failure of unknown kind '" + k + "': " + std::string(reason)));
   else
     failure = failure_from_report({k, origin, reason});
-  inbox_->push({from.index, StateBatch{epoch, step, 0, 0, {}, {}}, failure, step});
+  inbox_->push({from.index, StateBatch::empty_at(epoch, step), failure, step});
 }
 
 }  // namespace kausal

@@ -103,6 +103,7 @@ struct WireComponents {
     c.last_step = last_step;
     c.x0 = Vector{{0.5, 0.0}};
     c.coupling_sends_events = true;
+    c.publish_first_state = false;
     return to_idl(c, system.in());
   }
 };

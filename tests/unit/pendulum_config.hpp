@@ -19,6 +19,7 @@ inline IntegratorConfig pendulum_config(
   c.last_step = last_step;
   c.x0 = Eigen::Map<const Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
   c.coupling_sends_events = true;
+  c.publish_first_state = false;
   return c;
 }
 

@@ -144,7 +144,8 @@ Scenario touching_pair(std::uint64_t steps) {
 
 StateBatch scripted(std::uint32_t epoch, std::uint64_t from, std::uint64_t to, PendulumState x,
                     std::uint64_t hit_at = 0) {
-  StateBatch b{epoch, from, 2, 0, {}, {}};
+  StateBatch b = StateBatch::empty_at(epoch, from);
+  b.state_size = 2;
   for (std::uint64_t s = from; s <= to; ++s) {
     const PendulumState y = s == hit_at ? PendulumState{0, 1} : x;
     b.states.insert(b.states.end(), y.begin(), y.end());
@@ -165,8 +166,8 @@ TEST(Optimistic, AFailureInADiscardedFutureIsNoFailure) {
   auto fail = std::make_exception_ptr(ModelError("integrator-1", "blew up speculatively"));
   d.box.push({0, scripted(0, 1, 5, {-0.5, 0}, 3), nullptr});  // hits pendulum 2 at step 3
   d.box.push({1, scripted(0, 1, 8, {0, 0}), nullptr});
-  d.box.push({0, StateBatch{0, 6, 0, 0, {}, {}}, fail, 6});  // epoch 0 could not do step 6
-  d.box.push({0, scripted(1, 4, 8, {-0.5, 0}), nullptr});    // after the rollback at 3
+  d.box.push({0, StateBatch::empty_at(0, 6), fail, 6});    // epoch 0 could not do step 6
+  d.box.push({0, scripted(1, 4, 8, {-0.5, 0}), nullptr});  // after the rollback at 3
   d.box.push({1, scripted(1, 4, 8, {0, 0}), nullptr});
   const RunResult r = drive(d, s);
   EXPECT_EQ(r.status, RunStatus::completed) << r.error;
@@ -181,7 +182,7 @@ TEST(Optimistic, AFailureInTheCommittedFutureEndsTheRun) {
   auto fail = std::make_exception_ptr(ModelError("integrator-1", "state is no longer finite"));
   d.box.push({0, scripted(0, 1, 5, {-0.5, 0}), nullptr});
   d.box.push({1, scripted(0, 1, 8, {0, 0}), nullptr});
-  d.box.push({0, StateBatch{0, 6, 0, 0, {}, {}}, fail, 6});
+  d.box.push({0, StateBatch::empty_at(0, 6), fail, 6});
   const RunResult r = drive(d, s);
   EXPECT_EQ(r.status, RunStatus::failed);
   EXPECT_EQ(r.steps, 5u);  // everything before the failing step is committed
