@@ -246,6 +246,7 @@ RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Lay
           optimistic ? o.window : 0,
           o.check_guarantees,
           o.rollback_check,
+          0.0,
           o.pin,
           o.call_timeout_ms};
 }
@@ -463,15 +464,41 @@ CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method
   return mode;
 }
 
-// A partitioned model's run; with `animation`, shown live as plots (as execute() shows a
-// chain's run: the same feed, strips and horizon).
+// What a resume must keep of a partitioned run (checkpoint.json).
+RunSetup run_setup(const CosimScenario& s, SyncMethod method, const CosimMode& mode,
+                   const Options& o, Layout layout) {
+  const bool optimistic = method == SyncMethod::optimistic;
+  return {s.file,
+          method,
+          Guarantee::none,
+          method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout},
+          0,
+          optimistic ? mode.window : 0,
+          false,
+          mode.rollback_check,
+          optimistic ? mode.tolerance : 0.0,
+          o.pin,
+          o.call_timeout_ms};
+}
+
+// A partitioned model's run, fresh or resumed; with `animation`, shown live as plots (as
+// execute() shows a chain's run: the same feed, strips and horizon).
 RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const fs::path& out,
                               const Options& o, OrbOnDemand& orb, Layout layout,
-                              AnimationProcess* animation) {
+                              AnimationProcess* animation,
+                              const ResumedPartitionedRun* resumed = nullptr) {
   fs::create_directories(out);
   const CosimMode mode = cosim_mode(o, s, method);
-  const CosimPlan plan = plan_cosim(s, mode);
-  CosimRecorder recorder(out / "trajectory.csv", s, plan);
+  CosimPlan plan = plan_cosim(s, mode);
+  if (resumed) resumed->apply_to(plan);
+  const fs::path csv = out / "trajectory.csv";
+  CosimRecorder recorder =
+      resumed ? CosimRecorder(csv, s, plan, resumed->checkpoint.partitions().recorder)
+              : CosimRecorder(csv, s, plan);
+  Checkpointer checkpoints(
+      out, resumed ? resumed_checkpoint(*resumed)
+                   : fresh_checkpoint(s, run_setup(s, method, mode, o, layout), out));
+  CosimWatchers watchers{nullptr, &checkpoints};
   ProgressBar progress(to_string(method), stderr_is_terminal());
   const std::string label = to_string(method);
   std::unique_ptr<AnimationFeed> feed;
@@ -481,7 +508,8 @@ RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const f
     if (method == SyncMethod::sequential) {
       trace.emplace(out / "trace.json", o.trace);
       if (animation) feed = animation->begin_run(s, plan, label, {"sequential"}, monotonic_ns());
-      result = run_cosim_sequential(s, plan, recorder, progress, feed.get());
+      watchers.observer = feed.get();
+      result = run_cosim_sequential(s, plan, recorder, progress, watchers);
       finish_feed(feed, result);
     } else {
       const LaunchOptions launch = launch_options(
@@ -498,7 +526,8 @@ RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const f
                    static_cast<long>(getpid()));
       TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
       for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
-      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress, &collector);
+      watchers.observer = &collector;
+      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress, watchers);
       collector.finish();
       finish_feed(feed, result);
       result.layout = layout;
@@ -511,6 +540,7 @@ RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const f
     result.end_with(e);
   }
   if (o.deploy_file && method != SyncMethod::sequential) result.deployment = o.deploy_file->file;
+  if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
   write_run_files(trace, out, o.trace, result);
   return result;
 }
@@ -755,7 +785,7 @@ ResumeRequest resume_request(const CLI::App& run, const Options& o) {
       {"--rollback-check", o.rollback_check ? "true" : "false"},
       {"--out", o.out},
       {"--force", "true"},
-      {"--tolerance", ""}};
+      {"--tolerance", option_value(o.tolerance.value_or(0.0))}};
   for (const auto& [name, value] : values)
     if (run.get_option(name)->count() > 0) r.given[name] = value;
   return r;
@@ -763,7 +793,33 @@ ResumeRequest resume_request(const CLI::App& run, const Options& o) {
 
 // kausal run --resume DIR: the run as stored in DIR's checkpoint, continued from its last
 // committed step; transport options come from this command line.
+// A partitioned model's run continued from DIR's checkpoint.
+int resume_partitioned(Options o, const CLI::App& run) {
+  const ResumedPartitionedRun resumed = prepare_partitioned_resume(resume_request(run, o));
+  if (resumed.complete()) {
+    std::cout << "kausal: nothing to resume: " << o.resume << " has recorded all "
+              << resumed.scenario.ticks << " ticks\n";
+    return 0;
+  }
+  const RunSetup& setup = resumed.checkpoint.setup;
+  o.layout = to_string(setup.layout.value_or(Layout::process));
+  o.window_given = setup.method == SyncMethod::optimistic;
+  o.window = setup.window;
+  o.tolerance = setup.tolerance;
+  o.rollback_check = setup.rollback_check;
+  keep_previous_attempt(o.resume);
+  OrbOnDemand orb(o);
+  auto animation = start_animation(o, orb, o.resume);
+  const RunResult r = execute_partitioned(resumed.scenario, setup.method, o.resume, o, orb,
+                                          parse_layout(o.layout), animation.get(), &resumed);
+  std::cout << format_summary(r) << "  output        " << o.resume << "\n";
+  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
+  hold_animation(o, animation);
+  return static_cast<int>(r.exit_code);
+}
+
 int resume_command(Options o, const CLI::App& run) {
+  if (resumes_partitioned(o.resume)) return resume_partitioned(std::move(o), run);
   const ResumedRun resumed = prepare_resume(resume_request(run, o));
   if (resumed.complete()) {
     std::cout << "kausal: nothing to resume: " << o.resume << " has committed all "
@@ -1021,7 +1077,8 @@ int main(int argc, char** argv) {
                   "from the checkpoint (giving a different one is refused); --host, "
                   "--link-delay, --tls-*, --call-timeout, --startup-timeout and --pin may be "
                   "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains "
-                  "only (docs/architecture.md, \"Checkpoints and resume\")");
+                  "and partitioned models alike (docs/architecture.md, \"Checkpoints and "
+                  "resume\")");
   run->add_option("--layout", o.layout,
                   "conservative and optimistic: process: one process per System and per "
                   "Integrator; pendulum: one process per pendulum hosting both; single: every "

@@ -71,6 +71,17 @@ std::string from_hex(const std::string& hex, const std::string& field) {
   return bytes;
 }
 
+std::string double_hex(double v) {
+  return hex_word(std::bit_cast<std::uint64_t>(v), 16);
+}
+
+template <typename Values>
+json doubles_json(const Values& values) {
+  json out = json::array();
+  for (double v : values) out.push_back(double_hex(v));
+  return out;
+}
+
 json midstate_json(const Sha256::Midstate& m) {
   std::string h;
   for (auto w : m.h) h += hex_word(w, 8);
@@ -104,19 +115,130 @@ class Reader {
   std::string file_;
 };
 
-Sha256::Midstate read_midstate(const Reader& r) {
-  if (!r.root().contains("sha256_midstate")) r.fail("field sha256_midstate is missing");
-  const json& m = r.root().at("sha256_midstate");
-  const std::string path = "sha256_midstate.";
+// The object `name` of `where` (path: where it lies, "partitions[1].").
+const json& object_at(const Reader& r, const json& where, const std::string& name,
+                      const std::string& path) {
+  if (!where.contains(name) || !where.at(name).is_object())
+    r.fail("field " + path + name + " is missing or not an object");
+  return where.at(name);
+}
+
+Sha256::Midstate read_midstate(const Reader& r, const json& where, const std::string& path) {
+  const json& m = object_at(r, where, "sha256_midstate", path);
+  const std::string at = path + "sha256_midstate.";
   Sha256::Midstate out;
-  const auto h = r.get<std::string>(m, "h", path);
-  if (h.size() != 64) r.fail("field sha256_midstate.h: expected 64 hex digits");
+  const auto h = r.get<std::string>(m, "h", at);
+  if (h.size() != 64) r.fail("field " + at + "h: expected 64 hex digits");
   for (std::size_t i = 0; i < 8; ++i)
-    out.h[i] = parse_hex_word<std::uint32_t>(h.substr(8 * i, 8), r.file() + ": sha256_midstate.h");
-  out.length = r.get<std::uint64_t>(m, "length", path);
-  out.pending =
-      from_hex(r.get<std::string>(m, "pending", path), r.file() + ": sha256_midstate.pending");
+    out.h[i] = parse_hex_word<std::uint32_t>(h.substr(8 * i, 8), r.file() + ": " + at + "h");
+  out.length = r.get<std::uint64_t>(m, "length", at);
+  out.pending = from_hex(r.get<std::string>(m, "pending", at), r.file() + ": " + at + "pending");
   return out;
+}
+
+// Finite doubles stored as their bit patterns (field `path` + `name`).
+std::vector<double> read_doubles(const Reader& r, const json& where, const std::string& name,
+                                 const std::string& path) {
+  const auto words = r.get<std::vector<std::string>>(where, name, path);
+  std::vector<double> out;
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    const std::string field = r.file() + ": " + path + name + "[" + std::to_string(k) + "]";
+    out.push_back(std::bit_cast<double>(parse_hex_word<std::uint64_t>(words[k], field)));
+    if (!std::isfinite(out.back())) throw InputError(field + ": not a finite number");
+  }
+  return out;
+}
+
+Vector to_eigen(const std::vector<double>& v) {
+  return Eigen::Map<const Vector>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+json partitioned_json(const PartitionedPoint& c) {
+  json j;
+  j["planned_steps"] = c.planned_ticks;
+  auto& parts = j["partitions"] = json::array();
+  for (std::size_t p = 0; p < c.partitions.size(); ++p) {
+    const PartitionPoint& at = c.partitions[p];
+    json inputs = json::array();
+    for (const auto& h : at.inputs)
+      inputs.push_back({{"first", h.first}, {"values", doubles_json(h.values)}});
+    const StepperMemory& m = at.memory;
+    parts.push_back({{"recorded", c.recorder.recorded.at(p)},
+                     {"x", doubles_json(at.x)},
+                     {"memory",
+                      {{"steps", m.steps},
+                       {"h", double_hex(m.h)},
+                       {"previous", doubles_json(m.previous)},
+                       {"before_previous", doubles_json(m.before_previous)}}},
+                     {"indicators", doubles_json(at.indicators)},
+                     {"inputs", inputs},
+                     {"sha256_midstate", midstate_json(c.recorder.digests.at(p))}});
+  }
+  auto& rows = j["pending_rows"] = json::array();
+  for (const auto& [tick, row] : c.recorder.pending_rows)
+    rows.push_back({{"tick", tick}, {"values", doubles_json(row)}});
+  j["csv_bytes"] = c.recorder.csv_bytes;
+  return j;
+}
+
+PartitionedPoint read_partitioned(const Reader& r) {
+  PartitionedPoint c;
+  c.planned_ticks = r.get<std::uint64_t>("planned_steps");
+  c.horizon = r.get<std::uint64_t>("step");
+  if (c.horizon > c.planned_ticks)
+    r.fail("field step: " + std::to_string(c.horizon) + " lies beyond planned_steps " +
+           std::to_string(c.planned_ticks));
+  const auto parts = r.get<json>("partitions");
+  if (!parts.is_array()) r.fail("field partitions: not an array");
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const std::string path = "partitions[" + std::to_string(p) + "].";
+    const json& part = parts[p];
+    if (!part.is_object()) r.fail("field " + path + ": not an object");
+    PartitionPoint at;
+    c.recorder.recorded.push_back(r.get<std::uint64_t>(part, "recorded", path));
+    if (c.recorder.recorded.back() == 0) r.fail("field " + path + "recorded: no step recorded");
+    at.x = read_doubles(r, part, "x", path);
+    const json& m = object_at(r, part, "memory", path);
+    const std::string mpath = path + "memory.";
+    at.memory.steps = r.get<std::uint64_t>(m, "steps", mpath);
+    at.memory.h = std::bit_cast<double>(parse_hex_word<std::uint64_t>(
+        r.get<std::string>(m, "h", mpath), r.file() + ": " + mpath + "h"));
+    at.memory.previous = to_eigen(read_doubles(r, m, "previous", mpath));
+    at.memory.before_previous = to_eigen(read_doubles(r, m, "before_previous", mpath));
+    at.indicators = read_doubles(r, part, "indicators", path);
+    const auto inputs = r.get<json>(part, "inputs", path);
+    if (!inputs.is_array()) r.fail("field " + path + "inputs: not an array");
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const std::string ipath = path + "inputs[" + std::to_string(k) + "].";
+      at.inputs.push_back({r.get<std::uint64_t>(inputs[k], "first", ipath),
+                           read_doubles(r, inputs[k], "values", ipath)});
+    }
+    c.recorder.digests.push_back(read_midstate(r, part, path));
+    c.partitions.push_back(std::move(at));
+  }
+  const auto rows = r.get<json>("pending_rows");
+  if (!rows.is_array()) r.fail("field pending_rows: not an array");
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const std::string path = "pending_rows[" + std::to_string(k) + "].";
+    c.recorder.pending_rows[r.get<std::uint64_t>(rows[k], "tick", path)] =
+        read_doubles(r, rows[k], "values", path);
+  }
+  c.recorder.csv_bytes = r.get<std::uint64_t>("csv_bytes");
+  return c;
+}
+
+json chain_json(const ChainPoint& c) {
+  json j;
+  j["pendulums"] = c.pendulums;
+  j["planned_steps"] = c.planned_steps;
+  j["step"] = c.recorder.step;
+  j["t"] = step_time(0.0, c.h, c.recorder.step);  // for people; `step` is what counts
+  auto& states = j["states"] = json::array();
+  for (const auto& x : c.states) states.push_back(doubles_json(x));
+  j["collisions"] = c.collisions;
+  j["sha256_midstate"] = midstate_json(c.recorder.digest);
+  j["csv_bytes"] = c.recorder.csv_bytes;
+  return j;
 }
 
 std::vector<PendulumState> read_states(const Reader& r, std::size_t pendulums) {
@@ -141,7 +263,30 @@ std::vector<PendulumState> read_states(const Reader& r, std::size_t pendulums) {
   return states;
 }
 
-RunSetup read_setup(const Reader& r) {
+ChainPoint read_chain(const Reader& r) {
+  ChainPoint c;
+  c.pendulums = r.get<std::size_t>("pendulums");
+  c.planned_steps = r.get<std::uint64_t>("planned_steps");
+  c.recorder.step = r.get<std::uint64_t>("step");
+  if (c.recorder.step > c.planned_steps)
+    r.fail("field step: " + std::to_string(c.recorder.step) + " lies beyond planned_steps " +
+           std::to_string(c.planned_steps));
+  c.states = read_states(r, c.pendulums);
+  c.collisions = r.get<std::uint64_t>("collisions");
+  c.recorder.digest = read_midstate(r, r.root(), "");
+  // Every committed step hashes 16 bytes per pendulum: steps 0 .. step.
+  const std::uint64_t expected = (c.recorder.step + 1) * 8 * pendulum_state_size * c.pendulums;
+  if (c.recorder.digest.length != expected)
+    r.fail("field sha256_midstate.length: " + std::to_string(c.recorder.digest.length) +
+           " bytes hashed, expected " + std::to_string(expected) + " for step " +
+           std::to_string(c.recorder.step));
+  c.recorder.csv_bytes = r.get<std::uint64_t>("csv_bytes");
+  return c;
+}
+
+// A partitioned model's conservative run has no guarantee to choose (its partitions' inputs
+// are its guarantees); a chain's has.
+RunSetup read_setup(const Reader& r, bool partitioned) {
   RunSetup s;
   s.scenario = r.get<std::string>("scenario");
   const auto method = r.get<std::string>("method");
@@ -150,7 +295,8 @@ RunSetup read_setup(const Reader& r) {
   s.method = *sync;
   const auto guarantee = r.get<std::string>("guarantee");
   const auto granted = guarantee_named(guarantee);
-  if (!granted || (*granted != Guarantee::none) != (s.method == SyncMethod::conservative))
+  const bool chooses = s.method == SyncMethod::conservative && !partitioned;
+  if (!granted || (*granted != Guarantee::none) != chooses)
     r.fail("field guarantee: '" + guarantee + "' is not a guarantee of a " + method + " run");
   s.guarantee = *granted;
   const auto layout = r.get<std::string>("layout");
@@ -162,6 +308,9 @@ RunSetup read_setup(const Reader& r) {
   s.window = r.get<std::uint64_t>("window");
   s.check_guarantees = r.get<bool>("check_guarantees");
   s.rollback_check = r.get<bool>("rollback_check");
+  // (Absent from checkpoints written before partitioned models could be resumed.)
+  if (r.root().contains("tolerance")) s.tolerance = r.get<double>("tolerance");
+  if (!(s.tolerance >= 0)) r.fail("field tolerance: must be >= 0");
   s.pin = r.get<std::string>("pin");
   s.call_timeout_ms = r.get<unsigned>("call_timeout_ms");
   return s;
@@ -195,17 +344,13 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["rollback_check"] = s.rollback_check;
   j["pin"] = s.pin;
   j["call_timeout_ms"] = s.call_timeout_ms;
-  j["pendulums"] = c.pendulums;
-  j["planned_steps"] = c.planned_steps;
-  j["step"] = c.step();
-  j["t"] = step_time(0.0, c.h, c.step());  // for people; `step` is what counts
-  auto& states = j["states"] = json::array();
-  for (const auto& x : c.states)
-    states.push_back({hex_word(std::bit_cast<std::uint64_t>(x[0]), 16),
-                      hex_word(std::bit_cast<std::uint64_t>(x[1]), 16)});
-  j["collisions"] = c.collisions;
-  j["sha256_midstate"] = midstate_json(c.recorder.digest);
-  j["csv_bytes"] = c.recorder.csv_bytes;
+  j["tolerance"] = s.tolerance;
+  j["model"] = c.partitioned() ? "partitioned" : "chain";
+  j.update(c.partitioned() ? partitioned_json(c.partitions()) : chain_json(c.chain()));
+  if (c.partitioned()) {
+    j["step"] = c.step();                                    // the tick every partition has reached
+    j["t"] = step_time(0.0, c.partitions().tick, c.step());  // for people
+  }
   j["resumed_from"] = c.resumed_from;
   j["checksum"] = checksum_of(j);
 
@@ -222,6 +367,10 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   if (ec) throw InputError(file.string() + ": cannot replace the checkpoint: " + ec.message());
 }
 
+std::uint64_t Checkpoint::step() const {
+  return partitioned() ? partitions().horizon : chain().recorder.step;
+}
+
 Checkpoint read_checkpoint(const fs::path& dir) {
   const fs::path file = dir / kCheckpointFile;
   const json j = read_input_json(file, "checkpoint");
@@ -233,24 +382,15 @@ Checkpoint read_checkpoint(const fs::path& dir) {
            "): it cannot be checked, so it is not resumed; start the run again");
   if (format != kFormat) r.fail("field format: expected \"" + std::string(kFormat) + "\"");
   Checkpoint c;
-  c.setup = read_setup(r);
+  const std::string model = j.contains("model") ? r.get<std::string>("model") : "chain";
+  c.setup = read_setup(r, model == "partitioned");
   c.scenario_sha256 = r.get<std::string>("scenario_sha256");
-  c.pendulums = r.get<std::size_t>("pendulums");
-  c.planned_steps = r.get<std::uint64_t>("planned_steps");
-  c.recorder.step = r.get<std::uint64_t>("step");
-  if (c.recorder.step > c.planned_steps)
-    r.fail("field step: " + std::to_string(c.recorder.step) + " lies beyond planned_steps " +
-           std::to_string(c.planned_steps));
-  c.states = read_states(r, c.pendulums);
-  c.collisions = r.get<std::uint64_t>("collisions");
-  c.recorder.digest = read_midstate(r);
-  // Every committed step hashes 16 bytes per pendulum: steps 0 .. step.
-  const std::uint64_t expected = (c.recorder.step + 1) * 8 * pendulum_state_size * c.pendulums;
-  if (c.recorder.digest.length != expected)
-    r.fail("field sha256_midstate.length: " + std::to_string(c.recorder.digest.length) +
-           " bytes hashed, expected " + std::to_string(expected) + " for step " +
-           std::to_string(c.recorder.step));
-  c.recorder.csv_bytes = r.get<std::uint64_t>("csv_bytes");
+  if (model == "chain")
+    c.point = read_chain(r);
+  else if (model == "partitioned")
+    c.point = read_partitioned(r);
+  else
+    r.fail("field model: '" + model + "' is neither \"chain\" nor \"partitioned\"");
   c.resumed_from = r.get<std::vector<std::uint64_t>>("resumed_from");
   // Last: a field that is wrong on its face is named above; this catches the rest.
   if (r.get<std::string>("checksum") != checksum_of(j))
@@ -267,21 +407,75 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, std::chrono::milliseco
       // The first committed step is written at once: from then on a crash can be resumed.
       last_write_(coarse_monotonic() - every) {}
 
+bool Checkpointer::due() {
+  const auto now = coarse_monotonic();
+  if (now - last_write_ < every_) return false;
+  last_write_ = now;
+  return true;
+}
+
 void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> states,
                              std::uint64_t collisions, TrajectoryRecorder& recorder) {
-  c_.states.assign(states.begin(), states.end());
-  c_.collisions = collisions;
-  c_.recorder.step = step;
+  ChainPoint& c = c_.chain();
+  c.states.assign(states.begin(), states.end());
+  c.collisions = collisions;
+  c.recorder.step = step;
   have_step_ = true;
-  const auto now = coarse_monotonic();
-  if (now - last_write_ < every_) return;
-  write_now(recorder);
-  last_write_ = now;
+  if (due()) write_now(recorder);
 }
 
 void Checkpointer::write_now(TrajectoryRecorder& recorder) {
   if (!have_step_) return;  // nothing committed in this process: the last checkpoint stands
-  c_.recorder = recorder.position();
+  c_.chain().recorder = recorder.position();
+  write_checkpoint(c_, dir_);
+}
+
+void Checkpointer::delivered(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
+                             const std::map<std::size_t, std::vector<ChannelSample>>& routed,
+                             CosimRecorder& recorder) {
+  PartitionedPoint& c = c_.partitions();
+  const std::size_t n = plan.configs.size();
+  if (delivered_.size() != n) {
+    // A resumed run's checkpoint has every partition already; a fresh one has none yet.
+    const bool resumed = c.partitions.size() == n;
+    delivered_.assign(n, resumed);
+    if (!resumed) c.partitions.assign(n, {});
+    for (std::size_t q = 0; q < n; ++q)
+      c.partitions[q].inputs.resize(plan.configs[q].channels.size());
+  }
+  PartitionPoint& at = c.partitions[p];
+  const std::span<const double> last = batch.state(batch.count() - 1);
+  at.x.assign(last.begin(), last.end());
+  at.memory = batch.memory;
+  at.indicators = batch.indicators;
+  delivered_[p] = true;
+  for (const auto& [q, samples] : routed)
+    for (const ChannelSample& sample : samples) {
+      ChannelHistory& h = c.partitions[q].inputs.at(sample.channel);
+      if (h.values.empty()) h.first = sample.index;
+      h.values.push_back(sample.value);
+    }
+  // Partition p resumes at its last recorded step: older samples are no longer needed.
+  const IntegratorConfig& config = plan.configs[p];
+  const std::uint64_t resume_step = recorder.recorded(p) - 1;
+  for (std::size_t k = 0; k < at.inputs.size(); ++k) {
+    ChannelHistory& h = at.inputs[k];
+    const std::uint64_t needed =
+        InputChannels::first_needed(config.channels[k], config.ticks_per_step, resume_step);
+    const std::uint64_t drop =
+        std::min<std::uint64_t>(needed > h.first ? needed - h.first : 0, h.values.size());
+    h.values.erase(h.values.begin(), h.values.begin() + static_cast<std::ptrdiff_t>(drop));
+    h.first += drop;
+  }
+  have_step_ = std::all_of(delivered_.begin(), delivered_.end(), [](bool d) { return d; });
+  if (have_step_ && due()) write_now(recorder);
+}
+
+void Checkpointer::write_now(CosimRecorder& recorder) {
+  if (!have_step_) return;  // a partition has recorded nothing yet: nothing to resume from
+  PartitionedPoint& c = c_.partitions();
+  c.recorder = recorder.position();
+  c.horizon = recorder.horizon();
   write_checkpoint(c_, dir_);
 }
 

@@ -1,13 +1,19 @@
 #pragma once
-// OUT/checkpoint.json: where a pendulum-chain run stands, kept on disk while it runs so that
-// `kausal run --resume OUT` can continue it after a failure, an interrupt or a crash of the
-// monitor and reach the digest of an uninterrupted run (docs/scenarios.md, "Resuming").
+// OUT/checkpoint.json: where a run stands, kept on disk while it runs so that `kausal run
+// --resume OUT` can continue it after a failure, an interrupt or a crash of the monitor and
+// reach the digest of an uninterrupted run (docs/scenarios.md, "Resuming").
 //
 // The chain carries nothing from one step to the next but the pendulum states: the impact
 // sweep is stateless, t_m = t0 + m·h is computed, never accumulated, and the steppers keep
 // only what they re-create from the states (guarantee windows, optimistic tracks). So the
 // states at the last committed step m, bit for bit, plus the digest's midstate and the CSV
 // length are all a run needs to continue.
+//
+// A partition carries more: its stepper's multistep memory, its event indicators and the
+// input samples its hold polynomials reach back to. Each partition is kept at the last step
+// the monitor recorded of it (the last step of a batch, which carries the memory and the
+// indicators there), with the samples routed to it that steps after that may use; the
+// recorder's position holds every partition's digest and the rows not yet complete.
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -15,8 +21,12 @@
 #include <string>
 #include <vector>
 
+#include <variant>
+
+#include "monitor/record/cosim_recorder.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/run/run_kind.hpp"
+#include "monitor/run/run_result.hpp"
 #include "system/chain.hpp"
 
 namespace kausal {
@@ -32,23 +42,52 @@ struct RunSetup {
   std::uint64_t window = 0;               // optimistic, else 0
   bool check_guarantees = false;
   bool rollback_check = false;
+  double tolerance = 0;  // partitioned models, optimistic: the accepted prediction error
   // Informational: a resume takes these from its own command line.
   std::string pin;
   unsigned call_timeout_ms = 0;
 };
 
-struct Checkpoint {
-  RunSetup setup;
-  std::string scenario_sha256;  // of DIR/scenario.toml, to notice an edited copy
+// A pendulum chain at its last committed step.
+struct ChainPoint {
   std::size_t pendulums = 0;
   std::uint64_t planned_steps = 0;
   double h = 0;
-  std::vector<PendulumState> states;        // at recorder.step, bit for bit
-  std::uint64_t collisions = 0;             // impacts up to recorder.step
-  RecorderPosition recorder;                // the last committed step, digest midstate, CSV bytes
-  std::vector<std::uint64_t> resumed_from;  // the steps this run was resumed from, in order
+  std::vector<PendulumState> states;  // at recorder.step, bit for bit
+  std::uint64_t collisions = 0;       // impacts up to recorder.step
+  RecorderPosition recorder;          // the last committed step, digest midstate, CSV bytes
+};
 
-  std::uint64_t step() const { return recorder.step; }
+// One partition at the last step the monitor recorded of it (CosimPosition::recorded − 1).
+struct PartitionPoint {
+  std::vector<double> x;
+  StepperMemory memory;
+  std::vector<double> indicators;
+  std::vector<ChannelHistory> inputs;  // per channel: the samples later steps may use
+};
+
+// A partitioned model: every partition, and where the recording stands.
+struct PartitionedPoint {
+  std::uint64_t planned_ticks = 0;
+  double tick = 0;
+  std::uint64_t horizon = 0;  // the last tick every partition has recorded (summary's steps)
+  std::vector<PartitionPoint> partitions;
+  CosimPosition recorder;
+};
+
+struct Checkpoint {
+  RunSetup setup;
+  std::string scenario_sha256;              // of DIR/scenario.toml, to notice an edited copy
+  std::vector<std::uint64_t> resumed_from;  // the steps (ticks) this run was resumed from
+  std::variant<ChainPoint, PartitionedPoint> point;
+
+  bool partitioned() const { return std::holds_alternative<PartitionedPoint>(point); }
+  ChainPoint& chain() { return std::get<ChainPoint>(point); }
+  const ChainPoint& chain() const { return std::get<ChainPoint>(point); }
+  PartitionedPoint& partitions() { return std::get<PartitionedPoint>(point); }
+  const PartitionedPoint& partitions() const { return std::get<PartitionedPoint>(point); }
+  // The chain's last committed step; a partitioned model's horizon in ticks.
+  std::uint64_t step() const;
 };
 
 inline constexpr const char* kCheckpointFile = "checkpoint.json";
@@ -69,19 +108,41 @@ class Checkpointer {
  public:
   Checkpointer(std::filesystem::path dir, Checkpoint base,
                std::chrono::milliseconds every = std::chrono::seconds(1));
-  // After every committed step: keeps a copy of the states (cheap) and writes a checkpoint
-  // when one is due.
+  // A chain, after every committed step: keeps a copy of the states (cheap) and writes a
+  // checkpoint when one is due.
   void committed(std::uint64_t step, std::span<const PendulumState> states,
                  std::uint64_t collisions, TrajectoryRecorder& recorder);
+  // A partitioned model, after recording partition p's batch and routing `routed` (per
+  // consumer, the samples it was given): keeps p's last step and the samples each consumer
+  // may still use, and writes a checkpoint when one is due (once every partition has one).
+  void delivered(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
+                 const std::map<std::size_t, std::vector<ChannelSample>>& routed,
+                 CosimRecorder& recorder);
   // Writes the last committed step whatever the time: at the end of a run, failed or not.
   void write_now(TrajectoryRecorder& recorder);
+  void write_now(CosimRecorder& recorder);
+  // write_now at the end of run r, failed or not. A checkpoint that cannot be written fails
+  // the run (nothing could resume it), but the trajectory it committed stays on disk.
+  template <typename Recorder>
+  void write_final(Recorder& recorder, RunResult& r) {
+    try {
+      write_now(recorder);
+    } catch (const Error& e) {
+      if (r.completed())
+        r.end_with(e);
+      else
+        r.error += std::string("; ") + e.what();
+    }
+  }
 
  private:
+  bool due();
   std::filesystem::path dir_;
   Checkpoint c_;
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
   bool have_step_ = false;
+  std::vector<bool> delivered_;  // partitioned: which partitions have recorded a batch
 };
 
 }  // namespace kausal

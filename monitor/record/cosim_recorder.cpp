@@ -22,6 +22,38 @@ CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenar
   csv_.open(csv, std::ios::binary | std::ios::trunc);
   if (!csv_) throw InputError(csv.string() + ": cannot create trajectory file");
   csv_ << header << '\n';
+  csv_bytes_ = header.size() + 1;
+}
+
+CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s,
+                             const CosimPlan& plan, const CosimPosition& from)
+    : CosimRecorder("", s, plan) {
+  const std::size_t n = s.partitions.size();
+  if (from.recorded.size() != n || from.digests.size() != n)
+    throw InputError("checkpoint: recorded steps of " + std::to_string(from.recorded.size()) +
+                     " partitions, the scenario has " + std::to_string(n));
+  next_ = from.recorded;
+  for (std::size_t p = 0; p < n; ++p) sha_[p]->restore(from.digests[p]);
+  for (const auto& [tick, row] : from.pending_rows) {
+    if (row.size() != row_width_)
+      throw InputError("checkpoint: a pending row of " + std::to_string(row.size()) +
+                       " values, expected " + std::to_string(row_width_));
+    pending_[tick] = row;
+    std::size_t filled = 0;
+    for (std::size_t p = 0; p < n; ++p)
+      if (tick < next_[p] * s.partitions[p].ticks_per_step) ++filled;
+    filled_[tick] = filled;
+  }
+  if (csv.empty()) return;
+  csv_ = continue_csv(csv, from.csv_bytes);
+  csv_bytes_ = from.csv_bytes;
+}
+
+CosimPosition CosimRecorder::position() {
+  flush();
+  CosimPosition at{next_, {}, csv_bytes_, pending_};
+  for (const auto& sha : sha_) at.digests.push_back(sha->midstate());
+  return at;
 }
 
 void CosimRecorder::record(std::size_t p, const StateBatch& batch) {
@@ -71,7 +103,10 @@ void CosimRecorder::write_ready_rows() {
       auto [end, ec] = std::to_chars(buf, buf + sizeof buf, row[i]);
       line.append(buf, end);
     }
-    if (csv_.is_open()) csv_ << line << '\n';
+    if (csv_.is_open()) {
+      csv_ << line << '\n';
+      csv_bytes_ += line.size() + 1;
+    }
     if (keep_rows_) rows_.push_back(row);
     if (observer_)
       observer_->committed(pending_.begin()->first,
@@ -79,6 +114,13 @@ void CosimRecorder::write_ready_rows() {
     filled_.erase(pending_.begin()->first);
     pending_.erase(pending_.begin());
   }
+}
+
+std::uint64_t CosimRecorder::horizon() const {
+  std::uint64_t h = scenario_.ticks;
+  for (std::size_t p = 0; p < next_.size(); ++p)
+    h = std::min(h, next_[p] == 0 ? 0 : (next_[p] - 1) * scenario_.partitions[p].ticks_per_step);
+  return h;
 }
 
 bool CosimRecorder::complete() const {

@@ -19,11 +19,24 @@
 
 namespace kausal {
 
+// Where a recording stands (checkpoint.json): per partition the steps recorded and its
+// digest's midstate, the bytes of trajectory.csv, and the rows some partitions have filled.
+struct CosimPosition {
+  std::vector<std::uint64_t> recorded;
+  std::vector<Sha256::Midstate> digests;
+  std::uint64_t csv_bytes = 0;
+  std::map<std::uint64_t, std::vector<double>> pending_rows;  // tick → t and every state
+};
+
 class CosimRecorder {
  public:
   // csv may be empty (no file); keep_rows: also keep the rows in memory (tests).
   CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s, const CosimPlan& plan,
                 bool keep_rows = false);
+  // Continues a recording at `from`: trajectory.csv is cut to from.csv_bytes and appended to,
+  // the digests continue. InputError if the position does not fit the scenario.
+  CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s, const CosimPlan& plan,
+                const CosimPosition& from);
 
   // From now on (nullptr: no longer) tell `observer` of every row of trajectory.csv as it is
   // complete (RunObserver::committed: the tick, every partition's states) and after every
@@ -34,10 +47,14 @@ class CosimRecorder {
   // Steps recorded for a partition (its next expected step).
   std::uint64_t recorded(std::size_t partition) const { return next_[partition]; }
   bool complete() const;
+  // The last tick every partition has recorded (0 before each has recorded a step).
+  std::uint64_t horizon() const;
   std::string digest() const;
   // t followed by every partition's states, per output time.
   const std::vector<std::vector<double>>& rows() const { return rows_; }
   void flush();
+  // Flushes and says where the recording stands.
+  CosimPosition position();
 
  private:
   void write_ready_rows();
@@ -51,6 +68,7 @@ class CosimRecorder {
   std::map<std::uint64_t, std::vector<double>> pending_;  // output index → row being filled
   std::map<std::uint64_t, std::size_t> filled_;           // output index → partitions in it
   std::ofstream csv_;
+  std::uint64_t csv_bytes_ = 0;
   bool keep_rows_;
   std::vector<std::vector<double>> rows_;
   RunObserver* observer_ = nullptr;

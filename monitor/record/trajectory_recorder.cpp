@@ -117,20 +117,24 @@ TrajectoryRecorder::TrajectoryRecorder(const std::filesystem::path& csv,
       last_flush_(std::chrono::steady_clock::now()) {
   sha_.restore(from.digest);
   if (!csv.empty()) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(csv, ec);
-    if (ec) throw InputError(csv.string() + ": cannot read the trajectory to continue it");
-    if (size < from.csv_bytes)
-      throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
-                       std::to_string(from.csv_bytes) + " the checkpoint recorded up to step " +
-                       std::to_string(from.step));
-    std::filesystem::resize_file(csv, from.csv_bytes, ec);
-    if (ec) throw InputError(csv.string() + ": cannot cut it to the checkpoint: " + ec.message());
-    csv_.open(csv, std::ios::binary | std::ios::app);
-    if (!csv_) throw InputError(csv.string() + ": cannot append to the trajectory file");
+    csv_ = continue_csv(csv, from.csv_bytes);
     csv_bytes_ = from.csv_bytes;
   }
   start_writers();
+}
+
+std::ofstream continue_csv(const std::filesystem::path& csv, std::uint64_t bytes) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(csv, ec);
+  if (ec) throw InputError(csv.string() + ": cannot read the trajectory to continue it");
+  if (size < bytes)
+    throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
+                     std::to_string(bytes) + " the checkpoint recorded");
+  std::filesystem::resize_file(csv, bytes, ec);
+  if (ec) throw InputError(csv.string() + ": cannot cut it to the checkpoint: " + ec.message());
+  std::ofstream out(csv, std::ios::binary | std::ios::app);
+  if (!out) throw InputError(csv.string() + ": cannot append to the trajectory file");
+  return out;
 }
 
 TrajectoryRecorder::~TrajectoryRecorder() {

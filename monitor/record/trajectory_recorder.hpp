@@ -58,6 +58,10 @@ struct RecorderPosition {
   std::uint64_t csv_bytes = 0;  // trajectory.csv up to and including `step`'s row, if any
 };
 
+// Opens trajectory.csv to continue a recording: cuts it to `bytes` (rows written after the
+// checkpoint, before a crash, go) and appends. InputError naming the file if it cannot.
+std::ofstream continue_csv(const std::filesystem::path& csv, std::uint64_t bytes);
+
 class TrajectoryRecorder {
  public:
   // csv may be empty (no file). last_step is always written to the CSV.

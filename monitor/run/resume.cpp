@@ -1,5 +1,6 @@
 #include "monitor/run/resume.hpp"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "monitor/scenario/cosim_scenario.hpp"
@@ -11,22 +12,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kPartitioned =
-    "resume is for pendulum-chain runs; partitioned models are not supported (their "
-    "partitions carry multistep history and held inputs between steps, which no checkpoint "
-    "keeps)";
-
-// A directory without a checkpoint: say why, when we can tell.
+// A directory without a checkpoint.
 [[noreturn]] void no_checkpoint(const fs::path& dir) {
-  const fs::path summary = dir / "summary.json";
-  bool partitioned = false;
-  try {
-    const auto j = read_input_json(summary, "run summary");
-    partitioned = j.is_object() && j.value("model", "") == "partitioned";
-  } catch (const std::exception&) {
-    // missing or unreadable: the plain message below says enough
-  }
-  if (partitioned) throw InputError(summary.string() + ": " + kPartitioned);
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");
@@ -41,6 +28,7 @@ std::string stored_value(const RunSetup& s, const std::string& option) {
   if (option == "--window") return std::to_string(s.window);
   if (option == "--check-guarantees") return s.check_guarantees ? "true" : "false";
   if (option == "--rollback-check") return s.rollback_check ? "true" : "false";
+  if (option == "--tolerance") return option_value(s.tolerance);
   return "";
 }
 
@@ -49,7 +37,6 @@ void check_command_line(const ResumeRequest& req, const Checkpoint& c) {
     if (option == "--out" || option == "--force")
       throw InputError("command line: " + option +
                        " conflicts with --resume: a resumed run continues in " + req.dir.string());
-    if (option == "--tolerance") throw InputError(std::string("command line: ") + kPartitioned);
     const std::string stored = stored_value(c.setup, option);
     if (value != stored)
       throw InputError("command line: " + option + " " + value + " conflicts with the run in " +
@@ -58,15 +45,44 @@ void check_command_line(const ResumeRequest& req, const Checkpoint& c) {
                        "): a resume continues the run as it was started; omit the option");
   }
   if (req.scenario.empty()) return;
-  if (is_partitioned_scenario(req.scenario)) throw InputError(req.scenario + ": " + kPartitioned);
   if (file_sha256(req.scenario) != c.scenario_sha256)
     throw InputError(req.scenario + ": differs from the scenario the run started with (" +
                      (req.dir / kScenarioCopy).string() +
                      "); omit the scenario argument to resume");
 }
 
+// DIR's checkpoint, checked against the command line and the scenario copy.
+Checkpoint read_resumable(const ResumeRequest& req) {
+  if (!fs::is_directory(req.dir))
+    throw InputError(req.dir.string() + ": no such run directory to resume");
+  if (!fs::exists(req.dir / kCheckpointFile)) no_checkpoint(req.dir);
+  Checkpoint c = read_checkpoint(req.dir);
+  check_command_line(req, c);
+  const fs::path copy = req.dir / kScenarioCopy;
+  if (!fs::exists(copy)) throw InputError(copy.string() + ": missing: the run's scenario copy");
+  if (file_sha256(copy) != c.scenario_sha256)
+    throw InputError(copy.string() + ": changed since the run started (its SHA-256 differs " +
+                     "from field scenario_sha256 in " + (req.dir / kCheckpointFile).string() + ")");
+  if (is_partitioned_scenario(copy) != c.partitioned())
+    throw InputError((req.dir / kCheckpointFile).string() +
+                     ": field model: " + (c.partitioned() ? "partitioned" : "chain") + ", but " +
+                     copy.string() + " is not such a scenario");
+  return c;
+}
+
+void check_csv(const fs::path& dir, std::uint64_t csv_bytes) {
+  const fs::path csv = dir / "trajectory.csv";
+  std::error_code ec;
+  const auto size = fs::file_size(csv, ec);
+  if (ec) throw InputError(csv.string() + ": missing: the checkpoint continues it");
+  if (size < csv_bytes)
+    throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
+                     std::to_string(csv_bytes) + " of field csv_bytes in " +
+                     (dir / kCheckpointFile).string());
+}
+
 // The checkpoint against its scenario copy and trajectory.csv.
-void check_consistency(const fs::path& dir, const Checkpoint& c, const Scenario& s) {
+void check_consistency(const fs::path& dir, const ChainPoint& c, const Scenario& s) {
   const std::string file = (dir / kCheckpointFile).string();
   if (c.pendulums != s.pendulums())
     throw InputError(file + ": field pendulums: " + std::to_string(c.pendulums) +
@@ -74,63 +90,143 @@ void check_consistency(const fs::path& dir, const Checkpoint& c, const Scenario&
   if (c.planned_steps != s.steps)
     throw InputError(file + ": field planned_steps: " + std::to_string(c.planned_steps) +
                      ", the scenario has " + std::to_string(s.steps) + " steps");
-  if (c.step() > s.steps)
-    throw InputError(file + ": field step: " + std::to_string(c.step()) +
+  if (c.recorder.step > s.steps)
+    throw InputError(file + ": field step: " + std::to_string(c.recorder.step) +
                      " lies beyond the scenario's end (step " + std::to_string(s.steps) + ")");
-  const fs::path csv = dir / "trajectory.csv";
-  std::error_code ec;
-  const auto size = fs::file_size(csv, ec);
-  if (ec) throw InputError(csv.string() + ": missing: the checkpoint continues it");
-  if (size < c.recorder.csv_bytes)
-    throw InputError(csv.string() + ": " + std::to_string(size) + " bytes, shorter than the " +
-                     std::to_string(c.recorder.csv_bytes) + " of field csv_bytes in " + file);
+  check_csv(dir, c.recorder.csv_bytes);
 }
 
-}  // namespace
-
-ResumedRun prepare_resume(const ResumeRequest& req) {
-  if (!fs::is_directory(req.dir))
-    throw InputError(req.dir.string() + ": no such run directory to resume");
-  if (!fs::exists(req.dir / kCheckpointFile)) no_checkpoint(req.dir);
-  ResumedRun r;
-  r.checkpoint = read_checkpoint(req.dir);
-  const Checkpoint& c = r.checkpoint;
-  check_command_line(req, c);
-  const fs::path copy = req.dir / kScenarioCopy;
-  if (!fs::exists(copy)) throw InputError(copy.string() + ": missing: the run's scenario copy");
-  if (file_sha256(copy) != c.scenario_sha256)
-    throw InputError(copy.string() + ": changed since the run started (its SHA-256 differs " +
-                     "from field scenario_sha256 in " + (req.dir / kCheckpointFile).string() + ")");
-  if (is_partitioned_scenario(copy)) throw InputError(copy.string() + ": " + kPartitioned);
-  r.scenario = load_scenario(copy, req.limits);
-  r.scenario.file = c.setup.scenario;  // as the run named it (summary.json, messages)
-  check_consistency(req.dir, c, r.scenario);
-  r.start = {c.step(), c.states, c.collisions};
-  return r;
+void check_consistency(const fs::path& dir, const PartitionedPoint& c, const CosimScenario& s) {
+  const std::string file = (dir / kCheckpointFile).string();
+  if (c.partitions.size() != s.partitions.size())
+    throw InputError(file + ": field partitions: " + std::to_string(c.partitions.size()) +
+                     ", the scenario has " + std::to_string(s.partitions.size()));
+  if (c.planned_ticks != s.ticks)
+    throw InputError(file + ": field planned_steps: " + std::to_string(c.planned_ticks) +
+                     ", the scenario has " + std::to_string(s.ticks) + " ticks");
+  const CosimPlan plan = plan_cosim(s, {});
+  std::uint64_t horizon = s.ticks;
+  for (std::size_t p = 0; p < c.partitions.size(); ++p) {
+    const std::string field = file + ": field partitions[" + std::to_string(p) + "].";
+    const PartitionPoint& at = c.partitions[p];
+    const IntegratorConfig& config = plan.configs[p];
+    const auto states = static_cast<std::uint64_t>(config.x0.size());
+    const std::uint64_t recorded = c.recorder.recorded[p];
+    if (recorded > config.last_step + 1)
+      throw InputError(field + "recorded: " + std::to_string(recorded) +
+                       " steps, the partition has " + std::to_string(config.last_step + 1));
+    if (at.x.size() != states)
+      throw InputError(field + "x: " + std::to_string(at.x.size()) + " values, the partition has " +
+                       std::to_string(states) + " states");
+    if (at.inputs.size() > config.channels.size())
+      throw InputError(field + "inputs: more than the partition's " +
+                       std::to_string(config.channels.size()) + " channels");
+    if (c.recorder.digests[p].length != recorded * states * sizeof(double))
+      throw InputError(field + "sha256_midstate.length: does not match " +
+                       std::to_string(recorded) + " recorded steps");
+    horizon = std::min(horizon, (recorded - 1) * config.ticks_per_step);
+  }
+  if (c.horizon != horizon)
+    throw InputError(file + ": field step: " + std::to_string(c.horizon) +
+                     ", the partitions have recorded up to tick " + std::to_string(horizon));
+  check_csv(dir, c.recorder.csv_bytes);
 }
 
-Checkpoint fresh_checkpoint(const Scenario& s, const RunSetup& setup, const fs::path& dir) {
+// Copies the scenario to DIR/scenario.toml and removes a checkpoint an earlier run left.
+Checkpoint fresh(const fs::path& scenario, const RunSetup& setup, const fs::path& dir) {
   const fs::path copy = dir / kScenarioCopy;
   try {
     fs::remove(dir / kCheckpointFile);
-    if (!(fs::exists(copy) && fs::equivalent(s.file, copy)))
-      fs::copy_file(s.file, copy, fs::copy_options::overwrite_existing);
+    if (!(fs::exists(copy) && fs::equivalent(scenario, copy)))
+      fs::copy_file(scenario, copy, fs::copy_options::overwrite_existing);
   } catch (const fs::filesystem_error& e) {
     throw InputError(copy.string() + ": cannot keep the scenario for a resume: " + e.what());
   }
   Checkpoint c;
   c.setup = setup;
   c.scenario_sha256 = file_sha256(copy);
-  c.pendulums = s.pendulums();
-  c.planned_steps = s.steps;
-  c.h = s.h;
+  return c;
+}
+
+}  // namespace
+
+std::string option_value(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+bool resumes_partitioned(const fs::path& dir) {
+  if (!fs::exists(dir / kCheckpointFile)) return false;
+  return read_checkpoint(dir).partitioned();
+}
+
+ResumedRun prepare_resume(const ResumeRequest& req) {
+  ResumedRun r;
+  r.checkpoint = read_resumable(req);
+  const ChainPoint& c = r.checkpoint.chain();
+  const fs::path copy = req.dir / kScenarioCopy;
+  r.scenario = load_scenario(copy, req.limits);
+  r.scenario.file = r.checkpoint.setup.scenario;  // as the run named it (summary.json, messages)
+  check_consistency(req.dir, c, r.scenario);
+  r.start = {c.recorder.step, c.states, c.collisions};
+  return r;
+}
+
+ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req) {
+  ResumedPartitionedRun r;
+  r.checkpoint = read_resumable(req);
+  r.scenario = load_cosim_scenario(req.dir / kScenarioCopy, req.limits);
+  r.scenario.file = r.checkpoint.setup.scenario;
+  check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
+  return r;
+}
+
+void ResumedPartitionedRun::apply_to(CosimPlan& plan) const {
+  const PartitionedPoint& c = checkpoint.partitions();
+  for (std::size_t p = 0; p < plan.configs.size(); ++p) {
+    IntegratorConfig& config = plan.configs[p];
+    const PartitionPoint& at = c.partitions[p];
+    config.first_step = c.recorder.recorded[p] - 1;
+    config.x0 = Eigen::Map<const Vector>(at.x.data(), static_cast<Eigen::Index>(at.x.size()));
+    config.memory0 = at.memory;
+    config.indicators0 = Eigen::Map<const Vector>(at.indicators.data(),
+                                                  static_cast<Eigen::Index>(at.indicators.size()));
+    config.input_history = at.inputs;
+    config.publish_first_state = false;
+  }
+}
+
+Checkpoint fresh_checkpoint(const Scenario& s, const RunSetup& setup, const fs::path& dir) {
+  Checkpoint c = fresh(s.file, setup, dir);
+  ChainPoint point;
+  point.pendulums = s.pendulums();
+  point.planned_steps = s.steps;
+  point.h = s.h;
+  c.point = point;
+  return c;
+}
+
+Checkpoint fresh_checkpoint(const CosimScenario& s, const RunSetup& setup, const fs::path& dir) {
+  Checkpoint c = fresh(s.file, setup, dir);
+  PartitionedPoint point;
+  point.planned_ticks = s.ticks;
+  point.tick = s.tick;
+  c.point = point;
   return c;
 }
 
 Checkpoint resumed_checkpoint(const ResumedRun& run) {
   Checkpoint c = run.checkpoint;
-  c.h = run.scenario.h;
+  c.chain().h = run.scenario.h;
   c.resumed_from.push_back(run.start.step);
+  return c;
+}
+
+Checkpoint resumed_checkpoint(const ResumedPartitionedRun& run) {
+  Checkpoint c = run.checkpoint;
+  c.partitions().tick = run.scenario.tick;
+  c.resumed_from.push_back(c.step());
   return c;
 }
 
@@ -140,8 +236,8 @@ std::unique_ptr<TrajectoryRecorder> open_recorder(const Scenario& s, const fs::p
   if (!resumed)
     return std::make_unique<TrajectoryRecorder>(csv, s.pendulums(), s.output_every, s.steps, s.t0(),
                                                 s.h);
-  return std::make_unique<TrajectoryRecorder>(csv, resumed->checkpoint.recorder, s.output_every,
-                                              s.steps, s.t0(), s.h);
+  return std::make_unique<TrajectoryRecorder>(csv, resumed->checkpoint.chain().recorder,
+                                              s.output_every, s.steps, s.t0(), s.h);
 }
 
 void keep_previous_attempt(const fs::path& dir) {

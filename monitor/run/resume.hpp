@@ -1,7 +1,8 @@
 #pragma once
 // `kausal run --resume DIR` (docs/scenarios.md, "Resuming a run"): continue a failed or
-// interrupted pendulum-chain run from DIR/checkpoint.json, appending to its trajectory.csv
-// and continuing its digest, so that it ends with the digest of an uninterrupted run.
+// interrupted run (a pendulum chain or a partitioned model) from DIR/checkpoint.json,
+// appending to its trajectory.csv and continuing its digest, so that it ends with the
+// digest of an uninterrupted run.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -9,8 +10,10 @@
 
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
+#include "monitor/sync/cosim_plan.hpp"
 
 namespace kausal {
 
@@ -25,6 +28,7 @@ struct ResumeRequest {
   ScenarioLimits limits{};  // --max-output: what the rest of the run may write
 };
 
+// A pendulum chain to continue.
 struct ResumedRun {
   Checkpoint checkpoint;
   Scenario scenario;  // DIR/scenario.toml, named as the run named it
@@ -33,17 +37,38 @@ struct ResumedRun {
   bool complete() const { return start.step >= scenario.steps; }
 };
 
-// Reads DIR's checkpoint and scenario copy and checks them against each other, against
+// A partitioned model to continue.
+struct ResumedPartitionedRun {
+  Checkpoint checkpoint;
+  CosimScenario scenario;  // DIR/scenario.toml, named as the run named it
+
+  bool complete() const { return checkpoint.step() >= scenario.ticks; }
+  // Every partition starts at its last recorded step, with its memory, indicators and input
+  // samples; its state there is not published again.
+  void apply_to(CosimPlan& plan) const;
+};
+
+// A double option as the checkpoint compares it ("--tolerance"): the shortest exact form.
+std::string option_value(double v);
+
+// DIR holds a resumable partitioned run (else a chain, or nothing: prepare_resume says).
+bool resumes_partitioned(const std::filesystem::path& dir);
+
+// Read DIR's checkpoint and scenario copy and check them against each other, against
 // trajectory.csv and against the command line. Everything wrong is an InputError (exit 2)
 // naming the file and field or option.
 ResumedRun prepare_resume(const ResumeRequest& request);
+ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& request);
 
 // The checkpoint a fresh run starts keeping: copies its scenario file to DIR/scenario.toml
 // and removes a checkpoint an earlier run left in DIR (it no longer describes DIR).
 Checkpoint fresh_checkpoint(const Scenario& scenario, const RunSetup& setup,
                             const std::filesystem::path& dir);
+Checkpoint fresh_checkpoint(const CosimScenario& scenario, const RunSetup& setup,
+                            const std::filesystem::path& dir);
 // The checkpoint a resumed run keeps: the stored one, resumed once more from its step.
 Checkpoint resumed_checkpoint(const ResumedRun& run);
+Checkpoint resumed_checkpoint(const ResumedPartitionedRun& run);
 
 // The recorder of a run: a new trajectory.csv, or for a resumed run the stored one cut to
 // the checkpoint and continued.

@@ -51,20 +51,6 @@ void tell_committed(RunObserver& observer, std::uint64_t step,
   observer.committed(step, row);
 }
 
-// A run whose checkpoint cannot be written has failed (nothing could resume it), but the
-// trajectory it committed stays on disk.
-void write_final_checkpoint(Checkpointer& checkpoints, TrajectoryRecorder& recorder, RunResult& r) {
-  try {
-    checkpoints.write_now(recorder);
-  } catch (const Error& e) {
-    if (r.completed()) {
-      r.end_with(e);
-    } else {
-      r.error += std::string("; ") + e.what();
-    }
-  }
-}
-
 }  // namespace
 
 RunResult describe_run(const Scenario& s, SyncMethod method) {
@@ -133,7 +119,7 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
     r.end_with(e);
   }
   // Whatever happened, the last committed step is on disk for a resume.
-  if (checkpoints) write_final_checkpoint(*checkpoints, recorder, r);
+  if (checkpoints) checkpoints->write_final(recorder, r);
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (observer) observer->monitor_trace(nullptr);
   stepper.set_observer(nullptr);

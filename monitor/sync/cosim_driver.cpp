@@ -32,43 +32,45 @@ std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& 
   return out;
 }
 
-// Records partition p's final steps and provides the samples in them to their consumers.
-// `counters`: the calls and bytes this cost between processes (nullptr: all in one thread);
-// `monitor`: the monitor thread's clock, busy while it records and computes the samples.
-void record_and_route(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
-                      CosimRecorder& recorder, Deployment& deployment, MethodCounters* counters,
-                      ActivityClock* monitor) {
-  std::map<std::size_t, std::vector<ChannelSample>> routed;
-  {
-    std::optional<BusyScope> busy;
-    if (monitor) busy.emplace(*monitor, SpanTag{ActivityCall::route});
-    recorder.record(p, batch);
-    routed = samples_from(plan, p, batch);
-  }
-  if (counters) {
-    ++counters->monitor_calls;
-    counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
-  }
-  for (auto& [q, samples] : routed) {
-    deployment.integrator(q).provide(samples);
-    if (!counters) continue;
-    ++counters->monitor_calls;
-    counters->bytes += 24 * samples.size();
-  }
-}
+// Records the final steps partitions deliver and provides the samples in them to their
+// consumers: the same for both drivers.
+struct Router {
+  const CosimPlan& plan;
+  CosimRecorder& recorder;
+  Deployment& deployment;
+  MethodCounters* counters = nullptr;  // calls and bytes between processes (nullptr: none)
+  ActivityClock* monitor = nullptr;    // the monitor thread, busy recording and sampling
+  Checkpointer* checkpoints = nullptr;
 
-std::uint64_t progress_ticks(const CosimScenario& s, const CosimRecorder& recorder) {
-  std::uint64_t ticks = s.ticks;
-  for (std::size_t p = 0; p < s.partitions.size(); ++p)
-    ticks = std::min(ticks, recorder.recorded(p) * s.partitions[p].ticks_per_step);
-  return ticks;
-}
+  void route(std::size_t p, const StateBatch& batch) const {
+    std::map<std::size_t, std::vector<ChannelSample>> routed;
+    {
+      std::optional<BusyScope> busy;
+      if (monitor) busy.emplace(*monitor, SpanTag{ActivityCall::route});
+      recorder.record(p, batch);
+      routed = samples_from(plan, p, batch);
+    }
+    // Before providing: a consumer that has died must not keep the checkpoint from the
+    // batch the recorder already holds (the resume gives the consumer these samples).
+    if (checkpoints) checkpoints->delivered(plan, p, batch, routed, recorder);
+    if (counters) {
+      ++counters->monitor_calls;
+      counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
+    }
+    for (auto& [q, samples] : routed) {
+      deployment.integrator(q).provide(samples);
+      if (!counters) continue;
+      ++counters->monitor_calls;
+      counters->bytes += 24 * samples.size();
+    }
+  }
+};
 
 void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
             Clock::time_point start) {
   r.wall_s = seconds_since(start);
   r.trajectory_sha256 = recorder.digest();
-  r.steps = progress_ticks(s, recorder);
+  r.steps = recorder.horizon();
   for (const auto& p : r.partitions) {
     r.calc_calls += p.stats.derivative_calls;
     r.counters.rollbacks += p.stats.rollbacks;
@@ -132,15 +134,11 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
   return r;
 }
 
-// Steps a partition is granted per turn: any number gives the same steps (a partition steps
-// as far as its inputs allow); a bounded one keeps each grant within the state list's budget.
-constexpr std::uint64_t sequential_grant = 1 << 16;
-
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control,
-                               RunObserver* observer) {
+                               const CosimWatchers& watchers) {
   RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
-  Watch watch(observer, recorder, nullptr);  // no monitor thread: its trace is the run's
+  Watch watch(watchers.observer, recorder, nullptr);  // no monitor thread: its trace is the run's
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   CosimPlan in_turn = plan;
@@ -148,6 +146,10 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   std::optional<LocalDeployment> deployment;
   try {
     deployment.emplace(partitioned_deployment(s, in_turn));
+    const Router router{in_turn, recorder, *deployment, nullptr, nullptr, watchers.checkpoints};
+    // Steps a partition is granted per turn: any number gives the same steps (a partition
+    // steps as far as its inputs allow); a batch's worth keeps a stop request answered soon.
+    const std::uint64_t grant = std::max<std::uint64_t>(1, plan.mode.batch_size);
     while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
       bool progress = false;
@@ -156,18 +158,19 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
         if (recorder.recorded(p) > last) continue;  // every step published
         const std::uint64_t gvt = recorder.recorded(p) > 0 ? recorder.recorded(p) - 1 : 0;
         const StateBatch batch =
-            deployment->integrator(p).advance(gvt + std::min(last - gvt, sequential_grant), gvt);
+            deployment->integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
         if (batch.count() == 0) continue;
         progress = true;
-        record_and_route(in_turn, p, batch, recorder, *deployment, nullptr, nullptr);
+        router.route(p, batch);
       }
-      control.progress(progress_ticks(s, recorder), s.ticks);
+      control.progress(recorder.horizon(), s.ticks);
       if (!progress && !recorder.complete())
         throw SimulationError("the partitions wait for each other (no partition can step)");
     }
   } catch (const Error& e) {
     r.end_with(e);
   }
+  if (watchers.checkpoints) watchers.checkpoints->write_final(recorder, r);
   watch.end();
   if (deployment)
     for (std::size_t p = 0; p < deployment->size(); ++p)
@@ -182,12 +185,13 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
                                 Deployment& deployment, CosimRecorder& recorder,
-                                RunControl& control, RunObserver* observer) {
+                                RunControl& control, const CosimWatchers& watchers) {
   RunResult r = describe_cosim_run(s, method, plan.mode);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   ActivityClock monitor;  // this thread: recording deliveries, routing their samples
-  Watch watch(observer, recorder, &monitor.trace());
+  Watch watch(watchers.observer, recorder, &monitor.trace());
+  const Router router{plan, recorder, deployment, &r.counters, &monitor, watchers.checkpoints};
   try {
     for (std::size_t p = 0; p < deployment.size(); ++p)
       deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window);
@@ -197,13 +201,13 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
       auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
-      record_and_route(plan, delivery->source, delivery->batch, recorder, deployment, &r.counters,
-                       &monitor);
-      control.progress(progress_ticks(s, recorder), s.ticks);
+      router.route(delivery->source, delivery->batch);
+      control.progress(recorder.horizon(), s.ticks);
     }
   } catch (const Error& e) {
     r.end_with(e);
   }
+  if (watchers.checkpoints) watchers.checkpoints->write_final(recorder, r);
   watch.end();
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {

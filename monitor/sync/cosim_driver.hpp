@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "monitor/record/checkpoint.hpp"
 #include "monitor/record/cosim_recorder.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
@@ -18,13 +19,20 @@ namespace kausal {
 // What the result says about the scenario before the run (method, model, partitions).
 RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode);
 
+// What watches a partitioned run besides its recorder: an observer (the trace collector, the
+// live animation) sees every row the recorder completes and how far every partition has got
+// (CosimRecorder::observe); the checkpointer keeps checkpoint.json for a resume.
+struct CosimWatchers {
+  RunObserver* observer = nullptr;
+  Checkpointer* checkpoints = nullptr;
+};
+
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
-// kausal::Error: a failure ends the run with its status, exit code and message. An observer
-// (the trace collector, the live animation) sees every row the recorder completes and how far
-// every partition has got (CosimRecorder::observe).
+// kausal::Error: a failure ends the run with its status, exit code and message. A resumed
+// run: the plan starts each partition at its checkpoint, the recorder continues there.
 RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
                                CosimRecorder& recorder, RunControl& control,
-                               RunObserver* observer = nullptr);
+                               const CosimWatchers& watchers = {});
 
 // The partitions of `deployment` (a deployment of partitioned_deployment(s, plan)) step by
 // themselves; conservative or optimistic is the plan's mode. The deployment watches its components
@@ -35,6 +43,6 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 // observer sees its trace as well as the rows and the horizon.
 RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
                                 Deployment& deployment, CosimRecorder& recorder,
-                                RunControl& control, RunObserver* observer = nullptr);
+                                RunControl& control, const CosimWatchers& watchers = {});
 
 }  // namespace kausal

@@ -15,10 +15,19 @@ using namespace std::chrono_literals;
 // also a resumed one on an idle machine (10 s of simulated time ended before the second kill).
 constexpr const char* kDuration = "duration = 60.0";
 
+// Two masses for 40 s (4 s of a distributed run), mass1 with AB3: its multistep memory and
+// the samples its hold polynomial reaches back to must survive the resume.
+const std::map<std::string, std::string> kLongTwoMass = {{"t_end = 5.0", "t_end = 40.0"},
+                                                         {"\"rk4\"", "\"ab3\""}};
+
 struct ResumeRun {
   TempDir dir;
   fs::path scenario = scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", kDuration}});
   fs::path out = dir / "out";
+
+  ResumeRun() = default;
+  ResumeRun(const std::string& shipped, const std::map<std::string, std::string>& edits)
+      : scenario(scenario_variant(shipped, dir.path(), edits)) {}
 
   std::unique_ptr<KausalProcess> start(const std::string& method,
                                        std::vector<std::string> extra = {}) {
@@ -90,8 +99,8 @@ nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
   return summary;
 }
 
-void kill_resume_and_compare(const std::string& method, const std::string& victim) {
-  ResumeRun run;
+void kill_resume_and_compare(const std::string& method, const std::string& victim,
+                             ResumeRun run = {}) {
   const Reference ref(run.scenario);
   auto p = run.start(method);
   run.wait_for_csv_beyond(2000);
@@ -106,6 +115,14 @@ void kill_resume_and_compare(const std::string& method, const std::string& victi
   EXPECT_EQ(summary["resumes"], 1);
   // The failed attempt's own report is kept.
   EXPECT_EQ(read_json(run.out / "attempts" / "1" / "summary.json")["status"], "failed");
+}
+
+TEST(Resume, PartitionedConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
+  kill_resume_and_compare("conservative", "integrator-mass1", {"two-mass.toml", kLongTwoMass});
+}
+
+TEST(Resume, PartitionedOptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
+  kill_resume_and_compare("optimistic", "system-mass2", {"two-mass.toml", kLongTwoMass});
 }
 
 TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
@@ -178,24 +195,27 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
   // kausal writes one (its checksum matches: what is tested is the consistency checks).
   const Checkpoint stored = read_checkpoint(run.out);
   Checkpoint c = stored;
-  c.recorder.step = 100;  // the midstate no longer belongs to it
+  c.chain().recorder.step = 100;  // the midstate no longer belongs to it
   write_checkpoint(c, run.out);
   EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 2);
   EXPECT_NE(err.find("sha256_midstate.length"), std::string::npos) << err;
   c = stored;
-  c.recorder.csv_bytes = fs::file_size(run.out / "trajectory.csv") + 1;
+  c.chain().recorder.csv_bytes = fs::file_size(run.out / "trajectory.csv") + 1;
   write_checkpoint(c, run.out);
   EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), err), 2);
   EXPECT_NE(err.find("shorter than"), std::string::npos) << err;
 
-  // Partitioned models are not supported.
+  // A partitioned run that completed has nothing to resume; one of another method is refused.
   const fs::path two_tanks = std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks.toml";
   const fs::path tanks_out = run.dir / "tanks";
   ASSERT_EQ(
       kausal_exit({"run", two_tanks.string(), "--out", tanks_out.string()}, run.dir.path(), err), 0)
       << err;
-  EXPECT_EQ(kausal_exit({"run", "--resume", tanks_out.string()}, run.dir.path(), err), 2);
-  EXPECT_NE(err.find("partitioned models are not supported"), std::string::npos) << err;
+  EXPECT_EQ(kausal_exit({"run", "--resume", tanks_out.string(), "--method", "optimistic"},
+                        run.dir.path(), err),
+            2);
+  EXPECT_NE(err.find("--method optimistic conflicts"), std::string::npos) << err;
+  EXPECT_EQ(kausal_exit({"run", "--resume", tanks_out.string()}, run.dir.path(), err), 0) << err;
 }
 
 }  // namespace

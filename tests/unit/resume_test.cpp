@@ -66,50 +66,55 @@ Checkpoint sample_checkpoint() {
              128,
              false,
              true,
+             0.0,
              "cores",
              3000};
   c.scenario_sha256 = std::string(64, 'a');
-  c.pendulums = 3;
-  c.planned_steps = 100;
-  c.h = 1e-3;
+  ChainPoint& chain = c.point.emplace<ChainPoint>();
+  chain.pendulums = 3;
+  chain.planned_steps = 100;
+  chain.h = 1e-3;
   // Values a decimal round trip could get wrong: -0, a subnormal, a double next to 0.1.
-  c.states = {{-0.0, std::nextafter(0.1, 1.0)},
-              {std::numeric_limits<double>::denorm_min(), -1.2345678901234567e-300},
-              {1.0 / 3.0, -std::numeric_limits<double>::max()}};
-  c.collisions = 7;
+  chain.states = {{-0.0, std::nextafter(0.1, 1.0)},
+                  {std::numeric_limits<double>::denorm_min(), -1.2345678901234567e-300},
+                  {1.0 / 3.0, -std::numeric_limits<double>::max()}};
+  chain.collisions = 7;
   Sha256 sha;
   const std::uint64_t bytes = 16 * 3 * 43;  // steps 0 .. 42
   for (std::uint64_t k = 0; k < bytes; ++k) sha.update("x", 1);
-  c.recorder = {42, sha.midstate(), 1234};
+  chain.recorder = {42, sha.midstate(), 1234};
   c.resumed_from = {10, 30};
   return c;
 }
 
 TEST(Checkpoint, RoundTripsEveryFieldBitForBit) {
   TempDir dir;
-  const Checkpoint c = sample_checkpoint();
-  write_checkpoint(c, dir.path());
+  const Checkpoint written = sample_checkpoint();
+  write_checkpoint(written, dir.path());
   EXPECT_FALSE(fs::exists(dir / "checkpoint.json.tmp"));
-  const Checkpoint r = read_checkpoint(dir.path());
+  const Checkpoint read = read_checkpoint(dir.path());
+  ASSERT_FALSE(read.partitioned());
+  const ChainPoint& c = written.chain();
+  const ChainPoint& r = read.chain();
   ASSERT_EQ(r.states.size(), c.states.size());
   for (std::size_t i = 0; i < c.states.size(); ++i)
     for (std::size_t k = 0; k < 2; ++k)
       EXPECT_EQ(std::bit_cast<std::uint64_t>(r.states[i][k]),
                 std::bit_cast<std::uint64_t>(c.states[i][k]));
-  EXPECT_EQ(r.step(), 42u);
+  EXPECT_EQ(read.step(), 42u);
   EXPECT_EQ(r.recorder.csv_bytes, 1234u);
   EXPECT_EQ(r.recorder.digest.h, c.recorder.digest.h);
   EXPECT_EQ(r.recorder.digest.length, c.recorder.digest.length);
   EXPECT_EQ(r.recorder.digest.pending, c.recorder.digest.pending);
   EXPECT_EQ(r.collisions, 7u);
-  EXPECT_EQ(r.resumed_from, c.resumed_from);
-  EXPECT_EQ(r.setup.method, SyncMethod::optimistic);
-  EXPECT_EQ(r.setup.layout, Layout::pendulum);
-  EXPECT_EQ(r.setup.batch, 32u);
-  EXPECT_EQ(r.setup.window, 128u);
-  EXPECT_TRUE(r.setup.rollback_check);
+  EXPECT_EQ(read.resumed_from, written.resumed_from);
+  EXPECT_EQ(read.setup.method, SyncMethod::optimistic);
+  EXPECT_EQ(read.setup.layout, Layout::pendulum);
+  EXPECT_EQ(read.setup.batch, 32u);
+  EXPECT_EQ(read.setup.window, 128u);
+  EXPECT_TRUE(read.setup.rollback_check);
   EXPECT_EQ(r.planned_steps, 100u);
-  EXPECT_EQ(r.scenario_sha256, c.scenario_sha256);
+  EXPECT_EQ(read.scenario_sha256, written.scenario_sha256);
 }
 
 // Rewrites one field of DIR/checkpoint.json and expects read_checkpoint to name it.
@@ -197,7 +202,7 @@ TEST(Checkpoint, ACheckpointWithoutChecksumIsRefusedSayingWhy) {
 TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) {
   TempDir dir;
   Checkpoint base = sample_checkpoint();
-  base.pendulums = 1;
+  base.chain().pendulums = 1;
   base.resumed_from.clear();
   Checkpointer checkpoints(dir.path(), base, std::chrono::hours(1));
   TrajectoryRecorder recorder({}, 1, 1, 100, 0.0, 1e-3);
@@ -212,7 +217,7 @@ TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) 
   checkpoints.write_now(recorder);
   const Checkpoint c = read_checkpoint(dir.path());
   EXPECT_EQ(c.step(), 1u);
-  EXPECT_EQ(c.states.front()[0], 0.75);
+  EXPECT_EQ(c.chain().states.front()[0], 0.75);
 }
 
 // ---- a run cut at step m and resumed ----
@@ -252,7 +257,7 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
                                                                  : Guarantee::none;
   const RunLayout layout =
       method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::single};
-  const RunSetup setup{s.file, method, granted, layout, 0, 0, false, false, "none", 3000};
+  const RunSetup setup{s.file, method, granted, layout, 0, 0, false, false, 0.0, "none", 3000};
   auto recorder = open_recorder(s, dir, resumed);
   Checkpointer checkpoints(
       dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));

@@ -68,7 +68,7 @@ TEST(RunObserver, ASequentialPartitionedRunTellsEveryRowAndTheHorizon) {
   const RunResult without = run_cosim_sequential(s, plan, plain, control);
   CosimRecorder recorder("", s, plan, true);
   Notes notes;
-  const RunResult with = run_cosim_sequential(s, plan, recorder, control, &notes);
+  const RunResult with = run_cosim_sequential(s, plan, recorder, control, {&notes, nullptr});
   ASSERT_EQ(with.status, RunStatus::completed) << with.error;
   EXPECT_EQ(with.trajectory_sha256, without.trajectory_sha256);  // watching changes nothing
   expect_told_every_row(s, recorder, notes);
@@ -86,7 +86,7 @@ TEST(RunObserver, ADistributedPartitionedRunAlsoShowsTheMonitorsTrace) {
     Notes notes;
     const RunResult r =
         run_cosim_distributed(s, speculate ? SyncMethod::optimistic : SyncMethod::conservative,
-                              plan, deployment, recorder, control, &notes);
+                              plan, deployment, recorder, control, {&notes, nullptr});
     ASSERT_EQ(r.status, RunStatus::completed) << r.error;
     expect_told_every_row(s, recorder, notes);
     EXPECT_EQ(notes.traces, (std::vector<bool>{true, false}));
