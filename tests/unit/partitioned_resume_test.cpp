@@ -11,20 +11,16 @@
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/run/resume.hpp"
 #include "monitor/sync/cosim_driver.hpp"
+#include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::slurp;
+using testing::StopAt;
 using testing::TempDir;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A shipped scenario with text replaced, written into dir.
 fs::path variant(const fs::path& dir, const std::string& name,
@@ -39,18 +35,6 @@ fs::path variant(const fs::path& dir, const std::string& name,
   return file;
 }
 
-// Stops the run once every partition has recorded `at` ticks.
-class StopAt final : public RunControl {
- public:
-  explicit StopAt(std::uint64_t at) : at_(at) {}
-  void progress(std::uint64_t ticks, std::uint64_t) override { reached_ = ticks; }
-  bool stop_requested() const override { return reached_ >= at_; }
-
- private:
-  std::uint64_t at_;
-  std::uint64_t reached_ = 0;
-};
-
 // A run into dir with its checkpoint, fresh or resumed; partitions in process.
 RunResult record(SyncMethod method, const CosimScenario& s, const fs::path& dir,
                  RunControl& control, const ResumedPartitionedRun* resumed = nullptr) {
@@ -59,15 +43,15 @@ RunResult record(SyncMethod method, const CosimScenario& s, const fs::path& dir,
   CosimPlan plan = plan_cosim(s, mode);
   if (resumed) resumed->apply_to(plan);
   const fs::path csv = dir / "trajectory.csv";
-  CosimRecorder recorder = resumed ? CosimRecorder(csv, s, plan,
-                                                   resumed->checkpoint.partitions().recorder)
-                                   : CosimRecorder(csv, s, plan);
+  CosimRecorder recorder =
+      resumed ? CosimRecorder(csv, s, plan, resumed->checkpoint.partitions().recorder)
+              : CosimRecorder(csv, s, plan);
   const RunLayout layout =
       method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::process};
-  const RunSetup setup{s.file, method, Guarantee::none, layout, 0,     mode.window,
-                       false,  false,  0.0,             "none", 3000};
-  Checkpointer checkpoints(dir, resumed ? resumed_checkpoint(*resumed)
-                                        : fresh_checkpoint(s, setup, dir));
+  const RunSetup setup{s.file, method, Guarantee::none, layout, 0, mode.window, false,
+                       false,  0.0,    "none",          3000};
+  Checkpointer checkpoints(
+      dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));
   const CosimWatchers watchers{nullptr, &checkpoints};
   if (method == SyncMethod::sequential)
     return run_cosim_sequential(s, plan, recorder, control, watchers);
@@ -127,8 +111,7 @@ const std::vector<Case>& cases() {
 TEST(PartitionedResume, SequentialCutAnywhereGivesTheUninterruptedDigestAndCsv) {
   for (const Case& c : cases()) {
     TempDir dir;
-    const std::uint64_t ticks =
-        load_cosim_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
+    const std::uint64_t ticks = load_cosim_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
     // At the start, between rows, late (a cut within a batch of the end may find it done).
     for (const std::uint64_t cut : {std::uint64_t{1}, ticks / 3 + 1, 2 * ticks / 3}) {
       SCOPED_TRACE(c.scenario + " cut at tick " + std::to_string(cut));
@@ -140,8 +123,7 @@ TEST(PartitionedResume, SequentialCutAnywhereGivesTheUninterruptedDigestAndCsv) 
 TEST(PartitionedResume, ConservativeAndOptimisticPartitionsStartAtTheCheckpoint) {
   for (const Case& c : cases()) {
     TempDir dir;
-    const std::uint64_t ticks =
-        load_cosim_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
+    const std::uint64_t ticks = load_cosim_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
     for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic}) {
       SCOPED_TRACE(c.scenario + " " + to_string(method));
       expect_cut_and_resume_matches(c, method, ticks / 2);

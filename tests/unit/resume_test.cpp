@@ -18,14 +18,9 @@ namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::slurp;
+using testing::StopAt;
 using testing::TempDir;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(Sha256Midstate, ContinuesToTheUninterruptedDigest) {
   std::string data;
@@ -231,18 +226,6 @@ fs::path short_thesis(const fs::path& dir, const std::string& seconds) {
   std::ofstream(file) << text;
   return file;
 }
-
-// Stops the run once step `at` is committed.
-class StopAt final : public RunControl {
- public:
-  explicit StopAt(std::uint64_t at) : at_(at) {}
-  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
-  bool stop_requested() const override { return reached_ >= at_; }
-
- private:
-  std::uint64_t at_;
-  std::uint64_t reached_ = 0;
-};
 
 enum class Kind { sequential, conservative, lookahead, optimistic };
 

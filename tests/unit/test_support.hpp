@@ -1,6 +1,9 @@
 #pragma once
 // Helpers shared by the unit tests: shipped scenarios, seeded random scenarios, runs.
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "monitor/deploy/local_deployment.hpp"
@@ -11,6 +14,27 @@
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal::testing {
+
+// A file's bytes.
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Stops a run once its progress (a chain's committed step, a partitioned model's horizon
+// in ticks) reaches `at`.
+class StopAt final : public RunControl {
+ public:
+  explicit StopAt(std::uint64_t at) : at_(at) {}
+  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
+  bool stop_requested() const override { return reached_ >= at_; }
+
+ private:
+  std::uint64_t at_;
+  std::uint64_t reached_ = 0;
+};
 
 inline Scenario shipped(const std::string& name) {
   return load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
