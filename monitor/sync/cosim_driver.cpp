@@ -66,8 +66,7 @@ struct Router {
   }
 };
 
-void finish(RunResult& r, const CosimScenario& s, const CosimRecorder& recorder,
-            Clock::time_point start) {
+void finish(RunResult& r, const CosimRecorder& recorder, Clock::time_point start) {
   r.wall_s = seconds_since(start);
   r.trajectory_sha256 = recorder.digest();
   r.steps = recorder.horizon();
@@ -175,7 +174,7 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   if (deployment)
     for (std::size_t p = 0; p < deployment->size(); ++p)
       r.partitions[p].stats = deployment->integrator(p).stats();
-  finish(r, s, recorder, start);
+  finish(r, recorder, start);
   add_components(
       r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
                             r.calc_calls)});
@@ -216,7 +215,7 @@ RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const
       // a dead partition: its counters are lost, the failure is already in the result
     }
   }
-  finish(r, s, recorder, start);
+  finish(r, recorder, start);
   add_components(r, {monitor_report(monitor)});
   add_components(r, deployment.reports());
   recorder.flush();

@@ -490,7 +490,7 @@ TEST_F(LiveAnimation, FedOverCorbaThenShutDownExitsZero) {
   view->rolled_back(1, 1);
   idl::ActivitySpanSeq spans;
   spans.length(1);
-  spans[0] = {100, 200, 0};
+  spans[0] = {100, 200, 0, 0, 0, 0};
   view->activity("monitor", spans);
   view->end_run("completed", 0.5, 0);
   // Every feed call is counted as a request once it has been handled.
@@ -542,7 +542,7 @@ TEST_F(LiveAnimation, WindowShowsTheFramesFlashesAndStrips) {
   view->begin_run(setup);
   idl::ActivitySpanSeq spans;
   spans.length(1);
-  spans[0] = {setup.clock_ns, setup.clock_ns + 60'000'000'000ull, 0};  // busy all along
+  spans[0] = {setup.clock_ns, setup.clock_ns + 60'000'000'000ull, 0, 0, 0, 0};  // busy all along
   view->activity("monitor", spans);
   view->frames(0, still_frames(10));
   view->rolled_back(1, 5);
@@ -663,8 +663,8 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   view->rolled_back(7, 0);
   idl::ActivitySpanSeq spans;
   spans.length(2);
-  spans[0] = {300, 200, 0};  // ends before it begins
-  spans[1] = {100, 200, 9};  // no such kind
+  spans[0] = {300, 200, 0, 0, 0, 0};  // ends before it begins
+  spans[1] = {100, 200, 9, 0, 0, 0};  // no such kind
   view->activity("monitor", spans);
   idl::StepSeq reached;
   reached.length(5);
