@@ -44,7 +44,7 @@ inline idl::DoubleSeq to_seq(const Vector& v) {
 }
 
 inline Vector to_eigen(const idl::DoubleSeq& s) {
-  return Eigen::Map<const Vector>(s.get_buffer(), static_cast<Eigen::Index>(s.length()));
+  return vector_of({s.get_buffer(), s.length()});
 }
 
 inline idl::StepperMemory to_idl(const StepperMemory& m) {

@@ -161,7 +161,7 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   if (s.output_size != 0) check_size(component, "output_size", s.output_size, shape.output_size);
   check_size(component, "indicator_count", s.indicator_count, shape.indicator_count);
   check_size(component, "channels: the input count", s.channels.length(), shape.input_size);
-  c.x0 = Eigen::Map<const Vector>(s.x0.get_buffer(), static_cast<Eigen::Index>(s.x0.length()));
+  c.x0 = to_eigen(s.x0);
   limits::within(component, "blocks: the count", s.blocks.length(), s.x0.length(),
                  "at most one block per state");
   for (CORBA::ULong k = 0; k < s.blocks.length(); ++k) {

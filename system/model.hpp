@@ -21,6 +21,11 @@ using VectorView = Eigen::Ref<const Eigen::VectorXd>;
 using VectorOut = Eigen::Ref<Eigen::VectorXd>;
 using MatrixOut = Eigen::Ref<Eigen::MatrixXd>;
 
+// A copy of contiguous doubles as a Vector.
+inline Vector vector_of(std::span<const double> values) {
+  return Eigen::Map<const Vector>(values.data(), static_cast<Eigen::Index>(values.size()));
+}
+
 struct Event {
   std::string kind;
   std::uint64_t step = 0;

@@ -453,6 +453,16 @@ int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
   return 0;
 }
 
+// The end of one `kausal run`: the summary on stdout, the error on stderr, the animation
+// held as asked; the run's exit code.
+int finish_run(const Options& o, const RunResult& r, const fs::path& out,
+               std::unique_ptr<AnimationProcess>& animation) {
+  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
+  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
+  hold_animation(o, animation);
+  return static_cast<int>(r.exit_code);
+}
+
 // ---- partitioned models (docs/model.md §4) ----
 
 CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method) {
@@ -561,10 +571,7 @@ int run_partitioned(const Options& o) {
   auto animation = start_animation(o, orb, out);
   const RunResult r =
       execute_partitioned(s, method, out, o, orb, parse_layout(o.layout), animation.get());
-  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
-  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
-  hold_animation(o, animation);
-  return static_cast<int>(r.exit_code);
+  return finish_run(o, r, out, animation);
 }
 
 // Sequential, conservative and optimistic; with tolerance 0 every digest must agree, with a
@@ -765,10 +772,7 @@ int run_command(const Options& o) {
   OrbOnDemand orb(o);
   auto animation = start_animation(o, orb, out);
   const RunResult r = execute(s, m, out, o, orb, parse_layout(o.layout), animation.get());
-  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
-  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
-  hold_animation(o, animation);
-  return static_cast<int>(r.exit_code);
+  return finish_run(o, r, out, animation);
 }
 
 // Options that would change what a resumed run computes, with the values the command line
@@ -794,8 +798,8 @@ ResumeRequest resume_request(const CLI::App& run, const Options& o) {
 // kausal run --resume DIR: the run as stored in DIR's checkpoint, continued from its last
 // committed step; transport options come from this command line.
 // A partitioned model's run continued from DIR's checkpoint.
-int resume_partitioned(Options o, const CLI::App& run) {
-  const ResumedPartitionedRun resumed = prepare_partitioned_resume(resume_request(run, o));
+int resume_partitioned(Options o, const ResumeRequest& request, Checkpoint checkpoint) {
+  const ResumedPartitionedRun resumed = prepare_partitioned_resume(request, std::move(checkpoint));
   if (resumed.complete()) {
     std::cout << "kausal: nothing to resume: " << o.resume << " has recorded all "
               << resumed.scenario.ticks << " ticks\n";
@@ -812,15 +816,15 @@ int resume_partitioned(Options o, const CLI::App& run) {
   auto animation = start_animation(o, orb, o.resume);
   const RunResult r = execute_partitioned(resumed.scenario, setup.method, o.resume, o, orb,
                                           parse_layout(o.layout), animation.get(), &resumed);
-  std::cout << format_summary(r) << "  output        " << o.resume << "\n";
-  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
-  hold_animation(o, animation);
-  return static_cast<int>(r.exit_code);
+  return finish_run(o, r, o.resume, animation);
 }
 
 int resume_command(Options o, const CLI::App& run) {
-  if (resumes_partitioned(o.resume)) return resume_partitioned(std::move(o), run);
-  const ResumedRun resumed = prepare_resume(resume_request(run, o));
+  const ResumeRequest request = resume_request(run, o);
+  Checkpoint checkpoint = read_resumable(request);
+  if (checkpoint.partitioned())
+    return resume_partitioned(std::move(o), request, std::move(checkpoint));
+  const ResumedRun resumed = prepare_resume(request, std::move(checkpoint));
   if (resumed.complete()) {
     std::cout << "kausal: nothing to resume: " << o.resume << " has committed all "
               << resumed.scenario.steps << " steps\n";
@@ -842,10 +846,7 @@ int resume_command(Options o, const CLI::App& run) {
   auto animation = start_animation(o, orb, o.resume);
   const RunResult r = execute(resumed.scenario, m, o.resume, o, orb, parse_layout(o.layout),
                               animation.get(), &resumed);
-  std::cout << format_summary(r) << "  output        " << o.resume << "\n";
-  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
-  hold_animation(o, animation);
-  return static_cast<int>(r.exit_code);
+  return finish_run(o, r, o.resume, animation);
 }
 
 int compare_command(const Options& o) {

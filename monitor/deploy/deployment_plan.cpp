@@ -20,7 +20,7 @@ DeploymentPlan chain_deployment(const Scenario& s, bool rollback_check, const Ch
     c.tick = s.h;
     c.first_step = start ? start->step : 0;
     c.last_step = s.steps;
-    c.x0 = Eigen::Map<const Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
+    c.x0 = vector_of(x0);
     c.coupling_sends_events = true;  // the impacts of the monitor's contact sweep
     c.publish_first_state = false;   // the monitor has every pendulum's first state
     c.rollback_check = rollback_check;

@@ -149,10 +149,6 @@ std::vector<double> read_doubles(const Reader& r, const json& where, const std::
   return out;
 }
 
-Vector to_eigen(const std::vector<double>& v) {
-  return Eigen::Map<const Vector>(v.data(), static_cast<Eigen::Index>(v.size()));
-}
-
 json partitioned_json(const PartitionedPoint& c) {
   json j;
   j["planned_steps"] = c.planned_ticks;
@@ -203,8 +199,8 @@ PartitionedPoint read_partitioned(const Reader& r) {
     at.memory.steps = r.get<std::uint64_t>(m, "steps", mpath);
     at.memory.h = std::bit_cast<double>(parse_hex_word<std::uint64_t>(
         r.get<std::string>(m, "h", mpath), r.file() + ": " + mpath + "h"));
-    at.memory.previous = to_eigen(read_doubles(r, m, "previous", mpath));
-    at.memory.before_previous = to_eigen(read_doubles(r, m, "before_previous", mpath));
+    at.memory.previous = vector_of(read_doubles(r, m, "previous", mpath));
+    at.memory.before_previous = vector_of(read_doubles(r, m, "before_previous", mpath));
     at.indicators = read_doubles(r, part, "indicators", path);
     const auto inputs = r.get<json>(part, "inputs", path);
     if (!inputs.is_array()) r.fail("field " + path + "inputs: not an array");
@@ -434,13 +430,9 @@ void Checkpointer::delivered(const CosimPlan& plan, std::size_t p, const StateBa
                              const std::map<std::size_t, std::vector<ChannelSample>>& routed,
                              CosimRecorder& recorder) {
   PartitionedPoint& c = c_.partitions();
-  const std::size_t n = plan.configs.size();
-  if (delivered_.size() != n) {
-    // A resumed run's checkpoint has every partition already; a fresh one has none yet.
-    const bool resumed = c.partitions.size() == n;
-    delivered_.assign(n, resumed);
-    if (!resumed) c.partitions.assign(n, {});
-    for (std::size_t q = 0; q < n; ++q)
+  if (c.partitions.empty()) {  // a fresh run's first delivery (a resumed run has them all)
+    c.partitions.resize(plan.configs.size());
+    for (std::size_t q = 0; q < c.partitions.size(); ++q)
       c.partitions[q].inputs.resize(plan.configs[q].channels.size());
   }
   PartitionPoint& at = c.partitions[p];
@@ -448,31 +440,41 @@ void Checkpointer::delivered(const CosimPlan& plan, std::size_t p, const StateBa
   at.x.assign(last.begin(), last.end());
   at.memory = batch.memory;
   at.indicators = batch.indicators;
-  delivered_[p] = true;
   for (const auto& [q, samples] : routed)
     for (const ChannelSample& sample : samples) {
       ChannelHistory& h = c.partitions[q].inputs.at(sample.channel);
       if (h.values.empty()) h.first = sample.index;
       h.values.push_back(sample.value);
     }
-  // Partition p resumes at its last recorded step: older samples are no longer needed.
-  const IntegratorConfig& config = plan.configs[p];
-  const std::uint64_t resume_step = recorder.recorded(p) - 1;
-  for (std::size_t k = 0; k < at.inputs.size(); ++k) {
-    ChannelHistory& h = at.inputs[k];
+  forget_unneeded(plan.configs[p], recorder.recorded(p) - 1, at.inputs);
+  if (resumable(recorder) && due()) write_now(recorder);
+}
+
+bool Checkpointer::resumable(const CosimRecorder& recorder) const {
+  const auto& partitions = c_.partitions().partitions;
+  for (std::size_t p = 0; p < partitions.size(); ++p)
+    if (recorder.recorded(p) == 0) return false;
+  return !partitions.empty();
+}
+
+void Checkpointer::forget_unneeded(const IntegratorConfig& config, std::uint64_t resume_step,
+                                   std::vector<ChannelHistory>& inputs) {
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    ChannelHistory& h = inputs[k];
     const std::uint64_t needed =
         InputChannels::first_needed(config.channels[k], config.ticks_per_step, resume_step);
-    const std::uint64_t drop =
+    const std::uint64_t unneeded =
         std::min<std::uint64_t>(needed > h.first ? needed - h.first : 0, h.values.size());
-    h.values.erase(h.values.begin(), h.values.begin() + static_cast<std::ptrdiff_t>(drop));
-    h.first += drop;
+    // Erasing from the front moves the rest: only once half is unneeded (a longer history
+    // than needed is still a valid one), so that each sample is moved O(1) times.
+    if (unneeded == 0 || 2 * unneeded < h.values.size()) continue;
+    h.values.erase(h.values.begin(), h.values.begin() + static_cast<std::ptrdiff_t>(unneeded));
+    h.first += unneeded;
   }
-  have_step_ = std::all_of(delivered_.begin(), delivered_.end(), [](bool d) { return d; });
-  if (have_step_ && due()) write_now(recorder);
 }
 
 void Checkpointer::write_now(CosimRecorder& recorder) {
-  if (!have_step_) return;  // a partition has recorded nothing yet: nothing to resume from
+  if (!resumable(recorder)) return;  // a partition has recorded nothing yet
   PartitionedPoint& c = c_.partitions();
   c.recorder = recorder.position();
   c.horizon = recorder.horizon();

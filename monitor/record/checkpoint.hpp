@@ -137,12 +137,16 @@ class Checkpointer {
 
  private:
   bool due();
+  // Every partition has recorded a step: a partitioned run can be resumed from here.
+  bool resumable(const CosimRecorder& recorder) const;
+  // Drops the samples a partition resumed at resume_step would not use (amortised).
+  static void forget_unneeded(const IntegratorConfig& config, std::uint64_t resume_step,
+                              std::vector<ChannelHistory>& inputs);
   std::filesystem::path dir_;
   Checkpoint c_;
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
-  bool have_step_ = false;
-  std::vector<bool> delivered_;  // partitioned: which partitions have recorded a batch
+  bool have_step_ = false;               // the chain: a step has been committed in this process
 };
 
 }  // namespace kausal

@@ -51,25 +51,6 @@ void check_command_line(const ResumeRequest& req, const Checkpoint& c) {
                      "); omit the scenario argument to resume");
 }
 
-// DIR's checkpoint, checked against the command line and the scenario copy.
-Checkpoint read_resumable(const ResumeRequest& req) {
-  if (!fs::is_directory(req.dir))
-    throw InputError(req.dir.string() + ": no such run directory to resume");
-  if (!fs::exists(req.dir / kCheckpointFile)) no_checkpoint(req.dir);
-  Checkpoint c = read_checkpoint(req.dir);
-  check_command_line(req, c);
-  const fs::path copy = req.dir / kScenarioCopy;
-  if (!fs::exists(copy)) throw InputError(copy.string() + ": missing: the run's scenario copy");
-  if (file_sha256(copy) != c.scenario_sha256)
-    throw InputError(copy.string() + ": changed since the run started (its SHA-256 differs " +
-                     "from field scenario_sha256 in " + (req.dir / kCheckpointFile).string() + ")");
-  if (is_partitioned_scenario(copy) != c.partitioned())
-    throw InputError((req.dir / kCheckpointFile).string() +
-                     ": field model: " + (c.partitioned() ? "partitioned" : "chain") + ", but " +
-                     copy.string() + " is not such a scenario");
-  return c;
-}
-
 void check_csv(const fs::path& dir, std::uint64_t csv_bytes) {
   const fs::path csv = dir / "trajectory.csv";
   std::error_code ec;
@@ -156,14 +137,27 @@ std::string option_value(double v) {
   return std::string(buf, end);
 }
 
-bool resumes_partitioned(const fs::path& dir) {
-  if (!fs::exists(dir / kCheckpointFile)) return false;
-  return read_checkpoint(dir).partitioned();
+Checkpoint read_resumable(const ResumeRequest& req) {
+  if (!fs::is_directory(req.dir))
+    throw InputError(req.dir.string() + ": no such run directory to resume");
+  if (!fs::exists(req.dir / kCheckpointFile)) no_checkpoint(req.dir);
+  Checkpoint c = read_checkpoint(req.dir);
+  check_command_line(req, c);
+  const fs::path copy = req.dir / kScenarioCopy;
+  if (!fs::exists(copy)) throw InputError(copy.string() + ": missing: the run's scenario copy");
+  if (file_sha256(copy) != c.scenario_sha256)
+    throw InputError(copy.string() + ": changed since the run started (its SHA-256 differs " +
+                     "from field scenario_sha256 in " + (req.dir / kCheckpointFile).string() + ")");
+  if (is_partitioned_scenario(copy) != c.partitioned())
+    throw InputError((req.dir / kCheckpointFile).string() +
+                     ": field model: " + (c.partitioned() ? "partitioned" : "chain") + ", but " +
+                     copy.string() + " is not such a scenario");
+  return c;
 }
 
-ResumedRun prepare_resume(const ResumeRequest& req) {
+ResumedRun prepare_resume(const ResumeRequest& req, Checkpoint checkpoint) {
   ResumedRun r;
-  r.checkpoint = read_resumable(req);
+  r.checkpoint = std::move(checkpoint);
   const ChainPoint& c = r.checkpoint.chain();
   const fs::path copy = req.dir / kScenarioCopy;
   r.scenario = load_scenario(copy, req.limits);
@@ -173,9 +167,9 @@ ResumedRun prepare_resume(const ResumeRequest& req) {
   return r;
 }
 
-ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req) {
+ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Checkpoint checkpoint) {
   ResumedPartitionedRun r;
-  r.checkpoint = read_resumable(req);
+  r.checkpoint = std::move(checkpoint);
   r.scenario = load_cosim_scenario(req.dir / kScenarioCopy, req.limits);
   r.scenario.file = r.checkpoint.setup.scenario;
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
@@ -188,10 +182,9 @@ void ResumedPartitionedRun::apply_to(CosimPlan& plan) const {
     IntegratorConfig& config = plan.configs[p];
     const PartitionPoint& at = c.partitions[p];
     config.first_step = c.recorder.recorded[p] - 1;
-    config.x0 = Eigen::Map<const Vector>(at.x.data(), static_cast<Eigen::Index>(at.x.size()));
+    config.x0 = vector_of(at.x);
     config.memory0 = at.memory;
-    config.indicators0 = Eigen::Map<const Vector>(at.indicators.data(),
-                                                  static_cast<Eigen::Index>(at.indicators.size()));
+    config.indicators0 = vector_of(at.indicators);
     config.input_history = at.inputs;
     config.publish_first_state = false;
   }

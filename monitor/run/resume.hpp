@@ -51,14 +51,19 @@ struct ResumedPartitionedRun {
 // A double option as the checkpoint compares it ("--tolerance"): the shortest exact form.
 std::string option_value(double v);
 
-// DIR holds a resumable partitioned run (else a chain, or nothing: prepare_resume says).
-bool resumes_partitioned(const std::filesystem::path& dir);
-
-// Read DIR's checkpoint and scenario copy and check them against each other, against
-// trajectory.csv and against the command line. Everything wrong is an InputError (exit 2)
-// naming the file and field or option.
-ResumedRun prepare_resume(const ResumeRequest& request);
-ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& request);
+// Reads DIR's checkpoint and checks it against the command line and the scenario copy; then
+// (prepare_*) against the scenario and trajectory.csv. Everything wrong is an InputError
+// (exit 2) naming the file and field or option. checkpoint.partitioned() says which to call.
+Checkpoint read_resumable(const ResumeRequest& request);
+ResumedRun prepare_resume(const ResumeRequest& request, Checkpoint checkpoint);
+ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& request,
+                                                 Checkpoint checkpoint);
+inline ResumedRun prepare_resume(const ResumeRequest& request) {
+  return prepare_resume(request, read_resumable(request));
+}
+inline ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& request) {
+  return prepare_partitioned_resume(request, read_resumable(request));
+}
 
 // The checkpoint a fresh run starts keeping: copies its scenario file to DIR/scenario.toml
 // and removes a checkpoint an earlier run left in DIR (it no longer describes DIR).
