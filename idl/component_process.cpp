@@ -18,12 +18,6 @@ unsigned reported_interface_version() {
   return idl::INTERFACE_VERSION;
 }
 
-std::string local_host_name() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 namespace {
 
 int serve_components(int argc, char** argv, const std::string& what,

@@ -18,7 +18,6 @@ namespace kausal {
 // The interface version this process reports. KAUSAL_TEST_INTERFACE_VERSION overrides it:
 // a test hook that lets the version check be exercised without building an old binary.
 unsigned reported_interface_version();
-std::string local_host_name();
 
 template <typename Skeleton>
 class ComponentServant : public Skeleton {

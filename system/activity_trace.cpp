@@ -1,9 +1,17 @@
 #include "system/activity_trace.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 
 namespace kausal {
+
+std::string local_host_name() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
 
 const char* kind_name(ActivityKind kind) {
   switch (kind) {

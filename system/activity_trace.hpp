@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -71,6 +72,9 @@ inline std::uint64_t monotonic_ns(std::chrono::steady_clock::time_point t) {
 inline std::uint64_t monotonic_ns() {
   return monotonic_ns(std::chrono::steady_clock::now());
 }
+
+// The name of this host, as traces and reports say where a component ran.
+std::string local_host_name();
 
 // Spans first, first + 1, ... of a trace; first may lie after the index asked for when the
 // spans in between were overwritten before they were read.

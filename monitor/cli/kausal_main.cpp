@@ -1,709 +1,41 @@
-// kausal: run a scenario under one method, or compare the methods (README.md, docs/model.md §3).
+// kausal: the command line. Parses and dispatches: runs are assembled as RunSpecs and run
+// through run() (monitor/cli/run_commands, monitor/run/run.hpp).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <csignal>
-#include <ctime>
-#include <filesystem>
 #include <iostream>
-#include <memory>
+#include <map>
 #include <optional>
-#include <sstream>
 
-#include "idl/component_servant.hpp"
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
-#include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/cli/certs_command.hpp"
-#include "monitor/deploy/animation_process.hpp"
-#include "monitor/deploy/process_deployment.hpp"
+#include "monitor/cli/model_commands.hpp"
+#include "monitor/cli/options.hpp"
+#include "monitor/cli/run_commands.hpp"
 #include "monitor/node/node_command.hpp"
-#include "monitor/record/progress_bar.hpp"
-#include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
-#include "monitor/record/trace_writer.hpp"
-#include "monitor/run/output_dir.hpp"
 #include "monitor/run/resume.hpp"
-#include "monitor/scenario/deploy_file.hpp"
-#include "monitor/sync/chain_driver.hpp"
-#include "monitor/sync/conservative.hpp"
-#include "monitor/sync/cosim_driver.hpp"
-#include "monitor/sync/optimistic.hpp"
-#include "monitor/sync/sequential.hpp"
-#include "system/model_registry.hpp"
+#include "monitor/run/run_control.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/sync/cosim_plan.hpp"
 
 namespace fs = std::filesystem;
 using namespace kausal;
 
 namespace {
 
-constexpr const char* kExitCodes =
-    "Exit codes: 0 ok, 1 simulation failed (or digests differ in compare), 2 bad input "
-    "(scenario, command line), 3 peer or transport failure, 4 interface version mismatch, "
-    "130 interrupted.";
-
-// One method with its variant, as run by `run` and listed by `compare`.
-struct MethodSpec {
-  SyncMethod method = SyncMethod::sequential;
-  Guarantee guarantee = Guarantee::none;  // conservative: step or lookahead
-
-  // "conservative/lookahead" (as RunResult::label()) and its directory "conservative-lookahead".
-  std::string label() const { return method_label(method, guarantee); }
-  std::string dir() const {
-    std::string d = label();
-    std::replace(d.begin(), d.end(), '/', '-');
-    return d;
-  }
-};
-
-const std::vector<MethodSpec> kCompared = {{SyncMethod::sequential, Guarantee::none},
-                                           {SyncMethod::conservative, Guarantee::step},
-                                           {SyncMethod::conservative, Guarantee::lookahead},
-                                           {SyncMethod::optimistic, Guarantee::none}};
-
-struct Options {
-  std::string scenario;
-  SyncMethod method = SyncMethod::sequential;
-  Guarantee guarantee = Guarantee::step;  // conservative runs only
-  std::size_t batch = OptimisticOptions{}.batch_size;
-  std::uint64_t window = OptimisticOptions{}.window;
-  bool check_guarantees = false;
-  bool rollback_check = false;
-  std::string out;
-  unsigned call_timeout_ms = 3000;
-  unsigned startup_timeout_ms = 10000;
-  std::string pin = "cores";
-  bool animate = false;
-  std::string animate_until = "window-closed";
-  TraceOptions trace;
-  std::string layout = "process";                  // run
-  std::vector<std::string> layouts = {"process"};  // compare
-  std::size_t repeat = 1;                          // compare: runs of each method
-  std::optional<double> tolerance;                 // partitioned, optimistic
-  bool window_given = false;                       // else each model kind's own default
-  bool method_given = false;                       // else a partitioned scenario's run.method
-  bool layout_given = false;
-  std::string resume;  // run --resume DIR
-  // How the monitor and the components it starts talk: the address the monitor serves on,
-  // an emulated link delay, TLS (call timeouts are call_timeout_ms above).
-  OrbSettings transport;
-  std::string deploy;  // deployment file: components on node agents (docs/multi-host.md)
-  std::optional<DeployFile> deploy_file;  // loaded from it before the run
-  std::string naming;                     // the naming service the nodes registered in
-  // Bounds of a run (docs/scenarios.md, "Limits"): what it may write, what it may start; an
-  // --out in use only with --force.
-  ScenarioLimits limits;
-  std::size_t max_processes = kDefaultMaxProcesses;
-  bool force = false;
-};
-
-fs::path executable_dir() {
-  return fs::read_symlink("/proc/self/exe").parent_path();
-}
-
-// runs/<name>-<what>-<YYYYmmdd-HHMMSS>, with -2, -3, ... if that exists already.
-fs::path fresh_run_dir(const std::string& name, const std::string& what) {
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-  const fs::path base = fs::path("runs") / (name + "-" + what + "-" + stamp);
-  fs::path dir = base;
-  for (int k = 2; fs::exists(dir); ++k) dir = base.string() + "-" + std::to_string(k);
-  return dir;
-}
-
-// --out (or a fresh directory), made and checked before anything starts.
-fs::path output_dir(const Options& o, const std::string& name, const std::string& what) {
-  const fs::path out = o.out.empty() ? fresh_run_dir(name, what) : fs::path(o.out);
-  prepare_output_dir(out, o.force);
-  return out;
-}
-
 void on_interrupt(int) {
   // A second Ctrl-C ends the process at once (children die with it: PR_SET_PDEATHSIG).
   if (InterruptFlag::flag().exchange(true)) _exit(static_cast<int>(ExitCode::interrupted));
 }
 
-// --deploy: the deployment file, and the nodes it names resolved once per command. Every
-// deployment of the command gets its own run id on the nodes.
-class DeployContext {
- public:
-  // o as prepare_deployment() left it: the file read, the naming service settled.
-  explicit DeployContext(const Options& o)
-      : file_(o.deploy_file), naming_(o.naming), monitor_host_(o.transport.host) {}
-
-  // Null without --deploy. Otherwise resolves every node of the file (once) and checks that
-  // each can reach the monitor.
-  std::shared_ptr<const RemotePlacement> placement(OrbRuntime& orb) {
-    if (!file_) return nullptr;
-    if (!nodes_) {
-      nodes_ = std::make_shared<NodeDirectory>(orb, naming_);
-      for (const auto& rule : file_->nodes) {
-        const auto node = nodes_->node(rule.node, file_->file + ":" + std::to_string(rule.line));
-        if (is_loopback(monitor_host_) && !is_loopback(node->address))
-          throw InputError("command line: the monitor serves on " + monitor_host_ +
-                           ", which node " + node->name + " (" + node->address +
-                           ") cannot reach: give --host ADDRESS (or monitor_host in " +
-                           file_->file + ")");
-      }
-    }
-    return std::make_shared<RemotePlacement>(RemotePlacement{*file_, nodes_, new_run_id()});
-  }
-
- private:
-  static bool is_loopback(const std::string& address) {
-    return address.rfind("127.", 0) == 0 || address == "localhost" || address == "::1";
-  }
-
-  std::optional<DeployFile> file_;
-  std::string naming_, monitor_host_;
-  std::shared_ptr<NodeDirectory> nodes_;
-};
-
-// The ORB is created on first use and lives until exit (omniORB allows one per process).
-// The monitor serves too: optimistic Integrators deliver their batches to its StateSink.
-class OrbOnDemand {
- public:
-  explicit OrbOnDemand(const Options& o) : settings_(o.transport), deploy_(o) {
-    // The monitor waits a second longer than its components do, so that a hung System
-    // is reported by its Integrator (naming the System) before the monitor gives up.
-    settings_.call_timeout_ms = o.call_timeout_ms + 1000;
-  }
-  ~OrbOnDemand() {
-    orb_.reset();
-    std::error_code ignored;
-    if (!socket_dir_.empty()) fs::remove_all(socket_dir_, ignored);
-  }
-  // Where the components of a deployment start: null (here) without --deploy.
-  std::shared_ptr<const RemotePlacement> placement() { return deploy_.placement(get()); }
-
-  OrbRuntime& get() {
-    if (!orb_) {
-      char dir[] = "/tmp/kausal-monitor-XXXXXX";
-      if (!mkdtemp(dir)) throw PeerError("monitor", "cannot create a socket directory in /tmp");
-      socket_dir_ = dir;
-      OrbSettings s = settings_;
-      if (unix_sockets_allowed(s)) s.unix_socket = (socket_dir_ / "monitor").string();
-      orb_ = std::make_unique<OrbRuntime>(s);
-    }
-    return *orb_;
-  }
-
- private:
-  OrbSettings settings_;
-  DeployContext deploy_;
-  fs::path socket_dir_;
-  std::unique_ptr<OrbRuntime> orb_;
-};
-
-// How the components of one deployment start, here or (--deploy) on the nodes.
-LaunchOptions launch_options(const Options& o, const fs::path& out, Layout layout,
-                             std::vector<int> cpus, OrbOnDemand& orb) {
-  LaunchOptions launch;
-  launch.bin_dir = executable_dir();
-  launch.log_dir = out / "logs";
-  launch.call_timeout_ms = o.call_timeout_ms;
-  launch.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
-  launch.cpus = std::move(cpus);
-  launch.layout = layout;
-  launch.link_delay_us = o.transport.link_delay_us;
-  launch.tls = o.transport.tls;
-  launch.remote = orb.placement();
-  launch.max_processes = o.max_processes;
-  return launch;
-}
-
-std::unique_ptr<ChainStepper> make_distributed_stepper(const MethodSpec& m, const Scenario& s,
-                                                       Deployment& deployment, const Options& o,
-                                                       const std::vector<int>& cpus,
-                                                       const ChainStart* from) {
-  if (m.method == SyncMethod::optimistic)
-    return std::make_unique<OptimisticStepper>(deployment, s, OptimisticOptions{o.batch, o.window},
-                                               from ? from->step : 0);
-  return std::make_unique<ConservativeStepper>(deployment, s,
-                                               ConservativeOptions{m.guarantee, cpus});
-}
-
-// Ends the live feed of a run: what it could not deliver is reported, never fatal.
-void finish_feed(std::unique_ptr<AnimationFeed>& feed, const RunResult& result) {
-  if (!feed) return;
-  const std::uint64_t dropped =
-      feed->finish(to_string(result.status), result.wall_s, std::chrono::seconds(2));
-  std::cerr << "kausal: animation: " << dropped << " frames dropped"
-            << (feed->view_lost() ? " (the window was closed)" : "") << "\n";
-  feed.reset();
-}
-
-// What a resume must keep of a run (checkpoint.json).
-RunSetup run_setup(const Scenario& s, const MethodSpec& m, const Options& o, Layout layout) {
-  const bool optimistic = m.method == SyncMethod::optimistic;
-  return {s.file,
-          m.method,
-          m.guarantee,
-          m.method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout},
-          optimistic ? o.batch : 0,
-          optimistic ? o.window : 0,
-          o.check_guarantees,
-          o.rollback_check,
-          0.0,
-          o.pin,
-          o.call_timeout_ms};
-}
-
-// Closes the run's trace.json (opened before the first step; now if the run never got
-// there) and writes summary.json, which reports what the trace holds. A trace that cannot
-// be written still leaves the summary behind.
-void write_run_files(std::optional<TraceFile>& trace, const fs::path& out,
-                     const TraceOptions& options, RunResult& result) {
-  std::optional<InputError> trace_error;
-  try {
-    if (!trace) trace.emplace(out / "trace.json", options);
-    trace->finish(result);
-  } catch (const InputError& e) {
-    trace_error = e;
-  }
-  write_summary_json(result, out / "summary.json");
-  if (trace_error) throw *trace_error;
-}
-
-RunResult execute(const Scenario& s, const MethodSpec& m, const fs::path& out, const Options& o,
-                  OrbOnDemand& orb, Layout layout, AnimationProcess* animation,
-                  const ResumedRun* resumed = nullptr) {
-  fs::create_directories(out);
-  const auto recording = open_recorder(s, out, resumed);
-  TrajectoryRecorder& recorder = *recording;
-  Checkpointer checkpoints(out, resumed ? resumed_checkpoint(*resumed)
-                                        : fresh_checkpoint(s, run_setup(s, m, o, layout), out));
-  DriveOptions drive{o.check_guarantees, nullptr, resumed ? &resumed->start : nullptr,
-                     &checkpoints};
-  ProgressBar progress(to_string(m.method), stderr_is_terminal());
-  const std::string label = m.label();
-  std::unique_ptr<AnimationFeed> feed;
-  std::optional<TraceFile> trace;  // its origin: just before the first step
-  RunResult result;
-  try {
-    if (m.method == SyncMethod::sequential) {
-      trace.emplace(out / "trace.json", o.trace);
-      SequentialStepper stepper(s);
-      if (animation) feed = animation->begin_run(s, label, {"sequential"}, monotonic_ns());
-      drive.check_guarantees = false;
-      drive.observer = feed.get();
-      result = drive_chain(s, m.method, stepper, recorder, progress, drive);
-      finish_feed(feed, result);
-    } else {
-      const std::vector<int> cpus = o.pin == "cores" ? available_cpus() : std::vector<int>{};
-      const LaunchOptions launch = launch_options(o, out, layout, cpus, orb);
-      ProcessDeployment deployment(chain_deployment(s, o.rollback_check, drive.from), orb.get(),
-                                   launch);
-      if (animation) {
-        std::vector<std::string> strips{"monitor"};
-        for (const auto& name : deployment.component_names()) strips.push_back(name);
-        feed = animation->begin_run(s, label, strips, monotonic_ns());
-        deployment.observe(animation->view());
-      }
-      trace.emplace(out / "trace.json", o.trace);
-      trace->track("monitor", ComponentRole::monitor, local_host_name(),
-                   static_cast<long>(getpid()));
-      auto stepper = make_distributed_stepper(m, s, deployment, o, cpus, drive.from);
-      TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
-      collector.add_local("monitor", ComponentRole::monitor, stepper->monitor_calls());
-      for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
-      drive.observer = &collector;
-      result = drive_chain(s, m.method, *stepper, recorder, progress, drive);
-      collector.finish();
-      finish_feed(feed, result);
-      result.placement = o.pin;
-      if (result.status == RunStatus::failed) result.error += deployment.post_mortem();
-      stepper.reset();
-      // After a failure a hung peer would never act on a polite shutdown: the deployment's
-      // destructor ends every child by signal and reaps it.
-      if (result.completed()) deployment.shutdown();
-    }
-  } catch (const Error& e) {
-    result = failed_before_start(s, m.method, e);
-  }
-  result.guarantee = m.guarantee;
-  // Sequential deploys no components: it has no layout.
-  result.layout = m.method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout};
-  if (m.method == SyncMethod::optimistic) {
-    result.batch_size = o.batch;
-    result.window = o.window;
-  }
-  if (o.deploy_file && result.layout) result.deployment = o.deploy_file->file;
-  if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
-  write_run_files(trace, out, o.trace, result);
-  return result;
-}
-
-// The live view runs on the monitor's host and talks the way the monitor does.
-OrbSettings animation_orb_settings(const Options& o) {
-  OrbSettings s = o.transport;
-  s.host = "127.0.0.1";
-  s.call_timeout_ms = o.call_timeout_ms;
-  return s;
-}
-
-// --animate: refused (exit 2) before the run when no window can be shown, unless the window
-// was only to last until the run ends: then the run goes on without it. Either way the
-// terminal says why.
-std::unique_ptr<AnimationProcess> start_animation(const Options& o, OrbOnDemand& orb,
-                                                  const fs::path& out) {
-  if (!o.animate) return nullptr;
-  std::string why = missing_display();
-  if (why.empty()) {
-    try {
-      return std::make_unique<AnimationProcess>(
-          orb.get(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
-          animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
-    } catch (const PeerError& e) {
-      why = std::string("the animation could not open its window: ") + e.what();
-    }
-  }
-  if (o.animate_until == "window-closed")
-    throw InputError("command line: --animate: " + why +
-                     ". Run without --animate (kausal-animation OUT replays a run later), or "
-                     "with --animate-until run-end to run without the window");
-  std::cerr << "kausal: --animate: " << why << "; the run goes on without the animation\n";
-  return nullptr;
-}
-
-// --animate-until window-closed: the view keeps playing after the run; wait for the user
-// (unless the platform shows no window that could be closed).
-void hold_animation(const Options& o, std::unique_ptr<AnimationProcess>& animation) {
-  if (!animation) return;
-  if (o.animate_until == "window-closed" && animation->running()) {
-    if (windowless_platform()) {
-      std::cerr << "kausal: the animation has no window to close (QT_QPA_PLATFORM="
-                << std::getenv("QT_QPA_PLATFORM") << "): it ends with the run\n";
-    } else {
-      std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
-      animation->wait_until_closed([] { return InterruptFlag::flag().load(); });
-    }
-  }
-  animation.reset();  // closes it if it is still open
-}
-
-// The runs of a comparison as they end, each announced by a line: compare takes a while.
-class ComparisonRuns {
- public:
-  ComparisonRuns(const std::string& file, std::size_t total, bool several_layouts)
-      : total_(total), several_layouts_(several_layouts) {
-    std::cout << "kausal compare · " << file << " · " << total << " runs" << std::endl;
-  }
-  void add(const RunResult& r, const fs::path& dir, std::size_t round) {
-    runs_.push_back({r, dir, round});
-    std::cout << format_finished_run(runs_.back().result, several_layouts_, runs_.front().result,
-                                     runs_.size(), total_)
-              << std::endl;
-  }
-  bool failed() const { return !runs_.empty() && !runs_.back().result.completed(); }
-  const std::vector<ReportRun>& all() const { return runs_; }
-
- private:
-  std::size_t total_;
-  bool several_layouts_;
-  std::vector<ReportRun> runs_;
-};
-
-// OUT/[LAYOUT/]METHOD[/ROUND]: `layout` empty for one layout and for sequential, rounds
-// numbered from 1 when there are several.
-fs::path comparison_dir(const fs::path& out, const std::string& layout, const std::string& method,
-                        std::size_t round, std::size_t rounds) {
-  const fs::path dir = (layout.empty() ? out : out / layout) / method;
-  return rounds > 1 ? dir / std::to_string(round + 1) : dir;
-}
-
-// The table on the terminal, OUT/comparison.json and OUT/report.html, for chains and
-// partitioned models alike.
-void present_comparison(const std::string& file, const std::string& setup,
-                        const std::vector<ReportRun>& runs, const fs::path& out) {
-  const auto rows = report_rows(runs);
-  std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
-            << format_comparison(rows) << "\noutput: " << out.string() << "\n";
-  write_comparison_json(rows, out / "comparison.json");
-  ReportOptions report{out, executable_dir() / "kausal-animation", file, setup, {}};
-  report.progress = [](std::size_t k, std::size_t n, const std::string& what) {
-    std::cout << "report: [" << k << "/" << n << "] " << what << std::endl;
-  };
-  const auto warnings = write_report(runs, report);
-  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
-  std::cout << "report: " << (out / "report.html").string() << "\n";
-}
-
-// The exit code of a comparison: the first failed run's, or 1 if a digest differs from the
-// reference's — except an optimistic run with a prediction tolerance, which may differ.
-int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
-  const RunResult& reference = runs.front().result;
-  for (const auto& [r, dir, round] : runs) {
-    if (!r.completed()) {
-      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
-      return static_cast<int>(r.exit_code);
-    }
-    if (r.trajectory_sha256 == reference.trajectory_sha256) continue;
-    if (r.method == SyncMethod::optimistic && tolerance > 0) {
-      std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
-                << "tolerance of " << tolerance << " allows\n";
-      continue;
-    }
-    std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
-              << reference.label() << " (a bug: methods must agree bit for bit)\n";
-    return static_cast<int>(ExitCode::simulation_failed);
-  }
-  return 0;
-}
-
-// The end of one `kausal run`: the summary on stdout, the error on stderr, the animation
-// held as asked; the run's exit code.
-int finish_run(const Options& o, const RunResult& r, const fs::path& out,
-               std::unique_ptr<AnimationProcess>& animation) {
-  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
-  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
-  hold_animation(o, animation);
-  return static_cast<int>(r.exit_code);
-}
-
-// ---- partitioned models (docs/model.md §4) ----
-
-CosimMode cosim_mode(const Options& o, const CosimScenario& s, SyncMethod method) {
-  CosimMode mode;
-  mode.speculate = method == SyncMethod::optimistic;
-  mode.tolerance = o.tolerance.value_or(s.tolerance);
-  mode.window = o.window_given ? o.window : CosimMode{}.window;
-  mode.rollback_check = o.rollback_check && method != SyncMethod::sequential;
-  return mode;
-}
-
-// What a resume must keep of a partitioned run (checkpoint.json).
-RunSetup run_setup(const CosimScenario& s, SyncMethod method, const CosimMode& mode,
-                   const Options& o, Layout layout) {
-  const bool optimistic = method == SyncMethod::optimistic;
-  return {s.file,
-          method,
-          Guarantee::none,
-          method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout},
-          0,
-          optimistic ? mode.window : 0,
-          false,
-          mode.rollback_check,
-          optimistic ? mode.tolerance : 0.0,
-          o.pin,
-          o.call_timeout_ms};
-}
-
-// A partitioned model's run, fresh or resumed; with `animation`, shown live as plots (as
-// execute() shows a chain's run: the same feed, strips and horizon).
-RunResult execute_partitioned(const CosimScenario& s, SyncMethod method, const fs::path& out,
-                              const Options& o, OrbOnDemand& orb, Layout layout,
-                              AnimationProcess* animation,
-                              const ResumedPartitionedRun* resumed = nullptr) {
-  fs::create_directories(out);
-  const CosimMode mode = cosim_mode(o, s, method);
-  CosimPlan plan = plan_cosim(s, mode);
-  if (resumed) resumed->apply_to(plan);
-  const fs::path csv = out / "trajectory.csv";
-  CosimRecorder recorder =
-      resumed ? CosimRecorder(csv, s, plan, resumed->checkpoint.partitions().recorder)
-              : CosimRecorder(csv, s, plan);
-  Checkpointer checkpoints(
-      out, resumed ? resumed_checkpoint(*resumed)
-                   : fresh_checkpoint(s, run_setup(s, method, mode, o, layout), out));
-  CosimWatchers watchers{nullptr, &checkpoints};
-  ProgressBar progress(to_string(method), stderr_is_terminal());
-  const std::string label = to_string(method);
-  std::unique_ptr<AnimationFeed> feed;
-  std::optional<TraceFile> trace;
-  RunResult result;
-  try {
-    if (method == SyncMethod::sequential) {
-      trace.emplace(out / "trace.json", o.trace);
-      if (animation) feed = animation->begin_run(s, plan, label, {"sequential"}, monotonic_ns());
-      watchers.observer = feed.get();
-      result = run_cosim_sequential(s, plan, recorder, progress, watchers);
-      finish_feed(feed, result);
-    } else {
-      const LaunchOptions launch = launch_options(
-          o, out, layout, o.pin == "cores" ? available_cpus() : std::vector<int>{}, orb);
-      ProcessDeployment deployment(partitioned_deployment(s, plan), orb.get(), launch);
-      if (animation) {
-        std::vector<std::string> strips{"monitor"};
-        for (const auto& name : deployment.component_names()) strips.push_back(name);
-        feed = animation->begin_run(s, plan, label, strips, monotonic_ns());
-        deployment.observe(animation->view());
-      }
-      trace.emplace(out / "trace.json", o.trace);
-      trace->track("monitor", ComponentRole::monitor, local_host_name(),
-                   static_cast<long>(getpid()));
-      TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
-      for (auto& source : deployment.trace_sources()) collector.add(std::move(source));
-      watchers.observer = &collector;
-      result = run_cosim_distributed(s, method, plan, deployment, recorder, progress, watchers);
-      collector.finish();
-      finish_feed(feed, result);
-      result.layout = layout;
-      result.placement = o.pin;
-      if (result.status == RunStatus::failed) result.error += deployment.post_mortem();
-      if (result.completed()) deployment.shutdown();
-    }
-  } catch (const Error& e) {
-    result = describe_cosim_run(s, method, mode);
-    result.end_with(e);
-  }
-  if (o.deploy_file && method != SyncMethod::sequential) result.deployment = o.deploy_file->file;
-  if (resumed) result.resumed_from = resumed_checkpoint(*resumed).resumed_from;
-  write_run_files(trace, out, o.trace, result);
-  return result;
-}
-
-int run_partitioned(const Options& o) {
-  const CosimScenario s = load_cosim_scenario(o.scenario, o.limits);
-  const SyncMethod method = o.method_given ? o.method : s.method;
-  if (o.tolerance && method != SyncMethod::optimistic)
-    throw InputError("command line: --tolerance applies to --method optimistic");
-  if (o.layout_given && method == SyncMethod::sequential)
-    throw InputError("command line: --layout applies to conservative and optimistic runs");
-  if (o.rollback_check && method == SyncMethod::sequential)
-    throw InputError(
-        "command line: --rollback-check applies to the Integrators of conservative and "
-        "optimistic runs");
-  const fs::path out = output_dir(o, s.name, to_string(method));
-  OrbOnDemand orb(o);
-  auto animation = start_animation(o, orb, out);
-  const RunResult r =
-      execute_partitioned(s, method, out, o, orb, parse_layout(o.layout), animation.get());
-  return finish_run(o, r, out, animation);
-}
-
-// Sequential, conservative and optimistic; with tolerance 0 every digest must agree, with a
-// tolerance the optimistic run may differ (by design, bounded by the tolerance).
-int compare_partitioned(const Options& o) {
-  const CosimScenario s = load_cosim_scenario(o.scenario, o.limits);
-  const fs::path out = output_dir(o, s.name, "compare");
-  const double tolerance = o.tolerance.value_or(s.tolerance);
-  OrbOnDemand orb(o);
-  auto animation = start_animation(o, orb, out);  // one view for every run, as for chains
-  const bool several_layouts = o.layouts.size() > 1;
-  ComparisonRuns runs(s.file, o.repeat * (1 + 2 * o.layouts.size()), several_layouts);
-  auto run_one = [&](SyncMethod method, const std::string& layout, std::size_t k) {
-    const fs::path where =
-        comparison_dir(out, several_layouts ? layout : "", to_string(method), k, o.repeat);
-    runs.add(execute_partitioned(s, method, where, o, orb, parse_layout(layout), animation.get()),
-             where, k);
-  };
-  for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
-    run_one(SyncMethod::sequential, "process", k);
-    for (const auto& name : o.layouts)
-      for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic})
-        if (!runs.failed()) run_one(method, name, k);
-  }
-  std::ostringstream setup;
-  setup << s.partitions.size() << " partitions, " << runs.all().front().result.integrator
-        << ", t_end " << s.t_end << " s, tolerance " << tolerance;
-  present_comparison(s.file, setup.str(), runs.all(), out);
-  hold_animation(o, animation);
-  return comparison_exit_code(runs.all(), tolerance);
-}
-
-// `kausal models [NAME]`: the registered models, or one with its ports and parameters.
-int models_command(const std::string& name) {
-  const ModelRegistry& registry = model_registry();
-  if (name.empty()) {
-    for (const auto& [model, info] : registry.all())
-      std::cout << "  " << model << std::string(model.size() < 22 ? 22 - model.size() : 1, ' ')
-                << info.summary << "\n";
-    std::cout << "kausal models NAME: its ports and parameters\n";
-    return 0;
-  }
-  const ModelInfo* info = registry.find(name);
-  if (!info) throw InputError("command line: no model '" + name + "' (kausal models lists them)");
-  // The ports need an instance: defaults, and 1 (or the nearest allowed value) where a
-  // parameter is required.
-  Parameters defaults;
-  for (const auto& p : info->parameters)
-    defaults.emplace_back(p.name,
-                          p.default_value ? *p.default_value : std::clamp(1.0, p.min, p.max));
-  auto join = [](const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out.empty() ? std::string("none") : out;
-  };
-  std::cout << name << ": " << info->summary << "\n";
-  try {
-    const Signature sig = registry.make(name, name, defaults)->signature();
-    std::cout << "  states   " << join(sig.states) << "\n  inputs   " << join(sig.inputs)
-              << "\n  outputs  " << join(sig.outputs) << "\n";
-  } catch (const ModelError&) {
-  }
-  std::cout << "  parameters:\n";
-  for (const auto& p : info->parameters) {
-    std::ostringstream d;
-    if (p.default_value)
-      d << "default " << *p.default_value;
-    else
-      d << "required";
-    std::cout << "    " << p.name << std::string(p.name.size() < 14 ? 14 - p.name.size() : 1, ' ')
-              << p.meaning << " (" << d.str() << ")\n";
-  }
-  return 0;
-}
-
-// The state of the monolithic model at t (partitions in order, as build_monolithic_model
-// stacks them), from a sequential run of the scenario up to t. InputError if t is not on
-// every partition's grid or beyond t_end.
-Vector state_at(CosimScenario s, double t) {
-  std::uint64_t ticks = 0;
-  const double k = t / s.tick;
-  if (!(t <= s.t_end) || std::abs(k - std::round(k)) > 1e-9 * std::max(1.0, k))
-    throw InputError("command line: --at must be a whole number of the smallest step, <= t_end");
-  ticks = static_cast<std::uint64_t>(std::round(k));
-  for (auto& p : s.partitions) {
-    if (ticks % p.ticks_per_step != 0)
-      throw InputError("command line: --at is not on the step grid of partition '" + p.name + "'");
-    p.steps = ticks / p.ticks_per_step;
-  }
-  s.ticks = ticks;
-  s.t_end = t;
-  const CosimPlan plan = plan_cosim(s, {});
-  CosimRecorder recorder("", s, plan, true);
-  RunControl quiet;
-  const RunResult r = run_cosim_sequential(s, plan, recorder, quiet);
-  if (!r.completed()) throw SimulationError("analyze --at: the run to t failed: " + r.error);
-  const auto& last = recorder.rows().back();
-  return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
-}
-
-// `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the Jacobian
-// of the whole coupled model at the initial state, or at T after a sequential run to it (nonlinear
-// models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
-int analyze_command(const std::string& file, std::optional<double> at) {
-  const ScenarioKind kind = scenario_kind(file);
-  if (!kind.partitioned)
-    throw InputError(kind.where +
-                     ": analyze needs a partitioned model ([[subsystem]] tables); this is a "
-                     "pendulum chain");
-  const CosimScenario s = load_cosim_scenario(file);
-  const auto model = build_monolithic_model(s);
-  Vector x = model->initial_state();
-  double t = s.t0();
-  if (at && *at > 0) {
-    x = state_at(s, *at);
-    t = *at;
-  }
-  Matrix J = Matrix::Zero(x.size(), x.size());
-  model->jacobian(t, x, Vector(), J);
-  std::vector<PartitionStepping> stepping;
-  for (const auto& p : s.partitions) stepping.push_back({p.method, p.h});
-  const PartitionReport report = analyze_partitions(J, partition_blocks(s), stepping);
-  std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
-            << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
-            << format_partition_report(report);
-  return 0;
-}
-
 // --deploy: the file is read before anything starts; its monitor_host applies unless --host
 // is given. A run that deploys nothing (sequential) or hosts everything in the monitor
 // (single) cannot use it.
-void prepare_deployment(const CLI::App& cmd, Options& o) {
+void prepare_deployment(bool is_run, Options& o) {
   if (o.deploy.empty()) {
     if (!o.naming.empty()) throw InputError("command line: --naming applies with --deploy");
     return;
@@ -716,73 +48,41 @@ void prepare_deployment(const CLI::App& cmd, Options& o) {
         "(or naming = \"...\" in " +
         o.deploy + ")");
   o.transport.plain_tcp_peer = naming_address(o.naming);
-  const bool host_given = cmd.get_option("--host")->count() > 0;
-  if (!host_given && !o.deploy_file->monitor_host.empty())
+  if (!o.was_given("--host") && !o.deploy_file->monitor_host.empty())
     o.transport.host = o.deploy_file->monitor_host;
-  const bool is_run = cmd.get_name() == "run";
-  if (is_run && o.method == SyncMethod::sequential && cmd.get_option("--method")->count() > 0)
+  if (is_run && o.method == SyncMethod::sequential && o.was_given("--method"))
     throw InputError(
         "command line: --deploy applies to conservative and optimistic runs "
         "(sequential runs in the monitor)");
-  const std::vector<std::string> layouts = is_run ? std::vector<std::string>{o.layout} : o.layouts;
-  for (const auto& l : layouts)
-    if (l == "single")
+  const std::vector<Layout> layouts = is_run ? std::vector<Layout>{o.layout} : o.layouts;
+  for (const Layout l : layouts)
+    if (l == Layout::single)
       throw InputError(
           "command line: --deploy starts processes on nodes; the single layout "
           "has none (use process or pendulum)");
 }
 
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
-void reject_chain_options(const CLI::App& cmd) {
-  auto given = [&](const char* name) {
-    const CLI::Option* opt = cmd.get_option_no_throw(name);
-    return opt && opt->count() > 0;
-  };
+void reject_chain_options(const Options& o) {
   for (const char* name : {"--guarantee", "--batch", "--check-guarantees"})
-    if (given(name))
+    if (o.was_given(name))
       throw InputError(std::string("command line: ") + name +
-                       " applies to pendulum-chain scenarios, not to partitioned models");
-}
-
-// Options that only mean something for another method are a mistake, not a no-op.
-void reject_options_of_other_methods(const CLI::App& run, const Options& o) {
-  auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
-  auto refuse = [](const std::string& what) { throw InputError("command line: " + what); };
-  if (given("--guarantee") && o.method != SyncMethod::conservative)
-    refuse("--guarantee applies to --method conservative");
-  if (o.check_guarantees &&
-      !(o.method == SyncMethod::conservative && o.guarantee == Guarantee::lookahead))
-    refuse("--check-guarantees applies to --method conservative --guarantee lookahead");
-  if ((given("--batch") || given("--window")) && o.method != SyncMethod::optimistic)
-    refuse("--batch and --window apply to --method optimistic");
-  if (o.rollback_check && o.method == SyncMethod::sequential)
-    refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
-  if (given("--layout") && o.method == SyncMethod::sequential)
-    refuse(
-        "--layout applies to --method conservative and optimistic (sequential deploys no "
-        "components)");
-}
-
-int run_command(const Options& o) {
-  if (is_partitioned_scenario(o.scenario)) return run_partitioned(o);
-  const Scenario s = load_scenario(o.scenario, o.limits);
-  const MethodSpec m{o.method,
-                     o.method == SyncMethod::conservative ? o.guarantee : Guarantee::none};
-  const fs::path out = output_dir(o, s.name, to_string(o.method));
-  OrbOnDemand orb(o);
-  auto animation = start_animation(o, orb, out);
-  const RunResult r = execute(s, m, out, o, orb, parse_layout(o.layout), animation.get());
-  return finish_run(o, r, out, animation);
+                       " applies to pendulum-chain scenarios, not to partitioned models" +
+                       (name == std::string("--batch")
+                            ? " (a partition ships its final steps in batches of its own)"
+                            : " (a conservative partition already steps by itself as far as "
+                              "its final inputs reach: docs/architecture.md, \"Lookahead is "
+                              "built in\")"));
 }
 
 // Options that would change what a resumed run computes, with the values the command line
 // gave (checked against the checkpoint: prepare_resume).
-ResumeRequest resume_request(const CLI::App& run, const Options& o) {
+ResumeRequest resume_request(const Options& o) {
   ResumeRequest r{o.resume, o.scenario, {}, o.limits};
   const std::map<std::string, std::string> values = {
       {"--method", to_string(o.method)},
       {"--guarantee", to_string(o.guarantee)},
-      {"--layout", o.layout},
+      {"--layout", to_string(o.layout)},
       {"--batch", std::to_string(o.batch)},
       {"--window", std::to_string(o.window)},
       {"--check-guarantees", o.check_guarantees ? "true" : "false"},
@@ -791,97 +91,8 @@ ResumeRequest resume_request(const CLI::App& run, const Options& o) {
       {"--force", "true"},
       {"--tolerance", option_value(o.tolerance.value_or(0.0))}};
   for (const auto& [name, value] : values)
-    if (run.get_option(name)->count() > 0) r.given[name] = value;
+    if (o.was_given(name)) r.given[name] = value;
   return r;
-}
-
-// kausal run --resume DIR: the run as stored in DIR's checkpoint, continued from its last
-// committed step; transport options come from this command line.
-// A partitioned model's run continued from DIR's checkpoint.
-int resume_partitioned(Options o, const ResumeRequest& request, Checkpoint checkpoint) {
-  const ResumedPartitionedRun resumed = prepare_partitioned_resume(request, std::move(checkpoint));
-  if (resumed.complete()) {
-    std::cout << "kausal: nothing to resume: " << o.resume << " has recorded all "
-              << resumed.scenario.ticks << " ticks\n";
-    return 0;
-  }
-  const RunSetup& setup = resumed.checkpoint.setup;
-  o.layout = to_string(setup.layout.value_or(Layout::process));
-  o.window_given = setup.method == SyncMethod::optimistic;
-  o.window = setup.window;
-  o.tolerance = setup.tolerance;
-  o.rollback_check = setup.rollback_check;
-  keep_previous_attempt(o.resume);
-  OrbOnDemand orb(o);
-  auto animation = start_animation(o, orb, o.resume);
-  const RunResult r = execute_partitioned(resumed.scenario, setup.method, o.resume, o, orb,
-                                          parse_layout(o.layout), animation.get(), &resumed);
-  return finish_run(o, r, o.resume, animation);
-}
-
-int resume_command(Options o, const CLI::App& run) {
-  const ResumeRequest request = resume_request(run, o);
-  Checkpoint checkpoint = read_resumable(request);
-  if (checkpoint.partitioned())
-    return resume_partitioned(std::move(o), request, std::move(checkpoint));
-  const ResumedRun resumed = prepare_resume(request, std::move(checkpoint));
-  if (resumed.complete()) {
-    std::cout << "kausal: nothing to resume: " << o.resume << " has committed all "
-              << resumed.scenario.steps << " steps\n";
-    return 0;
-  }
-  const RunSetup& setup = resumed.checkpoint.setup;
-  o.method = setup.method;
-  o.guarantee = setup.guarantee;
-  o.layout = to_string(setup.layout.value_or(Layout::process));
-  if (setup.method == SyncMethod::optimistic) {
-    o.batch = setup.batch;
-    o.window = setup.window;
-  }
-  o.check_guarantees = setup.check_guarantees;
-  o.rollback_check = setup.rollback_check;
-  keep_previous_attempt(o.resume);
-  const MethodSpec m{o.method, setup.guarantee};
-  OrbOnDemand orb(o);
-  auto animation = start_animation(o, orb, o.resume);
-  const RunResult r = execute(resumed.scenario, m, o.resume, o, orb, parse_layout(o.layout),
-                              animation.get(), &resumed);
-  return finish_run(o, r, o.resume, animation);
-}
-
-int compare_command(const Options& o) {
-  if (is_partitioned_scenario(o.scenario)) return compare_partitioned(o);
-  const Scenario s = load_scenario(o.scenario, o.limits);
-  const fs::path out = output_dir(o, s.name, "compare");
-  OrbOnDemand orb(o);
-  auto animation = start_animation(o, orb, out);
-  // Every method in every layout listed; sequential (no components, no layout) once.
-  // One layout: <out>/<method>, as before layouts existed; several: <out>/<layout>/<method>.
-  std::vector<Layout> layouts;
-  for (const auto& name : o.layouts) {
-    const Layout l = parse_layout(name);
-    if (std::find(layouts.begin(), layouts.end(), l) == layouts.end()) layouts.push_back(l);
-  }
-  const bool several_layouts = layouts.size() > 1;
-  ComparisonRuns runs(s.file, o.repeat * (1 + layouts.size() * (kCompared.size() - 1)),
-                      several_layouts);
-  auto run_one = [&](const MethodSpec& m, Layout l, std::size_t k) {
-    const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
-    const fs::path where = comparison_dir(out, own_dir ? to_string(l) : "", m.dir(), k, o.repeat);
-    runs.add(execute(s, m, where, o, orb, l, animation.get()), where, k);
-  };
-  for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
-    run_one(kCompared.front(), layouts.front(), k);
-    for (const Layout l : layouts)
-      for (const auto& m : kCompared)
-        if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, l, k);
-  }
-  std::ostringstream setup;
-  setup << s.pendulums() << " pendulums, " << ode_method_name(s.method) << ", " << s.steps
-        << " steps of " << s.h << " s";
-  present_comparison(s.file, setup.str(), runs.all(), out);
-  hold_animation(o, animation);
-  return comparison_exit_code(runs.all(), 0);
 }
 
 // Where the monitor serves and how every process of the run talks (docs/multi-host.md).
@@ -990,14 +201,15 @@ void add_common(CLI::App* cmd, Options& o) {
                   "component is found within this + 1 s")
       ->capture_default_str()
       ->check(CLI::Range(10u, 3'600'000u));
-  cmd->add_option("--pin", o.pin,
-                  "cores: pin each pendulum's processes (layout process: its System and "
-                  "Integrator; pendulum: its kausal-pendulum) and, conservative, the monitor "
-                  "thread that calls them to one CPU, pendulum i on CPU i mod #CPUs; layout "
-                  "single: only the conservative monitor lanes are pinned, and pendulum i "
-                  "computes on its lane's CPU; none: the OS places everything (conservative: "
-                  "one monitor thread per component)")
-      ->capture_default_str()
+  cmd->add_option_function<std::string>(
+         "--pin", [&o](const std::string& v) { o.pin = *pinning_named(v); },
+         "cores: pin each pendulum's processes (layout process: its System and "
+         "Integrator; pendulum: its kausal-pendulum) and, conservative, the monitor "
+         "thread that calls them to one CPU, pendulum i on CPU i mod #CPUs; layout "
+         "single: only the conservative monitor lanes are pinned, and pendulum i "
+         "computes on its lane's CPU; none: the OS places everything (conservative: "
+         "one monitor thread per component)")
+      ->default_str("cores")
       ->check(CLI::IsMember({"cores", "none"}));
   cmd->add_option("--startup-timeout", o.startup_timeout_ms,
                   "ms all component processes together may take to start")
@@ -1012,10 +224,14 @@ void add_common(CLI::App* cmd, Options& o) {
                 "every model kind. Needs a display (DISPLAY or WAYLAND_DISPLAY): without one it "
                 "is refused (exit 2) before the run, or with --animate-until run-end the run "
                 "goes on without it");
-  cmd->add_option("--animate-until", o.animate_until,
-                  "window-closed: kausal waits until the animation window is closed; run-end: "
-                  "the window closes when the run (compare: the last run) ends")
-      ->capture_default_str()
+  cmd->add_option_function<std::string>(
+         "--animate-until",
+         [&o](const std::string& v) {
+           o.animate_until = v == "run-end" ? AnimateUntil::run_end : AnimateUntil::window_closed;
+         },
+         "window-closed: kausal waits until the animation window is closed; run-end: "
+         "the window closes when the run (compare: the last run) ends")
+      ->default_str("window-closed")
       ->check(CLI::IsMember({"window-closed", "run-end"}));
   cmd->add_option_function<std::string>(
          "--trace",
@@ -1080,12 +296,13 @@ int main(int argc, char** argv) {
                   "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains "
                   "and partitioned models alike (docs/architecture.md, \"Checkpoints and "
                   "resume\")");
-  run->add_option("--layout", o.layout,
-                  "conservative and optimistic: process: one process per System and per "
-                  "Integrator; pendulum: one process per pendulum hosting both; single: every "
-                  "servant in the kausal process itself (calls still through the ORB, as "
-                  "collocated calls)")
-      ->capture_default_str()
+  run->add_option_function<std::string>(
+         "--layout", [&o](const std::string& v) { o.layout = parse_layout(v); },
+         "conservative and optimistic: process: one process per System and per "
+         "Integrator; pendulum: one process per pendulum hosting both; single: every "
+         "servant in the kausal process itself (calls still through the ORB, as "
+         "collocated calls)")
+      ->default_str("process")
       ->check(CLI::IsMember({"process", "pendulum", "single"}));
 
   CLI::App* compare = app.add_subcommand(
@@ -1098,11 +315,20 @@ int main(int argc, char** argv) {
       "on one time axis) and every run's trace.json (Perfetto)");
   add_common(compare, o);
   compare
-      ->add_option("--layout", o.layouts,
-                   "comma-separated layouts (process, pendulum, single; see run --help): "
-                   "every method runs in every layout listed, sequential once")
+      ->add_option_function<std::vector<std::string>>(
+          "--layout",
+          [&o](const std::vector<std::string>& names) {
+            o.layouts.clear();
+            for (const auto& name : names) {
+              const Layout l = parse_layout(name);
+              if (std::find(o.layouts.begin(), o.layouts.end(), l) == o.layouts.end())
+                o.layouts.push_back(l);
+            }
+          },
+          "comma-separated layouts (process, pendulum, single; see run --help): "
+          "every method runs in every layout listed, sequential once")
       ->delimiter(',')
-      ->capture_default_str()
+      ->default_str("process")
       ->check(CLI::IsMember({"process", "pendulum", "single"}));
   compare
       ->add_option("--repeat", o.repeat,
@@ -1166,22 +392,18 @@ int main(int argc, char** argv) {
   try {
     if (models->parsed()) return models_command(model_name);
     if (certs->parsed()) return certs_command(certs_options);
-    o.window_given = (run->parsed() ? run : compare)->get_option("--window")->count() > 0;
-    o.method_given = run->parsed() && run->get_option("--method")->count() > 0;
-    o.layout_given = run->parsed() && run->get_option("--layout")->count() > 0;
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
     const CLI::App* used = run->parsed() ? run : compare;
-    prepare_deployment(*used, o);
-    if (run->parsed() && !o.resume.empty()) return resume_command(o, *run);
+    for (const CLI::Option* option : used->get_options())
+      if (option->count() > 0) o.given.insert(option->get_name());
+    prepare_deployment(run->parsed(), o);
+    if (run->parsed() && !o.resume.empty()) return resume_command(o, resume_request(o));
     if (o.scenario.empty()) throw InputError("command line: scenario is required (or --resume)");
-    if (is_partitioned_scenario(o.scenario)) {
-      reject_chain_options(*used);
-    } else {
-      if (used->get_option("--tolerance")->count() > 0)
-        throw InputError("command line: --tolerance applies to partitioned models");
-      if (run->parsed()) reject_options_of_other_methods(*run, o);
-    }
-    if (used->get_option("--animate-until")->count() > 0 && !o.animate)
+    if (is_partitioned_scenario(o.scenario))
+      reject_chain_options(o);
+    else if (o.tolerance)
+      throw InputError("command line: --tolerance applies to partitioned models");
+    if (o.was_given("--animate-until") && !o.animate)
       throw InputError("command line: --animate-until applies with --animate");
     return run->parsed() ? run_command(o) : compare_command(o);
   } catch (const Error& e) {

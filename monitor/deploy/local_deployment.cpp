@@ -94,6 +94,12 @@ IntegratorPort& LocalDeployment::integrator(std::size_t i) {
   return *parts_.at(i);
 }
 
+std::vector<std::string> LocalDeployment::component_names() const {
+  std::vector<std::string> names;
+  for (const auto& p : parts_) names.insert(names.end(), {p->integrator.name(), p->system.name()});
+  return names;
+}
+
 std::vector<ComponentReport> LocalDeployment::reports() {
   std::vector<ComponentReport> out;
   const long pid = static_cast<long>(getpid());

@@ -26,6 +26,7 @@ class LocalDeployment final : public Deployment {
   IntegratorPort& integrator(std::size_t i) override;
   BatchInbox& inbox() override { return inbox_; }
   std::vector<ComponentReport> reports() override;
+  std::vector<std::string> component_names() const override;
 
  private:
   struct Part;

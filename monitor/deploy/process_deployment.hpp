@@ -41,16 +41,15 @@ class ProcessDeployment final : public Deployment {
 
   // Every component sends the spans it records to `view` from now on (nil: stops).
   void observe(idl::Animation_ptr view);
-  // Names of the components in the order of reports().
-  std::vector<std::string> component_names() const;
-  std::vector<TraceSource> trace_sources() { return components_.trace_sources(); }
+  std::vector<std::string> component_names() const override;
+  std::vector<TraceSource> trace_sources() override { return components_.trace_sources(); }
 
   // Stops the heartbeat, asks every component to shut down, then ends those that do not
   // within a grace period.
-  void shutdown();
+  void shutdown() override;
   // Children that are no longer running, with how they ended, the components they hosted
   // and where their log is.
-  std::string post_mortem();
+  std::string post_mortem() override;
 
  private:
   // Deactivates the sink after the components are gone.

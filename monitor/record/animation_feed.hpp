@@ -17,7 +17,7 @@
 
 namespace kausal {
 
-class AnimationFeed final : public RunObserver {
+class AnimationFeed final : public LiveFeed {
  public:
   static constexpr std::size_t max_pending_frames = 200'000;
   static constexpr std::size_t max_frames_per_call = 2048;
@@ -38,8 +38,9 @@ class AnimationFeed final : public RunObserver {
 
   // Sends what is still pending (frames, the horizon, rollbacks; for at most `drain`), then
   // end_run with the frames that were dropped. Returns that count.
-  std::uint64_t finish(const std::string& status, double wall_s, std::chrono::milliseconds drain);
-  bool view_lost() const;
+  std::uint64_t finish(const std::string& status, double wall_s,
+                       std::chrono::milliseconds drain) override;
+  bool view_lost() const override;
 
  private:
   // Frames that follow each other (every frame_every steps): one `frames` call.

@@ -307,7 +307,10 @@ RunSetup read_setup(const Reader& r, bool partitioned) {
   // (Absent from checkpoints written before partitioned models could be resumed.)
   if (r.root().contains("tolerance")) s.tolerance = r.get<double>("tolerance");
   if (!(s.tolerance >= 0)) r.fail("field tolerance: must be >= 0");
-  s.pin = r.get<std::string>("pin");
+  const auto pin = r.get<std::string>("pin");
+  const auto pinning = pinning_named(pin);
+  if (!pinning) r.fail("field pin: '" + pin + "' is neither cores nor none");
+  s.pin = *pinning;
   s.call_timeout_ms = r.get<unsigned>("call_timeout_ms");
   return s;
 }

@@ -44,7 +44,7 @@ struct RunSetup {
   bool rollback_check = false;
   double tolerance = 0;  // partitioned models, optimistic: the accepted prediction error
   // Informational: a resume takes these from its own command line.
-  std::string pin;
+  Pinning pin = Pinning::none;
   unsigned call_timeout_ms = 0;
 };
 

@@ -37,6 +37,11 @@ constexpr std::array<std::pair<ComponentRole, std::string_view>, 4> kRoles{{
     {ComponentRole::integrator, "integrator"},
 }};
 
+constexpr std::array<std::pair<Pinning, std::string_view>, 2> kPinnings{{
+    {Pinning::none, "none"},
+    {Pinning::cores, "cores"},
+}};
+
 template <typename Enum, std::size_t N>
 std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum e) {
   for (const auto& [value, name] : table)
@@ -97,8 +102,17 @@ Layout parse_layout(const std::string& name) {
 
 std::optional<RunLayout> run_layout_named(std::string_view name) {
   if (name == "none") return RunLayout{};
-  if (const auto layout = value_in(kLayouts, name)) return RunLayout{*layout};
-  return std::nullopt;
+  const std::optional<Layout> layout = value_in(kLayouts, name);
+  if (!layout) return std::nullopt;
+  return std::optional<RunLayout>(std::in_place, *layout);
+}
+
+std::string_view name_of(Pinning pinning) {
+  return name_in(kPinnings, pinning);
+}
+
+std::optional<Pinning> pinning_named(std::string_view name) {
+  return value_in(kPinnings, name);
 }
 
 }  // namespace kausal

@@ -23,6 +23,9 @@ enum class RunStatus { completed, failed, interrupted };
 // has no components and so no layout: its RunLayout is empty ("none" in files).
 enum class Layout { process, pendulum, single };
 using RunLayout = std::optional<Layout>;
+// Where a run's processes compute: cores pins each component's process (and, conservative,
+// the monitor lane that calls it) to one CPU; none leaves it to the OS (--pin).
+enum class Pinning { none, cores };
 // What a component of a run does: the monitor, the in-process sequential reference, or a
 // System or Integrator (of a pendulum or a partition).
 enum class ComponentRole { monitor, sequential, system, integrator };
@@ -32,6 +35,7 @@ std::string_view name_of(Guarantee guarantee);  // "" for none
 std::string_view name_of(RunStatus status);
 std::string_view name_of(Layout layout);
 std::string_view name_of(ComponentRole role);
+std::string_view name_of(Pinning pinning);
 std::string layout_label(const RunLayout& layout);  // the layout's name, or "none"
 
 std::optional<SyncMethod> sync_method_named(std::string_view name);
@@ -44,11 +48,13 @@ std::optional<Layout> layout_named(std::string_view name);
 Layout parse_layout(const std::string& name);
 // "none" is an empty RunLayout; anything else as layout_named.
 std::optional<RunLayout> run_layout_named(std::string_view name);
+std::optional<Pinning> pinning_named(std::string_view name);
 
 // The typed words above: each has a name_of, and is written and printed by that name.
 template <typename T>
-concept RunWord = std::same_as<T, SyncMethod> || std::same_as<T, Guarantee> ||
-    std::same_as<T, RunStatus> || std::same_as<T, Layout> || std::same_as<T, ComponentRole>;
+concept RunWord =
+    std::same_as<T, SyncMethod> || std::same_as<T, Guarantee> || std::same_as<T, RunStatus> ||
+    std::same_as<T, Layout> || std::same_as<T, ComponentRole> || std::same_as<T, Pinning>;
 
 template <RunWord T>
 std::string to_string(T word) {
@@ -77,6 +83,10 @@ void to_json(Json& j, Layout w) {
 }
 template <typename Json>
 void to_json(Json& j, ComponentRole w) {
+  j = name_of(w);
+}
+template <typename Json>
+void to_json(Json& j, Pinning w) {
   j = name_of(w);
 }
 

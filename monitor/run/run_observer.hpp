@@ -4,8 +4,10 @@
 // or the last step every partition has made final) and rollbacks. Called from the monitor's
 // thread as the run goes: implementations only take note and must never block (the
 // animation feed drops what it cannot send).
+#include <chrono>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "system/activity_trace.hpp"
 
@@ -28,6 +30,18 @@ class RunObserver {
   virtual void rolled_back(std::size_t unit, std::uint64_t step) = 0;
   // The monitor's own activity while the run lasts (nullptr when it ends).
   virtual void monitor_trace(const ActivityTrace* trace) = 0;
+};
+
+// An observer that shows one run live somewhere else (the animation): what it could not
+// show is counted, never waited for.
+class LiveFeed : public RunObserver {
+ public:
+  // Sends what is still pending (for at most `drain`) and the end of the run; returns the
+  // frames that were dropped.
+  virtual std::uint64_t finish(const std::string& status, double wall_s,
+                               std::chrono::milliseconds drain) = 0;
+  // The view went away (its window was closed).
+  virtual bool view_lost() const = 0;
 };
 
 }  // namespace kausal

@@ -88,7 +88,7 @@ struct RunResult {
   std::vector<ComponentReport> components;
   std::vector<PendulumParams> geometry;  // for views: pivot, length and radius of each bob
   std::uint64_t start_ns = 0;            // the monitor's monotonic clock when the run started
-  std::string placement = "none";        // "cores": components and fan-out lanes pinned per CPU
+  Pinning placement = Pinning::none;     // cores: components and fan-out lanes pinned per CPU
   // How the components were packed into processes (docs/architecture.md); empty for
   // sequential, which has no components.
   RunLayout layout = Layout::process;

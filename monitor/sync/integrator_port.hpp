@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
+#include "monitor/record/trace_writer.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/sync/batch_inbox.hpp"
 
@@ -41,6 +42,17 @@ class Deployment {
   virtual BatchInbox& inbox() = 0;
   // Timing of every component; one that cannot be reached is marked so, never fatal.
   virtual std::vector<ComponentReport> reports() = 0;
+  // The names of its components, in the order of reports() (the live view's strips).
+  virtual std::vector<std::string> component_names() const = 0;
+  // Where the monitor reads the components' traces as the run goes; none when they run in
+  // this process (their reports carry their traces).
+  virtual std::vector<TraceSource> trace_sources() { return {}; }
+  // After a failure: how the components' processes ended and where their logs are ("" when
+  // there are no processes).
+  virtual std::string post_mortem() { return {}; }
+  // After a completed run: asks the components to end (after a failure the destructor ends
+  // them, since a hung one would never answer).
+  virtual void shutdown() {}
 };
 
 }  // namespace kausal

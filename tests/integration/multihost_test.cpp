@@ -129,6 +129,37 @@ TEST_F(LoopbackNodes, DeployedRunGivesTheSequentialDigestAndSaysWhereEachCompone
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
 
+// A partitioned model on nodes: its partitions' components go where the file says.
+TEST_F(LoopbackNodes, DeployedPartitionedModelGivesTheSequentialDigest) {
+  auto alpha = node("alpha");
+  auto beta = node("beta");
+  const fs::path d = deploy(
+      "[[node]]\nname = \"alpha\"\ncomponents = [\"system-mass1\", \"integrator-mass1\"]\n"
+      "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", scenario("two-mass.toml"), "--method", "sequential", "--out",
+                        (dir_ / "seq").string()},
+                       dir_.path()),
+            0);
+  ASSERT_EQ(run_kausal({"run", scenario("two-mass.toml"), "--method", "conservative", "--deploy",
+                        d.string(), "--naming", naming(), "--out", (dir_ / "con").string()},
+                       dir_.path(), &err),
+            0)
+      << err;
+  const auto seq = read_json(dir_ / "seq/summary.json");
+  const auto con = read_json(dir_ / "con/summary.json");
+  EXPECT_EQ(con["trajectory_sha256"], seq["trajectory_sha256"]);
+  EXPECT_EQ(con["deployment"], d.string());
+  std::map<std::string, std::string> node_of;
+  for (const auto& c : con["components"]) node_of[c["name"]] = c["node"];
+  EXPECT_EQ(node_of["system-mass1"], "alpha");
+  EXPECT_EQ(node_of["integrator-mass1"], "alpha");
+  EXPECT_EQ(node_of["system-mass2"], "beta");
+  EXPECT_EQ(node_of["integrator-mass2"], "beta");
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  EXPECT_TRUE(children_of(beta->pid()).empty());
+}
+
 TEST_F(LoopbackNodes, MonitorKilledMidRunTheNodeEndsItsProcesses) {
   auto alpha = node("alpha");
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");

@@ -175,13 +175,18 @@ TEST(TlsOptions, MissingCaFileIsBadInputNamingIt) {
       << system.process->err();
 }
 
-TEST(TlsRun, ConservativeAndOptimisticGiveTheSequentialDigest) {
+// Every model kind: a short thesis chain and the two-mass partitioned model.
+class TlsRun : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TlsRun, ConservativeAndOptimisticGiveTheSequentialDigest) {
   TempDir dir;
   const fs::path certs = dir / "certs";
   std::string err;
   ASSERT_EQ(make_certs(certs, {"monitor", "node-b"}, dir.path(), &err), 0) << err;
   const auto file =
-      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
+      GetParam() == "thesis.toml"
+          ? scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}})
+          : scenario_variant(GetParam(), dir.path(), {});
   auto run = [&](const std::string& method, bool tls) {
     const fs::path out = dir / method;
     std::vector<std::string> args{"run", file.string(), "--method", method, "--out", out.string()};
@@ -200,6 +205,12 @@ TEST(TlsRun, ConservativeAndOptimisticGiveTheSequentialDigest) {
     EXPECT_EQ(s["trajectory_sha256"], sequential["trajectory_sha256"]) << method;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryModelKind, TlsRun, ::testing::Values("thesis.toml", "two-mass.toml"),
+                         [](const auto& test) {
+                           return test.param == "thesis.toml" ? std::string("Chain")
+                                                              : std::string("Partitioned");
+                         });
 
 // Certificates for the server (127.0.0.1) and a client, and an unrelated CA's.
 struct TwoCas {

@@ -8,8 +8,9 @@
 #include <sstream>
 
 #include "integrator/local_model_link.hpp"
-#include "monitor/deploy/local_deployment.hpp"
+#include "monitor/deploy/local_platform.hpp"
 #include "monitor/run/resume.hpp"
+#include "monitor/run/run.hpp"
 #include "monitor/sync/cosim_driver.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
@@ -38,25 +39,15 @@ fs::path variant(const fs::path& dir, const std::string& name,
 // A run into dir with its checkpoint, fresh or resumed; partitions in process.
 RunResult record(SyncMethod method, const CosimScenario& s, const fs::path& dir,
                  RunControl& control, const ResumedPartitionedRun* resumed = nullptr) {
-  CosimMode mode;
-  mode.speculate = method == SyncMethod::optimistic;
-  CosimPlan plan = plan_cosim(s, mode);
-  if (resumed) resumed->apply_to(plan);
-  const fs::path csv = dir / "trajectory.csv";
-  CosimRecorder recorder =
-      resumed ? CosimRecorder(csv, s, plan, resumed->checkpoint.partitions().recorder)
-              : CosimRecorder(csv, s, plan);
-  const RunLayout layout =
-      method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::process};
-  const RunSetup setup{s.file, method, Guarantee::none, layout, 0, mode.window, false,
-                       false,  0.0,    "none",          3000};
-  Checkpointer checkpoints(
-      dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));
-  const CosimWatchers watchers{nullptr, &checkpoints};
-  if (method == SyncMethod::sequential)
-    return run_cosim_sequential(s, plan, recorder, control, watchers);
-  LocalDeployment deployment(partitioned_deployment(s, plan));
-  return run_cosim_distributed(s, method, plan, deployment, recorder, control, watchers);
+  RunSpec spec;
+  spec.model = resumed
+                   ? resumed_model(*resumed)
+                   : RunModel(PartitionedModel{std::make_shared<const CosimScenario>(s), nullptr});
+  spec.method = method;
+  spec.pin = Pinning::none;
+  spec.out = dir;
+  LocalPlatform platform;
+  return run(spec, platform, control);
 }
 
 struct Case {

@@ -10,7 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "monitor/deploy/local_platform.hpp"
 #include "monitor/run/resume.hpp"
+#include "monitor/run/run.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -62,7 +64,7 @@ Checkpoint sample_checkpoint() {
              false,
              true,
              0.0,
-             "cores",
+             Pinning::cores,
              3000};
   c.scenario_sha256 = std::string(64, 'a');
   ChainPoint& chain = c.point.emplace<ChainPoint>();
@@ -238,25 +240,18 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
   const Guarantee granted = kind == Kind::lookahead              ? Guarantee::lookahead
                             : method == SyncMethod::conservative ? Guarantee::step
                                                                  : Guarantee::none;
-  const RunLayout layout =
-      method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::single};
-  const RunSetup setup{s.file, method, granted, layout, 0, 0, false, false, 0.0, "none", 3000};
-  auto recorder = open_recorder(s, dir, resumed);
-  Checkpointer checkpoints(
-      dir, resumed ? resumed_checkpoint(*resumed) : fresh_checkpoint(s, setup, dir));
-  const ChainStart* from = resumed ? &resumed->start : nullptr;
-  const DriveOptions drive{false, nullptr, from, &checkpoints};
-  if (kind == Kind::sequential) {
-    SequentialStepper stepper(s);
-    return drive_chain(s, method, stepper, *recorder, control, drive);
-  }
-  LocalDeployment deployment(s, {}, false, from);
-  if (kind == Kind::optimistic) {
-    OptimisticStepper stepper(deployment, s, {8, 32}, from ? from->step : 0);
-    return drive_chain(s, method, stepper, *recorder, control, drive);
-  }
-  ConservativeStepper stepper(deployment, s, {granted, {}, 10'000});
-  return drive_chain(s, method, stepper, *recorder, control, drive);
+  RunSpec spec;
+  spec.model = resumed ? resumed_model(*resumed)
+                       : RunModel(ChainModel{std::make_shared<const Scenario>(s), nullptr});
+  spec.method = method;
+  spec.guarantee = granted;
+  spec.layout = Layout::single;
+  spec.batch = 8;
+  spec.window = 32;
+  spec.pin = Pinning::none;
+  spec.out = dir;
+  LocalPlatform platform;
+  return run(spec, platform, control);
 }
 
 struct Uninterrupted {

@@ -127,6 +127,11 @@ struct ScriptedDeployment final : Deployment {
   IntegratorPort& integrator(std::size_t i) override { return *ports[i]; }
   BatchInbox& inbox() override { return box; }
   std::vector<ComponentReport> reports() override { return {}; }
+  std::vector<std::string> component_names() const override {
+    std::vector<std::string> names;
+    for (const auto& p : ports) names.push_back(p->id);
+    return names;
+  }
 };
 
 // Two equal bobs touching at rest (exact binary spacing); pendulum 1 far left, unless

@@ -1,0 +1,115 @@
+#include "monitor/cli/model_commands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include "monitor/analysis/partition_analysis.hpp"
+#include "monitor/record/cosim_recorder.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/sync/cosim_driver.hpp"
+#include "system/model_registry.hpp"
+
+namespace kausal {
+namespace {
+
+// The state of the monolithic model at t (partitions in order, as build_monolithic_model
+// stacks them), from a sequential run of the scenario up to t. InputError if t is not on
+// every partition's grid or beyond t_end.
+Vector state_at(CosimScenario s, double t) {
+  std::uint64_t ticks = 0;
+  const double k = t / s.tick;
+  if (!(t <= s.t_end) || std::abs(k - std::round(k)) > 1e-9 * std::max(1.0, k))
+    throw InputError("command line: --at must be a whole number of the smallest step, <= t_end");
+  ticks = static_cast<std::uint64_t>(std::round(k));
+  for (auto& p : s.partitions) {
+    if (ticks % p.ticks_per_step != 0)
+      throw InputError("command line: --at is not on the step grid of partition '" + p.name + "'");
+    p.steps = ticks / p.ticks_per_step;
+  }
+  s.ticks = ticks;
+  s.t_end = t;
+  const CosimPlan plan = plan_cosim(s, {});
+  CosimRecorder recorder("", s, plan, true);
+  RunControl quiet;
+  const RunResult r = run_cosim_sequential(s, plan, recorder, quiet);
+  if (!r.completed()) throw SimulationError("analyze --at: the run to t failed: " + r.error);
+  const auto& last = recorder.rows().back();
+  return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
+}
+
+}  // namespace
+
+// `kausal models [NAME]`: the registered models, or one with its ports and parameters.
+int models_command(const std::string& name) {
+  const ModelRegistry& registry = model_registry();
+  if (name.empty()) {
+    for (const auto& [model, info] : registry.all())
+      std::cout << "  " << model << std::string(model.size() < 22 ? 22 - model.size() : 1, ' ')
+                << info.summary << "\n";
+    std::cout << "kausal models NAME: its ports and parameters\n";
+    return 0;
+  }
+  const ModelInfo* info = registry.find(name);
+  if (!info) throw InputError("command line: no model '" + name + "' (kausal models lists them)");
+  // The ports need an instance: defaults, and 1 (or the nearest allowed value) where a
+  // parameter is required.
+  Parameters defaults;
+  for (const auto& p : info->parameters)
+    defaults.emplace_back(p.name,
+                          p.default_value ? *p.default_value : std::clamp(1.0, p.min, p.max));
+  auto join = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  std::cout << name << ": " << info->summary << "\n";
+  try {
+    const Signature sig = registry.make(name, name, defaults)->signature();
+    std::cout << "  states   " << join(sig.states) << "\n  inputs   " << join(sig.inputs)
+              << "\n  outputs  " << join(sig.outputs) << "\n";
+  } catch (const ModelError&) {
+  }
+  std::cout << "  parameters:\n";
+  for (const auto& p : info->parameters) {
+    std::ostringstream d;
+    if (p.default_value)
+      d << "default " << *p.default_value;
+    else
+      d << "required";
+    std::cout << "    " << p.name << std::string(p.name.size() < 14 ? 14 - p.name.size() : 1, ' ')
+              << p.meaning << " (" << d.str() << ")\n";
+  }
+  return 0;
+}
+
+// `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the Jacobian
+// of the whole coupled model at the initial state, or at T after a sequential run to it (nonlinear
+// models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
+int analyze_command(const std::string& file, std::optional<double> at) {
+  const ScenarioKind kind = scenario_kind(file);
+  if (!kind.partitioned)
+    throw InputError(kind.where +
+                     ": analyze needs a partitioned model ([[subsystem]] tables); this is a "
+                     "pendulum chain");
+  const CosimScenario s = load_cosim_scenario(file);
+  const auto model = build_monolithic_model(s);
+  Vector x = model->initial_state();
+  double t = s.t0();
+  if (at && *at > 0) {
+    x = state_at(s, *at);
+    t = *at;
+  }
+  Matrix J = Matrix::Zero(x.size(), x.size());
+  model->jacobian(t, x, Vector(), J);
+  std::vector<PartitionStepping> stepping;
+  for (const auto& p : s.partitions) stepping.push_back({p.method, p.h});
+  const PartitionReport report = analyze_partitions(J, partition_blocks(s), stepping);
+  std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
+            << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
+            << format_partition_report(report);
+  return 0;
+}
+
+}  // namespace kausal

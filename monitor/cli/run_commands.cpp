@@ -1,0 +1,380 @@
+#include "monitor/cli/run_commands.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "monitor/deploy/process_platform.hpp"
+#include "monitor/record/progress_bar.hpp"
+#include "monitor/record/report.hpp"
+#include "monitor/record/summary.hpp"
+#include "monitor/run/output_dir.hpp"
+#include "monitor/run/run.hpp"
+
+namespace kausal {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path executable_dir() {
+  return fs::read_symlink("/proc/self/exe").parent_path();
+}
+
+// runs/<name>-<what>-<YYYYmmdd-HHMMSS>, with -2, -3, ... if that exists already.
+fs::path fresh_run_dir(const std::string& name, const std::string& what) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  const fs::path base = fs::path("runs") / (name + "-" + what + "-" + stamp);
+  fs::path dir = base;
+  for (int k = 2; fs::exists(dir); ++k) dir = base.string() + "-" + std::to_string(k);
+  return dir;
+}
+
+// --out (or a fresh directory), made and checked before anything starts.
+fs::path output_dir(const Options& o, const std::string& name, const std::string& what) {
+  const fs::path out = o.out.empty() ? fresh_run_dir(name, what) : fs::path(o.out);
+  prepare_output_dir(out, o.force);
+  return out;
+}
+
+PlatformOptions platform_options(const Options& o) {
+  PlatformOptions p;
+  p.bin_dir = executable_dir();
+  p.transport = o.transport;
+  p.call_timeout_ms = o.call_timeout_ms;
+  p.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
+  p.max_processes = o.max_processes;
+  p.deploy_file = o.deploy_file;
+  p.naming = o.naming;
+  return p;
+}
+
+// The live view runs on the monitor's host and talks the way the monitor does.
+OrbSettings animation_orb_settings(const Options& o) {
+  OrbSettings s = o.transport;
+  s.host = "127.0.0.1";
+  s.call_timeout_ms = o.call_timeout_ms;
+  return s;
+}
+
+// --animate: the view every run of the command is shown in. Refused (exit 2) before the run
+// when no window can be shown, unless the window was only to last until the run ends: then
+// the run goes on without it. Either way the terminal says why.
+class AnimationWindow {
+ public:
+  AnimationWindow(const Options& o, ProcessPlatform& platform, const fs::path& out)
+      : o_(o), platform_(platform) {
+    if (!o.animate) return;
+    std::string why = missing_display();
+    if (why.empty()) {
+      try {
+        view_ = std::make_unique<AnimationProcess>(
+            platform.orb(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
+            animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
+        platform.show_in(view_.get());
+        return;
+      } catch (const PeerError& e) {
+        why = std::string("the animation could not open its window: ") + e.what();
+      }
+    }
+    if (o.animate_until == AnimateUntil::window_closed)
+      throw InputError("command line: --animate: " + why +
+                       ". Run without --animate (kausal-animation OUT replays a run later), or "
+                       "with --animate-until run-end to run without the window");
+    std::cerr << "kausal: --animate: " << why << "; the run goes on without the animation\n";
+  }
+  ~AnimationWindow() { platform_.show_in(nullptr); }
+  AnimationWindow(const AnimationWindow&) = delete;
+  AnimationWindow& operator=(const AnimationWindow&) = delete;
+
+  // After the last run. --animate-until window-closed: the view keeps playing; waits for
+  // the user (unless the platform shows no window that could be closed). Then closes it.
+  void hold() {
+    if (!view_) return;
+    if (o_.animate_until == AnimateUntil::window_closed && view_->running()) {
+      if (windowless_platform()) {
+        std::cerr << "kausal: the animation has no window to close (QT_QPA_PLATFORM="
+                  << std::getenv("QT_QPA_PLATFORM") << "): it ends with the run\n";
+      } else {
+        std::cerr << "kausal: the animation keeps playing; close its window to finish\n";
+        view_->wait_until_closed([] { return InterruptFlag::flag().load(); });
+      }
+    }
+    platform_.show_in(nullptr);
+    view_.reset();  // closes it if it is still open
+  }
+
+ private:
+  const Options& o_;
+  ProcessPlatform& platform_;
+  std::unique_ptr<AnimationProcess> view_;
+};
+
+// Options that only mean something for another method are a mistake, not a no-op.
+void check_method_options(const Options& o, SyncMethod method) {
+  auto refuse = [](const std::string& what) { throw InputError("command line: " + what); };
+  if (o.was_given("--guarantee") && method != SyncMethod::conservative)
+    refuse("--guarantee applies to --method conservative");
+  if (o.check_guarantees &&
+      !(method == SyncMethod::conservative && o.guarantee == Guarantee::lookahead))
+    refuse("--check-guarantees applies to --method conservative --guarantee lookahead");
+  if ((o.was_given("--batch") || o.was_given("--window")) && method != SyncMethod::optimistic)
+    refuse(std::string(o.was_given("--batch") ? "--batch" : "--window") +
+           " applies to --method optimistic");
+  if (o.tolerance && method != SyncMethod::optimistic)
+    refuse("--tolerance applies to --method optimistic");
+  if (o.rollback_check && method == SyncMethod::sequential)
+    refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
+  if (o.was_given("--layout") && method == SyncMethod::sequential)
+    refuse(
+        "--layout applies to --method conservative and optimistic (sequential deploys no "
+        "components)");
+}
+
+bool is_partitioned(const RunModel& model) {
+  return std::holds_alternative<PartitionedModel>(model);
+}
+
+// The scenario of the command line, as the kind of model it describes.
+RunModel load_model(const Options& o) {
+  if (is_partitioned_scenario(o.scenario))
+    return PartitionedModel{
+        std::make_shared<const CosimScenario>(load_cosim_scenario(o.scenario, o.limits)), nullptr};
+  return ChainModel{std::make_shared<const Scenario>(load_scenario(o.scenario, o.limits)), nullptr};
+}
+
+std::string name_of(const RunModel& model) {
+  return std::visit([](const auto& m) { return m.scenario->name; }, model);
+}
+
+// One run of the command: the model under `method` in `layout`, written to `out`.
+RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Guarantee guarantee,
+                 Layout layout, const fs::path& out) {
+  RunSpec spec;
+  spec.model = model;
+  spec.method = method;
+  spec.guarantee = guarantee;
+  spec.layout = layout;
+  spec.batch = o.batch;
+  if (o.was_given("--window")) spec.window = o.window;
+  spec.tolerance = o.tolerance;
+  spec.check_guarantees = o.check_guarantees;
+  spec.rollback_check = o.rollback_check && method != SyncMethod::sequential;
+  spec.pin = o.pin;
+  spec.trace = o.trace;
+  spec.out = out;
+  if (o.deploy_file) spec.deployment_file = o.deploy_file->file;
+  spec.call_timeout_ms = o.call_timeout_ms;
+  return spec;
+}
+
+RunResult run_with_progress(const RunSpec& spec, RunPlatform& platform) {
+  ProgressBar progress(to_string(spec.method), stderr_is_terminal());
+  return run(spec, platform, progress);
+}
+
+// The end of one `kausal run`: the summary on stdout, the error on stderr, the animation
+// held as asked; the run's exit code.
+int finish_run(const RunResult& r, const fs::path& out, AnimationWindow& animation) {
+  std::cout << format_summary(r) << "  output        " << out.string() << "\n";
+  if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
+  animation.hold();
+  return static_cast<int>(r.exit_code);
+}
+
+// ---- compare ----
+
+struct Compared {
+  SyncMethod method;
+  Guarantee guarantee;
+};
+
+// Every method of the model kind; sequential first (the reference).
+std::vector<Compared> compared_methods(const RunModel& model) {
+  if (is_partitioned(model))
+    return {{SyncMethod::sequential, Guarantee::none},
+            {SyncMethod::conservative, Guarantee::none},
+            {SyncMethod::optimistic, Guarantee::none}};
+  return {{SyncMethod::sequential, Guarantee::none},
+          {SyncMethod::conservative, Guarantee::step},
+          {SyncMethod::conservative, Guarantee::lookahead},
+          {SyncMethod::optimistic, Guarantee::none}};
+}
+
+// The prediction error the optimistic runs of a comparison accept (0 for chains).
+double accepted_error(const Options& o, const RunModel& model) {
+  if (const auto* p = std::get_if<PartitionedModel>(&model))
+    return o.tolerance.value_or(p->scenario->tolerance);
+  return 0;
+}
+
+// The line that says what a comparison ran.
+std::string setup_line(const Options& o, const RunModel& model, const RunResult& reference) {
+  std::ostringstream setup;
+  if (const auto* p = std::get_if<PartitionedModel>(&model)) {
+    setup << p->scenario->partitions.size() << " partitions, " << reference.integrator << ", t_end "
+          << p->scenario->t_end << " s, tolerance " << accepted_error(o, model);
+  } else {
+    const Scenario& s = *std::get<ChainModel>(model).scenario;
+    setup << s.pendulums() << " pendulums, " << ode_method_name(s.method) << ", " << s.steps
+          << " steps of " << s.h << " s";
+  }
+  return setup.str();
+}
+
+// The runs of a comparison as they end, each announced by a line: compare takes a while.
+class ComparisonRuns {
+ public:
+  ComparisonRuns(const std::string& file, std::size_t total, bool several_layouts)
+      : total_(total), several_layouts_(several_layouts) {
+    std::cout << "kausal compare · " << file << " · " << total << " runs" << std::endl;
+  }
+  void add(const RunResult& r, const fs::path& dir, std::size_t round) {
+    runs_.push_back({r, dir, round});
+    std::cout << format_finished_run(runs_.back().result, several_layouts_, runs_.front().result,
+                                     runs_.size(), total_)
+              << std::endl;
+  }
+  bool failed() const { return !runs_.empty() && !runs_.back().result.completed(); }
+  const std::vector<ReportRun>& all() const { return runs_; }
+
+ private:
+  std::size_t total_;
+  bool several_layouts_;
+  std::vector<ReportRun> runs_;
+};
+
+// OUT/[LAYOUT/]METHOD[/ROUND]: `layout` empty for one layout and for sequential, rounds
+// numbered from 1 when there are several.
+fs::path comparison_dir(const fs::path& out, const std::string& layout, const std::string& method,
+                        std::size_t round, std::size_t rounds) {
+  const fs::path dir = (layout.empty() ? out : out / layout) / method;
+  return rounds > 1 ? dir / std::to_string(round + 1) : dir;
+}
+
+// The table on the terminal, OUT/comparison.json and OUT/report.html.
+void present_comparison(const std::string& file, const std::string& setup,
+                        const std::vector<ReportRun>& runs, const fs::path& out) {
+  const auto rows = report_rows(runs);
+  std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
+            << format_comparison(rows) << "\noutput: " << out.string() << "\n";
+  write_comparison_json(rows, out / "comparison.json");
+  ReportOptions report{out, executable_dir() / "kausal-animation", file, setup, {}};
+  report.progress = [](std::size_t k, std::size_t n, const std::string& what) {
+    std::cout << "report: [" << k << "/" << n << "] " << what << std::endl;
+  };
+  const auto warnings = write_report(runs, report);
+  for (const auto& w : warnings) std::cerr << "kausal: report: " << w << "\n";
+  std::cout << "report: " << (out / "report.html").string() << "\n";
+}
+
+// The exit code of a comparison: the first failed run's, or 1 if a digest differs from the
+// reference's — except an optimistic run with a prediction tolerance, which may differ.
+int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
+  const RunResult& reference = runs.front().result;
+  for (const auto& [r, dir, round] : runs) {
+    if (!r.completed()) {
+      std::cerr << "kausal: " << r.label() << ": " << r.error << "\n";
+      return static_cast<int>(r.exit_code);
+    }
+    if (r.trajectory_sha256 == reference.trajectory_sha256) continue;
+    if (r.method == SyncMethod::optimistic && tolerance > 0) {
+      std::cerr << "kausal: " << r.label() << " differs from sequential, as a prediction "
+                << "tolerance of " << tolerance << " allows\n";
+      continue;
+    }
+    std::cerr << "kausal: " << r.label() << " gives a different trajectory digest than "
+              << reference.label() << " (a bug: methods must agree bit for bit)\n";
+    return static_cast<int>(ExitCode::simulation_failed);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_command(const Options& o) {
+  const RunModel model = load_model(o);
+  const auto* partitioned = std::get_if<PartitionedModel>(&model);
+  // A partitioned scenario names its own method (run.method); the command line overrides it.
+  const SyncMethod method =
+      partitioned && !o.was_given("--method") ? partitioned->scenario->method : o.method;
+  check_method_options(o, method);
+  const Guarantee guarantee =
+      method == SyncMethod::conservative && !partitioned ? o.guarantee : Guarantee::none;
+  const fs::path out = output_dir(o, name_of(model), to_string(method));
+  ProcessPlatform platform(platform_options(o));
+  AnimationWindow animation(o, platform, out);
+  const RunResult r =
+      run_with_progress(spec_for(o, model, method, guarantee, o.layout, out), platform);
+  return finish_run(r, out, animation);
+}
+
+int resume_command(const Options& o, const ResumeRequest& request) {
+  Checkpoint checkpoint = read_resumable(request);
+  const RunSetup setup = checkpoint.setup;
+  // The model to continue, or none if the run has nothing left to do.
+  auto left_to_do = [&](auto resumed, const std::string& done) -> std::optional<RunModel> {
+    if (!resumed.complete()) return resumed_model(std::move(resumed));
+    std::cout << "kausal: nothing to resume: " << o.resume << " has " << done << "\n";
+    return std::nullopt;
+  };
+  std::optional<RunModel> model;
+  if (checkpoint.partitioned()) {
+    ResumedPartitionedRun r = prepare_partitioned_resume(request, std::move(checkpoint));
+    const std::string done = "recorded all " + std::to_string(r.scenario.ticks) + " ticks";
+    model = left_to_do(std::move(r), done);
+  } else {
+    ResumedRun r = prepare_resume(request, std::move(checkpoint));
+    const std::string done = "committed all " + std::to_string(r.scenario.steps) + " steps";
+    model = left_to_do(std::move(r), done);
+  }
+  if (!model) return 0;
+  // What is computed comes from the checkpoint; how processes talk from this command line.
+  RunSpec spec = spec_for(o, *model, setup.method, setup.guarantee,
+                          setup.layout.value_or(Layout::process), o.resume);
+  spec.batch = setup.batch;
+  spec.window = setup.method == SyncMethod::optimistic ? std::optional(setup.window) : std::nullopt;
+  spec.tolerance = setup.tolerance;
+  spec.check_guarantees = setup.check_guarantees;
+  spec.rollback_check = setup.rollback_check;
+  keep_previous_attempt(o.resume);
+  ProcessPlatform platform(platform_options(o));
+  AnimationWindow animation(o, platform, o.resume);
+  return finish_run(run_with_progress(spec, platform), o.resume, animation);
+}
+
+int compare_command(const Options& o) {
+  const RunModel model = load_model(o);
+  const std::string file = std::visit([](const auto& m) { return m.scenario->file; }, model);
+  const fs::path out = output_dir(o, name_of(model), "compare");
+  ProcessPlatform platform(platform_options(o));
+  AnimationWindow animation(o, platform, out);  // one view for every run
+  // Every method in every layout listed; sequential (no components, no layout) once.
+  // One layout: <out>/<method>; several: <out>/<layout>/<method>.
+  const std::vector<Compared> methods = compared_methods(model);
+  const bool several_layouts = o.layouts.size() > 1;
+  ComparisonRuns runs(file, o.repeat * (1 + o.layouts.size() * (methods.size() - 1)),
+                      several_layouts);
+  auto run_one = [&](const Compared& m, Layout layout, std::size_t k) {
+    const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
+    const fs::path where = comparison_dir(out, own_dir ? to_string(layout) : "",
+                                          method_dir(m.method, m.guarantee), k, o.repeat);
+    runs.add(run_with_progress(spec_for(o, model, m.method, m.guarantee, layout, where), platform),
+             where, k);
+  };
+  for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
+    run_one(methods.front(), o.layouts.front(), k);
+    for (const Layout layout : o.layouts)
+      for (const auto& m : methods)
+        if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
+  }
+  present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out);
+  animation.hold();
+  return comparison_exit_code(runs.all(), accepted_error(o, model));
+}
+
+}  // namespace kausal

@@ -1,0 +1,76 @@
+#pragma once
+// One run, whatever the model kind, method and placement: `run(spec, platform, control)`.
+// The kausal command (run, compare, --resume) and the tests assemble every run through it.
+//
+//   RunSpec ──► run() ──► recorder + checkpointer (observers of what commits)
+//                     ──► sequential: the coupling in this thread
+//                     ──► otherwise:  platform.deploy(plan) and the coupling over its ports
+//                     ──► OUT/trajectory.csv, checkpoint.json, trace.json, summary.json
+//
+// The two model kinds differ only in their coupling (the chain's contact sweep, the
+// partitions' sample routing) and its recorder; everything else is shared.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "monitor/record/trace_writer.hpp"
+#include "monitor/run/resume.hpp"
+#include "monitor/run/run_control.hpp"
+#include "monitor/run/run_platform.hpp"
+#include "monitor/run/run_result.hpp"
+
+namespace kausal {
+
+// A pendulum chain, from step 0 or (resumed) from its checkpoint.
+struct ChainModel {
+  std::shared_ptr<const Scenario> scenario;
+  std::shared_ptr<const ResumedRun> resumed;  // null: a fresh run
+};
+// A partitioned model, from its start or (resumed) from its checkpoint.
+struct PartitionedModel {
+  std::shared_ptr<const CosimScenario> scenario;
+  std::shared_ptr<const ResumedPartitionedRun> resumed;  // null: a fresh run
+};
+using RunModel = std::variant<ChainModel, PartitionedModel>;
+
+// The model a checkpoint continues (its scenario is the resumed run's).
+RunModel resumed_model(ResumedRun resumed);
+RunModel resumed_model(ResumedPartitionedRun resumed);
+
+// Everything that decides what one run computes and where it writes.
+struct RunSpec {
+  RunModel model;
+  SyncMethod method = SyncMethod::sequential;
+  Guarantee guarantee = Guarantee::none;  // chains, conservative: step or lookahead; else none
+  Layout layout = Layout::process;        // conservative and optimistic
+  std::size_t batch = 32;                 // chains, optimistic: states per batch
+  std::optional<std::uint64_t> window;    // optimistic; default: the model kind's own
+  std::optional<double> tolerance;        // partitioned, optimistic; default: the scenario's
+  bool check_guarantees = false;          // chains, conservative lookahead
+  bool rollback_check = false;            // every Integrator: step, restore, step again
+  Pinning pin = Pinning::cores;
+  TraceOptions trace;
+  std::filesystem::path out;  // made if missing; the run's files are written here
+  // Recorded only (the summary, the checkpoint): the deployment file that placed the
+  // components ("" when they run here) and the components' call timeout.
+  std::string deployment_file;
+  unsigned call_timeout_ms = 0;
+
+  // "conservative/lookahead", "optimistic", ...
+  std::string label() const { return method_label(method, guarantee); }
+};
+
+// The label's directory name: "conservative-lookahead".
+std::string method_dir(SyncMethod method, Guarantee guarantee);
+
+// Runs `spec`: records it in spec.out (trajectory.csv, checkpoint.json, trace.json,
+// summary.json), shows it on the platform's live view if it has one, stops when `control`
+// says so. A failure, before or during the run, is the result's status, exit code and
+// message, with everything committed up to then recorded; only output files that cannot be
+// written are thrown (InputError naming the file).
+RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control);
+
+}  // namespace kausal

@@ -1,0 +1,53 @@
+#pragma once
+// Where the components of a run are placed and who shows the run live. run() (run.hpp) is
+// written against this alone: the kausal command places components as processes over the
+// ORB and shows runs in the animation (monitor/deploy/process_platform); tests place them
+// in this process (monitor/deploy/local_platform). Placement is configuration, not code.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "monitor/deploy/deployment_plan.hpp"
+#include "monitor/run/run_observer.hpp"
+#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/integrator_port.hpp"
+
+namespace kausal {
+
+// How one run asks for its components.
+struct Placing {
+  Layout layout = Layout::process;
+  std::vector<int> cpus;          // pin partition i's process(es) to cpus[i % size]; empty: no
+  std::filesystem::path log_dir;  // each component process writes its log here
+};
+
+class RunPlatform {
+ public:
+  virtual ~RunPlatform() = default;
+
+  // The components of `plan`, started, set up at their first step and watched. Throws
+  // PeerError (a component did not start or answer), VersionMismatch, ModelError,
+  // InputError (a limit the placement would exceed).
+  virtual std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan,
+                                             const Placing& placing) = 0;
+
+  // The live view's feed for one run, null without a view. `strips`: the components shown
+  // as timelines; `deployment` (null for a sequential run) sends its components' activity to
+  // the view from now on. A chain gets the pendulum view, a partitioned model its plots.
+  virtual std::unique_ptr<LiveFeed> show(const Scenario& /*scenario*/, const std::string& /*label*/,
+                                         const std::vector<std::string>& /*strips*/,
+                                         Deployment* /*deployment*/) {
+    return nullptr;
+  }
+  virtual std::unique_ptr<LiveFeed> show(const CosimScenario& /*scenario*/,
+                                         const CosimPlan& /*plan*/, const std::string& /*label*/,
+                                         const std::vector<std::string>& /*strips*/,
+                                         Deployment* /*deployment*/) {
+    return nullptr;
+  }
+};
+
+}  // namespace kausal
