@@ -140,9 +140,10 @@ int live(const Options& o) {
   setenv("ORBmaxServerThreadPerConnection", "1", 0);
   Playback playback(o.frame_buffer);  // outlives the ORB, whose servant feeds it
   OrbRuntime orb(o.orb);
-  auto* servant = new AnimationServant(o.name, orb, playback);
+  // The POA holds the servant once it is active; this reference goes at the end of main.
+  const PortableServer::Servant_var<AnimationServant> servant =
+      new AnimationServant(o.name, orb, playback);
   const std::string ior = orb.activate(servant);
-  servant->_remove_ref();  // the POA owns it now
   // The window first, the reference after it: a view that cannot open its window (no
   // display server) ends before the monitor hears of it, so the monitor can say so.
   QApplication app(qt_argc, qt_argv);

@@ -348,7 +348,7 @@ TrajectoryTable read_trajectory(const fs::path& file, std::size_t pendulums) {
 }
 
 // A partitioned run: summary.json's partitions (name, subsystems) become the plots; every
-// column of trajectory.csv ("member.state", written by monitor/record/cosim_recorder) a
+// column of trajectory.csv ("member.state", written by monitor/record/partitioned_recorder) a
 // series in its member's partition.
 PlotSpec read_plot_spec(const json& summary, const fs::path& file,
                         std::vector<std::vector<std::string>>& members) {

@@ -56,9 +56,9 @@ int serve_components(int argc, char** argv, const std::string& what,
     std::vector<std::string> iors;
     for (std::size_t k = 0; k < roles.size(); ++k) {
       failing = names[k];
-      PortableServer::ServantBase* servant = roles[k].make_servant(names[k], orb);
+      // Ours until activated; then the POA holds it and this reference goes.
+      const PortableServer::ServantBase_var servant = roles[k].make_servant(names[k], orb);
       iors.push_back(adapter ? adapter->activate(servant) : orb.activate(servant));
-      servant->_remove_ref();  // the POA owns it now
     }
     for (const auto& ior : iors) std::cout << ior << '\n';
     std::cout << std::flush;

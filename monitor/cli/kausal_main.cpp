@@ -19,8 +19,8 @@
 #include "monitor/record/summary.hpp"
 #include "monitor/run/resume.hpp"
 #include "monitor/run/run_control.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace fs = std::filesystem;
 using namespace kausal;
@@ -177,7 +177,7 @@ void add_common(CLI::App* cmd, Options& o) {
                   "optimistic: steps an Integrator may run ahead of the last commit (GVT); "
                   "bounds its state list and the work a rollback can waste. Partitioned "
                   "models: steps a partition may run past its last final step, default " +
-                      std::to_string(CosimMode{}.window) +
+                      std::to_string(PartitionedMode{}.window) +
                       " (predictions degrade with distance, docs/performance.md); at most "
                       "1000000 (components refuse windows beyond their memory budget)")
       ->capture_default_str()

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "monitor/analysis/partition_analysis.hpp"
-#include "monitor/record/cosim_recorder.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/record/partitioned_recorder.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 #include "system/model_registry.hpp"
 
 namespace kausal {
@@ -17,7 +17,7 @@ namespace {
 // The state of the monolithic model at t (partitions in order, as build_monolithic_model
 // stacks them), from a sequential run of the scenario up to t. InputError if t is not on
 // every partition's grid or beyond t_end.
-Vector state_at(CosimScenario s, double t) {
+Vector state_at(PartitionedScenario s, double t) {
   std::uint64_t ticks = 0;
   const double k = t / s.tick;
   if (!(t <= s.t_end) || std::abs(k - std::round(k)) > 1e-9 * std::max(1.0, k))
@@ -30,10 +30,10 @@ Vector state_at(CosimScenario s, double t) {
   }
   s.ticks = ticks;
   s.t_end = t;
-  const CosimPlan plan = plan_cosim(s, {});
-  CosimRecorder recorder("", s, plan, true);
+  const PartitionedPlan plan = plan_partitions(s, {});
+  PartitionedRecorder recorder("", s, plan, true);
   RunControl quiet;
-  const RunResult r = run_cosim_sequential(s, plan, recorder, quiet);
+  const RunResult r = run_partitioned_sequential(s, plan, recorder, quiet);
   if (!r.completed()) throw SimulationError("analyze --at: the run to t failed: " + r.error);
   const auto& last = recorder.rows().back();
   return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
@@ -93,7 +93,7 @@ int analyze_command(const std::string& file, std::optional<double> at) {
     throw InputError(kind.where +
                      ": analyze needs a partitioned model ([[subsystem]] tables); this is a "
                      "pendulum chain");
-  const CosimScenario s = load_cosim_scenario(file);
+  const PartitionedScenario s = load_partitioned_scenario(file);
   const auto model = build_monolithic_model(s);
   Vector x = model->initial_state();
   double t = s.t0();

@@ -142,8 +142,9 @@ bool is_partitioned(const RunModel& model) {
 // The scenario of the command line, as the kind of model it describes.
 RunModel load_model(const Options& o) {
   if (is_partitioned_scenario(o.scenario))
-    return PartitionedModel{
-        std::make_shared<const CosimScenario>(load_cosim_scenario(o.scenario, o.limits)), nullptr};
+    return PartitionedModel{std::make_shared<const PartitionedScenario>(
+                                load_partitioned_scenario(o.scenario, o.limits)),
+                            nullptr};
   return ChainModel{std::make_shared<const Scenario>(load_scenario(o.scenario, o.limits)), nullptr};
 }
 

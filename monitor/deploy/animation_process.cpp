@@ -111,7 +111,7 @@ std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
 }
 
 std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
-    const CosimScenario& scenario, const CosimPlan& plan, const std::string& label,
+    const PartitionedScenario& scenario, const PartitionedPlan& plan, const std::string& label,
     const std::vector<std::string>& components, std::uint64_t start_ns) {
   idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.tick,
                                        scenario.ticks, components, start_ns);

@@ -11,7 +11,7 @@
 #include "monitor/record/animation_feed.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/scenario/scenario.hpp"
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
 
@@ -37,8 +37,8 @@ class AnimationProcess {
   std::unique_ptr<AnimationFeed> begin_run(const Scenario& scenario, const std::string& label,
                                            const std::vector<std::string>& components,
                                            std::uint64_t start_ns);
-  std::unique_ptr<AnimationFeed> begin_run(const CosimScenario& scenario, const CosimPlan& plan,
-                                           const std::string& label,
+  std::unique_ptr<AnimationFeed> begin_run(const PartitionedScenario& scenario,
+                                           const PartitionedPlan& plan, const std::string& label,
                                            const std::vector<std::string>& components,
                                            std::uint64_t start_ns);
   idl::Animation_ptr view() const { return view_.in(); }

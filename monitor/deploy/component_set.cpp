@@ -98,9 +98,8 @@ void ComponentSet::release() {
   // Integrators (deleting one joins its worker, which may still call its System or the
   // monitor's sink), then the Systems.
   adapter_.reset();
-  for (std::size_t k = 1; k < hosted_.size(); k += 2) hosted_[k]->_remove_ref();
-  for (std::size_t k = 0; k < hosted_.size(); k += 2) hosted_[k]->_remove_ref();
-  hosted_.clear();
+  hosted_integrators_.clear();
+  hosted_systems_.clear();
   std::error_code ignored;
   if (!socket_dir_.empty()) std::filesystem::remove_all(socket_dir_, ignored);
 }
@@ -257,12 +256,12 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
 void ComponentSet::host_here() {
   adapter_ = std::make_unique<CollocatedAdapter>(orb_, collocated_shortcut_enabled());
   for (auto& c : components_) {
-    PortableServer::ServantBase* servant =
-        c->role == ComponentRole::system
-            ? static_cast<PortableServer::ServantBase*>(new SystemServant(c->name, orb_))
-            : new IntegratorServant(c->name, orb_);
-    hosted_.push_back(servant);  // our reference: released in release()
-    c->ref = orb_.resolve(adapter_->activate(servant));
+    const bool system = c->role == ComponentRole::system;
+    auto& hosted = system ? hosted_systems_ : hosted_integrators_;
+    hosted.push_back(
+        system ? static_cast<PortableServer::ServantBase*>(new SystemServant(c->name, orb_))
+               : new IntegratorServant(c->name, orb_));
+    c->ref = orb_.resolve(adapter_->activate(hosted.back()));
     c->pid = static_cast<long>(getpid());
     c->cpu = -1;  // nothing pinned: the monitor's own process
   }
@@ -307,13 +306,12 @@ void ComponentSet::collect_remote() {
 }
 
 void ComponentSet::release_lease() {
-  if (!lease_) return;
+  if (!lease_.in()) return;
   try {
     orb_.deactivate(lease_);
   } catch (const CORBA::Exception&) {
     // The ORB is going down: the lease goes with it.
   }
-  lease_->_remove_ref();
   lease_ = nullptr;
   lease_ref_ = CORBA::Object::_nil();
 }

@@ -131,12 +131,14 @@ class ComponentSet {
   std::shared_ptr<const RemotePlacement> remote_;
   std::filesystem::path log_dir_;
   // Remote runs: the lease the nodes watch (they end the run's processes when it goes).
-  PortableServer::ServantBase* lease_ = nullptr;
+  PortableServer::ServantBase_var lease_;
   CORBA::Object_var lease_ref_;
-  // Single layout: the collocated POA and our own reference to every servant in it (system-1,
-  // integrator-1, ...), so that they are deleted in an order we choose.
+  // Single layout: the collocated POA and our own reference to every servant in it, so that
+  // they are deleted in the order release() chooses (and, declared in this order, on
+  // destruction: the Integrators, whose workers call their Systems, before the Systems).
   std::unique_ptr<CollocatedAdapter> adapter_;
-  std::vector<PortableServer::ServantBase*> hosted_;
+  std::vector<PortableServer::ServantBase_var> hosted_systems_;
+  std::vector<PortableServer::ServantBase_var> hosted_integrators_;
 };
 
 // How a child process started for `options` talks: on 127.0.0.1, with their call timeout,

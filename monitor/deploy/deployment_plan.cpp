@@ -30,12 +30,13 @@ DeploymentPlan chain_deployment(const Scenario& s, bool rollback_check, const Ch
   return plan;
 }
 
-DeploymentPlan partitioned_deployment(const CosimScenario& s, const CosimPlan& cosim) {
+DeploymentPlan partitioned_deployment(const PartitionedScenario& s,
+                                      const PartitionedPlan& partitions) {
   DeploymentPlan plan;
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
     const std::string& name = s.partitions[p].name;
-    plan.push_back({"system-" + name, cosim.configs[p].name, "pair-" + name, partition_recipe(s, p),
-                    cosim.configs[p]});
+    plan.push_back({"system-" + name, partitions.configs[p].name, "pair-" + name,
+                    partition_recipe(s, p), partitions.configs[p]});
   }
   return plan;
 }

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 #include "system/composite_model.hpp"
 #include "system/system_core.hpp"
 
@@ -39,7 +39,7 @@ using DeploymentPlan = std::vector<PartitionPlan>;
 DeploymentPlan chain_deployment(const Scenario& s, bool rollback_check,
                                 const ChainStart* start = nullptr);
 // One partition per partition of the plan.
-DeploymentPlan partitioned_deployment(const CosimScenario& s, const CosimPlan& plan);
+DeploymentPlan partitioned_deployment(const PartitionedScenario& s, const PartitionedPlan& plan);
 
 // Configures `system` as the recipe says; returns the state size.
 std::size_t configure(SystemCore& system, const SystemRecipe& recipe);

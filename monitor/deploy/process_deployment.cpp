@@ -127,8 +127,8 @@ void ProcessDeployment::release() {
   heartbeat_.reset();
   ports_.clear();
   components_.release();
-  if (sink_servant_) orb_.deactivate(sink_servant_);
-  sink_servant_ = nullptr;
+  if (sink_servant_.in()) orb_.deactivate(sink_servant_);
+  sink_servant_ = nullptr;  // the POA drops its own reference once its calls have ended
 }
 
 void ProcessDeployment::set_up(const DeploymentPlan& plan) {
@@ -136,11 +136,8 @@ void ProcessDeployment::set_up(const DeploymentPlan& plan) {
   for (std::size_t i = 0; i < plan.size(); ++i)
     senders[plan[i].integrator] = {i, static_cast<std::size_t>(plan[i].config.x0.size()),
                                    plan[i].config.output_size};
-  auto* sink = new StateSinkServant(inbox_, std::move(senders));
-  const std::string sink_ior = orb_.activate(sink);
-  sink->_remove_ref();  // the POA owns it now
-  sink_servant_ = sink;
-  CORBA::Object_var sink_obj = orb_.resolve(sink_ior);
+  sink_servant_ = new StateSinkServant(inbox_, std::move(senders));
+  CORBA::Object_var sink_obj = orb_.resolve(orb_.activate(sink_servant_));
   sink_ = idl::StateSink::_narrow(sink_obj);
 
   for (std::size_t i = 0; i < plan.size(); ++i) {

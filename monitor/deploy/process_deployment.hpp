@@ -58,7 +58,7 @@ class ProcessDeployment final : public Deployment {
 
   OrbRuntime& orb_;
   std::shared_ptr<BatchInbox> inbox_ = std::make_shared<BatchInbox>();
-  PortableServer::ServantBase* sink_servant_ = nullptr;  // owned by the POA once active
+  PortableServer::ServantBase_var sink_servant_;  // our reference; the POA's while active
   idl::StateSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<IntegratorPort>> ports_;

@@ -89,8 +89,9 @@ std::unique_ptr<LiveFeed> ProcessPlatform::show(const Scenario& scenario, const 
   return feed;
 }
 
-std::unique_ptr<LiveFeed> ProcessPlatform::show(const CosimScenario& scenario,
-                                                const CosimPlan& plan, const std::string& label,
+std::unique_ptr<LiveFeed> ProcessPlatform::show(const PartitionedScenario& scenario,
+                                                const PartitionedPlan& plan,
+                                                const std::string& label,
                                                 const std::vector<std::string>& strips,
                                                 Deployment* deployment) {
   if (!animation_) return nullptr;

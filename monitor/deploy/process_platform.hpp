@@ -47,7 +47,7 @@ class ProcessPlatform final : public RunPlatform {
   std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
                                  const std::vector<std::string>& strips,
                                  Deployment* deployment) override;
-  std::unique_ptr<LiveFeed> show(const CosimScenario& scenario, const CosimPlan& plan,
+  std::unique_ptr<LiveFeed> show(const PartitionedScenario& scenario, const PartitionedPlan& plan,
                                  const std::string& label, const std::vector<std::string>& strips,
                                  Deployment* deployment) override;
 

@@ -145,9 +145,9 @@ int node_command(const NodeOptions& o) {
     });
   };
   LeaseWatch leases(agent);
-  auto* servant = new NodeServant(agent, leases, leave);
+  // The POA holds the servant once it is active; this reference goes at the end of the scope.
+  const PortableServer::Servant_var<NodeServant> servant = new NodeServant(agent, leases, leave);
   CORBA::Object_var ref = orb.resolve(orb.activate(servant));
-  servant->_remove_ref();  // the POA owns it
   naming.bind_node(o.name, ref);
   std::cout << "kausal node " << o.name << ": registered as kausal/" << o.name << " in " << o.naming
             << "; serving on " << o.orb.host << " (pid " << getpid() << "); work directory "

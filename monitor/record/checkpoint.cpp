@@ -429,9 +429,9 @@ void Checkpointer::write_now(TrajectoryRecorder& recorder) {
   write_checkpoint(c_, dir_);
 }
 
-void Checkpointer::delivered(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
+void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
                              const std::map<std::size_t, std::vector<ChannelSample>>& routed,
-                             CosimRecorder& recorder) {
+                             PartitionedRecorder& recorder) {
   PartitionedPoint& c = c_.partitions();
   if (c.partitions.empty()) {  // a fresh run's first delivery (a resumed run has them all)
     c.partitions.resize(plan.configs.size());
@@ -453,7 +453,7 @@ void Checkpointer::delivered(const CosimPlan& plan, std::size_t p, const StateBa
   if (resumable(recorder) && due()) write_now(recorder);
 }
 
-bool Checkpointer::resumable(const CosimRecorder& recorder) const {
+bool Checkpointer::resumable(const PartitionedRecorder& recorder) const {
   const auto& partitions = c_.partitions().partitions;
   for (std::size_t p = 0; p < partitions.size(); ++p)
     if (recorder.recorded(p) == 0) return false;
@@ -476,7 +476,7 @@ void Checkpointer::forget_unneeded(const IntegratorConfig& config, std::uint64_t
   }
 }
 
-void Checkpointer::write_now(CosimRecorder& recorder) {
+void Checkpointer::write_now(PartitionedRecorder& recorder) {
   if (!resumable(recorder)) return;  // a partition has recorded nothing yet
   PartitionedPoint& c = c_.partitions();
   c.recorder = recorder.position();

@@ -23,7 +23,7 @@
 
 #include <variant>
 
-#include "monitor/record/cosim_recorder.hpp"
+#include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/run/run_kind.hpp"
 #include "monitor/run/run_result.hpp"
@@ -58,7 +58,7 @@ struct ChainPoint {
   RecorderPosition recorder;          // the last committed step, digest midstate, CSV bytes
 };
 
-// One partition at the last step the monitor recorded of it (CosimPosition::recorded − 1).
+// One partition at the last step the monitor recorded of it (PartitionedPosition::recorded − 1).
 struct PartitionPoint {
   std::vector<double> x;
   StepperMemory memory;
@@ -72,7 +72,7 @@ struct PartitionedPoint {
   double tick = 0;
   std::uint64_t horizon = 0;  // the last tick every partition has recorded (summary's steps)
   std::vector<PartitionPoint> partitions;
-  CosimPosition recorder;
+  PartitionedPosition recorder;
 };
 
 struct Checkpoint {
@@ -115,12 +115,12 @@ class Checkpointer {
   // A partitioned model, after recording partition p's batch and routing `routed` (per
   // consumer, the samples it was given): keeps p's last step and the samples each consumer
   // may still use, and writes a checkpoint when one is due (once every partition has one).
-  void delivered(const CosimPlan& plan, std::size_t p, const StateBatch& batch,
+  void delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
                  const std::map<std::size_t, std::vector<ChannelSample>>& routed,
-                 CosimRecorder& recorder);
+                 PartitionedRecorder& recorder);
   // Writes the last committed step whatever the time: at the end of a run, failed or not.
   void write_now(TrajectoryRecorder& recorder);
-  void write_now(CosimRecorder& recorder);
+  void write_now(PartitionedRecorder& recorder);
   // write_now at the end of run r, failed or not. A checkpoint that cannot be written fails
   // the run (nothing could resume it), but the trajectory it committed stays on disk.
   template <typename Recorder>
@@ -138,7 +138,7 @@ class Checkpointer {
  private:
   bool due();
   // Every partition has recorded a step: a partitioned run can be resumed from here.
-  bool resumable(const CosimRecorder& recorder) const;
+  bool resumable(const PartitionedRecorder& recorder) const;
   // Drops the samples a partition resumed at resume_step would not use (amortised).
   static void forget_unneeded(const IntegratorConfig& config, std::uint64_t resume_step,
                               std::vector<ChannelHistory>& inputs);

@@ -4,7 +4,8 @@
 
 namespace kausal {
 
-LivePlot live_plot(const CosimScenario& s, const CosimPlan& plan, std::size_t max_per_plot) {
+LivePlot live_plot(const PartitionedScenario& s, const PartitionedPlan& plan,
+                   std::size_t max_per_plot) {
   LivePlot out;
   std::size_t column = 0;  // the committed values: every partition's states, in order
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
 
@@ -22,7 +22,7 @@ struct LivePlot {
   std::vector<Series> series;
 };
 
-LivePlot live_plot(const CosimScenario& s, const CosimPlan& plan,
+LivePlot live_plot(const PartitionedScenario& s, const PartitionedPlan& plan,
                    std::size_t max_per_plot = LivePlot::default_max_per_plot);
 
 }  // namespace kausal

@@ -3,8 +3,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
-#include "monitor/scenario/cosim_scenario.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -77,7 +77,8 @@ void check_consistency(const fs::path& dir, const ChainPoint& c, const Scenario&
   check_csv(dir, c.recorder.csv_bytes);
 }
 
-void check_consistency(const fs::path& dir, const PartitionedPoint& c, const CosimScenario& s) {
+void check_consistency(const fs::path& dir, const PartitionedPoint& c,
+                       const PartitionedScenario& s) {
   const std::string file = (dir / kCheckpointFile).string();
   if (c.partitions.size() != s.partitions.size())
     throw InputError(file + ": field partitions: " + std::to_string(c.partitions.size()) +
@@ -85,7 +86,7 @@ void check_consistency(const fs::path& dir, const PartitionedPoint& c, const Cos
   if (c.planned_ticks != s.ticks)
     throw InputError(file + ": field planned_steps: " + std::to_string(c.planned_ticks) +
                      ", the scenario has " + std::to_string(s.ticks) + " ticks");
-  const CosimPlan plan = plan_cosim(s, {});
+  const PartitionedPlan plan = plan_partitions(s, {});
   std::uint64_t horizon = s.ticks;
   for (std::size_t p = 0; p < c.partitions.size(); ++p) {
     const std::string field = file + ": field partitions[" + std::to_string(p) + "].";
@@ -170,13 +171,13 @@ ResumedRun prepare_resume(const ResumeRequest& req, Checkpoint checkpoint) {
 ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Checkpoint checkpoint) {
   ResumedPartitionedRun r;
   r.checkpoint = std::move(checkpoint);
-  r.scenario = load_cosim_scenario(req.dir / kScenarioCopy, req.limits);
+  r.scenario = load_partitioned_scenario(req.dir / kScenarioCopy, req.limits);
   r.scenario.file = r.checkpoint.setup.scenario;
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
   return r;
 }
 
-void ResumedPartitionedRun::apply_to(CosimPlan& plan) const {
+void ResumedPartitionedRun::apply_to(PartitionedPlan& plan) const {
   const PartitionedPoint& c = checkpoint.partitions();
   for (std::size_t p = 0; p < plan.configs.size(); ++p) {
     IntegratorConfig& config = plan.configs[p];
@@ -200,7 +201,8 @@ Checkpoint fresh_checkpoint(const Scenario& s, const RunSetup& setup, const fs::
   return c;
 }
 
-Checkpoint fresh_checkpoint(const CosimScenario& s, const RunSetup& setup, const fs::path& dir) {
+Checkpoint fresh_checkpoint(const PartitionedScenario& s, const RunSetup& setup,
+                            const fs::path& dir) {
   Checkpoint c = fresh(s.file, setup, dir);
   PartitionedPoint point;
   point.planned_ticks = s.ticks;

@@ -10,10 +10,10 @@
 
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
 
@@ -40,12 +40,12 @@ struct ResumedRun {
 // A partitioned model to continue.
 struct ResumedPartitionedRun {
   Checkpoint checkpoint;
-  CosimScenario scenario;  // DIR/scenario.toml, named as the run named it
+  PartitionedScenario scenario;  // DIR/scenario.toml, named as the run named it
 
   bool complete() const { return checkpoint.step() >= scenario.ticks; }
   // Every partition starts at its last recorded step, with its memory, indicators and input
   // samples; its state there is not published again.
-  void apply_to(CosimPlan& plan) const;
+  void apply_to(PartitionedPlan& plan) const;
 };
 
 // A double option as the checkpoint compares it ("--tolerance"): the shortest exact form.
@@ -69,7 +69,7 @@ inline ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req
 // and removes a checkpoint an earlier run left in DIR (it no longer describes DIR).
 Checkpoint fresh_checkpoint(const Scenario& scenario, const RunSetup& setup,
                             const std::filesystem::path& dir);
-Checkpoint fresh_checkpoint(const CosimScenario& scenario, const RunSetup& setup,
+Checkpoint fresh_checkpoint(const PartitionedScenario& scenario, const RunSetup& setup,
                             const std::filesystem::path& dir);
 // The checkpoint a resumed run keeps: the stored one, resumed once more from its step.
 Checkpoint resumed_checkpoint(const ResumedRun& run);

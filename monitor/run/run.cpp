@@ -6,13 +6,13 @@
 #include <iostream>
 
 #include "monitor/record/checkpoint.hpp"
-#include "monitor/record/cosim_recorder.hpp"
+#include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
-#include "monitor/sync/cosim_driver.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal {
@@ -153,16 +153,16 @@ class PartitionedRun final : public ModelRun {
         resumed_(model.resumed.get()),
         mode_(mode_of(spec, s_)),
         plan_(planned(s_, mode_, resumed_)),
-        recorder_(resumed_ ? CosimRecorder(spec.out / "trajectory.csv", s_, plan_,
-                                           resumed_->checkpoint.partitions().recorder)
-                           : CosimRecorder(spec.out / "trajectory.csv", s_, plan_)),
+        recorder_(resumed_ ? PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_,
+                                                 resumed_->checkpoint.partitions().recorder)
+                           : PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_)),
         checkpoints_(spec.out, started(resumed_ ? resumed_checkpoint(*resumed_)
                                                 : fresh_checkpoint(s_, setup(), spec.out))) {}
 
-  RunResult described() const override { return describe_cosim_run(s_, spec_.method, mode_); }
+  RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
-    return run_cosim_sequential(s_, plan_, recorder_, control, {observer, &checkpoints_});
+    return run_partitioned_sequential(s_, plan_, recorder_, control, {observer, &checkpoints_});
   }
 
   DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
@@ -175,25 +175,25 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r = run_cosim_distributed(s_, spec_.method, plan_, deployment, recorder_,
-                                              control, {&collector, &checkpoints_});
+    const RunResult r = run_partitioned_distributed(s_, spec_.method, plan_, deployment, recorder_,
+                                                    control, {&collector, &checkpoints_});
     collector.finish();
     return r;
   }
 
  private:
-  static CosimMode mode_of(const RunSpec& spec, const CosimScenario& s) {
-    CosimMode mode;
+  static PartitionedMode mode_of(const RunSpec& spec, const PartitionedScenario& s) {
+    PartitionedMode mode;
     mode.speculate = spec.method == SyncMethod::optimistic;
     mode.tolerance = spec.tolerance.value_or(s.tolerance);
-    mode.window = spec.window.value_or(CosimMode{}.window);
+    mode.window = spec.window.value_or(PartitionedMode{}.window);
     mode.rollback_check = spec.rollback_check && spec.method != SyncMethod::sequential;
     return mode;
   }
 
-  static CosimPlan planned(const CosimScenario& s, const CosimMode& mode,
-                           const ResumedPartitionedRun* resumed) {
-    CosimPlan plan = plan_cosim(s, mode);
+  static PartitionedPlan planned(const PartitionedScenario& s, const PartitionedMode& mode,
+                                 const ResumedPartitionedRun* resumed) {
+    PartitionedPlan plan = plan_partitions(s, mode);
     if (resumed) resumed->apply_to(plan);
     return plan;
   }
@@ -214,12 +214,12 @@ class PartitionedRun final : public ModelRun {
             spec_.call_timeout_ms};
   }
 
-  const CosimScenario& s_;
+  const PartitionedScenario& s_;
   const RunSpec& spec_;
   const ResumedPartitionedRun* resumed_;
-  const CosimMode mode_;
-  const CosimPlan plan_;
-  CosimRecorder recorder_;
+  const PartitionedMode mode_;
+  const PartitionedPlan plan_;
+  PartitionedRecorder recorder_;
   Checkpointer checkpoints_;
 };
 
@@ -294,7 +294,7 @@ RunModel resumed_model(ResumedRun resumed) {
 
 RunModel resumed_model(ResumedPartitionedRun resumed) {
   auto run = std::make_shared<const ResumedPartitionedRun>(std::move(resumed));
-  return PartitionedModel{std::shared_ptr<const CosimScenario>(run, &run->scenario), run};
+  return PartitionedModel{std::shared_ptr<const PartitionedScenario>(run, &run->scenario), run};
 }
 
 std::string method_dir(SyncMethod method, Guarantee guarantee) {

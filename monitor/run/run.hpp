@@ -31,7 +31,7 @@ struct ChainModel {
 };
 // A partitioned model, from its start or (resumed) from its checkpoint.
 struct PartitionedModel {
-  std::shared_ptr<const CosimScenario> scenario;
+  std::shared_ptr<const PartitionedScenario> scenario;
   std::shared_ptr<const ResumedPartitionedRun> resumed;  // null: a fresh run
 };
 using RunModel = std::variant<ChainModel, PartitionedModel>;

@@ -10,10 +10,10 @@
 
 #include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/run/run_observer.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
-#include "monitor/sync/cosim_plan.hpp"
 #include "monitor/sync/integrator_port.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
 
@@ -42,8 +42,9 @@ class RunPlatform {
                                          Deployment* /*deployment*/) {
     return nullptr;
   }
-  virtual std::unique_ptr<LiveFeed> show(const CosimScenario& /*scenario*/,
-                                         const CosimPlan& /*plan*/, const std::string& /*label*/,
+  virtual std::unique_ptr<LiveFeed> show(const PartitionedScenario& /*scenario*/,
+                                         const PartitionedPlan& /*plan*/,
+                                         const std::string& /*label*/,
                                          const std::vector<std::string>& /*strips*/,
                                          Deployment* /*deployment*/) {
     return nullptr;

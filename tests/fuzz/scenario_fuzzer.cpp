@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "monitor/scenario/cosim_scenario.hpp"
 #include "monitor/scenario/deploy_file.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "system/errors.hpp"
 
@@ -27,7 +27,7 @@ void refused_or_read(Parse parse) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   refused_or_read([&] { kausal::parse_scenario(text, "fuzz.toml"); });
-  refused_or_read([&] { kausal::parse_cosim_scenario(text, "fuzz.toml"); });
+  refused_or_read([&] { kausal::parse_partitioned_scenario(text, "fuzz.toml"); });
   refused_or_read([&] { kausal::parse_deploy_file(text, "fuzz.toml"); });
   return 0;
 }

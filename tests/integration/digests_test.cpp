@@ -135,8 +135,8 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Every, Cells, ::testing::ValuesIn(all_cells()),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           return info.param.name;
+                         [](const ::testing::TestParamInfo<Cell>& cell) {
+                           return cell.param.name;
                          });
 
 }  // namespace

@@ -27,15 +27,14 @@ class TestSink {
  public:
   explicit TestSink(Servant* servant) : servant_(servant) {
     OrbRuntime& orb = monitor_orb(1000);
-    CORBA::Object_var obj = orb.resolve(orb.activate(servant));
-    servant->_remove_ref();  // the POA owns it now
+    CORBA::Object_var obj = orb.resolve(orb.activate(servant_));
     ref_ = Sink::_narrow(obj);
   }
   ~TestSink() { monitor_orb(1000).deactivate(servant_); }
   typename Sink::_ptr_type ref() const { return ref_.in(); }
 
  private:
-  Servant* servant_;
+  PortableServer::Servant_var<Servant> servant_;
   typename Sink::_var_type ref_;
 };
 

@@ -1,7 +1,8 @@
 // Partitioned models over real processes: a small scenario launched with
-// a ProcessDeployment of partitioned_deployment and run by run_cosim_distributed gives the digest
-// of run_cosim_sequential (conservative and optimistic, in each layout); a partition process killed
-// mid-run ends the run with exit code 3 naming it, in bounded time; no child is left behind.
+// a ProcessDeployment of partitioned_deployment and run by run_partitioned_distributed gives the
+// digest of run_partitioned_sequential (conservative and optimistic, in each layout); a partition
+// process killed mid-run ends the run with exit code 3 naming it, in bounded time; no child is left
+// behind.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,7 +12,7 @@
 #include "idl/composite_convert.hpp"
 #include "monitor/deploy/child_process.hpp"
 #include "monitor/deploy/process_deployment.hpp"
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 #include "system/composite_model.hpp"
 
 namespace kausal::testing {
@@ -37,11 +38,11 @@ std::string scenario_text(double t_end, double calc_work) {
 
 struct PartitionRun {
   TempDir dir;
-  CosimScenario scenario;
+  PartitionedScenario scenario;
 
   explicit PartitionRun(double t_end = 0.5, double calc_work = 0) {
     dir.write("partitioned.toml", scenario_text(t_end, calc_work));
-    scenario = load_cosim_scenario(dir / "partitioned.toml");
+    scenario = load_partitioned_scenario(dir / "partitioned.toml");
   }
 
   LaunchOptions options(const std::string& layout) const {
@@ -53,30 +54,31 @@ struct PartitionRun {
     return o;
   }
 
-  std::string sequential_digest(const CosimPlan& plan) const {
-    CosimRecorder recorder("", scenario, plan);
+  std::string sequential_digest(const PartitionedPlan& plan) const {
+    PartitionedRecorder recorder("", scenario, plan);
     RunControl control;
-    const RunResult r = run_cosim_sequential(scenario, plan, recorder, control);
+    const RunResult r = run_partitioned_sequential(scenario, plan, recorder, control);
     EXPECT_EQ(r.status, RunStatus::completed) << r.error;
     return r.trajectory_sha256;
   }
 
-  std::unique_ptr<ProcessDeployment> launch(const CosimPlan& plan,
+  std::unique_ptr<ProcessDeployment> launch(const PartitionedPlan& plan,
                                             const std::string& layout) const {
     const LaunchOptions launch = options(layout);
     return std::make_unique<ProcessDeployment>(partitioned_deployment(scenario, plan),
                                                monitor_orb(launch.call_timeout_ms), launch);
   }
-  RunResult distributed(const CosimPlan& plan, Deployment& deployment) const {
+  RunResult distributed(const PartitionedPlan& plan, Deployment& deployment) const {
     RunControl control;
     return distributed(plan, deployment, control);
   }
 
-  RunResult distributed(const CosimPlan& plan, Deployment& deployment, RunControl& control) const {
-    CosimRecorder recorder("", scenario, plan);
+  RunResult distributed(const PartitionedPlan& plan, Deployment& deployment,
+                        RunControl& control) const {
+    PartitionedRecorder recorder("", scenario, plan);
     const SyncMethod method =
         plan.configs.front().speculate ? SyncMethod::optimistic : SyncMethod::conservative;
-    return run_cosim_distributed(scenario, method, plan, deployment, recorder, control);
+    return run_partitioned_distributed(scenario, method, plan, deployment, recorder, control);
   }
 };
 
@@ -108,7 +110,7 @@ class PartitionLayouts : public ::testing::TestWithParam<Case> {};
 TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
   const Case c = GetParam();
   PartitionRun run;
-  const CosimPlan plan = plan_cosim(run.scenario, {c.speculate, 0.0, 1000});
+  const PartitionedPlan plan = plan_partitions(run.scenario, {c.speculate, 0.0, 1000});
   const std::string expected = run.sequential_digest(plan);
   std::vector<pid_t> pids;
   {
@@ -166,7 +168,7 @@ TEST_P(PartitionKill, KilledIntegratorFailsTheRunNamingIt) {
   // has committed its first thousand steps, not after a fixed sleep that a fast machine
   // outruns.
   PartitionRun run(1000.0, 2000);
-  const CosimPlan plan = plan_cosim(run.scenario, {false, 0.0, 1000});
+  const PartitionedPlan plan = plan_partitions(run.scenario, {false, 0.0, 1000});
   std::vector<pid_t> pids;
   {
     auto deployment = run.launch(plan, GetParam());

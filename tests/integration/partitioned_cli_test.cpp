@@ -124,7 +124,9 @@ TEST(PartitionedCli, TheRollbackCheckRestepsEveryPartitionFromItsStateList) {
                            (dir / method).string()},
                           dir.path());
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
-    if (method == "conservative") EXPECT_EQ(calls(r), 2 * calls(plain));
+    if (method == "conservative") {
+      EXPECT_EQ(calls(r), 2 * calls(plain));
+    }
   }
   KausalProcess sequential({"run", file.string(), "--rollback-check"}, dir.path());
   EXPECT_EQ(sequential.wait(30s), 2);

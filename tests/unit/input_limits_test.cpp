@@ -10,9 +10,9 @@
 #include <fstream>
 
 #include "monitor/record/checkpoint.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "system/errors.hpp"
 #include "tests/temp_dir.hpp"
@@ -59,7 +59,7 @@ std::string chain_error(const std::string& simulation, const ScenarioLimits& lim
 }
 
 std::string tanks_error(const std::string& text) {
-  return error_of([&] { parse_cosim_scenario(text, "t.toml"); });
+  return error_of([&] { parse_partitioned_scenario(text, "t.toml"); });
 }
 
 // ---- numbers that used to cast to a zero integer (SIGFPE) or to zero steps ----
@@ -181,7 +181,7 @@ TEST(InputFiles, OnlyRegularFilesOfBoundedSizeAreRead) {
   };
   for (const auto& [file, expected] : cases) {
     EXPECT_EQ(error_of([&] { load_scenario(file); }), expected);
-    EXPECT_EQ(error_of([&] { load_cosim_scenario(file); }), expected);
+    EXPECT_EQ(error_of([&] { load_partitioned_scenario(file); }), expected);
     EXPECT_EQ(error_of([&] { is_partitioned_scenario(file); }), expected);
   }
   EXPECT_EQ(error_of([&] { load_deploy_file("/dev/zero"); }),

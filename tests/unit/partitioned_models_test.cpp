@@ -10,7 +10,7 @@
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include "monitor/deploy/local_deployment.hpp"
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 #include "system/errors.hpp"
 #include "tests/reference/cvode_reference.hpp"
 #include "tests/reference/exact_linear_response.hpp"
@@ -26,15 +26,15 @@ std::string shipped_text(const std::string& name) {
 }
 
 // The shipped scenario with some of its text replaced (each `from` must occur).
-CosimScenario variant(const std::string& name,
-                      const std::vector<std::pair<std::string, std::string>>& edits = {}) {
+PartitionedScenario variant(const std::string& name,
+                            const std::vector<std::pair<std::string, std::string>>& edits = {}) {
   std::string text = shipped_text(name);
   for (const auto& [from, to] : edits) {
     const auto at = text.find(from);
     if (at == std::string::npos) throw std::logic_error("'" + from + "' not in " + name);
     text.replace(at, from.size(), to);
   }
-  return parse_cosim_scenario(text, name);
+  return parse_partitioned_scenario(text, name);
 }
 
 struct Outcome {
@@ -42,27 +42,28 @@ struct Outcome {
   std::vector<std::vector<double>> rows;  // t, then every partition's states
 };
 
-Outcome sequential(const CosimScenario& s) {
-  const CosimPlan plan = plan_cosim(s, {});
-  CosimRecorder recorder("", s, plan, true);
+Outcome sequential(const PartitionedScenario& s) {
+  const PartitionedPlan plan = plan_partitions(s, {});
+  PartitionedRecorder recorder("", s, plan, true);
   RunControl control;
-  RunResult r = run_cosim_sequential(s, plan, recorder, control);
+  RunResult r = run_partitioned_sequential(s, plan, recorder, control);
   return {r, recorder.rows()};
 }
 
-Outcome distributed(const CosimScenario& s, const CosimMode& mode) {
-  const CosimPlan plan = plan_cosim(s, mode);
-  CosimRecorder recorder("", s, plan, true);
+Outcome distributed(const PartitionedScenario& s, const PartitionedMode& mode) {
+  const PartitionedPlan plan = plan_partitions(s, mode);
+  PartitionedRecorder recorder("", s, plan, true);
   RunControl control;
   LocalDeployment deployment(partitioned_deployment(s, plan));
-  RunResult r =
-      run_cosim_distributed(s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative,
-                            plan, deployment, recorder, control);
+  RunResult r = run_partitioned_distributed(
+      s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
+      recorder, control);
   return {r, recorder.rows()};
 }
 
 // CVODE on the monolithic model (every coupling direct) at the rows' times.
-std::vector<Vector> monolithic_reference(const CosimScenario& s, const std::vector<double>& times) {
+std::vector<Vector> monolithic_reference(const PartitionedScenario& s,
+                                         const std::vector<double>& times) {
   const auto model = build_monolithic_model(s);
   auto f = [&](double t, const Vector& x, Vector& dx) { model->derivative(t, x, Vector(), dx); };
   return reference::cvode_reference(f, model->initial_state(), 0.0, times);
@@ -114,7 +115,7 @@ TEST(BenchmarkB, Dre0MatchesTheExactStepResponseAtOneAndTenMilliseconds) {
   check_against_table_b(coarse);
 }
 
-CosimScenario orifices_euler(const std::string& h, const std::string& t_end) {
+PartitionedScenario orifices_euler(const std::string& h, const std::string& t_end) {
   return variant("orifices-dre0.toml", {{"t_end = 0.3", "t_end = " + t_end},
                                         {"output_interval = 0.001", "output_interval = " + h},
                                         {"integrator = \"dre0\"", "integrator = \"euler\""},
@@ -150,8 +151,8 @@ TEST(BenchmarkB, Pdre0OneEquationPerPartitionIsStableWithAOneStepLagOnP2) {
 // ---- C: turbogenerator ----
 
 // Machine and turbine as two partitions, or (one_partition) as one.
-CosimScenario turbogenerator(const std::string& method, const std::string& h,
-                             const std::string& t_end = "3.0", bool one_partition = false) {
+PartitionedScenario turbogenerator(const std::string& method, const std::string& h,
+                                   const std::string& t_end = "3.0", bool one_partition = false) {
   const std::string own = one_partition ? "" : "integrator = \"" + method + "\"\nh = " + h + "\n";
   std::vector<std::pair<std::string, std::string>> edits = {
       {"t_end = 3.0", "t_end = " + t_end},
@@ -218,7 +219,7 @@ TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
 // ---- D: fast/slow hydraulic drive ----
 
 TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
-  const CosimScenario s = variant("hydraulic-multirate.toml");
+  const PartitionedScenario s = variant("hydraulic-multirate.toml");
   ASSERT_EQ(s.partitions[0].ticks_per_step * 3, s.partitions[1].ticks_per_step);
   const Outcome o = distributed(s, {});
   ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
@@ -243,7 +244,7 @@ Matrix two_mass_matrix() {
 }
 
 double coupling_error(int hold, const std::string& h) {
-  const CosimScenario s =
+  const PartitionedScenario s =
       variant("two-mass.toml", {{"hold = 1", "hold = " + std::to_string(hold)},
                                 {"h = 0.001", "h = " + h},
                                 {"h = 0.001", "h = " + h},
@@ -276,7 +277,7 @@ TEST(BenchmarkE, HigherHoldOrderGivesASmallerCouplingError) {
 // ---- the worked example of docs/adding-a-model.md ----
 
 TEST(WorkedExample, TwoTanksSettleAtTorricellisLevelsAndFollowCvode) {
-  const CosimScenario s = variant("two-tanks.toml");
+  const PartitionedScenario s = variant("two-tanks.toml");
   const Outcome o = sequential(s);
   ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
   // Steady state: outflow = inflow = 0.02 m³/s, so h = (q / (a √(2g)))².
@@ -293,7 +294,7 @@ TEST(WorkedExample, TwoTanksSettleAtTorricellisLevelsAndFollowCvode) {
 TEST(PartitionedMethods, SequentialConservativeAndOptimisticGiveOneDigestAtToleranceZero) {
   for (const std::string name : {"orifices-dre0.toml", "orifices-pdre0.toml", "turbogenerator.toml",
                                  "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml"}) {
-    const CosimScenario s = variant(name);
+    const PartitionedScenario s = variant(name);
     const Outcome seq = sequential(s);
     ASSERT_EQ(seq.result.status, RunStatus::completed) << name << ": " << seq.result.error;
     const Outcome cons = distributed(s, {false, 0, 1000});
@@ -323,7 +324,7 @@ double impulse_response_gain(const Matrix& A, const Matrix& B, double T) {
 }
 
 TEST(PartitionedMethods, AToleranceBoundsTheDifferenceToSequential) {
-  const CosimScenario s = variant("two-mass.toml", {{"t_end = 5.0", "t_end = 2.0"}});
+  const PartitionedScenario s = variant("two-mass.toml", {{"t_end = 5.0", "t_end = 2.0"}});
   const Outcome seq = sequential(s);
   // Inputs x_other, v_other of each mass enter its acceleration as kc·x_o + dc·v_o.
   Matrix B = Matrix::Zero(4, 4);

@@ -11,7 +11,7 @@
 #include "monitor/deploy/local_platform.hpp"
 #include "monitor/run/resume.hpp"
 #include "monitor/run/run.hpp"
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -37,12 +37,12 @@ fs::path variant(const fs::path& dir, const std::string& name,
 }
 
 // A run into dir with its checkpoint, fresh or resumed; partitions in process.
-RunResult record(SyncMethod method, const CosimScenario& s, const fs::path& dir,
+RunResult record(SyncMethod method, const PartitionedScenario& s, const fs::path& dir,
                  RunControl& control, const ResumedPartitionedRun* resumed = nullptr) {
   RunSpec spec;
-  spec.model = resumed
-                   ? resumed_model(*resumed)
-                   : RunModel(PartitionedModel{std::make_shared<const CosimScenario>(s), nullptr});
+  spec.model =
+      resumed ? resumed_model(*resumed)
+              : RunModel(PartitionedModel{std::make_shared<const PartitionedScenario>(s), nullptr});
   spec.method = method;
   spec.pin = Pinning::none;
   spec.out = dir;
@@ -59,13 +59,14 @@ struct Case {
 // compares with an uninterrupted sequential run.
 void expect_cut_and_resume_matches(const Case& c, SyncMethod method, std::uint64_t cut) {
   TempDir ref_dir;
-  const CosimScenario ref_s = load_cosim_scenario(variant(ref_dir.path(), c.scenario, c.edits));
+  const PartitionedScenario ref_s =
+      load_partitioned_scenario(variant(ref_dir.path(), c.scenario, c.edits));
   RunControl plain;
   const RunResult ref = record(SyncMethod::sequential, ref_s, ref_dir.path(), plain);
   ASSERT_EQ(ref.status, RunStatus::completed) << ref.error;
 
   TempDir dir;
-  const CosimScenario s = load_cosim_scenario(variant(dir.path(), c.scenario, c.edits));
+  const PartitionedScenario s = load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits));
   StopAt stop(cut);
   const RunResult first = record(method, s, dir.path(), stop);
   ASSERT_EQ(first.status, RunStatus::interrupted) << first.error;
@@ -102,7 +103,8 @@ const std::vector<Case>& cases() {
 TEST(PartitionedResume, SequentialCutAnywhereGivesTheUninterruptedDigestAndCsv) {
   for (const Case& c : cases()) {
     TempDir dir;
-    const std::uint64_t ticks = load_cosim_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
+    const std::uint64_t ticks =
+        load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
     // At the start, between rows, late (a cut within a batch of the end may find it done).
     for (const std::uint64_t cut : {std::uint64_t{1}, ticks / 3 + 1, 2 * ticks / 3}) {
       SCOPED_TRACE(c.scenario + " cut at tick " + std::to_string(cut));
@@ -114,7 +116,8 @@ TEST(PartitionedResume, SequentialCutAnywhereGivesTheUninterruptedDigestAndCsv) 
 TEST(PartitionedResume, ConservativeAndOptimisticPartitionsStartAtTheCheckpoint) {
   for (const Case& c : cases()) {
     TempDir dir;
-    const std::uint64_t ticks = load_cosim_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
+    const std::uint64_t ticks =
+        load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
     for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic}) {
       SCOPED_TRACE(c.scenario + " " + to_string(method));
       expect_cut_and_resume_matches(c, method, ticks / 2);
@@ -124,8 +127,8 @@ TEST(PartitionedResume, ConservativeAndOptimisticPartitionsStartAtTheCheckpoint)
 
 TEST(PartitionedResume, AStartWithoutTheSamplesItNeedsIsRefused) {
   TempDir dir;
-  const CosimScenario s = load_cosim_scenario(variant(dir.path(), "two-mass.toml", {}));
-  CosimPlan plan = plan_cosim(s, {});
+  const PartitionedScenario s = load_partitioned_scenario(variant(dir.path(), "two-mass.toml", {}));
+  PartitionedPlan plan = plan_partitions(s, {});
   IntegratorConfig config = plan.configs[0];
   config.first_step = 100;  // hold 1 reaches back to sample 98
   config.publish_first_state = false;

@@ -11,7 +11,7 @@
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/record/text_table.hpp"
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace kausal {
@@ -319,11 +319,11 @@ std::string shipped_text(const std::string& name) {
 TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   std::string text = shipped_text("two-mass.toml");
   text.replace(text.find("t_end = 5.0"), 11, "t_end = 1.0");
-  const CosimScenario s = parse_cosim_scenario(text, "two-mass.toml");
+  const PartitionedScenario s = parse_partitioned_scenario(text, "two-mass.toml");
   RunControl control;
-  const CosimPlan seq_plan = plan_cosim(s, {});
-  CosimRecorder seq_recorder("", s, seq_plan);
-  const RunResult seq = run_cosim_sequential(s, seq_plan, seq_recorder, control);
+  const PartitionedPlan seq_plan = plan_partitions(s, {});
+  PartitionedRecorder seq_recorder("", s, seq_plan);
+  const RunResult seq = run_partitioned_sequential(s, seq_plan, seq_recorder, control);
   ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
   ASSERT_EQ(seq.components.size(), 1u);
   EXPECT_EQ(seq.components[0].role, ComponentRole::sequential);
@@ -333,12 +333,12 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
               seq.wall_s, 1e-6);
   EXPECT_GT(calc_cost_us(seq), 0.0);
 
-  const CosimMode mode{true, 0, 32};
-  const CosimPlan plan = plan_cosim(s, mode);
-  CosimRecorder recorder("", s, plan);
+  const PartitionedMode mode{true, 0, 32};
+  const PartitionedPlan plan = plan_partitions(s, mode);
+  PartitionedRecorder recorder("", s, plan);
   LocalDeployment deployment(partitioned_deployment(s, plan));
   const RunResult opt =
-      run_cosim_distributed(s, SyncMethod::optimistic, plan, deployment, recorder, control);
+      run_partitioned_distributed(s, SyncMethod::optimistic, plan, deployment, recorder, control);
   ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
   ASSERT_GT(opt.counters.rollbacks, 0u);
   EXPECT_GT(opt.counters.wasted_calc_calls, 0u);

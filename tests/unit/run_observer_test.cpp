@@ -8,16 +8,16 @@
 
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/live_plot.hpp"
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 
 namespace kausal {
 namespace {
 
-CosimScenario shipped(const std::string& name) {
+PartitionedScenario shipped(const std::string& name) {
   std::ifstream in(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_cosim_scenario(text.str(), name);
+  return parse_partitioned_scenario(text.str(), name);
 }
 
 // Takes note of everything, as the animation feed does.
@@ -44,7 +44,7 @@ class Notes final : public RunObserver {
 
 // The observer saw the recorder's rows (without t), at the ticks of their times, in order,
 // and a horizon that only grew and ended at the last tick, reached by every partition.
-void expect_told_every_row(const CosimScenario& s, const CosimRecorder& recorder,
+void expect_told_every_row(const PartitionedScenario& s, const PartitionedRecorder& recorder,
                            const Notes& notes) {
   ASSERT_EQ(notes.rows.size(), recorder.rows().size());
   for (std::size_t k = 0; k < notes.rows.size(); ++k) {
@@ -61,14 +61,14 @@ void expect_told_every_row(const CosimScenario& s, const CosimRecorder& recorder
 }
 
 TEST(RunObserver, ASequentialPartitionedRunTellsEveryRowAndTheHorizon) {
-  const CosimScenario s = shipped("two-tanks.toml");  // multirate: steps of 2 and 1 ticks
-  const CosimPlan plan = plan_cosim(s, {});
-  CosimRecorder plain("", s, plan, true);
+  const PartitionedScenario s = shipped("two-tanks.toml");  // multirate: steps of 2 and 1 ticks
+  const PartitionedPlan plan = plan_partitions(s, {});
+  PartitionedRecorder plain("", s, plan, true);
   RunControl control;
-  const RunResult without = run_cosim_sequential(s, plan, plain, control);
-  CosimRecorder recorder("", s, plan, true);
+  const RunResult without = run_partitioned_sequential(s, plan, plain, control);
+  PartitionedRecorder recorder("", s, plan, true);
   Notes notes;
-  const RunResult with = run_cosim_sequential(s, plan, recorder, control, {&notes, nullptr});
+  const RunResult with = run_partitioned_sequential(s, plan, recorder, control, {&notes, nullptr});
   ASSERT_EQ(with.status, RunStatus::completed) << with.error;
   EXPECT_EQ(with.trajectory_sha256, without.trajectory_sha256);  // watching changes nothing
   expect_told_every_row(s, recorder, notes);
@@ -77,16 +77,17 @@ TEST(RunObserver, ASequentialPartitionedRunTellsEveryRowAndTheHorizon) {
 }
 
 TEST(RunObserver, ADistributedPartitionedRunAlsoShowsTheMonitorsTrace) {
-  const CosimScenario s = shipped("hydraulic-multirate.toml");
+  const PartitionedScenario s = shipped("hydraulic-multirate.toml");
   for (const bool speculate : {false, true}) {
-    const CosimPlan plan = plan_cosim(s, {.speculate = speculate, .tolerance = 0.0, .window = 4});
-    CosimRecorder recorder("", s, plan, true);
+    const PartitionedPlan plan =
+        plan_partitions(s, {.speculate = speculate, .tolerance = 0.0, .window = 4});
+    PartitionedRecorder recorder("", s, plan, true);
     RunControl control;
     LocalDeployment deployment(partitioned_deployment(s, plan));
     Notes notes;
-    const RunResult r =
-        run_cosim_distributed(s, speculate ? SyncMethod::optimistic : SyncMethod::conservative,
-                              plan, deployment, recorder, control, {&notes, nullptr});
+    const RunResult r = run_partitioned_distributed(
+        s, speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
+        recorder, control, {&notes, nullptr});
     ASSERT_EQ(r.status, RunStatus::completed) << r.error;
     expect_told_every_row(s, recorder, notes);
     EXPECT_EQ(notes.traces, (std::vector<bool>{true, false}));
@@ -100,8 +101,8 @@ TEST(RunObserver, ADistributedPartitionedRunAlsoShowsTheMonitorsTrace) {
 }
 
 TEST(LivePlot, OnePlotPerPartitionWithItsFirstStates) {
-  const CosimScenario s = shipped("hydraulic-multirate.toml");  // valve: 2 states, drive: 5
-  const CosimPlan plan = plan_cosim(s, {});
+  const PartitionedScenario s = shipped("hydraulic-multirate.toml");  // valve: 2 states, drive: 5
+  const PartitionedPlan plan = plan_partitions(s, {});
   const LivePlot all = live_plot(s, plan);
   EXPECT_EQ(all.plots, (std::vector<std::string>{"valve", "drive"}));
   ASSERT_EQ(all.series.size(), 7u);

@@ -8,7 +8,7 @@
 
 #include "monitor/deploy/local_platform.hpp"
 #include "monitor/run/run.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "system/errors.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
@@ -84,8 +84,8 @@ TEST(Run, EveryMethodOfAChainGivesTheSequentialDigest) {
 }
 
 TEST(Run, EveryMethodOfAPartitionedModelGivesTheSequentialDigest) {
-  const auto s = std::make_shared<const CosimScenario>(
-      load_cosim_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass.toml"));
+  const auto s = std::make_shared<const PartitionedScenario>(
+      load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass.toml"));
   expect_every_method_agrees(PartitionedModel{s, nullptr}, kPartitionedMethods);
 }
 
@@ -102,8 +102,8 @@ TEST(Run, ComponentsThatDoNotStartEndTheRunAsAFailureWithItsFilesWritten) {
   DeadPlatform platform;
   const RunModel chain = ChainModel{short_thesis(dir.path()), nullptr};
   const RunModel partitioned = PartitionedModel{
-      std::make_shared<const CosimScenario>(
-          load_cosim_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks.toml")),
+      std::make_shared<const PartitionedScenario>(
+          load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks.toml")),
       nullptr};
   for (const auto& [name, model] :
        {std::pair("chain", chain), std::pair("partitioned", partitioned)}) {

@@ -49,7 +49,7 @@ inline void write_two_pendulum_run(const TempDir& dir) {
   dir.write("trajectory.csv", two_pendulum_trajectory());
 }
 
-// A partitioned model's run (monitor/record/cosim_recorder.cpp writes trajectory.csv): two
+// A partitioned model's run (monitor/record/partitioned_recorder.cpp writes trajectory.csv): two
 // partitions, "tanks" with subsystems "upper" and "up" (a prefix of the other's name) and
 // "pipe" with "lower"; a tick of 0.5 s.
 inline const char* two_partition_summary() {

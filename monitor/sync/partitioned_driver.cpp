@@ -1,4 +1,4 @@
-#include "monitor/sync/cosim_driver.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 
 #include <unistd.h>
 
@@ -19,7 +19,8 @@ double seconds_since(Clock::time_point start) {
 }
 
 // The samples a batch of partition p's final steps gives each consumer.
-std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& plan, std::size_t p,
+std::map<std::size_t, std::vector<ChannelSample>> samples_from(const PartitionedPlan& plan,
+                                                               std::size_t p,
                                                                const StateBatch& batch) {
   std::map<std::size_t, std::vector<ChannelSample>> out;
   for (const Route& r : plan.routes[p])
@@ -35,8 +36,8 @@ std::map<std::size_t, std::vector<ChannelSample>> samples_from(const CosimPlan& 
 // Records the final steps partitions deliver and provides the samples in them to their
 // consumers: the same for both drivers.
 struct Router {
-  const CosimPlan& plan;
-  CosimRecorder& recorder;
+  const PartitionedPlan& plan;
+  PartitionedRecorder& recorder;
   Deployment& deployment;
   MethodCounters* counters = nullptr;  // calls and bytes between processes (nullptr: none)
   ActivityClock* monitor = nullptr;    // the monitor thread, busy recording and sampling
@@ -66,7 +67,7 @@ struct Router {
   }
 };
 
-void finish(RunResult& r, const CosimRecorder& recorder, Clock::time_point start) {
+void finish(RunResult& r, const PartitionedRecorder& recorder, Clock::time_point start) {
   r.wall_s = seconds_since(start);
   r.trajectory_sha256 = recorder.digest();
   r.steps = recorder.horizon();
@@ -83,7 +84,7 @@ void finish(RunResult& r, const CosimRecorder& recorder, Clock::time_point start
 // never reads the trace after the clock has gone.
 class Watch {
  public:
-  Watch(RunObserver* observer, CosimRecorder& recorder, const ActivityTrace* trace)
+  Watch(RunObserver* observer, PartitionedRecorder& recorder, const ActivityTrace* trace)
       : observer_(observer), recorder_(recorder), traced_(observer && trace) {
     recorder_.observe(observer_);
     if (traced_) observer_->monitor_trace(trace);
@@ -100,7 +101,7 @@ class Watch {
 
  private:
   RunObserver* observer_;
-  CosimRecorder& recorder_;
+  PartitionedRecorder& recorder_;
   bool traced_;  // the observer was given a trace and must be told when it goes
 };
 
@@ -113,7 +114,8 @@ void add_components(RunResult& r, std::vector<ComponentReport> components) {
 
 }  // namespace
 
-RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode) {
+RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod method,
+                                   const PartitionedMode& mode) {
   RunResult r;
   r.method = method;
   r.model = "partitioned";
@@ -133,14 +135,14 @@ RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const Co
   return r;
 }
 
-RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
-                               CosimRecorder& recorder, RunControl& control,
-                               const CosimWatchers& watchers) {
-  RunResult r = describe_cosim_run(s, SyncMethod::sequential, {});
+RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                     PartitionedRecorder& recorder, RunControl& control,
+                                     const PartitionedWatchers& watchers) {
+  RunResult r = describe_partitioned_run(s, SyncMethod::sequential, {});
   Watch watch(watchers.observer, recorder, nullptr);  // no monitor thread: its trace is the run's
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
-  CosimPlan in_turn = plan;
+  PartitionedPlan in_turn = plan;
   for (auto& config : in_turn.configs) config.speculate = false;
   std::optional<LocalDeployment> deployment;
   try {
@@ -182,10 +184,11 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
   return r;
 }
 
-RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
-                                Deployment& deployment, CosimRecorder& recorder,
-                                RunControl& control, const CosimWatchers& watchers) {
-  RunResult r = describe_cosim_run(s, method, plan.mode);
+RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod method,
+                                      const PartitionedPlan& plan, Deployment& deployment,
+                                      PartitionedRecorder& recorder, RunControl& control,
+                                      const PartitionedWatchers& watchers) {
+  RunResult r = describe_partitioned_run(s, method, plan.mode);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   ActivityClock monitor;  // this thread: recording deliveries, routing their samples

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
-#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 
 namespace kausal {
 
-struct CosimMode {
+struct PartitionedMode {
   bool speculate = false;  // optimistic
   double tolerance = 0;
   // Optimistic: steps a partition may run past its last final step. Small, because a
@@ -31,13 +31,13 @@ struct Route {
   std::uint64_t producer_steps_per_sample = 1;
 };
 
-struct CosimPlan {
-  CosimMode mode;
+struct PartitionedPlan {
+  PartitionedMode mode;
   std::vector<IntegratorConfig> configs;              // per partition
   std::vector<std::vector<Route>> routes;             // per producer partition
   std::vector<std::vector<std::string>> state_names;  // per partition: "member.state"
 };
 
-CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode);
+PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedMode& mode);
 
 }  // namespace kausal

@@ -8,21 +8,22 @@
 #include <string>
 
 #include "monitor/record/checkpoint.hpp"
-#include "monitor/record/cosim_recorder.hpp"
+#include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
-#include "monitor/sync/cosim_plan.hpp"
 #include "monitor/sync/integrator_port.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
 
 // What the result says about the scenario before the run (method, model, partitions).
-RunResult describe_cosim_run(const CosimScenario& s, SyncMethod method, const CosimMode& mode);
+RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod method,
+                                   const PartitionedMode& mode);
 
 // What watches a partitioned run besides its recorder: an observer (the trace collector, the
 // live animation) sees every row the recorder completes and how far every partition has got
-// (CosimRecorder::observe); the checkpointer keeps checkpoint.json for a resume.
-struct CosimWatchers {
+// (PartitionedRecorder::observe); the checkpointer keeps checkpoint.json for a resume.
+struct PartitionedWatchers {
   RunObserver* observer = nullptr;
   Checkpointer* checkpoints = nullptr;
 };
@@ -30,9 +31,9 @@ struct CosimWatchers {
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
 // kausal::Error: a failure ends the run with its status, exit code and message. A resumed
 // run: the plan starts each partition at its checkpoint, the recorder continues there.
-RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
-                               CosimRecorder& recorder, RunControl& control,
-                               const CosimWatchers& watchers = {});
+RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                     PartitionedRecorder& recorder, RunControl& control,
+                                     const PartitionedWatchers& watchers = {});
 
 // The partitions of `deployment` (a deployment of partitioned_deployment(s, plan)) step by
 // themselves; conservative or optimistic is the plan's mode. The deployment watches its components
@@ -41,8 +42,9 @@ RunResult run_cosim_sequential(const CosimScenario& s, const CosimPlan& plan,
 // the run
 // ("monitor": busy while it records a delivery and computes the samples it routes); an
 // observer sees its trace as well as the rows and the horizon.
-RunResult run_cosim_distributed(const CosimScenario& s, SyncMethod method, const CosimPlan& plan,
-                                Deployment& deployment, CosimRecorder& recorder,
-                                RunControl& control, const CosimWatchers& watchers = {});
+RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod method,
+                                      const PartitionedPlan& plan, Deployment& deployment,
+                                      PartitionedRecorder& recorder, RunControl& control,
+                                      const PartitionedWatchers& watchers = {});
 
 }  // namespace kausal

@@ -1,4 +1,4 @@
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -6,7 +6,7 @@
 namespace kausal {
 namespace {
 
-std::string port_name(const CosimScenario& s, std::size_t sub, const std::string& port) {
+std::string port_name(const PartitionedScenario& s, std::size_t sub, const std::string& port) {
   return s.subsystems[sub].name + "." + port;
 }
 
@@ -16,8 +16,8 @@ std::size_t index_in(const std::vector<std::string>& names, const std::string& n
 
 }  // namespace
 
-CosimPlan plan_cosim(const CosimScenario& s, const CosimMode& mode) {
-  CosimPlan plan;
+PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedMode& mode) {
+  PartitionedPlan plan;
   plan.mode = mode;
   plan.routes.resize(s.partitions.size());
   std::vector<std::vector<std::string>> outputs(s.partitions.size());

@@ -44,7 +44,7 @@ struct CouplingSpec {
   int hold = 0;
 };
 
-struct CosimScenario {
+struct PartitionedScenario {
   std::string file;
   std::string name;
   std::string description;
@@ -75,26 +75,26 @@ ScenarioKind scenario_kind(const std::filesystem::path& file);
 bool is_partitioned_scenario(const std::filesystem::path& file);
 // Reads and checks a partitioned scenario, including that its output fits `limits`; every
 // problem throws InputError "file:line: message".
-CosimScenario load_cosim_scenario(const std::filesystem::path& file,
-                                  const ScenarioLimits& limits = {});
+PartitionedScenario load_partitioned_scenario(const std::filesystem::path& file,
+                                              const ScenarioLimits& limits = {});
 // The same from text (tests, the fuzzer); `file` names it in messages.
-CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file,
-                                   const ScenarioLimits& limits = {});
+PartitionedScenario parse_partitioned_scenario(const std::string& text, const std::string& file,
+                                               const ScenarioLimits& limits = {});
 
 // The model one partition integrates: its members, couplings inside it direct, constants
 // set; inputs from other partitions are left open, in the order of partition_inputs().
-std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s,
+std::unique_ptr<CompositeModel> build_partition_model(const PartitionedScenario& s,
                                                       std::size_t partition);
 // What that model is built from (for a System in another process).
-CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition);
+CompositeRecipe partition_recipe(const PartitionedScenario& s, std::size_t partition);
 // Every subsystem as one model with every coupling direct (the monolithic reference), its
 // states partition by partition in scenario order.
-std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s);
+std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario& s);
 // Each partition's states within the monolithic model.
-std::vector<StateBlock> partition_blocks(const CosimScenario& s);
+std::vector<StateBlock> partition_blocks(const PartitionedScenario& s);
 
 // The couplings that feed a partition from other partitions, in the order of its open
 // inputs (index i of the result drives the partition model's input i).
-std::vector<std::size_t> partition_inputs(const CosimScenario& s, std::size_t partition);
+std::vector<std::size_t> partition_inputs(const PartitionedScenario& s, std::size_t partition);
 
 }  // namespace kausal

@@ -15,28 +15,28 @@
 
 #include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/run/run_observer.hpp"
-#include "monitor/sync/cosim_plan.hpp"
+#include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
 
 // Where a recording stands (checkpoint.json): per partition the steps recorded and its
 // digest's midstate, the bytes of trajectory.csv, and the rows some partitions have filled.
-struct CosimPosition {
+struct PartitionedPosition {
   std::vector<std::uint64_t> recorded;
   std::vector<Sha256::Midstate> digests;
   std::uint64_t csv_bytes = 0;
   std::map<std::uint64_t, std::vector<double>> pending_rows;  // tick → t and every state
 };
 
-class CosimRecorder {
+class PartitionedRecorder {
  public:
   // csv may be empty (no file); keep_rows: also keep the rows in memory (tests).
-  CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s, const CosimPlan& plan,
-                bool keep_rows = false);
+  PartitionedRecorder(const std::filesystem::path& csv, const PartitionedScenario& s,
+                      const PartitionedPlan& plan, bool keep_rows = false);
   // Continues a recording at `from`: trajectory.csv is cut to from.csv_bytes and appended to,
   // the digests continue. InputError if the position does not fit the scenario.
-  CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s, const CosimPlan& plan,
-                const CosimPosition& from);
+  PartitionedRecorder(const std::filesystem::path& csv, const PartitionedScenario& s,
+                      const PartitionedPlan& plan, const PartitionedPosition& from);
 
   // From now on (nullptr: no longer) tell `observer` of every row of trajectory.csv as it is
   // complete (RunObserver::committed: the tick, every partition's states) and after every
@@ -54,13 +54,13 @@ class CosimRecorder {
   const std::vector<std::vector<double>>& rows() const { return rows_; }
   void flush();
   // Flushes and says where the recording stands.
-  CosimPosition position();
+  PartitionedPosition position();
 
  private:
   void write_ready_rows();
   void tell_horizon();
 
-  const CosimScenario& scenario_;
+  const PartitionedScenario& scenario_;
   std::vector<std::unique_ptr<Sha256>> sha_;
   std::vector<std::uint64_t> next_;
   std::vector<std::size_t> offsets_;  // of each partition's states in a row

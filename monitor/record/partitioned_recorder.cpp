@@ -1,4 +1,4 @@
-#include "monitor/record/cosim_recorder.hpp"
+#include "monitor/record/partitioned_recorder.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -8,8 +8,9 @@
 
 namespace kausal {
 
-CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s,
-                             const CosimPlan& plan, bool keep_rows)
+PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
+                                         const PartitionedScenario& s, const PartitionedPlan& plan,
+                                         bool keep_rows)
     : scenario_(s), next_(s.partitions.size(), 0), keep_rows_(keep_rows) {
   std::string header = "t";
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
@@ -25,9 +26,10 @@ CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenar
   csv_bytes_ = header.size() + 1;
 }
 
-CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenario& s,
-                             const CosimPlan& plan, const CosimPosition& from)
-    : CosimRecorder("", s, plan) {
+PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
+                                         const PartitionedScenario& s, const PartitionedPlan& plan,
+                                         const PartitionedPosition& from)
+    : PartitionedRecorder("", s, plan) {
   const std::size_t n = s.partitions.size();
   if (from.recorded.size() != n || from.digests.size() != n)
     throw InputError("checkpoint: recorded steps of " + std::to_string(from.recorded.size()) +
@@ -49,14 +51,14 @@ CosimRecorder::CosimRecorder(const std::filesystem::path& csv, const CosimScenar
   csv_bytes_ = from.csv_bytes;
 }
 
-CosimPosition CosimRecorder::position() {
+PartitionedPosition PartitionedRecorder::position() {
   flush();
-  CosimPosition at{next_, {}, csv_bytes_, pending_};
+  PartitionedPosition at{next_, {}, csv_bytes_, pending_};
   for (const auto& sha : sha_) at.digests.push_back(sha->midstate());
   return at;
 }
 
-void CosimRecorder::record(std::size_t p, const StateBatch& batch) {
+void PartitionedRecorder::record(std::size_t p, const StateBatch& batch) {
   const PartitionSpec& spec = scenario_.partitions.at(p);
   if (batch.first_step != next_[p])
     throw ProtocolError("integrator-" + spec.name, "delivered step " +
@@ -82,7 +84,7 @@ void CosimRecorder::record(std::size_t p, const StateBatch& batch) {
   if (observer_) tell_horizon();
 }
 
-void CosimRecorder::tell_horizon() {
+void PartitionedRecorder::tell_horizon() {
   reached_.resize(next_.size());
   std::uint64_t horizon = scenario_.ticks;
   for (std::size_t p = 0; p < next_.size(); ++p) {
@@ -93,7 +95,7 @@ void CosimRecorder::tell_horizon() {
   observer_->horizon(horizon, reached_);
 }
 
-void CosimRecorder::write_ready_rows() {
+void PartitionedRecorder::write_ready_rows() {
   char buf[32];
   while (!pending_.empty() && filled_[pending_.begin()->first] == scenario_.partitions.size()) {
     const auto& row = pending_.begin()->second;
@@ -116,20 +118,20 @@ void CosimRecorder::write_ready_rows() {
   }
 }
 
-std::uint64_t CosimRecorder::horizon() const {
+std::uint64_t PartitionedRecorder::horizon() const {
   std::uint64_t h = scenario_.ticks;
   for (std::size_t p = 0; p < next_.size(); ++p)
     h = std::min(h, next_[p] == 0 ? 0 : (next_[p] - 1) * scenario_.partitions[p].ticks_per_step);
   return h;
 }
 
-bool CosimRecorder::complete() const {
+bool PartitionedRecorder::complete() const {
   for (std::size_t p = 0; p < next_.size(); ++p)
     if (next_[p] <= scenario_.partitions[p].steps) return false;
   return true;
 }
 
-std::string CosimRecorder::digest() const {
+std::string PartitionedRecorder::digest() const {
   Sha256 all;
   for (const auto& sha : sha_) {
     const std::string part = sha->hex();
@@ -138,7 +140,7 @@ std::string CosimRecorder::digest() const {
   return all.hex();
 }
 
-void CosimRecorder::flush() {
+void PartitionedRecorder::flush() {
   if (csv_.is_open()) csv_.flush();
 }
 

@@ -1,4 +1,4 @@
-#include "monitor/scenario/cosim_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -55,7 +55,7 @@ class Reader {
   Reader(const toml::table& root, std::string file, const ScenarioLimits& limits)
       : root_(root), file_(std::move(file)), limits_(limits) {}
 
-  CosimScenario read() {
+  PartitionedScenario read() {
     TableReader top(root_, file_, "");
     s_.file = file_;
     s_.name = top.text("name").value_or(std::filesystem::path(file_).stem().string());
@@ -340,7 +340,7 @@ class Reader {
   const toml::table& root_;
   std::string file_;
   const ScenarioLimits& limits_;
-  CosimScenario s_;
+  PartitionedScenario s_;
   int default_hold_ = 0;
   std::map<std::string, std::size_t> by_name_;
   std::vector<PartitionDraft> drafts_;
@@ -352,7 +352,7 @@ class Reader {
 
 // The recipe of a composite of `members`; couplings with both ends among them become direct
 // links.
-CompositeRecipe recipe_of(const CosimScenario& s, const std::vector<std::size_t>& members) {
+CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::size_t>& members) {
   CompositeRecipe recipe;
   std::map<std::size_t, std::size_t> local;  // subsystem → member index
   for (std::size_t m : members) {
@@ -371,14 +371,15 @@ CompositeRecipe recipe_of(const CosimScenario& s, const std::vector<std::size_t>
 
 }  // namespace
 
-CosimScenario parse_cosim_scenario(const std::string& text, const std::string& file,
-                                   const ScenarioLimits& limits) {
+PartitionedScenario parse_partitioned_scenario(const std::string& text, const std::string& file,
+                                               const ScenarioLimits& limits) {
   const toml::table root = parse_toml(text, file);
   return Reader(root, file, limits).read();
 }
 
-CosimScenario load_cosim_scenario(const std::filesystem::path& file, const ScenarioLimits& limits) {
-  return parse_cosim_scenario(read_input_file(file, "scenario file"), file.string(), limits);
+PartitionedScenario load_partitioned_scenario(const std::filesystem::path& file,
+                                              const ScenarioLimits& limits) {
+  return parse_partitioned_scenario(read_input_file(file, "scenario file"), file.string(), limits);
 }
 
 ScenarioKind scenario_kind(const std::filesystem::path& file) {
@@ -393,24 +394,24 @@ bool is_partitioned_scenario(const std::filesystem::path& file) {
   return scenario_kind(file).partitioned;
 }
 
-CompositeRecipe partition_recipe(const CosimScenario& s, std::size_t partition) {
+CompositeRecipe partition_recipe(const PartitionedScenario& s, std::size_t partition) {
   return recipe_of(s, s.partitions.at(partition).members);
 }
 
-std::unique_ptr<CompositeModel> build_partition_model(const CosimScenario& s,
+std::unique_ptr<CompositeModel> build_partition_model(const PartitionedScenario& s,
                                                       std::size_t partition) {
   return build_composite("system-" + s.partitions.at(partition).name,
                          partition_recipe(s, partition));
 }
 
 // Partition by partition, so that each partition's states form one block.
-std::unique_ptr<CompositeModel> build_monolithic_model(const CosimScenario& s) {
+std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario& s) {
   std::vector<std::size_t> all;
   for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
   return build_composite("monolithic model", recipe_of(s, all));
 }
 
-std::vector<StateBlock> partition_blocks(const CosimScenario& s) {
+std::vector<StateBlock> partition_blocks(const PartitionedScenario& s) {
   std::vector<StateBlock> blocks;
   std::size_t offset = 0;
   for (const auto& p : s.partitions) {
@@ -424,7 +425,7 @@ std::vector<StateBlock> partition_blocks(const CosimScenario& s) {
 
 // The composite's open inputs come in member order, then input order; the couplings that
 // cross into the partition are exactly those inputs.
-std::vector<std::size_t> partition_inputs(const CosimScenario& s, std::size_t partition) {
+std::vector<std::size_t> partition_inputs(const PartitionedScenario& s, std::size_t partition) {
   std::vector<std::size_t> out;
   for (std::size_t m : s.partitions.at(partition).members)
     for (std::size_t i = 0; i < s.subsystems[m].signature.inputs.size(); ++i)
