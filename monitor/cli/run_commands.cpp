@@ -148,8 +148,12 @@ RunModel load_model(const Options& o) {
   return ChainModel{std::make_shared<const Scenario>(load_scenario(o.scenario, o.limits)), nullptr};
 }
 
-std::string name_of(const RunModel& model) {
+std::string scenario_name(const RunModel& model) {
   return std::visit([](const auto& m) { return m.scenario->name; }, model);
+}
+
+std::string scenario_file(const RunModel& model) {
+  return std::visit([](const auto& m) { return m.scenario->file; }, model);
 }
 
 // One run of the command: the model under `method` in `layout`, written to `out`.
@@ -306,7 +310,7 @@ int run_command(const Options& o) {
   check_method_options(o, method);
   const Guarantee guarantee =
       method == SyncMethod::conservative && !partitioned ? o.guarantee : Guarantee::none;
-  const fs::path out = output_dir(o, name_of(model), to_string(method));
+  const fs::path out = output_dir(o, scenario_name(model), to_string(method));
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);
   const RunResult r =
@@ -350,8 +354,8 @@ int resume_command(const Options& o, const ResumeRequest& request) {
 
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
-  const std::string file = std::visit([](const auto& m) { return m.scenario->file; }, model);
-  const fs::path out = output_dir(o, name_of(model), "compare");
+  const std::string file = scenario_file(model);
+  const fs::path out = output_dir(o, scenario_name(model), "compare");
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);  // one view for every run
   // Every method in every layout listed; sequential (no components, no layout) once.

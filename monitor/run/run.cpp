@@ -67,18 +67,12 @@ class ChainRun final : public ModelRun {
         checkpoints_(spec.out, started(resumed_ ? resumed_checkpoint(*resumed_)
                                                 : fresh_checkpoint(s_, setup(), spec.out))) {}
 
-  RunResult described() const override {
-    RunResult r = describe_run(s_, spec_.method);
-    if (spec_.method == SyncMethod::optimistic) {
-      r.batch_size = spec_.batch;
-      r.window = window_;
-    }
-    return r;
-  }
+  RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
     SequentialStepper stepper(s_);
-    return finished(drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer)));
+    return with_run_ahead(
+        drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false)));
   }
 
   DeploymentPlan plan() const override {
@@ -101,22 +95,25 @@ class ChainRun final : public ModelRun {
       stepper = std::make_unique<ConservativeStepper>(deployment, s_,
                                                       ConservativeOptions{spec_.guarantee, cpus_});
     collector.add_local("monitor", ComponentRole::monitor, stepper->monitor_calls());
-    DriveOptions options = this->options(&collector);
-    options.check_guarantees = spec_.check_guarantees;
-    const RunResult r = drive_chain(s_, spec_.method, *stepper, *recorder_, control, options);
+    const RunResult r = drive_chain(s_, spec_.method, *stepper, *recorder_, control,
+                                    options(&collector, spec_.check_guarantees));
     collector.finish();
-    return finished(r);
+    return with_run_ahead(r);
   }
 
  private:
   const ChainStart* from() const { return resumed_ ? &resumed_->start : nullptr; }
 
-  DriveOptions options(RunObserver* observer) { return {false, observer, from(), &checkpoints_}; }
+  DriveOptions options(RunObserver* observer, bool check_guarantees) {
+    return {check_guarantees, observer, from(), &checkpoints_};
+  }
 
-  RunResult finished(RunResult r) const {
-    const RunResult d = described();
-    r.batch_size = d.batch_size;
-    r.window = d.window;
+  // An optimistic result says how far its Integrators ran ahead (batch and window).
+  RunResult with_run_ahead(RunResult r) const {
+    if (spec_.method == SyncMethod::optimistic) {
+      r.batch_size = spec_.batch;
+      r.window = window_;
+    }
     return r;
   }
 

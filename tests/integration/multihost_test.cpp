@@ -88,6 +88,31 @@ class LoopbackNodes : public ::testing::Test {
     return file;
   }
 
+  // Runs `scenario` here sequentially and then with `args` on the nodes as `deployment`
+  // places them; requires the same digest and returns which node ran each component (the
+  // monitor: ""). `out` is the deployed run's directory.
+  std::map<std::string, std::string> deployed_run(const fs::path& scenario,
+                                                  const fs::path& deployment,
+                                                  std::vector<std::string> args,
+                                                  const fs::path& out) {
+    std::string err;
+    EXPECT_EQ(
+        run_kausal({"run", scenario.string(), "--out", (dir_ / "seq").string()}, dir_.path(), &err),
+        0)
+        << err;
+    args.insert(args.begin(), {"run", scenario.string()});
+    args.insert(args.end(),
+                {"--deploy", deployment.string(), "--naming", naming(), "--out", out.string()});
+    EXPECT_EQ(run_kausal(args, dir_.path(), &err), 0) << err;
+    const auto seq = read_json(dir_ / "seq/summary.json");
+    const auto deployed = read_json(out / "summary.json");
+    EXPECT_EQ(deployed["trajectory_sha256"], seq["trajectory_sha256"]);
+    EXPECT_EQ(deployed["deployment"], deployment.string());
+    std::map<std::string, std::string> node_of;
+    for (const auto& c : deployed["components"]) node_of[c["name"]] = c["node"];
+    return node_of;
+  }
+
   TempDir dir_;
   int port_ = 0;
   std::unique_ptr<LabProcess> names_;
@@ -101,23 +126,8 @@ TEST_F(LoopbackNodes, DeployedRunGivesTheSequentialDigestAndSaysWhereEachCompone
       "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
   const fs::path short_thesis =
       scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 0.5"}});
-  std::string err;
-  ASSERT_EQ(run_kausal({"run", short_thesis.string(), "--method", "sequential", "--out",
-                        (dir_ / "seq").string()},
-                       dir_.path()),
-            0);
-  ASSERT_EQ(
-      run_kausal({"run", short_thesis.string(), "--method", "optimistic", "--layout", "pendulum",
-                  "--deploy", d.string(), "--naming", naming(), "--out", (dir_ / "opt").string()},
-                 dir_.path(), &err),
-      0)
-      << err;
-  const auto seq = read_json(dir_ / "seq/summary.json");
-  const auto opt = read_json(dir_ / "opt/summary.json");
-  EXPECT_EQ(opt["trajectory_sha256"], seq["trajectory_sha256"]);
-  EXPECT_EQ(opt["deployment"], d.string());
-  std::map<std::string, std::string> node_of;
-  for (const auto& c : opt["components"]) node_of[c["name"]] = c["node"];
+  auto node_of = deployed_run(short_thesis, d, {"--method", "optimistic", "--layout", "pendulum"},
+                              dir_ / "opt");
   EXPECT_EQ(node_of["monitor"], "");
   EXPECT_EQ(node_of["system-1"], "alpha");
   EXPECT_EQ(node_of["integrator-2"], "alpha");
@@ -136,22 +146,8 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelGivesTheSequentialDigest) {
   const fs::path d = deploy(
       "[[node]]\nname = \"alpha\"\ncomponents = [\"system-mass1\", \"integrator-mass1\"]\n"
       "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
-  std::string err;
-  ASSERT_EQ(run_kausal({"run", scenario("two-mass.toml"), "--method", "sequential", "--out",
-                        (dir_ / "seq").string()},
-                       dir_.path()),
-            0);
-  ASSERT_EQ(run_kausal({"run", scenario("two-mass.toml"), "--method", "conservative", "--deploy",
-                        d.string(), "--naming", naming(), "--out", (dir_ / "con").string()},
-                       dir_.path(), &err),
-            0)
-      << err;
-  const auto seq = read_json(dir_ / "seq/summary.json");
-  const auto con = read_json(dir_ / "con/summary.json");
-  EXPECT_EQ(con["trajectory_sha256"], seq["trajectory_sha256"]);
-  EXPECT_EQ(con["deployment"], d.string());
-  std::map<std::string, std::string> node_of;
-  for (const auto& c : con["components"]) node_of[c["name"]] = c["node"];
+  auto node_of =
+      deployed_run(scenario("two-mass.toml"), d, {"--method", "conservative"}, dir_ / "con");
   EXPECT_EQ(node_of["system-mass1"], "alpha");
   EXPECT_EQ(node_of["integrator-mass1"], "alpha");
   EXPECT_EQ(node_of["system-mass2"], "beta");

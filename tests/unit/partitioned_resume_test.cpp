@@ -96,6 +96,9 @@ const std::vector<Case>& cases() {
       {"hydraulic-multirate.toml", {{"t_end = 0.6", "t_end = 0.3"}}},
       // Exponential integrators with Jacobian blocks.
       {"turbogenerator.toml", {}},
+      // Stiff, three partitions; DRE0, and pDRE0 with its partitioned Jacobian.
+      {"orifices-dre0.toml", {}},
+      {"orifices-pdre0.toml", {}},
   };
   return all;
 }
