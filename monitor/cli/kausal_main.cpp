@@ -203,7 +203,7 @@ void add_common(CLI::App* cmd, Options& o) {
       ->check(CLI::Range(10u, 3'600'000u));
   cmd->add_option_function<std::string>(
          "--pin", [&o](const std::string& v) { o.pin = *pinning_named(v); },
-         "cores: pin each pendulum's processes (layout process: its System and "
+         "cores: pin each pendulum's (partition's) processes (layout process: its System and "
          "Integrator; pendulum: its kausal-pendulum) and, conservative, the monitor "
          "thread that calls them to one CPU, pendulum i on CPU i mod #CPUs; layout "
          "single: only the conservative monitor lanes are pinned, and pendulum i "
