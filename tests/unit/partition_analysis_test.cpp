@@ -130,6 +130,12 @@ TEST(PartitionAnalysis, EachMethodHasItsOwnStabilityLimit) {
   EXPECT_NEAR(stable_step_limit(OdeMethod::rk3, oscillation), std::sqrt(3.0), 1e-6);
   EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, oscillation), 2 * std::sqrt(2.0), 1e-6);
   EXPECT_NEAR(stable_step_limit(OdeMethod::ab3, oscillation), 0.7236, 1e-3);
+  // Published edges for RK4 and Euler off the axes and at other scales: λ = −4 gives
+  // 0.6963, λ = −3 + 3i gives 0.6374, λ = iω gives 2√2/ω; Euler 2/|λ| on the real axis.
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, {-4, 0}), 0.6963, 1e-4);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, {-3, 3}), 0.6374, 1e-4);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, {0, 50}), 2 * std::sqrt(2.0) / 50, 1e-8);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::euler, {-4, 0}), 0.5, 1e-9);
   // The limit scales with 1/|λ|: h·λ is what the region constrains.
   EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, 300.0 * decay), 2.785294 / 300, 1e-8);
   for (const OdeMethod m : {OdeMethod::backward_euler, OdeMethod::dre0, OdeMethod::pdre0})
