@@ -64,15 +64,18 @@ void prepare_deployment(bool is_run, Options& o) {
 
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
 void reject_chain_options(const Options& o) {
-  for (const char* name : {"--guarantee", "--batch", "--check-guarantees"})
+  const char* lookahead_built_in =
+      "a conservative partition already steps by itself as far as its final inputs reach: "
+      "docs/architecture.md, \"Lookahead is built in\"";
+  const std::pair<const char*, const char*> chain_only[] = {
+      {"--guarantee", lookahead_built_in},
+      {"--check-guarantees", lookahead_built_in},
+      {"--batch", "a partition ships its final steps in batches of its own"}};
+  for (const auto& [name, why] : chain_only)
     if (o.was_given(name))
       throw InputError(std::string("command line: ") + name +
-                       " applies to pendulum-chain scenarios, not to partitioned models" +
-                       (name == std::string("--batch")
-                            ? " (a partition ships its final steps in batches of its own)"
-                            : " (a conservative partition already steps by itself as far as "
-                              "its final inputs reach: docs/architecture.md, \"Lookahead is "
-                              "built in\")"));
+                       " applies to pendulum-chain scenarios, not to partitioned models (" + why +
+                       ")");
 }
 
 // Options that would change what a resumed run computes, with the values the command line

@@ -85,8 +85,8 @@ LocalDeployment::LocalDeployment(const DeploymentPlan& plan,
 }
 
 LocalDeployment::LocalDeployment(const Scenario& scenario, const LocalDeploymentOptions& options,
-                                 bool rollback_check, const ChainStart* start)
-    : LocalDeployment(chain_deployment(scenario, rollback_check, start), options) {}
+                                 bool rollback_check)
+    : LocalDeployment(chain_deployment(scenario, rollback_check), options) {}
 
 LocalDeployment::~LocalDeployment() = default;
 

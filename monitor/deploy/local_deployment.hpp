@@ -18,9 +18,9 @@ struct LocalDeploymentOptions {
 class LocalDeployment final : public Deployment {
  public:
   explicit LocalDeployment(const DeploymentPlan& plan, const LocalDeploymentOptions& options = {});
-  // The chain of `scenario` (rollback check off, from step 0 unless `start`).
+  // The chain of `scenario` from step 0 (tests; runs deploy through run()).
   explicit LocalDeployment(const Scenario& scenario, const LocalDeploymentOptions& options = {},
-                           bool rollback_check = false, const ChainStart* start = nullptr);
+                           bool rollback_check = false);
   ~LocalDeployment() override;
   std::size_t size() const override { return parts_.size(); }
   IntegratorPort& integrator(std::size_t i) override;

@@ -136,6 +136,27 @@ Sha256::Midstate read_midstate(const Reader& r, const json& where, const std::st
   return out;
 }
 
+// A double stored as its bit pattern; `field` names it in an error.
+double double_of(const std::string& word, const std::string& field) {
+  return std::bit_cast<double>(parse_hex_word<std::uint64_t>(word, field));
+}
+
+// The same, refusing nan and inf.
+double finite_double_of(const std::string& word, const std::string& field) {
+  const double v = double_of(word, field);
+  if (!std::isfinite(v)) throw InputError(field + ": not a finite number");
+  return v;
+}
+
+// The step field, which cannot lie beyond the steps planned.
+std::uint64_t read_step(const Reader& r, std::uint64_t planned) {
+  const auto step = r.get<std::uint64_t>("step");
+  if (step > planned)
+    r.fail("field step: " + std::to_string(step) + " lies beyond planned_steps " +
+           std::to_string(planned));
+  return step;
+}
+
 // Finite doubles stored as their bit patterns (field `path` + `name`).
 std::vector<double> read_doubles(const Reader& r, const json& where, const std::string& name,
                                  const std::string& path) {
@@ -143,8 +164,7 @@ std::vector<double> read_doubles(const Reader& r, const json& where, const std::
   std::vector<double> out;
   for (std::size_t k = 0; k < words.size(); ++k) {
     const std::string field = r.file() + ": " + path + name + "[" + std::to_string(k) + "]";
-    out.push_back(std::bit_cast<double>(parse_hex_word<std::uint64_t>(words[k], field)));
-    if (!std::isfinite(out.back())) throw InputError(field + ": not a finite number");
+    out.push_back(finite_double_of(words[k], field));
   }
   return out;
 }
@@ -180,10 +200,7 @@ json partitioned_json(const PartitionedPoint& c) {
 PartitionedPoint read_partitioned(const Reader& r) {
   PartitionedPoint c;
   c.planned_ticks = r.get<std::uint64_t>("planned_steps");
-  c.horizon = r.get<std::uint64_t>("step");
-  if (c.horizon > c.planned_ticks)
-    r.fail("field step: " + std::to_string(c.horizon) + " lies beyond planned_steps " +
-           std::to_string(c.planned_ticks));
+  c.horizon = read_step(r, c.planned_ticks);
   const auto parts = r.get<json>("partitions");
   if (!parts.is_array()) r.fail("field partitions: not an array");
   for (std::size_t p = 0; p < parts.size(); ++p) {
@@ -197,8 +214,7 @@ PartitionedPoint read_partitioned(const Reader& r) {
     const json& m = object_at(r, part, "memory", path);
     const std::string mpath = path + "memory.";
     at.memory.steps = r.get<std::uint64_t>(m, "steps", mpath);
-    at.memory.h = std::bit_cast<double>(parse_hex_word<std::uint64_t>(
-        r.get<std::string>(m, "h", mpath), r.file() + ": " + mpath + "h"));
+    at.memory.h = double_of(r.get<std::string>(m, "h", mpath), r.file() + ": " + mpath + "h");
     at.memory.previous = vector_of(read_doubles(r, m, "previous", mpath));
     at.memory.before_previous = vector_of(read_doubles(r, m, "before_previous", mpath));
     at.indicators = read_doubles(r, part, "indicators", path);
@@ -251,8 +267,7 @@ std::vector<PendulumState> read_states(const Reader& r, std::size_t pendulums) {
     for (std::size_t k = 0; k < x.size(); ++k) {
       const std::string field =
           r.file() + ": states[" + std::to_string(i) + "][" + std::to_string(k) + "]";
-      x[k] = std::bit_cast<double>(parse_hex_word<std::uint64_t>(rows[i][k], field));
-      if (!std::isfinite(x[k])) throw InputError(field + ": not a finite number");
+      x[k] = finite_double_of(rows[i][k], field);
     }
     states.push_back(x);
   }
@@ -263,10 +278,7 @@ ChainPoint read_chain(const Reader& r) {
   ChainPoint c;
   c.pendulums = r.get<std::size_t>("pendulums");
   c.planned_steps = r.get<std::uint64_t>("planned_steps");
-  c.recorder.step = r.get<std::uint64_t>("step");
-  if (c.recorder.step > c.planned_steps)
-    r.fail("field step: " + std::to_string(c.recorder.step) + " lies beyond planned_steps " +
-           std::to_string(c.planned_steps));
+  c.recorder.step = read_step(r, c.planned_steps);
   c.states = read_states(r, c.pendulums);
   c.collisions = r.get<std::uint64_t>("collisions");
   c.recorder.digest = read_midstate(r, r.root(), "");

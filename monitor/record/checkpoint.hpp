@@ -118,6 +118,8 @@ class Checkpointer {
   void delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
                  const std::map<std::size_t, std::vector<ChannelSample>>& routed,
                  PartitionedRecorder& recorder);
+  // The steps (ticks) the run was resumed from, oldest first; empty for a fresh run.
+  const std::vector<std::uint64_t>& resumed_from() const { return c_.resumed_from; }
   // Writes the last committed step whatever the time: at the end of a run, failed or not.
   void write_now(TrajectoryRecorder& recorder);
   void write_now(PartitionedRecorder& recorder);

@@ -41,18 +41,8 @@ class ModelRun {
   // reads of the monitor's own calls lives no longer than this call.
   virtual RunResult distributed(Deployment& deployment, RunControl& control,
                                 TraceCollector& collector) = 0;
-  // The steps this run was resumed from (empty for a fresh run).
-  const std::vector<std::uint64_t>& resumed_from() const { return resumed_from_; }
-
- protected:
-  // Keeps a fresh run's checkpoint, or continues a resumed one's.
-  Checkpoint started(Checkpoint checkpoint) {
-    resumed_from_ = checkpoint.resumed_from;
-    return checkpoint;
-  }
-
- private:
-  std::vector<std::uint64_t> resumed_from_;
+  // Keeps checkpoint.json: a fresh run's, or a resumed one's continued.
+  virtual const Checkpointer& checkpoints() const = 0;
 };
 
 class ChainRun final : public ModelRun {
@@ -64,8 +54,10 @@ class ChainRun final : public ModelRun {
         cpus_(std::move(cpus)),
         window_(spec.window.value_or(OptimisticOptions{}.window)),
         recorder_(open_recorder(s_, spec.out, resumed_)),
-        checkpoints_(spec.out, started(resumed_ ? resumed_checkpoint(*resumed_)
-                                                : fresh_checkpoint(s_, setup(), spec.out))) {}
+        checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
+                                        : fresh_checkpoint(s_, setup(), spec.out)) {}
+
+  const Checkpointer& checkpoints() const override { return checkpoints_; }
 
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
@@ -153,8 +145,10 @@ class PartitionedRun final : public ModelRun {
         recorder_(resumed_ ? PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_,
                                                  resumed_->checkpoint.partitions().recorder)
                            : PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_)),
-        checkpoints_(spec.out, started(resumed_ ? resumed_checkpoint(*resumed_)
-                                                : fresh_checkpoint(s_, setup(), spec.out))) {}
+        checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
+                                        : fresh_checkpoint(s_, setup(), spec.out)) {}
+
+  const Checkpointer& checkpoints() const override { return checkpoints_; }
 
   RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
@@ -319,7 +313,7 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   result.guarantee = spec.guarantee;
   result.layout = layout_of(spec);
   if (!spec.deployment_file.empty() && !sequential) result.deployment = spec.deployment_file;
-  result.resumed_from = model->resumed_from();
+  result.resumed_from = model->checkpoints().resumed_from();
   write_run_files(trace, spec, result);
   return result;
 }

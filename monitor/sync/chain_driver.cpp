@@ -66,12 +66,6 @@ RunResult describe_run(const Scenario& s, SyncMethod method) {
   return r;
 }
 
-RunResult failed_before_start(const Scenario& s, SyncMethod method, const Error& e) {
-  RunResult r = describe_run(s, method);
-  r.end_with(e);
-  return r;
-}
-
 RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees,
                       RunObserver* observer) {

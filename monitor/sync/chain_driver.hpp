@@ -25,8 +25,6 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
 
 // A result that says what was run (method, model, sizes) and nothing yet about how it went.
 RunResult describe_run(const Scenario& scenario, SyncMethod method);
-// The same for a run that failed before its first step (components did not start, ...).
-RunResult failed_before_start(const Scenario& scenario, SyncMethod method, const Error& error);
 
 // Runs the scenario step by step: step every pendulum, sweep the impacts (docs/model.md §2),
 // commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or

@@ -43,10 +43,15 @@ inline const char* two_pendulum_trajectory() {
          "0.02,0.48,-0.2,0.02,0.3\n";
 }
 
-inline void write_two_pendulum_run(const TempDir& dir) {
-  dir.write("summary.json", two_pendulum_summary());
+// A run directory: its summary, the two-pendulum trace, its trajectory.
+inline void write_run(const TempDir& dir, const char* summary, const char* trajectory) {
+  dir.write("summary.json", summary);
   dir.write("trace.json", two_pendulum_trace());
-  dir.write("trajectory.csv", two_pendulum_trajectory());
+  dir.write("trajectory.csv", trajectory);
+}
+
+inline void write_two_pendulum_run(const TempDir& dir) {
+  write_run(dir, two_pendulum_summary(), two_pendulum_trajectory());
 }
 
 // A partitioned model's run (monitor/record/partitioned_recorder.cpp writes trajectory.csv): two
@@ -69,9 +74,7 @@ inline const char* two_partition_trajectory() {
 }
 
 inline void write_two_partition_run(const TempDir& dir) {
-  dir.write("summary.json", two_partition_summary());
-  dir.write("trace.json", two_pendulum_trace());
-  dir.write("trajectory.csv", two_partition_trajectory());
+  write_run(dir, two_partition_summary(), two_partition_trajectory());
 }
 
 }  // namespace kausal::testing
