@@ -168,7 +168,7 @@ void Integrator::BusyPieces::wait_for_system(Call&& call) {
 // ---- stepping ----
 
 bool Integrator::can_step() const {
-  if (done() || held_ || !inputs_.ready_for(step_)) return false;
+  if (done() || held_ || step_ >= released_ || !inputs_.ready_for(step_)) return false;
   const std::uint64_t committed = committed_step();
   return step_ < committed || step_ - committed < window_;
 }
@@ -284,6 +284,11 @@ void Integrator::run_on_its_own(std::uint64_t window) {
   on_its_own_ = true;
   window_ = window;
   if (config_.coupling_sends_events) clock_.trace().set_speculative();
+}
+
+void Integrator::release(std::uint64_t state) {
+  released_ = paced_ ? std::max(released_, state) : state;
+  paced_ = true;
 }
 
 // ---- what arrives from outside ----

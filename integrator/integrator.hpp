@@ -126,7 +126,8 @@ class Integrator {
 
   // ---- stepping ----
   // The next step may be taken now: not past the last step, its inputs there or
-  // predictable, within the window past the committed step, not held after a rollback.
+  // predictable, within the window past the committed step, not held after a rollback,
+  // released by the clock of a paced run.
   bool can_step() const;
   // Takes the next step (ProtocolError unless can_step()).
   void step_once();
@@ -144,6 +145,9 @@ class Integrator {
   // past the committed step: traced as run_ahead, and, if they can be undone, settled only
   // as they are committed. A rollback holds it at the rollback step until the next commit.
   void run_on_its_own(std::uint64_t window);
+  // Paced runs (docs/realtime.md): states after `state` may not be computed yet; each call
+  // releases further (a lower value than before is ignored). Unbounded until first called.
+  void release(std::uint64_t state);
 
   // ---- what arrives from outside ----
   // An input sample (in order per channel). May roll the Integrator back (within itself:
@@ -236,6 +240,8 @@ class Integrator {
   std::uint64_t window_ = std::numeric_limits<std::uint64_t>::max();
   bool on_its_own_ = false;
   bool held_ = false;  // on its own, after a rollback: no step until the next commit
+  std::uint64_t released_ = std::numeric_limits<std::uint64_t>::max();  // release()
+  bool paced_ = false;
   StateList list_;     // the state before each step not yet committed
   IntegratorStats stats_;
   ActivityClock clock_;

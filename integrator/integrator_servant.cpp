@@ -250,13 +250,14 @@ idl::StateBatch* IntegratorServant::advance(CORBA::ULongLong guarantee, CORBA::U
 }
 
 void IntegratorServant::start(idl::StateSink_ptr sink, CORBA::ULong batch_size,
-                              CORBA::ULongLong window) {
+                              CORBA::ULongLong window, CORBA::ULongLong released) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
     kausal::Integrator& integrator = set_up_one();
     if (active_.load()) throw ProtocolError(name(), "start() twice");
     if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start() without a sink");
     sink_ = std::make_unique<CorbaBatchSink>(sink, name());
+    if (released != std::numeric_limits<CORBA::ULongLong>::max()) integrator.release(released);
     worker_ = std::make_unique<Worker>(integrator, mutex_, *sink_, batch_size, window);
     active_.store(worker_.get());
   });
@@ -283,6 +284,10 @@ idl::RollbackResult IntegratorServant::rollback(CORBA::ULongLong step) {
     const RollbackResult r = with_integrator([&](auto& i) { return i.rollback(step); });
     return idl::RollbackResult{r.epoch, r.discarded_steps, r.wasted_derivative_calls};
   });
+}
+
+void IntegratorServant::release(CORBA::ULongLong state) {
+  serve(name(), [&] { with_integrator([&](auto& i) { i.release(state); }); });
 }
 
 void IntegratorServant::commit(CORBA::ULongLong gvt) {

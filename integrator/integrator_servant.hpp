@@ -19,7 +19,9 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
 
   void set_up(const idl::IntegratorSetup& setup) override;
   idl::StateBatch* advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) override;
-  void start(idl::StateSink_ptr sink, CORBA::ULong batch_size, CORBA::ULongLong window) override;
+  void start(idl::StateSink_ptr sink, CORBA::ULong batch_size, CORBA::ULongLong window,
+             CORBA::ULongLong released) override;
+  void release(CORBA::ULongLong state) override;
   void provide(const idl::ChannelSampleSeq& samples) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
   idl::RollbackResult rollback(CORBA::ULongLong step) override;

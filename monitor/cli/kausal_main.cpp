@@ -165,6 +165,82 @@ void add_limit_options(CLI::App* cmd, Options& o) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
 }
 
+// --delay STEP:SECONDS.
+std::pair<std::uint64_t, double> parse_delay(const std::string& text) {
+  const auto colon = text.find(':');
+  std::size_t used = 0, used_s = 0;
+  try {
+    if (colon == std::string::npos || text.find_first_not_of("0123456789") != colon)
+      throw std::invalid_argument(text);
+    const std::uint64_t step = std::stoull(text.substr(0, colon), &used);
+    const double seconds = std::stod(text.substr(colon + 1), &used_s);
+    if (used_s != text.size() - colon - 1 || !(seconds >= 0 && seconds <= 3600))
+      throw std::invalid_argument(text);
+    return {step, seconds};
+  } catch (const std::logic_error&) {
+    throw CLI::ValidationError("--delay", "'" + text +
+                                              "': expected STEP:SECONDS, a step number and a "
+                                              "delay of 0 to 3600 s (e.g. 100:0.03)");
+  }
+}
+
+// Pacing (docs/realtime.md), shared by run and compare.
+void add_realtime_options(CLI::App* cmd, Options& o) {
+  RealtimeOptions& rt = o.realtime;
+  cmd->add_option_function<double>(
+         "--realtime",
+         [&rt](double factor) {
+           rt.clock = factor > 0 ? ClockSource::wall : ClockSource::none;
+           rt.factor = factor;
+         },
+         "pace the run by the wall clock: step m starts no earlier than start + m·h/FACTOR "
+         "(1: one simulated second per second; 0.1: ten times slower; 0: as fast as "
+         "possible, the default except with --animate, which paces at 1). Every method, "
+         "model kind and layout; the digest is the same as unpaced. The summary, "
+         "summary.json and the report give overruns and the spread of lateness, step time, "
+         "compute, communication and load per step")
+      ->type_name("FACTOR")
+      ->check(finite_in(0.0, 1e6));
+  cmd->add_flag_callback(
+      "--external-clock", [&rt] { rt.clock = ClockSource::external; },
+      "each tick from outside releases one step (kausal tick OUT, or any client of the "
+      "Clock interface in idl/kausal.idl; its reference is written to OUT/clock.ior). A "
+      "tick that arrives while the previous step still runs counts as an overrun");
+  cmd->add_option_function<std::string>(
+         "--release", [&rt](const std::string& v) { rt.wait = *release_wait_named(v); },
+         "paced runs: how the monitor waits for a release: sleep (cheap, wakes up to "
+         "~100 µs late), spin (on time, keeps a CPU busy), hybrid (sleeps until 200 µs "
+         "before, then spins)")
+      ->default_str("hybrid")
+      ->check(CLI::IsMember({"sleep", "spin", "hybrid"}));
+  cmd->add_option_function<std::vector<std::string>>(
+         "--delay",
+         [&rt](const std::vector<std::string>& delays) {
+           for (const std::string& d : delays) {
+             const auto [step, seconds] = parse_delay(d);
+             rt.delays[step] = seconds;
+           }
+         },
+         "paced runs: STEP:SECONDS, an artificial delay at that step, as if it took so "
+         "much longer (repeatable; shows how overruns are counted)")
+      ->type_name("STEP:SECONDS");
+}
+
+// After parsing: pacing options fit together; --animate paces at 1 unless told otherwise.
+void check_realtime_options(Options& o) {
+  if (o.was_given("--realtime") && o.was_given("--external-clock"))
+    throw InputError("command line: --realtime and --external-clock exclude each other");
+  if (!o.realtime.paced())
+    for (const char* option : {"--release", "--delay"})
+      if (o.was_given(option))
+        throw InputError(std::string("command line: ") + option +
+                         " applies to paced runs (--realtime FACTOR > 0 or --external-clock)");
+  if (o.animate && !o.was_given("--realtime") && !o.was_given("--external-clock")) {
+    o.realtime.clock = ClockSource::wall;  // a class sees the run as it happens
+    o.realtime.factor = 1;
+  }
+}
+
 // Options of the distributed methods, shared by run and compare.
 void add_common(CLI::App* cmd, Options& o) {
   cmd->add_option("scenario", o.scenario, "scenario file (TOML, see docs/scenarios.md)")
@@ -254,6 +330,7 @@ void add_common(CLI::App* cmd, Options& o) {
                   "are counted, not written, and the summary says so")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1000}, std::uint64_t{1'000'000'000}));
+  add_realtime_options(cmd, o);
   add_transport_options(cmd, o);
   cmd->footer(kExitCodes);
 }
@@ -399,6 +476,7 @@ int main(int argc, char** argv) {
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())
       if (option->count() > 0) o.given.insert(option->get_name());
+    check_realtime_options(o);
     prepare_deployment(run->parsed(), o);
     if (run->parsed() && !o.resume.empty()) return resume_command(o, resume_request(o));
     if (o.scenario.empty()) throw InputError("command line: scenario is required (or --resume)");

@@ -14,6 +14,7 @@
 #include "monitor/scenario/deploy_file.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/sync/optimistic.hpp"
+#include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
 
@@ -51,6 +52,8 @@ struct Options {
   ScenarioLimits limits;
   std::size_t max_processes = kDefaultMaxProcesses;
   bool force = false;
+  // Paced runs (docs/realtime.md): --realtime, --external-clock, --release, --delay.
+  RealtimeOptions realtime;
 
   bool was_given(const std::string& option) const { return given.count(option) > 0; }
 };

@@ -174,6 +174,7 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   spec.out = out;
   if (o.deploy_file) spec.deployment_file = o.deploy_file->file;
   spec.call_timeout_ms = o.call_timeout_ms;
+  spec.realtime = o.realtime;
   return spec;
 }
 

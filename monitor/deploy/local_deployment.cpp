@@ -46,9 +46,13 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
     std::lock_guard lock(mutex);
     return integrator.advance(guarantee, gvt);
   }
-  void start(std::size_t batch_size, std::uint64_t window) override {
+  void start(std::size_t batch_size, std::uint64_t window, std::uint64_t released) override {
     if (worker) throw ProtocolError(name(), "start() twice");
+    if (released != unreleased) integrator.release(released);
     worker = std::make_unique<Worker>(integrator, mutex, *this, batch_size, window);
+  }
+  void release(std::uint64_t state) override {
+    locked([&] { integrator.release(state); });
   }
   void provide(const std::vector<ChannelSample>& samples) override {
     locked([&] {

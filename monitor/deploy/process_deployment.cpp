@@ -38,8 +38,11 @@ class CorbaIntegratorPort final : public IntegratorPort {
     }
     return all;
   }
-  void start(std::size_t batch_size, std::uint64_t window) override {
-    call([&] { ref_->start(sink_, static_cast<CORBA::ULong>(batch_size), window); });
+  void start(std::size_t batch_size, std::uint64_t window, std::uint64_t released) override {
+    call([&] { ref_->start(sink_, static_cast<CORBA::ULong>(batch_size), window, released); });
+  }
+  void release(std::uint64_t state) override {
+    call([&] { ref_->release(state); });
   }
   void provide(const std::vector<ChannelSample>& samples) override {
     const idl::ChannelSampleSeq seq = to_idl(samples);

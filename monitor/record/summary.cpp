@@ -112,6 +112,60 @@ double calc_cost_us(const RunResult& r) {
   return calls ? 1e6 * wait_s / static_cast<double>(calls) : 0.0;
 }
 
+nlohmann::ordered_json spread_json(const Spread& s) {
+  return {{"count", s.count}, {"p50", s.p50}, {"p99", s.p99}, {"max", s.max}};
+}
+
+nlohmann::ordered_json realtime_json(const RealtimeFigures& f) {
+  nlohmann::ordered_json j{{"clock", f.clock}};
+  if (f.clock == ClockSource::wall) j["factor"] = f.factor;
+  if (f.clock == ClockSource::external) j["ticks"] = f.ticks;
+  j["release"] = f.wait;
+  j["budget_s"] = f.budget_s;
+  j["overruns"] = f.overruns;
+  j["start_delay_s"] = spread_json(f.start_delay_s);
+  j["lateness_s"] = spread_json(f.lateness_s);
+  j["step_s"] = spread_json(f.step_s);
+  j["compute_s"] = spread_json(f.compute_s);
+  j["communication_s"] = spread_json(f.communication_s);
+  j["load"] = spread_json(f.load);
+  auto& list = j["components"] = nlohmann::ordered_json::array();
+  for (const auto& c : f.components)
+    list.push_back(
+        {{"name", c.name}, {"step_s", spread_json(c.step_s)}, {"busy_s", spread_json(c.busy_s)}});
+  return j;
+}
+
+std::string micros(double s) {
+  return fixed(1e6 * s, 1);
+}
+
+std::string format_realtime(const RealtimeFigures& f) {
+  std::ostringstream o;
+  o << "  real time     ";
+  if (f.clock == ClockSource::wall)
+    o << "factor " << f.factor << " (" << micros(f.budget_s) << " µs per step)";
+  else
+    o << "external clock, " << f.ticks << " ticks";
+  o << ", release by " << name_of(f.wait) << ", " << f.overruns << " overruns\n";
+  std::vector<std::vector<std::string>> table{{"per step", "p50", "p99", "max"}};
+  auto row = [&](const char* name, const Spread& s, bool ratio = false) {
+    if (s.count == 0) return;
+    auto text = [&](double v) { return ratio ? fixed(v, 3) : micros(v); };
+    table.push_back({name, text(s.p50), text(s.p99), text(s.max)});
+  };
+  row("start delay µs", f.start_delay_s);
+  row("lateness µs", f.lateness_s);
+  row("step µs", f.step_s);
+  row("compute µs", f.compute_s);
+  row("communication µs", f.communication_s);
+  row("load", f.load, true);
+  for (const auto& c : f.components) row(("  " + c.name + " µs").c_str(), c.step_s);
+  const auto right = Align::right;
+  o << format_table(table, {Align::left, right, right, right}, "    ");
+  return o.str();
+}
+
 void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   nlohmann::ordered_json j;
   j["method"] = to_string(r.method);
@@ -184,6 +238,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                 {"spans_not_written", r.trace.not_written},
                 {"spans_lost", r.trace.lost},
                 {"note", describe_trace(r.trace)}};
+  if (r.realtime) j["realtime"] = realtime_json(*r.realtime);
   auto& list = j["components"] = nlohmann::ordered_json::array();
   for (const auto& c : r.components) {
     list.push_back({{"name", c.name},
@@ -258,6 +313,7 @@ std::string format_summary(const RunResult& r) {
   // A run that failed before its first step has neither a digest nor components to show.
   if (!r.trajectory_sha256.empty()) o << "  digest        " << r.trajectory_sha256 << "\n";
   o << "  trace         " << describe_trace(r.trace) << "\n";
+  if (r.realtime) o << format_realtime(*r.realtime);
   if (r.components.empty()) return o.str();
   std::vector<std::vector<std::string>> table{
       {"component", "busy s", "idle s", "rollback s", "util", "Calc"}};

@@ -119,6 +119,7 @@ void TraceFile::write(int tid, std::span<const ActivitySpan> spans, std::int64_t
   std::lock_guard lock(mutex_);
   Track& t = tracks_.at(static_cast<std::size_t>(tid - 1));
   t.streamed = true;
+  if (step_timings_) step_timings_->add(t.name, t.role, spans);
   for (ActivitySpan s : spans) {
     if (!valid_span(s)) {
       ++t.lost;

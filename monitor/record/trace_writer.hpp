@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "monitor/record/step_timings.hpp"
 #include "monitor/run/run_observer.hpp"
 #include "monitor/run/run_result.hpp"
 
@@ -73,6 +74,9 @@ class TraceFile {
             long pid = 0);
   // Spans of a track, recorded on a clock `clock_offset_ns` ahead of the monitor's.
   void write(int tid, std::span<const ActivitySpan> spans, std::int64_t clock_offset_ns = 0);
+  // Paced runs: every span written (or not, past the limit or with the trace off) is also
+  // handed to `work`, which must outlive the file.
+  void tap(StepTimings* work) { step_timings_ = work; }
   // Spans of a track that were overwritten before they could be read.
   void lost(int tid, std::uint64_t n);
   // Writes the spans the result still carries for components never streamed (in-process
@@ -115,6 +119,7 @@ class TraceFile {
   std::vector<Track> tracks_;  // tid k + 1
   std::uint64_t next_flow_ = 1;
   TraceStats stats_;
+  StepTimings* step_timings_ = nullptr;
 };
 
 // Reads every source a few times a second while the run goes on and writes what is new

@@ -43,7 +43,16 @@ class ModelRun {
                                 TraceCollector& collector) = 0;
   // Keeps checkpoint.json: a fresh run's, or a resumed one's continued.
   virtual const Checkpointer& checkpoints() const = 0;
+  // Paced runs: the clock that releases the steps (null otherwise).
+  virtual StepClock* clock() = 0;
 };
+
+// The clock of a paced run over steps first .. last − 1 of h seconds each; null unpaced.
+std::unique_ptr<StepClock> clock_for(const RunSpec& spec, double h, std::uint64_t first,
+                                     std::uint64_t last) {
+  if (!spec.realtime.paced()) return nullptr;
+  return std::make_unique<StepClock>(spec.realtime, h, first, last);
+}
 
 class ChainRun final : public ModelRun {
  public:
@@ -55,9 +64,11 @@ class ChainRun final : public ModelRun {
         window_(spec.window.value_or(OptimisticOptions{}.window)),
         recorder_(open_recorder(s_, spec.out, resumed_)),
         checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
-                                        : fresh_checkpoint(s_, setup(), spec.out)) {}
+                                        : fresh_checkpoint(s_, setup(), spec.out)),
+        clock_(clock_for(spec, s_.h, from() ? from()->step : 0, s_.steps)) {}
 
   const Checkpointer& checkpoints() const override { return checkpoints_; }
+  StepClock* clock() override { return clock_.get(); }
 
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
@@ -84,8 +95,10 @@ class ChainRun final : public ModelRun {
       stepper = std::make_unique<OptimisticStepper>(
           deployment, s_, OptimisticOptions{spec_.batch, window_}, from() ? from()->step : 0);
     else
-      stepper = std::make_unique<ConservativeStepper>(deployment, s_,
-                                                      ConservativeOptions{spec_.guarantee, cpus_});
+      stepper = std::make_unique<ConservativeStepper>(
+          deployment, s_,
+          ConservativeOptions{spec_.guarantee, cpus_, ConservativeOptions{}.max_window,
+                              clock_.get()});
     collector.add_local("monitor", ComponentRole::monitor, stepper->monitor_calls());
     const RunResult r = drive_chain(s_, spec_.method, *stepper, *recorder_, control,
                                     options(&collector, spec_.check_guarantees));
@@ -97,7 +110,7 @@ class ChainRun final : public ModelRun {
   const ChainStart* from() const { return resumed_ ? &resumed_->start : nullptr; }
 
   DriveOptions options(RunObserver* observer, bool check_guarantees) {
-    return {check_guarantees, observer, from(), &checkpoints_};
+    return {check_guarantees, observer, from(), &checkpoints_, clock_.get()};
   }
 
   // An optimistic result says how far its Integrators ran ahead (batch and window).
@@ -132,6 +145,7 @@ class ChainRun final : public ModelRun {
   const std::uint64_t window_;
   std::unique_ptr<TrajectoryRecorder> recorder_;
   Checkpointer checkpoints_;
+  std::unique_ptr<StepClock> clock_;
 };
 
 class PartitionedRun final : public ModelRun {
@@ -146,14 +160,17 @@ class PartitionedRun final : public ModelRun {
                                                  resumed_->checkpoint.partitions().recorder)
                            : PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_)),
         checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
-                                        : fresh_checkpoint(s_, setup(), spec.out)) {}
+                                        : fresh_checkpoint(s_, setup(), spec.out)),
+        clock_(clock_for(spec, s_.tick, recorder_.horizon(), s_.ticks)) {}
 
   const Checkpointer& checkpoints() const override { return checkpoints_; }
+  StepClock* clock() override { return clock_.get(); }
 
   RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
-    return run_partitioned_sequential(s_, plan_, recorder_, control, {observer, &checkpoints_});
+    return run_partitioned_sequential(s_, plan_, recorder_, control,
+                                      {observer, &checkpoints_, clock_.get()});
   }
 
   DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
@@ -166,8 +183,9 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r = run_partitioned_distributed(s_, spec_.method, plan_, deployment, recorder_,
-                                                    control, {&collector, &checkpoints_});
+    const RunResult r =
+        run_partitioned_distributed(s_, spec_.method, plan_, deployment, recorder_, control,
+                                    {&collector, &checkpoints_, clock_.get()});
     collector.finish();
     return r;
   }
@@ -212,6 +230,7 @@ class PartitionedRun final : public ModelRun {
   const PartitionedPlan plan_;
   PartitionedRecorder recorder_;
   Checkpointer checkpoints_;
+  std::unique_ptr<StepClock> clock_;
 };
 
 std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus) {
@@ -233,26 +252,38 @@ void finish_feed(std::unique_ptr<LiveFeed>& feed, const RunResult& result) {
 // Closes the run's trace.json (opened before the first step; now if the run never got
 // there) and writes summary.json, which reports what the trace holds. A trace that cannot
 // be written still leaves the summary behind.
-void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunResult& result) {
+// A paced run's figures come from its clock and, split into compute and communication, from
+// the spans the trace has seen (all of them once it is finished).
+void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunResult& result,
+                     const StepClock* clock, StepTimings& work) {
   std::optional<InputError> trace_error;
   try {
     if (!trace) trace.emplace(spec.out / "trace.json", spec.trace);
+    trace->tap(&work);
     trace->finish(result);
   } catch (const InputError& e) {
     trace_error = e;
   }
+  // A sequential run does all its work in this thread: every step is compute.
+  if (clock)
+    result.realtime = clock->figures(spec.method == SyncMethod::sequential ? nullptr : &work);
   write_summary_json(result, spec.out / "summary.json");
   if (trace_error) throw *trace_error;
 }
 
 // The run itself, once its recorder and checkpointer are open.
 RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>& cpus,
-                    RunPlatform& platform, RunControl& control, std::optional<TraceFile>& trace) {
+                    RunPlatform& platform, RunControl& control, std::optional<TraceFile>& trace,
+                    StepTimings& work) {
   const std::string label = spec.label();
   std::unique_ptr<LiveFeed> feed;
   RunResult result;
+  std::shared_ptr<void> served;  // the clock, served to outside tickers while the run lasts
+  if (model.clock() && spec.realtime.clock == ClockSource::external)
+    served = platform.serve_clock(*model.clock(), spec.out);
   if (spec.method == SyncMethod::sequential) {
     trace.emplace(spec.out / "trace.json", spec.trace);  // its origin: the first step
+    trace->tap(&work);
     feed = model.show(platform, label, {"sequential"}, nullptr);
     result = model.sequential(control, feed.get());
     finish_feed(feed, result);
@@ -263,6 +294,7 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   for (auto& name : deployment->component_names()) strips.push_back(std::move(name));
   feed = model.show(platform, label, strips, deployment.get());
   trace.emplace(spec.out / "trace.json", spec.trace);
+  trace->tap(&work);
   trace->track("monitor", ComponentRole::monitor, local_host_name(), static_cast<long>(getpid()));
   TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
   for (auto& source : deployment->trace_sources()) collector.add(std::move(source));
@@ -302,10 +334,11 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   const std::vector<int> cpus =
       spec.pin == Pinning::cores && !sequential ? available_cpus() : std::vector<int>{};
   const auto model = model_run(spec, cpus);  // opens trajectory.csv and the checkpoint
+  StepTimings work;                          // (before the trace, which feeds it)
   std::optional<TraceFile> trace;
   RunResult result;
   try {
-    result = run_model(*model, spec, cpus, platform, control, trace);
+    result = run_model(*model, spec, cpus, platform, control, trace, work);
   } catch (const Error& e) {
     result = model->described();
     result.end_with(e);
@@ -314,7 +347,7 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   result.layout = layout_of(spec);
   if (!spec.deployment_file.empty() && !sequential) result.deployment = spec.deployment_file;
   result.resumed_from = model->checkpoints().resumed_from();
-  write_run_files(trace, spec, result);
+  write_run_files(trace, spec, result, model->clock(), work);
   return result;
 }
 

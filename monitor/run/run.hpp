@@ -21,6 +21,7 @@
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_platform.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
 
@@ -58,6 +59,8 @@ struct RunSpec {
   // components ("" when they run here) and the components' call timeout.
   std::string deployment_file;
   unsigned call_timeout_ms = 0;
+  // Paced runs (docs/realtime.md): the clock that releases the steps; none by default.
+  RealtimeOptions realtime;
 
   // "conservative/lookahead", "optimistic", ...
   std::string label() const { return method_label(method, guarantee); }

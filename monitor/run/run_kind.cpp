@@ -42,6 +42,18 @@ constexpr std::array<std::pair<Pinning, std::string_view>, 2> kPinnings{{
     {Pinning::cores, "cores"},
 }};
 
+constexpr std::array<std::pair<ClockSource, std::string_view>, 3> kClocks{{
+    {ClockSource::none, "none"},
+    {ClockSource::wall, "wall"},
+    {ClockSource::external, "external"},
+}};
+
+constexpr std::array<std::pair<ReleaseWait, std::string_view>, 3> kWaits{{
+    {ReleaseWait::sleep, "sleep"},
+    {ReleaseWait::spin, "spin"},
+    {ReleaseWait::hybrid, "hybrid"},
+}};
+
 template <typename Enum, std::size_t N>
 std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum e) {
   for (const auto& [value, name] : table)
@@ -113,6 +125,22 @@ std::string_view name_of(Pinning pinning) {
 
 std::optional<Pinning> pinning_named(std::string_view name) {
   return value_in(kPinnings, name);
+}
+
+std::string_view name_of(ClockSource clock) {
+  return name_in(kClocks, clock);
+}
+
+std::optional<ClockSource> clock_source_named(std::string_view name) {
+  return value_in(kClocks, name);
+}
+
+std::string_view name_of(ReleaseWait wait) {
+  return name_in(kWaits, wait);
+}
+
+std::optional<ReleaseWait> release_wait_named(std::string_view name) {
+  return value_in(kWaits, name);
 }
 
 }  // namespace kausal

@@ -29,6 +29,12 @@ enum class Pinning { none, cores };
 // What a component of a run does: the monitor, the in-process sequential reference, or a
 // System or Integrator (of a pendulum or a partition).
 enum class ComponentRole { monitor, sequential, system, integrator };
+// What releases the steps of a run (--realtime, --clock): nothing (as fast as possible), the
+// wall clock scaled by a factor, or ticks from outside (kausal tick).
+enum class ClockSource { none, wall, external };
+// How the monitor waits for a step's release time: sleep (cheap, wakes a little late),
+// spin (on time, burns a CPU), or hybrid (sleeps until shortly before, then spins).
+enum class ReleaseWait { sleep, spin, hybrid };
 
 std::string_view name_of(SyncMethod method);
 std::string_view name_of(Guarantee guarantee);  // "" for none
@@ -36,6 +42,8 @@ std::string_view name_of(RunStatus status);
 std::string_view name_of(Layout layout);
 std::string_view name_of(ComponentRole role);
 std::string_view name_of(Pinning pinning);
+std::string_view name_of(ClockSource clock);
+std::string_view name_of(ReleaseWait wait);
 std::string layout_label(const RunLayout& layout);  // the layout's name, or "none"
 
 std::optional<SyncMethod> sync_method_named(std::string_view name);
@@ -49,12 +57,15 @@ Layout parse_layout(const std::string& name);
 // "none" is an empty RunLayout; anything else as layout_named.
 std::optional<RunLayout> run_layout_named(std::string_view name);
 std::optional<Pinning> pinning_named(std::string_view name);
+std::optional<ClockSource> clock_source_named(std::string_view name);
+std::optional<ReleaseWait> release_wait_named(std::string_view name);
 
 // The typed words above: each has a name_of, and is written and printed by that name.
 template <typename T>
 concept RunWord =
     std::same_as<T, SyncMethod> || std::same_as<T, Guarantee> || std::same_as<T, RunStatus> ||
-    std::same_as<T, Layout> || std::same_as<T, ComponentRole> || std::same_as<T, Pinning>;
+    std::same_as<T, Layout> || std::same_as<T, ComponentRole> || std::same_as<T, Pinning> ||
+    std::same_as<T, ClockSource> || std::same_as<T, ReleaseWait>;
 
 template <RunWord T>
 std::string to_string(T word) {
@@ -87,6 +98,14 @@ void to_json(Json& j, ComponentRole w) {
 }
 template <typename Json>
 void to_json(Json& j, Pinning w) {
+  j = name_of(w);
+}
+template <typename Json>
+void to_json(Json& j, ClockSource w) {
+  j = name_of(w);
+}
+template <typename Json>
+void to_json(Json& j, ReleaseWait w) {
   j = name_of(w);
 }
 

@@ -14,6 +14,7 @@
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
+#include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
 
@@ -47,6 +48,14 @@ class RunPlatform {
                                          const std::string& /*label*/,
                                          const std::vector<std::string>& /*strips*/,
                                          Deployment* /*deployment*/) {
+    return nullptr;
+  }
+
+  // A run paced by ticks from outside: makes its clock reachable (kausal tick, the Clock
+  // interface of idl/kausal.idl; its reference in out_dir/clock.ior) until the returned
+  // handle goes. Null: nobody outside can tick it.
+  virtual std::shared_ptr<void> serve_clock(StepClock& /*clock*/,
+                                            const std::filesystem::path& /*out_dir*/) {
     return nullptr;
   }
 };

@@ -1,6 +1,7 @@
 #pragma once
 // What a run reports (docs/model.md §3): written to summary.json and shown on the terminal.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,48 @@ struct PartitionSummary {
   IntegratorStats stats;
 };
 
+// Nearest-rank percentiles of one figure over the steps of a run.
+struct Spread {
+  std::uint64_t count = 0;
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+};
+Spread spread_of(std::vector<double> samples);
+
+// One component's part in each step of a paced run, from its activity trace: Integrators
+// (a pendulum's or a partition's) and the monitor.
+struct ComponentTiming {
+  std::string name;
+  // From its first to its last piece of work on the step: its own work and its waits for
+  // its System (the System's Calcs, and the calls to it in the process layout).
+  Spread step_s;
+  Spread busy_s;  // its own work alone
+};
+
+// How a paced run kept up with its clock (docs/realtime.md). Per step: the delay of its
+// start after its release, its time (from its start, or the commit of the state it starts
+// from if later, to the commit of the state it computes), that time split into compute
+// (the slowest component's part, the monitor's added) and communication (the rest), the
+// load (step time over the time between its release and the next one: the real-time factor
+// of HiL rigs, above 1 cannot keep up), and the lateness of its state (commit minus due
+// time; negative: early). An overrun is a state committed after it was due.
+struct RealtimeFigures {
+  ClockSource clock = ClockSource::none;
+  double factor = 0;  // wall
+  ReleaseWait wait = ReleaseWait::hybrid;
+  double budget_s = 0;      // wall: h / factor per step; external: 0 (the ticks decide)
+  std::uint64_t ticks = 0;  // external: ticks received
+  std::uint64_t overruns = 0;
+  Spread start_delay_s;
+  Spread step_s;
+  Spread compute_s;
+  Spread communication_s;
+  Spread load;
+  Spread lateness_s;
+  std::vector<ComponentTiming> components;
+};
+
 struct RunResult {
   SyncMethod method = SyncMethod::sequential;
   Guarantee guarantee = Guarantee::none;  // step or lookahead for conservative runs
@@ -98,7 +141,8 @@ struct RunResult {
   // Partitioned models: the partitions and the optimistic prediction tolerance.
   std::vector<PartitionSummary> partitions;
   double tolerance = 0;
-  TraceStats trace;  // what its trace.json holds
+  TraceStats trace;                         // what its trace.json holds
+  std::optional<RealtimeFigures> realtime;  // paced runs (--realtime, --clock external)
 
   // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
   // and collisions count the whole run; wall time, Calc calls, monitor calls and components

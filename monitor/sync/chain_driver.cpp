@@ -100,9 +100,13 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
       if (checkpoints) checkpoints->committed(0, states, 0, recorder);
     }
     if (observer) tell_committed(*observer, first, states, row);
+    StepClock* clock = options.clock;
+    if (clock) clock->start();
     for (std::uint64_t m = first; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
+      if (clock) clock->wait_release(m, control);
       r.collisions += step_chain(stepper, sweep, m, states, {monitor, options.check_guarantees});
+      if (clock) clock->committed(m + 1);
       recorder.commit(m + 1, states);
       if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
       if (observer) tell_committed(*observer, m + 1, states, row);

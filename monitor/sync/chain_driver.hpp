@@ -6,6 +6,7 @@
 #include "monitor/run/run_control.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
+#include "monitor/sync/step_clock.hpp"
 #include "system/impact_sweep.hpp"
 
 namespace kausal {
@@ -42,6 +43,8 @@ struct DriveOptions {
   // The stepper (and its components) must have been set up to start there too.
   const ChainStart* from = nullptr;
   Checkpointer* checkpoints = nullptr;  // kept up to date while steps commit, and at the end
+  // Paced runs: every step waits for its release, every commit is timed.
+  StepClock* clock = nullptr;
 };
 RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,

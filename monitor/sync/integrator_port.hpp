@@ -3,6 +3,7 @@
 // algorithms drive them in this process (monitor/deploy/local_deployment) or in other
 // processes over CORBA (monitor/deploy/process_deployment) through these ports.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,13 @@ class IntegratorPort {
   virtual const std::string& name() const = 0;
   // Steps while below the guarantee (and the inputs allow); the new final steps.
   virtual StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) = 0;
+  static constexpr std::uint64_t unreleased = std::numeric_limits<std::uint64_t>::max();
   // From now on the Integrator steps by itself (integrator/worker.hpp) and its batches
-  // arrive in the deployment's inbox.
-  virtual void start(std::size_t batch_size, std::uint64_t window) = 0;
+  // arrive in the deployment's inbox; paced, only up to state `released` until release().
+  virtual void start(std::size_t batch_size, std::uint64_t window,
+                     std::uint64_t released = unreleased) = 0;
+  // Paced runs: states up to `state` may be computed (never waits for the Integrator).
+  virtual void release(std::uint64_t state) = 0;
   virtual void provide(const std::vector<ChannelSample>& samples) = 0;
   virtual std::vector<double> apply_event(const Event& event) = 0;
   virtual RollbackResult rollback(std::uint64_t step) = 0;

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/sync/sequential.hpp"
@@ -105,6 +107,68 @@ class Watch {
   bool traced_;  // the observer was given a trace and must be told when it goes
 };
 
+// The last state of a partition that may be computed once the clock has released ticks up
+// to `released_tick` (its step n needs the release of step n·k, k its ticks per step).
+std::uint64_t released_state(const IntegratorConfig& c, std::uint64_t released_tick) {
+  if (released_tick == 0) return 0;
+  return (released_tick - 1) / c.ticks_per_step + 1;
+}
+
+// Paced distributed runs: a thread that waits for each release of the clock and hands every
+// partition what it may compute now. Nothing escapes it: a failure (a partition that cannot
+// be told) fails the run's inbox.
+class Releaser {
+ public:
+  Releaser(StepClock& clock, const PartitionedPlan& plan, Deployment& deployment,
+           RunControl& control, std::uint64_t first, std::uint64_t last)
+      : clock_(clock), plan_(plan), deployment_(deployment), stop_(control) {
+    for (const auto& c : plan.configs) sent_.push_back(released_state(c, clock.released()));
+    thread_ = std::thread([this, first, last] { run(first, last); });
+  }
+  ~Releaser() {
+    stop_.stopping = true;
+    thread_.join();
+  }
+  Releaser(const Releaser&) = delete;
+  Releaser& operator=(const Releaser&) = delete;
+
+  // What each partition may compute before the first release.
+  std::uint64_t initial(std::size_t p) const { return sent_[p]; }
+
+ private:
+  struct Stop final : RunControl {
+    explicit Stop(RunControl& c) : run(c) {}
+    bool stop_requested() const override { return stopping || run.stop_requested(); }
+    RunControl& run;
+    std::atomic<bool> stopping{false};
+  };
+
+  void run(std::uint64_t first, std::uint64_t last) {
+    try {
+      for (std::uint64_t m = first; m < last; ++m) {
+        clock_.wait_release(m, stop_);
+        for (std::size_t p = 0; p < sent_.size(); ++p) {
+          const std::uint64_t state = released_state(plan_.configs[p], m + 1);
+          if (state <= sent_[p]) continue;
+          deployment_.integrator(p).release(state);
+          sent_[p] = state;
+        }
+      }
+    } catch (const Interrupted&) {
+      // the run ends (or was asked to stop: the driver sees that itself)
+    } catch (...) {
+      deployment_.inbox().fail(std::current_exception());
+    }
+  }
+
+  StepClock& clock_;
+  const PartitionedPlan& plan_;
+  Deployment& deployment_;
+  Stop stop_;
+  std::vector<std::uint64_t> sent_;
+  std::thread thread_;  // last: started once the rest is there
+};
+
 void add_components(RunResult& r, std::vector<ComponentReport> components) {
   for (auto& c : components) {
     r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
@@ -151,18 +215,36 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
     // Steps a partition is granted per turn: any number gives the same steps (a partition
     // steps as far as its inputs allow); a batch's worth keeps a stop request answered soon.
     const std::uint64_t grant = std::max<std::uint64_t>(1, plan.mode.batch_size);
-    while (!recorder.complete()) {
-      if (control.stop_requested()) throw Interrupted();
+    StepClock* clock = watchers.clock;
+    std::uint64_t next_release = recorder.horizon();  // paced: the clock's next step
+    if (clock) clock->start();
+    // One turn: every partition as far as its inputs, the grant and the clock allow.
+    auto turn = [&] {
       bool progress = false;
       for (std::size_t p = 0; p < deployment->size(); ++p) {
-        const std::uint64_t last = in_turn.configs[p].last_step;
-        if (recorder.recorded(p) > last) continue;  // every step published
+        const IntegratorConfig& c = in_turn.configs[p];
+        std::uint64_t last = c.last_step;
+        if (clock) last = std::min(last, released_state(c, clock->released()));
+        if (recorder.recorded(p) > last) continue;  // every step allowed published
         const std::uint64_t gvt = recorder.recorded(p) > 0 ? recorder.recorded(p) - 1 : 0;
         const StateBatch batch =
             deployment->integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
         if (batch.count() == 0) continue;
         progress = true;
         router.route(p, batch);
+      }
+      return progress;
+    };
+    while (!recorder.complete()) {
+      if (control.stop_requested()) throw Interrupted();
+      bool progress = false;
+      if (clock && next_release < s.ticks) {
+        clock->wait_release(next_release++, control);
+        while (turn()) progress = true;
+        clock->committed(recorder.horizon());
+        if (!progress) continue;  // nothing to do until the next release
+      } else {
+        progress = turn();
       }
       control.progress(recorder.horizon(), s.ticks);
       if (!progress && !recorder.complete())
@@ -194,9 +276,16 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
   ActivityClock monitor;  // this thread: recording deliveries, routing their samples
   Watch watch(watchers.observer, recorder, &monitor.trace());
   const Router router{plan, recorder, deployment, &r.counters, &monitor, watchers.checkpoints};
+  StepClock* clock = watchers.clock;
+  std::optional<Releaser> releaser;
   try {
+    if (clock) {
+      clock->start();
+      releaser.emplace(*clock, plan, deployment, control, recorder.horizon(), s.ticks);
+    }
     for (std::size_t p = 0; p < deployment.size(); ++p)
-      deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window);
+      deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window,
+                                     releaser ? releaser->initial(p) : IntegratorPort::unreleased);
     while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
       // (A timeout only to see a stop request: liveness is the deployment's business.)
@@ -204,11 +293,13 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
       if (!delivery) continue;
       if (delivery->failure) std::rethrow_exception(delivery->failure);
       router.route(delivery->source, delivery->batch);
+      if (clock) clock->committed(recorder.horizon());
       control.progress(recorder.horizon(), s.ticks);
     }
   } catch (const Error& e) {
     r.end_with(e);
   }
+  releaser.reset();
   if (watchers.checkpoints) watchers.checkpoints->write_final(recorder, r);
   watch.end();
   for (std::size_t p = 0; p < deployment.size(); ++p) {

@@ -13,6 +13,7 @@
 #include "monitor/run/run_result.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
+#include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
 
@@ -26,6 +27,9 @@ RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod meth
 struct PartitionedWatchers {
   RunObserver* observer = nullptr;
   Checkpointer* checkpoints = nullptr;
+  // Paced runs: the clock releases the ticks (a partition's step n with its first tick), and
+  // times the rows as they complete.
+  StepClock* clock = nullptr;
 };
 
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a

@@ -72,13 +72,13 @@ TEST(HostileCalls, SetUpOnceStartedIsAProtocolViolation) {
   WireComponents w;
   w.set_up_pendulum(1000);
   StateSink sink;
-  w.integrator->start(sink.ref(), 8, 16);
+  w.integrator->start(sink.ref(), 8, 16, endless);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
               w.integrator->set_up(w.pendulum_setup());
             }).find("once started"),
             npos);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->start(sink.ref(), 8, 16);
+              w.integrator->start(sink.ref(), 8, 16, endless);
             }).find("twice"),
             npos);
   // It ran ahead to its window and shipped what it computed.
@@ -118,17 +118,19 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   refused("channels", [](idl::IntegratorSetup& s) { s.channels.length(0); });
   StateSink sink(1, 2);
   // Nothing was set up: starting is refused, and nothing steps.
-  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { w.integrator->start(sink.ref(), 8, 4); }), "");
+  EXPECT_NE(
+      reason_of<idl::ProtocolViolation>([&] { w.integrator->start(sink.ref(), 8, 4, endless); }),
+      "");
   w.integrator->set_up(to_idl(good, w.system.in()));
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->start(sink.ref(), huge_count, 4);
+              w.integrator->start(sink.ref(), huge_count, 4, endless);
             }).find("batch_size"),
             npos);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->start(sink.ref(), 8, endless);
+              w.integrator->start(sink.ref(), 8, endless, endless);
             }).find("window"),
             npos);
-  w.integrator->start(sink.ref(), 8, 4);  // waits for its input, alive
+  w.integrator->start(sink.ref(), 8, 4, endless);  // waits for its input, alive
   std::this_thread::sleep_for(200ms);
   expect_alive(w);
 }
@@ -167,15 +169,15 @@ TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
   w.set_up_pendulum();
   StateSink sink;
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->start(sink.ref(), 8, endless);
+              w.integrator->start(sink.ref(), 8, endless, endless);
             }).find("window"),
             npos);
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
-              w.integrator->start(sink.ref(), huge_count, 16);
+              w.integrator->start(sink.ref(), huge_count, 16, endless);
             }).find("batch_size"),
             npos);
   // Refused calls changed nothing: a sane start steps and ships its window.
-  w.integrator->start(sink.ref(), 8, 16);
+  w.integrator->start(sink.ref(), 8, 16, endless);
   std::uint64_t states = 0;
   while (auto item = sink.inbox->pop(1s)) states += item->batch.count();
   EXPECT_EQ(states, 16u);

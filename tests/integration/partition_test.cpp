@@ -306,7 +306,7 @@ TEST(PartitionWire, IntegratorChecksWhatArrives) {
   samples[0].value = std::nan("");
   EXPECT_NE(reason_of<idl::ModelFailure>([&] { w.integrator->provide(samples); }), "");
   EXPECT_NE(
-      reason_of<idl::ProtocolViolation>([&] { w.integrator->start(idl::StateSink::_nil(), 8, 4); }),
+      reason_of<idl::ProtocolViolation>([&] { w.integrator->start(idl::StateSink::_nil(), 8, 4, ~0ULL); }),
       "");
 }
 

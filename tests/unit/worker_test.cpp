@@ -111,7 +111,8 @@ struct ScriptedDeployment final : Deployment {
     const std::string& name() const override { return id; }
     StateBatch advance(std::uint64_t, std::uint64_t) override { throw std::logic_error("unused"); }
     std::vector<double> apply_event(const Event&) override { return {-0.5, 0.0}; }
-    void start(std::size_t, std::uint64_t) override {}
+    void start(std::size_t, std::uint64_t, std::uint64_t) override {}
+    void release(std::uint64_t) override {}
     void provide(const std::vector<ChannelSample>&) override {}
     IntegratorStats stats() override { return {}; }
     RollbackResult rollback(std::uint64_t) override { return {++epoch, 0}; }

@@ -1,0 +1,202 @@
+#include "monitor/sync/step_clock.hpp"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+// However long a wait: a stop request is seen within this.
+constexpr auto stop_check = std::chrono::milliseconds(100);
+
+double seconds(std::uint64_t ns) {
+  return static_cast<double>(ns) * 1e-9;
+}
+
+}  // namespace
+
+Spread spread_of(std::vector<double> samples) {
+  Spread s;
+  s.count = samples.size();
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  // Nearest rank: the smallest sample with at least p of them at or below it.
+  auto rank = [&](double p) {
+    const auto k = static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size())));
+    return samples[std::clamp<std::size_t>(k, 1, samples.size()) - 1];
+  };
+  s.p50 = rank(0.50);
+  s.p99 = rank(0.99);
+  s.max = samples.back();
+  return s;
+}
+
+StepClock::StepClock(const RealtimeOptions& options, double h, std::uint64_t first,
+                     std::uint64_t last)
+    : options_(options),
+      period_s_(options.clock == ClockSource::wall ? h / options.factor : 0),
+      first_(first),
+      last_(std::max(first, last)),
+      start_(Clock::now()),
+      committed_(1, 0) {
+  if (options.clock == ClockSource::wall && !(options.factor > 0 && std::isfinite(period_s_)))
+    throw InputError("--realtime: the factor must be a positive number (got " +
+                     std::to_string(options.factor) + ")");
+  // Bounded by the run's steps, which the scenario limits bound.
+  const std::size_t steps = last_ - first_;
+  due_.reserve(steps);
+  started_.reserve(steps);
+  committed_.reserve(steps + 1);
+}
+
+void StepClock::start() {
+  std::lock_guard lock(mutex_);
+  start_ = Clock::now();
+  committed_.assign(1, 0);  // the first state is there before the run starts
+}
+
+std::uint64_t StepClock::ns_since_start(Clock::time_point t) const {
+  return t <= start_
+             ? 0
+             : static_cast<std::uint64_t>(
+                   std::chrono::duration_cast<std::chrono::nanoseconds>(t - start_).count());
+}
+
+StepClock::Clock::time_point StepClock::wall_release(std::uint64_t m) const {
+  const double at = static_cast<double>(m - first_) * period_s_;
+  return start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at));
+}
+
+void StepClock::wait_until(Clock::time_point t, const RunControl& control) const {
+  // Linux lets a sleeping thread wake up to 50 µs late by default (timer slack): a paced
+  // thread asks for 1 ns.
+  thread_local const bool tight = prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) == 0;
+  (void)tight;
+  const auto spin_from = options_.wait == ReleaseWait::sleep  ? t
+                         : options_.wait == ReleaseWait::spin ? Clock::time_point::min()
+                                                              : t - spin_margin;
+  for (auto now = Clock::now(); now < spin_from; now = Clock::now()) {
+    if (control.stop_requested()) throw Interrupted();
+    std::this_thread::sleep_until(std::min(spin_from, now + stop_check));
+  }
+  std::uint64_t spins = 0;
+  while (Clock::now() < t)
+    if (++spins % 4096 == 0 && control.stop_requested()) throw Interrupted();
+}
+
+void StepClock::wait_for_tick(std::uint64_t m, const RunControl& control) {
+  std::unique_lock lock(mutex_);
+  while (ticks_ < m - first_ + 1) {
+    if (control.stop_requested()) throw Interrupted();
+    ticked_.wait_for(lock, stop_check);
+  }
+}
+
+void StepClock::wait_release(std::uint64_t m, const RunControl& control) {
+  if (m < first_ || m >= last_) return;
+  if (options_.clock == ClockSource::wall) {
+    const Clock::time_point at = wall_release(m);
+    wait_until(at, control);
+    std::lock_guard lock(mutex_);
+    due_.push_back(ns_since_start(at));
+  } else if (options_.clock == ClockSource::external) {
+    wait_for_tick(m, control);  // its due time is the tick's arrival
+  }
+  {
+    std::lock_guard lock(mutex_);
+    started_.push_back(ns_since_start(Clock::now()));
+  }
+  if (const auto delay = options_.delays.find(m); delay != options_.delays.end())
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay->second));
+}
+
+std::uint64_t StepClock::released() const {
+  std::lock_guard lock(mutex_);
+  return first_ + started_.size();
+}
+
+std::optional<std::uint64_t> StepClock::due_ns(std::uint64_t s) const {
+  if (options_.clock == ClockSource::wall) return ns_since_start(wall_release(s));
+  if (s - first_ < due_.size()) return due_[s - first_];
+  return std::nullopt;  // its tick has not come yet
+}
+
+void StepClock::committed(std::uint64_t s) {
+  std::lock_guard lock(mutex_);
+  s = std::min(s, last_);
+  const std::uint64_t now = ns_since_start(Clock::now());
+  while (first_ + committed_.size() <= s) {
+    const std::uint64_t state = first_ + committed_.size();
+    committed_.push_back(now);
+    // On the wall clock every due time is known ahead; a tick that arrives later judges
+    // the state itself (tick()).
+    if (options_.clock == ClockSource::wall && now > *due_ns(state)) ++overruns_;
+  }
+}
+
+std::uint64_t StepClock::tick() {
+  std::lock_guard lock(mutex_);
+  if (first_ + ticks_ >= last_) return ticks_;  // the run has all the steps it needs
+  const std::uint64_t m = first_ + ticks_;
+  ++ticks_;
+  due_.push_back(ns_since_start(Clock::now()));
+  // Step m starts from state m: not committed yet, the previous step is still running.
+  if (first_ + committed_.size() <= m) ++overruns_;
+  ticked_.notify_all();
+  return ticks_;
+}
+
+std::uint64_t StepClock::overruns() const {
+  std::lock_guard lock(mutex_);
+  return overruns_;
+}
+
+RealtimeFigures StepClock::figures(const StepTimings* work) const {
+  std::lock_guard lock(mutex_);
+  RealtimeFigures f;
+  f.clock = options_.clock;
+  f.factor = options_.clock == ClockSource::wall ? options_.factor : 0;
+  f.wait = options_.wait;
+  f.budget_s = period_s_;
+  f.ticks = ticks_;
+  f.overruns = overruns_;
+  std::vector<double> delay, step, compute, communication, load, lateness;
+  for (std::size_t k = 0; k < started_.size(); ++k) {
+    const std::uint64_t m = first_ + k;
+    if (k < due_.size()) delay.push_back(seconds(started_[k] - std::min(started_[k], due_[k])));
+    if (k + 1 >= committed_.size()) continue;  // not committed yet
+    const std::uint64_t from = std::max(started_[k], committed_[k]);
+    const std::uint64_t took = committed_[k + 1] - std::min(committed_[k + 1], from);
+    step.push_back(seconds(took));
+    // Without components (work null) the step is all compute; a step whose spans were lost
+    // has no split.
+    const std::optional<double> c = work ? work->compute_s(m + 1) : seconds(took);
+    if (c) {
+      compute.push_back(std::min(*c, seconds(took)));
+      communication.push_back(seconds(took) - compute.back());
+    }
+    // The time it had: from its release to the next one (the last step: one period).
+    if (k + 1 < due_.size())
+      load.push_back(seconds(took) / std::max(1e-9, seconds(due_[k + 1] - due_[k])));
+    else if (period_s_ > 0)
+      load.push_back(seconds(took) / period_s_);
+  }
+  for (std::size_t k = 1; k < committed_.size(); ++k)
+    if (const auto due = due_ns(first_ + k))
+      lateness.push_back(seconds(committed_[k]) - seconds(*due));
+  f.start_delay_s = spread_of(std::move(delay));
+  f.step_s = spread_of(std::move(step));
+  f.compute_s = spread_of(std::move(compute));
+  f.communication_s = spread_of(std::move(communication));
+  f.load = spread_of(std::move(load));
+  f.lateness_s = spread_of(std::move(lateness));
+  if (work) f.components = work->timings();
+  return f;
+}
+
+}  // namespace kausal

@@ -1,0 +1,98 @@
+#pragma once
+// The clock of a paced run (docs/realtime.md): it releases the steps of a run one by one and
+// times how each kept up. Every method and model kind asks it the same two things — wait
+// until step m may start, and how far may anyone compute now — and tells it when a state is
+// committed.
+//
+//   wall:      step m is released at t_start + (m − first)·h / factor;
+//   external:  each tick() releases one more step (kausal tick, the Clock interface).
+//
+// Step m computes state m + 1 from state m. State s is due when step s is released (at the
+// next release the following step must be able to start from it): committed later than
+// that, it is an overrun. Ticks and steps are never skipped or repeated: a late step starts
+// at once, and the run catches up.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "monitor/record/step_timings.hpp"
+#include "monitor/run/run_control.hpp"
+#include "monitor/run/run_kind.hpp"
+#include "monitor/run/run_result.hpp"
+
+namespace kausal {
+
+struct RealtimeOptions {
+  ClockSource clock = ClockSource::none;
+  double factor = 1;  // wall: simulated seconds per wall second
+  ReleaseWait wait = ReleaseWait::hybrid;
+  // Artificial delays (s) at chosen steps, spent after the step's release as if the step
+  // took that much longer: a deterministic way to produce overruns (tests, demonstrations).
+  std::map<std::uint64_t, double> delays;
+
+  bool paced() const { return clock != ClockSource::none; }
+};
+
+class StepClock {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // hybrid: sleeps until this long before a release, then spins.
+  static constexpr std::chrono::microseconds spin_margin{200};
+
+  // Steps first, first + 1, ..., last − 1 of a run whose steps are h seconds of model time.
+  // InputError for a factor that is not positive and finite.
+  StepClock(const RealtimeOptions& options, double h, std::uint64_t first, std::uint64_t last);
+  StepClock(const StepClock&) = delete;
+  StepClock& operator=(const StepClock&) = delete;
+
+  // The run starts now: on the wall clock, step `first` is released at once.
+  void start();
+  // Blocks until step m is released; Interrupted if `control` asks to stop meanwhile. Steps
+  // are waited for in order, each once.
+  void wait_release(std::uint64_t m, const RunControl& control);
+  // States up to this one may be computed now (first while nothing is released yet).
+  std::uint64_t released() const;
+  // Every state up to s is committed (calls with an s not above the last are ignored).
+  void committed(std::uint64_t s);
+  // External clock: releases one more step; returns the ticks so far. A tick that finds the
+  // step of the previous tick still running counts as an overrun.
+  std::uint64_t tick();
+
+  std::uint64_t overruns() const;
+  // The figures of the whole run so far (spreads over its steps); the components' own
+  // figures are added by the run (RealtimeFigures::components).
+  // `work` splits each step into compute and communication (null: all of it is compute,
+  // as in a sequential run).
+  RealtimeFigures figures(const StepTimings* work = nullptr) const;
+
+ private:
+  std::uint64_t ns_since_start(Clock::time_point t) const;
+  Clock::time_point wall_release(std::uint64_t m) const;
+  void wait_until(Clock::time_point t, const RunControl& control) const;
+  void wait_for_tick(std::uint64_t m, const RunControl& control);
+  // When state s is due (ns since start): nullopt while its tick has not come.
+  std::optional<std::uint64_t> due_ns(std::uint64_t s) const;
+
+  const RealtimeOptions options_;
+  const double period_s_;  // wall: seconds per step
+  const std::uint64_t first_;
+  const std::uint64_t last_;
+  Clock::time_point start_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable ticked_;
+  // Per step m (index m − first): when it was due (wall: planned; external: its tick) and
+  // when it started; per state s (index s − first): when it was committed. Nanoseconds
+  // since start().
+  std::vector<std::uint64_t> due_;
+  std::vector<std::uint64_t> started_;
+  std::vector<std::uint64_t> committed_;
+  std::uint64_t ticks_ = 0;
+  std::uint64_t overruns_ = 0;
+};
+
+}  // namespace kausal
