@@ -12,6 +12,7 @@
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/cli/certs_command.hpp"
+#include "monitor/cli/tick_command.hpp"
 #include "monitor/cli/model_commands.hpp"
 #include "monitor/cli/options.hpp"
 #include "monitor/cli/run_commands.hpp"
@@ -424,6 +425,8 @@ int main(int argc, char** argv) {
 
   CertsOptions certs_options;
   CLI::App* certs = add_certs_command(app, certs_options);
+  TickOptions tick_options;
+  CLI::App* tick = add_tick_command(app, tick_options);
 
   std::string analyzed;
   CLI::App* analyze = app.add_subcommand(
@@ -472,6 +475,7 @@ int main(int argc, char** argv) {
   try {
     if (models->parsed()) return models_command(model_name);
     if (certs->parsed()) return certs_command(certs_options);
+    if (tick->parsed()) return tick_command(tick_options);
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())

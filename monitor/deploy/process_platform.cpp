@@ -2,6 +2,9 @@
 
 #include <stdlib.h>
 
+#include <fstream>
+
+#include "monitor/deploy/clock_servant.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 #include "system/errors.hpp"
 
@@ -38,6 +41,28 @@ OrbRuntime& ProcessPlatform::orb() {
     orb_ = std::make_unique<OrbRuntime>(s);
   }
   return *orb_;
+}
+
+std::shared_ptr<void> ProcessPlatform::serve_clock(StepClock& clock, const fs::path& out_dir) {
+  // Served while the handle lives; then deactivated (later ticks: OBJECT_NOT_EXIST) and
+  // its reference file removed.
+  struct Served {
+    OrbRuntime& orb;
+    ClockServant servant;
+    fs::path file;
+    ~Served() {
+      std::error_code ignored;
+      fs::remove(file, ignored);
+      orb.deactivate(&servant);
+    }
+  };
+  auto served = std::make_shared<Served>(Served{orb(), ClockServant(clock), out_dir / "clock.ior"});
+  const std::string ior = orb().activate(&served->servant);
+  std::ofstream out(served->file, std::ios::trunc);
+  out << ior << "\n";
+  if (!out.flush())
+    throw InputError(served->file.string() + ": cannot write the clock's reference");
+  return served;
 }
 
 std::shared_ptr<const RemotePlacement> ProcessPlatform::remote_placement() {

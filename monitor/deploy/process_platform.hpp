@@ -50,6 +50,10 @@ class ProcessPlatform final : public RunPlatform {
   std::unique_ptr<LiveFeed> show(const PartitionedScenario& scenario, const PartitionedPlan& plan,
                                  const std::string& label, const std::vector<std::string>& strips,
                                  Deployment* deployment) override;
+  // Serves the clock as idl::Clock and writes its reference to out_dir/clock.ior (removed
+  // when the handle goes).
+  std::shared_ptr<void> serve_clock(StepClock& clock,
+                                    const std::filesystem::path& out_dir) override;
 
  private:
   // Null without a deployment file. Otherwise resolves every node of the file (once) and

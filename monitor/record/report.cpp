@@ -64,9 +64,17 @@ std::string cell(const char* key, const nlohmann::json& value, const std::string
          "\">" + html_escape(shown) + "</td>";
 }
 
+// The cells of the real-time columns of a row: "–" for a row that was not paced.
+std::string realtime_cells(const ComparisonRow& row) {
+  if (!row.paced) return "<td>–</td><td>–</td>";
+  return cell("overruns", row.overruns, std::to_string(row.overruns)) +
+         cell("lateness_p99_s", row.lateness_p99_s, micros(row.lateness_p99_s));
+}
+
 std::string table(const std::vector<ComparisonRow>& rows) {
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
+  const bool paced = any_paced(rows);
   std::ostringstream o;
   o << "<table id=\"comparison\">\n<tr><th>method</th><th>"
     << (repeated ? "wall s (median)</th><th>wall s (min–max)" : "wall s")
@@ -74,7 +82,8 @@ std::string table(const std::vector<ComparisonRow>& rows) {
        "<th>µs per Calc</th>"
     << (collisions ? "<th>collisions</th>" : "")
     << "<th>rollbacks</th><th>rolled-back steps</th><th>monitor calls</th>"
-       "<th>mean utilisation</th><th>digest</th></tr>\n";
+       "<th>mean utilisation</th>"
+    << (paced ? "<th>overruns</th><th>p99 lateness µs</th>" : "") << "<th>digest</th></tr>\n";
   for (const ComparisonRow& row : rows) {
     o << "<tr data-method=\"" << html_escape(row.label) << "\"><td>" << html_escape(row.label)
       << "</td>" << cell("wall_s", row.wall_s, fixed(row.wall_s, 3));
@@ -91,8 +100,10 @@ std::string table(const std::vector<ComparisonRow>& rows) {
     o << cell("rollbacks", row.rollbacks, std::to_string(row.rollbacks))
       << cell("rolled_back_steps", row.rolled_back_steps, std::to_string(row.rolled_back_steps))
       << cell("monitor_calls", row.monitor_calls, std::to_string(row.monitor_calls))
-      << cell("mean_utilisation", row.mean_utilisation, fixed(100 * row.mean_utilisation, 1) + " %")
-      << "<td data-key=\"trajectory_sha256\" data-value=\"" << row.digest << "\" class=\""
+      << cell("mean_utilisation", row.mean_utilisation,
+              fixed(100 * row.mean_utilisation, 1) + " %");
+    if (paced) o << realtime_cells(row);
+    o << "<td data-key=\"trajectory_sha256\" data-value=\"" << row.digest << "\" class=\""
       << (row.digest_equal ? "same" : "differs") << "\">" << row.digest.substr(0, 16) << "… "
       << (row.status != RunStatus::completed ? html_escape(to_string(row.status))
           : row.digest_equal                 ? "= reference"
@@ -105,6 +116,31 @@ std::string table(const std::vector<ComparisonRow>& rows) {
       << " times, in rounds (every method once per round). The table gives medians; the "
          "speed-ups are the medians of each round's own ratios.</p>\n";
   return o.str();
+}
+
+// A table of text, rows[0] its header.
+std::string text_table(const std::vector<std::vector<std::string>>& rows) {
+  std::ostringstream o;
+  o << "<table>\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const char* tag = i == 0 ? "th" : "td";
+    o << "<tr>";
+    for (const auto& text : rows[i])
+      o << "<" << tag << ">" << html_escape(text) << "</" << tag << ">";
+    o << "</tr>\n";
+  }
+  o << "</table>\n";
+  return o.str();
+}
+
+// A paced run's spreads per step, as in its terminal summary; "" for a run not paced.
+std::string realtime_section(const RunResult& r) {
+  if (!r.realtime) return "";
+  return "<h4>Real time</h4>\n<p>" + html_escape(realtime_setup(*r.realtime)) +
+         ". An overrun is a state committed after it was due; its lateness is its commit time "
+         "minus its due time (negative: early). Load is a step's time over the time between its "
+         "release and the next one: above 1 the run cannot keep up.</p>\n" +
+         text_table(realtime_rows(*r.realtime));
 }
 
 // The run of each row shown as a timeline: the repetition whose wall time is nearest the
@@ -237,7 +273,8 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
            << r.result.counters.rolled_back_steps << " steps)";
     page << "; output " << html_escape(r.dir.string()) << "</p>\n"
          << image(render(o, name, "--timeline", {"--run", r.dir.string(), "--time-span", span}),
-                  "timeline of " + label, warnings);
+                  "timeline of " + label, warnings)
+         << realtime_section(r.result);
   }
   page << "</body></html>\n";
   std::ofstream out(o.out_dir / "report.html", std::ios::trunc);

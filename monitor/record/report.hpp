@@ -2,7 +2,9 @@
 // report.html of `kausal compare`: one self-contained page (images embedded as data URIs)
 // with the comparison table, the wall time per method and, per method, the utilisation
 // timeline of every component (busy / waiting / rolling back; docs/tutorial.md shows
-// them). The charts are drawn by Qt in `kausal-animation` (offscreen), run as a child.
+// them); for paced runs (--realtime, --external-clock) also their overruns and p99 lateness
+// in the table and their spreads per step under the timeline. The charts are drawn by Qt in
+// `kausal-animation` (offscreen), run as a child.
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -32,9 +34,10 @@ struct ReportOptions {
 // Renders the charts and writes out_dir/report.html. `runs` in the order they ran, each
 // round (repetition) in the same order, its reference first. The table has a row per method
 // (and layout), medians over the rounds; the timelines show one run per row, the one whose
-// wall time is nearest the median, all on one time axis. A chart that cannot be rendered is
-// replaced by its error message in the page and returned as a warning; the page is always
-// written (throws InputError only if it cannot be).
+// wall time is nearest the median, all on one time axis, each followed by its real-time
+// figures when it was paced. A chart that cannot be rendered is replaced by its error message
+// in the page and returned as a warning; the page is always written (throws InputError only
+// if it cannot be).
 std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const ReportOptions& o);
 
 // The rows of the comparison of `runs` (in the order they ran, grouped into rounds).

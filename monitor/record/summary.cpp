@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -66,6 +67,24 @@ const RunResult* step_run_for(const RunResult& r, const std::vector<RunResult>& 
 
 double ratio(const RunResult* base, const RunResult& r) {
   return base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0.0;
+}
+
+// The real-time figures of a row: medians over its paced repetitions (none: not paced).
+void add_realtime(ComparisonRow& row, const std::vector<const RunResult*>& runs) {
+  std::vector<const RunResult*> paced;
+  std::copy_if(runs.begin(), runs.end(), std::back_inserter(paced),
+               [](const RunResult* r) { return r->realtime.has_value(); });
+  if (paced.empty()) return;
+  row.paced = true;
+  row.overruns = count_median(paced, [](const RunResult& r) { return r.realtime->overruns; });
+  row.lateness_p99_s =
+      median_of(paced, [](const RunResult& r) { return r.realtime->lateness_s.p99; });
+}
+
+// The cells of the real-time columns: "–" for a row that was not paced.
+std::vector<std::string> realtime_cells(const ComparisonRow& row) {
+  if (!row.paced) return {"–", "–"};
+  return {std::to_string(row.overruns), micros(row.lateness_p99_s)};
 }
 
 }  // namespace
@@ -140,16 +159,19 @@ std::string micros(double s) {
   return fixed(1e6 * s, 1);
 }
 
-std::string format_realtime(const RealtimeFigures& f) {
+std::string realtime_setup(const RealtimeFigures& f) {
   std::ostringstream o;
-  o << "  real time     ";
   if (f.clock == ClockSource::wall)
     o << "factor " << f.factor << " (" << micros(f.budget_s) << " µs per step)";
   else
     o << "external clock, " << f.ticks << " ticks";
-  o << ", release by " << name_of(f.wait) << ", " << f.overruns << " overruns\n";
+  o << ", release by " << name_of(f.wait) << ", " << f.overruns << " overruns";
+  return o.str();
+}
+
+std::vector<std::vector<std::string>> realtime_rows(const RealtimeFigures& f) {
   std::vector<std::vector<std::string>> table{{"per step", "p50", "p99", "max"}};
-  auto row = [&](const char* name, const Spread& s, bool ratio = false) {
+  auto row = [&](const std::string& name, const Spread& s, bool ratio = false) {
     if (s.count == 0) return;
     auto text = [&](double v) { return ratio ? fixed(v, 3) : micros(v); };
     table.push_back({name, text(s.p50), text(s.p99), text(s.max)});
@@ -160,10 +182,14 @@ std::string format_realtime(const RealtimeFigures& f) {
   row("compute µs", f.compute_s);
   row("communication µs", f.communication_s);
   row("load", f.load, true);
-  for (const auto& c : f.components) row(("  " + c.name + " µs").c_str(), c.step_s);
+  for (const auto& c : f.components) row("  " + c.name + " µs", c.step_s);
+  return table;
+}
+
+std::string format_realtime(const RealtimeFigures& f) {
   const auto right = Align::right;
-  o << format_table(table, {Align::left, right, right, right}, "    ");
-  return o.str();
+  return "  real time     " + realtime_setup(f) + "\n" +
+         format_table(realtime_rows(f), {Align::left, right, right, right}, "    ");
 }
 
 void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
@@ -368,6 +394,7 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
     row.monitor_calls =
         count_median(runs, [](const RunResult& r) { return r.counters.monitor_calls; });
     row.mean_utilisation = median_of(runs, mean_utilisation);
+    add_realtime(row, runs);
     row.digest = first.trajectory_sha256;
     row.status = RunStatus::completed;
     row.digest_equal = true;
@@ -381,15 +408,21 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
   return rows;
 }
 
+bool any_paced(const std::vector<ComparisonRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.paced; });
+}
+
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
+  const bool paced = any_paced(rows);
   std::vector<std::string> header{"method", repeated ? "median s" : "wall s"};
   if (repeated) header.push_back("min–max s");
   for (const char* h : {"vs seq", "vs step", "Calc calls", "µs/Calc"}) header.push_back(h);
   if (collisions) header.push_back("collisions");
-  for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util", "digest"})
-    header.push_back(h);
+  for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util"}) header.push_back(h);
+  if (paced) header.insert(header.end(), {"overruns", "p99 lateness µs"});
+  header.push_back("digest");
   std::vector<std::vector<std::string>> table{header};
   for (const auto& row : rows) {
     std::vector<std::string> cells{row.label, fixed(row.wall_s, 3)};
@@ -398,11 +431,15 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
                                std::to_string(row.calc_calls), fixed(row.calc_cost_us, 2)});
     if (collisions) cells.push_back(row.chain ? std::to_string(row.collisions) : "–");
     cells.insert(cells.end(), {std::to_string(row.rollbacks), std::to_string(row.rolled_back_steps),
-                               std::to_string(row.monitor_calls), percent(row.mean_utilisation),
-                               row.digest.substr(0, 16) + (row.status != RunStatus::completed
-                                                               ? " (" + to_string(row.status) + ")"
-                                                           : row.digest_equal ? " = reference"
-                                                                              : " DIFFERS")});
+                               std::to_string(row.monitor_calls), percent(row.mean_utilisation)});
+    if (paced) {
+      const auto rt = realtime_cells(row);
+      cells.insert(cells.end(), rt.begin(), rt.end());
+    }
+    cells.push_back(row.digest.substr(0, 16) + (row.status != RunStatus::completed
+                                                    ? " (" + to_string(row.status) + ")"
+                                                : row.digest_equal ? " = reference"
+                                                                   : " DIFFERS"));
     table.push_back(std::move(cells));
   }
   std::vector<Align> align(header.size(), Align::right);
@@ -450,6 +487,10 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["rolled_back_steps"] = row.rolled_back_steps;
     j["monitor_calls"] = row.monitor_calls;
     j["mean_utilisation"] = row.mean_utilisation;
+    if (row.paced) {
+      j["overruns"] = row.overruns;
+      j["lateness_p99_s"] = row.lateness_p99_s;
+    }
     j["trajectory_sha256"] = row.digest;
     j["status"] = to_string(row.status);
     j["digest_equal"] = row.digest_equal;

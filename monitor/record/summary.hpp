@@ -12,10 +12,19 @@ std::string fixed(double v, int decimals);
 // A speed-up such as 2.45×, 706× or 0.00142×: three significant digits and never rounded to
 // zero (a run a thousand times slower still shows how much); "–" for none (x <= 0).
 std::string ratio_text(double x);
+// Seconds as microseconds with one decimal (real-time figures).
+std::string micros(double s);
 
 void write_summary_json(const RunResult& result, const std::filesystem::path& file);
 // The one-screen summary printed at the end of `kausal run`.
 std::string format_summary(const RunResult& result);
+// A paced run's clock in one line: "factor 2 (500.0 µs per step), release by hybrid, 3
+// overruns", or "external clock, N ticks, ...".
+std::string realtime_setup(const RealtimeFigures& f);
+// Its spreads per step (rows[0] the header: "per step", p50, p99, max): start delay,
+// lateness, step, compute, communication, load and each component's step; figures nothing
+// measured are left out. The table of the terminal summary and of report.html.
+std::vector<std::vector<std::string>> realtime_rows(const RealtimeFigures& f);
 
 // One row of the comparison of methods (the table of `compare` and of report.html): one
 // method in one layout, over every repetition of it (`compare --repeat K`). Figures that
@@ -42,7 +51,14 @@ struct ComparisonRow {
   std::string digest;
   RunStatus status = RunStatus::completed;  // or the first other status of a repetition
   bool digest_equal = false;  // every repetition completed with the reference's digest
+  // Paced runs (--realtime, --external-clock): medians over the paced repetitions of the
+  // overruns and of the p99 of the lateness; paced false (and no figures) for the others.
+  bool paced = false;
+  std::uint64_t overruns = 0;
+  double lateness_p99_s = 0;
 };
+// Some row was paced: the table has the columns of real time.
+bool any_paced(const std::vector<ComparisonRow>& rows);
 
 // rounds[k]: the k-th repetition of every run of the comparison, in one order, the reference
 // (sequential) first. A round cut short by a failure may have fewer runs. Rows in that order.
@@ -51,7 +67,8 @@ inline std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& 
   return comparison_rows(std::vector<std::vector<RunResult>>{results});
 }
 // The table of `compare`: one row per method (and layout); collisions only if some model
-// has them, the range of wall times only with repetitions.
+// has them, the range of wall times only with repetitions, overruns and p99 lateness only
+// if some run was paced.
 std::string format_comparison(const std::vector<ComparisonRow>& rows);
 // A run's label in a comparison: "conservative/step", or "conservative/step [pendulum]" when
 // the comparison has several layouts (sequential has none).

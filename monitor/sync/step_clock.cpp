@@ -156,6 +156,11 @@ std::uint64_t StepClock::overruns() const {
   return overruns_;
 }
 
+StepClock::Status StepClock::status() const {
+  std::lock_guard lock(mutex_);
+  return {ticks_, overruns_, first_ + committed_.size() - 1, last_};
+}
+
 RealtimeFigures StepClock::figures(const StepTimings* work) const {
   std::lock_guard lock(mutex_);
   RealtimeFigures f;

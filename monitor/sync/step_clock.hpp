@@ -63,6 +63,13 @@ class StepClock {
   std::uint64_t tick();
 
   std::uint64_t overruns() const;
+  struct Status {
+    std::uint64_t ticks = 0;
+    std::uint64_t overruns = 0;
+    std::uint64_t committed = 0;  // the last state committed
+    std::uint64_t last = 0;       // the run's last state
+  };
+  Status status() const;
   // The figures of the whole run so far (spreads over its steps); the components' own
   // figures are added by the run (RealtimeFigures::components).
   // `work` splits each step into compute and communication (null: all of it is compute,

@@ -182,6 +182,92 @@ TEST(ComparisonFigures, RepetitionsGiveMediansAndTheRange) {
   EXPECT_EQ(json["rows"][1]["runs"], 3);
 }
 
+// A run paced by a wall clock: 3 overruns, its state 250 µs late at p99.
+RealtimeFigures paced_figures() {
+  RealtimeFigures f;
+  f.clock = ClockSource::wall;
+  f.factor = 1;
+  f.budget_s = 1e-3;
+  f.overruns = 3;
+  f.start_delay_s = {100, 5e-6, 20e-6, 40e-6};
+  f.lateness_s = {100, -400e-6, 250e-6, 900e-6};
+  f.step_s = {100, 300e-6, 1.1e-3, 1.5e-3};
+  f.load = {100, 0.3, 1.1, 1.5};
+  f.components = {{"integrator-1", {100, 200e-6, 800e-6, 1e-3}, {100, 50e-6, 90e-6, 1e-4}}};
+  return f;
+}
+
+// Paced runs add their overruns and p99 lateness to the comparison (table, comparison.json,
+// report.html) and their spreads to the report; unpaced rows show "–" there.
+TEST(ComparisonFigures, PacedRunsShowTheirRealTimeFigures) {
+  RunResult paced = run("conservative", "step", "process", 1.5);
+  paced.realtime = paced_figures();
+  const std::vector<RunResult> results{run("sequential", "", "", 0.5), paced};
+  const auto rows = comparison_rows(results);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].paced);
+  EXPECT_TRUE(rows[1].paced);
+  EXPECT_EQ(rows[1].overruns, 3u);
+  EXPECT_DOUBLE_EQ(rows[1].lateness_p99_s, 250e-6);
+  const std::string table = format_comparison(rows);
+  EXPECT_NE(table.find("overruns"), std::string::npos) << table;
+  EXPECT_NE(table.find("p99 lateness µs"), std::string::npos) << table;
+  EXPECT_NE(table.find("250.0"), std::string::npos) << table;
+  expect_columns_apart(table, 3);
+  TempDir dir;
+  write_comparison_json(rows, dir.path() / "comparison.json");
+  const auto json = nlohmann::json::parse(slurp(dir.path() / "comparison.json"));
+  EXPECT_FALSE(json["rows"][0].contains("overruns"));
+  EXPECT_EQ(json["rows"][1]["overruns"], 3);
+  EXPECT_DOUBLE_EQ(json["rows"][1]["lateness_p99_s"].get<double>(), 250e-6);
+
+  std::vector<ReportRun> runs{{results[0], "seq"}, {paced, "step"}};
+  write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "thesis", "setup"});
+  const std::string html = slurp(dir.path() / "report.html");
+  EXPECT_NE(html.find("<th>overruns</th><th>p99 lateness µs</th>"), std::string::npos);
+  EXPECT_NE(html.find("data-key=\"overruns\" data-value=\"3\">3<"), std::string::npos);
+  EXPECT_NE(html.find(">250.0<"), std::string::npos);
+  EXPECT_NE(html.find("<td>–</td><td>–</td>"), std::string::npos);  // the sequential row
+  // One section, for the paced run: the rows of the terminal summary's table.
+  ASSERT_EQ(html.find("<h4>Real time</h4>"), html.rfind("<h4>Real time</h4>"));
+  const auto section = html.find("<h4>Real time</h4>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_GT(section, html.find("<h3>conservative/step</h3>"));
+  EXPECT_NE(html.find("3 overruns", section), std::string::npos);
+  EXPECT_NE(html.find("committed after it was due", section), std::string::npos);
+  for (const char* row :
+       {"<td>start delay µs</td><td>5.0</td><td>20.0</td><td>40.0</td>",
+        "<td>lateness µs</td><td>-400.0</td><td>250.0</td><td>900.0</td>", "<td>step µs</td>",
+        "<td>load</td><td>0.300</td><td>1.100</td>", "<td>  integrator-1 µs</td><td>200.0</td>"})
+    EXPECT_NE(html.find(row, section), std::string::npos) << row;
+  // Nothing measured, not shown: compute and communication.
+  EXPECT_EQ(html.find("compute µs"), std::string::npos);
+  // The terminal summary shows the same rows.
+  EXPECT_NE(format_summary(paced).find("lateness µs"), std::string::npos);
+}
+
+TEST(ComparisonFigures, UnpacedRunsShowNoRealTimeFigures) {
+  const std::vector<RunResult> results{run("sequential", "", "", 0.5),
+                                       run("conservative", "step", "process", 1.5)};
+  const auto rows = comparison_rows(results);
+  EXPECT_FALSE(any_paced(rows));
+  const std::string table = format_comparison(rows);
+  EXPECT_EQ(table.find("overruns"), std::string::npos) << table;
+  EXPECT_EQ(table.find("lateness"), std::string::npos) << table;
+  TempDir dir;
+  write_comparison_json(rows, dir.path() / "comparison.json");
+  const auto json = nlohmann::json::parse(slurp(dir.path() / "comparison.json"));
+  for (const auto& row : json["rows"]) {
+    EXPECT_FALSE(row.contains("overruns"));
+    EXPECT_FALSE(row.contains("lateness_p99_s"));
+  }
+  std::vector<ReportRun> runs{{results[0], "seq"}, {results[1], "step"}};
+  write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "thesis", "setup"});
+  const std::string html = slurp(dir.path() / "report.html");
+  for (const char* word : {"Real time", "overruns", "lateness"})
+    EXPECT_EQ(html.find(word), std::string::npos) << word;
+}
+
 TEST(ComparisonFigures, AFinishedRunIsAnnouncedWithItsDigestCheck) {
   const RunResult ref = run("sequential", "", "", 0.005);
   const RunResult same = run("optimistic", "", "pendulum", 1.5);

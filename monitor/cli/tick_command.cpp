@@ -1,0 +1,85 @@
+#include "monitor/cli/tick_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "idl/kausal.hh"
+#include "idl/orb_runtime.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+std::string clock_reference(const std::filesystem::path& run_dir) {
+  const auto file = run_dir / "clock.ior";
+  std::ifstream in(file);
+  std::string ior;
+  if (!in || !std::getline(in, ior) || ior.rfind("IOR:", 0) != 0)
+    throw InputError(file.string() +
+                     ": no clock reference (is a run with --external-clock writing to " +
+                     run_dir.string() + "?)");
+  return ior;
+}
+
+// A call to the run's clock; a run that has gone is a peer failure, not a crash.
+template <typename Call>
+auto on_clock(Call&& call) -> decltype(call()) {
+  try {
+    return call();
+  } catch (const CORBA::Exception& e) {
+    throw PeerError("clock", std::string("the run cannot be reached (") + e._name() +
+                                 "): it has ended or is not paced from outside");
+  }
+}
+
+}  // namespace
+
+CLI::App* add_tick_command(CLI::App& app, TickOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "tick",
+      "release steps of a run started with --external-clock: one tick, one step (a "
+      "partitioned model: one tick of its time grid). Prints the run's clock afterwards: "
+      "ticks so far, overruns (ticks that found the previous step still running), the last "
+      "committed state. docs/realtime.md");
+  cmd->add_option("run_dir", o.run_dir, "the run's output directory (it holds clock.ior)")
+      ->required();
+  cmd->add_option("--count", o.count, "ticks to send")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}));
+  cmd->add_flag("--all", o.all, "tick until the run's last step is released");
+  cmd->add_option("--period", o.period,
+                  "seconds between ticks (a fixed rate from the first); default: each tick as "
+                  "soon as the previous call returned")
+      ->check(CLI::Range(1e-6, 3600.0));
+  return cmd;
+}
+
+int tick_command(const TickOptions& o) {
+  const std::string ior = clock_reference(o.run_dir);
+  OrbSettings client;
+  client.serve = false;
+  OrbRuntime orb(client);
+  CORBA::Object_var object = orb.resolve(ior);
+  idl::Clock_var clock = on_clock([&] { return idl::Clock::_narrow(object); });
+  if (CORBA::is_nil(clock)) throw InputError(o.run_dir.string() + "/clock.ior: not a clock");
+  idl::ClockStatus status = on_clock([&] { return clock->status(); });
+  const std::uint64_t count = o.all ? status.last - std::min(status.last, status.ticks) : o.count;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t k = 0; k < count; ++k) {
+    if (o.period)
+      std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                std::chrono::duration<double>(*o.period * k)));
+    on_clock([&] { return clock->tick(); });
+  }
+  status = on_clock([&] { return clock->status(); });
+  std::cout << "kausal tick: " << count << " sent; the run's clock: " << status.ticks << " ticks, "
+            << status.overruns << " overruns, state " << status.committed << " of " << status.last
+            << " committed\n";
+  return 0;
+}
+
+}  // namespace kausal

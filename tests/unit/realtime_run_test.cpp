@@ -1,0 +1,199 @@
+// Paced runs through run(RunSpec), in one process (LocalPlatform): every method and model
+// kind follows the clock and keeps the unpaced digest; artificial delays give exactly the
+// overruns they must; an outside clock releases exactly one step per tick.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "monitor/deploy/local_platform.hpp"
+#include "monitor/run/run.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
+#include "test_support.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace kausal {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+struct Method {
+  SyncMethod method;
+  Guarantee guarantee;
+};
+
+// thesis.toml cut to `duration` seconds (h = 1 ms), written into dir.
+std::shared_ptr<const Scenario> thesis_for(const fs::path& dir, const std::string& duration) {
+  std::string text = testing::slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml");
+  const std::string from = "duration = 20.0";
+  text.replace(text.find(from), from.size(), "duration = " + duration);
+  const fs::path file = dir / ("thesis-" + duration + ".toml");
+  std::ofstream(file) << text;
+  return std::make_shared<const Scenario>(load_scenario(file));
+}
+
+std::shared_ptr<const PartitionedScenario> two_mass() {
+  return std::make_shared<const PartitionedScenario>(
+      load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass.toml"));
+}
+
+RunSpec spec_of(const RunModel& model, Method m, const fs::path& out, RealtimeOptions realtime) {
+  RunSpec spec;
+  spec.model = model;
+  spec.method = m.method;
+  spec.guarantee = m.guarantee;
+  spec.pin = Pinning::none;
+  spec.out = out;
+  spec.realtime = std::move(realtime);
+  return spec;
+}
+
+RealtimeOptions wall(double factor) {
+  RealtimeOptions o;
+  o.clock = ClockSource::wall;
+  o.factor = factor;
+  return o;
+}
+
+RunResult run_one(const RunSpec& spec, RunPlatform& platform) {
+  RunControl control;
+  return run(spec, platform, control);
+}
+
+// Each method paced: the unpaced digest, no sooner than the clock allows, one timed step
+// per step in the figures and in summary.json.
+void expect_paced_runs_keep_the_digest(const RunModel& model, const std::vector<Method>& methods,
+                                       std::uint64_t steps, double h, double factor) {
+  TempDir dir;
+  LocalPlatform platform;
+  const RunResult reference = run_one(
+      spec_of(model, {SyncMethod::sequential, Guarantee::none}, dir / "unpaced", {}), platform);
+  ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
+  EXPECT_FALSE(reference.realtime);
+  for (const Method& m : methods) {
+    const RunSpec spec = spec_of(model, m, dir / method_dir(m.method, m.guarantee), wall(factor));
+    const RunResult r = run_one(spec, platform);
+    ASSERT_EQ(r.status, RunStatus::completed) << r.label() << ": " << r.error;
+    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << r.label();
+    // The last step is released at (steps − 1)·h / factor after the start.
+    EXPECT_GE(r.wall_s, static_cast<double>(steps - 1) * h / factor) << r.label();
+    ASSERT_TRUE(r.realtime) << r.label();
+    EXPECT_EQ(r.realtime->step_s.count, steps) << r.label();
+    EXPECT_EQ(r.realtime->lateness_s.count, steps) << r.label();
+    EXPECT_DOUBLE_EQ(r.realtime->budget_s, h / factor) << r.label();
+    // The step is split into compute and communication wherever components tagged it.
+    EXPECT_GT(r.realtime->compute_s.count, 0u) << r.label();
+    const auto summary = nlohmann::json::parse(testing::slurp(spec.out / "summary.json"));
+    EXPECT_EQ(summary["realtime"]["clock"], "wall") << r.label();
+    EXPECT_EQ(summary["realtime"]["step_s"]["count"], steps) << r.label();
+    if (m.method != SyncMethod::sequential) {
+      EXPECT_FALSE(r.realtime->components.empty()) << r.label() << ": no component figures";
+    }
+  }
+}
+
+TEST(RealtimeRun, EveryChainMethodFollowsTheClockWithTheUnpacedDigest) {
+  TempDir dir;
+  // 200 steps of 1 ms at factor 2: 0.1 s a run.
+  expect_paced_runs_keep_the_digest(ChainModel{thesis_for(dir.path(), "0.2"), nullptr},
+                                    {{SyncMethod::sequential, Guarantee::none},
+                                     {SyncMethod::conservative, Guarantee::step},
+                                     {SyncMethod::conservative, Guarantee::lookahead},
+                                     {SyncMethod::optimistic, Guarantee::none}},
+                                    200, 0.001, 2.0);
+}
+
+TEST(RealtimeRun, EveryPartitionedMethodFollowsTheClockWithTheUnpacedDigest) {
+  const auto s = two_mass();
+  // About 0.25 s of wall time a run, whatever the scenario's grid.
+  const double factor = static_cast<double>(s->ticks) * s->tick / 0.25;
+  expect_paced_runs_keep_the_digest(PartitionedModel{s, nullptr},
+                                    {{SyncMethod::sequential, Guarantee::none},
+                                     {SyncMethod::conservative, Guarantee::none},
+                                     {SyncMethod::optimistic, Guarantee::none}},
+                                    s->ticks, s->tick, factor);
+}
+
+TEST(RealtimeRun, ConservativeLookaheadGrantsNoFurtherThanTheClock) {
+  TempDir dir;
+  LocalPlatform platform;
+  const auto chain = ChainModel{thesis_for(dir.path(), "0.2"), nullptr};
+  const Method lookahead{SyncMethod::conservative, Guarantee::lookahead};
+  const RunResult free = run_one(spec_of(chain, lookahead, dir / "free", {}), platform);
+  const RunResult paced = run_one(spec_of(chain, lookahead, dir / "paced", wall(4)), platform);
+  ASSERT_TRUE(free.completed() && paced.completed()) << free.error << paced.error;
+  // Unpaced, the lookahead grants many steps a round; paced, one step is released at a time.
+  EXPECT_LT(free.counters.rounds, 200u);
+  EXPECT_EQ(paced.counters.rounds, 200u);
+}
+
+// A delay of 1.5 periods at a step makes exactly that step's state late: the next step
+// starts half a period late and still ends before its own deadline (with half a period to
+// spare for a loaded machine).
+TEST(RealtimeRun, ArtificialDelaysGiveExactlyTheExpectedOverruns) {
+  TempDir dir;
+  LocalPlatform platform;
+  const auto chain = ChainModel{thesis_for(dir.path(), "0.03"), nullptr};  // 30 steps
+  const auto partitioned = PartitionedModel{two_mass(), nullptr};
+  RealtimeOptions delayed = wall(0.05);  // 20 ms per step (h = 1 ms)
+  delayed.delays = {{5, 0.03}, {15, 0.03}, {25, 0.03}};
+  for (const Method m : {Method{SyncMethod::sequential, Guarantee::none},
+                         Method{SyncMethod::optimistic, Guarantee::none}}) {
+    const RunResult r =
+        run_one(spec_of(chain, m, dir / method_dir(m.method, m.guarantee), delayed), platform);
+    ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+    ASSERT_TRUE(r.realtime);
+    EXPECT_EQ(r.realtime->overruns, 3u) << r.label();
+    EXPECT_GT(r.realtime->lateness_s.max, 0.009) << r.label();  // 10 ms late, at least
+  }
+  // Partitioned: the same on its tick grid (a period of 20 ms per tick).
+  RealtimeOptions grid = wall(partitioned.scenario->tick / 0.02);
+  grid.delays = {{3, 0.03}, {8, 0.03}};
+  RunSpec spec =
+      spec_of(partitioned, {SyncMethod::conservative, Guarantee::none}, dir / "partitioned", grid);
+  // Only the first dozen ticks matter: stop the run there.
+  struct StopAt final : RunControl {
+    void progress(std::uint64_t step, std::uint64_t) override { reached = step; }
+    bool stop_requested() const override { return reached >= 12; }
+    std::uint64_t reached = 0;
+  } stop;
+  const RunResult r = run(spec, platform, stop);
+  EXPECT_EQ(r.status, RunStatus::interrupted) << r.error;
+  ASSERT_TRUE(r.realtime);
+  EXPECT_EQ(r.realtime->overruns, 2u);
+}
+
+// 10^5 ticks from another thread: exactly 10^5 steps, the unpaced digest (no step skipped or
+// repeated), every tick counted.
+TEST(RealtimeRun, AnOutsideClockReleasesExactlyOneStepPerTick) {
+  TempDir dir;
+  const auto chain = ChainModel{thesis_for(dir.path(), "100.0"), nullptr};  // 10^5 steps
+  LocalPlatform platform;
+  const RunResult reference = run_one(
+      spec_of(chain, {SyncMethod::sequential, Guarantee::none}, dir / "unpaced", {}), platform);
+  std::atomic<StepClock*> served{nullptr};
+  platform.on_clock = [&](StepClock* clock) { served = clock; };
+  RealtimeOptions outside;
+  outside.clock = ClockSource::external;
+  std::thread ticker([&] {
+    while (!served) std::this_thread::yield();
+    for (int k = 0; k < 100'000; ++k) served.load()->tick();
+  });
+  const RunResult r = run_one(
+      spec_of(chain, {SyncMethod::sequential, Guarantee::none}, dir / "ticked", outside), platform);
+  ticker.join();
+  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+  EXPECT_EQ(r.steps, 100'000u);
+  EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256);
+  ASSERT_TRUE(r.realtime);
+  EXPECT_EQ(r.realtime->ticks, 100'000u);
+  EXPECT_EQ(r.realtime->step_s.count, 100'000u);
+  EXPECT_LE(r.realtime->overruns, 100'000u);
+  EXPECT_EQ(served.load(), nullptr);  // withdrawn when the run ended
+}
+
+}  // namespace
+}  // namespace kausal
