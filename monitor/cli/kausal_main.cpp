@@ -12,10 +12,10 @@
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/cli/certs_command.hpp"
-#include "monitor/cli/tick_command.hpp"
 #include "monitor/cli/model_commands.hpp"
 #include "monitor/cli/options.hpp"
 #include "monitor/cli/run_commands.hpp"
+#include "monitor/cli/tick_command.hpp"
 #include "monitor/node/node_command.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/run/resume.hpp"
@@ -207,6 +207,11 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
       "each tick from outside releases one step (kausal tick OUT, or any client of the "
       "Clock interface in idl/kausal.idl; its reference is written to OUT/clock.ior). A "
       "tick that arrives while the previous step still runs counts as an overrun");
+  cmd->add_flag_callback(
+      "--skip-feasibility-check", [&rt] { rt.check_feasible = false; },
+      "--realtime: start even if the check before the run finds that it cannot keep up "
+      "(the measured step time with the layout's calls exceeds h/FACTOR) or that a "
+      "partition's step exceeds its stability limit");
   cmd->add_option_function<std::string>(
          "--release", [&rt](const std::string& v) { rt.wait = *release_wait_named(v); },
          "paced runs: how the monitor waits for a release: sleep (cheap, wakes up to "
@@ -232,13 +237,14 @@ void check_realtime_options(Options& o) {
   if (o.was_given("--realtime") && o.was_given("--external-clock"))
     throw InputError("command line: --realtime and --external-clock exclude each other");
   if (!o.realtime.paced())
-    for (const char* option : {"--release", "--delay"})
+    for (const char* option : {"--release", "--delay", "--skip-feasibility-check"})
       if (o.was_given(option))
         throw InputError(std::string("command line: ") + option +
                          " applies to paced runs (--realtime FACTOR > 0 or --external-clock)");
   if (o.animate && !o.was_given("--realtime") && !o.was_given("--external-clock")) {
     o.realtime.clock = ClockSource::wall;  // a class sees the run as it happens
     o.realtime.factor = 1;
+    o.realtime.check_feasible = false;  // a view, not a deadline: slower is still a view
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
+#include "monitor/run/feasibility.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "system/model_registry.hpp"
@@ -101,11 +102,7 @@ int analyze_command(const std::string& file, std::optional<double> at) {
     x = state_at(s, *at);
     t = *at;
   }
-  Matrix J = Matrix::Zero(x.size(), x.size());
-  model->jacobian(t, x, Vector(), J);
-  std::vector<PartitionStepping> stepping;
-  for (const auto& p : s.partitions) stepping.push_back({p.method, p.h});
-  const PartitionReport report = analyze_partitions(J, partition_blocks(s), stepping);
+  const PartitionReport report = analyze_partitioned(s, t, x);
   std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
             << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report);

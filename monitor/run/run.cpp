@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <thread>
 
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
+#include "monitor/run/feasibility.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/fan_out.hpp"
@@ -239,6 +242,95 @@ std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>&
   return std::make_unique<PartitionedRun>(std::get<PartitionedModel>(spec.model), spec);
 }
 
+// ---- can a paced run keep up? ----
+
+// Stops a run after its first `steps` steps.
+class StopAfter final : public RunControl {
+ public:
+  explicit StopAfter(std::uint64_t steps) : steps_(steps) {}
+  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
+  bool stop_requested() const override { return reached_ >= steps_; }
+
+ private:
+  std::uint64_t steps_;
+  std::uint64_t reached_ = 0;
+};
+
+// A platform for the sequential probe, which deploys nothing.
+class NoComponents final : public RunPlatform {
+ public:
+  std::unique_ptr<Deployment> deploy(const DeploymentPlan&, const Placing&) override {
+    throw ProtocolError("monitor", "a sequential run deploys no components");
+  }
+};
+
+// The model from its start (a resumed run's scenario stands in for its own continuation).
+RunModel fresh(const RunModel& model) {
+  if (const auto* chain = std::get_if<ChainModel>(&model))
+    return ChainModel{chain->scenario, nullptr};
+  return PartitionedModel{std::get<PartitionedModel>(model).scenario, nullptr};
+}
+
+// What a step costs to compute: the model's first steps run sequentially here, each timed
+// by a clock that releases at once; and, for partitioned models, whether every partition is
+// stable. The communication is measured later, on the deployment (measure_calls).
+StepBudget probe_budget(const RunSpec& spec) {
+  constexpr std::uint64_t probe_steps = 1000;
+  StepBudget b;
+  b.factor = spec.realtime.factor;
+  RunSpec probe;
+  probe.model = fresh(spec.model);
+  probe.method = SyncMethod::sequential;
+  probe.out = spec.out / ".feasibility";
+  probe.trace.mode = TraceMode::off;
+  probe.realtime.clock = ClockSource::wall;
+  probe.realtime.factor = 1e15;  // every release already past: the steps run back to back
+  probe.realtime.check_feasible = false;
+  if (const auto* p = std::get_if<PartitionedModel>(&spec.model)) {
+    b.h = p->scenario->tick;
+    b.unstable = unstable_partitions(*p->scenario);
+  } else {
+    b.h = std::get<ChainModel>(spec.model).scenario->h;
+  }
+  NoComponents none;
+  StopAfter stop(probe_steps);
+  const RunResult r = run(probe, none, stop);
+  std::error_code ignored;
+  fs::remove_all(probe.out, ignored);
+  if (r.realtime) {
+    b.compute_s = r.realtime->step_s.p99;
+    b.measured = r.realtime->step_s.count;
+  }
+  if (spec.method == SyncMethod::sequential || r.steps == 0) return b;
+  // Per step and component (they work in parallel): the monitor's exchange with it (an
+  // advance or a batch; a partition's delivery and its samples), and in the process layout
+  // each of its Calcs, a call to its System.
+  const bool partitioned = std::holds_alternative<PartitionedModel>(spec.model);
+  const double units =
+      partitioned ? static_cast<double>(r.partitions.size()) : static_cast<double>(r.pendulums);
+  const double calcs =
+      static_cast<double>(r.calc_calls) / (static_cast<double>(r.steps) * std::max(1.0, units));
+  b.calls_per_step = (partitioned ? 2 : 1) + (spec.layout == Layout::process ? calcs : 0);
+  return b;
+}
+
+// A call's round trip to the deployment's components, as a paced run makes it: to a
+// component that has been asleep since the last step (its wake-up is part of the cost). The
+// 90th percentile of a few small calls.
+double measure_calls(Deployment& deployment) {
+  std::vector<double> took;
+  for (int round = 0; round < 20; ++round)
+    for (std::size_t i = 0; i < deployment.size(); ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+      const auto start = std::chrono::steady_clock::now();
+      deployment.integrator(i).stats();
+      took.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  std::sort(took.begin(), took.end());
+  return took.empty() ? 0 : took[took.size() * 9 / 10];
+}
+
 // Ends the live feed of a run: what it could not deliver is reported, never fatal.
 void finish_feed(std::unique_ptr<LiveFeed>& feed, const RunResult& result) {
   if (!feed) return;
@@ -255,18 +347,22 @@ void finish_feed(std::unique_ptr<LiveFeed>& feed, const RunResult& result) {
 // A paced run's figures come from its clock and, split into compute and communication, from
 // the spans the trace has seen (all of them once it is finished).
 void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunResult& result,
-                     const StepClock* clock, StepTimings& work) {
+                     const StepClock* clock, StepTimings* work) {
   std::optional<InputError> trace_error;
   try {
     if (!trace) trace.emplace(spec.out / "trace.json", spec.trace);
-    trace->tap(&work);
+    trace->tap(work);
     trace->finish(result);
   } catch (const InputError& e) {
     trace_error = e;
   }
   // A sequential run does all its work in this thread: every step is compute.
-  if (clock)
-    result.realtime = clock->figures(spec.method == SyncMethod::sequential ? nullptr : &work);
+  if (clock) {
+    RealtimeFigures figures =
+        clock->figures(spec.method == SyncMethod::sequential ? nullptr : work);
+    // (A run refused or failed before its first step has nothing to show.)
+    if (figures.step_s.count > 0 || figures.ticks > 0) result.realtime = std::move(figures);
+  }
   write_summary_json(result, spec.out / "summary.json");
   if (trace_error) throw *trace_error;
 }
@@ -274,7 +370,10 @@ void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunRe
 // The run itself, once its recorder and checkpointer are open.
 RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>& cpus,
                     RunPlatform& platform, RunControl& control, std::optional<TraceFile>& trace,
-                    StepTimings& work) {
+                    StepTimings* work) {
+  std::optional<StepBudget> budget;
+  if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
+    budget = probe_budget(spec);
   const std::string label = spec.label();
   std::unique_ptr<LiveFeed> feed;
   RunResult result;
@@ -282,19 +381,24 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   if (model.clock() && spec.realtime.clock == ClockSource::external)
     served = platform.serve_clock(*model.clock(), spec.out);
   if (spec.method == SyncMethod::sequential) {
+    if (budget) require_feasible(*budget);
     trace.emplace(spec.out / "trace.json", spec.trace);  // its origin: the first step
-    trace->tap(&work);
+    trace->tap(work);
     feed = model.show(platform, label, {"sequential"}, nullptr);
     result = model.sequential(control, feed.get());
     finish_feed(feed, result);
     return result;
   }
   const auto deployment = platform.deploy(model.plan(), {spec.layout, cpus, spec.out / "logs"});
+  if (budget) {
+    budget->call_s = measure_calls(*deployment);
+    require_feasible(*budget);
+  }
   std::vector<std::string> strips{"monitor"};
   for (auto& name : deployment->component_names()) strips.push_back(std::move(name));
   feed = model.show(platform, label, strips, deployment.get());
   trace.emplace(spec.out / "trace.json", spec.trace);
-  trace->tap(&work);
+  trace->tap(work);
   trace->track("monitor", ComponentRole::monitor, local_host_name(), static_cast<long>(getpid()));
   TraceCollector collector(*trace, feed.get());  // streams trace.json as the run goes
   for (auto& source : deployment->trace_sources()) collector.add(std::move(source));
@@ -334,7 +438,9 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   const std::vector<int> cpus =
       spec.pin == Pinning::cores && !sequential ? available_cpus() : std::vector<int>{};
   const auto model = model_run(spec, cpus);  // opens trajectory.csv and the checkpoint
-  StepTimings work;                          // (before the trace, which feeds it)
+  // Paced runs: the components' work per step, fed by the trace (declared before it).
+  StepTimings timings;
+  StepTimings* work = model->clock() ? &timings : nullptr;
   std::optional<TraceFile> trace;
   RunResult result;
   try {

@@ -44,7 +44,8 @@ StepClock::StepClock(const RealtimeOptions& options, double h, std::uint64_t fir
       last_(std::max(first, last)),
       start_(Clock::now()),
       committed_(1, 0) {
-  if (options.clock == ClockSource::wall && !(options.factor > 0 && std::isfinite(period_s_)))
+  if (options.clock == ClockSource::wall &&
+      !(options.factor > 0 && std::isfinite(options.factor) && std::isfinite(period_s_)))
     throw InputError("--realtime: the factor must be a positive number (got " +
                      std::to_string(options.factor) + ")");
   // Bounded by the run's steps, which the scenario limits bound.

@@ -33,6 +33,9 @@ struct RealtimeOptions {
   // Artificial delays (s) at chosen steps, spent after the step's release as if the step
   // took that much longer: a deterministic way to produce overruns (tests, demonstrations).
   std::map<std::uint64_t, double> delays;
+  // Wall clock: before the run, measure whether it can keep up (monitor/run/feasibility.hpp)
+  // and refuse it if not.
+  bool check_feasible = true;
 
   bool paced() const { return clock != ClockSource::none; }
 };

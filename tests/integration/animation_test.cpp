@@ -754,7 +754,7 @@ TEST_P(AnimatePartitioned, EveryMethodIsPlottedLiveAndKeepsThePinnedDigest) {
     const fs::path out = tmp / method;
     const ViewedRun r =
         run_with_view({"run", (kScenarios / file).string(), "--method", method, "--animate",
-                       "--animate-until", "run-end", "--out", out.string()},
+                       "--realtime", "0", "--animate-until", "run-end", "--out", out.string()},
                       tmp.path(), out);
     const std::string what = file + " " + method;
     ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
@@ -797,9 +797,10 @@ TEST(AnimatePartitionedCompare, OneViewShowsEveryRun) {
   TempDir tmp;
   const std::string file = "two-tanks.toml";
   const fs::path out = tmp / "cmp";
-  const ViewedRun r = run_with_view({"compare", (kScenarios / file).string(), "--animate",
-                                     "--animate-until", "run-end", "--out", out.string()},
-                                    tmp.path(), out);
+  const ViewedRun r =
+      run_with_view({"compare", (kScenarios / file).string(), "--animate", "--realtime", "0",
+                     "--animate-until", "run-end", "--out", out.string()},
+                    tmp.path(), out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.view_seen);
   EXPECT_FALSE(r.view_left);

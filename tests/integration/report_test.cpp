@@ -212,8 +212,8 @@ AnimatedRun run_animated(const fs::path& scenario, const fs::path& dir, const st
                          const std::map<std::string, std::string>& env, bool kill_view = false) {
   std::map<std::string, std::string> all_env{{"QT_QPA_PLATFORM", "offscreen"}};
   all_env.insert(env.begin(), env.end());
-  KausalProcess p({"run", scenario.string(), "--method", method, "--animate", "--animate-until",
-                   "run-end", "--out", (dir / method).string()},
+  KausalProcess p({"run", scenario.string(), "--method", method, "--animate", "--realtime", "0",
+                   "--animate-until", "run-end", "--out", (dir / method).string()},
                   dir, all_env);
   AnimatedRun r;
   const auto view = animation_pid(p);
@@ -450,15 +450,16 @@ TEST(Animate, WithoutADisplayIsRefusedBeforeTheRun) {
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
   const std::map<std::string, std::string> no_display{
       {"DISPLAY", ""}, {"WAYLAND_DISPLAY", ""}, {"QT_QPA_PLATFORM", ""}};
-  KausalProcess p({"run", scenario.string(), "--animate", "--out", (dir / "a").string()},
-                  dir.path(), no_display);
+  KausalProcess p(
+      {"run", scenario.string(), "--animate", "--realtime", "0", "--out", (dir / "a").string()},
+      dir.path(), no_display);
   EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.err();
   EXPECT_NE(p.err().find("no display"), std::string::npos) << p.err();
   EXPECT_NE(p.err().find("--animate-until run-end"), std::string::npos) << p.err();
   EXPECT_FALSE(fs::exists(dir / "a" / "summary.json"));  // nothing ran
 
-  KausalProcess q({"run", scenario.string(), "--animate", "--animate-until", "run-end", "--out",
-                   (dir / "b").string()},
+  KausalProcess q({"run", scenario.string(), "--animate", "--realtime", "0", "--animate-until",
+                   "run-end", "--out", (dir / "b").string()},
                   dir.path(), no_display);
   EXPECT_EQ(q.wait(std::chrono::seconds(30)), 0) << q.err();
   EXPECT_NE(q.err().find("no display"), std::string::npos) << q.err();
@@ -471,8 +472,9 @@ TEST(Animate, AnOffscreenViewEndsWithTheRun) {
   TempDir dir;
   const auto scenario =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
-  KausalProcess p({"run", scenario.string(), "--animate", "--out", (dir / "a").string()},
-                  dir.path(), {{"QT_QPA_PLATFORM", "offscreen"}});
+  KausalProcess p(
+      {"run", scenario.string(), "--animate", "--realtime", "0", "--out", (dir / "a").string()},
+      dir.path(), {{"QT_QPA_PLATFORM", "offscreen"}});
   EXPECT_EQ(p.wait(std::chrono::seconds(30)), 0) << p.err();
   EXPECT_NE(p.err().find("no window to close"), std::string::npos) << p.err();
 }
@@ -482,9 +484,9 @@ TEST(Animate, AViewThatCannotOpenItsWindowIsRefused) {
   TempDir dir;
   const auto scenario =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
-  KausalProcess p({"run", scenario.string(), "--animate", "--out", (dir / "a").string()},
-                  dir.path(),
-                  {{"DISPLAY", ":87"}, {"WAYLAND_DISPLAY", ""}, {"QT_QPA_PLATFORM", "xcb"}});
+  KausalProcess p(
+      {"run", scenario.string(), "--animate", "--realtime", "0", "--out", (dir / "a").string()},
+      dir.path(), {{"DISPLAY", ":87"}, {"WAYLAND_DISPLAY", ""}, {"QT_QPA_PLATFORM", "xcb"}});
   EXPECT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.err();
   EXPECT_NE(p.err().find("could not open its window"), std::string::npos) << p.err();
 }

@@ -1,0 +1,63 @@
+#include "monitor/run/feasibility.hpp"
+
+#include <sstream>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+std::string micros(double s) {
+  std::ostringstream o;
+  o.precision(1);
+  o << std::fixed << 1e6 * s << " µs";
+  return o.str();
+}
+
+}  // namespace
+
+PartitionReport analyze_partitioned(const PartitionedScenario& s, double t, const Vector& x) {
+  const auto model = build_monolithic_model(s);
+  Matrix J = Matrix::Zero(x.size(), x.size());
+  model->jacobian(t, x, Vector(), J);
+  std::vector<PartitionStepping> stepping;
+  for (const auto& p : s.partitions) stepping.push_back({p.method, p.h});
+  return analyze_partitions(J, partition_blocks(s), stepping);
+}
+
+std::vector<std::string> unstable_partitions(const PartitionedScenario& s) {
+  const PartitionReport report =
+      analyze_partitioned(s, s.t0(), build_monolithic_model(s)->initial_state());
+  std::vector<std::string> out;
+  for (const auto& d : report.partitions) {
+    if (!d.h_exceeds_limit || !d.method) continue;
+    std::ostringstream o;
+    o << d.name << ": h = " << d.h << " s exceeds the " << ode_method_name(*d.method)
+      << " stability limit " << d.h_max << " s";
+    out.push_back(o.str());
+  }
+  return out;
+}
+
+void require_feasible(const StepBudget& b) {
+  std::ostringstream o;
+  if (!b.unstable.empty()) {
+    o << "--realtime: the run would be unstable at the start (kausal analyze):";
+    for (const auto& u : b.unstable) o << "\n  " << u;
+    o << "\nuse a smaller step or an implicit or exponential method for these partitions";
+    throw InputError(o.str());
+  }
+  if (b.keeps_up()) return;
+  o << "--realtime " << b.factor << ": the run cannot keep up: a step may take "
+    << micros(b.budget_s()) << " (h = " << b.h << " s / " << b.factor << ") but needs about "
+    << micros(b.step_s()) << " (compute " << micros(b.compute_s) << ", the p99 of " << b.measured
+    << " steps measured here; communication " << b.calls_per_step << " calls of "
+    << micros(b.call_s) << ")";
+  o << "\nthe fastest factor that keeps up is about " << b.fastest_factor();
+  if (b.calls_per_step > 0)
+    o << "; a layout with fewer calls per step (pendulum, single) is faster";
+  o << " (or --skip-feasibility-check to run anyway)";
+  throw InputError(o.str());
+}
+
+}  // namespace kausal

@@ -1,0 +1,41 @@
+#pragma once
+// Can a run paced by the wall clock keep up? (docs/realtime.md, "Can it keep up?") Checked
+// before the run starts: the step budget h / factor against the step's measured compute and
+// the communication its layout adds per step, and, for partitioned models, every partition's
+// step against the stability limit of its own method at the start.
+#include <string>
+#include <vector>
+
+#include "monitor/analysis/partition_analysis.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
+
+namespace kausal {
+
+struct StepBudget {
+  double h = 0;  // s of model time per step (partitioned: per tick)
+  double factor = 1;
+  double compute_s = 0;               // p99 of a step's compute, measured in this process
+  std::uint64_t measured = 0;         // steps measured
+  double calls_per_step = 0;          // calls between processes per step in the run's layout
+  double call_s = 0;                  // a call's round trip, measured on the deployment
+  std::vector<std::string> unstable;  // partitions whose h exceeds their stability limit
+
+  double budget_s() const { return h / factor; }
+  double step_s() const { return compute_s + calls_per_step * call_s; }
+  bool keeps_up() const { return step_s() <= budget_s(); }
+  // The fastest factor at which the measured step still fits.
+  double fastest_factor() const { return step_s() > 0 ? h / step_s() : 0; }
+};
+
+// Partitions whose step exceeds the stability limit of their method at the start, with the
+// numbers ("upper: h = 1 s exceeds the rk4 limit 0.3095 s").
+std::vector<std::string> unstable_partitions(const PartitionedScenario& s);
+
+// The diagnostics of `kausal analyze`: the Jacobian of the coupled model at (t, x).
+PartitionReport analyze_partitioned(const PartitionedScenario& s, double t, const Vector& x);
+
+// Throws InputError (exit 2) with the numbers and the alternatives when the run cannot keep
+// up or a partition is unstable.
+void require_feasible(const StepBudget& budget);
+
+}  // namespace kausal

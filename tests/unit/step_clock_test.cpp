@@ -1,0 +1,373 @@
+// The clock of paced runs (docs/realtime.md): how it releases steps on the wall clock and on
+// external ticks, how it counts overruns and honours stop requests, and the per-step
+// figures it reports with the components' share taken from their activity spans.
+//
+// Timing: the only assertions on elapsed time are lower bounds that pacing guarantees; the
+// overrun counts come from RealtimeOptions::delays, which make a step late by a known
+// margin, so that they do not depend on the machine's speed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "monitor/record/step_timings.hpp"
+#include "monitor/run/run_control.hpp"
+#include "monitor/run/run_result.hpp"
+#include "monitor/sync/step_clock.hpp"
+#include "system/activity_trace.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+using namespace std::chrono_literals;
+
+RealtimeOptions wall(double factor = 1) {
+  RealtimeOptions o;
+  o.clock = ClockSource::wall;
+  o.factor = factor;
+  return o;
+}
+
+RealtimeOptions external() {
+  RealtimeOptions o;
+  o.clock = ClockSource::external;
+  return o;
+}
+
+class StopNow final : public RunControl {
+ public:
+  bool stop_requested() const override { return true; }
+};
+
+// Stops once told to, from another thread.
+class StopFlag final : public RunControl {
+ public:
+  void request() { stop_ = true; }
+  bool stop_requested() const override { return stop_; }
+
+ private:
+  std::atomic<bool> stop_ = false;
+};
+
+// Steps first .. last − 1 as a run without work does them: each step's state is committed
+// as soon as the step is released.
+void run_steps(StepClock& clock, std::uint64_t first, std::uint64_t last) {
+  const RunControl go_on;
+  for (std::uint64_t m = first; m < last; ++m) {
+    clock.wait_release(m, go_on);
+    clock.committed(m + 1);
+  }
+}
+
+ActivitySpan busy(std::uint64_t begin_us, std::uint64_t end_us, std::uint64_t step) {
+  return {begin_us * 1000, end_us * 1000, ActivityKind::busy, {ActivityCall::unnamed, step}};
+}
+
+// --- spread_of ---------------------------------------------------------------------------
+
+TEST(SpreadOf, NoSamplesCountNothing) {
+  const Spread s = spread_of({});
+  EXPECT_EQ(s.count, 0u);
+  EXPECT_EQ(s.p50, 0);
+  EXPECT_EQ(s.p99, 0);
+  EXPECT_EQ(s.max, 0);
+}
+
+TEST(SpreadOf, NearestRankPercentiles) {
+  std::vector<double> samples;
+  for (int i = 1; i <= 100; ++i) samples.push_back(i);
+  const Spread s = spread_of(samples);
+  EXPECT_EQ(s.count, 100u);
+  EXPECT_EQ(s.p50, 50);  // the smallest sample with half of them at or below it
+  EXPECT_EQ(s.p99, 99);
+  EXPECT_EQ(s.max, 100);
+}
+
+TEST(SpreadOf, SortsItsSamples) {
+  const Spread s = spread_of({7, 1, 9, 3, 5});
+  EXPECT_EQ(s.count, 5u);
+  EXPECT_EQ(s.p50, 5);  // rank ceil(2.5) = 3
+  EXPECT_EQ(s.p99, 9);
+  EXPECT_EQ(s.max, 9);
+}
+
+TEST(SpreadOf, OneSampleIsEveryPercentile) {
+  const Spread s = spread_of({0.25});
+  EXPECT_EQ(s.count, 1u);
+  EXPECT_EQ(s.p50, 0.25);
+  EXPECT_EQ(s.p99, 0.25);
+  EXPECT_EQ(s.max, 0.25);
+}
+
+// --- the wall clock ----------------------------------------------------------------------
+
+TEST(WallClock, PacesTheSteps) {
+  constexpr double h = 0.002;  // factor 1: a step every 2 ms
+  constexpr std::uint64_t steps = 20;
+  StepClock clock(wall(), h, 0, steps);
+  EXPECT_EQ(clock.released(), 0u);  // nothing released before the run starts
+
+  const RunControl go_on;
+  const auto t0 = StepClock::Clock::now();
+  clock.start();
+  for (std::uint64_t m = 0; m < steps; ++m) {
+    clock.wait_release(m, go_on);
+    EXPECT_EQ(clock.released(), m + 1);
+    clock.committed(m + 1);
+  }
+  const auto elapsed = StepClock::Clock::now() - t0;
+  // The last step is released 19 periods after the first (1 µs for the rounding of the
+  // release time to nanoseconds).
+  EXPECT_GE(elapsed, 19 * 2ms - 1us);
+
+  const RealtimeFigures f = clock.figures();
+  EXPECT_EQ(f.clock, ClockSource::wall);
+  EXPECT_DOUBLE_EQ(f.budget_s, h);
+  EXPECT_EQ(f.ticks, 0u);
+  EXPECT_EQ(f.step_s.count, steps);
+  EXPECT_EQ(f.lateness_s.count, steps);
+  EXPECT_EQ(f.start_delay_s.count, steps);
+  // Without components' timings a step is all compute.
+  EXPECT_EQ(f.compute_s.count, steps);
+  EXPECT_EQ(f.communication_s.max, 0);
+}
+
+TEST(WallClock, FactorScalesThePeriod) {
+  // 10 ms of model time per step at 5 times real time: a step every 2 ms.
+  constexpr std::uint64_t steps = 10;
+  StepClock clock(wall(5), 0.01, 0, steps);
+  const auto t0 = StepClock::Clock::now();
+  clock.start();
+  run_steps(clock, 0, steps);
+  EXPECT_GE(StepClock::Clock::now() - t0, 9 * 2ms - 1us);
+  EXPECT_DOUBLE_EQ(clock.figures().budget_s, 0.002);
+  EXPECT_EQ(clock.released(), steps);
+}
+
+TEST(WallClock, RejectsAFactorThatIsNotPositiveAndFinite) {
+  for (const double factor : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN()})
+    EXPECT_THROW(StepClock(wall(factor), 0.01, 0, 10), InputError) << "factor " << factor;
+  // So small that h / factor is no longer a number of seconds.
+  EXPECT_THROW(StepClock(wall(1e-310), 1, 0, 10), InputError);
+}
+
+// --- overruns on the wall clock ----------------------------------------------------------
+//
+// State s is due when step s is released; a delay d at step k (period P, no other work)
+// commits state k + 1 at r_k + d at the earliest, the following steps start at once.
+
+TEST(WallClock, EachDelayOfOneAndAHalfPeriodsIsOneOverrun) {
+  // P = 20 ms. State k + 1 comes at r_k + 1.5 P, after its due time r_k + P: an overrun.
+  // Step k + 1 starts late but commits state k + 2 at once, before its due time r_k + 2 P.
+  RealtimeOptions options = wall();
+  options.delays = {{3, 0.03}, {7, 0.03}};
+  StepClock clock(options, 0.02, 0, 12);
+  clock.start();
+  run_steps(clock, 0, 12);
+  EXPECT_EQ(clock.overruns(), 2u);
+  const RealtimeFigures f = clock.figures();
+  EXPECT_EQ(f.overruns, 2u);
+  EXPECT_GE(f.lateness_s.max, 0.01);     // 1.5 P after the release, 0.5 P after the due time
+  EXPECT_GE(f.start_delay_s.max, 0.01);  // the step after a delayed one
+}
+
+TEST(WallClock, ADelayOfTwoAndAHalfPeriodsIsTwoOverruns) {
+  // State k + 1 comes at r_k + 2.5 P (due r_k + P); step k + 1 starts then and commits
+  // state k + 2 at once, still after its due time r_k + 2 P: two overruns. Step k + 2 was
+  // released at r_k + 2 P and also starts at r_k + 2.5 P, but state k + 3 is only due at
+  // r_k + 3 P: the run has caught up.
+  RealtimeOptions options = wall();
+  options.delays = {{2, 0.05}};
+  StepClock clock(options, 0.02, 0, 8);
+  clock.start();
+  run_steps(clock, 0, 8);
+  EXPECT_EQ(clock.overruns(), 2u);
+  EXPECT_GE(clock.figures().lateness_s.max, 0.03);  // state k + 1: 1.5 P late
+}
+
+// --- the external clock ------------------------------------------------------------------
+
+TEST(ExternalClock, EachTickReleasesOneStep) {
+  constexpr std::uint64_t steps = 1000;
+  StepClock clock(external(), 0.01, 0, steps);
+  clock.start();
+
+  // Counted before each tick(): a step released by tick n finds at least n sent.
+  std::atomic<std::uint64_t> sent = 0;
+  std::vector<std::uint64_t> answers;
+  std::thread ticker([&] {
+    for (std::uint64_t i = 0; i < steps + 5; ++i) {  // 5 more than the run has steps
+      ++sent;
+      answers.push_back(clock.tick());
+    }
+  });
+
+  const RunControl go_on;
+  std::uint64_t early = 0;  // steps released before their tick was sent
+  for (std::uint64_t m = 0; m < steps; ++m) {
+    clock.wait_release(m, go_on);
+    if (sent.load() < m + 1) ++early;
+    clock.committed(m + 1);
+  }
+  ticker.join();
+
+  EXPECT_EQ(early, 0u);
+
+  EXPECT_EQ(clock.released(), steps);
+  EXPECT_EQ(clock.figures().ticks, steps);
+  ASSERT_EQ(answers.size(), steps + 5);
+  EXPECT_EQ(answers[0], 1u);
+  EXPECT_EQ(answers[steps - 1], steps);
+  // Ticks beyond the last step release nothing and are not counted.
+  for (std::uint64_t i = steps; i < steps + 5; ++i) EXPECT_EQ(answers[i], steps);
+}
+
+TEST(ExternalClock, ATickDuringARunningStepIsAnOverrun) {
+  StepClock clock(external(), 0.01, 0, 3);
+  clock.start();
+  const RunControl go_on;
+
+  EXPECT_EQ(clock.tick(), 1u);
+  clock.wait_release(0, go_on);
+  EXPECT_EQ(clock.tick(), 2u);  // step 0 has not committed state 1 yet: overrun
+  EXPECT_EQ(clock.overruns(), 1u);
+  clock.committed(1);
+  clock.wait_release(1, go_on);  // already released by the second tick
+  clock.committed(2);
+  EXPECT_EQ(clock.tick(), 3u);  // state 2 is there: on time
+  clock.wait_release(2, go_on);
+  clock.committed(3);
+
+  EXPECT_EQ(clock.overruns(), 1u);
+  EXPECT_EQ(clock.figures().overruns, 1u);
+  EXPECT_EQ(clock.released(), 3u);
+}
+
+// --- stop requests -----------------------------------------------------------------------
+
+TEST(StepClockStop, InterruptsAWaitForAFarRelease) {
+  // Whichever way it waits, a release 10 s away does not hold up a stop.
+  for (const ReleaseWait wait : {ReleaseWait::sleep, ReleaseWait::spin, ReleaseWait::hybrid}) {
+    RealtimeOptions options = wall();
+    options.wait = wait;
+    StepClock clock(options, 10, 0, 2);
+    clock.start();
+    clock.wait_release(0, RunControl());  // released at once
+    EXPECT_THROW(clock.wait_release(1, StopNow()), Interrupted) << name_of(wait);
+    EXPECT_EQ(clock.released(), 1u);
+  }
+}
+
+TEST(StepClockStop, InterruptsAWaitAlreadyUnderWay) {
+  StepClock clock(wall(), 10, 0, 2);
+  clock.start();
+  clock.wait_release(0, RunControl());
+  StopFlag stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(20ms);
+    stop.request();
+  });
+  EXPECT_THROW(clock.wait_release(1, stop), Interrupted);
+  stopper.join();
+}
+
+TEST(StepClockStop, InterruptsAWaitForATick) {
+  StepClock clock(external(), 0.01, 0, 2);
+  clock.start();
+  EXPECT_THROW(clock.wait_release(0, StopNow()), Interrupted);
+  EXPECT_EQ(clock.released(), 0u);
+}
+
+// --- StepTimings -------------------------------------------------------------------------
+
+TEST(StepTimings, ComputeIsTheIntegratorsExtentPlusTheMonitorsBusyTime) {
+  StepTimings timings;
+  const std::vector<ActivitySpan> integrator = {
+      busy(0, 10, 1),
+      // Ignored: discarded work, an envelope around other spans, work on no step.
+      {0, 500'000, ActivityKind::rollback, {ActivityCall::rollback, 1}},
+      {0, 600'000, ActivityKind::call, {ActivityCall::advance, 1}},
+      {0, 700'000, ActivityKind::busy, {}},
+      busy(20, 30, 1),
+      busy(40, 45, 2),
+  };
+  timings.add("integrator-1", ComponentRole::integrator, integrator);
+  timings.add("monitor", ComponentRole::monitor, std::vector{busy(50, 52, 1)});
+  // Systems are counted in their Integrator's extent, not on their own.
+  timings.add("system-1", ComponentRole::system, std::vector{busy(0, 1000, 1)});
+
+  // State 1: the integrator from 0 to 30 µs (its waits between pieces included), the
+  // monitor's 2 µs added.
+  ASSERT_TRUE(timings.compute_s(1));
+  EXPECT_NEAR(*timings.compute_s(1), 32e-6, 1e-8);
+  ASSERT_TRUE(timings.compute_s(2));
+  EXPECT_NEAR(*timings.compute_s(2), 5e-6, 1e-8);
+  EXPECT_FALSE(timings.compute_s(3));  // nobody worked on it
+  EXPECT_FALSE(timings.compute_s(0));
+
+  const std::vector<ComponentTiming> components = timings.timings();
+  ASSERT_EQ(components.size(), 2u);
+  EXPECT_EQ(components[0].name, "integrator-1");
+  EXPECT_EQ(components[0].step_s.count, 2u);  // states 1 and 2
+  EXPECT_NEAR(components[0].step_s.max, 30e-6, 1e-8);
+  EXPECT_NEAR(components[0].busy_s.max, 20e-6, 1e-8);  // 10 µs + 10 µs of state 1
+  EXPECT_EQ(components[1].name, "monitor");
+  EXPECT_EQ(components[1].step_s.count, 1u);
+  EXPECT_NEAR(components[1].busy_s.max, 2e-6, 1e-8);
+}
+
+TEST(StepTimings, TheSlowestIntegratorCounts) {
+  StepTimings timings;
+  timings.add("integrator-1", ComponentRole::integrator, std::vector{busy(0, 10, 4)});
+  timings.add("integrator-2", ComponentRole::integrator, std::vector{busy(5, 45, 4)});
+  ASSERT_TRUE(timings.compute_s(4));
+  EXPECT_NEAR(*timings.compute_s(4), 40e-6, 1e-8);
+}
+
+// --- compute and communication -----------------------------------------------------------
+
+TEST(StepClockFigures, SplitAStepIntoComputeAndCommunication) {
+  StepClock clock(wall(), 0.001, 0, 1);
+  StepTimings timings;
+  timings.add("integrator-1", ComponentRole::integrator, std::vector{busy(0, 1000, 1)});
+  clock.start();
+  clock.wait_release(0, RunControl());
+  std::this_thread::sleep_for(5ms);  // the step takes longer than its 1 ms of compute
+  clock.committed(1);
+
+  const RealtimeFigures f = clock.figures(&timings);
+  ASSERT_EQ(f.step_s.count, 1u);
+  ASSERT_EQ(f.compute_s.count, 1u);
+  ASSERT_EQ(f.communication_s.count, 1u);
+  EXPECT_GE(f.step_s.max, 0.005);
+  EXPECT_NEAR(f.compute_s.max, 1e-3, 1e-8);
+  EXPECT_NEAR(f.compute_s.max + f.communication_s.max, f.step_s.max, 1e-12);
+  ASSERT_EQ(f.components.size(), 1u);
+  EXPECT_EQ(f.components[0].name, "integrator-1");
+}
+
+TEST(StepClockFigures, OnlyStepsWithTimingsAreSplit) {
+  // States 1 and 2 tagged, state 3's spans lost. Their compute (1 s) exceeds any step time
+  // here: compute is capped at the step, communication is then none.
+  StepClock clock(wall(), 0.001, 0, 3);
+  StepTimings timings;
+  timings.add("integrator-1", ComponentRole::integrator,
+              std::vector{busy(0, 1'000'000, 1), busy(1'000'000, 2'000'000, 2)});
+  clock.start();
+  run_steps(clock, 0, 3);
+
+  const RealtimeFigures f = clock.figures(&timings);
+  EXPECT_EQ(f.step_s.count, 3u);
+  EXPECT_EQ(f.compute_s.count, 2u);
+  EXPECT_EQ(f.communication_s.count, f.compute_s.count);
+  EXPECT_LE(f.compute_s.max, f.step_s.max);
+  EXPECT_EQ(f.communication_s.max, 0);
+}
+
+}  // namespace
+}  // namespace kausal
