@@ -244,18 +244,6 @@ std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>&
 
 // ---- can a paced run keep up? ----
 
-// Stops a run after its first `steps` steps.
-class StopAfter final : public RunControl {
- public:
-  explicit StopAfter(std::uint64_t steps) : steps_(steps) {}
-  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
-  bool stop_requested() const override { return reached_ >= steps_; }
-
- private:
-  std::uint64_t steps_;
-  std::uint64_t reached_ = 0;
-};
-
 // A platform for the sequential probe, which deploys nothing.
 class NoComponents final : public RunPlatform {
  public:
@@ -293,7 +281,7 @@ StepBudget probe_budget(const RunSpec& spec) {
     b.h = std::get<ChainModel>(spec.model).scenario->h;
   }
   NoComponents none;
-  StopAfter stop(probe_steps);
+  StopAt stop(probe_steps);
   const RunResult r = run(probe, none, stop);
   std::error_code ignored;
   fs::remove_all(probe.out, ignored);

@@ -13,6 +13,19 @@ class RunControl {
   virtual bool stop_requested() const { return false; }
 };
 
+// Stops a run once its progress (a chain's committed step, a partitioned model's horizon
+// in ticks) reaches `at`: the feasibility probe's first steps, a test's cut.
+class StopAt final : public RunControl {
+ public:
+  explicit StopAt(std::uint64_t at) : at_(at) {}
+  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
+  bool stop_requested() const override { return reached_ >= at_; }
+
+ private:
+  std::uint64_t at_;
+  std::uint64_t reached_ = 0;
+};
+
 // Set from a signal handler (Ctrl-C); the driver stops at the next step boundary.
 class InterruptFlag : public RunControl {
  public:

@@ -177,7 +177,10 @@ TEST(BroadPhase, NeverMissesAContactAtAnyAngle) {
   auto u = [&](double lo, double hi) { return std::uniform_real_distribution<>(lo, hi)(rng); };
   int contacts = 0;
   for (int k = 0; k < 200000; ++k) {
-    const ChainSpec chain{{bob(0.0, u(0.3, 2), 1, u(0.02, 0.2)), bob(u(0.0, 0.6), u(0.3, 2), 1, u(0.02, 0.2))}, 1.0, 10};
+    const ChainSpec chain{
+        {bob(0.0, u(0.3, 2), 1, u(0.02, 0.2)), bob(u(0.0, 0.6), u(0.3, 2), 1, u(0.02, 0.2))},
+        1.0,
+        10};
     const auto& [a, b] = std::tie(chain.pendulums[0], chain.pendulums[1]);
     const std::vector<PendulumState> x = {{u(-7, 7), 0}, {u(-7, 7), 0}};
     const auto ka = bob_kinematics(a, x[0].data()), kb = bob_kinematics(b, x[1].data());
@@ -198,7 +201,7 @@ TEST(BroadPhase, RulesOutBobsFarApart) {
   };
   EXPECT_EQ(candidates(0.0, 0.0), 0u);
   EXPECT_EQ(candidates(-0.2, 0.2), 0u);
-  EXPECT_EQ(candidates(0.6, -0.6), 0u);   // swung past each other
+  EXPECT_EQ(candidates(0.6, -0.6), 0u);    // swung past each other
   EXPECT_EQ(candidates(0.25, -0.25), 1u);  // 6 mm apart
 }
 

@@ -11,8 +11,8 @@
 #include <new>
 
 #include "integrator/integrator.hpp"
-#include "integrator/worker.hpp"
 #include "integrator/local_model_link.hpp"
+#include "integrator/worker.hpp"
 #include "system/errors.hpp"
 #include "system/system_core.hpp"
 
@@ -77,7 +77,7 @@ struct Part {
 };
 
 IntegratorConfig config_for(const std::string& name, std::uint64_t ticks_per_step,
-                         std::uint64_t steps) {
+                            std::uint64_t steps) {
   IntegratorConfig c;
   c.name = name;
   c.method = OdeMethod::euler;

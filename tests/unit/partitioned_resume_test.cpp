@@ -20,7 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::slurp;
-using testing::StopAt;
 using testing::TempDir;
 
 // A shipped scenario with text replaced, written into dir.

@@ -25,14 +25,9 @@ struct Method {
   Guarantee guarantee;
 };
 
-// thesis.toml cut to `duration` seconds (h = 1 ms), written into dir.
+// thesis.toml cut to `duration` seconds (h = 1 ms).
 std::shared_ptr<const Scenario> thesis_for(const fs::path& dir, const std::string& duration) {
-  std::string text = testing::slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml");
-  const std::string from = "duration = 20.0";
-  text.replace(text.find(from), from.size(), "duration = " + duration);
-  const fs::path file = dir / ("thesis-" + duration + ".toml");
-  std::ofstream(file) << text;
-  return std::make_shared<const Scenario>(load_scenario(file));
+  return std::make_shared<const Scenario>(load_scenario(testing::short_thesis(dir, duration)));
 }
 
 std::shared_ptr<const PartitionedScenario> two_mass() {
@@ -154,12 +149,7 @@ TEST(RealtimeRun, ArtificialDelaysGiveExactlyTheExpectedOverruns) {
   grid.delays = {{3, 0.03}, {8, 0.03}};
   RunSpec spec =
       spec_of(partitioned, {SyncMethod::conservative, Guarantee::none}, dir / "partitioned", grid);
-  // Only the first dozen ticks matter: stop the run there.
-  struct StopAt final : RunControl {
-    void progress(std::uint64_t step, std::uint64_t) override { reached = step; }
-    bool stop_requested() const override { return reached >= 12; }
-    std::uint64_t reached = 0;
-  } stop;
+  StopAt stop(12);  // only the first dozen ticks matter
   const RunResult r = run(spec, platform, stop);
   EXPECT_EQ(r.status, RunStatus::interrupted) << r.error;
   ASSERT_TRUE(r.realtime);

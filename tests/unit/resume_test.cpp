@@ -20,8 +20,8 @@ namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::short_thesis;
 using testing::slurp;
-using testing::StopAt;
 using testing::TempDir;
 
 TEST(Sha256Midstate, ContinuesToTheUninterruptedDigest) {
@@ -218,16 +218,6 @@ TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) 
 }
 
 // ---- a run cut at step m and resumed ----
-
-// thesis.toml shortened to `seconds` of model time, written into dir (impacts from ~0.4 s).
-fs::path short_thesis(const fs::path& dir, const std::string& seconds) {
-  std::string text = slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml");
-  const std::string from = "duration = 20.0";
-  text.replace(text.find(from), from.size(), "duration = " + seconds);
-  const fs::path file = dir / "short-thesis.toml";
-  std::ofstream(file) << text;
-  return file;
-}
 
 enum class Kind { sequential, conservative, lookahead, optimistic };
 

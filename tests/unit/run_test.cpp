@@ -31,15 +31,9 @@ const std::vector<Method> kPartitionedMethods = {{SyncMethod::sequential, Guaran
                                                  {SyncMethod::conservative, Guarantee::none},
                                                  {SyncMethod::optimistic, Guarantee::none}};
 
-// thesis.toml for 1 s (1,000 steps, collisions included), written into dir: a run keeps a
-// copy of its scenario file.
+// thesis.toml for 1 s (1,000 steps, collisions included).
 std::shared_ptr<const Scenario> short_thesis(const fs::path& dir) {
-  std::string text = testing::slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml");
-  const std::string from = "duration = 20.0";
-  text.replace(text.find(from), from.size(), "duration = 1.0");
-  const fs::path file = dir / "short-thesis.toml";
-  std::ofstream(file) << text;
-  return std::make_shared<const Scenario>(load_scenario(file));
+  return std::make_shared<const Scenario>(load_scenario(testing::short_thesis(dir, "1.0")));
 }
 
 RunSpec spec_of(const RunModel& model, Method m, const fs::path& out) {

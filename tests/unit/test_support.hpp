@@ -23,18 +23,17 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-// Stops a run once its progress (a chain's committed step, a partitioned model's horizon
-// in ticks) reaches `at`.
-class StopAt final : public RunControl {
- public:
-  explicit StopAt(std::uint64_t at) : at_(at) {}
-  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
-  bool stop_requested() const override { return reached_ >= at_; }
-
- private:
-  std::uint64_t at_;
-  std::uint64_t reached_ = 0;
-};
+// thesis.toml shortened to `seconds` of model time (h = 1 ms; impacts from ~0.4 s), written
+// into dir: a run keeps a copy of its scenario file.
+inline std::filesystem::path short_thesis(const std::filesystem::path& dir,
+                                          const std::string& seconds) {
+  std::string text = slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/thesis.toml");
+  const std::string from = "duration = 20.0";
+  text.replace(text.find(from), from.size(), "duration = " + seconds);
+  const std::filesystem::path file = dir / ("short-thesis-" + seconds + ".toml");
+  std::ofstream(file) << text;
+  return file;
+}
 
 inline Scenario shipped(const std::string& name) {
   return load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
