@@ -2,16 +2,14 @@
 
 #include <sstream>
 
+#include "monitor/record/summary.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
 namespace {
 
-std::string micros(double s) {
-  std::ostringstream o;
-  o.precision(1);
-  o << std::fixed << 1e6 * s << " µs";
-  return o.str();
+std::string micros_text(double s) {
+  return micros(s) + " µs";
 }
 
 }  // namespace
@@ -49,10 +47,10 @@ void require_feasible(const StepBudget& b) {
   }
   if (b.keeps_up()) return;
   o << "--realtime " << b.factor << ": the run cannot keep up: a step may take "
-    << micros(b.budget_s()) << " (h = " << b.h << " s / " << b.factor << ") but needs about "
-    << micros(b.step_s()) << " (compute " << micros(b.compute_s) << ", the p99 of " << b.measured
-    << " steps measured here; communication " << b.calls_per_step << " calls of "
-    << micros(b.call_s) << ")";
+    << micros_text(b.budget_s()) << " (h = " << b.h << " s / " << b.factor << ") but needs about "
+    << micros_text(b.step_s()) << " (compute " << micros_text(b.compute_s) << ", the p99 of "
+    << b.measured << " steps measured here; communication " << b.calls_per_step << " calls of "
+    << micros_text(b.call_s) << ")";
   o << "\nthe fastest factor that keeps up is about " << b.fastest_factor();
   if (b.calls_per_step > 0)
     o << "; a layout with fewer calls per step (pendulum, single) is faster";
