@@ -46,10 +46,13 @@ RunSpec spec_of(const RunModel& model, Method m, const fs::path& out, RealtimeOp
   return spec;
 }
 
+// Paced at `factor`. The feasibility screen is off: these tests are about pacing, and a slow
+// build (sanitizers) must not be refused; its own test is below.
 RealtimeOptions wall(double factor) {
   RealtimeOptions o;
   o.clock = ClockSource::wall;
   o.factor = factor;
+  o.check_feasible = false;
   return o;
 }
 
@@ -154,6 +157,37 @@ TEST(RealtimeRun, ArtificialDelaysGiveExactlyTheExpectedOverruns) {
   EXPECT_EQ(r.status, RunStatus::interrupted) << r.error;
   ASSERT_TRUE(r.realtime);
   EXPECT_EQ(r.realtime->overruns, 2u);
+}
+
+// Before a run paced by the wall clock: a step budget no machine can meet, or a partition
+// whose step exceeds its stability limit, is refused (exit 2) with the numbers.
+TEST(RealtimeRun, ARunThatCannotKeepUpIsRefusedBeforeItStarts) {
+  TempDir dir;
+  LocalPlatform platform;
+  RealtimeOptions checked = wall(1e6);  // 1 ms of model time in 1 ns
+  checked.check_feasible = true;
+  const auto chain = ChainModel{thesis_for(dir.path(), "0.2"), nullptr};
+  for (const Method m : {Method{SyncMethod::sequential, Guarantee::none},
+                         Method{SyncMethod::conservative, Guarantee::step}}) {
+    const RunResult r =
+        run_one(spec_of(chain, m, dir / method_dir(m.method, m.guarantee), checked), platform);
+    EXPECT_EQ(r.status, RunStatus::failed) << r.label();
+    EXPECT_EQ(r.exit_code, ExitCode::bad_input) << r.label();
+    EXPECT_NE(r.error.find("cannot keep up"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("fastest factor"), std::string::npos) << r.error;
+    EXPECT_EQ(r.steps, 0u) << r.label();
+  }
+  // two-tanks: rk4 at h = 1 s and 0.5 s beyond the limits at the start (kausal analyze).
+  checked.factor = 1;
+  const auto tanks = PartitionedModel{
+      std::make_shared<const PartitionedScenario>(
+          load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks.toml")),
+      nullptr};
+  const RunResult r = run_one(
+      spec_of(tanks, {SyncMethod::sequential, Guarantee::none}, dir / "tanks", checked), platform);
+  EXPECT_EQ(r.exit_code, ExitCode::bad_input);
+  EXPECT_NE(r.error.find("stability limit"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("upper"), std::string::npos) << r.error;
 }
 
 // 10^5 ticks from another thread: exactly 10^5 steps, the unpaced digest (no step skipped or
