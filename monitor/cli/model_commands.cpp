@@ -102,7 +102,7 @@ int analyze_command(const std::string& file, std::optional<double> at) {
     x = state_at(s, *at);
     t = *at;
   }
-  const PartitionReport report = analyze_partitioned(s, t, x);
+  const PartitionReport report = analyze_partitioned(s, *model, t, x);
   std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
             << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report);

@@ -14,18 +14,18 @@ std::string micros_text(double s) {
 
 }  // namespace
 
-PartitionReport analyze_partitioned(const PartitionedScenario& s, double t, const Vector& x) {
-  const auto model = build_monolithic_model(s);
+PartitionReport analyze_partitioned(const PartitionedScenario& s, CompositeModel& model, double t,
+                                    const Vector& x) {
   Matrix J = Matrix::Zero(x.size(), x.size());
-  model->jacobian(t, x, Vector(), J);
+  model.jacobian(t, x, Vector(), J);
   std::vector<PartitionStepping> stepping;
   for (const auto& p : s.partitions) stepping.push_back({p.method, p.h});
   return analyze_partitions(J, partition_blocks(s), stepping);
 }
 
 std::vector<std::string> unstable_partitions(const PartitionedScenario& s) {
-  const PartitionReport report =
-      analyze_partitioned(s, s.t0(), build_monolithic_model(s)->initial_state());
+  const auto model = build_monolithic_model(s);
+  const PartitionReport report = analyze_partitioned(s, *model, s.t0(), model->initial_state());
   std::vector<std::string> out;
   for (const auto& d : report.partitions) {
     if (!d.h_exceeds_limit || !d.method) continue;

@@ -31,8 +31,10 @@ struct StepBudget {
 // numbers ("upper: h = 1 s exceeds the rk4 limit 0.3095 s").
 std::vector<std::string> unstable_partitions(const PartitionedScenario& s);
 
-// The diagnostics of `kausal analyze`: the Jacobian of the coupled model at (t, x).
-PartitionReport analyze_partitioned(const PartitionedScenario& s, double t, const Vector& x);
+// The diagnostics of `kausal analyze`: the Jacobian of the coupled model (`model`, built
+// from s by build_monolithic_model) at (t, x).
+PartitionReport analyze_partitioned(const PartitionedScenario& s, CompositeModel& model, double t,
+                                    const Vector& x);
 
 // Throws InputError (exit 2) with the numbers and the alternatives when the run cannot keep
 // up or a partition is unstable.

@@ -20,10 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-struct Method {
-  SyncMethod method;
-  Guarantee guarantee;
-};
+using testing::Method;
+using testing::spec_of;
 
 // thesis.toml cut to `duration` seconds (h = 1 ms).
 std::shared_ptr<const Scenario> thesis_for(const fs::path& dir, const std::string& duration) {
@@ -33,17 +31,6 @@ std::shared_ptr<const Scenario> thesis_for(const fs::path& dir, const std::strin
 std::shared_ptr<const PartitionedScenario> two_mass() {
   return std::make_shared<const PartitionedScenario>(
       load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass.toml"));
-}
-
-RunSpec spec_of(const RunModel& model, Method m, const fs::path& out, RealtimeOptions realtime) {
-  RunSpec spec;
-  spec.model = model;
-  spec.method = m.method;
-  spec.guarantee = m.guarantee;
-  spec.pin = Pinning::none;
-  spec.out = out;
-  spec.realtime = std::move(realtime);
-  return spec;
 }
 
 // Paced at `factor`. The feasibility screen is off: these tests are about pacing, and a slow

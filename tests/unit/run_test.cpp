@@ -19,10 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-struct Method {
-  SyncMethod method;
-  Guarantee guarantee;
-};
+using testing::Method;
+using testing::spec_of;
 const std::vector<Method> kChainMethods = {{SyncMethod::sequential, Guarantee::none},
                                            {SyncMethod::conservative, Guarantee::step},
                                            {SyncMethod::conservative, Guarantee::lookahead},
@@ -34,16 +32,6 @@ const std::vector<Method> kPartitionedMethods = {{SyncMethod::sequential, Guaran
 // thesis.toml for 1 s (1,000 steps, collisions included).
 std::shared_ptr<const Scenario> short_thesis(const fs::path& dir) {
   return std::make_shared<const Scenario>(load_scenario(testing::short_thesis(dir, "1.0")));
-}
-
-RunSpec spec_of(const RunModel& model, Method m, const fs::path& out) {
-  RunSpec spec;
-  spec.model = model;
-  spec.method = m.method;
-  spec.guarantee = m.guarantee;
-  spec.pin = Pinning::none;
-  spec.out = out;
-  return spec;
 }
 
 nlohmann::json summary_of(const fs::path& out) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "monitor/deploy/local_deployment.hpp"
+#include "monitor/run/run.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
@@ -21,6 +22,26 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A method as the run tests name it: conservative/step, optimistic (guarantee none), ...
+struct Method {
+  SyncMethod method;
+  Guarantee guarantee;
+};
+
+// A run of `model` under `m` into `out`, unpinned (tests share the CPUs), paced by
+// `realtime` (default: not paced).
+inline RunSpec spec_of(const RunModel& model, Method m, const std::filesystem::path& out,
+                       RealtimeOptions realtime = {}) {
+  RunSpec spec;
+  spec.model = model;
+  spec.method = m.method;
+  spec.guarantee = m.guarantee;
+  spec.pin = Pinning::none;
+  spec.out = out;
+  spec.realtime = std::move(realtime);
+  return spec;
 }
 
 // thesis.toml shortened to `seconds` of model time (h = 1 ms; impacts from ~0.4 s), written
