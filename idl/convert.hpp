@@ -8,6 +8,7 @@
 #include "integrator/integrator.hpp"
 #include "system/activity_clock.hpp"
 #include "system/model.hpp"
+#include "system/model_change.hpp"
 
 namespace kausal {
 
@@ -45,6 +46,18 @@ inline idl::DoubleSeq to_seq(const Vector& v) {
 
 inline Vector to_eigen(const idl::DoubleSeq& s) {
   return vector_of({s.get_buffer(), s.length()});
+}
+
+inline idl::ModelChange to_idl(const ModelChange& c) {
+  idl::ModelChange out;
+  out.member = c.member.c_str();
+  out.name = c.name.c_str();
+  out.value = c.value;
+  out.from = c.from;
+  return out;
+}
+inline ModelChange from_idl(const idl::ModelChange& c) {
+  return {c.member.in(), c.name.in(), c.value, c.from};
 }
 
 inline idl::StepperMemory to_idl(const StepperMemory& m) {

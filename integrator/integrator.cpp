@@ -321,6 +321,11 @@ std::vector<double> Integrator::apply_event(const Event& event) {
   return {x_.data(), x_.data() + x_.size()};
 }
 
+void Integrator::change(const ModelChange& change) {
+  Request request(*this, ActivityKind::busy, {ActivityCall::apply_event, step_, epoch_});
+  pieces_.wait_for_system([&] { link_.change(change); });
+}
+
 // The state, stepper memory and indicators saved first at step n; the time spent on the
 // discarded steps becomes rollback time.
 void Integrator::rewind(std::uint64_t n) {

@@ -155,6 +155,9 @@ class Integrator {
   void provide(const ChannelSample& sample);
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
+  // Hands a change of the partition's model on to the System (docs/realtime.md): the caller
+  // sends it before this Integrator computes past change.from.
+  void change(const ModelChange& change);
   // Returns to `step`: restores the state (and stepper memory, indicators) stepping produced
   // there, before any event, discards everything later, and starts a new epoch. The compute
   // time of the discarded steps moves from busy to rollback time.
@@ -242,7 +245,7 @@ class Integrator {
   bool held_ = false;  // on its own, after a rollback: no step until the next commit
   std::uint64_t released_ = std::numeric_limits<std::uint64_t>::max();  // release()
   bool paced_ = false;
-  StateList list_;     // the state before each step not yet committed
+  StateList list_;  // the state before each step not yet committed
   IntegratorStats stats_;
   ActivityClock clock_;
   BusyPieces pieces_{clock_};

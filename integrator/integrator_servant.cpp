@@ -79,6 +79,10 @@ class CorbaModelLink final : public ModelLink {
     Eigen::Map<Vector> out(x.data(), static_cast<Eigen::Index>(x.size()));
     copy_reply("handle_event", call_peer(name_, [&] { return system_->handle_event(e, sx); }), out);
   }
+  void change(const ModelChange& change) override {
+    const idl::ModelChange c = to_idl(change);
+    call_peer(name_, [&] { system_->change(c); });
+  }
 
  private:
   static idl::DoubleSeq seq_of(VectorView v) {
@@ -276,6 +280,13 @@ idl::DoubleSeq* IntegratorServant::apply_event(const idl::Event& event) {
   return serve(name(), [&] {
     const Event e = from_idl(event);
     return new idl::DoubleSeq(to_seq(with_integrator([&](auto& i) { return i.apply_event(e); })));
+  });
+}
+
+void IntegratorServant::change(const idl::ModelChange& change) {
+  serve(name(), [&] {
+    const ModelChange c = from_idl(change);
+    with_integrator([&](auto& i) { i.change(c); });
   });
 }
 

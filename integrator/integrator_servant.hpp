@@ -24,6 +24,7 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   void release(CORBA::ULongLong state) override;
   void provide(const idl::ChannelSampleSeq& samples) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
+  void change(const idl::ModelChange& change) override;
   idl::RollbackResult rollback(CORBA::ULongLong step) override;
   void commit(CORBA::ULongLong gvt) override;
   idl::IntegratorStats statistics() override;

@@ -24,6 +24,7 @@ class LocalModelLink final : public ModelLink {
   void handle_event(const Event& event, std::span<double> x) override {
     system_.handle_event(event, x);
   }
+  void change(const ModelChange& change) override { system_.change(change); }
 
  private:
   SystemCore& system_;

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "system/model.hpp"
+#include "system/model_change.hpp"
 
 namespace kausal {
 
@@ -19,6 +20,8 @@ class ModelLink {
   virtual void on_crossing(std::size_t indicator, double t, VectorOut x) = 0;
   // A time-stamped event from outside the partition (the chain's impact impulse).
   virtual void handle_event(const Event& event, std::span<double> x) = 0;
+  // A partition's constant input or parameter changes from change.from on.
+  virtual void change(const ModelChange& change) = 0;
 };
 
 }  // namespace kausal

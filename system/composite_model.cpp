@@ -1,5 +1,6 @@
 #include "system/composite_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "system/errors.hpp"
@@ -38,6 +39,7 @@ CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector
   for (const auto& l : links)
     bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0});
   for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value});
+  versions_.resize(members_.size());
   build_signature();
   outputs_.resize(index_of(signature_.outputs.size()));
   for (const auto& m : members_) inputs_.emplace_back(index_of(m.model->input_size()));
@@ -68,7 +70,7 @@ Vector CompositeModel::initial_state() const {
 
 void CompositeModel::output(double t, VectorView x, VectorOut y) const {
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    const Model& m = *members_[k].model;
+    const Model& m = model_at(k, t);
     m.output(t, x.segment(index_of(layout_[k].state), index_of(m.state_size())),
              y.segment(index_of(layout_[k].output), index_of(m.output_size())));
   }
@@ -82,7 +84,7 @@ void CompositeModel::member_inputs(double t, VectorView x, VectorView u) const {
       const InputSource& s = sources_[k][i];
       in[index_of(i)] = s.kind == InputSource::open     ? u[index_of(s.index)]
                         : s.kind == InputSource::linked ? outputs_[index_of(s.index)]
-                                                        : s.value;
+                                                        : s.value_at(t);
     }
   }
 }
@@ -90,7 +92,7 @@ void CompositeModel::member_inputs(double t, VectorView x, VectorView u) const {
 void CompositeModel::derivative(double t, VectorView x, VectorView u, VectorOut dx) const {
   member_inputs(t, x, u);
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    const Model& m = *members_[k].model;
+    const Model& m = model_at(k, t);
     const auto rows = index_of(m.state_size());
     const auto at = index_of(layout_[k].state);
     m.derivative(t, x.segment(at, rows), inputs_[k], dx.segment(at, rows));
@@ -112,7 +114,7 @@ void CompositeModel::jacobian(double t, VectorView x, VectorView u, MatrixOut J)
   J.setZero();
   member_inputs(t, x, u);
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    const Model& m = *members_[k].model;
+    const Model& m = model_at(k, t);
     const auto n = index_of(m.state_size());
     const auto at = index_of(layout_[k].state);
     m.jacobian(t, x.segment(at, n), inputs_[k], J.block(at, at, n, n));
@@ -123,7 +125,7 @@ void CompositeModel::indicators(double t, VectorView x, VectorView u, VectorOut 
   if (indicator_count_ == 0) return;
   member_inputs(t, x, u);
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    const Model& m = *members_[k].model;
+    const Model& m = model_at(k, t);
     if (m.indicator_count() == 0) continue;
     m.indicators(t, x.segment(index_of(layout_[k].state), index_of(m.state_size())), inputs_[k],
                  g.segment(index_of(layout_[k].indicator), index_of(m.indicator_count())));
@@ -132,7 +134,7 @@ void CompositeModel::indicators(double t, VectorView x, VectorView u, VectorOut 
 
 void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) const {
   for (std::size_t k = 0; k < members_.size(); ++k) {
-    const Model& m = *members_[k].model;
+    const Model& m = model_at(k, t);
     if (indicator < layout_[k].indicator || indicator >= layout_[k].indicator + m.indicator_count())
       continue;
     try {
@@ -144,6 +146,79 @@ void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) c
     return;
   }
   throw ModelError("composite", "no indicator " + std::to_string(indicator));
+}
+
+double CompositeModel::InputSource::value_at(double t) const {
+  double v = value;
+  for (const auto& [from, changed] : later) {
+    if (t < from) break;
+    v = changed;
+  }
+  return v;
+}
+
+const Model& CompositeModel::model_at(std::size_t k, double t) const {
+  const Model* m = members_[k].model.get();
+  for (const Version& v : versions_[k]) {
+    if (t < v.from) break;
+    m = v.model.get();
+  }
+  return *m;
+}
+
+void CompositeModel::change(const ModelChange& c) {
+  if (!std::isfinite(c.value) || !std::isfinite(c.from))
+    throw ModelError(c.member, "'" + c.name + "': the new value is not finite");
+  const auto member = std::find_if(members_.begin(), members_.end(),
+                                   [&](const CompositeMember& m) { return m.name == c.member; });
+  if (member == members_.end()) throw ModelError(c.member, "is not a subsystem of this partition");
+  const auto k = static_cast<std::size_t>(member - members_.begin());
+  const auto& inputs = member->model->signature().inputs;
+  const auto input = std::find(inputs.begin(), inputs.end(), c.name);
+  if (input == inputs.end()) return change_parameter(k, c);
+  InputSource& source = sources_[k][static_cast<std::size_t>(input - inputs.begin())];
+  if (source.kind != InputSource::constant)
+    throw ModelError(c.member, "input '" + c.name +
+                                   "' is fed by another subsystem: only constant inputs change");
+  // In order of time; a second change at the same time replaces the first.
+  auto& later = source.later;
+  auto at =
+      std::find_if(later.begin(), later.end(), [&](const auto& e) { return e.first >= c.from; });
+  if (at != later.end() && at->first == c.from)
+    at->second = c.value;
+  else
+    later.insert(at, {c.from, c.value});
+}
+
+void CompositeModel::change_parameter(std::size_t k, const ModelChange& c) {
+  const CompositeMember& member = members_[k];
+  if (member.registered.empty())
+    throw ModelError(member.name, "has no input '" + c.name + "' and its parameters cannot change");
+  // The parameters in force at c.from, with the new value.
+  Parameters parameters = member.parameters;
+  for (const Version& v : versions_[k])
+    if (v.from <= c.from) parameters = v.parameters;
+  auto named = std::find_if(parameters.begin(), parameters.end(),
+                            [&](const auto& p) { return p.first == c.name; });
+  if (named != parameters.end())
+    named->second = c.value;
+  else
+    parameters.emplace_back(c.name, c.value);
+  // make_model names an unknown parameter or a bad value.
+  std::unique_ptr<Model> model = make_model(member.name, member.registered, parameters);
+  const Model& was = *member.model;
+  if (model->state_size() != was.state_size() || model->input_size() != was.input_size() ||
+      model->output_size() != was.output_size() ||
+      model->indicator_count() != was.indicator_count())
+    throw ModelError(member.name, "parameter '" + c.name +
+                                      "' would change the model's states, inputs or outputs");
+  auto& versions = versions_[k];
+  auto at = std::find_if(versions.begin(), versions.end(),
+                         [&](const Version& v) { return v.from >= c.from; });
+  if (at != versions.end() && at->from == c.from)
+    *at = {c.from, std::move(parameters), std::move(model)};
+  else
+    versions.insert(at, {c.from, std::move(parameters), std::move(model)});
 }
 
 }  // namespace kausal
@@ -175,7 +250,7 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
     const std::string at = "members[" + std::to_string(members.size()) + "]";
     if (m.name.empty()) throw ModelError(component, at + ".name is empty");
     try {
-      members.push_back({m.name, make_model(m.name, m.model, m.parameters)});
+      members.push_back({m.name, make_model(m.name, m.model, m.parameters), m.model, m.parameters});
     } catch (const ModelError& e) {
       throw ModelError(component, at + " ('" + m.name + "'): " + e.reason());
     }

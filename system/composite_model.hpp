@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "system/model.hpp"
+#include "system/model_change.hpp"
 #include "system/state_block.hpp"
 
 namespace kausal {
@@ -18,6 +19,10 @@ namespace kausal {
 struct CompositeMember {
   std::string name;
   std::unique_ptr<Model> model;
+  // What it was built from (make_model): a change of a parameter builds it again. Empty for
+  // a member built otherwise, whose parameters cannot change.
+  std::string registered;
+  Parameters parameters;
 };
 
 // Input `to_input` of member `to` is the output `from_output` of member `from`.
@@ -57,6 +62,12 @@ class CompositeModel final : public Model {
   std::size_t member_count() const { return members_.size(); }
   const CompositeMember& member(std::size_t k) const { return members_[k]; }
 
+  // From change.from on, the member's constant input `name` (else its parameter `name`: the
+  // member is built again with it) has the new value. Throws ModelError naming the member
+  // and what is wrong: no such member, an input fed by another subsystem, a parameter its
+  // model refuses or that changes its shape.
+  void change(const ModelChange& change);
+
  private:
   struct Layout {
     std::size_t state = 0, output = 0, indicator = 0;  // offsets into the composite's vectors
@@ -66,9 +77,20 @@ class CompositeModel final : public Model {
     enum Kind { open, linked, constant } kind = open;
     std::size_t index = 0;  // open: composite input; linked: composite output
     double value = 0;
+    std::vector<std::pair<double, double>> later;  // constant: (from, value), sorted by from
+    double value_at(double t) const;
+  };
+  // A member built again with changed parameters, used from `from` on.
+  struct Version {
+    double from = 0;
+    Parameters parameters;
+    std::unique_ptr<Model> model;
   };
 
   void build_signature();
+  // Member k's model as it is at time t (its first one until a parameter changes).
+  const Model& model_at(std::size_t k, double t) const;
+  void change_parameter(std::size_t k, const ModelChange& change);
   // All members' outputs at (t, x), then every member's inputs.
   // Fills inputs_ (scratch: a composite serves one caller at a time, like every System).
   void member_inputs(double t, VectorView x, VectorView u) const;
@@ -76,6 +98,7 @@ class CompositeModel final : public Model {
   std::vector<CompositeMember> members_;
   std::vector<Layout> layout_;
   std::vector<std::vector<InputSource>> sources_;
+  std::vector<std::vector<Version>> versions_;  // per member, sorted by from
   bool has_links_ = false;
   std::size_t indicator_count_ = 0;
   std::vector<StateBlock> blocks_;

@@ -87,6 +87,8 @@ class VersionMismatch : public Error {
 class Interrupted : public Error {
  public:
   Interrupted() : Error(ExitCode::interrupted, "interrupted") {}
+  // Stopped on purpose, e.g. "stopped by the operator at step 1200".
+  explicit Interrupted(const std::string& why) : Error(ExitCode::interrupted, why) {}
 };
 
 }  // namespace kausal

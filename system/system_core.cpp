@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "system/composite_model.hpp"
 #include "system/errors.hpp"
 #include "system/request_limits.hpp"
 
@@ -48,6 +49,21 @@ void SystemCore::handle_event(const Event& event, std::span<double> x) {
     if (!std::isfinite(v)) throw ModelError(name_, "event '" + event.kind + "' data is not finite");
   try {
     configured().handle_event(event, x);
+  } catch (const ModelError& e) {
+    throw ModelError(name_, e.reason());
+  }
+}
+
+void SystemCore::change(const ModelChange& change) {
+  BusyScope busy(clock_, {ActivityCall::event});
+  clock_.count_request();
+  auto* composite = dynamic_cast<CompositeModel*>(model_.get());
+  if (!composite) {
+    configured();  // a ProtocolError before configure()
+    throw ModelError(name_, "its model is not a partition: no input or parameter can change");
+  }
+  try {
+    composite->change(change);
   } catch (const ModelError& e) {
     throw ModelError(name_, e.reason());
   }

@@ -8,6 +8,7 @@
 
 #include "system/activity_clock.hpp"
 #include "system/model.hpp"
+#include "system/model_change.hpp"
 
 namespace kausal {
 
@@ -21,6 +22,9 @@ class SystemCore {
   // A model built elsewhere (a partition's composite); returns the state size.
   std::size_t configure(std::unique_ptr<Model> model);
   void handle_event(const Event& event, std::span<double> x);
+  // A partition's constant input or parameter changes from change.from on (ModelError for a
+  // model that is not a partition, or a change it refuses).
+  void change(const ModelChange& change);
 
   // The model API (docs/model.md §4), every value checked before the model sees it.
   const Model& model() const { return configured(); }

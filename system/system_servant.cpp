@@ -52,6 +52,13 @@ idl::DoubleSeq* SystemServant::handle_event(const idl::Event& event, const idl::
   });
 }
 
+void SystemServant::change(const idl::ModelChange& change) {
+  serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    core_.change(from_idl(change));
+  });
+}
+
 CORBA::ULong SystemServant::configure_partition(const idl::MemberSetupSeq& members,
                                                 const idl::DirectLinkSeq& links,
                                                 const idl::ConstantInputSeq& constants) {

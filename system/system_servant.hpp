@@ -15,6 +15,7 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
   CORBA::ULong configure(const char* model, const idl::ParameterSeq& parameters) override;
   idl::ModelShape shape() override;
   idl::DoubleSeq* handle_event(const idl::Event& event, const idl::DoubleSeq& x) override;
+  void change(const idl::ModelChange& change) override;
 
   // Partitioned models (docs/model.md §4).
   CORBA::ULong configure_partition(const idl::MemberSetupSeq& members,

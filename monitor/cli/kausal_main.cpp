@@ -12,6 +12,7 @@
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/cli/certs_command.hpp"
+#include "monitor/cli/inject_command.hpp"
 #include "monitor/cli/model_commands.hpp"
 #include "monitor/cli/options.hpp"
 #include "monitor/cli/run_commands.hpp"
@@ -383,6 +384,13 @@ int main(int argc, char** argv) {
                   "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains "
                   "and partitioned models alike (docs/architecture.md, \"Checkpoints and "
                   "resume\")");
+  run->add_option("--replay", o.replay,
+                  "run the paced run recorded in this output directory again, with every "
+                  "operator injection (OUT/injections.jsonl, kausal inject) at its step: its "
+                  "scenario copy and, unless given anew, its method, guarantee and layout. As "
+                  "fast as possible unless --realtime. Writes to OUT/replay (or --out); exit 0 "
+                  "if the digest equals the recorded run's, 1 if it differs. docs/realtime.md")
+      ->excludes("--resume");
   run->add_option_function<std::string>(
          "--layout", [&o](const std::string& v) { o.layout = parse_layout(v); },
          "conservative and optimistic: process: one process per System and per "
@@ -433,6 +441,8 @@ int main(int argc, char** argv) {
   CLI::App* certs = add_certs_command(app, certs_options);
   TickOptions tick_options;
   CLI::App* tick = add_tick_command(app, tick_options);
+  InjectOptions inject_options;
+  CLI::App* inject = add_inject_command(app, inject_options);
 
   std::string analyzed;
   CLI::App* analyze = app.add_subcommand(
@@ -482,6 +492,7 @@ int main(int argc, char** argv) {
     if (models->parsed()) return models_command(model_name);
     if (certs->parsed()) return certs_command(certs_options);
     if (tick->parsed()) return tick_command(tick_options);
+    if (inject->parsed()) return inject_command(*inject, inject_options);
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())
@@ -489,7 +500,13 @@ int main(int argc, char** argv) {
     check_realtime_options(o);
     prepare_deployment(run->parsed(), o);
     if (run->parsed() && !o.resume.empty()) return resume_command(o, resume_request(o));
-    if (o.scenario.empty()) throw InputError("command line: scenario is required (or --resume)");
+    if (run->parsed() && !o.replay.empty()) {
+      if (!o.scenario.empty())
+        throw InputError("command line: --replay takes the scenario from the recorded run");
+      return replay_command(o);
+    }
+    if (o.scenario.empty())
+      throw InputError("command line: scenario is required (or --resume, --replay)");
     if (is_partitioned_scenario(o.scenario))
       reject_chain_options(o);
     else if (o.tolerance)

@@ -41,6 +41,7 @@ struct Options {
   std::optional<double> tolerance;                  // partitioned, optimistic
   std::set<std::string> given;  // the options the command line gave ("--window", ...)
   std::string resume;           // run --resume DIR
+  std::string replay;           // run --replay DIR
   // How the monitor and the components it starts talk: the address the monitor serves on,
   // an emulated link delay, TLS (call timeouts are call_timeout_ms above).
   OrbSettings transport;

@@ -4,15 +4,19 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
 #include "monitor/deploy/process_platform.hpp"
+#include "monitor/record/checkpoint.hpp"
 #include "monitor/record/progress_bar.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/run/output_dir.hpp"
 #include "monitor/run/run.hpp"
+#include "monitor/scenario/input_file.hpp"
+#include "monitor/sync/injections.hpp"
 
 namespace kausal {
 namespace {
@@ -351,6 +355,66 @@ int resume_command(const Options& o, const ResumeRequest& request) {
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, o.resume);
   return finish_run(run_with_progress(spec, platform), o.resume, animation);
+}
+
+namespace {
+
+// The digest a run directory's summary.json reports ("" if none).
+std::string recorded_digest(const fs::path& dir) {
+  try {
+    const auto summary = read_input_json(dir / "summary.json", "the run's summary");
+    const auto digest = summary.find("trajectory_sha256");
+    if (digest != summary.end() && digest->is_string()) return digest->get<std::string>();
+  } catch (const InputError&) {
+    // no summary: nothing to compare with
+  }
+  return {};
+}
+
+}  // namespace
+
+int replay_command(Options o) {
+  const fs::path dir = o.replay;
+  const Checkpoint checkpoint = read_checkpoint(dir);
+  const RunSetup& setup = checkpoint.setup;
+  o.scenario = (dir / "scenario.toml").string();
+  const RunModel model = load_model(o);
+  const bool same_method = !o.was_given("--method") || o.method == setup.method;
+  const SyncMethod method = o.was_given("--method") ? o.method : setup.method;
+  check_method_options(o, method);
+  Guarantee guarantee = Guarantee::none;
+  if (method == SyncMethod::conservative && std::holds_alternative<ChainModel>(model))
+    guarantee = o.was_given("--guarantee") || !same_method ? o.guarantee : setup.guarantee;
+  const Layout layout = o.was_given("--layout") ? o.layout : setup.layout.value_or(o.layout);
+  if (o.out.empty()) o.out = (dir / "replay").string();
+  const fs::path out = output_dir(o, scenario_name(model), "replay");
+  RunSpec spec = spec_for(o, model, method, guarantee, layout, out);
+  if (same_method && !o.was_given("--batch") && setup.batch > 0) spec.batch = setup.batch;
+  if (same_method && !o.was_given("--window") && setup.window > 0) spec.window = setup.window;
+  if (same_method && !o.was_given("--tolerance") && method == SyncMethod::optimistic)
+    spec.tolerance = setup.tolerance;
+  spec.replayed = load_injections(dir / "injections.jsonl");
+  if (!spec.realtime.paced()) {
+    // Released as fast as the run goes, step by step: injections wait at their steps.
+    spec.realtime.clock = ClockSource::wall;
+    spec.realtime.factor = std::numeric_limits<double>::infinity();
+    spec.realtime.check_feasible = false;
+  }
+  std::cout << "kausal: replaying " << dir.string() << " (" << spec.replayed.size()
+            << " injections) as " << spec.label() << "\n";
+  ProcessPlatform platform(platform_options(o));
+  AnimationWindow animation(o, platform, out);
+  const RunResult r = run_with_progress(spec, platform);
+  const int code = finish_run(r, out, animation);
+  const std::string recorded = recorded_digest(dir);
+  if (recorded.empty() || r.trajectory_sha256.empty()) return code;
+  if (r.trajectory_sha256 == recorded) {
+    std::cout << "replay: the same digest as " << dir.string() << "\n";
+    return r.completed() || r.exit_code == ExitCode::interrupted ? 0 : code;
+  }
+  std::cerr << "kausal: replay: the digest differs from " << dir.string() << "'s (" << recorded
+            << ")\n";
+  return r.completed() ? static_cast<int>(ExitCode::simulation_failed) : code;
 }
 
 int compare_command(const Options& o) {

@@ -2,38 +2,22 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <thread>
 
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
+#include "monitor/cli/run_reference.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
 namespace {
 
-std::string clock_reference(const std::filesystem::path& run_dir) {
-  const auto file = run_dir / "clock.ior";
-  std::ifstream in(file);
-  std::string ior;
-  if (!in || !std::getline(in, ior) || ior.rfind("IOR:", 0) != 0)
-    throw InputError(file.string() +
-                     ": no clock reference (is a run with --external-clock writing to " +
-                     run_dir.string() + "?)");
-  return ior;
-}
-
-// A call to the run's clock; a run that has gone is a peer failure, not a crash.
+// A call to the run's clock.
 template <typename Call>
 auto on_clock(Call&& call) -> decltype(call()) {
-  try {
-    return call();
-  } catch (const CORBA::Exception& e) {
-    throw PeerError("clock", std::string("the run cannot be reached (") + e._name() +
-                                 "): it has ended or is not paced from outside");
-  }
+  return on_run("clock", std::forward<Call>(call));
 }
 
 }  // namespace
@@ -59,7 +43,7 @@ CLI::App* add_tick_command(CLI::App& app, TickOptions& o) {
 }
 
 int tick_command(const TickOptions& o) {
-  const std::string ior = clock_reference(o.run_dir);
+  const std::string ior = run_reference(o.run_dir, "clock.ior", "a run with --external-clock");
   OrbSettings client;
   client.serve = false;
   OrbRuntime orb(client);

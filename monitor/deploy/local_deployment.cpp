@@ -62,6 +62,9 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
   std::vector<double> apply_event(const Event& event) override {
     return locked([&] { return integrator.apply_event(event); });
   }
+  void change(const ModelChange& change) override {
+    locked([&] { integrator.change(change); });
+  }
   RollbackResult rollback(std::uint64_t step) override {
     return locked([&] { return integrator.rollback(step); });
   }

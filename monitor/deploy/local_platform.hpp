@@ -20,6 +20,14 @@ class LocalPlatform final : public RunPlatform {
   // Told the clock of a run paced by ticks when it starts, and nullptr when it ends: a test
   // ticks it from another thread.
   std::function<void(StepClock*)> on_clock;
+  // Told the Operator of a paced run when it starts, and nullptr when it ends.
+  std::function<void(Operator*)> on_operator;
+
+  std::shared_ptr<void> serve_operator(Operator& op, const std::filesystem::path&) override {
+    if (!on_operator) return nullptr;
+    on_operator(&op);
+    return {this, [](LocalPlatform* p) { p->on_operator(nullptr); }};
+  }
 
   std::shared_ptr<void> serve_clock(StepClock& clock, const std::filesystem::path&) override {
     if (!on_clock) return nullptr;

@@ -53,6 +53,10 @@ class CorbaIntegratorPort final : public IntegratorPort {
     idl::DoubleSeq_var x = call([&] { return ref_->apply_event(e); });
     return to_vector(x.in());
   }
+  void change(const ModelChange& change) override {
+    const idl::ModelChange c = to_idl(change);
+    call([&] { ref_->change(c); });
+  }
   RollbackResult rollback(std::uint64_t step) override {
     const idl::RollbackResult r = call([&] { return ref_->rollback(step); });
     return {r.epoch, r.discarded_steps, r.wasted_derivative_calls};

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "monitor/deploy/clock_servant.hpp"
+#include "monitor/deploy/operator_servant.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 #include "system/errors.hpp"
 
@@ -43,12 +44,15 @@ OrbRuntime& ProcessPlatform::orb() {
   return *orb_;
 }
 
-std::shared_ptr<void> ProcessPlatform::serve_clock(StepClock& clock, const fs::path& out_dir) {
-  // Served while the handle lives; then deactivated (later ticks: OBJECT_NOT_EXIST) and
-  // its reference file removed.
+// Serves `Servant` over `target` while the handle lives, its reference in `file`; then
+// deactivates it (later calls: OBJECT_NOT_EXIST) and removes the file.
+template <typename Servant, typename Target>
+std::shared_ptr<void> serve_with_reference(OrbRuntime& orb, Target& target, fs::path file,
+                                           const char* what) {
   struct Served {
+    Served(OrbRuntime& o, Target& t, fs::path f) : orb(o), servant(t), file(std::move(f)) {}
     OrbRuntime& orb;
-    ClockServant servant;
+    Servant servant;
     fs::path file;
     ~Served() {
       std::error_code ignored;
@@ -56,13 +60,21 @@ std::shared_ptr<void> ProcessPlatform::serve_clock(StepClock& clock, const fs::p
       orb.deactivate(&servant);
     }
   };
-  auto served = std::make_shared<Served>(Served{orb(), ClockServant(clock), out_dir / "clock.ior"});
-  const std::string ior = orb().activate(&served->servant);
+  auto served = std::make_shared<Served>(orb, target, std::move(file));
+  const std::string ior = orb.activate(&served->servant);
   std::ofstream out(served->file, std::ios::trunc);
   out << ior << "\n";
   if (!out.flush())
-    throw InputError(served->file.string() + ": cannot write the clock's reference");
+    throw InputError(served->file.string() + ": cannot write the " + what + "'s reference");
   return served;
+}
+
+std::shared_ptr<void> ProcessPlatform::serve_clock(StepClock& clock, const fs::path& out_dir) {
+  return serve_with_reference<ClockServant>(orb(), clock, out_dir / "clock.ior", "clock");
+}
+
+std::shared_ptr<void> ProcessPlatform::serve_operator(Operator& op, const fs::path& out_dir) {
+  return serve_with_reference<OperatorServant>(orb(), op, out_dir / "operator.ior", "operator");
 }
 
 std::shared_ptr<const RemotePlacement> ProcessPlatform::remote_placement() {

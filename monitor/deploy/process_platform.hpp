@@ -54,6 +54,8 @@ class ProcessPlatform final : public RunPlatform {
   // when the handle goes).
   std::shared_ptr<void> serve_clock(StepClock& clock,
                                     const std::filesystem::path& out_dir) override;
+  std::shared_ptr<void> serve_operator(Operator& op,
+                                       const std::filesystem::path& out_dir) override;
 
  private:
   // Null without a deployment file. Otherwise resolves every node of the file (once) and

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <numeric>
 #include <thread>
 
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/run/feasibility.hpp"
+#include "monitor/run/operator.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/fan_out.hpp"
@@ -46,15 +48,62 @@ class ModelRun {
                                 TraceCollector& collector) = 0;
   // Keeps checkpoint.json: a fresh run's, or a resumed one's continued.
   virtual const Checkpointer& checkpoints() const = 0;
-  // Paced runs: the clock that releases the steps (null otherwise).
-  virtual StepClock* clock() = 0;
+  // Paced runs: the clock that releases the steps, the operator's injections and the
+  // committed values an operator reads (null otherwise).
+  StepClock* clock() { return clock_.get(); }
+  Injections* injections() { return injections_.get(); }
+  const Readout* readout() const { return readout_.get(); }
+
+ protected:
+  // A paced run's clock over steps first .. last − 1 of h seconds each, its injections at
+  // those boundaries (recorded in OUT/injections.jsonl, continued by a resumed run) and its
+  // readout of `names` per unit.
+  void pace(const RunSpec& spec, double h, std::uint64_t first, Injections::Boundaries at,
+            std::vector<std::vector<std::string>> names) {
+    const std::uint64_t last = at.last;
+    if (!spec.replayed.empty() && !spec.realtime.paced())
+      throw InputError(
+          "a replay needs a clock (--realtime FACTOR, or none for as fast as possible)");
+    if (!spec.realtime.paced()) return;
+    clock_ = std::make_unique<StepClock>(spec.realtime, h, first, last);
+    for (const Injection& i : spec.replayed) check_injection(spec.model, i);
+    injections_ =
+        std::make_unique<Injections>(at, clock_.get(), spec.out / "injections.jsonl", spec.replayed,
+                                     /*continued=*/first > 0);
+    readout_ = std::make_unique<Readout>(std::move(names), 0.0, h);
+  }
+
+  std::unique_ptr<StepClock> clock_;
+  std::unique_ptr<Injections> injections_;
+  std::unique_ptr<Readout> readout_;
 };
 
-// The clock of a paced run over steps first .. last − 1 of h seconds each; null unpaced.
-std::unique_ptr<StepClock> clock_for(const RunSpec& spec, double h, std::uint64_t first,
-                                     std::uint64_t last) {
-  if (!spec.realtime.paced()) return nullptr;
-  return std::make_unique<StepClock>(spec.realtime, h, first, last);
+// The names of a chain's values (trajectory.csv's columns).
+std::vector<std::vector<std::string>> chain_names(const Scenario& s) {
+  std::vector<std::string> names;
+  for (std::size_t i = 1; i <= s.pendulums(); ++i) {
+    names.push_back("phi_" + std::to_string(i));
+    names.push_back("omega_" + std::to_string(i));
+  }
+  return {names};
+}
+
+// Per partition: its states, then its outputs.
+std::vector<std::vector<std::string>> partition_names(const PartitionedPlan& plan) {
+  std::vector<std::vector<std::string>> names = plan.state_names;
+  for (std::size_t p = 0; p < names.size(); ++p)
+    names[p].insert(names[p].end(), plan.output_names[p].begin(), plan.output_names[p].end());
+  return names;
+}
+
+// The ticks where every partition's steps meet (the least common multiple of their steps).
+std::uint64_t common_ticks(const PartitionedPlan& plan) {
+  std::uint64_t grid = 1;
+  for (const auto& c : plan.configs) {
+    grid = std::lcm(grid, c.ticks_per_step);
+    if (grid > (std::uint64_t{1} << 40)) break;  // no boundary within any run
+  }
+  return grid;
 }
 
 class ChainRun final : public ModelRun {
@@ -67,11 +116,12 @@ class ChainRun final : public ModelRun {
         window_(spec.window.value_or(OptimisticOptions{}.window)),
         recorder_(open_recorder(s_, spec.out, resumed_)),
         checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
-                                        : fresh_checkpoint(s_, setup(), spec.out)),
-        clock_(clock_for(spec, s_.h, from() ? from()->step : 0, s_.steps)) {}
+                                        : fresh_checkpoint(s_, setup(), spec.out)) {
+    // A push changes the state at its step: the steps up to there are not affected.
+    pace(spec, s_.h, from() ? from()->step : 0, {1, 0, s_.steps}, chain_names(s_));
+  }
 
   const Checkpointer& checkpoints() const override { return checkpoints_; }
-  StepClock* clock() override { return clock_.get(); }
 
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
@@ -101,7 +151,7 @@ class ChainRun final : public ModelRun {
       stepper = std::make_unique<ConservativeStepper>(
           deployment, s_,
           ConservativeOptions{spec_.guarantee, cpus_, ConservativeOptions{}.max_window,
-                              clock_.get()});
+                              injections_.get()});
     collector.add_local("monitor", ComponentRole::monitor, stepper->monitor_calls());
     const RunResult r = drive_chain(s_, spec_.method, *stepper, *recorder_, control,
                                     options(&collector, spec_.check_guarantees));
@@ -113,7 +163,8 @@ class ChainRun final : public ModelRun {
   const ChainStart* from() const { return resumed_ ? &resumed_->start : nullptr; }
 
   DriveOptions options(RunObserver* observer, bool check_guarantees) {
-    return {check_guarantees, observer, from(), &checkpoints_, clock_.get()};
+    return {check_guarantees, observer,          from(),        &checkpoints_,
+            clock_.get(),     injections_.get(), readout_.get()};
   }
 
   // An optimistic result says how far its Integrators ran ahead (batch and window).
@@ -148,7 +199,6 @@ class ChainRun final : public ModelRun {
   const std::uint64_t window_;
   std::unique_ptr<TrajectoryRecorder> recorder_;
   Checkpointer checkpoints_;
-  std::unique_ptr<StepClock> clock_;
 };
 
 class PartitionedRun final : public ModelRun {
@@ -163,17 +213,19 @@ class PartitionedRun final : public ModelRun {
                                                  resumed_->checkpoint.partitions().recorder)
                            : PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_)),
         checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
-                                        : fresh_checkpoint(s_, setup(), spec.out)),
-        clock_(clock_for(spec, s_.tick, recorder_.horizon(), s_.ticks)) {}
+                                        : fresh_checkpoint(s_, setup(), spec.out)) {
+    // A change at tick k reaches the last stage of the step that ends there (docs/realtime.md):
+    // no partition may have computed that step yet, one boundary ahead of the clock.
+    pace(spec, s_.tick, recorder_.horizon(), {common_ticks(plan_), 1, s_.ticks},
+         partition_names(plan_));
+  }
 
   const Checkpointer& checkpoints() const override { return checkpoints_; }
-  StepClock* clock() override { return clock_.get(); }
 
   RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
-    return run_partitioned_sequential(s_, plan_, recorder_, control,
-                                      {observer, &checkpoints_, clock_.get()});
+    return run_partitioned_sequential(s_, plan_, recorder_, control, watchers(observer));
   }
 
   DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
@@ -186,14 +238,17 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r =
-        run_partitioned_distributed(s_, spec_.method, plan_, deployment, recorder_, control,
-                                    {&collector, &checkpoints_, clock_.get()});
+    const RunResult r = run_partitioned_distributed(s_, spec_.method, plan_, deployment, recorder_,
+                                                    control, watchers(&collector));
     collector.finish();
     return r;
   }
 
  private:
+  PartitionedWatchers watchers(RunObserver* observer) {
+    return {observer, &checkpoints_, clock_.get(), injections_.get(), readout_.get()};
+  }
+
   static PartitionedMode mode_of(const RunSpec& spec, const PartitionedScenario& s) {
     PartitionedMode mode;
     mode.speculate = spec.method == SyncMethod::optimistic;
@@ -233,7 +288,6 @@ class PartitionedRun final : public ModelRun {
   const PartitionedPlan plan_;
   PartitionedRecorder recorder_;
   Checkpointer checkpoints_;
-  std::unique_ptr<StepClock> clock_;
 };
 
 std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus) {
@@ -368,9 +422,15 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   const std::string label = spec.label();
   std::unique_ptr<LiveFeed> feed;
   RunResult result;
-  std::shared_ptr<void> served;  // the clock, served to outside tickers while the run lasts
+  // A paced run's clock (to outside tickers) and operator, served while the run lasts.
+  std::optional<Operator> op;
+  std::shared_ptr<void> served_clock, served_operator;
   if (model.clock() && spec.realtime.clock == ClockSource::external)
-    served = platform.serve_clock(*model.clock(), spec.out);
+    served_clock = platform.serve_clock(*model.clock(), spec.out);
+  if (model.clock()) {
+    op.emplace(spec.model, *model.injections(), *model.readout(), *model.clock());
+    served_operator = platform.serve_operator(*op, spec.out);
+  }
   if (spec.method == SyncMethod::sequential) {
     if (budget) require_feasible(*budget);
     trace.emplace(spec.out / "trace.json", spec.trace);  // its origin: the first step

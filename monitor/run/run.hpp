@@ -21,6 +21,7 @@
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_platform.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
@@ -61,6 +62,9 @@ struct RunSpec {
   unsigned call_timeout_ms = 0;
   // Paced runs (docs/realtime.md): the clock that releases the steps; none by default.
   RealtimeOptions realtime;
+  // A replay (kausal run --replay): a recording's injections, applied at their steps (the
+  // run must be paced; InputError for one the model cannot take).
+  std::vector<Injection> replayed;
 
   // "conservative/lookahead", "optimistic", ...
   std::string label() const { return method_label(method, guarantee); }

@@ -54,6 +54,12 @@ constexpr std::array<std::pair<ReleaseWait, std::string_view>, 3> kWaits{{
     {ReleaseWait::hybrid, "hybrid"},
 }};
 
+constexpr std::array<std::pair<InjectionKind, std::string_view>, 3> kInjections{{
+    {InjectionKind::push, "push"},
+    {InjectionKind::set, "set"},
+    {InjectionKind::stop, "stop"},
+}};
+
 template <typename Enum, std::size_t N>
 std::string_view name_in(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum e) {
   for (const auto& [value, name] : table)
@@ -141,6 +147,14 @@ std::string_view name_of(ReleaseWait wait) {
 
 std::optional<ReleaseWait> release_wait_named(std::string_view name) {
   return value_in(kWaits, name);
+}
+
+std::string_view name_of(InjectionKind kind) {
+  return name_in(kInjections, kind);
+}
+
+std::optional<InjectionKind> injection_kind_named(std::string_view name) {
+  return value_in(kInjections, name);
 }
 
 }  // namespace kausal

@@ -35,6 +35,9 @@ enum class ClockSource { none, wall, external };
 // How the monitor waits for a step's release time: sleep (cheap, wakes a little late),
 // spin (on time, burns a CPU), or hybrid (sleeps until shortly before, then spins).
 enum class ReleaseWait { sleep, spin, hybrid };
+// What an operator does to a running paced run (kausal inject, docs/realtime.md): push a
+// pendulum, set a partition's constant input or parameter, stop the run.
+enum class InjectionKind { push, set, stop };
 
 std::string_view name_of(SyncMethod method);
 std::string_view name_of(Guarantee guarantee);  // "" for none
@@ -44,6 +47,7 @@ std::string_view name_of(ComponentRole role);
 std::string_view name_of(Pinning pinning);
 std::string_view name_of(ClockSource clock);
 std::string_view name_of(ReleaseWait wait);
+std::string_view name_of(InjectionKind kind);
 std::string layout_label(const RunLayout& layout);  // the layout's name, or "none"
 
 std::optional<SyncMethod> sync_method_named(std::string_view name);
@@ -59,13 +63,14 @@ std::optional<RunLayout> run_layout_named(std::string_view name);
 std::optional<Pinning> pinning_named(std::string_view name);
 std::optional<ClockSource> clock_source_named(std::string_view name);
 std::optional<ReleaseWait> release_wait_named(std::string_view name);
+std::optional<InjectionKind> injection_kind_named(std::string_view name);
 
 // The typed words above: each has a name_of, and is written and printed by that name.
 template <typename T>
 concept RunWord =
     std::same_as<T, SyncMethod> || std::same_as<T, Guarantee> || std::same_as<T, RunStatus> ||
     std::same_as<T, Layout> || std::same_as<T, ComponentRole> || std::same_as<T, Pinning> ||
-    std::same_as<T, ClockSource> || std::same_as<T, ReleaseWait>;
+    std::same_as<T, ClockSource> || std::same_as<T, ReleaseWait> || std::same_as<T, InjectionKind>;
 
 template <RunWord T>
 std::string to_string(T word) {
@@ -106,6 +111,10 @@ void to_json(Json& j, ClockSource w) {
 }
 template <typename Json>
 void to_json(Json& j, ReleaseWait w) {
+  j = name_of(w);
+}
+template <typename Json>
+void to_json(Json& j, InjectionKind w) {
   j = name_of(w);
 }
 

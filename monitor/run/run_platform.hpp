@@ -18,6 +18,8 @@
 
 namespace kausal {
 
+class Operator;
+
 // How one run asks for its components.
 struct Placing {
   Layout layout = Layout::process;
@@ -56,6 +58,12 @@ class RunPlatform {
   // handle goes. Null: nobody outside can tick it.
   virtual std::shared_ptr<void> serve_clock(StepClock& /*clock*/,
                                             const std::filesystem::path& /*out_dir*/) {
+    return nullptr;
+  }
+  // A paced run: makes its Operator reachable (kausal inject, the animation's buttons,
+  // controllers; its reference in out_dir/operator.ior) until the returned handle goes.
+  virtual std::shared_ptr<void> serve_operator(Operator& /*op*/,
+                                               const std::filesystem::path& /*out_dir*/) {
     return nullptr;
   }
 };

@@ -42,6 +42,16 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
 
 namespace {
 
+// The operator's injections at step m: pushes on the states at m (before the step from m),
+// then a stop if one is due.
+void inject(Injections& injections, ChainStepper& stepper, std::uint64_t m,
+            std::span<PendulumState> states) {
+  for (const Injection& i : injections.take(m))
+    if (i.kind == InjectionKind::push)
+      stepper.apply_impulse(std::stoull(i.target) - 1, m, i.value, states);
+  injections.check_stop(m);
+}
+
 // Tells the observer about a committed step: the states as one row of values (phi, omega per
 // pendulum, as trajectory.csv has them), in a buffer reused from step to step.
 void tell_committed(RunObserver& observer, std::uint64_t step,
@@ -101,13 +111,18 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
     }
     if (observer) tell_committed(*observer, first, states, row);
     StepClock* clock = options.clock;
+    Readout* readout = options.readout;
+    auto values = [&] { return std::span<const double>(states.front().data(), 2 * states.size()); };
+    if (readout) readout->update(0, first, values());
     if (clock) clock->start();
     for (std::uint64_t m = first; m < s.steps; ++m) {
       if (control.stop_requested()) throw Interrupted();
       if (clock) clock->wait_release(m, control);
+      if (options.injections) inject(*options.injections, stepper, m, states);
       r.collisions += step_chain(stepper, sweep, m, states, {monitor, options.check_guarantees});
       if (clock) clock->committed(m + 1);
       recorder.commit(m + 1, states);
+      if (readout) readout->update(0, m + 1, values());
       if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
       if (observer) tell_committed(*observer, m + 1, states, row);
       r.steps = m + 1;

@@ -2,10 +2,12 @@
 #include <string>
 
 #include "monitor/record/checkpoint.hpp"
+#include "monitor/record/readout.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
+#include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 #include "system/impact_sweep.hpp"
 
@@ -45,6 +47,10 @@ struct DriveOptions {
   Checkpointer* checkpoints = nullptr;  // kept up to date while steps commit, and at the end
   // Paced runs: every step waits for its release, every commit is timed.
   StepClock* clock = nullptr;
+  // Paced runs: pushes and a stop from the operator, applied at their steps (checked
+  // already: the pendulum exists).
+  Injections* injections = nullptr;
+  Readout* readout = nullptr;  // gets every committed state, if given
 };
 RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,

@@ -23,7 +23,10 @@ void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> 
   if (options_.guarantee == Guarantee::lookahead) {
     std::uint64_t left = scenario_.steps - m - 1;
     // (The driver waited for step m's release: the clock has released state m + 1.)
-    if (options_.clock) left = std::min(left, options_.clock->released() - (m + 1));
+    if (options_.releases) {
+      const std::uint64_t released = options_.releases->released();
+      left = std::min(left, released - std::min(released, m + 1));
+    }
     free_steps = safe_free_steps(scenario_.chain, pairs_within_reach_, scenario_.method,
                                  scenario_.h, states, std::min(options_.max_window, left));
   }

@@ -8,8 +8,8 @@
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/fan_out.hpp"
+#include "monitor/sync/injections.hpp"
 #include "monitor/sync/integrator_port.hpp"
-#include "monitor/sync/step_clock.hpp"
 #include "system/impact_sweep.hpp"
 
 namespace kausal {
@@ -20,8 +20,9 @@ struct ConservativeOptions {
   // lane_cpus[i % lane_cpus.size()] for the lanes to pay off.
   std::vector<int> lane_cpus;
   std::uint64_t max_window = 10'000;  // lookahead: at most this many steps per guarantee
-  // Paced runs: no guarantee reaches past what the clock has released.
-  const StepClock* clock = nullptr;
+  // Paced runs: no guarantee reaches past what the clock has released, nor past a step an
+  // injection waits at.
+  const Injections* releases = nullptr;
 };
 
 class ConservativeStepper final : public ChainStepper {

@@ -30,6 +30,8 @@ class IntegratorPort {
   virtual void release(std::uint64_t state) = 0;
   virtual void provide(const std::vector<ChannelSample>& samples) = 0;
   virtual std::vector<double> apply_event(const Event& event) = 0;
+  // A partition's model changes from change.from on (sent before it computes past that).
+  virtual void change(const ModelChange& change) = 0;
   virtual RollbackResult rollback(std::uint64_t step) = 0;
   virtual void commit(std::uint64_t gvt) = 0;
   virtual IntegratorStats stats() = 0;

@@ -44,8 +44,10 @@ struct Router {
   MethodCounters* counters = nullptr;  // calls and bytes between processes (nullptr: none)
   ActivityClock* monitor = nullptr;    // the monitor thread, busy recording and sampling
   Checkpointer* checkpoints = nullptr;
+  Readout* readout = nullptr;
 
   void route(std::size_t p, const StateBatch& batch) const {
+    if (readout && batch.count() > 0) read_out(p, batch);
     std::map<std::size_t, std::vector<ChannelSample>> routed;
     {
       std::optional<BusyScope> busy;
@@ -67,7 +69,34 @@ struct Router {
       counters->bytes += 24 * samples.size();
     }
   }
+
+  // The batch's last state and outputs, at its tick.
+  void read_out(std::size_t p, const StateBatch& batch) const {
+    const std::size_t last = batch.count() - 1;
+    std::vector<double> values(batch.state(last).begin(), batch.state(last).end());
+    const auto outputs =
+        batch.outputs.begin() + static_cast<std::ptrdiff_t>(last * batch.output_size);
+    values.insert(values.end(), outputs, outputs + static_cast<std::ptrdiff_t>(batch.output_size));
+    readout->update(p, (batch.first_step + last) * plan.configs[p].ticks_per_step, values);
+  }
 };
+
+// Hands the operator's pending changes to the partitions they concern: from the stages at
+// their tick on (a quarter tick early, so that a stage at the tick itself sees the change
+// however its time was rounded: docs/realtime.md).
+void install_changes(const PartitionedScenario& s, Deployment& deployment, Injections& injections) {
+  for (const Injection& i : injections.take(Injections::none)) {
+    if (i.kind != InjectionKind::set) continue;
+    const std::size_t dot = i.target.find('.');
+    const std::string member = i.target.substr(0, dot);
+    for (const SubsystemSpec& sub : s.subsystems) {
+      if (sub.name != member) continue;
+      const double from = s.t0() + (static_cast<double>(i.step) - 0.25) * s.tick;
+      deployment.integrator(sub.partition)
+          .change({member, i.target.substr(dot + 1), i.value, from});
+    }
+  }
+}
 
 void finish(RunResult& r, const PartitionedRecorder& recorder, Clock::time_point start) {
   r.wall_s = seconds_since(start);
@@ -119,9 +148,15 @@ std::uint64_t released_state(const IntegratorConfig& c, std::uint64_t released_t
 // be told) fails the run's inbox.
 class Releaser {
  public:
-  Releaser(StepClock& clock, const PartitionedPlan& plan, Deployment& deployment,
-           RunControl& control, std::uint64_t first, std::uint64_t last)
-      : clock_(clock), plan_(plan), deployment_(deployment), stop_(control) {
+  Releaser(StepClock& clock, const PartitionedScenario& s, const PartitionedPlan& plan,
+           Deployment& deployment, Injections* injections, RunControl& control, std::uint64_t first,
+           std::uint64_t last)
+      : clock_(clock),
+        scenario_(s),
+        plan_(plan),
+        deployment_(deployment),
+        injections_(injections),
+        stop_(control) {
     for (const auto& c : plan.configs) sent_.push_back(released_state(c, clock.released()));
     thread_ = std::thread([this, first, last] { run(first, last); });
   }
@@ -147,8 +182,14 @@ class Releaser {
     try {
       for (std::uint64_t m = first; m < last; ++m) {
         clock_.wait_release(m, stop_);
+        // Changes first: nobody has computed past the tick they take effect at.
+        std::uint64_t upto = m + 1;
+        if (injections_) {
+          install_changes(scenario_, deployment_, *injections_);
+          upto = std::min(upto, injections_->hold());  // a stop
+        }
         for (std::size_t p = 0; p < sent_.size(); ++p) {
-          const std::uint64_t state = released_state(plan_.configs[p], m + 1);
+          const std::uint64_t state = released_state(plan_.configs[p], upto);
           if (state <= sent_[p]) continue;
           deployment_.integrator(p).release(state);
           sent_[p] = state;
@@ -162,8 +203,10 @@ class Releaser {
   }
 
   StepClock& clock_;
+  const PartitionedScenario& scenario_;
   const PartitionedPlan& plan_;
   Deployment& deployment_;
+  Injections* injections_;
   Stop stop_;
   std::vector<std::uint64_t> sent_;
   std::thread thread_;  // last: started once the rest is there
@@ -211,7 +254,9 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
   std::optional<LocalDeployment> deployment;
   try {
     deployment.emplace(partitioned_deployment(s, in_turn));
-    const Router router{in_turn, recorder, *deployment, nullptr, nullptr, watchers.checkpoints};
+    const Router router{
+        in_turn, recorder, *deployment, nullptr, nullptr, watchers.checkpoints, watchers.readout};
+    Injections* injections = watchers.injections;
     // Steps a partition is granted per turn: any number gives the same steps (a partition
     // steps as far as its inputs allow); a batch's worth keeps a stop request answered soon.
     const std::uint64_t grant = std::max<std::uint64_t>(1, plan.mode.batch_size);
@@ -224,7 +269,9 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
       for (std::size_t p = 0; p < deployment->size(); ++p) {
         const IntegratorConfig& c = in_turn.configs[p];
         std::uint64_t last = c.last_step;
-        if (clock) last = std::min(last, released_state(c, clock->released()));
+        if (clock)
+          last = std::min(
+              last, released_state(c, injections ? injections->released() : clock->released()));
         if (recorder.recorded(p) > last) continue;  // every step allowed published
         const std::uint64_t gvt = recorder.recorded(p) > 0 ? recorder.recorded(p) - 1 : 0;
         const StateBatch batch =
@@ -237,9 +284,11 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
     };
     while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
+      if (injections) injections->check_stop(recorder.horizon());
       bool progress = false;
       if (clock && next_release < s.ticks) {
         clock->wait_release(next_release++, control);
+        if (injections) install_changes(s, *deployment, *injections);
         while (turn()) progress = true;
         clock->committed(recorder.horizon());
         if (!progress) continue;  // nothing to do until the next release
@@ -275,19 +324,23 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
   r.start_ns = monotonic_ns(start);
   ActivityClock monitor;  // this thread: recording deliveries, routing their samples
   Watch watch(watchers.observer, recorder, &monitor.trace());
-  const Router router{plan, recorder, deployment, &r.counters, &monitor, watchers.checkpoints};
+  const Router router{
+      plan, recorder, deployment, &r.counters, &monitor, watchers.checkpoints, watchers.readout};
   StepClock* clock = watchers.clock;
+  Injections* injections = watchers.injections;
   std::optional<Releaser> releaser;
   try {
     if (clock) {
       clock->start();
-      releaser.emplace(*clock, plan, deployment, control, recorder.horizon(), s.ticks);
+      releaser.emplace(*clock, s, plan, deployment, injections, control, recorder.horizon(),
+                       s.ticks);
     }
     for (std::size_t p = 0; p < deployment.size(); ++p)
       deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window,
                                      releaser ? releaser->initial(p) : IntegratorPort::unreleased);
     while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
+      if (injections) injections->check_stop(recorder.horizon());
       // (A timeout only to see a stop request: liveness is the deployment's business.)
       auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
       if (!delivery) continue;

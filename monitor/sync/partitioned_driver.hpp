@@ -9,8 +9,10 @@
 
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
+#include "monitor/record/readout.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/sync/injections.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 #include "monitor/sync/step_clock.hpp"
@@ -30,6 +32,11 @@ struct PartitionedWatchers {
   // Paced runs: the clock releases the ticks (a partition's step n with its first tick), and
   // times the rows as they complete.
   StepClock* clock = nullptr;
+  // Paced runs: changes of constant inputs and parameters (checked already: the subsystem
+  // and the name exist) and a stop from the operator. A change is handed to its partition
+  // before any partition computes past its tick.
+  Injections* injections = nullptr;
+  Readout* readout = nullptr;  // gets every partition's newest final state and outputs
 };
 
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a

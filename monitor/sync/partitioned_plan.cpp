@@ -40,6 +40,7 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.rollback_check = mode.rollback_check;
     plan.configs.push_back(std::move(c));
     plan.state_names.push_back(model->signature().states);
+    plan.output_names.push_back(model->signature().outputs);
     outputs[p] = model->signature().outputs;
   }
   for (std::size_t q = 0; q < s.partitions.size(); ++q) {

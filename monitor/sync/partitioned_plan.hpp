@@ -33,9 +33,10 @@ struct Route {
 
 struct PartitionedPlan {
   PartitionedMode mode;
-  std::vector<IntegratorConfig> configs;              // per partition
-  std::vector<std::vector<Route>> routes;             // per producer partition
-  std::vector<std::vector<std::string>> state_names;  // per partition: "member.state"
+  std::vector<IntegratorConfig> configs;               // per partition
+  std::vector<std::vector<Route>> routes;              // per producer partition
+  std::vector<std::vector<std::string>> state_names;   // per partition: "member.state"
+  std::vector<std::vector<std::string>> output_names;  // per partition: "member.output"
 };
 
 PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedMode& mode);

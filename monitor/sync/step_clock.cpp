@@ -39,13 +39,15 @@ Spread spread_of(std::vector<double> samples) {
 StepClock::StepClock(const RealtimeOptions& options, double h, std::uint64_t first,
                      std::uint64_t last)
     : options_(options),
-      period_s_(options.clock == ClockSource::wall ? h / options.factor : 0),
+      h_(h),
       first_(first),
       last_(std::max(first, last)),
       start_(Clock::now()),
+      period_s_(options.clock == ClockSource::wall ? h / options.factor : 0),
+      pace_from_(first),
+      pace_start_(start_),
       committed_(1, 0) {
-  if (options.clock == ClockSource::wall &&
-      !(options.factor > 0 && std::isfinite(options.factor) && std::isfinite(period_s_)))
+  if (options.clock == ClockSource::wall && !(options.factor > 0 && std::isfinite(period_s_)))
     throw InputError("--realtime: the factor must be a positive number (got " +
                      std::to_string(options.factor) + ")");
   // Bounded by the run's steps, which the scenario limits bound.
@@ -58,6 +60,7 @@ StepClock::StepClock(const RealtimeOptions& options, double h, std::uint64_t fir
 void StepClock::start() {
   std::lock_guard lock(mutex_);
   start_ = Clock::now();
+  pace_start_ = start_;
   committed_.assign(1, 0);  // the first state is there before the run starts
 }
 
@@ -69,11 +72,26 @@ std::uint64_t StepClock::ns_since_start(Clock::time_point t) const {
 }
 
 StepClock::Clock::time_point StepClock::wall_release(std::uint64_t m) const {
-  const double at = static_cast<double>(m - first_) * period_s_;
-  return start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at));
+  const double at = static_cast<double>(m - std::min(m, pace_from_)) * period_s_;
+  return pace_start_ +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at));
 }
 
-void StepClock::wait_until(Clock::time_point t, const RunControl& control) const {
+void StepClock::pace(double factor) {
+  if (options_.clock != ClockSource::wall)
+    throw InputError("the run is paced from outside (--external-clock): its pace is the ticks'");
+  if (!(factor >= 0) || !std::isfinite(factor))
+    throw InputError("pace: the factor must be 0 (as fast as possible) or positive (got " +
+                     std::to_string(factor) + ")");
+  std::lock_guard lock(mutex_);
+  pace_from_ = first_ + started_.size();
+  pace_start_ = Clock::now();
+  period_s_ = factor == 0 ? 0 : h_ / factor;
+  ++paces_;
+}
+
+bool StepClock::wait_until(Clock::time_point t, const RunControl& control,
+                           std::uint64_t pace) const {
   // Linux lets a sleeping thread wake up to 50 µs late by default (timer slack): a paced
   // thread asks for 1 ns.
   thread_local const bool tight = prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL) == 0;
@@ -81,13 +99,32 @@ void StepClock::wait_until(Clock::time_point t, const RunControl& control) const
   const auto spin_from = options_.wait == ReleaseWait::sleep  ? t
                          : options_.wait == ReleaseWait::spin ? Clock::time_point::min()
                                                               : t - spin_margin;
+  auto paced_again = [&] {
+    std::lock_guard lock(mutex_);
+    return paces_ != pace;
+  };
   for (auto now = Clock::now(); now < spin_from; now = Clock::now()) {
     if (control.stop_requested()) throw Interrupted();
+    if (paced_again()) return false;
     std::this_thread::sleep_until(std::min(spin_from, now + stop_check));
   }
   std::uint64_t spins = 0;
   while (Clock::now() < t)
     if (++spins % 4096 == 0 && control.stop_requested()) throw Interrupted();
+  return true;
+}
+
+void StepClock::wait_for_wall(std::uint64_t m, const RunControl& control) {
+  for (;;) {
+    std::unique_lock lock(mutex_);
+    const std::uint64_t pace = paces_;
+    const Clock::time_point at = wall_release(m);
+    lock.unlock();
+    if (!wait_until(at, control, pace)) continue;
+    lock.lock();
+    due_.push_back(ns_since_start(at));
+    return;
+  }
 }
 
 void StepClock::wait_for_tick(std::uint64_t m, const RunControl& control) {
@@ -101,10 +138,7 @@ void StepClock::wait_for_tick(std::uint64_t m, const RunControl& control) {
 void StepClock::wait_release(std::uint64_t m, const RunControl& control) {
   if (m < first_ || m >= last_) return;
   if (options_.clock == ClockSource::wall) {
-    const Clock::time_point at = wall_release(m);
-    wait_until(at, control);
-    std::lock_guard lock(mutex_);
-    due_.push_back(ns_since_start(at));
+    wait_for_wall(m, control);
   } else if (options_.clock == ClockSource::external) {
     wait_for_tick(m, control);  // its due time is the tick's arrival
   }
@@ -122,8 +156,9 @@ std::uint64_t StepClock::released() const {
 }
 
 std::optional<std::uint64_t> StepClock::due_ns(std::uint64_t s) const {
-  if (options_.clock == ClockSource::wall) return ns_since_start(wall_release(s));
   if (s - first_ < due_.size()) return due_[s - first_];
+  // On the wall clock a release still to come is planned (at the present pace).
+  if (options_.clock == ClockSource::wall) return ns_since_start(wall_release(s));
   return std::nullopt;  // its tick has not come yet
 }
 
@@ -168,7 +203,7 @@ RealtimeFigures StepClock::figures(const StepTimings* work) const {
   f.clock = options_.clock;
   f.factor = options_.clock == ClockSource::wall ? options_.factor : 0;
   f.wait = options_.wait;
-  f.budget_s = period_s_;
+  f.budget_s = options_.clock == ClockSource::wall ? h_ / options_.factor : 0;
   f.ticks = ticks_;
   f.overruns = overruns_;
   std::vector<double> delay, step, compute, communication, load, lateness;
@@ -189,8 +224,8 @@ RealtimeFigures StepClock::figures(const StepTimings* work) const {
     // The time it had: from its release to the next one (the last step: one period).
     if (k + 1 < due_.size())
       load.push_back(seconds(took) / std::max(1e-9, seconds(due_[k + 1] - due_[k])));
-    else if (period_s_ > 0)
-      load.push_back(seconds(took) / period_s_);
+    else if (f.budget_s > 0)
+      load.push_back(seconds(took) / f.budget_s);
   }
   for (std::size_t k = 1; k < committed_.size(); ++k)
     if (const auto due = due_ns(first_ + k))

@@ -4,7 +4,9 @@
 // until step m may start, and how far may anyone compute now — and tells it when a state is
 // committed.
 //
-//   wall:      step m is released at t_start + (m − first)·h / factor;
+//   wall:      step m is released at t_start + (m − first)·h / factor (pace() changes the
+//              factor from the next release on; an infinite factor releases each step as
+//              soon as it is asked for: as fast as the run goes, still step by step);
 //   external:  each tick() releases one more step (kausal tick, the Clock interface).
 //
 // Step m computes state m + 1 from state m. State s is due when step s is released (at the
@@ -28,7 +30,7 @@ namespace kausal {
 
 struct RealtimeOptions {
   ClockSource clock = ClockSource::none;
-  double factor = 1;  // wall: simulated seconds per wall second
+  double factor = 1;  // wall: simulated seconds per wall second (infinite: no waiting)
   ReleaseWait wait = ReleaseWait::hybrid;
   // Artificial delays (s) at chosen steps, spent after the step's release as if the step
   // took that much longer: a deterministic way to produce overruns (tests, demonstrations).
@@ -47,7 +49,7 @@ class StepClock {
   static constexpr std::chrono::microseconds spin_margin{200};
 
   // Steps first, first + 1, ..., last − 1 of a run whose steps are h seconds of model time.
-  // InputError for a factor that is not positive and finite.
+  // InputError for a factor that is not positive (or is NaN).
   StepClock(const RealtimeOptions& options, double h, std::uint64_t first, std::uint64_t last);
   StepClock(const StepClock&) = delete;
   StepClock& operator=(const StepClock&) = delete;
@@ -61,6 +63,10 @@ class StepClock {
   std::uint64_t released() const;
   // Every state up to s is committed (calls with an s not above the last are ignored).
   void committed(std::uint64_t s);
+  // Wall clock: from the next release on, `factor` simulated seconds per wall second (0: as
+  // fast as the run goes). A wait in progress follows the new pace. InputError for a
+  // negative factor or a clock paced from outside.
+  void pace(double factor);
   // External clock: releases one more step; returns the ticks so far. A tick that finds the
   // step of the previous tick still running counts as an overrun.
   std::uint64_t tick();
@@ -81,19 +87,28 @@ class StepClock {
 
  private:
   std::uint64_t ns_since_start(Clock::time_point t) const;
+  // When step m is released at the present pace (under the lock).
   Clock::time_point wall_release(std::uint64_t m) const;
-  void wait_until(Clock::time_point t, const RunControl& control) const;
+  void wait_for_wall(std::uint64_t m, const RunControl& control);
+  // Waits until t; false if the pace changed from `pace` meanwhile (t is then stale).
+  bool wait_until(Clock::time_point t, const RunControl& control, std::uint64_t pace) const;
   void wait_for_tick(std::uint64_t m, const RunControl& control);
   // When state s is due (ns since start): nullopt while its tick has not come.
   std::optional<std::uint64_t> due_ns(std::uint64_t s) const;
 
   const RealtimeOptions options_;
-  const double period_s_;  // wall: seconds per step
+  const double h_;
   const std::uint64_t first_;
   const std::uint64_t last_;
   Clock::time_point start_;
 
   mutable std::mutex mutex_;
+  // Wall clock: steps from pace_from_ on are released every period_s_ from pace_start_;
+  // paces_ counts the changes.
+  double period_s_;
+  std::uint64_t pace_from_;
+  Clock::time_point pace_start_;
+  std::uint64_t paces_ = 0;
   std::condition_variable ticked_;
   // Per step m (index m − first): when it was due (wall: planned; external: its tick) and
   // when it started; per state s (index s − first): when it was committed. Nanoseconds

@@ -35,6 +35,7 @@ class FlakyLink final : public ModelLink {
   }
   void on_crossing(std::size_t i, double t, VectorOut x) override { inner_.on_crossing(i, t, x); }
   void handle_event(const Event& e, std::span<double> x) override { inner_.handle_event(e, x); }
+  void change(const ModelChange& c) override { inner_.change(c); }
 
  private:
   LocalModelLink inner_;
@@ -111,6 +112,7 @@ struct ScriptedDeployment final : Deployment {
     const std::string& name() const override { return id; }
     StateBatch advance(std::uint64_t, std::uint64_t) override { throw std::logic_error("unused"); }
     std::vector<double> apply_event(const Event&) override { return {-0.5, 0.0}; }
+    void change(const ModelChange&) override {}
     void start(std::size_t, std::uint64_t, std::uint64_t) override {}
     void release(std::uint64_t) override {}
     void provide(const std::vector<ChannelSample>&) override {}

@@ -1,0 +1,87 @@
+#include "monitor/run/operator.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "system/composite_model.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+void check_push(const Scenario& s, const Injection& i) {
+  std::uint64_t pendulum = 0;
+  const char* end = i.target.data() + i.target.size();
+  const auto parsed = std::from_chars(i.target.data(), end, pendulum);
+  if (parsed.ec != std::errc() || parsed.ptr != end || pendulum < 1 || pendulum > s.pendulums())
+    throw InputError("push: no pendulum '" + i.target + "' (the chain has pendulums 1 to " +
+                     std::to_string(s.pendulums()) + ")");
+}
+
+// The partition's own model takes the change (or says why not) on a copy built here.
+void check_set(const PartitionedScenario& s, const Injection& i) {
+  const std::size_t dot = i.target.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == i.target.size())
+    throw InputError("set: '" + i.target + "' must be SUBSYSTEM.NAME (an input or a parameter)");
+  const std::string member = i.target.substr(0, dot);
+  for (const SubsystemSpec& sub : s.subsystems) {
+    if (sub.name != member) continue;
+    try {
+      build_partition_model(s, sub.partition)
+          ->change({member, i.target.substr(dot + 1), i.value, 0});
+    } catch (const ModelError& e) {
+      throw InputError("set " + i.target + ": " + e.reason());
+    }
+    return;
+  }
+  std::string known;
+  for (const SubsystemSpec& sub : s.subsystems) known += (known.empty() ? "" : ", ") + sub.name;
+  throw InputError("set: no subsystem '" + member + "' (the model has " + known + ")");
+}
+
+}  // namespace
+
+void check_injection(const RunModel& model, const Injection& i) {
+  if (!std::isfinite(i.value))
+    throw InputError(std::string(name_of(i.kind)) + ": the value is not finite");
+  if (i.kind == InjectionKind::stop) return;
+  if (const auto* chain = std::get_if<ChainModel>(&model)) {
+    if (i.kind != InjectionKind::push)
+      throw InputError("set: a pendulum chain has no inputs or parameters to set (push one)");
+    return check_push(*chain->scenario, i);
+  }
+  if (i.kind != InjectionKind::set)
+    throw InputError("push: a partitioned model has no pendulums (set an input or a parameter)");
+  check_set(*std::get<PartitionedModel>(model).scenario, i);
+}
+
+Operator::Operator(const RunModel& model, Injections& injections, const Readout& readout,
+                   StepClock& clock)
+    : model_(model), injections_(injections), readout_(readout), clock_(clock) {}
+
+std::uint64_t Operator::inject(Injection injection) {
+  check_injection(model_, injection);
+  return injections_.request(std::move(injection));
+}
+
+std::uint64_t Operator::push(std::uint64_t pendulum, double impulse) {
+  return inject({InjectionKind::push, 0, std::to_string(pendulum), impulse});
+}
+
+std::uint64_t Operator::set(const std::string& target, double value) {
+  return inject({InjectionKind::set, 0, target, value});
+}
+
+std::uint64_t Operator::stop() {
+  return inject({InjectionKind::stop, 0, "", 0});
+}
+
+Readout::Reading Operator::read(const std::vector<std::string>& names) const {
+  return readout_.read(names);
+}
+
+void Operator::pace(double factor) {
+  clock_.pace(factor);
+}
+
+}  // namespace kausal
