@@ -37,8 +37,8 @@ CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector
     slot = source;
   };
   for (const auto& l : links)
-    bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0});
-  for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value});
+    bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0, {}});
+  for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value, {}});
   versions_.resize(members_.size());
   build_signature();
   outputs_.resize(index_of(signature_.outputs.size()));
