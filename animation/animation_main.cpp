@@ -28,6 +28,7 @@ struct Options {
   std::optional<std::uint64_t> step;
   std::optional<double> time_span;  // --timeline: the axis, 0 to this many seconds
   std::string size;                 // empty: a default that fits the mode
+  fs::path operator_file;           // a paced run's OUT/operator.ior: the run controls
 };
 
 const char* help_text =
@@ -63,6 +64,9 @@ const char* help_text =
 
 void add_options(CLI::App& app, Options& o) {
   app.add_option("--name", o.name, "component name used in messages");
+  app.add_option("--operator", o.operator_file,
+                 "live mode, a paced run: its operator.ior (written when the run starts); the "
+                 "window gets the run controls (pace, push, set, stop)");
   add_orb_options(app, o.orb);
   app.add_option("--close-after-frames", o.close_after_frames,
                  "test hook: close the window once N frames have arrived (live mode)")
@@ -122,6 +126,48 @@ int render(const Options& o) {
   return 0;
 }
 
+// The window's run controls over the ORB: the run's Operator, found in `file` when a control is
+// first used (the run writes it as it starts). Every answer, refusal or failure is a line.
+RunControls operator_controls(OrbRuntime& orb, const fs::path& file) {
+  auto call = [&orb, file](const std::string& what, auto&& action) -> std::string {
+    try {
+      std::ifstream in(file);
+      std::string ior;
+      if (!in || !std::getline(in, ior) || ior.rfind("IOR:", 0) != 0)
+        return what + ": the run serves no operator (not started yet, or ended)";
+      CORBA::Object_var object = orb.resolve(ior);
+      idl::Operator_var op = idl::Operator::_narrow(object);
+      if (CORBA::is_nil(op)) return what + ": " + file.string() + " is not an operator";
+      return what + action(op.in());
+    } catch (const idl::Refused& refused) {
+      return what + ": refused: " + refused.reason.in();
+    } catch (const CORBA::Exception& e) {
+      return what + ": the run cannot be reached (" + e._name() + ")";
+    }
+  };
+  auto at_step = [](CORBA::ULongLong step) { return " at step " + std::to_string(step); };
+  RunControls c;
+  c.pace = [call](double f) {
+    return call("pace", [f](idl::Operator_ptr op) {
+      op->pace(f);
+      return f == 0 ? std::string(": as fast as possible") : ": " + std::to_string(f) + "×";
+    });
+  };
+  c.push = [call, at_step](std::uint64_t pendulum, double impulse) {
+    return call("push " + std::to_string(pendulum), [&](idl::Operator_ptr op) {
+      return at_step(op->push(static_cast<CORBA::ULong>(pendulum), impulse));
+    });
+  };
+  c.set = [call, at_step](const std::string& target, double value) {
+    return call("set " + target,
+                [&](idl::Operator_ptr op) { return at_step(op->set(target.c_str(), value)); });
+  };
+  c.stop = [call, at_step] {
+    return call("stop", [&](idl::Operator_ptr op) { return at_step(op->stop()); });
+  };
+  return c;
+}
+
 // Qt must not see our options: it gets a command line of its own.
 int qt_argc = 1;
 char qt_arg0[] = "kausal-animation";
@@ -151,6 +197,7 @@ int live(const Options& o) {
   if (o.close_after_frames) live_options.close_after_frames = o.close_after_frames;
   live_options.grab_on_close = o.grab_on_close;
   live_options.shutdown_requested = [servant] { return servant->shutdown_requested(); };
+  if (!o.operator_file.empty()) live_options.controls = operator_controls(orb, o.operator_file);
   LiveWindow window(playback, live_options);
   window.show();
   std::cout << ior << std::endl;

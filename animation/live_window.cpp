@@ -1,10 +1,13 @@
 #include "animation/live_window.hpp"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPainter>
 #include <QShortcut>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QToolBar>
 #include <iostream>
@@ -118,6 +121,69 @@ void LiveWindow::build_controls() {
           [this] { playback_.step_once(); });
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
+  if (options_.controls) build_run_controls(*options_.controls);
+}
+
+// The run itself, not the playback: its pace, a push or a changed value at the next step
+// boundary, a stop. Each answer stays in the status bar until the next one.
+void LiveWindow::build_run_controls(const RunControls& controls) {
+  addToolBarBreak();
+  QToolBar* bar = addToolBar("run");
+  auto* pace = new QComboBox(bar);
+  static constexpr double factors[] = {0.1, 0.25, 0.5, 1, 2, 5, 10, 0};
+  for (double f : factors)
+    pace->addItem(f == 0 ? QString("as fast as possible") : QString("run at %1×").arg(f));
+  pace->setCurrentIndex(3);
+  pace->setToolTip("The run's pace: simulated seconds per wall second (the run, not the playback)");
+  connect(pace, &QComboBox::currentIndexChanged, this, [this, controls](int i) {
+    if (i >= 0 && i < 8) report(controls.pace(factors[i]));
+  });
+  bar->addWidget(pace);
+  auto* pendulum = new QSpinBox(bar);
+  pendulum->setRange(1, 1'000'000);
+  pendulum->setPrefix("pendulum ");
+  auto* impulse = new QDoubleSpinBox(bar);
+  impulse->setRange(-10, 10);
+  impulse->setDecimals(3);
+  impulse->setSingleStep(0.01);
+  impulse->setValue(0.05);
+  impulse->setSuffix(" N·s");
+  auto* push = new QPushButton("Push", bar);
+  push->setToolTip("Push the pendulum at the next step boundary (a tangential impulse on its bob)");
+  connect(push, &QPushButton::clicked, this, [this, controls, pendulum, impulse] {
+    report(controls.push(static_cast<std::uint64_t>(pendulum->value()), impulse->value()));
+  });
+  for (QWidget* w : std::initializer_list<QWidget*>{pendulum, impulse, push}) bar->addWidget(w);
+  auto* assignment = new QLineEdit(bar);
+  assignment->setPlaceholderText("upper.inflow = 0.05");
+  assignment->setToolTip(
+      "A partitioned model: SUBSYSTEM.NAME = VALUE for a constant input or a parameter");
+  auto* set = new QPushButton("Set", bar);
+  connect(set, &QPushButton::clicked, this, [this, controls, assignment] {
+    const std::string text = assignment->text().toStdString();
+    const auto eq = text.find('=');
+    auto trimmed = [](std::string s) {
+      const auto b = s.find_first_not_of(' ');
+      const auto e = s.find_last_not_of(' ');
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    try {
+      if (eq == std::string::npos) throw std::invalid_argument("no '='");
+      report(controls.set(trimmed(text.substr(0, eq)), std::stod(text.substr(eq + 1))));
+    } catch (const std::logic_error&) {
+      report("set: write SUBSYSTEM.NAME = VALUE");
+    }
+  });
+  bar->addWidget(assignment);
+  bar->addWidget(set);
+  auto* stop = new QPushButton("Stop run", bar);
+  stop->setToolTip("End the run at the next step boundary (kausal run --resume goes on)");
+  connect(stop, &QPushButton::clicked, this, [this, controls] { report(controls.stop()); });
+  bar->addWidget(stop);
+}
+
+void LiveWindow::report(const std::string& line) {
+  reported_ = line;
 }
 
 void LiveWindow::toggle_pause() {
@@ -130,7 +196,8 @@ void LiveWindow::on_tick() {
   last_tick_ = now;
   PlaybackView v = playback_.view(now);
   pause_->setText(v.paused ? "Resume" : "Pause");
-  status_->setText(QString::fromStdString(status_text(v)));
+  status_->setText(QString::fromStdString(
+      reported_.empty() ? status_text(v) : status_text(v) + "  ·  " + reported_));
   const bool enough_frames =
       options_.close_after_frames && v.counters.received >= *options_.close_after_frames;
   view_->show_view(std::move(v));

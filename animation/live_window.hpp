@@ -33,10 +33,20 @@ class PlaybackWidget : public QWidget {
   PlaybackView view_;
 };
 
+// What the window's run controls do to a paced run (its Operator, docs/realtime.md): each
+// returns a line for the status bar ("push at step 1200", or why the run refused).
+struct RunControls {
+  std::function<std::string(double factor)> pace;  // 0: as fast as possible
+  std::function<std::string(std::uint64_t pendulum, double impulse)> push;
+  std::function<std::string(const std::string& target, double value)> set;
+  std::function<std::string()> stop;
+};
+
 struct LiveOptions {
   std::optional<std::uint64_t> close_after_frames;  // test hook
   std::function<bool()> shutdown_requested;         // Participant::shutdown arrived
   std::filesystem::path grab_on_close;              // test hook: the view as a PNG, at the end
+  std::optional<RunControls> controls;              // a paced run: pace, push, set, stop
 };
 
 class LiveWindow : public QMainWindow {
@@ -47,6 +57,8 @@ class LiveWindow : public QMainWindow {
 
  private:
   void build_controls();
+  void build_run_controls(const RunControls& controls);
+  void report(const std::string& line);
   void on_tick();
   void toggle_pause();
   void grab_view();
@@ -58,6 +70,7 @@ class LiveWindow : public QMainWindow {
   PlaybackWidget* view_;
   QPushButton* pause_ = nullptr;
   QLabel* status_ = nullptr;
+  std::string reported_;  // the run controls' last answer, shown with the status
   QTimer timer_;
   std::chrono::steady_clock::time_point last_tick_;
   bool closing_ = false;

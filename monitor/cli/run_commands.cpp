@@ -78,7 +78,8 @@ class AnimationWindow {
       try {
         view_ = std::make_unique<AnimationProcess>(
             platform.orb(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
-            animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms));
+            animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms),
+            o.realtime.paced() ? out / "operator.ior" : fs::path());
         platform.show_in(view_.get());
         return;
       } catch (const PeerError& e) {

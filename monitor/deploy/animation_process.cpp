@@ -37,10 +37,12 @@ std::string missing_display() {
 
 AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
                                    const std::filesystem::path& log_file, const OrbSettings& child,
-                                   std::chrono::milliseconds startup_timeout) {
+                                   std::chrono::milliseconds startup_timeout,
+                                   const std::filesystem::path& operator_file) {
   std::filesystem::create_directories(log_file.parent_path());
   std::vector<std::string> args{"--name", "animation"};
   for (const auto& a : orb_arguments(child)) args.push_back(a);
+  if (!operator_file.empty()) args.insert(args.end(), {"--operator", operator_file.string()});
   // Test hook: the window closes itself after that many frames (a user closing it mid-run).
   if (const char* n = std::getenv("KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES"))
     args.insert(args.end(), {"--close-after-frames", n});

@@ -24,10 +24,12 @@ bool windowless_platform();
 class AnimationProcess {
  public:
   // Throws PeerError if it does not start (no display, missing executable) and
-  // VersionMismatch if it speaks another interface version.
+  // VersionMismatch if it speaks another interface version. `operator_file` (a paced run's
+  // operator.ior; empty for none) gives the window its run controls.
   AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
                    const std::filesystem::path& log_file, const OrbSettings& child,
-                   std::chrono::milliseconds startup_timeout);
+                   std::chrono::milliseconds startup_timeout,
+                   const std::filesystem::path& operator_file = {});
   // Asks the view to close, then ends it by signal if it does not.
   ~AnimationProcess();
 
