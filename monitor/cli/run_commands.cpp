@@ -13,6 +13,7 @@
 #include "monitor/record/progress_bar.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
+#include "monitor/run/operator.hpp"
 #include "monitor/run/output_dir.hpp"
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/input_file.hpp"
@@ -394,7 +395,16 @@ int replay_command(Options o) {
   if (same_method && !o.was_given("--window") && setup.window > 0) spec.window = setup.window;
   if (same_method && !o.was_given("--tolerance") && method == SyncMethod::optimistic)
     spec.tolerance = setup.tolerance;
-  spec.replayed = load_injections(dir / "injections.jsonl");
+  const fs::path recording = dir / "injections.jsonl";
+  spec.replayed = load_injections(recording);
+  for (std::size_t k = 0; k < spec.replayed.size(); ++k) {
+    try {
+      check_injection(model, spec.replayed[k]);
+    } catch (const InputError& e) {
+      throw InputError(recording.string() + ": injection " + std::to_string(k + 1) + " (step " +
+                       std::to_string(spec.replayed[k].step) + "): " + e.what());
+    }
+  }
   if (!spec.realtime.paced()) {
     // Released as fast as the run goes, step by step: injections wait at their steps.
     spec.realtime.clock = ClockSource::wall;

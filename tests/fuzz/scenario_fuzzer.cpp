@@ -1,12 +1,14 @@
 // libFuzzer target (make fuzz; make test runs it for a bounded time under ASan + UBSan): the
-// scenario parsers (pendulum chains and partitioned models) and the deployment-file parser
-// on arbitrary bytes. Bad input must end as kausal::InputError, the project's own error;
-// anything else — a crash, a sanitizer report, another exception, a hang — is a finding.
+// scenario parsers (pendulum chains and partitioned models), the deployment-file parser and
+// the injections parser (kausal run --replay) on arbitrary bytes. Bad input must end as
+// kausal::InputError, the project's own error; anything else — a crash, a sanitizer report, another
+// exception, a hang — is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "monitor/scenario/deploy_file.hpp"
+#include "monitor/scenario/injection_file.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "system/errors.hpp"
@@ -29,5 +31,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   refused_or_read([&] { kausal::parse_scenario(text, "fuzz.toml"); });
   refused_or_read([&] { kausal::parse_partitioned_scenario(text, "fuzz.toml"); });
   refused_or_read([&] { kausal::parse_deploy_file(text, "fuzz.toml"); });
+  refused_or_read([&] { kausal::parse_injections(text, "fuzz.jsonl"); });
   return 0;
 }
