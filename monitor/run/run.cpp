@@ -61,12 +61,8 @@ class ModelRun {
   void pace(const RunSpec& spec, double h, std::uint64_t first, Injections::Boundaries at,
             std::vector<std::vector<std::string>> names) {
     const std::uint64_t last = at.last;
-    if (!spec.replayed.empty() && !spec.realtime.paced())
-      throw InputError(
-          "a replay needs a clock (--realtime FACTOR, or none for as fast as possible)");
     if (!spec.realtime.paced()) return;
     clock_ = std::make_unique<StepClock>(spec.realtime, h, first, last);
-    for (const Injection& i : spec.replayed) check_injection(spec.model, i);
     injections_ =
         std::make_unique<Injections>(at, clock_.get(), spec.out / "injections.jsonl", spec.replayed,
                                      /*continued=*/first > 0);
@@ -416,6 +412,9 @@ void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunRe
 RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>& cpus,
                     RunPlatform& platform, RunControl& control, std::optional<TraceFile>& trace,
                     StepTimings* work) {
+  if (!spec.replayed.empty() && !model.clock())
+    throw InputError("a replay needs a paced run (a clock at any factor)");
+  for (const Injection& i : spec.replayed) check_injection(spec.model, i);
   std::optional<StepBudget> budget;
   if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
     budget = probe_budget(spec);
