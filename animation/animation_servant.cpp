@@ -23,8 +23,23 @@ AnimationRun from_idl(const idl::AnimationSetup& setup) {
   for (CORBA::ULong i = 0; i < setup.components.length(); ++i)
     run.components.emplace_back(setup.components[i].in());
   run.clock_ns = setup.clock_ns;
+  run.paced = setup.paced;
   return run;
 }
+
+namespace {
+
+FrameTimes from_idl(const idl::FrameTimes& times) {
+  FrameTimes out;
+  out.committed_ns.assign(times.committed_ns.get_buffer(),
+                          times.committed_ns.get_buffer() + times.committed_ns.length());
+  out.lateness_s.assign(times.lateness_s.get_buffer(),
+                        times.lateness_s.get_buffer() + times.lateness_s.length());
+  out.overruns = times.overruns;
+  return out;
+}
+
+}  // namespace
 
 AnimationServant::AnimationServant(const std::string& name, OrbRuntime& orb, Playback& playback)
     : ComponentServant(name, "animation", orb), playback_(playback) {}
@@ -51,21 +66,25 @@ void AnimationServant::begin_run(const idl::AnimationSetup& setup) {
   });
 }
 
-void AnimationServant::frames(CORBA::ULongLong first_step, const idl::DoubleSeq& states) {
+void AnimationServant::frames(CORBA::ULongLong first_step, const idl::DoubleSeq& states,
+                              const idl::FrameTimes& times) {
   handle("frames", [&] {
-    playback_.add_frames(first_step, std::span<const double>(states.get_buffer(), states.length()));
+    playback_.add_frames(first_step, std::span<const double>(states.get_buffer(), states.length()),
+                         from_idl(times));
   });
 }
 
-void AnimationServant::horizon(CORBA::ULongLong guarantee_or_gvt, const idl::StepSeq& reached) {
+void AnimationServant::horizon(CORBA::ULongLong guarantee_or_gvt, const idl::StepSeq& reached,
+                               CORBA::ULongLong at_ns) {
   handle("horizon", [&] {
     playback_.set_horizon(guarantee_or_gvt,
-                          {reached.get_buffer(), reached.get_buffer() + reached.length()});
+                          {reached.get_buffer(), reached.get_buffer() + reached.length()}, at_ns);
   });
 }
 
-void AnimationServant::rolled_back(CORBA::ULong pendulum, CORBA::ULongLong step) {
-  handle("rolled_back", [&] { playback_.rolled_back(pendulum, step); });
+void AnimationServant::rolled_back(CORBA::ULong pendulum, CORBA::ULongLong step,
+                                   CORBA::ULongLong at_ns) {
+  handle("rolled_back", [&] { playback_.rolled_back(pendulum, step, at_ns); });
 }
 
 void AnimationServant::activity(const char* component, const idl::ActivitySpanSeq& spans) {

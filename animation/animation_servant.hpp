@@ -19,9 +19,11 @@ class AnimationServant final : public ComponentServant<POA_kausal::idl::Animatio
   ~AnimationServant() override { stop_feed(); }
 
   void begin_run(const idl::AnimationSetup& setup) override;
-  void frames(CORBA::ULongLong first_step, const idl::DoubleSeq& states) override;
-  void horizon(CORBA::ULongLong guarantee_or_gvt, const idl::StepSeq& reached) override;
-  void rolled_back(CORBA::ULong pendulum, CORBA::ULongLong step) override;
+  void frames(CORBA::ULongLong first_step, const idl::DoubleSeq& states,
+              const idl::FrameTimes& times) override;
+  void horizon(CORBA::ULongLong guarantee_or_gvt, const idl::StepSeq& reached,
+               CORBA::ULongLong at_ns) override;
+  void rolled_back(CORBA::ULong pendulum, CORBA::ULongLong step, CORBA::ULongLong at_ns) override;
   void activity(const char* component, const idl::ActivitySpanSeq& spans) override;
   void end_run(const char* status, CORBA::Double wall_s, CORBA::ULongLong dropped_frames) override;
   // The window polls this and closes (the process then exits 0): the ORB is not run on the

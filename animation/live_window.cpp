@@ -23,8 +23,15 @@ std::string title_of(const PlaybackView& v) {
   std::ostringstream o;
   o << v.run->label << " · " << v.run->scenario;
   if (v.frame) o << " · t = " << v.frame->t << " s";
-  if (v.paused) o << " · paused";
-  if (!v.end_status.empty()) o << " · run " << v.end_status << " (" << v.end_wall_s << " s)";
+  // What moment this is: the run as it happens, a replay of it, or its end.
+  if (v.at_end)
+    o << " · run " << v.end_status << " (" << v.end_wall_s << " s)";
+  else if (v.paused)
+    o << " · paused";
+  else
+    o << " · " << to_string(v.mode);
+  if (!v.at_end && !v.end_status.empty())
+    o << " (the run " << v.end_status << " after " << v.end_wall_s << " s)";
   return o.str();
 }
 
@@ -58,7 +65,7 @@ void PlaybackWidget::paintEvent(QPaintEvent*) {
 }
 
 void PlaybackWidget::paint(QPainter& p) {
-  const LiveLayout l = live_layout(size(), view_.tracks.size());
+  const LiveLayout l = live_layout(size(), view_.tracks.size(), view_.lateness.has_value());
   draw_text(p, l.title, title_of(view_));
   if (!view_.run) return;
   const AnimationRun& run = *view_.run;
@@ -74,6 +81,7 @@ void PlaybackWidget::paint(QPainter& p) {
   draw_horizon_bar(p, l.horizon, view_.run->steps, view_.frame ? view_.frame->step : 0, horizon,
                    view_.run->horizon_name(),
                    view_.horizon ? view_.horizon->reached : std::vector<std::uint64_t>{});
+  if (view_.lateness) draw_lateness_bar(p, l.lateness, *view_.lateness);
   if (!view_.tracks.empty())
     draw_timeline(p, l.timeline, view_.tracks, 0.0, std::max(view_.timeline_end_s, 1e-3),
                   horizon_marker(view_));
@@ -100,10 +108,18 @@ void LiveWindow::build_controls() {
   step->setToolTip("Show the next committed frame and pause (Right arrow)");
   connect(step, &QPushButton::clicked, this, [this] { playback_.step_once(); });
   bar->addWidget(step);
+  auto* live = new QPushButton("Live", bar);
+  live->setToolTip(
+      "Show the run as it happens again: the newest frame, now (L). A replay that catches up "
+      "with the run goes live by itself");
+  connect(live, &QPushButton::clicked, this, [this] { playback_.follow(); });
+  bar->addWidget(live);
   auto* speed = new QComboBox(bar);
   for (const char* s : {"0.1×", "0.25×", "0.5×", "1×"}) speed->addItem(s);
   speed->setCurrentIndex(3);
-  speed->setToolTip("Playback speed: simulated seconds per wall second");
+  speed->setToolTip(
+      "Replay speed: simulated seconds per wall second (a paused or stepped run replays; "
+      "live, the run's own pace rules)");
   connect(speed, &QComboBox::currentIndexChanged, this, [this](int i) {
     static constexpr double speeds[] = {0.1, 0.25, 0.5, 1.0};
     if (i >= 0 && i < 4) playback_.set_speed(speeds[i]);
@@ -119,6 +135,8 @@ void LiveWindow::build_controls() {
           [this] { toggle_pause(); });
   connect(new QShortcut(Qt::Key_Right, this), &QShortcut::activated, this,
           [this] { playback_.step_once(); });
+  connect(new QShortcut(Qt::Key_L, this), &QShortcut::activated, this,
+          [this] { playback_.follow(); });
   status_ = new QLabel(this);
   statusBar()->addWidget(status_, 1);
   if (options_.controls) build_run_controls(*options_.controls);
@@ -194,7 +212,11 @@ void LiveWindow::on_tick() {
   const auto now = std::chrono::steady_clock::now();
   playback_.advance(now - last_tick_);
   last_tick_ = now;
-  PlaybackView v = playback_.view(now);
+  const bool shutting_down = options_.shutdown_requested && options_.shutdown_requested();
+  // Asked to close (the run has ended, --animate-until run-end): its last moment is shown,
+  // and saved with --grab-on-close, however far a replay had got.
+  if (shutting_down && !closing_) playback_.follow();
+  PlaybackView v = playback_.view();
   pause_->setText(v.paused ? "Resume" : "Pause");
   status_->setText(QString::fromStdString(
       reported_.empty() ? status_text(v) : status_text(v) + "  ·  " + reported_));
@@ -202,7 +224,7 @@ void LiveWindow::on_tick() {
       options_.close_after_frames && v.counters.received >= *options_.close_after_frames;
   view_->show_view(std::move(v));
   if (closing_) return;
-  if (enough_frames || (options_.shutdown_requested && options_.shutdown_requested())) {
+  if (enough_frames || shutting_down) {
     closing_ = true;
     if (!options_.grab_on_close.empty()) grab_view();
     close();
@@ -228,7 +250,8 @@ std::string LiveWindow::status_text(const PlaybackView& v) const {
   o << "frames received " << v.counters.received << " · dropped " << v.counters.dropped
     << " · rejected " << v.counters.rejected;
   if (v.counters.monitor_dropped) o << " · not sent by the monitor " << v.counters.monitor_dropped;
-  o << " · buffered " << playback_.buffered() << " · speed " << v.speed << "×";
+  o << " · buffered " << playback_.buffered();
+  if (v.mode == PlaybackMode::replay) o << " · replay speed " << v.speed << "×";
   return o.str();
 }
 

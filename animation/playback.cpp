@@ -38,6 +38,10 @@ bool valid_setup(const AnimationRun& run) {
 
 }  // namespace
 
+const char* to_string(PlaybackMode mode) {
+  return mode == PlaybackMode::follow ? "live" : "replay";
+}
+
 std::size_t AnimationRun::frame_size() const {
   return plot_view() ? plot.series.size() : 2 * pendulums.size();
 }
@@ -75,8 +79,15 @@ bool Playback::begin_run(AnimationRun run) {
   const std::uint64_t rejected = counters_.rejected;
   frames_.clear();
   newest_step_.reset();
-  horizon_.reset();
-  rolled_back_at_.assign(run.units(), std::nullopt);
+  horizons_.clear();
+  rollbacks_.clear();
+  mode_ = run.paced ? PlaybackMode::follow : PlaybackMode::replay;
+  paused_ = false;
+  if (run.paced)
+    lateness_.emplace(run.steps);
+  else
+    lateness_.reset();
+  noted_step_.reset();
   history_ = PlotHistory(run.plot_view() ? run.plot.series.size() : 0, plot_points_);
   tracks_.clear();
   for (const auto& name : run.components)
@@ -84,16 +95,24 @@ bool Playback::begin_run(AnimationRun run) {
   counters_ = {};
   counters_.rejected = rejected;  // bad calls stay counted across runs
   end_status_.clear();
+  newest_s_ = 0;
   position_t_ = run.t0;
   run_ = std::move(run);
   return true;
 }
 
-bool Playback::valid_frames(std::uint64_t first_step, std::span<const double> states) const {
+bool Playback::valid_frames(std::uint64_t first_step, std::span<const double> states,
+                            const FrameTimes& times) const {
   if (!run_) return false;
   const std::size_t size = run_->frame_size();
   if (states.empty() || states.size() % size != 0 || !all_finite(states)) return false;
   const std::uint64_t count = states.size() / size;
+  const auto none_or_one_each = [&](std::size_t n) { return n == 0 || n == count; };
+  if (!none_or_one_each(times.committed_ns.size()) || !none_or_one_each(times.lateness_s.size()))
+    return false;
+  if (std::any_of(times.lateness_s.begin(), times.lateness_s.end(),
+                  [](double v) { return std::isinf(v); }))
+    return false;
   const std::uint64_t every = run_->frame_every;
   if (first_step > run_->steps || (first_step % every != 0 && first_step != run_->steps))
     return false;
@@ -103,9 +122,10 @@ bool Playback::valid_frames(std::uint64_t first_step, std::span<const double> st
   return !newest_step_ || first_step > *newest_step_;  // late or repeated frames are stale
 }
 
-std::size_t Playback::add_frames(std::uint64_t first_step, std::span<const double> states) {
+std::size_t Playback::add_frames(std::uint64_t first_step, std::span<const double> states,
+                                 const FrameTimes& times, std::uint64_t now_ns) {
   std::lock_guard lock(mutex_);
-  if (!valid_frames(first_step, states)) {
+  if (!valid_frames(first_step, states, times)) {
     const std::size_t size = run_ ? run_->frame_size() : 0;
     counters_.rejected += size && states.size() >= size ? states.size() / size : 1;
     return 0;
@@ -114,11 +134,20 @@ std::size_t Playback::add_frames(std::uint64_t first_step, std::span<const doubl
   const std::size_t count = states.size() / size;
   std::uint64_t step = first_step;
   for (std::size_t k = 0; k < count; ++k, step = run_->next_frame_step(step)) {
-    const double t = run_->t0 + static_cast<double>(step) * run_->h;
-    push_frame({step, t, {states.begin() + k * size, states.begin() + (k + 1) * size}});
+    Frame f;
+    f.step = step;
+    f.t = run_->t0 + static_cast<double>(step) * run_->h;
+    f.states.assign(states.begin() + k * size, states.begin() + (k + 1) * size);
+    f.committed_s =
+        seconds_since_start(times.committed_ns.empty() ? now_ns : times.committed_ns[k]);
+    if (!times.lateness_s.empty()) f.lateness_s = times.lateness_s[k];
+    f.overruns = times.overruns;
+    newest_s_ = std::max(newest_s_, f.committed_s);
+    push_frame(std::move(f));
     newest_step_ = step;
   }
   counters_.received += count;
+  if (mode_ == PlaybackMode::follow) show_newest();
   return count;
 }
 
@@ -133,28 +162,44 @@ void Playback::push_frame(Frame frame) {
 }
 
 void Playback::pop_front() {
+  note_shown(frames_.front());  // a frame passed unseen (a full buffer, a jump) counts too
   if (run_ && run_->plot_view()) history_.add(frames_.front().t, frames_.front().states);
   frames_.pop_front();
 }
 
+void Playback::note_shown(const Frame& frame) {
+  if (noted_step_ && frame.step <= *noted_step_) return;
+  noted_step_ = frame.step;
+  if (lateness_) lateness_->add(frame.step, frame.lateness_s, frame.overruns);
+}
+
 bool Playback::set_horizon(std::uint64_t step, std::vector<std::uint64_t> reached,
-                           std::uint64_t now_ns) {
+                           std::uint64_t at_ns) {
   std::lock_guard lock(mutex_);
   if (!run_ || reached.size() != run_->units()) {
     ++counters_.rejected;
     return false;
   }
-  horizon_ = Horizon{step, std::move(reached), seconds_since_start(now_ns)};
+  const double at = seconds_since_start(at_ns);
+  // Times only grow on one clock; one that does not is taken as arriving now-ish (after the
+  // newest), never reordering what was shown.
+  const double at_s = horizons_.empty() ? at : std::max(at, horizons_.back().at_s);
+  horizons_.push_back(Horizon{step, std::move(reached), at_s});
+  newest_s_ = std::max(newest_s_, at_s);
+  if (horizons_.size() > max_horizons) horizons_.pop_front();
   return true;
 }
 
-bool Playback::rolled_back(std::size_t pendulum, std::uint64_t step, Clock::time_point now) {
+bool Playback::rolled_back(std::size_t pendulum, std::uint64_t step, std::uint64_t at_ns) {
   std::lock_guard lock(mutex_);
   if (!run_ || pendulum >= run_->units() || step > run_->steps) {
     ++counters_.rejected;
     return false;
   }
-  rolled_back_at_[pendulum] = now;
+  rollbacks_.push_back({pendulum, seconds_since_start(at_ns), std::nullopt});
+  newest_s_ = std::max(newest_s_, rollbacks_.back().at_s);
+  if (rollbacks_.size() > max_rollbacks) rollbacks_.pop_front();
+  if (mode_ == PlaybackMode::follow) rollbacks_.back().flashed_from = played_s_;
   return true;
 }
 
@@ -181,6 +226,7 @@ std::size_t Playback::add_spans(const std::string& component,
     }
     if (s.kind == ActivityKind::call) continue;  // a request's envelope: no strip shows it
     t->spans.push_back(s);
+    newest_s_ = std::max(newest_s_, seconds_since_start(s.end_ns));
     ++accepted;
     if (t->spans.size() > spans_per_track_) {
       t->spans.pop_front();
@@ -200,13 +246,29 @@ void Playback::end_run(const std::string& status, double wall_s, std::uint64_t m
 void Playback::set_paused(bool paused) {
   std::lock_guard lock(mutex_);
   paused_ = paused;
+  if (!paused_ || mode_ != PlaybackMode::follow) return;
+  mode_ = PlaybackMode::replay;  // from the frame shown: the moment stands still
+  if (!frames_.empty()) position_t_ = frames_.front().t;
 }
 
 void Playback::step_once() {
   std::lock_guard lock(mutex_);
   paused_ = true;
+  mode_ = PlaybackMode::replay;
   if (frames_.size() > 1) pop_front();
-  if (!frames_.empty()) position_t_ = frames_.front().t;
+  if (!frames_.empty()) {
+    position_t_ = frames_.front().t;
+    note_shown(frames_.front());
+  }
+  catch_up_to_moment(monotonic_ns());
+}
+
+void Playback::follow() {
+  std::lock_guard lock(mutex_);
+  mode_ = PlaybackMode::follow;
+  paused_ = false;
+  show_newest();
+  catch_up_to_moment(monotonic_ns());
 }
 
 void Playback::set_speed(double speed) {
@@ -219,15 +281,65 @@ void Playback::set_speed(double speed) {
 
 void Playback::advance(Clock::duration wall) {
   std::lock_guard lock(mutex_);
-  if (paused_ || frames_.empty() || !run_) return;
-  position_t_ += std::chrono::duration<double>(wall).count() * speed_ * run_->playback_rate();
-  show_front();
+  if (paused_ || !run_) return;
+  const double seconds = std::chrono::duration<double>(wall).count();
+  const bool replay = mode_ == PlaybackMode::replay;
+  played_s_ += replay ? seconds * speed_ : seconds;
+  if (replay && !frames_.empty()) {
+    position_t_ += seconds * speed_ * run_->playback_rate();
+    show_front();
+    // Caught up with a paced run that goes on: from now on it is shown as it happens. (An
+    // unpaced run's frames come as fast as it goes: they are played at the chosen speed.)
+    if (run_->paced && frames_.size() == 1 && position_t_ >= frames_.front().t &&
+        end_status_.empty())
+      mode_ = PlaybackMode::follow;
+  }
+  catch_up_to_moment(monotonic_ns());
 }
 
 // Drops the frames the playback clock has passed; waits on the newest one.
 void Playback::show_front() {
   while (frames_.size() > 1 && frames_[1].t <= position_t_) pop_front();
   if (frames_.size() == 1) position_t_ = std::min(position_t_, frames_.front().t);
+  if (!frames_.empty()) note_shown(frames_.front());
+}
+
+void Playback::show_newest() {
+  while (frames_.size() > 1) pop_front();
+  if (frames_.empty()) return;
+  position_t_ = frames_.front().t;
+  note_shown(frames_.front());
+}
+
+bool Playback::showing_end() const {
+  return !end_status_.empty() && (mode_ == PlaybackMode::follow || frames_.size() <= 1);
+}
+
+double Playback::moment_s(std::uint64_t now_ns) const {
+  if (showing_end()) return std::max(end_wall_s_, newest_s_);
+  // A replay shows the commit of its frame; a followed run, now.
+  if (mode_ == PlaybackMode::replay && !frames_.empty()) return frames_.front().committed_s;
+  return seconds_since_start(now_ns);
+}
+
+const Horizon* Playback::horizon_at(double moment) const {
+  const Horizon* shown = nullptr;
+  for (const Horizon& h : horizons_) {
+    if (h.at_s > moment) break;
+    shown = &h;
+  }
+  return shown;
+}
+
+void Playback::catch_up_to_moment(std::uint64_t now_ns) {
+  const double moment = moment_s(now_ns);
+  // Horizons before the one of this moment are never shown again (a replay goes forward).
+  while (horizons_.size() > 1 && horizons_[1].at_s <= moment) horizons_.pop_front();
+  for (Rollback& r : rollbacks_)
+    if (!r.flashed_from && r.at_s <= moment) r.flashed_from = played_s_;
+  while (!rollbacks_.empty() && rollbacks_.front().flashed_from &&
+         played_s_ - *rollbacks_.front().flashed_from >= flash_s)
+    rollbacks_.pop_front();
 }
 
 double Playback::seconds_since_start(std::uint64_t ns) const {
@@ -236,32 +348,38 @@ double Playback::seconds_since_start(std::uint64_t ns) const {
                      : -static_cast<double>(start - ns) * 1e-9;
 }
 
-PlaybackView Playback::view(Clock::time_point now, std::uint64_t now_ns) const {
+PlaybackView Playback::view(std::uint64_t now_ns) const {
   std::lock_guard lock(mutex_);
   PlaybackView v;
   v.run = run_;
+  v.mode = mode_;
+  v.moment_s = moment_s(now_ns);
   if (!frames_.empty()) v.frame = frames_.front();
   if (run_ && run_->plot_view())
     v.plot = v.frame ? history_.snapshot(&v.frame->t, v.frame->states) : history_.snapshot();
-  v.horizon = horizon_;
-  for (const auto& at : rolled_back_at_) v.flashing.push_back(at && now - *at < flash_duration);
+  if (const Horizon* h = horizon_at(v.moment_s)) v.horizon = *h;
+  if (run_) {
+    v.flashing.assign(run_->units(), false);
+    for (const Rollback& r : rollbacks_)
+      if (r.flashed_from && played_s_ - *r.flashed_from < flash_s) v.flashing[r.unit] = true;
+  }
+  // The strips up to the moment shown.
   for (const auto& t : tracks_) {
     auto& out = v.tracks.emplace_back(ComponentTrack{t.name, "", {}, ""});
     for (const auto& s : t.spans) {
-      out.spans.push_back({seconds_since_start(s.begin_ns), seconds_since_start(s.end_ns), s.kind});
-      v.timeline_end_s = std::max(v.timeline_end_s, out.spans.back().end_s);
+      const double begin = seconds_since_start(s.begin_ns);
+      if (begin > v.moment_s) continue;
+      out.spans.push_back({begin, std::min(seconds_since_start(s.end_ns), v.moment_s), s.kind});
     }
   }
-  // While the run goes on the strips end now; afterwards at its end.
-  if (end_status_.empty())
-    v.timeline_end_s = std::max(v.timeline_end_s, seconds_since_start(now_ns));
-  else
-    v.timeline_end_s = std::max(v.timeline_end_s, end_wall_s_);
+  v.timeline_end_s = v.moment_s;
   v.counters = counters_;
   v.paused = paused_;
   v.speed = speed_;
   v.end_status = end_status_;
   v.end_wall_s = end_wall_s_;
+  v.at_end = showing_end();
+  if (lateness_) v.lateness = lateness_->view();
   return v;
 }
 
@@ -273,6 +391,11 @@ PlaybackCounters Playback::counters() const {
 bool Playback::paused() const {
   std::lock_guard lock(mutex_);
   return paused_;
+}
+
+PlaybackMode Playback::mode() const {
+  std::lock_guard lock(mutex_);
+  return mode_;
 }
 
 std::optional<Frame> Playback::current() const {

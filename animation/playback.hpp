@@ -2,17 +2,28 @@
 // The live view's state, fed from the ORB's threads (Animation servant) and read by the Qt
 // thread: committed frames in a bounded buffer, the playback clock (pause, single step,
 // slow motion), the horizon, rollback flashes and the activity strips; for a plot view
-// (partitioned models) also the bounded history of the values shown so far. Every entry
-// point checks what it is given; a bad value is dropped and counted, never trusted.
+// (partitioned models) also the bounded history of the values shown so far, and for a paced
+// run how the shown steps kept their deadlines. Every entry point checks what it is given; a
+// bad value is dropped and counted, never trusted.
+//
+// One moment. Everything the monitor sends is stamped on its clock: a frame with its commit,
+// a horizon and a rollback with when they happened, the activity spans with their times. The
+// view shows one moment of the run at a time: following a run (a paced run, as it happens)
+// that moment is now; replaying buffered frames it is the commit of the frame shown. The
+// horizon, the run-ahead of each unit, the rollback flashes and the strips are those of that
+// moment, whatever the speed, and frozen with it while paused.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "animation/lateness_history.hpp"
 #include "animation/plot_history.hpp"
 #include "animation/run_view.hpp"
 #include "animation/view_types.hpp"
@@ -32,6 +43,7 @@ struct AnimationRun {
   std::uint64_t frame_every = 1;  // steps between frames; the last frame may be at `steps`
   std::vector<std::string> components;
   std::uint64_t clock_ns = 0;  // the monitor's monotonic clock at the start of the run
+  bool paced = false;          // the run follows a clock: shown as it happens, with lateness
 
   bool plot_view() const { return pendulums.empty(); }
   // Values per frame: (phi, omega) per pendulum, or one per series.
@@ -49,10 +61,27 @@ struct AnimationRun {
   double playback_rate() const;
 };
 
+// How the playback chooses the frame it shows.
+enum class PlaybackMode {
+  follow,  // the newest frame as it arrives: the run as it happens (paced runs start so)
+  replay,  // its own clock through the buffered frames, at the chosen speed
+};
+const char* to_string(PlaybackMode mode);
+
+// When the frames of one add_frames call were committed, and how they kept their deadlines.
+struct FrameTimes {
+  std::vector<std::uint64_t> committed_ns;  // one per frame (monitor's clock); empty: on arrival
+  std::vector<double> lateness_s;           // paced runs: one per frame (NaN: not known)
+  std::uint64_t overruns = 0;               // paced runs: states committed late so far
+};
+
 struct Frame {
   std::uint64_t step = 0;
   double t = 0;
   std::vector<double> states;  // (phi, omega) per pendulum, or one value per plot series
+  double committed_s = 0;      // its commit, seconds since the run started (monitor's clock)
+  double lateness_s = std::numeric_limits<double>::quiet_NaN();  // paced runs (NaN: unknown)
+  std::uint64_t overruns = 0;  // paced runs: the monitor's count when it was sent
 };
 
 struct PlaybackCounters {
@@ -66,7 +95,7 @@ struct PlaybackCounters {
 struct Horizon {
   std::uint64_t step = 0;              // GVT (optimistic) or guarantee (conservative)
   std::vector<std::uint64_t> reached;  // per pendulum (plot views: per plot)
-  double at_s = 0;                     // when it arrived, seconds since the run started
+  double at_s = 0;                     // when it was reached, seconds since the run started
 };
 
 // Everything the Qt thread draws, copied under the lock once per repaint.
@@ -80,17 +109,26 @@ struct PlaybackView {
   std::vector<ComponentTrack> tracks;
   double timeline_end_s = 0;
   PlaybackCounters counters;
+  PlaybackMode mode = PlaybackMode::replay;
+  double moment_s = 0;  // the moment shown, seconds since the run started
   bool paused = false;
   double speed = 1;
   std::string end_status;  // empty while the run goes on
   double end_wall_s = 0;
+  bool at_end = false;                   // the run has ended and the moment shown is its end
+  std::optional<LatenessView> lateness;  // paced runs: the deadlines of the steps shown
 };
 
 class Playback {
  public:
   using Clock = std::chrono::steady_clock;
-  static constexpr std::chrono::milliseconds flash_duration{500};
+  // A rollback flashes for this long of playback time (longer in slow motion, frozen while
+  // paused).
+  static constexpr double flash_s = 0.5;
   static constexpr std::size_t max_tracks = 64;
+  // Horizons and rollbacks kept for moments not shown yet; beyond these the oldest go.
+  static constexpr std::size_t max_horizons = 4096;
+  static constexpr std::size_t max_rollbacks = 10000;
   // A plot view's limits: plots (partitions), series in all, and the points kept per series.
   static constexpr std::size_t max_plots = 256;
   static constexpr std::size_t max_series = 2048;
@@ -100,46 +138,66 @@ class Playback {
                     std::size_t plot_points = PlotHistory::default_max_points);
 
   // ---- the feed (any thread) ----
-  // Starts a new run: clears frames, horizon, flashes, strips and the plot history. Rejected
+  // Starts a new run: clears frames, horizon, flashes, strips and the plot history; a paced
+  // run is followed, any other replayed. Rejected
   // (returns false, counted): neither or both views; a pendulum with non-finite or
   // non-positive geometry; a plot view without series, with a series in no plot or beyond
   // max_plots / max_series; a non-finite t0, h <= 0, frame_every 0 or past `steps`.
   bool begin_run(AnimationRun run);
-  // Frames first_step, next_frame_step(first_step), ...: frame_size() values each. Returns
-  // the number of frames accepted (all or none): wrong sizes, values that are not finite, a
-  // first step that is no frame's or not after the newest frame, frames past the last step
-  // are rejected and counted.
-  std::size_t add_frames(std::uint64_t first_step, std::span<const double> states);
+  // Frames first_step, next_frame_step(first_step), ...: frame_size() values each, with
+  // their times (committed_ns and lateness_s empty or one per frame; a lateness may be NaN,
+  // never infinite). Returns the number of frames accepted (all or none): wrong sizes, values
+  // that are not finite, a first step that is no frame's or not after the newest frame,
+  // frames past the last step are rejected and counted.
+  std::size_t add_frames(std::uint64_t first_step, std::span<const double> states,
+                         const FrameTimes& times = {}, std::uint64_t now_ns = monotonic_ns());
+  // The horizon reached at at_ns (the monitor's clock).
   bool set_horizon(std::uint64_t step, std::vector<std::uint64_t> reached,
-                   std::uint64_t now_ns = monotonic_ns());
-  bool rolled_back(std::size_t pendulum, std::uint64_t step, Clock::time_point now = Clock::now());
+                   std::uint64_t at_ns = monotonic_ns());
+  bool rolled_back(std::size_t pendulum, std::uint64_t step, std::uint64_t at_ns = monotonic_ns());
   // Spans on the monitor's monotonic clock (same host); bad spans are dropped and counted.
   std::size_t add_spans(const std::string& component, const std::vector<ActivitySpan>& spans);
   void end_run(const std::string& status, double wall_s, std::uint64_t monitor_dropped);
 
   // ---- the controls (Qt thread) ----
+  // Pausing a followed run replays from the frame shown: the moment stands still.
   void set_paused(bool paused);
   // Shows the next buffered frame and pauses.
   void step_once();
-  // Slow motion: simulated seconds per wall second, 0.1 .. 1 (InputError otherwise).
+  // Follows the run again: the newest frame, now (and unpaused).
+  void follow();
+  // Slow motion of a replay: simulated seconds per wall second, 0.1 .. 1 (InputError
+  // otherwise).
   void set_speed(double speed);
-  // Moves the playback clock on by `wall` (scaled by the speed) unless paused; it never
-  // runs past the newest frame.
+  // Moves the playback on by `wall` unless paused: a replay's clock (scaled by the speed;
+  // never past the newest frame: a replay that catches up with a paced run still going
+  // follows it), and the time the rollback flashes fade in.
   void advance(Clock::duration wall);
 
-  PlaybackView view(Clock::time_point now = Clock::now(),
-                    std::uint64_t now_ns = monotonic_ns()) const;
+  PlaybackView view(std::uint64_t now_ns = monotonic_ns()) const;
   PlaybackCounters counters() const;
   bool paused() const;
+  PlaybackMode mode() const;
   std::optional<Frame> current() const;
   std::size_t buffered() const;
 
  private:
-  bool valid_frames(std::uint64_t first_step, std::span<const double> states) const;
+  bool valid_frames(std::uint64_t first_step, std::span<const double> states,
+                    const FrameTimes& times) const;
   void push_frame(Frame frame);
   // The shown frame leaves the buffer; a plot view keeps it in its history.
   void pop_front();
   void show_front();
+  void show_newest();
+  // The frame shown is counted in the lateness history (once).
+  void note_shown(const Frame& frame);
+  // The moment shown (seconds since the start) and what belongs to it: the horizon reached
+  // by then, flashes of the rollbacks before it starting now.
+  double moment_s(std::uint64_t now_ns) const;
+  // The run has ended and its last moment is shown (followed, or replayed to the newest frame).
+  bool showing_end() const;
+  const Horizon* horizon_at(double moment) const;
+  void catch_up_to_moment(std::uint64_t now_ns);
   double seconds_since_start(std::uint64_t ns) const;
 
   mutable std::mutex mutex_;
@@ -150,11 +208,20 @@ class Playback {
   std::deque<Frame> frames_;  // front: the frame shown
   PlotHistory history_;       // plot views: the frames before the one shown
   std::optional<std::uint64_t> newest_step_;
-  double position_t_ = 0;  // the playback clock (simulated seconds)
+  double position_t_ = 0;  // a replay's clock (simulated seconds)
+  double played_s_ = 0;    // playback time: wall time while not paused, slowed by the speed
+  PlaybackMode mode_ = PlaybackMode::replay;
   bool paused_ = false;
   double speed_ = 1;
-  std::optional<Horizon> horizon_;
-  std::vector<std::optional<Clock::time_point>> rolled_back_at_;
+  std::deque<Horizon> horizons_;  // by time; the first one at or before the moment shown
+  struct Rollback {
+    std::size_t unit = 0;
+    double at_s = 0;
+    std::optional<double> flashed_from;  // playback time when its moment was first shown
+  };
+  std::deque<Rollback> rollbacks_;  // not yet shown, or flashing
+  std::optional<LatenessHistory> lateness_;
+  std::optional<std::uint64_t> noted_step_;  // the newest frame the lateness history has
   struct LiveTrack {
     std::string name;
     std::deque<ActivitySpan> spans;
@@ -164,6 +231,9 @@ class Playback {
   PlaybackCounters counters_;
   std::string end_status_;
   double end_wall_s_ = 0;
+  // The latest time anything arrived stamped with (a commit, a horizon, a rollback, a span's
+  // end): an ended run's last moment is at least this (its wall time may start later).
+  double newest_s_ = 0;
 };
 
 }  // namespace kausal

@@ -117,17 +117,24 @@ SnapshotLayout snapshot_layout(const QSize& size, std::size_t tracks) {
   return l;
 }
 
-LiveLayout live_layout(const QSize& size, std::size_t tracks) {
+LiveLayout live_layout(const QSize& size, std::size_t tracks, bool lateness) {
   constexpr int title = 24, horizon = 34;
+  const int deadlines = lateness ? 40 : 0;
   LiveLayout l;
   l.title = QRect(8, 0, size.width() - 16, title);
   const int strips =
       tracks ? std::min(static_cast<int>(tracks) * (max_strip_height + strip_gap) + axis_height + 8,
                         size.height() * 2 / 5)
              : 0;
-  l.model = QRect(0, title, size.width(), std::max(0, size.height() - title - horizon - strips));
+  l.model = QRect(0, title, size.width(),
+                  std::max(0, size.height() - title - horizon - deadlines - strips));
   l.horizon = QRect(8, l.model.bottom() + 1, size.width() - 16, horizon);
-  if (tracks) l.timeline = QRect(8, l.horizon.bottom() + 2, size.width() - 16, strips - 4);
+  int below = l.horizon.bottom();
+  if (lateness) {
+    l.lateness = QRect(8, below + 2, size.width() - 16, deadlines - 2);
+    below = l.lateness.bottom();
+  }
+  if (tracks) l.timeline = QRect(8, below + 2, size.width() - 16, strips - 4);
   return l;
 }
 
@@ -353,6 +360,66 @@ void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
     text += "   " + horizon_name + " " + std::to_string(*horizon);
   }
   draw_text(p, QRect(area.left(), area.top(), 136, area.height()), text,
+            Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap);
+  p.restore();
+}
+
+std::string duration_text(double s) {
+  const double a = std::fabs(s);
+  const char* unit = a < 1e-3 ? "µs" : a < 1 ? "ms" : "s";
+  const double scaled = a < 1e-3 ? s * 1e6 : a < 1 ? s * 1e3 : s;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, std::fabs(scaled) < 10 ? "%.2f %s" : "%.0f %s", scaled, unit);
+  std::string text = buf;
+  if (s < 0) text.replace(0, 1, "\u2212");  // a real minus sign
+  return text;
+}
+
+void draw_lateness_bar(QPainter& p, const QRect& area, const LatenessView& v) {
+  // The same columns as the horizon bar above it: x is the run's steps.
+  const QRect bar = area.adjusted(140, 2, -8, -2);
+  if (bar.width() < 4 || bar.height() < 6) return;
+  p.save();
+  use_font(p, 11);
+  p.fillRect(bar, QColor(colours::background));
+  p.setPen(QColor(colours::axis));
+  p.drawRect(bar.adjusted(0, 0, -1, -1));
+  double largest = 0;
+  for (const auto& c : v.columns)
+    if (c) largest = std::max(largest, std::fabs(c->latest_s));
+  const double scale = largest > 0 ? nice_step(largest, 1) : 1e-3;
+  // The due line: overruns above it, margins below (a step early by the whole scale reaches
+  // the bottom).
+  const int due_y = bar.top() + bar.height() / 3;
+  const int up = due_y - bar.top() - 1, down = bar.bottom() - due_y - 1;
+  const auto n = static_cast<double>(v.columns.size());
+  for (int x = 0; x < bar.width(); ++x) {
+    // The columns under this pixel: the closest call among them.
+    const auto c0 = static_cast<std::size_t>(x * n / bar.width());
+    const auto c1 = std::max(c0 + 1, static_cast<std::size_t>((x + 1) * n / bar.width()));
+    std::optional<double> latest;
+    for (std::size_t c = c0; c < c1 && c < v.columns.size(); ++c)
+      if (v.columns[c])
+        latest = std::max(latest.value_or(v.columns[c]->latest_s), v.columns[c]->latest_s);
+    if (!latest) continue;
+    const double share = std::min(1.0, std::fabs(*latest) / scale);
+    if (*latest > 0) {
+      const int h = std::max(1, static_cast<int>(std::lround(share * up)));
+      p.fillRect(bar.left() + x, due_y - h, 1, h, QColor(colours::rollback));
+    } else {
+      const int h = std::max(1, static_cast<int>(std::lround(share * down)));
+      p.fillRect(bar.left() + x, due_y + 1, 1, h, QColor(colours::busy));
+    }
+  }
+  p.setPen(QColor(colours::text));
+  p.drawLine(bar.left(), due_y, bar.right(), due_y);
+  const std::string spread = v.steps == 0
+                                 ? std::string("no step shown yet")
+                                 : "p50 " + duration_text(v.p50_s) + " · p99 " +
+                                       duration_text(v.p99_s) + " · max " + duration_text(v.max_s);
+  draw_text(p, bar.adjusted(4, 0, -4, 0), spread, Qt::AlignRight | Qt::AlignBottom);
+  draw_text(p, QRect(area.left(), area.top(), 136, area.height()),
+            "lateness (±" + duration_text(scale) + ")\noverruns " + std::to_string(v.overruns),
             Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap);
   p.restore();
 }

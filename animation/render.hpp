@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "animation/lateness_history.hpp"
 #include "animation/plot_history.hpp"
 #include "animation/run_view.hpp"
 #include "animation/scene.hpp"
@@ -67,9 +68,10 @@ struct LiveLayout {
   QRect title;
   QRect model;
   QRect horizon;
+  QRect lateness;  // paced runs only, else empty
   QRect timeline;  // empty when there are no tracks
 };
-LiveLayout live_layout(const QSize& size, std::size_t tracks);
+LiveLayout live_layout(const QSize& size, std::size_t tracks, bool lateness = false);
 
 // The margin (px) kept around the chain inside its area.
 inline constexpr double pendulum_margin_px = 16;
@@ -101,6 +103,13 @@ void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTr
 void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
                       std::uint64_t shown_step, std::optional<std::uint64_t> horizon,
                       const std::string& horizon_name, const std::vector<std::uint64_t>& reached);
+// How the shown steps of a paced run kept their deadlines, on the horizon bar's x axis (the
+// run's steps): per column its closest call, a bar down from the due line for the margin
+// left (colours::busy) or up from it for an overrun (colours::rollback), scaled to the
+// largest; the overruns and the spread of the lateness as text.
+void draw_lateness_bar(QPainter& p, const QRect& area, const LatenessView& lateness);
+// A duration for people: "−280 µs", "2.10 ms", "1.50 s".
+std::string duration_text(double s);
 // One bar per method: its label and wall seconds (the median of its runs), and with several
 // runs the range of their wall times as a whisker.
 struct WallTime {

@@ -82,7 +82,8 @@ namespace {
 // What every view's setup says: the run, its strips, its clock.
 idl::AnimationSetup setup_of(const std::string& scenario, const std::string& label, double t0,
                              double h, std::uint64_t steps,
-                             const std::vector<std::string>& components, std::uint64_t start_ns) {
+                             const std::vector<std::string>& components, std::uint64_t start_ns,
+                             bool paced) {
   idl::AnimationSetup setup;
   setup.scenario = scenario.c_str();
   setup.label = label.c_str();
@@ -94,6 +95,7 @@ idl::AnimationSetup setup_of(const std::string& scenario, const std::string& lab
   for (std::size_t i = 0; i < components.size(); ++i)
     setup.components[static_cast<CORBA::ULong>(i)] = components[i].c_str();
   setup.clock_ns = start_ns;
+  setup.paced = paced;
   return setup;
 }
 
@@ -101,22 +103,22 @@ idl::AnimationSetup setup_of(const std::string& scenario, const std::string& lab
 
 std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
     const Scenario& scenario, const std::string& label, const std::vector<std::string>& components,
-    std::uint64_t start_ns) {
+    std::uint64_t start_ns, const StepClock* clock) {
   idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.h,
-                                       scenario.steps, components, start_ns);
+                                       scenario.steps, components, start_ns, clock != nullptr);
   setup.pendulums.length(static_cast<CORBA::ULong>(scenario.pendulums()));
   for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
     const PendulumParams& p = scenario.chain.pendulums[i];
     setup.pendulums[static_cast<CORBA::ULong>(i)] = {p.pivot_x, p.length, p.radius};
   }
-  return std::make_unique<AnimationFeed>(view_.in(), setup);
+  return std::make_unique<AnimationFeed>(view_.in(), setup, std::vector<std::size_t>{}, clock);
 }
 
 std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
     const PartitionedScenario& scenario, const PartitionedPlan& plan, const std::string& label,
-    const std::vector<std::string>& components, std::uint64_t start_ns) {
+    const std::vector<std::string>& components, std::uint64_t start_ns, const StepClock* clock) {
   idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.tick,
-                                       scenario.ticks, components, start_ns);
+                                       scenario.ticks, components, start_ns, clock != nullptr);
   // Frames are the rows of trajectory.csv: every output interval, and the last tick.
   setup.frame_every = std::min(scenario.output_ticks, std::max<std::uint64_t>(scenario.ticks, 1));
   const LivePlot plot = live_plot(scenario, plan);
@@ -131,7 +133,7 @@ std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
     out.plot = static_cast<CORBA::ULong>(plot.series[i].plot);
     columns.push_back(plot.series[i].column);
   }
-  return std::make_unique<AnimationFeed>(view_.in(), setup, std::move(columns));
+  return std::make_unique<AnimationFeed>(view_.in(), setup, std::move(columns), clock);
 }
 
 }  // namespace kausal

@@ -33,16 +33,17 @@ class AnimationProcess {
   // Asks the view to close, then ends it by signal if it does not.
   ~AnimationProcess();
 
-  // A feed for one run; components is the list of timeline strips. A pendulum chain gets
-  // the pendulum view (a frame every step); a partitioned model the plot view (live_plot: a
-  // plot per partition; a frame per row of trajectory.csv, steps in ticks).
+  // A feed for one run; components is the list of timeline strips; clock: a paced run's
+  // (null otherwise). A pendulum chain gets the pendulum view (a frame every step); a
+  // partitioned model the plot view (live_plot: a plot per partition; a frame per row of
+  // trajectory.csv, steps in ticks).
   std::unique_ptr<AnimationFeed> begin_run(const Scenario& scenario, const std::string& label,
                                            const std::vector<std::string>& components,
-                                           std::uint64_t start_ns);
+                                           std::uint64_t start_ns, const StepClock* clock);
   std::unique_ptr<AnimationFeed> begin_run(const PartitionedScenario& scenario,
                                            const PartitionedPlan& plan, const std::string& label,
                                            const std::vector<std::string>& components,
-                                           std::uint64_t start_ns);
+                                           std::uint64_t start_ns, const StepClock* clock);
   idl::Animation_ptr view() const { return view_.in(); }
   bool running() { return process_->running(); }
   pid_t pid() const { return process_->pid(); }

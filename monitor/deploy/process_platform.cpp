@@ -119,9 +119,9 @@ void ProcessPlatform::observe(Deployment* deployment) {
 
 std::unique_ptr<LiveFeed> ProcessPlatform::show(const Scenario& scenario, const std::string& label,
                                                 const std::vector<std::string>& strips,
-                                                Deployment* deployment) {
+                                                Deployment* deployment, const StepClock* clock) {
   if (!animation_) return nullptr;
-  auto feed = animation_->begin_run(scenario, label, strips, monotonic_ns());
+  auto feed = animation_->begin_run(scenario, label, strips, monotonic_ns(), clock);
   observe(deployment);
   return feed;
 }
@@ -130,9 +130,9 @@ std::unique_ptr<LiveFeed> ProcessPlatform::show(const PartitionedScenario& scena
                                                 const PartitionedPlan& plan,
                                                 const std::string& label,
                                                 const std::vector<std::string>& strips,
-                                                Deployment* deployment) {
+                                                Deployment* deployment, const StepClock* clock) {
   if (!animation_) return nullptr;
-  auto feed = animation_->begin_run(scenario, plan, label, strips, monotonic_ns());
+  auto feed = animation_->begin_run(scenario, plan, label, strips, monotonic_ns(), clock);
   observe(deployment);
   return feed;
 }

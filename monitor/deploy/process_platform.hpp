@@ -45,17 +45,16 @@ class ProcessPlatform final : public RunPlatform {
 
   std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing& placing) override;
   std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
-                                 const std::vector<std::string>& strips,
-                                 Deployment* deployment) override;
+                                 const std::vector<std::string>& strips, Deployment* deployment,
+                                 const StepClock* clock) override;
   std::unique_ptr<LiveFeed> show(const PartitionedScenario& scenario, const PartitionedPlan& plan,
                                  const std::string& label, const std::vector<std::string>& strips,
-                                 Deployment* deployment) override;
+                                 Deployment* deployment, const StepClock* clock) override;
   // Serves the clock as idl::Clock and writes its reference to out_dir/clock.ior (removed
   // when the handle goes).
   std::shared_ptr<void> serve_clock(StepClock& clock,
                                     const std::filesystem::path& out_dir) override;
-  std::shared_ptr<void> serve_operator(Operator& op,
-                                       const std::filesystem::path& out_dir) override;
+  std::shared_ptr<void> serve_operator(Operator& op, const std::filesystem::path& out_dir) override;
 
  private:
   // Null without a deployment file. Otherwise resolves every node of the file (once) and

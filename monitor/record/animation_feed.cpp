@@ -1,6 +1,7 @@
 #include "monitor/record/animation_feed.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "idl/convert.hpp"
 
@@ -11,7 +12,8 @@ struct AnimationFeed::Outgoing {
   bool has_horizon = false;
   std::uint64_t horizon = 0;
   std::vector<std::uint64_t> reached;
-  std::vector<std::pair<std::size_t, std::uint64_t>> rollbacks;
+  std::uint64_t horizon_ns = 0;
+  std::vector<Rollback> rollbacks;
   std::vector<ActivitySpan> monitor_spans;
 
   bool empty() const {
@@ -20,11 +22,12 @@ struct AnimationFeed::Outgoing {
 };
 
 AnimationFeed::AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup,
-                             std::vector<std::size_t> columns)
+                             std::vector<std::size_t> columns, const StepClock* clock)
     : view_(idl::Animation::_duplicate(view)),
       frame_every_(std::max<std::uint64_t>(setup.frame_every, 1)),
       last_step_(setup.steps),
-      columns_(std::move(columns)) {
+      columns_(std::move(columns)),
+      clock_(clock) {
   try {
     view_->begin_run(setup);
   } catch (const CORBA::Exception&) {
@@ -43,16 +46,14 @@ AnimationFeed::~AnimationFeed() {
 }
 
 void AnimationFeed::committed(std::uint64_t step, std::span<const double> values) {
+  const auto now = StepClock::Clock::now();
   std::lock_guard lock(mutex_);
   if (lost_ || pending_frames_ >= max_pending_frames) {
     ++dropped_;
     return;
   }
-  // The frame after the chunk's last one continues it (the last frame may be closer).
-  const auto next_of = [&](std::uint64_t s) {
-    return s >= last_step_ || last_step_ - s <= frame_every_ ? last_step_ : s + frame_every_;
-  };
-  if (chunks_.empty() || next_of(chunks_.back().last_step) != step ||
+  // The frame after the chunk's last one continues it.
+  if (chunks_.empty() || next_frame(chunks_.back().last_step) != step ||
       chunks_.back().frames >= max_frames_per_call)
     chunks_.push_back({step, step, 0, {}});
   Chunk& c = chunks_.back();
@@ -61,21 +62,25 @@ void AnimationFeed::committed(std::uint64_t step, std::span<const double> values
   } else {
     for (std::size_t k : columns_) c.states.push_back(k < values.size() ? values[k] : 0.0);
   }
+  c.committed.push_back(now);
   c.last_step = step;
   ++c.frames;
   ++pending_frames_;
 }
 
 void AnimationFeed::horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) {
+  const std::uint64_t now = monotonic_ns();
   std::lock_guard lock(mutex_);
   horizon_ = horizon;
   reached_.assign(reached.begin(), reached.end());
+  horizon_ns_ = now;
   horizon_changed_ = true;
 }
 
 void AnimationFeed::rolled_back(std::size_t unit, std::uint64_t step) {
+  const std::uint64_t now = monotonic_ns();
   std::lock_guard lock(mutex_);
-  if (rollbacks_.size() < 10'000) rollbacks_.emplace_back(unit, step);
+  if (rollbacks_.size() < 10'000) rollbacks_.push_back({unit, step, now});
 }
 
 void AnimationFeed::monitor_trace(const ActivityTrace* trace) {
@@ -97,6 +102,7 @@ AnimationFeed::Outgoing AnimationFeed::take_pending() {
     out.has_horizon = true;
     out.horizon = horizon_;
     out.reached = reached_;
+    out.horizon_ns = horizon_ns_;
     horizon_changed_ = false;
   }
   out.rollbacks.swap(rollbacks_);
@@ -108,18 +114,41 @@ AnimationFeed::Outgoing AnimationFeed::take_pending() {
   return out;
 }
 
+std::uint64_t AnimationFeed::next_frame(std::uint64_t step) const {
+  return step >= last_step_ || last_step_ - step <= frame_every_ ? last_step_ : step + frame_every_;
+}
+
+// A frame's commit on the monitor's clock, and in a paced run its lateness (NaN while its
+// due time is not known) and the overruns so far.
+idl::FrameTimes AnimationFeed::times_of(const Chunk& c) const {
+  idl::FrameTimes times;
+  const auto n = static_cast<CORBA::ULong>(c.committed.size());
+  times.committed_ns.length(n);
+  if (clock_) times.lateness_s.length(n);
+  std::uint64_t step = c.first_step;
+  for (CORBA::ULong k = 0; k < n; ++k) {
+    times.committed_ns[k] = monotonic_ns(c.committed[k]);
+    if (clock_)
+      times.lateness_s[k] = clock_->lateness_s(step, c.committed[k])
+                                .value_or(std::numeric_limits<double>::quiet_NaN());
+    step = next_frame(step);
+  }
+  times.overruns = clock_ ? clock_->overruns() : 0;
+  return times;
+}
+
 bool AnimationFeed::send(Outgoing& out) {
   try {
-    for (const Chunk& c : out.chunks) view_->frames(c.first_step, to_seq(c.states));
+    for (const Chunk& c : out.chunks) view_->frames(c.first_step, to_seq(c.states), times_of(c));
     out.chunks.clear();
-    for (auto [pendulum, step] : out.rollbacks)
-      view_->rolled_back(static_cast<CORBA::ULong>(pendulum), step);
+    for (const Rollback& r : out.rollbacks)
+      view_->rolled_back(static_cast<CORBA::ULong>(r.unit), r.step, r.at_ns);
     if (out.has_horizon) {
       idl::StepSeq reached;
       reached.length(static_cast<CORBA::ULong>(out.reached.size()));
       for (std::size_t i = 0; i < out.reached.size(); ++i)
         reached[static_cast<CORBA::ULong>(i)] = out.reached[i];
-      view_->horizon(out.horizon, reached);
+      view_->horizon(out.horizon, reached, out.horizon_ns);
     }
     if (!out.monitor_spans.empty()) view_->activity("monitor", to_idl(out.monitor_spans));
     return true;

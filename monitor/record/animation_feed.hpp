@@ -4,7 +4,9 @@
 // times a second. A slow view makes the buffers overflow (frames dropped and counted), a
 // closed one ends the sending (everything after it counted as dropped): neither slows the
 // simulation nor changes its result. One feed for every model kind: the setup says which
-// view (pendulums or plots) and every how many steps a frame comes.
+// view (pendulums or plots) and every how many steps a frame comes. Everything is stamped on
+// the monitor's clock as it happens (a frame's commit, a horizon, a rollback), so that the
+// view shows each moment whole; a paced run's frames carry their lateness too.
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -14,6 +16,7 @@
 
 #include "idl/kausal.hh"
 #include "monitor/run/run_observer.hpp"
+#include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
 
@@ -24,9 +27,10 @@ class AnimationFeed final : public LiveFeed {
   static constexpr std::chrono::milliseconds period{30};
 
   // columns: which of the committed values a frame carries, in order (a plot view shows a
-  // few of a partitioned model's states); empty: all of them.
+  // few of a partitioned model's states); empty: all of them. clock: a paced run's (the
+  // frames' lateness; it outlives the feed), null otherwise.
   AnimationFeed(idl::Animation_ptr view, const idl::AnimationSetup& setup,
-                std::vector<std::size_t> columns = {});
+                std::vector<std::size_t> columns = {}, const StepClock* clock = nullptr);
   ~AnimationFeed() override;
   AnimationFeed(const AnimationFeed&) = delete;
   AnimationFeed& operator=(const AnimationFeed&) = delete;
@@ -49,17 +53,22 @@ class AnimationFeed final : public LiveFeed {
     std::uint64_t last_step = 0;
     std::size_t frames = 0;
     std::vector<double> states;  // the values of each frame, frame after frame
+    std::vector<StepClock::Clock::time_point> committed;  // per frame
   };
   struct Outgoing;
   void run();
   Outgoing take_pending();
   // Sends one batch; false (and the view marked lost) if the view is unreachable.
   bool send(Outgoing& out);
+  idl::FrameTimes times_of(const Chunk& c) const;
+  // The step of the frame after `step` (the last frame, at the last step, may be closer).
+  std::uint64_t next_frame(std::uint64_t step) const;
 
   idl::Animation_var view_;
   const std::uint64_t frame_every_;
   const std::uint64_t last_step_;
   const std::vector<std::size_t> columns_;
+  const StepClock* clock_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Chunk> chunks_;
@@ -67,8 +76,14 @@ class AnimationFeed final : public LiveFeed {
   std::uint64_t dropped_ = 0;
   std::uint64_t horizon_ = 0;
   std::vector<std::uint64_t> reached_;
+  std::uint64_t horizon_ns_ = 0;
   bool horizon_changed_ = false;
-  std::vector<std::pair<std::size_t, std::uint64_t>> rollbacks_;
+  struct Rollback {
+    std::size_t unit = 0;
+    std::uint64_t step = 0;
+    std::uint64_t at_ns = 0;
+  };
+  std::vector<Rollback> rollbacks_;
   const ActivityTrace* monitor_trace_ = nullptr;
   std::uint64_t monitor_spans_sent_ = 0;
   bool lost_ = false;

@@ -134,7 +134,7 @@ class ChainRun final : public ModelRun {
   std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
                                  const std::vector<std::string>& strips,
                                  Deployment* deployment) override {
-    return platform.show(s_, label, strips, deployment);
+    return platform.show(s_, label, strips, deployment, clock());
   }
 
   RunResult distributed(Deployment& deployment, RunControl& control,
@@ -229,7 +229,7 @@ class PartitionedRun final : public ModelRun {
   std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
                                  const std::vector<std::string>& strips,
                                  Deployment* deployment) override {
-    return platform.show(s_, plan_, label, strips, deployment);
+    return platform.show(s_, plan_, label, strips, deployment, clock());
   }
 
   RunResult distributed(Deployment& deployment, RunControl& control,

@@ -39,17 +39,18 @@ class RunPlatform {
 
   // The live view's feed for one run, null without a view. `strips`: the components shown
   // as timelines; `deployment` (null for a sequential run) sends its components' activity to
-  // the view from now on. A chain gets the pendulum view, a partitioned model its plots.
+  // the view from now on; `clock`: a paced run's (the view follows it and shows lateness),
+  // null otherwise. A chain gets the pendulum view, a partitioned model its plots.
   virtual std::unique_ptr<LiveFeed> show(const Scenario& /*scenario*/, const std::string& /*label*/,
                                          const std::vector<std::string>& /*strips*/,
-                                         Deployment* /*deployment*/) {
+                                         Deployment* /*deployment*/, const StepClock* /*clock*/) {
     return nullptr;
   }
   virtual std::unique_ptr<LiveFeed> show(const PartitionedScenario& /*scenario*/,
                                          const PartitionedPlan& /*plan*/,
                                          const std::string& /*label*/,
                                          const std::vector<std::string>& /*strips*/,
-                                         Deployment* /*deployment*/) {
+                                         Deployment* /*deployment*/, const StepClock* /*clock*/) {
     return nullptr;
   }
 

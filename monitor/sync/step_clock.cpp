@@ -187,6 +187,14 @@ std::uint64_t StepClock::tick() {
   return ticks_;
 }
 
+std::optional<double> StepClock::lateness_s(std::uint64_t s, Clock::time_point at) const {
+  std::lock_guard lock(mutex_);
+  if (committed_.empty() || s < first_ || s > last_) return std::nullopt;  // not started
+  const std::optional<std::uint64_t> due = due_ns(s);
+  if (!due) return std::nullopt;
+  return (static_cast<double>(ns_since_start(at)) - static_cast<double>(*due)) * 1e-9;
+}
+
 std::uint64_t StepClock::overruns() const {
   std::lock_guard lock(mutex_);
   return overruns_;

@@ -72,6 +72,9 @@ class StepClock {
   std::uint64_t tick();
 
   std::uint64_t overruns() const;
+  // How late state s is if committed at `at` (negative: early); nullopt while its due time
+  // is not known (an external clock whose tick has not come) or before start().
+  std::optional<double> lateness_s(std::uint64_t s, Clock::time_point at) const;
   struct Status {
     std::uint64_t ticks = 0;
     std::uint64_t overruns = 0;

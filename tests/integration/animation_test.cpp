@@ -432,6 +432,7 @@ idl::AnimationSetup setup_of(const char* scenario, const char* label, double h,
   s.components.length(1);
   s.components[0] = "monitor";
   s.clock_ns = 0;
+  s.paced = false;
   return s;
 }
 
@@ -441,6 +442,13 @@ idl::AnimationSetup setup_of_two() {
   s.pendulums[0] = {0.0, 1.0, 0.1};
   s.pendulums[1] = {0.2, 1.0, 0.1};
   return s;
+}
+
+// Frames without their commit times: taken as committed when they arrive.
+idl::FrameTimes arrival() {
+  idl::FrameTimes t;
+  t.overruns = 0;
+  return t;
 }
 
 idl::DoubleSeq states(std::size_t steps) {
@@ -478,16 +486,16 @@ TEST_F(LiveAnimation, FedOverCorbaThenShutDownExitsZero) {
   EXPECT_EQ(info->interface_version, idl::INTERFACE_VERSION);
 
   view->begin_run(setup_of_two());
-  view->frames(0, states(3));
+  view->frames(0, states(3), arrival());
   idl::DoubleSeq bad = states(1);
   bad.length(3);  // not 4 values per step: dropped and counted
-  view->frames(3, bad);
+  view->frames(3, bad, arrival());
   idl::StepSeq reached;
   reached.length(2);
   reached[0] = 3;
   reached[1] = 2;
-  view->horizon(2, reached);
-  view->rolled_back(1, 1);
+  view->horizon(2, reached, monotonic_ns());
+  view->rolled_back(1, 1, monotonic_ns());
   idl::ActivitySpanSeq spans;
   spans.length(1);
   spans[0] = {100, 200, 0, 0, 0, 0};
@@ -511,10 +519,10 @@ TEST_F(LiveAnimation, WindowClosedMidRunEndsTheProcessCleanly) {
   idl::Animation_var view = connect(p);
   ASSERT_FALSE(CORBA::is_nil(view));
   view->begin_run(setup_of_two());
-  view->frames(0, states(4));
+  view->frames(0, states(4), arrival());
   std::this_thread::sleep_for(300ms);
   EXPECT_FALSE(p.wait(0ms)) << "closed before its 5th frame";
-  view->frames(4, states(3));
+  view->frames(4, states(3), arrival());
   ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
   EXPECT_FALSE(testing::process_exists(p.pid()));
   EXPECT_NE(p.err().find("7 frames received"), std::string::npos) << p.err();
@@ -539,18 +547,20 @@ TEST_F(LiveAnimation, WindowShowsTheFramesFlashesAndStrips) {
   ASSERT_FALSE(CORBA::is_nil(view));
   idl::AnimationSetup setup = setup_of_two();
   setup.clock_ns = monotonic_ns();  // same host: the view's clock is the test's
+  setup.paced = true;               // followed: each frame and rollback shown as it arrives
   view->begin_run(setup);
   idl::ActivitySpanSeq spans;
   spans.length(1);
   spans[0] = {setup.clock_ns, setup.clock_ns + 60'000'000'000ull, 0, 0, 0, 0};  // busy all along
   view->activity("monitor", spans);
-  view->frames(0, still_frames(10));
-  view->rolled_back(1, 5);
-  view->frames(10, still_frames(10));  // the 20th frame: the window grabs itself and closes
+  view->frames(0, still_frames(10), arrival());
+  view->rolled_back(1, 5, monotonic_ns());
+  view->frames(10, still_frames(10),
+               arrival());  // the 20th frame: the window grabs itself and closes
   ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
   const QImage image = load_png(png);
   ASSERT_FALSE(image.isNull()) << p.err();
-  const LiveLayout layout = live_layout(image.size(), 1);
+  const LiveLayout layout = live_layout(image.size(), 1, /*lateness=*/true);
   const Scene scene = scene_for({{0.0, 1.0, 0.1}, {0.2, 1.0, 0.1}}, layout.model);
   const PixelPoint bob0 = scene.to_pixel(std::sin(0.5), -std::cos(0.5));
   const PixelPoint bob1 = scene.to_pixel(0.2, -1.0);
@@ -596,22 +606,24 @@ TEST_F(LiveAnimation, APartitionedRunIsPlottedAsItPlays) {
   AnimationProcess p({"--close-after-frames", "11", "--grab-on-close", png.string()}, tmp.path());
   idl::Animation_var view = connect(p);
   ASSERT_FALSE(CORBA::is_nil(view));
-  view->begin_run(setup_of_two_partitions());
-  view->frames(0, plot_frames(0, 5));    // ticks 0 .. 40
-  view->frames(50, plot_frames(50, 5));  // ticks 50 .. 90
+  const idl::AnimationSetup setup = setup_of_two_partitions();
+  view->begin_run(setup);
+  view->frames(0, plot_frames(0, 5), arrival());    // ticks 0 .. 40
+  view->frames(50, plot_frames(50, 5), arrival());  // ticks 50 .. 90
   idl::DoubleSeq short_frame = plot_frames(100, 1);
   short_frame.length(2);  // 2 values, not 3: dropped and counted
-  view->frames(100, short_frame);
-  view->frames(95, plot_frames(95, 1));  // no frame at tick 95
+  view->frames(100, short_frame, arrival());
+  view->frames(95, plot_frames(95, 1), arrival());  // no frame at tick 95
   idl::DoubleSeq nan = plot_frames(100, 1);
   nan[2] = std::nan("");
-  view->frames(100, nan);
+  view->frames(100, nan, arrival());
   idl::StepSeq reached;
   reached.length(2);
   reached[0] = reached[1] = 100;
-  view->horizon(100, reached);
-  std::this_thread::sleep_for(1500ms);     // a 1 s run plays in real time: t = 0.9 s is shown
-  view->frames(100, plot_frames(100, 1));  // the 11th frame: the window grabs itself, closes
+  view->horizon(100, reached, setup.clock_ns);  // reached at the start: before every frame
+  std::this_thread::sleep_for(1500ms);          // a 1 s run plays in real time: t = 0.9 s is shown
+  view->frames(100, plot_frames(100, 1),
+               arrival());  // the 11th frame: the window grabs itself, closes
   ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
   EXPECT_NE(p.err().find("11 frames received, 0 dropped, 3 rejected"), std::string::npos)
       << p.err();
@@ -652,15 +664,15 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   AnimationProcess p({}, tmp.path());
   idl::Animation_var view = connect(p);
   ASSERT_FALSE(CORBA::is_nil(view));
-  view->frames(0, states(2));  // before begin_run
+  view->frames(0, states(2), arrival());  // before begin_run
   idl::AnimationSetup bad = setup_of_two();
   bad.pendulums[1].length = std::nan("");
   view->begin_run(bad);
   view->begin_run(setup_of_two());
   idl::DoubleSeq nan = states(1);
   nan[1] = std::nan("");
-  view->frames(0, nan);
-  view->rolled_back(7, 0);
+  view->frames(0, nan, arrival());
+  view->rolled_back(7, 0, monotonic_ns());
   idl::ActivitySpanSeq spans;
   spans.length(2);
   spans[0] = {300, 200, 0, 0, 0, 0};  // ends before it begins
@@ -668,7 +680,7 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   view->activity("monitor", spans);
   idl::StepSeq reached;
   reached.length(5);
-  view->horizon(1, reached);
+  view->horizon(1, reached, monotonic_ns());
   view->ping();  // still alive and answering
   view->shutdown();
   ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();

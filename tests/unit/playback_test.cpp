@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <thread>
@@ -100,13 +101,189 @@ TEST(Playback, PauseHoldsAndStepShowsTheNextFrame) {
 
 TEST(Playback, RollbackFlashesFadeAfterHalfASecond) {
   Playback p;
-  ASSERT_TRUE(p.begin_run(two_pendulums()));
-  const auto t = Playback::Clock::now();
-  EXPECT_TRUE(p.rolled_back(1, 40, t));
-  EXPECT_FALSE(p.rolled_back(2, 40, t));  // no third pendulum
-  EXPECT_EQ(p.view(t + 100ms).flashing, (std::vector<bool>{false, true}));
-  EXPECT_EQ(p.view(t + 600ms).flashing, (std::vector<bool>{false, false}));
+  auto run = two_pendulums();
+  run.paced = true;  // followed: a rollback is shown as it arrives
+  ASSERT_TRUE(p.begin_run(run));
+  EXPECT_TRUE(p.rolled_back(1, 40));
+  EXPECT_FALSE(p.rolled_back(2, 40));  // no third pendulum
+  p.advance(100ms);
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{false, true}));
+  p.advance(500ms);
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{false, false}));
   EXPECT_EQ(p.counters().rejected, 1u);
+}
+
+// ---- one moment: frames, horizons, rollbacks and strips on the monitor's clock ----
+
+constexpr std::uint64_t start_ns = 1'000'000'000;  // two_pendulums().clock_ns
+std::uint64_t at_ms(std::uint64_t ms) {
+  return start_ns + ms * 1'000'000;
+}
+
+// Frames first .. first + k − 1, committed 1 ms apart from at_ms(first) (as fast as an
+// unpaced run goes: 10 ms of simulated time each).
+FrameTimes committed_from(std::uint64_t first, std::size_t k) {
+  FrameTimes t;
+  for (std::size_t i = 0; i < k; ++i) t.committed_ns.push_back(at_ms(first + i));
+  return t;
+}
+
+TEST(PlaybackMoment, AReplayShowsTheHorizonAndStripsOfItsFramesCommit) {
+  Playback p;
+  ASSERT_TRUE(p.begin_run(two_pendulums()));  // unpaced: replayed
+  // The whole run arrives at once, with the GVT as it went: 10 at 5 ms, 50 at 45 ms, ...
+  p.set_horizon(10, {12, 14}, at_ms(5));
+  p.set_horizon(50, {60, 55}, at_ms(45));
+  p.set_horizon(100, {100, 100}, at_ms(95));
+  p.add_frames(0, frames(0, 100), committed_from(0, 100));
+  p.add_spans("integrator-1", {{at_ms(0), at_ms(30), ActivityKind::busy, {}},
+                               {at_ms(30), at_ms(90), ActivityKind::rollback, {}}});
+  p.end_run("completed", 0.1, 0);
+  auto v = p.view();
+  EXPECT_EQ(v.mode, PlaybackMode::replay);
+  EXPECT_EQ(v.frame->step, 0u);
+  EXPECT_FALSE(v.horizon);  // nothing reached yet when step 0 was committed
+  EXPECT_FALSE(v.at_end);   // the run has ended, but not the moment shown
+  EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.0);
+  p.advance(205ms);  // step 20, committed at 20 ms
+  v = p.view();
+  ASSERT_EQ(v.frame->step, 20u);
+  ASSERT_TRUE(v.horizon);
+  EXPECT_EQ(v.horizon->step, 10u);
+  EXPECT_EQ(v.horizon->reached, (std::vector<std::uint64_t>{12, 14}));
+  EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.020);
+  ASSERT_EQ(v.tracks[1].spans.size(), 1u);  // the rollback at 30 ms has not happened yet
+  EXPECT_DOUBLE_EQ(v.tracks[1].spans[0].end_s, 0.020);
+  p.advance(300ms);  // step 50
+  v = p.view();
+  EXPECT_EQ(v.horizon->step, 50u);
+  ASSERT_EQ(v.tracks[1].spans.size(), 2u);
+  EXPECT_EQ(v.tracks[1].spans[1].kind, ActivityKind::rollback);
+  p.advance(10s);  // the last frame: now the run's end is shown
+  v = p.view();
+  EXPECT_EQ(v.frame->step, 99u);
+  EXPECT_EQ(v.horizon->step, 100u);
+  EXPECT_TRUE(v.at_end);
+  EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.1);
+}
+
+TEST(PlaybackMoment, AReplayFlashesARollbackWhenItReachesItsMomentAndHoldsItWhilePaused) {
+  Playback p;
+  ASSERT_TRUE(p.begin_run(two_pendulums()));
+  p.add_frames(0, frames(0, 100), committed_from(0, 100));
+  p.rolled_back(0, 31, at_ms(30) + 500'000);  // between the commits of steps 30 and 31
+  p.advance(300ms);                           // step 30
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{false, false}));
+  p.advance(10ms);  // step 31: the rollback's moment
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{true, false}));
+  p.set_paused(true);
+  p.advance(5s);  // a paused moment stands still, flash and all
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{true, false}));
+  p.set_paused(false);
+  p.set_speed(0.5);
+  p.advance(600ms);  // 0.3 s of playback time: slow motion keeps the flash longer
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{true, false}));
+  p.advance(500ms);
+  EXPECT_EQ(p.view().flashing, (std::vector<bool>{false, false}));
+}
+
+TEST(PlaybackMoment, APacedRunIsFollowedAndPausingFreezesItsMoment) {
+  Playback p;
+  auto run = two_pendulums();
+  run.paced = true;
+  ASSERT_TRUE(p.begin_run(run));
+  EXPECT_EQ(p.mode(), PlaybackMode::follow);
+  p.add_frames(0, frames(0, 10), committed_from(0, 10));
+  p.set_horizon(10, {10, 10}, at_ms(9));
+  auto v = p.view(at_ms(12));
+  EXPECT_EQ(v.frame->step, 9u);  // the newest, as it arrives
+  EXPECT_EQ(v.horizon->step, 10u);
+  EXPECT_DOUBLE_EQ(v.moment_s, 0.012);  // followed: now
+  p.set_paused(true);
+  EXPECT_EQ(p.mode(), PlaybackMode::replay);
+  p.add_frames(10, frames(10, 10), committed_from(10, 10));
+  p.set_horizon(20, {20, 20}, at_ms(19));
+  v = p.view(at_ms(40));
+  EXPECT_EQ(v.frame->step, 9u);  // frozen: the frame, its horizon, its moment
+  EXPECT_EQ(v.horizon->step, 10u);
+  EXPECT_DOUBLE_EQ(v.moment_s, 0.009);
+  p.step_once();
+  EXPECT_EQ(p.view(at_ms(40)).frame->step, 10u);
+  p.follow();
+  v = p.view(at_ms(40));
+  EXPECT_EQ(v.mode, PlaybackMode::follow);
+  EXPECT_EQ(v.frame->step, 19u);
+  EXPECT_EQ(v.horizon->step, 20u);
+  EXPECT_FALSE(v.paused);
+}
+
+TEST(PlaybackMoment, AReplayThatCatchesUpWithAPacedRunFollowsItAgain) {
+  Playback p;
+  auto run = two_pendulums();
+  run.paced = true;
+  ASSERT_TRUE(p.begin_run(run));
+  p.add_frames(0, frames(0, 5), committed_from(0, 5));
+  p.set_paused(true);
+  p.add_frames(5, frames(5, 5), committed_from(5, 5));
+  p.set_paused(false);
+  p.advance(20ms);
+  EXPECT_EQ(p.mode(), PlaybackMode::replay);
+  EXPECT_EQ(p.current()->step, 6u);
+  p.advance(1s);
+  EXPECT_EQ(p.mode(), PlaybackMode::follow);
+  p.add_frames(10, frames(10, 3), committed_from(10, 3));
+  EXPECT_EQ(p.current()->step, 12u);
+}
+
+TEST(PlaybackMoment, APacedRunsShownStepsGiveItsLateness) {
+  Playback p;
+  auto run = two_pendulums();
+  run.paced = true;
+  ASSERT_TRUE(p.begin_run(run));
+  ASSERT_TRUE(p.view().lateness);
+  EXPECT_EQ(p.view().lateness->steps, 0u);
+  FrameTimes t = committed_from(0, 4);
+  t.lateness_s = {-0.004, -0.003, 0.002, std::nan("")};  // step 3 is not known yet
+  t.overruns = 1;
+  EXPECT_EQ(p.add_frames(0, frames(0, 4), t), 4u);
+  auto bad = committed_from(4, 2);
+  bad.lateness_s = {0.1, std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(p.add_frames(4, frames(4, 2), bad), 0u);
+  bad.lateness_s = {0.1};  // one for two frames
+  EXPECT_EQ(p.add_frames(4, frames(4, 2), bad), 0u);
+  bad.committed_ns = {at_ms(4)};
+  bad.lateness_s.clear();
+  EXPECT_EQ(p.add_frames(4, frames(4, 2), bad), 0u);
+  EXPECT_EQ(p.counters().rejected, 6u);
+  const LatenessView l = *p.view().lateness;
+  EXPECT_EQ(l.steps, 3u);
+  EXPECT_EQ(l.overruns, 1u);
+  EXPECT_DOUBLE_EQ(l.max_s, 0.002);
+  EXPECT_NEAR(l.p50_s, -0.003, 1e-9);
+  // 1,024 columns over 1,000 steps: a column each for steps 0, 1 and 2 (3 is not known).
+  EXPECT_EQ(
+      std::count_if(l.columns.begin(), l.columns.end(), [](auto& c) { return c.has_value(); }), 3);
+  EXPECT_DOUBLE_EQ(l.columns[0]->latest_s, -0.004);
+  EXPECT_DOUBLE_EQ(l.columns[2]->latest_s, 0.002);
+  auto unpaced = Playback();
+  ASSERT_TRUE(unpaced.begin_run(two_pendulums()));
+  EXPECT_FALSE(unpaced.view().lateness);
+}
+
+TEST(LatenessHistory, KeepsASampleOfEveryStepWithinItsBound) {
+  LatenessHistory h(1'000'000, 100, 64);
+  for (std::uint64_t s = 1; s <= 1'000'000; ++s)
+    h.add(s, s % 100 == 0 ? 1e-3 : -1e-3 * static_cast<double>(s) / 1e6, s / 100);
+  const LatenessView v = h.view();
+  EXPECT_EQ(v.steps, 1'000'000u);
+  EXPECT_EQ(v.overruns, 10'000u);
+  EXPECT_DOUBLE_EQ(v.max_s, 1e-3);
+  EXPECT_NEAR(v.p50_s, -0.5e-3, 0.05e-3);  // the sample spreads over the whole run
+  EXPECT_EQ(v.columns.size(), 100u);
+  for (const auto& c : v.columns) {
+    ASSERT_TRUE(c);
+    EXPECT_DOUBLE_EQ(c->latest_s, 1e-3);  // every column had an overrun in it
+  }
 }
 
 TEST(Playback, HorizonNeedsOneReachedStepPerPendulum) {
