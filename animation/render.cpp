@@ -403,8 +403,8 @@ void draw_lateness_bar(QPainter& p, const QRect& area, const LatenessView& v) {
         latest = std::max(latest.value_or(v.columns[c]->latest_s), v.columns[c]->latest_s);
     if (!latest) continue;
     const double share = std::min(1.0, std::fabs(*latest) / scale);
-    if (*latest > 0) {
-      const int h = std::max(1, static_cast<int>(std::lround(share * up)));
+    if (*latest > 0) {  // an overrun stays visible however small beside the largest margin
+      const int h = std::max(std::min(3, up), static_cast<int>(std::lround(share * up)));
       p.fillRect(bar.left() + x, due_y - h, 1, h, QColor(colours::rollback));
     } else {
       const int h = std::max(1, static_cast<int>(std::lround(share * down)));

@@ -105,8 +105,8 @@ void draw_horizon_bar(QPainter& p, const QRect& area, std::uint64_t last_step,
                       const std::string& horizon_name, const std::vector<std::uint64_t>& reached);
 // How the shown steps of a paced run kept their deadlines, on the horizon bar's x axis (the
 // run's steps): per column its closest call, a bar down from the due line for the margin
-// left (colours::busy) or up from it for an overrun (colours::rollback), scaled to the
-// largest; the overruns and the spread of the lateness as text.
+// left (colours::busy) or up from it for an overrun (colours::rollback, at least 3 px), scaled
+// to the largest; the overruns and the spread of the lateness as text.
 void draw_lateness_bar(QPainter& p, const QRect& area, const LatenessView& lateness);
 // A duration for people: "−280 µs", "2.10 ms", "1.50 s".
 std::string duration_text(double s);

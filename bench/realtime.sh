@@ -3,24 +3,32 @@
 # (1 kHz) for DURATION seconds (default 60), for conservative lookahead and optimistic in the
 # process and pendulum layouts, with --pin cores and --pin none, and each release wait
 # (sleep, spin, hybrid). Prints overruns and the p50/p99/max of lateness and start delay
-# per run (summary.json "realtime"); docs/realtime.md defines them.
-# Usage: bash bench/realtime.sh [DURATION_S] [RELEASES]   e.g. bash bench/realtime.sh 10 "hybrid"
+# per run (summary.json "realtime"); docs/realtime.md defines them. PRIORITIES adds runs under
+# SCHED_FIFO (--rt-priority N; needs root) beside the default scheduler (0).
+# Usage: bash bench/realtime.sh [DURATION_S] [RELEASES] [LAYOUTS] [PRIORITIES]
+#   e.g. bash bench/realtime.sh 10 "hybrid" "pendulum" "0 50"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/bin/kausal ] || make build
 duration=${1:-60}
 releases=${2:-"sleep spin hybrid"}
+layouts=${3:-"process pendulum"}
+priorities=${4:-"0"}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 sed "s/^duration = 20.0 /duration = $duration /" scenarios/thesis.toml > "$out/thesis.toml"
 for method in "conservative --guarantee lookahead" optimistic; do
-  for layout in process pendulum; do
+  for layout in $layouts; do
     for pin in cores none; do
       for release in $releases; do
-        dir="$out/$(echo "$method" | cut -d' ' -f1)-${method##* }-$layout-$pin-$release"
-        build/bin/kausal run "$out/thesis.toml" --method $method --layout "$layout" --pin "$pin" \
-          --realtime 1 --release "$release" --trace off --skip-feasibility-check \
-          --out "$dir" >/dev/null 2>&1 || true
+        for priority in $priorities; do
+          dir="$out/$(echo "$method" | cut -d' ' -f1)-${method##* }-$layout-$pin-$release"
+          fifo=()
+          if [ "$priority" != 0 ]; then dir="$dir-fifo$priority"; fifo=(--rt-priority "$priority"); fi
+          build/bin/kausal run "$out/thesis.toml" --method $method --layout "$layout" --pin "$pin" \
+            --realtime 1 --release "$release" --trace off --skip-feasibility-check "${fifo[@]}" \
+            --out "$dir" >/dev/null 2>&1 || true
+        done
       done
     done
   done

@@ -23,6 +23,15 @@ for run in conservative-step conservative-lookahead optimistic; do
 done
 "$view" --chart "$img/tutorial-wall-time.png" --runs "$runs"/tutorial/{sequential,conservative-step,conservative-lookahead,optimistic} --size 640x300
 
+# The live view of a paced run (tutorial §4): each window closed 60 ms (of model time, at
+# factor 1) after the frame of the first collision, and saved as it was then.
+for method in optimistic conservative; do
+  QT_QPA_PLATFORM=offscreen KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES=$((first + 60)) \
+    KAUSAL_TEST_ANIMATION_GRAB_ON_CLOSE="$img/tutorial-live-$method.png" \
+    "$kausal" run scenarios/tutorial.toml --method "$method" --animate \
+    --out "$runs/live-$method" >/dev/null 2>&1
+done
+
 # The heterogeneous experiment (docs/experiments.md): a slow host beside fast ones.
 "$kausal" compare scenarios/heterogeneous.toml --out "$runs/heterogeneous" >/dev/null
 for run in conservative-step optimistic; do

@@ -220,6 +220,13 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
          "before, then spins)")
       ->default_str("hybrid")
       ->check(CLI::IsMember({"sleep", "spin", "hybrid"}));
+  cmd->add_option("--rt-priority", rt.priority,
+                  "paced runs: run the monitor and the component processes it starts under "
+                  "SCHED_FIFO at this priority (1-99; needs root or CAP_SYS_NICE; processes "
+                  "started by node agents keep their scheduler). Fewer scheduler stalls, "
+                  "fewer overruns; docs/realtime.md")
+      ->type_name("N")
+      ->check(CLI::Range(1, 99));
   cmd->add_option_function<std::vector<std::string>>(
          "--delay",
          [&rt](const std::vector<std::string>& delays) {
@@ -238,7 +245,7 @@ void check_realtime_options(Options& o) {
   if (o.was_given("--realtime") && o.was_given("--external-clock"))
     throw InputError("command line: --realtime and --external-clock exclude each other");
   if (!o.realtime.paced())
-    for (const char* option : {"--release", "--delay", "--skip-feasibility-check"})
+    for (const char* option : {"--release", "--delay", "--skip-feasibility-check", "--rt-priority"})
       if (o.was_given(option))
         throw InputError(std::string("command line: ") + option +
                          " applies to paced runs (--realtime FACTOR > 0 or --external-clock)");

@@ -55,7 +55,7 @@ void AnimationFeed::committed(std::uint64_t step, std::span<const double> values
   // The frame after the chunk's last one continues it.
   if (chunks_.empty() || next_frame(chunks_.back().last_step) != step ||
       chunks_.back().frames >= max_frames_per_call)
-    chunks_.push_back({step, step, 0, {}});
+    chunks_.push_back({step, step, 0, {}, {}});
   Chunk& c = chunks_.back();
   if (columns_.empty()) {
     c.states.insert(c.states.end(), values.begin(), values.end());

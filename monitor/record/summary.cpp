@@ -140,6 +140,7 @@ nlohmann::ordered_json realtime_json(const RealtimeFigures& f) {
   if (f.clock == ClockSource::wall) j["factor"] = f.factor;
   if (f.clock == ClockSource::external) j["ticks"] = f.ticks;
   j["release"] = f.wait;
+  j["rt_priority"] = f.priority;
   j["budget_s"] = f.budget_s;
   j["overruns"] = f.overruns;
   j["start_delay_s"] = spread_json(f.start_delay_s);
@@ -165,7 +166,9 @@ std::string realtime_setup(const RealtimeFigures& f) {
     o << "factor " << f.factor << " (" << micros(f.budget_s) << " µs per step)";
   else
     o << "external clock, " << f.ticks << " ticks";
-  o << ", release by " << name_of(f.wait) << ", " << f.overruns << " overruns";
+  o << ", release by " << name_of(f.wait);
+  if (f.priority > 0) o << ", SCHED_FIFO " << f.priority;
+  o << ", " << f.overruns << " overruns";
   return o.str();
 }
 

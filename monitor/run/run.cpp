@@ -13,6 +13,7 @@
 #include "monitor/record/summary.hpp"
 #include "monitor/run/feasibility.hpp"
 #include "monitor/run/operator.hpp"
+#include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/fan_out.hpp"
@@ -415,6 +416,9 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   if (!spec.replayed.empty() && !model.clock())
     throw InputError("a replay needs a paced run (a clock at any factor)");
   for (const Injection& i : spec.replayed) check_injection(spec.model, i);
+  // Before anything is started: the processes forked and threads made from now on inherit it.
+  std::optional<RealtimePriority> priority;
+  if (model.clock() && spec.realtime.priority > 0) priority.emplace(spec.realtime.priority);
   std::optional<StepBudget> budget;
   if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
     budget = probe_budget(spec);

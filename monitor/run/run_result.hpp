@@ -100,6 +100,7 @@ struct RealtimeFigures {
   ClockSource clock = ClockSource::none;
   double factor = 0;  // wall
   ReleaseWait wait = ReleaseWait::hybrid;
+  int priority = 0;         // --rt-priority: SCHED_FIFO priority (0: the default scheduler)
   double budget_s = 0;      // wall: h / factor per step; external: 0 (the ticks decide)
   std::uint64_t ticks = 0;  // external: ticks received
   std::uint64_t overruns = 0;

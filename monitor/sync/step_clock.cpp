@@ -211,6 +211,7 @@ RealtimeFigures StepClock::figures(const StepTimings* work) const {
   f.clock = options_.clock;
   f.factor = options_.clock == ClockSource::wall ? options_.factor : 0;
   f.wait = options_.wait;
+  f.priority = options_.priority;
   f.budget_s = options_.clock == ClockSource::wall ? h_ / options_.factor : 0;
   f.ticks = ticks_;
   f.overruns = overruns_;

@@ -38,6 +38,10 @@ struct RealtimeOptions {
   // Wall clock: before the run, measure whether it can keep up (monitor/run/feasibility.hpp)
   // and refuse it if not.
   bool check_feasible = true;
+  // The monitor and the component processes it starts run under SCHED_FIFO at this
+  // priority while the run lasts (monitor/run/realtime_priority.hpp); 0: the default
+  // scheduler.
+  int priority = 0;
 
   bool paced() const { return clock != ClockSource::none; }
 };

@@ -721,11 +721,11 @@ struct ViewedRun {
 };
 
 ViewedRun run_with_view(const std::vector<std::string>& args, const fs::path& dir,
-                        const fs::path& out) {
+                        const fs::path& out, std::map<std::string, std::string> env = {}) {
   const fs::path png = dir / (out.filename().string() + "-view.png");
-  testing::KausalProcess p(
-      args, dir,
-      {{"QT_QPA_PLATFORM", "offscreen"}, {"KAUSAL_TEST_ANIMATION_GRAB_ON_CLOSE", png.string()}});
+  env["QT_QPA_PLATFORM"] = "offscreen";
+  env["KAUSAL_TEST_ANIMATION_GRAB_ON_CLOSE"] = png.string();
+  testing::KausalProcess p(args, dir, env);
   ViewedRun r;
   const auto view = p.component_pid("animation", 20s);
   r.view_seen = view.has_value();
@@ -832,6 +832,78 @@ TEST(AnimatePartitionedCompare, OneViewShowsEveryRun) {
   const auto summary = testing::read_json(out / "optimistic/summary.json");
   expect_plots_and_the_final_horizon(r.picture, summary["partitions"].size(),
                                      summary["components"].size(), "compare");
+}
+
+// ---- a paced run, shown as it happens ----
+
+// The columns of the horizon bar where the horizon line is drawn (colours::horizon).
+std::vector<int> horizon_columns(const QImage& image, const QRect& bar) {
+  std::vector<int> xs;
+  for (int x = bar.left(); x <= bar.right(); ++x)
+    if ((image.pixel(x, bar.center().y()) | 0xff000000u) == colours::horizon) xs.push_back(x);
+  return xs;
+}
+
+// Columns of the lateness strip with a bar in them (a margin or an overrun) in [x0, x1).
+int lateness_columns(const QImage& image, const QRect& strip, int x0, int x1) {
+  int columns = 0;
+  for (int x = std::max(x0, strip.left() + 1); x < std::min(x1, strip.right()); ++x) {
+    bool bar = false;
+    for (int y = strip.top() + 1; y < strip.bottom() && !bar; ++y) {
+      const QRgb c = image.pixel(x, y) | 0xff000000u;
+      bar = c == colours::busy || c == colours::rollback;
+    }
+    columns += bar;
+  }
+  return columns;
+}
+
+// The window closed after 2,000 of the tutorial's 6,000 steps, paced at 4 simulated seconds per
+// wall second: its last picture is of that moment. The horizon (the optimistic GVT, the
+// conservative guarantee) is beside step 2,000, not at the run's end as a replay of a
+// finished run would show it; the lateness strip is filled up to there and empty beyond. The
+// run goes on without its view to the pinned digest.
+TEST(AnimatePaced, TheViewShowsTheRunAsItHappens) {
+  TempDir tmp;
+  constexpr double shown = 2000, steps = 6000;
+  for (const std::string method : {"optimistic", "conservative"}) {
+    const fs::path out = tmp / method;
+    const ViewedRun r =
+        run_with_view({"run", (kScenarios / "tutorial.toml").string(), "--method", method,
+                       "--animate", "--realtime", "4", "--skip-feasibility-check", "--out",
+                       out.string()},
+                      tmp.path(), out, {{"KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES", "2000"}});
+    ASSERT_EQ(r.exit_code, 0) << method << "\n" << r.err;
+    EXPECT_EQ(testing::read_json(out / "summary.json")["trajectory_sha256"],
+              pinned_digest("tutorial.toml"))
+        << method;
+    ASSERT_FALSE(r.picture.isNull()) << method << r.log;
+    const auto summary = testing::read_json(out / "summary.json");
+    const LiveLayout layout =
+        live_layout(r.picture.size(), summary["components"].size(), /*lateness=*/true);
+    const QRect bar = layout.horizon.adjusted(140, 2, -8, -2);
+    const auto x_of = [&](double step) {
+      return bar.left() + static_cast<int>(step / steps * bar.width());
+    };
+    const std::vector<int> horizon = horizon_columns(r.picture, bar);
+    ASSERT_FALSE(horizon.empty()) << method;
+    // The step shown (a black line, unless the horizon's covers it) is the newest frame too,
+    // not a replay that lags behind the frames received.
+    for (int x = bar.left(); x <= bar.right(); ++x)
+      if ((r.picture.pixel(x, bar.center().y()) | 0xff000000u) == qRgb(0, 0, 0)) {
+        EXPECT_GE(x, x_of(shown - 50)) << method;
+        EXPECT_LE(x, x_of(shown + 600)) << method;
+      }
+    // Frames reach the view within a few dozen milliseconds (about 100 steps here), and an
+    // optimistic Integrator runs at most its window (128 steps) ahead of the GVT.
+    EXPECT_GE(horizon.front(), x_of(shown - 50)) << method;
+    EXPECT_LE(horizon.back(), x_of(shown + 600)) << method;
+    const QRect strip = layout.lateness.adjusted(140, 2, -8, -2);
+    EXPECT_GT(lateness_columns(r.picture, strip, x_of(0), x_of(shown - 100)),
+              (x_of(shown - 100) - x_of(0)) / 2)
+        << method;
+    EXPECT_EQ(lateness_columns(r.picture, strip, x_of(shown + 600), strip.right()), 0) << method;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Paced runs with real processes: kausal run --realtime and --external-clock, kausal tick
 // over the Clock interface, the figures in summary.json, and the options refused.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include "kausal_process.hpp"
 
@@ -90,6 +91,44 @@ TEST(RealtimeCli, WallClockPacingKeepsTheDigestAndCountsDelayedSteps) {
   }
 }
 
+// SCHED_FIFO can be had here (root or CAP_SYS_NICE): tried on this process and undone.
+bool fifo_allowed() {
+  sched_param p{};
+  p.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &p) != 0) return false;
+  p.sched_priority = 0;
+  sched_setscheduler(0, SCHED_OTHER, &p);
+  return true;
+}
+
+// --rt-priority: the component processes the monitor starts run under SCHED_FIFO at that
+// priority while the run lasts, the summary says so, and the digest is the unpaced one.
+TEST(RealtimeCli, RtPriorityRunsTheComponentsUnderSchedFifo) {
+  if (!fifo_allowed()) GTEST_SKIP() << "SCHED_FIFO needs root or CAP_SYS_NICE";
+  TempDir dir;
+  const std::string thesis = thesis_for(dir.path(), "1.0");  // 1,000 steps: 1 s at factor 1
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", thesis, "--out", (dir / "free").string()}, dir.path(), &err), 0)
+      << err;
+  const fs::path out = dir / "fifo";
+  KausalProcess run({"run", thesis, "--method", "optimistic", "--layout", "pendulum",
+                     "--realtime", "1", "--skip-feasibility-check", "--rt-priority", "7",
+                     "--out", out.string()},
+                    dir.path());
+  const auto integrator = run.component_pid("integrator-2", 20s);
+  ASSERT_TRUE(integrator) << run.err();
+  sched_param param{};
+  const int policy = sched_getscheduler(*integrator);
+  ASSERT_EQ(sched_getparam(*integrator, &param), 0);
+  ASSERT_EQ(run.wait(60s), 0) << run.err();
+  EXPECT_EQ(policy, SCHED_FIFO);
+  EXPECT_EQ(param.sched_priority, 7);
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["realtime"]["rt_priority"], 7);
+  EXPECT_EQ(summary["trajectory_sha256"], read_json(dir / "free/summary.json")["trajectory_sha256"]);
+  EXPECT_NE(run.out().find("SCHED_FIFO 7"), std::string::npos) << run.out();
+}
+
 TEST(RealtimeCli, PacingOptionsThatDoNotFitAreRefused) {
   TempDir dir;
   const std::string thesis = thesis_for(dir.path(), "0.1");
@@ -100,7 +139,10 @@ TEST(RealtimeCli, PacingOptionsThatDoNotFitAreRefused) {
            {{"--delay", "5:0.1"}, "paced runs"},
            {{"--realtime", "1", "--delay", "five:0.1"}, "STEP:SECONDS"},
            {{"--realtime", "-1"}, "--realtime"},
-           {{"--realtime", "nan"}, "--realtime"}}) {
+           {{"--realtime", "nan"}, "--realtime"},
+           {{"--rt-priority", "5"}, "paced runs"},
+           {{"--realtime", "1", "--rt-priority", "0"}, "--rt-priority"},
+           {{"--realtime", "1", "--rt-priority", "100"}, "--rt-priority"}}) {
     std::vector<std::string> command{"run", thesis, "--out", (dir / "refused").string()};
     command.insert(command.end(), args.begin(), args.end());
     EXPECT_EQ(run_kausal(command, dir.path(), &err), 2) << args.front();

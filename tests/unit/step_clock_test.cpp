@@ -6,6 +6,7 @@
 // overrun counts come from RealtimeOptions::delays, which make a step late by a known
 // margin, so that they do not depend on the machine's speed.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +19,8 @@
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/sync/step_clock.hpp"
+#include "monitor/run/realtime_priority.hpp"
+#include "system/errors.hpp"
 #include "system/activity_trace.hpp"
 #include "system/errors.hpp"
 
@@ -367,6 +370,33 @@ TEST(StepClockFigures, OnlyStepsWithTimingsAreSplit) {
   EXPECT_EQ(f.communication_s.count, f.compute_s.count);
   EXPECT_LE(f.compute_s.max, f.step_s.max);
   EXPECT_EQ(f.communication_s.max, 0);
+}
+
+// --rt-priority: out of range refused; where allowed (root), every thread of this process runs
+// under SCHED_FIFO while the guard lives and under the default scheduler after it.
+TEST(RealtimePriority, MovesEveryThreadToSchedFifoAndBack) {
+  EXPECT_THROW(RealtimePriority(0), InputError);
+  EXPECT_THROW(RealtimePriority(100), InputError);
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> other_tid{0};
+  std::thread other([&] {
+    other_tid = gettid();
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (other_tid == 0) std::this_thread::yield();
+  // Asked of the kernel (glibc's pthread_getschedparam may answer from a cache).
+  auto policy_of = [](pid_t tid) { return sched_getscheduler(tid); };
+  try {
+    RealtimePriority fifo(3);
+    EXPECT_EQ(sched_getscheduler(0), SCHED_FIFO);
+    EXPECT_EQ(policy_of(other_tid), SCHED_FIFO);  // a thread that was there before
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("SCHED_FIFO"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
+  EXPECT_EQ(policy_of(other_tid), SCHED_OTHER);
+  stop = true;
+  other.join();
 }
 
 }  // namespace
