@@ -868,11 +868,10 @@ TEST(AnimatePaced, TheViewShowsTheRunAsItHappens) {
   constexpr double shown = 2000, steps = 6000;
   for (const std::string method : {"optimistic", "conservative"}) {
     const fs::path out = tmp / method;
-    const ViewedRun r =
-        run_with_view({"run", (kScenarios / "tutorial.toml").string(), "--method", method,
-                       "--animate", "--realtime", "4", "--skip-feasibility-check", "--out",
-                       out.string()},
-                      tmp.path(), out, {{"KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES", "2000"}});
+    const ViewedRun r = run_with_view(
+        {"run", (kScenarios / "tutorial.toml").string(), "--method", method, "--animate",
+         "--realtime", "4", "--skip-feasibility-check", "--out", out.string()},
+        tmp.path(), out, {{"KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES", "2000"}});
     ASSERT_EQ(r.exit_code, 0) << method << "\n" << r.err;
     EXPECT_EQ(testing::read_json(out / "summary.json")["trajectory_sha256"],
               pinned_digest("tutorial.toml"))

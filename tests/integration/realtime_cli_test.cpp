@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
+
 #include "kausal_process.hpp"
 
 namespace kausal::testing {
@@ -111,9 +113,8 @@ TEST(RealtimeCli, RtPriorityRunsTheComponentsUnderSchedFifo) {
   ASSERT_EQ(run_kausal({"run", thesis, "--out", (dir / "free").string()}, dir.path(), &err), 0)
       << err;
   const fs::path out = dir / "fifo";
-  KausalProcess run({"run", thesis, "--method", "optimistic", "--layout", "pendulum",
-                     "--realtime", "1", "--skip-feasibility-check", "--rt-priority", "7",
-                     "--out", out.string()},
+  KausalProcess run({"run", thesis, "--method", "optimistic", "--layout", "pendulum", "--realtime",
+                     "1", "--skip-feasibility-check", "--rt-priority", "7", "--out", out.string()},
                     dir.path());
   const auto integrator = run.component_pid("integrator-2", 20s);
   ASSERT_TRUE(integrator) << run.err();
@@ -125,7 +126,8 @@ TEST(RealtimeCli, RtPriorityRunsTheComponentsUnderSchedFifo) {
   EXPECT_EQ(param.sched_priority, 7);
   const auto summary = read_json(out / "summary.json");
   EXPECT_EQ(summary["realtime"]["rt_priority"], 7);
-  EXPECT_EQ(summary["trajectory_sha256"], read_json(dir / "free/summary.json")["trajectory_sha256"]);
+  EXPECT_EQ(summary["trajectory_sha256"],
+            read_json(dir / "free/summary.json")["trajectory_sha256"]);
   EXPECT_NE(run.out().find("SCHED_FIFO 7"), std::string::npos) << run.out();
 }
 
@@ -150,6 +152,112 @@ TEST(RealtimeCli, PacingOptionsThatDoNotFitAreRefused) {
   }
   EXPECT_EQ(run_kausal({"tick", (dir / "nothing").string()}, dir.path(), &err), 2);
   EXPECT_NE(err.find("clock.ior"), std::string::npos) << err;
+}
+
+// ---- influence while running: kausal inject, a controller in the loop, --replay ----
+
+// Waits for a paced run to serve its Operator (OUT/operator.ior).
+bool operator_served(const fs::path& out, KausalProcess& run) {
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "operator.ior")) {
+    if (run.wait(0ms)) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return fs::exists(out / "operator.ior");
+}
+
+// A kausal command to its end, in a directory of its own (each process writes its stdout to
+// PROGRAM.out there): its exit code and what it printed on stdout and stderr.
+struct Said {
+  int code = -1;
+  std::string text;
+};
+Said kausal_says(const std::vector<std::string>& args, const fs::path& dir,
+                 const std::string& program = "kausal") {
+  fs::create_directories(dir);
+  KausalProcess p(args, dir, {}, program);
+  Said s;
+  s.code = p.wait(60s).value_or(-1);
+  s.text = p.out() + p.err();
+  return s;
+}
+
+// kausal inject over the Operator of a run in component processes: a push takes effect at a
+// step, a read answers with the newest committed values, what the run cannot take is refused
+// (exit 2, the run goes on), a stop ends the run (exit 130, resumable); every accepted action
+// is recorded, and kausal run --replay gives the run's digest under another method. After
+// the run, no operator is left to call.
+TEST(RealtimeCli, InjectPushesReadsAndStopsARunAndItsReplayGivesItsDigest) {
+  TempDir dir;
+  const std::string thesis = thesis_for(dir.path(), "30.0");  // ends by the stop, not by itself
+  const fs::path out = dir / "live";
+  fs::create_directories(dir / "run");
+  KausalProcess run({"run", thesis, "--method", "optimistic", "--layout", "pendulum", "--realtime",
+                     "1", "--skip-feasibility-check", "--out", out.string()},
+                    dir / "run");
+  ASSERT_TRUE(operator_served(out, run)) << run.err();
+  const Said push = kausal_says({"inject", out.string(), "push", "3", "0.05"}, dir / "push");
+  ASSERT_EQ(push.code, 0) << push.text;
+  EXPECT_NE(push.text.find("push takes effect at step"), std::string::npos) << push.text;
+  const Said read = kausal_says({"inject", out.string(), "read", "phi_3", "omega_3"}, dir / "read");
+  ASSERT_EQ(read.code, 0) << read.text;
+  EXPECT_NE(read.text.find("omega_3 "), std::string::npos) << read.text;
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"push", "99", "0.1"}, "refused"},
+           {{"set", "upper.inflow", "0.1"}, "refused"},
+           {{"read", "nothing_9"}, "refused"}}) {
+    std::vector<std::string> command{"inject", out.string()};
+    command.insert(command.end(), args.begin(), args.end());
+    const Said bad = kausal_says(command, dir / ("bad-" + args.front()));
+    EXPECT_EQ(bad.code, 2) << args.front() << ": " << bad.text;
+    EXPECT_NE(bad.text.find(says), std::string::npos) << args.front() << ": " << bad.text;
+  }
+  const Said stop = kausal_says({"inject", out.string(), "stop"}, dir / "stop");
+  ASSERT_EQ(stop.code, 0) << stop.text;
+  ASSERT_EQ(run.wait(30s), std::optional<int>(130)) << run.err();
+  EXPECT_EQ(read_json(out / "summary.json")["status"], "interrupted");
+  EXPECT_FALSE(fs::exists(out / "operator.ior"));  // withdrawn with the run
+  const std::string recorded = read_file(out / "injections.jsonl");
+  EXPECT_EQ(std::count(recorded.begin(), recorded.end(), '\n'), 2) << recorded;  // push, stop
+  const Said gone = kausal_says({"inject", out.string(), "read", "phi_1"}, dir / "gone");
+  EXPECT_EQ(gone.code, 2) << gone.text;
+  EXPECT_NE(gone.text.find("operator.ior"), std::string::npos) << gone.text;
+  const Said replay =
+      kausal_says({"run", "--replay", out.string(), "--method", "conservative"}, dir / "replay");
+  EXPECT_EQ(replay.code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("the same digest"), std::string::npos) << replay.text;
+}
+
+// The example controller (examples/level_controller.cpp) in the loop of the two tanks paced at
+// 120 simulated seconds per wall second: it reads the lower level and writes the upper inflow
+// over the Operator every 20 ms, reports its cycles and deadline misses, and holds the level
+// near its setpoint (without it the tank settles at 0.09 m); its writes are recorded, and the
+// replay reproduces the closed-loop run without it.
+TEST(RealtimeCli, ALevelControllerClosesTheLoopAndTheReplayGivesItsDigest) {
+  TempDir dir;
+  const fs::path tanks = fs::path(KAUSAL_SOURCE_DIR) / "scenarios/two-tanks.toml";
+  const fs::path out = dir / "loop";
+  fs::create_directories(dir / "run");
+  KausalProcess run({"run", tanks.string(), "--method", "conservative", "--realtime", "120",
+                     "--skip-feasibility-check", "--out", out.string()},
+                    dir / "run");
+  ASSERT_TRUE(operator_served(out, run)) << run.err();
+  const Said controller = kausal_says({out.string(), "--setpoint", "0.15", "--cycle", "0.02"},
+                                      dir / "controller", "kausal-level-controller");
+  ASSERT_EQ(run.wait(30s), std::optional<int>(0)) << run.err();
+  ASSERT_EQ(controller.code, 0) << controller.text;
+  EXPECT_NE(controller.text.find("deadline misses"), std::string::npos) << controller.text;
+  // The lower tank's level in the last row of trajectory.csv.
+  const std::string csv = read_file(out / "trajectory.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::size_t column = 0;
+  for (std::size_t at = 0; at < header.find("lower.level"); at = header.find(',', at) + 1) ++column;
+  std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+  for (std::size_t k = 0; k < column; ++k) last = last.substr(last.find(',') + 1);
+  EXPECT_NEAR(std::stod(last), 0.15, 0.01) << header << "\n" << last;
+  const Said replay = kausal_says({"run", "--replay", out.string()}, dir / "replay");
+  EXPECT_EQ(replay.code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("the same digest"), std::string::npos) << replay.text;
 }
 
 }  // namespace

@@ -16,11 +16,10 @@
 #include <vector>
 
 #include "monitor/record/step_timings.hpp"
+#include "monitor/run/realtime_priority.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/sync/step_clock.hpp"
-#include "monitor/run/realtime_priority.hpp"
-#include "system/errors.hpp"
 #include "system/activity_trace.hpp"
 #include "system/errors.hpp"
 
