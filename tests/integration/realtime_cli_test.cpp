@@ -17,14 +17,14 @@ std::string thesis_for(const fs::path& dir, const std::string& duration) {
       .string();
 }
 
-// Waits for the run to serve its clock (OUT/clock.ior).
-bool clock_served(const fs::path& out, KausalProcess& run) {
+// Waits for the run to serve what `reference` names (OUT/clock.ior, OUT/operator.ior).
+bool served(const fs::path& reference, KausalProcess& run) {
   const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "clock.ior")) {
+  while (std::chrono::steady_clock::now() < deadline && !fs::exists(reference)) {
     if (run.wait(0ms)) return false;
     std::this_thread::sleep_for(20ms);
   }
-  return fs::exists(out / "clock.ior");
+  return fs::exists(reference);
 }
 
 // 10^5 ticks through `kausal tick` release exactly 10^5 steps of a run in component
@@ -40,7 +40,7 @@ TEST(RealtimeCli, TicksFromKausalTickReleaseExactlyOneStepEach) {
       {"run", thesis, "--method", "conservative", "--guarantee", "lookahead", "--layout", "single",
        "--external-clock", "--trace", "off", "--out", out.string()},
       dir.path());
-  ASSERT_TRUE(clock_served(out, run)) << run.err();
+  ASSERT_TRUE(served(out / "clock.ior", run)) << run.err();
   ASSERT_EQ(run_kausal({"tick", out.string(), "--count", "60000"}, dir.path(), &err, 120s), 0)
       << err;
   // The rest until the last step (--all), in a second tick process.
@@ -156,16 +156,6 @@ TEST(RealtimeCli, PacingOptionsThatDoNotFitAreRefused) {
 
 // ---- influence while running: kausal inject, a controller in the loop, --replay ----
 
-// Waits for a paced run to serve its Operator (OUT/operator.ior).
-bool operator_served(const fs::path& out, KausalProcess& run) {
-  const auto deadline = std::chrono::steady_clock::now() + 20s;
-  while (std::chrono::steady_clock::now() < deadline && !fs::exists(out / "operator.ior")) {
-    if (run.wait(0ms)) return false;
-    std::this_thread::sleep_for(20ms);
-  }
-  return fs::exists(out / "operator.ior");
-}
-
 // A kausal command to its end, in a directory of its own (each process writes its stdout to
 // PROGRAM.out there): its exit code and what it printed on stdout and stderr.
 struct Said {
@@ -195,7 +185,7 @@ TEST(RealtimeCli, InjectPushesReadsAndStopsARunAndItsReplayGivesItsDigest) {
   KausalProcess run({"run", thesis, "--method", "optimistic", "--layout", "pendulum", "--realtime",
                      "1", "--skip-feasibility-check", "--out", out.string()},
                     dir / "run");
-  ASSERT_TRUE(operator_served(out, run)) << run.err();
+  ASSERT_TRUE(served(out / "operator.ior", run)) << run.err();
   const Said push = kausal_says({"inject", out.string(), "push", "3", "0.05"}, dir / "push");
   ASSERT_EQ(push.code, 0) << push.text;
   EXPECT_NE(push.text.find("push takes effect at step"), std::string::npos) << push.text;
@@ -241,7 +231,7 @@ TEST(RealtimeCli, ALevelControllerClosesTheLoopAndTheReplayGivesItsDigest) {
   KausalProcess run({"run", tanks.string(), "--method", "conservative", "--realtime", "120",
                      "--skip-feasibility-check", "--out", out.string()},
                     dir / "run");
-  ASSERT_TRUE(operator_served(out, run)) << run.err();
+  ASSERT_TRUE(served(out / "operator.ior", run)) << run.err();
   const Said controller = kausal_says({out.string(), "--setpoint", "0.15", "--cycle", "0.02"},
                                       dir / "controller", "kausal-level-controller");
   ASSERT_EQ(run.wait(30s), std::optional<int>(0)) << run.err();
