@@ -223,8 +223,8 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
   cmd->add_option("--rt-priority", rt.priority,
                   "paced runs: run the monitor and the component processes it starts under "
                   "SCHED_FIFO at this priority (1-99; needs root or CAP_SYS_NICE; processes "
-                  "started by node agents keep their scheduler). Fewer scheduler stalls, "
-                  "fewer overruns; docs/realtime.md")
+                  "started by node agents keep their scheduler): other work on the machine no "
+                  "longer preempts the run (a hypervisor still can: docs/performance.md)")
       ->type_name("N")
       ->check(CLI::Range(1, 99));
   cmd->add_option_function<std::vector<std::string>>(
