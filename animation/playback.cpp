@@ -186,7 +186,14 @@ bool Playback::set_horizon(std::uint64_t step, std::vector<std::uint64_t> reache
   const double at_s = horizons_.empty() ? at : std::max(at, horizons_.back().at_s);
   horizons_.push_back(Horizon{step, std::move(reached), at_s});
   newest_s_ = std::max(newest_s_, at_s);
-  if (horizons_.size() > max_horizons) horizons_.pop_front();
+  if (horizons_.size() > max_horizons) {
+    // Every second one goes, over the whole wait: the first (of the moment shown) and the
+    // newest stay, so that a long replay still finds a horizon near each moment.
+    std::deque<Horizon> kept;
+    for (std::size_t i = 0; i < horizons_.size(); i += 2) kept.push_back(std::move(horizons_[i]));
+    if (horizons_.size() % 2 == 0) kept.push_back(std::move(horizons_.back()));
+    horizons_ = std::move(kept);
+  }
   return true;
 }
 

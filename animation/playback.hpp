@@ -126,7 +126,8 @@ class Playback {
   // paused).
   static constexpr double flash_s = 0.5;
   static constexpr std::size_t max_tracks = 64;
-  // Horizons and rollbacks kept for moments not shown yet; beyond these the oldest go.
+  // Horizons and rollbacks kept for moments not shown yet. Beyond max_horizons every second
+  // horizon goes (the first and the newest stay); beyond max_rollbacks the oldest rollback.
   static constexpr std::size_t max_horizons = 4096;
   static constexpr std::size_t max_rollbacks = 10000;
   // A plot view's limits: plots (partitions), series in all, and the points kept per series.

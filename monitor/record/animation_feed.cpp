@@ -9,15 +9,12 @@ namespace kausal {
 
 struct AnimationFeed::Outgoing {
   std::deque<Chunk> chunks;
-  bool has_horizon = false;
-  std::uint64_t horizon = 0;
-  std::vector<std::uint64_t> reached;
-  std::uint64_t horizon_ns = 0;
+  std::vector<PendingHorizon> horizons;
   std::vector<Rollback> rollbacks;
   std::vector<ActivitySpan> monitor_spans;
 
   bool empty() const {
-    return chunks.empty() && !has_horizon && rollbacks.empty() && monitor_spans.empty();
+    return chunks.empty() && horizons.empty() && rollbacks.empty() && monitor_spans.empty();
   }
 };
 
@@ -71,10 +68,15 @@ void AnimationFeed::committed(std::uint64_t step, std::span<const double> values
 void AnimationFeed::horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) {
   const std::uint64_t now = monotonic_ns();
   std::lock_guard lock(mutex_);
-  horizon_ = horizon;
-  reached_.assign(reached.begin(), reached.end());
-  horizon_ns_ = now;
-  horizon_changed_ = true;
+  horizons_.push_back({horizon, {reached.begin(), reached.end()}, now});
+  const std::size_t most = std::clamp<std::size_t>(
+      max_horizon_values / std::max<std::size_t>(reached.size(), 1), 2, max_horizons_per_call);
+  if (horizons_.size() <= most) return;
+  // Too many for one batch: every second one goes, evenly over the batch; the newest stays.
+  std::vector<PendingHorizon> kept;
+  for (std::size_t i = horizons_.size() % 2 == 0 ? 1 : 0; i < horizons_.size(); i += 2)
+    kept.push_back(std::move(horizons_[i]));
+  horizons_ = std::move(kept);
 }
 
 void AnimationFeed::rolled_back(std::size_t unit, std::uint64_t step) {
@@ -98,13 +100,7 @@ AnimationFeed::Outgoing AnimationFeed::take_pending() {
   Outgoing out;
   out.chunks.swap(chunks_);
   pending_frames_ = 0;
-  if (horizon_changed_) {
-    out.has_horizon = true;
-    out.horizon = horizon_;
-    out.reached = reached_;
-    out.horizon_ns = horizon_ns_;
-    horizon_changed_ = false;
-  }
+  out.horizons.swap(horizons_);
   out.rollbacks.swap(rollbacks_);
   if (monitor_trace_) {
     TracePage page = monitor_trace_->read(monitor_spans_sent_, 8192);
@@ -143,12 +139,12 @@ bool AnimationFeed::send(Outgoing& out) {
     out.chunks.clear();
     for (const Rollback& r : out.rollbacks)
       view_->rolled_back(static_cast<CORBA::ULong>(r.unit), r.step, r.at_ns);
-    if (out.has_horizon) {
+    for (const PendingHorizon& h : out.horizons) {
       idl::StepSeq reached;
-      reached.length(static_cast<CORBA::ULong>(out.reached.size()));
-      for (std::size_t i = 0; i < out.reached.size(); ++i)
-        reached[static_cast<CORBA::ULong>(i)] = out.reached[i];
-      view_->horizon(out.horizon, reached, out.horizon_ns);
+      reached.length(static_cast<CORBA::ULong>(h.reached.size()));
+      for (std::size_t i = 0; i < h.reached.size(); ++i)
+        reached[static_cast<CORBA::ULong>(i)] = h.reached[i];
+      view_->horizon(h.horizon, reached, h.at_ns);
     }
     if (!out.monitor_spans.empty()) view_->activity("monitor", to_idl(out.monitor_spans));
     return true;
@@ -186,7 +182,7 @@ std::uint64_t AnimationFeed::finish(const std::string& status, double wall_s,
   std::unique_lock lock(mutex_);
   // Everything pending goes first: frames, and the last horizon (the run's end on the bar).
   wake_.wait_for(lock, drain, [&] {
-    return lost_ || (chunks_.empty() && !horizon_changed_ && rollbacks_.empty() && !sending_);
+    return lost_ || (chunks_.empty() && horizons_.empty() && rollbacks_.empty() && !sending_);
   });
   dropped_ += pending_frames_;
   chunks_.clear();

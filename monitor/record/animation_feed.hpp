@@ -25,6 +25,8 @@ class AnimationFeed final : public LiveFeed {
   static constexpr std::size_t max_pending_frames = 200'000;
   static constexpr std::size_t max_frames_per_call = 2048;
   static constexpr std::chrono::milliseconds period{30};
+  static constexpr std::size_t max_horizons_per_call = 256;
+  static constexpr std::size_t max_horizon_values = 65536;  // reached entries per batch
 
   // columns: which of the committed values a frame carries, in order (a plot view shows a
   // few of a partitioned model's states); empty: all of them. clock: a paced run's (the
@@ -74,10 +76,15 @@ class AnimationFeed final : public LiveFeed {
   std::deque<Chunk> chunks_;
   std::size_t pending_frames_ = 0;
   std::uint64_t dropped_ = 0;
-  std::uint64_t horizon_ = 0;
-  std::vector<std::uint64_t> reached_;
-  std::uint64_t horizon_ns_ = 0;
-  bool horizon_changed_ = false;
+  // Every horizon since the last batch, oldest first: a replay shows each frame with the
+  // horizon of its moment. Beyond max_horizons_per_call (fewer for long chains: at most
+  // max_horizon_values reached entries) every second one goes; the newest stays.
+  struct PendingHorizon {
+    std::uint64_t horizon = 0;
+    std::vector<std::uint64_t> reached;
+    std::uint64_t at_ns = 0;
+  };
+  std::vector<PendingHorizon> horizons_;
   struct Rollback {
     std::size_t unit = 0;
     std::uint64_t step = 0;

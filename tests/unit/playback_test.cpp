@@ -167,6 +167,24 @@ TEST(PlaybackMoment, AReplayShowsTheHorizonAndStripsOfItsFramesCommit) {
   EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.1);
 }
 
+TEST(PlaybackMoment, ManyHorizonsAreThinnedEvenlySoThatEveryMomentFindsOne) {
+  Playback p;
+  ASSERT_TRUE(p.begin_run(two_pendulums()));
+  // 10,000 horizons, one a millisecond (an unpaced run's guarantees), more than the view
+  // keeps; frames every 10 ms.
+  for (std::uint64_t k = 0; k < 10000; ++k) p.set_horizon(k / 10, {k / 10, k / 10}, at_ms(k));
+  FrameTimes t;
+  for (std::uint64_t k = 0; k < 1000; ++k) t.committed_ns.push_back(at_ms(10 * k));
+  p.add_frames(0, frames(0, 1000), t);
+  for (std::uint64_t shown : {1u, 250u, 500u, 998u}) {
+    while (p.current()->step < shown) p.step_once();
+    const auto v = p.view();
+    ASSERT_TRUE(v.horizon) << shown;
+    EXPECT_LE(v.horizon->step, shown) << "a horizon from after the moment";
+    EXPECT_GE(v.horizon->step + 2, shown) << "the horizon of the moment was thinned away";
+  }
+}
+
 TEST(PlaybackMoment, AReplayFlashesARollbackWhenItReachesItsMomentAndHoldsItWhilePaused) {
   Playback p;
   ASSERT_TRUE(p.begin_run(two_pendulums()));
