@@ -1,6 +1,7 @@
 #include "animation/operator_controls.hpp"
 
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "idl/kausal.hh"
@@ -31,7 +32,9 @@ RunControls operator_controls(OrbRuntime& orb, const std::filesystem::path& file
   c.pace = [call](double f) {
     return call("pace", [f](idl::Operator_ptr op) {
       op->pace(f);
-      return f == 0 ? std::string(": as fast as possible") : ": " + std::to_string(f) + "×";
+      std::ostringstream factor;  // "0.25×", not "0.250000×"
+      factor << f;
+      return f == 0 ? std::string(": as fast as possible") : ": " + factor.str() + "×";
     });
   };
   c.push = [call, at_step](std::uint64_t pendulum, double impulse) {
