@@ -84,7 +84,7 @@ TEST(LiveWindowControls, PushPaceAndStopReachThePacedRun) {
   pace->setCurrentIndex(pace->findText("run at 2×"));
   QTest::qWait(3 * static_cast<int>(LiveWindow::tick.count()));
   EXPECT_NE(
-      window.statusBar()->findChildren<QLabel*>().front()->text().toStdString().find("pace: 2"),
+      window.statusBar()->findChildren<QLabel*>().front()->text().toStdString().find("pace: 2×"),
       std::string::npos);
 
   // The playback's own controls: Pause freezes the moment (a replay), Live follows again.
