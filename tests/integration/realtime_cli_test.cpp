@@ -108,7 +108,7 @@ bool fifo_allowed() {
 TEST(RealtimeCli, RtPriorityRunsTheComponentsUnderSchedFifo) {
   if (!fifo_allowed()) GTEST_SKIP() << "SCHED_FIFO needs root or CAP_SYS_NICE";
   TempDir dir;
-  const std::string thesis = thesis_for(dir.path(), "1.0");  // 1,000 steps: 1 s at factor 1
+  const std::string thesis = thesis_for(dir.path(), "3.0");  // 3 s at factor 1: time to look
   std::string err;
   ASSERT_EQ(run_kausal({"run", thesis, "--out", (dir / "free").string()}, dir.path(), &err), 0)
       << err;
