@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace kausal {
 namespace {
 
-double quantile(std::vector<float> v, double q) {
+double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   const auto k = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
@@ -19,8 +20,7 @@ LatenessHistory::LatenessHistory(std::uint64_t last_step, std::size_t columns,
                                  std::size_t max_samples)
     : last_step_(last_step),
       columns_(std::max<std::size_t>(columns, 1)),
-      max_samples_(std::max<std::size_t>(max_samples & ~std::size_t{1}, 2)) {
-}  // even: halving keeps the stride
+      samples_(1, max_samples) {}
 
 void LatenessHistory::add(std::uint64_t step, double lateness_s, std::uint64_t overruns) {
   overruns_ = std::max(overruns_, overruns);
@@ -32,25 +32,19 @@ void LatenessHistory::add(std::uint64_t step, double lateness_s, std::uint64_t o
   auto& c = columns_[column];
   if (!c) c = LatenessView::Column{lateness_s};
   c->latest_s = std::max(c->latest_s, lateness_s);
-  max_s_ = seen_ == 0 ? lateness_s : std::max(max_s_, lateness_s);
-  if (seen_++ % stride_ != 0) return;
-  samples_.push_back(static_cast<float>(lateness_s));
-  if (samples_.size() < max_samples_) return;
-  // Full: keep every second sample from now on, and of those kept so far.
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < samples_.size(); i += 2) samples_[kept++] = samples_[i];
-  samples_.resize(kept);
-  stride_ *= 2;
+  max_s_ = samples_.frames() == 0 ? lateness_s : std::max(max_s_, lateness_s);
+  samples_.add(static_cast<double>(step), std::span<const double>(&lateness_s, 1));
 }
 
 LatenessView LatenessHistory::view() const {
   LatenessView v;
   v.columns = columns_;
   v.last_step = last_step_;
-  v.steps = seen_;
+  v.steps = samples_.frames();
   v.overruns = overruns_;
-  v.p50_s = quantile(samples_, 0.5);
-  v.p99_s = quantile(samples_, 0.99);
+  const PlotPoints sample = samples_.snapshot();
+  v.p50_s = quantile(sample.values[0], 0.5);
+  v.p99_s = quantile(sample.values[0], 0.99);
   v.max_s = max_s_;
   return v;
 }

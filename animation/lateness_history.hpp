@@ -2,13 +2,15 @@
 // How the steps a paced run's view has shown kept their deadlines (docs/realtime.md), in
 // bounded memory however long the run: per column of the run's steps (the x axis of the
 // horizon bar) the latest commit against the due time, and a sample of the
-// lateness of every shown step for its percentiles (every step while there is room, then
-// every 2nd, 4th, ... as PlotHistory keeps points). The overruns are the monitor's count,
-// which also sees the states between frames. (No Qt.)
+// lateness of every shown step for its percentiles, kept as a plot's history keeps its
+// points (PlotHistory: every step while there is room, then every 2nd, 4th, ...). The
+// overruns are the monitor's count, which also sees the states between frames. (No Qt.)
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include "animation/plot_history.hpp"
 
 namespace kausal {
 
@@ -40,10 +42,7 @@ class LatenessHistory {
  private:
   std::uint64_t last_step_;
   std::vector<std::optional<LatenessView::Column>> columns_;
-  std::size_t max_samples_;
-  std::vector<float> samples_;
-  std::uint64_t seen_ = 0;  // steps with a known lateness
-  std::uint64_t stride_ = 1;
+  PlotHistory samples_;  // one series, the lateness, at t = step
   std::uint64_t overruns_ = 0;
   double max_s_ = 0;
 };

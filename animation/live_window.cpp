@@ -83,7 +83,7 @@ void PlaybackWidget::paint(QPainter& p) {
                    view_.horizon ? view_.horizon->reached : std::vector<std::uint64_t>{});
   if (view_.lateness) draw_lateness_bar(p, l.lateness, *view_.lateness);
   if (!view_.tracks.empty())
-    draw_timeline(p, l.timeline, view_.tracks, 0.0, std::max(view_.timeline_end_s, 1e-3),
+    draw_timeline(p, l.timeline, view_.tracks, 0.0, std::max(view_.moment_s, 1e-3),
                   horizon_marker(view_));
 }
 

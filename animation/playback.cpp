@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "system/errors.hpp"
+#include "system/thin_out.hpp"
 
 namespace kausal {
 namespace {
@@ -186,14 +187,9 @@ bool Playback::set_horizon(std::uint64_t step, std::vector<std::uint64_t> reache
   const double at_s = horizons_.empty() ? at : std::max(at, horizons_.back().at_s);
   horizons_.push_back(Horizon{step, std::move(reached), at_s});
   newest_s_ = std::max(newest_s_, at_s);
-  if (horizons_.size() > max_horizons) {
-    // Every second one goes, over the whole wait: the first (of the moment shown) and the
-    // newest stay, so that a long replay still finds a horizon near each moment.
-    std::deque<Horizon> kept;
-    for (std::size_t i = 0; i < horizons_.size(); i += 2) kept.push_back(std::move(horizons_[i]));
-    if (horizons_.size() % 2 == 0) kept.push_back(std::move(horizons_.back()));
-    horizons_ = std::move(kept);
-  }
+  // Thinned, not cut: a long replay still finds a horizon near each moment, and the first
+  // one (of the moment shown) stays.
+  if (horizons_.size() > max_horizons) thin_out(horizons_);
   return true;
 }
 
@@ -206,7 +202,6 @@ bool Playback::rolled_back(std::size_t pendulum, std::uint64_t step, std::uint64
   rollbacks_.push_back({pendulum, seconds_since_start(at_ns), std::nullopt});
   newest_s_ = std::max(newest_s_, rollbacks_.back().at_s);
   if (rollbacks_.size() > max_rollbacks) rollbacks_.pop_front();
-  if (mode_ == PlaybackMode::follow) rollbacks_.back().flashed_from = played_s_;
   return true;
 }
 
@@ -379,7 +374,6 @@ PlaybackView Playback::view(std::uint64_t now_ns) const {
       out.spans.push_back({begin, std::min(seconds_since_start(s.end_ns), v.moment_s), s.kind});
     }
   }
-  v.timeline_end_s = v.moment_s;
   v.counters = counters_;
   v.paused = paused_;
   v.speed = speed_;

@@ -106,11 +106,10 @@ struct PlaybackView {
   std::vector<bool> flashing;  // per pendulum (plot views: per plot)
   // Plot views: the values up to the frame shown (the history, bounded, and that frame).
   std::optional<PlotPoints> plot;
-  std::vector<ComponentTrack> tracks;
-  double timeline_end_s = 0;
+  std::vector<ComponentTrack> tracks;  // up to the moment shown
   PlaybackCounters counters;
   PlaybackMode mode = PlaybackMode::replay;
-  double moment_s = 0;  // the moment shown, seconds since the run started
+  double moment_s = 0;  // the moment shown, seconds since the run started: the strips' end
   bool paused = false;
   double speed = 1;
   std::string end_status;  // empty while the run goes on

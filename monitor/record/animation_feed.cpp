@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "idl/convert.hpp"
+#include "system/thin_out.hpp"
 
 namespace kausal {
 
@@ -71,12 +72,7 @@ void AnimationFeed::horizon(std::uint64_t horizon, std::span<const std::uint64_t
   horizons_.push_back({horizon, {reached.begin(), reached.end()}, now});
   const std::size_t most = std::clamp<std::size_t>(
       max_horizon_values / std::max<std::size_t>(reached.size(), 1), 2, max_horizons_per_call);
-  if (horizons_.size() <= most) return;
-  // Too many for one batch: every second one goes, evenly over the batch; the newest stays.
-  std::vector<PendingHorizon> kept;
-  for (std::size_t i = horizons_.size() % 2 == 0 ? 1 : 0; i < horizons_.size(); i += 2)
-    kept.push_back(std::move(horizons_[i]));
-  horizons_ = std::move(kept);
+  if (horizons_.size() > most) thin_out(horizons_);  // too many for one batch
 }
 
 void AnimationFeed::rolled_back(std::size_t unit, std::uint64_t step) {

@@ -144,14 +144,14 @@ TEST(PlaybackMoment, AReplayShowsTheHorizonAndStripsOfItsFramesCommit) {
   EXPECT_EQ(v.frame->step, 0u);
   EXPECT_FALSE(v.horizon);  // nothing reached yet when step 0 was committed
   EXPECT_FALSE(v.at_end);   // the run has ended, but not the moment shown
-  EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.0);
+  EXPECT_DOUBLE_EQ(v.moment_s, 0.0);
   p.advance(205ms);  // step 20, committed at 20 ms
   v = p.view();
   ASSERT_EQ(v.frame->step, 20u);
   ASSERT_TRUE(v.horizon);
   EXPECT_EQ(v.horizon->step, 10u);
   EXPECT_EQ(v.horizon->reached, (std::vector<std::uint64_t>{12, 14}));
-  EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.020);
+  EXPECT_DOUBLE_EQ(v.moment_s, 0.020);
   ASSERT_EQ(v.tracks[1].spans.size(), 1u);  // the rollback at 30 ms has not happened yet
   EXPECT_DOUBLE_EQ(v.tracks[1].spans[0].end_s, 0.020);
   p.advance(300ms);  // step 50
@@ -164,7 +164,7 @@ TEST(PlaybackMoment, AReplayShowsTheHorizonAndStripsOfItsFramesCommit) {
   EXPECT_EQ(v.frame->step, 99u);
   EXPECT_EQ(v.horizon->step, 100u);
   EXPECT_TRUE(v.at_end);
-  EXPECT_DOUBLE_EQ(v.timeline_end_s, 0.1);
+  EXPECT_DOUBLE_EQ(v.moment_s, 0.1);
 }
 
 TEST(PlaybackMoment, ManyHorizonsAreThinnedEvenlySoThatEveryMomentFindsOne) {
@@ -337,7 +337,7 @@ TEST(Playback, SpansBecomeStripsInSecondsSinceTheStart) {
   EXPECT_DOUBLE_EQ(v.tracks[1].spans[0].begin_s, 1.5);
   EXPECT_EQ(v.tracks[1].spans[0].kind, ActivityKind::rollback);
   EXPECT_EQ(v.tracks[2].name, "system-9");
-  EXPECT_DOUBLE_EQ(v.timeline_end_s, 2.75);
+  EXPECT_DOUBLE_EQ(v.moment_s, 2.75);
   EXPECT_EQ(v.counters.spans_dropped, 1u);
   EXPECT_EQ(v.counters.rejected, 1u);
   EXPECT_EQ(v.counters.monitor_dropped, 3u);
