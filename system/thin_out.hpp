@@ -12,7 +12,8 @@ void thin_out(List& list) {
   if (list.size() < 3) return;
   const std::size_t n = list.size();
   std::size_t kept = 0;
-  for (std::size_t i = 0; i < n; i += 2) list[kept++] = std::move(list[i]);
+  for (std::size_t i = 0; i < n; i += 2, ++kept)
+    if (kept != i) list[kept] = std::move(list[i]);       // never onto itself: that empties it
   if (n % 2 == 0) list[kept++] = std::move(list[n - 1]);  // the newest
   list.resize(kept);
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "system/errors.hpp"
+#include "system/thin_out.hpp"
 
 namespace kausal {
 namespace {
@@ -286,6 +287,19 @@ TEST(PlaybackMoment, APacedRunsShownStepsGiveItsLateness) {
   auto unpaced = Playback();
   ASSERT_TRUE(unpaced.begin_run(two_pendulums()));
   EXPECT_FALSE(unpaced.view().lateness);
+}
+
+// thin_out keeps the first and the newest entry whole (a move onto itself would empty it).
+TEST(ThinOut, EverySecondGoesTheFirstAndTheNewestStayWhole) {
+  for (std::size_t n : {5u, 6u}) {
+    std::vector<std::vector<int>> list;
+    for (std::size_t i = 0; i < n; ++i) list.push_back({static_cast<int>(i), 7});
+    thin_out(list);
+    ASSERT_EQ(list.size(), n % 2 == 0 ? n / 2 + 1 : (n + 1) / 2) << n;
+    EXPECT_EQ(list.front(), (std::vector<int>{0, 7})) << n;
+    EXPECT_EQ(list.back(), (std::vector<int>{static_cast<int>(n) - 1, 7})) << n;
+    EXPECT_EQ(list[1], (std::vector<int>{2, 7})) << n;
+  }
 }
 
 TEST(LatenessHistory, KeepsASampleOfEveryStepWithinItsBound) {
