@@ -1,0 +1,85 @@
+/* The test FMUs' shared frame: one implementation of every FMI 2.0 function (fmu_frame.c) over
+ * a per-model table (fmu_model) that each model source defines as `fmu_the_model`. Written for
+ * kausal's tests from the FMI 2.0 specification; plain C99. Everything declared here has hidden
+ * visibility (the FMUs are compiled with -fvisibility=hidden): only the fmi2* functions of
+ * fmu_frame.c are exported. */
+#ifndef KAUSAL_TEST_FMU_FRAME_H
+#define KAUSAL_TEST_FMU_FRAME_H
+
+#include "system/fmu/fmi2.h"
+
+#define FMU_MAX_REALS 16
+#define FMU_MAX_INTEGERS 8
+#define FMU_MAX_BOOLEANS 8
+#define FMU_MAX_INTERNAL 4
+#define FMU_MAX_STATES 4
+#define FMU_MAX_INDICATORS 4
+
+/* What a variable is, for the checks of fmi2SetReal/Integer/Boolean. */
+enum {
+  FMU_CALCULATED = 0, /* outputs computed from others, derivatives, locals: never set */
+  FMU_PARAMETER = 1,  /* fixed parameter: set before fmi2ExitInitializationMode only */
+  FMU_EXACT = 2,      /* state or output with initial="exact": set before ExitInitializationMode */
+  FMU_INPUT = 3       /* input: set in any mode except terminated */
+};
+
+/* Everything that makes up the model's state: deep-copied by fmi2GetFMUstate, serialized
+ * byte-for-byte. Values are indexed by value reference (one reference space per type). */
+typedef struct {
+  fmi2Real r[FMU_MAX_REALS];
+  fmi2Integer i[FMU_MAX_INTEGERS];
+  fmi2Boolean b[FMU_MAX_BOOLEANS];
+  fmi2Integer internal[FMU_MAX_INTERNAL]; /* model-private discrete state (not exposed) */
+  fmi2Real time;
+  fmi2Real next_event_time;
+  fmi2Boolean next_event_defined;
+  fmi2Boolean terminate;
+} fmu_data;
+
+typedef struct fmu_instance fmu_instance;
+
+typedef struct {
+  int model_exchange; /* which kinds fmi2Instantiate accepts */
+  int co_simulation;
+  size_t n_reals, n_integers, n_booleans; /* valid value references are 0 .. n-1 */
+  const unsigned char* real_kind;         /* FMU_CALCULATED ... FMU_INPUT, per reference */
+  const unsigned char* integer_kind;
+  const unsigned char* boolean_kind;
+  size_t n_states;
+  const fmi2ValueReference* state_vr;      /* real reference of continuous state k */
+  const fmi2ValueReference* derivative_vr; /* real reference of der(state k) */
+  size_t n_indicators;
+  fmi2Real max_substep; /* co-simulation: RK4 sub-steps are at most this long */
+  /* start values (all of fmu_data is zero before); called at instantiation and fmi2Reset */
+  void (*start)(fmu_data* d);
+  /* at fmi2ExitInitializationMode (e.g. the first nextEventTime); may be NULL */
+  void (*initialize)(fmu_data* d);
+  /* derivatives and outputs from states, inputs, parameters and time */
+  void (*compute)(fmu_data* d);
+  /* event indicators (n_indicators of them); may be NULL when n_indicators == 0 */
+  void (*indicators)(const fmu_data* d, fmi2Real z[]);
+  /* event update (time events when d->time reached d->next_event_time, state events by the
+   * model's own conditions); sets *states_changed; updates next_event_*. May be NULL. */
+  void (*event)(fmu_data* d, fmi2Boolean* states_changed);
+  /* partial derivative d unknown / d known at d (both real references): 1 and *value when the
+   * pair is supported, 0 otherwise. NULL: no directional derivatives. */
+  int (*partial)(const fmu_data* d, fmi2ValueReference unknown, fmi2ValueReference known,
+                 fmi2Real* value);
+  /* called before every derivative evaluation (fmi2GetDerivatives and the RK4 stages of
+   * fmi2DoStep) at time t with the instance's data d; anything but fmi2OK aborts the call.
+   * May be NULL. */
+  fmi2Status (*check)(fmu_instance* c, const fmu_data* d, fmi2Real t);
+} fmu_model;
+
+/* Defined by each model source. */
+extern const fmu_model fmu_the_model;
+
+/* Logs through the environment's logger. Messages with status fmi2Warning or worse always
+ * go out; fmi2OK messages only when debug logging is on for the category (or "logAll"). */
+void fmu_log(fmu_instance* c, fmi2Status status, const char* category, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#endif /* KAUSAL_TEST_FMU_FRAME_H */
