@@ -24,13 +24,14 @@ asan: deps
 	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAUSAL_SANITIZE=ON -DKAUSAL_UNIT_ONLY=ON
 	cmake --build $(ASAN) -j $(JOBS)
 
-# The scenario and deployment-file parsers under libFuzzer (clang), ASan and UBSan: plain
-# libraries only, in their own build directory. `make test` fuzzes for a bounded time
-# (KAUSAL_FUZZ_SECONDS, default 40 s).
+# The scenario and deployment-file parsers and the FMU model-description reader under
+# libFuzzer (clang), ASan and UBSan: plain libraries only, in their own build directory.
+# `make test` fuzzes for a bounded time (KAUSAL_FUZZ_SECONDS, default 40 s, and
+# KAUSAL_FMU_FUZZ_SECONDS, default 20 s).
 fuzz: deps
 	cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKAUSAL_FUZZ=ON -DKAUSAL_UNIT_ONLY=ON
-	cmake --build $(FUZZ) -j $(JOBS) --target scenario_fuzzer
+	cmake --build $(FUZZ) -j $(JOBS) --target scenario_fuzzer model_description_fuzzer
 
 test: build asan fuzz
 	cd $(BUILD) && ctest --output-on-failure -j 2

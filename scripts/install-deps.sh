@@ -12,6 +12,7 @@ packages=(
   libsundials-dev
   iproute2 openssl
   clang libclang-rt-14-dev
+  libzip-dev libpugixml-dev
 )
 
 missing=()

@@ -1,0 +1,134 @@
+#pragma once
+// One instance of an FMU, every call checked. fmi2OK and fmi2Warning pass (a warning was
+// logged); anything else throws FmuCallError with the FMU's recent log. The instance follows
+// the standard's rules after a failure (FMI 2.0 §2.1.3): after fmi2Error only restoring a saved
+// state, fmi2Reset or freeing may follow; after fmi2Fatal nothing may be called, not even
+// fmi2FreeInstance, for any instance of the same library.
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "system/fmu/fmi2.h"
+#include "system/fmu/fmu_library.hpp"
+#include "system/fmu/model_description.hpp"
+
+namespace kausal::fmu {
+
+struct LogLine {
+  fmi2Status status;
+  std::string category, message;
+};
+// "[fmi2Warning] logStatusWarning: message"
+std::string to_string(const LogLine& line);
+
+using LogSink = std::function<void(const LogLine&)>;  // the component's log (may be empty)
+
+inline constexpr std::size_t kept_log_lines = 20;
+inline constexpr std::size_t max_log_message = 4096;  // longer messages are cut
+inline constexpr std::size_t max_state_bytes = std::size_t{1} << 30;
+
+class FmuInstance {
+ public:
+  // fmi2Instantiate with md's GUID, resourceLocation "file://<absolute unpacked>/resources"
+  // (percent-encoded), not visible, logging off, and a logger that keeps the last
+  // kept_log_lines lines and passes each to sink. InputError (with the log) if it returns NULL
+  // or if the FMU may be instantiated only once and `library` already has an instance.
+  FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelDescription& md, FmuKind kind,
+              const std::string& instance_name, const std::filesystem::path& unpacked,
+              LogSink sink);
+  ~FmuInstance();  // fmi2FreeInstance (never throws; not called after fmi2Fatal)
+  FmuInstance(const FmuInstance&) = delete;
+  FmuInstance& operator=(const FmuInstance&) = delete;
+
+  void setup_experiment(double start_time, std::optional<double> stop_time,
+                        std::optional<double> tolerance);
+  void enter_initialization_mode();
+  void exit_initialization_mode();
+  void terminate();
+  void reset();  // fmi2Reset: back to instantiated, also after fmi2Error
+
+  // Value references are checked against the description (std::invalid_argument for one that
+  // is not a variable of that type, or spans of different sizes): a bad one is our bug, and
+  // an FMU may index an array with it.
+  void set_real(std::span<const unsigned> vr, std::span<const double> v);
+  void get_real(std::span<const unsigned> vr, std::span<double> v);
+  void set_integer(std::span<const unsigned> vr, std::span<const int> v);  // also Enumeration
+  void get_integer(std::span<const unsigned> vr, std::span<int> v);
+  void set_boolean(std::span<const unsigned> vr, std::span<const bool> v);
+  void get_boolean(std::span<const unsigned> vr, std::span<bool> v);
+
+  // model exchange; the spans must have the description's number of states / event indicators
+  void set_time(double t);
+  void set_continuous_states(std::span<const double> x);
+  void get_continuous_states(std::span<double> x);
+  void get_derivatives(std::span<double> dx);
+  void get_event_indicators(std::span<double> g);
+  void enter_event_mode();
+  fmi2EventInfo new_discrete_states();
+  void enter_continuous_time_mode();
+  struct StepEnd {
+    bool enter_event_mode = false, terminate = false;
+  };
+  StepEnd completed_integrator_step(bool no_set_state_prior);
+  // Needs providesDirectionalDerivative (std::logic_error otherwise).
+  void directional_derivative(std::span<const unsigned> unknowns, std::span<const unsigned> knowns,
+                              std::span<const double> seed, std::span<double> out);
+
+  // co-simulation. fmi2Discard is an error too ("the FMU refused the step"). no_set_state_prior
+  // false by default: kausal may roll back to a saved state.
+  void do_step(double t, double h, bool no_set_state_prior = false);
+
+  // Need canGetAndSetFMUstate and canSerializeFMUstate (std::logic_error otherwise).
+  // save: get + serialize + free; restore: deserialize + set + free (allowed after fmi2Error,
+  // and clears it).
+  std::vector<std::uint8_t> save_state();
+  void restore_state(std::span<const std::uint8_t> bytes);
+
+  double time() const { return time_; }  // the last time set or stepped to, for messages
+  const std::deque<LogLine>& recent_log() const { return log_; }
+  // For calls this class does not wrap (fmi2GetRealStatus, ...): unchecked, use with fn().
+  fmi2Component component() const { return component_; }
+  const FmuLibrary& library() const { return *library_; }
+  FmuKind kind() const { return kind_; }
+
+  // The logger's way in (a C callback); not for other callers.
+  void log(fmi2Status status, const char* category, const char* message);
+
+ private:
+  enum class Health { ok, error, fatal };
+  struct ValueReferences {
+    std::unordered_set<unsigned> real, integer, boolean;
+  };
+
+  void ready(const char* function, bool allowed_after_error = false) const;
+  void check(const char* function, fmi2Status status, const std::string& why = "");
+  template <typename Function>
+  Function* need(Function* f, const char* function, const char* capability) const;
+  void check_references(std::span<const unsigned> vr, const std::unordered_set<unsigned>& known,
+                        ValueType type) const;
+  void check_size(const char* function, std::size_t got, std::size_t expected) const;
+  std::vector<std::string> log_lines() const;
+  void free_state(fmi2FMUstate* state);
+
+  std::shared_ptr<const FmuLibrary> library_;
+  const Fmi2Functions& fn_;
+  FmuKind kind_;
+  std::string fmu_name_, instance_name_, guid_, resource_location_;
+  std::size_t states_, event_indicators_;
+  ValueReferences references_;
+  LogSink sink_;
+  std::deque<LogLine> log_;
+  fmi2CallbackFunctions callbacks_{};  // the FMU may keep a pointer to it
+  fmi2Component component_ = nullptr;
+  Health health_ = Health::ok;
+  double time_ = 0;
+};
+
+}  // namespace kausal::fmu

@@ -1,0 +1,185 @@
+#include "system/fmu/fmu_library.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "system/errors.hpp"
+
+namespace kausal::fmu {
+
+namespace {
+
+// The platforms an FMU ships binaries for (the directory names under binaries/), for the
+// message when linux64 is not among them.
+std::string platforms(const std::filesystem::path& unpacked) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(unpacked / "binaries", ec))
+    names.push_back(e.path().filename().string());
+  if (names.empty()) return "none";
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Looks functions up and collects every missing one by the reason it is needed, so one
+// message names them all.
+class Resolver {
+ public:
+  explicit Resolver(void* handle) : handle_(handle) {}
+
+  template <typename Function>
+  void get(Function*& slot, const char* name, const std::string& reason) {
+    void* symbol = dlsym(handle_, name);
+    // POSIX guarantees a function's dlsym address converts to a function pointer.
+    slot = reinterpret_cast<Function*>(symbol);
+    if (symbol) return;
+    auto it = std::find_if(missing_.begin(), missing_.end(),
+                           [&](const auto& m) { return m.first == reason; });
+    if (it == missing_.end()) it = missing_.insert(missing_.end(), {reason, {}});
+    it->second += (it->second.empty() ? "" : ", ") + std::string(name);
+  }
+
+  // "fmi2A, fmi2B (needed for model exchange); fmi2C (canGetAndSetFMUstate is true)"; empty if
+  // none.
+  std::string missing() const {
+    std::string out;
+    for (const auto& [reason, names] : missing_)
+      out += (out.empty() ? "" : "; ") + names + " (" + reason + ")";
+    return out;
+  }
+
+ private:
+  void* handle_;
+  std::vector<std::pair<std::string, std::string>> missing_;
+};
+
+void resolve_common(Resolver& r, Fmi2Functions& f, const std::string& need) {
+  r.get(f.get_types_platform, "fmi2GetTypesPlatform", need);
+  r.get(f.get_version, "fmi2GetVersion", need);
+  r.get(f.set_debug_logging, "fmi2SetDebugLogging", need);
+  r.get(f.instantiate, "fmi2Instantiate", need);
+  r.get(f.free_instance, "fmi2FreeInstance", need);
+  r.get(f.setup_experiment, "fmi2SetupExperiment", need);
+  r.get(f.enter_initialization_mode, "fmi2EnterInitializationMode", need);
+  r.get(f.exit_initialization_mode, "fmi2ExitInitializationMode", need);
+  r.get(f.terminate, "fmi2Terminate", need);
+  r.get(f.reset, "fmi2Reset", need);
+  r.get(f.get_real, "fmi2GetReal", need);
+  r.get(f.get_integer, "fmi2GetInteger", need);
+  r.get(f.get_boolean, "fmi2GetBoolean", need);
+  r.get(f.get_string, "fmi2GetString", need);
+  r.get(f.set_real, "fmi2SetReal", need);
+  r.get(f.set_integer, "fmi2SetInteger", need);
+  r.get(f.set_boolean, "fmi2SetBoolean", need);
+  r.get(f.set_string, "fmi2SetString", need);
+}
+
+void resolve_model_exchange(Resolver& r, Fmi2Functions& f, const std::string& need) {
+  r.get(f.enter_event_mode, "fmi2EnterEventMode", need);
+  r.get(f.new_discrete_states, "fmi2NewDiscreteStates", need);
+  r.get(f.enter_continuous_time_mode, "fmi2EnterContinuousTimeMode", need);
+  r.get(f.completed_integrator_step, "fmi2CompletedIntegratorStep", need);
+  r.get(f.set_time, "fmi2SetTime", need);
+  r.get(f.set_continuous_states, "fmi2SetContinuousStates", need);
+  r.get(f.get_derivatives, "fmi2GetDerivatives", need);
+  r.get(f.get_event_indicators, "fmi2GetEventIndicators", need);
+  r.get(f.get_continuous_states, "fmi2GetContinuousStates", need);
+  r.get(f.get_nominals_of_continuous_states, "fmi2GetNominalsOfContinuousStates", need);
+}
+
+void resolve_co_simulation(Resolver& r, Fmi2Functions& f, const std::string& need) {
+  r.get(f.set_real_input_derivatives, "fmi2SetRealInputDerivatives", need);
+  r.get(f.get_real_output_derivatives, "fmi2GetRealOutputDerivatives", need);
+  r.get(f.do_step, "fmi2DoStep", need);
+  r.get(f.cancel_step, "fmi2CancelStep", need);
+  r.get(f.get_status, "fmi2GetStatus", need);
+  r.get(f.get_real_status, "fmi2GetRealStatus", need);
+  r.get(f.get_integer_status, "fmi2GetIntegerStatus", need);
+  r.get(f.get_boolean_status, "fmi2GetBooleanStatus", need);
+  r.get(f.get_string_status, "fmi2GetStringStatus", need);
+}
+
+void resolve_capabilities(Resolver& r, Fmi2Functions& f, const KindInterface& k) {
+  if (k.can_get_and_set_fmu_state) {
+    const std::string why = "canGetAndSetFMUstate is true";
+    r.get(f.get_fmu_state, "fmi2GetFMUstate", why);
+    r.get(f.set_fmu_state, "fmi2SetFMUstate", why);
+    r.get(f.free_fmu_state, "fmi2FreeFMUstate", why);
+  }
+  if (k.can_serialize_fmu_state) {
+    const std::string why = "canSerializeFMUstate is true";
+    r.get(f.serialized_fmu_state_size, "fmi2SerializedFMUstateSize", why);
+    r.get(f.serialize_fmu_state, "fmi2SerializeFMUstate", why);
+    r.get(f.deserialize_fmu_state, "fmi2DeSerializeFMUstate", why);
+  }
+  if (k.provides_directional_derivative)
+    r.get(f.get_directional_derivative, "fmi2GetDirectionalDerivative",
+          "providesDirectionalDerivative is true");
+}
+
+// What a const char* function of the FMU returned, quoted, or "NULL".
+std::string returned(const char* text) {
+  return text ? "'" + std::string(text, strnlen(text, 64)) + "'" : "NULL";
+}
+
+}  // namespace
+
+FmuLibrary::FmuLibrary(const std::filesystem::path& unpacked, const ModelDescription& md,
+                       FmuKind kind, const std::string& fmu_name)
+    : kind_(kind), interface_(md.interface_of(kind)), fmu_name_(fmu_name) {
+  const std::string so_name = "binaries/linux64/" + interface_.model_identifier + ".so";
+  binary_ = unpacked / "binaries" / "linux64" / (interface_.model_identifier + ".so");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(binary_, ec))
+    throw InputError(fmu_name_ + ": no linux64 binary: " + so_name +
+                     " (the FMU has: " + platforms(unpacked) + ")");
+  // RTLD_LOCAL: two FMUs may export the same fmi2 names; each handle must resolve its own.
+  handle_ = dlopen(binary_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) {
+    const char* why = dlerror();
+    throw InputError(fmu_name_ + ": dlopen failed: " + (why ? why : "unknown reason"));
+  }
+  try {
+    resolve(so_name);
+    check_platform(so_name);
+  } catch (...) {
+    dlclose(handle_);
+    throw;
+  }
+}
+
+FmuLibrary::~FmuLibrary() {
+  dlclose(handle_);
+}
+
+void FmuLibrary::resolve(const std::string& so_name) {
+  Resolver r(handle_);
+  const std::string need = std::string("needed for ") + to_string(kind_);
+  resolve_common(r, fn_, need);
+  if (kind_ == FmuKind::model_exchange)
+    resolve_model_exchange(r, fn_, need);
+  else
+    resolve_co_simulation(r, fn_, need);
+  resolve_capabilities(r, fn_, interface_);
+  if (const std::string missing = r.missing(); !missing.empty())
+    throw InputError(fmu_name_ + ": " + so_name + " lacks " + missing);
+}
+
+void FmuLibrary::check_platform(const std::string& so_name) const {
+  const char* version = fn_.get_version();
+  if (!version || std::strcmp(version, "2.0") != 0)
+    throw InputError(fmu_name_ + ": " + so_name + ": fmi2GetVersion() returned " +
+                     returned(version) + ", not '2.0'");
+  const char* platform = fn_.get_types_platform();
+  if (!platform || std::strcmp(platform, "default") != 0)
+    throw InputError(fmu_name_ + ": " + so_name + ": fmi2GetTypesPlatform() returned " +
+                     returned(platform) + ", not 'default' (kausal passes the standard types)");
+}
+
+}  // namespace kausal::fmu

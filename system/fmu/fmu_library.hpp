@@ -1,0 +1,112 @@
+#pragma once
+// The shared object of an unpacked FMU, loaded and checked: every function kausal may call is
+// resolved up front, so a missing one is the user's input error at load time rather than a
+// null call in the middle of a run.
+#include <atomic>
+#include <filesystem>
+#include <string>
+
+#include "system/fmu/fmi2.h"
+#include "system/fmu/model_description.hpp"
+
+namespace kausal::fmu {
+
+// One pointer for every function type in fmi2.h; null where the FMU need not have it.
+struct Fmi2Functions {
+  // common (FMI 2.0 §2.1)
+  fmi2GetTypesPlatformTYPE* get_types_platform = nullptr;
+  fmi2GetVersionTYPE* get_version = nullptr;
+  fmi2SetDebugLoggingTYPE* set_debug_logging = nullptr;
+  fmi2InstantiateTYPE* instantiate = nullptr;
+  fmi2FreeInstanceTYPE* free_instance = nullptr;
+  fmi2SetupExperimentTYPE* setup_experiment = nullptr;
+  fmi2EnterInitializationModeTYPE* enter_initialization_mode = nullptr;
+  fmi2ExitInitializationModeTYPE* exit_initialization_mode = nullptr;
+  fmi2TerminateTYPE* terminate = nullptr;
+  fmi2ResetTYPE* reset = nullptr;
+  fmi2GetRealTYPE* get_real = nullptr;
+  fmi2GetIntegerTYPE* get_integer = nullptr;
+  fmi2GetBooleanTYPE* get_boolean = nullptr;
+  fmi2GetStringTYPE* get_string = nullptr;
+  fmi2SetRealTYPE* set_real = nullptr;
+  fmi2SetIntegerTYPE* set_integer = nullptr;
+  fmi2SetBooleanTYPE* set_boolean = nullptr;
+  fmi2SetStringTYPE* set_string = nullptr;
+  // canGetAndSetFMUstate
+  fmi2GetFMUstateTYPE* get_fmu_state = nullptr;
+  fmi2SetFMUstateTYPE* set_fmu_state = nullptr;
+  fmi2FreeFMUstateTYPE* free_fmu_state = nullptr;
+  // canSerializeFMUstate
+  fmi2SerializedFMUstateSizeTYPE* serialized_fmu_state_size = nullptr;
+  fmi2SerializeFMUstateTYPE* serialize_fmu_state = nullptr;
+  fmi2DeSerializeFMUstateTYPE* deserialize_fmu_state = nullptr;
+  // providesDirectionalDerivative
+  fmi2GetDirectionalDerivativeTYPE* get_directional_derivative = nullptr;
+  // model exchange (§3.2)
+  fmi2EnterEventModeTYPE* enter_event_mode = nullptr;
+  fmi2NewDiscreteStatesTYPE* new_discrete_states = nullptr;
+  fmi2EnterContinuousTimeModeTYPE* enter_continuous_time_mode = nullptr;
+  fmi2CompletedIntegratorStepTYPE* completed_integrator_step = nullptr;
+  fmi2SetTimeTYPE* set_time = nullptr;
+  fmi2SetContinuousStatesTYPE* set_continuous_states = nullptr;
+  fmi2GetDerivativesTYPE* get_derivatives = nullptr;
+  fmi2GetEventIndicatorsTYPE* get_event_indicators = nullptr;
+  fmi2GetContinuousStatesTYPE* get_continuous_states = nullptr;
+  fmi2GetNominalsOfContinuousStatesTYPE* get_nominals_of_continuous_states = nullptr;
+  // co-simulation (§4.2)
+  fmi2SetRealInputDerivativesTYPE* set_real_input_derivatives = nullptr;
+  fmi2GetRealOutputDerivativesTYPE* get_real_output_derivatives = nullptr;
+  fmi2DoStepTYPE* do_step = nullptr;
+  fmi2CancelStepTYPE* cancel_step = nullptr;
+  fmi2GetStatusTYPE* get_status = nullptr;
+  fmi2GetRealStatusTYPE* get_real_status = nullptr;
+  fmi2GetIntegerStatusTYPE* get_integer_status = nullptr;
+  fmi2GetBooleanStatusTYPE* get_boolean_status = nullptr;
+  fmi2GetStringStatusTYPE* get_string_status = nullptr;
+};
+
+class FmuLibrary {
+ public:
+  // Loads <unpacked>/binaries/linux64/<model_identifier>.so (RTLD_NOW | RTLD_LOCAL) and resolves
+  // the functions this kind needs: the common ones and the kind's (the standard requires the
+  // binary to export them all), get/set/free FMU state only if canGetAndSetFMUstate,
+  // serialization only if canSerializeFMUstate, the directional derivative only if provided.
+  // InputError, starting with fmu_name: no linux64 binary (listing the platforms the FMU has),
+  // dlopen failed, functions missing (all of them named), fmi2GetVersion() not "2.0",
+  // fmi2GetTypesPlatform() not "default"; md's own InputError if it lacks `kind`.
+  FmuLibrary(const std::filesystem::path& unpacked, const ModelDescription& md, FmuKind kind,
+             const std::string& fmu_name);
+  ~FmuLibrary();  // dlclose
+  FmuLibrary(const FmuLibrary&) = delete;
+  FmuLibrary& operator=(const FmuLibrary&) = delete;
+
+  const Fmi2Functions& fn() const { return fn_; }
+  FmuKind kind() const { return kind_; }
+  const KindInterface& interface() const { return interface_; }
+  const std::string& fmu_name() const { return fmu_name_; }
+  const std::filesystem::path& binary() const { return binary_; }
+
+  // fmi2Fatal means "irreparably corrupted for all FMU instances" (FMI 2.0 §2.1.3): once one
+  // instance gets it, no instance of this library may call into the FMU again.
+  bool fatal() const { return fatal_; }
+  void mark_fatal() const { fatal_ = true; }
+
+  // Instances alive, for canBeInstantiatedOnlyOncePerProcess (FmuInstance keeps the count).
+  int instances() const { return instances_; }
+  void count_instance(int delta) const { instances_ += delta; }
+
+ private:
+  void resolve(const std::string& so_name);
+  void check_platform(const std::string& so_name) const;
+
+  void* handle_ = nullptr;
+  FmuKind kind_;
+  KindInterface interface_;
+  std::string fmu_name_;
+  std::filesystem::path binary_;
+  Fmi2Functions fn_;
+  mutable std::atomic<bool> fatal_{false};
+  mutable std::atomic<int> instances_{0};
+};
+
+}  // namespace kausal::fmu

@@ -1,0 +1,530 @@
+#include "system/fmu/model_description.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <unordered_map>
+
+#include <pugixml.hpp>
+
+#include "system/errors.hpp"
+
+namespace kausal::fmu {
+
+namespace {
+
+// Lines of the text pugixml parsed: it reports offsets only, the user wants lines. Counted
+// forward from the last answer, since the reader asks in document order: linear in the text,
+// and no table of line starts (eight bytes per line of a file that may be mostly newlines).
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view text) : text_(text) {}
+  int line_of(std::ptrdiff_t offset) const {
+    // A node without a known offset (-1), or one past the end (never, but cheap to bound).
+    const std::size_t at = offset < 0 ? 0 : std::min<std::size_t>(offset, text_.size());
+    if (at < at_) {
+      at_ = 0;
+      line_ = 1;
+    }
+    line_ += static_cast<std::size_t>(std::count(text_.begin() + at_, text_.begin() + at, '\n'));
+    at_ = at;
+    return static_cast<int>(std::min<std::size_t>(line_, INT_MAX));
+  }
+
+ private:
+  std::string_view text_;
+  mutable std::size_t at_ = 0, line_ = 1;
+};
+
+std::string_view trimmed(std::string_view s) {
+  // xs:double, xs:int and xs:boolean collapse surrounding whitespace.
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  s = trimmed(s);
+  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);  // xs:double allows '+'
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+std::optional<long long> parse_integer(std::string_view s, long long min, long long max) {
+  s = trimmed(s);
+  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < min || v > max)
+    return std::nullopt;
+  return v;
+}
+
+std::optional<bool> parse_bool(std::string_view s) {
+  s = trimmed(s);
+  if (s == "true" || s == "1") return true;
+  if (s == "false" || s == "0") return false;
+  return std::nullopt;
+}
+
+bool is_c_name(std::string_view s) {
+  const auto letter = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (s.empty() || !letter(s[0])) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
+}
+
+template <typename Enum, std::size_t N>
+struct Keywords {
+  std::pair<std::string_view, Enum> words[N];
+  std::optional<Enum> find(std::string_view s) const {
+    for (const auto& [word, value] : words)
+      if (word == s) return value;
+    return std::nullopt;
+  }
+  std::string list() const {
+    std::string out;
+    for (const auto& [word, value] : words) out += (out.empty() ? "" : ", ") + std::string(word);
+    return out;
+  }
+};
+
+constexpr Keywords<Causality, 6> causalities{
+    {{"parameter", Causality::parameter},
+     {"calculatedParameter", Causality::calculated_parameter},
+     {"input", Causality::input},
+     {"output", Causality::output},
+     {"local", Causality::local},
+     {"independent", Causality::independent}}};
+constexpr Keywords<Variability, 5> variabilities{{{"constant", Variability::constant},
+                                                  {"fixed", Variability::fixed},
+                                                  {"tunable", Variability::tunable},
+                                                  {"discrete", Variability::discrete},
+                                                  {"continuous", Variability::continuous}}};
+constexpr Keywords<Initial, 3> initials{
+    {{"exact", Initial::exact}, {"approx", Initial::approx}, {"calculated", Initial::calculated}}};
+constexpr Keywords<ValueType, 5> type_elements{{{"Real", ValueType::real},
+                                                {"Integer", ValueType::integer},
+                                                {"Boolean", ValueType::boolean},
+                                                {"String", ValueType::string},
+                                                {"Enumeration", ValueType::enumeration}}};
+
+// One parse: the file name, the line index, and "<file>:<line>: <what>" for every complaint.
+class Reader {
+ public:
+  Reader(std::string_view xml, const std::string& file) : file_(file), lines_(xml) {}
+
+  [[noreturn]] void fail_at_line(int line, const std::string& what) const {
+    throw InputError(file_ + ":" + std::to_string(line) + ": " + what);
+  }
+  [[noreturn]] void fail(const pugi::xml_node& at, const std::string& what) const {
+    fail_at_line(line(at), what);
+  }
+  int line(const pugi::xml_node& n) const { return lines_.line_of(n.offset_debug()); }
+  int line_of_offset(std::ptrdiff_t offset) const { return lines_.line_of(offset); }
+
+  // `what` names the attribute's owner in messages, e.g. "variable 'x'".
+  std::optional<double> real(const pugi::xml_node& e, const char* attr, const std::string& what) {
+    const pugi::xml_attribute a = e.attribute(attr);
+    if (!a) return std::nullopt;
+    const auto v = parse_double(a.value());
+    if (!v)
+      fail(e, std::string(attr) + " of " + what + " is not a finite number: '" + a.value() + "'");
+    return v;
+  }
+  std::optional<long long> integer(const pugi::xml_node& e, const char* attr,
+                                   const std::string& what, long long min, long long max) {
+    const pugi::xml_attribute a = e.attribute(attr);
+    if (!a) return std::nullopt;
+    const auto v = parse_integer(a.value(), min, max);
+    if (!v)
+      fail(e, std::string(attr) + " of " + what + " is not an integer" +
+                  (min == LLONG_MIN
+                       ? std::string()
+                       : " in [" + std::to_string(min) + ", " + std::to_string(max) + "]") +
+                  ": '" + a.value() + "'");
+    return v;
+  }
+  bool flag(const pugi::xml_node& e, const char* attr) {
+    const pugi::xml_attribute a = e.attribute(attr);
+    if (!a) return false;
+    const auto v = parse_bool(a.value());
+    if (!v)
+      fail(e,
+           std::string(attr) + " of <" + e.name() + "> is not true or false: '" + a.value() + "'");
+    return *v;
+  }
+  template <typename Enum, std::size_t N>
+  std::optional<Enum> keyword(const pugi::xml_node& e, const char* attr, const std::string& what,
+                              const Keywords<Enum, N>& words) {
+    const pugi::xml_attribute a = e.attribute(attr);
+    if (!a) return std::nullopt;
+    const auto v = words.find(a.value());
+    if (!v)
+      fail(e, std::string(attr) + " '" + a.value() + "' of " + what + " is not one of " +
+                  words.list());
+    return v;
+  }
+
+ private:
+  const std::string& file_;
+  LineIndex lines_;
+};
+
+std::string quoted(std::string_view name) {
+  return "variable '" + std::string(name) + "'";
+}
+
+void read_header(Reader& r, const pugi::xml_node& root, ModelDescription& md) {
+  const pugi::xml_attribute version = root.attribute("fmiVersion");
+  if (!version) r.fail(root, "fmiModelDescription has no fmiVersion: kausal imports FMI 2.0");
+  md.fmi_version = version.value();
+  if (!std::string_view(md.fmi_version).starts_with("2.0"))
+    r.fail(root, "fmiVersion is '" + md.fmi_version + "': kausal imports FMI 2.0");
+  for (const char* required : {"modelName", "guid"})
+    if (!root.attribute(required) || !*root.attribute(required).value())
+      r.fail(root, std::string("fmiModelDescription has no ") + required);
+  md.model_name = root.attribute("modelName").value();
+  md.guid = root.attribute("guid").value();
+  md.description = root.attribute("description").value();
+  md.generation_tool = root.attribute("generationTool").value();
+  md.event_indicators = static_cast<std::size_t>(
+      r.integer(root, "numberOfEventIndicators", "fmiModelDescription", 0, max_event_indicators)
+          .value_or(0));
+}
+
+KindInterface read_kind(Reader& r, const pugi::xml_node& e, FmuKind kind) {
+  KindInterface k;
+  const pugi::xml_attribute id = e.attribute("modelIdentifier");
+  if (!id || !*id.value()) r.fail(e, std::string("<") + e.name() + "> has no modelIdentifier");
+  k.model_identifier = id.value();
+  // It names the shared object to load: a path in it would load something outside the FMU.
+  if (!is_c_name(k.model_identifier))
+    r.fail(e, "modelIdentifier '" + k.model_identifier + "' is not a C name");
+  k.needs_execution_tool = r.flag(e, "needsExecutionTool");
+  k.can_be_instantiated_only_once_per_process = r.flag(e, "canBeInstantiatedOnlyOncePerProcess");
+  k.can_get_and_set_fmu_state = r.flag(e, "canGetAndSetFMUstate");
+  k.can_serialize_fmu_state = r.flag(e, "canSerializeFMUstate");
+  k.provides_directional_derivative = r.flag(e, "providesDirectionalDerivative");
+  if (kind == FmuKind::model_exchange) {
+    k.completed_integrator_step_not_needed = r.flag(e, "completedIntegratorStepNotNeeded");
+    return k;
+  }
+  k.can_handle_variable_communication_step_size =
+      r.flag(e, "canHandleVariableCommunicationStepSize");
+  k.can_interpolate_inputs = r.flag(e, "canInterpolateInputs");
+  k.max_output_derivative_order = static_cast<int>(
+      r.integer(e, "maxOutputDerivativeOrder", "<CoSimulation>", 0, INT_MAX).value_or(0));
+  return k;
+}
+
+void read_default_experiment(Reader& r, const pugi::xml_node& e, DefaultExperiment& d) {
+  if (!e) return;
+  const std::string what = "<DefaultExperiment>";
+  d.start_time = r.real(e, "startTime", what);
+  d.stop_time = r.real(e, "stopTime", what);
+  d.tolerance = r.real(e, "tolerance", what);
+  d.step_size = r.real(e, "stepSize", what);
+  if (d.tolerance && !(*d.tolerance > 0)) r.fail(e, "tolerance of " + what + " must be > 0");
+  if (d.step_size && !(*d.step_size > 0)) r.fail(e, "stepSize of " + what + " must be > 0");
+}
+
+// SimpleType name -> its Real unit, for variables that declare a type instead of a unit.
+std::unordered_map<std::string_view, std::string_view> declared_units(const pugi::xml_node& defs) {
+  std::unordered_map<std::string_view, std::string_view> units;
+  for (const pugi::xml_node& t : defs.children("SimpleType"))
+    if (const pugi::xml_node real = t.child("Real"); real && real.attribute("unit"))
+      units.emplace(t.attribute("name").value(), real.attribute("unit").value());
+  return units;
+}
+
+pugi::xml_node type_element(Reader& r, const pugi::xml_node& sv, const std::string& what,
+                            ValueType& type) {
+  pugi::xml_node found;
+  for (const pugi::xml_node& child : sv.children()) {
+    if (child.type() != pugi::node_element) continue;
+    const auto t = type_elements.find(child.name());
+    if (!t) continue;
+    if (found) r.fail(child, what + " has two type elements");
+    found = child;
+    type = *t;
+  }
+  if (!found) r.fail(sv, what + " has no type element (" + type_elements.list() + ")");
+  return found;
+}
+
+void read_start(Reader& r, const pugi::xml_node& t, const std::string& what, Variable& v) {
+  switch (v.type) {
+    case ValueType::real:
+      v.start = r.real(t, "start", what);
+      break;
+    case ValueType::integer:
+    case ValueType::enumeration:
+      if (auto s = r.integer(t, "start", what, INT_MIN, INT_MAX)) v.start = static_cast<double>(*s);
+      break;
+    case ValueType::boolean:
+      if (const pugi::xml_attribute a = t.attribute("start")) {
+        const auto b = parse_bool(a.value());
+        if (!b) r.fail(t, "start of " + what + " is not true or false: '" + a.value() + "'");
+        v.start = *b ? 1.0 : 0.0;
+      }
+      break;
+    case ValueType::string:
+      break;  // kausal exchanges numbers only
+  }
+}
+
+// The derivative= of a Real, 1-based as in the file; checked once all variables are known.
+struct PendingDerivative {
+  std::size_t variable;
+  long long index;
+  int line;
+};
+
+Variable read_variable(Reader& r, const pugi::xml_node& sv,
+                       const std::unordered_map<std::string_view, std::string_view>& units,
+                       std::vector<PendingDerivative>& derivatives, std::size_t index) {
+  Variable v;
+  v.line = r.line(sv);
+  const pugi::xml_attribute name = sv.attribute("name");
+  if (!name || !*name.value()) r.fail(sv, "ScalarVariable has no name");
+  v.name = name.value();
+  const std::string what = quoted(v.name);
+  const auto vr = r.integer(sv, "valueReference", what, 0, UINT_MAX);
+  if (!vr) r.fail(sv, what + " has no valueReference");
+  v.value_reference = static_cast<unsigned>(*vr);
+  v.causality = r.keyword(sv, "causality", what, causalities).value_or(Causality::local);
+  v.variability =
+      r.keyword(sv, "variability", what, variabilities).value_or(Variability::continuous);
+  v.initial = r.keyword(sv, "initial", what, initials).value_or(Initial::unspecified);
+  v.description = sv.attribute("description").value();
+  const pugi::xml_node t = type_element(r, sv, what, v.type);
+  read_start(r, t, what, v);
+  if (v.type != ValueType::real) return v;
+  v.unit = t.attribute("unit").value();
+  if (v.unit.empty())
+    if (auto it = units.find(t.attribute("declaredType").value()); it != units.end())
+      v.unit = it->second;
+  if (auto d = r.integer(t, "derivative", what, LLONG_MIN, LLONG_MAX))
+    derivatives.push_back({index, *d, r.line(t)});
+  return v;
+}
+
+void read_variables(Reader& r, const pugi::xml_node& root, ModelDescription& md) {
+  const auto units = declared_units(root.child("TypeDefinitions"));
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  std::vector<PendingDerivative> derivatives;
+  for (const pugi::xml_node& sv : root.child("ModelVariables").children("ScalarVariable")) {
+    if (md.variables.size() == max_variables)
+      r.fail(sv, "more than " + std::to_string(max_variables) + " variables");
+    md.variables.push_back(read_variable(r, sv, units, derivatives, md.variables.size()));
+    const auto [it, fresh] = by_name.emplace(sv.attribute("name").value(), md.variables.size() - 1);
+    if (!fresh)
+      r.fail(sv, quoted(md.variables.back().name) + " is declared twice (first on line " +
+                     std::to_string(md.variables[it->second].line) + ")");
+  }
+  const std::size_t n = md.variables.size();
+  for (const auto& d : derivatives) {
+    const std::string what =
+        "derivative=" + std::to_string(d.index) + " of " + quoted(md.variables[d.variable].name);
+    if (d.index < 1 || static_cast<std::size_t>(d.index) > n)
+      r.fail_at_line(d.line, what + " is out of range (1.." + std::to_string(n) + ")");
+    const std::size_t state = static_cast<std::size_t>(d.index) - 1;
+    if (state == d.variable) r.fail_at_line(d.line, what + " names the variable itself");
+    if (md.variables[state].type != ValueType::real)
+      r.fail_at_line(d.line, what + " names " + quoted(md.variables[state].name) + ", not a Real");
+    md.variables[d.variable].derivative_of = state;
+  }
+}
+
+std::size_t variable_index(Reader& r, const pugi::xml_node& e, const std::string& text,
+                           std::size_t n, const char* what) {
+  const std::string where = std::string(what) + " '" + text + "' in <" + e.parent().name() + ">";
+  const auto i = parse_integer(text, LLONG_MIN, LLONG_MAX);
+  if (!i) r.fail(e, where + " is not a number");
+  if (*i < 1 || static_cast<unsigned long long>(*i) > n)
+    r.fail(e, where + " is out of range (1.." + std::to_string(n) + ")");
+  return static_cast<std::size_t>(*i) - 1;
+}
+
+std::vector<std::size_t> dependency_list(Reader& r, const pugi::xml_node& e, std::string_view list,
+                                         std::size_t n) {
+  std::vector<std::size_t> out;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    const std::size_t begin = list.find_first_not_of(" \t\r\n", at);
+    if (begin == std::string_view::npos) break;
+    std::size_t end = list.find_first_of(" \t\r\n", begin);
+    if (end == std::string_view::npos) end = list.size();
+    out.push_back(variable_index(r, e, std::string(list.substr(begin, end - begin)), n,
+                                 "dependencies entry"));
+    at = end;
+  }
+  return out;
+}
+
+std::vector<Unknown> read_unknowns(Reader& r, const pugi::xml_node& list, std::size_t n) {
+  std::vector<Unknown> out;
+  for (const pugi::xml_node& e : list.children("Unknown")) {
+    Unknown u;
+    u.line = r.line(e);
+    const pugi::xml_attribute index = e.attribute("index");
+    if (!index) r.fail(e, std::string("<Unknown> of <") + list.name() + "> has no index");
+    u.variable = variable_index(r, e, index.value(), n, "index");
+    if (const pugi::xml_attribute deps = e.attribute("dependencies"))
+      u.dependencies = dependency_list(r, e, deps.value(), n);
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+void read_structure(Reader& r, const pugi::xml_node& s, ModelDescription& md) {
+  const std::size_t n = md.variables.size();
+  md.outputs = read_unknowns(r, s.child("Outputs"), n);
+  md.derivatives = read_unknowns(r, s.child("Derivatives"), n);
+  md.initial_unknowns = read_unknowns(r, s.child("InitialUnknowns"), n);
+  for (const Unknown& u : md.outputs)
+    if (md.variables[u.variable].causality != Causality::output)
+      r.fail_at_line(u.line, "<Outputs> lists " + quoted(md.variables[u.variable].name) +
+                                 ", whose causality is not output");
+  for (const Unknown& u : md.derivatives)
+    if (!md.variables[u.variable].derivative_of)
+      r.fail_at_line(u.line, "<Derivatives> lists " + quoted(md.variables[u.variable].name) +
+                                 ", which has no derivative= (of which state?)");
+}
+
+}  // namespace
+
+ModelDescription parse_model_description(std::string_view xml, const std::string& file) {
+  Reader r(xml, file);
+  pugi::xml_document doc;
+  // UTF-8 as FMI requires; no conversion, so pugixml's offsets are offsets into `xml`.
+  const pugi::xml_parse_result parsed =
+      doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
+  if (!parsed)
+    r.fail_at_line(r.line_of_offset(parsed.offset),
+                   std::string("not well-formed XML: ") + parsed.description());
+  const pugi::xml_node root = doc.document_element();
+  if (std::string_view(root.name()) != "fmiModelDescription")
+    r.fail(root,
+           std::string("the root element is <") + root.name() + ">, not <fmiModelDescription>");
+
+  ModelDescription md;
+  md.file = file;
+  read_header(r, root, md);
+  if (const pugi::xml_node me = root.child("ModelExchange"))
+    md.model_exchange = read_kind(r, me, FmuKind::model_exchange);
+  if (const pugi::xml_node cs = root.child("CoSimulation"))
+    md.co_simulation = read_kind(r, cs, FmuKind::co_simulation);
+  if (!md.model_exchange && !md.co_simulation)
+    r.fail(root, "neither <ModelExchange> nor <CoSimulation>: the FMU offers nothing to run");
+  read_default_experiment(r, root.child("DefaultExperiment"), md.default_experiment);
+  read_variables(r, root, md);
+  read_structure(r, root.child("ModelStructure"), md);
+  return md;
+}
+
+std::vector<std::size_t> ModelDescription::states() const {
+  std::vector<std::size_t> out;
+  out.reserve(derivatives.size());
+  for (const Unknown& d : derivatives)
+    if (d.variable < variables.size() && variables[d.variable].derivative_of)
+      out.push_back(*variables[d.variable].derivative_of);
+  return out;
+}
+
+const Variable* ModelDescription::find(std::string_view name) const {
+  for (const Variable& v : variables)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+const KindInterface& ModelDescription::interface_of(FmuKind k) const {
+  const auto& i = k == FmuKind::model_exchange ? model_exchange : co_simulation;
+  if (!i)
+    throw InputError(
+        file + ": the FMU does not support " + to_string(k) + " (it offers " +
+        to_string(k == FmuKind::model_exchange ? FmuKind::co_simulation : FmuKind::model_exchange) +
+        " only)");
+  return *i;
+}
+
+Initial effective_initial(const Variable& v) {
+  if (v.initial != Initial::unspecified) return v.initial;
+  switch (v.causality) {
+    case Causality::parameter:
+      return Initial::exact;
+    case Causality::calculated_parameter:
+      return Initial::calculated;
+    case Causality::input:
+    case Causality::independent:
+      return Initial::unspecified;
+    case Causality::output:
+    case Causality::local:
+      return v.variability == Variability::constant ? Initial::exact : Initial::calculated;
+  }
+  return Initial::unspecified;
+}
+
+const char* to_string(Causality c) {
+  switch (c) {
+    case Causality::parameter:
+      return "parameter";
+    case Causality::calculated_parameter:
+      return "calculatedParameter";
+    case Causality::input:
+      return "input";
+    case Causality::output:
+      return "output";
+    case Causality::local:
+      return "local";
+    case Causality::independent:
+      return "independent";
+  }
+  return "?";
+}
+
+const char* to_string(Variability v) {
+  switch (v) {
+    case Variability::constant:
+      return "constant";
+    case Variability::fixed:
+      return "fixed";
+    case Variability::tunable:
+      return "tunable";
+    case Variability::discrete:
+      return "discrete";
+    case Variability::continuous:
+      return "continuous";
+  }
+  return "?";
+}
+
+const char* to_string(ValueType t) {
+  switch (t) {
+    case ValueType::real:
+      return "Real";
+    case ValueType::integer:
+      return "Integer";
+    case ValueType::boolean:
+      return "Boolean";
+    case ValueType::string:
+      return "String";
+    case ValueType::enumeration:
+      return "Enumeration";
+  }
+  return "?";
+}
+
+const char* to_string(FmuKind k) {
+  return k == FmuKind::model_exchange ? "model exchange" : "co-simulation";
+}
+
+}  // namespace kausal::fmu

@@ -1,0 +1,93 @@
+#pragma once
+// What an FMU's modelDescription.xml says, read and checked before any of its code is loaded:
+// a bad description is the user's input error (exit code 2), reported with the file and line,
+// never a crash or an FMU called with value references it does not have.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kausal::fmu {
+
+enum class Causality { parameter, calculated_parameter, input, output, local, independent };
+enum class Variability { constant, fixed, tunable, discrete, continuous };
+enum class ValueType { real, integer, boolean, string, enumeration };
+// unspecified: the file has no initial= (effective_initial gives the standard's default).
+enum class Initial { exact, approx, calculated, unspecified };
+enum class FmuKind { model_exchange, co_simulation };
+
+struct Variable {
+  std::string name;
+  unsigned value_reference = 0;
+  ValueType type = ValueType::real;
+  Causality causality = Causality::local;
+  Variability variability = Variability::continuous;
+  Initial initial = Initial::unspecified;
+  std::optional<double> start;               // Real, Integer, Boolean (0/1), Enumeration
+  std::optional<std::size_t> derivative_of;  // Real: 0-based index into variables of the state
+  std::string description, unit;             // unit: the Real's, else its declaredType's
+  int line = 0;                              // in modelDescription.xml
+};
+
+// The <ModelExchange> or <CoSimulation> element.
+struct KindInterface {
+  std::string model_identifier;
+  bool needs_execution_tool = false, can_be_instantiated_only_once_per_process = false,
+       can_get_and_set_fmu_state = false, can_serialize_fmu_state = false,
+       provides_directional_derivative = false;
+  // co-simulation only
+  bool can_handle_variable_communication_step_size = false, can_interpolate_inputs = false;
+  int max_output_derivative_order = 0;
+  bool completed_integrator_step_not_needed = false;  // model exchange only
+};
+
+// An <Unknown> of <ModelStructure>; indices 0-based. dependencies nullopt: depends on everything.
+struct Unknown {
+  std::size_t variable = 0;
+  std::optional<std::vector<std::size_t>> dependencies;
+  int line = 0;
+};
+
+struct DefaultExperiment {
+  std::optional<double> start_time, stop_time, tolerance, step_size;
+};
+
+struct ModelDescription {
+  std::string file;  // for messages, e.g. "ball.fmu: modelDescription.xml"
+  std::string fmi_version, model_name, guid, description, generation_tool;
+  std::optional<KindInterface> model_exchange, co_simulation;
+  std::size_t event_indicators = 0;
+  DefaultExperiment default_experiment;
+  std::vector<Variable> variables;
+  std::vector<Unknown> outputs, derivatives, initial_unknowns;
+
+  // The continuous states in Derivatives order (the variable each derivative is the derivative of).
+  std::vector<std::size_t> states() const;
+  const Variable* find(std::string_view name) const;  // nullptr if none
+  // Throws InputError if the FMU lacks that kind.
+  const KindInterface& interface_of(FmuKind k) const;
+};
+
+// Above these a description is refused rather than allocated for.
+inline constexpr std::size_t max_variables = 1'000'000;
+inline constexpr std::size_t max_event_indicators = 1'000'000;
+
+// Parses and checks; every problem is InputError "<file>:<line>: <what>" (the line of the element
+// at fault): XML that is not well-formed, a root other than fmiModelDescription, an fmiVersion
+// other than 2.0, a missing guid, modelName or modelIdentifier, neither ModelExchange nor
+// CoSimulation, a variable without name, valueReference or type element, a name declared twice,
+// a bad number or keyword, a derivative= or index= out of range (1-based in the file), a
+// Derivatives entry whose variable has no derivative=, more than max_variables variables.
+ModelDescription parse_model_description(std::string_view xml, const std::string& file);
+
+// The initial= a variable without one has (FMI 2.0 §2.2.7, the table of causality and
+// variability); unspecified where the standard allows none (inputs, the independent variable).
+Initial effective_initial(const Variable& v);
+
+const char* to_string(Causality c);
+const char* to_string(Variability v);
+const char* to_string(ValueType t);
+const char* to_string(FmuKind k);  // "model exchange", "co-simulation"
+
+}  // namespace kausal::fmu

@@ -1,0 +1,519 @@
+// FMI 2.0 import, the parts that need no FMU binary: modelDescription.xml (what comes out, what
+// a bad file says), the .fmu archive (reading, unpacking, what it refuses) and the call error.
+#include <zip.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "system/errors.hpp"
+#include "system/fmu/fmu_archive.hpp"
+#include "system/fmu/fmu_error.hpp"
+#include "system/fmu/model_description.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace kausal::fmu {
+namespace {
+
+using kausal::testing::TempDir;
+
+const std::string file = "vdp.fmu: modelDescription.xml";
+
+// Model exchange and co-simulation, two states, every value type.
+const std::string valid_xml = R"xml(<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="2.0" modelName="VanDerPol" guid="{8c4e810f}"
+  description="oscillator" generationTool="hand" numberOfEventIndicators="1">
+  <ModelExchange modelIdentifier="vdp" canGetAndSetFMUstate="true" canSerializeFMUstate="true"
+    completedIntegratorStepNotNeeded="true"/>
+  <CoSimulation modelIdentifier="vdp_cs" canHandleVariableCommunicationStepSize="true"
+    maxOutputDerivativeOrder="1" canBeInstantiatedOnlyOncePerProcess="1"
+    providesDirectionalDerivative="true"/>
+  <TypeDefinitions>
+    <SimpleType name="Position"><Real unit="m"/></SimpleType>
+  </TypeDefinitions>
+  <DefaultExperiment startTime="0" stopTime="20" tolerance="1e-6"/>
+  <ModelVariables>
+    <ScalarVariable name="time" valueReference="0" causality="independent"><Real/></ScalarVariable>
+    <ScalarVariable name="x0" valueReference="1" causality="output" initial="exact" description="position">
+      <Real start="2" declaredType="Position"/></ScalarVariable>
+    <ScalarVariable name="der(x0)" valueReference="2"><Real derivative="2"/></ScalarVariable>
+    <ScalarVariable name="x1" valueReference="3" causality="output" initial="exact">
+      <Real start="-0.5" unit="m/s"/></ScalarVariable>
+    <ScalarVariable name="der(x1)" valueReference="4"><Real derivative="4"/></ScalarVariable>
+    <ScalarVariable name="mu" valueReference="5" causality="parameter" variability="fixed">
+      <Real start="1.5"/></ScalarVariable>
+    <ScalarVariable name="n" valueReference="0" causality="parameter" variability="tunable">
+      <Integer start="3"/></ScalarVariable>
+    <ScalarVariable name="on" valueReference="0" causality="input" variability="discrete">
+      <Boolean start="true"/></ScalarVariable>
+    <ScalarVariable name="label" valueReference="0" causality="parameter" variability="fixed">
+      <String start="hi"/></ScalarVariable>
+  </ModelVariables>
+  <ModelStructure>
+    <Outputs><Unknown index="2" dependencies=""/><Unknown index="4"/></Outputs>
+    <Derivatives><Unknown index="5" dependencies="2 4  6"/><Unknown index="3" dependencies="4"/></Derivatives>
+    <InitialUnknowns><Unknown index="3"/></InitialUnknowns>
+  </ModelStructure>
+</fmiModelDescription>
+)xml";
+
+// valid_xml with the first `from` replaced by `to`.
+std::string with(const std::string& from, const std::string& to) {
+  std::string xml = valid_xml;
+  const auto at = xml.find(from);
+  if (at == std::string::npos) throw std::logic_error("test: no '" + from + "' in valid_xml");
+  return xml.replace(at, from.size(), to);
+}
+
+// The 1-based line of the first `text` in xml.
+int line_of(const std::string& xml, const std::string& text) {
+  const auto at = xml.find(text);
+  if (at == std::string::npos) throw std::logic_error("test: no '" + text + "'");
+  return 1 + static_cast<int>(std::count(xml.begin(), xml.begin() + at, '\n'));
+}
+
+std::string error_of(const std::string& xml) {
+  try {
+    parse_model_description(xml, file);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// The message is "<file>:<line>: <what>" and contains `what`.
+void expect_error(const std::string& xml, int line, const std::string& what) {
+  const std::string message = error_of(xml);
+  const std::string where = file + ":" + std::to_string(line) + ": ";
+  EXPECT_EQ(message.rfind(where, 0), 0u) << message << "\nexpected to start with " << where;
+  EXPECT_NE(message.find(what), std::string::npos) << message << "\nexpected: " << what;
+}
+
+TEST(FmuModelDescription, ReadsEveryField) {
+  const ModelDescription md = parse_model_description(valid_xml, file);
+  EXPECT_EQ(md.file, file);
+  EXPECT_EQ(md.fmi_version, "2.0");
+  EXPECT_EQ(md.model_name, "VanDerPol");
+  EXPECT_EQ(md.guid, "{8c4e810f}");
+  EXPECT_EQ(md.description, "oscillator");
+  EXPECT_EQ(md.generation_tool, "hand");
+  EXPECT_EQ(md.event_indicators, 1u);
+  EXPECT_EQ(md.default_experiment.start_time, 0.0);
+  EXPECT_EQ(md.default_experiment.stop_time, 20.0);
+  EXPECT_EQ(md.default_experiment.tolerance, 1e-6);
+  EXPECT_FALSE(md.default_experiment.step_size);
+
+  ASSERT_TRUE(md.model_exchange);
+  const KindInterface& me = md.interface_of(FmuKind::model_exchange);
+  EXPECT_EQ(me.model_identifier, "vdp");
+  EXPECT_TRUE(me.can_get_and_set_fmu_state);
+  EXPECT_TRUE(me.can_serialize_fmu_state);
+  EXPECT_TRUE(me.completed_integrator_step_not_needed);
+  EXPECT_FALSE(me.provides_directional_derivative);
+  EXPECT_FALSE(me.can_be_instantiated_only_once_per_process);
+  const KindInterface& cs = md.interface_of(FmuKind::co_simulation);
+  EXPECT_EQ(cs.model_identifier, "vdp_cs");
+  EXPECT_TRUE(cs.can_handle_variable_communication_step_size);
+  EXPECT_FALSE(cs.can_interpolate_inputs);
+  EXPECT_EQ(cs.max_output_derivative_order, 1);
+  EXPECT_TRUE(cs.can_be_instantiated_only_once_per_process);
+  EXPECT_TRUE(cs.provides_directional_derivative);
+  EXPECT_FALSE(cs.can_get_and_set_fmu_state);
+}
+
+TEST(FmuModelDescription, ReadsVariables) {
+  const ModelDescription md = parse_model_description(valid_xml, file);
+  ASSERT_EQ(md.variables.size(), 9u);
+  const Variable& time = md.variables[0];
+  EXPECT_EQ(time.causality, Causality::independent);
+  EXPECT_FALSE(time.start);
+
+  const Variable* x0 = md.find("x0");
+  ASSERT_NE(x0, nullptr);
+  EXPECT_EQ(x0, &md.variables[1]);
+  EXPECT_EQ(x0->value_reference, 1u);
+  EXPECT_EQ(x0->type, ValueType::real);
+  EXPECT_EQ(x0->causality, Causality::output);
+  EXPECT_EQ(x0->variability, Variability::continuous);
+  EXPECT_EQ(x0->initial, Initial::exact);
+  EXPECT_EQ(x0->start, 2.0);
+  EXPECT_EQ(x0->unit, "m");  // from its declaredType
+  EXPECT_EQ(x0->description, "position");
+  EXPECT_EQ(x0->line, line_of(valid_xml, "name=\"x0\""));
+  EXPECT_FALSE(x0->derivative_of);
+
+  const Variable* der_x0 = md.find("der(x0)");
+  ASSERT_NE(der_x0, nullptr);
+  EXPECT_EQ(der_x0->causality, Causality::local);  // the defaults
+  EXPECT_EQ(der_x0->variability, Variability::continuous);
+  EXPECT_EQ(der_x0->initial, Initial::unspecified);
+  EXPECT_EQ(effective_initial(*der_x0), Initial::calculated);
+  EXPECT_EQ(der_x0->derivative_of, 1u);
+  EXPECT_EQ(md.find("der(x1)")->derivative_of, 3u);
+  EXPECT_EQ(md.find("x1")->start, -0.5);
+  EXPECT_EQ(md.find("x1")->unit, "m/s");
+
+  const Variable* mu = md.find("mu");
+  EXPECT_EQ(mu->causality, Causality::parameter);
+  EXPECT_EQ(mu->variability, Variability::fixed);
+  EXPECT_EQ(effective_initial(*mu), Initial::exact);
+  EXPECT_EQ(md.find("n")->type, ValueType::integer);
+  EXPECT_EQ(md.find("n")->start, 3.0);
+  EXPECT_EQ(md.find("n")->variability, Variability::tunable);
+  EXPECT_EQ(md.find("on")->type, ValueType::boolean);
+  EXPECT_EQ(md.find("on")->start, 1.0);
+  EXPECT_EQ(md.find("on")->causality, Causality::input);
+  EXPECT_EQ(effective_initial(*md.find("on")), Initial::unspecified);
+  EXPECT_EQ(md.find("label")->type, ValueType::string);
+  EXPECT_FALSE(md.find("label")->start);
+  EXPECT_EQ(md.find("nope"), nullptr);
+}
+
+TEST(FmuModelDescription, ReadsTheModelStructure) {
+  const ModelDescription md = parse_model_description(valid_xml, file);
+  // Derivatives order, not variable order.
+  EXPECT_EQ(md.states(), (std::vector<std::size_t>{3, 1}));
+  ASSERT_EQ(md.derivatives.size(), 2u);
+  EXPECT_EQ(md.derivatives[0].variable, 4u);
+  EXPECT_EQ(md.derivatives[0].dependencies, (std::vector<std::size_t>{1, 3, 5}));
+  EXPECT_EQ(md.derivatives[1].dependencies, (std::vector<std::size_t>{3}));
+  ASSERT_EQ(md.outputs.size(), 2u);
+  EXPECT_EQ(md.outputs[0].variable, 1u);
+  EXPECT_EQ(md.outputs[0].dependencies, std::vector<std::size_t>{});  // depends on nothing
+  EXPECT_EQ(md.outputs[1].variable, 3u);
+  EXPECT_FALSE(md.outputs[1].dependencies);  // on everything
+  EXPECT_EQ(md.outputs[1].line, line_of(valid_xml, "<Unknown index=\"4\"/>"));
+  ASSERT_EQ(md.initial_unknowns.size(), 1u);
+  EXPECT_EQ(md.initial_unknowns[0].variable, 2u);
+}
+
+TEST(FmuModelDescription, AKindTheFmuLacksIsAnInputError) {
+  const ModelDescription md = parse_model_description(
+      with(R"(<ModelExchange modelIdentifier="vdp")", R"(<Other modelIdentifier="vdp")"), file);
+  EXPECT_FALSE(md.model_exchange);
+  try {
+    md.interface_of(FmuKind::model_exchange);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              file + ": the FMU does not support model exchange (it offers co-simulation only)");
+  }
+}
+
+TEST(FmuModelDescription, RefusesXmlThatIsNotWellFormed) {
+  expect_error("<?xml version=\"1.0\"?>\n<fmiModelDescription fmiVersion=\"2.0\">\n<a></b>\n", 3,
+               "not well-formed XML: ");
+  expect_error("", 1, "not well-formed XML: No document element found");
+  // The line where the parser noticed: the unclosed tag's next one.
+  expect_error(with("<ModelVariables>", "<ModelVariables"),
+               line_of(valid_xml, "<ModelVariables>") + 1,
+               "not well-formed XML: Error parsing start element tag");
+}
+
+TEST(FmuModelDescription, RefusesAnotherRootOrVersion) {
+  expect_error("\n<fmuModelDescription fmiVersion=\"2.0\"/>", 2,
+               "the root element is <fmuModelDescription>, not <fmiModelDescription>");
+  expect_error(with("fmiVersion=\"2.0\"", "fmiVersion=\"1.0\""), 2,
+               "fmiVersion is '1.0': kausal imports FMI 2.0");
+  expect_error(with("fmiVersion=\"2.0\"", "fmiVersion=\"3.0-beta\""), 2,
+               "fmiVersion is '3.0-beta'");
+  expect_error(with("fmiVersion=\"2.0\"", ""), 2, "has no fmiVersion");
+}
+
+TEST(FmuModelDescription, RefusesAMissingGuidModelNameOrKind) {
+  expect_error(with("guid=\"{8c4e810f}\"", ""), 2, "fmiModelDescription has no guid");
+  expect_error(with("modelName=\"VanDerPol\"", ""), 2, "fmiModelDescription has no modelName");
+  std::string neither = with("<ModelExchange", "<X");
+  neither.replace(neither.find("<CoSimulation"), 13, "<Y");
+  expect_error(neither, 2, "neither <ModelExchange> nor <CoSimulation>");
+  expect_error(with(R"(modelIdentifier="vdp_cs")", ""), line_of(valid_xml, "<CoSimulation"),
+               "<CoSimulation> has no modelIdentifier");
+  // It names the shared object: no paths.
+  expect_error(with(R"(modelIdentifier="vdp")", R"(modelIdentifier="../../lib/evil")"),
+               line_of(valid_xml, "<ModelExchange"),
+               "modelIdentifier '../../lib/evil' is not a C name");
+}
+
+TEST(FmuModelDescription, RefusesAnIncompleteVariable) {
+  const int mu = line_of(valid_xml, "name=\"mu\"");
+  expect_error(with(R"(name="mu")", ""), mu, "ScalarVariable has no name");
+  expect_error(with(R"(name="mu" valueReference="5")", R"(name="mu")"), mu,
+               "variable 'mu' has no valueReference");
+  expect_error(with(R"(<Real start="1.5"/>)", "<Annotations/>"), mu,
+               "variable 'mu' has no type element (Real, Integer, Boolean, String, Enumeration)");
+  expect_error(with(R"(<Real start="1.5"/>)", R"(<Real start="1.5"/><Integer/>)"), mu + 1,
+               "variable 'mu' has two type elements");
+}
+
+TEST(FmuModelDescription, RefusesANameDeclaredTwice) {
+  expect_error(with(R"(name="mu")", R"(name="x1")"), line_of(valid_xml, "name=\"mu\""),
+               "variable 'x1' is declared twice (first on line " +
+                   std::to_string(line_of(valid_xml, "name=\"x1\"")) + ")");
+}
+
+TEST(FmuModelDescription, RefusesBadNumbersAndKeywords) {
+  const int mu = line_of(valid_xml, "name=\"mu\"");
+  expect_error(with(R"(<Real start="1.5"/>)", R"(<Real start="fast"/>)"), mu + 1,
+               "start of variable 'mu' is not a finite number: 'fast'");
+  expect_error(with(R"(<Real start="1.5"/>)", R"(<Real start="1.5x"/>)"), mu + 1,
+               "start of variable 'mu' is not a finite number");
+  expect_error(with(R"(<Real start="1.5"/>)", R"(<Real start="NaN"/>)"), mu + 1, "not a finite");
+  expect_error(with(R"(valueReference="5")", R"(valueReference="-1")"), mu,
+               "valueReference of variable 'mu' is not an integer in [0, 4294967295]: '-1'");
+  expect_error(with(R"(valueReference="5")", R"(valueReference="4294967296")"), mu,
+               "valueReference of variable 'mu'");
+  expect_error(with(R"(<Integer start="3"/>)", R"(<Integer start="3.5"/>)"),
+               line_of(valid_xml, "<Integer start"), "start of variable 'n' is not an integer");
+  expect_error(with(R"(<Boolean start="true"/>)", R"(<Boolean start="yes"/>)"),
+               line_of(valid_xml, "<Boolean start"),
+               "start of variable 'on' is not true or false: 'yes'");
+  expect_error(with(R"(causality="parameter" variability="fixed">
+      <Real start="1.5"/>)",
+                    R"(causality="param" variability="fixed">
+      <Real start="1.5"/>)"),
+               mu,
+               "causality 'param' of variable 'mu' is not one of parameter, calculatedParameter, "
+               "input, output, local, independent");
+  expect_error(with(R"(canSerializeFMUstate="true")", R"(canSerializeFMUstate="yes")"),
+               line_of(valid_xml, "<ModelExchange"),
+               "canSerializeFMUstate of <ModelExchange> is not true or false: 'yes'");
+  expect_error(with(R"(tolerance="1e-6")", R"(tolerance="-1")"),
+               line_of(valid_xml, "<DefaultExperiment"),
+               "tolerance of <DefaultExperiment> must be > 0");
+  expect_error(with(R"(numberOfEventIndicators="1")", R"(numberOfEventIndicators="99999999999")"),
+               2,
+               "numberOfEventIndicators of fmiModelDescription is not an integer in [0, 1000000]");
+}
+
+TEST(FmuModelDescription, RefusesIndicesOutOfRange) {
+  const int der_x0 = line_of(valid_xml, "<Real derivative=\"2\"");
+  expect_error(with(R"(derivative="2")", R"(derivative="10")"), der_x0,
+               "derivative=10 of variable 'der(x0)' is out of range (1..9)");
+  expect_error(with(R"(derivative="2")", R"(derivative="0")"), der_x0, "is out of range (1..9)");
+  expect_error(with(R"(derivative="2")", R"(derivative="3")"), der_x0,
+               "derivative=3 of variable 'der(x0)' names the variable itself");
+  expect_error(with(R"(derivative="2")", R"(derivative="7")"), der_x0,
+               "derivative=7 of variable 'der(x0)' names variable 'n', not a Real");
+  const int outputs = line_of(valid_xml, "<Outputs>");
+  expect_error(with(R"(<Unknown index="2" dependencies=""/>)", R"(<Unknown index="0"/>)"), outputs,
+               "index '0' in <Outputs> is out of range (1..9)");
+  expect_error(with(R"(<Unknown index="2" dependencies=""/>)", R"(<Unknown index="10"/>)"), outputs,
+               "index '10' in <Outputs> is out of range (1..9)");
+  expect_error(with(R"(<Unknown index="2" dependencies=""/>)", R"(<Unknown index="two"/>)"),
+               outputs, "index 'two' in <Outputs> is not a number");
+  expect_error(with(R"(<Unknown index="2" dependencies=""/>)", R"(<Unknown/>)"), outputs,
+               "<Unknown> of <Outputs> has no index");
+  expect_error(with(R"(dependencies="2 4  6")", R"(dependencies="2 40")"),
+               line_of(valid_xml, "<Derivatives>"),
+               "dependencies entry '40' in <Derivatives> is out of range (1..9)");
+}
+
+TEST(FmuModelDescription, RefusesADerivativesEntryWithoutDerivative) {
+  expect_error(with(R"(<Unknown index="3" dependencies="4"/>)", R"(<Unknown index="6"/>)"),
+               line_of(valid_xml, "<Derivatives>"),
+               "<Derivatives> lists variable 'mu', which has no derivative= (of which state?)");
+  expect_error(with(R"(<Unknown index="4"/>)", R"(<Unknown index="6"/>)"),
+               line_of(valid_xml, "<Outputs>"),
+               "<Outputs> lists variable 'mu', whose causality is not output");
+}
+
+TEST(FmuModelDescription, InitialDefaultsFollowTheStandardsTable) {
+  Variable v;
+  v.causality = Causality::calculated_parameter;
+  v.variability = Variability::fixed;
+  EXPECT_EQ(effective_initial(v), Initial::calculated);
+  v.causality = Causality::output;
+  v.variability = Variability::constant;
+  EXPECT_EQ(effective_initial(v), Initial::exact);
+  v.initial = Initial::approx;
+  EXPECT_EQ(effective_initial(v), Initial::approx);
+}
+
+// ---- the archive ----
+
+struct ZipEntry {
+  std::string name, data;
+  bool symlink = false;
+};
+
+// Writes a zip with libzip, as a tool exporting an FMU would.
+void write_zip(const std::filesystem::path& path, const std::vector<ZipEntry>& entries) {
+  int error = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+  ASSERT_NE(z, nullptr) << error;
+  for (const ZipEntry& e : entries) {
+    if (!e.name.empty() && e.name.back() == '/') {
+      ASSERT_GE(zip_dir_add(z, e.name.substr(0, e.name.size() - 1).c_str(), 0), 0);
+      continue;
+    }
+    // libzip reads the buffer at zip_close: entries outlives it.
+    zip_source_t* source = zip_source_buffer(z, e.data.data(), e.data.size(), 0);
+    ASSERT_NE(source, nullptr);
+    const zip_int64_t index = zip_file_add(z, e.name.c_str(), source, ZIP_FL_OVERWRITE);
+    ASSERT_GE(index, 0) << zip_strerror(z);
+    if (e.symlink) {
+      ASSERT_EQ(zip_file_set_external_attributes(z, static_cast<zip_uint64_t>(index), 0,
+                                                 ZIP_OPSYS_UNIX, (0120777u) << 16),
+                0);
+    }
+  }
+  ASSERT_EQ(zip_close(z), 0);
+}
+
+std::string archive_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const std::vector<ZipEntry> good_entries = {
+    {"modelDescription.xml", valid_xml},
+    {"binaries/", ""},
+    {"binaries/linux64/vdp.so", std::string("\x7f"
+                                            "ELF\0\1",
+                                            6)},
+    {"resources/table.csv", "t,x\n0,1\n"},
+    {"documentation/", ""},
+};
+
+TEST(FmuArchive, ReadsAnEntryWithoutUnpacking) {
+  TempDir dir;
+  const auto fmu = dir / "vdp.fmu";
+  write_zip(fmu, good_entries);
+  EXPECT_EQ(read_fmu_entry(fmu, "modelDescription.xml"), valid_xml);
+  EXPECT_EQ(read_fmu_entry(fmu, "resources/table.csv"), "t,x\n0,1\n");
+  const ModelDescription md = read_model_description(fmu);
+  EXPECT_EQ(md.file, fmu.string() + ": modelDescription.xml");
+  EXPECT_EQ(md.model_name, "VanDerPol");
+  EXPECT_FALSE(std::filesystem::exists(dir / "binaries"));
+}
+
+TEST(FmuArchive, UnpacksEveryEntryAndOverwrites) {
+  TempDir dir;
+  const auto fmu = dir / "vdp.fmu";
+  write_zip(fmu, good_entries);
+  const auto out = dir / "unpacked" / "vdp";
+  std::filesystem::create_directories(out / "resources");
+  std::ofstream(out / "resources" / "table.csv") << "stale and longer than the new content\n";
+  unpack_fmu(fmu, out);
+  EXPECT_EQ(read_text(out / "modelDescription.xml"), valid_xml);
+  EXPECT_EQ(read_text(out / "binaries" / "linux64" / "vdp.so"), std::string("\x7f"
+                                                                            "ELF\0\1",
+                                                                            6));
+  EXPECT_EQ(read_text(out / "resources" / "table.csv"), "t,x\n0,1\n");
+  EXPECT_TRUE(std::filesystem::is_directory(out / "documentation"));
+}
+
+TEST(FmuArchive, SaysWhatIsNotAnFmu) {
+  TempDir dir;
+  dir.write("text.fmu", "this is not a zip archive at all");
+  const auto text = dir / "text.fmu";
+  EXPECT_EQ(archive_error([&] {
+              read_fmu_entry(text, "modelDescription.xml");
+            }).rfind(text.string() + ": not a zip archive (", 0),
+            0u);
+  EXPECT_EQ(archive_error([&] {
+              unpack_fmu(text, dir / "out");
+            }).rfind(text.string() + ": not a zip archive (", 0),
+            0u);
+  const auto none = dir / "none.fmu";
+  EXPECT_EQ(archive_error([&] { read_model_description(none); }), none.string() + ": no such file");
+
+  const auto empty = dir / "empty.fmu";
+  write_zip(empty, {{"resources/x", "x"}});
+  EXPECT_EQ(archive_error([&] { read_model_description(empty); }),
+            empty.string() + ": has no modelDescription.xml");
+
+  // The parser's messages name the .fmu too.
+  const auto bad = dir / "bad.fmu";
+  write_zip(bad, {{"modelDescription.xml", "<fmiModelDescription fmiVersion=\"1.0\"/>"}});
+  EXPECT_EQ(archive_error([&] { read_model_description(bad); }),
+            bad.string() + ": modelDescription.xml:1: fmiVersion is '1.0': kausal imports FMI 2.0");
+}
+
+TEST(FmuArchive, RefusesEntriesThatEscapeTheDirectory) {
+  TempDir dir;
+  for (const std::string name :
+       {"../evil", "resources/../../evil", "/tmp/evil", "a\\..\\..\\evil"}) {
+    const auto fmu = dir / "evil.fmu";
+    write_zip(fmu, {{"modelDescription.xml", valid_xml}, {name, "boom"}});
+    const auto out = dir / "out";
+    EXPECT_EQ(archive_error([&] { unpack_fmu(fmu, out); }),
+              fmu.string() + ": entry '" + name +
+                  "' would be written outside the directory (absolute path or '..')");
+    // Checked before anything is written.
+    EXPECT_FALSE(std::filesystem::exists(out)) << name;
+    EXPECT_FALSE(std::filesystem::exists(dir / "evil")) << name;
+  }
+}
+
+TEST(FmuArchive, RefusesSymlinks) {
+  TempDir dir;
+  const auto fmu = dir / "link.fmu";
+  write_zip(fmu, {{"modelDescription.xml", valid_xml},
+                  {"binaries/linux64/vdp.so", "/usr/lib/x86_64-linux-gnu/libc.so.6", true}});
+  EXPECT_EQ(archive_error([&] { unpack_fmu(fmu, dir / "out"); }),
+            fmu.string() +
+                ": entry 'binaries/linux64/vdp.so' is a symlink (kausal unpacks plain files only)");
+  EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+TEST(FmuArchive, RefusesTooManyEntriesAndTooLargeOnes) {
+  TempDir dir;
+  std::vector<ZipEntry> many;
+  for (std::size_t i = 0; i <= max_unpacked_entries; ++i)
+    many.push_back({"resources/" + std::to_string(i), ""});
+  const auto crowded = dir / "crowded.fmu";
+  write_zip(crowded, many);
+  EXPECT_EQ(archive_error([&] { unpack_fmu(crowded, dir / "out"); }),
+            crowded.string() + ": has 10001 entries, more than the limit of 10000");
+
+  // Compresses to almost nothing; must still not be read whole.
+  const auto big = dir / "big.fmu";
+  write_zip(big, {{"modelDescription.xml", std::string(max_entry_bytes + 1, ' ')}});
+  EXPECT_EQ(archive_error([&] { read_fmu_entry(big, "modelDescription.xml"); }),
+            big.string() + ": modelDescription.xml is larger than the limit of 64 MiB");
+}
+
+// ---- the call error ----
+
+TEST(FmuCallError, NamesTheCallTheStatusTheTimeAndTheLog) {
+  const FmuCallError e("fmi2DoStep", fmi2Error, 0.5,
+                       {"[fmi2Warning] logStatusWarning: step too large",
+                        "[fmi2Error] logStatusError: division by zero"});
+  EXPECT_EQ(std::string(e.what()),
+            "fmi2DoStep returned fmi2Error at t = 0.5: [fmi2Warning] logStatusWarning: step too "
+            "large; [fmi2Error] logStatusError: division by zero");
+  EXPECT_EQ(e.function(), "fmi2DoStep");
+  EXPECT_EQ(e.status(), fmi2Error);
+  EXPECT_EQ(e.exit_code(), ExitCode::simulation_failed);
+  const SimulationError& as_simulation_error = e;  // what the run's error handling catches
+  EXPECT_NE(std::string(as_simulation_error.what()).find("fmi2DoStep"), std::string::npos);
+
+  EXPECT_EQ(std::string(
+                FmuCallError("fmi2DoStep", fmi2Discard, 1, {}, "the FMU refused the step").what()),
+            "fmi2DoStep returned fmi2Discard at t = 1 (the FMU refused the step) (the FMU logged "
+            "nothing)");
+  EXPECT_EQ(std::string(FmuCallError::not_called("fmi2GetReal", fmi2Fatal, 2, {}).what()),
+            "fmi2GetReal not called at t = 2: an earlier call returned fmi2Fatal, after which the "
+            "FMU must not be called (the FMU logged nothing)");
+  EXPECT_EQ(status_name(static_cast<fmi2Status>(7)), "fmi2Status(7)");
+}
+
+}  // namespace
+}  // namespace kausal::fmu
