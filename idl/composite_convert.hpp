@@ -17,6 +17,9 @@ inline idl::MemberSetupSeq to_idl(const std::vector<MemberRecipe>& members) {
     out[k].name = members[k].name.c_str();
     out[k].model = members[k].model.c_str();
     out[k].parameters = to_idl(members[k].parameters);
+    out[k].fmu.archive = members[k].fmu.archive.c_str();
+    out[k].fmu.co_simulation = members[k].fmu.co_simulation;
+    out[k].fmu.unpack_root = members[k].fmu.unpack_root.c_str();
   }
   return out;
 }
@@ -42,8 +45,11 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
                                 const idl::ConstantInputSeq& constants) {
   CompositeRecipe r;
   for (CORBA::ULong k = 0; k < members.length(); ++k)
-    r.members.push_back(
-        {members[k].name.in(), members[k].model.in(), from_idl(members[k].parameters)});
+    r.members.push_back({members[k].name.in(),
+                         members[k].model.in(),
+                         from_idl(members[k].parameters),
+                         {members[k].fmu.archive.in(), static_cast<bool>(members[k].fmu.co_simulation),
+                          members[k].fmu.unpack_root.in()}});
   for (CORBA::ULong k = 0; k < links.length(); ++k)
     r.links.push_back({links[k].from, links[k].from_output, links[k].to, links[k].to_input});
   for (CORBA::ULong k = 0; k < constants.length(); ++k)

@@ -1,6 +1,7 @@
 #pragma once
 // Plain C++ values <-> IDL values. Every value from the wire is checked by the plain core
 // that receives it (sizes, finiteness); this file only copies.
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,17 @@ inline idl::DoubleSeq to_seq(std::span<const double> x) {
   seq.length(static_cast<CORBA::ULong>(x.size()));
   for (std::size_t i = 0; i < x.size(); ++i) seq[static_cast<CORBA::ULong>(i)] = x[i];
   return seq;
+}
+
+inline idl::OctetSeq to_octets(std::span<const std::uint8_t> bytes) {
+  idl::OctetSeq seq;
+  seq.length(static_cast<CORBA::ULong>(bytes.size()));
+  if (!bytes.empty()) std::memcpy(seq.get_buffer(), bytes.data(), bytes.size());
+  return seq;
+}
+
+inline Bytes to_bytes(const idl::OctetSeq& seq) {
+  return {seq.get_buffer(), seq.get_buffer() + seq.length()};
 }
 
 inline std::vector<double> to_vector(const idl::DoubleSeq& seq) {
@@ -70,7 +82,8 @@ inline StepperMemory from_idl(const idl::StepperMemory& m) {
 
 inline idl::StateBatch to_idl(const StateBatch& b) {
   return {b.epoch,          b.first_step,      wire_size(b.state_size), wire_size(b.output_size),
-          to_seq(b.states), to_seq(b.outputs), to_idl(b.memory),        to_seq(b.indicators)};
+          to_seq(b.states), to_seq(b.outputs), to_idl(b.memory),        to_seq(b.indicators),
+          to_octets(b.internal)};
 }
 
 inline StateBatch from_idl(const idl::StateBatch& b) {
@@ -81,7 +94,8 @@ inline StateBatch from_idl(const idl::StateBatch& b) {
           to_vector(b.states),
           to_vector(b.outputs),
           from_idl(b.memory),
-          to_vector(b.indicators)};
+          to_vector(b.indicators),
+          to_bytes(b.internal)};
 }
 
 inline idl::ChannelSampleSeq to_idl(const std::vector<ChannelSample>& samples) {
@@ -135,6 +149,9 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
   out.x0 = to_seq(c.x0);
   out.memory0 = to_idl(c.memory0);
   out.indicators0 = to_seq(c.indicators0);
+  out.internal_state = c.internal_state;
+  out.internal0 = to_octets(c.internal0);
+  out.outputs_at_step = c.outputs_at_step;
   out.input_history.length(wire_size(c.input_history.size()));
   for (CORBA::ULong k = 0; k < out.input_history.length(); ++k)
     out.input_history[k] = {c.input_history[k].first, to_seq(c.input_history[k].values)};

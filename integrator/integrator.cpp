@@ -62,6 +62,11 @@ class Integrator::LinkRhs final : public RightHandSide {
     owner_.inputs_.input_at(t, u_);
     owner_.pieces_.wait_for_system([&] { owner_.link_.jacobian(t, x, u_, J); });
   }
+  void model_step(double t, double h, Vector& x) override {
+    owner_.inputs_.input_at(t, u_);
+    owner_.pieces_.wait_for_system([&] { owner_.link_.step(t, h, u_, x); });
+    owner_.clock_.count_calc();
+  }
 
  private:
   Integrator& owner_;
@@ -107,6 +112,30 @@ void Integrator::restore_start() {
     indicators_ = config_.indicators0;
   }
   inputs_.restore(config_.input_history, config_.first_step);
+  if (!config_.internal0.empty()) {
+    if (!config_.internal_state)
+      throw ModelError(config_.name, "internal0: the model keeps no internal state");
+    restore_internal(std::make_shared<const Bytes>(config_.internal0));
+  }
+}
+
+void Integrator::take_outputs() {
+  outputs_.resize(idx(config_.output_size));
+  pieces_.wait_for_system([&] { link_.output(time_of_step(step_), x_, outputs_); });
+}
+
+void Integrator::fetch_internal() {
+  Bytes now;
+  pieces_.wait_for_system([&] { now = link_.save_internal(); });
+  internal_ = std::make_shared<const Bytes>(std::move(now));
+}
+
+// (Entries share the bytes until the model changes them: a restore is needed only when the
+// saved bytes are not the ones the model holds now.)
+void Integrator::restore_internal(const std::shared_ptr<const Bytes>& saved) {
+  if (!saved || saved == internal_) return;
+  pieces_.wait_for_system([&] { link_.restore_internal(*saved); });
+  internal_ = saved;
 }
 
 double Integrator::time_of_step(std::uint64_t n) const {
@@ -175,6 +204,9 @@ bool Integrator::can_step() const {
 
 void Integrator::compute_step(std::uint64_t n) {
   LinkRhs rhs(*this);
+  // A model that steps itself changes its internal state with the step: from here on,
+  // internal_ is not what the model holds.
+  if (config_.method == OdeMethod::co_simulation) internal_.reset();
   try {
     stepper_.step(rhs, time_of_step(n), config_.h(), x_);
   } catch (const SimulationError& e) {
@@ -199,6 +231,7 @@ void Integrator::handle_crossings(double t) {
   }
   if (fired) {
     stepper_.restart();  // the state jumped: a multistep method starts afresh
+    if (config_.internal_state) fetch_internal();
     pieces_.wait_for_system([&] { link_.indicators(t, x_, u, g); });
   }
   indicators_ = std::move(g);
@@ -220,12 +253,19 @@ void Integrator::step_once() {
     inputs_.input_at(time_of_step(n), u);
     pieces_.wait_for_system([&] { link_.indicators(time_of_step(n), x_, u, indicators_); });
   }
-  list_.save({n, x_, stepper_.memory(), indicators_, {}, 0});
+  if (config_.internal_state && !internal_) fetch_internal();
+  if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
+  list_.save({n, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
   compute_step(n);
   if (config_.rollback_check)
-    check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] { compute_step(n); });
+    check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] {
+      restore_internal(list_.back().internal);
+      compute_step(n);
+    });
+  if (config_.internal_state && !internal_) fetch_internal();
   step_ = n + 1;
   if (config_.indicator_count > 0) handle_crossings(time_of_step(step_));
+  if (config_.outputs_at_step) take_outputs();
   ++stats_.steps_computed;
   pieces_.tag_step(ActivityTrace::untagged);
   StateList::Entry& from = list_.back();
@@ -309,11 +349,15 @@ std::vector<double> Integrator::apply_event(const Event& event) {
                                    " arrived at step " + std::to_string(step_));
   // Rollback restores the first state saved at a step (as stepping produced it); a second
   // event at the same step needs no second copy.
+  if (config_.internal_state && !internal_) fetch_internal();
+  if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
   if (list_.first_at(step_) == nullptr)
-    list_.save({step_, x_, stepper_.memory(), indicators_, {}, 0});
+    list_.save({step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
   pieces_.wait_for_system([&] {
     link_.handle_event(event, {x_.data(), static_cast<std::size_t>(x_.size())});
   });
+  if (config_.internal_state) fetch_internal();
+  if (config_.outputs_at_step) take_outputs();
   if (!x_.allFinite())
     throw ModelError(config_.name, "event '" + event.kind + "' made the state non-finite");
   stepper_.restart();  // the state jumped: a multistep method starts afresh
@@ -333,6 +377,8 @@ void Integrator::rewind(std::uint64_t n) {
   x_ = std::move(r.entry.x);
   stepper_.restore(r.entry.memory);
   indicators_ = std::move(r.entry.indicators);
+  restore_internal(r.entry.internal);
+  outputs_ = std::move(r.entry.outputs);
   stats_.wasted_derivative_calls += r.derivative_calls;
   clock_.reclassify_as_rollback(r.work);
   clock_.mark_rolled_back_after(n);
@@ -404,7 +450,7 @@ StateBatch Integrator::take_final() {
 
 StateBatch Integrator::collect_final() {
   const auto n = static_cast<std::size_t>(x_.size());
-  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}, {}, {}};
+  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}, {}, {}, {}};
   const std::uint64_t f = std::min(final_step(), config_.last_step);
   if (published_ > f) return batch;
   const std::uint64_t count = f - published_ + 1;
@@ -418,6 +464,12 @@ StateBatch Integrator::collect_final() {
     const Vector& x = saved ? saved->x : x_;
     batch.states.insert(batch.states.end(), x.data(), x.data() + x.size());
     if (config_.output_size == 0) continue;
+    if (config_.outputs_at_step) {
+      if (m == step_ && outputs_.size() == 0) take_outputs();
+      const Vector& kept = saved ? saved->outputs : outputs_;
+      batch.outputs.insert(batch.outputs.end(), kept.data(), kept.data() + kept.size());
+      continue;
+    }
     pieces_.wait_for_system([&] { link_.output(time_of_step(m), x, y); });
     batch.outputs.insert(batch.outputs.end(), y.data(), y.data() + y.size());
   }
@@ -425,6 +477,8 @@ StateBatch Integrator::collect_final() {
   batch.memory = last ? last->memory : stepper_.memory();
   const Vector& indicators = last ? last->indicators : indicators_;
   batch.indicators.assign(indicators.data(), indicators.data() + indicators.size());
+  const std::shared_ptr<const Bytes>& internal = last ? last->internal : internal_;
+  if (internal) batch.internal = *internal;
   published_ = f + 1;
   if (!config_.coupling_sends_events) forget_before(f);
   return batch;

@@ -42,6 +42,15 @@ struct IntegratorConfig {
   StepperMemory memory0;
   Vector indicators0;
   std::vector<ChannelHistory> input_history;
+  // The model keeps restorable state outside x (Model::internal_state): it is saved with
+  // every state-list entry and restored on rollback and by the rollback check. internal0:
+  // that state at first_step in a resumed run (empty: the System's own, fresh one).
+  bool internal_state = false;
+  Bytes internal0;
+  // The outputs depend on state x does not hold (an FMU's discrete states, restorable or
+  // not): they are taken when a step is taken and kept with it, never recomputed later from
+  // x, when the model's hidden state has moved on.
+  bool outputs_at_step = false;
   // first_step's state is published like every later one (a fresh partition), or not: the
   // monitor has it (the chain; every resumed run).
   bool publish_first_state = true;
@@ -81,6 +90,7 @@ struct StateBatch {
   std::vector<double> outputs;
   StepperMemory memory;            // at the last step (empty for one-step methods)
   std::vector<double> indicators;  // at the last step (empty without event indicators)
+  Bytes internal;                  // at the last step (empty without internal state)
 
   // No steps: where a failure of `epoch` at `step` stands in an inbox.
   static StateBatch empty_at(std::uint32_t epoch, std::uint64_t step) {
@@ -225,6 +235,11 @@ class Integrator {
   std::uint64_t take_steps(std::uint64_t until, More&& more);
   void compute_step(std::uint64_t n);
   void handle_crossings(double t);
+  // The model's internal state as it is now (after a step or an event changed it).
+  void fetch_internal();
+  // config_.outputs_at_step: the outputs at the current step, now.
+  void take_outputs();
+  void restore_internal(const std::shared_ptr<const Bytes>& saved);
   void rewind(std::uint64_t n);
   void forget_before(std::uint64_t n);
   StateBatch collect_final();
@@ -235,6 +250,8 @@ class Integrator {
   OdeStepper stepper_;
   Vector x_;
   Vector indicators_;
+  std::shared_ptr<const Bytes> internal_;  // config_.internal_state: the model's, now
+  Vector outputs_;                         // config_.outputs_at_step: at step_ (empty: not yet)
   InputChannels inputs_;
   std::uint64_t step_;
   std::uint64_t published_;  // the next step to publish

@@ -83,6 +83,18 @@ class CorbaModelLink final : public ModelLink {
     const idl::ModelChange c = to_idl(change);
     call_peer(name_, [&] { system_->change(c); });
   }
+  void step(double t, double h, VectorView u, VectorOut x) override {
+    const idl::DoubleSeq sx = seq_of(x), su = seq_of(u);
+    copy_reply("step", call_peer(name_, [&] { return system_->step(t, h, sx, su); }), x);
+  }
+  Bytes save_internal() override {
+    idl::OctetSeq_var bytes = call_peer(name_, [&] { return system_->save_internal(); });
+    return to_bytes(bytes.in());
+  }
+  void restore_internal(std::span<const std::uint8_t> bytes) override {
+    const idl::OctetSeq seq = to_octets(bytes);
+    call_peer(name_, [&] { system_->restore_internal(seq); });
+  }
 
  private:
   static idl::DoubleSeq seq_of(VectorView v) {
@@ -188,6 +200,11 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   c.publish_every = s.publish_every;
   c.memory0 = from_idl(s.memory0);
   c.indicators0 = to_eigen(s.indicators0);
+  c.internal_state = s.internal_state != 0;
+  limits::within(component, "internal0: bytes", s.internal0.length(), limits::max_internal_bytes,
+                 "the largest internal state a System keeps");
+  c.internal0 = to_bytes(s.internal0);
+  c.outputs_at_step = s.outputs_at_step != 0;
   limits::within(component, "input_history: the channels", s.input_history.length(),
                  s.channels.length(), "at most one history per channel");
   std::uint64_t samples = 0;

@@ -21,7 +21,7 @@ struct NamedMethod {
   OdeMethod method;
 };
 
-constexpr std::array<NamedMethod, 7> method_names{{
+constexpr std::array<NamedMethod, 8> method_names{{
     {"euler", OdeMethod::euler},
     {"rk3", OdeMethod::rk3},
     {"rk4", OdeMethod::rk4},
@@ -29,6 +29,7 @@ constexpr std::array<NamedMethod, 7> method_names{{
     {"backward_euler", OdeMethod::backward_euler},
     {"dre0", OdeMethod::dre0},
     {"pdre0", OdeMethod::pdre0},
+    {"co-simulation", OdeMethod::co_simulation},
 }};
 
 constexpr int max_newton_iterations = 20;
@@ -107,6 +108,11 @@ std::string_view ode_method_name(OdeMethod m) {
   return "?";
 }
 
+void RightHandSide::model_step(double t, double, Vector&) {
+  throw SimulationError("co-simulation step at t=" + std::to_string(t) +
+                        ": the model does not step itself (choose an ODE integrator)");
+}
+
 bool uses_jacobian(OdeMethod m) {
   return m == OdeMethod::backward_euler || m == OdeMethod::dre0 || m == OdeMethod::pdre0;
 }
@@ -151,6 +157,11 @@ void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
     case OdeMethod::dre0:
     case OdeMethod::pdre0:
       exponential(f, t, h, x);
+      break;
+    case OdeMethod::co_simulation:
+      next_ = x;
+      f.model_step(t, h, next_);
+      ++derivative_calls_;  // one Calc: the model's own step
       break;
   }
   if (!next_.allFinite()) fail(t, "the state is not finite after the step");

@@ -8,6 +8,7 @@
 //   euler 1 · rk3 3 · rk4 4 · ab3 1 (3 in each of its two RK3 start-up steps)
 //   backward_euler one per Newton iteration (≥ 1), plus one Jacobian (more if refreshed)
 //   dre0, pdre0 1 f and 1 Jacobian; A_D recomputed only when the Jacobian or h changed.
+//   co-simulation: no f; the model steps itself (a co-simulation FMU), counted as one Calc.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,6 +28,8 @@ class RightHandSide {
   virtual ~RightHandSide() = default;
   virtual void derivative(double t, VectorView x, VectorOut dx) = 0;
   virtual void jacobian(double t, VectorView x, MatrixOut J) = 0;
+  // OdeMethod::co_simulation: the model's own step from t to t + h (Model::step).
+  virtual void model_step(double t, double h, Vector& x);
 };
 
 // The part of a multistep method's past that must be saved with the state and restored on a

@@ -7,6 +7,7 @@
 // lies before GVT.
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,10 @@ class StateList {
     Vector x;
     StepperMemory memory;                   // empty for one-step methods
     Vector indicators;                      // empty for models without event indicators
+    // The model's internal state (Model::internal_state), shared between entries while it
+    // does not change; null for models without one.
+    std::shared_ptr<const Bytes> internal;
+    Vector outputs;  // taken at this step (IntegratorConfig::outputs_at_step), else empty
     ActivityClock::Clock::duration work{};  // compute time of the step taken from here
     std::uint64_t derivative_calls = 0;     // f evaluations of that step
   };

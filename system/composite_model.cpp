@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "system/errors.hpp"
+#include "system/fmu/fmu_model.hpp"
 
 namespace kausal {
 
@@ -18,6 +19,10 @@ Eigen::Index index_of(std::size_t i) {
 CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector<DirectLink> links,
                                std::vector<ConstantInput> constants)
     : members_(std::move(members)), has_links_(!links.empty()) {
+  for (const auto& m : members_)
+    if (m.model->steps_itself() && members_.size() > 1)
+      throw ModelError(m.name,
+                       "steps itself (a co-simulation FMU): it must be alone in its partition");
   Layout at;
   for (const auto& m : members_) {
     layout_.push_back(at);
@@ -148,6 +153,79 @@ void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) c
   throw ModelError("composite", "no indicator " + std::to_string(indicator));
 }
 
+InternalState CompositeModel::internal_state() const {
+  InternalState state = InternalState::none;
+  for (const auto& m : members_) {
+    const InternalState own = m.model->internal_state();
+    if (own == InternalState::unrestorable) return own;
+    if (own == InternalState::restorable) state = own;
+  }
+  return state;
+}
+
+std::string CompositeModel::unrestorable_reason() const {
+  for (const auto& m : members_)
+    if (m.model->internal_state() == InternalState::unrestorable)
+      return "subsystem '" + m.name + "' " + m.model->unrestorable_reason();
+  return {};
+}
+
+Bytes CompositeModel::save_internal() const {
+  Bytes all;
+  for (const auto& m : members_) {
+    if (m.model->internal_state() == InternalState::none) continue;
+    Bytes own;
+    try {
+      own = m.model->save_internal();
+    } catch (const ModelError& e) {
+      throw ModelError(m.name, e.reason());
+    }
+    const std::uint64_t size = own.size();
+    for (int b = 0; b < 8; ++b) all.push_back(static_cast<std::uint8_t>(size >> (8 * b)));
+    all.insert(all.end(), own.begin(), own.end());
+  }
+  return all;
+}
+
+// The bytes may come from the wire or a checkpoint file: every length is checked.
+void CompositeModel::restore_internal(std::span<const std::uint8_t> bytes) const {
+  std::size_t at = 0;
+  for (const auto& m : members_) {
+    if (m.model->internal_state() == InternalState::none) continue;
+    if (bytes.size() - at < 8)
+      throw ModelError(m.name, "internal state: the bytes end before this member's");
+    std::uint64_t size = 0;
+    for (int b = 0; b < 8; ++b) size |= std::uint64_t{bytes[at + static_cast<std::size_t>(b)]} << (8 * b);
+    at += 8;
+    if (size > bytes.size() - at)
+      throw ModelError(m.name, "internal state: " + std::to_string(size) + " bytes announced, " +
+                                   std::to_string(bytes.size() - at) + " left");
+    try {
+      m.model->restore_internal(bytes.subspan(at, static_cast<std::size_t>(size)));
+    } catch (const ModelError& e) {
+      throw ModelError(m.name, e.reason());
+    }
+    at += static_cast<std::size_t>(size);
+  }
+  if (at != bytes.size())
+    throw ModelError("composite", "internal state: " + std::to_string(bytes.size() - at) +
+                                      " bytes more than the members hold");
+}
+
+bool CompositeModel::steps_itself() const {
+  return members_.size() == 1 && members_[0].model->steps_itself();
+}
+
+void CompositeModel::step(double t, double h, VectorView u, VectorOut x) const {
+  if (!steps_itself()) return Model::step(t, h, u, x);
+  member_inputs(t, x, u);
+  try {
+    members_[0].model->step(t, h, inputs_[0], x);
+  } catch (const ModelError& e) {
+    throw ModelError(members_[0].name, e.reason());
+  }
+}
+
 double CompositeModel::InputSource::value_at(double t) const {
   double v = value;
   for (const auto& [from, changed] : later) {
@@ -250,7 +328,10 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
     const std::string at = "members[" + std::to_string(members.size()) + "]";
     if (m.name.empty()) throw ModelError(component, at + ".name is empty");
     try {
-      members.push_back({m.name, make_model(m.name, m.model, m.parameters), m.model, m.parameters});
+      if (m.model == "fmu")
+        members.push_back({m.name, make_fmu_model(component, m), {}, {}});
+      else
+        members.push_back({m.name, make_model(m.name, m.model, m.parameters), m.model, m.parameters});
     } catch (const ModelError& e) {
       throw ModelError(component, at + " ('" + m.name + "'): " + e.reason());
     }

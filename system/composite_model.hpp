@@ -56,6 +56,15 @@ class CompositeModel final : public Model {
   std::size_t indicator_count() const override { return indicator_count_; }
   void indicators(double t, VectorView x, VectorView u, VectorOut g) const override;
   void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
+  // Restorable when every member with internal state is; the bytes are the members' bytes in
+  // member order, each preceded by its length (8 bytes, little-endian).
+  InternalState internal_state() const override;
+  std::string unrestorable_reason() const override;
+  Bytes save_internal() const override;
+  void restore_internal(std::span<const std::uint8_t> bytes) const override;
+  // A member that steps itself (a co-simulation FMU) is its partition's only member.
+  bool steps_itself() const override;
+  void step(double t, double h, VectorView u, VectorOut x) const override;
 
   // One block per member with states (pDRE0 uses their diagonal Jacobian blocks).
   const std::vector<StateBlock>& blocks() const { return blocks_; }
@@ -109,10 +118,20 @@ class CompositeModel final : public Model {
 
 // A composite as plain data, before any model is built: what a scenario's partition is made
 // of, and what a remote System receives (configure_partition).
+// A member imported from an FMU (model "fmu": system/fmu/fmu_model.hpp).
+struct FmuSource {
+  std::string archive;        // the .fmu file
+  bool co_simulation = false;  // its co-simulation interface, else its model exchange one
+  // Where the archive is unpacked: <unpack_root>/<component>/<member>; empty: a private
+  // temporary directory, removed with the model.
+  std::string unpack_root;
+};
+
 struct MemberRecipe {
   std::string name;
-  std::string model;  // registered name (make_model)
-  Parameters parameters;
+  std::string model;      // registered name (make_model), or "fmu"
+  Parameters parameters;  // for an FMU: the start values of its variables, by name
+  FmuSource fmu;          // model "fmu" only
 };
 struct CompositeRecipe {
   std::vector<MemberRecipe> members;

@@ -46,4 +46,16 @@ void Model::handle_event(const Event& event, std::span<double>) const {
   throw ModelError("model", "unknown event '" + event.kind + "'");
 }
 
+Bytes Model::save_internal() const {
+  throw ModelError("model", "has no internal state to save");
+}
+
+void Model::restore_internal(std::span<const std::uint8_t>) const {
+  throw ModelError("model", "has no internal state to restore");
+}
+
+void Model::step(double, double, VectorView, VectorOut) const {
+  throw ModelError("model", "does not step itself: it is integrated through derivative()");
+}
+
 }  // namespace kausal

@@ -14,6 +14,10 @@
 namespace kausal {
 
 using Parameters = std::vector<std::pair<std::string, double>>;
+using Bytes = std::vector<std::uint8_t>;
+
+// Whether a model keeps state outside its vector x (Model::internal_state).
+enum class InternalState { none, restorable, unrestorable };
 
 using Vector = Eigen::VectorXd;
 using Matrix = Eigen::MatrixXd;
@@ -82,6 +86,26 @@ class Model {
   // An event sent by the monitor. Throws ModelError for an event kind it does not know
   // (the default knows none).
   virtual void handle_event(const Event& event, std::span<double> x) const;
+
+  // ---- state that x does not hold (an imported FMU's discrete states, or all of a
+  // co-simulation FMU's state: docs/fmi.md) ----
+  // restorable: save_internal() gives bytes that restore_internal() returns to; the state
+  // list keeps them with x, so rollback, --resume and --rollback-check restore them.
+  // unrestorable: such state exists but cannot be saved; nothing may roll this model back.
+  virtual InternalState internal_state() const { return InternalState::none; }
+  // Why it is unrestorable (for the message that refuses a rollback).
+  virtual std::string unrestorable_reason() const { return {}; }
+  // The internal state as it is now. Only changes through on_crossing(), handle_event() and
+  // step(): derivative(), output(), jacobian() and indicators() leave it as it was.
+  virtual Bytes save_internal() const;
+  virtual void restore_internal(std::span<const std::uint8_t> bytes) const;
+
+  // ---- models that step themselves (a co-simulation FMU) ----
+  // Such a model has no derivative(): the Integrator's method is OdeMethod::co_simulation,
+  // whose step is step(). x is what the model shows of its state (its outputs).
+  virtual bool steps_itself() const { return false; }
+  // From t to t + h with the inputs u held over the step; writes the new x.
+  virtual void step(double t, double h, VectorView u, VectorOut x) const;
 };
 
 // Builds a model by registered name from named parameters (system/model_registry.hpp);

@@ -18,6 +18,10 @@ namespace kausal::limits {
 // max_model_size² doubles is 32 MiB.
 inline constexpr std::size_t max_model_size = 2048;
 
+// The internal state (Model::save_internal) of one model, e.g. a serialized FMU state: what
+// a restore from the wire or a checkpoint may hand a System.
+inline constexpr std::size_t max_internal_bytes = std::size_t{64} << 20;
+
 // What a component keeps for its caller between calls: an Integrator's state list (the
 // steps not yet committed, the run-ahead window) or a partition's saved steps.
 inline constexpr std::uint64_t held_bytes = std::uint64_t{256} << 20;

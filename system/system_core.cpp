@@ -128,4 +128,43 @@ void SystemCore::on_crossing(std::size_t indicator, double t, VectorOut x) {
   });
 }
 
+void SystemCore::step(double t, double h, VectorView u, VectorOut x) {
+  guarded(ActivityCall::derivative, [&] {
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
+    check_inputs(u);
+    if (!std::isfinite(t) || !(h > 0) || !std::isfinite(h))
+      throw ModelError(name_, "step from t = " + std::to_string(t) + " by h = " +
+                                  std::to_string(h) + ": needs a finite t and h > 0");
+    if (!configured().steps_itself())
+      throw ModelError(name_, "its model does not step itself: integrate it with an ODE method");
+    configured().step(t, h, u, x);
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state after the step");
+    clock_.count_calc();
+  });
+}
+
+Bytes SystemCore::save_internal() {
+  Bytes bytes;
+  guarded(ActivityCall::event, [&] {
+    if (configured().internal_state() != InternalState::restorable)
+      throw ModelError(name_, "its model has no internal state it can save");
+    bytes = configured().save_internal();
+    if (bytes.size() > limits::max_internal_bytes)
+      throw ModelError(name_, "internal state of " + std::to_string(bytes.size()) +
+                                  " bytes exceeds " + std::to_string(limits::max_internal_bytes));
+  });
+  return bytes;
+}
+
+void SystemCore::restore_internal(std::span<const std::uint8_t> bytes) {
+  guarded(ActivityCall::event, [&] {
+    if (configured().internal_state() != InternalState::restorable)
+      throw ModelError(name_, "its model has no internal state it can restore");
+    if (bytes.size() > limits::max_internal_bytes)
+      throw ModelError(name_, "internal state of " + std::to_string(bytes.size()) +
+                                  " bytes exceeds " + std::to_string(limits::max_internal_bytes));
+    configured().restore_internal(bytes);
+  });
+}
+
 }  // namespace kausal

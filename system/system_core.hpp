@@ -33,6 +33,10 @@ class SystemCore {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J);
   void indicators(double t, VectorView x, VectorView u, VectorOut g);
   void on_crossing(std::size_t indicator, double t, VectorOut x);
+  void step(double t, double h, VectorView u, VectorOut x);
+  Bytes save_internal();
+  // The bytes may come from the wire or a checkpoint: at most limits::max_internal_bytes.
+  void restore_internal(std::span<const std::uint8_t> bytes);
 
   const std::string& name() const { return name_; }
   ActivityTotals totals() const { return clock_.totals(); }

@@ -128,6 +128,37 @@ idl::DoubleSeq* SystemServant::on_crossing(CORBA::ULong indicator, CORBA::Double
   });
 }
 
+idl::DoubleSeq* SystemServant::step(CORBA::Double t, CORBA::Double h, const idl::DoubleSeq& x,
+                                    const idl::DoubleSeq& u) {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    const std::size_t n = core_.model().state_size();
+    if (x.length() != n) {
+      std::string reason = "step: x has ";
+      reason += std::to_string(x.length()) + " values, the model's state has " + std::to_string(n);
+      throw ModelError(name(), reason);
+    }
+    return reply_of(n, [&](VectorOut state) {
+      state = view_of(x);
+      core_.step(t, h, view_of(u), state);
+    });
+  });
+}
+
+idl::OctetSeq* SystemServant::save_internal() {
+  return serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    return new idl::OctetSeq(to_octets(core_.save_internal()));
+  });
+}
+
+void SystemServant::restore_internal(const idl::OctetSeq& bytes) {
+  serve(name(), [&] {
+    std::lock_guard lock(mutex_);
+    core_.restore_internal({bytes.get_buffer(), bytes.length()});
+  });
+}
+
 ActivityTotals SystemServant::totals() {
   std::lock_guard lock(mutex_);
   return core_.totals();

@@ -30,6 +30,10 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
                              const idl::DoubleSeq& u) override;
   idl::DoubleSeq* on_crossing(CORBA::ULong indicator, CORBA::Double t,
                               const idl::DoubleSeq& x) override;
+  idl::DoubleSeq* step(CORBA::Double t, CORBA::Double h, const idl::DoubleSeq& x,
+                       const idl::DoubleSeq& u) override;
+  idl::OctetSeq* save_internal() override;
+  void restore_internal(const idl::OctetSeq& bytes) override;
 
  protected:
   ActivityTotals totals() override;

@@ -441,8 +441,10 @@ int main(int argc, char** argv) {
 
   std::string model_name;
   CLI::App* models = app.add_subcommand(
-      "models", "list the registered models (for partitioned scenarios), or show one");
-  models->add_option("name", model_name, "a model: its states, inputs, outputs, parameters");
+      "models", "list the registered models (for partitioned scenarios), or show one, or an FMU");
+  models->add_option("name", model_name,
+                     "a model: its states, inputs, outputs, parameters; or a file NAME.fmu: "
+                     "its interfaces, ports, parameters and capabilities (docs/fmi.md)");
 
   CertsOptions certs_options;
   CLI::App* certs = add_certs_command(app, certs_options);

@@ -10,6 +10,8 @@
 #include "monitor/run/feasibility.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
+#include "system/fmu/fmu_archive.hpp"
+#include "system/fmu/fmu_model.hpp"
 #include "system/model_registry.hpp"
 
 namespace kausal {
@@ -40,16 +42,86 @@ Vector state_at(PartitionedScenario s, double t) {
   return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? std::string("none") : out;
+}
+
+std::string yes_no(bool b) {
+  return b ? "yes" : "no";
+}
+
+// One interface of an FMU as kausal imports it, or why it cannot.
+void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
+  const fmu::KindInterface& i = md.interface_of(kind);
+  std::cout << "  " << fmu::to_string(kind) << " (" << i.model_identifier << ", kind = \""
+            << (kind == fmu::FmuKind::co_simulation ? "co-simulation" : "model-exchange")
+            << "\"):\n";
+  try {
+    const FmuPorts ports = fmu_ports(md, kind);
+    std::cout << "    states   " << joined(ports.signature.states) << "\n    inputs   "
+              << joined(ports.signature.inputs) << "\n    outputs  "
+              << joined(ports.signature.outputs) << "\n";
+  } catch (const InputError& e) {
+    std::cout << "    not importable: " << e.what() << "\n";
+  }
+  std::cout << "    rollback (get, set and serialize FMU state): "
+            << yes_no(i.can_get_and_set_fmu_state && i.can_serialize_fmu_state)
+            << (i.can_get_and_set_fmu_state && i.can_serialize_fmu_state
+                    ? ""
+                    : " — conservative and sequential only")
+            << "\n";
+  if (kind == fmu::FmuKind::model_exchange)
+    std::cout << "    Jacobian: " << (i.provides_directional_derivative
+                                          ? "directional derivatives"
+                                          : "finite differences")
+              << "; event indicators: " << md.event_indicators << "\n";
+  else
+    std::cout << "    variable communication step: "
+              << yes_no(i.can_handle_variable_communication_step_size) << "\n";
+}
+
+// `kausal models FILE.fmu`: what a scenario can do with the FMU, from its description.
+int fmu_models_command(const std::string& file) {
+  const fmu::ModelDescription md = fmu::read_model_description(file);
+  std::cout << file << ": " << md.model_name << " (FMI " << md.fmi_version
+            << (md.generation_tool.empty() ? "" : ", " + md.generation_tool) << ")\n";
+  if (!md.description.empty()) std::cout << "  " << md.description << "\n";
+  if (md.model_exchange) print_fmu_interface(md, fmu::FmuKind::model_exchange);
+  if (md.co_simulation) print_fmu_interface(md, fmu::FmuKind::co_simulation);
+  std::cout << "  parameters and start values (scenario: parameters = { NAME = VALUE }):\n";
+  for (const auto& v : md.variables) {
+    if (!start_value_problem(md, v.name).empty()) continue;
+    if (v.causality == fmu::Causality::input) continue;
+    std::ostringstream line;
+    line << "    " << v.name << std::string(v.name.size() < 14 ? 14 - v.name.size() : 1, ' ')
+         << fmu::to_string(v.causality) << ", " << fmu::to_string(v.type);
+    if (v.start) line << ", start " << *v.start;
+    if (!v.unit.empty()) line << " " << v.unit;
+    if (!v.description.empty()) line << " — " << v.description;
+    std::cout << line.str() << "\n";
+  }
+  const auto& e = md.default_experiment;
+  if (e.stop_time || e.step_size)
+    std::cout << "  default experiment: stop " << e.stop_time.value_or(0) << " s, step "
+              << e.step_size.value_or(0) << " s\n";
+  return 0;
+}
+
 }  // namespace
 
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
 int models_command(const std::string& name) {
+  if (name.size() > 4 && name.ends_with(".fmu")) return fmu_models_command(name);
   const ModelRegistry& registry = model_registry();
   if (name.empty()) {
     for (const auto& [model, info] : registry.all())
       std::cout << "  " << model << std::string(model.size() < 22 ? 22 - model.size() : 1, ' ')
                 << info.summary << "\n";
-    std::cout << "kausal models NAME: its ports and parameters\n";
+    std::cout << "  fmu                   a model from an FMU (model = \"fmu\", fmu = \"FILE.fmu\"; "
+                 "docs/fmi.md)\n";
+    std::cout << "kausal models NAME: its ports and parameters (FILE.fmu: an FMU's)\n";
     return 0;
   }
   const ModelInfo* info = registry.find(name);

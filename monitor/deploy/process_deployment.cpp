@@ -35,6 +35,11 @@ class CorbaIntegratorPort final : public IntegratorPort {
                                        std::to_string(all.first_step + all.count()));
       all.states.insert(all.states.end(), more.states.begin(), more.states.end());
       all.outputs.insert(all.outputs.end(), more.outputs.begin(), more.outputs.end());
+      if (got == 0) continue;
+      // What a resume needs belongs to the last step: the continuation's.
+      all.memory = std::move(more.memory);
+      all.indicators = std::move(more.indicators);
+      all.internal = std::move(more.internal);
     }
     return all;
   }

@@ -21,7 +21,7 @@ using json = nlohmann::ordered_json;
 namespace {
 
 // /2: with "checksum". /1 files (no checksum) are refused: nothing vouches for them.
-constexpr const char* kFormat = "kausal-checkpoint/2";
+constexpr const char* kFormat = "kausal-checkpoint/3";
 constexpr const char* kUncheckedFormat = "kausal-checkpoint/1";
 
 // SHA-256 of the canonical content: every field but "checksum", in file order, as compact
@@ -187,6 +187,7 @@ json partitioned_json(const PartitionedPoint& c) {
                        {"previous", doubles_json(m.previous)},
                        {"before_previous", doubles_json(m.before_previous)}}},
                      {"indicators", doubles_json(at.indicators)},
+                     {"internal", to_hex(std::string(at.internal.begin(), at.internal.end()))},
                      {"inputs", inputs},
                      {"sha256_midstate", midstate_json(c.recorder.digests.at(p))}});
   }
@@ -218,6 +219,9 @@ PartitionedPoint read_partitioned(const Reader& r) {
     at.memory.previous = vector_of(read_doubles(r, m, "previous", mpath));
     at.memory.before_previous = vector_of(read_doubles(r, m, "before_previous", mpath));
     at.indicators = read_doubles(r, part, "indicators", path);
+    const std::string internal =
+        from_hex(r.get<std::string>(part, "internal", path), r.file() + ": " + path + "internal");
+    at.internal.assign(internal.begin(), internal.end());
     const auto inputs = r.get<json>(part, "inputs", path);
     if (!inputs.is_array()) r.fail("field " + path + "inputs: not an array");
     for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -455,6 +459,7 @@ void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const S
   at.x.assign(last.begin(), last.end());
   at.memory = batch.memory;
   at.indicators = batch.indicators;
+  at.internal = batch.internal;
   for (const auto& [q, samples] : routed)
     for (const ChannelSample& sample : samples) {
       ChannelHistory& h = c.partitions[q].inputs.at(sample.channel);

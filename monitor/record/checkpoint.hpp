@@ -63,6 +63,7 @@ struct PartitionPoint {
   std::vector<double> x;
   StepperMemory memory;
   std::vector<double> indicators;
+  Bytes internal;                      // the model's internal state (an FMU's), if any
   std::vector<ChannelHistory> inputs;  // per channel: the samples later steps may use
 };
 

@@ -171,7 +171,9 @@ ResumedRun prepare_resume(const ResumeRequest& req, Checkpoint checkpoint) {
 ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Checkpoint checkpoint) {
   ResumedPartitionedRun r;
   r.checkpoint = std::move(checkpoint);
-  r.scenario = load_partitioned_scenario(req.dir / kScenarioCopy, req.limits);
+  r.scenario = load_partitioned_scenario(
+      req.dir / kScenarioCopy, req.limits,
+      std::filesystem::path(r.checkpoint.setup.scenario).parent_path());
   r.scenario.file = r.checkpoint.setup.scenario;
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
   return r;
@@ -182,10 +184,14 @@ void ResumedPartitionedRun::apply_to(PartitionedPlan& plan) const {
   for (std::size_t p = 0; p < plan.configs.size(); ++p) {
     IntegratorConfig& config = plan.configs[p];
     const PartitionPoint& at = c.partitions[p];
+    if (!plan.unrestorable[p].empty())
+      throw InputError("cannot resume: " + plan.unrestorable[p] +
+                       ", so the run cannot continue from a checkpoint");
     config.first_step = c.recorder.recorded[p] - 1;
     config.x0 = vector_of(at.x);
     config.memory0 = at.memory;
     config.indicators0 = vector_of(at.indicators);
+    config.internal0 = at.internal;
     config.input_history = at.inputs;
     config.publish_first_state = false;
   }

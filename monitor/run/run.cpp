@@ -201,7 +201,7 @@ class ChainRun final : public ModelRun {
 class PartitionedRun final : public ModelRun {
  public:
   PartitionedRun(const PartitionedModel& model, const RunSpec& spec)
-      : s_(*model.scenario),
+      : s_(unpacking_in(*model.scenario, spec.out / "fmu")),
         spec_(spec),
         resumed_(model.resumed.get()),
         mode_(mode_of(spec, s_)),
@@ -246,6 +246,13 @@ class PartitionedRun final : public ModelRun {
     return {observer, &checkpoints_, clock_.get(), injections_.get(), readout_.get()};
   }
 
+  // FMU members unpack into the run's directory (docs/fmi.md).
+  static PartitionedScenario unpacking_in(const PartitionedScenario& s, const fs::path& root) {
+    PartitionedScenario copy = s;
+    copy.fmu_unpack_root = fs::absolute(root).string();
+    return copy;
+  }
+
   static PartitionedMode mode_of(const RunSpec& spec, const PartitionedScenario& s) {
     PartitionedMode mode;
     mode.speculate = spec.method == SyncMethod::optimistic;
@@ -278,7 +285,7 @@ class PartitionedRun final : public ModelRun {
             spec_.call_timeout_ms};
   }
 
-  const PartitionedScenario& s_;
+  const PartitionedScenario s_;
   const RunSpec& spec_;
   const ResumedPartitionedRun* resumed_;
   const PartitionedMode mode_;

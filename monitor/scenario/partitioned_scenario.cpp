@@ -7,6 +7,8 @@
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/errors.hpp"
+#include "system/fmu/fmu_archive.hpp"
+#include "system/fmu/fmu_model.hpp"
 
 namespace kausal {
 namespace {
@@ -52,8 +54,9 @@ struct PartitionDraft {
 
 class Reader {
  public:
-  Reader(const toml::table& root, std::string file, const ScenarioLimits& limits)
-      : root_(root), file_(std::move(file)), limits_(limits) {}
+  Reader(const toml::table& root, std::string file, const ScenarioLimits& limits,
+         std::filesystem::path fmu_base)
+      : root_(root), file_(std::move(file)), limits_(limits), fmu_base_(std::move(fmu_base)) {}
 
   PartitionedScenario read() {
     TableReader top(root_, file_, "");
@@ -122,10 +125,14 @@ class Reader {
       sub.model = *model;
       sub.parameters = numbers_of(r, "parameters");
       sub.constant_inputs = numbers_of(r, "inputs");
-      try {
-        sub.signature = make_model(sub.name, sub.model, sub.parameters)->signature();
-      } catch (const ModelError& e) {
-        fail(t, r.qualified("") + " " + e.what());
+      if (sub.model == "fmu") {
+        read_fmu(r, t, sub);
+      } else {
+        try {
+          sub.signature = make_model(sub.name, sub.model, sub.parameters)->signature();
+        } catch (const ModelError& e) {
+          fail(t, r.qualified("") + " " + e.what());
+        }
       }
       for (const auto& [input, value] : sub.constant_inputs)
         if (position(sub.signature.inputs, input) == sub.signature.inputs.size())
@@ -137,6 +144,75 @@ class Reader {
       by_name_[sub.name] = i;
       s_.subsystems.push_back(std::move(sub));
       subsystem_lines_.push_back(t.source().begin.line);
+    }
+  }
+
+  // model = "fmu": the archive (relative to the scenario's directory), which of its
+  // interfaces, and start values checked against its modelDescription.xml. No binary is
+  // loaded here.
+  void read_fmu(TableReader& r, const toml::table& t, SubsystemSpec& sub) {
+    const auto file = r.text("fmu");
+    if (!file) r.fail_at(t.source(), "missing field " + r.qualified("fmu") + " (model \"fmu\")");
+    const std::filesystem::path path = fmu_base_ / *file;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+      r.fail("fmu", "'" + path.string() + "' is not a file");
+    fmu::ModelDescription md;
+    try {
+      md = fmu::read_model_description(path);
+    } catch (const InputError& e) {
+      r.fail("fmu", e.what());
+    }
+    fmu::FmuKind kind = default_fmu_kind(md);
+    if (const auto named = r.text("kind")) {
+      if (*named != "model-exchange" && *named != "co-simulation")
+        r.fail("kind", "must be \"model-exchange\" or \"co-simulation\"");
+      kind = *named == "co-simulation" ? fmu::FmuKind::co_simulation
+                                       : fmu::FmuKind::model_exchange;
+    } else if (r.text("integrator").value_or("") == "co-simulation" && md.co_simulation) {
+      kind = fmu::FmuKind::co_simulation;
+    }
+    try {
+      sub.signature = fmu_ports(md, kind).signature;
+    } catch (const InputError& e) {
+      r.fail("fmu", e.what());
+    }
+    Parameters starts = numbers_of(r, "start");
+    starts.insert(starts.begin(), sub.parameters.begin(), sub.parameters.end());
+    for (const auto& [name, value] : starts) {
+      const std::string problem = start_value_problem(md, name);
+      if (!problem.empty())
+        r.fail(r.has("start") && std::none_of(sub.parameters.begin(), sub.parameters.end(),
+                                              [&](const auto& p) { return p.first == name; })
+                   ? "start"
+                   : "parameters",
+               problem + " (" + path.filename().string() + ")");
+    }
+    sub.parameters = std::move(starts);
+    sub.fmu = {std::filesystem::absolute(path).lexically_normal().string(),
+               kind == fmu::FmuKind::co_simulation, ""};
+  }
+
+  // A model that steps itself is alone in its partition and stepped by "co-simulation";
+  // nothing else is.
+  void check_co_simulation() const {
+    for (std::size_t p = 0; p < drafts_.size(); ++p) {
+      const PartitionSpec& spec = drafts_[p].spec;
+      bool steps_itself = false;
+      for (std::size_t m : spec.members) steps_itself |= s_.subsystems[m].fmu.co_simulation;
+      const bool stepped = spec.method == OdeMethod::co_simulation;
+      if (steps_itself && spec.members.size() > 1)
+        fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
+                     "partition '" + spec.name +
+                         "': a co-simulation FMU steps itself and must be alone in its partition");
+      if (steps_itself && !stepped)
+        fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
+                     "partition '" + spec.name + "': a co-simulation FMU steps itself: set "
+                     "integrator = \"co-simulation\" (or kind = \"model-exchange\")");
+      if (!steps_itself && stepped)
+        fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
+                     "partition '" + spec.name + "': integrator \"co-simulation\" steps a "
+                     "co-simulation FMU (model = \"fmu\", kind = \"co-simulation\") only");
     }
   }
 
@@ -194,6 +270,7 @@ class Reader {
                      "subsystem '" + s_.subsystems[m].name +
                          "' belongs to no partition: give it 'integrator' and 'h', or list it in "
                          "a [[partition]]");
+    check_co_simulation();
     for (auto& d : drafts_) {
       s_.partitions.push_back(std::move(d.spec));
       h_lines_.push_back(d.h_line);
@@ -340,6 +417,7 @@ class Reader {
   const toml::table& root_;
   std::string file_;
   const ScenarioLimits& limits_;
+  std::filesystem::path fmu_base_;  // where relative FMU paths start
   PartitionedScenario s_;
   int default_hold_ = 0;
   std::map<std::string, std::size_t> by_name_;
@@ -361,7 +439,9 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
     for (const auto& [input, value] : sub.constant_inputs)
       recipe.constants.push_back(
           {recipe.members.size(), position(sub.signature.inputs, input), value});
-    recipe.members.push_back({sub.name, sub.model, sub.parameters});
+    FmuSource fmu = sub.fmu;
+    fmu.unpack_root = s.fmu_unpack_root;
+    recipe.members.push_back({sub.name, sub.model, sub.parameters, fmu});
   }
   for (const auto& c : s.couplings)
     if (local.count(c.from) && local.count(c.to))
@@ -372,14 +452,19 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
 }  // namespace
 
 PartitionedScenario parse_partitioned_scenario(const std::string& text, const std::string& file,
-                                               const ScenarioLimits& limits) {
+                                               const ScenarioLimits& limits,
+                                               const std::filesystem::path& fmu_base) {
   const toml::table root = parse_toml(text, file);
-  return Reader(root, file, limits).read();
+  return Reader(root, file, limits,
+                fmu_base.empty() ? std::filesystem::path(file).parent_path() : fmu_base)
+      .read();
 }
 
 PartitionedScenario load_partitioned_scenario(const std::filesystem::path& file,
-                                              const ScenarioLimits& limits) {
-  return parse_partitioned_scenario(read_input_file(file, "scenario file"), file.string(), limits);
+                                              const ScenarioLimits& limits,
+                                              const std::filesystem::path& fmu_base) {
+  return parse_partitioned_scenario(read_input_file(file, "scenario file"), file.string(), limits,
+                                    fmu_base);
 }
 
 ScenarioKind scenario_kind(const std::filesystem::path& file) {

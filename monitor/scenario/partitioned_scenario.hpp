@@ -24,6 +24,7 @@ struct SubsystemSpec {
   Parameters constant_inputs;  // inputs held at a value (name, value)
   Signature signature;         // of the model built from these parameters
   std::size_t partition = 0;
+  FmuSource fmu;  // model "fmu": the archive (an absolute path) and its interface
 };
 
 struct PartitionSpec {
@@ -57,6 +58,9 @@ struct PartitionedScenario {
   std::vector<SubsystemSpec> subsystems;
   std::vector<PartitionSpec> partitions;
   std::vector<CouplingSpec> couplings;
+  // Where FMU members are unpacked (<root>/<component>/<member>); empty: a private
+  // temporary directory per model. A run sets it to its output directory's fmu/.
+  std::string fmu_unpack_root;
 
   double t0() const { return 0.0; }
   bool crosses_partitions(const CouplingSpec& c) const {
@@ -74,12 +78,15 @@ struct ScenarioKind {
 ScenarioKind scenario_kind(const std::filesystem::path& file);
 bool is_partitioned_scenario(const std::filesystem::path& file);
 // Reads and checks a partitioned scenario, including that its output fits `limits`; every
-// problem throws InputError "file:line: message".
+// problem throws InputError "file:line: message". Relative FMU paths start at fmu_base
+// (empty: the scenario file's directory; a resumed run's copy names the original's).
 PartitionedScenario load_partitioned_scenario(const std::filesystem::path& file,
-                                              const ScenarioLimits& limits = {});
+                                              const ScenarioLimits& limits = {},
+                                              const std::filesystem::path& fmu_base = {});
 // The same from text (tests, the fuzzer); `file` names it in messages.
 PartitionedScenario parse_partitioned_scenario(const std::string& text, const std::string& file,
-                                               const ScenarioLimits& limits = {});
+                                               const ScenarioLimits& limits = {},
+                                               const std::filesystem::path& fmu_base = {});
 
 // The model one partition integrates: its members, couplings inside it direct, constants
 // set; inputs from other partitions are left open, in the order of partition_inputs().

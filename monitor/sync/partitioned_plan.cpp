@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "system/errors.hpp"
+
 namespace kausal {
 namespace {
 
@@ -38,6 +40,17 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.speculate = mode.speculate;
     c.tolerance = mode.tolerance;
     c.rollback_check = mode.rollback_check;
+    c.internal_state = model->internal_state() == InternalState::restorable;
+    c.outputs_at_step = model->internal_state() != InternalState::none;
+    const std::string unrestorable = model->internal_state() == InternalState::unrestorable
+                                         ? "partition '" + spec.name + "': " +
+                                               model->unrestorable_reason()
+                                         : std::string();
+    if (!unrestorable.empty() && (mode.speculate || mode.rollback_check))
+      throw InputError(s.file + ": " + unrestorable + ". The " +
+                       (mode.speculate ? "optimistic method" : "rollback check") +
+                       " rolls partitions back: run it with --method conservative or sequential");
+    plan.unrestorable.push_back(unrestorable);
     plan.configs.push_back(std::move(c));
     plan.state_names.push_back(model->signature().states);
     plan.output_names.push_back(model->signature().outputs);

@@ -37,8 +37,13 @@ struct PartitionedPlan {
   std::vector<std::vector<Route>> routes;              // per producer partition
   std::vector<std::vector<std::string>> state_names;   // per partition: "member.state"
   std::vector<std::vector<std::string>> output_names;  // per partition: "member.output"
+  // Per partition: why its model's internal state cannot be restored (an FMU without
+  // get/set state), or empty. Such a partition cannot be rolled back or resumed.
+  std::vector<std::string> unrestorable;
 };
 
+// InputError (exit 2) when the mode needs rollbacks (optimistic, the rollback check) and a
+// partition's model cannot restore its internal state.
 PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedMode& mode);
 
 }  // namespace kausal

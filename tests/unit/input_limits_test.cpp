@@ -246,7 +246,7 @@ TEST(InputFiles, NestingUpToTheLimitAndLookalikesAreNotCounted) {
 TEST(InputFiles, JsonNestedPastTheLimitIsRefused) {
   TempDir dir;
   std::ofstream(dir / "checkpoint.json")
-      << "{\"format\": \"kausal-checkpoint/2\", \"x\": " << repeated("[", 100'000) << "\n";
+      << "{\"format\": \"kausal-checkpoint/3\", \"x\": " << repeated("[", 100'000) << "\n";
   EXPECT_EQ(error_of([&] { read_checkpoint(dir.path()); }),
             (dir / "checkpoint.json").string() + ": checkpoint nests deeper than 64 levels");
 }

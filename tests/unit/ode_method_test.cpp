@@ -470,7 +470,7 @@ TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
                  "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab3, "
-                 "backward_euler, dre0, pdre0)");
+                 "backward_euler, dre0, pdre0, co-simulation)");
   }
 }
 

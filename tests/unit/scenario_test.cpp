@@ -126,7 +126,7 @@ TEST(Scenario, OtherMistakes) {
             "stand left to right)");
   EXPECT_EQ(error_of(edited("\"rk4\"", "\"leapfrog\"")),
             "bad.toml:3: unknown integrator 'leapfrog' (known: euler, rk3, rk4, ab3, "
-            "backward_euler, dre0, pdre0)");
+            "backward_euler, dre0, pdre0, co-simulation)");
   EXPECT_EQ(error_of(edited("\"rk4\"", "\"ab3\"")),
             "bad.toml:3: integrator 'ab3' is not available for the pendulum chain (euler or rk4: "
             "the lookahead bound and the sequential reference are derived for them)");

@@ -36,6 +36,9 @@ class FlakyLink final : public ModelLink {
   void on_crossing(std::size_t i, double t, VectorOut x) override { inner_.on_crossing(i, t, x); }
   void handle_event(const Event& e, std::span<double> x) override { inner_.handle_event(e, x); }
   void change(const ModelChange& c) override { inner_.change(c); }
+  void step(double t, double h, VectorView u, VectorOut x) override { inner_.step(t, h, u, x); }
+  Bytes save_internal() override { return inner_.save_internal(); }
+  void restore_internal(std::span<const std::uint8_t> b) override { inner_.restore_internal(b); }
 
  private:
   LocalModelLink inner_;

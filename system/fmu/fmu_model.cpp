@@ -1,0 +1,553 @@
+#include "system/fmu/fmu_model.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <span>
+#include <type_traits>
+
+#include <unistd.h>
+
+#include "system/errors.hpp"
+#include "system/fmu/fmu_archive.hpp"
+#include "system/fmu/fmu_error.hpp"
+#include "system/fmu/fmu_instance.hpp"
+#include "system/fmu/fmu_library.hpp"
+
+namespace kausal {
+namespace fs = std::filesystem;
+using fmu::Causality;
+using fmu::FmuKind;
+using fmu::ValueType;
+using fmu::Variability;
+
+namespace {
+
+constexpr double no_time_event = std::numeric_limits<double>::infinity();
+// An event iteration that needs more rounds than this does not converge.
+constexpr int max_event_rounds = 1000;
+
+std::span<const double> in_span(VectorView v) {
+  return {v.data(), static_cast<std::size_t>(v.size())};
+}
+std::span<double> out_span(VectorOut v) {
+  return {v.data(), static_cast<std::size_t>(v.size())};
+}
+
+bool depends_on_an_input(const fmu::ModelDescription& md, const fmu::Unknown& output) {
+  bool has_inputs = false;
+  for (const auto& v : md.variables) has_inputs |= v.causality == Causality::input;
+  if (!output.dependencies) return has_inputs;
+  for (std::size_t d : *output.dependencies)
+    if (md.variables.at(d).causality == Causality::input) return true;
+  return false;
+}
+
+// Variables of mixed types, read and written as doubles: one batched call per type.
+class TypedValues {
+ public:
+  TypedValues() = default;
+  TypedValues(const fmu::ModelDescription& md, const std::vector<std::size_t>& variables) {
+    for (std::size_t k = 0; k < variables.size(); ++k) {
+      const fmu::Variable& v = md.variables[variables[k]];
+      Group& g = v.type == ValueType::real      ? real_
+                 : v.type == ValueType::boolean ? boolean_
+                                                : integer_;
+      g.refs.push_back(v.value_reference);
+      g.at.push_back(k);
+    }
+  }
+  void read(fmu::FmuInstance& fmu, std::span<double> out) const {
+    if (!real_.refs.empty()) {
+      std::vector<double> v(real_.refs.size());
+      fmu.get_real(real_.refs, v);
+      scatter(real_, v, out);
+    }
+    if (!integer_.refs.empty()) {
+      std::vector<int> v(integer_.refs.size());
+      fmu.get_integer(integer_.refs, v);
+      scatter(integer_, v, out);
+    }
+    if (!boolean_.refs.empty()) {
+      const std::size_t n = boolean_.refs.size();
+      const auto v = std::make_unique<bool[]>(n);  // (std::vector<bool> has no bools to span)
+      fmu.get_boolean(boolean_.refs, std::span<bool>(v.get(), n));
+      for (std::size_t k = 0; k < n; ++k) out[boolean_.at[k]] = v[k] ? 1.0 : 0.0;
+    }
+  }
+  void write(fmu::FmuInstance& fmu, std::span<const double> in) const {
+    if (!real_.refs.empty()) fmu.set_real(real_.refs, gather<double>(real_, in));
+    if (!integer_.refs.empty()) fmu.set_integer(integer_.refs, gather<int>(integer_, in));
+    if (!boolean_.refs.empty()) {
+      const std::size_t n = boolean_.refs.size();
+      const auto v = std::make_unique<bool[]>(n);
+      for (std::size_t k = 0; k < n; ++k) v[k] = in[boolean_.at[k]] != 0;
+      fmu.set_boolean(boolean_.refs, std::span<const bool>(v.get(), n));
+    }
+  }
+
+ private:
+  struct Group {
+    std::vector<unsigned> refs;
+    std::vector<std::size_t> at;  // position in the caller's values
+  };
+  template <typename T>
+  static void scatter(const Group& g, const std::vector<T>& v, std::span<double> out) {
+    for (std::size_t k = 0; k < v.size(); ++k) out[g.at[k]] = static_cast<double>(v[k]);
+  }
+  // Integers and booleans arrive as doubles (the coupling's values): rounded to the nearest.
+  template <typename T>
+  static std::vector<T> gather(const Group& g, std::span<const double> in) {
+    std::vector<T> v;
+    for (std::size_t k : g.at) {
+      const double x = in[k];
+      if constexpr (std::is_same_v<T, double>)
+        v.push_back(x);
+      else
+        v.push_back(static_cast<T>(std::clamp(std::nearbyint(x), -2147483648.0, 2147483647.0)));
+    }
+    return v;
+  }
+  Group real_, integer_, boolean_;
+};
+
+std::string fmu_name(const std::string& archive) {
+  return fs::path(archive).filename().string();
+}
+
+// A private directory for an FMU nobody asked to keep unpacked.
+fs::path temporary_directory() {
+  std::string pattern = (fs::temp_directory_path() / "kausal-fmu-XXXXXX").string();
+  if (!::mkdtemp(pattern.data()))
+    throw InputError("cannot create a directory to unpack an FMU in " +
+                     fs::temp_directory_path().string() + ": " + std::strerror(errno));
+  return pattern;
+}
+
+// Unpacks once per directory: the monitor and a System of the same run load the same
+// unpacked files, and a binary another process has mapped is never rewritten. A process that
+// loses the race to the rename uses the winner's files.
+void unpack_once(const fs::path& archive, const fs::path& dir) {
+  if (fs::exists(dir / "modelDescription.xml")) return;
+  const fs::path part = dir.string() + ".part-" + std::to_string(::getpid());
+  fmu::unpack_fmu(archive, part);
+  std::error_code lost;
+  fs::rename(part, dir, lost);
+  if (lost) fs::remove_all(part, lost);
+  if (!fs::exists(dir / "modelDescription.xml"))
+    throw InputError(archive.string() + ": could not unpack it into " + dir.string());
+}
+
+class FmuModel final : public Model {
+ public:
+  FmuModel(const std::string& component, const MemberRecipe& member);
+  ~FmuModel() override;
+
+  const Signature& signature() const override { return ports_.signature; }
+  Vector initial_state() const override { return x0_; }
+  void derivative(double t, VectorView x, VectorView u, VectorOut dx) const override;
+  void output(double t, VectorView x, VectorOut y) const override;
+  bool has_jacobian() const override { return directional_; }
+  void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
+  // Model exchange: the FMU's indicators, then one for its next time event.
+  std::size_t indicator_count() const override {
+    return co_simulation() ? 0 : md_.event_indicators + 1;
+  }
+  void indicators(double t, VectorView x, VectorView u, VectorOut g) const override;
+  void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
+  InternalState internal_state() const override { return internal_; }
+  std::string unrestorable_reason() const override { return unrestorable_; }
+  Bytes save_internal() const override;
+  void restore_internal(std::span<const std::uint8_t> bytes) const override;
+  bool steps_itself() const override { return co_simulation(); }
+  void step(double t, double h, VectorView u, VectorOut x) const override;
+
+ private:
+  bool co_simulation() const { return ports_.kind == FmuKind::co_simulation; }
+  std::unique_ptr<fmu::FmuInstance> instantiate(const std::string& name) const;
+  // Start values, initialisation and (model exchange) the first event iteration.
+  void initialise(fmu::FmuInstance& fmu) const;
+  void event_iteration(fmu::FmuInstance& fmu, bool enter) const;
+  void set_point(double t, VectorView x) const;
+  // Can its state be saved and restored? Checked on an instance of its own (a failed check
+  // leaves an instance in no known state): step, save, step, restore, step again, compare.
+  void check_restore();
+  std::string restore_problem(fmu::FmuInstance& fmu) const;
+  // Runs FMU calls, turning a failed call into a ModelError naming the member.
+  template <typename Call>
+  void calling(Call&& call) const;
+
+  std::string member_;
+  std::string where_;  // "subsystem 'ball' (ball.fmu)"
+  fmu::ModelDescription md_;
+  FmuPorts ports_;
+  const fmu::KindInterface* interface_ = nullptr;
+  Parameters starts_;
+  fs::path unpacked_;
+  bool remove_unpacked_ = false;
+  std::shared_ptr<const fmu::FmuLibrary> library_;
+  std::unique_ptr<fmu::FmuInstance> instance_;
+  TypedValues inputs_, outputs_;
+  std::vector<unsigned> state_refs_, derivative_refs_;
+  bool directional_ = false;
+  Vector x0_;
+  InternalState internal_ = InternalState::unrestorable;
+  std::string unrestorable_;
+  mutable double next_event_ = no_time_event;
+};
+
+FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
+    : member_(member.name),
+      where_("subsystem '" + member.name + "' (" + fmu_name(member.fmu.archive) + ")"),
+      md_(fmu::read_model_description(member.fmu.archive)),
+      ports_(fmu_ports(md_, member.fmu.co_simulation ? FmuKind::co_simulation
+                                                     : FmuKind::model_exchange)),
+      interface_(&md_.interface_of(ports_.kind)),
+      starts_(member.parameters) {
+  for (const auto& [name, value] : starts_) {
+    const std::string problem = start_value_problem(md_, name);
+    if (!problem.empty()) throw ModelError(component, where_ + ": " + problem);
+    if (!std::isfinite(value))
+      throw ModelError(component, where_ + ": start value of '" + name + "' is not finite");
+  }
+  if (member.fmu.unpack_root.empty()) {
+    unpacked_ = temporary_directory();
+    remove_unpacked_ = true;
+  } else {
+    unpacked_ = fs::path(member.fmu.unpack_root) / component / member.name;
+    fs::create_directories(unpacked_.parent_path());
+  }
+  if (remove_unpacked_)
+    fmu::unpack_fmu(member.fmu.archive, unpacked_);
+  else
+    unpack_once(member.fmu.archive, unpacked_);
+  library_ = std::make_shared<const fmu::FmuLibrary>(unpacked_, md_, ports_.kind,
+                                                     fmu_name(member.fmu.archive));
+  inputs_ = TypedValues(md_, ports_.inputs);
+  outputs_ = TypedValues(md_, ports_.outputs);
+  for (std::size_t s : ports_.states) state_refs_.push_back(md_.variables[s].value_reference);
+  for (std::size_t d : ports_.derivatives)
+    derivative_refs_.push_back(md_.variables[d].value_reference);
+  directional_ = !co_simulation() && interface_->provides_directional_derivative;
+  try {
+    check_restore();
+    instance_ = instantiate(component + "." + member.name);
+    initialise(*instance_);
+    x0_.resize(static_cast<Eigen::Index>(ports_.signature.states.size()));
+    if (co_simulation())
+      outputs_.read(*instance_, out_span(x0_));
+    else
+      instance_->get_continuous_states(out_span(x0_));
+  } catch (const fmu::FmuCallError& e) {
+    throw ModelError(component, where_ + ": " + e.what());
+  }
+}
+
+FmuModel::~FmuModel() {
+  instance_.reset();
+  library_.reset();
+  std::error_code ignored;
+  if (remove_unpacked_) fs::remove_all(unpacked_, ignored);
+}
+
+// The FMU's log lines go to the component's log (its stderr), named by member.
+std::unique_ptr<fmu::FmuInstance> FmuModel::instantiate(const std::string& name) const {
+  const std::string who = where_;
+  return std::make_unique<fmu::FmuInstance>(
+      library_, md_, ports_.kind, name, unpacked_, [who](const fmu::LogLine& line) {
+        std::cerr << who << ": [" << fmu::status_name(line.status) << "] " << line.category
+                  << ": " << line.message << "\n";
+      });
+}
+
+void FmuModel::initialise(fmu::FmuInstance& fmu) const {
+  fmu.setup_experiment(0.0, std::nullopt, std::nullopt);
+  for (const auto& [name, value] : starts_) {
+    const fmu::Variable& v = *md_.find(name);
+    const std::vector<unsigned> ref{v.value_reference};
+    if (v.type == ValueType::real)
+      fmu.set_real(ref, std::vector<double>{value});
+    else if (v.type == ValueType::boolean) {
+      const bool on[] = {value != 0};
+      fmu.set_boolean(ref, on);
+    }
+    else
+      fmu.set_integer(ref, std::vector<int>{static_cast<int>(std::nearbyint(value))});
+  }
+  fmu.enter_initialization_mode();
+  fmu.exit_initialization_mode();
+  if (!co_simulation()) event_iteration(fmu, false);
+}
+
+// Discrete states settle (newDiscreteStatesNeeded), then back to continuous time; the FMU
+// says when its next time event is.
+void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter) const {
+  if (enter) fmu.enter_event_mode();
+  fmi2EventInfo info{};
+  info.newDiscreteStatesNeeded = fmi2True;
+  for (int round = 0; info.newDiscreteStatesNeeded; ++round) {
+    if (round == max_event_rounds)
+      throw ModelError("fmu", where_ + ": the event iteration did not settle in " +
+                                  std::to_string(max_event_rounds) + " rounds at t = " +
+                                  std::to_string(fmu.time()));
+    info = fmu.new_discrete_states();
+  }
+  if (info.terminateSimulation)
+    throw ModelError("fmu", where_ + ": the FMU asked to end the simulation at t = " +
+                                std::to_string(fmu.time()));
+  fmu.enter_continuous_time_mode();
+  next_event_ = info.nextEventTimeDefined ? info.nextEventTime : no_time_event;
+}
+
+template <typename Call>
+void FmuModel::calling(Call&& call) const {
+  try {
+    call();
+  } catch (const fmu::FmuCallError& e) {
+    throw ModelError("fmu", where_ + ": " + e.what());
+  }
+}
+
+void FmuModel::set_point(double t, VectorView x) const {
+  instance_->set_time(t);
+  instance_->set_continuous_states(in_span(x));
+}
+
+void FmuModel::derivative(double t, VectorView x, VectorView u, VectorOut dx) const {
+  if (co_simulation())
+    throw ModelError("fmu", where_ + " steps itself (co-simulation): it has no derivatives");
+  calling([&] {
+    set_point(t, x);
+    inputs_.write(*instance_, in_span(u));
+    instance_->get_derivatives(out_span(dx));
+  });
+}
+
+void FmuModel::output(double t, VectorView x, VectorOut y) const {
+  if (co_simulation()) {
+    y = x;  // its state is its outputs
+    return;
+  }
+  calling([&] {
+    set_point(t, x);
+    outputs_.read(*instance_, out_span(y));
+  });
+}
+
+// Column j of ∂f/∂x is the directional derivative along state j.
+void FmuModel::jacobian(double t, VectorView x, VectorView u, MatrixOut J) const {
+  if (!directional_) return Model::jacobian(t, x, u, J);
+  calling([&] {
+    set_point(t, x);
+    inputs_.write(*instance_, in_span(u));
+    const std::vector<double> seed{1.0};
+    Vector column(J.rows());
+    for (Eigen::Index j = 0; j < J.cols(); ++j) {
+      instance_->directional_derivative(derivative_refs_,
+                                        std::span(state_refs_).subspan(static_cast<std::size_t>(j), 1),
+                                        seed, out_span(column));
+      J.col(j) = column;
+    }
+  });
+}
+
+void FmuModel::indicators(double t, VectorView x, VectorView u, VectorOut g) const {
+  if (co_simulation()) return;
+  calling([&] {
+    set_point(t, x);
+    inputs_.write(*instance_, in_span(u));
+    const auto n = static_cast<Eigen::Index>(md_.event_indicators);
+    if (n > 0) instance_->get_event_indicators(out_span(g.head(n)));
+    // Positive until the time event is due, then ≤ 0: its crossing is located to the step
+    // like a state event's.
+    g[n] = std::isfinite(next_event_) ? next_event_ - t : 1.0;
+  });
+}
+
+// One event iteration serves every indicator that crossed at t: a second call at the same t
+// finds nothing left to do.
+void FmuModel::on_crossing(std::size_t, double t, VectorOut x) const {
+  calling([&] {
+    set_point(t, x);
+    event_iteration(*instance_, true);
+    instance_->get_continuous_states(out_span(x));
+  });
+}
+
+void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
+  if (!co_simulation()) return Model::step(t, h, u, x);
+  calling([&] {
+    inputs_.write(*instance_, in_span(u));
+    instance_->do_step(t, h);
+    outputs_.read(*instance_, out_span(x));
+  });
+}
+
+// The next time event (8 bytes) and the FMU's serialized state.
+Bytes FmuModel::save_internal() const {
+  if (internal_ != InternalState::restorable) return Model::save_internal();
+  Bytes bytes(8);
+  const auto next = std::bit_cast<std::uint64_t>(next_event_);
+  for (int b = 0; b < 8; ++b) bytes[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(next >> (8 * b));
+  calling([&] {
+    const Bytes state = instance_->save_state();
+    bytes.insert(bytes.end(), state.begin(), state.end());
+  });
+  return bytes;
+}
+
+void FmuModel::restore_internal(std::span<const std::uint8_t> bytes) const {
+  if (internal_ != InternalState::restorable) return Model::restore_internal(bytes);
+  if (bytes.size() < 8)
+    throw ModelError("fmu", where_ + ": internal state of " + std::to_string(bytes.size()) +
+                                " bytes is too short");
+  std::uint64_t next = 0;
+  for (int b = 0; b < 8; ++b) next |= std::uint64_t{bytes[static_cast<std::size_t>(b)]} << (8 * b);
+  calling([&] { instance_->restore_state(bytes.subspan(8)); });
+  next_event_ = std::bit_cast<double>(next);
+}
+
+void FmuModel::check_restore() {
+  if (!interface_->can_get_and_set_fmu_state || !interface_->can_serialize_fmu_state) {
+    unrestorable_ = where_ + " cannot save and restore its state (canGetAndSetFMUstate and "
+                             "canSerializeFMUstate are not both true in its description)";
+    return;
+  }
+  // An FMU that may exist once per process is not instantiated twice for the check.
+  if (interface_->can_be_instantiated_only_once_per_process) {
+    internal_ = InternalState::restorable;
+    return;
+  }
+  const std::string problem = [&] {
+    try {
+      auto probe = instantiate(member_ + ".restore-check");
+      initialise(*probe);
+      return restore_problem(*probe);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  }();
+  if (problem.empty()) {
+    internal_ = InternalState::restorable;
+    return;
+  }
+  unrestorable_ = where_ + " failed the check of its saved state (" + problem + ")";
+  std::cerr << unrestorable_ << "\n";
+}
+
+// Co-simulation: step, save, step, restore, the same step again: the outputs must come out
+// with the same bits. Model exchange: move time and state on, save, move on again, restore:
+// the continuous states must be the saved ones.
+std::string FmuModel::restore_problem(fmu::FmuInstance& fmu) const {
+  const std::size_t n = ports_.signature.states.size();
+  std::vector<double> first(n), again(n);
+  if (co_simulation()) {
+    const double h = md_.default_experiment.step_size.value_or(1e-3);
+    fmu.do_step(0.0, h);
+    const Bytes saved = fmu.save_state();
+    fmu.do_step(h, h);
+    outputs_.read(fmu, first);
+    fmu.restore_state(saved);
+    fmu.do_step(h, h);
+    outputs_.read(fmu, again);
+  } else {
+    fmu.get_continuous_states(first);
+    for (double& v : first) v = v + 0.5 + 0.25 * std::abs(v);
+    fmu.set_time(1e-3);
+    fmu.set_continuous_states(first);
+    const Bytes saved = fmu.save_state();
+    std::vector<double> moved = first;
+    for (double& v : moved) v = 2 * v + 1;
+    fmu.set_time(2e-3);
+    fmu.set_continuous_states(moved);
+    fmu.restore_state(saved);
+    fmu.get_continuous_states(again);
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (std::bit_cast<std::uint64_t>(first[k]) != std::bit_cast<std::uint64_t>(again[k]))
+      return "after fmi2SetFMUstate, '" + ports_.signature.states[k] + "' is " +
+             std::to_string(again[k]) + " instead of " + std::to_string(first[k]);
+  return {};
+}
+
+}  // namespace
+
+fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md) {
+  return md.model_exchange ? FmuKind::model_exchange : FmuKind::co_simulation;
+}
+
+FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
+  FmuPorts p;
+  p.kind = kind;
+  md.interface_of(kind);  // InputError if the FMU lacks it
+  const std::string where = md.file + ": ";
+  for (std::size_t k = 0; k < md.variables.size(); ++k) {
+    const fmu::Variable& v = md.variables[k];
+    if (v.causality != Causality::input && v.causality != Causality::output) continue;
+    if (v.type == ValueType::string)
+      throw InputError(where + "line " + std::to_string(v.line) + ": '" + v.name +
+                       "' is a string " + fmu::to_string(v.causality) +
+                       ": kausal couples numbers only");
+    if (v.causality == Causality::input) {
+      if (kind == FmuKind::model_exchange &&
+          (v.type != ValueType::real || v.variability != Variability::continuous))
+        throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
+                         "' is discrete: kausal sets model-exchange inputs in continuous time; "
+                         "import the FMU as co-simulation (kind = \"co-simulation\")");
+      p.inputs.push_back(k);
+      p.signature.inputs.push_back(v.name);
+    } else {
+      p.outputs.push_back(k);
+      p.signature.outputs.push_back(v.name);
+    }
+  }
+  if (kind == FmuKind::co_simulation) {
+    if (p.outputs.empty())
+      throw InputError(where + "a co-simulation FMU without outputs shows kausal nothing of "
+                               "its state: it needs at least one output");
+    p.signature.states = p.signature.outputs;
+    return p;
+  }
+  for (const fmu::Unknown& d : md.derivatives) {
+    p.derivatives.push_back(d.variable);
+    p.states.push_back(*md.variables[d.variable].derivative_of);
+    p.signature.states.push_back(md.variables[p.states.back()].name);
+  }
+  if (p.states.empty())
+    throw InputError(where + "the model-exchange interface has no continuous states: import "
+                             "the FMU as co-simulation (kind = \"co-simulation\")");
+  for (const fmu::Unknown& y : md.outputs)
+    if (depends_on_an_input(md, y))
+      throw InputError(where + "line " + std::to_string(y.line) + ": output '" +
+                       md.variables[y.variable].name +
+                       "' depends directly on an input, which kausal's model exchange cannot "
+                       "evaluate (outputs come from the state); import the FMU as co-simulation");
+  return p;
+}
+
+std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name) {
+  const fmu::Variable* v = md.find(name);
+  if (!v) return "'" + name + "' is not a variable of the FMU";
+  if (v->type == ValueType::string) return "'" + name + "' is a string: only numbers can be set";
+  if (v->variability == Variability::constant) return "'" + name + "' is a constant";
+  const fmu::Initial initial = fmu::effective_initial(*v);
+  if (v->causality == Causality::parameter || v->causality == Causality::input ||
+      initial == fmu::Initial::exact || initial == fmu::Initial::approx)
+    return {};
+  return "'" + name + "' (" + fmu::to_string(v->causality) +
+         ") is calculated by the FMU: it takes no start value";
+}
+
+std::unique_ptr<Model> make_fmu_model(const std::string& component, const MemberRecipe& member) {
+  if (member.fmu.archive.empty())
+    throw ModelError(component, "subsystem '" + member.name + "': model \"fmu\" needs an fmu file");
+  return std::make_unique<FmuModel>(component, member);
+}
+
+}  // namespace kausal

@@ -1,0 +1,47 @@
+#pragma once
+// An FMU as a kausal model (docs/fmi.md): its model-exchange interface as a Model with
+// derivatives, outputs, a Jacobian (from directional derivatives, else differences) and
+// events; its co-simulation interface as a Model that steps itself (fmi2DoStep). The FMU's
+// own state — discrete states, the next time event, everything of a co-simulation FMU — is
+// the model's internal state: fmi2GetFMUstate serialized, so the state list keeps it, a
+// rollback restores it and a checkpoint carries it.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "system/composite_model.hpp"
+#include "system/fmu/model_description.hpp"
+#include "system/model.hpp"
+
+namespace kausal {
+
+// What kausal uses of an FMU's variables for one of its interfaces (from the description
+// alone: no binary is loaded). Indices are into ModelDescription::variables.
+struct FmuPorts {
+  fmu::FmuKind kind = fmu::FmuKind::model_exchange;
+  std::vector<std::size_t> states, derivatives;  // model exchange: in Derivatives order
+  std::vector<std::size_t> inputs, outputs;
+  // Model exchange: the states, inputs and outputs by name. Co-simulation: x is what the FMU
+  // shows of its state, its outputs (so its states are named like its outputs).
+  Signature signature;
+};
+
+// The interface a scenario gets without naming one: model exchange if the FMU has it.
+fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md);
+
+// InputError "<file>: ..." for what kausal cannot import through that interface: no such
+// interface, a model-exchange FMU without continuous states, a discrete input or an output
+// that depends directly on an input (model exchange sets inputs in continuous time and
+// reads outputs from the state alone), a string port, a co-simulation FMU without outputs.
+FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind);
+
+// Why `name` cannot be given a start value, or empty if it can: it must be a variable that
+// is not a string, not a constant, and a parameter, an input, or have initial exact/approx.
+std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name);
+
+// Unpacks member.fmu.archive, loads its binary, instantiates and initialises it with the
+// member's start values, and checks that its state can be saved and restored. ModelError
+// naming `component` and the member for an FMU that fails; InputError for a bad archive.
+std::unique_ptr<Model> make_fmu_model(const std::string& component, const MemberRecipe& member);
+
+}  // namespace kausal

@@ -1,0 +1,339 @@
+// FMUs as kausal models (docs/fmi.md), with the real .fmu files of tests/fmus built from the
+// project's own C sources: model exchange and co-simulation against closed forms and CVODE,
+// every method giving the sequential digest, rollback through the FMU's saved state, and what
+// a bad FMU or a bad start value is told.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "monitor/deploy/local_deployment.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
+#include "system/errors.hpp"
+#include "system/fmu/fmu_model.hpp"
+#include "tests/reference/cvode_reference.hpp"
+
+namespace kausal {
+namespace {
+
+std::string fmu_file(const std::string& name) {
+  return std::string(KAUSAL_TEST_FMU_DIR) + "/" + name + ".fmu";
+}
+
+// A scenario text with @NAME@ replaced by the path of tests/fmus' NAME.fmu.
+std::string with_fmus(std::string text) {
+  for (std::size_t at = text.find('@'); at != std::string::npos; at = text.find('@')) {
+    const std::size_t end = text.find('@', at + 1);
+    text.replace(at, end - at + 1, fmu_file(text.substr(at + 1, end - at - 1)));
+  }
+  return text;
+}
+
+PartitionedScenario scenario(const std::string& text) {
+  return parse_partitioned_scenario(with_fmus(text), "fmu-test.toml");
+}
+
+struct Outcome {
+  RunResult result;
+  std::vector<std::vector<double>> rows;  // t, then every partition's states
+};
+
+Outcome sequential(const PartitionedScenario& s) {
+  const PartitionedPlan plan = plan_partitions(s, {});
+  PartitionedRecorder recorder("", s, plan, true);
+  RunControl control;
+  RunResult r = run_partitioned_sequential(s, plan, recorder, control);
+  return {r, recorder.rows()};
+}
+
+Outcome distributed(const PartitionedScenario& s, const PartitionedMode& mode) {
+  const PartitionedPlan plan = plan_partitions(s, mode);
+  PartitionedRecorder recorder("", s, plan, true);
+  RunControl control;
+  LocalDeployment deployment(partitioned_deployment(s, plan));
+  RunResult r = run_partitioned_distributed(
+      s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
+      recorder, control);
+  return {r, recorder.rows()};
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const char* kVanDerPol = R"(
+[run]
+t_end = 4.0
+output_interval = 0.5
+[[subsystem]]
+name = "vdp"
+model = "fmu"
+fmu = "@van_der_pol@"
+parameters = { mu = 1.5 }
+integrator = "rk4"
+h = 0.001
+)";
+
+void van_der_pol(double mu, const Vector& x, Vector& dx) {
+  dx[0] = x[1];
+  dx[1] = mu * ((1 - x[0] * x[0]) * x[1]) - x[0];
+}
+
+void expect_follows_cvode(const Outcome& o, double mu, double tolerance) {
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
+  std::vector<double> times;
+  for (const auto& row : o.rows) times.push_back(row[0]);
+  const auto ref = reference::cvode_reference(
+      [&](double, const Vector& x, Vector& dx) { van_der_pol(mu, x, dx); }, Vector{{2.0, 0.0}},
+      0.0, times);
+  for (std::size_t k = 0; k < o.rows.size(); ++k)
+    for (int i = 0; i < 2; ++i)
+      EXPECT_NEAR(o.rows[k][1 + static_cast<std::size_t>(i)], ref[k][i], tolerance)
+          << "t = " << times[k] << ", state " << i;
+}
+
+TEST(FmuModel, ModelExchangeVanDerPolWithAStartValueFollowsCvode) {
+  const Outcome o = sequential(scenario(kVanDerPol));
+  expect_follows_cvode(o, 1.5, 1e-7);
+}
+
+TEST(FmuModel, CoSimulationVanDerPolFollowsCvode) {
+  std::string text = kVanDerPol;
+  text.replace(text.find("\"rk4\""), 5, "\"co-simulation\"");
+  text.replace(text.find("h = 0.001"), 9, "h = 0.01");
+  const PartitionedScenario s = scenario(text);
+  EXPECT_TRUE(s.subsystems[0].fmu.co_simulation);
+  EXPECT_EQ(s.partitions[0].method, OdeMethod::co_simulation);
+  const Outcome o = sequential(s);
+  expect_follows_cvode(o, 1.5, 1e-7);  // the FMU's own RK4 at 1 ms
+}
+
+// The Jacobian comes from fmi2GetDirectionalDerivative; DRE0 is exact on a linear system.
+TEST(FmuModel, StiffLinearIsExactWithDre0AndTheFmusDirectionalDerivatives) {
+  CompositeRecipe recipe;
+  recipe.members.push_back({"lin", "fmu", {}, {fmu_file("stiff_linear"), false, ""}});
+  const auto model = build_composite("test", recipe);
+  EXPECT_TRUE(model->has_jacobian());
+  Matrix J(2, 2);
+  model->jacobian(0, Vector{{0.3, 0.7}}, Vector(), J);
+  EXPECT_EQ(J, (Matrix(2, 2) << -1, 0, 1, -1000).finished());
+  const Outcome o = sequential(scenario(R"(
+[run]
+t_end = 2.0
+output_interval = 0.1
+[[subsystem]]
+name = "lin"
+model = "fmu"
+fmu = "@stiff_linear@"
+integrator = "dre0"
+h = 0.05
+)"));
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
+  for (const auto& row : o.rows) {
+    const double t = row[0];
+    EXPECT_NEAR(row[1], std::exp(-t), 1e-12) << t;
+    EXPECT_NEAR(row[2], (std::exp(-t) - std::exp(-1000 * t)) / 999, 1e-12) << t;
+  }
+}
+
+// State events: the crossing is located to the step (docs/model.md §2), so the ball is a
+// step late at most and never below the floor by more than one step's fall.
+TEST(FmuModel, BouncingBallBouncesWhereTheClosedFormSaysAndStaysAboveTheFloor) {
+  const Outcome o = sequential(scenario(R"(
+[run]
+t_end = 1.0
+output_interval = 0.0001
+[[subsystem]]
+name = "ball"
+model = "fmu"
+fmu = "@bouncing_ball@"
+integrator = "rk4"
+h = 0.0001
+)"));
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
+  const double g = 9.81, e = 0.7;
+  const double t1 = std::sqrt(2 / g), v1 = e * g * t1;
+  for (const auto& row : o.rows) {
+    EXPECT_GE(row[1], -g * t1 * 1e-4) << "t = " << row[0];
+    if (row[0] < t1 - 1e-3) {
+      EXPECT_NEAR(row[1], 1 - g * row[0] * row[0] / 2, 1e-9) << row[0];
+    } else if (row[0] > t1 + 1e-3) {
+      const double tau = row[0] - t1;
+      EXPECT_NEAR(row[1], v1 * tau - g * tau * tau / 2, 2e-3) << row[0];
+      EXPECT_NEAR(row[2], v1 - g * tau, 5e-3) << row[0];
+    }
+  }
+}
+
+// Time events (nextEventTime) at whole seconds change a discrete state; the integral of the
+// stair is exact on a grid that has the event times.
+TEST(FmuModel, TimeEventsOfTheStairAreExact) {
+  const Outcome o = sequential(scenario(R"(
+[run]
+t_end = 3.5
+output_interval = 0.5
+[[subsystem]]
+name = "stair"
+model = "fmu"
+fmu = "@stair_integral@"
+integrator = "euler"
+h = 0.01
+)"));
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
+  for (const auto& row : o.rows) {
+    const double t = row[0];
+    const double whole = std::floor(t + 1e-9);
+    const double exact = whole * (whole + 1) / 2 + (whole + 1) * (t - whole);
+    EXPECT_NEAR(row[1], exact, 1e-9) << t;
+  }
+}
+
+// An FMU partition feeds a native model and the other way round; the stair's counter jumps,
+// so the optimistic integrator FMU predicts wrongly and is rolled back through its state.
+const char* kCoupled = R"(
+[run]
+t_end = 3.0
+hold = 0
+output_interval = 0.1
+[[subsystem]]
+name = "stair"
+model = "fmu"
+fmu = "@stair_integral@"
+integrator = "rk4"
+h = 0.01
+[[subsystem]]
+name = "sum"
+model = "fmu"
+fmu = "@integrator@"
+kind = "co-simulation"
+integrator = "co-simulation"
+h = 0.01
+[[subsystem]]
+name = "tank"
+model = "water_tank"
+parameters = { area = 1.0, orifice = 0.01 }
+integrator = "rk4"
+h = 0.02
+[[coupling]]
+from = "stair.counter"
+to = "sum.u"
+[[coupling]]
+from = "sum.y"
+to = "tank.inflow"
+)";
+
+TEST(FmuPartitions, EveryMethodGivesTheSequentialDigestAndRollsFmusBack) {
+  const PartitionedScenario s = scenario(kCoupled);
+  const Outcome seq = sequential(s);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  // sum integrates the stair's counter: x(t) = ∫ counter = the stair's area, one step late
+  // at each jump (hold 0 of the sample at the step start).
+  const auto& last = seq.rows.back();
+  EXPECT_NEAR(last[2], 6.0, 0.01 * 3 + 1e-9);
+  const Outcome cons = distributed(s, {false, 0, 1000});
+  const Outcome opt = distributed(s, {true, 0, 16});
+  ASSERT_EQ(opt.result.status, RunStatus::completed) << opt.result.error;
+  EXPECT_EQ(cons.result.trajectory_sha256, seq.result.trajectory_sha256);
+  EXPECT_EQ(opt.result.trajectory_sha256, seq.result.trajectory_sha256);
+  EXPECT_GT(opt.result.counters.rollbacks, 0u) << "the counter's jumps refute the predictions";
+  PartitionedMode checked{true, 0, 16};
+  checked.rollback_check = true;
+  const Outcome rechecked = distributed(s, checked);
+  ASSERT_EQ(rechecked.result.status, RunStatus::completed) << rechecked.result.error;
+  EXPECT_EQ(rechecked.result.trajectory_sha256, seq.result.trajectory_sha256);
+}
+
+TEST(FmuPartitions, AnFmuWithoutGetSetStateRunsConservativelyAndRefusesOptimistic) {
+  std::string text = kVanDerPol;
+  text.replace(text.find("@van_der_pol@"), 13, "@van_der_pol_no_state@");
+  const PartitionedScenario s = scenario(text);
+  const Outcome seq = sequential(s);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  EXPECT_EQ(distributed(s, {false, 0, 1000}).result.trajectory_sha256,
+            seq.result.trajectory_sha256);
+  const std::string refused = error_of([&] { plan_partitions(s, {true, 0, 16}); });
+  EXPECT_NE(refused.find("van_der_pol_no_state.fmu) cannot save and restore its state"),
+            std::string::npos)
+      << refused;
+  EXPECT_NE(refused.find("run it with --method conservative or sequential"), std::string::npos)
+      << refused;
+  try {
+    plan_partitions(s, {true, 0, 16});
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+  }
+}
+
+TEST(FmuPartitions, ABuggySetStateIsFoundWhenTheFmuIsLoaded) {
+  std::string text = kVanDerPol;
+  text.replace(text.find("@van_der_pol@"), 13, "@bad_state@");
+  const PartitionedScenario s = scenario(text);
+  const std::string refused = error_of([&] { plan_partitions(s, {true, 0, 16}); });
+  EXPECT_NE(refused.find("failed the check of its saved state (after fmi2SetFMUstate, 'x0' is"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(sequential(s).result.status, RunStatus::completed);
+}
+
+TEST(FmuPartitions, AnFmuErrorFailsTheRunWithTheFmusOwnWords) {
+  std::string text = kVanDerPol;
+  text.replace(text.find("@van_der_pol@"), 13, "@fails_at@");
+  text.replace(text.find("mu = 1.5"), 8, "fail_time = 0.5");
+  const Outcome o = sequential(scenario(text));
+  EXPECT_EQ(o.result.status, RunStatus::failed);
+  EXPECT_NE(o.result.error.find("subsystem 'vdp' (fails_at.fmu): fmi2GetDerivatives returned "
+                                "fmi2Error at t = 0.5"),
+            std::string::npos)
+      << o.result.error;
+  EXPECT_NE(o.result.error.find("fails_at: giving up at t=0.5"), std::string::npos)
+      << o.result.error;
+}
+
+std::string scenario_error(const std::string& text) {
+  return error_of([&] { plan_partitions(scenario(text), {}); });
+}
+
+std::string vdp_with(const std::string& fmu, const std::string& more = "") {
+  std::string text = kVanDerPol;
+  text.replace(text.find("@van_der_pol@"), 13, "@" + fmu + "@");
+  text.replace(text.find("parameters = { mu = 1.5 }"), 25, more);
+  return text;
+}
+
+TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
+  const std::string dir = KAUSAL_TEST_FMU_DIR;
+  EXPECT_EQ(scenario_error(vdp_with("not_a_zip")),
+            "fmu-test.toml:8: subsystem[1].fmu " + dir + "/not_a_zip.fmu: not a zip archive (Not a zip archive)");
+  EXPECT_NE(scenario_error(vdp_with("bad_xml")).find("fmu-test.toml:8: subsystem[1].fmu " + dir +
+                                                     "/bad_xml.fmu: modelDescription.xml:51:"),
+            std::string::npos)
+      << scenario_error(vdp_with("bad_xml"));
+  EXPECT_NE(scenario_error(vdp_with("wrong_version")).find("fmiVersion is '1.0'"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(vdp_with("no_binary")).find("no linux64 binary"), std::string::npos)
+      << scenario_error(vdp_with("no_binary"));
+  EXPECT_NE(scenario_error(vdp_with("missing_function")).find("lacks fmi2GetDerivatives"),
+            std::string::npos)
+      << scenario_error(vdp_with("missing_function"));
+  EXPECT_EQ(scenario_error(vdp_with("van_der_pol", "parameters = { nu = 2 }")),
+            "fmu-test.toml:9: subsystem[1].parameters 'nu' is not a variable of the FMU "
+            "(van_der_pol.fmu)");
+  EXPECT_NE(scenario_error(vdp_with("van_der_pol", "start = { \"der(x0)\" = 2 }"))
+                .find("fmu-test.toml:9: subsystem[1].start 'der(x0)' (local) is calculated"),
+            std::string::npos)
+      << scenario_error(vdp_with("van_der_pol", "start = { \"der(x0)\" = 2 }"));
+  EXPECT_NE(scenario_error(vdp_with("van_der_pol", "kind = \"co-simulation\""))
+                .find("a co-simulation FMU steps itself: set integrator = \"co-simulation\""),
+            std::string::npos);
+  EXPECT_NE(scenario_error(vdp_with("feedthrough"))
+                .find("feedthrough.fmu: modelDescription.xml: line 41: input 'u_int' is discrete"),
+            std::string::npos)
+      << scenario_error(vdp_with("feedthrough"));
+}
+
+}  // namespace
+}  // namespace kausal
