@@ -225,6 +225,7 @@ void Integrator::handle_crossings(double t) {
   for (Eigen::Index i = 0; i < g.size(); ++i) {
     const bool crossed = (indicators_[i] > 0 && g[i] <= 0) || (indicators_[i] < 0 && g[i] >= 0);
     if (!crossed) continue;
+    internal_.reset();  // the handler changes the model's internal state
     pieces_.wait_for_system([&] { link_.on_crossing(static_cast<std::size_t>(i), t, x_); });
     ++stats_.events;
     fired = true;
@@ -256,21 +257,44 @@ void Integrator::step_once() {
   if (config_.internal_state && !internal_) fetch_internal();
   if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
   list_.save({n, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
-  compute_step(n);
-  if (config_.rollback_check)
-    check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] {
-      restore_internal(list_.back().internal);
-      compute_step(n);
-    });
-  if (config_.internal_state && !internal_) fetch_internal();
-  step_ = n + 1;
-  if (config_.indicator_count > 0) handle_crossings(time_of_step(step_));
-  if (config_.outputs_at_step) take_outputs();
+  try {
+    compute_step(n);
+    if (config_.rollback_check)
+      check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] {
+        restore_internal(list_.back().internal);
+        compute_step(n);
+      });
+    if (config_.internal_state && !internal_) fetch_internal();
+    step_ = n + 1;
+    if (config_.indicator_count > 0) handle_crossings(time_of_step(step_));
+    if (config_.outputs_at_step) take_outputs();
+  } catch (...) {
+    undo_step();
+    throw;
+  }
   ++stats_.steps_computed;
   pieces_.tag_step(ActivityTrace::untagged);
   StateList::Entry& from = list_.back();
   from.work = ActivityClock::Clock::now() - start - (pieces_.link_wait - wait_before);
   from.derivative_calls = stepper_.derivative_calls() - calls_before;
+}
+
+// A step that failed half-way (a System that died between its calls) leaves the Integrator
+// as it was before it, so that what is published afterwards is consistent: never the new
+// state with the old outputs or internal state.
+void Integrator::undo_step() {
+  StateList::Entry& before = list_.back();
+  step_ = before.step;
+  x_ = before.x;
+  stepper_.restore(before.memory);
+  indicators_ = before.indicators;
+  outputs_ = before.outputs;
+  try {
+    if (config_.internal_state) restore_internal(before.internal);
+  } catch (...) {
+    internal_.reset();  // unknown: fetched again before the next step
+  }
+  list_.drop_back();
 }
 
 SpanTag Integrator::stepping_tag() const {
@@ -353,6 +377,7 @@ std::vector<double> Integrator::apply_event(const Event& event) {
   if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
   if (list_.first_at(step_) == nullptr)
     list_.save({step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
+  internal_.reset();  // the event changes the model's internal state
   pieces_.wait_for_system([&] {
     link_.handle_event(event, {x_.data(), static_cast<std::size_t>(x_.size())});
   });

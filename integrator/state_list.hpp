@@ -43,6 +43,8 @@ class StateList {
                                    bool multistep);
 
   Entry& save(Entry entry);
+  // Forgets the newest entry (a step that failed before it was taken).
+  void drop_back() { entries_.pop_back(); }
   // The first / last entry saved at `step` (before / after the step's events), or nullptr.
   const Entry* first_at(std::uint64_t step) const;
   const Entry* last_at(std::uint64_t step) const;

@@ -52,6 +52,9 @@ std::string StateSinkServant::misfit(const Sender& want, const idl::StateBatch& 
   if (!memory_fits(b.memory.previous) || !memory_fits(b.memory.before_previous) ||
       b.indicators.length() > limits::max_model_size)
     return "sent a stepper memory or event indicators that do not fit its state";
+  if (b.internal.length() > limits::max_internal_bytes)
+    return "sent an internal state of " + std::to_string(b.internal.length()) +
+           " bytes, more than " + std::to_string(limits::max_internal_bytes);
   return "";
 }
 

@@ -24,6 +24,8 @@ PartitionReport analyze_partitioned(const PartitionedScenario& s, CompositeModel
 }
 
 std::vector<std::string> unstable_partitions(const PartitionedScenario& s) {
+  // A co-simulation FMU's stability is its own solver's business: nothing to analyse.
+  if (!first_stepping_itself(s).empty()) return {};
   const auto model = build_monolithic_model(s);
   const PartitionReport report = analyze_partitioned(s, *model, s.t0(), model->initial_state());
   std::vector<std::string> out;

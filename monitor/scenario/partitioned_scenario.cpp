@@ -489,8 +489,19 @@ std::unique_ptr<CompositeModel> build_partition_model(const PartitionedScenario&
                          partition_recipe(s, partition));
 }
 
+std::string first_stepping_itself(const PartitionedScenario& s) {
+  for (const auto& sub : s.subsystems)
+    if (sub.fmu.co_simulation) return sub.name;
+  return {};
+}
+
 // Partition by partition, so that each partition's states form one block.
 std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario& s) {
+  const std::string opaque = first_stepping_itself(s);
+  if (!opaque.empty())
+    throw InputError(s.file + ": subsystem '" + opaque +
+                     "' is a co-simulation FMU: it steps itself and shows no equations, so the "
+                     "model cannot be taken as one (kausal analyze needs its Jacobian)");
   std::vector<std::size_t> all;
   for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
   return build_composite("monolithic model", recipe_of(s, all));

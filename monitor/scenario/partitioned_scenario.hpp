@@ -94,8 +94,10 @@ std::unique_ptr<CompositeModel> build_partition_model(const PartitionedScenario&
                                                       std::size_t partition);
 // What that model is built from (for a System in another process).
 CompositeRecipe partition_recipe(const PartitionedScenario& s, std::size_t partition);
+// The first subsystem that steps itself (a co-simulation FMU), or empty.
+std::string first_stepping_itself(const PartitionedScenario& s);
 // Every subsystem as one model with every coupling direct (the monolithic reference), its
-// states partition by partition in scenario order.
+// states partition by partition in scenario order. InputError if a subsystem steps itself.
 std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario& s);
 // Each partition's states within the monolithic model.
 std::vector<StateBlock> partition_blocks(const PartitionedScenario& s);

@@ -125,6 +125,13 @@ TEST(Resume, PartitionedOptimisticRunWithAKilledSystemResumesToTheSequentialDige
   kill_resume_and_compare("optimistic", "system-mass2", {"two-mass.toml", kLongTwoMass});
 }
 
+// The co-simulation FMU's System dies; the resumed run restores both FMUs from the state
+// bytes the checkpoint holds (an FMU started afresh would integrate from zero again).
+TEST(Resume, PartitionedOptimisticRunWithAKilledFmuSystemResumesFromTheFmuStates) {
+  kill_resume_and_compare("optimistic", "system-sum",
+                          {"fmu-coupled.toml", {{"t_end = 3.0", "t_end = 60.0"}}});
+}
+
 TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
   kill_resume_and_compare("conservative", "integrator-3");
 }

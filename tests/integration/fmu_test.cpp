@@ -1,0 +1,97 @@
+// FMUs in real component processes (docs/fmi.md): kausal models FILE.fmu, an FMU without
+// get/set state refused by the optimistic method, an FMU's error and its own log lines in its
+// System's log, and a crashing FMU that takes down only its System, which the monitor
+// reports as a dead peer while what was committed stays.
+#include <gtest/gtest.h>
+
+#include "kausal_process.hpp"
+
+namespace kausal::testing {
+namespace {
+
+const std::string kFmus = std::string(KAUSAL_BIN_DIR) + "/../fmus/";
+
+// Van der Pol from an FMU of tests/fmus, with one parameter set, for `t_end` seconds.
+fs::path van_der_pol(const TempDir& dir, const std::string& fmu, const std::string& parameters,
+                     const std::string& t_end = "2.0") {
+  dir.write("vdp.toml", "[run]\nt_end = " + t_end +
+                            "\noutput_interval = 0.1\n\n[[subsystem]]\nname = \"vdp\"\n"
+                            "model = \"fmu\"\nfmu = \"" + kFmus + fmu + ".fmu\"\nparameters = { " +
+                            parameters + " }\nintegrator = \"rk4\"\nh = 0.001\n");
+  return dir / "vdp.toml";
+}
+
+TEST(FmuCli, ModelsDescribesAnFmuAndRefusesWhatIsNotOne) {
+  TempDir dir;
+  KausalProcess p({"models", kFmus + "bouncing_ball.fmu"}, dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(20)).value_or(-1), 0) << p.err();
+  const std::string out = p.out();
+  EXPECT_NE(out.find("model exchange (bouncing_ball, kind = \"model-exchange\")"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("states   h, v"), std::string::npos) << out;
+  EXPECT_NE(out.find("rollback (get, set and serialize FMU state): yes"), std::string::npos);
+  EXPECT_NE(out.find("e             parameter, Real, start 0.7"), std::string::npos) << out;
+  KausalProcess no_state({"models", kFmus + "van_der_pol_no_state.fmu"}, dir.path());
+  ASSERT_EQ(no_state.wait(std::chrono::seconds(20)).value_or(-1), 0);
+  EXPECT_NE(no_state.out().find("rollback (get, set and serialize FMU state): no — conservative "
+                                "and sequential only"),
+            std::string::npos)
+      << no_state.out();
+  std::string err;
+  EXPECT_EQ(run_kausal({"models", kFmus + "not_a_zip.fmu"}, dir.path(), &err), 2);
+  EXPECT_NE(err.find("not_a_zip.fmu: not a zip archive"), std::string::npos) << err;
+}
+
+TEST(FmuCli, OptimisticRefusesAnFmuWithoutGetSetStateAndConservativeRunsIt) {
+  TempDir dir;
+  const fs::path s = van_der_pol(dir, "van_der_pol_no_state", "mu = 1.0");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "optimistic", "--out",
+                        (dir / "opt").string()},
+                       dir.path(), &err),
+            2);
+  EXPECT_NE(err.find("cannot save and restore its state"), std::string::npos) << err;
+  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "conservative", "--out",
+                        (dir / "cons").string()},
+                       dir.path(), &err),
+            0)
+      << err;
+}
+
+TEST(FmuCli, AnFmuErrorFailsTheRunAndItsLogLinesAreInItsSystemsLog) {
+  TempDir dir;
+  const fs::path s = van_der_pol(dir, "fails_at", "fail_time = 0.5");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "conservative", "--out",
+                        (dir / "out").string()},
+                       dir.path(), &err),
+            1);
+  EXPECT_NE(err.find("system-vdp"), std::string::npos) << err;
+  EXPECT_NE(err.find("fmi2GetDerivatives returned fmi2Error at t = 0.5"), std::string::npos)
+      << err;
+  const std::string log = read_file(dir / "out/logs/system-vdp.log");
+  EXPECT_NE(log.find("subsystem 'vdp' (fails_at.fmu): [fmi2Error] logError: fails_at: giving up "
+                     "at t=0.5"),
+            std::string::npos)
+      << log;
+}
+
+TEST(FmuCli, ACrashingFmuTakesDownOnlyItsSystemAndTheCommittedStepsStay) {
+  TempDir dir;
+  const fs::path s = van_der_pol(dir, "crashes_at", "crash_time = 1.0");
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "conservative", "--out",
+                        (dir / "out").string()},
+                       dir.path(), &err),
+            3);
+  EXPECT_NE(err.find("system-vdp"), std::string::npos) << err;
+  const auto summary = read_json(dir / "out/summary.json");
+  EXPECT_EQ(summary["status"], "failed");
+  // Steps before the crash were committed and written.
+  const std::string csv = read_file(dir / "out/trajectory.csv");
+  EXPECT_NE(csv.find("\n0.9"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace kausal::testing
