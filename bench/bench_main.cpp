@@ -27,6 +27,7 @@
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/lookahead.hpp"
 #include "monitor/sync/sequential.hpp"
+#include "system/composite_model.hpp"
 
 namespace fs = std::filesystem;
 using namespace kausal;
@@ -251,6 +252,48 @@ BENCHMARK_CAPTURE(BM_OdeStep, backward_euler, OdeMethod::backward_euler);
 BENCHMARK_CAPTURE(BM_OdeStep, dre0, OdeMethod::dre0);
 BENCHMARK_CAPTURE(BM_OdeStep, pdre0, OdeMethod::pdre0);
 
+// ---- FMUs (docs/fmi.md): what a call into an FMU costs beside a native model ----
+
+std::unique_ptr<CompositeModel> bouncing_ball(bool from_fmu) {
+  CompositeRecipe recipe;
+  if (from_fmu)
+    recipe.members.push_back({"ball", "fmu", {}, {KAUSAL_FMU_DIR "/bouncing_ball.fmu", false, ""}});
+  else
+    recipe.members.push_back({"ball", "bouncing_ball", {}, {}});
+  return build_composite("bench", recipe);
+}
+
+// One f of the same bouncing ball, kausal's own model against the FMU's model exchange
+// (fmi2SetTime, fmi2SetContinuousStates, fmi2GetDerivatives).
+void BM_BallDerivative(benchmark::State& state, bool from_fmu) {
+  const auto model = bouncing_ball(from_fmu);
+  Vector x = model->initial_state(), dx(x.size());
+  double t = 0;
+  for (auto _ : state) {
+    model->derivative(t, x, Vector(), dx);
+    t += 1e-6;
+    benchmark::DoNotOptimize(dx.data());
+  }
+}
+BENCHMARK_CAPTURE(BM_BallDerivative, native, false);
+BENCHMARK_CAPTURE(BM_BallDerivative, fmu, true);
+
+// What an optimistic partition with an FMU pays per step on top of the step: its state
+// saved (fmi2GetFMUstate + fmi2SerializeFMUstate), and a restore on rollback.
+void BM_FmuStateBytes(benchmark::State& state, bool restore) {
+  const auto model = bouncing_ball(true);
+  const Bytes saved = model->save_internal();
+  for (auto _ : state) {
+    if (restore)
+      model->restore_internal(saved);
+    else
+      benchmark::DoNotOptimize(model->save_internal().data());
+  }
+  state.counters["bytes"] = static_cast<double>(saved.size());
+}
+BENCHMARK_CAPTURE(BM_FmuStateBytes, save, false);
+BENCHMARK_CAPTURE(BM_FmuStateBytes, restore, true);
+
 // Keeps the median (or the only) real time per iteration of every benchmark.
 class Collector : public benchmark::ConsoleReporter {
  public:
@@ -322,6 +365,14 @@ int main(int argc, char** argv) {
             << seq5 / 1e6 << " M/s\n"
             << "sequential pendulum-steps per second, N = 32 (>= 50 M)  " << seq32 / 1e6
             << " M/s\n";
+  const double native_f = find(collector.real_ns, "BM_BallDerivative/native");
+  const double fmu_f = find(collector.real_ns, "BM_BallDerivative/fmu");
+  std::cout << std::setprecision(0) << "f of the bouncing ball, native / FMU model exchange     "
+            << native_f << " / " << fmu_f << " ns (" << std::setprecision(1)
+            << (native_f > 0 ? fmu_f / native_f : 0) << "x)\n"
+            << std::setprecision(0) << "FMU state saved / restored (bouncing ball)              "
+            << find(collector.real_ns, "BM_FmuStateBytes/save") << " / "
+            << find(collector.real_ns, "BM_FmuStateBytes/restore") << " ns\n";
   std::error_code ignored;
   fs::remove_all(scratch(), ignored);
   return 0;

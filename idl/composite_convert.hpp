@@ -45,11 +45,12 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
                                 const idl::ConstantInputSeq& constants) {
   CompositeRecipe r;
   for (CORBA::ULong k = 0; k < members.length(); ++k)
-    r.members.push_back({members[k].name.in(),
-                         members[k].model.in(),
-                         from_idl(members[k].parameters),
-                         {members[k].fmu.archive.in(), static_cast<bool>(members[k].fmu.co_simulation),
-                          members[k].fmu.unpack_root.in()}});
+    r.members.push_back(
+        {members[k].name.in(),
+         members[k].model.in(),
+         from_idl(members[k].parameters),
+         {members[k].fmu.archive.in(), static_cast<bool>(members[k].fmu.co_simulation),
+          members[k].fmu.unpack_root.in()}});
   for (CORBA::ULong k = 0; k < links.length(); ++k)
     r.links.push_back({links[k].from, links[k].from_output, links[k].to, links[k].to_input});
   for (CORBA::ULong k = 0; k < constants.length(); ++k)

@@ -81,8 +81,14 @@ inline StepperMemory from_idl(const idl::StepperMemory& m) {
 }
 
 inline idl::StateBatch to_idl(const StateBatch& b) {
-  return {b.epoch,          b.first_step,      wire_size(b.state_size), wire_size(b.output_size),
-          to_seq(b.states), to_seq(b.outputs), to_idl(b.memory),        to_seq(b.indicators),
+  return {b.epoch,
+          b.first_step,
+          wire_size(b.state_size),
+          wire_size(b.output_size),
+          to_seq(b.states),
+          to_seq(b.outputs),
+          to_idl(b.memory),
+          to_seq(b.indicators),
           to_octets(b.internal)};
 }
 

@@ -21,8 +21,8 @@ class StateList {
   struct Entry {
     std::uint64_t step = 0;
     Vector x;
-    StepperMemory memory;                   // empty for one-step methods
-    Vector indicators;                      // empty for models without event indicators
+    StepperMemory memory;  // empty for one-step methods
+    Vector indicators;     // empty for models without event indicators
     // The model's internal state (Model::internal_state), shared between entries while it
     // does not change; null for models without one.
     std::shared_ptr<const Bytes> internal;

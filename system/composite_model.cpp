@@ -195,7 +195,8 @@ void CompositeModel::restore_internal(std::span<const std::uint8_t> bytes) const
     if (bytes.size() - at < 8)
       throw ModelError(m.name, "internal state: the bytes end before this member's");
     std::uint64_t size = 0;
-    for (int b = 0; b < 8; ++b) size |= std::uint64_t{bytes[at + static_cast<std::size_t>(b)]} << (8 * b);
+    for (int b = 0; b < 8; ++b)
+      size |= std::uint64_t{bytes[at + static_cast<std::size_t>(b)]} << (8 * b);
     at += 8;
     if (size > bytes.size() - at)
       throw ModelError(m.name, "internal state: " + std::to_string(size) + " bytes announced, " +
@@ -331,7 +332,8 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
       if (m.model == "fmu")
         members.push_back({m.name, make_fmu_model(component, m), {}, {}});
       else
-        members.push_back({m.name, make_model(m.name, m.model, m.parameters), m.model, m.parameters});
+        members.push_back(
+            {m.name, make_model(m.name, m.model, m.parameters), m.model, m.parameters});
     } catch (const ModelError& e) {
       throw ModelError(component, at + " ('" + m.name + "'): " + e.reason());
     }

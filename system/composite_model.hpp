@@ -120,7 +120,7 @@ class CompositeModel final : public Model {
 // of, and what a remote System receives (configure_partition).
 // A member imported from an FMU (model "fmu": system/fmu/fmu_model.hpp).
 struct FmuSource {
-  std::string archive;        // the .fmu file
+  std::string archive;         // the .fmu file
   bool co_simulation = false;  // its co-simulation interface, else its model exchange one
   // Where the archive is unpacked: <unpack_root>/<component>/<member>; empty: a private
   // temporary directory, removed with the model.

@@ -133,8 +133,8 @@ void SystemCore::step(double t, double h, VectorView u, VectorOut x) {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
     check_inputs(u);
     if (!std::isfinite(t) || !(h > 0) || !std::isfinite(h))
-      throw ModelError(name_, "step from t = " + std::to_string(t) + " by h = " +
-                                  std::to_string(h) + ": needs a finite t and h > 0");
+      throw ModelError(name_, "step from t = " + std::to_string(t) +
+                                  " by h = " + std::to_string(h) + ": needs a finite t and h > 0");
     if (!configured().steps_itself())
       throw ModelError(name_, "its model does not step itself: integrate it with an ODE method");
     configured().step(t, h, u, x);

@@ -73,9 +73,9 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
                     : " — conservative and sequential only")
             << "\n";
   if (kind == fmu::FmuKind::model_exchange)
-    std::cout << "    Jacobian: " << (i.provides_directional_derivative
-                                          ? "directional derivatives"
-                                          : "finite differences")
+    std::cout << "    Jacobian: "
+              << (i.provides_directional_derivative ? "directional derivatives"
+                                                    : "finite differences")
               << "; event indicators: " << md.event_indicators << "\n";
   else
     std::cout << "    variable communication step: "
@@ -119,8 +119,9 @@ int models_command(const std::string& name) {
     for (const auto& [model, info] : registry.all())
       std::cout << "  " << model << std::string(model.size() < 22 ? 22 - model.size() : 1, ' ')
                 << info.summary << "\n";
-    std::cout << "  fmu                   a model from an FMU (model = \"fmu\", fmu = \"FILE.fmu\"; "
-                 "docs/fmi.md)\n";
+    std::cout
+        << "  fmu                   a model from an FMU (model = \"fmu\", fmu = \"FILE.fmu\"; "
+           "docs/fmi.md)\n";
     std::cout << "kausal models NAME: its ports and parameters (FILE.fmu: an FMU's)\n";
     return 0;
   }

@@ -167,8 +167,7 @@ class Reader {
     if (const auto named = r.text("kind")) {
       if (*named != "model-exchange" && *named != "co-simulation")
         r.fail("kind", "must be \"model-exchange\" or \"co-simulation\"");
-      kind = *named == "co-simulation" ? fmu::FmuKind::co_simulation
-                                       : fmu::FmuKind::model_exchange;
+      kind = *named == "co-simulation" ? fmu::FmuKind::co_simulation : fmu::FmuKind::model_exchange;
     } else if (r.text("integrator").value_or("") == "co-simulation" && md.co_simulation) {
       kind = fmu::FmuKind::co_simulation;
     }
@@ -207,12 +206,14 @@ class Reader {
                          "': a co-simulation FMU steps itself and must be alone in its partition");
       if (steps_itself && !stepped)
         fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
-                     "partition '" + spec.name + "': a co-simulation FMU steps itself: set "
-                     "integrator = \"co-simulation\" (or kind = \"model-exchange\")");
+                     "partition '" + spec.name +
+                         "': a co-simulation FMU steps itself: set "
+                         "integrator = \"co-simulation\" (or kind = \"model-exchange\")");
       if (!steps_itself && stepped)
         fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
-                     "partition '" + spec.name + "': integrator \"co-simulation\" steps a "
-                     "co-simulation FMU (model = \"fmu\", kind = \"co-simulation\") only");
+                     "partition '" + spec.name +
+                         "': integrator \"co-simulation\" steps a "
+                         "co-simulation FMU (model = \"fmu\", kind = \"co-simulation\") only");
     }
   }
 

@@ -42,10 +42,10 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.rollback_check = mode.rollback_check;
     c.internal_state = model->internal_state() == InternalState::restorable;
     c.outputs_at_step = model->internal_state() != InternalState::none;
-    const std::string unrestorable = model->internal_state() == InternalState::unrestorable
-                                         ? "partition '" + spec.name + "': " +
-                                               model->unrestorable_reason()
-                                         : std::string();
+    const std::string unrestorable =
+        model->internal_state() == InternalState::unrestorable
+            ? "partition '" + spec.name + "': " + model->unrestorable_reason()
+            : std::string();
     if (!unrestorable.empty() && (mode.speculate || mode.rollback_check))
       throw InputError(s.file + ": " + unrestorable + ". The " +
                        (mode.speculate ? "optimistic method" : "rollback check") +

@@ -206,8 +206,8 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
     : member_(member.name),
       where_("subsystem '" + member.name + "' (" + fmu_name(member.fmu.archive) + ")"),
       md_(fmu::read_model_description(member.fmu.archive)),
-      ports_(fmu_ports(md_, member.fmu.co_simulation ? FmuKind::co_simulation
-                                                     : FmuKind::model_exchange)),
+      ports_(fmu_ports(
+          md_, member.fmu.co_simulation ? FmuKind::co_simulation : FmuKind::model_exchange)),
       interface_(&md_.interface_of(ports_.kind)),
       starts_(member.parameters) {
   for (const auto& [name, value] : starts_) {
@@ -261,8 +261,8 @@ std::unique_ptr<fmu::FmuInstance> FmuModel::instantiate(const std::string& name)
   const std::string who = where_;
   return std::make_unique<fmu::FmuInstance>(
       library_, md_, ports_.kind, name, unpacked_, [who](const fmu::LogLine& line) {
-        std::cerr << who << ": [" << fmu::status_name(line.status) << "] " << line.category
-                  << ": " << line.message << "\n";
+        std::cerr << who << ": [" << fmu::status_name(line.status) << "] " << line.category << ": "
+                  << line.message << "\n";
       });
 }
 
@@ -276,8 +276,7 @@ void FmuModel::initialise(fmu::FmuInstance& fmu) const {
     else if (v.type == ValueType::boolean) {
       const bool on[] = {value != 0};
       fmu.set_boolean(ref, on);
-    }
-    else
+    } else
       fmu.set_integer(ref, std::vector<int>{static_cast<int>(std::nearbyint(value))});
   }
   fmu.enter_initialization_mode();
@@ -294,8 +293,8 @@ void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter) const {
   for (int round = 0; info.newDiscreteStatesNeeded; ++round) {
     if (round == max_event_rounds)
       throw ModelError("fmu", where_ + ": the event iteration did not settle in " +
-                                  std::to_string(max_event_rounds) + " rounds at t = " +
-                                  std::to_string(fmu.time()));
+                                  std::to_string(max_event_rounds) +
+                                  " rounds at t = " + std::to_string(fmu.time()));
     info = fmu.new_discrete_states();
   }
   if (info.terminateSimulation)
@@ -349,9 +348,9 @@ void FmuModel::jacobian(double t, VectorView x, VectorView u, MatrixOut J) const
     const std::vector<double> seed{1.0};
     Vector column(J.rows());
     for (Eigen::Index j = 0; j < J.cols(); ++j) {
-      instance_->directional_derivative(derivative_refs_,
-                                        std::span(state_refs_).subspan(static_cast<std::size_t>(j), 1),
-                                        seed, out_span(column));
+      instance_->directional_derivative(
+          derivative_refs_, std::span(state_refs_).subspan(static_cast<std::size_t>(j), 1), seed,
+          out_span(column));
       J.col(j) = column;
     }
   });
@@ -394,7 +393,8 @@ Bytes FmuModel::save_internal() const {
   if (internal_ != InternalState::restorable) return Model::save_internal();
   Bytes bytes(8);
   const auto next = std::bit_cast<std::uint64_t>(next_event_);
-  for (int b = 0; b < 8; ++b) bytes[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(next >> (8 * b));
+  for (int b = 0; b < 8; ++b)
+    bytes[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(next >> (8 * b));
   calling([&] {
     const Bytes state = instance_->save_state();
     bytes.insert(bytes.end(), state.begin(), state.end());
@@ -415,8 +415,9 @@ void FmuModel::restore_internal(std::span<const std::uint8_t> bytes) const {
 
 void FmuModel::check_restore() {
   if (!interface_->can_get_and_set_fmu_state || !interface_->can_serialize_fmu_state) {
-    unrestorable_ = where_ + " cannot save and restore its state (canGetAndSetFMUstate and "
-                             "canSerializeFMUstate are not both true in its description)";
+    unrestorable_ = where_ +
+                    " cannot save and restore its state (canGetAndSetFMUstate and "
+                    "canSerializeFMUstate are not both true in its description)";
     return;
   }
   // An FMU that may exist once per process is not instantiated twice for the check.
@@ -509,8 +510,9 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   }
   if (kind == FmuKind::co_simulation) {
     if (p.outputs.empty())
-      throw InputError(where + "a co-simulation FMU without outputs shows kausal nothing of "
-                               "its state: it needs at least one output");
+      throw InputError(where +
+                       "a co-simulation FMU without outputs shows kausal nothing of "
+                       "its state: it needs at least one output");
     p.signature.states = p.signature.outputs;
     return p;
   }
@@ -520,8 +522,9 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
     p.signature.states.push_back(md.variables[p.states.back()].name);
   }
   if (p.states.empty())
-    throw InputError(where + "the model-exchange interface has no continuous states: import "
-                             "the FMU as co-simulation (kind = \"co-simulation\")");
+    throw InputError(where +
+                     "the model-exchange interface has no continuous states: import "
+                     "the FMU as co-simulation (kind = \"co-simulation\")");
   for (const fmu::Unknown& y : md.outputs)
     if (depends_on_an_input(md, y))
       throw InputError(where + "line " + std::to_string(y.line) + ": output '" +

@@ -16,8 +16,9 @@ fs::path van_der_pol(const TempDir& dir, const std::string& fmu, const std::stri
                      const std::string& t_end = "2.0") {
   dir.write("vdp.toml", "[run]\nt_end = " + t_end +
                             "\noutput_interval = 0.1\n\n[[subsystem]]\nname = \"vdp\"\n"
-                            "model = \"fmu\"\nfmu = \"" + kFmus + fmu + ".fmu\"\nparameters = { " +
-                            parameters + " }\nintegrator = \"rk4\"\nh = 0.001\n");
+                            "model = \"fmu\"\nfmu = \"" +
+                            kFmus + fmu + ".fmu\"\nparameters = { " + parameters +
+                            " }\nintegrator = \"rk4\"\nh = 0.001\n");
   return dir / "vdp.toml";
 }
 
@@ -47,15 +48,15 @@ TEST(FmuCli, OptimisticRefusesAnFmuWithoutGetSetStateAndConservativeRunsIt) {
   TempDir dir;
   const fs::path s = van_der_pol(dir, "van_der_pol_no_state", "mu = 1.0");
   std::string err;
-  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "optimistic", "--out",
-                        (dir / "opt").string()},
-                       dir.path(), &err),
-            2);
+  EXPECT_EQ(
+      run_kausal({"run", s.string(), "--method", "optimistic", "--out", (dir / "opt").string()},
+                 dir.path(), &err),
+      2);
   EXPECT_NE(err.find("cannot save and restore its state"), std::string::npos) << err;
-  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "conservative", "--out",
-                        (dir / "cons").string()},
-                       dir.path(), &err),
-            0)
+  EXPECT_EQ(
+      run_kausal({"run", s.string(), "--method", "conservative", "--out", (dir / "cons").string()},
+                 dir.path(), &err),
+      0)
       << err;
 }
 
@@ -63,13 +64,12 @@ TEST(FmuCli, AnFmuErrorFailsTheRunAndItsLogLinesAreInItsSystemsLog) {
   TempDir dir;
   const fs::path s = van_der_pol(dir, "fails_at", "fail_time = 0.5");
   std::string err;
-  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "conservative", "--out",
-                        (dir / "out").string()},
-                       dir.path(), &err),
-            1);
+  EXPECT_EQ(
+      run_kausal({"run", s.string(), "--method", "conservative", "--out", (dir / "out").string()},
+                 dir.path(), &err),
+      1);
   EXPECT_NE(err.find("system-vdp"), std::string::npos) << err;
-  EXPECT_NE(err.find("fmi2GetDerivatives returned fmi2Error at t = 0.5"), std::string::npos)
-      << err;
+  EXPECT_NE(err.find("fmi2GetDerivatives returned fmi2Error at t = 0.5"), std::string::npos) << err;
   const std::string log = read_file(dir / "out/logs/system-vdp.log");
   EXPECT_NE(log.find("subsystem 'vdp' (fails_at.fmu): [fmi2Error] logError: fails_at: giving up "
                      "at t=0.5"),
@@ -81,10 +81,10 @@ TEST(FmuCli, ACrashingFmuTakesDownOnlyItsSystemAndTheCommittedStepsStay) {
   TempDir dir;
   const fs::path s = van_der_pol(dir, "crashes_at", "crash_time = 1.0");
   std::string err;
-  EXPECT_EQ(run_kausal({"run", s.string(), "--method", "conservative", "--out",
-                        (dir / "out").string()},
-                       dir.path(), &err),
-            3);
+  EXPECT_EQ(
+      run_kausal({"run", s.string(), "--method", "conservative", "--out", (dir / "out").string()},
+                 dir.path(), &err),
+      3);
   EXPECT_NE(err.find("system-vdp"), std::string::npos) << err;
   const auto summary = read_json(dir / "out/summary.json");
   EXPECT_EQ(summary["status"], "failed");

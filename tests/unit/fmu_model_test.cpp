@@ -8,11 +8,10 @@
 
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
-#include "monitor/deploy/local_deployment.hpp"
-#include "monitor/sync/partitioned_driver.hpp"
 #include "system/errors.hpp"
 #include "system/fmu/fmu_model.hpp"
 #include "tests/reference/cvode_reference.hpp"
+#include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
 namespace {
@@ -34,29 +33,9 @@ PartitionedScenario scenario(const std::string& text) {
   return parse_partitioned_scenario(with_fmus(text), "fmu-test.toml");
 }
 
-struct Outcome {
-  RunResult result;
-  std::vector<std::vector<double>> rows;  // t, then every partition's states
-};
-
-Outcome sequential(const PartitionedScenario& s) {
-  const PartitionedPlan plan = plan_partitions(s, {});
-  PartitionedRecorder recorder("", s, plan, true);
-  RunControl control;
-  RunResult r = run_partitioned_sequential(s, plan, recorder, control);
-  return {r, recorder.rows()};
-}
-
-Outcome distributed(const PartitionedScenario& s, const PartitionedMode& mode) {
-  const PartitionedPlan plan = plan_partitions(s, mode);
-  PartitionedRecorder recorder("", s, plan, true);
-  RunControl control;
-  LocalDeployment deployment(partitioned_deployment(s, plan));
-  RunResult r = run_partitioned_distributed(
-      s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
-      recorder, control);
-  return {r, recorder.rows()};
-}
+using testing::distributed;
+using testing::Outcome;
+using testing::sequential;
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -90,8 +69,8 @@ void expect_follows_cvode(const Outcome& o, double mu, double tolerance) {
   std::vector<double> times;
   for (const auto& row : o.rows) times.push_back(row[0]);
   const auto ref = reference::cvode_reference(
-      [&](double, const Vector& x, Vector& dx) { van_der_pol(mu, x, dx); }, Vector{{2.0, 0.0}},
-      0.0, times);
+      [&](double, const Vector& x, Vector& dx) { van_der_pol(mu, x, dx); }, Vector{{2.0, 0.0}}, 0.0,
+      times);
   for (std::size_t k = 0; k < o.rows.size(); ++k)
     for (int i = 0; i < 2; ++i)
       EXPECT_NEAR(o.rows[k][1 + static_cast<std::size_t>(i)], ref[k][i], tolerance)
@@ -101,6 +80,19 @@ void expect_follows_cvode(const Outcome& o, double mu, double tolerance) {
 TEST(FmuModel, ModelExchangeVanDerPolWithAStartValueFollowsCvode) {
   const Outcome o = sequential(scenario(kVanDerPol));
   expect_follows_cvode(o, 1.5, 1e-7);
+}
+
+// Every kausal integrator applies to a model-exchange FMU; without directional derivatives
+// the implicit and exponential ones difference f.
+TEST(FmuModel, EveryIntegratorStepsAModelExchangeFmu) {
+  for (const std::string method :
+       {"euler", "rk3", "ab3", "backward_euler", "dre0", "pdre0"}) {
+    std::string text = kVanDerPol;
+    text.replace(text.find("\"rk4\""), 5, "\"" + method + "\"");
+    const Outcome o = sequential(scenario(text));
+    SCOPED_TRACE(method);
+    expect_follows_cvode(o, 1.5, method == "rk3" || method == "ab3" ? 1e-6 : 2e-2);
+  }
 }
 
 TEST(FmuModel, CoSimulationVanDerPolFollowsCvode) {
@@ -345,9 +337,11 @@ std::string vdp_with(const std::string& fmu, const std::string& more = "") {
 TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
   const std::string dir = KAUSAL_TEST_FMU_DIR;
   EXPECT_EQ(scenario_error(vdp_with("not_a_zip")),
-            "fmu-test.toml:8: subsystem[1].fmu " + dir + "/not_a_zip.fmu: not a zip archive (Not a zip archive)");
-  EXPECT_NE(scenario_error(vdp_with("bad_xml")).find("fmu-test.toml:8: subsystem[1].fmu " + dir +
-                                                     "/bad_xml.fmu: modelDescription.xml:51:"),
+            "fmu-test.toml:8: subsystem[1].fmu " + dir +
+                "/not_a_zip.fmu: not a zip archive (Not a zip archive)");
+  EXPECT_NE(scenario_error(vdp_with("bad_xml"))
+                .find("fmu-test.toml:8: subsystem[1].fmu " + dir +
+                      "/bad_xml.fmu: modelDescription.xml:51:"),
             std::string::npos)
       << scenario_error(vdp_with("bad_xml"));
   EXPECT_NE(scenario_error(vdp_with("wrong_version")).find("fmiVersion is '1.0'"),

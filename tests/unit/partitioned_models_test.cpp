@@ -9,11 +9,10 @@
 #include <sstream>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "monitor/deploy/local_deployment.hpp"
-#include "monitor/sync/partitioned_driver.hpp"
 #include "system/errors.hpp"
 #include "tests/reference/cvode_reference.hpp"
 #include "tests/reference/exact_linear_response.hpp"
+#include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
 namespace {
@@ -37,29 +36,9 @@ PartitionedScenario variant(const std::string& name,
   return parse_partitioned_scenario(text, name);
 }
 
-struct Outcome {
-  RunResult result;
-  std::vector<std::vector<double>> rows;  // t, then every partition's states
-};
-
-Outcome sequential(const PartitionedScenario& s) {
-  const PartitionedPlan plan = plan_partitions(s, {});
-  PartitionedRecorder recorder("", s, plan, true);
-  RunControl control;
-  RunResult r = run_partitioned_sequential(s, plan, recorder, control);
-  return {r, recorder.rows()};
-}
-
-Outcome distributed(const PartitionedScenario& s, const PartitionedMode& mode) {
-  const PartitionedPlan plan = plan_partitions(s, mode);
-  PartitionedRecorder recorder("", s, plan, true);
-  RunControl control;
-  LocalDeployment deployment(partitioned_deployment(s, plan));
-  RunResult r = run_partitioned_distributed(
-      s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
-      recorder, control);
-  return {r, recorder.rows()};
-}
+using testing::distributed;
+using testing::Outcome;
+using testing::sequential;
 
 // CVODE on the monolithic model (every coupling direct) at the rows' times.
 std::vector<Vector> monolithic_reference(const PartitionedScenario& s,
