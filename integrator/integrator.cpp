@@ -318,6 +318,7 @@ std::uint64_t Integrator::step_while(std::uint64_t until, const std::function<bo
 
 StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadline deadline) {
   Request request(*this, ActivityKind::busy, stepping_tag());
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
   // (Messages built only when needed: this is every step of a conservative run.)
   if (gvt > step_)
     throw ProtocolError(config_.name, "gvt " + std::to_string(gvt) +
@@ -334,13 +335,28 @@ StateBatch Integrator::advance(std::uint64_t guarantee, std::uint64_t gvt, Deadl
   forget_before(gvt);
   const std::uint64_t most = batch_steps_within_budget(config_);
   std::uint64_t granted = 0;  // at least one step, then until the budget or the deadline
-  take_steps(guarantee, [&] {
-    if (granted == most || (granted > 0 && deadline != Deadline::max() &&
-                            std::chrono::steady_clock::now() >= deadline))
-      return false;
-    ++granted;
-    return true;
-  });
+  try {
+    take_steps(guarantee, [&] {
+      if (granted == most || (granted > 0 && deadline != Deadline::max() &&
+                              std::chrono::steady_clock::now() >= deadline))
+        return false;
+      ++granted;
+      return true;
+    });
+  } catch (...) {
+    // The steps taken before the failure are final like any others: they are returned, so
+    // that the caller records them (nothing committed is lost), and the failure answers the
+    // next call, which the caller makes for the step that failed.
+    const std::exception_ptr failure = std::current_exception();
+    StateBatch done;
+    try {
+      done = collect_final();
+    } catch (...) {
+    }
+    if (done.count() == 0) std::rethrow_exception(failure);
+    failure_ = failure;
+    return done;
+  }
   return collect_final();
 }
 

@@ -11,6 +11,7 @@
 // soon as every input it used is real (or an accepted prediction).
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <span>
@@ -145,7 +146,8 @@ class Integrator {
   // the trace (`advance`, or `run_ahead` once run_on_its_own()). Returns the steps taken.
   std::uint64_t step_while(std::uint64_t until, const std::function<bool()>& more);
   // Conservative under a guarantee from the monitor: commits gvt, steps while step() <
-  // guarantee (and the inputs allow) and returns the new final steps. Stops early, after at
+  // guarantee (and the inputs allow) and returns the new final steps. A step that fails
+  // after others were taken: those are returned and the failure is thrown by the next call. Stops early, after at
   // least one step, once `deadline` has passed or the batch holds the reply budget: the
   // caller asks again. ProtocolError if gvt lies after the current step or the guarantee
   // more than held_steps_within_budget() past gvt.
@@ -264,6 +266,7 @@ class Integrator {
   std::uint64_t released_ = std::numeric_limits<std::uint64_t>::max();  // release()
   bool paced_ = false;
   StateList list_;  // the state before each step not yet committed
+  std::exception_ptr failure_;  // a failure after the steps advance() returned: the next call's
   IntegratorStats stats_;
   ActivityClock clock_;
   BusyPieces pieces_{clock_};

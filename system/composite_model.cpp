@@ -166,7 +166,7 @@ InternalState CompositeModel::internal_state() const {
 std::string CompositeModel::unrestorable_reason() const {
   for (const auto& m : members_)
     if (m.model->internal_state() == InternalState::unrestorable)
-      return "subsystem '" + m.name + "' " + m.model->unrestorable_reason();
+      return m.model->unrestorable_reason();  // (it names the subsystem)
   return {};
 }
 

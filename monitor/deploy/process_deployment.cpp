@@ -1,6 +1,8 @@
 #include "monitor/deploy/process_deployment.hpp"
 
+#include <exception>
 #include <map>
+#include <utility>
 
 #include "idl/composite_convert.hpp"
 #include "idl/convert.hpp"
@@ -23,10 +25,20 @@ class CorbaIntegratorPort final : public IntegratorPort {
   const std::string& name() const override { return name_; }
   // One call computes for a bounded time (system/request_limits.hpp) and answers with the
   // steps it took: a long grant takes several calls, each well within the call timeout.
+  // A continuation that fails after steps arrived (the Integrator answers a failure after the
+  // steps it took with the next call): those steps are returned, the failure with the next
+  // advance.
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) override {
+    if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
     StateBatch all = advance_once(guarantee, gvt);
     for (std::uint64_t got = all.count(); got > 0 && all.first_step + all.count() <= guarantee;) {
-      StateBatch more = advance_once(guarantee, gvt);
+      StateBatch more;
+      try {
+        more = advance_once(guarantee, gvt);
+      } catch (...) {
+        failure_ = std::current_exception();
+        return all;
+      }
       got = more.count();
       if (got > 0 && (more.first_step != all.first_step + all.count() || more.epoch != all.epoch ||
                       more.state_size != all.state_size || more.output_size != all.output_size))
@@ -88,6 +100,7 @@ class CorbaIntegratorPort final : public IntegratorPort {
   idl::Integrator_var ref_;
   idl::StateSink_var sink_;
   const Heartbeat* heartbeat_;  // null in the single layout
+  std::exception_ptr failure_;   // a continuation's, after steps advance() returned
 };
 
 // The System as its recipe says; its state size must be the plan's.

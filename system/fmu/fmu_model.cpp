@@ -175,6 +175,7 @@ class FmuModel final : public Model {
   void initialise(fmu::FmuInstance& fmu) const;
   void event_iteration(fmu::FmuInstance& fmu, bool enter) const;
   void set_point(double t, VectorView x) const;
+  ModelError asked_to_end(double t) const;
   // Can its state be saved and restored? Checked on an instance of its own (a failed check
   // leaves an instance in no known state): step, save, step, restore, step again, compare.
   void check_restore();
@@ -297,9 +298,7 @@ void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter) const {
                                   " rounds at t = " + std::to_string(fmu.time()));
     info = fmu.new_discrete_states();
   }
-  if (info.terminateSimulation)
-    throw ModelError("fmu", where_ + ": the FMU asked to end the simulation at t = " +
-                                std::to_string(fmu.time()));
+  if (info.terminateSimulation) throw asked_to_end(fmu.time());
   fmu.enter_continuous_time_mode();
   next_event_ = info.nextEventTimeDefined ? info.nextEventTime : no_time_event;
 }
@@ -379,13 +378,33 @@ void FmuModel::on_crossing(std::size_t, double t, VectorOut x) const {
   });
 }
 
+// A co-simulation FMU that wants to end the simulation refuses the step (fmi2Discard) and
+// says fmi2Terminated.
 void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
   if (!co_simulation()) return Model::step(t, h, u, x);
   calling([&] {
     inputs_.write(*instance_, in_span(u));
-    instance_->do_step(t, h);
+    try {
+      instance_->do_step(t, h);
+    } catch (const fmu::FmuCallError& e) {
+      fmi2Boolean terminated = fmi2False;
+      fmi2GetBooleanStatusTYPE* status = instance_->library().fn().get_boolean_status;
+      if (e.status() == fmi2Discard && status &&
+          status(instance_->component(), fmi2Terminated, &terminated) == fmi2OK && terminated)
+        throw asked_to_end(t + h);
+      throw;
+    }
     outputs_.read(*instance_, out_span(x));
   });
+}
+
+// kausal runs every partition to the scenario's end; an FMU that ends earlier ends the run
+// there, its committed steps kept.
+ModelError FmuModel::asked_to_end(double t) const {
+  return ModelError("fmu", where_ + ": the FMU asked to end the simulation by t = " +
+                               std::to_string(t) +
+                               " (terminateSimulation); kausal runs every partition to the "
+                               "scenario's t_end: set run.t_end at or before that time");
 }
 
 // The next time event (8 bytes) and the FMU's serialized state.

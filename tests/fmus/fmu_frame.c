@@ -1028,6 +1028,10 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real current_time, fmi2Real step_s
       memcpy(&c->d, &before, sizeof before); /* the step did not happen */
       return s;
     }
+    if (c->d.terminate) { /* the model asked to end: the step stops at that event */
+      M.compute(&c->d);
+      return fmi2Discard;
+    }
     if (last && full) break; /* ends exactly on t_end, whatever the rounding of t + h */
   }
   c->d.time = t_end;

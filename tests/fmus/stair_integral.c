@@ -1,21 +1,24 @@
 /* Stair integral: a discrete Integer output counter (start 1) that increases by 1 at the time
  * events t = 1, 2, 3, ... and a continuous state area with der(area) = counter (start 0).
- * Value references: Real 0 area, 1 der(area); Integer 0 counter. */
+ * With the parameter stop_at > 0 it asks to end the simulation once counter reaches stop_at
+ * (terminateSimulation; in co-simulation fmi2DoStep answers fmi2Discard and fmi2Terminated).
+ * Value references: Real 0 area, 1 der(area); Integer 0 counter, 1 stop_at. */
 #include "fmu_frame.h"
 
 #include <math.h>
 
 enum { AREA, DER_AREA, N_REALS };
-enum { COUNTER, N_INTEGERS };
+enum { COUNTER, STOP_AT, N_INTEGERS };
 
 static const unsigned char real_kind[N_REALS] = {FMU_EXACT, FMU_CALCULATED};
-static const unsigned char integer_kind[N_INTEGERS] = {FMU_EXACT};
+static const unsigned char integer_kind[N_INTEGERS] = {FMU_EXACT, FMU_PARAMETER};
 static const fmi2ValueReference state_vr[] = {AREA};
 static const fmi2ValueReference derivative_vr[] = {DER_AREA};
 
 static void start(fmu_data* d) {
   d->r[AREA] = 0.0;
   d->i[COUNTER] = 1;
+  d->i[STOP_AT] = 0;
 }
 
 /* The first time event: the first whole second after the start time. */
@@ -33,6 +36,7 @@ static void event(fmu_data* d, fmi2Boolean* states_changed) {
     d->i[COUNTER] += 1;
     d->next_event_time += 1.0;
   }
+  if (d->i[STOP_AT] > 0 && d->i[COUNTER] >= d->i[STOP_AT]) d->terminate = fmi2True;
 }
 
 const fmu_model fmu_the_model = {

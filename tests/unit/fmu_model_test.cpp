@@ -321,6 +321,36 @@ TEST(FmuPartitions, AnFmuErrorFailsTheRunWithTheFmusOwnWords) {
       << o.result.error;
   EXPECT_NE(o.result.error.find("fails_at: giving up at t=0.5"), std::string::npos)
       << o.result.error;
+  // Nothing committed is lost: the steps before the failing one (its last RK4 stage reaches
+  // t = 0.5) are recorded.
+  EXPECT_EQ(o.result.steps, 499u);
+}
+
+// An FMU that asks to end the simulation ends the run there, with what it committed.
+TEST(FmuPartitions, AnFmuThatAsksToEndTheSimulationEndsTheRunKeepingItsSteps) {
+  for (const bool co_simulation : {false, true}) {
+    SCOPED_TRACE(co_simulation ? "co-simulation" : "model exchange");
+    std::string text = R"(
+[run]
+t_end = 5.0
+output_interval = 0.5
+[[subsystem]]
+name = "stair"
+model = "fmu"
+fmu = "@stair_integral@"
+parameters = { stop_at = 3 }
+)";
+    text += co_simulation ? "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\nh = 0.1\n"
+                          : "integrator = \"euler\"\nh = 0.1\n";
+    const Outcome o = sequential(scenario(text));
+    EXPECT_EQ(o.result.status, RunStatus::failed);
+    EXPECT_NE(o.result.error.find("subsystem 'stair' (stair_integral.fmu): the FMU asked to end "
+                                  "the simulation by t = 2"),
+              std::string::npos)
+        << o.result.error;
+    EXPECT_NE(o.result.error.find("set run.t_end at or before that time"), std::string::npos);
+    EXPECT_GE(o.result.steps, 19u);  // up to t = 1.9 at least
+  }
 }
 
 std::string scenario_error(const std::string& text) {
