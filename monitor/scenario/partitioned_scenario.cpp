@@ -176,18 +176,16 @@ class Reader {
     } catch (const InputError& e) {
       r.fail("fmu", e.what());
     }
-    Parameters starts = numbers_of(r, "start");
-    starts.insert(starts.begin(), sub.parameters.begin(), sub.parameters.end());
-    for (const auto& [name, value] : starts) {
-      const std::string problem = start_value_problem(md, name);
-      if (!problem.empty())
-        r.fail(r.has("start") && std::none_of(sub.parameters.begin(), sub.parameters.end(),
-                                              [&](const auto& p) { return p.first == name; })
-                   ? "start"
-                   : "parameters",
-               problem + " (" + path.filename().string() + ")");
-    }
-    sub.parameters = std::move(starts);
+    auto check = [&](const char* key, const Parameters& values) {
+      for (const auto& value : values) {
+        const std::string problem = start_value_problem(md, value.first);
+        if (!problem.empty()) r.fail(key, problem + " (" + path.filename().string() + ")");
+      }
+    };
+    const Parameters starts = numbers_of(r, "start");
+    check("parameters", sub.parameters);
+    check("start", starts);
+    sub.parameters.insert(sub.parameters.end(), starts.begin(), starts.end());
     sub.fmu = {std::filesystem::absolute(path).lexically_normal().string(),
                kind == fmu::FmuKind::co_simulation, ""};
   }
