@@ -240,6 +240,59 @@ TEST(FmuPartitions, EveryMethodGivesTheSequentialDigestAndRollsFmusBack) {
   EXPECT_EQ(rechecked.result.trajectory_sha256, seq.result.trajectory_sha256);
 }
 
+// Real, Integer and Boolean ports of a co-simulation FMU carry kausal's values: the
+// feedthrough passes the Van der Pol state (real), the stair's counter (integer, through a
+// partition of its own) and a constant (boolean), each held over the step it was sampled at.
+TEST(FmuPartitions, RealIntegerAndBooleanPortsOfACoSimulationFmuCarryTheirValues) {
+  const PartitionedScenario s = scenario(R"(
+[run]
+t_end = 2.5
+hold = 0
+output_interval = 0.1
+[[subsystem]]
+name = "vdp"
+model = "fmu"
+fmu = "@van_der_pol@"
+integrator = "rk4"
+h = 0.01
+[[subsystem]]
+name = "stair"
+model = "fmu"
+fmu = "@stair_integral@"
+integrator = "euler"
+h = 0.01
+[[subsystem]]
+name = "pass"
+model = "fmu"
+fmu = "@feedthrough@"
+kind = "co-simulation"
+inputs = { u_bool = 1 }
+integrator = "co-simulation"
+h = 0.01
+[[coupling]]
+from = "vdp.x0"
+to = "pass.u_real"
+[[coupling]]
+from = "stair.counter"
+to = "pass.u_int"
+)");
+  const Outcome seq = sequential(s);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  // Rows: t, vdp.x0, vdp.x1, stair.area, pass.y_real, pass.y_int, pass.y_bool. Each output
+  // after the step from t − h is the input sampled at t − h.
+  for (std::size_t k = 1; k < seq.rows.size(); ++k) {
+    const auto& row = seq.rows[k];
+    const double t = row[0];
+    EXPECT_EQ(row[6], 1.0) << t;
+    EXPECT_EQ(row[5], std::floor(t - 0.01 + 1e-9) + 1) << t;
+  }
+  // y_real at t is x0 at t − h: compare with the Van der Pol row 0.1 s earlier, one step off.
+  EXPECT_NEAR(seq.rows[10][4], seq.rows[10][1], 0.03);
+  EXPECT_EQ(distributed(s, {false, 0, 1000}).result.trajectory_sha256,
+            seq.result.trajectory_sha256);
+  EXPECT_EQ(distributed(s, {true, 0, 16}).result.trajectory_sha256, seq.result.trajectory_sha256);
+}
+
 // A co-simulation FMU run ahead on a predicted input, refuted, rolled back through its saved
 // state and stepped again ends with the bits of one that knew the input from the start.
 TEST(FmuPartitions, ARefutedPredictionRollsACoSimulationFmuBackThroughItsSavedState) {
