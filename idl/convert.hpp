@@ -157,6 +157,7 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
   out.indicators0 = to_seq(c.indicators0);
   out.internal_state = c.internal_state;
   out.internal0 = to_octets(c.internal0);
+  out.internal_bytes = wire_size(c.internal_bytes);
   out.outputs_at_step = c.outputs_at_step;
   out.input_history.length(wire_size(c.input_history.size()));
   for (CORBA::ULong k = 0; k < out.input_history.length(); ++k)

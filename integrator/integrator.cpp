@@ -21,8 +21,10 @@ std::uint64_t shipped_bytes(const IntegratorConfig& c) {
 }  // namespace
 
 std::uint64_t held_steps_within_budget(const IntegratorConfig& c) {
-  const std::uint64_t saved = StateList::entry_bytes(static_cast<std::size_t>(c.x0.size()),
-                                                     c.indicator_count, c.method == OdeMethod::ab3);
+  const std::uint64_t saved = StateList::entry_bytes(
+      static_cast<std::size_t>(c.x0.size()), c.indicator_count, c.method == OdeMethod::ab3,
+      c.outputs_at_step ? c.output_size : 0,
+      c.internal_state && c.method == OdeMethod::co_simulation ? c.internal_bytes : 0);
   return std::min(limits::steps_within(limits::held_bytes, saved + shipped_bytes(c)),
                   batch_steps_within_budget(c));
 }

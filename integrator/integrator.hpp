@@ -48,6 +48,7 @@ struct IntegratorConfig {
   // that state at first_step in a resumed run (empty: the System's own, fresh one).
   bool internal_state = false;
   Bytes internal0;
+  std::size_t internal_bytes = 0;  // its size when planned (the state list's budget)
   // The outputs depend on state x does not hold (an FMU's discrete states, restorable or
   // not): they are taken when a step is taken and kept with it, never recomputed later from
   // x, when the model's hidden state has moved on.
@@ -147,10 +148,10 @@ class Integrator {
   std::uint64_t step_while(std::uint64_t until, const std::function<bool()>& more);
   // Conservative under a guarantee from the monitor: commits gvt, steps while step() <
   // guarantee (and the inputs allow) and returns the new final steps. A step that fails
-  // after others were taken: those are returned and the failure is thrown by the next call. Stops early, after at
-  // least one step, once `deadline` has passed or the batch holds the reply budget: the
-  // caller asks again. ProtocolError if gvt lies after the current step or the guarantee
-  // more than held_steps_within_budget() past gvt.
+  // after others were taken: those are returned and the failure is thrown by the next call. Stops
+  // early, after at least one step, once `deadline` has passed or the batch holds the reply budget:
+  // the caller asks again. ProtocolError if gvt lies after the current step or the guarantee more
+  // than held_steps_within_budget() past gvt.
   StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt,
                      Deadline deadline = Deadline::max());
   // From now on the steps are taken on its own (integrator/worker.hpp), at most `window`
@@ -265,7 +266,7 @@ class Integrator {
   bool held_ = false;  // on its own, after a rollback: no step until the next commit
   std::uint64_t released_ = std::numeric_limits<std::uint64_t>::max();  // release()
   bool paced_ = false;
-  StateList list_;  // the state before each step not yet committed
+  StateList list_;              // the state before each step not yet committed
   std::exception_ptr failure_;  // a failure after the steps advance() returned: the next call's
   IntegratorStats stats_;
   ActivityClock clock_;

@@ -204,6 +204,9 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   limits::within(component, "internal0: bytes", s.internal0.length(), limits::max_internal_bytes,
                  "the largest internal state a System keeps");
   c.internal0 = to_bytes(s.internal0);
+  c.internal_bytes =
+      limits::within(component, "internal_bytes", s.internal_bytes, limits::max_internal_bytes,
+                     "the largest internal state a System keeps");
   c.outputs_at_step = s.outputs_at_step != 0;
   limits::within(component, "input_history: the channels", s.input_history.length(),
                  s.channels.length(), "at most one history per channel");

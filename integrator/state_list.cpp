@@ -18,10 +18,13 @@ void require_same_step(const std::string& component, std::uint64_t step, const V
 }
 
 std::uint64_t StateList::entry_bytes(std::size_t state_size, std::size_t indicator_count,
-                                     bool multistep) {
+                                     bool multistep, std::size_t kept_outputs,
+                                     std::size_t internal_bytes) {
   const std::uint64_t vectors = 1 + (multistep ? 2 : 0);
-  // The vectors' heap blocks, the entry itself and its deque slot.
-  return 8 * (vectors * state_size + indicator_count) + sizeof(Entry) + 16 * (vectors + 1);
+  // The vectors' heap blocks, the entry itself and its deque slot, the internal state's
+  // block and its shared count.
+  return 8 * (vectors * state_size + indicator_count + kept_outputs) + sizeof(Entry) +
+         16 * (vectors + 1) + (internal_bytes > 0 ? internal_bytes + 32 : 0);
 }
 
 StateList::Entry& StateList::save(Entry entry) {

@@ -41,6 +41,7 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.tolerance = mode.tolerance;
     c.rollback_check = mode.rollback_check;
     c.internal_state = model->internal_state() == InternalState::restorable;
+    if (c.internal_state) c.internal_bytes = model->save_internal().size();
     c.outputs_at_step = model->internal_state() != InternalState::none;
     const std::string unrestorable =
         model->internal_state() == InternalState::unrestorable

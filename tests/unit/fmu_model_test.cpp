@@ -85,8 +85,7 @@ TEST(FmuModel, ModelExchangeVanDerPolWithAStartValueFollowsCvode) {
 // Every kausal integrator applies to a model-exchange FMU; without directional derivatives
 // the implicit and exponential ones difference f.
 TEST(FmuModel, EveryIntegratorStepsAModelExchangeFmu) {
-  for (const std::string method :
-       {"euler", "rk3", "ab3", "backward_euler", "dre0", "pdre0"}) {
+  for (const std::string method : {"euler", "rk3", "ab3", "backward_euler", "dre0", "pdre0"}) {
     std::string text = kVanDerPol;
     text.replace(text.find("\"rk4\""), 5, "\"" + method + "\"");
     const Outcome o = sequential(scenario(text));
