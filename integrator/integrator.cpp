@@ -121,6 +121,12 @@ void Integrator::restore_start() {
   }
 }
 
+// The internal state and the outputs at the current step, where not taken yet.
+void Integrator::take_what_an_entry_keeps() {
+  if (config_.internal_state && !internal_) fetch_internal();
+  if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
+}
+
 void Integrator::take_outputs() {
   outputs_.resize(idx(config_.output_size));
   pieces_.wait_for_system([&] { link_.output(time_of_step(step_), x_, outputs_); });
@@ -256,8 +262,7 @@ void Integrator::step_once() {
     inputs_.input_at(time_of_step(n), u);
     pieces_.wait_for_system([&] { link_.indicators(time_of_step(n), x_, u, indicators_); });
   }
-  if (config_.internal_state && !internal_) fetch_internal();
-  if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
+  take_what_an_entry_keeps();
   list_.save({n, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
   try {
     compute_step(n);
@@ -391,8 +396,7 @@ std::vector<double> Integrator::apply_event(const Event& event) {
                                    " arrived at step " + std::to_string(step_));
   // Rollback restores the first state saved at a step (as stepping produced it); a second
   // event at the same step needs no second copy.
-  if (config_.internal_state && !internal_) fetch_internal();
-  if (config_.outputs_at_step && outputs_.size() == 0) take_outputs();
+  take_what_an_entry_keeps();
   if (list_.first_at(step_) == nullptr)
     list_.save({step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
   internal_.reset();  // the event changes the model's internal state

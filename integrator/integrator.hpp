@@ -242,6 +242,7 @@ class Integrator {
   void fetch_internal();
   // config_.outputs_at_step: the outputs at the current step, now.
   void take_outputs();
+  void take_what_an_entry_keeps();
   void undo_step();
   void restore_internal(const std::shared_ptr<const Bytes>& saved);
   void rewind(std::uint64_t n);

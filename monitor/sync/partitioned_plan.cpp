@@ -42,7 +42,8 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.rollback_check = mode.rollback_check;
     c.internal_state = model->internal_state() == InternalState::restorable;
     if (c.internal_state) c.internal_bytes = model->save_internal().size();
-    c.outputs_at_step = model->internal_state() != InternalState::none;
+    // (A model that steps itself shows its outputs as x: they come from x at any time.)
+    c.outputs_at_step = model->internal_state() != InternalState::none && !model->steps_itself();
     const std::string unrestorable =
         model->internal_state() == InternalState::unrestorable
             ? "partition '" + spec.name + "': " + model->unrestorable_reason()
