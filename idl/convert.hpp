@@ -119,6 +119,41 @@ inline std::vector<ChannelSample> from_idl(const idl::ChannelSampleSeq& samples)
   return out;
 }
 
+inline idl::ChannelPredictionSeq to_idl(const std::vector<ChannelPrediction>& predictions) {
+  idl::ChannelPredictionSeq out;
+  out.length(wire_size(predictions.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k) {
+    const ChannelPrediction& p = predictions[k];
+    const Prediction& poly = p.polynomial;
+    out[k] = {wire_size(p.channel),
+              p.from_tick,
+              p.to_tick,
+              poly.c[0],
+              poly.c[1],
+              poly.c[2],
+              poly.c[3],
+              poly.t_ref,
+              poly.scale,
+              static_cast<CORBA::UShort>(poly.order)};
+  }
+  return out;
+}
+
+// (The Integrator checks what it is given: InputChannels::provide.)
+inline std::vector<ChannelPrediction> from_idl(const idl::ChannelPredictionSeq& predictions) {
+  std::vector<ChannelPrediction> out;
+  for (CORBA::ULong k = 0; k < predictions.length(); ++k) {
+    const idl::ChannelPrediction& p = predictions[k];
+    Prediction poly;
+    poly.c = {p.c0, p.c1, p.c2, p.c3};
+    poly.t_ref = p.t_ref;
+    poly.scale = p.scale;
+    poly.order = p.order;
+    out.push_back({p.channel, p.from_tick, p.to_tick, poly});
+  }
+  return out;
+}
+
 inline idl::IntegratorStats to_idl(const IntegratorStats& s) {
   return {s.steps_computed,     s.rollbacks,
           s.rolled_back_steps,  s.wasted_derivative_calls,
@@ -170,6 +205,12 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
     out.channels[k].name = c.channels[k].name.c_str();
     out.channels[k].hold = static_cast<CORBA::UShort>(c.channels[k].hold);
     out.channels[k].period_ticks = c.channels[k].period_ticks;
+    out.channels[k].source = static_cast<CORBA::UShort>(c.channels[k].source);
+    const InputPredictor& predictor = c.channels[k].predictor;
+    out.channels[k].choose_order = predictor.choose_order;
+    out.channels[k].calibration = static_cast<CORBA::UShort>(predictor.calibration);
+    out.channels[k].order_threshold = predictor.threshold;
+    out.channels[k].smooth = predictor.smooth;
   }
   out.speculate = c.speculate;
   out.tolerance = c.tolerance;

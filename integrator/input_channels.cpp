@@ -27,11 +27,15 @@ InputChannels::InputChannels(const std::string& component, std::vector<InputChan
     : component_(component), timing_(timing), speculate_(speculate), tolerance_(tolerance) {
   if (!(tolerance >= 0)) throw ModelError(component, "tolerance must be >= 0");
   for (auto& spec : specs) {
+    if (spec.source == InputSource::predictions) {
+      channels_.push_back({std::move(spec), {}, 0, 0, {}});
+      continue;
+    }
     if (spec.hold < 0 || spec.hold > 2)
       throw ModelError(component, spec.name + ": hold order must be 0, 1 or 2");
     if (spec.period_ticks == 0 || spec.period_ticks % timing.ticks_per_step != 0)
       throw ModelError(component, spec.name + ": sample period is not a whole number of steps");
-    channels_.push_back({std::move(spec), {}, 0, 0});
+    channels_.push_back({std::move(spec), {}, 0, 0, {}});
   }
   stencil_j_.resize(channels_.size());
   stencil_order_.resize(channels_.size());
@@ -83,8 +87,21 @@ double InputChannels::predict(const Channel& c, std::uint64_t j) const {
   return hold_polynomial(order, static_cast<double>(j - newest), value(0), value(1), value(2));
 }
 
+std::ptrdiff_t InputChannels::segment_for_step(const Channel& c, std::uint64_t n) const {
+  const std::uint64_t begin = n * timing_.ticks_per_step;
+  const std::uint64_t end = begin + timing_.ticks_per_step;
+  for (std::size_t k = c.segments.size(); k-- > 0;)
+    if (c.segments[k].from_tick <= begin && end <= c.segments[k].to_tick)
+      return static_cast<std::ptrdiff_t>(k);
+  return -1;
+}
+
 bool InputChannels::ready_for(std::uint64_t n) const {
   for (const auto& c : channels_) {
+    if (c.spec.source == InputSource::predictions) {
+      if (segment_for_step(c, n) < 0) return false;
+      continue;
+    }
     if (sample_for_step(c, n) < c.arrived) continue;
     if (!speculate_ || c.arrived == 0) return false;
   }
@@ -94,6 +111,14 @@ bool InputChannels::ready_for(std::uint64_t n) const {
 void InputChannels::bind(std::uint64_t n) {
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     Channel& c = channels_[i];
+    if (c.spec.source == InputSource::predictions) {
+      const std::ptrdiff_t k = segment_for_step(c, n);
+      if (k < 0)
+        throw ProtocolError(component_, c.spec.name + ": no prediction covers step " +
+                                            std::to_string(n) + " (causal synchronisation)");
+      stencil_j_[i] = static_cast<std::uint64_t>(k);
+      continue;
+    }
     const std::uint64_t j = sample_for_step(c, n);
     while (c.base + c.samples.size() <= j) {
       const std::uint64_t next = c.base + c.samples.size();
@@ -109,6 +134,10 @@ void InputChannels::input_at(double t, Vector& u) const {
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     const Channel& c = channels_[i];
     const std::uint64_t j = stencil_j_[i];
+    if (c.spec.source == InputSource::predictions) {
+      u[static_cast<Eigen::Index>(i)] = c.segments[j].polynomial.value(t);
+      continue;
+    }
     const int order = stencil_order_[i];
     const double period = static_cast<double>(c.spec.period_ticks) * timing_.tick;
     const double theta =
@@ -123,6 +152,8 @@ std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
     throw ProtocolError(component_, "sample for channel " + std::to_string(s.channel) +
                                         ", the partition has " + std::to_string(channels_.size()));
   Channel& c = channels_[s.channel];
+  if (c.spec.source == InputSource::predictions)
+    throw ProtocolError(component_, c.spec.name + ": a sample for a channel the master feeds");
   if (s.index != c.arrived)
     throw ProtocolError(component_, c.spec.name + ": sample " + std::to_string(s.index) +
                                         " arrived, expected " + std::to_string(c.arrived));
@@ -149,6 +180,29 @@ std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
   return rollback;
 }
 
+void InputChannels::provide_prediction(const ChannelPrediction& p) {
+  if (p.channel >= channels_.size())
+    throw ProtocolError(component_, "prediction for channel " + std::to_string(p.channel) +
+                                        ", the partition has " + std::to_string(channels_.size()));
+  Channel& c = channels_[p.channel];
+  const std::string interval =
+      "[" + std::to_string(p.from_tick) + ", " + std::to_string(p.to_tick) + "]";
+  if (c.spec.source != InputSource::predictions)
+    throw ProtocolError(component_, c.spec.name + ": a prediction for a channel fed by samples");
+  const Prediction& poly = p.polynomial;
+  bool finite = std::isfinite(poly.t_ref) && std::isfinite(poly.scale) && poly.scale > 0;
+  for (double k : poly.c) finite = finite && std::isfinite(k);
+  if (p.to_tick <= p.from_tick || !finite || poly.order < 0 || poly.order > 3)
+    throw ProtocolError(component_, c.spec.name + ": the prediction for ticks " + interval +
+                                        " is not a finite polynomial over a non-empty interval");
+  while (!c.segments.empty() && c.segments.back().from_tick >= p.from_tick) c.segments.pop_back();
+  if (!c.segments.empty() && c.segments.back().to_tick != p.from_tick)
+    throw ProtocolError(component_, c.spec.name + ": the prediction for ticks " + interval +
+                                        " does not continue the one ending at tick " +
+                                        std::to_string(c.segments.back().to_tick));
+  c.segments.push_back({p.from_tick, p.to_tick, poly});
+}
+
 std::uint64_t InputChannels::first_unconfirmed_use() const {
   std::uint64_t first = never;
   for (const auto& c : channels_)
@@ -165,6 +219,8 @@ void InputChannels::forget_predictions_from(std::uint64_t n) {
 
 void InputChannels::forget_before(std::uint64_t n) {
   for (auto& c : channels_) {
+    while (!c.segments.empty() && c.segments.front().to_tick <= n * timing_.ticks_per_step)
+      c.segments.pop_front();
     const std::uint64_t keep = first_needed(c.spec, timing_.ticks_per_step, n);
     while (c.base < keep && c.base < c.arrived && !c.samples.empty()) {
       c.samples.pop_front();

@@ -14,6 +14,11 @@
 // polynomial. When the sample arrives it is compared with the prediction; if they differ by
 // more than `tolerance` (with tolerance 0: by any bit) the partition must roll back to the
 // first step that used the prediction.
+//
+// A channel fed by the co-simulation master (monitor/sync/cosim_master.hpp) has no samples:
+// the master ships the input itself, one polynomial per macro step with the ticks it is valid
+// on (causal synchronisation: a step is taken only inside a shipped interval), and ships it
+// again for the same interval when it repeats the macro step.
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -22,13 +27,39 @@
 #include <vector>
 
 #include "integrator/ode_method.hpp"
+#include "integrator/prediction.hpp"
 
 namespace kausal {
+
+// Where a channel's input over a step comes from.
+enum class InputSource : std::uint8_t {
+  samples,      // the producer's samples, held or extrapolated here (every method)
+  predictions,  // polynomials the co-simulation master ships, each valid over its macro step
+};
+
+// How a sample channel predicts (integrator/prediction.hpp): the hold order is the order, or
+// with choose_order the highest order, chosen anew at every sample point.
+struct InputPredictor {
+  bool choose_order = false;
+  Calibration calibration = Calibration::extrapolation;
+  double threshold = std::numeric_limits<double>::infinity();  // choose_order: beyond it, 0
+  bool smooth = false;  // Hermite C¹ blend from the previous period's polynomial
+};
 
 struct InputChannel {
   std::string name;  // "turbine.power -> machine.pm", for messages
   int hold = 0;
   std::uint64_t period_ticks = 1;
+  InputSource source = InputSource::samples;
+  InputPredictor predictor;
+};
+
+// The master's input for channel `channel` over ticks [from_tick, to_tick].
+struct ChannelPrediction {
+  std::size_t channel = 0;
+  std::uint64_t from_tick = 0;
+  std::uint64_t to_tick = 0;
+  Prediction polynomial;
 };
 
 struct ChannelSample {
@@ -83,6 +114,10 @@ class InputChannels {
   // A sample arrived (in order per channel; ProtocolError / ModelError otherwise). Returns
   // the step to roll back to when it refutes a prediction that step used.
   std::optional<std::uint64_t> provide(const ChannelSample& sample);
+  // The master's input over an interval: replaces what was shipped from from_tick on.
+  // ProtocolError for a channel fed by samples, an interval that leaves a gap after the
+  // shipped ones, or a polynomial that is not finite.
+  void provide_prediction(const ChannelPrediction& prediction);
   // The first step that used a prediction not yet confirmed; `never` if there is none.
   std::uint64_t first_unconfirmed_use() const;
   // After a rollback to step n: predictions first used at or after n are forgotten (the
@@ -98,11 +133,16 @@ class InputChannels {
     bool predicted = false;
     std::uint64_t first_use = never;  // the first step that used it (predictions only)
   };
+  struct Segment {
+    std::uint64_t from_tick = 0, to_tick = 0;
+    Prediction polynomial;
+  };
   struct Channel {
     InputChannel spec;
     std::deque<Sample> samples;  // samples[k] is sample `base + k`
     std::uint64_t base = 0;
-    std::uint64_t arrived = 0;  // samples below this index are real
+    std::uint64_t arrived = 0;     // samples below this index are real
+    std::deque<Segment> segments;  // InputSource::predictions: in time order, contiguous
   };
 
   std::uint64_t sample_for_step(const Channel& c, std::uint64_t n) const;
@@ -110,6 +150,8 @@ class InputChannels {
   Sample& sample(Channel& c, std::uint64_t j) { return c.samples.at(j - c.base); }
   const Sample& sample(const Channel& c, std::uint64_t j) const { return c.samples.at(j - c.base); }
   double predict(const Channel& c, std::uint64_t j) const;
+  // InputSource::predictions: the segment step n lies in, or -1.
+  std::ptrdiff_t segment_for_step(const Channel& c, std::uint64_t n) const;
 
   std::string component_;
   Timing timing_;

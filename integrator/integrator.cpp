@@ -390,6 +390,17 @@ void Integrator::provide(const ChannelSample& sample) {
   }
 }
 
+void Integrator::provide_prediction(const ChannelPrediction& prediction) {
+  Request request(*this, ActivityKind::busy,
+                  {ActivityCall::provide, prediction.from_tick / config_.ticks_per_step, epoch_});
+  // The master repeats a macro step only after rolling back to its start.
+  require(prediction.from_tick >= step_ * config_.ticks_per_step,
+          "a prediction from tick " + std::to_string(prediction.from_tick) +
+              " arrived after step " + std::to_string(step_) +
+              " was taken with the one before (roll back first)");
+  inputs_.provide_prediction(prediction);
+}
+
 std::vector<double> Integrator::apply_event(const Event& event) {
   Request request(*this, ActivityKind::busy, {ActivityCall::apply_event, event.step, epoch_});
   require(event.step == step_, "event for step " + std::to_string(event.step) +

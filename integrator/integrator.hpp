@@ -166,6 +166,8 @@ class Integrator {
   // An input sample (in order per channel). May roll the Integrator back (within itself:
   // its published steps never change).
   void provide(const ChannelSample& sample);
+  // The co-simulation master's input over a macro step (InputChannels::provide).
+  void provide_prediction(const ChannelPrediction& prediction);
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
   // Hands a change of the partition's model on to the System (docs/realtime.md): the caller

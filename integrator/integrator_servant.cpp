@@ -193,8 +193,20 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   }
   c.output_size = s.output_size;
   c.indicator_count = s.indicator_count;
-  for (CORBA::ULong k = 0; k < s.channels.length(); ++k)
-    c.channels.push_back({s.channels[k].name.in(), s.channels[k].hold, s.channels[k].period_ticks});
+  for (CORBA::ULong k = 0; k < s.channels.length(); ++k) {
+    const idl::InputChannelSetup& in = s.channels[k];
+    if (in.source > 1 || in.calibration > 1)
+      throw ModelError(component, std::string("channels[") + std::to_string(k) + "] (" +
+                                      in.name.in() + "): source " + std::to_string(in.source) +
+                                      ", calibration " + std::to_string(in.calibration) +
+                                      " (each 0 or 1)");
+    c.channels.push_back({in.name.in(),
+                          in.hold,
+                          in.period_ticks,
+                          static_cast<InputSource>(in.source),
+                          {in.choose_order != 0, static_cast<Calibration>(in.calibration),
+                           in.order_threshold, in.smooth != 0}});
+  }
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;
   c.publish_every = s.publish_every;
@@ -292,6 +304,15 @@ void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
     const std::vector<ChannelSample> in = from_idl(samples);
     with_integrator([&](auto& i) {
       for (const auto& sample : in) i.provide(sample);
+    });
+  });
+}
+
+void IntegratorServant::provide_predictions(const idl::ChannelPredictionSeq& predictions) {
+  serve(name(), [&] {
+    const std::vector<ChannelPrediction> in = from_idl(predictions);
+    with_integrator([&](auto& i) {
+      for (const auto& prediction : in) i.provide_prediction(prediction);
     });
   });
 }

@@ -23,6 +23,7 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
              CORBA::ULongLong released) override;
   void release(CORBA::ULongLong state) override;
   void provide(const idl::ChannelSampleSeq& samples) override;
+  void provide_predictions(const idl::ChannelPredictionSeq& predictions) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
   void change(const idl::ModelChange& change) override;
   idl::RollbackResult rollback(CORBA::ULongLong step) override;

@@ -59,6 +59,11 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
       for (const auto& s : samples) integrator.provide(s);
     });
   }
+  void provide_predictions(const std::vector<ChannelPrediction>& predictions) override {
+    locked([&] {
+      for (const auto& p : predictions) integrator.provide_prediction(p);
+    });
+  }
   std::vector<double> apply_event(const Event& event) override {
     return locked([&] { return integrator.apply_event(event); });
   }

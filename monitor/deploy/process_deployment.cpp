@@ -65,6 +65,10 @@ class CorbaIntegratorPort final : public IntegratorPort {
     const idl::ChannelSampleSeq seq = to_idl(samples);
     call([&] { ref_->provide(seq); });
   }
+  void provide_predictions(const std::vector<ChannelPrediction>& predictions) override {
+    const idl::ChannelPredictionSeq seq = to_idl(predictions);
+    call([&] { ref_->provide_predictions(seq); });
+  }
   std::vector<double> apply_event(const Event& event) override {
     const idl::Event e = to_idl(event);
     idl::DoubleSeq_var x = call([&] { return ref_->apply_event(e); });

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <thread>
 
+#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
@@ -16,6 +17,7 @@
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
+#include "monitor/sync/cosim_master.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
@@ -222,6 +224,18 @@ class PartitionedRun final : public ModelRun {
   RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
+    if (s_.master) {
+      RunResult r;
+      try {
+        LocalDeployment in_turn(partitioned_deployment(s_, plan_));
+        return run_cosimulation(s_, SyncMethod::sequential, plan_, in_turn, recorder_, control,
+                                watchers(observer), false);
+      } catch (const Error& e) {
+        r = described();
+        r.end_with(e);
+      }
+      return r;
+    }
     return run_partitioned_sequential(s_, plan_, recorder_, control, watchers(observer));
   }
 
@@ -235,8 +249,11 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r = run_partitioned_distributed(s_, spec_.method, plan_, deployment, recorder_,
-                                                    control, watchers(&collector));
+    const RunResult r = s_.master
+                            ? run_cosimulation(s_, spec_.method, plan_, deployment, recorder_,
+                                               control, watchers(&collector), true)
+                            : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
+                                                          recorder_, control, watchers(&collector));
     collector.finish();
     return r;
   }
@@ -254,6 +271,10 @@ class PartitionedRun final : public ModelRun {
   }
 
   static PartitionedMode mode_of(const RunSpec& spec, const PartitionedScenario& s) {
+    if (s.master && spec.method == SyncMethod::optimistic)
+      throw InputError(s.file +
+                       ": the co-simulation master ([master]) runs sequential or conservative; "
+                       "the optimistic method couples by samples (remove [master] to run it)");
     PartitionedMode mode;
     mode.speculate = spec.method == SyncMethod::optimistic;
     mode.tolerance = spec.tolerance.value_or(s.tolerance);

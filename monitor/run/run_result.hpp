@@ -1,5 +1,6 @@
 #pragma once
 // What a run reports (docs/model.md §3): written to summary.json and shown on the terminal.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -113,6 +114,23 @@ struct RealtimeFigures {
   std::vector<ComponentTiming> components;
 };
 
+// What the co-simulation master did (monitor/sync/cosim_master.hpp).
+struct CosimulationFigures {
+  std::string exchange;              // "jacobi" or "gauss-seidel"
+  std::uint64_t macro_steps = 0;     // accepted
+  std::uint64_t rejected_steps = 0;  // prediction error above the tolerance: repeated smaller
+  std::uint64_t extra_passes = 0;    // iterations beyond each step's first pass
+  std::uint64_t halvings = 0;        // iteration did not converge: repeated at half the step
+  std::uint64_t messages = 0;        // calls from the master to the partitions
+  // Communication points where an input jumps (value not continuous): where a variable-step
+  // solver in the receiver would have to restart.
+  std::uint64_t input_discontinuities = 0;
+  std::uint64_t above_tolerance = 0;  // accepted at the smallest step with the error above it
+  double min_step_s = 0;              // of the accepted macro steps
+  double max_step_s = 0;
+  std::array<std::uint64_t, 4> predictions_of_order{};  // shipped, per polynomial order
+};
+
 struct RunResult {
   SyncMethod method = SyncMethod::sequential;
   Guarantee guarantee = Guarantee::none;  // step or lookahead for conservative runs
@@ -142,8 +160,9 @@ struct RunResult {
   // Partitioned models: the partitions and the optimistic prediction tolerance.
   std::vector<PartitionSummary> partitions;
   double tolerance = 0;
-  TraceStats trace;                         // what its trace.json holds
-  std::optional<RealtimeFigures> realtime;  // paced runs (--realtime, --clock external)
+  std::optional<CosimulationFigures> cosimulation;  // runs under the master
+  TraceStats trace;                                 // what its trace.json holds
+  std::optional<RealtimeFigures> realtime;          // paced runs (--realtime, --clock external)
 
   // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
   // and collisions count the whole run; wall time, Calc calls, monitor calls and components

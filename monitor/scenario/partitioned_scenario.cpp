@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/toml_reader.hpp"
@@ -69,6 +70,7 @@ class Reader {
     s_.t_end = r.required_number("t_end");
     if (!(s_.t_end > 0)) r.fail("t_end", "must be > 0");
     default_hold_ = hold_order(r, "hold").value_or(0);
+    default_predictor_ = predictor(r, InputPredictor{});
     s_.tolerance = r.number("tolerance").value_or(0.0);
     const auto method = sync_method_named(r.text("method").value_or("sequential"));
     if (!method) r.fail("method", "must be sequential, conservative or optimistic");
@@ -79,9 +81,11 @@ class Reader {
     read_subsystems(top);
     read_partitions(top);
     read_couplings(top);
+    const toml::table* master = top.subtable("master");
     top.reject_unknown_keys();
     settle_steps(r, interval);
     r.reject_unknown_keys();
+    if (master) read_master(*master);
     return std::move(s_);
   }
 
@@ -97,6 +101,101 @@ class Reader {
     auto order = r.integer(key);
     if (order && (*order < 0 || *order > 2)) r.fail(key, "must be 0, 1 or 2");
     return order ? std::optional<int>(static_cast<int>(*order)) : std::nullopt;
+  }
+
+  // How a coupling predicts (integrator/prediction.hpp), from `defaults` ([run]'s own).
+  InputPredictor predictor(TableReader& r, InputPredictor p) {
+    p.choose_order = r.flag("choose_order").value_or(p.choose_order);
+    p.smooth = r.flag("smooth").value_or(p.smooth);
+    if (const auto how = r.text("calibration")) {
+      if (*how == "extrapolation")
+        p.calibration = Calibration::extrapolation;
+      else if (*how == "least-squares")
+        p.calibration = Calibration::least_squares;
+      else
+        r.fail("calibration", "must be \"extrapolation\" or \"least-squares\"");
+    }
+    if (const auto threshold = r.number("order_threshold")) {
+      if (!(*threshold > 0)) r.fail("order_threshold", "must be > 0");
+      p.threshold = *threshold;
+    }
+    return p;
+  }
+
+  // [master]: every macro step and synchronisation point on the grid of every partition.
+  void read_master(const toml::table& t) {
+    TableReader r(t, file_, "master");
+    MasterSpec m;
+    std::uint64_t grid = 1;
+    for (const auto& p : s_.partitions) grid = std::lcm(grid, p.ticks_per_step);
+    m.grid_ticks = grid;
+    const std::string unit =
+        "a whole multiple of " + format_number(s_.tick * grid) + " s (every partition's step)";
+    auto ticks_of = [&](const std::string& key, double value) {
+      const auto ticks = whole_multiple(value, s_.tick);
+      if (!(value > 0) || !ticks || *ticks % grid != 0 || *ticks > s_.ticks)
+        r.fail(key, "must be " + unit + ", at most t_end");
+      return *ticks;
+    };
+    m.step_ticks = ticks_of("step", r.required_number("step"));
+    m.min_ticks = ticks_of("min_step", r.number("min_step").value_or(s_.tick * grid));
+    m.max_ticks = ticks_of("max_step", r.number("max_step").value_or(s_.tick * m.step_ticks));
+    if (m.min_ticks > m.step_ticks || m.step_ticks > m.max_ticks)
+      r.fail("step", "must lie between min_step and max_step");
+    if (const auto exchange = r.text("exchange")) {
+      if (*exchange == "gauss-seidel")
+        m.exchange = ExchangeOrder::gauss_seidel;
+      else if (*exchange != "jacobi")
+        r.fail("exchange", "must be \"jacobi\" or \"gauss-seidel\"");
+    }
+    const auto iterations = r.integer("iterations").value_or(0);
+    if (iterations < 0 || iterations > 100) r.fail("iterations", "must be 0 to 100");
+    m.iterations = static_cast<std::uint32_t>(iterations);
+    m.error_control = r.flag("error_control").value_or(false);
+    read_control(r, m.control);
+    for (double at : r.numbers("sync_points", 10000).value_or(std::vector<double>{})) {
+      const std::uint64_t tick = ticks_of("sync_points", at);
+      if (!m.sync_ticks.empty() && tick <= m.sync_ticks.back())
+        r.fail("sync_points", "must be ascending");
+      m.sync_ticks.push_back(tick);
+    }
+    r.reject_unknown_keys();
+    s_.master = m;
+  }
+
+  static void read_control(TableReader& r, MacroStepControl& c) {
+    auto positive = [&](const std::string& key, double& field) {
+      field = r.number(key).value_or(field);
+      if (!(field > 0)) r.fail(key, "must be > 0");
+    };
+    positive("rtol", c.rtol);
+    positive("atol", c.atol);
+    c.safety = r.number("safety").value_or(c.safety);
+    if (!(c.safety > 0 && c.safety <= 1)) r.fail("safety", "must be in (0, 1]");
+    c.exponent = r.number("exponent").value_or(c.exponent);
+    if (c.exponent < 0) r.fail("exponent", "must be >= 0 (0: 1/(order + 1))");
+    c.max_growth = r.number("max_growth").value_or(c.max_growth);
+    if (!(c.max_growth >= 1)) r.fail("max_growth", "must be >= 1");
+    c.max_shrink = r.number("max_shrink").value_or(c.max_shrink);
+    if (!(c.max_shrink > 0 && c.max_shrink <= 1)) r.fail("max_shrink", "must be in (0, 1]");
+    if (const auto norm = r.text("norm")) {
+      if (*norm == "absolute")
+        c.norm = ErrorNorm::absolute;
+      else if (*norm == "relative")
+        c.norm = ErrorNorm::relative;
+      else if (*norm == "mixed")
+        c.norm = ErrorNorm::mixed;
+      else
+        r.fail("norm", "must be \"absolute\", \"relative\" or \"mixed\"");
+    }
+    if (const auto how = r.text("aggregation")) {
+      if (*how == "min")
+        c.aggregation = ErrorAggregation::min;
+      else if (*how == "mean")
+        c.aggregation = ErrorAggregation::mean;
+      else
+        r.fail("aggregation", "must be \"min\" or \"mean\"");
+    }
   }
 
   const toml::array& tables(TableReader& top, const std::string& key, bool required) {
@@ -317,6 +416,10 @@ class Reader {
       std::tie(c.to, c.to_input) = port(*t.get("to"), *to, false);
       if (c.from == c.to) r.fail("to", "couples '" + s_.subsystems[c.to].name + "' to itself");
       c.hold = hold_order(r, "hold").value_or(default_hold_);
+      c.predictor = predictor(r, default_predictor_);
+      const auto accepts = r.integer("accepts").value_or(3);
+      if (accepts < 0 || accepts > 3) r.fail("accepts", "must be 0, 1, 2 or 3");
+      c.accepts = static_cast<int>(accepts);
       r.reject_unknown_keys();
       const auto key = std::make_pair(c.to, c.to_input);
       if (driven.count(key)) r.fail("to", "'" + *to + "' is driven twice");
@@ -419,6 +522,7 @@ class Reader {
   std::filesystem::path fmu_base_;  // where relative FMU paths start
   PartitionedScenario s_;
   int default_hold_ = 0;
+  InputPredictor default_predictor_;
   std::map<std::string, std::size_t> by_name_;
   std::vector<PartitionDraft> drafts_;
   // Source lines, for messages about what is found wrong only once everything is read.

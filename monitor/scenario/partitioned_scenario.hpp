@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "integrator/input_channels.hpp"
 #include "integrator/ode_method.hpp"
 #include "monitor/run/run_kind.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
+#include "monitor/sync/macro_step_control.hpp"
 #include "system/composite_model.hpp"
 #include "system/model.hpp"
 
@@ -37,12 +40,34 @@ struct PartitionSpec {
 };
 
 // Output `from_output` of subsystem `from` drives input `to_input` of subsystem `to`.
-// Inside one partition the coupling is direct; between partitions the consumer holds the
-// producer's samples with a polynomial of order `hold` (0, 1 or 2).
+// Inside one partition the coupling is direct; between partitions the consumer predicts the
+// producer's samples with a polynomial of order `hold` (0, 1 or 2; the highest order with
+// predictor.choose_order) — or, under the master, the master does and ships the polynomial,
+// reduced to the order the receiver `accepts`.
 struct CouplingSpec {
   std::size_t from = 0, from_output = 0;
   std::size_t to = 0, to_input = 0;
   int hold = 0;
+  InputPredictor predictor;
+  int accepts = 3;
+};
+
+// The order in which the master's partitions take a macro step: all at once from predicted
+// inputs, or one after the other, each from the fresh outputs of those before it.
+enum class ExchangeOrder : std::uint8_t { jacobi, gauss_seidel };
+
+// The co-simulation master (docs/cosimulation.md): macro steps in ticks, every one a multiple
+// of grid_ticks (a multiple of every partition's step).
+struct MasterSpec {
+  std::uint64_t grid_ticks = 1;
+  std::uint64_t step_ticks = 1;  // the first macro step
+  std::uint64_t min_ticks = 1;
+  std::uint64_t max_ticks = 1;
+  ExchangeOrder exchange = ExchangeOrder::jacobi;
+  std::uint32_t iterations = 0;  // 0: each macro step once; else at most this many passes
+  bool error_control = false;    // the next macro step from the prediction error
+  MacroStepControl control;      // its settings; rtol/atol also decide iteration convergence
+  std::vector<std::uint64_t> sync_ticks;  // forced synchronisation points, ascending
 };
 
 struct PartitionedScenario {
@@ -55,6 +80,7 @@ struct PartitionedScenario {
   std::uint64_t output_ticks = 1;              // trajectory.csv interval in ticks
   double tolerance = 0;                        // optimistic: accepted |prediction - sample|
   SyncMethod method = SyncMethod::sequential;  // what `kausal run` does without --method
+  std::optional<MasterSpec> master;            // [master]: the co-simulation master couples
   std::vector<SubsystemSpec> subsystems;
   std::vector<PartitionSpec> partitions;
   std::vector<CouplingSpec> couplings;

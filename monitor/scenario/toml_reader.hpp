@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "system/errors.hpp"
 
@@ -77,6 +78,27 @@ class TableReader {
     if (!node) return std::nullopt;
     if (!node->is_string()) fail(key, "must be a string");
     return node->value<std::string>().value();
+  }
+  std::optional<bool> flag(const std::string& key) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    if (!node->is_boolean()) fail(key, "must be true or false");
+    return node->value<bool>().value();
+  }
+  // An array of finite numbers (at most `most`).
+  std::optional<std::vector<double>> numbers(const std::string& key, std::size_t most) {
+    const toml::node* node = take(key);
+    if (!node) return std::nullopt;
+    const toml::array* list = node->as_array();
+    if (!list) fail(key, "must be an array of numbers");
+    if (list->size() > most) fail(key, "has more than " + std::to_string(most) + " entries");
+    std::vector<double> out;
+    for (const toml::node& v : *list) {
+      if (!v.is_number()) fail(key, "must be an array of numbers");
+      out.push_back(number_value(v));
+      if (!std::isfinite(out.back())) fail(key, "must hold finite numbers");
+    }
+    return out;
   }
   const toml::table* subtable(const std::string& key) {
     const toml::node* node = take(key);

@@ -29,6 +29,8 @@ class IntegratorPort {
   // Paced runs: states up to `state` may be computed (never waits for the Integrator).
   virtual void release(std::uint64_t state) = 0;
   virtual void provide(const std::vector<ChannelSample>& samples) = 0;
+  // The co-simulation master's inputs over a macro step (Integrator::provide).
+  virtual void provide_predictions(const std::vector<ChannelPrediction>& predictions) = 0;
   virtual std::vector<double> apply_event(const Event& event) = 0;
   // A partition's model changes from change.from on (sent before it computes past that).
   virtual void change(const ModelChange& change) = 0;

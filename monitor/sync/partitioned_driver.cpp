@@ -98,7 +98,10 @@ void install_changes(const PartitionedScenario& s, Deployment& deployment, Injec
   }
 }
 
-void finish(RunResult& r, const PartitionedRecorder& recorder, Clock::time_point start) {
+}  // namespace
+
+void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder,
+                        std::chrono::steady_clock::time_point start) {
   r.wall_s = seconds_since(start);
   r.trajectory_sha256 = recorder.digest();
   r.steps = recorder.horizon();
@@ -109,6 +112,8 @@ void finish(RunResult& r, const PartitionedRecorder& recorder, Clock::time_point
     r.counters.wasted_calc_calls += p.stats.wasted_derivative_calls;
   }
 }
+
+namespace {
 
 // The observer watches the recorder and the monitor's trace from construction until end()
 // or, on any other way out (an exception that is no kausal::Error), the destructor: it
@@ -212,14 +217,14 @@ class Releaser {
   std::thread thread_;  // last: started once the rest is there
 };
 
+}  // namespace
+
 void add_components(RunResult& r, std::vector<ComponentReport> components) {
   for (auto& c : components) {
     r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
     r.components.push_back(std::move(c));
   }
 }
-
-}  // namespace
 
 RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod method,
                                    const PartitionedMode& mode) {
@@ -307,7 +312,7 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
   if (deployment)
     for (std::size_t p = 0; p < deployment->size(); ++p)
       r.partitions[p].stats = deployment->integrator(p).stats();
-  finish(r, recorder, start);
+  finish_partitioned(r, recorder, start);
   add_components(
       r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
                             r.calc_calls)});
@@ -362,7 +367,7 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
       // a dead partition: its counters are lost, the failure is already in the result
     }
   }
-  finish(r, recorder, start);
+  finish_partitioned(r, recorder, start);
   add_components(r, {monitor_report(monitor)});
   add_components(r, deployment.reports());
   recorder.flush();

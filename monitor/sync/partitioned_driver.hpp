@@ -19,6 +19,13 @@
 
 namespace kausal {
 
+// The end of every partitioned run: wall time, digest, committed steps and the partitions'
+// counters summed.
+void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder,
+                        std::chrono::steady_clock::time_point start);
+// Adds components' reports to a result (and their state lists' peak).
+void add_components(RunResult& r, std::vector<ComponentReport> components);
+
 // What the result says about the scenario before the run (method, model, partitions).
 RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod method,
                                    const PartitionedMode& mode);

@@ -40,6 +40,9 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.speculate = mode.speculate;
     c.tolerance = mode.tolerance;
     c.rollback_check = mode.rollback_check;
+    // Under the master a step stays open until the master accepts its macro step (commit),
+    // and the inputs are the polynomials it ships.
+    c.coupling_sends_events = s.master.has_value();
     c.internal_state = model->internal_state() == InternalState::restorable;
     if (c.internal_state) c.internal_bytes = model->save_internal().size();
     // (A model that steps itself shows its outputs as x: they come from x at any time.)
@@ -52,6 +55,10 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
       throw InputError(s.file + ": " + unrestorable + ". The " +
                        (mode.speculate ? "optimistic method" : "rollback check") +
                        " rolls partitions back: run it with --method conservative or sequential");
+    if (!unrestorable.empty() && s.master && s.master->iterations > 0)
+      throw InputError(s.file + ": " + unrestorable +
+                       ". The master's iterations roll partitions back: set [master] "
+                       "iterations = 0");
     plan.unrestorable.push_back(unrestorable);
     plan.configs.push_back(std::move(c));
     plan.state_names.push_back(model->signature().states);
@@ -67,7 +74,8 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
       const std::string from =
           port_name(s, c.from, s.subsystems[c.from].signature.outputs[c.from_output]);
       const std::string to = port_name(s, c.to, s.subsystems[c.to].signature.inputs[c.to_input]);
-      plan.configs[q].channels.push_back({from + " -> " + to, c.hold, period});
+      const InputSource source = s.master ? InputSource::predictions : InputSource::samples;
+      plan.configs[q].channels.push_back({from + " -> " + to, c.hold, period, source, c.predictor});
       plan.routes[p].push_back(
           {q, channel, index_in(outputs[p], from), period / s.partitions[p].ticks_per_step});
     }

@@ -119,6 +119,7 @@ struct ScriptedDeployment final : Deployment {
     void start(std::size_t, std::uint64_t, std::uint64_t) override {}
     void release(std::uint64_t) override {}
     void provide(const std::vector<ChannelSample>&) override {}
+    void provide_predictions(const std::vector<ChannelPrediction>&) override {}
     IntegratorStats stats() override { return {}; }
     RollbackResult rollback(std::uint64_t) override { return {++epoch, 0}; }
     void commit(std::uint64_t) override {}

@@ -1,0 +1,370 @@
+#include "monitor/sync/cosim_master.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <mutex>
+#include <optional>
+
+#include "integrator/stepper.hpp"
+#include "monitor/sync/fan_out.hpp"
+#include "monitor/sync/sequential.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Samples of a producer's output kept for predictions: enough for order 2 chosen a
+// posteriori by least squares (n + 2 samples without the newest).
+constexpr std::size_t kHistory = 6;
+
+// A coupling between partitions as the master sees it.
+struct Link {
+  std::size_t producer = 0, output = 0;  // partition, index in its outputs
+  std::size_t consumer = 0, channel = 0;
+  const CouplingSpec* spec = nullptr;
+  std::deque<TimedSample> history;     // the producer's output at accepted communication points
+  std::optional<Prediction> previous;  // what the consumer was given over the last accepted step
+  Prediction used;                     // over the current step, as shipped
+  Prediction extrapolated;             // from the history alone: what the error control scores
+  std::optional<double> fresh;         // the producer's output at the end of the current step
+};
+
+std::string seconds(double t) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9g s", t);
+  return buffer;
+}
+
+class Master {
+ public:
+  Master(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& deployment,
+         PartitionedRecorder& recorder, RunControl& control, bool concurrent, RunResult& result)
+      : s_(s),
+        m_(*s.master),
+        plan_(plan),
+        deployment_(deployment),
+        recorder_(recorder),
+        control_(control),
+        figures_(*result.cosimulation),
+        pending_(plan.configs.size()) {
+    check(m_.control);
+    for (std::size_t p = 0; p < plan.routes.size(); ++p)
+      for (const Route& r : plan.routes[p])
+        links_.push_back({p, r.output, r.consumer, r.channel,
+                          &s.couplings[partition_inputs(s, r.consumer)[r.channel]]});
+    order_ = exchange_order();
+    // A macro step is one grant: it must fit every partition's state list.
+    max_ticks_ = m_.max_ticks;
+    for (const IntegratorConfig& c : plan.configs) {
+      const std::uint64_t fits = held_steps_within_budget(c) * c.ticks_per_step;
+      max_ticks_ =
+          std::min(max_ticks_, std::max(m_.grid_ticks, fits / m_.grid_ticks * m_.grid_ticks));
+    }
+    min_ticks_ = std::min(m_.min_ticks, max_ticks_);
+    if (concurrent && m_.exchange == ExchangeOrder::jacobi && deployment.size() > 1)
+      fan_out_.emplace(deployment.size());
+  }
+
+  void run() {
+    start();
+    std::uint64_t t = recorder_.horizon();
+    std::uint64_t h = std::clamp(m_.step_ticks, min_ticks_, max_ticks_);
+    while (t < s_.ticks) {
+      if (control_.stop_requested()) throw Interrupted();
+      h = macro_step(t, std::min(h, room_after(t)));
+      control_.progress(recorder_.horizon(), s_.ticks);
+      t = recorder_.horizon();
+    }
+  }
+
+ private:
+  double time_of(std::uint64_t tick) const { return step_time(s_.t0(), s_.tick, tick); }
+
+  // Producers before their consumers where the couplings allow (a cycle is broken in scenario
+  // order): the order of Gauss–Seidel's partitions.
+  std::vector<std::size_t> exchange_order() const {
+    const std::size_t n = plan_.configs.size();
+    std::vector<std::size_t> order;
+    std::vector<bool> placed(n, false);
+    while (order.size() < n) {
+      std::size_t pick = n;
+      for (std::size_t q = 0; q < n && pick == n; ++q) {
+        if (placed[q]) continue;
+        const bool waits = std::any_of(links_.begin(), links_.end(), [&](const Link& l) {
+          return l.consumer == q && l.producer != q && !placed[l.producer];
+        });
+        if (!waits) pick = q;
+      }
+      if (pick == n)  // a cycle: the first unplaced partition goes first
+        pick = static_cast<std::size_t>(std::find(placed.begin(), placed.end(), false) -
+                                        placed.begin());
+      placed[pick] = true;
+      order.push_back(pick);
+    }
+    return order;
+  }
+
+  // The first states: every partition publishes its start (advance to step 0).
+  void start() {
+    for (std::size_t p = 0; p < deployment_.size(); ++p) {
+      const StateBatch batch = deployment_.integrator(p).advance(0, 0);
+      ++figures_.messages;
+      if (batch.count() > 0) recorder_.record(p, batch);
+      for (Link& l : links_)
+        if (l.producer == p) l.history.push_back({time_of(0), output_at_end(batch, l.output)});
+    }
+  }
+
+  static double output_at_end(const StateBatch& b, std::size_t output) {
+    if (b.count() == 0) throw ProtocolError("master", "an Integrator returned no step");
+    return b.outputs[(b.count() - 1) * b.output_size + output];
+  }
+
+  // The ticks a macro step from t may span: to t_end and the next synchronisation point.
+  std::uint64_t room_after(std::uint64_t t) const {
+    std::uint64_t end = s_.ticks;
+    const auto next = std::upper_bound(m_.sync_ticks.begin(), m_.sync_ticks.end(), t);
+    if (next != m_.sync_ticks.end()) end = std::min(end, *next);
+    return end - t;
+  }
+
+  std::uint64_t on_grid(double ticks) const {
+    const double cells = std::floor(ticks / static_cast<double>(m_.grid_ticks));
+    const auto h = static_cast<std::uint64_t>(std::max(1.0, cells)) * m_.grid_ticks;
+    return std::clamp(h, min_ticks_, max_ticks_);
+  }
+
+  // The input of link l over [t, t + h]: from its history, and from the producer's fresh
+  // output at t + h once there is one (Gauss–Seidel, later passes).
+  Prediction predict(Link& l, std::uint64_t t, std::uint64_t h, bool with_fresh) const {
+    const double from = time_of(t), to = time_of(t + h);
+    std::vector<TimedSample> samples(l.history.begin(), l.history.end());
+    if (with_fresh && l.fresh) samples.push_back({to, *l.fresh});
+    const InputPredictor& how = l.spec->predictor;
+    const int order =
+        how.choose_order ? choose_order(samples, l.spec->hold, how.calibration, how.threshold).order
+                         : l.spec->hold;
+    Prediction p = calibrate(samples, order, how.calibration);
+    if (how.smooth && l.previous)
+      p = hermite(from, l.previous->value(from), l.previous->slope(from), to, p.value(to),
+                  p.slope(to));
+    p.valid_from = from;
+    p.valid_to = to;
+    return reduce_order(p, l.spec->accepts);
+  }
+
+  // One pass over [t, t + h] in the exchange order.
+  void pass(std::uint64_t t, std::uint64_t h, bool first) {
+    auto ship = [&](std::size_t q) {
+      std::vector<ChannelPrediction> shipped;
+      for (Link& l : links_) {
+        if (l.consumer != q) continue;
+        l.used = predict(l, t, h, true);
+        if (first) l.extrapolated = predict(l, t, h, false);
+        shipped.push_back({l.channel, t, t + h, l.used});
+      }
+      if (shipped.empty()) return;
+      deployment_.integrator(q).provide_predictions(shipped);
+      ++figures_.messages;
+    };
+    if (m_.exchange == ExchangeOrder::gauss_seidel) {
+      for (std::size_t q : order_) {
+        ship(q);
+        advance(q, t, h);
+      }
+      return;
+    }
+    for (std::size_t q = 0; q < deployment_.size(); ++q) ship(q);
+    if (fan_out_) {
+      fan_out_->run([&](std::size_t q) { advance(q, t, h); });
+    } else {
+      for (std::size_t q = 0; q < deployment_.size(); ++q) advance(q, t, h);
+    }
+  }
+
+  // Partition q steps to t + h; its fresh outputs are noted.
+  void advance(std::size_t q, std::uint64_t t, std::uint64_t h) {
+    const std::uint64_t k = plan_.configs[q].ticks_per_step;
+    const std::uint64_t target = (t + h) / k;
+    IntegratorPort& port = deployment_.integrator(q);
+    std::uint64_t calls = 0;
+    std::uint64_t reached = t / k;
+    while (reached < target) {
+      StateBatch batch = port.advance(target, t / k);
+      ++calls;
+      if (batch.count() == 0)
+        throw ProtocolError(port.name(), "took no step towards step " + std::to_string(target));
+      reached = batch.first_step + batch.count() - 1;
+      pending_[q].push_back(std::move(batch));
+    }
+    for (Link& l : links_)
+      if (l.producer == q) l.fresh = output_at_end(pending_[q].back(), l.output);
+    std::lock_guard lock(count_mutex_);
+    figures_.messages += calls;
+  }
+
+  // Every partition back at t: nothing of the step is kept.
+  void roll_back(std::uint64_t t) {
+    for (std::size_t q = 0; q < deployment_.size(); ++q) {
+      deployment_.integrator(q).rollback(t / plan_.configs[q].ticks_per_step);
+      ++figures_.messages;
+      pending_[q].clear();
+    }
+  }
+
+  // The largest normalised difference between each input as used at t + h and the output
+  // it stands for (`against` the fresh output).
+  double worst(std::uint64_t t, std::uint64_t h, bool extrapolated) const {
+    double worst = 0;
+    for (const Link& l : links_) {
+      const Prediction& p = extrapolated ? l.extrapolated : l.used;
+      const double e = std::abs(p.value(time_of(t + h)) - *l.fresh);
+      worst = std::max(worst, normalised_error(e, *l.fresh, m_.control));
+    }
+    return worst;
+  }
+
+  // The error control's factor for the step after [t, t + h] and whether the step stays.
+  double control_factor(std::uint64_t t, std::uint64_t h, double& aggregate) const {
+    std::vector<double> errors, values;
+    int order = 0;
+    double sum = 0;
+    aggregate = 0;
+    for (const Link& l : links_) {
+      const double e = std::abs(l.extrapolated.value(time_of(t + h)) - *l.fresh);
+      errors.push_back(e);
+      values.push_back(*l.fresh);
+      order = std::max(order, std::min(l.extrapolated.order, 2));
+      const double r = normalised_error(e, *l.fresh, m_.control);
+      sum += r;
+      aggregate = std::max(aggregate, r);
+    }
+    if (m_.control.aggregation == ErrorAggregation::mean && !links_.empty())
+      aggregate = sum / static_cast<double>(links_.size());
+    return macro_step_factor(errors, values, order, m_.control);
+  }
+
+  // Takes the macro step from t of (at most) h ticks; returns the next step's size.
+  std::uint64_t macro_step(std::uint64_t t, std::uint64_t h) {
+    for (Link& l : links_) l.fresh.reset();
+    for (std::uint32_t passes = 1;; ++passes) {
+      pass(t, h, passes == 1);
+      if (m_.iterations > 0 && worst(t, h, false) > 1) {
+        roll_back(t);
+        if (passes < m_.iterations) {
+          ++figures_.extra_passes;
+          continue;
+        }
+        if (h <= min_ticks_)
+          throw SimulationError("the master's iteration did not converge at " +
+                                seconds(time_of(t)) + " in " + std::to_string(m_.iterations) +
+                                " passes, at the smallest macro step " +
+                                seconds(static_cast<double>(h) * s_.tick) +
+                                ": raise [master] iterations or rtol/atol, or lower min_step");
+        ++figures_.halvings;
+        return macro_step(t, on_grid(static_cast<double>(h) / 2));
+      }
+      break;
+    }
+    double aggregate = 0;
+    const double factor = control_factor(t, h, aggregate);
+    if (m_.error_control && aggregate > 1) {
+      const std::uint64_t smaller = on_grid(static_cast<double>(h) * factor);
+      if (smaller < h) {
+        roll_back(t);
+        ++figures_.rejected_steps;
+        return macro_step(t, smaller);
+      }
+      ++figures_.above_tolerance;
+    }
+    accept(t, h);
+    if (!m_.error_control) return h;
+    return on_grid(static_cast<double>(h) * factor);
+  }
+
+  void accept(std::uint64_t t, std::uint64_t h) {
+    const double from = time_of(t);
+    for (Link& l : links_) {
+      if (l.previous) {
+        const double before = l.previous->value(from), now = l.used.value(from);
+        if (std::abs(before - now) > 1e-12 * std::max(1.0, std::abs(before)))
+          ++figures_.input_discontinuities;
+      }
+      ++figures_.predictions_of_order[static_cast<std::size_t>(std::clamp(l.used.order, 0, 3))];
+      l.previous = l.used;
+      l.history.push_back({time_of(t + h), *l.fresh});
+      if (l.history.size() > kHistory) l.history.pop_front();
+    }
+    for (std::size_t q = 0; q < pending_.size(); ++q) {
+      for (const StateBatch& b : pending_[q]) recorder_.record(q, b);
+      pending_[q].clear();
+    }
+    const double step = static_cast<double>(h) * s_.tick;
+    figures_.min_step_s = figures_.macro_steps == 0 ? step : std::min(figures_.min_step_s, step);
+    figures_.max_step_s = std::max(figures_.max_step_s, step);
+    ++figures_.macro_steps;
+  }
+
+  const PartitionedScenario& s_;
+  const MasterSpec& m_;
+  const PartitionedPlan& plan_;
+  Deployment& deployment_;
+  PartitionedRecorder& recorder_;
+  RunControl& control_;
+  CosimulationFigures& figures_;
+  std::vector<Link> links_;
+  std::vector<std::size_t> order_;
+  std::vector<std::vector<StateBatch>> pending_;  // per partition: the current step's batches
+  std::uint64_t min_ticks_ = 1, max_ticks_ = 1;
+  std::optional<FanOut> fan_out_;
+  std::mutex count_mutex_;
+};
+
+}  // namespace
+
+RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
+                           const PartitionedPlan& plan, Deployment& deployment,
+                           PartitionedRecorder& recorder, RunControl& control,
+                           const PartitionedWatchers& watchers, bool concurrent) {
+  RunResult r = describe_partitioned_run(s, method, plan.mode);
+  r.cosimulation.emplace();
+  r.cosimulation->exchange =
+      s.master && s.master->exchange == ExchangeOrder::gauss_seidel ? "gauss-seidel" : "jacobi";
+  const auto start = Clock::now();
+  r.start_ns = monotonic_ns(start);
+  recorder.observe(watchers.observer);
+  try {
+    if (!s.master) throw InputError(s.file + ": no [master] table");
+    if (watchers.clock || watchers.injections)
+      throw InputError(s.file +
+                       ": the co-simulation master runs unpaced: drop --realtime "
+                       "and --clock, or the [master] table");
+    Master(s, plan, deployment, recorder, control, concurrent, r).run();
+  } catch (const Error& e) {
+    r.end_with(e);
+  }
+  recorder.observe(nullptr);
+  for (std::size_t p = 0; p < deployment.size(); ++p) {
+    try {
+      r.partitions[p].stats = deployment.integrator(p).stats();
+    } catch (const Error&) {
+      // a dead partition: its counters are lost, the failure is already in the result
+    }
+  }
+  finish_partitioned(r, recorder, start);
+  r.counters.monitor_calls = r.cosimulation->messages;
+  if (method == SyncMethod::sequential)
+    add_components(
+        r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
+                              r.calc_calls)});
+  else
+    add_components(r, deployment.reports());
+  recorder.flush();
+  return r;
+}
+
+}  // namespace kausal
