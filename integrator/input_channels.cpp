@@ -20,6 +20,20 @@ double hold_polynomial(int order, double theta, double y0, double y1, double y2)
   return y0 + theta * first + 0.5 * theta * (theta + 1) * second;
 }
 
+// The plain hold polynomial (the default): kept on its own so that its bits never change.
+bool plain(const InputPredictor& p) {
+  return !p.choose_order && p.calibration == Calibration::extrapolation && !p.smooth;
+}
+
+// How many samples before the newest one a predictor reads: the order's stencil, one more to
+// score the orders, one more for least squares, and the previous sample point's polynomial
+// for the blend.
+std::uint64_t stencil_depth(const InputChannel& spec) {
+  const InputPredictor& p = spec.predictor;
+  return static_cast<std::uint64_t>(spec.hold) + (p.choose_order ? 1 : 0) +
+         (p.calibration == Calibration::least_squares ? 1 : 0) + (p.smooth ? 1 : 0);
+}
+
 }  // namespace
 
 InputChannels::InputChannels(const std::string& component, std::vector<InputChannel> specs,
@@ -33,11 +47,14 @@ InputChannels::InputChannels(const std::string& component, std::vector<InputChan
     }
     if (spec.hold < 0 || spec.hold > 2)
       throw ModelError(component, spec.name + ": hold order must be 0, 1 or 2");
+    if (!(spec.predictor.threshold > 0))
+      throw ModelError(component, spec.name + ": the order threshold must be > 0");
     if (spec.period_ticks == 0 || spec.period_ticks % timing.ticks_per_step != 0)
       throw ModelError(component, spec.name + ": sample period is not a whole number of steps");
     channels_.push_back({std::move(spec), {}, 0, 0, {}});
   }
   stencil_j_.resize(channels_.size());
+  stencil_polynomial_.resize(channels_.size());
   stencil_order_.resize(channels_.size());
 }
 
@@ -48,7 +65,10 @@ std::uint64_t InputChannels::sample_for_step(const Channel& c, std::uint64_t n) 
 std::uint64_t InputChannels::first_needed(const InputChannel& spec, std::uint64_t ticks_per_step,
                                           std::uint64_t n) {
   const std::uint64_t j = n * ticks_per_step / spec.period_ticks;
-  return j >= 2 ? j - 2 : 0;  // the hold polynomial's stencil reaches two samples back
+  // A speculating partition predicts sample j from the newest real one, which may be j − 1:
+  // one sample more than the stencil of j itself.
+  const std::uint64_t back = std::max<std::uint64_t>(2, stencil_depth(spec)) + 1;
+  return j >= back ? j - back : 0;
 }
 
 void InputChannels::restore(const std::vector<ChannelHistory>& history, std::uint64_t n) {
@@ -79,9 +99,37 @@ int InputChannels::order_at(const Channel& c, std::uint64_t j) const {
   return static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(c.spec.hold), j));
 }
 
-// From the newest real samples, with the channel's own hold polynomial.
+double InputChannels::sample_time(const Channel& c, std::uint64_t j) const {
+  return step_time(timing_.t0, timing_.tick, j * c.spec.period_ticks);
+}
+
+// The channel's predictor calibrated on the samples up to `newest` (arrived or predicted).
+Prediction InputChannels::polynomial_through(const Channel& c, std::uint64_t newest) const {
+  const std::uint64_t depth = stencil_depth(c.spec);
+  const std::uint64_t first = std::max(c.base, newest >= depth ? newest - depth : 0);
+  std::vector<TimedSample> samples;
+  for (std::uint64_t j = first; j <= newest; ++j)
+    samples.push_back({sample_time(c, j), sample(c, j).value});
+  const InputPredictor& how = c.spec.predictor;
+  const int order = how.choose_order
+                        ? choose_order(samples, c.spec.hold, how.calibration, how.threshold).order
+                        : c.spec.hold;
+  return calibrate(samples, order, how.calibration);
+}
+
+// Over sample period j: the predictor's polynomial, blended from the previous period's.
+Prediction InputChannels::polynomial_for_period(const Channel& c, std::uint64_t j) const {
+  const Prediction p = polynomial_through(c, j);
+  if (!c.spec.predictor.smooth || j == 0 || j - 1 < c.base) return p;
+  const Prediction before = polynomial_through(c, j - 1);
+  const double from = sample_time(c, j), to = sample_time(c, j + 1);
+  return hermite(from, before.value(from), before.slope(from), to, p.value(to), p.slope(to));
+}
+
+// From the newest real samples, with the channel's own predictor.
 double InputChannels::predict(const Channel& c, std::uint64_t j) const {
   const std::uint64_t newest = c.arrived - 1;
+  if (!plain(c.spec.predictor)) return polynomial_through(c, newest).value(sample_time(c, j));
   const int order = order_at(c, newest);
   auto value = [&](int back) { return back <= order ? sample(c, newest - back).value : 0.0; };
   return hold_polynomial(order, static_cast<double>(j - newest), value(0), value(1), value(2));
@@ -127,6 +175,7 @@ void InputChannels::bind(std::uint64_t n) {
     }
     stencil_j_[i] = j;
     stencil_order_[i] = order_at(c, j);
+    if (!plain(c.spec.predictor)) stencil_polynomial_[i] = polynomial_for_period(c, j);
   }
 }
 
@@ -136,6 +185,10 @@ void InputChannels::input_at(double t, Vector& u) const {
     const std::uint64_t j = stencil_j_[i];
     if (c.spec.source == InputSource::predictions) {
       u[static_cast<Eigen::Index>(i)] = c.segments[j].polynomial.value(t);
+      continue;
+    }
+    if (!plain(c.spec.predictor)) {
+      u[static_cast<Eigen::Index>(i)] = stencil_polynomial_[i].value(t);
       continue;
     }
     const int order = stencil_order_[i];

@@ -150,6 +150,9 @@ class InputChannels {
   Sample& sample(Channel& c, std::uint64_t j) { return c.samples.at(j - c.base); }
   const Sample& sample(const Channel& c, std::uint64_t j) const { return c.samples.at(j - c.base); }
   double predict(const Channel& c, std::uint64_t j) const;
+  double sample_time(const Channel& c, std::uint64_t j) const;
+  Prediction polynomial_through(const Channel& c, std::uint64_t newest) const;
+  Prediction polynomial_for_period(const Channel& c, std::uint64_t j) const;
   // InputSource::predictions: the segment step n lies in, or -1.
   std::ptrdiff_t segment_for_step(const Channel& c, std::uint64_t n) const;
 
@@ -161,6 +164,7 @@ class InputChannels {
   // The stencil of the bound step: per channel its newest sample index and order.
   std::vector<std::uint64_t> stencil_j_;
   std::vector<int> stencil_order_;
+  std::vector<Prediction> stencil_polynomial_;  // a predictor that is not the plain hold
   PredictionStats stats_;
 };
 

@@ -207,6 +207,10 @@ struct Compared {
 
 // Every method of the model kind; sequential first (the reference).
 std::vector<Compared> compared_methods(const RunModel& model) {
+  const auto* partitioned = std::get_if<PartitionedModel>(&model);
+  if (partitioned && partitioned->scenario->master)  // the master couples without speculating
+    return {{SyncMethod::sequential, Guarantee::none},
+            {SyncMethod::conservative, Guarantee::none}};
   if (is_partitioned(model))
     return {{SyncMethod::sequential, Guarantee::none},
             {SyncMethod::conservative, Guarantee::none},

@@ -16,6 +16,44 @@
 namespace kausal {
 namespace {
 
+// Seconds every component of a run waited, summed.
+double total_idle_s(const RunResult& r) {
+  double idle = 0;
+  for (const auto& c : r.components) idle += c.totals.idle_s;
+  return idle;
+}
+
+nlohmann::ordered_json cosimulation_json(const CosimulationFigures& c) {
+  return {{"exchange", c.exchange},
+          {"macro_steps", c.macro_steps},
+          {"rejected_steps", c.rejected_steps},
+          {"extra_passes", c.extra_passes},
+          {"halvings", c.halvings},
+          {"messages", c.messages},
+          {"input_discontinuities", c.input_discontinuities},
+          {"above_tolerance", c.above_tolerance},
+          {"min_step_s", c.min_step_s},
+          {"max_step_s", c.max_step_s},
+          {"predictions_of_order", c.predictions_of_order}};
+}
+
+std::string format_cosimulation(const CosimulationFigures& c, const MethodCounters& k) {
+  std::ostringstream o;
+  o << "  master        " << c.exchange << ", " << c.macro_steps << " macro steps of "
+    << c.min_step_s << "–" << c.max_step_s << " s, " << c.rejected_steps << " rejected, "
+    << c.extra_passes << " extra passes, " << c.halvings << " halvings; " << k.rollbacks
+    << " partition rollbacks (" << k.rolled_back_steps << " steps)\n";
+  o << "  inputs        " << c.input_discontinuities
+    << " jumps at communication points; polynomials of order 0/1/2/3 shipped: "
+    << c.predictions_of_order[0] << "/" << c.predictions_of_order[1] << "/"
+    << c.predictions_of_order[2] << "/" << c.predictions_of_order[3] << "\n";
+  if (c.above_tolerance)
+    o << "  warning       " << c.above_tolerance
+      << " macro steps kept at the smallest step with the prediction error above the tolerance\n";
+  return o.str();
+}
+
+
 double utilisation(const ActivityTotals& t) {
   const double life = t.busy_s + t.idle_s + t.rollback_s;
   return life > 0 ? t.busy_s / life : 0.0;
@@ -224,6 +262,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
     if (!r.partitioned()) j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }
+  if (r.cosimulation) j["cosimulation"] = cosimulation_json(*r.cosimulation);
   if (!r.partitions.empty()) {
     j["tolerance"] = r.tolerance;
     auto& parts = j["partitions"] = nlohmann::ordered_json::array();
@@ -320,6 +359,7 @@ std::string format_summary(const RunResult& r) {
   if (k.monitor_calls)
     o << "  monitor calls " << k.monitor_calls << " (" << k.bytes << " payload bytes)\n";
   if (k.rounds) o << "  guarantees    " << k.rounds << "\n";
+  if (r.cosimulation) o << format_cosimulation(*r.cosimulation, k);
   if (r.method == SyncMethod::optimistic) {
     o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
       << k.wasted_calc_calls << " Calc calls wasted";
@@ -397,6 +437,8 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
     row.monitor_calls =
         count_median(runs, [](const RunResult& r) { return r.counters.monitor_calls; });
     row.mean_utilisation = median_of(runs, mean_utilisation);
+    row.idle_s = median_of(runs, total_idle_s);
+    row.cosimulation = first.cosimulation;
     add_realtime(row, runs);
     row.digest = first.trajectory_sha256;
     row.status = RunStatus::completed;
@@ -423,7 +465,10 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   if (repeated) header.push_back("min–max s");
   for (const char* h : {"vs seq", "vs step", "Calc calls", "µs/Calc"}) header.push_back(h);
   if (collisions) header.push_back("collisions");
-  for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util"}) header.push_back(h);
+  for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util", "idle s"})
+    header.push_back(h);
+  const bool master = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.cosimulation; });
+  if (master) header.insert(header.end(), {"macro steps", "rejected", "extra passes", "input jumps"});
   if (paced) header.insert(header.end(), {"overruns", "p99 lateness µs"});
   header.push_back("digest");
   std::vector<std::vector<std::string>> table{header};
@@ -434,7 +479,14 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
                                std::to_string(row.calc_calls), fixed(row.calc_cost_us, 2)});
     if (collisions) cells.push_back(row.chain ? std::to_string(row.collisions) : "–");
     cells.insert(cells.end(), {std::to_string(row.rollbacks), std::to_string(row.rolled_back_steps),
-                               std::to_string(row.monitor_calls), percent(row.mean_utilisation)});
+                               std::to_string(row.monitor_calls), percent(row.mean_utilisation),
+                               fixed(row.idle_s, 3)});
+    if (master) {
+      const auto& c = row.cosimulation;
+      for (std::uint64_t v : {c ? c->macro_steps : 0, c ? c->rejected_steps : 0,
+                              c ? c->extra_passes : 0, c ? c->input_discontinuities : 0})
+        cells.push_back(c ? std::to_string(v) : "–");
+    }
     if (paced) {
       const auto rt = realtime_cells(row);
       cells.insert(cells.end(), rt.begin(), rt.end());
@@ -490,6 +542,8 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["rolled_back_steps"] = row.rolled_back_steps;
     j["monitor_calls"] = row.monitor_calls;
     j["mean_utilisation"] = row.mean_utilisation;
+    j["idle_s"] = row.idle_s;
+    if (row.cosimulation) j["cosimulation"] = cosimulation_json(*row.cosimulation);
     if (row.paced) {
       j["overruns"] = row.overruns;
       j["lateness_p99_s"] = row.lateness_p99_s;

@@ -48,6 +48,10 @@ struct ComparisonRow {
   std::uint64_t rolled_back_steps = 0;
   std::uint64_t monitor_calls = 0;
   double mean_utilisation = 0;
+  double idle_s = 0;  // summed over the components
+  // Under the co-simulation master (none otherwise): macro steps accepted and rejected,
+  // passes beyond each step's first, and input jumps (where a variable-step solver restarts).
+  std::optional<CosimulationFigures> cosimulation;
   std::string digest;
   RunStatus status = RunStatus::completed;  // or the first other status of a repetition
   bool digest_equal = false;  // every repetition completed with the reference's digest

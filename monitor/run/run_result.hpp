@@ -122,6 +122,7 @@ struct CosimulationFigures {
   std::uint64_t extra_passes = 0;    // iterations beyond each step's first pass
   std::uint64_t halvings = 0;        // iteration did not converge: repeated at half the step
   std::uint64_t messages = 0;        // calls from the master to the partitions
+  std::uint64_t bytes = 0;           // their payload: 8 per double
   // Communication points where an input jumps (value not continuous): where a variable-step
   // solver in the receiver would have to restart.
   std::uint64_t input_discontinuities = 0;

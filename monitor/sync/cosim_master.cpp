@@ -75,7 +75,11 @@ class Master {
     std::uint64_t h = std::clamp(m_.step_ticks, min_ticks_, max_ticks_);
     while (t < s_.ticks) {
       if (control_.stop_requested()) throw Interrupted();
-      h = macro_step(t, std::min(h, room_after(t)));
+      // A step cut short by a synchronisation point or the end does not shrink the next one;
+      // without error control every step is the nominal one again.
+      const std::uint64_t room = room_after(t);
+      const std::uint64_t proposed = macro_step(t, std::min(h, room));
+      if (m_.error_control) h = room < h ? std::max(proposed, h) : proposed;
       control_.progress(recorder_.horizon(), s_.ticks);
       t = recorder_.horizon();
     }
@@ -138,16 +142,20 @@ class Master {
     return std::clamp(h, min_ticks_, max_ticks_);
   }
 
-  // The input of link l over [t, t + h]: from its history, and from the producer's fresh
-  // output at t + h once there is one (Gauss–Seidel, later passes).
+  // The input of link l over [t, t + h]: extrapolated from its history; or, once the
+  // producer's output at t + h is there (Gauss–Seidel, later passes), interpolated through it
+  // with one order more (at most 2), since the step now lies between samples.
   Prediction predict(Link& l, std::uint64_t t, std::uint64_t h, bool with_fresh) const {
     const double from = time_of(t), to = time_of(t + h);
     std::vector<TimedSample> samples(l.history.begin(), l.history.end());
-    if (with_fresh && l.fresh) samples.push_back({to, *l.fresh});
     const InputPredictor& how = l.spec->predictor;
-    const int order =
-        how.choose_order ? choose_order(samples, l.spec->hold, how.calibration, how.threshold).order
-                         : l.spec->hold;
+    int order = how.choose_order
+                    ? choose_order(samples, l.spec->hold, how.calibration, how.threshold).order
+                    : l.spec->hold;
+    if (with_fresh && l.fresh) {
+      samples.push_back({to, *l.fresh});
+      order = std::min(order + 1, 2);
+    }
     Prediction p = calibrate(samples, order, how.calibration);
     if (how.smooth && l.previous)
       p = hermite(from, l.previous->value(from), l.previous->slope(from), to, p.value(to),
@@ -170,6 +178,7 @@ class Master {
       if (shipped.empty()) return;
       deployment_.integrator(q).provide_predictions(shipped);
       ++figures_.messages;
+      figures_.bytes += 8 * 9 * shipped.size();
     };
     if (m_.exchange == ExchangeOrder::gauss_seidel) {
       for (std::size_t q : order_) {
@@ -191,7 +200,7 @@ class Master {
     const std::uint64_t k = plan_.configs[q].ticks_per_step;
     const std::uint64_t target = (t + h) / k;
     IntegratorPort& port = deployment_.integrator(q);
-    std::uint64_t calls = 0;
+    std::uint64_t calls = 0, bytes = 0;
     std::uint64_t reached = t / k;
     while (reached < target) {
       StateBatch batch = port.advance(target, t / k);
@@ -199,12 +208,14 @@ class Master {
       if (batch.count() == 0)
         throw ProtocolError(port.name(), "took no step towards step " + std::to_string(target));
       reached = batch.first_step + batch.count() - 1;
+      bytes += 8 * (batch.states.size() + batch.outputs.size());
       pending_[q].push_back(std::move(batch));
     }
     for (Link& l : links_)
       if (l.producer == q) l.fresh = output_at_end(pending_[q].back(), l.output);
     std::lock_guard lock(count_mutex_);
     figures_.messages += calls;
+    figures_.bytes += bytes;
   }
 
   // Every partition back at t: nothing of the step is kept.
@@ -357,6 +368,7 @@ RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
   }
   finish_partitioned(r, recorder, start);
   r.counters.monitor_calls = r.cosimulation->messages;
+  r.counters.bytes = r.cosimulation->bytes;
   if (method == SyncMethod::sequential)
     add_components(
         r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),

@@ -17,42 +17,15 @@
 namespace kausal {
 namespace {
 
-std::string shipped_text(const std::string& name) {
-  std::ifstream in(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The shipped scenario with some of its text replaced (each `from` must occur).
-PartitionedScenario variant(const std::string& name,
-                            const std::vector<std::pair<std::string, std::string>>& edits = {}) {
-  std::string text = shipped_text(name);
-  for (const auto& [from, to] : edits) {
-    const auto at = text.find(from);
-    if (at == std::string::npos) throw std::logic_error("'" + from + "' not in " + name);
-    text.replace(at, from.size(), to);
-  }
-  return parse_partitioned_scenario(text, name);
-}
 
 using testing::distributed;
+using testing::monolithic_reference;
 using testing::Outcome;
 using testing::sequential;
+using testing::times_of;
+using testing::variant;
+using testing::worst_relative_error;
 
-// CVODE on the monolithic model (every coupling direct) at the rows' times.
-std::vector<Vector> monolithic_reference(const PartitionedScenario& s,
-                                         const std::vector<double>& times) {
-  const auto model = build_monolithic_model(s);
-  auto f = [&](double t, const Vector& x, Vector& dx) { model->derivative(t, x, Vector(), dx); };
-  return reference::cvode_reference(f, model->initial_state(), 0.0, times);
-}
-
-std::vector<double> times_of(const Outcome& o) {
-  std::vector<double> t;
-  for (const auto& row : o.rows) t.push_back(row[0]);
-  return t;
-}
 
 // ---- B: three orifices ----
 
@@ -146,17 +119,6 @@ PartitionedScenario turbogenerator(const std::string& method, const std::string&
   return variant("turbogenerator.toml", edits);
 }
 
-// Largest deviation of the state from CVODE over the rows, per state, relative to its range.
-double worst_relative_error(const Outcome& o, const std::vector<Vector>& ref, std::size_t state) {
-  double lo = ref.front()[static_cast<Eigen::Index>(state)], hi = lo, worst = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    const double r = ref[i][static_cast<Eigen::Index>(state)];
-    lo = std::min(lo, r);
-    hi = std::max(hi, r);
-    worst = std::max(worst, std::abs(o.rows[i][state + 1] - r));
-  }
-  return worst / std::max(hi - lo, 1e-12);
-}
 
 TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
   // One partition (monolithic Euler, as in Clemens' table); 15 s so that the instability
