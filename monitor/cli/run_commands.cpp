@@ -209,8 +209,7 @@ struct Compared {
 std::vector<Compared> compared_methods(const RunModel& model) {
   const auto* partitioned = std::get_if<PartitionedModel>(&model);
   if (partitioned && partitioned->scenario->master)  // the master couples without speculating
-    return {{SyncMethod::sequential, Guarantee::none},
-            {SyncMethod::conservative, Guarantee::none}};
+    return {{SyncMethod::sequential, Guarantee::none}, {SyncMethod::conservative, Guarantee::none}};
   if (is_partitioned(model))
     return {{SyncMethod::sequential, Guarantee::none},
             {SyncMethod::conservative, Guarantee::none},

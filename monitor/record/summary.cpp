@@ -53,7 +53,6 @@ std::string format_cosimulation(const CosimulationFigures& c, const MethodCounte
   return o.str();
 }
 
-
 double utilisation(const ActivityTotals& t) {
   const double life = t.busy_s + t.idle_s + t.rollback_s;
   return life > 0 ? t.busy_s / life : 0.0;
@@ -468,7 +467,8 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util", "idle s"})
     header.push_back(h);
   const bool master = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.cosimulation; });
-  if (master) header.insert(header.end(), {"macro steps", "rejected", "extra passes", "input jumps"});
+  if (master)
+    header.insert(header.end(), {"macro steps", "rejected", "extra passes", "input jumps"});
   if (paced) header.insert(header.end(), {"overruns", "p99 lateness µs"});
   header.push_back("digest");
   std::vector<std::vector<std::string>> table{header};

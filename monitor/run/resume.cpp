@@ -80,6 +80,10 @@ void check_consistency(const fs::path& dir, const ChainPoint& c, const Scenario&
 void check_consistency(const fs::path& dir, const PartitionedPoint& c,
                        const PartitionedScenario& s) {
   const std::string file = (dir / kCheckpointFile).string();
+  // The master's own state (its samples, the step it would take next) is not checkpointed.
+  if (s.master)
+    throw InputError(file + ": the run was coupled by the co-simulation master ([master] in " +
+                     s.file + "), which cannot be resumed: run it again");
   if (c.partitions.size() != s.partitions.size())
     throw InputError(file + ": field partitions: " + std::to_string(c.partitions.size()) +
                      ", the scenario has " + std::to_string(s.partitions.size()));

@@ -99,8 +99,8 @@ std::vector<Cell> all_cells() {
   for (const Pinned& p : pinned_digests()) {
     const bool partitioned = is_partitioned(p.file);
     std::vector<std::vector<std::string>> methods;
-    if (partitioned && testing::read_file(kSource / "scenarios" / p.file).find("[master]") !=
-                           std::string::npos) {
+    if (partitioned &&
+        testing::read_file(kSource / "scenarios" / p.file).find("[master]") != std::string::npos) {
       methods = {{"--method", "conservative"}};  // the master does not speculate
     } else if (partitioned) {
       methods = {{"--method", "conservative"}, {"--method", "optimistic", "--tolerance", "0"}};

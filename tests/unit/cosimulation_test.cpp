@@ -47,9 +47,9 @@ PartitionedScenario two_mass(const std::string& master_table, const std::string&
   const std::string shipped_master =
       "[master]\nstep = 0.01\nmin_step = 0.001\nmax_step = 0.05\nexchange = \"gauss-seidel\"\n"
       "iterations = 4\nerror_control = true\nrtol = 1e-3\natol = 1e-5\nsync_points = [2.5]\n";
-  return variant("two-mass-master.toml",
-                 {{shipped_master, master_table},
-                  {"hold = 2\nchoose_order = true\nsmooth = true\n", "hold = " + hold + "\n" + run_extra}});
+  return variant("two-mass-master.toml", {{shipped_master, master_table},
+                                          {"hold = 2\nchoose_order = true\nsmooth = true\n",
+                                           "hold = " + hold + "\n" + run_extra}});
 }
 
 TEST(Master, GaussSeidelIsNoLessAccurateThanJacobiAtEqualStep) {
@@ -81,7 +81,8 @@ TEST(Master, ConcurrentJacobiGivesTheBitsOfTheSequentialMaster) {
 TEST(Master, IterationConvergesToTheCoupledAnswerAndCostsPasses) {
   const std::string base = "[master]\nstep = 0.01\nexchange = \"jacobi\"\n";
   const Outcome once = master(two_mass(base, "", "0"));
-  const Outcome iterated = master(two_mass(base + "iterations = 20\nrtol = 1e-9\natol = 1e-12\n", "", "0"));
+  const Outcome iterated =
+      master(two_mass(base + "iterations = 20\nrtol = 1e-9\natol = 1e-12\n", "", "0"));
   ASSERT_EQ(iterated.result.status, RunStatus::completed) << iterated.result.error;
   EXPECT_GT(iterated.result.cosimulation->extra_passes, 0u);
   EXPECT_GT(iterated.result.counters.rollbacks, 0u);
@@ -91,9 +92,9 @@ TEST(Master, IterationConvergesToTheCoupledAnswerAndCostsPasses) {
 
 TEST(Master, AStepThatDoesNotConvergeIsHalvedAndNeverAcceptedSilently) {
   // Two passes cannot meet 1e-14: every step is halved down to the smallest, then the run fails.
-  const Outcome o = master(two_mass(
-      "[master]\nstep = 0.008\nmin_step = 0.002\nexchange = \"jacobi\"\niterations = 2\n"
-      "rtol = 1e-14\natol = 1e-16\n"));
+  const Outcome o = master(
+      two_mass("[master]\nstep = 0.008\nmin_step = 0.002\nexchange = \"jacobi\"\niterations = 2\n"
+               "rtol = 1e-14\natol = 1e-16\n"));
   EXPECT_EQ(o.result.status, RunStatus::failed);
   EXPECT_NE(o.result.error.find("did not converge"), std::string::npos) << o.result.error;
   EXPECT_NE(o.result.error.find("0.002 s"), std::string::npos) << o.result.error;
@@ -102,18 +103,18 @@ TEST(Master, AStepThatDoesNotConvergeIsHalvedAndNeverAcceptedSilently) {
   EXPECT_EQ(o.rows.size(), 1u);  // only the start: nothing unconverged was recorded
 
   // With a tolerance it can meet after halving, it halves and completes.
-  const Outcome halved = master(two_mass(
-      "[master]\nstep = 0.04\nmin_step = 0.001\nexchange = \"jacobi\"\niterations = 3\n"
-      "rtol = 1e-5\natol = 1e-7\n"));
+  const Outcome halved = master(
+      two_mass("[master]\nstep = 0.04\nmin_step = 0.001\nexchange = \"jacobi\"\niterations = 3\n"
+               "rtol = 1e-5\natol = 1e-7\n"));
   ASSERT_EQ(halved.result.status, RunStatus::completed) << halved.result.error;
   EXPECT_GT(halved.result.cosimulation->halvings, 0u);
   EXPECT_LT(halved.result.cosimulation->max_step_s, 0.04);
 }
 
 TEST(Master, ErrorControlAdaptsTheStepAndRejectsStepsAboveTheTolerance) {
-  const Outcome o = master(two_mass(
-      "[master]\nstep = 0.05\nmin_step = 0.001\nmax_step = 0.1\nerror_control = true\n"
-      "rtol = 1e-3\natol = 1e-6\n"));
+  const Outcome o = master(
+      two_mass("[master]\nstep = 0.05\nmin_step = 0.001\nmax_step = 0.1\nerror_control = true\n"
+               "rtol = 1e-3\natol = 1e-6\n"));
   ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
   const CosimulationFigures& f = *o.result.cosimulation;
   EXPECT_GT(f.rejected_steps, 0u);  // 50 ms is far too long for this coupling at the start
@@ -121,9 +122,9 @@ TEST(Master, ErrorControlAdaptsTheStepAndRejectsStepsAboveTheTolerance) {
   EXPECT_GE(f.min_step_s, 0.001 - 1e-12);
   EXPECT_LE(f.max_step_s, 0.1 + 1e-12);
   // A tighter tolerance takes more, shorter steps and a smaller error.
-  const Outcome tight = master(two_mass(
-      "[master]\nstep = 0.05\nmin_step = 0.001\nmax_step = 0.1\nerror_control = true\n"
-      "rtol = 1e-5\natol = 1e-8\n"));
+  const Outcome tight = master(
+      two_mass("[master]\nstep = 0.05\nmin_step = 0.001\nmax_step = 0.1\nerror_control = true\n"
+               "rtol = 1e-5\natol = 1e-8\n"));
   ASSERT_EQ(tight.result.status, RunStatus::completed) << tight.result.error;
   EXPECT_GT(tight.result.cosimulation->macro_steps, f.macro_steps);
   EXPECT_LT(position_error(tight), position_error(o));
@@ -181,8 +182,9 @@ TEST(Master, MasterScenarioMistakesNameTheLine) {
     return std::string("no error");
   };
   const std::string off_grid = message("[master]\nstep = 0.0015\n");
-  EXPECT_NE(off_grid.find("two-mass-master.toml:10: master.step must be a whole multiple of 0.001 s"),
-            std::string::npos)
+  EXPECT_NE(
+      off_grid.find("two-mass-master.toml:10: master.step must be a whole multiple of 0.001 s"),
+      std::string::npos)
       << off_grid;
   EXPECT_NE(message("[master]\nstep = 0.01\nexchange = \"gauss\"\n").find("master.exchange"),
             std::string::npos);
@@ -202,8 +204,8 @@ TEST(Master, MasterScenarioMistakesNameTheLine) {
 
 // Optimistic at a tolerance: how many rollbacks each predictor causes.
 RunResult optimistic(const std::string& hold, const std::string& extra) {
-  PartitionedScenario s = variant(
-      "two-mass.toml", {{"hold = 1\n", "hold = " + hold + "\n" + extra}, {"t_end = 5.0", "t_end = 2.0"}});
+  PartitionedScenario s = variant("two-mass.toml", {{"hold = 1\n", "hold = " + hold + "\n" + extra},
+                                                    {"t_end = 5.0", "t_end = 2.0"}});
   PartitionedMode mode;
   mode.speculate = true;
   // 0.3 mm: order 0 misses it at almost every sample, order 2 almost never (2384 / 873 / 2
@@ -223,10 +225,11 @@ TEST(SamplePredictors, RollbacksFallAsTheOrderRisesOnASmoothSignal) {
 }
 
 TEST(SamplePredictors, EveryMethodGivesOneDigestWithAChosenOrderAndSmoothing) {
-  const PartitionedScenario s = variant(
-      "two-mass.toml", {{"hold = 1\n", "hold = 2\nchoose_order = true\nsmooth = true\n"
-                                       "calibration = \"least-squares\"\n"},
-                        {"t_end = 5.0", "t_end = 1.0"}});
+  const PartitionedScenario s =
+      variant("two-mass.toml", {{"hold = 1\n",
+                                 "hold = 2\nchoose_order = true\nsmooth = true\n"
+                                 "calibration = \"least-squares\"\n"},
+                                {"t_end = 5.0", "t_end = 1.0"}});
   const Outcome seq = testing::sequential(s);
   PartitionedMode optimistic;
   optimistic.speculate = true;

@@ -46,9 +46,8 @@ inline Outcome master(const PartitionedScenario& s, bool concurrent = false) {
   PartitionedRecorder recorder("", s, plan, true);
   RunControl control;
   LocalDeployment deployment(partitioned_deployment(s, plan));
-  RunResult r =
-      run_cosimulation(s, concurrent ? SyncMethod::conservative : SyncMethod::sequential, plan,
-                       deployment, recorder, control, {}, concurrent);
+  RunResult r = run_cosimulation(s, concurrent ? SyncMethod::conservative : SyncMethod::sequential,
+                                 plan, deployment, recorder, control, {}, concurrent);
   return {r, recorder.rows()};
 }
 
