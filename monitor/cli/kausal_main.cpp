@@ -432,6 +432,12 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->default_str("process")
       ->check(CLI::IsMember({"process", "pendulum", "single"}));
+  compare->add_flag(
+      "--reference", o.reference,
+      "partitioned models: measure every run's global error against the monolithic answer "
+      "(every coupling direct, integrated by CVODE at the rows' times): the largest deviation "
+      "of a state, relative to its range (a column of the table; not for models with events "
+      "or co-simulation FMUs)");
   compare
       ->add_option("--repeat", o.repeat,
                    "run every method K times, in K rounds (each method once per round): the "

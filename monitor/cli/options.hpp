@@ -38,6 +38,7 @@ struct Options {
   Layout layout = Layout::process;                  // run
   std::vector<Layout> layouts = {Layout::process};  // compare, each once
   std::size_t repeat = 1;                           // compare: runs of each method
+  bool reference = false;                           // compare: global error against CVODE
   std::optional<double> tolerance;                  // partitioned, optimistic
   std::set<std::string> given;  // the options the command line gave ("--window", ...)
   std::string resume;           // run --resume DIR

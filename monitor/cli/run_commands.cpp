@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "monitor/analysis/global_error.hpp"
 #include "monitor/deploy/process_platform.hpp"
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/progress_bar.hpp"
@@ -441,14 +442,26 @@ int compare_command(const Options& o) {
   // One layout: <out>/<method>; several: <out>/<layout>/<method>.
   const std::vector<Compared> methods = compared_methods(model);
   const bool several_layouts = o.layouts.size() > 1;
+  std::optional<ReferenceAnswer> reference;
+  if (o.reference) {
+    const auto* partitioned = std::get_if<PartitionedModel>(&model);
+    if (!partitioned)
+      throw InputError(file +
+                       ": --reference applies to partitioned models (a pendulum chain's "
+                       "contacts have no reference answer)");
+    reference.emplace(*partitioned->scenario);
+  }
   ComparisonRuns runs(file, o.repeat * (1 + o.layouts.size() * (methods.size() - 1)),
                       several_layouts);
   auto run_one = [&](const Compared& m, Layout layout, std::size_t k) {
     const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
     const fs::path where = comparison_dir(out, own_dir ? to_string(layout) : "",
                                           method_dir(m.method, m.guarantee), k, o.repeat);
-    runs.add(run_with_progress(spec_for(o, model, m.method, m.guarantee, layout, where), platform),
-             where, k);
+    RunResult r =
+        run_with_progress(spec_for(o, model, m.method, m.guarantee, layout, where), platform);
+    if (reference && r.completed())
+      r.global_error = reference->global_error(where / "trajectory.csv");
+    runs.add(r, where, k);
   };
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
     run_one(methods.front(), o.layouts.front(), k);

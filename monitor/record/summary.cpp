@@ -17,6 +17,12 @@ namespace kausal {
 namespace {
 
 // Seconds every component of a run waited, summed.
+std::string scientific(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2e", v);
+  return buffer;
+}
+
 double total_idle_s(const RunResult& r) {
   double idle = 0;
   for (const auto& c : r.components) idle += c.totals.idle_s;
@@ -438,6 +444,9 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
     row.mean_utilisation = median_of(runs, mean_utilisation);
     row.idle_s = median_of(runs, total_idle_s);
     row.cosimulation = first.cosimulation;
+    if (first.global_error)
+      row.global_error =
+          median_of(runs, [](const RunResult& r) { return r.global_error.value_or(0); });
     add_realtime(row, runs);
     row.digest = first.trajectory_sha256;
     row.status = RunStatus::completed;
@@ -469,6 +478,8 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   const bool master = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.cosimulation; });
   if (master)
     header.insert(header.end(), {"macro steps", "rejected", "extra passes", "input jumps"});
+  const bool errors = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.global_error; });
+  if (errors) header.push_back("global error");
   if (paced) header.insert(header.end(), {"overruns", "p99 lateness µs"});
   header.push_back("digest");
   std::vector<std::vector<std::string>> table{header};
@@ -487,6 +498,7 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
                               c ? c->extra_passes : 0, c ? c->input_discontinuities : 0})
         cells.push_back(c ? std::to_string(v) : "–");
     }
+    if (errors) cells.push_back(row.global_error ? scientific(*row.global_error) : "–");
     if (paced) {
       const auto rt = realtime_cells(row);
       cells.insert(cells.end(), rt.begin(), rt.end());
@@ -543,6 +555,7 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["monitor_calls"] = row.monitor_calls;
     j["mean_utilisation"] = row.mean_utilisation;
     j["idle_s"] = row.idle_s;
+    if (row.global_error) j["global_error"] = *row.global_error;
     if (row.cosimulation) j["cosimulation"] = cosimulation_json(*row.cosimulation);
     if (row.paced) {
       j["overruns"] = row.overruns;

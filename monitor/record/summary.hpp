@@ -48,7 +48,8 @@ struct ComparisonRow {
   std::uint64_t rolled_back_steps = 0;
   std::uint64_t monitor_calls = 0;
   double mean_utilisation = 0;
-  double idle_s = 0;  // summed over the components
+  double idle_s = 0;                   // summed over the components
+  std::optional<double> global_error;  // compare --reference: median over the repetitions
   // Under the co-simulation master (none otherwise): macro steps accepted and rejected,
   // passes beyond each step's first, and input jumps (where a variable-step solver restarts).
   std::optional<CosimulationFigures> cosimulation;

@@ -1,6 +1,8 @@
 #include "monitor/run/resume.hpp"
 
 #include <charconv>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "monitor/scenario/input_file.hpp"
@@ -12,8 +14,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A directory without a checkpoint.
+// A directory without a checkpoint: a run under the co-simulation master writes none (its own
+// state, the samples and the next step, is not checkpointed).
 [[noreturn]] void no_checkpoint(const fs::path& dir) {
+  std::ifstream copy(dir / kScenarioCopy);
+  const std::string text{std::istreambuf_iterator<char>(copy), std::istreambuf_iterator<char>()};
+  if (text.rfind("[master]", 0) == 0 || text.find("\n[master]") != std::string::npos)
+    throw InputError((dir / kScenarioCopy).string() +
+                     ": the run was coupled by the co-simulation master ([master]), which cannot "
+                     "be resumed: run it again");
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");

@@ -162,8 +162,11 @@ struct RunResult {
   std::vector<PartitionSummary> partitions;
   double tolerance = 0;
   std::optional<CosimulationFigures> cosimulation;  // runs under the master
-  TraceStats trace;                                 // what its trace.json holds
-  std::optional<RealtimeFigures> realtime;          // paced runs (--realtime, --clock external)
+  // kausal compare --reference: the largest deviation of a state from the monolithic CVODE
+  // answer over the rows, relative to the state's range (monitor/analysis/global_error.hpp).
+  std::optional<double> global_error;
+  TraceStats trace;                         // what its trace.json holds
+  std::optional<RealtimeFigures> realtime;  // paced runs (--realtime, --clock external)
 
   // Resumed runs (kausal run --resume): the steps the run was resumed from, in order. Steps
   // and collisions count the whole run; wall time, Calc calls, monitor calls and components

@@ -42,7 +42,8 @@ std::string seconds(double t) {
 class Master {
  public:
   Master(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& deployment,
-         PartitionedRecorder& recorder, RunControl& control, bool concurrent, RunResult& result)
+         PartitionedRecorder& recorder, RunControl& control, bool concurrent, RunResult& result,
+         ActivityClock* monitor)
       : s_(s),
         m_(*s.master),
         plan_(plan),
@@ -50,6 +51,7 @@ class Master {
         recorder_(recorder),
         control_(control),
         figures_(*result.cosimulation),
+        monitor_(monitor),
         pending_(plan.configs.size()) {
     check(m_.control);
     for (std::size_t p = 0; p < plan.routes.size(); ++p)
@@ -82,6 +84,12 @@ class Master {
       if (m_.error_control) h = room < h ? std::max(proposed, h) : proposed;
       control_.progress(recorder_.horizon(), s_.ticks);
       t = recorder_.horizon();
+    }
+    // The last step is accepted too: committed like every other (the next advance would have),
+    // so that nothing of it stays open to rollback in the Integrators and their traces.
+    for (std::size_t q = 0; q < deployment_.size(); ++q) {
+      deployment_.integrator(q).commit(s_.ticks / plan_.configs[q].ticks_per_step);
+      ++figures_.messages;
     }
   }
 
@@ -169,11 +177,15 @@ class Master {
   void pass(std::uint64_t t, std::uint64_t h, bool first) {
     auto ship = [&](std::size_t q) {
       std::vector<ChannelPrediction> shipped;
-      for (Link& l : links_) {
-        if (l.consumer != q) continue;
-        l.used = predict(l, t, h, true);
-        if (first) l.extrapolated = predict(l, t, h, false);
-        shipped.push_back({l.channel, t, t + h, l.used});
+      {
+        std::optional<BusyScope> busy;  // the master's own work: predicting
+        if (monitor_) busy.emplace(*monitor_, SpanTag{ActivityCall::provide});
+        for (Link& l : links_) {
+          if (l.consumer != q) continue;
+          l.used = predict(l, t, h, true);
+          if (first) l.extrapolated = predict(l, t, h, false);
+          shipped.push_back({l.channel, t, t + h, l.used});
+        }
       }
       if (shipped.empty()) return;
       deployment_.integrator(q).provide_predictions(shipped);
@@ -227,19 +239,19 @@ class Master {
     }
   }
 
-  // The largest normalised difference between each input as used at t + h and the output
-  // it stands for (`against` the fresh output).
-  double worst(std::uint64_t t, std::uint64_t h, bool extrapolated) const {
+  // The largest normalised difference between an input as used at t + h and the fresh output
+  // it stands for: above 1, the iteration has not converged.
+  double residual(std::uint64_t t, std::uint64_t h) const {
     double worst = 0;
     for (const Link& l : links_) {
-      const Prediction& p = extrapolated ? l.extrapolated : l.used;
-      const double e = std::abs(p.value(time_of(t + h)) - *l.fresh);
+      const double e = std::abs(l.used.value(time_of(t + h)) - *l.fresh);
       worst = std::max(worst, normalised_error(e, *l.fresh, m_.control));
     }
     return worst;
   }
 
-  // The error control's factor for the step after [t, t + h] and whether the step stays.
+  // The error control's factor for the step after [t, t + h], from how far each extrapolation
+  // missed; `aggregate` is the normalised error the step is judged by (above 1: rejected).
   double control_factor(std::uint64_t t, std::uint64_t h, double& aggregate) const {
     std::vector<double> errors, values;
     int order = 0;
@@ -264,7 +276,7 @@ class Master {
     for (Link& l : links_) l.fresh.reset();
     for (std::uint32_t passes = 1;; ++passes) {
       pass(t, h, passes == 1);
-      if (m_.iterations > 0 && worst(t, h, false) > 1) {
+      if (m_.iterations > 0 && residual(t, h) > 1) {
         roll_back(t);
         if (passes < m_.iterations) {
           ++figures_.extra_passes;
@@ -327,6 +339,7 @@ class Master {
   PartitionedRecorder& recorder_;
   RunControl& control_;
   CosimulationFigures& figures_;
+  ActivityClock* monitor_;  // the master's thread (nullptr: the run's only thread)
   std::vector<Link> links_;
   std::vector<std::size_t> order_;
   std::vector<std::vector<StateBatch>> pending_;  // per partition: the current step's batches
@@ -348,16 +361,23 @@ RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
   recorder.observe(watchers.observer);
+  // In a distributed run the master's thread is a component of its own, as the monitor of
+  // every other distributed run (a strip of the live view, a row of the summary).
+  const bool own_thread = method != SyncMethod::sequential;
+  ActivityClock monitor;
+  if (own_thread && watchers.observer) watchers.observer->monitor_trace(&monitor.trace());
   try {
     if (!s.master) throw InputError(s.file + ": no [master] table");
     if (watchers.clock || watchers.injections)
       throw InputError(s.file +
                        ": the co-simulation master runs unpaced: drop --realtime "
                        "and --clock, or the [master] table");
-    Master(s, plan, deployment, recorder, control, concurrent, r).run();
+    Master(s, plan, deployment, recorder, control, concurrent, r, own_thread ? &monitor : nullptr)
+        .run();
   } catch (const Error& e) {
     r.end_with(e);
   }
+  if (own_thread && watchers.observer) watchers.observer->monitor_trace(nullptr);
   recorder.observe(nullptr);
   for (std::size_t p = 0; p < deployment.size(); ++p) {
     try {
@@ -374,7 +394,8 @@ RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
         r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
                               r.calc_calls)});
   else
-    add_components(r, deployment.reports());
+    add_components(r, {monitor_report(monitor)});
+  if (own_thread) add_components(r, deployment.reports());
   recorder.flush();
   return r;
 }

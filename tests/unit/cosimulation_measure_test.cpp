@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-#include "tests/reference/exact_linear_response.hpp"
+#include "reference/exact_linear_response.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
@@ -18,6 +18,7 @@ using testing::monolithic_reference;
 using testing::Outcome;
 using testing::shipped_text;
 using testing::times_of;
+using testing::two_mass_matrix;
 using testing::worst_relative_error;
 
 struct Feature {
@@ -50,13 +51,6 @@ PartitionedScenario with_master(const std::string& file, const std::string& hold
   const auto first_subsystem = text.find("[[subsystem]]");
   text.insert(first_subsystem, "[master]\nstep = " + step + "\n" + f.master + "\n");
   return parse_partitioned_scenario(text, file);
-}
-
-Matrix two_mass_matrix() {
-  const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
-  Matrix A(4, 4);
-  A << 0, 1, 0, 0, -(k1 + kc), -(d1 + dc), kc, dc, 0, 0, 0, 1, kc, dc, -(k2 + kc), -(d2 + dc);
-  return A;
 }
 
 // Global error: the largest deviation of a position, relative to its range.

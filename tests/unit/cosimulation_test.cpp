@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "reference/exact_linear_response.hpp"
 #include "system/errors.hpp"
-#include "tests/reference/exact_linear_response.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
@@ -15,18 +15,8 @@ namespace {
 using testing::master;
 using testing::Outcome;
 using testing::times_of;
+using testing::two_mass_matrix;
 using testing::variant;
-
-// E's matrix from docs/benchmarks.md, written out here (not from the model code).
-Matrix two_mass_matrix() {
-  const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
-  Matrix A(4, 4);
-  A << 0, 1, 0, 0,                     //
-      -(k1 + kc), -(d1 + dc), kc, dc,  //
-      0, 0, 0, 1,                      //
-      kc, dc, -(k2 + kc), -(d2 + dc);
-  return A;
-}
 
 // The largest error of either mass's position against the exact solution.
 double position_error(const Outcome& o) {

@@ -8,9 +8,9 @@
 
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
+#include "reference/cvode_reference.hpp"
 #include "system/errors.hpp"
 #include "system/fmu/fmu_model.hpp"
-#include "tests/reference/cvode_reference.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {

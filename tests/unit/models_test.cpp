@@ -9,9 +9,9 @@
 #include <random>
 
 #include "monitor/analysis/partition_analysis.hpp"
+#include "reference/cvode_reference.hpp"
 #include "system/errors.hpp"
 #include "system/model_registry.hpp"
-#include "tests/reference/cvode_reference.hpp"
 
 namespace kausal {
 namespace {

@@ -9,23 +9,22 @@
 #include <sstream>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "reference/cvode_reference.hpp"
+#include "reference/exact_linear_response.hpp"
 #include "system/errors.hpp"
-#include "tests/reference/cvode_reference.hpp"
-#include "tests/reference/exact_linear_response.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
 namespace {
-
 
 using testing::distributed;
 using testing::monolithic_reference;
 using testing::Outcome;
 using testing::sequential;
 using testing::times_of;
+using testing::two_mass_matrix;
 using testing::variant;
 using testing::worst_relative_error;
-
 
 // ---- B: three orifices ----
 
@@ -119,7 +118,6 @@ PartitionedScenario turbogenerator(const std::string& method, const std::string&
   return variant("turbogenerator.toml", edits);
 }
 
-
 TEST(BenchmarkC, EulerIsFineAtTenMillisecondsAndUnstableAtThirty) {
   // One partition (monolithic Euler, as in Clemens' table); 15 s so that the instability
   // at 30 ms has time to grow (its factor per step is 1.012).
@@ -172,17 +170,6 @@ TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
 }
 
 // ---- E: two-mass oscillator ----
-
-// E's matrix from docs/benchmarks.md, written out here (not from the model code).
-Matrix two_mass_matrix() {
-  const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
-  Matrix A(4, 4);
-  A << 0, 1, 0, 0,                     //
-      -(k1 + kc), -(d1 + dc), kc, dc,  //
-      0, 0, 0, 1,                      //
-      kc, dc, -(k2 + kc), -(d2 + dc);
-  return A;
-}
 
 double coupling_error(int hold, const std::string& h) {
   const PartitionedScenario s =

@@ -11,7 +11,7 @@
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/sync/cosim_master.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
-#include "tests/reference/cvode_reference.hpp"
+#include "reference/cvode_reference.hpp"
 
 namespace kausal::testing {
 
@@ -68,6 +68,17 @@ inline PartitionedScenario variant(
     text.replace(at, from.size(), to);
   }
   return parse_partitioned_scenario(text, name);
+}
+
+// Benchmark E's matrix from docs/benchmarks.md, written out here (not from the model code).
+inline Matrix two_mass_matrix() {
+  const double k1 = 10, d1 = 0.1, kc = 100, dc = 1, k2 = 1000, d2 = 1;
+  Matrix A(4, 4);
+  A << 0, 1, 0, 0,                     //
+      -(k1 + kc), -(d1 + dc), kc, dc,  //
+      0, 0, 0, 1,                      //
+      kc, dc, -(k2 + kc), -(d2 + dc);
+  return A;
 }
 
 // CVODE on the monolithic model (every coupling direct) at the given times.

@@ -5,8 +5,8 @@
 #include <Eigen/LU>
 #include <cmath>
 
-#include "tests/reference/cvode_reference.hpp"
-#include "tests/reference/exact_linear_response.hpp"
+#include "reference/cvode_reference.hpp"
+#include "reference/exact_linear_response.hpp"
 
 namespace kausal::reference {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/reference/cvode_reference.hpp"
+#include "reference/cvode_reference.hpp"
 
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>

@@ -1,4 +1,4 @@
-#include "tests/reference/exact_linear_response.hpp"
+#include "reference/exact_linear_response.hpp"
 
 #include <unsupported/Eigen/MatrixFunctions>
 
