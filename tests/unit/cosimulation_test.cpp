@@ -3,7 +3,10 @@
 // against the exact or the monolithic CVODE answer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <set>
 
 #include "reference/exact_linear_response.hpp"
 #include "system/errors.hpp"
@@ -232,6 +235,49 @@ TEST(SamplePredictors, EveryMethodGivesOneDigestWithAChosenOrderAndSmoothing) {
   EXPECT_NE(seq.result.trajectory_sha256,
             testing::sequential(variant("two-mass.toml", {{"t_end = 5.0", "t_end = 1.0"}}))
                 .result.trajectory_sha256);
+}
+
+}  // namespace
+}  // namespace kausal
+
+namespace kausal {
+namespace {
+
+// The steps of a component whose work was rolled back (its trace's rollback spans), as times.
+std::vector<double> rolled_back_times(const RunResult& r, const std::string& component, double h) {
+  std::set<std::uint64_t> steps;
+  for (const ComponentReport& c : r.components)
+    if (c.name == component)
+      for (const ActivitySpan& s : c.spans)
+        if (s.kind == ActivityKind::rollback && s.tag.step != ActivityTrace::untagged)
+          steps.insert(s.tag.step);
+  std::vector<double> times;
+  for (std::uint64_t step : steps) times.push_back(static_cast<double>(step) * h);
+  return times;
+}
+
+TEST(SamplePredictors, RollbacksClusterWhereTheInputJumps) {
+  // Benchmark D with its setpoint as a step at 50 ms: the drive's command to the valve jumps
+  // there and is smooth elsewhere. The valve predicts the command (order chosen up to 2).
+  const PartitionedScenario s = testing::variant(
+      "hydraulic-multirate.toml",
+      {{"hold = 0", "hold = 2\nchoose_order = true"},
+       {"t_end = 0.6", "t_end = 0.15"},
+       {"model = \"load\"\n", "model = \"load\"\nparameters = { ref_ramp = 0.0 }\n"}});
+  PartitionedMode mode;
+  mode.speculate = true;
+  mode.tolerance = 1e-3;
+  const RunResult r = testing::distributed(s, mode).result;
+  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+  const std::vector<double> times = rolled_back_times(r, "integrator-valve", 1e-4);
+  ASSERT_FALSE(times.empty());
+  // Within 5 ms after the jump (a fifteenth of the run) against the rest.
+  const auto near = static_cast<double>(
+      std::count_if(times.begin(), times.end(), [](double t) { return t >= 0.05 && t <= 0.055; }));
+  const double far = static_cast<double>(times.size()) - near;
+  std::printf("rolled-back valve steps: %zu, %.0f within 5 ms after the jump\n", times.size(),
+              near);
+  EXPECT_GT(near / 0.005, 10 * far / 0.145);  // ten times as dense near the jump
 }
 
 }  // namespace
