@@ -33,6 +33,16 @@ struct Link {
   std::optional<double> fresh;         // the producer's output at the end of the current step
 };
 
+Link link(const PartitionedScenario& s, std::size_t producer, const Route& r) {
+  Link l;
+  l.producer = producer;
+  l.output = r.output;
+  l.consumer = r.consumer;
+  l.channel = r.channel;
+  l.spec = &s.couplings[partition_inputs(s, r.consumer)[r.channel]];
+  return l;
+}
+
 std::string seconds(double t) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.9g s", t);
@@ -55,9 +65,7 @@ class Master {
         pending_(plan.configs.size()) {
     check(m_.control);
     for (std::size_t p = 0; p < plan.routes.size(); ++p)
-      for (const Route& r : plan.routes[p])
-        links_.push_back({p, r.output, r.consumer, r.channel,
-                          &s.couplings[partition_inputs(s, r.consumer)[r.channel]]});
+      for (const Route& r : plan.routes[p]) links_.push_back(link(s, p, r));
     order_ = exchange_order();
     // A macro step is one grant: it must fit every partition's state list.
     max_ticks_ = m_.max_ticks;

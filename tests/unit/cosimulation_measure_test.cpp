@@ -55,10 +55,7 @@ PartitionedScenario with_master(const std::string& file, const std::string& hold
 
 // Global error: the largest deviation of a position, relative to its range.
 double two_mass_error(const Outcome& o) {
-  Vector x0(4);
-  x0 << 0.1, 0, 0, 0;
-  const auto exact = reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1),
-                                                      Vector::Zero(1), x0, times_of(o));
+  const auto exact = testing::two_mass_exact(o);
   return std::max(worst_relative_error(o, exact, 0), worst_relative_error(o, exact, 2));
 }
 

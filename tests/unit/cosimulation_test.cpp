@@ -21,19 +21,6 @@ using testing::times_of;
 using testing::two_mass_matrix;
 using testing::variant;
 
-// The largest error of either mass's position against the exact solution.
-double position_error(const Outcome& o) {
-  Vector x0(4);
-  x0 << 0.1, 0, 0, 0;
-  const auto exact = reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1),
-                                                      Vector::Zero(1), x0, times_of(o));
-  double worst = 0;
-  for (std::size_t i = 0; i < exact.size(); ++i)
-    for (Eigen::Index k = 0; k < 4; k += 2)
-      worst = std::max(worst, std::abs(o.rows[i][static_cast<std::size_t>(k) + 1] - exact[i][k]));
-  return worst;
-}
-
 // Benchmark E under a master table given as text (replacing the shipped one's).
 PartitionedScenario two_mass(const std::string& master_table, const std::string& run_extra = "",
                              const std::string& hold = "2") {
@@ -55,7 +42,8 @@ TEST(Master, GaussSeidelIsNoLessAccurateThanJacobiAtEqualStep) {
       const Outcome gauss_seidel = master(two_mass(table("gauss-seidel"), "", hold));
       ASSERT_EQ(jacobi.result.status, RunStatus::completed) << jacobi.result.error;
       ASSERT_EQ(gauss_seidel.result.status, RunStatus::completed) << gauss_seidel.result.error;
-      EXPECT_LE(position_error(gauss_seidel), position_error(jacobi))
+      EXPECT_LE(testing::two_mass_position_error(gauss_seidel),
+                testing::two_mass_position_error(jacobi))
           << "step " << step << ", hold " << hold;
       EXPECT_EQ(jacobi.result.cosimulation->macro_steps,
                 static_cast<std::uint64_t>(std::llround(5.0 / std::stod(step))));
@@ -80,7 +68,8 @@ TEST(Master, IterationConvergesToTheCoupledAnswerAndCostsPasses) {
   EXPECT_GT(iterated.result.cosimulation->extra_passes, 0u);
   EXPECT_GT(iterated.result.counters.rollbacks, 0u);
   // Converged Jacobi at 10 ms is far nearer the exact answer than one pass with held inputs.
-  EXPECT_LT(position_error(iterated), position_error(once) / 10);
+  EXPECT_LT(testing::two_mass_position_error(iterated),
+            testing::two_mass_position_error(once) / 10);
 }
 
 TEST(Master, AStepThatDoesNotConvergeIsHalvedAndNeverAcceptedSilently) {
@@ -120,7 +109,7 @@ TEST(Master, ErrorControlAdaptsTheStepAndRejectsStepsAboveTheTolerance) {
                "rtol = 1e-5\natol = 1e-8\n"));
   ASSERT_EQ(tight.result.status, RunStatus::completed) << tight.result.error;
   EXPECT_GT(tight.result.cosimulation->macro_steps, f.macro_steps);
-  EXPECT_LT(position_error(tight), position_error(o));
+  EXPECT_LT(testing::two_mass_position_error(tight), testing::two_mass_position_error(o));
 }
 
 TEST(Master, SynchronisationPointsAreCommunicationPoints) {
@@ -162,7 +151,7 @@ TEST(Master, TheOrderChosenPerCouplingFollowsTheSignal) {
   // The oscillation is smooth: extrapolating beats holding, so orders above 0 are chosen.
   const auto& orders = chosen.result.cosimulation->predictions_of_order;
   EXPECT_GT(orders[1] + orders[2], orders[0]);
-  EXPECT_LT(position_error(chosen), position_error(fixed0));
+  EXPECT_LT(testing::two_mass_position_error(chosen), testing::two_mass_position_error(fixed0));
 }
 
 TEST(Master, MasterScenarioMistakesNameTheLine) {

@@ -308,7 +308,7 @@ TEST(FmuPartitions, ARefutedPredictionRollsACoSimulationFmuBackThroughItsSavedSt
     c.last_step = 6;
     c.x0 = system.model().initial_state();
     c.output_size = 2;
-    c.channels = {{"stair.counter -> sum.u", 0, 1}};
+    c.channels = {{"stair.counter -> sum.u", 0, 1, InputSource::samples, {}}};
     c.speculate = speculate;
     c.internal_state = true;
     c.outputs_at_step = true;

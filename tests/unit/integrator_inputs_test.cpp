@@ -96,7 +96,7 @@ struct Pair {
     source = std::make_unique<Part>(std::make_unique<PolynomialSource>(degree),
                                     config_for("source", source_ticks, ticks / source_ticks));
     IntegratorConfig c = config_for("sink", sink_ticks, ticks / sink_ticks);
-    c.channels.push_back({"source.y -> sink.u", hold, period});
+    c.channels.push_back({"source.y -> sink.u", hold, period, InputSource::samples, {}});
     c.speculate = speculate;
     c.tolerance = tolerance;
     sink = std::make_unique<Part>(std::make_unique<Accumulator>(), c);

@@ -179,15 +179,7 @@ double coupling_error(int hold, const std::string& h) {
                                 {"output_interval = 0.01", "output_interval = 0.02"}});
   const Outcome o = sequential(s);
   if (o.result.status != RunStatus::completed) return INFINITY;
-  Vector x0(4);
-  x0 << 0.1, 0, 0, 0;
-  const auto exact = reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1),
-                                                      Vector::Zero(1), x0, times_of(o));
-  double worst = 0;
-  for (std::size_t i = 0; i < exact.size(); ++i)
-    for (Eigen::Index k = 0; k < 4; k += 2)  // positions
-      worst = std::max(worst, std::abs(o.rows[i][static_cast<std::size_t>(k) + 1] - exact[i][k]));
-  return worst;
+  return testing::two_mass_position_error(o);
 }
 
 TEST(BenchmarkE, HigherHoldOrderGivesASmallerCouplingError) {

@@ -12,6 +12,7 @@
 #include "monitor/sync/cosim_master.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "reference/cvode_reference.hpp"
+#include "reference/exact_linear_response.hpp"
 
 namespace kausal::testing {
 
@@ -79,6 +80,26 @@ inline Matrix two_mass_matrix() {
       0, 0, 0, 1,                      //
       kc, dc, -(k2 + kc), -(d2 + dc);
   return A;
+}
+
+// Benchmark E's exact solution at the rows' times (x1(0) = 0.1 m, everything else 0).
+inline std::vector<Vector> two_mass_exact(const Outcome& o) {
+  Vector x0(4);
+  x0 << 0.1, 0, 0, 0;
+  std::vector<double> times;
+  for (const auto& row : o.rows) times.push_back(row[0]);
+  return reference::exact_linear_response(two_mass_matrix(), Matrix::Zero(4, 1), Vector::Zero(1),
+                                          x0, times);
+}
+
+// The largest error of either mass's position against the exact solution, in m.
+inline double two_mass_position_error(const Outcome& o) {
+  const auto exact = two_mass_exact(o);
+  double worst = 0;
+  for (std::size_t i = 0; i < exact.size(); ++i)
+    for (Eigen::Index k = 0; k < 4; k += 2)
+      worst = std::max(worst, std::abs(o.rows[i][static_cast<std::size_t>(k) + 1] - exact[i][k]));
+  return worst;
 }
 
 // CVODE on the monolithic model (every coupling direct) at the given times.
