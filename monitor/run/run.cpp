@@ -271,6 +271,10 @@ class PartitionedRun final : public ModelRun {
   }
 
   static PartitionedMode mode_of(const RunSpec& spec, const PartitionedScenario& s) {
+    if (s.master && spec.realtime.paced())
+      throw InputError(s.file +
+                       ": the co-simulation master ([master]) runs unpaced: drop "
+                       "--realtime and --clock, or the [master] table");
     if (s.master && spec.method == SyncMethod::optimistic)
       throw InputError(s.file +
                        ": the co-simulation master ([master]) runs sequential or conservative; "

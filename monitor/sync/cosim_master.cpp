@@ -376,10 +376,6 @@ RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
   if (own_thread && watchers.observer) watchers.observer->monitor_trace(&monitor.trace());
   try {
     if (!s.master) throw InputError(s.file + ": no [master] table");
-    if (watchers.clock || watchers.injections)
-      throw InputError(s.file +
-                       ": the co-simulation master runs unpaced: drop --realtime "
-                       "and --clock, or the [master] table");
     Master(s, plan, deployment, recorder, control, concurrent, r, own_thread ? &monitor : nullptr)
         .run();
   } catch (const Error& e) {

@@ -63,6 +63,10 @@ TEST(CosimulationCli, WhatTheMasterCannotDoIsRefusedWithTheReason) {
   EXPECT_NE(err.find("the co-simulation master ([master]) runs sequential or conservative"),
             std::string::npos)
       << err;
+  EXPECT_EQ(run_kausal({"run", s, "--realtime", "1", "--out", (dir / "paced").string()}, dir.path(),
+                       &err),
+            2);
+  EXPECT_NE(err.find("runs unpaced"), std::string::npos) << err;
   ASSERT_EQ(run_kausal({"run", s, "--out", (dir / "seq").string()}, dir.path(), &err), 0) << err;
   EXPECT_EQ(run_kausal({"run", "--resume", (dir / "seq").string()}, dir.path(), &err), 2);
   EXPECT_NE(err.find("cannot be resumed"), std::string::npos) << err;
