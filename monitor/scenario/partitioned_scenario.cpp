@@ -107,14 +107,10 @@ class Reader {
   InputPredictor predictor(TableReader& r, InputPredictor p) {
     p.choose_order = r.flag("choose_order").value_or(p.choose_order);
     p.smooth = r.flag("smooth").value_or(p.smooth);
-    if (const auto how = r.text("calibration")) {
-      if (*how == "extrapolation")
-        p.calibration = Calibration::extrapolation;
-      else if (*how == "least-squares")
-        p.calibration = Calibration::least_squares;
-      else
-        r.fail("calibration", "must be \"extrapolation\" or \"least-squares\"");
-    }
+    p.calibration =
+        r.choice<Calibration>("calibration", {{"extrapolation", Calibration::extrapolation},
+                                              {"least-squares", Calibration::least_squares}})
+            .value_or(p.calibration);
     if (const auto threshold = r.number("order_threshold")) {
       if (!(*threshold > 0)) r.fail("order_threshold", "must be > 0");
       p.threshold = *threshold;
@@ -142,12 +138,10 @@ class Reader {
     m.max_ticks = ticks_of("max_step", r.number("max_step").value_or(s_.tick * m.step_ticks));
     if (m.min_ticks > m.step_ticks || m.step_ticks > m.max_ticks)
       r.fail("step", "must lie between min_step and max_step");
-    if (const auto exchange = r.text("exchange")) {
-      if (*exchange == "gauss-seidel")
-        m.exchange = ExchangeOrder::gauss_seidel;
-      else if (*exchange != "jacobi")
-        r.fail("exchange", "must be \"jacobi\" or \"gauss-seidel\"");
-    }
+    m.exchange =
+        r.choice<ExchangeOrder>("exchange", {{"jacobi", ExchangeOrder::jacobi},
+                                             {"gauss-seidel", ExchangeOrder::gauss_seidel}})
+            .value_or(m.exchange);
     const auto iterations = r.integer("iterations").value_or(0);
     if (iterations < 0 || iterations > 100) r.fail("iterations", "must be 0 to 100");
     m.iterations = static_cast<std::uint32_t>(iterations);
@@ -178,24 +172,13 @@ class Reader {
     if (!(c.max_growth >= 1)) r.fail("max_growth", "must be >= 1");
     c.max_shrink = r.number("max_shrink").value_or(c.max_shrink);
     if (!(c.max_shrink > 0 && c.max_shrink <= 1)) r.fail("max_shrink", "must be in (0, 1]");
-    if (const auto norm = r.text("norm")) {
-      if (*norm == "absolute")
-        c.norm = ErrorNorm::absolute;
-      else if (*norm == "relative")
-        c.norm = ErrorNorm::relative;
-      else if (*norm == "mixed")
-        c.norm = ErrorNorm::mixed;
-      else
-        r.fail("norm", "must be \"absolute\", \"relative\" or \"mixed\"");
-    }
-    if (const auto how = r.text("aggregation")) {
-      if (*how == "min")
-        c.aggregation = ErrorAggregation::min;
-      else if (*how == "mean")
-        c.aggregation = ErrorAggregation::mean;
-      else
-        r.fail("aggregation", "must be \"min\" or \"mean\"");
-    }
+    c.norm = r.choice<ErrorNorm>("norm", {{"absolute", ErrorNorm::absolute},
+                                          {"relative", ErrorNorm::relative},
+                                          {"mixed", ErrorNorm::mixed}})
+                 .value_or(c.norm);
+    c.aggregation = r.choice<ErrorAggregation>("aggregation", {{"min", ErrorAggregation::min},
+                                                               {"mean", ErrorAggregation::mean}})
+                        .value_or(c.aggregation);
   }
 
   const toml::array& tables(TableReader& top, const std::string& key, bool required) {

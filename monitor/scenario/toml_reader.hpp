@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "system/errors.hpp"
@@ -78,6 +80,23 @@ class TableReader {
     if (!node) return std::nullopt;
     if (!node->is_string()) fail(key, "must be a string");
     return node->value<std::string>().value();
+  }
+  // A string naming one of `names` (as files write them); nullopt if absent, else a failure
+  // that lists them.
+  template <typename E>
+  std::optional<E> choice(const std::string& key,
+                          std::initializer_list<std::pair<std::string_view, E>> names) {
+    const auto given = text(key);
+    if (!given) return std::nullopt;
+    std::string listed;
+    std::size_t k = 0;
+    for (const auto& [name, value] : names) {
+      if (*given == name) return value;
+      if (k > 0) listed += k + 1 == names.size() ? " or " : ", ";
+      listed.append(1, '"').append(name).append(1, '"');
+      ++k;
+    }
+    fail(key, "must be " + listed);
   }
   std::optional<bool> flag(const std::string& key) {
     const toml::node* node = take(key);
