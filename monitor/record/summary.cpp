@@ -55,7 +55,8 @@ std::string format_cosimulation(const CosimulationFigures& c, const MethodCounte
     << c.predictions_of_order[2] << "/" << c.predictions_of_order[3] << "\n";
   if (c.above_tolerance)
     o << "  warning       " << c.above_tolerance
-      << " macro steps kept at the smallest step with the prediction error above the tolerance\n";
+      << " macro steps kept with the prediction error above the tolerance (at the smallest "
+         "step, or a partition cannot repeat a step)\n";
   return o.str();
 }
 

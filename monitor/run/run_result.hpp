@@ -126,8 +126,10 @@ struct CosimulationFigures {
   // Communication points where an input jumps (value not continuous): where a variable-step
   // solver in the receiver would have to restart.
   std::uint64_t input_discontinuities = 0;
-  std::uint64_t above_tolerance = 0;  // accepted at the smallest step with the error above it
-  double min_step_s = 0;              // of the accepted macro steps
+  // Accepted with the error above the tolerance: at the smallest step, or with a partition
+  // that cannot repeat a step (an FMU without get/set state).
+  std::uint64_t above_tolerance = 0;
+  double min_step_s = 0;  // of the accepted macro steps
   double max_step_s = 0;
   std::array<std::uint64_t, 4> predictions_of_order{};  // shipped, per polynomial order
 };

@@ -75,6 +75,11 @@ class Master {
           std::min(max_ticks_, std::max(m_.grid_ticks, fits / m_.grid_ticks * m_.grid_ticks));
     }
     min_ticks_ = std::min(m_.min_ticks, max_ticks_);
+    // A partition whose model cannot restore its state (an FMU without get/set state) cannot
+    // repeat a step: the error control then only sets the next step (plan_partitions already
+    // refuses iterations for it).
+    can_roll_back_ = std::all_of(plan.unrestorable.begin(), plan.unrestorable.end(),
+                                 [](const std::string& why) { return why.empty(); });
     if (concurrent && m_.exchange == ExchangeOrder::jacobi && deployment.size() > 1)
       fan_out_.emplace(deployment.size());
   }
@@ -305,7 +310,7 @@ class Master {
     const double factor = control_factor(t, h, aggregate);
     if (m_.error_control && aggregate > 1) {
       const std::uint64_t smaller = on_grid(static_cast<double>(h) * factor);
-      if (smaller < h) {
+      if (smaller < h && can_roll_back_) {
         roll_back(t);
         ++figures_.rejected_steps;
         return macro_step(t, smaller);
@@ -352,6 +357,7 @@ class Master {
   std::vector<std::size_t> order_;
   std::vector<std::vector<StateBatch>> pending_;  // per partition: the current step's batches
   std::uint64_t min_ticks_ = 1, max_ticks_ = 1;
+  bool can_roll_back_ = true;
   std::optional<FanOut> fan_out_;
   std::mutex count_mutex_;
 };

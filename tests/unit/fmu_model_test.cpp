@@ -507,3 +507,55 @@ to = "sum.u"
 
 }  // namespace
 }  // namespace kausal
+
+namespace kausal {
+namespace {
+
+// An FMU that cannot restore its state is never rolled back by the master: its error control
+// only sets the next step, and iterating it is refused before the run.
+TEST(FmuPartitions, TheMasterNeverRepeatsAStepOfAnFmuWithoutGetSetState) {
+  const std::string text = R"(
+[run]
+t_end = 2.0
+hold = 1
+output_interval = 0.1
+[master]
+step = 0.1
+min_step = 0.01
+max_step = 0.1
+error_control = true
+rtol = 1e-6
+atol = 1e-9
+[[subsystem]]
+name = "vdp"
+model = "fmu"
+fmu = "@van_der_pol_no_state@"
+integrator = "rk4"
+h = 0.01
+[[subsystem]]
+name = "sum"
+model = "fmu"
+fmu = "@integrator@"
+kind = "co-simulation"
+integrator = "co-simulation"
+h = 0.01
+[[coupling]]
+from = "vdp.x0"
+to = "sum.u"
+)";
+  const Outcome o = testing::master(scenario(text));
+  ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
+  EXPECT_EQ(o.result.cosimulation->rejected_steps, 0u);
+  EXPECT_GT(o.result.cosimulation->above_tolerance, 0u);  // kept, and counted
+  EXPECT_EQ(o.result.partitions[0].stats.rollbacks, 0u);
+  EXPECT_NE(error_of([&] {
+              const PartitionedScenario s = scenario(text + "");
+              PartitionedScenario iterated = s;
+              iterated.master->iterations = 3;
+              plan_partitions(iterated, {});
+            }).find("The master's iterations roll partitions back"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kausal
