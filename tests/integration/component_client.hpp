@@ -63,7 +63,7 @@ struct WireComponents {
   idl::Integrator_var integrator = start_component<idl::Integrator>(integrator_process);
 
   static idl::MemberSetupSeq member(const std::string& model, const Parameters& parameters) {
-    return to_idl(std::vector<MemberRecipe>{{"a", model, parameters}});
+    return to_idl(std::vector<MemberRecipe>{{"a", model, parameters, {}}});
   }
   static idl::MemberSetupSeq pendulum_member(const std::string& model = "pendulum") {
     return member(model, {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}});
@@ -85,7 +85,7 @@ struct WireComponents {
     c.last_step = 10;
     c.x0 = Vector::Ones(1);
     c.output_size = 2;
-    c.channels = {{"x -> a.inflow", 0, 1}};
+    c.channels = {{"x -> a.inflow", 0, 1, InputSource::samples, {}}};
     return c;
   }
   // The Integrator set up for a pendulum chain, its System configured with one pendulum.

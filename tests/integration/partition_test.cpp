@@ -208,7 +208,7 @@ INSTANTIATE_TEST_SUITE_P(Partitions, PartitionKill, ::testing::Values("process",
 TEST(PartitionRecipe, BadIndicesAreNamed) {
   CompositeRecipe recipe;
   const Parameters p = {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}};
-  recipe.members = {{"a", "pendulum", p}, {"b", "pendulum", p}};
+  recipe.members = {{"a", "pendulum", p, {}}, {"b", "pendulum", p, {}}};
   recipe.links = {{0, 0, 5, 0}};
   try {
     build_composite("system-x", recipe);
