@@ -455,11 +455,22 @@ TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
 namespace kausal {
 namespace {
 
+// [run] and [master] given, then a Van der Pol FMU (`vdp_fmu` of tests/fmus) whose x0 a
+// co-simulation FMU integrates.
+PartitionedScenario van_der_pol_into_an_integrator(const std::string& tables,
+                                                   const std::string& vdp_fmu) {
+  return scenario(tables + "[[subsystem]]\nname = \"vdp\"\nmodel = \"fmu\"\nfmu = \"@" + vdp_fmu +
+                  "@\"\nintegrator = \"rk4\"\nh = 0.01\n[[subsystem]]\nname = \"sum\"\n"
+                  "model = \"fmu\"\nfmu = \"@integrator@\"\nkind = \"co-simulation\"\n"
+                  "integrator = \"co-simulation\"\nh = 0.01\n[[coupling]]\nfrom = \"vdp.x0\"\n"
+                  "to = \"sum.u\"\n");
+}
+
 // The co-simulation master iterates and rejects macro steps through the FMUs' saved states: a
 // model-exchange FMU (Van der Pol) feeds a co-simulation FMU (an integrator), both rolled back
 // by the master, with one digest in turn and at once.
 TEST(FmuPartitions, TheMasterRepeatsMacroStepsThroughTheFmusSavedStates) {
-  const PartitionedScenario s = scenario(R"(
+  const PartitionedScenario s = van_der_pol_into_an_integrator(R"(
 [run]
 t_end = 2.0
 hold = 2
@@ -474,23 +485,8 @@ iterations = 6
 error_control = true
 rtol = 1e-4
 atol = 1e-7
-[[subsystem]]
-name = "vdp"
-model = "fmu"
-fmu = "@van_der_pol@"
-integrator = "rk4"
-h = 0.01
-[[subsystem]]
-name = "sum"
-model = "fmu"
-fmu = "@integrator@"
-kind = "co-simulation"
-integrator = "co-simulation"
-h = 0.01
-[[coupling]]
-from = "vdp.x0"
-to = "sum.u"
-)");
+)",
+                                                               "van_der_pol");
   const Outcome in_turn = testing::master(s, false);
   ASSERT_EQ(in_turn.result.status, RunStatus::completed) << in_turn.result.error;
   const CosimulationFigures& f = *in_turn.result.cosimulation;
@@ -526,30 +522,15 @@ max_step = 0.1
 error_control = true
 rtol = 1e-6
 atol = 1e-9
-[[subsystem]]
-name = "vdp"
-model = "fmu"
-fmu = "@van_der_pol_no_state@"
-integrator = "rk4"
-h = 0.01
-[[subsystem]]
-name = "sum"
-model = "fmu"
-fmu = "@integrator@"
-kind = "co-simulation"
-integrator = "co-simulation"
-h = 0.01
-[[coupling]]
-from = "vdp.x0"
-to = "sum.u"
 )";
-  const Outcome o = testing::master(scenario(text));
+  const Outcome o = testing::master(van_der_pol_into_an_integrator(text, "van_der_pol_no_state"));
   ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
   EXPECT_EQ(o.result.cosimulation->rejected_steps, 0u);
   EXPECT_GT(o.result.cosimulation->above_tolerance, 0u);  // kept, and counted
   EXPECT_EQ(o.result.partitions[0].stats.rollbacks, 0u);
   EXPECT_NE(error_of([&] {
-              const PartitionedScenario s = scenario(text + "");
+              const PartitionedScenario s =
+                  van_der_pol_into_an_integrator(text, "van_der_pol_no_state");
               PartitionedScenario iterated = s;
               iterated.master->iterations = 3;
               plan_partitions(iterated, {});
