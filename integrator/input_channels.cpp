@@ -164,7 +164,7 @@ void InputChannels::bind(std::uint64_t n) {
       if (k < 0)
         throw ProtocolError(component_, c.spec.name + ": no prediction covers step " +
                                             std::to_string(n) + " (causal synchronisation)");
-      stencil_j_[i] = static_cast<std::uint64_t>(k);
+      stencil_polynomial_[i] = c.segments[static_cast<std::size_t>(k)].polynomial;
       continue;
     }
     const std::uint64_t j = sample_for_step(c, n);
@@ -183,11 +183,7 @@ void InputChannels::input_at(double t, Vector& u) const {
   for (std::size_t i = 0; i < channels_.size(); ++i) {
     const Channel& c = channels_[i];
     const std::uint64_t j = stencil_j_[i];
-    if (c.spec.source == InputSource::predictions) {
-      u[static_cast<Eigen::Index>(i)] = c.segments[j].polynomial.value(t);
-      continue;
-    }
-    if (!plain(c.spec.predictor)) {
+    if (c.spec.source == InputSource::predictions || !plain(c.spec.predictor)) {
       u[static_cast<Eigen::Index>(i)] = stencil_polynomial_[i].value(t);
       continue;
     }

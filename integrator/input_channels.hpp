@@ -164,7 +164,9 @@ class InputChannels {
   // The stencil of the bound step: per channel its newest sample index and order.
   std::vector<std::uint64_t> stencil_j_;
   std::vector<int> stencil_order_;
-  std::vector<Prediction> stencil_polynomial_;  // a predictor that is not the plain hold
+  // The bound step's input where it is a polynomial: the master's, or a predictor's that is
+  // not the plain hold.
+  std::vector<Prediction> stencil_polynomial_;
   PredictionStats stats_;
 };
 
