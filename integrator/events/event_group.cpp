@@ -1,0 +1,413 @@
+#include "integrator/events/event_group.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "system/errors.hpp"
+
+namespace kausal::des {
+
+namespace {
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+std::string describe(const EventModel& model, const Event& event) {
+  std::ostringstream text;
+  text << model.kind_name(event.kind) << " from " << model.component_name(event.key.source)
+       << " at t = " << event.key.time;
+  return text.str();
+}
+}  // namespace
+
+EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupId> owner,
+                       const GroupSettings& settings, GroupTransport* transport, CommitSink& sink)
+    : model_(model), self_(self), owner_(std::move(owner)), settings_(settings),
+      transport_(transport), sink_(sink), name_("event group " + std::to_string(self)) {
+  if (owner_.size() != model_.components())
+    throw ProtocolError(name_, "the placement names " + std::to_string(owner_.size()) +
+                                   " components, the model has " +
+                                   std::to_string(model_.components()));
+  for (const GroupId g : owner_) groups_ = std::max(groups_, g + 1);
+  if (groups_ > 1 && !transport_) throw ProtocolError(name_, "several groups need a transport");
+  local_index_.assign(owner_.size(), 0);
+  std::vector<ComponentId> mine;
+  std::vector<std::vector<ComponentId>> members(groups_);
+  for (ComponentId c = 0; c < owner_.size(); ++c) {
+    members[owner_[c]].push_back(c);
+    if (owner_[c] != self_) continue;
+    local_index_[c] = static_cast<std::uint32_t>(lps_.size());
+    lps_.emplace_back(c, model_.initial_state(c), settings_.saving);
+    mine.push_back(c);
+  }
+  last_processed_.assign(lps_.size(), EventKey{-infinity, 0, 0});
+  outgoing_.resize(groups_);
+  channel_.resize(groups_);
+  out_lookahead_.resize(groups_);
+  sent_guarantee_.assign(groups_, -infinity);
+  for (GroupId g = 0; g < groups_; ++g) {
+    if (g == self_) continue;
+    // Before it says anything, a group's components are at time 0 and can send nothing
+    // earlier than their links' lookahead.
+    channel_[g] = smallest_lookahead(model_, members[g], mine);
+    out_lookahead_[g] = smallest_lookahead(model_, mine, members[g]);
+  }
+  for (auto& counts : sent_in_colour_) counts.assign(groups_, 0);
+  safe_ = infinity;
+  for (const auto& c : channel_)
+    if (c) safe_ = std::min(safe_, *c);
+}
+
+void EventGroup::run() {
+  start_components();
+  if (settings_.sync == GroupSync::conservative) send_guarantees();
+  flush();
+  while (!stopped_) {
+    const std::size_t received = transport_ ? receive(std::chrono::microseconds(0)) : 0;
+    if (stopped_) break;
+    const std::size_t processed = process_batch();
+    if (settings_.sync == GroupSync::conservative)
+      send_guarantees();
+    else
+      gvt_duties(processed == 0 && received == 0);
+    flush();
+    if (finished()) break;
+    if (processed == 0 && received == 0) wait_for_messages();
+  }
+  if (settings_.sync == GroupSync::conservative && transport_ && !stopped_)
+    transport_->finished(self_);
+}
+
+void EventGroup::start_components() {
+  for (LogicalProcess& lp : lps_) {
+    outbox_.clear();
+    EventContext context(model_, lp.id(), 0.0, lp.state(), outbox_);
+    model_.start(context);
+    for (const Event& event : outbox_) route(event);
+  }
+}
+
+std::size_t EventGroup::process_batch() {
+  std::size_t processed = 0;
+  while (processed < settings_.batch && !pending_.empty() && may_process(*pending_.begin())) {
+    process_next();
+    ++processed;
+  }
+  return processed;
+}
+
+bool EventGroup::may_process(const Event& next) const {
+  if (!(next.key.time < settings_.end)) return false;
+  if (settings_.sync == GroupSync::optimistic) return next.key.time < gvt_ + settings_.window;
+  return next.key.time < safe_ || (permit_ && next.key <= *permit_);
+}
+
+void EventGroup::process_next() {
+  const Event event = *pending_.begin();
+  pending_.erase(pending_.begin());
+  const std::uint32_t index = local_index_[event.destination];
+  LogicalProcess& lp = lps_[index];
+  const bool optimistic = settings_.sync == GroupSync::optimistic;
+  UndoLog* undo = optimistic ? lp.save_before(event) : nullptr;
+  outbox_.clear();
+  EventContext context(model_, lp.id(), event.key.time, lp.state(), outbox_, undo);
+  model_.handle(event, context);
+  ++lp.figures().processed;
+  if (optimistic) {
+    lp.close_entry();
+    for (const Event& sent : outbox_) lp.record_sent(sent);
+    ++events_since_round_;
+  } else {
+    last_processed_[index] = event.key;
+    if (permit_ && event.key == *permit_) {
+      permit_.reset();
+      ++figures_.permits;
+    }
+    commit(lp.id(), event);
+  }
+  for (const Event& sent : outbox_) route(sent);
+}
+
+void EventGroup::commit(ComponentId component, const Event& event) {
+  sink_.committed(component, event);
+  if (settings_.sync == GroupSync::conservative) ++local(component).figures().committed;
+}
+
+void EventGroup::route(const Event& event) {
+  const GroupId to = owner_[event.destination];
+  if (to == self_)
+    deliver(event);
+  else
+    post(to, MessageKind::event, event);
+}
+
+void EventGroup::post(GroupId to, MessageKind kind, const Event& event) {
+  GroupMessage message;
+  message.kind = kind;
+  message.from = self_;
+  message.colour = epoch_;
+  message.event = event;
+  outgoing_[to].push_back(std::move(message));
+  ++figures_.messages;
+  if (settings_.sync == GroupSync::optimistic) {
+    ++sent_in_colour_[epoch_ % 2][to];
+    red_minimum_ = std::min(red_minimum_, event.key.time);
+  }
+}
+
+void EventGroup::deliver(const Event& event) {
+  const std::uint32_t index = local_index_[event.destination];
+  LogicalProcess& lp = lps_[index];
+  if (settings_.sync == GroupSync::optimistic) {
+    if (lp.processed_since(event.key)) {
+      ++lp.figures().stragglers;
+      rollback(lp, event.key);
+    }
+  } else if (event.key < last_processed_[index]) {
+    throw ProtocolError(name_, "causality violation: " + describe(model_, event) + " for " +
+                                   model_.component_name(lp.id()) +
+                                   " arrived after a later event was processed");
+  }
+  pending_.insert(event);
+}
+
+void EventGroup::cancel(const Event& event) {
+  LogicalProcess& lp = local(event.destination);
+  if (lp.processed_since(event.key)) rollback(lp, event.key);
+  const auto it = pending_.find(event.key);
+  if (it == pending_.end())
+    throw ProtocolError(name_, "an anti-message cancels " + describe(model_, event) +
+                                   ", which " + model_.component_name(lp.id()) +
+                                   " never received");
+  pending_.erase(it);
+}
+
+void EventGroup::rollback(LogicalProcess& lp, const EventKey& key) {
+  ++lp.figures().rollbacks;
+  while (lp.processed_since(key)) {
+    LogicalProcess::Undone undone = lp.undo_newest();
+    pending_.insert(undone.event);
+    // Aggressive cancellation: everything the undone event sent is withdrawn now.
+    for (const Event& sent : undone.sent) {
+      ++lp.figures().anti_messages;
+      const GroupId to = owner_[sent.destination];
+      if (to == self_)
+        cancel(sent);
+      else
+        post(to, MessageKind::anti_event, sent);
+    }
+  }
+}
+
+std::size_t EventGroup::receive(std::chrono::microseconds wait) {
+  inbox_.clear();
+  figures_.blocked_seconds += transport_->receive(self_, inbox_, wait);
+  for (GroupMessage& message : inbox_) handle(message);
+  return inbox_.size();
+}
+
+void EventGroup::handle(GroupMessage& message) {
+  switch (message.kind) {
+    case MessageKind::event:
+      ++received_in_colour_[message.colour % 2];
+      deliver(message.event);
+      break;
+    case MessageKind::anti_event:
+      ++received_in_colour_[message.colour % 2];
+      cancel(message.event);
+      break;
+    case MessageKind::guarantee:
+      set_guarantee(message.from, message.time);
+      break;
+    case MessageKind::gvt_token:
+      handle_token(std::move(message.token));
+      break;
+    case MessageKind::gvt:
+      apply_gvt(message.time);
+      break;
+    case MessageKind::lower_bound:
+      for (GroupId g = 0; g < groups_; ++g)
+        if (channel_[g]) set_guarantee(g, message.time);
+      break;
+    case MessageKind::stop:
+      stopped_ = true;
+      break;
+  }
+}
+
+void EventGroup::flush() {
+  if (!transport_) return;
+  for (GroupId g = 0; g < groups_; ++g)
+    if (!outgoing_[g].empty()) transport_->send(g, outgoing_[g]);
+}
+
+bool EventGroup::finished() const {
+  if (settings_.sync == GroupSync::optimistic) return gvt_ >= settings_.end;
+  return lower_bound() >= settings_.end;
+}
+
+void EventGroup::wait_for_messages() {
+  constexpr auto patience = std::chrono::milliseconds(50);
+  if (settings_.sync == GroupSync::optimistic) {
+    // Group 0 starts the GVT rounds that end an idle spell; the others just listen.
+    receive(self_ == 0 ? std::chrono::microseconds(500) : patience);
+    return;
+  }
+  BlockedGroup state;
+  if (!pending_.empty() && pending_.begin()->key.time < settings_.end)
+    state.next = pending_.begin()->key;
+  state.safe = safe_;
+  for (GroupId g = 0; g < groups_; ++g)
+    if (channel_[g] && *channel_[g] == safe_) {
+      state.waits_for = g;
+      break;
+    }
+  transport_->blocked(self_, state);
+  std::size_t received = 0;
+  while (!stopped_ && received == 0) {
+    received = receive(patience);
+    if ((permit_ = transport_->take_permit(self_))) break;
+  }
+  transport_->unblocked(self_);
+}
+
+// ---- conservative ----------------------------------------------------------------------
+
+void EventGroup::set_guarantee(GroupId from, double time) {
+  if (from >= groups_ || !channel_[from])
+    throw ProtocolError(name_, "a guarantee from group " + std::to_string(from) +
+                                   ", which has no link to this group");
+  if (time <= *channel_[from]) return;  // guarantees only grow
+  channel_[from] = time;
+  safe_ = infinity;
+  for (const auto& c : channel_)
+    if (c) safe_ = std::min(safe_, *c);
+}
+
+double EventGroup::lower_bound() const {
+  // The earliest event this group may still process: its next pending one below the end,
+  // or one that arrives at or after its safe time.
+  double bound = safe_;
+  if (!pending_.empty() && pending_.begin()->key.time < settings_.end)
+    bound = std::min(bound, pending_.begin()->key.time);
+  return bound;
+}
+
+void EventGroup::send_guarantees() {
+  if (!transport_) return;
+  const double bound = lower_bound();
+  for (GroupId g = 0; g < groups_; ++g) {
+    if (!out_lookahead_[g]) continue;
+    const double guarantee = bound + *out_lookahead_[g];
+    if (!(guarantee > sent_guarantee_[g])) continue;
+    sent_guarantee_[g] = guarantee;
+    GroupMessage message;
+    message.kind = MessageKind::guarantee;
+    message.from = self_;
+    message.time = guarantee;
+    outgoing_[g].push_back(std::move(message));
+    ++figures_.null_messages;
+  }
+}
+
+// ---- optimistic: Mattern's GVT -----------------------------------------------------------
+//
+// Every event and anti-event carries the colour (GVT epoch) of its sender. Round 1 of the
+// token turns each group to the new colour and sums what each sent in the old colour, per
+// receiver. Round 2 waits at each group until everything of the old colour sent to it has
+// arrived, then takes the minimum of its pending events and of everything it sent in the
+// new colour. No event below that minimum can be in transit or pending anywhere: it is GVT.
+
+void EventGroup::gvt_duties(bool idle) {
+  if (held_token_) try_release_token();
+  if (self_ == 0 && !round_running_ && (idle || events_since_round_ >= settings_.gvt_interval))
+    start_gvt_round();
+  figures_.peak_uncommitted = std::max(figures_.peak_uncommitted, [&] {
+    std::size_t total = 0;
+    for (const LogicalProcess& lp : lps_) total += lp.uncommitted();
+    return total;
+  }());
+}
+
+void EventGroup::start_gvt_round() {
+  round_running_ = true;
+  events_since_round_ = 0;
+  GvtToken token;
+  token.epoch = epoch_ + 1;
+  token.in_transit.assign(groups_, 0);
+  token.minimum = infinity;
+  cut_one(token);
+  forward_token(std::move(token));
+}
+
+void EventGroup::cut_one(GvtToken& token) {
+  const std::uint64_t old = epoch_;
+  epoch_ = token.epoch;
+  for (GroupId g = 0; g < groups_; ++g) {
+    token.in_transit[g] += sent_in_colour_[old % 2][g];
+    sent_in_colour_[old % 2][g] = 0;
+  }
+  red_minimum_ = infinity;
+}
+
+void EventGroup::handle_token(GvtToken token) {
+  if (token.round == 1 && self_ != 0) {
+    cut_one(token);
+    forward_token(std::move(token));
+    return;
+  }
+  if (token.round == 2 && self_ == 0) {
+    round_running_ = false;
+    ++figures_.gvt_rounds;
+    apply_gvt(token.minimum);
+    for (GroupId g = 1; g < groups_; ++g) {
+      GroupMessage message;
+      message.kind = MessageKind::gvt;
+      message.from = self_;
+      message.time = token.minimum;
+      outgoing_[g].push_back(std::move(message));
+    }
+    return;
+  }
+  token.round = 2;  // round 1 came back to group 0, or round 2 reached another group
+  held_token_ = std::move(token);
+  try_release_token();
+}
+
+void EventGroup::try_release_token() {
+  GvtToken& token = *held_token_;
+  const std::uint64_t old = token.epoch - 1;
+  if (received_in_colour_[old % 2] < token.in_transit[self_]) return;
+  if (received_in_colour_[old % 2] > token.in_transit[self_])
+    throw ProtocolError(name_, "received more events of an old colour than were sent");
+  received_in_colour_[old % 2] = 0;
+  token.minimum = std::min({token.minimum, local_minimum(), red_minimum_});
+  GvtToken released = std::move(token);
+  held_token_.reset();
+  forward_token(std::move(released));
+}
+
+void EventGroup::forward_token(GvtToken token) {
+  const GroupId next = (self_ + 1) % groups_;
+  if (next == self_) {  // alone: the token comes straight back
+    handle_token(std::move(token));
+    return;
+  }
+  GroupMessage message;
+  message.kind = MessageKind::gvt_token;
+  message.from = self_;
+  message.token = std::move(token);
+  outgoing_[next].push_back(std::move(message));
+}
+
+double EventGroup::local_minimum() const {
+  return pending_.empty() ? infinity : pending_.begin()->key.time;
+}
+
+void EventGroup::apply_gvt(double gvt) {
+  if (gvt <= gvt_) return;
+  gvt_ = gvt;
+  figures_.gvt = std::min(gvt, settings_.end);
+  for (LogicalProcess& lp : lps_)
+    lp.fossil_collect(gvt, [&](const Event& event) { sink_.committed(lp.id(), event); });
+}
+
+}  // namespace kausal::des

@@ -1,0 +1,145 @@
+#pragma once
+// An event group: the discrete-event components one thread (or one process) executes, with
+// one list of pending events in the order of EventKey (docs/events.md). Groups exchange
+// events peer to peer through a GroupTransport and synchronise either conservatively
+// (Chandy–Misra–Bryant guarantees, sent as null messages, with a deadlock watch) or
+// optimistically (Time Warp: state saving, rollback, anti-messages, Mattern's GVT, fossil
+// collection and a window that bounds optimism). One group alone, conservative, is the
+// sequential engine: no links in, nothing to wait for, nothing saved.
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "integrator/events/group_transport.hpp"
+#include "integrator/events/logical_process.hpp"
+
+namespace kausal::des {
+
+enum class GroupSync : std::uint8_t { conservative, optimistic };
+
+struct GroupSettings {
+  GroupSync sync = GroupSync::conservative;
+  double end = 0;  // events with a time below `end` are processed, the rest stay pending
+  // Optimistic: only events below GVT + window are processed, which bounds the state
+  // lists and the work a rollback can undo.
+  double window = std::numeric_limits<double>::infinity();
+  StateSaving saving = StateSaving::full;
+  std::uint32_t batch = 256;          // events between looks at the mailbox
+  std::uint64_t gvt_interval = 4096;  // events group 0 processes between GVT rounds
+};
+
+struct GroupFigures {
+  std::uint64_t messages = 0;       // events and anti-events sent to other groups
+  std::uint64_t null_messages = 0;  // guarantees sent
+  std::uint64_t gvt_rounds = 0;
+  std::uint64_t permits = 0;  // events processed by permission of the deadlock watch
+  double blocked_seconds = 0;  // waiting for a message with nothing to do
+  double gvt = 0;               // the last GVT this group knew
+  std::size_t peak_uncommitted = 0;  // the longest processed list, summed over components
+};
+
+// Receives every committed event of a component, oldest first.
+class CommitSink {
+ public:
+  virtual ~CommitSink() = default;
+  virtual void committed(ComponentId component, const Event& event) = 0;
+};
+
+class EventGroup {
+ public:
+  // `owner[c]` is the group of component c; this group runs those with owner == self.
+  // `transport` may be null when there is one group.
+  EventGroup(const EventModel& model, GroupId self, std::vector<GroupId> owner,
+             const GroupSettings& settings, GroupTransport* transport, CommitSink& sink);
+
+  // Runs until the end time is committed everywhere, or a stop message arrives. Throws
+  // what a handler throws (ModelError) and ProtocolError for a message that breaks the
+  // protocol; the caller stops the other groups.
+  void run();
+  bool stopped() const { return stopped_; }
+
+  const std::vector<LogicalProcess>& components() const { return lps_; }
+  const GroupFigures& figures() const { return figures_; }
+
+ private:
+  struct ByKey {
+    using is_transparent = void;
+    bool operator()(const Event& a, const Event& b) const { return a.key < b.key; }
+    bool operator()(const Event& a, const EventKey& b) const { return a.key < b; }
+    bool operator()(const EventKey& a, const Event& b) const { return a < b.key; }
+  };
+
+  LogicalProcess& local(ComponentId c) { return lps_[local_index_[c]]; }
+  void start_components();
+  std::size_t process_batch();
+  bool may_process(const Event& next) const;
+  void process_next();
+  void route(const Event& event);
+  void post(GroupId to, MessageKind kind, const Event& event);
+  void deliver(const Event& event);
+  void cancel(const Event& event);
+  void rollback(LogicalProcess& lp, const EventKey& key);
+  void commit(ComponentId component, const Event& event);
+  void handle(GroupMessage& message);
+  void flush();
+  bool finished() const;
+  void wait_for_messages();
+  std::size_t receive(std::chrono::microseconds wait);
+
+  // Conservative.
+  void set_guarantee(GroupId from, double time);
+  double lower_bound() const;
+  void send_guarantees();
+
+  // Optimistic (Mattern's GVT; group 0 starts each computation).
+  void gvt_duties(bool idle);
+  void start_gvt_round();
+  void handle_token(GvtToken token);
+  void cut_one(GvtToken& token);
+  void try_release_token();
+  void forward_token(GvtToken token);
+  void apply_gvt(double gvt);
+  double local_minimum() const;
+
+  const EventModel& model_;
+  GroupId self_;
+  std::vector<GroupId> owner_;
+  std::uint32_t groups_ = 1;
+  GroupSettings settings_;
+  GroupTransport* transport_;
+  CommitSink& sink_;
+  std::string name_;
+
+  std::vector<LogicalProcess> lps_;
+  std::vector<std::uint32_t> local_index_;
+  std::vector<EventKey> last_processed_;  // conservative: per local component
+  std::set<Event, ByKey> pending_;
+  std::vector<Event> outbox_;
+  std::vector<std::vector<GroupMessage>> outgoing_;
+  std::vector<GroupMessage> inbox_;
+  bool stopped_ = false;
+  GroupFigures figures_;
+
+  // Conservative: the guarantee of each group with a link to this one, their minimum,
+  // the lookahead of this group's links to each group and the guarantee last sent there.
+  std::vector<std::optional<double>> channel_;
+  double safe_ = std::numeric_limits<double>::infinity();
+  std::vector<std::optional<double>> out_lookahead_;
+  std::vector<double> sent_guarantee_;
+  std::optional<EventKey> permit_;
+
+  // Optimistic.
+  double gvt_ = 0;
+  std::uint64_t epoch_ = 0;
+  std::vector<std::int64_t> sent_in_colour_[2];
+  std::int64_t received_in_colour_[2] = {0, 0};
+  double red_minimum_ = std::numeric_limits<double>::infinity();
+  std::optional<GvtToken> held_token_;
+  bool round_running_ = false;
+  std::uint64_t events_since_round_ = 0;
+};
+
+}  // namespace kausal::des

@@ -1,0 +1,42 @@
+#include "monitor/record/event_recorder.hpp"
+
+#include <cstring>
+
+namespace kausal {
+
+EventRecorder::EventRecorder(std::size_t components) : count_(components, 0) {
+  sha_.reserve(components);
+  for (std::size_t c = 0; c < components; ++c) sha_.push_back(std::make_unique<Sha256>());
+}
+
+void EventRecorder::committed(des::ComponentId component, const des::Event& event) {
+  static_assert(std::endian::native == std::endian::little, "the digest is little-endian");
+  unsigned char record[24];
+  std::memcpy(record, &event.key.time, 8);
+  std::memcpy(record + 8, &component, 4);
+  std::memcpy(record + 12, &event.kind, 4);
+  std::memcpy(record + 16, &event.value, 8);
+  sha_[component]->update(record, sizeof record);
+  ++count_[component];
+}
+
+std::string EventRecorder::component_digest(des::ComponentId component) const {
+  return sha_.at(component)->hex();
+}
+
+std::string EventRecorder::digest() const {
+  Sha256 run;
+  for (const auto& sha : sha_) {
+    const std::string hex = sha->hex();
+    run.update(hex.data(), hex.size());
+  }
+  return run.hex();
+}
+
+std::uint64_t EventRecorder::committed_events() const {
+  std::uint64_t total = 0;
+  for (const auto n : count_) total += n;
+  return total;
+}
+
+}  // namespace kausal

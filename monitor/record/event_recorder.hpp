@@ -1,0 +1,30 @@
+#pragma once
+// The committed result of a discrete-event run (docs/events.md): per component, a SHA-256
+// over its committed events in the order it processed them — time (IEEE double), the
+// component, the event kind (uint32), the payload (double), little-endian — and the run's
+// digest, a SHA-256 over the components' hex digests in component order. Each component is
+// committed by one thread, so the recorder needs no lock; the digest is the same whatever
+// the method, the number of groups or the placement.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "integrator/events/event_group.hpp"
+#include "monitor/record/trajectory_recorder.hpp"
+
+namespace kausal {
+
+class EventRecorder final : public des::CommitSink {
+ public:
+  explicit EventRecorder(std::size_t components);
+  void committed(des::ComponentId component, const des::Event& event) override;
+  std::string component_digest(des::ComponentId component) const;
+  std::string digest() const;
+  std::uint64_t committed_events() const;
+
+ private:
+  std::vector<std::unique_ptr<Sha256>> sha_;
+  std::vector<std::uint64_t> count_;
+};
+
+}  // namespace kausal

@@ -1,0 +1,127 @@
+#include "monitor/sync/event_run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include "monitor/record/event_recorder.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+
+using namespace des;
+
+namespace {
+
+void check(const EventModel& model, const EventRunSpec& spec) {
+  if (model.components() == 0) throw InputError(model.name() + ": the model has no components");
+  if (!(std::isfinite(spec.end) && spec.end > 0))
+    throw InputError("end: must be a positive, finite time");
+  if (spec.method != SyncMethod::sequential &&
+      (spec.groups < 1 || spec.groups > model.components()))
+    throw InputError("groups: must be between 1 and the number of components (" +
+                     std::to_string(model.components()) + ")");
+  if (!(spec.window > 0)) throw InputError("window: must be positive");
+  if (spec.batch < 1) throw InputError("batch: must be at least 1");
+  if (spec.gvt_interval < 1) throw InputError("gvt_interval: must be at least 1");
+}
+
+std::string group_name(const EventModel& model, const std::vector<GroupId>& owner, GroupId g) {
+  std::vector<ComponentId> members;
+  for (ComponentId c = 0; c < owner.size(); ++c)
+    if (owner[c] == g) members.push_back(c);
+  if (members.size() == 1) return model.component_name(members.front());
+  return "group " + std::to_string(g) + " (" + model.component_name(members.front()) + " … " +
+         model.component_name(members.back()) + ")";
+}
+
+}  // namespace
+
+std::vector<GroupId> contiguous_groups(std::size_t components, std::uint32_t groups) {
+  std::vector<GroupId> owner(components);
+  const std::size_t base = components / groups, larger = components % groups;
+  std::size_t c = 0;
+  for (GroupId g = 0; g < groups; ++g)
+    for (std::size_t n = 0; n < base + (g < larger ? 1 : 0); ++n) owner[c++] = g;
+  return owner;
+}
+
+des::ComponentFigures EventRunResult::total() const {
+  ComponentFigures sum;
+  for (const auto& c : components) {
+    sum.processed += c.processed;
+    sum.committed += c.committed;
+    sum.rolled_back += c.rolled_back;
+    sum.rollbacks += c.rollbacks;
+    sum.stragglers += c.stragglers;
+    sum.anti_messages += c.anti_messages;
+  }
+  return sum;
+}
+
+double EventRunResult::committed_per_second() const {
+  return wall_seconds > 0 ? static_cast<double>(total().committed) / wall_seconds : 0.0;
+}
+
+double EventRunResult::efficiency() const {
+  const auto sum = total();
+  return sum.processed ? static_cast<double>(sum.committed) / static_cast<double>(sum.processed)
+                       : 1.0;
+}
+
+EventRunResult run_events(const EventModel& model, const EventRunSpec& spec) {
+  check(model, spec);
+  const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
+  const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
+  GroupSettings settings;
+  settings.sync =
+      spec.method == SyncMethod::optimistic ? GroupSync::optimistic : GroupSync::conservative;
+  settings.end = spec.end;
+  settings.window = spec.window;
+  settings.saving = spec.saving;
+  settings.batch = spec.batch;
+  settings.gvt_interval = spec.gvt_interval;
+
+  EventRecorder recorder(model.components());
+  MailboxExchange exchange(groups, spec.deadlock,
+                           [&](GroupId g) { return group_name(model, owner, g); });
+  GroupTransport* transport = groups > 1 || settings.sync == GroupSync::optimistic ? &exchange
+                                                                                   : nullptr;
+  std::vector<std::unique_ptr<EventGroup>> members;
+  for (GroupId g = 0; g < groups; ++g)
+    members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder));
+
+  std::vector<std::exception_ptr> errors(groups);
+  const auto begin = std::chrono::steady_clock::now();
+  const auto run_group = [&](GroupId g) {
+    try {
+      members[g]->run();
+    } catch (const std::exception& e) {
+      errors[g] = std::current_exception();
+      exchange.stop_all(e.what());
+    }
+  };
+  if (groups == 1) {
+    run_group(0);
+  } else {
+    std::vector<std::jthread> threads;
+    for (GroupId g = 0; g < groups; ++g) threads.emplace_back(run_group, g);
+  }
+  EventRunResult result;
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+  result.deadlocks = exchange.deadlocks();
+  if (const auto failure = exchange.failure()) throw SimulationError(*failure);
+  for (const auto& member : members) {
+    result.groups.push_back(member->figures());
+    for (const auto& lp : member->components()) result.components.push_back(lp.figures());
+  }
+  result.digest = recorder.digest();
+  return result;
+}
+
+}  // namespace kausal

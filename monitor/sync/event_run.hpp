@@ -1,0 +1,49 @@
+#pragma once
+// Runs a discrete-event model in this process (docs/events.md): sequential on this
+// thread, or conservative / optimistic with the components split into event groups, one
+// thread each, that exchange events peer to peer through mailboxes. The same groups run in
+// component processes over CORBA; this is the one-process form the tests and the
+// benchmarks use.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "integrator/events/event_group.hpp"
+#include "integrator/events/mailbox_exchange.hpp"
+#include "monitor/run/run_kind.hpp"
+
+namespace kausal {
+
+struct EventRunSpec {
+  SyncMethod method = SyncMethod::sequential;
+  std::uint32_t groups = 2;  // conservative and optimistic: threads, contiguous blocks
+  double end = 0;            // events below `end` are committed
+  double window = std::numeric_limits<double>::infinity();  // optimistic
+  des::StateSaving saving = des::StateSaving::full;          // optimistic
+  des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;  // conservative
+  std::uint32_t batch = 256;
+  std::uint64_t gvt_interval = 4096;
+};
+
+struct EventRunResult {
+  std::string digest;
+  double wall_seconds = 0;
+  std::vector<des::ComponentFigures> components;
+  std::vector<des::GroupFigures> groups;
+  std::uint64_t deadlocks = 0;  // found by the watch (recovered from, or the one that failed)
+
+  des::ComponentFigures total() const;
+  double committed_per_second() const;
+  double efficiency() const;  // committed / processed
+};
+
+// Which group runs component c of n in g groups: contiguous blocks, the first n % g one
+// larger.
+std::vector<des::GroupId> contiguous_groups(std::size_t components, std::uint32_t groups);
+
+// Throws InputError for a bad spec, SimulationError for a deadlock (policy fail), and
+// what a component throws (ModelError, ProtocolError), after every group has stopped.
+EventRunResult run_events(const des::EventModel& model, const EventRunSpec& spec);
+
+}  // namespace kausal
