@@ -27,8 +27,8 @@ struct GroupSettings {
   // lists and the work a rollback can undo.
   double window = std::numeric_limits<double>::infinity();
   StateSaving saving = StateSaving::full;
-  std::uint32_t batch = 256;          // events between looks at the mailbox
-  std::uint64_t gvt_interval = 4096;  // events group 0 processes between GVT rounds
+  std::uint32_t batch = 64;           // events between looks at the mailbox
+  std::uint64_t gvt_interval = 1024;  // events group 0 processes between GVT rounds
 };
 
 struct GroupFigures {

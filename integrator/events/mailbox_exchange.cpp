@@ -13,6 +13,7 @@ MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
 
 void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
   Mailbox& box = boxes_.at(to);
+  bool sleeping = false;
   {
     std::lock_guard lock(box.mutex);
     if (box.messages.empty())
@@ -20,23 +21,35 @@ void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
     else
       box.messages.insert(box.messages.end(), std::make_move_iterator(batch.begin()),
                           std::make_move_iterator(batch.end()));
+    box.mail.store(true, std::memory_order_release);
+    sleeping = box.sleeping;
   }
   batch.clear();
-  box.arrived.notify_one();
+  if (sleeping) box.arrived.notify_one();
 }
 
 double MailboxExchange::receive(GroupId self, std::vector<GroupMessage>& into,
                                 std::chrono::microseconds wait) {
+  constexpr int spins = 4000;  // about 20–50 µs of pause instructions
   Mailbox& box = boxes_.at(self);
-  std::unique_lock lock(box.mutex);
   double waited = 0;
+  const bool idle = !box.mail.load(std::memory_order_acquire);
+  const auto begin = idle && wait.count() > 0 ? std::chrono::steady_clock::now()
+                                              : std::chrono::steady_clock::time_point{};
+  if (idle && wait.count() > 0)
+    for (int n = 0; n < spins && !box.mail.load(std::memory_order_acquire); ++n)
+      __builtin_ia32_pause();
+  std::unique_lock lock(box.mutex);
   if (box.messages.empty() && !box.wake && wait.count() > 0) {
-    const auto begin = std::chrono::steady_clock::now();
+    box.sleeping = true;
     box.arrived.wait_for(lock, wait, [&] { return !box.messages.empty() || box.wake; });
-    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    box.sleeping = false;
   }
+  if (idle && wait.count() > 0)
+    waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   if (box.wake || !box.messages.empty()) box.blocked = false;
   box.wake = false;
+  box.mail.store(false, std::memory_order_relaxed);
   if (into.empty())
     into.swap(box.messages);
   else {
@@ -53,6 +66,7 @@ void MailboxExchange::wake(GroupId group) {
     std::lock_guard lock(box.mutex);
     box.wake = true;
     box.blocked = false;
+    box.mail.store(true, std::memory_order_release);
   }
   box.arrived.notify_one();
 }

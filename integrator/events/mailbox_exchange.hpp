@@ -1,6 +1,7 @@
 #pragma once
 // The GroupTransport of groups in one process: a mailbox per group, and the deadlock
 // watch of conservative runs, which can see every mailbox at once.
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -42,6 +43,10 @@ class MailboxExchange final : public GroupTransport {
     std::condition_variable arrived;
     std::vector<GroupMessage> messages;
     bool wake = false;
+    bool sleeping = false;  // the owner waits on `arrived`: a sender must notify
+    // Messages or a wake-up are waiting: the owner spins on this before it sleeps, since
+    // waking a sleeping thread on another core costs tens of microseconds here.
+    std::atomic<bool> mail{false};
     // Set by blocked() under the watch's lock, cleared the moment the group takes a
     // message or a wake-up: the watch never sees a group blocked that has work in hand.
     bool blocked = false;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <thread>
 
@@ -23,7 +24,7 @@ void check(const EventModel& model, const EventRunSpec& spec) {
       (spec.groups < 1 || spec.groups > model.components()))
     throw InputError("groups: must be between 1 and the number of components (" +
                      std::to_string(model.components()) + ")");
-  if (!(spec.window > 0)) throw InputError("window: must be positive");
+  if (spec.window && !(*spec.window > 0)) throw InputError("window: must be positive");
   if (spec.batch < 1) throw InputError("batch: must be at least 1");
   if (spec.gvt_interval < 1) throw InputError("gvt_interval: must be at least 1");
 }
@@ -46,6 +47,15 @@ std::vector<GroupId> contiguous_groups(std::size_t components, std::uint32_t gro
   for (GroupId g = 0; g < groups; ++g)
     for (std::size_t n = 0; n < base + (g < larger ? 1 : 0); ++n) owner[c++] = g;
   return owner;
+}
+
+double default_window(const EventModel& model) {
+  double smallest = std::numeric_limits<double>::infinity();
+  const auto n = static_cast<ComponentId>(model.components());
+  for (ComponentId i = 0; i < n; ++i)
+    for (ComponentId j = 0; j < n; ++j)
+      if (const auto l = model.lookahead(i, j); l && *l > 0) smallest = std::min(smallest, *l);
+  return 4 * smallest;
 }
 
 des::ComponentFigures EventRunResult::total() const {
@@ -79,7 +89,7 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec) {
   settings.sync =
       spec.method == SyncMethod::optimistic ? GroupSync::optimistic : GroupSync::conservative;
   settings.end = spec.end;
-  settings.window = spec.window;
+  settings.window = spec.window ? *spec.window : default_window(model);
   settings.saving = spec.saving;
   settings.batch = spec.batch;
   settings.gvt_interval = spec.gvt_interval;

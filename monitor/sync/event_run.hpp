@@ -6,6 +6,7 @@
 // benchmarks use.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,18 @@ struct EventRunSpec {
   SyncMethod method = SyncMethod::sequential;
   std::uint32_t groups = 2;  // conservative and optimistic: threads, contiguous blocks
   double end = 0;            // events below `end` are committed
-  double window = std::numeric_limits<double>::infinity();  // optimistic
+  // Optimistic: events below GVT + window are processed. Default: 4 × the smallest
+  // positive lookahead of the model's links (unbounded when every lookahead is 0), which
+  // keeps PHOLD's groups within a few rollbacks of each other (docs/performance.md).
+  std::optional<double> window;
   des::StateSaving saving = des::StateSaving::full;          // optimistic
   des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;  // conservative
-  std::uint32_t batch = 256;
-  std::uint64_t gvt_interval = 4096;
+  std::uint32_t batch = 64;             // events between looks at the mailbox
+  std::uint64_t gvt_interval = 1024;    // events group 0 processes between GVT rounds
 };
+
+// The window an optimistic run uses when the spec gives none.
+double default_window(const des::EventModel& model);
 
 struct EventRunResult {
   std::string digest;
