@@ -19,9 +19,11 @@ std::string describe(const EventModel& model, const Event& event) {
 }  // namespace
 
 EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupId> owner,
-                       const GroupSettings& settings, GroupTransport* transport, CommitSink& sink)
+                       const GroupSettings& settings, GroupTransport* transport, CommitSink& sink,
+                       std::function<bool(double)> watch)
     : model_(model), self_(self), owner_(std::move(owner)), settings_(settings),
-      transport_(transport), sink_(sink), name_("event group " + std::to_string(self)) {
+      transport_(transport), sink_(sink), watch_(std::move(watch)),
+      name_("event group " + std::to_string(self)) {
   if (owner_.size() != model_.components())
     throw ProtocolError(name_, "the placement names " + std::to_string(owner_.size()) +
                                    " components, the model has " +
@@ -64,13 +66,16 @@ void EventGroup::run() {
     const std::size_t received = transport_ ? receive(std::chrono::microseconds(0)) : 0;
     if (stopped_) break;
     const std::size_t processed = process_batch();
+    const double gvt_before = gvt_;
     if (settings_.sync == GroupSync::conservative)
       send_guarantees();
     else
       gvt_duties(processed == 0 && received == 0);
+    const bool progressed = processed > 0 || received > 0 || gvt_ != gvt_before;
     flush();
     if (finished()) break;
-    if (processed == 0 && received == 0) wait_for_messages();
+    if (watch_ && !watch_(committed_horizon())) throw Interrupted();
+    if (!progressed) wait_for_messages();
   }
   if (settings_.sync == GroupSync::conservative && transport_ && !stopped_)
     transport_->finished(self_);
@@ -237,6 +242,11 @@ void EventGroup::flush() {
   if (!transport_) return;
   for (GroupId g = 0; g < groups_; ++g)
     if (!outgoing_[g].empty()) transport_->send(g, outgoing_[g]);
+}
+
+double EventGroup::committed_horizon() const {
+  const double horizon = settings_.sync == GroupSync::optimistic ? gvt_ : lower_bound();
+  return std::min(horizon, settings_.end);
 }
 
 bool EventGroup::finished() const {

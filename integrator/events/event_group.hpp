@@ -7,6 +7,7 @@
 // collection and a window that bounds optimism). One group alone, conservative, is the
 // sequential engine: no links in, nothing to wait for, nothing saved.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -37,6 +38,7 @@ struct GroupFigures {
   std::uint64_t gvt_rounds = 0;
   std::uint64_t permits = 0;  // events processed by permission of the deadlock watch
   double blocked_seconds = 0;  // waiting for a message with nothing to do
+  double wall_seconds = 0;     // from its start to its end (set by whoever runs it)
   double gvt = 0;               // the last GVT this group knew
   std::size_t peak_uncommitted = 0;  // the longest processed list, summed over components
 };
@@ -52,14 +54,19 @@ class EventGroup {
  public:
   // `owner[c]` is the group of component c; this group runs those with owner == self.
   // `transport` may be null when there is one group.
+  // `watch`, if given, is called after every batch with the time below which this group
+  // has committed everything; when it returns false the group stops (Interrupted).
   EventGroup(const EventModel& model, GroupId self, std::vector<GroupId> owner,
-             const GroupSettings& settings, GroupTransport* transport, CommitSink& sink);
+             const GroupSettings& settings, GroupTransport* transport, CommitSink& sink,
+             std::function<bool(double)> watch = {});
 
   // Runs until the end time is committed everywhere, or a stop message arrives. Throws
   // what a handler throws (ModelError) and ProtocolError for a message that breaks the
   // protocol; the caller stops the other groups.
   void run();
   bool stopped() const { return stopped_; }
+  // The time below which this group has committed every event (at most the end).
+  double committed_horizon() const;
 
   const std::vector<LogicalProcess>& components() const { return lps_; }
   const GroupFigures& figures() const { return figures_; }
@@ -111,6 +118,7 @@ class EventGroup {
   GroupSettings settings_;
   GroupTransport* transport_;
   CommitSink& sink_;
+  std::function<bool(double)> watch_;
   std::string name_;
 
   std::vector<LogicalProcess> lps_;

@@ -1,7 +1,9 @@
 #include "integrator/events/mailbox_exchange.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <limits>
+#include <thread>
 #include <sstream>
 
 namespace kausal::des {
@@ -9,7 +11,10 @@ namespace kausal::des {
 MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
                                  std::function<std::string(GroupId)> group_name)
     : boxes_(groups), policy_(policy), group_name_(std::move(group_name)),
-      status_(groups, Status::running), state_(groups), permit_(groups) {}
+      status_(groups, Status::running), state_(groups), permit_(groups) {
+  constexpr int spins = 4000;  // about 20–50 µs
+  spins_ = groups <= std::max(1u, std::thread::hardware_concurrency()) ? spins : 0;
+}
 
 void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
   Mailbox& box = boxes_.at(to);
@@ -30,14 +35,13 @@ void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
 
 double MailboxExchange::receive(GroupId self, std::vector<GroupMessage>& into,
                                 std::chrono::microseconds wait) {
-  constexpr int spins = 4000;  // about 20–50 µs of pause instructions
   Mailbox& box = boxes_.at(self);
   double waited = 0;
   const bool idle = !box.mail.load(std::memory_order_acquire);
   const auto begin = idle && wait.count() > 0 ? std::chrono::steady_clock::now()
                                               : std::chrono::steady_clock::time_point{};
   if (idle && wait.count() > 0)
-    for (int n = 0; n < spins && !box.mail.load(std::memory_order_acquire); ++n)
+    for (int n = 0; n < spins_ && !box.mail.load(std::memory_order_acquire); ++n)
       __builtin_ia32_pause();
   std::unique_lock lock(box.mutex);
   if (box.messages.empty() && !box.wake && wait.count() > 0) {

@@ -56,6 +56,9 @@ class MailboxExchange final : public GroupTransport {
   void wake(GroupId group);
 
   std::vector<Mailbox> boxes_;
+  // Pause instructions a waiting group spins before it sleeps: none when there are more
+  // groups than CPUs (a spinner would take the CPU from the group it waits for).
+  int spins_ = 0;
   DeadlockPolicy policy_;
   std::function<std::string(GroupId)> group_name_;
   mutable std::mutex watch_mutex_;

@@ -276,6 +276,11 @@ void add_common(CLI::App* cmd, Options& o) {
                       "1000000 (components refuse windows beyond their memory budget)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
+  cmd->add_option("--groups", o.groups,
+                  "discrete-event models, conservative and optimistic: the event groups (threads) "
+                  "their components are split into, in contiguous blocks (default: the "
+                  "scenario's events.groups)")
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--tolerance", o.tolerance,
                   "partitioned models, optimistic: a prediction that differs from the real "
                   "input by more than this is rolled back (default: the scenario's "

@@ -40,6 +40,7 @@ struct Options {
   std::size_t repeat = 1;                           // compare: runs of each method
   bool reference = false;                           // compare: global error against CVODE
   std::optional<double> tolerance;                  // partitioned, optimistic
+  std::optional<std::uint32_t> groups;              // discrete-event models: event groups
   std::set<std::string> given;  // the options the command line gave ("--window", ...)
   std::string resume;           // run --resume DIR
   std::string replay;           // run --replay DIR

@@ -148,6 +148,8 @@ bool is_partitioned(const RunModel& model) {
 
 // The scenario of the command line, as the kind of model it describes.
 RunModel load_model(const Options& o) {
+  if (is_event_scenario(o.scenario))
+    return EventsModel{std::make_shared<const EventScenario>(load_event_scenario(o.scenario))};
   if (is_partitioned_scenario(o.scenario))
     return PartitionedModel{std::make_shared<const PartitionedScenario>(
                                 load_partitioned_scenario(o.scenario, o.limits)),
@@ -174,6 +176,7 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   spec.batch = o.batch;
   if (o.was_given("--window")) spec.window = o.window;
   spec.tolerance = o.tolerance;
+  spec.groups = o.groups;
   spec.check_guarantees = o.check_guarantees;
   spec.rollback_check = o.rollback_check && method != SyncMethod::sequential;
   spec.pin = o.pin;
@@ -208,6 +211,10 @@ struct Compared {
 
 // Every method of the model kind; sequential first (the reference).
 std::vector<Compared> compared_methods(const RunModel& model) {
+  if (std::holds_alternative<EventsModel>(model))
+    return {{SyncMethod::sequential, Guarantee::none},
+            {SyncMethod::conservative, Guarantee::none},
+            {SyncMethod::optimistic, Guarantee::none}};
   const auto* partitioned = std::get_if<PartitionedModel>(&model);
   if (partitioned && partitioned->scenario->master)  // the master couples without speculating
     return {{SyncMethod::sequential, Guarantee::none}, {SyncMethod::conservative, Guarantee::none}};
@@ -231,7 +238,11 @@ double accepted_error(const Options& o, const RunModel& model) {
 // The line that says what a comparison ran.
 std::string setup_line(const Options& o, const RunModel& model, const RunResult& reference) {
   std::ostringstream setup;
-  if (const auto* p = std::get_if<PartitionedModel>(&model)) {
+  if (const auto* e = std::get_if<EventsModel>(&model)) {
+    const EventScenario& s = *e->scenario;
+    setup << s.model << ", " << s.built->components() << " components, " << s.groups
+          << " groups, to t = " << s.end;
+  } else if (const auto* p = std::get_if<PartitionedModel>(&model)) {
     setup << p->scenario->partitions.size() << " partitions, " << reference.integrator << ", t_end "
           << p->scenario->t_end << " s, tolerance " << accepted_error(o, model);
   } else {
@@ -312,20 +323,50 @@ int comparison_exit_code(const std::vector<ReportRun>& runs, double tolerance) {
 
 }  // namespace
 
+// The method a scenario names for itself (partitioned: run.method; discrete events:
+// events.method), unless the command line gives one.
+SyncMethod method_for(const Options& o, const RunModel& model) {
+  if (o.was_given("--method")) return o.method;
+  if (const auto* p = std::get_if<PartitionedModel>(&model)) return p->scenario->method;
+  if (const auto* e = std::get_if<EventsModel>(&model)) return e->scenario->method;
+  return o.method;
+}
+
+// Discrete-event components run in one process in this version: the single layout is
+// theirs unless the command line names another (which their run then refuses).
+Layout layout_for(const Options& o, const RunModel& model, Layout given) {
+  return std::holds_alternative<EventsModel>(model) && !o.was_given("--layout") ? Layout::single
+                                                                               : given;
+}
+
+void check_model_options(const Options& o, const RunModel& model) {
+  if (!std::holds_alternative<EventsModel>(model)) {
+    if (o.groups)
+      throw InputError("command line: --groups applies to discrete-event models ([events])");
+    return;
+  }
+  for (const char* option : {"--guarantee", "--batch", "--window", "--tolerance",
+                             "--rollback-check", "--check-guarantees", "--animate"})
+    if (o.was_given(option))
+      throw InputError(std::string("command line: ") + option +
+                       " does not apply to discrete-event models (their settings are in the "
+                       "scenario's [events] table)");
+}
+
 int run_command(const Options& o) {
   const RunModel model = load_model(o);
-  const auto* partitioned = std::get_if<PartitionedModel>(&model);
-  // A partitioned scenario names its own method (run.method); the command line overrides it.
-  const SyncMethod method =
-      partitioned && !o.was_given("--method") ? partitioned->scenario->method : o.method;
+  check_model_options(o, model);
+  const SyncMethod method = method_for(o, model);
   check_method_options(o, method);
-  const Guarantee guarantee =
-      method == SyncMethod::conservative && !partitioned ? o.guarantee : Guarantee::none;
+  const Guarantee guarantee = method == SyncMethod::conservative &&
+                                      std::holds_alternative<ChainModel>(model)
+                                  ? o.guarantee
+                                  : Guarantee::none;
   const fs::path out = output_dir(o, scenario_name(model), to_string(method));
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);
-  const RunResult r =
-      run_with_progress(spec_for(o, model, method, guarantee, o.layout, out), platform);
+  const RunResult r = run_with_progress(
+      spec_for(o, model, method, guarantee, layout_for(o, model, o.layout), out), platform);
   return finish_run(r, out, animation);
 }
 
@@ -434,6 +475,7 @@ int replay_command(Options o) {
 
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
+  check_model_options(o, model);
   const std::string file = scenario_file(model);
   const fs::path out = output_dir(o, scenario_name(model), "compare");
   ProcessPlatform platform(platform_options(o));
@@ -463,9 +505,12 @@ int compare_command(const Options& o) {
       r.global_error = reference->global_error(where / "trajectory.csv");
     runs.add(r, where, k);
   };
+  std::vector<Layout> layouts = o.layouts;
+  if (std::holds_alternative<EventsModel>(model) && !o.was_given("--layout"))
+    layouts = {Layout::single};
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
-    run_one(methods.front(), o.layouts.front(), k);
-    for (const Layout layout : o.layouts)
+    run_one(methods.front(), layouts.front(), k);
+    for (const Layout layout : layouts)
       for (const auto& m : methods)
         if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
   }

@@ -11,6 +11,7 @@
 
 #include "monitor/record/text_table.hpp"
 #include "monitor/record/trace_writer.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -141,6 +142,63 @@ std::string fixed(double v, int decimals) {
   return o.str();
 }
 
+namespace {
+
+nlohmann::ordered_json events_json(const EventFigures& e) {
+  return {{"model", e.model},
+          {"components", e.components},
+          {"groups", e.groups},
+          {"end", e.end},
+          {"committed_to", e.committed_to},
+          {"committed", e.committed},
+          {"processed", e.processed},
+          {"efficiency", e.efficiency()},
+          {"rolled_back", e.rolled_back},
+          {"rollbacks", e.rollbacks},
+          {"stragglers", e.stragglers},
+          {"anti_messages", e.anti_messages},
+          {"messages", e.messages},
+          {"null_messages", e.null_messages},
+          {"gvt_rounds", e.gvt_rounds},
+          {"deadlocks", e.deadlocks},
+          {"permits", e.permits},
+          {"window", e.window},
+          {"peak_uncommitted", e.peak_uncommitted}};
+}
+
+double committed_per_s(const RunResult& r) {
+  return r.events && r.wall_s > 0 ? static_cast<double>(r.events->committed) / r.wall_s : 0.0;
+}
+
+// "3.21 M", "850 k", "12"
+std::string count_rate(double v) {
+  if (v >= 1e6) return fixed(v / 1e6, 2) + " M";
+  if (v >= 1e3) return fixed(v / 1e3, 1) + " k";
+  return fixed(v, 0);
+}
+
+std::string format_events(const RunResult& r) {
+  const EventFigures& e = *r.events;
+  std::ostringstream o;
+  o << "  committed     " << e.committed << " events below t = " << format_number(e.committed_to)
+    << " (" << count_rate(committed_per_s(r)) << "/s)\n";
+  o << "  processed     " << e.processed << " (efficiency " << percent(e.efficiency()) << ")\n";
+  if (r.method == SyncMethod::optimistic)
+    o << "  rollbacks     " << e.rollbacks << " (" << e.rolled_back << " events undone, "
+      << e.stragglers << " stragglers), " << e.anti_messages << " anti-messages\n"
+      << "  GVT           " << e.gvt_rounds << " rounds; window " << format_number(e.window)
+      << ", at most " << e.peak_uncommitted << " uncommitted events\n";
+  if (r.method == SyncMethod::conservative) {
+    o << "  guarantees    " << e.null_messages << " null messages";
+    if (e.deadlocks) o << "; " << e.deadlocks << " deadlocks, " << e.permits << " events let through";
+    o << "\n";
+  }
+  if (e.groups > 1) o << "  messages      " << e.messages << " events between groups\n";
+  return o.str();
+}
+
+}  // namespace
+
 std::string ratio_text(double x) {
   if (!(x > 0) || !std::isfinite(x)) return "–";
   char buf[48];
@@ -254,21 +312,22 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["calc_calls"] = r.calc_calls;
   // Figures of the pendulum chain only: a partitioned model has no collisions, no
   // guarantee rounds and no batches of an old epoch.
-  if (!r.partitioned()) j["collisions"] = r.collisions;
+  if (r.chain()) j["collisions"] = r.collisions;
   const MethodCounters& k = r.counters;
   j["monitor_calls"] = k.monitor_calls;
   j["bytes"] = k.bytes;
-  if (!r.partitioned()) j["rounds"] = k.rounds;
+  if (r.chain()) j["rounds"] = k.rounds;
   j["rollbacks"] = k.rollbacks;
   j["rolled_back_steps"] = k.rolled_back_steps;
   j["wasted_calc_calls"] = k.wasted_calc_calls;
-  if (!r.partitioned()) j["stale_batches"] = k.stale_batches;
+  if (r.chain()) j["stale_batches"] = k.stale_batches;
   j["state_list_peak"] = r.state_list_peak;
-  if (r.method == SyncMethod::optimistic) {
-    if (!r.partitioned()) j["batch_size"] = r.batch_size;
+  if (r.method == SyncMethod::optimistic && !r.events) {
+    if (r.chain()) j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }
   if (r.cosimulation) j["cosimulation"] = cosimulation_json(*r.cosimulation);
+  if (r.events) j["events"] = events_json(*r.events);
   if (!r.partitions.empty()) {
     j["tolerance"] = r.tolerance;
     auto& parts = j["partitions"] = nlohmann::ordered_json::array();
@@ -337,9 +396,16 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   out << j.dump(2) << '\n';
 }
 
+std::string finish_summary(std::ostringstream& o, const RunResult& r);
+
 std::string format_summary(const RunResult& r) {
   std::ostringstream o;
-  if (r.partitions.empty())
+  if (r.events)
+    o << "kausal " << r.label() << " · " << r.scenario << " · " << r.events->model << ", "
+      << r.events->components << " components in " << r.events->groups
+      << (r.events->groups == 1 ? " group" : " groups") << ", to t = "
+      << format_number(r.events->end) << "\n";
+  else if (r.partitions.empty())
     o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
       << r.integrator << ", h = " << r.h << " s\n";
   else
@@ -348,6 +414,10 @@ std::string format_summary(const RunResult& r) {
   o << "  status        " << name_of(r.status);
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << layout_label(r.layout);
+  if (r.events) {
+    o << "\n  wall time     " << fixed(r.wall_s, 3) << " s\n" << format_events(r);
+    return finish_summary(o, r);
+  }
   o << "\n  steps         " << r.steps << " of " << r.planned_steps;
   if (!r.resumed_from.empty())
     o << " (resumed from step " << r.resumed_from.back() << ", resume " << r.resumed_from.size()
@@ -360,7 +430,7 @@ std::string format_summary(const RunResult& r) {
   o << "\n  Calc calls    " << r.calc_calls;
   if (const double cost = calc_cost_us(r); cost > 0) o << "  (" << fixed(cost, 2) << " µs each)";
   o << "\n";
-  if (!r.partitioned()) o << "  collisions    " << r.collisions << "\n";
+  if (r.chain()) o << "  collisions    " << r.collisions << "\n";
   const MethodCounters& k = r.counters;
   if (k.monitor_calls)
     o << "  monitor calls " << k.monitor_calls << " (" << k.bytes << " payload bytes)\n";
@@ -369,9 +439,9 @@ std::string format_summary(const RunResult& r) {
   if (r.method == SyncMethod::optimistic) {
     o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
       << k.wasted_calc_calls << " Calc calls wasted";
-    if (!r.partitioned()) o << "; " << k.stale_batches << " stale batches dropped";
+    if (r.chain()) o << "; " << k.stale_batches << " stale batches dropped";
     o << ")\n  state list    at most " << r.state_list_peak << " entries (window " << r.window;
-    if (!r.partitioned()) o << ", batch " << r.batch_size;
+    if (r.chain()) o << ", batch " << r.batch_size;
     o << ")\n";
   }
   for (const auto& p : r.partitions) {
@@ -385,6 +455,11 @@ std::string format_summary(const RunResult& r) {
         << ")";
     o << "\n";
   }
+  return finish_summary(o, r);
+}
+
+// The digest, the trace and the components: the end of every summary.
+std::string finish_summary(std::ostringstream& o, const RunResult& r) {
   // A run that failed before its first step has neither a digest nor components to show.
   if (!r.trajectory_sha256.empty()) o << "  digest        " << r.trajectory_sha256 << "\n";
   o << "  trace         " << describe_trace(r.trace) << "\n";
@@ -424,7 +499,21 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
     ComparisonRow row;
     row.label = comparison_label(first, layouts_differ);
     row.layout = first.layout;
-    row.chain = !first.partitioned();
+    row.chain = first.chain();
+    if (first.events) {
+      row.events = first.events;
+      row.events->committed =
+          count_median(runs, [](const RunResult& r) { return r.events ? r.events->committed : 0; });
+      row.events->processed =
+          count_median(runs, [](const RunResult& r) { return r.events ? r.events->processed : 0; });
+      row.events->rollbacks =
+          count_median(runs, [](const RunResult& r) { return r.events ? r.events->rollbacks : 0; });
+      row.events->anti_messages = count_median(
+          runs, [](const RunResult& r) { return r.events ? r.events->anti_messages : 0; });
+      row.events->null_messages = count_median(
+          runs, [](const RunResult& r) { return r.events ? r.events->null_messages : 0; });
+      row.committed_per_s = median_of(runs, committed_per_s);
+    }
     row.runs = runs.size();
     row.wall_s = median_of(runs, [](const RunResult& r) { return r.wall_s; });
     row.wall_min_s = row.wall_max_s = first.wall_s;
@@ -466,7 +555,43 @@ bool any_paced(const std::vector<ComparisonRow>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.paced; });
 }
 
+namespace {
+
+// The table of a discrete-event comparison: events instead of steps and Calcs.
+std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
+  const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
+  std::vector<std::string> header{"method", repeated ? "median s" : "wall s", "vs seq",
+                                  "committed", "committed/s", "processed", "efficiency",
+                                  "rollbacks", "anti-messages", "null messages", "util",
+                                  "blocked s", "digest"};
+  std::vector<std::vector<std::string>> table{header};
+  for (const auto& row : rows) {
+    const EventFigures& e = *row.events;
+    table.push_back({row.label, fixed(row.wall_s, 3), ratio_text(row.vs_sequential),
+                     std::to_string(e.committed), count_rate(row.committed_per_s),
+                     std::to_string(e.processed), percent(e.efficiency()),
+                     std::to_string(e.rollbacks), std::to_string(e.anti_messages),
+                     std::to_string(e.null_messages), percent(row.mean_utilisation),
+                     fixed(row.idle_s, 3),
+                     row.digest.substr(0, 16) + (row.status != RunStatus::completed
+                                                     ? " (" + to_string(row.status) + ")"
+                                                 : row.digest_equal ? " = reference"
+                                                                    : " DIFFERS")});
+  }
+  std::vector<Align> align(header.size(), Align::right);
+  align.front() = align.back() = Align::left;
+  std::string out = format_table(table, align);
+  if (repeated)
+    out += "(each method run " + std::to_string(rows.front().runs) + " times: medians)\n";
+  return out;
+}
+
+}  // namespace
+
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
+  if (!rows.empty() &&
+      std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.events.has_value(); }))
+    return format_event_comparison(rows);
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
   const bool paced = any_paced(rows);
@@ -558,6 +683,10 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["idle_s"] = row.idle_s;
     if (row.global_error) j["global_error"] = *row.global_error;
     if (row.cosimulation) j["cosimulation"] = cosimulation_json(*row.cosimulation);
+    if (row.events) {
+      j["events"] = events_json(*row.events);
+      j["committed_per_s"] = row.committed_per_s;
+    }
     if (row.paced) {
       j["overruns"] = row.overruns;
       j["lateness_p99_s"] = row.lateness_p99_s;

@@ -53,6 +53,10 @@ struct ComparisonRow {
   // Under the co-simulation master (none otherwise): macro steps accepted and rejected,
   // passes beyond each step's first, and input jumps (where a variable-step solver restarts).
   std::optional<CosimulationFigures> cosimulation;
+  // Discrete-event models: the figures of the first repetition, with medians of the counts
+  // over the repetitions, and the median of the committed events per second.
+  std::optional<EventFigures> events;
+  double committed_per_s = 0;
   std::string digest;
   RunStatus status = RunStatus::completed;  // or the first other status of a repetition
   bool digest_equal = false;  // every repetition completed with the reference's digest

@@ -21,6 +21,7 @@
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
+#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal {
@@ -49,8 +50,11 @@ class ModelRun {
   // reads of the monitor's own calls lives no longer than this call.
   virtual RunResult distributed(Deployment& deployment, RunControl& control,
                                 TraceCollector& collector) = 0;
-  // Keeps checkpoint.json: a fresh run's, or a resumed one's continued.
-  virtual const Checkpointer& checkpoints() const = 0;
+  // The steps (ticks) the run was resumed from, oldest first (its checkpoint.json).
+  virtual std::vector<std::uint64_t> resumed_from() const = 0;
+  // Its components run in this process whatever the method (sequential() runs them):
+  // nothing is deployed.
+  virtual bool runs_here() const { return false; }
   // Paced runs: the clock that releases the steps, the operator's injections and the
   // committed values an operator reads (null otherwise).
   StepClock* clock() { return clock_.get(); }
@@ -120,7 +124,9 @@ class ChainRun final : public ModelRun {
     pace(spec, s_.h, from() ? from()->step : 0, {1, 0, s_.steps}, chain_names(s_));
   }
 
-  const Checkpointer& checkpoints() const override { return checkpoints_; }
+  std::vector<std::uint64_t> resumed_from() const override {
+    return checkpoints_.resumed_from();
+  }
 
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
@@ -219,7 +225,9 @@ class PartitionedRun final : public ModelRun {
          partition_names(plan_));
   }
 
-  const Checkpointer& checkpoints() const override { return checkpoints_; }
+  std::vector<std::uint64_t> resumed_from() const override {
+    return checkpoints_.resumed_from();
+  }
 
   RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
@@ -319,9 +327,149 @@ class PartitionedRun final : public ModelRun {
   Checkpointer checkpoints_;
 };
 
+// Discrete-event components (docs/events.md): their event groups run on threads of this
+// process (the single layout), exchanging events through mailboxes; sequential is one group
+// on this thread. What they commit is recorded as per-component digests.
+class EventsRun final : public ModelRun {
+ public:
+  EventsRun(const EventsModel& model, const RunSpec& spec) : s_(*model.scenario), spec_(spec) {
+    if (spec.realtime.paced())
+      throw InputError(s_.file + ": discrete-event models run unpaced: drop --realtime and --clock");
+    if (spec.groups && *spec.groups > s_.built->components())
+      throw InputError("command line: --groups " + std::to_string(*spec.groups) +
+                       " is more than the model's " + std::to_string(s_.built->components()) +
+                       " components");
+    if (spec.method != SyncMethod::sequential && spec.layout != Layout::single)
+      throw InputError(s_.file + ": discrete-event components run in one process in this version: "
+                                 "use --layout single (the process layout is not built yet)");
+  }
+
+  bool runs_here() const override { return true; }
+  std::vector<std::uint64_t> resumed_from() const override { return {}; }
+
+  RunResult described() const override {
+    RunResult r;
+    r.method = spec_.method;
+    r.model = "events";
+    r.scenario = s_.name;
+    EventFigures e;
+    e.model = s_.model;
+    e.components = s_.built->components();
+    e.groups = spec_.method == SyncMethod::sequential ? 1 : run_spec().groups;
+    e.end = s_.end;
+    if (spec_.method == SyncMethod::optimistic) e.window = run_spec().window.value();
+    r.events = e;
+    return r;
+  }
+
+  RunResult sequential(RunControl& control, RunObserver*) override {
+    const EventRunSpec spec = run_spec();
+    double horizon = 0;
+    const EventRunResult run = run_events(*s_.built, spec, [&](double committed_to) {
+      horizon = committed_to;
+      control.progress(static_cast<std::uint64_t>(1000 * committed_to / s_.end), 1000);
+      return !control.stop_requested();
+    });
+    RunResult r = described();
+    r.wall_s = run.wall_seconds;
+    r.trajectory_sha256 = run.digest;
+    fill(*r.events, run, run.failure ? horizon : s_.end);
+    add_groups(r, run);
+    if (run.failure) end_with(r, run.failure);
+    return r;
+  }
+
+  DeploymentPlan plan() const override {
+    throw ProtocolError("monitor", "discrete-event components are not deployed");
+  }
+  std::unique_ptr<LiveFeed> show(RunPlatform&, const std::string&, const std::vector<std::string>&,
+                                 Deployment*) override {
+    return nullptr;
+  }
+  RunResult distributed(Deployment&, RunControl&, TraceCollector&) override {
+    throw ProtocolError("monitor", "discrete-event components are not deployed");
+  }
+
+ private:
+  EventRunSpec run_spec() const {
+    EventRunSpec e;
+    e.method = spec_.method;
+    e.groups = spec_.groups.value_or(s_.groups);
+    e.end = s_.end;
+    e.window = s_.window;
+    if (!e.window) e.window = default_window(*s_.built);
+    e.saving = s_.saving;
+    e.deadlock = s_.deadlock;
+    e.batch = s_.batch;
+    e.gvt_interval = s_.gvt_interval;
+    return e;
+  }
+
+  static void fill(EventFigures& e, const EventRunResult& run, double committed_to) {
+    const des::ComponentFigures total = run.total();
+    e.committed_to = committed_to;
+    e.committed = total.committed;
+    e.processed = total.processed;
+    e.rolled_back = total.rolled_back;
+    e.rollbacks = total.rollbacks;
+    e.stragglers = total.stragglers;
+    e.anti_messages = total.anti_messages;
+    e.deadlocks = run.deadlocks;
+    for (const auto& g : run.groups) {
+      e.messages += g.messages;
+      e.null_messages += g.null_messages;
+      e.gvt_rounds += g.gvt_rounds;
+      e.permits += g.permits;
+      e.peak_uncommitted += g.peak_uncommitted;
+    }
+  }
+
+  void add_groups(RunResult& r, const EventRunResult& run) const {
+    const auto owner = contiguous_groups(s_.built->components(), r.events->groups);
+    for (des::GroupId g = 0; g < run.groups.size(); ++g) {
+      ComponentReport c;
+      des::ComponentId first = 0, last = 0;
+      bool any = false;
+      for (des::ComponentId k = 0; k < owner.size(); ++k)
+        if (owner[k] == g) {
+          if (!any) first = k;
+          last = k;
+          any = true;
+        }
+      c.name = spec_.method == SyncMethod::sequential ? "sequential"
+               : first == last ? s_.built->component_name(first)
+                               : "group-" + std::to_string(g) + " (" +
+                                     s_.built->component_name(first) + " … " +
+                                     s_.built->component_name(last) + ")";
+      c.role = spec_.method == SyncMethod::sequential ? ComponentRole::sequential
+                                                      : ComponentRole::event_group;
+      c.host = local_host_name();
+      c.pid = static_cast<long>(getpid());
+      c.totals.idle_s = run.groups[g].blocked_seconds;
+      c.totals.busy_s = std::max(0.0, run.groups[g].wall_seconds - c.totals.idle_s);
+      r.components.push_back(std::move(c));
+    }
+  }
+
+  static void end_with(RunResult& r, const std::exception_ptr& failure) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const Error& e) {
+      r.end_with(e);
+    } catch (const std::exception& e) {
+      r.end_with(SimulationError(e.what()));
+    }
+  }
+
+  const EventScenario& s_;
+  const RunSpec& spec_;
+};
+
 std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus) {
   if (const auto* chain = std::get_if<ChainModel>(&spec.model))
     return std::make_unique<ChainRun>(*chain, spec, cpus);
+  if (const auto* events = std::get_if<EventsModel>(&spec.model))
+    return std::make_unique<EventsRun>(*events, spec);
   return std::make_unique<PartitionedRun>(std::get<PartitionedModel>(spec.model), spec);
 }
 
@@ -339,6 +487,7 @@ class NoComponents final : public RunPlatform {
 RunModel fresh(const RunModel& model) {
   if (const auto* chain = std::get_if<ChainModel>(&model))
     return ChainModel{chain->scenario, nullptr};
+  if (std::holds_alternative<EventsModel>(model)) return model;
   return PartitionedModel{std::get<PartitionedModel>(model).scenario, nullptr};
 }
 
@@ -466,7 +615,7 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
     op.emplace(spec.model, *model.injections(), *model.readout(), *model.clock());
     served_operator = platform.serve_operator(*op, spec.out);
   }
-  if (spec.method == SyncMethod::sequential) {
+  if (spec.method == SyncMethod::sequential || model.runs_here()) {
     if (budget) require_feasible(*budget);
     trace.emplace(spec.out / "trace.json", spec.trace);  // its origin: the first step
     trace->tap(work);
@@ -538,7 +687,7 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   result.guarantee = spec.guarantee;
   result.layout = layout_of(spec);
   if (!spec.deployment_file.empty() && !sequential) result.deployment = spec.deployment_file;
-  result.resumed_from = model->checkpoints().resumed_from();
+  result.resumed_from = model->resumed_from();
   write_run_files(trace, spec, result, model->clock(), work);
   return result;
 }

@@ -7,8 +7,9 @@
 //                     ──► otherwise:  platform.deploy(plan) and the coupling over its ports
 //                     ──► OUT/trajectory.csv, checkpoint.json, trace.json, summary.json
 //
-// The two model kinds differ only in their coupling (the chain's contact sweep, the
-// partitions' sample routing) and its recorder; everything else is shared.
+// The model kinds differ only in their coupling (the chain's contact sweep, the partitions'
+// sample routing, the event groups' guarantees or Time Warp) and its recorder; everything
+// else is shared.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "monitor/run/resume.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_platform.hpp"
+#include "monitor/scenario/event_scenario.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
@@ -36,7 +38,11 @@ struct PartitionedModel {
   std::shared_ptr<const PartitionedScenario> scenario;
   std::shared_ptr<const ResumedPartitionedRun> resumed;  // null: a fresh run
 };
-using RunModel = std::variant<ChainModel, PartitionedModel>;
+// A discrete-event model (docs/events.md); not resumable yet.
+struct EventsModel {
+  std::shared_ptr<const EventScenario> scenario;
+};
+using RunModel = std::variant<ChainModel, PartitionedModel, EventsModel>;
 
 // The model a checkpoint continues (its scenario is the resumed run's).
 RunModel resumed_model(ResumedRun resumed);
@@ -51,6 +57,7 @@ struct RunSpec {
   std::size_t batch = 32;                 // chains, optimistic: states per batch
   std::optional<std::uint64_t> window;    // optimistic; default: the model kind's own
   std::optional<double> tolerance;        // partitioned, optimistic; default: the scenario's
+  std::optional<std::uint32_t> groups;    // discrete events; default: the scenario's
   bool check_guarantees = false;          // chains, conservative lookahead
   bool rollback_check = false;            // every Integrator: step, restore, step again
   Pinning pin = Pinning::cores;

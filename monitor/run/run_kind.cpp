@@ -30,11 +30,12 @@ constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
     {Layout::single, "single"},
 }};
 
-constexpr std::array<std::pair<ComponentRole, std::string_view>, 4> kRoles{{
+constexpr std::array<std::pair<ComponentRole, std::string_view>, 5> kRoles{{
     {ComponentRole::monitor, "monitor"},
     {ComponentRole::sequential, "sequential"},
     {ComponentRole::system, "system"},
     {ComponentRole::integrator, "integrator"},
+    {ComponentRole::event_group, "event-group"},
 }};
 
 constexpr std::array<std::pair<Pinning, std::string_view>, 2> kPinnings{{

@@ -26,9 +26,10 @@ using RunLayout = std::optional<Layout>;
 // Where a run's processes compute: cores pins each component's process (and, conservative,
 // the monitor lane that calls it) to one CPU; none leaves it to the OS (--pin).
 enum class Pinning { none, cores };
-// What a component of a run does: the monitor, the in-process sequential reference, or a
-// System or Integrator (of a pendulum or a partition).
-enum class ComponentRole { monitor, sequential, system, integrator };
+// What a component of a run does: the monitor, the in-process sequential reference, a
+// System or Integrator (of a pendulum or a partition), or an event group (the discrete-event
+// components one thread runs).
+enum class ComponentRole { monitor, sequential, system, integrator, event_group };
 // What releases the steps of a run (--realtime, --clock): nothing (as fast as possible), the
 // wall clock scaled by a factor, or ticks from outside (kausal tick).
 enum class ClockSource { none, wall, external };

@@ -134,6 +134,31 @@ struct CosimulationFigures {
   std::array<std::uint64_t, 4> predictions_of_order{};  // shipped, per polynomial order
 };
 
+// What a discrete-event run did (docs/events.md), summed over its components.
+struct EventFigures {
+  std::string model;  // "phold", ...
+  std::size_t components = 0;
+  std::uint32_t groups = 0;   // threads that ran them (1 for sequential)
+  double end = 0;             // events below it are committed when the run completes
+  double committed_to = 0;    // every event below this time is committed (end when completed)
+  std::uint64_t committed = 0;
+  std::uint64_t processed = 0;    // re-executions included
+  std::uint64_t rolled_back = 0;  // processed, then undone
+  std::uint64_t rollbacks = 0;
+  std::uint64_t stragglers = 0;
+  std::uint64_t anti_messages = 0;
+  std::uint64_t messages = 0;       // events and anti-events between groups
+  std::uint64_t null_messages = 0;  // conservative guarantees
+  std::uint64_t gvt_rounds = 0;
+  std::uint64_t deadlocks = 0;  // found by the watch (recovered from, or the one that ended it)
+  std::uint64_t permits = 0;    // events processed by the watch's permission
+  double window = 0;            // optimistic
+  std::size_t peak_uncommitted = 0;
+  double efficiency() const {
+    return processed ? static_cast<double>(committed) / static_cast<double>(processed) : 1.0;
+  }
+};
+
 struct RunResult {
   SyncMethod method = SyncMethod::sequential;
   Guarantee guarantee = Guarantee::none;  // step or lookahead for conservative runs
@@ -164,6 +189,7 @@ struct RunResult {
   std::vector<PartitionSummary> partitions;
   double tolerance = 0;
   std::optional<CosimulationFigures> cosimulation;  // runs under the master
+  std::optional<EventFigures> events;               // discrete-event models
   // kausal compare --reference: the largest deviation of a state from the monolithic CVODE
   // answer over the rows, relative to the state's range (monitor/analysis/global_error.hpp).
   std::optional<double> global_error;
@@ -184,6 +210,8 @@ struct RunResult {
   // A partitioned (coupled) model rather than a pendulum chain: no collisions, no batches,
   // no guarantee rounds, no stale batches — figures of the chain that are not printed.
   bool partitioned() const { return model == "partitioned"; }
+  // A pendulum chain: the only model kind with collisions, guarantee rounds and batches.
+  bool chain() const { return !partitioned() && !events; }
   bool completed() const { return status == RunStatus::completed; }
   // Ends the run with this error: interrupted for Ctrl-C and SIGTERM, failed otherwise.
   void end_with(const Error& e) {

@@ -81,7 +81,8 @@ double EventRunResult::efficiency() const {
                        : 1.0;
 }
 
-EventRunResult run_events(const EventModel& model, const EventRunSpec& spec) {
+EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
+                          const EventWatch& watch) {
   check(model, spec);
   const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
   const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
@@ -101,18 +102,22 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec) {
                                                                                    : nullptr;
   std::vector<std::unique_ptr<EventGroup>> members;
   for (GroupId g = 0; g < groups; ++g)
-    members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder));
+    members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder,
+                                                   g == 0 ? watch : EventWatch{}));
 
   std::vector<std::exception_ptr> errors(groups);
-  const auto begin = std::chrono::steady_clock::now();
+  std::vector<double> wall(groups, 0.0);
   const auto run_group = [&](GroupId g) {
+    const auto begin = std::chrono::steady_clock::now();
     try {
       members[g]->run();
     } catch (const std::exception& e) {
       errors[g] = std::current_exception();
       exchange.stop_all(e.what());
     }
+    wall[g] = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
+  const auto begin = std::chrono::steady_clock::now();
   if (groups == 1) {
     run_group(0);
   } else {
@@ -123,12 +128,14 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec) {
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   for (const auto& error : errors)
-    if (error) std::rethrow_exception(error);
+    if (error && !result.failure) result.failure = error;
   result.deadlocks = exchange.deadlocks();
-  if (const auto failure = exchange.failure()) throw SimulationError(*failure);
-  for (const auto& member : members) {
-    result.groups.push_back(member->figures());
-    for (const auto& lp : member->components()) result.components.push_back(lp.figures());
+  if (const auto failure = exchange.failure(); failure && !result.failure)
+    result.failure = std::make_exception_ptr(SimulationError(*failure));
+  for (GroupId g = 0; g < groups; ++g) {
+    result.groups.push_back(members[g]->figures());
+    result.groups.back().wall_seconds = wall[g];
+    for (const auto& lp : members[g]->components()) result.components.push_back(lp.figures());
   }
   result.digest = recorder.digest();
   return result;

@@ -5,6 +5,8 @@
 // component processes over CORBA; this is the one-process form the tests and the
 // benchmarks use.
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -34,6 +36,9 @@ struct EventRunSpec {
 double default_window(const des::EventModel& model);
 
 struct EventRunResult {
+  // How the run ended early (deadlock, a component's error, interrupted); null when it
+  // completed. Everything else describes what was committed up to then.
+  std::exception_ptr failure;
   std::string digest;
   double wall_seconds = 0;
   std::vector<des::ComponentFigures> components;
@@ -49,8 +54,14 @@ struct EventRunResult {
 // larger.
 std::vector<des::GroupId> contiguous_groups(std::size_t components, std::uint32_t groups);
 
-// Throws InputError for a bad spec, SimulationError for a deadlock (policy fail), and
-// what a component throws (ModelError, ProtocolError), after every group has stopped.
-EventRunResult run_events(const des::EventModel& model, const EventRunSpec& spec);
+// Called by the first group after every batch with the time below which it has committed
+// everything; returning false stops the run (the result's failure is Interrupted).
+using EventWatch = std::function<bool(double horizon)>;
+
+// Throws InputError for a bad spec. A run that fails — a deadlock (policy fail: a
+// SimulationError naming the cycle), a component's error (ModelError, ProtocolError), a
+// stop — returns with its failure set once every group has stopped.
+EventRunResult run_events(const des::EventModel& model, const EventRunSpec& spec,
+                          const EventWatch& watch = {});
 
 }  // namespace kausal

@@ -86,6 +86,11 @@ bool is_partitioned(const std::string& file) {
   return root.contains("subsystem");
 }
 
+bool is_discrete(const std::string& file) {
+  const toml::table root = toml::parse_file((kSource / "scenarios" / file).string());
+  return root.contains("events");
+}
+
 std::string identifier(std::string s) {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -93,10 +98,19 @@ std::string identifier(std::string s) {
 }
 
 // Every method a scenario of its kind runs with, in every layout. Partitioned models are
-// pinned at tolerance 0, where optimistic must give the sequential bits too.
+// pinned at tolerance 0, where optimistic must give the sequential bits too. Discrete-event
+// components run in the single layout, in 1, 2 and 3 event groups.
 std::vector<Cell> all_cells() {
   std::vector<Cell> cells;
   for (const Pinned& p : pinned_digests()) {
+    if (is_discrete(p.file)) {
+      for (const std::string method : {"conservative", "optimistic"})
+        for (const std::string groups : {"1", "2", "3"})
+          cells.push_back({p, {"--method", method, "--groups", groups}, "single",
+                           identifier(p.file.substr(0, p.file.size() - 5) + "_" + method + "_" +
+                                      groups + "_groups")});
+      continue;
+    }
     const bool partitioned = is_partitioned(p.file);
     std::vector<std::vector<std::string>> methods;
     if (partitioned &&
