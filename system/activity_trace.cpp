@@ -29,7 +29,7 @@ const char* call_name(ActivityCall call) {
   static constexpr std::array<const char*, static_cast<std::size_t>(ActivityCall::count_)> names{
       "busy",    "event",      "advance", "run_ahead", "apply_event", "rollback",
       "commit",  "derivative", "output",  "jacobian",  "indicators",  "provide",
-      "outputs", "grant",      "sweep",   "route"};
+      "outputs", "grant",      "sweep",   "route",     "process"};
   const auto k = static_cast<std::size_t>(call);
   return k < names.size() ? names[k] : "busy";
 }

@@ -39,6 +39,7 @@ enum class ActivityCall : std::uint8_t {
   grant,    // monitor: a round of guarantees to every Integrator
   sweep,    // monitor: the impact sweep of one step
   route,    // monitor: a partition's final steps recorded, their samples routed
+  process,  // event group: a batch of events processed
   count_
 };
 const char* call_name(ActivityCall call);  // "derivative", "advance", ... ("busy" for unnamed)

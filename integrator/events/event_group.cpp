@@ -65,7 +65,11 @@ void EventGroup::run() {
   while (!stopped_) {
     const std::size_t received = transport_ ? receive(std::chrono::microseconds(0)) : 0;
     if (stopped_) break;
+    const std::uint64_t batch_begin = monotonic_ns();
     const std::size_t processed = process_batch();
+    if (processed > 0)
+      activity_.record(ActivityKind::busy, batch_begin, monotonic_ns(),
+                       SpanTag{ActivityCall::process});
     const double gvt_before = gvt_;
     if (settings_.sync == GroupSync::conservative)
       send_guarantees();
@@ -186,6 +190,7 @@ void EventGroup::cancel(const Event& event) {
 }
 
 void EventGroup::rollback(LogicalProcess& lp, const EventKey& key) {
+  const std::uint64_t begin = monotonic_ns();
   ++lp.figures().rollbacks;
   while (lp.processed_since(key)) {
     LogicalProcess::Undone undone = lp.undo_newest();
@@ -200,6 +205,7 @@ void EventGroup::rollback(LogicalProcess& lp, const EventKey& key) {
         post(to, MessageKind::anti_event, sent);
     }
   }
+  activity_.record(ActivityKind::rollback, begin, monotonic_ns(), SpanTag{ActivityCall::rollback});
 }
 
 std::size_t EventGroup::receive(std::chrono::microseconds wait) {
@@ -414,10 +420,12 @@ double EventGroup::local_minimum() const {
 
 void EventGroup::apply_gvt(double gvt) {
   if (gvt <= gvt_) return;
+  const std::uint64_t begin = monotonic_ns();
   gvt_ = gvt;
   figures_.gvt = std::min(gvt, settings_.end);
   for (LogicalProcess& lp : lps_)
     lp.fossil_collect(gvt, [&](const Event& event) { sink_.committed(lp.id(), event); });
+  activity_.record(ActivityKind::busy, begin, monotonic_ns(), SpanTag{ActivityCall::commit});
 }
 
 }  // namespace kausal::des

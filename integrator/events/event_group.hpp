@@ -16,6 +16,7 @@
 
 #include "integrator/events/group_transport.hpp"
 #include "integrator/events/logical_process.hpp"
+#include "system/activity_trace.hpp"
 
 namespace kausal::des {
 
@@ -70,6 +71,8 @@ class EventGroup {
 
   const std::vector<LogicalProcess>& components() const { return lps_; }
   const GroupFigures& figures() const { return figures_; }
+  // Its batches (busy), rollbacks and fossil collections (commit), for trace.json.
+  const ActivityTrace& activity() const { return activity_; }
 
  private:
   struct ByKey {
@@ -130,6 +133,7 @@ class EventGroup {
   std::vector<GroupMessage> inbox_;
   bool stopped_ = false;
   GroupFigures figures_;
+  ActivityTrace activity_;
 
   // Conservative: the guarantee of each group with a link to this one, their minimum,
   // the lookahead of this group's links to each group and the guarantee last sent there.

@@ -145,6 +145,15 @@ std::string fixed(double v, int decimals) {
 namespace {
 
 nlohmann::ordered_json events_json(const EventFigures& e) {
+  auto components = nlohmann::ordered_json::array();
+  for (const auto& c : e.per_component)
+    components.push_back({{"name", c.name},
+                          {"processed", c.processed},
+                          {"committed", c.committed},
+                          {"rolled_back", c.rolled_back},
+                          {"rollbacks", c.rollbacks},
+                          {"stragglers", c.stragglers},
+                          {"anti_messages", c.anti_messages}});
   return {{"model", e.model},
           {"components", e.components},
           {"groups", e.groups},
@@ -163,7 +172,8 @@ nlohmann::ordered_json events_json(const EventFigures& e) {
           {"deadlocks", e.deadlocks},
           {"permits", e.permits},
           {"window", e.window},
-          {"peak_uncommitted", e.peak_uncommitted}};
+          {"peak_uncommitted", e.peak_uncommitted},
+          {"components", components}};
 }
 
 double committed_per_s(const RunResult& r) {

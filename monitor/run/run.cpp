@@ -374,6 +374,12 @@ class EventsRun final : public ModelRun {
     r.wall_s = run.wall_seconds;
     r.trajectory_sha256 = run.digest;
     fill(*r.events, run, run.failure ? horizon : s_.end);
+    for (des::ComponentId c = 0; c < run.components.size(); ++c) {
+      const des::ComponentFigures& f = run.components[c];
+      r.events->per_component.push_back({s_.built->component_name(c), f.processed, f.committed,
+                                         f.rolled_back, f.rollbacks, f.stragglers,
+                                         f.anti_messages});
+    }
     add_groups(r, run);
     if (run.failure) end_with(r, run.failure);
     return r;
@@ -446,7 +452,13 @@ class EventsRun final : public ModelRun {
       c.host = local_host_name();
       c.pid = static_cast<long>(getpid());
       c.totals.idle_s = run.groups[g].blocked_seconds;
-      c.totals.busy_s = std::max(0.0, run.groups[g].wall_seconds - c.totals.idle_s);
+      for (const ActivitySpan& span : run.activity[g])
+        if (span.kind == ActivityKind::rollback)
+          c.totals.rollback_s += 1e-9 * static_cast<double>(span.end_ns - span.begin_ns);
+      c.totals.busy_s = std::max(
+          0.0, run.groups[g].wall_seconds - c.totals.idle_s - c.totals.rollback_s);
+      c.spans = run.activity[g];
+      c.dropped_spans = run.dropped_spans[g];
       r.components.push_back(std::move(c));
     }
   }

@@ -154,6 +154,14 @@ struct EventFigures {
   std::uint64_t permits = 0;    // events processed by the watch's permission
   double window = 0;            // optimistic
   std::size_t peak_uncommitted = 0;
+  // Per component, in component order: its name and what it processed, committed, undid,
+  // received too late and cancelled.
+  struct Component {
+    std::string name;
+    std::uint64_t processed = 0, committed = 0, rolled_back = 0, rollbacks = 0, stragglers = 0,
+                  anti_messages = 0;
+  };
+  std::vector<Component> per_component;
   double efficiency() const {
     return processed ? static_cast<double>(committed) / static_cast<double>(processed) : 1.0;
   }

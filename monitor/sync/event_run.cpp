@@ -135,6 +135,9 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
   for (GroupId g = 0; g < groups; ++g) {
     result.groups.push_back(members[g]->figures());
     result.groups.back().wall_seconds = wall[g];
+    const ActivityTrace& activity = members[g]->activity();
+    result.activity.push_back(activity.page(0, ActivityTrace::default_capacity));
+    result.dropped_spans.push_back(activity.dropped());
     for (const auto& lp : members[g]->components()) result.components.push_back(lp.figures());
   }
   result.digest = recorder.digest();

@@ -43,6 +43,10 @@ struct EventRunResult {
   double wall_seconds = 0;
   std::vector<des::ComponentFigures> components;
   std::vector<des::GroupFigures> groups;
+  // Per group: what its trace kept of its batches, rollbacks and fossil collections, and
+  // how many spans it overwrote (the oldest go first).
+  std::vector<std::vector<ActivitySpan>> activity;
+  std::vector<std::uint64_t> dropped_spans;
   std::uint64_t deadlocks = 0;  // found by the watch (recovered from, or the one that failed)
 
   des::ComponentFigures total() const;
