@@ -96,7 +96,11 @@ void EventGroup::start_components() {
 
 std::size_t EventGroup::process_batch() {
   std::size_t processed = 0;
-  while (processed < settings_.batch && !pending_.empty() && may_process(*pending_.begin())) {
+  while (processed < settings_.batch && !pending_.empty()) {
+    // Lazy cancellation: withdraw first what can no longer be resent (it may be the next
+    // event itself, or roll a component back to an earlier one).
+    if (!lazy_.empty()) settle_lazy(pending_.begin()->key, false);
+    if (pending_.empty() || !may_process(*pending_.begin())) break;
     process_next();
     ++processed;
   }
@@ -124,6 +128,13 @@ void EventGroup::process_next() {
     lp.close_entry();
     for (const Event& sent : outbox_) lp.record_sent(sent);
     ++events_since_round_;
+    if (!lazy_.empty()) {
+      // A re-execution: what it sends again unchanged was never withdrawn and stands.
+      std::size_t kept = 0;
+      for (const Event& sent : outbox_)
+        if (!resent_unchanged(sent)) outbox_[kept++] = sent;
+      outbox_.resize(kept);
+    }
   } else {
     last_processed_[index] = event.key;
     if (permit_ && event.key == *permit_) {
@@ -133,6 +144,10 @@ void EventGroup::process_next() {
     commit(lp.id(), event);
   }
   for (const Event& sent : outbox_) route(sent);
+  // Lazy cancellation: the rest of what this event sent before it was undone is withdrawn,
+  // after its new events are out (a withdrawal may roll this very event back, and then its
+  // new events must be where a cancellation finds them).
+  if (optimistic && !lazy_.empty()) settle_lazy(event.key, true);
 }
 
 void EventGroup::commit(ComponentId component, const Event& event) {
@@ -175,7 +190,15 @@ void EventGroup::deliver(const Event& event) {
                                    model_.component_name(lp.id()) +
                                    " arrived after a later event was processed");
   }
-  pending_.insert(event);
+  add_pending(event);
+}
+
+void EventGroup::add_pending(const Event& event) {
+  // Keys are unique (sender, serial): a second event with a key already pending would be a
+  // lost event, never a silent one.
+  if (!pending_.insert(event).second)
+    throw ProtocolError(name_, "two events with one key: " + describe(model_, event) + " for " +
+                                   model_.component_name(event.destination));
 }
 
 void EventGroup::cancel(const Event& event) {
@@ -194,18 +217,73 @@ void EventGroup::rollback(LogicalProcess& lp, const EventKey& key) {
   ++lp.figures().rollbacks;
   while (lp.processed_since(key)) {
     LogicalProcess::Undone undone = lp.undo_newest();
-    pending_.insert(undone.event);
-    // Aggressive cancellation: everything the undone event sent is withdrawn now.
+    add_pending(undone.event);
     for (const Event& sent : undone.sent) {
-      ++lp.figures().anti_messages;
-      const GroupId to = owner_[sent.destination];
-      if (to == self_)
-        cancel(sent);
+      if (settings_.cancellation == Cancellation::lazy)
+        hold(undone.event.key, sent);
       else
-        post(to, MessageKind::anti_event, sent);
+        withdraw(lp, sent);
     }
   }
   activity_.record(ActivityKind::rollback, begin, monotonic_ns(), SpanTag{ActivityCall::rollback});
+}
+
+void EventGroup::withdraw(LogicalProcess& lp, const Event& sent) {
+  ++lp.figures().anti_messages;
+  const GroupId to = owner_[sent.destination];
+  if (to == self_)
+    cancel(sent);
+  else
+    post(to, MessageKind::anti_event, sent);
+}
+
+void EventGroup::hold(const EventKey& parent, const Event& sent) {
+  lazy_.emplace(sent.key, Held{parent, sent});
+  lazy_by_parent_.emplace(parent, sent.key);
+}
+
+std::optional<Event> EventGroup::take_held(const EventKey& key) {
+  const auto it = lazy_.find(key);
+  if (it == lazy_.end()) return std::nullopt;
+  const Held held = it->second;
+  lazy_.erase(it);
+  lazy_by_parent_.erase({held.parent, key});
+  return held.event;
+}
+
+bool EventGroup::resent_unchanged(const Event& sent) {
+  const std::optional<Event> old = take_held(sent.key);
+  if (!old) return false;
+  if (old->destination == sent.destination && old->kind == sent.kind && old->value == sent.value)
+    return true;
+  // The same key with other content: the old event goes before the new one comes, so that
+  // no receiver ever holds two events with one key. (It cannot roll back the event being
+  // processed: the old one is later than it.)
+  withdraw(local(old->key.source), *old);
+  return false;
+}
+
+void EventGroup::settle_lazy(EventKey bound, bool inclusive) {
+  // The group processes in key order: an undone event below the bound can no longer be
+  // re-executed before later events, so what it sent and nothing re-sent is withdrawn.
+  while (!lazy_by_parent_.empty()) {
+    const auto [parent, key] = *lazy_by_parent_.begin();
+    if (!(parent < bound || (inclusive && parent == bound))) break;
+    const Event sent = *take_held(key);
+    withdraw(local(sent.key.source), sent);  // may roll back and hold more: read afresh
+  }
+}
+
+void EventGroup::settle_lazy_before_next() {
+  if (lazy_.empty()) return;
+  if (pending_.empty() || !may_process(*pending_.begin())) {
+    // Nothing will be processed before the next GVT: withdraw everything below the next
+    // pending event (everything, when there is none), so that GVT may pass it.
+    if (pending_.empty())
+      settle_lazy(EventKey{std::numeric_limits<double>::infinity(), 0, 0}, true);
+    else
+      settle_lazy(pending_.begin()->key, false);
+  }
 }
 
 std::size_t EventGroup::receive(std::chrono::microseconds wait) {
@@ -333,6 +411,7 @@ void EventGroup::send_guarantees() {
 // new colour. No event below that minimum can be in transit or pending anywhere: it is GVT.
 
 void EventGroup::gvt_duties(bool idle) {
+  settle_lazy_before_next();
   if (held_token_) try_release_token();
   if (self_ == 0 && !round_running_ && (idle || events_since_round_ >= settings_.gvt_interval))
     start_gvt_round();
@@ -395,6 +474,7 @@ void EventGroup::try_release_token() {
   if (received_in_colour_[old % 2] > token.in_transit[self_])
     throw ProtocolError(name_, "received more events of an old colour than were sent");
   received_in_colour_[old % 2] = 0;
+  settle_lazy_before_next();
   token.minimum = std::min({token.minimum, local_minimum(), red_minimum_});
   GvtToken released = std::move(token);
   held_token_.reset();
@@ -415,7 +495,10 @@ void EventGroup::forward_token(GvtToken token) {
 }
 
 double EventGroup::local_minimum() const {
-  return pending_.empty() ? infinity : pending_.begin()->key.time;
+  double minimum = pending_.empty() ? infinity : pending_.begin()->key.time;
+  // Lazy cancellation: an event not yet withdrawn may still roll its receiver back to it.
+  if (!lazy_by_parent_.empty()) minimum = std::min(minimum, lazy_by_parent_.begin()->first.time);
+  return minimum;
 }
 
 void EventGroup::apply_gvt(double gvt) {

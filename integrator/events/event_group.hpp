@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,13 @@ namespace kausal::des {
 
 enum class GroupSync : std::uint8_t { conservative, optimistic };
 
+// What an optimistic rollback does with the events the undone events sent.
+enum class Cancellation : std::uint8_t {
+  aggressive,  // cancel them at once (anti-messages)
+  lazy,        // keep them until the sender has re-executed past them: a resent event that
+               // equals the old one stands, only the others are cancelled
+};
+
 struct GroupSettings {
   GroupSync sync = GroupSync::conservative;
   double end = 0;  // events with a time below `end` are processed, the rest stay pending
@@ -29,6 +37,7 @@ struct GroupSettings {
   // lists and the work a rollback can undo.
   double window = std::numeric_limits<double>::infinity();
   StateSaving saving = StateSaving::full;
+  Cancellation cancellation = Cancellation::aggressive;
   std::uint32_t batch = 64;           // events between looks at the mailbox
   std::uint64_t gvt_interval = 1024;  // events group 0 processes between GVT rounds
 };
@@ -90,8 +99,15 @@ class EventGroup {
   void route(const Event& event);
   void post(GroupId to, MessageKind kind, const Event& event);
   void deliver(const Event& event);
+  void add_pending(const Event& event);
   void cancel(const Event& event);
   void rollback(LogicalProcess& lp, const EventKey& key);
+  void withdraw(LogicalProcess& lp, const Event& sent);
+  // Lazy cancellation: withdraws what undone events (keys below `bound`, or up to it when
+  // `inclusive`) sent and nothing resent.
+  void settle_lazy(EventKey bound, bool inclusive);  // by value: it may erase the event it came from
+  void settle_lazy_before_next();
+  bool resent_unchanged(const Event& sent);
   void commit(ComponentId component, const Event& event);
   void handle(GroupMessage& message);
   void flush();
@@ -128,6 +144,20 @@ class EventGroup {
   std::vector<std::uint32_t> local_index_;
   std::vector<EventKey> last_processed_;  // conservative: per local component
   std::set<Event, ByKey> pending_;
+  // Lazy cancellation: the events undone events had sent and nobody has withdrawn yet, by
+  // their own key (a re-execution that sends one again, whichever event re-sends it, finds
+  // it there) and in the order of the undone event that sent them (settle_lazy).
+  struct KeyLess {
+    bool operator()(const EventKey& a, const EventKey& b) const { return a < b; }
+  };
+  struct Held {
+    EventKey parent;
+    Event event;
+  };
+  std::map<EventKey, Held, KeyLess> lazy_;
+  std::set<std::pair<EventKey, EventKey>, std::less<>> lazy_by_parent_;
+  void hold(const EventKey& parent, const Event& sent);
+  std::optional<Event> take_held(const EventKey& key);
   std::vector<Event> outbox_;
   std::vector<std::vector<GroupMessage>> outgoing_;
   std::vector<GroupMessage> inbox_;

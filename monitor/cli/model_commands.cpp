@@ -12,6 +12,8 @@
 #include "monitor/sync/partitioned_driver.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "monitor/scenario/event_scenario.hpp"
+#include "system/events/event_model_registry.hpp"
 #include "system/model_registry.hpp"
 
 namespace kausal {
@@ -109,6 +111,24 @@ int fmu_models_command(const std::string& file) {
   return 0;
 }
 
+std::string padded(const std::string& name, std::size_t width) {
+  return name + std::string(name.size() < width ? width - name.size() : 1, ' ');
+}
+
+// `kausal models NAME` for a discrete-event model: what it is and its parameters.
+int event_model_command(const des::EventModelType& type) {
+  std::cout << type.name << " (discrete events, [events] model = \"" << type.name
+            << "\"; docs/events.md): " << type.description << "\n  parameters ([parameters]):\n";
+  for (const auto& p : type.parameters) {
+    std::ostringstream d;
+    d << "default " << p.default_value;
+    if (p.whole) d << ", whole";
+    if (p.most < 1e300) d << ", at most " << p.most;
+    std::cout << "    " << padded(p.name, 18) << p.meaning << " (" << d.str() << ")\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
@@ -116,15 +136,21 @@ int models_command(const std::string& name) {
   if (name.size() > 4 && name.ends_with(".fmu")) return fmu_models_command(name);
   const ModelRegistry& registry = model_registry();
   if (name.empty()) {
+    std::cout << "Subsystems of partitioned models ([[subsystem]] model = NAME):\n";
     for (const auto& [model, info] : registry.all())
-      std::cout << "  " << model << std::string(model.size() < 22 ? 22 - model.size() : 1, ' ')
-                << info.summary << "\n";
+      std::cout << "  " << padded(model, 22) << info.summary << "\n";
     std::cout
         << "  fmu                   a model from an FMU (model = \"fmu\", fmu = \"FILE.fmu\"; "
            "docs/fmi.md)\n";
+    std::cout << "Discrete-event models ([events] model = NAME; docs/events.md):\n";
+    for (const auto& type : des::event_model_types())
+      std::cout << "  " << padded(type.name, 22) << type.description.substr(0, 70)
+                << (type.description.size() > 70 ? "…" : "") << "\n";
     std::cout << "kausal models NAME: its ports and parameters (FILE.fmu: an FMU's)\n";
     return 0;
   }
+  if (const des::EventModelType* type = des::event_model_type(name))
+    return event_model_command(*type);
   const ModelInfo* info = registry.find(name);
   if (!info) throw InputError("command line: no model '" + name + "' (kausal models lists them)");
   // The ports need an instance: defaults, and 1 (or the nearest allowed value) where a
@@ -162,6 +188,9 @@ int models_command(const std::string& name) {
 // of the whole coupled model at the initial state, or at T after a sequential run to it (nonlinear
 // models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
 int analyze_command(const std::string& file, std::optional<double> at) {
+  if (is_event_scenario(file))
+    throw InputError(file + ": analyze needs a partitioned model ([[subsystem]] tables); this is "
+                            "a discrete-event model ([events])");
   const ScenarioKind kind = scenario_kind(file);
   if (!kind.partitioned)
     throw InputError(kind.where +

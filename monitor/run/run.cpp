@@ -405,6 +405,7 @@ class EventsRun final : public ModelRun {
     e.window = s_.window;
     if (!e.window) e.window = default_window(*s_.built);
     e.saving = s_.saving;
+    e.cancellation = s_.cancellation;
     e.deadlock = s_.deadlock;
     e.batch = s_.batch;
     e.gvt_interval = s_.gvt_interval;

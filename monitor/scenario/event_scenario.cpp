@@ -87,6 +87,10 @@ EventScenario read(const toml::table& root, const std::string& file) {
           "saving", {{"full", des::StateSaving::full},
                      {"incremental", des::StateSaving::incremental}}))
     s.saving = *v;
+  if (const auto c = events.choice<des::Cancellation>(
+          "cancellation", {{"aggressive", des::Cancellation::aggressive},
+                           {"lazy", des::Cancellation::lazy}}))
+    s.cancellation = *c;
   if (const auto d = events.choice<des::DeadlockPolicy>(
           "deadlock", {{"fail", des::DeadlockPolicy::fail},
                        {"recover", des::DeadlockPolicy::recover}}))

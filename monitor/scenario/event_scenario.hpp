@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "integrator/events/event_group.hpp"
 #include "integrator/events/logical_process.hpp"
 #include "integrator/events/mailbox_exchange.hpp"
 #include "monitor/run/run_kind.hpp"
@@ -27,6 +28,7 @@ struct EventScenario {
   std::uint32_t groups = 2;                    // conservative and optimistic
   std::optional<double> window;                // optimistic; default: default_window()
   des::StateSaving saving = des::StateSaving::full;
+  des::Cancellation cancellation = des::Cancellation::aggressive;
   des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;
   std::uint32_t batch = 64;
   std::uint64_t gvt_interval = 1024;

@@ -92,6 +92,7 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
   settings.end = spec.end;
   settings.window = spec.window ? *spec.window : default_window(model);
   settings.saving = spec.saving;
+  settings.cancellation = spec.cancellation;
   settings.batch = spec.batch;
   settings.gvt_interval = spec.gvt_interval;
 

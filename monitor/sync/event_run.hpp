@@ -27,6 +27,7 @@ struct EventRunSpec {
   // keeps PHOLD's groups within a few rollbacks of each other (docs/performance.md).
   std::optional<double> window;
   des::StateSaving saving = des::StateSaving::full;          // optimistic
+  des::Cancellation cancellation = des::Cancellation::aggressive;  // optimistic
   des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;  // conservative
   std::uint32_t batch = 64;             // events between looks at the mailbox
   std::uint64_t gvt_interval = 1024;    // events group 0 processes between GVT rounds

@@ -189,3 +189,37 @@ TEST(EventRun, AStopFromTheWatchEndsTheRunWithWhatWasCommitted) {
 
 }  // namespace
 }  // namespace kausal
+
+namespace kausal {
+namespace {
+
+TEST(EventRun, LazyCancellationCommitsTheSameEventsAsAggressive) {
+  for (const double remote : {0.3, 1.0}) {
+    const Phold model(phold(remote, 1.5, 0.1));
+    const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 80));
+    for (const std::uint32_t groups : {1u, 2u, 4u}) {
+      auto s = spec(SyncMethod::optimistic, groups, 80);
+      s.cancellation = des::Cancellation::lazy;
+      s.window = 3;
+      s.batch = 8;
+      const EventRunResult run = run_events(model, s);
+      EXPECT_FALSE(run.failure);
+      EXPECT_EQ(run.digest, reference.digest) << groups << " groups, remote " << remote;
+      EXPECT_EQ(run.total().processed - run.total().committed, run.total().rolled_back);
+    }
+  }
+  des::QueueingNetworkParameters p;
+  p.servers = 12;
+  p.jobs = 3;
+  p.minimum_service = 0.2;
+  const des::QueueingNetwork network(p);
+  const EventRunResult reference = run_events(network, spec(SyncMethod::sequential, 1, 300));
+  auto s = spec(SyncMethod::optimistic, 3, 300);
+  s.cancellation = des::Cancellation::lazy;
+  s.saving = des::StateSaving::incremental;
+  s.window = 50;
+  EXPECT_EQ(run_events(network, s).digest, reference.digest);
+}
+
+}  // namespace
+}  // namespace kausal
