@@ -122,14 +122,10 @@ void MailboxExchange::look_for_deadlock() {
   if (!first) {
     // Nothing is left to process anywhere and nothing is on its way: the run is over,
     // even where lookahead 0 keeps the guarantees from saying so.
-    for (GroupId g = 0; g < status_.size(); ++g) {
-      if (status_[g] == Status::finished) continue;
-      GroupMessage end;
-      end.kind = MessageKind::lower_bound;
-      end.time = std::numeric_limits<double>::infinity();
-      std::vector<GroupMessage> batch{end};
-      send(g, batch);
-    }
+    GroupMessage end;
+    end.kind = MessageKind::lower_bound;
+    end.time = std::numeric_limits<double>::infinity();
+    send_to_all(end, false);
     return;
   }
   ++deadlocks_;
@@ -138,12 +134,16 @@ void MailboxExchange::look_for_deadlock() {
     wake(*first);
     return;
   }
-  const std::string reason = describe_cycle(*first);
-  if (!failure_) failure_ = reason;
+  if (!failure_) failure_ = describe_cycle(*first);
+  GroupMessage stop;
+  stop.kind = MessageKind::stop;
+  send_to_all(stop);
+}
+
+void MailboxExchange::send_to_all(const GroupMessage& message, bool finished_too) {
   for (GroupId g = 0; g < boxes_.size(); ++g) {
-    GroupMessage stop;
-    stop.kind = MessageKind::stop;
-    std::vector<GroupMessage> batch{stop};
+    if (!finished_too && status_[g] == Status::finished) continue;
+    std::vector<GroupMessage> batch{message};
     send(g, batch);
   }
 }
@@ -179,16 +179,11 @@ std::string MailboxExchange::describe_cycle(GroupId from) const {
 }
 
 void MailboxExchange::stop_all(const std::string& reason) {
-  {
-    std::lock_guard lock(watch_mutex_);
-    if (!failure_) failure_ = reason;
-  }
-  for (GroupId g = 0; g < boxes_.size(); ++g) {
-    GroupMessage stop;
-    stop.kind = MessageKind::stop;
-    std::vector<GroupMessage> batch{stop};
-    send(g, batch);
-  }
+  std::lock_guard lock(watch_mutex_);
+  if (!failure_) failure_ = reason;
+  GroupMessage stop;
+  stop.kind = MessageKind::stop;
+  send_to_all(stop);
 }
 
 std::optional<std::string> MailboxExchange::failure() const {

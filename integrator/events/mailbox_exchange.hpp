@@ -54,6 +54,8 @@ class MailboxExchange final : public GroupTransport {
   void look_for_deadlock();  // under watch_mutex_
   std::string describe_cycle(GroupId from) const;
   void wake(GroupId group);
+  // Under watch_mutex_: `message` into every mailbox (or every unfinished group's).
+  void send_to_all(const GroupMessage& message, bool finished_too = true);
 
   std::vector<Mailbox> boxes_;
   // Pause instructions a waiting group spins before it sleeps: none when there are more
