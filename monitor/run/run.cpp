@@ -364,16 +364,14 @@ class EventsRun final : public ModelRun {
 
   RunResult sequential(RunControl& control, RunObserver*) override {
     const EventRunSpec spec = run_spec();
-    double horizon = 0;
     const EventRunResult run = run_events(*s_.built, spec, [&](double committed_to) {
-      horizon = committed_to;
       control.progress(static_cast<std::uint64_t>(1000 * committed_to / s_.end), 1000);
       return !control.stop_requested();
     });
     RunResult r = described();
     r.wall_s = run.wall_seconds;
     r.trajectory_sha256 = run.digest;
-    fill(*r.events, run, run.failure ? horizon : s_.end);
+    fill(*r.events, run, run.committed_to);
     for (des::ComponentId c = 0; c < run.components.size(); ++c) {
       const des::ComponentFigures& f = run.components[c];
       r.events->per_component.push_back({s_.built->component_name(c), f.processed, f.committed,

@@ -133,7 +133,9 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
   result.deadlocks = exchange.deadlocks();
   if (const auto failure = exchange.failure(); failure && !result.failure)
     result.failure = std::make_exception_ptr(SimulationError(*failure));
+  result.committed_to = spec.end;
   for (GroupId g = 0; g < groups; ++g) {
+    result.committed_to = std::min(result.committed_to, members[g]->committed_horizon());
     result.groups.push_back(members[g]->figures());
     result.groups.back().wall_seconds = wall[g];
     const ActivityTrace& activity = members[g]->activity();

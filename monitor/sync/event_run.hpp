@@ -41,6 +41,9 @@ struct EventRunResult {
   // completed. Everything else describes what was committed up to then.
   std::exception_ptr failure;
   std::string digest;
+  // Every event below this time is committed: the end when the run completed, else the
+  // smallest of the groups' committed horizons when they stopped.
+  double committed_to = 0;
   double wall_seconds = 0;
   std::vector<des::ComponentFigures> components;
   std::vector<des::GroupFigures> groups;

@@ -184,6 +184,12 @@ TEST(EventRun, AStopFromTheWatchEndsTheRunWithWhatWasCommitted) {
     EXPECT_GE(seen, 100.0);
     EXPECT_GT(cut.total().committed, 0u);
     EXPECT_LT(cut.total().committed, full.total().committed);
+    // Everything below committed_to is committed: as many events as a run that ends there.
+    ASSERT_GT(cut.committed_to, 0.0);
+    ASSERT_LT(cut.committed_to, 400.0);
+    const EventRunResult prefix =
+        run_events(model, spec(SyncMethod::sequential, 1, cut.committed_to));
+    EXPECT_GE(cut.total().committed, prefix.total().committed) << name_of(method);
   }
 }
 
