@@ -433,19 +433,8 @@ class EventsRun final : public ModelRun {
     const auto owner = contiguous_groups(s_.built->components(), r.events->groups);
     for (des::GroupId g = 0; g < run.groups.size(); ++g) {
       ComponentReport c;
-      des::ComponentId first = 0, last = 0;
-      bool any = false;
-      for (des::ComponentId k = 0; k < owner.size(); ++k)
-        if (owner[k] == g) {
-          if (!any) first = k;
-          last = k;
-          any = true;
-        }
       c.name = spec_.method == SyncMethod::sequential ? "sequential"
-               : first == last ? s_.built->component_name(first)
-                               : "group-" + std::to_string(g) + " (" +
-                                     s_.built->component_name(first) + " … " +
-                                     s_.built->component_name(last) + ")";
+                                                      : group_name(*s_.built, owner, g);
       c.role = spec_.method == SyncMethod::sequential ? ComponentRole::sequential
                                                       : ComponentRole::event_group;
       c.host = local_host_name();

@@ -29,16 +29,17 @@ void check(const EventModel& model, const EventRunSpec& spec) {
   if (spec.gvt_interval < 1) throw InputError("gvt_interval: must be at least 1");
 }
 
+}  // namespace
+
 std::string group_name(const EventModel& model, const std::vector<GroupId>& owner, GroupId g) {
   std::vector<ComponentId> members;
   for (ComponentId c = 0; c < owner.size(); ++c)
     if (owner[c] == g) members.push_back(c);
+  if (members.empty()) return "group-" + std::to_string(g);
   if (members.size() == 1) return model.component_name(members.front());
-  return "group " + std::to_string(g) + " (" + model.component_name(members.front()) + " … " +
+  return "group-" + std::to_string(g) + " (" + model.component_name(members.front()) + " … " +
          model.component_name(members.back()) + ")";
 }
-
-}  // namespace
 
 std::vector<GroupId> contiguous_groups(std::size_t components, std::uint32_t groups) {
   std::vector<GroupId> owner(components);

@@ -62,6 +62,11 @@ struct EventRunResult {
 // larger.
 std::vector<des::GroupId> contiguous_groups(std::size_t components, std::uint32_t groups);
 
+// How reports and messages name group g: its component if it has one, else
+// "group-2 (component-32 … component-47)".
+std::string group_name(const des::EventModel& model, const std::vector<des::GroupId>& owner,
+                       des::GroupId g);
+
 // Called by the first group after every batch with the time below which it has committed
 // everything; returning false stops the run (the result's failure is Interrupted).
 using EventWatch = std::function<bool(double horizon)>;
