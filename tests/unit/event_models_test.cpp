@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "event_runs.hpp"
 #include "monitor/sync/event_run.hpp"
 #include "system/errors.hpp"
 #include "system/events/queueing_network.hpp"
@@ -35,13 +36,7 @@ using des::ThreeComponentsParameters;
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
-EventRunSpec spec(SyncMethod method, std::uint32_t groups, double end) {
-  EventRunSpec s;
-  s.method = method;
-  s.groups = groups;
-  s.end = end;
-  return s;
-}
+constexpr auto& spec = testing::event_spec;
 
 // A sequential run by hand: every event below `end` in EventKey order, with a look at the
 // states and the pending events after each one. It is independent of EventGroup, so its

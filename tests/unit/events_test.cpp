@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "event_runs.hpp"
 #include "monitor/sync/event_run.hpp"
 #include "system/errors.hpp"
 #include "system/events/phold.hpp"
@@ -27,13 +28,7 @@ PholdParameters phold(double remote, double mean, double lookahead = 1.0) {
   return p;
 }
 
-EventRunSpec spec(SyncMethod method, std::uint32_t groups, double end) {
-  EventRunSpec s;
-  s.method = method;
-  s.groups = groups;
-  s.end = end;
-  return s;
-}
+constexpr auto& spec = testing::event_spec;
 
 TEST(EventRun, SequentialCommitsEveryEventBelowTheEndOnce) {
   const Phold model(phold(0.5, 2.0));
