@@ -505,7 +505,6 @@ void EventGroup::apply_gvt(double gvt) {
   if (gvt <= gvt_) return;
   const std::uint64_t begin = monotonic_ns();
   gvt_ = gvt;
-  figures_.gvt = std::min(gvt, settings_.end);
   for (LogicalProcess& lp : lps_)
     lp.fossil_collect(gvt, [&](const Event& event) { sink_.committed(lp.id(), event); });
   activity_.record(ActivityKind::busy, begin, monotonic_ns(), SpanTag{ActivityCall::commit});

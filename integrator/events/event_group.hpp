@@ -49,7 +49,6 @@ struct GroupFigures {
   std::uint64_t permits = 0;  // events processed by permission of the deadlock watch
   double blocked_seconds = 0;  // waiting for a message with nothing to do
   double wall_seconds = 0;     // from its start to its end (set by whoever runs it)
-  double gvt = 0;               // the last GVT this group knew
   std::size_t peak_uncommitted = 0;  // the longest processed list, summed over components
 };
 
@@ -74,7 +73,6 @@ class EventGroup {
   // what a handler throws (ModelError) and ProtocolError for a message that breaks the
   // protocol; the caller stops the other groups.
   void run();
-  bool stopped() const { return stopped_; }
   // The time below which this group has committed every event (at most the end).
   double committed_horizon() const;
 

@@ -4,7 +4,7 @@
 
 namespace kausal {
 
-EventRecorder::EventRecorder(std::size_t components) : count_(components, 0) {
+EventRecorder::EventRecorder(std::size_t components) {
   sha_.reserve(components);
   for (std::size_t c = 0; c < components; ++c) sha_.push_back(std::make_unique<Sha256>());
 }
@@ -17,11 +17,6 @@ void EventRecorder::committed(des::ComponentId component, const des::Event& even
   std::memcpy(record + 12, &event.kind, 4);
   std::memcpy(record + 16, &event.value, 8);
   sha_[component]->update(record, sizeof record);
-  ++count_[component];
-}
-
-std::string EventRecorder::component_digest(des::ComponentId component) const {
-  return sha_.at(component)->hex();
 }
 
 std::string EventRecorder::digest() const {
@@ -31,12 +26,6 @@ std::string EventRecorder::digest() const {
     run.update(hex.data(), hex.size());
   }
   return run.hex();
-}
-
-std::uint64_t EventRecorder::committed_events() const {
-  std::uint64_t total = 0;
-  for (const auto n : count_) total += n;
-  return total;
 }
 
 }  // namespace kausal

@@ -18,13 +18,10 @@ class EventRecorder final : public des::CommitSink {
  public:
   explicit EventRecorder(std::size_t components);
   void committed(des::ComponentId component, const des::Event& event) override;
-  std::string component_digest(des::ComponentId component) const;
   std::string digest() const;
-  std::uint64_t committed_events() const;
 
  private:
   std::vector<std::unique_ptr<Sha256>> sha_;
-  std::vector<std::uint64_t> count_;
 };
 
 }  // namespace kausal
