@@ -1,6 +1,7 @@
 #include "integrator/events/event_group.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "system/errors.hpp"
@@ -41,6 +42,7 @@ EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupI
     mine.push_back(c);
   }
   last_processed_.assign(lps_.size(), EventKey{-infinity, 0, 0});
+  errors_.resize(lps_.size());
   outgoing_.resize(groups_);
   channel_.resize(groups_);
   out_lookahead_.resize(groups_);
@@ -96,15 +98,26 @@ void EventGroup::start_components() {
 
 std::size_t EventGroup::process_batch() {
   std::size_t processed = 0;
-  while (processed < settings_.batch && !pending_.empty()) {
+  while (processed < settings_.batch) {
     // Lazy cancellation: withdraw first what can no longer be resent (it may be the next
     // event itself, or roll a component back to an earlier one).
-    if (!lazy_.empty()) settle_lazy(pending_.begin()->key, false);
-    if (pending_.empty() || !may_process(*pending_.begin())) break;
-    process_next();
+    if (!lazy_.empty())
+      if (const auto next = next_event(); next != pending_.end()) settle_lazy(next->key, false);
+    const auto next = next_event();
+    if (next == pending_.end() || !may_process(*next)) break;
+    process_next(next);
     ++processed;
   }
   return processed;
+}
+
+EventGroup::Pending::const_iterator EventGroup::next_event() const {
+  // The events of a component held by a deferred error wait until it resolves; the group's
+  // other components go on.
+  auto next = pending_.begin();
+  if (held_ == 0) return next;
+  while (next != pending_.end() && errors_[local_index_[next->destination]]) ++next;
+  return next;
 }
 
 bool EventGroup::may_process(const Event& next) const {
@@ -113,16 +126,26 @@ bool EventGroup::may_process(const Event& next) const {
   return next.key.time < safe_ || (permit_ && next.key <= *permit_);
 }
 
-void EventGroup::process_next() {
-  const Event event = *pending_.begin();
-  pending_.erase(pending_.begin());
+void EventGroup::process_next(Pending::const_iterator next) {
+  const Event event = *next;
   const std::uint32_t index = local_index_[event.destination];
   LogicalProcess& lp = lps_[index];
   const bool optimistic = settings_.sync == GroupSync::optimistic;
   UndoLog* undo = optimistic ? lp.save_before(event) : nullptr;
   outbox_.clear();
   EventContext context(model_, lp.id(), event.key.time, lp.state(), outbox_, undo);
-  model_.handle(event, context);
+  try {
+    model_.handle(event, context);
+  } catch (const ModelError&) {
+    // A conservative state is final, and so is its error. An optimistic one may belong to
+    // a state a rollback will undo: only GVT can tell.
+    if (!optimistic) throw;
+    defer_error(lp, event, std::current_exception());
+    return;
+  }
+  // Only a handled event leaves the pending list: a run that fails on one has not passed
+  // it, and its committed horizon says so.
+  pending_.erase(next);
   ++lp.figures().processed;
   if (optimistic) {
     lp.close_entry();
@@ -148,6 +171,39 @@ void EventGroup::process_next() {
   // after its new events are out (a withdrawal may roll this very event back, and then its
   // new events must be where a cancellation finds them).
   if (optimistic && !lazy_.empty()) settle_lazy(event.key, true);
+}
+
+void EventGroup::defer_error(LogicalProcess& lp, const Event& event, std::exception_ptr error) {
+  // Undo what the handler did before it threw: the state saved before the event comes back
+  // and what it sent never goes out. The attempt counts as processed and rolled back, like
+  // any speculative work that was wasted.
+  lp.close_entry();
+  ++lp.figures().processed;
+  lp.undo_newest();
+  outbox_.clear();
+  errors_[local_index_[lp.id()]] = DeferredError{event.key, std::move(error)};
+  ++held_;
+  ++figures_.deferred_errors;
+  // Lazy cancellation: this execution sent nothing, so what the event sent before it was
+  // undone is withdrawn, as after any re-execution.
+  if (!lazy_.empty()) settle_lazy(event.key, true);
+}
+
+void EventGroup::reconsider(ComponentId component, const EventKey& key) {
+  // An event at or before the failed one arrives or is cancelled (rolling the component
+  // back if it had passed it): the failed event will run again, perhaps on another state.
+  std::optional<DeferredError>& error = errors_[local_index_[component]];
+  if (!error || error->key < key) return;
+  error.reset();
+  --held_;
+  ++figures_.cleared_errors;
+}
+
+const EventGroup::DeferredError* EventGroup::real_error(double gvt) const {
+  const DeferredError* real = nullptr;
+  for (const auto& error : errors_)
+    if (error && error->key.time < gvt && (!real || error->key < real->key)) real = &*error;
+  return real;
 }
 
 void EventGroup::commit(ComponentId component, const Event& event) {
@@ -181,6 +237,7 @@ void EventGroup::deliver(const Event& event) {
   const std::uint32_t index = local_index_[event.destination];
   LogicalProcess& lp = lps_[index];
   if (settings_.sync == GroupSync::optimistic) {
+    reconsider(lp.id(), event.key);
     if (lp.processed_since(event.key)) {
       ++lp.figures().stragglers;
       rollback(lp, event.key);
@@ -203,6 +260,7 @@ void EventGroup::add_pending(const Event& event) {
 
 void EventGroup::cancel(const Event& event) {
   LogicalProcess& lp = local(event.destination);
+  reconsider(lp.id(), event.key);
   if (lp.processed_since(event.key)) rollback(lp, event.key);
   const auto it = pending_.find(event.key);
   if (it == pending_.end())
@@ -276,14 +334,14 @@ void EventGroup::settle_lazy(EventKey bound, bool inclusive) {
 
 void EventGroup::settle_lazy_before_next() {
   if (lazy_.empty()) return;
-  if (pending_.empty() || !may_process(*pending_.begin())) {
-    // Nothing will be processed before the next GVT: withdraw everything below the next
-    // pending event (everything, when there is none), so that GVT may pass it.
-    if (pending_.empty())
-      settle_lazy(EventKey{std::numeric_limits<double>::infinity(), 0, 0}, true);
-    else
-      settle_lazy(pending_.begin()->key, false);
-  }
+  // Nothing will be processed before the next GVT: withdraw everything below the next event
+  // the group may process (everything, when there is none; a component held by an error
+  // re-executes nothing before GVT decides it), so that GVT may pass it.
+  const auto next = next_event();
+  if (next == pending_.end())
+    settle_lazy(EventKey{infinity, 0, 0}, true);
+  else if (!may_process(*next))
+    settle_lazy(next->key, false);
 }
 
 std::size_t EventGroup::receive(std::chrono::microseconds wait) {
@@ -495,7 +553,20 @@ void EventGroup::forward_token(GvtToken token) {
 }
 
 double EventGroup::local_minimum() const {
-  double minimum = pending_.empty() ? infinity : pending_.begin()->key.time;
+  double minimum = infinity;
+  for (const Event& event : pending_) {
+    if (!(event.key.time < minimum)) break;
+    const std::optional<DeferredError>& error = errors_[local_index_[event.destination]];
+    if (!error) {
+      minimum = event.key.time;
+      break;
+    }
+    // A held component's events count just above its error's time: nothing can clear the
+    // error without an event at or before that time, so a GVT beyond it proves the error
+    // real (apply_gvt), and counting them at it would hold GVT there for ever.
+    const double above = std::nextafter(error->key.time, infinity);
+    minimum = std::min(minimum, std::max(event.key.time, above));
+  }
   // Lazy cancellation: an event not yet withdrawn may still roll its receiver back to it.
   if (!lazy_by_parent_.empty()) minimum = std::min(minimum, lazy_by_parent_.begin()->first.time);
   return minimum;
@@ -503,11 +574,18 @@ double EventGroup::local_minimum() const {
 
 void EventGroup::apply_gvt(double gvt) {
   if (gvt <= gvt_) return;
-  const std::uint64_t begin = monotonic_ns();
-  gvt_ = gvt;
-  for (LogicalProcess& lp : lps_)
-    lp.fossil_collect(gvt, [&](const Event& event) { sink_.committed(lp.id(), event); });
-  activity_.record(ActivityKind::busy, begin, monotonic_ns(), SpanTag{ActivityCall::commit});
+  // An error standing below GVT is real: nothing can arrive any more to undo it. What came
+  // before its event is committed, then the run fails as a sequential run would.
+  const DeferredError* real = real_error(gvt);
+  const double horizon = real ? real->key.time : gvt;
+  if (horizon > gvt_) {
+    const std::uint64_t begin = monotonic_ns();
+    gvt_ = horizon;
+    for (LogicalProcess& lp : lps_)
+      lp.fossil_collect(horizon, [&](const Event& event) { sink_.committed(lp.id(), event); });
+    activity_.record(ActivityKind::busy, begin, monotonic_ns(), SpanTag{ActivityCall::commit});
+  }
+  if (real) std::rethrow_exception(real->error);
 }
 
 }  // namespace kausal::des

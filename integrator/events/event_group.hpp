@@ -7,6 +7,7 @@
 // collection and a window that bounds optimism). One group alone, conservative, is the
 // sequential engine: no links in, nothing to wait for, nothing saved.
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -50,6 +51,10 @@ struct GroupFigures {
   double blocked_seconds = 0;  // waiting for a message with nothing to do
   double wall_seconds = 0;     // from its start to its end (set by whoever runs it)
   std::size_t peak_uncommitted = 0;  // the longest processed list, summed over components
+  // Optimistic: model errors a speculative event raised and the group held back (each until
+  // an earlier event cleared it, or GVT passed it and it was thrown), and those cleared.
+  std::uint64_t deferred_errors = 0;
+  std::uint64_t cleared_errors = 0;
 };
 
 // Receives every committed event of a component, oldest first.
@@ -70,8 +75,9 @@ class EventGroup {
              std::function<bool(double)> watch = {});
 
   // Runs until the end time is committed everywhere, or a stop message arrives. Throws
-  // what a handler throws (ModelError) and ProtocolError for a message that breaks the
-  // protocol; the caller stops the other groups.
+  // what a handler throws (ModelError: at once when conservative; when optimistic, once GVT
+  // passes the failed event, since a rollback may still undo it) and ProtocolError for a
+  // message that breaks the protocol; the caller stops the other groups.
   void run();
   // The time below which this group has committed every event (at most the end).
   double committed_horizon() const;
@@ -89,11 +95,23 @@ class EventGroup {
     bool operator()(const EventKey& a, const Event& b) const { return a < b.key; }
   };
 
+  using Pending = std::set<Event, ByKey>;
+  // Optimistic: the ModelError a component's handler raised on the event with `key`, held
+  // while that component's events wait in the pending list (docs/events.md).
+  struct DeferredError {
+    EventKey key;
+    std::exception_ptr error;
+  };
+
   LogicalProcess& local(ComponentId c) { return lps_[local_index_[c]]; }
   void start_components();
   std::size_t process_batch();
+  Pending::const_iterator next_event() const;
   bool may_process(const Event& next) const;
-  void process_next();
+  void process_next(Pending::const_iterator next);
+  void defer_error(LogicalProcess& lp, const Event& event, std::exception_ptr error);
+  void reconsider(ComponentId component, const EventKey& key);
+  const DeferredError* real_error(double gvt) const;
   void route(const Event& event);
   void post(GroupId to, MessageKind kind, const Event& event);
   void deliver(const Event& event);
@@ -141,7 +159,7 @@ class EventGroup {
   std::vector<LogicalProcess> lps_;
   std::vector<std::uint32_t> local_index_;
   std::vector<EventKey> last_processed_;  // conservative: per local component
-  std::set<Event, ByKey> pending_;
+  Pending pending_;
   // Lazy cancellation: the events undone events had sent and nobody has withdrawn yet, by
   // their own key (a re-execution that sends one again, whichever event re-sends it, finds
   // it there) and in the order of the undone event that sent them (settle_lazy).
@@ -180,6 +198,9 @@ class EventGroup {
   std::optional<GvtToken> held_token_;
   bool round_running_ = false;
   std::uint64_t events_since_round_ = 0;
+  // Optimistic: per local component, its standing deferred error, if any.
+  std::vector<std::optional<DeferredError>> errors_;
+  std::size_t held_ = 0;  // components with a standing error
 };
 
 }  // namespace kausal::des

@@ -7,7 +7,7 @@
 #include <memory>
 #include <thread>
 
-#include "monitor/record/event_recorder.hpp"
+#include "integrator/events/event_recorder.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {

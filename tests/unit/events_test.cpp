@@ -3,7 +3,11 @@
 // process, against one committed digest.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <optional>
+#include <sstream>
+#include <thread>
 
 #include "event_runs.hpp"
 #include "monitor/sync/event_run.hpp"
@@ -220,6 +224,168 @@ TEST(EventRun, LazyCancellationCommitsTheSameEventsAsAggressive) {
   s.saving = des::StateSaving::incremental;
   s.window = 50;
   EXPECT_EQ(run_events(network, s).digest, reference.digest);
+}
+
+}  // namespace
+}  // namespace kausal
+
+namespace kausal {
+namespace {
+
+// Two components, each in its own group when there are two. A (component-0) sends B
+// (component-1) a pair of flips each whole time k, at k + 0.4 and k + 0.5, from two of its
+// own events (k + 0.1 and, after `slowness`, k + 0.15). B ticks at k + 0.7 and fails a tick
+// between the flips of a pair (an odd count of flips). In the order of keys B never does;
+// an optimistic B that has the first flip of a pair but not yet the second does, and must
+// not fail the run for it. With `late_pair`, that pair's second flip comes after the tick
+// (k + 1.15): then the error is real, in every method.
+class FlipPairs final : public des::EventModel {
+ public:
+  enum Kind : std::uint32_t { first, second, flip, tick };
+  explicit FlipPairs(std::chrono::microseconds slowness = {}, std::optional<int> late_pair = {})
+      : slowness_(slowness), late_pair_(late_pair) {}
+
+  std::string name() const override { return "flip-pairs"; }
+  std::size_t components() const override { return 2; }
+  std::optional<double> lookahead(des::ComponentId from, des::ComponentId to) const override {
+    if (from == 0) return to == 0 ? 0.05 : 0.3;
+    if (to == 1) return 0.7;
+    return std::nullopt;
+  }
+  des::ComponentState initial_state(des::ComponentId id) const override {
+    return des::ComponentState{{0, 0}, des::RandomStream(1, id), 0};
+  }
+  void start(des::EventContext& context) const override {
+    if (context.component() == 0)
+      context.send(0, 0.1, first);
+    else
+      context.send(1, 0.7, tick);
+  }
+  void handle(const des::Event& event, des::EventContext& context) const override {
+    switch (event.kind) {
+      case first:
+        context.send(1, 0.3, flip);
+        context.send(0, 0.05, second);
+        break;
+      case second: {
+        std::this_thread::sleep_for(slowness_);  // B runs ahead meanwhile, with one flip
+        const bool late = late_pair_ && std::floor(context.now()) == *late_pair_;
+        context.send(1, late ? 1.0 : 0.35, flip);
+        context.send(0, 0.95, first);
+        break;
+      }
+      case flip:
+        context.set_value(0, context.value(0) + 1);
+        break;
+      default:
+        if (std::fmod(context.value(0), 2) != 0) {
+          std::ostringstream why;
+          why << "a tick at t = " << context.now() << " between two flips";
+          throw ModelError(component_name(1), why.str());
+        }
+        context.set_value(1, context.value(1) + 1);
+        context.send(1, 1.0, tick);
+    }
+  }
+
+ private:
+  std::chrono::microseconds slowness_;
+  std::optional<int> late_pair_;
+};
+
+std::uint64_t sum_deferred(const EventRunResult& run) {
+  std::uint64_t sum = 0;
+  for (const auto& g : run.groups) sum += g.deferred_errors;
+  return sum;
+}
+
+std::uint64_t sum_cleared(const EventRunResult& run) {
+  std::uint64_t sum = 0;
+  for (const auto& g : run.groups) sum += g.cleared_errors;
+  return sum;
+}
+
+std::string failure_text(const EventRunResult& run) {
+  if (!run.failure) return "";
+  try {
+    std::rethrow_exception(run.failure);
+  } catch (const ModelError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a ModelError: ") + e.what();
+  }
+}
+
+EventRunSpec eager(des::StateSaving saving, des::Cancellation cancellation) {
+  // Small batches flush the first flip of a pair before A sleeps over the second; a wide
+  // window lets B run ahead of it.
+  auto s = spec(SyncMethod::optimistic, 2, 10);
+  s.window = 3;
+  s.batch = 1;
+  s.gvt_interval = 1;
+  s.saving = saving;
+  s.cancellation = cancellation;
+  return s;
+}
+
+TEST(EventsDeferredError, ASpeculativeModelErrorIsRolledBackAndTheRunCommitsTheSequentialDigest) {
+  const FlipPairs model(std::chrono::milliseconds(3));
+  const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 10));
+  ASSERT_FALSE(reference.failure) << failure_text(reference);
+  const EventRunResult conservative = run_events(model, spec(SyncMethod::conservative, 2, 10));
+  ASSERT_FALSE(conservative.failure) << failure_text(conservative);
+  EXPECT_EQ(conservative.digest, reference.digest);
+  for (const auto saving : {des::StateSaving::full, des::StateSaving::incremental})
+    for (const auto cancellation : {des::Cancellation::aggressive, des::Cancellation::lazy}) {
+      SCOPED_TRACE(std::string(saving == des::StateSaving::full ? "full" : "incremental") +
+                   (cancellation == des::Cancellation::lazy ? ", lazy" : ", aggressive"));
+      // Ten pairs a run, each a chance for B to tick between two flips: every run must give
+      // the sequential bits, and some run must have deferred (and cleared) an error.
+      std::uint64_t deferred = 0;
+      for (int attempt = 0; attempt < 5 && deferred == 0; ++attempt) {
+        const EventRunResult run = run_events(model, eager(saving, cancellation));
+        ASSERT_FALSE(run.failure) << failure_text(run);
+        EXPECT_EQ(run.digest, reference.digest);
+        EXPECT_EQ(run.total().committed, reference.total().committed);
+        EXPECT_EQ(run.total().processed - run.total().committed, run.total().rolled_back);
+        // A run that completes cleared every error it deferred.
+        EXPECT_EQ(sum_cleared(run), sum_deferred(run));
+        deferred += sum_deferred(run);
+      }
+      EXPECT_GT(deferred, 0u);
+    }
+}
+
+TEST(EventsDeferredError, ARealModelErrorFailsTheOptimisticRunAsItFailsTheSequentialOne) {
+  const FlipPairs model(std::chrono::milliseconds(1), 3);  // B fails its tick at t = 3.7
+  const double failed_at = 0.7 + 1.0 + 1.0 + 1.0;  // as B's ticks add up
+  const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 10));
+  const std::string expected = "component-1: a tick at t = 3.7 between two flips";
+  EXPECT_EQ(failure_text(reference), expected);
+  EXPECT_LE(reference.committed_to, failed_at);
+  const EventRunResult conservative = run_events(model, spec(SyncMethod::conservative, 2, 10));
+  EXPECT_EQ(failure_text(conservative), expected);
+  EXPECT_LE(conservative.committed_to, failed_at);
+  for (const auto cancellation : {des::Cancellation::aggressive, des::Cancellation::lazy}) {
+    auto s = eager(des::StateSaving::full, cancellation);
+    const EventRunResult run = run_events(model, s);
+    EXPECT_EQ(failure_text(run), expected);
+    EXPECT_GT(sum_deferred(run), 0u);  // held first, thrown once GVT passed t = 3.7
+    // Everything before the failed tick is committed, and nothing after it: the same
+    // events as the sequential run that failed.
+    EXPECT_LE(run.committed_to, failed_at);
+    EXPECT_EQ(run.digest, reference.digest);
+    EXPECT_EQ(run.total().committed, reference.total().committed);
+  }
+  // The same without the slowness (B no longer runs ahead), and with one group.
+  const FlipPairs quick({}, 3);
+  for (const std::uint32_t groups : {1u, 2u}) {
+    auto s = spec(SyncMethod::optimistic, groups, 10);
+    const EventRunResult run = run_events(quick, s);
+    EXPECT_EQ(failure_text(run), expected) << groups << " groups";
+    EXPECT_LE(run.committed_to, failed_at);
+    EXPECT_EQ(run.digest, reference.digest) << groups << " groups";
+  }
 }
 
 }  // namespace

@@ -4,20 +4,27 @@
 // component, the event kind (uint32), the payload (double), little-endian — and the run's
 // digest, a SHA-256 over the components' hex digests in component order. Each component is
 // committed by one thread, so the recorder needs no lock; the digest is the same whatever
-// the method, the number of groups or the placement.
+// the method, the number of groups or the placement. A group in a process of its own
+// records its components only and hands their digests to the monitor, which combines them.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "integrator/events/event_group.hpp"
-#include "monitor/record/trajectory_recorder.hpp"
+#include "system/sha256.hpp"
 
 namespace kausal {
+
+// The run's digest from the components' hex digests, in component order.
+std::string combine_component_digests(const std::vector<std::string>& components);
 
 class EventRecorder final : public des::CommitSink {
  public:
   explicit EventRecorder(std::size_t components);
   void committed(des::ComponentId component, const des::Event& event) override;
+  // The hex digest of one component's committed events so far.
+  std::string component_digest(des::ComponentId component) const;
+  // The run's digest: every component's, in component order.
   std::string digest() const;
 
  private:

@@ -1,4 +1,6 @@
-#include "monitor/record/event_recorder.hpp"
+#include "integrator/events/event_recorder.hpp"
+
+#include <bit>
 
 #include <cstring>
 
@@ -19,12 +21,19 @@ void EventRecorder::committed(des::ComponentId component, const des::Event& even
   sha_[component]->update(record, sizeof record);
 }
 
+std::string EventRecorder::component_digest(des::ComponentId component) const {
+  return sha_.at(component)->hex();
+}
+
 std::string EventRecorder::digest() const {
+  std::vector<std::string> components;
+  for (const auto& sha : sha_) components.push_back(sha->hex());
+  return combine_component_digests(components);
+}
+
+std::string combine_component_digests(const std::vector<std::string>& components) {
   Sha256 run;
-  for (const auto& sha : sha_) {
-    const std::string hex = sha->hex();
-    run.update(hex.data(), hex.size());
-  }
+  for (const std::string& hex : components) run.update(hex.data(), hex.size());
   return run.hex();
 }
 

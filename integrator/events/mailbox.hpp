@@ -1,0 +1,46 @@
+#pragma once
+// One event group's mailbox: what other groups (or, across processes, the ORB's threads)
+// hand it, taken by the group's thread in arrival order. A waiting owner spins briefly
+// before it sleeps, since waking a sleeping thread on another core costs tens of
+// microseconds here and conservative groups exchange a message per lookahead.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "integrator/events/group_message.hpp"
+
+namespace kausal::des {
+
+class Mailbox {
+ public:
+  // Appends `batch` (and empties it).
+  void put(std::vector<GroupMessage>& batch);
+  // Appends what has arrived to `into`; when nothing has, spins `spins` pause instructions,
+  // then sleeps until something arrives, a wake-up, or `wait` has passed. Returns the
+  // seconds it waited. Taking a message or a wake-up clears the blocked mark.
+  double take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins);
+  // Ends the owner's wait without a message (a permit, a stop from outside).
+  void wake();
+
+  // The deadlock watch's mark: the owner can do nothing until a message arrives.
+  void mark_blocked();
+  void clear_blocked();
+  // Blocked, with nothing waiting to be taken: nothing will change until someone sends.
+  bool idle_blocked();
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::vector<GroupMessage> messages_;
+  bool wake_ = false;
+  bool sleeping_ = false;  // the owner waits on `arrived_`: a sender must notify
+  // Messages or a wake-up are waiting: the owner spins on this before it sleeps.
+  std::atomic<bool> mail_{false};
+  // Set by the owner under the watch's lock, cleared the moment it takes a message or a
+  // wake-up: the watch never sees a group blocked that has work in hand.
+  bool blocked_ = false;
+};
+
+}  // namespace kausal::des
