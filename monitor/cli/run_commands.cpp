@@ -332,8 +332,8 @@ SyncMethod method_for(const Options& o, const RunModel& model) {
   return o.method;
 }
 
-// Discrete-event components run in one process in this version: the single layout is
-// theirs unless the command line names another (which their run then refuses).
+// Discrete-event groups run as threads of the monitor (the single layout) unless the
+// command line asks for another: --layout process starts a process per group.
 Layout layout_for(const Options& o, const RunModel& model, Layout given) {
   return std::holds_alternative<EventsModel>(model) && !o.was_given("--layout") ? Layout::single
                                                                                : given;

@@ -46,21 +46,22 @@ std::size_t open_descriptors() {
 
 }  // namespace
 
-void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
-  if (options.layout == Layout::single) return;  // no process, no connection
-  const std::size_t processes = options.layout == Layout::pendulum ? pairs : 2 * pairs;
-  const std::string layout = to_string(options.layout);
+namespace {
+
+// `processes` processes hosting `components` components are within the limits: see
+// check_process_budget. `what` says which; `other` and `fewer` how to start fewer.
+void check_budget(std::size_t processes, std::size_t components, const std::string& what,
+                  const std::string& other, const std::string& fewer,
+                  const LaunchOptions& options) {
   if (processes > options.max_processes)
-    throw InputError(
-        "command line: this run would start " + std::to_string(processes) + " processes (" +
-        std::to_string(pairs) + " System + Integrator pairs, layout " + layout +
-        "), more than the limit of " + std::to_string(options.max_processes) +
-        ": give --max-processes " + std::to_string(processes) + " to allow them" +
-        (options.layout == Layout::process ? ", or --layout pendulum (half as many)" : ""));
+    throw InputError("command line: this run would start " + std::to_string(processes) +
+                     " processes (" + what + "), more than the limit of " +
+                     std::to_string(options.max_processes) + ": give --max-processes " +
+                     std::to_string(processes) + " to allow them" + other);
   // Measured: about 1 per local child (its stdout pipe) and 2 per component (calls to it,
   // and an optimistic Integrator's calls back); 3 per component leaves room for a second
   // connection where calls overlap, plus what is open now and some for the ORB and files.
-  const rlim_t needed = open_descriptors() + 64 + (options.remote ? 0 : processes) + 3 * 2 * pairs;
+  const rlim_t needed = open_descriptors() + 64 + (options.remote ? 0 : processes) + 3 * components;
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return;
   if (limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed) {
@@ -70,13 +71,25 @@ void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
     if (setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
   }
   throw InputError("command line: this run needs about " + std::to_string(needed) +
-                   " file descriptors (" + std::to_string(processes) + " processes, layout " +
-                   layout + "), more than the limit of " + std::to_string(limit.rlim_max) +
+                   " file descriptors (" + std::to_string(processes) + " processes, " + what +
+                   "), more than the limit of " + std::to_string(limit.rlim_max) +
                    " here (ulimit -Hn): raise it (ulimit -n " + std::to_string(needed) +
                    " in a shell allowed to, LimitNOFILE= for a service), or start fewer " +
-                   "processes (fewer pendulums or partitions" +
-                   (options.layout == Layout::process ? ", --layout pendulum" : "") +
-                   ", --layout single)");
+                   "processes" + fewer);
+}
+
+}  // namespace
+
+void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
+  if (options.layout == Layout::single) return;  // no process, no connection
+  const std::size_t processes = options.layout == Layout::pendulum ? pairs : 2 * pairs;
+  const std::string what = std::to_string(pairs) + " System + Integrator pairs, layout " +
+                           to_string(options.layout);
+  const bool process = options.layout == Layout::process;
+  check_budget(processes, 2 * pairs, what, process ? ", or --layout pendulum (half as many)" : "",
+               std::string(" (fewer pendulums or partitions") +
+                   (process ? ", --layout pendulum" : "") + ", --layout single)",
+               options);
 }
 
 ComponentSet::ComponentSet(OrbRuntime& orb, Layout layout) : orb_(orb), layout_(layout) {
@@ -119,6 +132,33 @@ void ComponentSet::start(const std::vector<ComponentPair>& pairs, const LaunchOp
     host_here();
   else
     start_children(pairs, options);
+  check_versions();
+}
+
+void ComponentSet::start_each(ComponentRole role, const std::string& executable,
+                              const std::vector<std::string>& names, const LaunchOptions& options) {
+  for (const auto& name : names) {
+    auto c = std::make_unique<LaunchedComponent>();
+    c->role = role;
+    c->name = name;
+    components_.push_back(std::move(c));
+  }
+  check_budget(names.size(), names.size(),
+               std::to_string(names.size()) + " " + std::string(name_of(role)) + " processes",
+               ", or fewer --groups", " (fewer --groups, --layout single)", options);
+  std::filesystem::create_directories(options.log_dir);
+  log_dir_ = options.log_dir;
+  remote_ = options.remote;
+  std::vector<Launch> launches;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    LaunchedComponent* c = components_[i].get();
+    c->cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
+    launches.push_back({executable, c->name, {c}, c->cpu});
+  }
+  if (remote_)
+    start_remote(launches, options);
+  else
+    start_local(launches, options);
   check_versions();
 }
 

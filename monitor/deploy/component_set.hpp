@@ -84,7 +84,14 @@ class ComponentSet {
   // component that does not start or answer, VersionMismatch.
   void start(const std::vector<ComponentPair>& pairs, const LaunchOptions& options);
 
+  // One process per component, all of one role (event groups: kausal-event-group), each
+  // pinned to options.cpus[i % size] if given. Throws like start().
+  void start_each(ComponentRole role, const std::string& executable,
+                  const std::vector<std::string>& names, const LaunchOptions& options);
+
   std::size_t pairs() const { return components_.size() / 2; }
+  std::size_t size() const { return components_.size(); }
+  LaunchedComponent& component(std::size_t i) { return *components_.at(i); }
   LaunchedComponent& system(std::size_t i) { return *components_.at(2 * i); }
   LaunchedComponent& integrator(std::size_t i) { return *components_.at(2 * i + 1); }
 

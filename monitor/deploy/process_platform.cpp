@@ -1,5 +1,7 @@
 #include "monitor/deploy/process_platform.hpp"
 
+#include "monitor/deploy/event_group_deployment.hpp"
+
 #include <stdlib.h>
 
 #include <fstream>
@@ -95,8 +97,7 @@ std::shared_ptr<const RemotePlacement> ProcessPlatform::remote_placement() {
   return std::make_shared<RemotePlacement>(RemotePlacement{*file, nodes_, new_run_id()});
 }
 
-std::unique_ptr<Deployment> ProcessPlatform::deploy(const DeploymentPlan& plan,
-                                                    const Placing& placing) {
+LaunchOptions ProcessPlatform::launch_options(const Placing& placing) {
   LaunchOptions launch;
   launch.bin_dir = options_.bin_dir;
   launch.log_dir = placing.log_dir;
@@ -108,7 +109,21 @@ std::unique_ptr<Deployment> ProcessPlatform::deploy(const DeploymentPlan& plan,
   launch.tls = options_.transport.tls;
   launch.remote = remote_placement();
   launch.max_processes = options_.max_processes;
-  return std::make_unique<ProcessDeployment>(plan, orb(), launch);
+  return launch;
+}
+
+std::unique_ptr<Deployment> ProcessPlatform::deploy(const DeploymentPlan& plan,
+                                                    const Placing& placing) {
+  return std::make_unique<ProcessDeployment>(plan, orb(), launch_options(placing));
+}
+
+EventRunResult ProcessPlatform::run_event_groups(const des::EventModel& model,
+                                                 const std::string& name,
+                                                 const std::map<std::string, double>& parameters,
+                                                 const EventRunSpec& spec, const Placing& placing,
+                                                 const EventWatch& watch) {
+  return run_event_group_processes({model, name, parameters}, spec, orb(),
+                                   launch_options(placing), watch);
 }
 
 void ProcessPlatform::observe(Deployment* deployment) {

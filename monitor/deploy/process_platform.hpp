@@ -44,6 +44,10 @@ class ProcessPlatform final : public RunPlatform {
   void show_in(AnimationProcess* animation) { animation_ = animation; }
 
   std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing& placing) override;
+  EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
+                                  const std::map<std::string, double>& parameters,
+                                  const EventRunSpec& spec, const Placing& placing,
+                                  const EventWatch& watch) override;
   std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
                                  const std::vector<std::string>& strips, Deployment* deployment,
                                  const StepClock* clock) override;
@@ -57,6 +61,7 @@ class ProcessPlatform final : public RunPlatform {
   std::shared_ptr<void> serve_operator(Operator& op, const std::filesystem::path& out_dir) override;
 
  private:
+  LaunchOptions launch_options(const Placing& placing);
   // Null without a deployment file. Otherwise resolves every node of the file (once) and
   // checks that each can reach the monitor; every deployment gets its own run id.
   std::shared_ptr<const RemotePlacement> remote_placement();

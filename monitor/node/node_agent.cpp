@@ -12,7 +12,8 @@ namespace kausal {
 
 namespace {
 
-const std::set<std::string> kExecutables{"kausal-system", "kausal-integrator", "kausal-pendulum"};
+const std::set<std::string> kExecutables{"kausal-system", "kausal-integrator", "kausal-pendulum",
+                                          "kausal-event-group"};
 
 std::size_t hosted_count(const std::string& executable) {
   return executable == "kausal-pendulum" ? 2 : 1;

@@ -332,18 +332,23 @@ class PartitionedRun final : public ModelRun {
 // on this thread. What they commit is recorded as per-component digests.
 class EventsRun final : public ModelRun {
  public:
-  EventsRun(const EventsModel& model, const RunSpec& spec) : s_(*model.scenario), spec_(spec) {
+  EventsRun(const EventsModel& model, const RunSpec& spec, RunPlatform& platform,
+            std::vector<int> cpus)
+      : s_(*model.scenario), spec_(spec), platform_(platform), cpus_(std::move(cpus)) {
     if (spec.realtime.paced())
       throw InputError(s_.file + ": discrete-event models run unpaced: drop --realtime and --clock");
     if (spec.groups && *spec.groups > s_.built->components())
       throw InputError("command line: --groups " + std::to_string(*spec.groups) +
                        " is more than the model's " + std::to_string(s_.built->components()) +
                        " components");
-    if (spec.method != SyncMethod::sequential && spec.layout != Layout::single)
-      throw InputError(s_.file + ": discrete-event components run in one process in this version: "
-                                 "use --layout single (the process layout is not built yet)");
+    if (spec.method != SyncMethod::sequential && spec.layout == Layout::pendulum)
+      throw InputError(s_.file + ": --layout pendulum pairs a System with its Integrator; event "
+                                 "groups have neither: use --layout process (a process per "
+                                 "group) or single (a thread per group)");
   }
 
+  // Nothing is deployed through plan(): sequential() runs the groups, on threads here or,
+  // in the process layout, as processes the platform starts.
   bool runs_here() const override { return true; }
   std::vector<std::uint64_t> resumed_from() const override { return {}; }
 
@@ -364,10 +369,15 @@ class EventsRun final : public ModelRun {
 
   RunResult sequential(RunControl& control, RunObserver*) override {
     const EventRunSpec spec = run_spec();
-    const EventRunResult run = run_events(*s_.built, spec, [&](double committed_to) {
+    const EventWatch watch = [&](double committed_to) {
       control.progress(static_cast<std::uint64_t>(1000 * committed_to / s_.end), 1000);
       return !control.stop_requested();
-    });
+    };
+    const EventRunResult run =
+        in_processes()
+            ? platform_.run_event_groups(*s_.built, s_.model, s_.parameters, spec,
+                                         {spec_.layout, cpus_, spec_.out / "logs"}, watch)
+            : run_events(*s_.built, spec, watch);
     RunResult r = described();
     r.wall_s = run.wall_seconds;
     r.trajectory_sha256 = run.digest;
@@ -395,6 +405,10 @@ class EventsRun final : public ModelRun {
   }
 
  private:
+  bool in_processes() const {
+    return spec_.method != SyncMethod::sequential && spec_.layout == Layout::process;
+  }
+
   EventRunSpec run_spec() const {
     EventRunSpec e;
     e.method = spec_.method;
@@ -463,13 +477,16 @@ class EventsRun final : public ModelRun {
 
   const EventScenario& s_;
   const RunSpec& spec_;
+  RunPlatform& platform_;
+  std::vector<int> cpus_;
 };
 
-std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus) {
+std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus,
+                                    RunPlatform& platform) {
   if (const auto* chain = std::get_if<ChainModel>(&spec.model))
     return std::make_unique<ChainRun>(*chain, spec, cpus);
   if (const auto* events = std::get_if<EventsModel>(&spec.model))
-    return std::make_unique<EventsRun>(*events, spec);
+    return std::make_unique<EventsRun>(*events, spec, platform, cpus);
   return std::make_unique<PartitionedRun>(std::get<PartitionedModel>(spec.model), spec);
 }
 
@@ -672,7 +689,7 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   const bool sequential = spec.method == SyncMethod::sequential;
   const std::vector<int> cpus =
       spec.pin == Pinning::cores && !sequential ? available_cpus() : std::vector<int>{};
-  const auto model = model_run(spec, cpus);  // opens trajectory.csv and the checkpoint
+  const auto model = model_run(spec, cpus, platform);  // opens trajectory.csv and the checkpoint
   // Paced runs: the components' work per step, fed by the trace (declared before it).
   StepTimings timings;
   StepTimings* work = model->clock() ? &timings : nullptr;

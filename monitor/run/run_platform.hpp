@@ -14,6 +14,7 @@
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
+#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
@@ -36,6 +37,17 @@ class RunPlatform {
   // InputError (a limit the placement would exceed).
   virtual std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan,
                                              const Placing& placing) = 0;
+
+  // A discrete-event run's groups as processes (layout process), run to their end
+  // (docs/events.md, "Process layout"). `model` names the model as the groups build it.
+  // InputError when this platform starts no processes.
+  virtual EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
+                                          const std::map<std::string, double>& parameters,
+                                          const EventRunSpec& spec, const Placing& placing,
+                                          const EventWatch& watch) {
+    (void)model, (void)name, (void)parameters, (void)spec, (void)placing, (void)watch;
+    throw InputError("discrete-event groups run in one process here: use --layout single");
+  }
 
   // The live view's feed for one run, null without a view. `strips`: the components shown
   // as timelines; `deployment` (null for a sequential run) sends its components' activity to

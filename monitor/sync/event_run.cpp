@@ -14,9 +14,7 @@ namespace kausal {
 
 using namespace des;
 
-namespace {
-
-void check(const EventModel& model, const EventRunSpec& spec) {
+void check_event_run(const EventModel& model, const EventRunSpec& spec) {
   if (model.components() == 0) throw InputError(model.name() + ": the model has no components");
   if (!(std::isfinite(spec.end) && spec.end > 0))
     throw InputError("end: must be a positive, finite time");
@@ -29,7 +27,18 @@ void check(const EventModel& model, const EventRunSpec& spec) {
   if (spec.gvt_interval < 1) throw InputError("gvt_interval: must be at least 1");
 }
 
-}  // namespace
+GroupSettings group_settings(const EventModel& model, const EventRunSpec& spec) {
+  GroupSettings settings;
+  settings.sync =
+      spec.method == SyncMethod::optimistic ? GroupSync::optimistic : GroupSync::conservative;
+  settings.end = spec.end;
+  settings.window = spec.window ? *spec.window : default_window(model);
+  settings.saving = spec.saving;
+  settings.cancellation = spec.cancellation;
+  settings.batch = spec.batch;
+  settings.gvt_interval = spec.gvt_interval;
+  return settings;
+}
 
 std::string group_name(const EventModel& model, const std::vector<GroupId>& owner, GroupId g) {
   std::vector<ComponentId> members;
@@ -84,18 +93,10 @@ double EventRunResult::efficiency() const {
 
 EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
                           const EventWatch& watch) {
-  check(model, spec);
+  check_event_run(model, spec);
   const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
   const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
-  GroupSettings settings;
-  settings.sync =
-      spec.method == SyncMethod::optimistic ? GroupSync::optimistic : GroupSync::conservative;
-  settings.end = spec.end;
-  settings.window = spec.window ? *spec.window : default_window(model);
-  settings.saving = spec.saving;
-  settings.cancellation = spec.cancellation;
-  settings.batch = spec.batch;
-  settings.gvt_interval = spec.gvt_interval;
+  const GroupSettings settings = group_settings(model, spec);
 
   EventRecorder recorder(model.components());
   MailboxExchange exchange(groups, spec.deadlock,

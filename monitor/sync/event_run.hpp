@@ -35,6 +35,10 @@ struct EventRunSpec {
 
 // The window an optimistic run uses when the spec gives none.
 double default_window(const des::EventModel& model);
+// InputError for a spec the model cannot run with.
+void check_event_run(const des::EventModel& model, const EventRunSpec& spec);
+// What every group of a run is told (the window filled in).
+des::GroupSettings group_settings(const des::EventModel& model, const EventRunSpec& spec);
 
 struct EventRunResult {
   // How the run ended early (deadlock, a component's error, interrupted); null when it

@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "event_runs.hpp"
 #include "monitor/sync/event_run.hpp"
@@ -385,6 +387,87 @@ TEST(EventsDeferredError, ARealModelErrorFailsTheOptimisticRunAsItFailsTheSequen
     EXPECT_EQ(failure_text(run), expected) << groups << " groups";
     EXPECT_LE(run.committed_to, failed_at);
     EXPECT_EQ(run.digest, reference.digest) << groups << " groups";
+  }
+}
+
+// PHOLD whose strict components (every `strict_every`-th) fail every event they process on a
+// state the sequential run never had there: each counts its events, and a first (recording)
+// sequential run notes the count each event found. Then every out-of-order execution of a
+// strict component in an optimistic run raises a ModelError (after the handler has sent its
+// events and changed its state), and each must be undone, never thrown. The others run
+// ahead as usual, roll back and cancel what they sent, strict receivers' failed events too.
+class StrictPhold final : public des::EventModel {
+ public:
+  StrictPhold(const PholdParameters& p, std::uint32_t strict_every)
+      : inner_(p), strict_every_(strict_every) {}
+  std::string name() const override { return "strict-phold"; }
+  std::size_t components() const override { return inner_.components(); }
+  std::optional<double> lookahead(des::ComponentId from, des::ComponentId to) const override {
+    return inner_.lookahead(from, to);
+  }
+  des::ComponentState initial_state(des::ComponentId id) const override {
+    des::ComponentState state = inner_.initial_state(id);
+    state.values.assign(1, 0.0);
+    return state;
+  }
+  void start(des::EventContext& context) const override { inner_.start(context); }
+  void handle(const des::Event& event, des::EventContext& context) const override {
+    const double count = context.value(0);
+    inner_.handle(event, context);
+    context.set_value(0, count + 1);
+    const Seen seen{event.destination, event.key.time, event.key.source, event.key.serial};
+    if (recording_) {
+      counts_[seen] = count;  // the recording run is sequential: one thread
+      return;
+    }
+    if (event.destination % strict_every_ != 0) return;
+    const auto it = counts_.find(seen);
+    if (it == counts_.end() || it->second != count)
+      throw ModelError(component_name(event.destination),
+                       "a state the sequential run never had");
+  }
+  void stop_recording() { recording_ = false; }
+
+ private:
+  using Seen = std::tuple<des::ComponentId, double, des::ComponentId, std::uint64_t>;
+  Phold inner_;
+  std::uint32_t strict_every_;
+  bool recording_ = true;
+  mutable std::map<Seen, double> counts_;
+};
+
+TEST(EventsDeferredError, EveryOutOfOrderExecutionFailsYetTheRunCommitsTheSequentialDigest) {
+  // Every component strict (failed events are all that is ever undone), and every third
+  // (the others roll back and cancel events that strict receivers are held on).
+  for (const std::uint32_t strict_every : {1u, 3u}) {
+    StrictPhold model(phold(0.5, 1.5, 0.1), strict_every);
+    const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 40));
+    model.stop_recording();
+    ASSERT_FALSE(run_events(model, spec(SyncMethod::sequential, 1, 40)).failure);
+    ASSERT_FALSE(run_events(model, spec(SyncMethod::conservative, 4, 40)).failure);
+    std::uint64_t deferred = 0;
+    for (const std::uint32_t groups : {2u, 4u, 16u})
+      for (const auto saving : {des::StateSaving::full, des::StateSaving::incremental})
+        for (const auto cancellation : {des::Cancellation::aggressive, des::Cancellation::lazy}) {
+          SCOPED_TRACE("strict every " + std::to_string(strict_every) + ", " +
+                       std::to_string(groups) + " groups" +
+                       (saving == des::StateSaving::full ? ", full" : ", incremental") +
+                       (cancellation == des::Cancellation::lazy ? ", lazy" : ", aggressive"));
+          auto s = spec(SyncMethod::optimistic, groups, 40);
+          s.saving = saving;
+          s.cancellation = cancellation;
+          s.window = 5;
+          s.batch = 8;
+          s.gvt_interval = 32;
+          const EventRunResult run = run_events(model, s);
+          ASSERT_FALSE(run.failure) << failure_text(run);
+          EXPECT_EQ(run.digest, reference.digest);
+          EXPECT_EQ(run.total().processed - run.total().committed, run.total().rolled_back);
+          EXPECT_EQ(sum_cleared(run), sum_deferred(run));
+          deferred += sum_deferred(run);
+        }
+    // Twelve runs of 16 components with dozens of out-of-order executions each.
+    EXPECT_GT(deferred, 0u);
   }
 }
 

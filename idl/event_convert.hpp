@@ -1,0 +1,183 @@
+#pragma once
+// Discrete-event groups between C++ and IDL (idl::EventGroup). What arrives is checked
+// against the run it belongs to: a message that names no group, component or kind of this
+// run is a ProtocolError, never an index out of range.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "idl/kausal.hh"
+#include "integrator/events/group_setup.hpp"
+#include "system/errors.hpp"
+
+namespace kausal {
+
+inline idl::EventKey to_idl(const des::EventKey& k) {
+  return {k.time, k.source, k.serial};
+}
+inline des::EventKey from_idl(const idl::EventKey& k) {
+  return {k.time, k.source, k.serial};
+}
+
+inline idl::GroupMessage to_idl(const des::GroupMessage& m) {
+  idl::GroupMessage out;
+  out.kind = static_cast<CORBA::Octet>(m.kind);
+  out.from = m.from;
+  out.colour = m.colour;
+  out.key = to_idl(m.event.key);
+  out.destination = m.event.destination;
+  out.event_kind = m.event.kind;
+  out.value = m.event.value;
+  out.time = m.time;
+  if (m.kind == des::MessageKind::gvt_token) {
+    out.token.length(1);
+    idl::GvtToken& t = out.token[0];
+    t.epoch = m.token.epoch;
+    t.round = m.token.round;
+    t.in_transit.length(static_cast<CORBA::ULong>(m.token.in_transit.size()));
+    for (CORBA::ULong g = 0; g < t.in_transit.length(); ++g) t.in_transit[g] = m.token.in_transit[g];
+    t.minimum = m.token.minimum;
+  }
+  return out;
+}
+
+inline idl::GroupMessageSeq to_idl(const std::vector<des::GroupMessage>& batch) {
+  idl::GroupMessageSeq out;
+  out.length(static_cast<CORBA::ULong>(batch.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k) out[k] = to_idl(batch[k]);
+  return out;
+}
+
+// `owner`: the run's placement (per component, its group); `self`: the receiving group.
+inline des::GroupMessage from_idl(const idl::GroupMessage& m, const std::vector<des::GroupId>& owner,
+                                  des::GroupId groups, des::GroupId self, const std::string& who) {
+  const auto refuse = [&](const std::string& why) {
+    throw ProtocolError(who, "a message from group " + std::to_string(m.from) + ": " + why);
+  };
+  if (m.kind > static_cast<CORBA::Octet>(des::MessageKind::stop))
+    refuse("unknown kind " + std::to_string(m.kind));
+  des::GroupMessage out;
+  out.kind = static_cast<des::MessageKind>(m.kind);
+  out.from = m.from;
+  out.colour = m.colour;
+  out.event.key = from_idl(m.key);
+  out.event.destination = m.destination;
+  out.event.kind = m.event_kind;
+  out.event.value = m.value;
+  out.time = m.time;
+  if (m.from >= groups) refuse("there are " + std::to_string(groups) + " groups");
+  if (std::isnan(m.time)) refuse("its time is not a number");
+  if (out.kind == des::MessageKind::event || out.kind == des::MessageKind::anti_event) {
+    if (m.destination >= owner.size() || owner[m.destination] != self)
+      refuse("an event for component " + std::to_string(m.destination) +
+             ", which this group does not run");
+    if (m.key.source >= owner.size())
+      refuse("an event from component " + std::to_string(m.key.source) + ", which does not exist");
+    if (!std::isfinite(m.key.time) || m.key.time < 0)
+      refuse("an event at t = " + std::to_string(m.key.time));
+  }
+  if (out.kind == des::MessageKind::gvt_token) {
+    if (m.token.length() != 1) refuse("a GVT token message without its token");
+    const idl::GvtToken& t = m.token[0];
+    if (t.in_transit.length() != groups || (t.round != 1 && t.round != 2) || std::isnan(t.minimum))
+      refuse("a malformed GVT token");
+    out.token.epoch = t.epoch;
+    out.token.round = t.round;
+    out.token.in_transit.assign(t.in_transit.get_buffer(), t.in_transit.get_buffer() + groups);
+    out.token.minimum = t.minimum;
+  }
+  return out;
+}
+
+inline idl::EventGroupSetup to_idl(const des::GroupSetup& s) {
+  idl::EventGroupSetup out;
+  out.model = s.model.c_str();
+  out.parameters.length(static_cast<CORBA::ULong>(s.parameters.size()));
+  CORBA::ULong k = 0;
+  for (const auto& [name, value] : s.parameters) {
+    out.parameters[k].name = name.c_str();
+    out.parameters[k++].value = value;
+  }
+  out.group = s.group;
+  out.owner.length(static_cast<CORBA::ULong>(s.owner.size()));
+  for (CORBA::ULong c = 0; c < out.owner.length(); ++c) out.owner[c] = s.owner[c];
+  out.optimistic = s.settings.sync == des::GroupSync::optimistic;
+  out.end = s.settings.end;
+  out.window = s.settings.window;
+  out.incremental_saving = s.settings.saving == des::StateSaving::incremental;
+  out.lazy_cancellation = s.settings.cancellation == des::Cancellation::lazy;
+  out.batch = s.settings.batch;
+  out.gvt_interval = s.settings.gvt_interval;
+  return out;
+}
+
+inline des::GroupSetup from_idl(const idl::EventGroupSetup& s) {
+  des::GroupSetup out;
+  out.model = s.model.in();
+  for (CORBA::ULong k = 0; k < s.parameters.length(); ++k)
+    out.parameters[s.parameters[k].name.in()] = s.parameters[k].value;
+  out.group = s.group;
+  out.owner.assign(s.owner.get_buffer(), s.owner.get_buffer() + s.owner.length());
+  out.settings.sync = s.optimistic ? des::GroupSync::optimistic : des::GroupSync::conservative;
+  out.settings.end = s.end;
+  out.settings.window = s.window;
+  out.settings.saving = s.incremental_saving ? des::StateSaving::incremental : des::StateSaving::full;
+  out.settings.cancellation = s.lazy_cancellation ? des::Cancellation::lazy : des::Cancellation::aggressive;
+  out.settings.batch = s.batch;
+  out.settings.gvt_interval = s.gvt_interval;
+  return out;
+}
+
+inline idl::EventGroupResult to_idl(const des::GroupOutcome& o) {
+  idl::EventGroupResult out;
+  out.components.length(static_cast<CORBA::ULong>(o.components.size()));
+  for (CORBA::ULong k = 0; k < out.components.length(); ++k) {
+    const des::ComponentOutcome& c = o.components[k];
+    idl::EventComponentResult& r = out.components[k];
+    r.component = c.component;
+    r.digest = c.digest.c_str();
+    r.processed = c.figures.processed;
+    r.committed = c.figures.committed;
+    r.rolled_back = c.figures.rolled_back;
+    r.rollbacks = c.figures.rollbacks;
+    r.stragglers = c.figures.stragglers;
+    r.anti_messages = c.figures.anti_messages;
+  }
+  out.messages = o.figures.messages;
+  out.null_messages = o.figures.null_messages;
+  out.gvt_rounds = o.figures.gvt_rounds;
+  out.permits = o.figures.permits;
+  out.blocked_s = o.figures.blocked_seconds;
+  out.wall_s = o.figures.wall_seconds;
+  out.peak_uncommitted = o.figures.peak_uncommitted;
+  out.committed_horizon = o.committed_horizon;
+  return out;
+}
+
+inline des::GroupOutcome from_idl(const idl::EventGroupResult& r) {
+  des::GroupOutcome out;
+  for (CORBA::ULong k = 0; k < r.components.length(); ++k) {
+    const idl::EventComponentResult& c = r.components[k];
+    des::ComponentOutcome o;
+    o.component = c.component;
+    o.digest = c.digest.in();
+    o.figures.processed = c.processed;
+    o.figures.committed = c.committed;
+    o.figures.rolled_back = c.rolled_back;
+    o.figures.rollbacks = c.rollbacks;
+    o.figures.stragglers = c.stragglers;
+    o.figures.anti_messages = c.anti_messages;
+    out.components.push_back(std::move(o));
+  }
+  out.figures.messages = r.messages;
+  out.figures.null_messages = r.null_messages;
+  out.figures.gvt_rounds = r.gvt_rounds;
+  out.figures.permits = r.permits;
+  out.figures.blocked_seconds = r.blocked_s;
+  out.figures.wall_seconds = r.wall_s;
+  out.figures.peak_uncommitted = r.peak_uncommitted;
+  out.committed_horizon = r.committed_horizon;
+  return out;
+}
+
+}  // namespace kausal

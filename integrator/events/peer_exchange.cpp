@@ -1,0 +1,94 @@
+#include "integrator/events/peer_exchange.hpp"
+
+#include <algorithm>
+
+namespace kausal::des {
+
+PeerExchange::PeerExchange(GroupId self, Sender send_out, int spins)
+    : self_(self), send_out_(std::move(send_out)), spins_(spins) {}
+
+std::uint64_t PeerExchange::counted(const std::vector<GroupMessage>& batch) {
+  return static_cast<std::uint64_t>(std::count_if(batch.begin(), batch.end(), [](const auto& m) {
+    return m.kind != MessageKind::lower_bound && m.kind != MessageKind::stop;
+  }));
+}
+
+void PeerExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
+  if (to == self_) {  // a group's own stop or token: straight into its mailbox
+    deliver(batch);
+    return;
+  }
+  {
+    // Counted before it leaves: the receiver may take it before send_out_ returns.
+    std::lock_guard lock(mutex_);
+    sent_ += counted(batch);
+  }
+  send_out_(to, batch);
+  batch.clear();
+}
+
+double PeerExchange::receive(GroupId, std::vector<GroupMessage>& into,
+                             std::chrono::microseconds wait) {
+  const std::size_t before = into.size();
+  const double waited = box_.take(into, wait, spins_);
+  if (into.size() > before) {
+    std::vector<GroupMessage> taken(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+    std::lock_guard lock(mutex_);
+    taken_ += counted(taken);
+  }
+  return waited;
+}
+
+void PeerExchange::blocked(GroupId, const BlockedGroup& state) {
+  std::lock_guard lock(mutex_);
+  state_ = state;
+  box_.mark_blocked();
+}
+
+void PeerExchange::unblocked(GroupId) {
+  box_.clear_blocked();
+}
+
+void PeerExchange::finished(GroupId) {
+  std::lock_guard lock(mutex_);
+  finished_ = true;
+}
+
+std::optional<EventKey> PeerExchange::take_permit(GroupId) {
+  std::lock_guard lock(mutex_);
+  std::optional<EventKey> permit;
+  permit.swap(permit_);
+  return permit;
+}
+
+void PeerExchange::deliver(std::vector<GroupMessage>& batch) {
+  // Under the lock, so that no message slips in uncounted as the group finishes.
+  std::lock_guard lock(mutex_);
+  if (finished_) {
+    taken_ += counted(batch);
+    batch.clear();
+    return;
+  }
+  box_.put(batch);
+}
+
+void PeerExchange::permit(const EventKey& key) {
+  {
+    std::lock_guard lock(mutex_);
+    permit_ = key;
+  }
+  box_.wake();
+}
+
+PeerStatus PeerExchange::status() {
+  std::lock_guard lock(mutex_);
+  PeerStatus s;
+  s.finished = finished_;
+  s.idle_blocked = !permit_ && box_.idle_blocked();
+  s.state = state_;
+  s.sent = sent_;
+  s.taken = taken_;
+  return s;
+}
+
+}  // namespace kausal::des

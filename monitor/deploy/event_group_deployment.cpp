@@ -1,0 +1,280 @@
+#include "monitor/deploy/event_group_deployment.hpp"
+
+#include <omniORB4/omniORB.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <thread>
+
+#include "idl/convert.hpp"
+#include "idl/event_convert.hpp"
+#include "idl/wire_errors.hpp"
+#include "integrator/events/deadlock_watch.hpp"
+#include "integrator/events/event_recorder.hpp"
+
+namespace kausal {
+
+using namespace des;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often the monitor looks at the groups: often enough that a deadlock (two quiet
+// looks) or a dead process is found within a few milliseconds, rarely enough that the
+// looks cost the groups little (a status call is about 30 µs).
+constexpr auto kPoll = std::chrono::milliseconds(5);
+
+// The run's groups as the monitor drives them.
+class GroupProcesses {
+ public:
+  GroupProcesses(const EventModelSource& model, const EventRunSpec& spec, OrbRuntime& orb,
+                 const LaunchOptions& options)
+      : model_(model), spec_(spec), set_(orb, Layout::process),
+        owner_(contiguous_groups(model.built.components(), spec.groups)),
+        call_timeout_(options.call_timeout_ms + 1000) {
+    std::vector<std::string> processes;
+    for (GroupId g = 0; g < spec.groups; ++g) processes.push_back(event_group_process(g));
+    set_.start_each(ComponentRole::event_group, "kausal-event-group", processes, options);
+    for (GroupId g = 0; g < spec.groups; ++g)
+      refs_.push_back(narrow<idl::EventGroup>(processes[g], set_.component(g).ref));
+  }
+  ~GroupProcesses() { set_.shutdown(); }
+
+  EventRunResult run(const EventWatch& watch) {
+    set_up();
+    const auto begin = Clock::now();
+    for (GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->start(); });
+    supervise(watch);
+    EventRunResult result = collect();
+    result.wall_seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    return result;
+  }
+
+ private:
+  template <typename F>
+  auto call(GroupId g, F&& f) -> decltype(f()) {
+    return call_peer(set_.component(g).name, std::forward<F>(f));
+  }
+
+  std::string name(GroupId g) const { return group_name(model_.built, owner_, g); }
+
+
+  void set_up() {
+    GroupSetup setup{model_.name, model_.parameters, 0, owner_, group_settings(model_.built, spec_)};
+    idl::EventGroupSeq peers;
+    peers.length(static_cast<CORBA::ULong>(refs_.size()));
+    for (GroupId g = 0; g < refs_.size(); ++g) {
+      setup.group = g;
+      const idl::EventGroupSetup wire = to_idl(setup);
+      call(g, [&] { refs_[g]->set_up(wire); });
+      peers[g] = idl::EventGroup::_duplicate(refs_[g]);
+    }
+    for (GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->connect(peers); });
+  }
+
+  // Polls the groups until every one has ended, stopping them all on the first failure.
+  void supervise(const EventWatch& watch) {
+    for (;;) {
+      // A quiet look is confirmed by a second one at once, and after a permit the next
+      // look comes soon: a run that deadlocks often (recovering each time) waits a few
+      // status calls per deadlock, not two polls.
+      if (!quiet_before_) {
+        std::this_thread::sleep_for(pause_);
+        pause_ = std::min<std::chrono::microseconds>(2 * pause_, kPoll);
+      }
+      std::vector<idl::EventGroupStatus_var> now;
+      if (!look(now)) return stop_all();
+      bool ended = true;
+      double horizon = spec_.end;
+      for (GroupId g = 0; g < now.size(); ++g) {
+        ended = ended && !now[g]->running;
+        horizon = std::min(horizon, now[g]->committed_horizon);
+        if (!failure_ && now[g]->failure_kind.in()[0] != '\0')
+          failure_ = failure_from_report({now[g]->failure_kind.in(), now[g]->failure_component.in(),
+                                          now[g]->failure_reason.in()});
+      }
+      if (failure_) return stop_all();
+      if (ended) return;
+      if (watch && !watch(horizon)) {
+        failure_ = std::make_exception_ptr(Interrupted());
+        return stop_all();
+      }
+      if (spec_.method == SyncMethod::conservative) watch_deadlock(now);
+    }
+  }
+
+  // Every group's status; false (failure_ set) when one does not answer.
+  bool look(std::vector<idl::EventGroupStatus_var>& now) {
+    for (GroupId g = 0; g < refs_.size(); ++g) {
+      try {
+        now.push_back(call(g, [&] { return refs_[g]->status(); }));
+      } catch (const PeerError& e) {
+        failure_ = std::make_exception_ptr(PeerError(e.component(), dead_reason(g, e.reason())));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::string dead_reason(GroupId g, const std::string& reason) {
+    const LaunchedComponent& c = set_.component(g);
+    std::string why = name(g) + " does not answer (" + reason + ")";
+    if (c.process && !c.process->running()) why += "; its process " + c.process->status();
+    return why + "; its log: " + (c.node.empty() ? "" : "node " + c.node + ", ") +
+           event_group_process(g) + ".log";
+  }
+
+  // Deadlock: two looks in a row at which every unfinished group was blocked with nothing
+  // waiting, every message sent had been taken, and no count moved in between.
+  void watch_deadlock(const std::vector<idl::EventGroupStatus_var>& now) {
+    std::vector<WatchedGroup> groups(now.size());
+    std::vector<std::uint64_t> counts;
+    std::uint64_t sent = 0, taken = 0;
+    bool quiet = true;
+    for (GroupId g = 0; g < now.size(); ++g) {
+      const idl::EventGroupStatus& s = now[g];
+      groups[g].finished = s.finished || !s.running;
+      groups[g].idle_blocked = s.idle_blocked;
+      if (s.has_next) groups[g].state.next = from_idl(s.next);
+      groups[g].state.safe = s.safe;
+      groups[g].state.waits_for = s.waits_for;
+      quiet = quiet && (groups[g].finished || s.idle_blocked);
+      sent += s.sent;
+      taken += s.taken;
+      counts.insert(counts.end(), {s.sent, s.taken});
+    }
+    quiet = quiet && sent == taken;
+    const bool confirmed = quiet && quiet_before_ && counts == counts_before_;
+    quiet_before_ = quiet && !confirmed;
+    counts_before_ = std::move(counts);
+    if (!confirmed) return;
+    const DeadlockVerdict verdict = judge_deadlock(groups);
+    if (verdict.kind == DeadlockVerdict::Kind::all_done) {
+      GroupMessage end;
+      end.kind = MessageKind::lower_bound;
+      end.time = std::numeric_limits<double>::infinity();
+      for (GroupId g = 0; g < groups.size(); ++g)
+        if (!groups[g].finished) send(g, end);
+      return;
+    }
+    if (verdict.kind != DeadlockVerdict::Kind::deadlock) return;
+    ++deadlocks_;
+    const GroupId first = verdict.first;
+    if (spec_.deadlock == DeadlockPolicy::recover) {
+      const idl::EventKey key = to_idl(*groups[first].state.next);
+      try {
+        call(first, [&] { refs_[first]->permit(key); });
+        pause_ = std::chrono::microseconds(50);
+      } catch (const PeerError& e) {
+        failure_ = std::make_exception_ptr(PeerError(e.component(), dead_reason(first, e.reason())));
+        stop_all();
+      }
+      return;
+    }
+    failure_ = std::make_exception_ptr(
+        SimulationError(describe_deadlock(groups, first, [&](GroupId g) { return name(g); })));
+    stop_all();
+  }
+
+  void send(GroupId g, const GroupMessage& message) {
+    idl::GroupMessageSeq batch;
+    batch.length(1);
+    batch[0] = to_idl(message);
+    try {
+      refs_[g]->deliver(batch);
+    } catch (const CORBA::Exception&) {
+      // Gone: the next look reports it.
+    }
+  }
+
+  // Tells every group to stop and waits (up to a call timeout) for their threads to end.
+  void stop_all() {
+    GroupMessage stop;
+    stop.kind = MessageKind::stop;
+    for (GroupId g = 0; g < refs_.size(); ++g) send(g, stop);
+    const auto deadline = Clock::now() + call_timeout_;
+    while (Clock::now() < deadline) {
+      bool ended = true;
+      for (GroupId g = 0; g < refs_.size(); ++g) {
+        try {
+          idl::EventGroupStatus_var s = refs_[g]->status();
+          ended = ended && !s->running;
+        } catch (const CORBA::Exception&) {
+          // Dead: nothing to wait for.
+        }
+      }
+      if (ended) return;
+      std::this_thread::sleep_for(kPoll);
+    }
+  }
+
+  // What every group committed. A group that cannot answer any more (dead, hung) leaves its
+  // components out: the run is failed already, and committed_to covers only what is known.
+  EventRunResult collect() {
+    EventRunResult result;
+    result.failure = failure_;
+    result.deadlocks = deadlocks_;
+    result.committed_to = spec_.end;
+    const std::size_t n = model_.built.components();
+    std::vector<std::string> digests(n);
+    result.components.assign(n, ComponentFigures{});
+    bool complete = true;
+    for (GroupId g = 0; g < refs_.size(); ++g) {
+      try {
+        idl::EventGroupResult_var wire = call(g, [&] { return refs_[g]->result(); });
+        const GroupOutcome outcome = from_idl(wire.in());
+        for (const ComponentOutcome& c : outcome.components) {
+          if (c.component >= n) throw ProtocolError(set_.component(g).name, "a result for component " + std::to_string(c.component));
+          digests[c.component] = c.digest;
+          result.components[c.component] = c.figures;
+        }
+        result.groups.push_back(outcome.figures);
+        result.committed_to = std::min(result.committed_to, outcome.committed_horizon);
+        idl::ActivityTrace_var trace = call(g, [&] { return refs_[g]->trace(0, true); });
+        result.activity.push_back(from_idl(trace->spans));
+        result.dropped_spans.push_back(trace->dropped);
+      } catch (const Error& e) {
+        if (!result.failure) result.failure = std::current_exception();
+        complete = false;
+        result.groups.emplace_back();
+        result.activity.emplace_back();
+        result.dropped_spans.push_back(0);
+      }
+    }
+    if (!complete) result.committed_to = 0;
+    result.digest = combine_component_digests(digests);
+    return result;
+  }
+
+  const EventModelSource& model_;
+  const EventRunSpec& spec_;
+  ComponentSet set_;
+  std::vector<GroupId> owner_;
+  std::chrono::milliseconds call_timeout_;
+  std::vector<idl::EventGroup_var> refs_;
+  std::exception_ptr failure_;
+  std::uint64_t deadlocks_ = 0;
+  bool quiet_before_ = false;
+  std::chrono::microseconds pause_ = kPoll;
+  std::vector<std::uint64_t> counts_before_;
+};
+
+}  // namespace
+
+std::string event_group_process(GroupId g) {
+  return "event-group-" + std::to_string(g);
+}
+
+EventRunResult run_event_group_processes(const EventModelSource& model, const EventRunSpec& spec,
+                                         OrbRuntime& orb, const LaunchOptions& options,
+                                         const EventWatch& watch) {
+  check_event_run(model.built, spec);
+  if (spec.method == SyncMethod::sequential)
+    throw InputError("a sequential discrete-event run starts no group processes");
+  GroupProcesses groups(model, spec, orb, options);
+  return groups.run(watch);
+}
+
+}  // namespace kausal

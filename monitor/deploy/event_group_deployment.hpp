@@ -1,0 +1,37 @@
+#pragma once
+// The event groups of a discrete-event run as processes (docs/events.md, "Process layout"):
+// one kausal-event-group per group, started through ComponentSet (on this host, or on the
+// node agents a deployment file names), set up, connected to each other, started, watched
+// until every group has ended, and collected. Events go from group to group directly; the
+// monitor relays nothing. It watches:
+//  - failures: a group whose handler fails, or whose peer does not answer, reports it in its
+//    status; a group whose process dies or hangs fails the status call (at once, or after
+//    the call timeout). The others are stopped and what every group committed is kept;
+//  - deadlock (conservative): the four-counter method over two polls (PeerExchange);
+//  - the committed horizon (progress, Ctrl-C through the watch).
+#include <map>
+#include <string>
+
+#include "idl/orb_runtime.hpp"
+#include "monitor/deploy/component_set.hpp"
+#include "monitor/sync/event_run.hpp"
+
+namespace kausal {
+
+// The model as the groups build it (by name, from the registry) and as the monitor knows it.
+struct EventModelSource {
+  const des::EventModel& built;
+  std::string name;
+  std::map<std::string, double> parameters;
+};
+
+// The process name of group g (its log is LOG_DIR/event-group-G.log).
+std::string event_group_process(des::GroupId g);
+
+// Throws InputError for a bad spec, PeerError / VersionMismatch when a group does not start
+// or answer at set-up. A run that fails later returns with its failure set.
+EventRunResult run_event_group_processes(const EventModelSource& model, const EventRunSpec& spec,
+                                         OrbRuntime& orb, const LaunchOptions& options,
+                                         const EventWatch& watch = {});
+
+}  // namespace kausal
