@@ -63,6 +63,8 @@ void EventGroupServant::set_up(const idl::EventGroupSetup& setup) {
     for (const EventParameter& p : type->parameters) {
       const auto given = s.parameters.find(p.name);
       values[p.name] = given == s.parameters.end() ? p.default_value : given->second;
+      if (const std::string problem = parameter_problem(p, values[p.name]); !problem.empty())
+        throw ModelError(name(), "set_up: parameter " + p.name + " " + problem);
     }
     for (const auto& [given, value] : s.parameters)
       if (!values.count(given))
@@ -132,7 +134,7 @@ void EventGroupServant::run_group() {
 
 void EventGroupServant::send_out(GroupId to, std::vector<GroupMessage>& batch) {
   const idl::GroupMessageSeq wire = to_idl(batch);
-  const std::string peer = "event group " + std::to_string(to);
+  const std::string peer = "event-group-" + std::to_string(to);  // its process name
   call_peer(peer, [&] { peers_.at(to)->deliver(wire); });
 }
 

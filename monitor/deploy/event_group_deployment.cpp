@@ -33,7 +33,7 @@ class GroupProcesses {
                  const LaunchOptions& options)
       : model_(model), spec_(spec), set_(orb, Layout::process),
         owner_(contiguous_groups(model.built.components(), spec.groups)),
-        call_timeout_(options.call_timeout_ms + 1000) {
+        call_timeout_(options.call_timeout_ms + 1000), lost_(spec.groups, false) {
     std::vector<std::string> processes;
     for (GroupId g = 0; g < spec.groups; ++g) processes.push_back(event_group_process(g));
     set_.start_each(ComponentRole::event_group, "kausal-event-group", processes, options);
@@ -111,11 +111,18 @@ class GroupProcesses {
       try {
         now.push_back(call(g, [&] { return refs_[g]->status(); }));
       } catch (const PeerError& e) {
-        failure_ = std::make_exception_ptr(PeerError(e.component(), dead_reason(g, e.reason())));
+        lose(g, e);
         return false;
       }
     }
     return true;
+  }
+
+  // Group g does not answer: the run fails naming it, and nobody waits for it again.
+  void lose(GroupId g, const PeerError& e) {
+    lost_[g] = true;
+    if (!failure_)
+      failure_ = std::make_exception_ptr(PeerError(e.component(), dead_reason(g, e.reason())));
   }
 
   std::string dead_reason(GroupId g, const std::string& reason) {
@@ -168,7 +175,7 @@ class GroupProcesses {
         call(first, [&] { refs_[first]->permit(key); });
         pause_ = std::chrono::microseconds(50);
       } catch (const PeerError& e) {
-        failure_ = std::make_exception_ptr(PeerError(e.component(), dead_reason(first, e.reason())));
+        lose(first, e);
         stop_all();
       }
       return;
@@ -179,6 +186,7 @@ class GroupProcesses {
   }
 
   void send(GroupId g, const GroupMessage& message) {
+    if (lost_[g]) return;
     idl::GroupMessageSeq batch;
     batch.length(1);
     batch[0] = to_idl(message);
@@ -198,11 +206,12 @@ class GroupProcesses {
     while (Clock::now() < deadline) {
       bool ended = true;
       for (GroupId g = 0; g < refs_.size(); ++g) {
+        if (lost_[g]) continue;
         try {
-          idl::EventGroupStatus_var s = refs_[g]->status();
+          idl::EventGroupStatus_var s = call(g, [&] { return refs_[g]->status(); });
           ended = ended && !s->running;
-        } catch (const CORBA::Exception&) {
-          // Dead: nothing to wait for.
+        } catch (const PeerError& e) {
+          lose(g, e);
         }
       }
       if (ended) return;
@@ -222,7 +231,9 @@ class GroupProcesses {
     result.components.assign(n, ComponentFigures{});
     bool complete = true;
     for (GroupId g = 0; g < refs_.size(); ++g) {
+      result.places.push_back({set_.component(g).host, set_.component(g).pid});
       try {
+        if (lost_[g]) throw PeerError(set_.component(g).name, "lost");
         idl::EventGroupResult_var wire = call(g, [&] { return refs_[g]->result(); });
         const GroupOutcome outcome = from_idl(wire.in());
         for (const ComponentOutcome& c : outcome.components) {
@@ -253,6 +264,7 @@ class GroupProcesses {
   ComponentSet set_;
   std::vector<GroupId> owner_;
   std::chrono::milliseconds call_timeout_;
+  std::vector<bool> lost_;  // by group: did not answer once, never asked again
   std::vector<idl::EventGroup_var> refs_;
   std::exception_ptr failure_;
   std::uint64_t deadlocks_ = 0;

@@ -451,8 +451,8 @@ class EventsRun final : public ModelRun {
                                                       : group_name(*s_.built, owner, g);
       c.role = spec_.method == SyncMethod::sequential ? ComponentRole::sequential
                                                       : ComponentRole::event_group;
-      c.host = local_host_name();
-      c.pid = static_cast<long>(getpid());
+      c.host = run.places.empty() ? local_host_name() : run.places[g].host;
+      c.pid = run.places.empty() ? static_cast<long>(getpid()) : run.places[g].pid;
       c.totals.idle_s = run.groups[g].blocked_seconds;
       for (const ActivitySpan& span : run.activity[g])
         if (span.kind == ActivityKind::rollback)

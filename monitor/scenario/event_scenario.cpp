@@ -42,10 +42,8 @@ void read_parameters(const toml::table& root, const des::EventModelType& type, E
       reader.fail_at(value.source(), "unknown parameter '" + name + "' of model " + type.name +
                                          " (known: " + known_parameters(type) + ")");
     const double v = *reader.number(name);
-    if (known->whole && (v != std::floor(v) || v < 0))
-      reader.fail(name, "must be a whole number, 0 or more");
-    if (v > known->most)
-      reader.fail(name, "must be at most " + std::to_string(static_cast<long long>(known->most)));
+    if (const std::string problem = des::parameter_problem(*known, v); !problem.empty())
+      reader.fail(name, problem);
     s.parameters[name] = v;
   }
 }

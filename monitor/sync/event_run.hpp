@@ -55,6 +55,12 @@ struct EventRunResult {
   // how many spans it overwrote (the oldest go first).
   std::vector<std::vector<ActivitySpan>> activity;
   std::vector<std::uint64_t> dropped_spans;
+  // Per group, where it ran: empty when every group ran in this process.
+  struct Place {
+    std::string host;
+    long pid = 0;
+  };
+  std::vector<Place> places;
   std::uint64_t deadlocks = 0;  // found by the watch (recovered from, or the one that failed)
 
   des::ComponentFigures total() const;

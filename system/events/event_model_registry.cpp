@@ -1,5 +1,7 @@
 #include "system/events/event_model_registry.hpp"
 
+#include <cmath>
+
 #include "system/events/phold.hpp"
 #include "system/events/queueing_network.hpp"
 #include "system/events/three_components.hpp"
@@ -99,6 +101,13 @@ std::vector<EventModelType> make_types() {
 }
 
 }  // namespace
+
+std::string parameter_problem(const EventParameter& p, double value) {
+  if (!std::isfinite(value)) return "must be a finite number";
+  if (p.whole && (value != std::floor(value) || value < 0)) return "must be a whole number, 0 or more";
+  if (value > p.most) return "must be at most " + std::to_string(static_cast<long long>(p.most));
+  return "";
+}
 
 const std::vector<EventModelType>& event_model_types() {
   static const std::vector<EventModelType> types = make_types();

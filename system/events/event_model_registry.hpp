@@ -31,6 +31,10 @@ struct EventModelType {
   std::function<std::unique_ptr<EventModel>(const std::map<std::string, double>&)> make;
 };
 
+// What is wrong with `value` for parameter `p` ("must be a whole number, 0 or more"), or
+// empty: the one check of every value, from a scenario or over the wire.
+std::string parameter_problem(const EventParameter& p, double value);
+
 const std::vector<EventModelType>& event_model_types();
 // nullptr if no model has that name.
 const EventModelType* event_model_type(const std::string& name);
