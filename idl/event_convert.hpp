@@ -145,11 +145,14 @@ inline idl::EventGroupResult to_idl(const des::GroupOutcome& o) {
   }
   out.messages = o.figures.messages;
   out.null_messages = o.figures.null_messages;
+  out.batches = o.figures.batches;
   out.gvt_rounds = o.figures.gvt_rounds;
   out.permits = o.figures.permits;
   out.blocked_s = o.figures.blocked_seconds;
   out.wall_s = o.figures.wall_seconds;
   out.peak_uncommitted = o.figures.peak_uncommitted;
+  out.deferred_errors = o.figures.deferred_errors;
+  out.cleared_errors = o.figures.cleared_errors;
   out.committed_horizon = o.committed_horizon;
   return out;
 }
@@ -171,11 +174,14 @@ inline des::GroupOutcome from_idl(const idl::EventGroupResult& r) {
   }
   out.figures.messages = r.messages;
   out.figures.null_messages = r.null_messages;
+  out.figures.batches = r.batches;
   out.figures.gvt_rounds = r.gvt_rounds;
   out.figures.permits = r.permits;
   out.figures.blocked_seconds = r.blocked_s;
   out.figures.wall_seconds = r.wall_s;
   out.figures.peak_uncommitted = r.peak_uncommitted;
+  out.figures.deferred_errors = r.deferred_errors;
+  out.figures.cleared_errors = r.cleared_errors;
   out.committed_horizon = r.committed_horizon;
   return out;
 }

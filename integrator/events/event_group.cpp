@@ -383,7 +383,10 @@ void EventGroup::handle(GroupMessage& message) {
 void EventGroup::flush() {
   if (!transport_) return;
   for (GroupId g = 0; g < groups_; ++g)
-    if (!outgoing_[g].empty()) transport_->send(g, outgoing_[g]);
+    if (!outgoing_[g].empty()) {
+      if (g != self_) ++figures_.batches;
+      transport_->send(g, outgoing_[g]);
+    }
 }
 
 double EventGroup::committed_horizon() const {

@@ -46,6 +46,9 @@ struct GroupSettings {
 struct GroupFigures {
   std::uint64_t messages = 0;       // events and anti-events sent to other groups
   std::uint64_t null_messages = 0;  // guarantees sent
+  // Hand-overs to other groups (each a call in the process layout), of everything the
+  // group sends them: events, anti-events, guarantees, GVT messages.
+  std::uint64_t batches = 0;
   std::uint64_t gvt_rounds = 0;
   std::uint64_t permits = 0;  // events processed by permission of the deadlock watch
   double blocked_seconds = 0;  // waiting for a message with nothing to do

@@ -168,9 +168,12 @@ nlohmann::ordered_json events_json(const EventFigures& e) {
           {"anti_messages", e.anti_messages},
           {"messages", e.messages},
           {"null_messages", e.null_messages},
+          {"batches", e.batches},
           {"gvt_rounds", e.gvt_rounds},
           {"deadlocks", e.deadlocks},
           {"permits", e.permits},
+          {"deferred_errors", e.deferred_errors},
+          {"cleared_errors", e.cleared_errors},
           {"window", e.window},
           {"peak_uncommitted", e.peak_uncommitted},
           {"components", components}};
@@ -198,12 +201,17 @@ std::string format_events(const RunResult& r) {
       << e.stragglers << " stragglers), " << e.anti_messages << " anti-messages\n"
       << "  GVT           " << e.gvt_rounds << " rounds; window " << format_number(e.window)
       << ", at most " << e.peak_uncommitted << " uncommitted events\n";
+  if (e.deferred_errors)
+    o << "  model errors  " << e.deferred_errors << " raised on speculative states, "
+      << e.cleared_errors << " cleared by rollbacks\n";
   if (r.method == SyncMethod::conservative) {
     o << "  guarantees    " << e.null_messages << " null messages";
     if (e.deadlocks) o << "; " << e.deadlocks << " deadlocks, " << e.permits << " events let through";
     o << "\n";
   }
-  if (e.groups > 1) o << "  messages      " << e.messages << " events between groups\n";
+  if (e.groups > 1)
+    o << "  messages      " << e.messages << " events between groups, in " << e.batches
+      << " batches (" << (r.layout == Layout::process ? "calls" : "hand-overs") << ")\n";
   return o.str();
 }
 

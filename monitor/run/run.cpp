@@ -439,6 +439,9 @@ class EventsRun final : public ModelRun {
       e.null_messages += g.null_messages;
       e.gvt_rounds += g.gvt_rounds;
       e.permits += g.permits;
+      e.batches += g.batches;
+      e.deferred_errors += g.deferred_errors;
+      e.cleared_errors += g.cleared_errors;
       e.peak_uncommitted += g.peak_uncommitted;
     }
   }

@@ -149,9 +149,14 @@ struct EventFigures {
   std::uint64_t anti_messages = 0;
   std::uint64_t messages = 0;       // events and anti-events between groups
   std::uint64_t null_messages = 0;  // conservative guarantees
+  std::uint64_t batches = 0;        // hand-overs between groups (calls in the process layout)
   std::uint64_t gvt_rounds = 0;
   std::uint64_t deadlocks = 0;  // found by the watch (recovered from, or the one that ended it)
   std::uint64_t permits = 0;    // events processed by the watch's permission
+  // Optimistic: model errors raised on a speculative state and held back, and those a
+  // rollback then cleared (the rest failed the run once GVT passed them).
+  std::uint64_t deferred_errors = 0;
+  std::uint64_t cleared_errors = 0;
   double window = 0;            // optimistic
   std::size_t peak_uncommitted = 0;
   // Per component, in component order: its name and what it processed, committed, undid,
