@@ -231,7 +231,8 @@ class GroupProcesses {
     result.components.assign(n, ComponentFigures{});
     bool complete = true;
     for (GroupId g = 0; g < refs_.size(); ++g) {
-      result.places.push_back({set_.component(g).host, set_.component(g).pid});
+      const LaunchedComponent& c = set_.component(g);
+      result.places.push_back({c.host, c.pid, c.node});
       try {
         if (lost_[g]) throw PeerError(set_.component(g).name, "lost");
         idl::EventGroupResult_var wire = call(g, [&] { return refs_[g]->result(); });

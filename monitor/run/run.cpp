@@ -456,6 +456,7 @@ class EventsRun final : public ModelRun {
                                                       : ComponentRole::event_group;
       c.host = run.places.empty() ? local_host_name() : run.places[g].host;
       c.pid = run.places.empty() ? static_cast<long>(getpid()) : run.places[g].pid;
+      if (!run.places.empty()) c.node = run.places[g].node;
       c.totals.idle_s = run.groups[g].blocked_seconds;
       for (const ActivitySpan& span : run.activity[g])
         if (span.kind == ActivityKind::rollback)

@@ -59,6 +59,7 @@ struct EventRunResult {
   struct Place {
     std::string host;
     long pid = 0;
+    std::string node;  // the node agent that started it; empty: the monitor
   };
   std::vector<Place> places;
   std::uint64_t deadlocks = 0;  // found by the watch (recovered from, or the one that failed)

@@ -156,6 +156,30 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelGivesTheSequentialDigest) {
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
 
+// Discrete-event groups on nodes (docs/events.md, "Process layout"): each group's process
+// goes where the file says, events go between the nodes' processes, one digest.
+TEST_F(LoopbackNodes, DeployedEventGroupsGiveTheSequentialDigest) {
+  auto alpha = node("alpha");
+  auto beta = node("beta");
+  const fs::path d = deploy(
+      "[[node]]\nname = \"alpha\"\ncomponents = [\"event-group-0\"]\n"
+      "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
+  for (const char* method : {"conservative", "optimistic"}) {
+    fs::remove_all(dir_ / "seq");  // deployed_run's sequential reference, once per method
+    deployed_run(scenario("three-components.toml"), d,
+                                      {"--method", method, "--layout", "process"},
+                                      dir_ / method);
+    const auto summary = read_json(dir_ / method / "summary.json");
+    ASSERT_EQ(summary["components"].size(), 3u);
+    EXPECT_EQ(summary["components"][0]["node"], "alpha") << summary["components"].dump();
+    EXPECT_EQ(summary["components"][1]["node"], "beta");
+    EXPECT_EQ(summary["components"][2]["node"], "beta");
+    EXPECT_TRUE(fs::exists(dir_ / method / "logs/event-group-2.log"));
+  }
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  EXPECT_TRUE(children_of(beta->pid()).empty());
+}
+
 TEST_F(LoopbackNodes, MonitorKilledMidRunTheNodeEndsItsProcesses) {
   auto alpha = node("alpha");
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
