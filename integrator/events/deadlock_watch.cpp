@@ -18,6 +18,27 @@ DeadlockVerdict judge_deadlock(const std::vector<WatchedGroup>& groups) {
   return {DeadlockVerdict::Kind::deadlock, *first};
 }
 
+DeadlockVerdict PolledDeadlockWatch::look(const std::vector<PeerStatus>& groups,
+                                          std::vector<WatchedGroup>& watched) {
+  watched.assign(groups.size(), {});
+  std::vector<std::uint64_t> counts;
+  std::uint64_t sent = 0, taken = 0;
+  bool quiet = true;
+  for (GroupId g = 0; g < groups.size(); ++g) {
+    const PeerStatus& s = groups[g];
+    watched[g] = {s.finished, s.idle_blocked, s.state};
+    quiet = quiet && (s.finished || s.idle_blocked);
+    sent += s.sent;
+    taken += s.taken;
+    counts.insert(counts.end(), {s.sent, s.taken});
+  }
+  quiet = quiet && sent == taken;
+  const bool confirmed = quiet && quiet_before_ && counts == counts_before_;
+  quiet_before_ = quiet && !confirmed;
+  counts_before_ = std::move(counts);
+  return confirmed ? judge_deadlock(watched) : DeadlockVerdict{};
+}
+
 std::string describe_deadlock(const std::vector<WatchedGroup>& groups, GroupId from,
                               const std::function<std::string(GroupId)>& group_name) {
   std::vector<GroupId> path;

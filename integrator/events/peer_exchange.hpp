@@ -11,19 +11,11 @@
 #include <optional>
 #include <vector>
 
+#include "integrator/events/deadlock_watch.hpp"
 #include "integrator/events/group_transport.hpp"
 #include "integrator/events/mailbox.hpp"
 
 namespace kausal::des {
-
-// What the monitor's watch sees of one group at one look.
-struct PeerStatus {
-  bool finished = false;
-  bool idle_blocked = false;  // blocked, nothing waiting, no permit outstanding
-  BlockedGroup state;         // as it said when it blocked
-  std::uint64_t sent = 0;     // messages handed to other groups
-  std::uint64_t taken = 0;    // messages from other groups taken from the mailbox
-};
 
 class PeerExchange final : public GroupTransport {
  public:

@@ -80,7 +80,7 @@ class GroupProcesses {
       // A quiet look is confirmed by a second one at once, and after a permit the next
       // look comes soon: a run that deadlocks often (recovering each time) waits a few
       // status calls per deadlock, not two polls.
-      if (!quiet_before_) {
+      if (!deadlock_watch_.confirming()) {
         std::this_thread::sleep_for(pause_);
         pause_ = std::min<std::chrono::microseconds>(2 * pause_, kPoll);
       }
@@ -133,31 +133,21 @@ class GroupProcesses {
            event_group_process(g) + ".log";
   }
 
-  // Deadlock: two looks in a row at which every unfinished group was blocked with nothing
-  // waiting, every message sent had been taken, and no count moved in between.
+  // Deadlock (conservative): PolledDeadlockWatch over the groups' status.
   void watch_deadlock(const std::vector<idl::EventGroupStatus_var>& now) {
-    std::vector<WatchedGroup> groups(now.size());
-    std::vector<std::uint64_t> counts;
-    std::uint64_t sent = 0, taken = 0;
-    bool quiet = true;
+    std::vector<PeerStatus> seen(now.size());
     for (GroupId g = 0; g < now.size(); ++g) {
       const idl::EventGroupStatus& s = now[g];
-      groups[g].finished = s.finished || !s.running;
-      groups[g].idle_blocked = s.idle_blocked;
-      if (s.has_next) groups[g].state.next = from_idl(s.next);
-      groups[g].state.safe = s.safe;
-      groups[g].state.waits_for = s.waits_for;
-      quiet = quiet && (groups[g].finished || s.idle_blocked);
-      sent += s.sent;
-      taken += s.taken;
-      counts.insert(counts.end(), {s.sent, s.taken});
+      seen[g].finished = s.finished || !s.running;
+      seen[g].idle_blocked = s.idle_blocked;
+      if (s.has_next) seen[g].state.next = from_idl(s.next);
+      seen[g].state.safe = s.safe;
+      seen[g].state.waits_for = s.waits_for;
+      seen[g].sent = s.sent;
+      seen[g].taken = s.taken;
     }
-    quiet = quiet && sent == taken;
-    const bool confirmed = quiet && quiet_before_ && counts == counts_before_;
-    quiet_before_ = quiet && !confirmed;
-    counts_before_ = std::move(counts);
-    if (!confirmed) return;
-    const DeadlockVerdict verdict = judge_deadlock(groups);
+    std::vector<WatchedGroup> groups;
+    const DeadlockVerdict verdict = deadlock_watch_.look(seen, groups);
     if (verdict.kind == DeadlockVerdict::Kind::all_done) {
       GroupMessage end;
       end.kind = MessageKind::lower_bound;
@@ -269,9 +259,8 @@ class GroupProcesses {
   std::vector<idl::EventGroup_var> refs_;
   std::exception_ptr failure_;
   std::uint64_t deadlocks_ = 0;
-  bool quiet_before_ = false;
+  PolledDeadlockWatch deadlock_watch_;
   std::chrono::microseconds pause_ = kPoll;
-  std::vector<std::uint64_t> counts_before_;
 };
 
 }  // namespace
