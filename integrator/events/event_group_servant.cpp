@@ -90,6 +90,7 @@ void EventGroupServant::set_up(const idl::EventGroupSetup& setup) {
     trace_.store(&group_->activity());
     peers_.resize(groups);
     setup_ = std::move(s);
+    ready_.store(true, std::memory_order_release);  // deliver, status, permit may look now
   });
 }
 
@@ -140,7 +141,8 @@ void EventGroupServant::send_out(GroupId to, std::vector<GroupMessage>& batch) {
 
 void EventGroupServant::deliver(const idl::GroupMessageSeq& batch) {
   serve(name(), [&] {
-    if (!exchange_) throw ProtocolError(name(), "deliver before set_up");
+    if (!ready_.load(std::memory_order_acquire))
+      throw ProtocolError(name(), "deliver before set_up");
     const auto groups = static_cast<GroupId>(peers_.size());
     std::vector<GroupMessage> messages;
     messages.reserve(batch.length());
@@ -154,7 +156,7 @@ idl::EventGroupStatus* EventGroupServant::status() {
   auto* out = new idl::EventGroupStatus{};
   out->started = started_.load();
   out->running = running_.load();
-  if (exchange_) {
+  if (ready_.load(std::memory_order_acquire)) {
     const PeerStatus s = exchange_->status();
     out->finished = s.finished;
     out->idle_blocked = s.idle_blocked;
@@ -176,7 +178,8 @@ idl::EventGroupStatus* EventGroupServant::status() {
 
 void EventGroupServant::permit(const idl::EventKey& key) {
   serve(name(), [&] {
-    if (!exchange_) throw ProtocolError(name(), "permit before set_up");
+    if (!ready_.load(std::memory_order_acquire))
+      throw ProtocolError(name(), "permit before set_up");
     exchange_->permit(from_idl(key));
   });
 }

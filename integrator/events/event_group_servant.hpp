@@ -52,6 +52,9 @@ class EventGroupServant final : public ComponentServant<POA_kausal::idl::EventGr
   std::vector<idl::EventGroup_var> peers_;  // by group; nil for this one
   bool connected_ = false;
   std::thread thread_;
+  // Set once set_up has built everything below: the calls that do not take mutex_
+  // (deliver, status, permit) look at nothing before.
+  std::atomic<bool> ready_{false};
   std::atomic<bool> started_{false};
   std::atomic<bool> running_{false};
   std::atomic<double> horizon_{0.0};  // set by the group's thread after every batch
