@@ -60,7 +60,6 @@ class GroupProcesses {
 
   std::string name(GroupId g) const { return group_name(model_.built, owner_, g); }
 
-
   void set_up() {
     GroupSetup setup{model_.name, model_.parameters, 0, owner_, group_settings(model_.built, spec_)};
     idl::EventGroupSeq peers;
@@ -235,7 +234,14 @@ class GroupProcesses {
         result.groups.push_back(outcome.figures);
         result.committed_to = std::min(result.committed_to, outcome.committed_horizon);
         idl::ActivityTrace_var trace = call(g, [&] { return refs_[g]->trace(0, true); });
-        result.activity.push_back(from_idl(trace->spans));
+        // On the monitor's clock: a group on another host counts from its own.
+        std::vector<ActivitySpan> spans = from_idl(trace->spans);
+        const std::int64_t offset = set_.component(g).clock_offset_ns;
+        for (ActivitySpan& s : spans) {
+          s.begin_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.begin_ns) - offset);
+          s.end_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(s.end_ns) - offset);
+        }
+        result.activity.push_back(std::move(spans));
         result.dropped_spans.push_back(trace->dropped);
       } catch (const Error& e) {
         if (!result.failure) result.failure = std::current_exception();
