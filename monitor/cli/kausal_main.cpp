@@ -162,7 +162,7 @@ void add_limit_options(CLI::App* cmd, Options& o) {
       ->type_name("SIZE");
   cmd->add_option("--max-processes", o.max_processes,
                   "the most component processes a run may start (layout process: two per "
-                  "pendulum or partition; pendulum: one)")
+                  "pendulum or partition, one per event group; pendulum: one)")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
 }
@@ -408,7 +408,9 @@ int main(int argc, char** argv) {
          "conservative and optimistic: process: one process per System and per "
          "Integrator; pendulum: one process per pendulum hosting both; single: every "
          "servant in the kausal process itself (calls still through the ORB, as "
-         "collocated calls)")
+         "collocated calls). Discrete-event models ([events]): single (their default: a "
+         "thread per event group) or process (a kausal-event-group process per group, "
+         "events peer to peer; docs/events.md)")
       ->default_str("process")
       ->check(CLI::IsMember({"process", "pendulum", "single"}));
 
