@@ -251,8 +251,9 @@ class GroupProcesses {
         result.dropped_spans.push_back(0);
       }
     }
+    // A lost group's components are unknown: no committed horizon, no digest to show.
     if (!complete) result.committed_to = 0;
-    result.digest = combine_component_digests(digests);
+    if (complete) result.digest = combine_component_digests(digests);
     return result;
   }
 
