@@ -108,11 +108,6 @@ void EventGroupServant::connect(const idl::EventGroupSeq& groups) {
         throw ProtocolError(name(), "connect: group " + std::to_string(g) + " is nil");
       peers_[g] = idl::EventGroup::_duplicate(groups[g]);
     }
-    senders_.resize(peers_.size());
-    for (GroupId g = 0; g < peers_.size(); ++g)
-      if (g != setup_->group)
-        senders_[g] = std::make_unique<OrderedSender>(
-            [this, g](std::vector<GroupMessage>& batch) { deliver_to(g, batch); });
     connected_ = true;
   });
 }
@@ -139,13 +134,9 @@ void EventGroupServant::run_group() {
 }
 
 void EventGroupServant::send_out(GroupId to, std::vector<GroupMessage>& batch) {
-  senders_.at(to)->send(batch);
-}
-
-void EventGroupServant::deliver_to(GroupId to, std::vector<GroupMessage>& batch) {
   const idl::GroupMessageSeq wire = to_idl(batch);
   const std::string peer = "event-group-" + std::to_string(to);  // its process name
-  call_peer(peer, [&] { peers_[to]->deliver(wire); });
+  call_peer(peer, [&] { peers_.at(to)->deliver(wire); });
 }
 
 void EventGroupServant::deliver(const idl::GroupMessageSeq& batch) {
@@ -203,11 +194,6 @@ idl::EventGroupResult* EventGroupServant::result() {
       outcome.components.push_back({lp.id(), recorder_->component_digest(lp.id()), lp.figures()});
     outcome.figures = group_->figures();
     outcome.figures.wall_seconds = wall_s_;
-    // Hand-overs to other groups here are calls, fewer than the group's batches where the
-    // sender coalesced what queued while a call was on its way.
-    outcome.figures.batches = 0;
-    for (const auto& sender : senders_)
-      if (sender) outcome.figures.batches += sender->deliveries();
     outcome.committed_horizon = group_->committed_horizon();
     auto* out = new idl::EventGroupResult(to_idl(outcome));
     return out;

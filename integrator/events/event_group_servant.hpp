@@ -14,7 +14,6 @@
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/event_recorder.hpp"
 #include "integrator/events/group_setup.hpp"
-#include "integrator/events/ordered_sender.hpp"
 #include "integrator/events/peer_exchange.hpp"
 
 namespace kausal {
@@ -40,7 +39,6 @@ class EventGroupServant final : public ComponentServant<POA_kausal::idl::EventGr
  private:
   void run_group();
   void send_out(des::GroupId to, std::vector<des::GroupMessage>& batch);
-  void deliver_to(des::GroupId to, std::vector<des::GroupMessage>& batch);  // a sender's call
   void stop_thread();
   // ProtocolError unless set up (and, with `connected`, connected) and not yet started.
   void require(bool connected, const char* what) const;
@@ -52,10 +50,8 @@ class EventGroupServant final : public ComponentServant<POA_kausal::idl::EventGr
   std::unique_ptr<des::PeerExchange> exchange_;
   std::unique_ptr<des::EventGroup> group_;
   std::vector<idl::EventGroup_var> peers_;  // by group; nil for this one
-  // By group (null for this one): deliveries to it, in order, off the group's thread.
-  std::vector<std::unique_ptr<des::OrderedSender>> senders_;
   bool connected_ = false;
-  std::thread thread_;  // joined by the destructor before senders_ go (it sends through them)
+  std::thread thread_;
   // Set once set_up has built everything below: the calls that do not take mutex_
   // (deliver, status, permit) look at nothing before.
   std::atomic<bool> ready_{false};

@@ -14,9 +14,7 @@
 #include "event_runs.hpp"
 #include "integrator/events/deadlock_watch.hpp"
 #include "integrator/events/event_recorder.hpp"
-#include "integrator/events/ordered_sender.hpp"
 #include "integrator/events/peer_exchange.hpp"
-#include "system/errors.hpp"
 #include "system/events/phold.hpp"
 
 namespace kausal {
@@ -144,58 +142,6 @@ TEST(PeerExchange, AQuietLookIsNotADeadlockUntilASecondConfirmsIt) {
   EXPECT_EQ(watch.look({sending, blocked}, watched).kind, DeadlockVerdict::Kind::running);
   EXPECT_EQ(watch.look({sending, blocked}, watched).kind, DeadlockVerdict::Kind::running);
   EXPECT_FALSE(watch.confirming());
-}
-
-}  // namespace
-}  // namespace kausal
-
-namespace kausal {
-namespace {
-
-using namespace des;
-
-std::vector<GroupMessage> numbered(double from, int count) {
-  std::vector<GroupMessage> batch(static_cast<std::size_t>(count));
-  for (int k = 0; k < count; ++k) batch[static_cast<std::size_t>(k)].time = from + k;
-  return batch;
-}
-
-TEST(OrderedSender, DeliversInOrderCoalescingWhatQueuesMeanwhileAndFlushesOnClose) {
-  std::vector<double> delivered;
-  std::size_t calls = 0;
-  {
-    OrderedSender sender([&](std::vector<GroupMessage>& batch) {
-      std::this_thread::sleep_for(std::chrono::microseconds(300));  // a slow link
-      for (const auto& m : batch) delivered.push_back(m.time);
-      ++calls;
-    });
-    for (int b = 0; b < 200; ++b) {
-      auto batch = numbered(10.0 * b, 10);
-      sender.send(batch);
-      EXPECT_TRUE(batch.empty());
-    }
-  }  // closing delivers the rest
-  ASSERT_EQ(delivered.size(), 2000u);
-  for (std::size_t k = 0; k < delivered.size(); ++k) ASSERT_EQ(delivered[k], static_cast<double>(k));
-  EXPECT_LT(calls, 200u);  // coalesced while a delivery was on its way
-}
-
-TEST(OrderedSender, AFailedDeliveryIsThrownToTheSenderAtItsNextSend) {
-  OrderedSender sender([](std::vector<GroupMessage>&) { throw PeerError("event-group-1", "gone"); });
-  auto batch = numbered(0, 1);
-  sender.send(batch);
-  bool thrown = false;
-  for (int k = 0; k < 1000 && !thrown; ++k) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    auto next = numbered(1, 1);
-    try {
-      sender.send(next);
-    } catch (const PeerError& e) {
-      thrown = true;
-      EXPECT_EQ(e.component(), "event-group-1");
-    }
-  }
-  EXPECT_TRUE(thrown);
 }
 
 }  // namespace
