@@ -13,8 +13,9 @@ using namespace des;
 
 namespace {
 
-// The checks a setup from the wire needs before a group is built from it.
-void check_setup(const GroupSetup& s, const EventModel& model, const std::string& who) {
+// The checks a setup from the wire needs before a group is built from it; returns the
+// number of groups of the run.
+GroupId check_setup(const GroupSetup& s, const EventModel& model, const std::string& who) {
   const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
   if (s.owner.size() != model.components())
     refuse("the placement names " + std::to_string(s.owner.size()) + " components, model " +
@@ -26,6 +27,7 @@ void check_setup(const GroupSetup& s, const EventModel& model, const std::string
   if (!(std::isfinite(g.end) && g.end > 0)) refuse("end must be a positive, finite time");
   if (!(g.window > 0)) refuse("the window must be positive");
   if (g.batch < 1 || g.gvt_interval < 1) refuse("batch and gvt_interval must be at least 1");
+  return groups;
 }
 
 }  // namespace
@@ -74,9 +76,7 @@ void EventGroupServant::set_up(const idl::EventGroupSetup& setup) {
     } catch (const InputError& e) {
       throw ModelError(name(), e.what());
     }
-    check_setup(s, *model_, name());
-    GroupId groups = 0;
-    for (const GroupId g : s.owner) groups = std::max(groups, g + 1);
+    const GroupId groups = check_setup(s, *model_, name());
     const int spins = groups <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0;
     exchange_ = std::make_unique<PeerExchange>(
         s.group, [this](GroupId to, std::vector<GroupMessage>& batch) { send_out(to, batch); },

@@ -7,8 +7,9 @@ namespace kausal::des {
 PeerExchange::PeerExchange(GroupId self, Sender send_out, int spins)
     : self_(self), send_out_(std::move(send_out)), spins_(spins) {}
 
-std::uint64_t PeerExchange::counted(const std::vector<GroupMessage>& batch) {
-  return static_cast<std::uint64_t>(std::count_if(batch.begin(), batch.end(), [](const auto& m) {
+std::uint64_t PeerExchange::counted(std::vector<GroupMessage>::const_iterator first,
+                                    std::vector<GroupMessage>::const_iterator last) {
+  return static_cast<std::uint64_t>(std::count_if(first, last, [](const GroupMessage& m) {
     return m.kind != MessageKind::lower_bound && m.kind != MessageKind::stop;
   }));
 }
@@ -21,7 +22,7 @@ void PeerExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
   {
     // Counted before it leaves: the receiver may take it before send_out_ returns.
     std::lock_guard lock(mutex_);
-    sent_ += counted(batch);
+    sent_ += counted(batch.begin(), batch.end());
   }
   send_out_(to, batch);
   batch.clear();
@@ -32,9 +33,9 @@ double PeerExchange::receive(GroupId, std::vector<GroupMessage>& into,
   const std::size_t before = into.size();
   const double waited = box_.take(into, wait, spins_);
   if (into.size() > before) {
-    std::vector<GroupMessage> taken(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+    const std::uint64_t taken = counted(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
     std::lock_guard lock(mutex_);
-    taken_ += counted(taken);
+    taken_ += taken;
   }
   return waited;
 }
@@ -65,7 +66,7 @@ void PeerExchange::deliver(std::vector<GroupMessage>& batch) {
   // Under the lock, so that no message slips in uncounted as the group finishes.
   std::lock_guard lock(mutex_);
   if (finished_) {
-    taken_ += counted(batch);
+    taken_ += counted(batch.begin(), batch.end());
     batch.clear();
     return;
   }

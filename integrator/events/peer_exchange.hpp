@@ -42,7 +42,8 @@ class PeerExchange final : public GroupTransport {
  private:
   // Whether a message counts for the watch: everything groups send each other, not what
   // the monitor sends (a lower bound, a stop).
-  static std::uint64_t counted(const std::vector<GroupMessage>& batch);
+  static std::uint64_t counted(std::vector<GroupMessage>::const_iterator first,
+                               std::vector<GroupMessage>::const_iterator last);
 
   GroupId self_;
   Sender send_out_;

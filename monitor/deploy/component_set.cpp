@@ -146,27 +146,18 @@ void ComponentSet::start_each(ComponentRole role, const std::string& executable,
   check_budget(names.size(), names.size(),
                std::to_string(names.size()) + " " + std::string(name_of(role)) + " processes",
                ", or fewer --groups", " (fewer --groups, --layout single)", options);
-  std::filesystem::create_directories(options.log_dir);
-  log_dir_ = options.log_dir;
-  remote_ = options.remote;
   std::vector<Launch> launches;
   for (std::size_t i = 0; i < names.size(); ++i) {
     LaunchedComponent* c = components_[i].get();
     c->cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
     launches.push_back({executable, c->name, {c}, c->cpu});
   }
-  if (remote_)
-    start_remote(launches, options);
-  else
-    start_local(launches, options);
+  launch(launches, options);
   check_versions();
 }
 
 void ComponentSet::start_children(const std::vector<ComponentPair>& pairs,
                                   const LaunchOptions& options) {
-  std::filesystem::create_directories(options.log_dir);
-  log_dir_ = options.log_dir;
-  remote_ = options.remote;
   std::vector<Launch> launches;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     LaunchedComponent* sys = &system(i);
@@ -178,6 +169,13 @@ void ComponentSet::start_children(const std::vector<ComponentPair>& pairs,
       launches.push_back({"kausal-integrator", integ->name, {integ}, pairs[i].cpu});
     }
   }
+  launch(launches, options);
+}
+
+void ComponentSet::launch(const std::vector<Launch>& launches, const LaunchOptions& options) {
+  std::filesystem::create_directories(options.log_dir);
+  log_dir_ = options.log_dir;
+  remote_ = options.remote;
   if (remote_)
     start_remote(launches, options);
   else

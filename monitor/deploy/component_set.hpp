@@ -122,6 +122,8 @@ class ComponentSet {
     }
   };
   void start_children(const std::vector<ComponentPair>& pairs, const LaunchOptions& options);
+  // Starts `launches` here or on the nodes, their logs in options.log_dir.
+  void launch(const std::vector<Launch>& launches, const LaunchOptions& options);
   void start_local(const std::vector<Launch>& launches, const LaunchOptions& options);
   void start_remote(const std::vector<Launch>& launches, const LaunchOptions& options);
   void host_here();
