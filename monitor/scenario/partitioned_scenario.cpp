@@ -211,7 +211,9 @@ class Reader {
         read_fmu(r, t, sub);
       } else {
         try {
-          sub.signature = make_model(sub.name, sub.model, sub.parameters)->signature();
+          const auto built = make_model(sub.name, sub.model, sub.parameters);
+          sub.signature = built->signature();
+          sub.steps_itself = built->steps_itself();
         } catch (const ModelError& e) {
           fail(t, r.qualified("") + " " + e.what());
         }
@@ -270,30 +272,30 @@ class Reader {
     sub.parameters.insert(sub.parameters.end(), starts.begin(), starts.end());
     sub.fmu = {std::filesystem::absolute(path).lexically_normal().string(),
                kind == fmu::FmuKind::co_simulation, ""};
+    sub.steps_itself = sub.fmu.co_simulation;
   }
 
-  // A model that steps itself is alone in its partition and stepped by "co-simulation";
-  // nothing else is.
+  // A model that steps itself (a co-simulation FMU, a sampled controller) is alone in its
+  // partition and stepped by "co-simulation"; nothing else is.
   void check_co_simulation() const {
     for (std::size_t p = 0; p < drafts_.size(); ++p) {
       const PartitionSpec& spec = drafts_[p].spec;
-      bool steps_itself = false;
-      for (std::size_t m : spec.members) steps_itself |= s_.subsystems[m].fmu.co_simulation;
+      std::string itself;
+      for (std::size_t m : spec.members)
+        if (s_.subsystems[m].steps_itself) itself = s_.subsystems[m].name;
       const bool stepped = spec.method == OdeMethod::co_simulation;
-      if (steps_itself && spec.members.size() > 1)
-        fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
-                     "partition '" + spec.name +
-                         "': a co-simulation FMU steps itself and must be alone in its partition");
-      if (steps_itself && !stepped)
-        fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
-                     "partition '" + spec.name +
-                         "': a co-simulation FMU steps itself: set "
-                         "integrator = \"co-simulation\" (or kind = \"model-exchange\")");
-      if (!steps_itself && stepped)
-        fail_at_line(static_cast<std::uint32_t>(drafts_[p].line),
-                     "partition '" + spec.name +
-                         "': integrator \"co-simulation\" steps a "
-                         "co-simulation FMU (model = \"fmu\", kind = \"co-simulation\") only");
+      const auto line = static_cast<std::uint32_t>(drafts_[p].line);
+      if (!itself.empty() && spec.members.size() > 1)
+        fail_at_line(line, "partition '" + spec.name + "': subsystem '" + itself +
+                               "' steps itself and must be alone in its partition");
+      if (!itself.empty() && !stepped)
+        fail_at_line(line, "partition '" + spec.name + "': subsystem '" + itself +
+                               "' steps itself: set integrator = \"co-simulation\" (an FMU may "
+                               "also take kind = \"model-exchange\")");
+      if (itself.empty() && stepped)
+        fail_at_line(line, "partition '" + spec.name +
+                               "': integrator \"co-simulation\" steps a model that steps itself "
+                               "(a co-simulation FMU, or sampled_pi) only");
     }
   }
 
@@ -577,7 +579,7 @@ std::unique_ptr<CompositeModel> build_partition_model(const PartitionedScenario&
 
 std::string first_stepping_itself(const PartitionedScenario& s) {
   for (const auto& sub : s.subsystems)
-    if (sub.fmu.co_simulation) return sub.name;
+    if (sub.steps_itself) return sub.name;
   return {};
 }
 
@@ -586,7 +588,7 @@ std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario
   const std::string opaque = first_stepping_itself(s);
   if (!opaque.empty())
     throw InputError(s.file + ": subsystem '" + opaque +
-                     "' is a co-simulation FMU: it steps itself and shows no equations, so the "
+                     "' steps itself and shows no equations, so the "
                      "model cannot be taken as one (kausal analyze needs its Jacobian)");
   std::vector<std::size_t> all;
   for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());

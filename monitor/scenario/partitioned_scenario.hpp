@@ -28,6 +28,9 @@ struct SubsystemSpec {
   Signature signature;         // of the model built from these parameters
   std::size_t partition = 0;
   FmuSource fmu;  // model "fmu": the archive (an absolute path) and its interface
+  // It has no derivative and is stepped by its partition's "co-simulation" integrator: a
+  // co-simulation FMU, or a discrete model such as sampled_pi.
+  bool steps_itself = false;
 };
 
 struct PartitionSpec {
@@ -120,7 +123,8 @@ std::unique_ptr<CompositeModel> build_partition_model(const PartitionedScenario&
                                                       std::size_t partition);
 // What that model is built from (for a System in another process).
 CompositeRecipe partition_recipe(const PartitionedScenario& s, std::size_t partition);
-// The first subsystem that steps itself (a co-simulation FMU), or empty.
+// The first subsystem that steps itself (a co-simulation FMU, a sampled controller), or
+// empty.
 std::string first_stepping_itself(const PartitionedScenario& s);
 // Every subsystem as one model with every coupling direct (the monolithic reference), its
 // states partition by partition in scenario order. InputError if a subsystem steps itself.

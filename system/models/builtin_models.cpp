@@ -7,6 +7,7 @@
 #include "system/models/load.hpp"
 #include "system/models/orifice_chamber.hpp"
 #include "system/models/oscillator_mass.hpp"
+#include "system/models/sampled_pi.hpp"
 #include "system/models/synchronous_machine.hpp"
 #include "system/models/turbine.hpp"
 #include "system/models/water_tank.hpp"
@@ -26,6 +27,7 @@ const ModelRegistry& model_registry() {
     register_oscillator_mass(r);
     register_bouncing_ball(r);
     register_water_tank(r);
+    register_sampled_pi(r);
     return r;
   }();
   return registry;

@@ -29,6 +29,8 @@ Parameters sample_parameters(const std::string& name) {
   if (name == "orifice_chamber") return {{"g_up", 20}, {"g_down", 50}, {"p0", 3}};
   if (name == "oscillator_mass") return {{"k", 10}, {"d", 0.1}, {"kc", 100}, {"dc", 1}};
   if (name == "water_tank") return {{"area", 2}, {"orifice", 0.01}, {"level0", 0.5}};
+  if (name == "sampled_pi")
+    return {{"kp", 0.15}, {"ki", 0.002}, {"command_max", 0.1}, {"setpoint", 0.15}};
   return {};
 }
 
@@ -193,6 +195,51 @@ TEST(Models, ParameterErrorsNameTheParameter) {
   expect_error_naming("actuator", {{"calc_work", 1.5}}, "calc_work");  // whole number
   expect_error_naming("load", {{"x0", 0.6}}, "x0");                    // no volume left
   expect_error_naming("load", {{"pt", 300}}, "pt");
+  expect_error_naming("sampled_pi", {{"kp", 1}, {"ki", 1}, {"setpoint", 1}}, "command_max");
+  expect_error_naming("sampled_pi",
+                      {{"kp", 1}, {"ki", 1}, {"setpoint", 1}, {"command_min", 1}, {"command_max", 0}},
+                      "command_max is below command_min");
+}
+
+// The discrete controller of tank-control.toml: one sample per step, the command held, the
+// integral bounded while the command saturates, the setpoint step taken after its time.
+TEST(Models, SampledPiSamplesHoldsAndDoesNotWindUp) {
+  const auto pi = make("sampled_pi", {{"kp", 1},
+                                      {"ki", 0.5},
+                                      {"command_max", 1},
+                                      {"setpoint", 2},
+                                      {"setpoint_step", 1},
+                                      {"setpoint_time", 10}});
+  EXPECT_TRUE(pi->steps_itself());
+  Vector x = pi->initial_state(), u{{0.0}}, y(1);
+  EXPECT_EQ(x, Vector::Zero(2));
+  Vector dx(2);
+  EXPECT_THROW(pi->derivative(0, x, u, dx), ModelError);
+  // e = 2: I = 0 + 0.5·2·1 = 1 (its bound), command = 2 + 1 → 1 (its bound).
+  pi->step(0, 1, u, x);
+  EXPECT_DOUBLE_EQ(x[0], 1.0);
+  EXPECT_DOUBLE_EQ(x[1], 1.0);
+  pi->output(0.5, x, y);
+  EXPECT_DOUBLE_EQ(y[0], 1.0);
+  // Saturated for five samples: the integral does not wind up beyond its bound...
+  for (int k = 1; k < 6; ++k) pi->step(k, 1, u, x);
+  EXPECT_DOUBLE_EQ(x[0], 1.0);
+  // ...so it comes off the bound at the first sample above the setpoint: e = −1,
+  // I = 1 − 0.5 = 0.5, command = −1 + 0.5 → 0.
+  u[0] = 3;
+  pi->step(6, 1, u, x);
+  EXPECT_DOUBLE_EQ(x[0], 0.5);
+  EXPECT_DOUBLE_EQ(x[1], 0.0);
+  // The setpoint is 2 up to t = 10 and 3 after: at 3 the error is 0 from then on.
+  pi->step(10, 1, u, x);
+  EXPECT_DOUBLE_EQ(x[0], 0.0);
+  pi->step(11, 1, u, x);
+  EXPECT_DOUBLE_EQ(x[0], 0.0);
+  EXPECT_DOUBLE_EQ(x[1], 0.0);
+  u[0] = 2.5;  // e = 0.5 with setpoint 3
+  pi->step(12, 2, u, x);
+  EXPECT_DOUBLE_EQ(x[0], 0.5);
+  EXPECT_DOUBLE_EQ(x[1], 1.0);
 }
 
 // Models.md B: chamber 1 fed by a constant 100 bar, chamber 2 draining to 0 bar.

@@ -209,11 +209,42 @@ TEST(WorkedExample, TwoTanksSettleAtTorricellisLevelsAndFollowCvode) {
   EXPECT_LT(worst_relative_error(o, ref, 1), 0.01);
 }
 
+// ---- a discrete component among continuous ones ----
+
+TEST(DiscreteController, HoldsTheLowerTankAtEachSetpointUnderEveryMethod) {
+  const PartitionedScenario s = variant("tank-control.toml");
+  const Outcome seq = sequential(s);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  // Rows: t, upper.level, lower.level, controller.integral, controller.command.
+  auto row_at = [&](const Outcome& o, double t) {
+    for (const auto& row : o.rows)
+      if (std::abs(row[0] - t) < 1e-9) return row;
+    ADD_FAILURE() << "no row at t = " << t;
+    return std::vector<double>(5, 0.0);
+  };
+  // Settled before the setpoint step (0.15 m) and at the end (0.25 m): the integral is then
+  // the inflow that holds the level, Torricelli's outflow of the lower tank.
+  auto outflow = [](double level) { return 0.015 * std::sqrt(2 * 9.81 * level); };
+  EXPECT_NEAR(row_at(seq, 590)[2], 0.15, 2e-3);
+  EXPECT_NEAR(seq.rows.back()[2], 0.25, 1e-3);
+  EXPECT_NEAR(seq.rows.back()[3], outflow(0.25), 1e-3);
+  // The controller really acts: without it (inflow 0) the tanks stay empty.
+  EXPECT_GT(row_at(seq, 100)[1], 0.05);
+  // The discrete partition is rolled back like any other, and the result is the same.
+  const Outcome opt = distributed(s, {true, 0, 16});
+  ASSERT_EQ(opt.result.status, RunStatus::completed) << opt.result.error;
+  EXPECT_EQ(opt.result.trajectory_sha256, seq.result.trajectory_sha256);
+  std::uint64_t rollbacks = 0;
+  for (const auto& p : opt.result.partitions) rollbacks += p.stats.rollbacks;
+  EXPECT_GT(rollbacks, 0U);
+}
+
 // ---- every method on every shipped partitioned scenario ----
 
 TEST(PartitionedMethods, SequentialConservativeAndOptimisticGiveOneDigestAtToleranceZero) {
   for (const std::string name : {"orifices-dre0.toml", "orifices-pdre0.toml", "turbogenerator.toml",
-                                 "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml"}) {
+                                 "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml",
+                                 "tank-control.toml"}) {
     const PartitionedScenario s = variant(name);
     const Outcome seq = sequential(s);
     ASSERT_EQ(seq.result.status, RunStatus::completed) << name << ": " << seq.result.error;
@@ -308,6 +339,15 @@ TEST(PartitionedScenario, MistakesNameTheFileLineAndField) {
   EXPECT_NE(message("two-mass.toml", "t_end = 5.0", "t_end = 5.0005").find("whole number of steps"),
             std::string::npos);
   EXPECT_NE(message("two-mass.toml", "[run]", "[run]\nspeed = 1").find("two-mass.toml:"),
+            std::string::npos);
+  // A model that steps itself (the sampled controller) needs the "co-simulation" integrator,
+  // and that integrator steps nothing else.
+  EXPECT_NE(message("tank-control.toml", "integrator = \"co-simulation\"", "integrator = \"rk4\"")
+                .find("subsystem 'controller' steps itself: set integrator = \"co-simulation\""),
+            std::string::npos);
+  EXPECT_NE(message("tank-control.toml", "integrator = \"rk4\"", "integrator = \"co-simulation\"")
+                .find("partition 'upper': integrator \"co-simulation\" steps a model that steps "
+                      "itself"),
             std::string::npos);
 }
 
