@@ -49,19 +49,64 @@ EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupI
   sent_guarantee_.assign(groups_, -infinity);
   for (GroupId g = 0; g < groups_; ++g) {
     if (g == self_) continue;
-    // Before it says anything, a group's components are at time 0 and can send nothing
-    // earlier than their links' lookahead.
+    // Before it says anything, a group's components are at the start and can send
+    // nothing earlier than their links' lookahead after it.
     channel_[g] = smallest_lookahead(model_, members[g], mine);
+    if (channel_[g]) *channel_[g] += settings_.start;
     out_lookahead_[g] = smallest_lookahead(model_, mine, members[g]);
   }
+  gvt_ = settings_.start;
   for (auto& counts : sent_in_colour_) counts.assign(groups_, 0);
   safe_ = infinity;
   for (const auto& c : channel_)
     if (c) safe_ = std::min(safe_, *c);
 }
 
+void EventGroup::continue_from(const EventCut& cut) {
+  if (cut.time != settings_.start || cut.states.size() != owner_.size())
+    throw ProtocolError(name_, "a cut at t = " + std::to_string(cut.time) + " of " +
+                                   std::to_string(cut.states.size()) +
+                                   " components does not fit a run from t = " +
+                                   std::to_string(settings_.start) + " of " +
+                                   std::to_string(owner_.size()));
+  for (LogicalProcess& lp : lps_) lp.state() = cut.states[lp.id()];
+  for (const Event& event : cut.pending) {
+    if (event.destination >= owner_.size() || event.key.time < cut.time)
+      throw ProtocolError(name_, "the cut holds " + describe(model_, event) +
+                                     " for a component or time it cannot have");
+    if (owner_[event.destination] == self_) add_pending(event);
+  }
+  continued_ = true;
+}
+
+void EventGroup::add_to_cut(EventCut& cut) {
+  take_in_flight();
+  for (const LogicalProcess& lp : lps_) cut.states[lp.id()] = lp.state();
+  for (const Event& event : pending_) {
+    if (event.key.time < settings_.end)
+      throw ProtocolError(name_, describe(model_, event) + " is still pending below the end");
+    cut.pending.push_back(event);
+  }
+}
+
+void EventGroup::take_in_flight() {
+  if (!transport_) return;
+  for (;;) {
+    inbox_.clear();
+    transport_->receive(self_, inbox_, std::chrono::microseconds(0));
+    if (inbox_.empty()) return;
+    // Only events and their cancellations change the cut; guarantees and GVT messages
+    // after the end say nothing new.
+    for (GroupMessage& message : inbox_)
+      if (message.kind == MessageKind::event)
+        deliver(message.event);
+      else if (message.kind == MessageKind::anti_event)
+        cancel(message.event);
+  }
+}
+
 void EventGroup::run() {
-  start_components();
+  if (!continued_) start_components();
   if (settings_.sync == GroupSync::conservative) send_guarantees();
   flush();
   while (!stopped_) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "integrator/events/event_cut.hpp"
 #include "integrator/events/group_transport.hpp"
 #include "integrator/events/logical_process.hpp"
 #include "system/activity_trace.hpp"
@@ -34,6 +35,9 @@ enum class Cancellation : std::uint8_t {
 struct GroupSettings {
   GroupSync sync = GroupSync::conservative;
   double end = 0;  // events with a time below `end` are processed, the rest stay pending
+  // Every event below `start` is committed already: a run continued from an EventCut at
+  // that time (EventGroup::continue_from); 0 for a run from the start.
+  double start = 0;
   // Optimistic: only events below GVT + window are processed, which bounds the state
   // lists and the work a rollback can undo.
   double window = std::numeric_limits<double>::infinity();
@@ -82,6 +86,13 @@ class EventGroup {
   // passes the failed event, since a rollback may still undo it) and ProtocolError for a
   // message that breaks the protocol; the caller stops the other groups.
   void run();
+  // Before run(): the group's components take their states and pending events from `cut`
+  // (at settings.start) instead of starting.
+  void continue_from(const EventCut& cut);
+  // After run() has returned at the end: takes in what other groups sent it meanwhile (they
+  // may send events at or after the end until they finish), then adds its components'
+  // states and pending events to `cut` (whose vectors are sized for every component).
+  void add_to_cut(EventCut& cut);
   // The time below which this group has committed every event (at most the end).
   double committed_horizon() const;
 
@@ -108,6 +119,7 @@ class EventGroup {
 
   LogicalProcess& local(ComponentId c) { return lps_[local_index_[c]]; }
   void start_components();
+  void take_in_flight();
   std::size_t process_batch();
   Pending::const_iterator next_event() const;
   bool may_process(const Event& next) const;
@@ -181,6 +193,7 @@ class EventGroup {
   std::vector<std::vector<GroupMessage>> outgoing_;
   std::vector<GroupMessage> inbox_;
   bool stopped_ = false;
+  bool continued_ = false;  // from a cut: the components do not start again
   GroupFigures figures_;
   ActivityTrace activity_;
 

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "system/errors.hpp"
+
 namespace kausal {
 
 EventRecorder::EventRecorder(std::size_t components) {
@@ -29,6 +31,19 @@ std::string EventRecorder::digest() const {
   std::vector<std::string> components;
   for (const auto& sha : sha_) components.push_back(sha->hex());
   return combine_component_digests(components);
+}
+
+std::vector<Sha256::Midstate> EventRecorder::midstates() const {
+  std::vector<Sha256::Midstate> all;
+  for (const auto& sha : sha_) all.push_back(sha->midstate());
+  return all;
+}
+
+void EventRecorder::restore(const std::vector<Sha256::Midstate>& midstates) {
+  if (midstates.size() != sha_.size())
+    throw InputError(std::to_string(midstates.size()) + " component digests for " +
+                     std::to_string(sha_.size()) + " components");
+  for (std::size_t c = 0; c < sha_.size(); ++c) sha_[c]->restore(midstates[c]);
 }
 
 std::string combine_component_digests(const std::vector<std::string>& components) {

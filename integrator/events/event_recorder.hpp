@@ -26,6 +26,10 @@ class EventRecorder final : public des::CommitSink {
   std::string component_digest(des::ComponentId component) const;
   // The run's digest: every component's, in component order.
   std::string digest() const;
+  // Every component's running digest, to continue from (checkpoint.json), and back.
+  std::vector<Sha256::Midstate> midstates() const;
+  // Throws InputError for a count that is not the components' or an inconsistent midstate.
+  void restore(const std::vector<Sha256::Midstate>& midstates);
 
  private:
   std::vector<std::unique_ptr<Sha256>> sha_;

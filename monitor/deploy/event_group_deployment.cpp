@@ -226,10 +226,12 @@ class GroupProcesses {
         if (lost_[g]) throw PeerError(set_.component(g).name, "lost");
         idl::EventGroupResult_var wire = call(g, [&] { return refs_[g]->result(); });
         const GroupOutcome outcome = from_idl(wire.in());
-        for (const ComponentOutcome& c : outcome.components) {
-          if (c.component >= n) throw ProtocolError(set_.component(g).name, "a result for component " + std::to_string(c.component));
-          digests[c.component] = c.digest;
-          result.components[c.component] = c.figures;
+        for (const ComponentOutcome& part : outcome.components) {
+          if (part.component >= n)
+            throw ProtocolError(set_.component(g).name,
+                                "a result for component " + std::to_string(part.component));
+          digests[part.component] = part.digest;
+          result.components[part.component] = part.figures;
         }
         result.groups.push_back(outcome.figures);
         result.committed_to = std::min(result.committed_to, outcome.committed_horizon);

@@ -1,5 +1,6 @@
 #include "monitor/sync/event_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -91,23 +92,72 @@ double EventRunResult::efficiency() const {
                        : 1.0;
 }
 
-EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
-                          const EventWatch& watch) {
-  check_event_run(model, spec);
-  const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
-  const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
-  const GroupSettings settings = group_settings(model, spec);
+namespace {
 
-  EventRecorder recorder(model.components());
+// Adds what the groups of one stretch did to the run's figures.
+void add_stretch(EventRunResult& result, std::vector<std::unique_ptr<EventGroup>>& members,
+                 const std::vector<double>& wall) {
+  const bool first = result.groups.empty();
+  if (first) {
+    result.groups.resize(members.size());
+    result.activity.resize(members.size());
+    result.dropped_spans.assign(members.size(), 0);
+  }
+  for (GroupId g = 0; g < members.size(); ++g) {
+    const GroupFigures& f = members[g]->figures();
+    GroupFigures& sum = result.groups[g];
+    sum.messages += f.messages;
+    sum.null_messages += f.null_messages;
+    sum.batches += f.batches;
+    sum.gvt_rounds += f.gvt_rounds;
+    sum.permits += f.permits;
+    sum.blocked_seconds += f.blocked_seconds;
+    sum.wall_seconds += wall[g];
+    sum.peak_uncommitted = std::max(sum.peak_uncommitted, f.peak_uncommitted);
+    sum.deferred_errors += f.deferred_errors;
+    sum.cleared_errors += f.cleared_errors;
+    // The trace keeps the first spans of the run, as one group's trace does.
+    const ActivityTrace& activity = members[g]->activity();
+    auto& spans = result.activity[g];
+    const auto page = activity.page(0, ActivityTrace::default_capacity);
+    const std::size_t room = ActivityTrace::default_capacity - std::min(spans.size(),
+                                                                         ActivityTrace::default_capacity);
+    const std::size_t kept = std::min(room, page.size());
+    spans.insert(spans.end(), page.begin(), page.begin() + static_cast<std::ptrdiff_t>(kept));
+    result.dropped_spans[g] += activity.dropped() + (page.size() - kept);
+    for (const LogicalProcess& lp : members[g]->components()) {
+      ComponentFigures& c = result.components[lp.id()];
+      const ComponentFigures& add = lp.figures();
+      c.processed += add.processed;
+      c.committed += add.committed;
+      c.rolled_back += add.rolled_back;
+      c.rollbacks += add.rollbacks;
+      c.stragglers += add.stragglers;
+      c.anti_messages += add.anti_messages;
+    }
+  }
+}
+
+// The groups from `settings.start` (continued from `from`, if given) to `settings.end`, on
+// threads. Returns the cut at the end when every group reached it, else sets the failure
+// and the committed horizon.
+std::optional<EventCut> run_stretch(const EventModel& model, const EventRunSpec& spec,
+                                    const std::vector<GroupId>& owner,
+                                    const GroupSettings& settings, const EventCut* from,
+                                    EventRecorder& recorder, const EventWatch& watch,
+                                    EventRunResult& result) {
+  const auto groups = static_cast<std::uint32_t>(
+      *std::max_element(owner.begin(), owner.end()) + 1);
   MailboxExchange exchange(groups, spec.deadlock,
                            [&](GroupId g) { return group_name(model, owner, g); });
   GroupTransport* transport = groups > 1 || settings.sync == GroupSync::optimistic ? &exchange
                                                                                    : nullptr;
   std::vector<std::unique_ptr<EventGroup>> members;
-  for (GroupId g = 0; g < groups; ++g)
+  for (GroupId g = 0; g < groups; ++g) {
     members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder,
                                                    g == 0 ? watch : EventWatch{}));
-
+    if (from) members.back()->continue_from(*from);
+  }
   std::vector<std::exception_ptr> errors(groups);
   std::vector<double> wall(groups, 0.0);
   const auto run_group = [&](GroupId g) {
@@ -120,31 +170,97 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
     }
     wall[g] = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   };
-  const auto begin = std::chrono::steady_clock::now();
   if (groups == 1) {
     run_group(0);
   } else {
     std::vector<std::jthread> threads;
     for (GroupId g = 0; g < groups; ++g) threads.emplace_back(run_group, g);
   }
-  EventRunResult result;
-  result.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  add_stretch(result, members, wall);
+  result.deadlocks += exchange.deadlocks();
   for (const auto& error : errors)
     if (error && !result.failure) result.failure = error;
-  result.deadlocks = exchange.deadlocks();
   if (const auto failure = exchange.failure(); failure && !result.failure)
     result.failure = std::make_exception_ptr(SimulationError(*failure));
-  result.committed_to = spec.end;
-  for (GroupId g = 0; g < groups; ++g) {
-    result.committed_to = std::min(result.committed_to, members[g]->committed_horizon());
-    result.groups.push_back(members[g]->figures());
-    result.groups.back().wall_seconds = wall[g];
-    const ActivityTrace& activity = members[g]->activity();
-    result.activity.push_back(activity.page(0, ActivityTrace::default_capacity));
-    result.dropped_spans.push_back(activity.dropped());
-    for (const auto& lp : members[g]->components()) result.components.push_back(lp.figures());
+  if (result.failure) {
+    result.committed_to = settings.end;
+    for (const auto& member : members)
+      result.committed_to = std::min(result.committed_to, member->committed_horizon());
+    return std::nullopt;
   }
+  EventCut cut;
+  cut.time = settings.end;
+  cut.states.resize(model.components());
+  try {
+    for (const auto& member : members) member->add_to_cut(cut);
+  } catch (const std::exception&) {
+    result.failure = std::current_exception();
+    result.committed_to = settings.end;
+    return std::nullopt;
+  }
+  std::sort(cut.pending.begin(), cut.pending.end(),
+            [](const Event& a, const Event& b) { return a.key < b.key; });
+  return cut;
+}
+
+// How far the next stretch goes: cuts about `target` seconds of wall time apart, each
+// stretch at most four times longer or shorter than the last, and none shorter than `floor`.
+double next_length(double length, double wall, double target, double floor) {
+  const double scale = wall > 0 ? std::clamp(target / wall, 0.25, 4.0) : 4.0;
+  return std::max(length * scale, floor);
+}
+
+}  // namespace
+
+EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
+                          const EventWatch& watch, const EventCutSink& cuts) {
+  check_event_run(model, spec);
+  const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
+  const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
+  GroupSettings settings = group_settings(model, spec);
+
+  EventRecorder recorder(model.components());
+  EventRunResult result;
+  result.components.resize(model.components());
+  std::optional<EventCut> at;
+  std::vector<std::uint64_t> committed(model.components(), 0);
+  if (spec.from) {
+    recorder.restore(spec.from->digests);
+    at = spec.from->cut;
+    committed = at->committed;
+  }
+  const double start = at ? at->time : 0.0;
+  // At most about a thousand cuts, however fast the stretches go.
+  const double floor = (spec.end - start) / 1000;
+  double length = spec.cut_seconds > 0 ? (spec.end - start) / 64 : spec.end - start;
+  const auto begin = std::chrono::steady_clock::now();
+  result.committed_to = start;
+  while (result.committed_to < spec.end) {
+    settings.start = result.committed_to;
+    settings.end = std::min(spec.end, settings.start + length);
+    // The last stretch ends exactly at the end, never a rounding short of it.
+    if (spec.end - settings.end < floor) settings.end = spec.end;
+    const auto stretch_begin = std::chrono::steady_clock::now();
+    at = run_stretch(model, spec, owner, settings, at ? &*at : nullptr, recorder, watch, result);
+    if (!at) break;
+    result.committed_to = at->time;
+    if (cuts) {
+      for (ComponentId c = 0; c < model.components(); ++c)
+        committed[c] = (spec.from ? spec.from->cut.committed[c] : 0) + result.components[c].committed;
+      at->committed = committed;
+      try {
+        cuts(EventResumePoint{*at, recorder.midstates()});
+      } catch (const std::exception&) {
+        result.failure = std::current_exception();
+        break;
+      }
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - stretch_begin).count();
+    if (spec.cut_seconds > 0) length = next_length(length, wall, spec.cut_seconds, floor);
+  }
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   result.digest = recorder.digest();
   return result;
 }

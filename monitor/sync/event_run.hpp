@@ -12,11 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "integrator/events/event_cut.hpp"
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/mailbox_exchange.hpp"
 #include "monitor/run/run_kind.hpp"
+#include "system/sha256.hpp"
 
 namespace kausal {
+
+// A run continued from a cut, with each component's running digest at it.
+struct EventResumePoint {
+  des::EventCut cut;
+  std::vector<Sha256::Midstate> digests;
+};
 
 struct EventRunSpec {
   SyncMethod method = SyncMethod::sequential;
@@ -31,6 +39,11 @@ struct EventRunSpec {
   des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;  // conservative
   std::uint32_t batch = 64;             // events between looks at the mailbox
   std::uint64_t gvt_interval = 1024;    // events group 0 processes between GVT rounds
+  // Checkpoints: when positive, every group stops at cut times about this many seconds of
+  // wall time apart, the run hands the cut to its EventCutSink and goes on from it.
+  double cut_seconds = 0;
+  // Continue from this cut instead of starting the components (null: from the start).
+  const EventResumePoint* from = nullptr;
 };
 
 // The window an optimistic run uses when the spec gives none.
@@ -78,6 +91,10 @@ std::vector<des::GroupId> contiguous_groups(std::size_t components, std::uint32_
 std::string group_name(const des::EventModel& model, const std::vector<des::GroupId>& owner,
                        des::GroupId g);
 
+// Receives every cut a run with cut_seconds > 0 reaches, with the digests there (what
+// checkpoint.json keeps). What it throws fails the run.
+using EventCutSink = std::function<void(const EventResumePoint&)>;
+
 // Called by the first group after every batch with the time below which it has committed
 // everything; returning false stops the run (the result's failure is Interrupted).
 using EventWatch = std::function<bool(double horizon)>;
@@ -86,6 +103,6 @@ using EventWatch = std::function<bool(double horizon)>;
 // SimulationError naming the cycle), a component's error (ModelError, ProtocolError), a
 // stop — returns with its failure set once every group has stopped.
 EventRunResult run_events(const des::EventModel& model, const EventRunSpec& spec,
-                          const EventWatch& watch = {});
+                          const EventWatch& watch = {}, const EventCutSink& cuts = {});
 
 }  // namespace kausal

@@ -473,3 +473,101 @@ TEST(EventsDeferredError, EveryOutOfOrderExecutionFailsYetTheRunCommitsTheSequen
 
 }  // namespace
 }  // namespace kausal
+
+namespace kausal {
+namespace {
+
+// Checkpoints (docs/events.md "Checkpoints and --resume"): a run cut into stretches commits
+// the same events as one that is not, and a run continued from any of its cuts — with any
+// method and any number of groups — ends with the digest and the count of the uninterrupted
+// run.
+TEST(EventCuts, ARunContinuedFromAnyCutCommitsWhatAnUninterruptedRunCommits) {
+  struct Case {
+    std::string name;
+    std::unique_ptr<des::EventModel> model;
+    double end;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"phold", std::make_unique<Phold>(phold(0.5, 1.0)), 300});
+  auto zero = phold(0.3, 1.0, 0.0);
+  cases.push_back({"phold, lookahead 0", std::make_unique<Phold>(zero), 60});
+  des::QueueingNetworkParameters q;
+  q.servers = 12;
+  q.jobs = 3;
+  q.minimum_service = 0.2;
+  cases.push_back({"queueing network", std::make_unique<des::QueueingNetwork>(q), 300});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const EventRunResult reference = run_events(*c.model, spec(SyncMethod::sequential, 1, c.end));
+    for (const SyncMethod method :
+         {SyncMethod::sequential, SyncMethod::conservative, SyncMethod::optimistic}) {
+      SCOPED_TRACE(name_of(method));
+      auto s = spec(method, 3, c.end);
+      s.deadlock = des::DeadlockPolicy::recover;
+      // The first stretch is 1/64 of the run and each is at most four times the last: at
+      // least four cuts, however fast the machine.
+      s.cut_seconds = 1.0;
+      std::vector<EventResumePoint> cuts;
+      const EventRunResult cut_run =
+          run_events(*c.model, s, {}, [&](const EventResumePoint& p) { cuts.push_back(p); });
+      ASSERT_FALSE(cut_run.failure);
+      EXPECT_EQ(cut_run.digest, reference.digest);
+      EXPECT_EQ(cut_run.total().committed, reference.total().committed);
+      ASSERT_GE(cuts.size(), 4u);
+      EXPECT_EQ(cuts.back().cut.time, c.end);
+      for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        const des::EventCut& cut = cuts[k].cut;
+        EXPECT_LT(cut.time, cuts[k + 1].cut.time);
+        for (const des::Event& e : cut.pending) EXPECT_GE(e.key.time, cut.time);
+        if (k % (cuts.size() / 6 + 1) != 0) continue;
+        // A run that ends at the cut commits exactly the events the cut counts.
+        const EventRunResult prefix = run_events(*c.model, spec(SyncMethod::sequential, 1, cut.time));
+        std::uint64_t counted = 0;
+        for (const auto n : cut.committed) counted += n;
+        EXPECT_EQ(counted, prefix.total().committed) << "cut at " << cut.time;
+      }
+      // Continue from the middle cut with another method and another number of groups.
+      const EventResumePoint& middle = cuts[cuts.size() / 2];
+      for (const auto& [other, groups] : {std::pair{SyncMethod::optimistic, 2u},
+                                          std::pair{SyncMethod::conservative, 4u},
+                                          std::pair{SyncMethod::sequential, 1u}}) {
+        auto resumed = spec(other, groups, c.end);
+        resumed.deadlock = des::DeadlockPolicy::recover;
+        resumed.from = &middle;
+        const EventRunResult rest = run_events(*c.model, resumed);
+        ASSERT_FALSE(rest.failure) << name_of(other);
+        EXPECT_EQ(rest.digest, reference.digest) << "continued " << name_of(other);
+        std::uint64_t before = 0;
+        for (const auto n : middle.cut.committed) before += n;
+        EXPECT_EQ(before + rest.total().committed, reference.total().committed);
+      }
+    }
+  }
+}
+
+TEST(EventCuts, ACutThatDoesNotFitTheRunIsRefused) {
+  const Phold model(phold(0.5, 1.0));
+  std::vector<EventResumePoint> cuts;
+  auto s = spec(SyncMethod::sequential, 1, 50);
+  s.cut_seconds = 1.0;
+  run_events(model, s, {}, [&](const EventResumePoint& p) { cuts.push_back(p); });
+  ASSERT_GE(cuts.size(), 2u);
+  EventResumePoint bad = cuts.front();
+  bad.cut.pending.front().key.time = bad.cut.time - 1;  // an event in the committed past
+  auto resumed = spec(SyncMethod::optimistic, 2, 50);
+  resumed.from = &bad;
+  const EventRunResult run = [&] {
+    try {
+      return run_events(model, resumed);
+    } catch (const ProtocolError& e) {
+      EventRunResult failed;
+      failed.failure = std::current_exception();
+      return failed;
+    }
+  }();
+  ASSERT_TRUE(run.failure);
+  EXPECT_THROW(std::rethrow_exception(run.failure), ProtocolError);
+}
+
+}  // namespace
+}  // namespace kausal
