@@ -380,7 +380,12 @@ int resume_command(const Options& o, const ResumeRequest& request) {
     return std::nullopt;
   };
   std::optional<RunModel> model;
-  if (checkpoint.partitioned()) {
+  if (checkpoint.events()) {
+    ResumedEventsRun r = prepare_events_resume(request, std::move(checkpoint));
+    const std::string done =
+        "committed every event below t = " + option_value(r.scenario.end);
+    model = left_to_do(std::move(r), done);
+  } else if (checkpoint.partitioned()) {
     ResumedPartitionedRun r = prepare_partitioned_resume(request, std::move(checkpoint));
     const std::string done = "recorded all " + std::to_string(r.scenario.ticks) + " ticks";
     model = left_to_do(std::move(r), done);

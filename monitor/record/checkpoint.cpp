@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -243,6 +244,104 @@ PartitionedPoint read_partitioned(const Reader& r) {
   return c;
 }
 
+json events_json(const EventPoint& c) {
+  const des::EventCut& cut = c.at.cut;
+  std::uint64_t committed = 0;
+  for (const auto n : cut.committed) committed += n;
+  json j;
+  j["end"] = double_hex(c.end);
+  j["step"] = committed;  // the events committed below the cut
+  j["cut"] = double_hex(cut.time);
+  j["t"] = cut.time;  // for people; `cut` is what counts
+  auto& components = j["components"] = json::array();
+  for (std::size_t k = 0; k < cut.states.size(); ++k) {
+    const des::ComponentState& state = cut.states[k];
+    json random = json::array();
+    for (const std::uint64_t word : state.random.words()) random.push_back(hex_word(word, 16));
+    components.push_back({{"values", doubles_json(state.values)},
+                          {"random", random},
+                          {"sent", state.sent},
+                          {"committed", cut.committed.at(k)},
+                          {"sha256_midstate", midstate_json(c.at.digests.at(k))}});
+  }
+  auto& pending = j["pending"] = json::array();
+  for (const des::Event& e : cut.pending)
+    pending.push_back({{"time", double_hex(e.key.time)},
+                       {"source", e.key.source},
+                       {"serial", e.key.serial},
+                       {"destination", e.destination},
+                       {"kind", e.kind},
+                       {"value", double_hex(e.value)}});
+  return j;
+}
+
+// The digest of a component hashes 24 bytes per committed event (EventRecorder).
+constexpr std::uint64_t kEventRecordBytes = 24;
+
+EventPoint read_events(const Reader& r) {
+  EventPoint c;
+  des::EventCut& cut = c.at.cut;
+  c.end = finite_double_of(r.get<std::string>("end"), r.file() + ": end");
+  cut.time = finite_double_of(r.get<std::string>("cut"), r.file() + ": cut");
+  if (!(cut.time > 0 && cut.time <= c.end))
+    r.fail("field cut: " + std::to_string(cut.time) + " is not within (0, end]");
+  const auto components = r.get<json>("components");
+  if (!components.is_array() || components.empty()) r.fail("field components: not an array of components");
+  std::uint64_t committed = 0;
+  for (std::size_t k = 0; k < components.size(); ++k) {
+    const std::string path = "components[" + std::to_string(k) + "].";
+    const json& at = components[k];
+    if (!at.is_object()) r.fail("field " + path + ": not an object");
+    des::ComponentState state;
+    state.values = read_doubles(r, at, "values", path);
+    const auto random = r.get<std::vector<std::string>>(at, "random", path);
+    if (random.size() != 4) r.fail("field " + path + "random: expected 4 words");
+    std::array<std::uint64_t, 4> words{};
+    for (std::size_t w = 0; w < 4; ++w)
+      words[w] = parse_hex_word<std::uint64_t>(random[w], r.file() + ": " + path + "random");
+    state.random.restore(words);
+    state.sent = r.get<std::uint64_t>(at, "sent", path);
+    cut.states.push_back(std::move(state));
+    cut.committed.push_back(r.get<std::uint64_t>(at, "committed", path));
+    c.at.digests.push_back(read_midstate(r, at, path));
+    if (c.at.digests.back().length != cut.committed.back() * kEventRecordBytes)
+      r.fail("field " + path + "sha256_midstate.length: does not match " +
+             std::to_string(cut.committed.back()) + " committed events");
+    committed += cut.committed.back();
+  }
+  if (r.get<std::uint64_t>("step") != committed)
+    r.fail("field step: not the sum of the components' committed events");
+  const auto pending = r.get<json>("pending");
+  if (!pending.is_array()) r.fail("field pending: not an array");
+  const auto n = static_cast<std::uint64_t>(cut.states.size());
+  for (std::size_t k = 0; k < pending.size(); ++k) {
+    const std::string path = "pending[" + std::to_string(k) + "].";
+    const json& at = pending[k];
+    if (!at.is_object()) r.fail("field " + path + ": not an object");
+    des::Event e;
+    e.key.time = finite_double_of(r.get<std::string>(at, "time", path), r.file() + ": " + path + "time");
+    const auto source = r.get<std::uint64_t>(at, "source", path);
+    const auto destination = r.get<std::uint64_t>(at, "destination", path);
+    if (source >= n || destination >= n)
+      r.fail("field " + path + ": source or destination is not one of the " + std::to_string(n) +
+             " components");
+    e.key.source = static_cast<des::ComponentId>(source);
+    e.destination = static_cast<des::ComponentId>(destination);
+    e.key.serial = r.get<std::uint64_t>(at, "serial", path);
+    e.kind = r.get<std::uint32_t>(at, "kind", path);
+    e.value = finite_double_of(r.get<std::string>(at, "value", path), r.file() + ": " + path + "value");
+    // Pending events lie at or after the cut, in key order, each sent before its sender's
+    // next serial.
+    if (e.key.time < cut.time) r.fail("field " + path + "time: before the cut");
+    if (e.key.serial >= cut.states[source].sent)
+      r.fail("field " + path + "serial: its sender has not sent it yet");
+    if (!cut.pending.empty() && !(cut.pending.back().key < e.key))
+      r.fail("field " + path + ": not after the event before it (events are in key order)");
+    cut.pending.push_back(e);
+  }
+  return c;
+}
+
 json chain_json(const ChainPoint& c) {
   json j;
   j["pendulums"] = c.pendulums;
@@ -360,8 +459,10 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["pin"] = s.pin;
   j["call_timeout_ms"] = s.call_timeout_ms;
   j["tolerance"] = s.tolerance;
-  j["model"] = c.partitioned() ? "partitioned" : "chain";
-  j.update(c.partitioned() ? partitioned_json(c.partitions()) : chain_json(c.chain()));
+  j["model"] = c.events() ? "events" : c.partitioned() ? "partitioned" : "chain";
+  j.update(c.events()        ? events_json(c.event_point())
+           : c.partitioned() ? partitioned_json(c.partitions())
+                             : chain_json(c.chain()));
   if (c.partitioned()) {
     j["step"] = c.step();                                    // the tick every partition has reached
     j["t"] = step_time(0.0, c.partitions().tick, c.step());  // for people
@@ -383,6 +484,11 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
 }
 
 std::uint64_t Checkpoint::step() const {
+  if (events()) {
+    std::uint64_t committed = 0;
+    for (const auto n : event_point().at.cut.committed) committed += n;
+    return committed;
+  }
   return partitioned() ? partitions().horizon : chain().recorder.step;
 }
 
@@ -398,14 +504,16 @@ Checkpoint read_checkpoint(const fs::path& dir) {
   if (format != kFormat) r.fail("field format: expected \"" + std::string(kFormat) + "\"");
   Checkpoint c;
   const std::string model = j.contains("model") ? r.get<std::string>("model") : "chain";
-  c.setup = read_setup(r, model == "partitioned");
+  c.setup = read_setup(r, model != "chain");
   c.scenario_sha256 = r.get<std::string>("scenario_sha256");
   if (model == "chain")
     c.point = read_chain(r);
   else if (model == "partitioned")
     c.point = read_partitioned(r);
+  else if (model == "events")
+    c.point = read_events(r);
   else
-    r.fail("field model: '" + model + "' is neither \"chain\" nor \"partitioned\"");
+    r.fail("field model: '" + model + "' is not \"chain\", \"partitioned\" or \"events\"");
   c.resumed_from = r.get<std::vector<std::uint64_t>>("resumed_from");
   // Last: a field that is wrong on its face is named above; this catches the rest.
   if (r.get<std::string>("checksum") != checksum_of(j))

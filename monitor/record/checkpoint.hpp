@@ -27,6 +27,7 @@
 #include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/run/run_kind.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/sync/event_run.hpp"
 #include "system/chain.hpp"
 
 namespace kausal {
@@ -76,18 +77,31 @@ struct PartitionedPoint {
   PartitionedPosition recorder;
 };
 
+// A discrete-event model at a cut (integrator/events/event_cut.hpp): every event below
+// the cut's time committed, none after it processed, with each component's running digest.
+// Nothing else carries over: the groups are re-created from it, with any method.
+struct EventPoint {
+  double end = 0;  // the scenario's
+  EventResumePoint at;
+};
+
 struct Checkpoint {
   RunSetup setup;
   std::string scenario_sha256;              // of DIR/scenario.toml, to notice an edited copy
-  std::vector<std::uint64_t> resumed_from;  // the steps (ticks) this run was resumed from
-  std::variant<ChainPoint, PartitionedPoint> point;
+  // The steps (ticks; for discrete events, the events committed) each resume started from.
+  std::vector<std::uint64_t> resumed_from;
+  std::variant<ChainPoint, PartitionedPoint, EventPoint> point;
 
   bool partitioned() const { return std::holds_alternative<PartitionedPoint>(point); }
+  bool events() const { return std::holds_alternative<EventPoint>(point); }
+  EventPoint& event_point() { return std::get<EventPoint>(point); }
+  const EventPoint& event_point() const { return std::get<EventPoint>(point); }
   ChainPoint& chain() { return std::get<ChainPoint>(point); }
   const ChainPoint& chain() const { return std::get<ChainPoint>(point); }
   PartitionedPoint& partitions() { return std::get<PartitionedPoint>(point); }
   const PartitionedPoint& partitions() const { return std::get<PartitionedPoint>(point); }
-  // The chain's last committed step; a partitioned model's horizon in ticks.
+  // The chain's last committed step; a partitioned model's horizon in ticks; the events a
+  // discrete-event model has committed.
   std::uint64_t step() const;
 };
 

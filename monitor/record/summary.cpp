@@ -159,6 +159,7 @@ nlohmann::ordered_json events_json(const EventFigures& e) {
           {"groups", e.groups},
           {"end", e.end},
           {"committed_to", e.committed_to},
+          {"resumed_at", e.resumed_at},
           {"committed", e.committed},
           {"processed", e.processed},
           {"efficiency", e.efficiency()},
@@ -193,8 +194,16 @@ std::string count_rate(double v) {
 std::string format_events(const RunResult& r) {
   const EventFigures& e = *r.events;
   std::ostringstream o;
-  o << "  committed     " << e.committed << " events below t = " << format_number(e.committed_to)
-    << " (" << count_rate(committed_per_s(r)) << "/s)\n";
+  o << "  committed     " << e.committed << " events ";
+  if (r.resumed_from.empty())
+    o << "below t = " << format_number(e.committed_to);
+  else
+    o << "from t = " << format_number(e.resumed_at) << " to " << format_number(e.committed_to);
+  o << " (" << count_rate(committed_per_s(r)) << "/s)";
+  if (!r.resumed_from.empty())
+    o << ", resumed after " << r.resumed_from.back() << " (resume " << r.resumed_from.size()
+      << ")";
+  o << "\n";
   o << "  processed     " << e.processed << " (efficiency " << percent(e.efficiency()) << ")\n";
   if (r.method == SyncMethod::optimistic)
     o << "  rollbacks     " << e.rollbacks << " (" << e.rolled_back << " events undone, "

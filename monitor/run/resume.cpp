@@ -23,6 +23,11 @@ namespace {
     throw InputError((dir / kScenarioCopy).string() +
                      ": the run was coupled by the co-simulation master ([master]), which cannot "
                      "be resumed: run it again");
+  if (is_event_scenario(dir / kScenarioCopy))
+    throw InputError((dir / kCheckpointFile).string() +
+                     ": no checkpoint, nothing to resume (a discrete-event run writes one at each "
+                     "cut, about every second, in the single layout and sequentially; the process "
+                     "layout keeps none): run it again");
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");
@@ -162,10 +167,11 @@ Checkpoint read_resumable(const ResumeRequest& req) {
   if (file_sha256(copy) != c.scenario_sha256)
     throw InputError(copy.string() + ": changed since the run started (its SHA-256 differs " +
                      "from field scenario_sha256 in " + (req.dir / kCheckpointFile).string() + ")");
-  if (is_partitioned_scenario(copy) != c.partitioned())
-    throw InputError((req.dir / kCheckpointFile).string() +
-                     ": field model: " + (c.partitioned() ? "partitioned" : "chain") + ", but " +
-                     copy.string() + " is not such a scenario");
+  const bool events = is_event_scenario(copy);
+  if (events != c.events() || (!events && is_partitioned_scenario(copy) != c.partitioned()))
+    throw InputError((req.dir / kCheckpointFile).string() + ": field model: " +
+                     (c.events() ? "events" : c.partitioned() ? "partitioned" : "chain") +
+                     ", but " + copy.string() + " is not such a scenario");
   return c;
 }
 
@@ -189,6 +195,30 @@ ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Check
                                 std::filesystem::path(r.checkpoint.setup.scenario).parent_path());
   r.scenario.file = r.checkpoint.setup.scenario;
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
+  return r;
+}
+
+ResumedEventsRun prepare_events_resume(const ResumeRequest& req, Checkpoint checkpoint) {
+  ResumedEventsRun r;
+  r.checkpoint = std::move(checkpoint);
+  r.scenario = load_event_scenario(req.dir / kScenarioCopy);
+  r.scenario.file = r.checkpoint.setup.scenario;
+  const std::string file = (req.dir / kCheckpointFile).string();
+  const EventPoint& c = r.checkpoint.event_point();
+  const des::EventModel& model = *r.scenario.built;
+  if (c.end != r.scenario.end)
+    throw InputError(file + ": field end: " + std::to_string(c.end) + ", the scenario ends at " +
+                     std::to_string(r.scenario.end));
+  const auto& states = c.at.cut.states;
+  if (states.size() != model.components())
+    throw InputError(file + ": field components: " + std::to_string(states.size()) +
+                     ", the model has " + std::to_string(model.components()));
+  for (des::ComponentId k = 0; k < states.size(); ++k)
+    if (states[k].values.size() != model.initial_state(k).values.size())
+      throw InputError(file + ": field components[" + std::to_string(k) + "].values: " +
+                       std::to_string(states[k].values.size()) + " values, " +
+                       model.component_name(k) + " has " +
+                       std::to_string(model.initial_state(k).values.size()));
   return r;
 }
 
@@ -227,6 +257,20 @@ Checkpoint fresh_checkpoint(const PartitionedScenario& s, const RunSetup& setup,
   point.planned_ticks = s.ticks;
   point.tick = s.tick;
   c.point = point;
+  return c;
+}
+
+Checkpoint fresh_checkpoint(const EventScenario& s, const RunSetup& setup, const fs::path& dir) {
+  Checkpoint c = fresh(s.file, setup, dir);
+  EventPoint point;
+  point.end = s.end;
+  c.point = point;
+  return c;
+}
+
+Checkpoint resumed_checkpoint(const ResumedEventsRun& run) {
+  Checkpoint c = run.checkpoint;
+  c.resumed_from.push_back(c.step());
   return c;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // `kausal run --resume DIR` (docs/scenarios.md, "Resuming a run"): continue a failed or
-// interrupted run (a pendulum chain or a partitioned model) from DIR/checkpoint.json,
-// appending to its trajectory.csv and continuing its digest, so that it ends with the
-// digest of an uninterrupted run.
+// interrupted run (a pendulum chain, a partitioned model or discrete-event components) from
+// DIR/checkpoint.json, appending to its trajectory.csv (the first two) and continuing its
+// digest, so that it ends with the digest of an uninterrupted run.
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -10,6 +10,7 @@
 
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/scenario/event_scenario.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
@@ -48,6 +49,14 @@ struct ResumedPartitionedRun {
   void apply_to(PartitionedPlan& plan) const;
 };
 
+// A discrete-event model to continue from its last cut.
+struct ResumedEventsRun {
+  Checkpoint checkpoint;
+  EventScenario scenario;  // DIR/scenario.toml, named as the run named it
+
+  bool complete() const { return checkpoint.event_point().at.cut.time >= scenario.end; }
+};
+
 // A double option as the checkpoint compares it ("--tolerance"): the shortest exact form.
 std::string option_value(double v);
 
@@ -58,6 +67,7 @@ Checkpoint read_resumable(const ResumeRequest& request);
 ResumedRun prepare_resume(const ResumeRequest& request, Checkpoint checkpoint);
 ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& request,
                                                  Checkpoint checkpoint);
+ResumedEventsRun prepare_events_resume(const ResumeRequest& request, Checkpoint checkpoint);
 inline ResumedRun prepare_resume(const ResumeRequest& request) {
   return prepare_resume(request, read_resumable(request));
 }
@@ -71,9 +81,12 @@ Checkpoint fresh_checkpoint(const Scenario& scenario, const RunSetup& setup,
                             const std::filesystem::path& dir);
 Checkpoint fresh_checkpoint(const PartitionedScenario& scenario, const RunSetup& setup,
                             const std::filesystem::path& dir);
+Checkpoint fresh_checkpoint(const EventScenario& scenario, const RunSetup& setup,
+                            const std::filesystem::path& dir);
 // The checkpoint a resumed run keeps: the stored one, resumed once more from its step.
 Checkpoint resumed_checkpoint(const ResumedRun& run);
 Checkpoint resumed_checkpoint(const ResumedPartitionedRun& run);
+Checkpoint resumed_checkpoint(const ResumedEventsRun& run);
 
 // The recorder of a run: a new trajectory.csv, or for a resumed run the stored one cut to
 // the checkpoint and continued.

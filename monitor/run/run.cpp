@@ -334,7 +334,8 @@ class EventsRun final : public ModelRun {
  public:
   EventsRun(const EventsModel& model, const RunSpec& spec, RunPlatform& platform,
             std::vector<int> cpus)
-      : s_(*model.scenario), spec_(spec), platform_(platform), cpus_(std::move(cpus)) {
+      : s_(*model.scenario), spec_(spec), platform_(platform), cpus_(std::move(cpus)),
+        resumed_(model.resumed.get()) {
     if (spec.realtime.paced())
       throw InputError(s_.file + ": discrete-event models run unpaced: drop --realtime and --clock");
     if (spec.groups && *spec.groups > s_.built->components())
@@ -345,12 +346,18 @@ class EventsRun final : public ModelRun {
       throw InputError(s_.file + ": --layout pendulum pairs a System with its Integrator; event "
                                  "groups have neither: use --layout process (a process per "
                                  "group) or single (a thread per group)");
+    if (resumed_ && in_processes())
+      throw InputError(spec_.out.string() + ": a discrete-event run is resumed in the single "
+                       "layout (--layout single) or sequentially: the process layout keeps no "
+                       "checkpoints yet");
+    // (In the process layout too: it keeps the scenario and removes an earlier checkpoint.)
+    checkpoint_ = resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
   }
 
   // Nothing is deployed through plan(): sequential() runs the groups, on threads here or,
   // in the process layout, as processes the platform starts.
   bool runs_here() const override { return true; }
-  std::vector<std::uint64_t> resumed_from() const override { return {}; }
+  std::vector<std::uint64_t> resumed_from() const override { return checkpoint_.resumed_from; }
 
   RunResult described() const override {
     RunResult r;
@@ -362,6 +369,7 @@ class EventsRun final : public ModelRun {
     e.components = s_.built->components();
     e.groups = spec_.method == SyncMethod::sequential ? 1 : run_spec().groups;
     e.end = s_.end;
+    if (resumed_) e.resumed_at = resumed_->checkpoint.event_point().at.cut.time;
     if (spec_.method == SyncMethod::optimistic) e.window = run_spec().window.value();
     r.events = e;
     return r;
@@ -373,11 +381,16 @@ class EventsRun final : public ModelRun {
       control.progress(static_cast<std::uint64_t>(1000 * committed_to / s_.end), 1000);
       return !control.stop_requested();
     };
+    // Each cut is a checkpoint: `kausal run --resume` continues from the last one.
+    const EventCutSink keep = [&](const EventResumePoint& at) {
+      checkpoint_.event_point().at = at;
+      write_checkpoint(checkpoint_, spec_.out);
+    };
     const EventRunResult run =
         in_processes()
             ? platform_.run_event_groups(*s_.built, s_.model, s_.parameters, spec,
                                          {spec_.layout, cpus_, spec_.out / "logs"}, watch)
-            : run_events(*s_.built, spec, watch);
+            : run_events(*s_.built, spec, watch, keep);
     RunResult r = described();
     r.wall_s = run.wall_seconds;
     r.trajectory_sha256 = run.digest;
@@ -421,8 +434,22 @@ class EventsRun final : public ModelRun {
     e.deadlock = s_.deadlock;
     e.batch = s_.batch;
     e.gvt_interval = s_.gvt_interval;
+    if (!in_processes()) {
+      e.cut_seconds = kCutSeconds;
+      if (resumed_) e.from = &resumed_->checkpoint.event_point().at;
+    }
     return e;
   }
+
+  // How the run was started: only the method and the layout (the scenario holds the rest;
+  // the number of groups does not change what is committed).
+  RunSetup setup() const {
+    return {s_.file,    spec_.method, Guarantee::none, layout_of(spec_), 0, 0, false, false, 0.0,
+            spec_.pin, spec_.call_timeout_ms};
+  }
+
+  // Wall time between checkpoints, as for the other model kinds.
+  static constexpr double kCutSeconds = 1.0;
 
   static void fill(EventFigures& e, const EventRunResult& run, double committed_to) {
     const des::ComponentFigures total = run.total();
@@ -483,6 +510,8 @@ class EventsRun final : public ModelRun {
   const RunSpec& spec_;
   RunPlatform& platform_;
   std::vector<int> cpus_;
+  const ResumedEventsRun* resumed_;
+  Checkpoint checkpoint_;  // written at each cut (not in the process layout)
 };
 
 std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus,
@@ -678,6 +707,11 @@ RunModel resumed_model(ResumedRun resumed) {
 RunModel resumed_model(ResumedPartitionedRun resumed) {
   auto run = std::make_shared<const ResumedPartitionedRun>(std::move(resumed));
   return PartitionedModel{std::shared_ptr<const PartitionedScenario>(run, &run->scenario), run};
+}
+
+RunModel resumed_model(ResumedEventsRun resumed) {
+  auto run = std::make_shared<const ResumedEventsRun>(std::move(resumed));
+  return EventsModel{std::shared_ptr<const EventScenario>(run, &run->scenario), run};
 }
 
 std::string method_dir(SyncMethod method, Guarantee guarantee) {

@@ -38,15 +38,17 @@ struct PartitionedModel {
   std::shared_ptr<const PartitionedScenario> scenario;
   std::shared_ptr<const ResumedPartitionedRun> resumed;  // null: a fresh run
 };
-// A discrete-event model (docs/events.md); not resumable yet.
+// A discrete-event model (docs/events.md).
 struct EventsModel {
   std::shared_ptr<const EventScenario> scenario;
+  std::shared_ptr<const ResumedEventsRun> resumed;  // null: a fresh run
 };
 using RunModel = std::variant<ChainModel, PartitionedModel, EventsModel>;
 
 // The model a checkpoint continues (its scenario is the resumed run's).
 RunModel resumed_model(ResumedRun resumed);
 RunModel resumed_model(ResumedPartitionedRun resumed);
+RunModel resumed_model(ResumedEventsRun resumed);
 
 // Everything that decides what one run computes and where it writes.
 struct RunSpec {

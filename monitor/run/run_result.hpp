@@ -141,6 +141,9 @@ struct EventFigures {
   std::uint32_t groups = 0;   // threads that ran them (1 for sequential)
   double end = 0;             // events below it are committed when the run completes
   double committed_to = 0;    // every event below this time is committed (end when completed)
+  // A resumed run: the cut it continued from (the counts below are this attempt's; the
+  // events committed before are RunResult::resumed_from.back()). 0 for a fresh run.
+  double resumed_at = 0;
   std::uint64_t committed = 0;
   std::uint64_t processed = 0;    // re-executions included
   std::uint64_t rolled_back = 0;  // processed, then undone

@@ -225,5 +225,113 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
   EXPECT_EQ(kausal_exit({"run", "--resume", tanks_out.string()}, run.dir.path(), err), 0) << err;
 }
 
+// ---- discrete-event components ----
+
+// PHOLD long enough (about 10 M events) that the run is still going when the test strikes.
+struct EventResumeRun : ResumeRun {
+  EventResumeRun()
+      : ResumeRun("phold.toml", {{"end = 2000.0", "end = 150000.0"}}) {}
+  // Waits until the run has written a checkpoint with committed events.
+  void wait_for_checkpoint() const {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (fs::exists(out / "checkpoint.json") && checkpoint().contains("step") &&
+          checkpoint()["step"].get<std::uint64_t>() > 0)
+        return;
+      std::this_thread::sleep_for(20ms);
+    }
+    FAIL() << "the run wrote no checkpoint";
+  }
+};
+
+TEST(Resume, InterruptedEventRunResumesFromItsLastCutToTheSequentialDigest) {
+  EventResumeRun run;
+  TempDir ref_dir;
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "sequential", "--out",
+                        (ref_dir / "ref").string()},
+                       ref_dir.path(), &err, 120s),
+            0)
+      << err;
+  const auto ref = read_json(ref_dir / "ref" / "summary.json");
+
+  auto p = run.start("optimistic", {"--groups", "2"});
+  run.wait_for_checkpoint();
+  ASSERT_EQ(kill(p->pid(), SIGINT), 0);
+  ASSERT_EQ(p->wait(30s).value_or(-1), 130) << p->err();
+  const auto c = run.checkpoint();
+  EXPECT_EQ(c["model"], "events");
+  EXPECT_LT(c["t"].get<double>(), 150000.0);
+  const auto before = c["step"].get<std::uint64_t>();
+  ASSERT_GT(before, 0u);
+  const auto stopped = read_json(run.out / "summary.json");
+  EXPECT_EQ(stopped["status"], "interrupted");
+  // The run committed at least up to its last cut.
+  EXPECT_GE(stopped["events"]["committed"].get<std::uint64_t>(), before);
+
+  auto resumed = run.resume({"--pin", "none"});
+  ASSERT_EQ(resumed->wait(120s).value_or(-1), 0) << resumed->err();
+  EXPECT_NE(resumed->out().find("resumed after " + std::to_string(before)), std::string::npos)
+      << resumed->out();
+  const auto summary = read_json(run.out / "summary.json");
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["method"], "optimistic");
+  EXPECT_EQ(summary["resumes"], 1);
+  EXPECT_EQ(summary["resumed_from_step"], before);
+  EXPECT_EQ(summary["trajectory_sha256"], ref["trajectory_sha256"]);
+  EXPECT_EQ(before + summary["events"]["committed"].get<std::uint64_t>(),
+            ref["events"]["committed"].get<std::uint64_t>());
+  EXPECT_DOUBLE_EQ(summary["events"]["resumed_at"].get<double>(), c["t"].get<double>());
+  EXPECT_EQ(read_json(run.out / "attempts" / "1" / "summary.json")["status"], "interrupted");
+  // Complete now: nothing left to resume.
+  EXPECT_EQ(run_kausal({"run", "--resume", run.out.string()}, run.dir.path(), &err), 0) << err;
+}
+
+TEST(Resume, AnEventCheckpointThatDoesNotFitItsRunIsRefusedWithItsField) {
+  ResumeRun run("phold.toml", {{"end = 2000.0", "end = 200.0"}});
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "sequential", "--out",
+                        run.out.string()},
+                       run.dir.path(), &err),
+            0)
+      << err;
+  const Checkpoint stored = read_checkpoint(run.out);
+  ASSERT_TRUE(stored.events());
+  // Written as kausal writes one (the checksum matches): what is tested is the checks.
+  auto refused = [&](const std::function<void(Checkpoint&)>& edit) {
+    Checkpoint c = stored;
+    c.event_point().at.cut.time = 100;  // mid-run, so that there is something to resume
+    edit(c);
+    write_checkpoint(c, run.out);
+    std::string message;
+    EXPECT_EQ(kausal_exit({"run", "--resume", run.out.string()}, run.dir.path(), message), 2)
+        << message;
+    return message;
+  };
+  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.cut.pending.front().key.time = 50; })
+                .find("pending[0].time: before the cut"),
+            std::string::npos);
+  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.cut.pending.front().key.serial = 1u << 30; })
+                .find("pending[0].serial"),
+            std::string::npos);
+  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.digests[3].length += 24; })
+                .find("components[3].sha256_midstate.length"),
+            std::string::npos);
+  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.cut.states[5].values.push_back(1); })
+                .find("components[5].values: "),
+            std::string::npos);
+  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().end = 300; }).find("field end"),
+            std::string::npos);
+  // A process-layout run keeps no checkpoint, and says so.
+  const fs::path process_out = run.dir / "process";
+  ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "conservative", "--layout",
+                        "process", "--out", process_out.string()},
+                       run.dir.path(), &err, 60s),
+            0)
+      << err;
+  EXPECT_EQ(kausal_exit({"run", "--resume", process_out.string()}, run.dir.path(), err), 2);
+  EXPECT_NE(err.find("the process layout keeps none"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace kausal::testing
