@@ -393,9 +393,10 @@ int main(int argc, char** argv) {
                   "run. The scenario, method and options that change what is computed come "
                   "from the checkpoint (giving a different one is refused); --host, "
                   "--link-delay, --tls-*, --call-timeout, --startup-timeout and --pin may be "
-                  "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains "
-                  "and partitioned models alike (docs/architecture.md, \"Checkpoints and "
-                  "resume\")");
+                  "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains, "
+                  "partitioned models and discrete-event runs (sequential or --layout single: "
+                  "from the last cut, docs/events.md) alike (docs/architecture.md, "
+                  "\"Checkpoints and resume\")");
   run->add_option("--replay", o.replay,
                   "run the paced run recorded in this output directory again, with every "
                   "operator injection (OUT/injections.jsonl, kausal inject) at its step: its "
