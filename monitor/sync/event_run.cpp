@@ -94,60 +94,57 @@ double EventRunResult::efficiency() const {
 
 namespace {
 
-// Adds what the groups of one stretch did to the run's figures.
-void add_stretch(EventRunResult& result, std::vector<std::unique_ptr<EventGroup>>& members,
-                 const std::vector<double>& wall) {
-  const bool first = result.groups.empty();
-  if (first) {
-    result.groups.resize(members.size());
-    result.activity.resize(members.size());
-    result.dropped_spans.assign(members.size(), 0);
+// Adds one stretch's figures to the run's.
+void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
+  if (total.groups.empty()) {
+    total.groups.resize(stretch.groups.size());
+    total.activity.resize(stretch.groups.size());
+    total.dropped_spans.assign(stretch.groups.size(), 0);
   }
-  for (GroupId g = 0; g < members.size(); ++g) {
-    const GroupFigures& f = members[g]->figures();
-    GroupFigures& sum = result.groups[g];
+  for (std::size_t c = 0; c < stretch.components.size(); ++c) {
+    ComponentFigures& sum = total.components[c];
+    const ComponentFigures& add = stretch.components[c];
+    sum.processed += add.processed;
+    sum.committed += add.committed;
+    sum.rolled_back += add.rolled_back;
+    sum.rollbacks += add.rollbacks;
+    sum.stragglers += add.stragglers;
+    sum.anti_messages += add.anti_messages;
+  }
+  for (std::size_t g = 0; g < stretch.groups.size(); ++g) {
+    const GroupFigures& f = stretch.groups[g];
+    GroupFigures& sum = total.groups[g];
     sum.messages += f.messages;
     sum.null_messages += f.null_messages;
     sum.batches += f.batches;
     sum.gvt_rounds += f.gvt_rounds;
     sum.permits += f.permits;
     sum.blocked_seconds += f.blocked_seconds;
-    sum.wall_seconds += wall[g];
+    sum.wall_seconds += f.wall_seconds;
     sum.peak_uncommitted = std::max(sum.peak_uncommitted, f.peak_uncommitted);
     sum.deferred_errors += f.deferred_errors;
     sum.cleared_errors += f.cleared_errors;
     // The trace keeps the first spans of the run, as one group's trace does.
-    const ActivityTrace& activity = members[g]->activity();
-    auto& spans = result.activity[g];
-    const auto page = activity.page(0, ActivityTrace::default_capacity);
-    const std::size_t room = ActivityTrace::default_capacity - std::min(spans.size(),
-                                                                         ActivityTrace::default_capacity);
+    auto& spans = total.activity[g];
+    const auto& page = stretch.activity[g];
+    const std::size_t room =
+        ActivityTrace::default_capacity - std::min(spans.size(), ActivityTrace::default_capacity);
     const std::size_t kept = std::min(room, page.size());
     spans.insert(spans.end(), page.begin(), page.begin() + static_cast<std::ptrdiff_t>(kept));
-    result.dropped_spans[g] += activity.dropped() + (page.size() - kept);
-    for (const LogicalProcess& lp : members[g]->components()) {
-      ComponentFigures& c = result.components[lp.id()];
-      const ComponentFigures& add = lp.figures();
-      c.processed += add.processed;
-      c.committed += add.committed;
-      c.rolled_back += add.rolled_back;
-      c.rollbacks += add.rollbacks;
-      c.stragglers += add.stragglers;
-      c.anti_messages += add.anti_messages;
-    }
+    total.dropped_spans[g] += stretch.dropped_spans[g] + (page.size() - kept);
   }
+  total.deadlocks += stretch.deadlocks;
+  total.places = stretch.places;
 }
 
-// The groups from `settings.start` (continued from `from`, if given) to `settings.end`, on
-// threads. Returns the cut at the end when every group reached it, else sets the failure
-// and the committed horizon.
-std::optional<EventCut> run_stretch(const EventModel& model, const EventRunSpec& spec,
-                                    const std::vector<GroupId>& owner,
-                                    const GroupSettings& settings, const EventCut* from,
-                                    EventRecorder& recorder, const EventWatch& watch,
-                                    EventRunResult& result) {
+// The groups of one stretch on threads of this process, exchanging through mailboxes.
+Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
+                         const std::vector<GroupId>& owner, const GroupSettings& settings,
+                         const EventResumePoint* from, const EventWatch& watch) {
   const auto groups = static_cast<std::uint32_t>(
       *std::max_element(owner.begin(), owner.end()) + 1);
+  EventRecorder recorder(model.components());
+  if (from) recorder.restore(from->digests);
   MailboxExchange exchange(groups, spec.deadlock,
                            [&](GroupId g) { return group_name(model, owner, g); });
   GroupTransport* transport = groups > 1 || settings.sync == GroupSync::optimistic ? &exchange
@@ -156,7 +153,7 @@ std::optional<EventCut> run_stretch(const EventModel& model, const EventRunSpec&
   for (GroupId g = 0; g < groups; ++g) {
     members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder,
                                                    g == 0 ? watch : EventWatch{}));
-    if (from) members.back()->continue_from(*from);
+    if (from) members.back()->continue_from(from->cut);
   }
   std::vector<std::exception_ptr> errors(groups);
   std::vector<double> wall(groups, 0.0);
@@ -176,31 +173,45 @@ std::optional<EventCut> run_stretch(const EventModel& model, const EventRunSpec&
     std::vector<std::jthread> threads;
     for (GroupId g = 0; g < groups; ++g) threads.emplace_back(run_group, g);
   }
-  add_stretch(result, members, wall);
-  result.deadlocks += exchange.deadlocks();
-  for (const auto& error : errors)
-    if (error && !result.failure) result.failure = error;
-  if (const auto failure = exchange.failure(); failure && !result.failure)
-    result.failure = std::make_exception_ptr(SimulationError(*failure));
-  if (result.failure) {
-    result.committed_to = settings.end;
-    for (const auto& member : members)
-      result.committed_to = std::min(result.committed_to, member->committed_horizon());
-    return std::nullopt;
+  Stretch out;
+  EventRunResult& f = out.figures;
+  f.components.resize(model.components());
+  for (GroupId g = 0; g < groups; ++g) {
+    f.groups.push_back(members[g]->figures());
+    f.groups.back().wall_seconds = wall[g];
+    const ActivityTrace& activity = members[g]->activity();
+    f.activity.push_back(activity.page(0, ActivityTrace::default_capacity));
+    f.dropped_spans.push_back(activity.dropped());
+    for (const LogicalProcess& lp : members[g]->components()) f.components[lp.id()] = lp.figures();
   }
+  f.deadlocks = exchange.deadlocks();
+  for (const auto& error : errors)
+    if (error && !f.failure) f.failure = error;
+  if (const auto failure = exchange.failure(); failure && !f.failure)
+    f.failure = std::make_exception_ptr(SimulationError(*failure));
   EventCut cut;
   cut.time = settings.end;
   cut.states.resize(model.components());
-  try {
-    for (const auto& member : members) member->add_to_cut(cut);
-  } catch (const std::exception&) {
-    result.failure = std::current_exception();
-    result.committed_to = settings.end;
-    return std::nullopt;
+  if (!f.failure) {
+    try {
+      for (const auto& member : members) member->add_to_cut(cut);
+    } catch (const std::exception&) {
+      f.failure = std::current_exception();
+    }
+  }
+  f.committed_to = settings.end;
+  f.digest = recorder.digest();
+  if (f.failure) {
+    for (const auto& member : members)
+      f.committed_to = std::min(f.committed_to, member->committed_horizon());
+    return out;
   }
   std::sort(cut.pending.begin(), cut.pending.end(),
             [](const Event& a, const Event& b) { return a.key < b.key; });
-  return cut;
+  for (ComponentId c = 0; c < model.components(); ++c)
+    cut.committed.push_back(f.components[c].committed);
+  out.cut = EventResumePoint{std::move(cut), recorder.midstates()};
+  return out;
 }
 
 // How far the next stretch goes: cuts about `target` seconds of wall time apart, each
@@ -210,46 +221,56 @@ double next_length(double length, double wall, double target, double floor) {
   return std::max(length * scale, floor);
 }
 
+// The run's digest from its components' running digests.
+std::string digest_of(const std::vector<Sha256::Midstate>& digests) {
+  std::vector<std::string> components;
+  for (const Sha256::Midstate& m : digests) {
+    Sha256 sha;
+    sha.restore(m);
+    components.push_back(sha.hex());
+  }
+  return combine_component_digests(components);
+}
+
 }  // namespace
 
-EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
-                          const EventWatch& watch, const EventCutSink& cuts) {
-  check_event_run(model, spec);
-  const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
-  const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
-  GroupSettings settings = group_settings(model, spec);
-
-  EventRecorder recorder(model.components());
+EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spec,
+                                const EventCutSink& cuts, const StretchRunner& stretch) {
   EventRunResult result;
   result.components.resize(model.components());
-  std::optional<EventCut> at;
-  std::vector<std::uint64_t> committed(model.components(), 0);
-  if (spec.from) {
-    recorder.restore(spec.from->digests);
-    at = spec.from->cut;
-    committed = at->committed;
-  }
-  const double start = at ? at->time : 0.0;
+  std::optional<EventResumePoint> at;
+  if (spec.from) at = *spec.from;
+  const double start = at ? at->cut.time : 0.0;
   // At most about a thousand cuts, however fast the stretches go.
   const double floor = (spec.end - start) / 1000;
   double length = spec.cut_seconds > 0 ? (spec.end - start) / 64 : spec.end - start;
+  GroupSettings settings = group_settings(model, spec);
   const auto begin = std::chrono::steady_clock::now();
   result.committed_to = start;
+  if (at) result.digest = digest_of(at->digests);
   while (result.committed_to < spec.end) {
     settings.start = result.committed_to;
     settings.end = std::min(spec.end, settings.start + length);
     // The last stretch ends exactly at the end, never a rounding short of it.
     if (spec.end - settings.end < floor) settings.end = spec.end;
     const auto stretch_begin = std::chrono::steady_clock::now();
-    at = run_stretch(model, spec, owner, settings, at ? &*at : nullptr, recorder, watch, result);
-    if (!at) break;
-    result.committed_to = at->time;
-    if (cuts) {
+    Stretch done = stretch(settings, at ? &*at : nullptr);
+    add_stretch(result, done.figures);
+    if (!done.cut) {
+      result.failure = done.figures.failure;
+      result.committed_to = std::max(result.committed_to, done.figures.committed_to);
+      result.digest = done.figures.digest;
+      break;
+    }
+    if (at)
       for (ComponentId c = 0; c < model.components(); ++c)
-        committed[c] = (spec.from ? spec.from->cut.committed[c] : 0) + result.components[c].committed;
-      at->committed = committed;
+        done.cut->cut.committed[c] += at->cut.committed[c];
+    at = std::move(done.cut);
+    result.committed_to = at->cut.time;
+    result.digest = digest_of(at->digests);
+    if (cuts) {
       try {
-        cuts(EventResumePoint{*at, recorder.midstates()});
+        cuts(*at);
       } catch (const std::exception&) {
         result.failure = std::current_exception();
         break;
@@ -261,8 +282,18 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
   }
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  result.digest = recorder.digest();
   return result;
+}
+
+EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
+                          const EventWatch& watch, const EventCutSink& cuts) {
+  check_event_run(model, spec);
+  const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
+  const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
+  return run_in_stretches(model, spec, cuts,
+                          [&](const GroupSettings& settings, const EventResumePoint* from) {
+                            return run_stretch_here(model, spec, owner, settings, from, watch);
+                          });
 }
 
 }  // namespace kausal

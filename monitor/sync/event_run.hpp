@@ -99,6 +99,24 @@ using EventCutSink = std::function<void(const EventResumePoint&)>;
 // everything; returning false stops the run (the result's failure is Interrupted).
 using EventWatch = std::function<bool(double horizon)>;
 
+// One stretch of a run as a layout runs it: every group from settings.start to settings.end.
+struct Stretch {
+  // The stretch's own figures. When it failed: its failure, committed_to, and the digest of
+  // what it committed (empty when a group was lost and its part is unknown).
+  EventRunResult figures;
+  // At settings.end, when every group reached it (its committed counts are the stretch's).
+  std::optional<EventResumePoint> cut;
+};
+// Runs one stretch, continued from `from` (null: the components start).
+using StretchRunner =
+    std::function<Stretch(const des::GroupSettings& settings, const EventResumePoint* from)>;
+
+// The stretch loop every layout shares: from spec.from (or the start) to spec.end, in
+// stretches sized for a cut about every spec.cut_seconds (one stretch when 0), each cut
+// handed to `cuts` with the committed counts of the whole run. The digest is the last cut's.
+EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec& spec,
+                                const EventCutSink& cuts, const StretchRunner& stretch);
+
 // Throws InputError for a bad spec. A run that fails — a deadlock (policy fail: a
 // SimulationError naming the cycle), a component's error (ModelError, ProtocolError), a
 // stop — returns with its failure set once every group has stopped.
