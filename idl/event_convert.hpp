@@ -2,6 +2,7 @@
 // Discrete-event groups between C++ and IDL (idl::EventGroup). What arrives is checked
 // against the run it belongs to: a message that names no group, component or kind of this
 // run is a ProtocolError, never an index out of range.
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -89,6 +90,102 @@ inline des::GroupMessage from_idl(const idl::GroupMessage& m, const std::vector<
   return out;
 }
 
+// ---- cuts (docs/events.md, "Checkpoints and --resume") ----
+
+inline idl::DigestMidstate to_idl(const Sha256::Midstate& m) {
+  idl::DigestMidstate out;
+  out.h.length(8);
+  for (CORBA::ULong k = 0; k < 8; ++k) out.h[k] = m.h[k];
+  out.length = m.length;
+  out.pending.length(static_cast<CORBA::ULong>(m.pending.size()));
+  for (CORBA::ULong k = 0; k < out.pending.length(); ++k)
+    out.pending[k] = static_cast<CORBA::Octet>(m.pending[k]);
+  return out;
+}
+
+inline Sha256::Midstate from_idl(const idl::DigestMidstate& m, const std::string& who) {
+  if (m.h.length() != 8) throw ProtocolError(who, "a digest midstate without its 8 words");
+  Sha256::Midstate out;
+  for (CORBA::ULong k = 0; k < 8; ++k) out.h[k] = m.h[k];
+  out.length = m.length;
+  out.pending.assign(reinterpret_cast<const char*>(m.pending.get_buffer()), m.pending.length());
+  // The same test the digest applies when it continues from it.
+  if (out.pending.size() != out.length % 64)
+    throw ProtocolError(who, "a digest midstate whose unfinished block does not fit its length");
+  return out;
+}
+
+inline idl::ComponentCutSeq to_idl(const std::vector<des::ComponentCutPart>& parts) {
+  idl::ComponentCutSeq out;
+  out.length(static_cast<CORBA::ULong>(parts.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k) {
+    const des::ComponentCutPart& p = parts[k];
+    idl::ComponentCut& c = out[k];
+    c.component = p.component;
+    c.values.length(static_cast<CORBA::ULong>(p.state.values.size()));
+    for (CORBA::ULong v = 0; v < c.values.length(); ++v) c.values[v] = p.state.values[v];
+    c.random.length(4);
+    for (CORBA::ULong w = 0; w < 4; ++w) c.random[w] = p.state.random.words()[w];
+    c.sent = p.state.sent;
+    c.digest = to_idl(p.digest);
+  }
+  return out;
+}
+
+// `components`: the run's; each part must name one of them, and its values be finite.
+inline std::vector<des::ComponentCutPart> from_idl(const idl::ComponentCutSeq& parts,
+                                                   std::size_t components, const std::string& who) {
+  std::vector<des::ComponentCutPart> out;
+  for (CORBA::ULong k = 0; k < parts.length(); ++k) {
+    const idl::ComponentCut& c = parts[k];
+    if (c.component >= components)
+      throw ProtocolError(who, "a cut of component " + std::to_string(c.component) +
+                                   ", which does not exist");
+    if (c.random.length() != 4)
+      throw ProtocolError(who, "a cut of component " + std::to_string(c.component) +
+                                   " without its 4 random words");
+    des::ComponentCutPart p;
+    p.component = c.component;
+    p.state.values.assign(c.values.get_buffer(), c.values.get_buffer() + c.values.length());
+    for (const double v : p.state.values)
+      if (!std::isfinite(v))
+        throw ProtocolError(who, "a cut of component " + std::to_string(c.component) +
+                                     " with a value that is not finite");
+    std::array<std::uint64_t, 4> words{};
+    for (CORBA::ULong w = 0; w < 4; ++w) words[w] = c.random[w];
+    p.state.random.restore(words);
+    p.state.sent = c.sent;
+    p.digest = from_idl(c.digest, who);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+inline idl::CutEventSeq to_idl(const std::vector<des::Event>& events) {
+  idl::CutEventSeq out;
+  out.length(static_cast<CORBA::ULong>(events.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {to_idl(events[k].key), events[k].destination, events[k].kind, events[k].value};
+  return out;
+}
+
+// Each event must be between components of the run, at a finite time.
+inline std::vector<des::Event> from_idl(const idl::CutEventSeq& events, std::size_t components,
+                                        const std::string& who) {
+  std::vector<des::Event> out;
+  for (CORBA::ULong k = 0; k < events.length(); ++k) {
+    const idl::CutEvent& e = events[k];
+    if (e.key.source >= components || e.destination >= components || !std::isfinite(e.key.time) ||
+        !std::isfinite(e.value))
+      throw ProtocolError(who, "a pending event of the cut from component " +
+                                   std::to_string(e.key.source) + " to " +
+                                   std::to_string(e.destination) + " at t = " +
+                                   std::to_string(e.key.time) + " that the run cannot have");
+    out.push_back({from_idl(e.key), e.destination, e.kind, e.value});
+  }
+  return out;
+}
+
 inline idl::EventGroupSetup to_idl(const des::GroupSetup& s) {
   idl::EventGroupSetup out;
   out.model = s.model.c_str();
@@ -108,6 +205,9 @@ inline idl::EventGroupSetup to_idl(const des::GroupSetup& s) {
   out.lazy_cancellation = s.settings.cancellation == des::Cancellation::lazy;
   out.batch = s.settings.batch;
   out.gvt_interval = s.settings.gvt_interval;
+  out.start = s.settings.start;
+  out.components = to_idl(s.from);
+  out.pending = to_idl(s.pending);
   return out;
 }
 
@@ -125,6 +225,10 @@ inline des::GroupSetup from_idl(const idl::EventGroupSetup& s) {
   out.settings.cancellation = s.lazy_cancellation ? des::Cancellation::lazy : des::Cancellation::aggressive;
   out.settings.batch = s.batch;
   out.settings.gvt_interval = s.gvt_interval;
+  out.settings.start = s.start;
+  const std::string who = "set_up of group " + std::to_string(s.group);
+  out.from = from_idl(s.components, out.owner.size(), who);
+  out.pending = from_idl(s.pending, out.owner.size(), who);
   return out;
 }
 
@@ -154,10 +258,14 @@ inline idl::EventGroupResult to_idl(const des::GroupOutcome& o) {
   out.deferred_errors = o.figures.deferred_errors;
   out.cleared_errors = o.figures.cleared_errors;
   out.committed_horizon = o.committed_horizon;
+  out.cut = to_idl(o.cut);
+  out.pending = to_idl(o.pending);
   return out;
 }
 
-inline des::GroupOutcome from_idl(const idl::EventGroupResult& r) {
+// `components`: the run's (the cut's parts are checked against them).
+inline des::GroupOutcome from_idl(const idl::EventGroupResult& r, std::size_t components,
+                                  const std::string& who) {
   des::GroupOutcome out;
   for (CORBA::ULong k = 0; k < r.components.length(); ++k) {
     const idl::EventComponentResult& c = r.components[k];
@@ -183,6 +291,8 @@ inline des::GroupOutcome from_idl(const idl::EventGroupResult& r) {
   out.figures.deferred_errors = r.deferred_errors;
   out.figures.cleared_errors = r.cleared_errors;
   out.committed_horizon = r.committed_horizon;
+  out.cut = from_idl(r.cut, components, who);
+  out.pending = from_idl(r.pending, components, who);
   return out;
 }
 

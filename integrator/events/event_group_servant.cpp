@@ -30,6 +30,31 @@ GroupId check_setup(const GroupSetup& s, const EventModel& model, const std::str
   return groups;
 }
 
+// A continued group's cut: exactly its own components, each with the model's number of
+// values, and only events for them at or after the start.
+void check_cut(const GroupSetup& s, const EventModel& model, const std::string& who) {
+  const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
+  const GroupSettings& g = s.settings;
+  if (!(std::isfinite(g.start) && g.start >= 0 && g.start < g.end))
+    refuse("the start must be a finite time from 0 to before the end");
+  if (s.from.empty()) {
+    if (g.start != 0 || !s.pending.empty()) refuse("a run after t = 0 continues from a cut");
+    return;
+  }
+  std::vector<bool> seen(model.components(), false);
+  for (const ComponentCutPart& p : s.from) {
+    if (s.owner[p.component] != s.group || seen[p.component])
+      refuse("the cut names component " + std::to_string(p.component) + " twice or for another group");
+    seen[p.component] = true;
+    if (p.state.values.size() != model.initial_state(p.component).values.size())
+      refuse("the cut gives component " + std::to_string(p.component) + " " +
+             std::to_string(p.state.values.size()) + " values");
+  }
+  for (ComponentId c = 0; c < model.components(); ++c)
+    if (s.owner[c] == s.group && !seen[c])
+      refuse("the cut leaves out component " + std::to_string(c));
+}
+
 }  // namespace
 
 EventGroupServant::EventGroupServant(const std::string& name, OrbRuntime& orb)
@@ -37,176 +62,228 @@ EventGroupServant::EventGroupServant(const std::string& name, OrbRuntime& orb)
 
 EventGroupServant::~EventGroupServant() {
   stop_feed();
-  stop_thread();
+  if (const auto session = session_.load()) stop_thread(*session);
 }
 
-void EventGroupServant::stop_thread() {
-  if (!thread_.joinable()) return;
+void EventGroupServant::stop_thread(Session& session) {
+  if (!session.thread.joinable()) return;
   std::vector<GroupMessage> stop(1);
   stop[0].kind = MessageKind::stop;
-  exchange_->deliver(stop);
-  thread_.join();
+  session.exchange->deliver(stop);
+  session.thread.join();
 }
 
-void EventGroupServant::require(bool connected, const char* what) const {
-  if (!setup_) throw ProtocolError(name(), std::string(what) + " before set_up");
-  if (connected && !connected_) throw ProtocolError(name(), std::string(what) + " before connect");
-  if (started_) throw ProtocolError(name(), std::string(what) + " after start");
+std::shared_ptr<EventGroupServant::Session> EventGroupServant::current(const char* what) const {
+  auto session = session_.load();
+  if (!session) throw ProtocolError(name(), std::string(what) + " before set_up");
+  return session;
+}
+
+void EventGroupServant::require(const Session* session, bool connected, const char* what) const {
+  if (!session) throw ProtocolError(name(), std::string(what) + " before set_up");
+  if (connected && !session->connected)
+    throw ProtocolError(name(), std::string(what) + " before connect");
+  if (session->started) throw ProtocolError(name(), std::string(what) + " after start");
+}
+
+std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(GroupSetup s) {
+  const EventModelType* type = event_model_type(s.model);
+  if (!type) throw ProtocolError(name(), "set_up: no discrete-event model is called '" + s.model + "'");
+  std::map<std::string, double> values;
+  for (const EventParameter& p : type->parameters) {
+    const auto given = s.parameters.find(p.name);
+    values[p.name] = given == s.parameters.end() ? p.default_value : given->second;
+    if (const std::string problem = parameter_problem(p, values[p.name]); !problem.empty())
+      throw ModelError(name(), "set_up: parameter " + p.name + " " + problem);
+  }
+  for (const auto& [given, value] : s.parameters)
+    if (!values.count(given))
+      throw ProtocolError(name(), "set_up: model " + s.model + " has no parameter " + given);
+  auto session = std::make_shared<Session>();
+  try {
+    session->model = type->make(values);
+  } catch (const InputError& e) {
+    throw ModelError(name(), e.what());
+  }
+  const EventModel& model = *session->model;
+  const GroupId groups = check_setup(s, model, name());
+  check_cut(s, model, name());
+  const int spins = groups <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0;
+  Session* raw = session.get();
+  session->exchange = std::make_unique<PeerExchange>(
+      s.group, [this, raw](GroupId to, std::vector<GroupMessage>& batch) { send_out(*raw, to, batch); },
+      spins);
+  session->recorder = std::make_unique<EventRecorder>(model.components());
+  session->group = std::make_unique<des::EventGroup>(
+      model, s.group, s.owner, s.settings, session->exchange.get(), *session->recorder,
+      [raw](double horizon) {
+        raw->horizon.store(horizon, std::memory_order_relaxed);
+        return true;
+      });
+  if (!s.from.empty()) {
+    EventCut cut;
+    cut.time = s.settings.start;
+    cut.states.resize(model.components());
+    for (const ComponentCutPart& p : s.from) {
+      cut.states[p.component] = p.state;
+      try {
+        session->recorder->restore(p.component, p.digest);
+      } catch (const InputError& e) {
+        throw ProtocolError(name(), std::string("set_up: the digest of the cut: ") + e.what());
+      }
+    }
+    cut.pending = s.pending;
+    session->group->continue_from(cut);  // ProtocolError for an event it cannot have
+  }
+  session->peers.resize(groups);
+  session->horizon = s.settings.start;
+  session->setup = std::move(s);
+  return session;
 }
 
 void EventGroupServant::set_up(const idl::EventGroupSetup& setup) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    if (setup_) throw ProtocolError(name(), "set_up twice");
+    const auto before = session_.load();
+    if (before && !before->collected)
+      throw ProtocolError(name(), "set_up twice (a new stretch follows result)");
     GroupSetup s = from_idl(setup);
-    const EventModelType* type = event_model_type(s.model);
-    if (!type) throw ProtocolError(name(), "set_up: no discrete-event model is called '" + s.model + "'");
-    std::map<std::string, double> values;
-    for (const EventParameter& p : type->parameters) {
-      const auto given = s.parameters.find(p.name);
-      values[p.name] = given == s.parameters.end() ? p.default_value : given->second;
-      if (const std::string problem = parameter_problem(p, values[p.name]); !problem.empty())
-        throw ModelError(name(), "set_up: parameter " + p.name + " " + problem);
-    }
-    for (const auto& [given, value] : s.parameters)
-      if (!values.count(given))
-        throw ProtocolError(name(), "set_up: model " + s.model + " has no parameter " + given);
-    try {
-      model_ = type->make(values);
-    } catch (const InputError& e) {
-      throw ModelError(name(), e.what());
-    }
-    const GroupId groups = check_setup(s, *model_, name());
-    const int spins = groups <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0;
-    exchange_ = std::make_unique<PeerExchange>(
-        s.group, [this](GroupId to, std::vector<GroupMessage>& batch) { send_out(to, batch); },
-        spins);
-    recorder_ = std::make_unique<EventRecorder>(model_->components());
-    group_ = std::make_unique<des::EventGroup>(*model_, s.group, s.owner, s.settings, exchange_.get(),
-                                          *recorder_, [this](double horizon) {
-                                            horizon_.store(horizon, std::memory_order_relaxed);
-                                            return true;
-                                          });
-    trace_.store(&group_->activity());
-    peers_.resize(groups);
-    setup_ = std::move(s);
-    ready_.store(true, std::memory_order_release);  // deliver, status, permit may look now
+    auto session = build(std::move(s));
+    trace_.store(&session->group->activity());
+    previous_ = before;
+    session_.store(std::move(session));  // deliver, status, permit see the new stretch now
   });
 }
 
 void EventGroupServant::connect(const idl::EventGroupSeq& groups) {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    require(false, "connect");
-    if (groups.length() != peers_.size())
+    const auto session = session_.load();
+    require(session.get(), false, "connect");
+    if (groups.length() != session->peers.size())
       throw ProtocolError(name(), "connect: " + std::to_string(groups.length()) +
                                       " groups given, the placement has " +
-                                      std::to_string(peers_.size()));
+                                      std::to_string(session->peers.size()));
     for (CORBA::ULong g = 0; g < groups.length(); ++g) {
-      if (g == setup_->group) continue;
+      if (g == session->setup.group) continue;
       if (CORBA::is_nil(groups[g]))
         throw ProtocolError(name(), "connect: group " + std::to_string(g) + " is nil");
-      peers_[g] = idl::EventGroup::_duplicate(groups[g]);
+      session->peers[g] = idl::EventGroup::_duplicate(groups[g]);
     }
-    connected_ = true;
+    session->connected = true;
   });
 }
 
 void EventGroupServant::start() {
   serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    require(true, "start");
-    started_ = true;
-    running_ = true;
-    thread_ = std::thread([this] { run_group(); });
+    const auto session = session_.load();
+    require(session.get(), true, "start");
+    session->started = true;
+    session->running = true;
+    session->thread = std::thread([this, raw = session.get()] { run_group(*raw); });
   });
 }
 
-void EventGroupServant::run_group() {
+void EventGroupServant::run_group(Session& session) {
   const auto begin = std::chrono::steady_clock::now();
   try {
-    group_->run();
+    session.group->run();
   } catch (...) {
-    failure_ = describe_failure(name(), std::current_exception());
+    session.failure = describe_failure(name(), std::current_exception());
   }
-  wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  running_.store(false);
+  session.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  session.running.store(false);
 }
 
-void EventGroupServant::send_out(GroupId to, std::vector<GroupMessage>& batch) {
+void EventGroupServant::send_out(Session& session, GroupId to, std::vector<GroupMessage>& batch) {
   const idl::GroupMessageSeq wire = to_idl(batch);
   const std::string peer = "event-group-" + std::to_string(to);  // its process name
-  call_peer(peer, [&] { peers_.at(to)->deliver(wire); });
+  call_peer(peer, [&] { session.peers.at(to)->deliver(wire); });
 }
 
 void EventGroupServant::deliver(const idl::GroupMessageSeq& batch) {
   serve(name(), [&] {
-    if (!ready_.load(std::memory_order_acquire))
-      throw ProtocolError(name(), "deliver before set_up");
-    const auto groups = static_cast<GroupId>(peers_.size());
+    const auto session = current("deliver");
+    const auto groups = static_cast<GroupId>(session->peers.size());
     std::vector<GroupMessage> messages;
     messages.reserve(batch.length());
     for (CORBA::ULong k = 0; k < batch.length(); ++k)
-      messages.push_back(from_idl(batch[k], setup_->owner, groups, setup_->group, name()));
-    exchange_->deliver(messages);
+      messages.push_back(
+          from_idl(batch[k], session->setup.owner, groups, session->setup.group, name()));
+    session->exchange->deliver(messages);
   });
 }
 
 idl::EventGroupStatus* EventGroupServant::status() {
   auto* out = new idl::EventGroupStatus{};
-  out->started = started_.load();
-  out->running = running_.load();
-  if (ready_.load(std::memory_order_acquire)) {
-    const PeerStatus s = exchange_->status();
-    out->finished = s.finished;
-    out->idle_blocked = s.idle_blocked;
-    out->has_next = s.state.next.has_value();
-    if (s.state.next) out->next = to_idl(*s.state.next);
-    out->safe = s.state.safe;
-    out->waits_for = s.state.waits_for;
-    out->sent = s.sent;
-    out->taken = s.taken;
-  }
-  out->committed_horizon = horizon_.load(std::memory_order_relaxed);
-  if (started_ && !running_ && failure_) {
-    out->failure_kind = failure_->kind.c_str();
-    out->failure_component = failure_->component.c_str();
-    out->failure_reason = failure_->reason.c_str();
+  const auto session = session_.load();
+  if (!session) return out;
+  out->started = session->started.load();
+  out->running = session->running.load();
+  const PeerStatus s = session->exchange->status();
+  out->finished = s.finished;
+  out->idle_blocked = s.idle_blocked;
+  out->has_next = s.state.next.has_value();
+  if (s.state.next) out->next = to_idl(*s.state.next);
+  out->safe = s.state.safe;
+  out->waits_for = s.state.waits_for;
+  out->sent = s.sent;
+  out->taken = s.taken;
+  out->committed_horizon = session->horizon.load(std::memory_order_relaxed);
+  if (session->started && !session->running && session->failure) {
+    out->failure_kind = session->failure->kind.c_str();
+    out->failure_component = session->failure->component.c_str();
+    out->failure_reason = session->failure->reason.c_str();
   }
   return out;
 }
 
 void EventGroupServant::permit(const idl::EventKey& key) {
-  serve(name(), [&] {
-    if (!ready_.load(std::memory_order_acquire))
-      throw ProtocolError(name(), "permit before set_up");
-    exchange_->permit(from_idl(key));
-  });
+  serve(name(), [&] { current("permit")->exchange->permit(from_idl(key)); });
+}
+
+idl::EventGroupResult* EventGroupServant::outcome_of(Session& session) {
+  GroupOutcome outcome;
+  for (const LogicalProcess& lp : session.group->components())
+    outcome.components.push_back(
+        {lp.id(), session.recorder->component_digest(lp.id()), lp.figures()});
+  outcome.figures = session.group->figures();
+  outcome.figures.wall_seconds = session.wall_s;
+  outcome.committed_horizon = session.group->committed_horizon();
+  if (!session.failure && outcome.committed_horizon >= session.setup.settings.end) {
+    // Its part of the cut at its end, with what other groups sent it after it stopped.
+    EventCut cut;
+    cut.states.resize(session.model->components());
+    session.group->add_to_cut(cut);
+    for (const LogicalProcess& lp : session.group->components())
+      outcome.cut.push_back(
+          {lp.id(), cut.states[lp.id()], session.recorder->midstates()[lp.id()]});
+    outcome.pending = std::move(cut.pending);
+  }
+  return new idl::EventGroupResult(to_idl(outcome));
 }
 
 idl::EventGroupResult* EventGroupServant::result() {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    if (!started_ || running_) throw ProtocolError(name(), "result before the group has ended");
-    if (thread_.joinable()) thread_.join();
-    GroupOutcome outcome;
-    for (const LogicalProcess& lp : group_->components())
-      outcome.components.push_back({lp.id(), recorder_->component_digest(lp.id()), lp.figures()});
-    outcome.figures = group_->figures();
-    outcome.figures.wall_seconds = wall_s_;
-    outcome.committed_horizon = group_->committed_horizon();
-    auto* out = new idl::EventGroupResult(to_idl(outcome));
+    const auto session = current("result");
+    if (!session->started || session->running)
+      throw ProtocolError(name(), "result before the group has ended");
+    if (session->thread.joinable()) session->thread.join();
+    auto* out = outcome_of(*session);
+    if (!session->collected) {
+      totals_.idle_s += session->group->figures().blocked_seconds;
+      totals_.busy_s += std::max(0.0, session->wall_s - session->group->figures().blocked_seconds);
+    }
+    session->collected = true;
     return out;
   });
 }
 
 ActivityTotals EventGroupServant::totals() {
-  ActivityTotals t;
-  if (started_ && !running_ && group_) {
-    t.idle_s = group_->figures().blocked_seconds;
-    t.busy_s = std::max(0.0, wall_s_ - t.idle_s);
-  }
-  return t;
+  std::lock_guard lock(mutex_);
+  return totals_;
 }
 
 }  // namespace kausal

@@ -37,31 +37,41 @@ class EventGroupServant final : public ComponentServant<POA_kausal::idl::EventGr
   const ActivityTrace& activity_trace() override { return *trace_.load(); }
 
  private:
-  void run_group();
-  void send_out(des::GroupId to, std::vector<des::GroupMessage>& batch);
-  void stop_thread();
+  // One stretch of the group (set_up to result): everything the calls that do not take
+  // mutex_ (deliver, status, permit) may look at, replaced as a whole by the next set_up.
+  struct Session {
+    des::GroupSetup setup;
+    std::unique_ptr<des::EventModel> model;
+    std::unique_ptr<EventRecorder> recorder;
+    std::unique_ptr<des::PeerExchange> exchange;
+    std::unique_ptr<des::EventGroup> group;
+    std::vector<idl::EventGroup_var> peers;  // by group; nil for this one
+    bool connected = false;
+    bool collected = false;  // result() has been given: a new set_up may follow
+    std::atomic<bool> started{false};
+    std::atomic<bool> running{false};
+    std::atomic<double> horizon{0.0};        // set by the group's thread after every batch
+    std::optional<ReportedFailure> failure;  // written by the thread before running clears
+    double wall_s = 0;
+    std::thread thread;
+  };
+
+  std::shared_ptr<Session> build(des::GroupSetup s);
+  void run_group(Session& session);
+  void send_out(Session& session, des::GroupId to, std::vector<des::GroupMessage>& batch);
+  void stop_thread(Session& session);
+  std::shared_ptr<Session> current(const char* what) const;
   // ProtocolError unless set up (and, with `connected`, connected) and not yet started.
-  void require(bool connected, const char* what) const;
+  void require(const Session* session, bool connected, const char* what) const;
+  static idl::EventGroupResult* outcome_of(Session& session);
 
   std::mutex mutex_;  // set-up, connection, start and result
-  std::optional<des::GroupSetup> setup_;
-  std::unique_ptr<des::EventModel> model_;
-  std::unique_ptr<EventRecorder> recorder_;
-  std::unique_ptr<des::PeerExchange> exchange_;
-  std::unique_ptr<des::EventGroup> group_;
-  std::vector<idl::EventGroup_var> peers_;  // by group; nil for this one
-  bool connected_ = false;
-  std::thread thread_;
-  // Set once set_up has built everything below: the calls that do not take mutex_
-  // (deliver, status, permit) look at nothing before.
-  std::atomic<bool> ready_{false};
-  std::atomic<bool> started_{false};
-  std::atomic<bool> running_{false};
-  std::atomic<double> horizon_{0.0};  // set by the group's thread after every batch
-  std::optional<ReportedFailure> failure_;  // written by the thread before running_ clears
-  double wall_s_ = 0;
+  std::atomic<std::shared_ptr<Session>> session_;
+  // The stretch before: its trace may still be read by a trace() call under way.
+  std::shared_ptr<Session> previous_;
   ActivityTrace no_trace_;  // before set_up()
   std::atomic<const ActivityTrace*> trace_{&no_trace_};
+  ActivityTotals totals_;  // of the stretches before this one
 };
 
 }  // namespace kausal

@@ -46,6 +46,10 @@ void EventRecorder::restore(const std::vector<Sha256::Midstate>& midstates) {
   for (std::size_t c = 0; c < sha_.size(); ++c) sha_[c]->restore(midstates[c]);
 }
 
+void EventRecorder::restore(des::ComponentId component, const Sha256::Midstate& midstate) {
+  sha_.at(component)->restore(midstate);
+}
+
 std::string combine_component_digests(const std::vector<std::string>& components) {
   Sha256 run;
   for (const std::string& hex : components) run.update(hex.data(), hex.size());

@@ -30,6 +30,7 @@ class EventRecorder final : public des::CommitSink {
   std::vector<Sha256::Midstate> midstates() const;
   // Throws InputError for a count that is not the components' or an inconsistent midstate.
   void restore(const std::vector<Sha256::Midstate>& midstates);
+  void restore(des::ComponentId component, const Sha256::Midstate& midstate);
 
  private:
   std::vector<std::unique_ptr<Sha256>> sha_;

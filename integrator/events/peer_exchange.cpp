@@ -30,6 +30,14 @@ void PeerExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
 
 double PeerExchange::receive(GroupId, std::vector<GroupMessage>& into,
                              std::chrono::microseconds wait) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!late_.empty()) {
+      into.insert(into.end(), late_.begin(), late_.end());
+      late_.clear();
+      return 0;
+    }
+  }
   const std::size_t before = into.size();
   const double waited = box_.take(into, wait, spins_);
   if (into.size() > before) {
@@ -67,6 +75,9 @@ void PeerExchange::deliver(std::vector<GroupMessage>& batch) {
   std::lock_guard lock(mutex_);
   if (finished_) {
     taken_ += counted(batch.begin(), batch.end());
+    for (GroupMessage& m : batch)
+      if (m.kind == MessageKind::event || m.kind == MessageKind::anti_event)
+        late_.push_back(std::move(m));
     batch.clear();
     return;
   }

@@ -51,6 +51,9 @@ class PeerExchange final : public GroupTransport {
   Mailbox box_;
   std::mutex mutex_;  // the fields below
   bool finished_ = false;
+  // Events and anti-events that arrived after the group finished (at or after its end):
+  // counted as taken at once, and handed to the group when it adds itself to the cut.
+  std::vector<GroupMessage> late_;
   BlockedGroup state_;
   std::optional<EventKey> permit_;
   std::uint64_t sent_ = 0;

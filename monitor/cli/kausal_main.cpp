@@ -394,8 +394,8 @@ int main(int argc, char** argv) {
                   "from the checkpoint (giving a different one is refused); --host, "
                   "--link-delay, --tls-*, --call-timeout, --startup-timeout and --pin may be "
                   "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains, "
-                  "partitioned models and discrete-event runs (sequential or --layout single: "
-                  "from the last cut, docs/events.md) alike (docs/architecture.md, "
+                  "partitioned models and discrete-event runs (from the last cut, about a second "
+                  "old: docs/events.md) alike (docs/architecture.md, "
                   "\"Checkpoints and resume\")");
   run->add_option("--replay", o.replay,
                   "run the paced run recorded in this output directory again, with every "

@@ -42,17 +42,41 @@ class GroupProcesses {
   }
   ~GroupProcesses() { set_.shutdown(); }
 
-  EventRunResult run(const EventWatch& watch) {
-    set_up();
-    const auto begin = Clock::now();
-    for (GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->start(); });
-    supervise(watch);
-    EventRunResult result = collect();
-    result.wall_seconds = std::chrono::duration<double>(Clock::now() - begin).count();
-    return result;
+  // The run from cut to cut: each stretch sets the groups up again (from the last cut),
+  // starts, watches and collects them, in the same processes.
+  EventRunResult run(const EventWatch& watch, const EventCutSink& cuts) {
+    return run_in_stretches(model_.built, spec_, cuts,
+                            [&](const GroupSettings& settings, const EventResumePoint* from) {
+                              return stretch(settings, from, watch);
+                            });
   }
 
  private:
+  Stretch stretch(const GroupSettings& settings, const EventResumePoint* from,
+                  const EventWatch& watch) {
+    failure_ = nullptr;
+    deadlocks_ = 0;
+    deadlock_watch_ = PolledDeadlockWatch();
+    pause_ = kPoll;
+    end_ = settings.end;
+    const auto begin = Clock::now();
+    try {
+      set_up(settings, from);
+      for (GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->start(); });
+    } catch (const Error&) {
+      // A group that fails its set-up or start: the run fails with it, the others stop.
+      failure_ = std::current_exception();
+      stop_all();
+      Stretch out;
+      out.figures = collect(settings).figures;
+      return out;
+    }
+    supervise(watch);
+    Stretch out = collect(settings);
+    out.figures.wall_seconds = std::chrono::duration<double>(Clock::now() - begin).count();
+    return out;
+  }
+
   template <typename F>
   auto call(GroupId g, F&& f) -> decltype(f()) {
     return call_peer(set_.component(g).name, std::forward<F>(f));
@@ -60,12 +84,20 @@ class GroupProcesses {
 
   std::string name(GroupId g) const { return group_name(model_.built, owner_, g); }
 
-  void set_up() {
-    GroupSetup setup{model_.name, model_.parameters, 0, owner_, group_settings(model_.built, spec_)};
+  void set_up(const GroupSettings& settings, const EventResumePoint* from) {
+    GroupSetup setup{model_.name, model_.parameters, 0, owner_, settings, {}, {}};
     idl::EventGroupSeq peers;
     peers.length(static_cast<CORBA::ULong>(refs_.size()));
     for (GroupId g = 0; g < refs_.size(); ++g) {
       setup.group = g;
+      setup.from.clear();
+      setup.pending.clear();
+      if (from) {
+        for (ComponentId c = 0; c < owner_.size(); ++c)
+          if (owner_[c] == g) setup.from.push_back({c, from->cut.states[c], from->digests[c]});
+        for (const des::Event& e : from->cut.pending)
+          if (owner_[e.destination] == g) setup.pending.push_back(e);
+      }
       const idl::EventGroupSetup wire = to_idl(setup);
       call(g, [&] { refs_[g]->set_up(wire); });
       peers[g] = idl::EventGroup::_duplicate(refs_[g]);
@@ -86,7 +118,7 @@ class GroupProcesses {
       std::vector<idl::EventGroupStatus_var> now;
       if (!look(now)) return stop_all();
       bool ended = true;
-      double horizon = spec_.end;
+      double horizon = end_;
       for (GroupId g = 0; g < now.size(); ++g) {
         ended = ended && !now[g]->running;
         horizon = std::min(horizon, now[g]->committed_horizon);
@@ -208,16 +240,23 @@ class GroupProcesses {
     }
   }
 
-  // What every group committed. A group that cannot answer any more (dead, hung) leaves its
-  // components out: the run is failed already, and committed_to covers only what is known.
-  EventRunResult collect() {
-    EventRunResult result;
+  // What every group committed in the stretch, and the cut at its end when every group
+  // reached it. A group that cannot answer any more (dead, hung) leaves its components out:
+  // the run is failed already, and committed_to covers only what is known.
+  Stretch collect(const GroupSettings& settings) {
+    Stretch out;
+    EventRunResult& result = out.figures;
     result.failure = failure_;
     result.deadlocks = deadlocks_;
-    result.committed_to = spec_.end;
+    result.committed_to = settings.end;
     const std::size_t n = model_.built.components();
     std::vector<std::string> digests(n);
     result.components.assign(n, ComponentFigures{});
+    EventResumePoint cut;
+    cut.cut.time = settings.end;
+    cut.cut.states.resize(n);
+    cut.digests.resize(n);
+    std::size_t parts = 0;
     bool complete = true;
     for (GroupId g = 0; g < refs_.size(); ++g) {
       const LaunchedComponent& c = set_.component(g);
@@ -225,13 +264,25 @@ class GroupProcesses {
       try {
         if (lost_[g]) throw PeerError(set_.component(g).name, "lost");
         idl::EventGroupResult_var wire = call(g, [&] { return refs_[g]->result(); });
-        const GroupOutcome outcome = from_idl(wire.in());
+        const std::string& who = set_.component(g).name;
+        const GroupOutcome outcome = from_idl(wire.in(), n, who);
         for (const ComponentOutcome& part : outcome.components) {
-          if (part.component >= n)
-            throw ProtocolError(set_.component(g).name,
-                                "a result for component " + std::to_string(part.component));
+          if (part.component >= n || owner_[part.component] != g)
+            throw ProtocolError(who, "a result for component " + std::to_string(part.component));
           digests[part.component] = part.digest;
           result.components[part.component] = part.figures;
+        }
+        for (const ComponentCutPart& part : outcome.cut) {
+          if (owner_[part.component] != g)
+            throw ProtocolError(who, "a cut of component " + std::to_string(part.component));
+          cut.cut.states[part.component] = part.state;
+          cut.digests[part.component] = part.digest;
+          ++parts;
+        }
+        for (const des::Event& e : outcome.pending) {
+          if (owner_[e.destination] != g || e.key.time < settings.end)
+            throw ProtocolError(who, "a pending event of the cut it cannot have");
+          cut.cut.pending.push_back(e);
         }
         result.groups.push_back(outcome.figures);
         result.committed_to = std::min(result.committed_to, outcome.committed_horizon);
@@ -253,10 +304,16 @@ class GroupProcesses {
         result.dropped_spans.push_back(0);
       }
     }
-    // A lost group's components are unknown: no committed horizon, no digest to show.
-    if (!complete) result.committed_to = 0;
+    // A lost group's components are unknown: nothing committed beyond where the stretch
+    // started is known, and there is no digest to show.
+    if (!complete) result.committed_to = settings.start;
     if (complete) result.digest = combine_component_digests(digests);
-    return result;
+    if (!complete || result.failure || parts != n) return out;
+    std::sort(cut.cut.pending.begin(), cut.cut.pending.end(),
+              [](const des::Event& a, const des::Event& b) { return a.key < b.key; });
+    for (ComponentId c = 0; c < n; ++c) cut.cut.committed.push_back(result.components[c].committed);
+    out.cut = std::move(cut);
+    return out;
   }
 
   const EventModelSource& model_;
@@ -270,6 +327,7 @@ class GroupProcesses {
   std::uint64_t deadlocks_ = 0;
   PolledDeadlockWatch deadlock_watch_;
   std::chrono::microseconds pause_ = kPoll;
+  double end_ = 0;  // of the stretch under way
 };
 
 }  // namespace
@@ -280,12 +338,12 @@ std::string event_group_process(GroupId g) {
 
 EventRunResult run_event_group_processes(const EventModelSource& model, const EventRunSpec& spec,
                                          OrbRuntime& orb, const LaunchOptions& options,
-                                         const EventWatch& watch) {
+                                         const EventWatch& watch, const EventCutSink& cuts) {
   check_event_run(model.built, spec);
   if (spec.method == SyncMethod::sequential)
     throw InputError("a sequential discrete-event run starts no group processes");
   GroupProcesses groups(model, spec, orb, options);
-  return groups.run(watch);
+  return groups.run(watch, cuts);
 }
 
 }  // namespace kausal

@@ -2,7 +2,8 @@
 // The event groups of a discrete-event run as processes (docs/events.md, "Process layout"):
 // one kausal-event-group per group, started through ComponentSet (on this host, or on the
 // node agents a deployment file names), set up, connected to each other, started, watched
-// until every group has ended, and collected. Events go from group to group directly; the
+// until every group has ended, and collected — once per stretch from cut to cut, in the
+// same processes (docs/events.md, "Checkpoints and --resume"). Events go from group to group directly; the
 // monitor relays nothing. It watches:
 //  - failures: a group whose handler fails, or whose peer does not answer, reports it in its
 //    status; a group whose process dies or hangs fails the status call (at once, or after
@@ -32,6 +33,7 @@ std::string event_group_process(des::GroupId g);
 // or answer at set-up. A run that fails later returns with its failure set.
 EventRunResult run_event_group_processes(const EventModelSource& model, const EventRunSpec& spec,
                                          OrbRuntime& orb, const LaunchOptions& options,
-                                         const EventWatch& watch = {});
+                                         const EventWatch& watch = {},
+                                         const EventCutSink& cuts = {});
 
 }  // namespace kausal

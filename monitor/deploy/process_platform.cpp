@@ -121,9 +121,10 @@ EventRunResult ProcessPlatform::run_event_groups(const des::EventModel& model,
                                                  const std::string& name,
                                                  const std::map<std::string, double>& parameters,
                                                  const EventRunSpec& spec, const Placing& placing,
-                                                 const EventWatch& watch) {
+                                                 const EventWatch& watch,
+                                                 const EventCutSink& cuts) {
   return run_event_group_processes({model, name, parameters}, spec, orb(),
-                                   launch_options(placing), watch);
+                                   launch_options(placing), watch, cuts);
 }
 
 void ProcessPlatform::observe(Deployment* deployment) {

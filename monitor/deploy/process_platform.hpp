@@ -47,7 +47,7 @@ class ProcessPlatform final : public RunPlatform {
   EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
                                   const std::map<std::string, double>& parameters,
                                   const EventRunSpec& spec, const Placing& placing,
-                                  const EventWatch& watch) override;
+                                  const EventWatch& watch, const EventCutSink& cuts) override;
   std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
                                  const std::vector<std::string>& strips, Deployment* deployment,
                                  const StepClock* clock) override;

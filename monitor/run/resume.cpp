@@ -23,11 +23,6 @@ namespace {
     throw InputError((dir / kScenarioCopy).string() +
                      ": the run was coupled by the co-simulation master ([master]), which cannot "
                      "be resumed: run it again");
-  if (is_event_scenario(dir / kScenarioCopy))
-    throw InputError((dir / kCheckpointFile).string() +
-                     ": no checkpoint, nothing to resume (a discrete-event run writes one at each "
-                     "cut, about every second, in the single layout and sequentially; the process "
-                     "layout keeps none): run it again");
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");

@@ -346,11 +346,6 @@ class EventsRun final : public ModelRun {
       throw InputError(s_.file + ": --layout pendulum pairs a System with its Integrator; event "
                                  "groups have neither: use --layout process (a process per "
                                  "group) or single (a thread per group)");
-    if (resumed_ && in_processes())
-      throw InputError(spec_.out.string() + ": a discrete-event run is resumed in the single "
-                       "layout (--layout single) or sequentially: the process layout keeps no "
-                       "checkpoints yet");
-    // (In the process layout too: it keeps the scenario and removes an earlier checkpoint.)
     checkpoint_ = resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
   }
 
@@ -389,7 +384,7 @@ class EventsRun final : public ModelRun {
     const EventRunResult run =
         in_processes()
             ? platform_.run_event_groups(*s_.built, s_.model, s_.parameters, spec,
-                                         {spec_.layout, cpus_, spec_.out / "logs"}, watch)
+                                         {spec_.layout, cpus_, spec_.out / "logs"}, watch, keep)
             : run_events(*s_.built, spec, watch, keep);
     RunResult r = described();
     r.wall_s = run.wall_seconds;
@@ -434,10 +429,8 @@ class EventsRun final : public ModelRun {
     e.deadlock = s_.deadlock;
     e.batch = s_.batch;
     e.gvt_interval = s_.gvt_interval;
-    if (!in_processes()) {
-      e.cut_seconds = kCutSeconds;
-      if (resumed_) e.from = &resumed_->checkpoint.event_point().at;
-    }
+    e.cut_seconds = kCutSeconds;
+    if (resumed_) e.from = &resumed_->checkpoint.event_point().at;
     return e;
   }
 
@@ -511,7 +504,7 @@ class EventsRun final : public ModelRun {
   RunPlatform& platform_;
   std::vector<int> cpus_;
   const ResumedEventsRun* resumed_;
-  Checkpoint checkpoint_;  // written at each cut (not in the process layout)
+  Checkpoint checkpoint_;  // written at each cut
 };
 
 std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus,

@@ -44,8 +44,8 @@ class RunPlatform {
   virtual EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
                                           const std::map<std::string, double>& parameters,
                                           const EventRunSpec& spec, const Placing& placing,
-                                          const EventWatch& watch) {
-    (void)model, (void)name, (void)parameters, (void)spec, (void)placing, (void)watch;
+                                          const EventWatch& watch, const EventCutSink& cuts) {
+    (void)model, (void)name, (void)parameters, (void)spec, (void)placing, (void)watch, (void)cuts;
     throw InputError("discrete-event groups run in one process here: use --layout single");
   }
 

@@ -322,15 +322,46 @@ TEST(Resume, AnEventCheckpointThatDoesNotFitItsRunIsRefusedWithItsField) {
             std::string::npos);
   EXPECT_NE(refused([](Checkpoint& c) { c.event_point().end = 300; }).find("field end"),
             std::string::npos);
-  // A process-layout run keeps no checkpoint, and says so.
-  const fs::path process_out = run.dir / "process";
-  ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "conservative", "--layout",
-                        "process", "--out", process_out.string()},
-                       run.dir.path(), &err, 60s),
+}
+
+// In the process layout a lost group's process loses nothing committed before the last cut:
+// the run resumes from it, in new processes, to the sequential digest.
+TEST(Resume, EventRunWithAKilledGroupProcessResumesFromItsLastCut) {
+  ResumeRun run("phold.toml", {{"end = 2000.0", "end = 20000.0"}});
+  TempDir ref_dir;
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "sequential", "--out",
+                        (ref_dir / "ref").string()},
+                       ref_dir.path(), &err, 60s),
             0)
       << err;
-  EXPECT_EQ(kausal_exit({"run", "--resume", process_out.string()}, run.dir.path(), err), 2);
-  EXPECT_NE(err.find("the process layout keeps none"), std::string::npos) << err;
+  const auto ref = read_json(ref_dir / "ref" / "summary.json");
+  auto p = run.start("conservative", {"--layout", "process"});
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(fs::exists(run.out / "checkpoint.json") && run.checkpoint()["step"].get<std::uint64_t>() > 0))
+    std::this_thread::sleep_for(20ms);
+  ASSERT_GT(run.checkpoint()["step"].get<std::uint64_t>(), 0u) << "no cut before the deadline";
+  const auto victim = p->component_pid("event-group-1");
+  ASSERT_TRUE(victim);
+  ASSERT_EQ(kill(*victim, SIGKILL), 0);
+  const auto code = p->wait(30s);
+  if (code.value_or(-1) == 0) GTEST_SKIP() << "the run ended before the kill took effect";
+  ASSERT_EQ(code.value_or(-1), 3) << p->err();
+  const auto before = run.checkpoint()["step"].get<std::uint64_t>();
+  ASSERT_GT(before, 0u);
+  EXPECT_LT(run.checkpoint()["t"].get<double>(), 20000.0);
+
+  auto resumed = run.resume();
+  ASSERT_EQ(resumed->wait(120s).value_or(-1), 0) << resumed->err();
+  const auto summary = read_json(run.out / "summary.json");
+  EXPECT_EQ(summary["status"], "completed");
+  EXPECT_EQ(summary["layout"], "process");
+  EXPECT_EQ(summary["resumed_from_step"], before);
+  EXPECT_EQ(summary["trajectory_sha256"], ref["trajectory_sha256"]);
+  EXPECT_EQ(before + summary["events"]["committed"].get<std::uint64_t>(),
+            ref["events"]["committed"].get<std::uint64_t>());
+  EXPECT_EQ(read_json(run.out / "attempts" / "1" / "summary.json")["status"], "failed");
 }
 
 }  // namespace
