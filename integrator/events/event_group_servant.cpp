@@ -256,9 +256,9 @@ idl::EventGroupResult* EventGroupServant::outcome_of(Session& session) {
     EventCut cut;
     cut.states.resize(session.model->components());
     session.group->add_to_cut(cut);
+    const std::vector<Sha256::Midstate> digests = session.recorder->midstates();
     for (const LogicalProcess& lp : session.group->components())
-      outcome.cut.push_back(
-          {lp.id(), cut.states[lp.id()], session.recorder->midstates()[lp.id()]});
+      outcome.cut.push_back({lp.id(), cut.states[lp.id()], digests[lp.id()]});
     outcome.pending = std::move(cut.pending);
   }
   return new idl::EventGroupResult(to_idl(outcome));

@@ -23,6 +23,16 @@ struct ComponentFigures {
   std::uint64_t rollbacks = 0;    // times the component was rolled back
   std::uint64_t stragglers = 0;   // events that arrived in its past
   std::uint64_t anti_messages = 0;  // cancellations it sent
+
+  ComponentFigures& operator+=(const ComponentFigures& more) {
+    processed += more.processed;
+    committed += more.committed;
+    rolled_back += more.rolled_back;
+    rollbacks += more.rollbacks;
+    stragglers += more.stragglers;
+    anti_messages += more.anti_messages;
+    return *this;
+  }
 };
 
 class LogicalProcess {

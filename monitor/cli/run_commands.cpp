@@ -149,7 +149,8 @@ bool is_partitioned(const RunModel& model) {
 // The scenario of the command line, as the kind of model it describes.
 RunModel load_model(const Options& o) {
   if (is_event_scenario(o.scenario))
-    return EventsModel{std::make_shared<const EventScenario>(load_event_scenario(o.scenario))};
+    return EventsModel{std::make_shared<const EventScenario>(load_event_scenario(o.scenario)),
+                       nullptr};
   if (is_partitioned_scenario(o.scenario))
     return PartitionedModel{std::make_shared<const PartitionedScenario>(
                                 load_partitioned_scenario(o.scenario, o.limits)),

@@ -71,14 +71,7 @@ double default_window(const EventModel& model) {
 
 des::ComponentFigures EventRunResult::total() const {
   ComponentFigures sum;
-  for (const auto& c : components) {
-    sum.processed += c.processed;
-    sum.committed += c.committed;
-    sum.rolled_back += c.rolled_back;
-    sum.rollbacks += c.rollbacks;
-    sum.stragglers += c.stragglers;
-    sum.anti_messages += c.anti_messages;
-  }
+  for (const auto& c : components) sum += c;
   return sum;
 }
 
@@ -101,16 +94,8 @@ void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
     total.activity.resize(stretch.groups.size());
     total.dropped_spans.assign(stretch.groups.size(), 0);
   }
-  for (std::size_t c = 0; c < stretch.components.size(); ++c) {
-    ComponentFigures& sum = total.components[c];
-    const ComponentFigures& add = stretch.components[c];
-    sum.processed += add.processed;
-    sum.committed += add.committed;
-    sum.rolled_back += add.rolled_back;
-    sum.rollbacks += add.rollbacks;
-    sum.stragglers += add.stragglers;
-    sum.anti_messages += add.anti_messages;
-  }
+  for (std::size_t c = 0; c < stretch.components.size(); ++c)
+    total.components[c] += stretch.components[c];
   for (std::size_t g = 0; g < stretch.groups.size(); ++g) {
     const GroupFigures& f = stretch.groups[g];
     GroupFigures& sum = total.groups[g];
@@ -265,7 +250,7 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
     if (at)
       for (ComponentId c = 0; c < model.components(); ++c)
         done.cut->cut.committed[c] += at->cut.committed[c];
-    at = std::move(done.cut);
+    at.emplace(std::move(*done.cut));
     result.committed_to = at->cut.time;
     result.digest = digest_of(at->digests);
     if (cuts) {

@@ -693,8 +693,9 @@ const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
 const std::vector<std::string> kPartitioned = {"fmu-bouncing-ball.toml", "fmu-coupled.toml",
                                                "hydraulic-clemens.toml", "hydraulic-multirate.toml",
                                                "orifices-dre0.toml",     "orifices-pdre0.toml",
-                                               "turbogenerator.toml",    "two-mass-master.toml",
-                                               "two-mass.toml",          "two-tanks.toml"};
+                                               "tank-control.toml",      "turbogenerator.toml",
+                                               "two-mass-master.toml",   "two-mass.toml",
+                                               "two-tanks.toml"};
 
 // The digest scenarios/digests.toml pins for a scenario file.
 std::string pinned_digest(const std::string& file) {
