@@ -199,10 +199,11 @@ Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
   return out;
 }
 
-// How far the next stretch goes: cuts about `target` seconds of wall time apart, each
-// stretch at most four times longer or shorter than the last, and none shorter than `floor`.
+// How far the next stretch goes: cuts about `target` seconds of wall time apart. A stretch
+// is at most 64 times longer (a short run is done in three stretches) or four times shorter
+// than the last, and none is shorter than `floor`.
 double next_length(double length, double wall, double target, double floor) {
-  const double scale = wall > 0 ? std::clamp(target / wall, 0.25, 4.0) : 4.0;
+  const double scale = wall > 0 ? std::clamp(target / wall, 0.25, 64.0) : 64.0;
   return std::max(length * scale, floor);
 }
 
@@ -226,9 +227,10 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
   std::optional<EventResumePoint> at;
   if (spec.from) at = *spec.from;
   const double start = at ? at->cut.time : 0.0;
-  // At most about a thousand cuts, however fast the stretches go.
+  // At most about a thousand cuts, however fast the stretches go. The first stretch is the
+  // shortest, to measure how fast the run goes.
   const double floor = (spec.end - start) / 1000;
-  double length = spec.cut_seconds > 0 ? (spec.end - start) / 64 : spec.end - start;
+  double length = spec.cut_seconds > 0 ? floor : spec.end - start;
   GroupSettings settings = group_settings(model, spec);
   const auto begin = std::chrono::steady_clock::now();
   result.committed_to = start;
