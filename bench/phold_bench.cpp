@@ -49,13 +49,20 @@ int main(int argc, char** argv) {
   double cut_seconds = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--end") end = std::atof(argv[i + 1]);
-    else if (flag == "--repeat") repeat = std::atoi(argv[i + 1]);
-    else if (flag == "--components") components = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
-    else if (flag == "--window") window = std::atof(argv[i + 1]);
-    else if (flag == "--batch") batch = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
-    else if (flag == "--cut-seconds") cut_seconds = std::atof(argv[i + 1]);
-    else if (flag == "--gvt-interval") gvt_interval = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    if (flag == "--end")
+      end = std::atof(argv[i + 1]);
+    else if (flag == "--repeat")
+      repeat = std::atoi(argv[i + 1]);
+    else if (flag == "--components")
+      components = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (flag == "--window")
+      window = std::atof(argv[i + 1]);
+    else if (flag == "--batch")
+      batch = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (flag == "--cut-seconds")
+      cut_seconds = std::atof(argv[i + 1]);
+    else if (flag == "--gvt-interval")
+      gvt_interval = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else {
       std::fprintf(stderr,
                    "usage: kausal-phold-bench [--end T] [--repeat N] [--components N] "
@@ -65,8 +72,10 @@ int main(int argc, char** argv) {
   }
   std::printf("PHOLD, %u components, 1 event each, lookahead 1, end %.0f, median of %d\n\n",
               components, end, repeat);
-  std::printf("| remote | mean | method | groups | committed ev/s | efficiency | rollbacks | "
-              "anti-messages | null messages | GVT rounds | digest |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| remote | mean | method | groups | committed ev/s | efficiency | rollbacks | "
+      "anti-messages | null messages | GVT rounds | digest "
+      "|\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const double remote : {0.1, 0.5})
     for (const double mean : {1.0, 2.0}) {
       des::PholdParameters p;
@@ -84,7 +93,8 @@ int main(int argc, char** argv) {
         spec.groups = method == SyncMethod::sequential ? 1 : 2;
         spec.end = end;
         if (window > 0) spec.window = window;
-        if (method == SyncMethod::optimistic) window_used = spec.window.value_or(default_window(model));
+        if (method == SyncMethod::optimistic)
+          window_used = spec.window.value_or(default_window(model));
         if (batch > 0) spec.batch = batch;
         if (gvt_interval > 0) spec.gvt_interval = gvt_interval;
         for (const double cuts : {0.0, cut_seconds}) {
@@ -103,8 +113,8 @@ int main(int argc, char** argv) {
               (cuts > 0 ? ", " + std::to_string(row.cuts) + " cuts" : std::string());
           std::printf(
               "| %.1f | %.0f | %s | %u | %.2f M | %.1f %% | %llu | %llu | %llu | %llu | %s |\n",
-              remote, mean, label.c_str(), spec.groups, row.rate / 1e6,
-              100 * row.run.efficiency(), static_cast<unsigned long long>(total.rollbacks),
+              remote, mean, label.c_str(), spec.groups, row.rate / 1e6, 100 * row.run.efficiency(),
+              static_cast<unsigned long long>(total.rollbacks),
               static_cast<unsigned long long>(total.anti_messages),
               static_cast<unsigned long long>(nulls), static_cast<unsigned long long>(rounds),
               row.run.digest == reference ? "= sequential" : "DIFFERS");

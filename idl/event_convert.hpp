@@ -36,7 +36,8 @@ inline idl::GroupMessage to_idl(const des::GroupMessage& m) {
     t.epoch = m.token.epoch;
     t.round = m.token.round;
     t.in_transit.length(static_cast<CORBA::ULong>(m.token.in_transit.size()));
-    for (CORBA::ULong g = 0; g < t.in_transit.length(); ++g) t.in_transit[g] = m.token.in_transit[g];
+    for (CORBA::ULong g = 0; g < t.in_transit.length(); ++g)
+      t.in_transit[g] = m.token.in_transit[g];
     t.minimum = m.token.minimum;
   }
   return out;
@@ -50,8 +51,9 @@ inline idl::GroupMessageSeq to_idl(const std::vector<des::GroupMessage>& batch) 
 }
 
 // `owner`: the run's placement (per component, its group); `self`: the receiving group.
-inline des::GroupMessage from_idl(const idl::GroupMessage& m, const std::vector<des::GroupId>& owner,
-                                  des::GroupId groups, des::GroupId self, const std::string& who) {
+inline des::GroupMessage from_idl(const idl::GroupMessage& m,
+                                  const std::vector<des::GroupId>& owner, des::GroupId groups,
+                                  des::GroupId self, const std::string& who) {
   const auto refuse = [&](const std::string& why) {
     throw ProtocolError(who, "a message from group " + std::to_string(m.from) + ": " + why);
   };
@@ -139,11 +141,11 @@ inline std::vector<des::ComponentCutPart> from_idl(const idl::ComponentCutSeq& p
   for (CORBA::ULong k = 0; k < parts.length(); ++k) {
     const idl::ComponentCut& c = parts[k];
     if (c.component >= components)
-      throw ProtocolError(who, "a cut of component " + std::to_string(c.component) +
-                                   ", which does not exist");
+      throw ProtocolError(
+          who, "a cut of component " + std::to_string(c.component) + ", which does not exist");
     if (c.random.length() != 4)
-      throw ProtocolError(who, "a cut of component " + std::to_string(c.component) +
-                                   " without its 4 random words");
+      throw ProtocolError(
+          who, "a cut of component " + std::to_string(c.component) + " without its 4 random words");
     des::ComponentCutPart p;
     p.component = c.component;
     p.state.values.assign(c.values.get_buffer(), c.values.get_buffer() + c.values.length());
@@ -177,10 +179,10 @@ inline std::vector<des::Event> from_idl(const idl::CutEventSeq& events, std::siz
     const idl::CutEvent& e = events[k];
     if (e.key.source >= components || e.destination >= components || !std::isfinite(e.key.time) ||
         !std::isfinite(e.value))
-      throw ProtocolError(who, "a pending event of the cut from component " +
-                                   std::to_string(e.key.source) + " to " +
-                                   std::to_string(e.destination) + " at t = " +
-                                   std::to_string(e.key.time) + " that the run cannot have");
+      throw ProtocolError(
+          who, "a pending event of the cut from component " + std::to_string(e.key.source) +
+                   " to " + std::to_string(e.destination) +
+                   " at t = " + std::to_string(e.key.time) + " that the run cannot have");
     out.push_back({from_idl(e.key), e.destination, e.kind, e.value});
   }
   return out;
@@ -221,8 +223,10 @@ inline des::GroupSetup from_idl(const idl::EventGroupSetup& s) {
   out.settings.sync = s.optimistic ? des::GroupSync::optimistic : des::GroupSync::conservative;
   out.settings.end = s.end;
   out.settings.window = s.window;
-  out.settings.saving = s.incremental_saving ? des::StateSaving::incremental : des::StateSaving::full;
-  out.settings.cancellation = s.lazy_cancellation ? des::Cancellation::lazy : des::Cancellation::aggressive;
+  out.settings.saving =
+      s.incremental_saving ? des::StateSaving::incremental : des::StateSaving::full;
+  out.settings.cancellation =
+      s.lazy_cancellation ? des::Cancellation::lazy : des::Cancellation::aggressive;
   out.settings.batch = s.batch;
   out.settings.gvt_interval = s.gvt_interval;
   out.settings.start = s.start;

@@ -22,8 +22,13 @@ std::string describe(const EventModel& model, const Event& event) {
 EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupId> owner,
                        const GroupSettings& settings, GroupTransport* transport, CommitSink& sink,
                        std::function<bool(double)> watch)
-    : model_(model), self_(self), owner_(std::move(owner)), settings_(settings),
-      transport_(transport), sink_(sink), watch_(std::move(watch)),
+    : model_(model),
+      self_(self),
+      owner_(std::move(owner)),
+      settings_(settings),
+      transport_(transport),
+      sink_(sink),
+      watch_(std::move(watch)),
       name_("event group " + std::to_string(self)) {
   if (owner_.size() != model_.components())
     throw ProtocolError(name_, "the placement names " + std::to_string(owner_.size()) +
@@ -64,11 +69,10 @@ EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupI
 
 void EventGroup::continue_from(const EventCut& cut) {
   if (cut.time != settings_.start || cut.states.size() != owner_.size())
-    throw ProtocolError(name_, "a cut at t = " + std::to_string(cut.time) + " of " +
-                                   std::to_string(cut.states.size()) +
-                                   " components does not fit a run from t = " +
-                                   std::to_string(settings_.start) + " of " +
-                                   std::to_string(owner_.size()));
+    throw ProtocolError(
+        name_, "a cut at t = " + std::to_string(cut.time) + " of " +
+                   std::to_string(cut.states.size()) + " components does not fit a run from t = " +
+                   std::to_string(settings_.start) + " of " + std::to_string(owner_.size()));
   for (LogicalProcess& lp : lps_) lp.state() = cut.states[lp.id()];
   for (const Event& event : cut.pending) {
     if (event.destination >= owner_.size() || event.key.time < cut.time)
@@ -309,9 +313,8 @@ void EventGroup::cancel(const Event& event) {
   if (lp.processed_since(event.key)) rollback(lp, event.key);
   const auto it = pending_.find(event.key);
   if (it == pending_.end())
-    throw ProtocolError(name_, "an anti-message cancels " + describe(model_, event) +
-                                   ", which " + model_.component_name(lp.id()) +
-                                   " never received");
+    throw ProtocolError(name_, "an anti-message cancels " + describe(model_, event) + ", which " +
+                                   model_.component_name(lp.id()) + " never received");
   pending_.erase(it);
 }
 

@@ -10,8 +10,8 @@
 #include <exception>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,9 +54,9 @@ struct GroupFigures {
   // group sends them: events, anti-events, guarantees, GVT messages.
   std::uint64_t batches = 0;
   std::uint64_t gvt_rounds = 0;
-  std::uint64_t permits = 0;  // events processed by permission of the deadlock watch
-  double blocked_seconds = 0;  // waiting for a message with nothing to do
-  double wall_seconds = 0;     // from its start to its end (set by whoever runs it)
+  std::uint64_t permits = 0;         // events processed by permission of the deadlock watch
+  double blocked_seconds = 0;        // waiting for a message with nothing to do
+  double wall_seconds = 0;           // from its start to its end (set by whoever runs it)
   std::size_t peak_uncommitted = 0;  // the longest processed list, summed over components
   // Optimistic: model errors a speculative event raised and the group held back (each until
   // an earlier event cleared it, or GVT passed it and it was thrown), and those cleared.
@@ -136,7 +136,8 @@ class EventGroup {
   void withdraw(LogicalProcess& lp, const Event& sent);
   // Lazy cancellation: withdraws what undone events (keys below `bound`, or up to it when
   // `inclusive`) sent and nothing resent.
-  void settle_lazy(EventKey bound, bool inclusive);  // by value: it may erase the event it came from
+  void settle_lazy(EventKey bound,
+                   bool inclusive);  // by value: it may erase the event it came from
   void settle_lazy_before_next();
   bool resent_unchanged(const Event& sent);
   void commit(ComponentId component, const Event& event);

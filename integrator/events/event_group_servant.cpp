@@ -44,7 +44,8 @@ void check_cut(const GroupSetup& s, const EventModel& model, const std::string& 
   std::vector<bool> seen(model.components(), false);
   for (const ComponentCutPart& p : s.from) {
     if (s.owner[p.component] != s.group || seen[p.component])
-      refuse("the cut names component " + std::to_string(p.component) + " twice or for another group");
+      refuse("the cut names component " + std::to_string(p.component) +
+             " twice or for another group");
     seen[p.component] = true;
     if (p.state.values.size() != model.initial_state(p.component).values.size())
       refuse("the cut gives component " + std::to_string(p.component) + " " +
@@ -88,7 +89,8 @@ void EventGroupServant::require(const Session* session, bool connected, const ch
 
 std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(GroupSetup s) {
   const EventModelType* type = event_model_type(s.model);
-  if (!type) throw ProtocolError(name(), "set_up: no discrete-event model is called '" + s.model + "'");
+  if (!type)
+    throw ProtocolError(name(), "set_up: no discrete-event model is called '" + s.model + "'");
   std::map<std::string, double> values;
   for (const EventParameter& p : type->parameters) {
     const auto given = s.parameters.find(p.name);
@@ -111,7 +113,8 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(GroupSetup 
   const int spins = groups <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0;
   Session* raw = session.get();
   session->exchange = std::make_unique<PeerExchange>(
-      s.group, [this, raw](GroupId to, std::vector<GroupMessage>& batch) { send_out(*raw, to, batch); },
+      s.group,
+      [this, raw](GroupId to, std::vector<GroupMessage>& batch) { send_out(*raw, to, batch); },
       spins);
   session->recorder = std::make_unique<EventRecorder>(model.components());
   session->group = std::make_unique<des::EventGroup>(

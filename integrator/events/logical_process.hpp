@@ -17,11 +17,11 @@ enum class StateSaving : std::uint8_t {
 };
 
 struct ComponentFigures {
-  std::uint64_t processed = 0;    // events handled, re-executions included
-  std::uint64_t committed = 0;    // events below GVT (or processed conservatively)
-  std::uint64_t rolled_back = 0;  // processed events undone
-  std::uint64_t rollbacks = 0;    // times the component was rolled back
-  std::uint64_t stragglers = 0;   // events that arrived in its past
+  std::uint64_t processed = 0;      // events handled, re-executions included
+  std::uint64_t committed = 0;      // events below GVT (or processed conservatively)
+  std::uint64_t rolled_back = 0;    // processed events undone
+  std::uint64_t rollbacks = 0;      // times the component was rolled back
+  std::uint64_t stragglers = 0;     // events that arrived in its past
   std::uint64_t anti_messages = 0;  // cancellations it sent
 
   ComponentFigures& operator+=(const ComponentFigures& more) {

@@ -41,7 +41,8 @@ double PeerExchange::receive(GroupId, std::vector<GroupMessage>& into,
   const std::size_t before = into.size();
   const double waited = box_.take(into, wait, spins_);
   if (into.size() > before) {
-    const std::uint64_t taken = counted(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+    const std::uint64_t taken =
+        counted(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
     std::lock_guard lock(mutex_);
     taken_ += taken;
   }

@@ -337,7 +337,7 @@ SyncMethod method_for(const Options& o, const RunModel& model) {
 // command line asks for another: --layout process starts a process per group.
 Layout layout_for(const Options& o, const RunModel& model, Layout given) {
   return std::holds_alternative<EventsModel>(model) && !o.was_given("--layout") ? Layout::single
-                                                                               : given;
+                                                                                : given;
 }
 
 void check_model_options(const Options& o, const RunModel& model) {
@@ -359,10 +359,10 @@ int run_command(const Options& o) {
   check_model_options(o, model);
   const SyncMethod method = method_for(o, model);
   check_method_options(o, method);
-  const Guarantee guarantee = method == SyncMethod::conservative &&
-                                      std::holds_alternative<ChainModel>(model)
-                                  ? o.guarantee
-                                  : Guarantee::none;
+  const Guarantee guarantee =
+      method == SyncMethod::conservative && std::holds_alternative<ChainModel>(model)
+          ? o.guarantee
+          : Guarantee::none;
   const fs::path out = output_dir(o, scenario_name(model), to_string(method));
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);
@@ -383,8 +383,7 @@ int resume_command(const Options& o, const ResumeRequest& request) {
   std::optional<RunModel> model;
   if (checkpoint.events()) {
     ResumedEventsRun r = prepare_events_resume(request, std::move(checkpoint));
-    const std::string done =
-        "committed every event below t = " + option_value(r.scenario.end);
+    const std::string done = "committed every event below t = " + option_value(r.scenario.end);
     model = left_to_do(std::move(r), done);
   } else if (checkpoint.partitioned()) {
     ResumedPartitionedRun r = prepare_partitioned_resume(request, std::move(checkpoint));

@@ -31,9 +31,12 @@ class GroupProcesses {
  public:
   GroupProcesses(const EventModelSource& model, const EventRunSpec& spec, OrbRuntime& orb,
                  const LaunchOptions& options)
-      : model_(model), spec_(spec), set_(orb, Layout::process),
+      : model_(model),
+        spec_(spec),
+        set_(orb, Layout::process),
         owner_(contiguous_groups(model.built.components(), spec.groups)),
-        call_timeout_(options.call_timeout_ms + 1000), lost_(spec.groups, false) {
+        call_timeout_(options.call_timeout_ms + 1000),
+        lost_(spec.groups, false) {
     std::vector<std::string> processes;
     for (GroupId g = 0; g < spec.groups; ++g) processes.push_back(event_group_process(g));
     set_.start_each(ComponentRole::event_group, "kausal-event-group", processes, options);

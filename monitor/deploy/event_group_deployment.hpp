@@ -3,8 +3,8 @@
 // one kausal-event-group per group, started through ComponentSet (on this host, or on the
 // node agents a deployment file names), set up, connected to each other, started, watched
 // until every group has ended, and collected — once per stretch from cut to cut, in the
-// same processes (docs/events.md, "Checkpoints and --resume"). Events go from group to group directly; the
-// monitor relays nothing. It watches:
+// same processes (docs/events.md, "Checkpoints and --resume"). Events go from group to group
+// directly; the monitor relays nothing. It watches:
 //  - failures: a group whose handler fails, or whose peer does not answer, reports it in its
 //    status; a group whose process dies or hangs fails the status call (at once, or after
 //    the call timeout). The others are stopped and what every group committed is kept;

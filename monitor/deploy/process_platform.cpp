@@ -123,8 +123,8 @@ EventRunResult ProcessPlatform::run_event_groups(const des::EventModel& model,
                                                  const EventRunSpec& spec, const Placing& placing,
                                                  const EventWatch& watch,
                                                  const EventCutSink& cuts) {
-  return run_event_group_processes({model, name, parameters}, spec, orb(),
-                                   launch_options(placing), watch, cuts);
+  return run_event_group_processes({model, name, parameters}, spec, orb(), launch_options(placing),
+                                   watch, cuts);
 }
 
 void ProcessPlatform::observe(Deployment* deployment) {

@@ -286,7 +286,8 @@ EventPoint read_events(const Reader& r) {
   if (!(cut.time > 0 && cut.time <= c.end))
     r.fail("field cut: " + std::to_string(cut.time) + " is not within (0, end]");
   const auto components = r.get<json>("components");
-  if (!components.is_array() || components.empty()) r.fail("field components: not an array of components");
+  if (!components.is_array() || components.empty())
+    r.fail("field components: not an array of components");
   std::uint64_t committed = 0;
   for (std::size_t k = 0; k < components.size(); ++k) {
     const std::string path = "components[" + std::to_string(k) + "].";
@@ -319,7 +320,8 @@ EventPoint read_events(const Reader& r) {
     const json& at = pending[k];
     if (!at.is_object()) r.fail("field " + path + ": not an object");
     des::Event e;
-    e.key.time = finite_double_of(r.get<std::string>(at, "time", path), r.file() + ": " + path + "time");
+    e.key.time =
+        finite_double_of(r.get<std::string>(at, "time", path), r.file() + ": " + path + "time");
     const auto source = r.get<std::uint64_t>(at, "source", path);
     const auto destination = r.get<std::uint64_t>(at, "destination", path);
     if (source >= n || destination >= n)
@@ -329,7 +331,8 @@ EventPoint read_events(const Reader& r) {
     e.destination = static_cast<des::ComponentId>(destination);
     e.key.serial = r.get<std::uint64_t>(at, "serial", path);
     e.kind = r.get<std::uint32_t>(at, "kind", path);
-    e.value = finite_double_of(r.get<std::string>(at, "value", path), r.file() + ": " + path + "value");
+    e.value =
+        finite_double_of(r.get<std::string>(at, "value", path), r.file() + ": " + path + "value");
     // Pending events lie at or after the cut, in key order, each sent before its sender's
     // next serial.
     if (e.key.time < cut.time) r.fail("field " + path + "time: before the cut");

@@ -87,7 +87,7 @@ struct EventPoint {
 
 struct Checkpoint {
   RunSetup setup;
-  std::string scenario_sha256;              // of DIR/scenario.toml, to notice an edited copy
+  std::string scenario_sha256;  // of DIR/scenario.toml, to notice an edited copy
   // The steps (ticks; for discrete events, the events committed) each resume started from.
   std::vector<std::uint64_t> resumed_from;
   std::variant<ChainPoint, PartitionedPoint, EventPoint> point;

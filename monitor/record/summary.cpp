@@ -201,8 +201,7 @@ std::string format_events(const RunResult& r) {
     o << "from t = " << format_number(e.resumed_at) << " to " << format_number(e.committed_to);
   o << " (" << count_rate(committed_per_s(r)) << "/s)";
   if (!r.resumed_from.empty())
-    o << ", resumed after " << r.resumed_from.back() << " (resume " << r.resumed_from.size()
-      << ")";
+    o << ", resumed after " << r.resumed_from.back() << " (resume " << r.resumed_from.size() << ")";
   o << "\n";
   o << "  processed     " << e.processed << " (efficiency " << percent(e.efficiency()) << ")\n";
   if (r.method == SyncMethod::optimistic)
@@ -215,7 +214,8 @@ std::string format_events(const RunResult& r) {
       << e.cleared_errors << " cleared by rollbacks\n";
   if (r.method == SyncMethod::conservative) {
     o << "  guarantees    " << e.null_messages << " null messages";
-    if (e.deadlocks) o << "; " << e.deadlocks << " deadlocks, " << e.permits << " events let through";
+    if (e.deadlocks)
+      o << "; " << e.deadlocks << " deadlocks, " << e.permits << " events let through";
     o << "\n";
   }
   if (e.groups > 1)
@@ -430,8 +430,8 @@ std::string format_summary(const RunResult& r) {
   if (r.events)
     o << "kausal " << r.label() << " · " << r.scenario << " · " << r.events->model << ", "
       << r.events->components << " components in " << r.events->groups
-      << (r.events->groups == 1 ? " group" : " groups") << ", to t = "
-      << format_number(r.events->end) << "\n";
+      << (r.events->groups == 1 ? " group" : " groups")
+      << ", to t = " << format_number(r.events->end) << "\n";
   else if (r.partitions.empty())
     o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
       << r.integrator << ", h = " << r.h << " s\n";
@@ -587,23 +587,25 @@ namespace {
 // The table of a discrete-event comparison: events instead of steps and Calcs.
 std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
-  std::vector<std::string> header{"method", repeated ? "median s" : "wall s", "vs seq",
-                                  "committed", "committed/s", "processed", "efficiency",
-                                  "rollbacks", "anti-messages", "null messages", "util",
-                                  "blocked s", "digest"};
+  std::vector<std::string> header{"method",        repeated ? "median s" : "wall s",
+                                  "vs seq",        "committed",
+                                  "committed/s",   "processed",
+                                  "efficiency",    "rollbacks",
+                                  "anti-messages", "null messages",
+                                  "util",          "blocked s",
+                                  "digest"};
   std::vector<std::vector<std::string>> table{header};
   for (const auto& row : rows) {
     const EventFigures& e = *row.events;
-    table.push_back({row.label, fixed(row.wall_s, 3), ratio_text(row.vs_sequential),
-                     std::to_string(e.committed), count_rate(row.committed_per_s),
-                     std::to_string(e.processed), percent(e.efficiency()),
-                     std::to_string(e.rollbacks), std::to_string(e.anti_messages),
-                     std::to_string(e.null_messages), percent(row.mean_utilisation),
-                     fixed(row.idle_s, 3),
-                     row.digest.substr(0, 16) + (row.status != RunStatus::completed
-                                                     ? " (" + to_string(row.status) + ")"
-                                                 : row.digest_equal ? " = reference"
-                                                                    : " DIFFERS")});
+    table.push_back(
+        {row.label, fixed(row.wall_s, 3), ratio_text(row.vs_sequential),
+         std::to_string(e.committed), count_rate(row.committed_per_s), std::to_string(e.processed),
+         percent(e.efficiency()), std::to_string(e.rollbacks), std::to_string(e.anti_messages),
+         std::to_string(e.null_messages), percent(row.mean_utilisation), fixed(row.idle_s, 3),
+         row.digest.substr(0, 16) + (row.status != RunStatus::completed
+                                         ? " (" + to_string(row.status) + ")"
+                                     : row.digest_equal ? " = reference"
+                                                        : " DIFFERS")});
   }
   std::vector<Align> align(header.size(), Align::right);
   align.front() = align.back() = Align::left;

@@ -165,7 +165,9 @@ Checkpoint read_resumable(const ResumeRequest& req) {
   const bool events = is_event_scenario(copy);
   if (events != c.events() || (!events && is_partitioned_scenario(copy) != c.partitioned()))
     throw InputError((req.dir / kCheckpointFile).string() + ": field model: " +
-                     (c.events() ? "events" : c.partitioned() ? "partitioned" : "chain") +
+                     (c.events()        ? "events"
+                      : c.partitioned() ? "partitioned"
+                                        : "chain") +
                      ", but " + copy.string() + " is not such a scenario");
   return c;
 }
@@ -210,8 +212,8 @@ ResumedEventsRun prepare_events_resume(const ResumeRequest& req, Checkpoint chec
                      ", the model has " + std::to_string(model.components()));
   for (des::ComponentId k = 0; k < states.size(); ++k)
     if (states[k].values.size() != model.initial_state(k).values.size())
-      throw InputError(file + ": field components[" + std::to_string(k) + "].values: " +
-                       std::to_string(states[k].values.size()) + " values, " +
+      throw InputError(file + ": field components[" + std::to_string(k) +
+                       "].values: " + std::to_string(states[k].values.size()) + " values, " +
                        model.component_name(k) + " has " +
                        std::to_string(model.initial_state(k).values.size()));
   return r;

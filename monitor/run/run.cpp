@@ -18,10 +18,10 @@
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/cosim_master.hpp"
+#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
-#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal {
@@ -124,9 +124,7 @@ class ChainRun final : public ModelRun {
     pace(spec, s_.h, from() ? from()->step : 0, {1, 0, s_.steps}, chain_names(s_));
   }
 
-  std::vector<std::uint64_t> resumed_from() const override {
-    return checkpoints_.resumed_from();
-  }
+  std::vector<std::uint64_t> resumed_from() const override { return checkpoints_.resumed_from(); }
 
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
@@ -225,9 +223,7 @@ class PartitionedRun final : public ModelRun {
          partition_names(plan_));
   }
 
-  std::vector<std::uint64_t> resumed_from() const override {
-    return checkpoints_.resumed_from();
-  }
+  std::vector<std::uint64_t> resumed_from() const override { return checkpoints_.resumed_from(); }
 
   RunResult described() const override { return describe_partitioned_run(s_, spec_.method, mode_); }
 
@@ -334,19 +330,25 @@ class EventsRun final : public ModelRun {
  public:
   EventsRun(const EventsModel& model, const RunSpec& spec, RunPlatform& platform,
             std::vector<int> cpus)
-      : s_(*model.scenario), spec_(spec), platform_(platform), cpus_(std::move(cpus)),
+      : s_(*model.scenario),
+        spec_(spec),
+        platform_(platform),
+        cpus_(std::move(cpus)),
         resumed_(model.resumed.get()) {
     if (spec.realtime.paced())
-      throw InputError(s_.file + ": discrete-event models run unpaced: drop --realtime and --clock");
+      throw InputError(s_.file +
+                       ": discrete-event models run unpaced: drop --realtime and --clock");
     if (spec.groups && *spec.groups > s_.built->components())
       throw InputError("command line: --groups " + std::to_string(*spec.groups) +
                        " is more than the model's " + std::to_string(s_.built->components()) +
                        " components");
     if (spec.method != SyncMethod::sequential && spec.layout == Layout::pendulum)
-      throw InputError(s_.file + ": --layout pendulum pairs a System with its Integrator; event "
-                                 "groups have neither: use --layout process (a process per "
-                                 "group) or single (a thread per group)");
-    checkpoint_ = resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
+      throw InputError(s_.file +
+                       ": --layout pendulum pairs a System with its Integrator; event "
+                       "groups have neither: use --layout process (a process per "
+                       "group) or single (a thread per group)");
+    checkpoint_ =
+        resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
   }
 
   // Nothing is deployed through plan(): sequential() runs the groups, on threads here or,
@@ -437,8 +439,8 @@ class EventsRun final : public ModelRun {
   // How the run was started: only the method and the layout (the scenario holds the rest;
   // the number of groups does not change what is committed).
   RunSetup setup() const {
-    return {s_.file,    spec_.method, Guarantee::none, layout_of(spec_), 0, 0, false, false, 0.0,
-            spec_.pin, spec_.call_timeout_ms};
+    return {s_.file, spec_.method, Guarantee::none, layout_of(spec_),     0, 0, false,
+            false,   0.0,          spec_.pin,       spec_.call_timeout_ms};
   }
 
   // Wall time between checkpoints, as for the other model kinds.
@@ -470,8 +472,8 @@ class EventsRun final : public ModelRun {
     const auto owner = contiguous_groups(s_.built->components(), r.events->groups);
     for (des::GroupId g = 0; g < run.groups.size(); ++g) {
       ComponentReport c;
-      c.name = spec_.method == SyncMethod::sequential ? "sequential"
-                                                      : group_name(*s_.built, owner, g);
+      c.name =
+          spec_.method == SyncMethod::sequential ? "sequential" : group_name(*s_.built, owner, g);
       c.role = spec_.method == SyncMethod::sequential ? ComponentRole::sequential
                                                       : ComponentRole::event_group;
       c.host = run.places.empty() ? local_host_name() : run.places[g].host;
@@ -481,8 +483,8 @@ class EventsRun final : public ModelRun {
       for (const ActivitySpan& span : run.activity[g])
         if (span.kind == ActivityKind::rollback)
           c.totals.rollback_s += 1e-9 * static_cast<double>(span.end_ns - span.begin_ns);
-      c.totals.busy_s = std::max(
-          0.0, run.groups[g].wall_seconds - c.totals.idle_s - c.totals.rollback_s);
+      c.totals.busy_s =
+          std::max(0.0, run.groups[g].wall_seconds - c.totals.idle_s - c.totals.rollback_s);
       c.spans = run.activity[g];
       c.dropped_spans = run.dropped_spans[g];
       r.components.push_back(std::move(c));

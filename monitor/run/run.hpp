@@ -21,8 +21,8 @@
 #include "monitor/run/resume.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_platform.hpp"
-#include "monitor/scenario/event_scenario.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/scenario/event_scenario.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 

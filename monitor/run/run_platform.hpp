@@ -12,9 +12,9 @@
 #include "monitor/run/run_observer.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
-#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/step_clock.hpp"
 
 namespace kausal {

@@ -138,9 +138,9 @@ struct CosimulationFigures {
 struct EventFigures {
   std::string model;  // "phold", ...
   std::size_t components = 0;
-  std::uint32_t groups = 0;   // threads that ran them (1 for sequential)
-  double end = 0;             // events below it are committed when the run completes
-  double committed_to = 0;    // every event below this time is committed (end when completed)
+  std::uint32_t groups = 0;  // threads that ran them (1 for sequential)
+  double end = 0;            // events below it are committed when the run completes
+  double committed_to = 0;   // every event below this time is committed (end when completed)
   // A resumed run: the cut it continued from (the counts below are this attempt's; the
   // events committed before are RunResult::resumed_from.back()). 0 for a fresh run.
   double resumed_at = 0;
@@ -160,7 +160,7 @@ struct EventFigures {
   // rollback then cleared (the rest failed the run once GVT passed them).
   std::uint64_t deferred_errors = 0;
   std::uint64_t cleared_errors = 0;
-  double window = 0;            // optimistic
+  double window = 0;  // optimistic
   std::size_t peak_uncommitted = 0;
   // Per component, in component order: its name and what it processed, committed, undid,
   // received too late and cancelled.

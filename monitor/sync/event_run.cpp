@@ -126,14 +126,13 @@ void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
 Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
                          const std::vector<GroupId>& owner, const GroupSettings& settings,
                          const EventResumePoint* from, const EventWatch& watch) {
-  const auto groups = static_cast<std::uint32_t>(
-      *std::max_element(owner.begin(), owner.end()) + 1);
+  const auto groups = static_cast<std::uint32_t>(*std::max_element(owner.begin(), owner.end()) + 1);
   EventRecorder recorder(model.components());
   if (from) recorder.restore(from->digests);
   MailboxExchange exchange(groups, spec.deadlock,
                            [&](GroupId g) { return group_name(model, owner, g); });
-  GroupTransport* transport = groups > 1 || settings.sync == GroupSync::optimistic ? &exchange
-                                                                                   : nullptr;
+  GroupTransport* transport =
+      groups > 1 || settings.sync == GroupSync::optimistic ? &exchange : nullptr;
   std::vector<std::unique_ptr<EventGroup>> members;
   for (GroupId g = 0; g < groups; ++g) {
     members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder,

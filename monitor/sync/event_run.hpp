@@ -34,11 +34,11 @@ struct EventRunSpec {
   // positive lookahead of the model's links (unbounded when every lookahead is 0), which
   // keeps PHOLD's groups within a few rollbacks of each other (docs/performance.md).
   std::optional<double> window;
-  des::StateSaving saving = des::StateSaving::full;          // optimistic
+  des::StateSaving saving = des::StateSaving::full;                // optimistic
   des::Cancellation cancellation = des::Cancellation::aggressive;  // optimistic
-  des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;  // conservative
-  std::uint32_t batch = 64;             // events between looks at the mailbox
-  std::uint64_t gvt_interval = 1024;    // events group 0 processes between GVT rounds
+  des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;        // conservative
+  std::uint32_t batch = 64;           // events between looks at the mailbox
+  std::uint64_t gvt_interval = 1024;  // events group 0 processes between GVT rounds
   // Checkpoints: when positive, every group stops at cut times about this many seconds of
   // wall time apart, the run hands the cut to its EventCutSink and goes on from it.
   double cut_seconds = 0;

@@ -229,8 +229,7 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
 
 // PHOLD long enough (about 10 M events) that the run is still going when the test strikes.
 struct EventResumeRun : ResumeRun {
-  EventResumeRun()
-      : ResumeRun("phold.toml", {{"end = 2000.0", "end = 150000.0"}}) {}
+  EventResumeRun() : ResumeRun("phold.toml", {{"end = 2000.0", "end = 150000.0"}}) {}
   // Waits until the run has written a checkpoint with committed events.
   void wait_for_checkpoint() const {
     const auto deadline = std::chrono::steady_clock::now() + 30s;
@@ -290,9 +289,9 @@ TEST(Resume, InterruptedEventRunResumesFromItsLastCutToTheSequentialDigest) {
 TEST(Resume, AnEventCheckpointThatDoesNotFitItsRunIsRefusedWithItsField) {
   ResumeRun run("phold.toml", {{"end = 2000.0", "end = 200.0"}});
   std::string err;
-  ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "sequential", "--out",
-                        run.out.string()},
-                       run.dir.path(), &err),
+  ASSERT_EQ(run_kausal(
+                {"run", run.scenario.string(), "--method", "sequential", "--out", run.out.string()},
+                run.dir.path(), &err),
             0)
       << err;
   const Checkpoint stored = read_checkpoint(run.out);
@@ -308,17 +307,21 @@ TEST(Resume, AnEventCheckpointThatDoesNotFitItsRunIsRefusedWithItsField) {
         << message;
     return message;
   };
-  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.cut.pending.front().key.time = 50; })
-                .find("pending[0].time: before the cut"),
+  EXPECT_NE(refused([](Checkpoint& c) {
+              c.event_point().at.cut.pending.front().key.time = 50;
+            }).find("pending[0].time: before the cut"),
             std::string::npos);
-  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.cut.pending.front().key.serial = 1u << 30; })
-                .find("pending[0].serial"),
+  EXPECT_NE(refused([](Checkpoint& c) {
+              c.event_point().at.cut.pending.front().key.serial = 1u << 30;
+            }).find("pending[0].serial"),
             std::string::npos);
-  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.digests[3].length += 24; })
-                .find("components[3].sha256_midstate.length"),
+  EXPECT_NE(refused([](Checkpoint& c) {
+              c.event_point().at.digests[3].length += 24;
+            }).find("components[3].sha256_midstate.length"),
             std::string::npos);
-  EXPECT_NE(refused([](Checkpoint& c) { c.event_point().at.cut.states[5].values.push_back(1); })
-                .find("components[5].values: "),
+  EXPECT_NE(refused([](Checkpoint& c) {
+              c.event_point().at.cut.states[5].values.push_back(1);
+            }).find("components[5].values: "),
             std::string::npos);
   EXPECT_NE(refused([](Checkpoint& c) { c.event_point().end = 300; }).find("field end"),
             std::string::npos);
@@ -339,7 +342,8 @@ TEST(Resume, EventRunWithAKilledGroupProcessResumesFromItsLastCut) {
   auto p = run.start("conservative", {"--layout", "process"});
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline &&
-         !(fs::exists(run.out / "checkpoint.json") && run.checkpoint()["step"].get<std::uint64_t>() > 0))
+         !(fs::exists(run.out / "checkpoint.json") &&
+           run.checkpoint()["step"].get<std::uint64_t>() > 0))
     std::this_thread::sleep_for(20ms);
   ASSERT_GT(run.checkpoint()["step"].get<std::uint64_t>(), 0u) << "no cut before the deadline";
   const auto victim = p->component_pid("event-group-1");

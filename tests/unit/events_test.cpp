@@ -360,7 +360,7 @@ TEST(EventsDeferredError, ASpeculativeModelErrorIsRolledBackAndTheRunCommitsTheS
 
 TEST(EventsDeferredError, ARealModelErrorFailsTheOptimisticRunAsItFailsTheSequentialOne) {
   const FlipPairs model(std::chrono::milliseconds(1), 3);  // B fails its tick at t = 3.7
-  const double failed_at = 0.7 + 1.0 + 1.0 + 1.0;  // as B's ticks add up
+  const double failed_at = 0.7 + 1.0 + 1.0 + 1.0;          // as B's ticks add up
   const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 10));
   const std::string expected = "component-1: a tick at t = 3.7 between two flips";
   EXPECT_EQ(failure_text(reference), expected);
@@ -423,8 +423,7 @@ class StrictPhold final : public des::EventModel {
     if (event.destination % strict_every_ != 0) return;
     const auto it = counts_.find(seen);
     if (it == counts_.end() || it->second != count)
-      throw ModelError(component_name(event.destination),
-                       "a state the sequential run never had");
+      throw ModelError(component_name(event.destination), "a state the sequential run never had");
   }
   void stop_recording() { recording_ = false; }
 
@@ -521,16 +520,17 @@ TEST(EventCuts, ARunContinuedFromAnyCutCommitsWhatAnUninterruptedRunCommits) {
         for (const des::Event& e : cut.pending) EXPECT_GE(e.key.time, cut.time);
         if (k % (cuts.size() / 6 + 1) != 0) continue;
         // A run that ends at the cut commits exactly the events the cut counts.
-        const EventRunResult prefix = run_events(*c.model, spec(SyncMethod::sequential, 1, cut.time));
+        const EventRunResult prefix =
+            run_events(*c.model, spec(SyncMethod::sequential, 1, cut.time));
         std::uint64_t counted = 0;
         for (const auto n : cut.committed) counted += n;
         EXPECT_EQ(counted, prefix.total().committed) << "cut at " << cut.time;
       }
       // Continue from the middle cut with another method and another number of groups.
       const EventResumePoint& middle = cuts[cuts.size() / 2];
-      for (const auto& [other, groups] : {std::pair{SyncMethod::optimistic, 2u},
-                                          std::pair{SyncMethod::conservative, 4u},
-                                          std::pair{SyncMethod::sequential, 1u}}) {
+      for (const auto& [other, groups] :
+           {std::pair{SyncMethod::optimistic, 2u}, std::pair{SyncMethod::conservative, 4u},
+            std::pair{SyncMethod::sequential, 1u}}) {
         auto resumed = spec(other, groups, c.end);
         resumed.deadlock = des::DeadlockPolicy::recover;
         resumed.from = &middle;

@@ -196,9 +196,9 @@ TEST(Models, ParameterErrorsNameTheParameter) {
   expect_error_naming("load", {{"x0", 0.6}}, "x0");                    // no volume left
   expect_error_naming("load", {{"pt", 300}}, "pt");
   expect_error_naming("sampled_pi", {{"kp", 1}, {"ki", 1}, {"setpoint", 1}}, "command_max");
-  expect_error_naming("sampled_pi",
-                      {{"kp", 1}, {"ki", 1}, {"setpoint", 1}, {"command_min", 1}, {"command_max", 0}},
-                      "command_max is below command_min");
+  expect_error_naming(
+      "sampled_pi", {{"kp", 1}, {"ki", 1}, {"setpoint", 1}, {"command_min", 1}, {"command_max", 0}},
+      "command_max is below command_min");
 }
 
 // The discrete controller of tank-control.toml: one sample per step, the command held, the

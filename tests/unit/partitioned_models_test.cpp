@@ -242,9 +242,9 @@ TEST(DiscreteController, HoldsTheLowerTankAtEachSetpointUnderEveryMethod) {
 // ---- every method on every shipped partitioned scenario ----
 
 TEST(PartitionedMethods, SequentialConservativeAndOptimisticGiveOneDigestAtToleranceZero) {
-  for (const std::string name : {"orifices-dre0.toml", "orifices-pdre0.toml", "turbogenerator.toml",
-                                 "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml",
-                                 "tank-control.toml"}) {
+  for (const std::string name :
+       {"orifices-dre0.toml", "orifices-pdre0.toml", "turbogenerator.toml",
+        "hydraulic-multirate.toml", "two-mass.toml", "two-tanks.toml", "tank-control.toml"}) {
     const PartitionedScenario s = variant(name);
     const Outcome seq = sequential(s);
     ASSERT_EQ(seq.result.status, RunStatus::completed) << name << ": " << seq.result.error;
