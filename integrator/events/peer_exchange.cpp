@@ -30,22 +30,20 @@ void PeerExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
 
 double PeerExchange::receive(GroupId, std::vector<GroupMessage>& into,
                              std::chrono::microseconds wait) {
-  {
-    std::lock_guard lock(mutex_);
-    if (!late_.empty()) {
-      into.insert(into.end(), late_.begin(), late_.end());
-      late_.clear();
-      return 0;
-    }
-  }
+  // What the mailbox holds arrived before what came late: it goes first (FIFO per sender).
+  const bool late = has_late_.load(std::memory_order_acquire);
   const std::size_t before = into.size();
-  const double waited = box_.take(into, wait, spins_);
-  if (into.size() > before) {
-    const std::uint64_t taken =
-        counted(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
-    std::lock_guard lock(mutex_);
-    taken_ += taken;
-  }
+  const double waited =
+      box_.take(into, late ? std::chrono::microseconds(0) : wait, late ? 0 : spins_);
+  const std::uint64_t taken =
+      counted(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
+  if (taken == 0 && !late) return waited;
+  std::lock_guard lock(mutex_);
+  taken_ += taken;
+  // (Late messages were counted as taken when they arrived.)
+  into.insert(into.end(), late_.begin(), late_.end());
+  late_.clear();
+  has_late_.store(false, std::memory_order_release);
   return waited;
 }
 
@@ -79,6 +77,7 @@ void PeerExchange::deliver(std::vector<GroupMessage>& batch) {
     for (GroupMessage& m : batch)
       if (m.kind == MessageKind::event || m.kind == MessageKind::anti_event)
         late_.push_back(std::move(m));
+    has_late_.store(!late_.empty(), std::memory_order_release);
     batch.clear();
     return;
   }

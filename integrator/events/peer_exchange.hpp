@@ -5,6 +5,7 @@
 // monitor, which polls status() of every group twice and compares the counts: a group that
 // was blocked at both looks, with no message sent or taken anywhere in between and every
 // message sent also taken, has been blocked all along (the four-counter method).
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -54,6 +55,7 @@ class PeerExchange final : public GroupTransport {
   // Events and anti-events that arrived after the group finished (at or after its end):
   // counted as taken at once, and handed to the group when it adds itself to the cut.
   std::vector<GroupMessage> late_;
+  std::atomic<bool> has_late_{false};  // late_ is not empty (read without the lock)
   BlockedGroup state_;
   std::optional<EventKey> permit_;
   std::uint64_t sent_ = 0;

@@ -36,7 +36,8 @@ PolledRun run_polled(const EventModel& model, const EventRunSpec& spec) {
   std::vector<std::unique_ptr<PeerExchange>> exchanges;
   for (GroupId g = 0; g < spec.groups; ++g)
     exchanges.push_back(std::make_unique<PeerExchange>(
-        g, [&exchanges](GroupId to, std::vector<GroupMessage>& batch) {
+        g,
+        [&exchanges](GroupId to, std::vector<GroupMessage>& batch) {
           exchanges[to]->deliver(batch);
         },
         0));
@@ -45,8 +46,8 @@ PolledRun run_polled(const EventModel& model, const EventRunSpec& spec) {
     recorders.push_back(std::make_unique<EventRecorder>(model.components()));
   std::vector<std::unique_ptr<EventGroup>> groups;
   for (GroupId g = 0; g < spec.groups; ++g)
-    groups.push_back(std::make_unique<EventGroup>(model, g, owner, settings, exchanges[g].get(),
-                                                  *recorders[g]));
+    groups.push_back(
+        std::make_unique<EventGroup>(model, g, owner, settings, exchanges[g].get(), *recorders[g]));
   std::atomic<std::uint32_t> running{spec.groups};
   std::vector<std::jthread> threads;
   for (GroupId g = 0; g < spec.groups; ++g)
@@ -115,7 +116,8 @@ TEST(PeerExchange, ThePolledWatchFindsEveryZeroLookaheadDeadlockAndRecovers) {
   const std::string reference =
       run_events(model, testing::event_spec(SyncMethod::sequential, 1, 20)).digest;
   for (const std::uint32_t groups : {2u, 3u}) {
-    const PolledRun r = run_polled(model, testing::event_spec(SyncMethod::conservative, groups, 20));
+    const PolledRun r =
+        run_polled(model, testing::event_spec(SyncMethod::conservative, groups, 20));
     EXPECT_EQ(r.digest, reference) << groups << " groups";
     EXPECT_GT(r.deadlocks, 0u);
   }
@@ -146,3 +148,42 @@ TEST(PeerExchange, AQuietLookIsNotADeadlockUntilASecondConfirmsIt) {
 
 }  // namespace
 }  // namespace kausal
+
+namespace kausal::des {
+namespace {
+
+// After a group has finished, what peers still send it (at or after its end) is kept for
+// its part of the cut, after what its mailbox held: in the order it was sent, counted once.
+TEST(PeerExchange, WhatArrivesAfterTheGroupFinishedFollowsWhatItsMailboxHeld) {
+  PeerExchange exchange(
+      0, [](GroupId, std::vector<GroupMessage>&) {}, 0);
+  auto message = [](MessageKind kind, std::uint64_t serial) {
+    GroupMessage m;
+    m.kind = kind;
+    m.from = 1;
+    m.event.key = {10.0, 3, serial};
+    return m;
+  };
+  std::vector<GroupMessage> early{message(MessageKind::event, 1)};
+  exchange.deliver(early);
+  exchange.finished(0);
+  std::vector<GroupMessage> late{message(MessageKind::anti_event, 1),
+                                 message(MessageKind::guarantee, 0),
+                                 message(MessageKind::event, 2)};
+  exchange.deliver(late);
+  std::vector<GroupMessage> into;
+  exchange.receive(0, into, std::chrono::microseconds(0));
+  ASSERT_EQ(into.size(), 3u);  // the guarantee says nothing after the end
+  EXPECT_EQ(into[0].kind, MessageKind::event);
+  EXPECT_EQ(into[0].event.key.serial, 1u);
+  EXPECT_EQ(into[1].kind, MessageKind::anti_event);
+  EXPECT_EQ(into[2].event.key.serial, 2u);
+  const PeerStatus s = exchange.status();
+  EXPECT_EQ(s.taken, 4u);  // every message from a peer, each once
+  into.clear();
+  exchange.receive(0, into, std::chrono::microseconds(0));
+  EXPECT_TRUE(into.empty());
+}
+
+}  // namespace
+}  // namespace kausal::des
