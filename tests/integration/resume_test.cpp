@@ -227,12 +227,14 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
 
 // ---- discrete-event components ----
 
-// PHOLD long enough (about 10 M events) that the run is still going when the test strikes.
+// PHOLD to `end`: by default long enough (about 10 M events) that the run is still going
+// when the test strikes.
 struct EventResumeRun : ResumeRun {
-  EventResumeRun() : ResumeRun("phold.toml", {{"end = 2000.0", "end = 150000.0"}}) {}
-  // Waits until the run has written a checkpoint with committed events.
+  explicit EventResumeRun(const std::string& end = "end = 150000.0")
+      : ResumeRun("phold.toml", {{"end = 2000.0", end}}) {}
+  // Waits until the run has written a checkpoint with committed events (its first cut).
   void wait_for_checkpoint() const {
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
     while (std::chrono::steady_clock::now() < deadline) {
       if (fs::exists(out / "checkpoint.json") && checkpoint().contains("step") &&
           checkpoint()["step"].get<std::uint64_t>() > 0)
@@ -256,6 +258,7 @@ TEST(Resume, InterruptedEventRunResumesFromItsLastCutToTheSequentialDigest) {
 
   auto p = run.start("optimistic", {"--groups", "2"});
   run.wait_for_checkpoint();
+  ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
   ASSERT_EQ(p->wait(30s).value_or(-1), 130) << p->err();
   const auto c = run.checkpoint();
@@ -330,7 +333,7 @@ TEST(Resume, AnEventCheckpointThatDoesNotFitItsRunIsRefusedWithItsField) {
 // In the process layout a lost group's process loses nothing committed before the last cut:
 // the run resumes from it, in new processes, to the sequential digest.
 TEST(Resume, EventRunWithAKilledGroupProcessResumesFromItsLastCut) {
-  ResumeRun run("phold.toml", {{"end = 2000.0", "end = 20000.0"}});
+  EventResumeRun run("end = 20000.0");
   TempDir ref_dir;
   std::string err;
   ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "sequential", "--out",
@@ -340,12 +343,8 @@ TEST(Resume, EventRunWithAKilledGroupProcessResumesFromItsLastCut) {
       << err;
   const auto ref = read_json(ref_dir / "ref" / "summary.json");
   auto p = run.start("conservative", {"--layout", "process"});
-  const auto deadline = std::chrono::steady_clock::now() + 60s;
-  while (std::chrono::steady_clock::now() < deadline &&
-         !(fs::exists(run.out / "checkpoint.json") &&
-           run.checkpoint()["step"].get<std::uint64_t>() > 0))
-    std::this_thread::sleep_for(20ms);
-  ASSERT_GT(run.checkpoint()["step"].get<std::uint64_t>(), 0u) << "no cut before the deadline";
+  run.wait_for_checkpoint();
+  ASSERT_FALSE(HasFatalFailure());
   const auto victim = p->component_pid("event-group-1");
   ASSERT_TRUE(victim);
   ASSERT_EQ(kill(*victim, SIGKILL), 0);
