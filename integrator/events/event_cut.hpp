@@ -15,6 +15,12 @@ struct EventCut {
   std::vector<ComponentState> states;    // per component
   std::vector<Event> pending;            // in key order; every one at or after `time`
   std::vector<std::uint64_t> committed;  // per component: events committed below `time`
+
+  std::uint64_t committed_events() const {
+    std::uint64_t sum = 0;
+    for (const std::uint64_t n : committed) sum += n;
+    return sum;
+  }
 };
 
 }  // namespace kausal::des

@@ -246,11 +246,9 @@ PartitionedPoint read_partitioned(const Reader& r) {
 
 json events_json(const EventPoint& c) {
   const des::EventCut& cut = c.at.cut;
-  std::uint64_t committed = 0;
-  for (const auto n : cut.committed) committed += n;
   json j;
   j["end"] = double_hex(c.end);
-  j["step"] = committed;  // the events committed below the cut
+  j["step"] = cut.committed_events();  // the events committed below the cut
   j["cut"] = double_hex(cut.time);
   j["t"] = cut.time;  // for people; `cut` is what counts
   auto& components = j["components"] = json::array();
@@ -288,7 +286,6 @@ EventPoint read_events(const Reader& r) {
   const auto components = r.get<json>("components");
   if (!components.is_array() || components.empty())
     r.fail("field components: not an array of components");
-  std::uint64_t committed = 0;
   for (std::size_t k = 0; k < components.size(); ++k) {
     const std::string path = "components[" + std::to_string(k) + "].";
     const json& at = components[k];
@@ -308,9 +305,8 @@ EventPoint read_events(const Reader& r) {
     if (c.at.digests.back().length != cut.committed.back() * kEventRecordBytes)
       r.fail("field " + path + "sha256_midstate.length: does not match " +
              std::to_string(cut.committed.back()) + " committed events");
-    committed += cut.committed.back();
   }
-  if (r.get<std::uint64_t>("step") != committed)
+  if (r.get<std::uint64_t>("step") != cut.committed_events())
     r.fail("field step: not the sum of the components' committed events");
   const auto pending = r.get<json>("pending");
   if (!pending.is_array()) r.fail("field pending: not an array");
@@ -487,11 +483,7 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
 }
 
 std::uint64_t Checkpoint::step() const {
-  if (events()) {
-    std::uint64_t committed = 0;
-    for (const auto n : event_point().at.cut.committed) committed += n;
-    return committed;
-  }
+  if (events()) return event_point().at.cut.committed_events();
   return partitioned() ? partitions().horizon : chain().recorder.step;
 }
 
