@@ -236,6 +236,31 @@ inline des::GroupSetup from_idl(const idl::EventGroupSetup& s) {
   return out;
 }
 
+inline idl::EventGroupProgress to_idl(const des::GroupProgress& p) {
+  return {p.clock,
+          p.committed_to,
+          p.events.processed,
+          p.events.committed,
+          p.events.rolled_back,
+          p.events.rollbacks,
+          p.events.stragglers,
+          p.events.anti_messages,
+          p.null_messages,
+          p.messages};
+}
+
+// Only shown (the live view, trace.json): a time that is not finite reads as 0.
+inline des::GroupProgress from_idl(const idl::EventGroupProgress& p) {
+  des::GroupProgress out;
+  out.clock = std::isfinite(p.clock) ? p.clock : 0.0;
+  out.committed_to = std::isfinite(p.committed_to) ? p.committed_to : 0.0;
+  out.events = {p.processed, p.committed,  p.rolled_back,
+                p.rollbacks, p.stragglers, p.anti_messages};
+  out.null_messages = p.null_messages;
+  out.messages = p.messages;
+  return out;
+}
+
 inline idl::EventGroupResult to_idl(const des::GroupOutcome& o) {
   idl::EventGroupResult out;
   out.components.length(static_cast<CORBA::ULong>(o.components.size()));

@@ -46,6 +46,8 @@ EventGroup::EventGroup(const EventModel& model, GroupId self, std::vector<GroupI
     lps_.emplace_back(c, model_.initial_state(c), settings_.saving);
     mine.push_back(c);
   }
+  clock_ = settings_.start;
+  published_.clock = published_.committed_to = settings_.start;
   last_processed_.assign(lps_.size(), EventKey{-infinity, 0, 0});
   errors_.resize(lps_.size());
   outgoing_.resize(groups_);
@@ -128,12 +130,33 @@ void EventGroup::run() {
       gvt_duties(processed == 0 && received == 0);
     const bool progressed = processed > 0 || received > 0 || gvt_ != gvt_before;
     flush();
+    publish_progress(false);
     if (finished()) break;
     if (watch_ && !watch_(committed_horizon())) throw Interrupted();
     if (!progressed) wait_for_messages();
   }
+  publish_progress(true);
   if (settings_.sync == GroupSync::conservative && transport_ && !stopped_)
     transport_->finished(self_);
+}
+
+void EventGroup::publish_progress(bool now) {
+  const std::uint64_t at = monotonic_ns();
+  if (!now && at - published_ns_ < progress_period_ns) return;
+  published_ns_ = at;
+  GroupProgress p;
+  p.clock = clock_;
+  p.committed_to = committed_horizon();
+  for (const LogicalProcess& lp : lps_) p.events += lp.figures();
+  p.null_messages = figures_.null_messages;
+  p.messages = figures_.messages;
+  std::lock_guard lock(progress_mutex_);
+  published_ = p;
+}
+
+GroupProgress EventGroup::progress() const {
+  std::lock_guard lock(progress_mutex_);
+  return published_;
 }
 
 void EventGroup::start_components() {
@@ -196,6 +219,7 @@ void EventGroup::process_next(Pending::const_iterator next) {
   // it, and its committed horizon says so.
   pending_.erase(next);
   ++lp.figures().processed;
+  clock_ = event.key.time;
   if (optimistic) {
     lp.close_entry();
     for (const Event& sent : outbox_) lp.record_sent(sent);
@@ -321,6 +345,7 @@ void EventGroup::cancel(const Event& event) {
 void EventGroup::rollback(LogicalProcess& lp, const EventKey& key) {
   const std::uint64_t begin = monotonic_ns();
   ++lp.figures().rollbacks;
+  clock_ = std::min(clock_, key.time);
   while (lp.processed_since(key)) {
     LogicalProcess::Undone undone = lp.undo_newest();
     add_pending(undone.event);

@@ -11,12 +11,14 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "integrator/events/event_cut.hpp"
+#include "integrator/events/group_progress.hpp"
 #include "integrator/events/group_transport.hpp"
 #include "integrator/events/logical_process.hpp"
 #include "system/activity_trace.hpp"
@@ -100,6 +102,10 @@ class EventGroup {
   const GroupFigures& figures() const { return figures_; }
   // Its batches (busy), rollbacks and fossil collections (commit), for trace.json.
   const ActivityTrace& activity() const { return activity_; }
+  // What it had done when it last published (at most progress_period ago while it runs,
+  // and when run() returns). Thread-safe: read while the group runs.
+  GroupProgress progress() const;
+  static constexpr std::uint64_t progress_period_ns = 1'000'000;
 
  private:
   struct ByKey {
@@ -197,6 +203,13 @@ class EventGroup {
   bool continued_ = false;  // from a cut: the components do not start again
   GroupFigures figures_;
   ActivityTrace activity_;
+  // The live view of this group: its virtual time, and its counts copied out for readers on
+  // other threads at most every progress_period_ns (summing the components is not free).
+  double clock_ = 0;
+  void publish_progress(bool now);
+  std::uint64_t published_ns_ = 0;
+  mutable std::mutex progress_mutex_;
+  GroupProgress published_;
 
   // Conservative: the guarantee of each group with a link to this one, their minimum,
   // the lookahead of this group's links to each group and the guarantee last sent there.

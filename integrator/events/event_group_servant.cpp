@@ -234,6 +234,7 @@ idl::EventGroupStatus* EventGroupServant::status() {
   out->sent = s.sent;
   out->taken = s.taken;
   out->committed_horizon = session->horizon.load(std::memory_order_relaxed);
+  out->progress = to_idl(session->group->progress());
   if (session->started && !session->running && session->failure) {
     out->failure_kind = session->failure->kind.c_str();
     out->failure_component = session->failure->component.c_str();

@@ -186,6 +186,10 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   if (o.deploy_file) spec.deployment_file = o.deploy_file->file;
   spec.call_timeout_ms = o.call_timeout_ms;
   spec.realtime = o.realtime;
+  // Discrete-event runs are unpaced: --animate shows them as fast as they go.
+  if (std::holds_alternative<EventsModel>(model) && !o.was_given("--realtime") &&
+      !o.was_given("--external-clock"))
+    spec.realtime = RealtimeOptions{};
   return spec;
 }
 
@@ -347,7 +351,7 @@ void check_model_options(const Options& o, const RunModel& model) {
     return;
   }
   for (const char* option : {"--guarantee", "--batch", "--window", "--tolerance",
-                             "--rollback-check", "--check-guarantees", "--animate"})
+                             "--rollback-check", "--check-guarantees"})
     if (o.was_given(option))
       throw InputError(std::string("command line: ") + option +
                        " does not apply to discrete-event models (their settings are in the "

@@ -99,6 +99,22 @@ idl::AnimationSetup setup_of(const std::string& scenario, const std::string& lab
   return setup;
 }
 
+// The plot view of `plot` in `setup`; returns the columns of its series.
+std::vector<std::size_t> with_plots(idl::AnimationSetup& setup, const LivePlot& plot) {
+  setup.plots.length(static_cast<CORBA::ULong>(plot.plots.size()));
+  for (std::size_t i = 0; i < plot.plots.size(); ++i)
+    setup.plots[static_cast<CORBA::ULong>(i)] = plot.plots[i].c_str();
+  setup.series.length(static_cast<CORBA::ULong>(plot.series.size()));
+  std::vector<std::size_t> columns;
+  for (std::size_t i = 0; i < plot.series.size(); ++i) {
+    auto& out = setup.series[static_cast<CORBA::ULong>(i)];
+    out.name = plot.series[i].name.c_str();
+    out.plot = static_cast<CORBA::ULong>(plot.series[i].plot);
+    columns.push_back(plot.series[i].column);
+  }
+  return columns;
+}
+
 }  // namespace
 
 std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
@@ -121,19 +137,19 @@ std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
                                        scenario.ticks, components, start_ns, clock != nullptr);
   // Frames are the rows of trajectory.csv: every output interval, and the last tick.
   setup.frame_every = std::min(scenario.output_ticks, std::max<std::uint64_t>(scenario.ticks, 1));
-  const LivePlot plot = live_plot(scenario, plan);
-  setup.plots.length(static_cast<CORBA::ULong>(plot.plots.size()));
-  for (std::size_t i = 0; i < plot.plots.size(); ++i)
-    setup.plots[static_cast<CORBA::ULong>(i)] = plot.plots[i].c_str();
-  setup.series.length(static_cast<CORBA::ULong>(plot.series.size()));
-  std::vector<std::size_t> columns;
-  for (std::size_t i = 0; i < plot.series.size(); ++i) {
-    auto& out = setup.series[static_cast<CORBA::ULong>(i)];
-    out.name = plot.series[i].name.c_str();
-    out.plot = static_cast<CORBA::ULong>(plot.series[i].plot);
-    columns.push_back(plot.series[i].column);
-  }
+  std::vector<std::size_t> columns = with_plots(setup, live_plot(scenario, plan));
   return std::make_unique<AnimationFeed>(view_.in(), setup, std::move(columns), clock);
+}
+
+std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(const std::string& scenario,
+                                                           const EventViewLayout& layout,
+                                                           const std::string& label,
+                                                           std::uint64_t start_ns) {
+  idl::AnimationSetup setup =
+      setup_of(scenario, label, 0.0, layout.h, layout.ticks, {}, start_ns, false);
+  // EventLiveView sends each frame's values in series order.
+  with_plots(setup, layout.plot);
+  return std::make_unique<AnimationFeed>(view_.in(), setup, std::vector<std::size_t>{}, nullptr);
 }
 
 }  // namespace kausal

@@ -9,6 +9,7 @@
 #include "idl/orb_runtime.hpp"
 #include "monitor/deploy/child_process.hpp"
 #include "monitor/record/animation_feed.hpp"
+#include "monitor/record/event_live_view.hpp"
 #include "monitor/run/run_result.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
@@ -44,6 +45,11 @@ class AnimationProcess {
                                            const PartitionedPlan& plan, const std::string& label,
                                            const std::vector<std::string>& components,
                                            std::uint64_t start_ns, const StepClock* clock);
+  // A discrete-event run: the plot view of event_live_view.hpp (a frame per tick of the
+  // layout), fed by an EventLiveView.
+  std::unique_ptr<AnimationFeed> begin_run(const std::string& scenario,
+                                           const EventViewLayout& layout, const std::string& label,
+                                           std::uint64_t start_ns);
   idl::Animation_ptr view() const { return view_.in(); }
   bool running() { return process_->running(); }
   pid_t pid() const { return process_->pid(); }

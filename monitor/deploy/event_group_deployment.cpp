@@ -48,10 +48,10 @@ class GroupProcesses {
   // The run from cut to cut: each stretch sets the groups up again (from the last cut),
   // starts, watches and collects them, in the same processes.
   EventRunResult run(const EventWatch& watch, const EventCutSink& cuts) {
-    return run_in_stretches(model_.built, spec_, cuts,
-                            [&](const GroupSettings& settings, const EventResumePoint* from) {
-                              return stretch(settings, from, watch);
-                            });
+    return run_in_stretches(
+        model_.built, spec_, watch, cuts,
+        [&](const GroupSettings& settings, const EventResumePoint* from,
+            const EventWatch& stretch_watch) { return stretch(settings, from, stretch_watch); });
   }
 
  private:
@@ -121,17 +121,19 @@ class GroupProcesses {
       std::vector<idl::EventGroupStatus_var> now;
       if (!look(now)) return stop_all();
       bool ended = true;
-      double horizon = end_;
+      EventProgress progress;
+      progress.committed_to = end_;
       for (GroupId g = 0; g < now.size(); ++g) {
         ended = ended && !now[g]->running;
-        horizon = std::min(horizon, now[g]->committed_horizon);
+        progress.committed_to = std::min(progress.committed_to, now[g]->committed_horizon);
+        progress.groups.push_back(from_idl(now[g]->progress));
         if (!failure_ && now[g]->failure_kind.in()[0] != '\0')
           failure_ = failure_from_report({now[g]->failure_kind.in(), now[g]->failure_component.in(),
                                           now[g]->failure_reason.in()});
       }
       if (failure_) return stop_all();
       if (ended) return;
-      if (watch && !watch(horizon)) {
+      if (watch && !watch(progress)) {
         failure_ = std::make_exception_ptr(Interrupted());
         return stop_all();
       }

@@ -153,4 +153,11 @@ std::unique_ptr<LiveFeed> ProcessPlatform::show(const PartitionedScenario& scena
   return feed;
 }
 
+std::unique_ptr<LiveFeed> ProcessPlatform::show(const std::string& scenario,
+                                                const EventViewLayout& layout,
+                                                const std::string& label) {
+  if (!animation_) return nullptr;
+  return animation_->begin_run(scenario, layout, label, monotonic_ns());
+}
+
 }  // namespace kausal

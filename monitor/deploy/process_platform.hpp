@@ -51,6 +51,8 @@ class ProcessPlatform final : public RunPlatform {
   std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
                                  const std::vector<std::string>& strips, Deployment* deployment,
                                  const StepClock* clock) override;
+  std::unique_ptr<LiveFeed> show(const std::string& scenario, const EventViewLayout& layout,
+                                 const std::string& label) override;
   std::unique_ptr<LiveFeed> show(const PartitionedScenario& scenario, const PartitionedPlan& plan,
                                  const std::string& label, const std::vector<std::string>& strips,
                                  Deployment* deployment, const StepClock* clock) override;

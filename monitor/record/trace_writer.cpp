@@ -254,10 +254,29 @@ void TraceFile::flush_bin(Track& t) {
   }
 }
 
+void TraceFile::write_counters(const Track& t, const CounterTrack& counter) {
+  if (options_.mode == TraceMode::off) return;
+  // Chrome keys a counter by its process and name: the component's name keeps each apart.
+  const std::string name = nlohmann::json(t.name + " \u00b7 " + counter.name).dump();
+  for (const CounterTrack::Sample& sample : counter.samples) {
+    if (!room_for(1)) return;
+    nlohmann::ordered_json args = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < std::min(sample.values.size(), counter.series.size()); ++i)
+      args[counter.series[i]] = sample.values[i];
+    const std::uint64_t at = sample.at_ns > origin_ns_ ? sample.at_ns - origin_ns_ : 0;
+    out_ << ",\n{\"ph\":\"C\",\"name\":" << name << ",\"pid\":1,\"tid\":" << t.tid
+         << ",\"ts\":" << micros(at) << ",\"args\":" << args.dump() << "}";
+    ++stats_.events;
+  }
+}
+
 TraceStats TraceFile::finish(RunResult& r) {
   for (ComponentReport& c : r.components) {
     const int tid = track(c.name, c.role, c.host, c.pid);
     if (!tracks_[static_cast<std::size_t>(tid - 1)].streamed) write(tid, c.spans, 0);
+    std::lock_guard lock(mutex_);
+    for (const CounterTrack& counter : c.counters)
+      write_counters(tracks_[static_cast<std::size_t>(tid - 1)], counter);
   }
   std::lock_guard lock(mutex_);
   for (Track& t : tracks_) flush_bin(t);

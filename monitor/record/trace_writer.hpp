@@ -11,6 +11,9 @@
 // slice to the callee's: monitor -> Integrator (grant -> advance, sweep -> rollback and
 // apply_event, commit -> commit) and Integrator -> System (the request -> Calc, event).
 //
+// Counters ("ph": "C") graph values a component reported over time: an event group's
+// counts and virtual times (docs/events.md, "Watching a run").
+//
 // Timestamps are microseconds since the trace's origin: the moment the components were set
 // up, before the first step. Nothing earlier is written: a span that began before it (or
 // that a remote host's clock offset, known only to about the round trip, puts before it) is
@@ -105,6 +108,7 @@ class TraceFile {
   void write_slice(Track& t, std::uint64_t begin, std::uint64_t dur, const char* name,
                    ActivityKind kind, const SpanTag& tag, const std::string& extra_args = "");
   void write_span(Track& t, const ActivitySpan& span);
+  void write_counters(const Track& t, const CounterTrack& counter);
   void add_to_bin(Track& t, const ActivitySpan& span);
   void flush_bin(Track& t);
   void write_flow(const Track& from, const Track& to, std::uint64_t from_ts, std::uint64_t to_ts,

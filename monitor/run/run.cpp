@@ -10,6 +10,7 @@
 
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/checkpoint.hpp"
+#include "monitor/record/event_live_view.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/run/feasibility.hpp"
@@ -372,10 +373,15 @@ class EventsRun final : public ModelRun {
     return r;
   }
 
-  RunResult sequential(RunControl& control, RunObserver*) override {
+  RunResult sequential(RunControl& control, RunObserver* observer) override {
     const EventRunSpec spec = run_spec();
-    const EventWatch watch = [&](double committed_to) {
-      control.progress(static_cast<std::uint64_t>(1000 * committed_to / s_.end), 1000);
+    std::optional<EventLiveView> view;
+    if (observer) view.emplace(*observer, view_layout());
+    EventProgressLog log;
+    const EventWatch watch = [&](const EventProgress& p) {
+      control.progress(static_cast<std::uint64_t>(1000 * p.committed_to / s_.end), 1000);
+      if (view) view->show(p);
+      log.add(p, monotonic_ns());
       return !control.stop_requested();
     };
     // Each cut is a checkpoint: `kausal run --resume` continues from the last one.
@@ -399,6 +405,8 @@ class EventsRun final : public ModelRun {
                                          f.anti_messages});
     }
     add_groups(r, run);
+    for (std::size_t g = 0; g < r.components.size(); ++g)
+      r.components[g].counters = log.counters(g);
     if (run.failure) end_with(r, run.failure);
     return r;
   }
@@ -406,9 +414,9 @@ class EventsRun final : public ModelRun {
   DeploymentPlan plan() const override {
     throw ProtocolError("monitor", "discrete-event components are not deployed");
   }
-  std::unique_ptr<LiveFeed> show(RunPlatform&, const std::string&, const std::vector<std::string>&,
-                                 Deployment*) override {
-    return nullptr;
+  std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
+                                 const std::vector<std::string>&, Deployment*) override {
+    return platform.show(s_.name, view_layout(), label);
   }
   RunResult distributed(Deployment&, RunControl&, TraceCollector&) override {
     throw ProtocolError("monitor", "discrete-event components are not deployed");
@@ -417,6 +425,11 @@ class EventsRun final : public ModelRun {
  private:
   bool in_processes() const {
     return spec_.method != SyncMethod::sequential && spec_.layout == Layout::process;
+  }
+
+  EventViewLayout view_layout() const {
+    const std::uint32_t groups = spec_.method == SyncMethod::sequential ? 1 : run_spec().groups;
+    return event_view_layout(*s_.built, spec_.method, groups, s_.end);
   }
 
   EventRunSpec run_spec() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "monitor/deploy/deployment_plan.hpp"
+#include "monitor/record/event_live_view.hpp"
 #include "monitor/run/run_observer.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
@@ -63,6 +64,13 @@ class RunPlatform {
                                          const std::string& /*label*/,
                                          const std::vector<std::string>& /*strips*/,
                                          Deployment* /*deployment*/, const StepClock* /*clock*/) {
+    return nullptr;
+  }
+
+  // A discrete-event run's live view (monitor/record/event_live_view.hpp).
+  virtual std::unique_ptr<LiveFeed> show(const std::string& /*scenario*/,
+                                         const EventViewLayout& /*layout*/,
+                                         const std::string& /*label*/) {
     return nullptr;
   }
 

@@ -14,6 +14,18 @@
 
 namespace kausal {
 
+// Values a component's trace track shows over time (trace.json "C" events, a counter graph
+// in Perfetto): one value per series at each sample, on the monitor's clock.
+struct CounterTrack {
+  std::string name;                 // "events"
+  std::vector<std::string> series;  // "processed", "committed", ...
+  struct Sample {
+    std::uint64_t at_ns = 0;
+    std::vector<double> values;  // one per series
+  };
+  std::vector<Sample> samples;
+};
+
 struct ComponentReport {
   std::string name;  // "monitor", "integrator-3", "system-3", "sequential"
   ComponentRole role = ComponentRole::monitor;
@@ -25,9 +37,10 @@ struct ComponentReport {
   // Its busy / rollback intervals (trace.json, the timelines), on its host's clock.
   // In-process runs only: streamed runs write them to trace.json as they go.
   std::vector<ActivitySpan> spans;
-  std::uint64_t dropped_spans = 0;  // spans not in trace.json (lost, or past its limit)
-  std::string node;                 // the node agent that started it (multi-host runs)
-  std::uint64_t trace_slices = 0;   // slices trace.json holds for it
+  std::uint64_t dropped_spans = 0;       // spans not in trace.json (lost, or past its limit)
+  std::string node;                      // the node agent that started it (multi-host runs)
+  std::uint64_t trace_slices = 0;        // slices trace.json holds for it
+  std::vector<CounterTrack> counters{};  // in-process runs: written to trace.json at the end
 };
 
 // How much of the activity trace.json keeps (kausal run --trace, --trace-limit).

@@ -122,6 +122,42 @@ void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
   total.places = stretch.places;
 }
 
+// What a finished stretch did, per group (its groups hold contiguous blocks).
+std::vector<GroupProgress> progress_of(const EventRunResult& stretch, double reached) {
+  std::vector<GroupProgress> groups(stretch.groups.size());
+  const auto owner = contiguous_groups(stretch.components.size(),
+                                       static_cast<std::uint32_t>(stretch.groups.size()));
+  for (ComponentId c = 0; c < stretch.components.size(); ++c)
+    groups[owner[c]].events += stretch.components[c];
+  for (GroupId g = 0; g < groups.size(); ++g) {
+    groups[g].clock = groups[g].committed_to = reached;
+    groups[g].null_messages = stretch.groups[g].null_messages;
+    groups[g].messages = stretch.groups[g].messages;
+  }
+  return groups;
+}
+
+// The first group's watch over the whole stretch: every progress_period, the progress
+// every group has published.
+std::function<bool(double)> watch_members(const std::vector<std::unique_ptr<EventGroup>>& members,
+                                          const EventWatch& watch) {
+  if (!watch) return {};
+  constexpr auto period =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(progress_period).count();
+  return [&members, &watch, last = std::uint64_t{0}](double) mutable {
+    const std::uint64_t now = monotonic_ns();
+    if (now - last < static_cast<std::uint64_t>(period)) return true;
+    last = now;
+    EventProgress p;
+    p.committed_to = std::numeric_limits<double>::infinity();
+    for (const auto& member : members) {
+      p.groups.push_back(member->progress());
+      p.committed_to = std::min(p.committed_to, p.groups.back().committed_to);
+    }
+    return watch(p);
+  };
+}
+
 // The groups of one stretch on threads of this process, exchanging through mailboxes.
 Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
                          const std::vector<GroupId>& owner, const GroupSettings& settings,
@@ -135,8 +171,9 @@ Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
       groups > 1 || settings.sync == GroupSync::optimistic ? &exchange : nullptr;
   std::vector<std::unique_ptr<EventGroup>> members;
   for (GroupId g = 0; g < groups; ++g) {
-    members.push_back(std::make_unique<EventGroup>(model, g, owner, settings, transport, recorder,
-                                                   g == 0 ? watch : EventWatch{}));
+    members.push_back(std::make_unique<EventGroup>(
+        model, g, owner, settings, transport, recorder,
+        g == 0 ? watch_members(members, watch) : std::function<bool(double)>{}));
     if (from) members.back()->continue_from(from->cut);
   }
   std::vector<std::exception_ptr> errors(groups);
@@ -220,7 +257,8 @@ std::string digest_of(const std::vector<Sha256::Midstate>& digests) {
 }  // namespace
 
 EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spec,
-                                const EventCutSink& cuts, const StretchRunner& stretch) {
+                                const EventWatch& watch, const EventCutSink& cuts,
+                                const StretchRunner& stretch) {
   EventRunResult result;
   result.components.resize(model.components());
   std::optional<EventResumePoint> at;
@@ -234,14 +272,31 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
   const auto begin = std::chrono::steady_clock::now();
   result.committed_to = start;
   if (at) result.digest = digest_of(at->digests);
+  // What the stretches before the current one did, per group.
+  std::vector<GroupProgress> done_before;
+  const auto whole_run = [&](const EventProgress& stretch_progress) {
+    EventProgress p = stretch_progress;
+    for (std::size_t g = 0; g < std::min(p.groups.size(), done_before.size()); ++g) {
+      GroupProgress sum = done_before[g];
+      sum += p.groups[g];
+      p.groups[g] = sum;
+    }
+    return watch(p);
+  };
+  const EventWatch stretch_watch = watch ? EventWatch(whole_run) : EventWatch{};
   while (result.committed_to < spec.end) {
     settings.start = result.committed_to;
     settings.end = std::min(spec.end, settings.start + length);
     // The last stretch ends exactly at the end, never a rounding short of it.
     if (spec.end - settings.end < floor) settings.end = spec.end;
     const auto stretch_begin = std::chrono::steady_clock::now();
-    Stretch done = stretch(settings, at ? &*at : nullptr);
+    Stretch done = stretch(settings, at ? &*at : nullptr, stretch_watch);
     add_stretch(result, done.figures);
+    const auto finished =
+        progress_of(done.figures, done.cut ? settings.end : done.figures.committed_to);
+    if (done_before.empty()) done_before.resize(finished.size());
+    for (std::size_t g = 0; g < std::min(finished.size(), done_before.size()); ++g)
+      done_before[g] += finished[g];
     if (!done.cut) {
       result.failure = done.figures.failure;
       result.committed_to = std::max(result.committed_to, done.figures.committed_to);
@@ -253,6 +308,9 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
         done.cut->cut.committed[c] += at->cut.committed[c];
     at.emplace(std::move(*done.cut));
     result.committed_to = at->cut.time;
+    // Exact figures at every cut (the run's last progress among them); a stop is seen by
+    // the next stretch's watch.
+    if (watch) watch(EventProgress{result.committed_to, done_before});
     result.digest = digest_of(at->digests);
     if (cuts) {
       try {
@@ -276,9 +334,11 @@ EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
   check_event_run(model, spec);
   const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
   const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
-  return run_in_stretches(model, spec, cuts,
-                          [&](const GroupSettings& settings, const EventResumePoint* from) {
-                            return run_stretch_here(model, spec, owner, settings, from, watch);
+  return run_in_stretches(model, spec, watch, cuts,
+                          [&](const GroupSettings& settings, const EventResumePoint* from,
+                              const EventWatch& stretch_watch) {
+                            return run_stretch_here(model, spec, owner, settings, from,
+                                                    stretch_watch);
                           });
 }
 

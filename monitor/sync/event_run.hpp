@@ -4,6 +4,7 @@
 // thread each, that exchange events peer to peer through mailboxes. The same groups run in
 // component processes over CORBA; this is the one-process form the tests and the
 // benchmarks use.
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -95,9 +96,17 @@ std::string group_name(const des::EventModel& model, const std::vector<des::Grou
 // checkpoint.json keeps). What it throws fails the run.
 using EventCutSink = std::function<void(const EventResumePoint&)>;
 
-// Called by the first group after every batch with the time below which it has committed
-// everything; returning false stops the run (the result's failure is Interrupted).
-using EventWatch = std::function<bool(double horizon)>;
+// A run while it goes: every event below committed_to is committed, and per group what it
+// has done since the run (or its resumption) began.
+struct EventProgress {
+  double committed_to = 0;
+  std::vector<des::GroupProgress> groups;
+};
+
+// Called about every progress_period while the run goes; returning false stops the run
+// (the result's failure is Interrupted).
+using EventWatch = std::function<bool(const EventProgress& progress)>;
+inline constexpr std::chrono::milliseconds progress_period{5};
 
 // One stretch of a run as a layout runs it: every group from settings.start to settings.end.
 struct Stretch {
@@ -107,15 +116,18 @@ struct Stretch {
   // At settings.end, when every group reached it (its committed counts are the stretch's).
   std::optional<EventResumePoint> cut;
 };
-// Runs one stretch, continued from `from` (null: the components start).
-using StretchRunner =
-    std::function<Stretch(const des::GroupSettings& settings, const EventResumePoint* from)>;
+// Runs one stretch, continued from `from` (null: the components start), telling `watch` the
+// stretch's own progress.
+using StretchRunner = std::function<Stretch(const des::GroupSettings& settings,
+                                            const EventResumePoint* from, const EventWatch& watch)>;
 
 // The stretch loop every layout shares: from spec.from (or the start) to spec.end, in
 // stretches sized for a cut about every spec.cut_seconds (one stretch when 0), each cut
 // handed to `cuts` with the committed counts of the whole run. The digest is the last cut's.
+// `watch` sees the progress of the whole run (each stretch's added to those before it).
 EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec& spec,
-                                const EventCutSink& cuts, const StretchRunner& stretch);
+                                const EventWatch& watch, const EventCutSink& cuts,
+                                const StretchRunner& stretch);
 
 // Throws InputError for a bad spec. A run that fails — a deadlock (policy fail: a
 // SimulationError naming the cycle), a component's error (ModelError, ProtocolError), a

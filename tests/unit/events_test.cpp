@@ -139,6 +139,60 @@ TEST(EventRun, BadSpecsNameTheField) {
   EXPECT_THROW(Phold(phold(0.1, 0.5, 1.0)), InputError);
 }
 
+// The live view and trace.json read the progress a run reports while it goes: it must
+// only grow, and its last report must be what the run returns, over stretches and groups.
+TEST(EventRun, ProgressGrowsAndEndsWithTheRunsFigures) {
+  const Phold model(phold(0.5, 1.0));
+  for (const SyncMethod method :
+       {SyncMethod::sequential, SyncMethod::conservative, SyncMethod::optimistic}) {
+    EventRunSpec s = spec(method, 3, 2000);
+    s.cut_seconds = 0.002;  // several stretches: their counts add up
+    std::vector<EventProgress> seen;
+    std::size_t cuts = 0;
+    const EventRunResult run = run_events(
+        model, s,
+        [&](const EventProgress& p) {
+          seen.push_back(p);
+          return true;
+        },
+        [&](const EventResumePoint&) { ++cuts; });
+    ASSERT_FALSE(run.failure) << name_of(method);
+    ASSERT_GE(seen.size(), 2u) << name_of(method);
+    EXPECT_GE(cuts, 2u) << name_of(method);
+    const std::size_t groups = method == SyncMethod::sequential ? 1 : 3;
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+      ASSERT_EQ(seen[i].groups.size(), groups);
+      EXPECT_GE(seen[i].committed_to, seen[i - 1].committed_to) << name_of(method) << " " << i;
+      for (std::size_t g = 0; g < groups; ++g) {
+        const des::GroupProgress &now = seen[i].groups[g], &before = seen[i - 1].groups[g];
+        EXPECT_GE(now.events.processed, before.events.processed) << name_of(method) << " " << i;
+        EXPECT_GE(now.events.committed, before.events.committed) << name_of(method) << " " << i;
+        EXPECT_GE(now.events.rollbacks, before.events.rollbacks) << name_of(method) << " " << i;
+        EXPECT_GE(now.null_messages, before.null_messages) << name_of(method) << " " << i;
+      }
+    }
+    const EventProgress& last = seen.back();
+    EXPECT_EQ(last.committed_to, 2000.0);
+    des::ComponentFigures total;
+    std::uint64_t nulls = 0;
+    for (const des::GroupProgress& g : last.groups) {
+      total += g.events;
+      nulls += g.null_messages;
+      EXPECT_EQ(g.committed_to, 2000.0);
+    }
+    EXPECT_EQ(total.processed, run.total().processed) << name_of(method);
+    EXPECT_EQ(total.committed, run.total().committed) << name_of(method);
+    EXPECT_EQ(total.rollbacks, run.total().rollbacks) << name_of(method);
+    EXPECT_EQ(total.anti_messages, run.total().anti_messages) << name_of(method);
+    std::uint64_t run_nulls = 0;
+    for (const des::GroupFigures& g : run.groups) run_nulls += g.null_messages;
+    EXPECT_EQ(nulls, run_nulls) << name_of(method);
+    if (method == SyncMethod::conservative) {
+      EXPECT_GT(nulls, 0u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kausal
 
@@ -172,14 +226,16 @@ TEST(EventRun, IncrementalStateSavingRollsBackToTheSameBitsAsFullCopies) {
 
 TEST(EventRun, AStopFromTheWatchEndsTheRunWithWhatWasCommitted) {
   const Phold model(phold(0.5, 1.0));
-  const EventRunResult full = run_events(model, spec(SyncMethod::sequential, 1, 400));
+  // Long enough that the watch, called every progress_period, sees the run before its end.
+  const EventRunResult full = run_events(model, spec(SyncMethod::sequential, 1, 4000));
   for (const SyncMethod method :
        {SyncMethod::sequential, SyncMethod::conservative, SyncMethod::optimistic}) {
     double seen = 0;
-    const EventRunResult cut = run_events(model, spec(method, 2, 400), [&](double horizon) {
-      seen = horizon;
-      return horizon < 100;
-    });
+    const EventRunResult cut =
+        run_events(model, spec(method, 2, 4000), [&](const EventProgress& p) {
+          seen = p.committed_to;
+          return p.committed_to < 100;
+        });
     ASSERT_TRUE(cut.failure) << name_of(method);
     EXPECT_THROW(std::rethrow_exception(cut.failure), Interrupted);
     EXPECT_GE(seen, 100.0);
@@ -187,7 +243,7 @@ TEST(EventRun, AStopFromTheWatchEndsTheRunWithWhatWasCommitted) {
     EXPECT_LT(cut.total().committed, full.total().committed);
     // Everything below committed_to is committed: as many events as a run that ends there.
     ASSERT_GT(cut.committed_to, 0.0);
-    ASSERT_LT(cut.committed_to, 400.0);
+    ASSERT_LT(cut.committed_to, 4000.0);
     const EventRunResult prefix =
         run_events(model, spec(SyncMethod::sequential, 1, cut.committed_to));
     EXPECT_GE(cut.total().committed, prefix.total().committed) << name_of(method);
