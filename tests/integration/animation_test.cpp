@@ -17,6 +17,7 @@
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "kausal_process.hpp"
+#include "monitor/record/event_live_view.hpp"
 #include "system/activity_trace.hpp"
 
 namespace kausal {
@@ -838,6 +839,65 @@ TEST(AnimatePartitionedCompare, OneViewShowsEveryRun) {
   const auto summary = testing::read_json(out / "optimistic/summary.json");
   expect_plots_and_the_final_horizon(r.picture, summary["partitions"].size(),
                                      summary["components"].size(), "compare");
+}
+
+// ---- kausal run --animate on a discrete-event model ----
+
+// Each method, the conservative one in the process layout (its progress comes over CORBA):
+// the view receives a frame for every tick of the committed time and rejects nothing, plots
+// them and ends at the end; the digest is the pinned one. trace.json graphs each group's
+// counts, and their last values are the run's.
+TEST(AnimateEvents, EveryMethodIsPlottedLiveAndEachGroupGraphedInTheTrace) {
+  TempDir tmp;
+  const std::string file = "phold.toml";
+  for (const auto& [method, layout] : std::vector<std::pair<std::string, std::string>>{
+           {"sequential", ""}, {"optimistic", "single"}, {"conservative", "process"}}) {
+    const fs::path out = tmp / method;
+    std::vector<std::string> args{"run",       (kScenarios / file).string(),
+                                  "--method",  method,
+                                  "--animate", "--animate-until",
+                                  "run-end",   "--out",
+                                  out.string()};
+    if (method != "sequential") args.insert(args.end(), {"--layout", layout, "--groups", "3"});
+    const ViewedRun r = run_with_view(args, tmp.path(), out);
+    const std::string what = file + " " + method;
+    ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
+    EXPECT_TRUE(r.view_seen) << what;
+    EXPECT_FALSE(r.view_left) << what;
+    EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << what << r.err;
+    const auto summary = testing::read_json(out / "summary.json");
+    EXPECT_EQ(summary["trajectory_sha256"], pinned_digest(file)) << what;
+    const std::string received = std::to_string(EventViewLayout::default_ticks + 1) +
+                                 " frames received, 0 dropped, 0 rejected";
+    EXPECT_NE(r.log.find(received), std::string::npos) << what << "\n" << r.log;
+    const std::size_t groups = method == "sequential" ? 1 : 3;
+    expect_plots_and_the_final_horizon(r.picture, groups + (groups > 1), 0, what);
+    // The newest sample of each group's counters; their sums are the run's figures.
+    std::map<std::string, nlohmann::json> newest;
+    const nlohmann::json trace = testing::read_json(out / "trace.json");
+    for (const auto& e : trace["traceEvents"])
+      if (e["ph"] == "C") newest[e["name"].get<std::string>()] = e["args"];
+    double committed = 0, processed = 0, nulls = 0, anti = 0;
+    std::size_t graphed = 0;
+    for (const auto& [name, args] : newest) {
+      if (name.ends_with("events")) {
+        committed += args["committed"].get<double>();
+        processed += args["processed"].get<double>();
+        ++graphed;
+      } else if (name.ends_with("synchronisation")) {
+        nulls += args["null messages"].get<double>();
+        anti += args["anti-messages"].get<double>();
+      } else {
+        EXPECT_EQ(args["committed"], summary["events"]["end"]) << what << " " << name;
+      }
+    }
+    EXPECT_EQ(graphed, groups) << what;
+    EXPECT_EQ(committed, summary["events"]["committed"].get<double>()) << what;
+    EXPECT_EQ(processed, summary["events"]["processed"].get<double>()) << what;
+    EXPECT_EQ(nulls, summary["events"]["null_messages"].get<double>()) << what;
+    EXPECT_EQ(anti, summary["events"]["anti_messages"].get<double>()) << what;
+    if (method == "conservative") EXPECT_GT(nulls, 0) << what;
+  }
 }
 
 // ---- a paced run, shown as it happens ----
