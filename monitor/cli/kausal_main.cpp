@@ -317,7 +317,10 @@ void add_common(CLI::App* cmd, Options& o) {
   cmd->add_flag("--animate", o.animate,
                 "show the run live in kausal-animation (Qt): pendulums from committed frames, or "
                 "for partitioned models their recorded states plotted against simulated time "
-                "(one plot per partition); a busy/waiting/rollback strip per component; a "
+                "(one plot per partition), for discrete-event models each group's processed, "
+                "committed and rolled-back events and null messages or stragglers and "
+                "anti-messages against committed time (unpaced); a busy/waiting/rollback strip "
+                "per component; a "
                 "progress bar with the guarantee or GVT (partitioned models: the last step "
                 "every partition has made final, and each one's) and rollbacks. Every method, "
                 "every model kind. Needs a display (DISPLAY or WAYLAND_DISPLAY): without one it "
