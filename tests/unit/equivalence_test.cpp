@@ -41,13 +41,22 @@ TEST(Equivalence, CradleEveryMethodEqualsSequential) {
 }
 
 TEST(Equivalence, RandomScenariosEveryMethodEqualsSequential) {
-  int with_collisions = 0;
-  for (unsigned seed = 1; seed <= 16; ++seed) {
+  // The sanitizer build checks memory on every fourth scenario (chains of 3 to 14); the
+  // release build checks the property on all sixteen. (All sixteen under the sanitizers take
+  // about three minutes, a sixth of make test.)
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr unsigned every = 4;
+#else
+  constexpr unsigned every = 1;
+#endif
+  int with_collisions = 0, scenarios = 0;
+  for (unsigned seed = every; seed <= 16; seed += every) {
     const std::size_t n = 2 + seed % 15;  // 2 .. 16
     const Scenario s = testing::random_scenario(seed, n, 2000);
     with_collisions += expect_all_methods_agree(s, "seed " + std::to_string(seed)).collisions > 0;
+    ++scenarios;
   }
-  EXPECT_GE(with_collisions, 8);  // the generator must exercise the impact code
+  EXPECT_GE(2 * with_collisions, scenarios);  // the generator must exercise the impact code
 }
 
 TEST(Equivalence, ConservativeCalcCallsEqualSequential) {
