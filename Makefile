@@ -24,14 +24,15 @@ asan: deps
 	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAUSAL_SANITIZE=ON -DKAUSAL_UNIT_ONLY=ON
 	cmake --build $(ASAN) -j $(JOBS)
 
-# The scenario and deployment-file parsers and the FMU model-description reader under
+# The scenario and deployment-file parsers, the FMU model-description reader and the
+# checkpoint reader under
 # libFuzzer (clang), ASan and UBSan: plain libraries only, in their own build directory.
 # `make test` fuzzes for a bounded time (KAUSAL_FUZZ_SECONDS, default 40 s, and
-# KAUSAL_FMU_FUZZ_SECONDS, default 20 s).
+# KAUSAL_FMU_FUZZ_SECONDS and KAUSAL_CHECKPOINT_FUZZ_SECONDS, default 20 s each).
 fuzz: deps
 	cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
 	  -DKAUSAL_FUZZ=ON -DKAUSAL_UNIT_ONLY=ON
-	cmake --build $(FUZZ) -j $(JOBS) --target scenario_fuzzer model_description_fuzzer
+	cmake --build $(FUZZ) -j $(JOBS) --target scenario_fuzzer model_description_fuzzer checkpoint_fuzzer
 
 test: build asan fuzz
 	cd $(BUILD) && ctest --output-on-failure -j 2

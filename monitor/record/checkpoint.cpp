@@ -489,8 +489,12 @@ std::uint64_t Checkpoint::step() const {
 
 Checkpoint read_checkpoint(const fs::path& dir) {
   const fs::path file = dir / kCheckpointFile;
-  const json j = read_input_json(file, "checkpoint");
-  const Reader r(j, file.string());
+  return parse_checkpoint(read_input_file(file, "checkpoint"), file.string());
+}
+
+Checkpoint parse_checkpoint(const std::string& text, const std::string& file) {
+  const json j = parse_input_json(text, file, "checkpoint");
+  const Reader r(j, file);
   if (!j.is_object()) r.fail("not a checkpoint (a JSON object)");
   const auto format = r.get<std::string>("format");
   if (format == kUncheckedFormat)

@@ -113,6 +113,8 @@ inline constexpr const char* kScenarioCopy = "scenario.toml";
 void write_checkpoint(const Checkpoint& c, const std::filesystem::path& dir);
 // Reads and checks the format of DIR/checkpoint.json; InputError naming the file and field.
 Checkpoint read_checkpoint(const std::filesystem::path& dir);
+// The same for the text of a checkpoint read from `file` (what the fuzz target feeds).
+Checkpoint parse_checkpoint(const std::string& text, const std::string& file);
 
 // Hex SHA-256 of a file's bytes.
 std::string file_sha256(const std::filesystem::path& file);

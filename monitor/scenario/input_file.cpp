@@ -67,9 +67,12 @@ std::string read_input_file(const std::filesystem::path& file, const std::string
 }
 
 nlohmann::ordered_json read_input_json(const std::filesystem::path& file, const std::string& what) {
+  return parse_input_json(read_input_file(file, what), file.string(), what);
+}
+
+nlohmann::ordered_json parse_input_json(const std::string& text, const std::string& name,
+                                        const std::string& what) {
   using json = nlohmann::ordered_json;
-  const std::string text = read_input_file(file, what);
-  const std::string name = file.string();
   // The parser itself does not recurse; it reports the depth of every value it builds.
   const json::parser_callback_t bounded = [&](int depth, json::parse_event_t, json&) {
     if (depth > kMaxJsonDepth)

@@ -22,6 +22,9 @@ inline constexpr int kMaxJsonDepth = 64;
 
 // A JSON file read as above and parsed, keys in file order. InputError "PATH: ..." if it is
 // not JSON or nests deeper than kMaxJsonDepth.
+// `text`, read as JSON from `name` (InputError naming it: not JSON, nested too deep).
+nlohmann::ordered_json parse_input_json(const std::string& text, const std::string& name,
+                                        const std::string& what);
 nlohmann::ordered_json read_input_json(const std::filesystem::path& file, const std::string& what);
 
 }  // namespace kausal
