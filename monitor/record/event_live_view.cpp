@@ -60,10 +60,11 @@ EventViewLayout event_view_layout(const des::EventModel& model, SyncMethod metho
   std::vector<std::string> short_names;
   for (std::size_t p = 0; p < plots; ++p) {
     const std::size_t first = v.first_group[p], last = v.first_group[p + 1] - 1;
-    v.plot.plots.push_back(n == 1 ? "all components" : groups_title(model, owner, first, last));
-    short_names.push_back(first == last ? "group-" + std::to_string(first)
-                                        : "groups " + std::to_string(first) + "\u2013" +
-                                              std::to_string(last));
+    const std::string title = groups_title(model, owner, first, last);
+    v.plot.plots.push_back(n == 1 ? "all components" : title);
+    // "group-2 (component-32 … component-47)" is "group-2" in a legend; a group of one
+    // component goes by the component's name, as in its plot's title.
+    short_names.push_back(title.substr(0, title.find(" (")));
   }
   auto column = [](std::size_t p, Count c) { return p * kCounts + static_cast<std::size_t>(c); };
   for (std::size_t p = 0; p < plots; ++p) {

@@ -159,6 +159,14 @@ TEST(EventLiveView, PlotsCoverEveryGroupOnceAndShowWhatTheMethodSends) {
   const EventViewLayout cons = event_view_layout(model, SyncMethod::conservative, 4, 10);
   EXPECT_EQ(cons.plot.series.size(), 4u * 4u);  // 3 counts each + its null messages
   EXPECT_EQ(cons.plot.plots.back(), "null messages sent");
+  // Legends name a group briefly, a group of one component by its name.
+  EXPECT_EQ(cons.plot.series[12].name, "group-0");
+  EXPECT_EQ(event_view_layout(model, SyncMethod::conservative, 64, 10).plot.series[24].name,
+            "groups 0\u20137");
+  p.components = 8;
+  const des::Phold eight(p);
+  EXPECT_EQ(event_view_layout(eight, SyncMethod::conservative, 8, 10).plot.series[24].name,
+            "component-0");
 }
 
 // Each committed tick gets a frame with the counts of the moment it was committed; the
