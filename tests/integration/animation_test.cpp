@@ -758,6 +758,20 @@ void expect_plots_and_the_final_horizon(const QImage& image, std::size_t plots, 
   EXPECT_EQ((image.pixel(bar.right(), bar.center().y()) | 0xff000000u), colours::horizon) << what;
 }
 
+// A run of `file` shown whole: it ended well with the pinned digest, its view opened, got
+// `frames` frames, dropped and rejected none, and closed with it.
+void expect_shown_whole(const ViewedRun& r, const fs::path& out, const std::string& file,
+                        std::size_t frames, const std::string& what) {
+  ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
+  EXPECT_TRUE(r.view_seen) << what;
+  EXPECT_FALSE(r.view_left) << what;
+  EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << what << r.err;
+  EXPECT_EQ(testing::read_json(out / "summary.json")["trajectory_sha256"], pinned_digest(file))
+      << what;
+  const std::string received = std::to_string(frames) + " frames received, 0 dropped, 0 rejected";
+  EXPECT_NE(r.log.find(received), std::string::npos) << what << ": " << received << "\n" << r.log;
+}
+
 class AnimatePartitioned : public ::testing::TestWithParam<std::string> {};
 
 // Every method of every shipped partitioned model: the view opens, receives every row of
@@ -776,15 +790,8 @@ TEST_P(AnimatePartitioned, EveryMethodIsPlottedLiveAndKeepsThePinnedDigest) {
                        "--realtime", "0", "--animate-until", "run-end", "--out", out.string()},
                       tmp.path(), out);
     const std::string what = file + " " + method;
-    ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
-    EXPECT_TRUE(r.view_seen) << what;
-    EXPECT_FALSE(r.view_left) << what;
-    EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << what << r.err;
+    expect_shown_whole(r, out, file, rows_of(out / "trajectory.csv"), what);
     const auto summary = testing::read_json(out / "summary.json");
-    EXPECT_EQ(summary["trajectory_sha256"], pinned_digest(file)) << what;
-    const std::string received =
-        std::to_string(rows_of(out / "trajectory.csv")) + " frames received, 0 dropped, 0 rejected";
-    EXPECT_NE(r.log.find(received), std::string::npos) << what << ": " << received << "\n" << r.log;
     expect_plots_and_the_final_horizon(r.picture, summary["partitions"].size(),
                                        summary["components"].size(), what);
   }
@@ -861,15 +868,8 @@ TEST(AnimateEvents, EveryMethodIsPlottedLiveAndEachGroupGraphedInTheTrace) {
     if (method != "sequential") args.insert(args.end(), {"--layout", layout, "--groups", "3"});
     const ViewedRun r = run_with_view(args, tmp.path(), out);
     const std::string what = file + " " + method;
-    ASSERT_EQ(r.exit_code, 0) << what << "\n" << r.err;
-    EXPECT_TRUE(r.view_seen) << what;
-    EXPECT_FALSE(r.view_left) << what;
-    EXPECT_NE(r.err.find("animation: 0 frames dropped"), std::string::npos) << what << r.err;
+    expect_shown_whole(r, out, file, EventViewLayout::default_ticks + 1, what);
     const auto summary = testing::read_json(out / "summary.json");
-    EXPECT_EQ(summary["trajectory_sha256"], pinned_digest(file)) << what;
-    const std::string received = std::to_string(EventViewLayout::default_ticks + 1) +
-                                 " frames received, 0 dropped, 0 rejected";
-    EXPECT_NE(r.log.find(received), std::string::npos) << what << "\n" << r.log;
     const std::size_t groups = method == "sequential" ? 1 : 3;
     expect_plots_and_the_final_horizon(r.picture, groups + (groups > 1), 0, what);
     // The newest sample of each group's counters; their sums are the run's figures.
