@@ -125,6 +125,7 @@ void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
 // What a finished stretch did, per group (its groups hold contiguous blocks).
 std::vector<GroupProgress> progress_of(const EventRunResult& stretch, double reached) {
   std::vector<GroupProgress> groups(stretch.groups.size());
+  if (groups.empty()) return groups;  // a stretch that failed before it had figures
   const auto owner = contiguous_groups(stretch.components.size(),
                                        static_cast<std::uint32_t>(stretch.groups.size()));
   for (ComponentId c = 0; c < stretch.components.size(); ++c)
