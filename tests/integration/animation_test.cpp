@@ -879,16 +879,16 @@ TEST(AnimateEvents, EveryMethodIsPlottedLiveAndEachGroupGraphedInTheTrace) {
       if (e["ph"] == "C") newest[e["name"].get<std::string>()] = e["args"];
     double committed = 0, processed = 0, nulls = 0, anti = 0;
     std::size_t graphed = 0;
-    for (const auto& [name, args] : newest) {
+    for (const auto& [name, values] : newest) {
       if (name.ends_with("events")) {
-        committed += args["committed"].get<double>();
-        processed += args["processed"].get<double>();
+        committed += values["committed"].get<double>();
+        processed += values["processed"].get<double>();
         ++graphed;
       } else if (name.ends_with("synchronisation")) {
-        nulls += args["null messages"].get<double>();
-        anti += args["anti-messages"].get<double>();
+        nulls += values["null messages"].get<double>();
+        anti += values["anti-messages"].get<double>();
       } else {
-        EXPECT_EQ(args["committed"], summary["events"]["end"]) << what << " " << name;
+        EXPECT_EQ(values["committed"], summary["events"]["end"]) << what << " " << name;
       }
     }
     EXPECT_EQ(graphed, groups) << what;
@@ -896,7 +896,9 @@ TEST(AnimateEvents, EveryMethodIsPlottedLiveAndEachGroupGraphedInTheTrace) {
     EXPECT_EQ(processed, summary["events"]["processed"].get<double>()) << what;
     EXPECT_EQ(nulls, summary["events"]["null_messages"].get<double>()) << what;
     EXPECT_EQ(anti, summary["events"]["anti_messages"].get<double>()) << what;
-    if (method == "conservative") EXPECT_GT(nulls, 0) << what;
+    if (method == "conservative") {
+      EXPECT_GT(nulls, 0) << what;
+    }
   }
 }
 
