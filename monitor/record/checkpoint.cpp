@@ -531,7 +531,9 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, std::chrono::milliseco
 
 bool Checkpointer::due() {
   const auto now = coarse_monotonic();
-  if (now - last_write_ < every_) return false;
+  if (now - last_write_ <
+      std::max<std::chrono::nanoseconds>(every_, quiet_factor * last_write_took_))
+    return false;
   last_write_ = now;
   return true;
 }
@@ -549,7 +551,13 @@ void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> 
 void Checkpointer::write_now(TrajectoryRecorder& recorder) {
   if (!have_step_) return;  // nothing committed in this process: the last checkpoint stands
   c_.chain().recorder = recorder.position();
+  store();
+}
+
+void Checkpointer::store() {
+  const auto begin = std::chrono::steady_clock::now();
   write_checkpoint(c_, dir_);
+  last_write_took_ = std::chrono::steady_clock::now() - begin;
 }
 
 void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
@@ -605,7 +613,7 @@ void Checkpointer::write_now(PartitionedRecorder& recorder) {
   PartitionedPoint& c = c_.partitions();
   c.recorder = recorder.position();
   c.horizon = recorder.horizon();
-  write_checkpoint(c_, dir_);
+  store();
 }
 
 }  // namespace kausal

@@ -119,8 +119,9 @@ Checkpoint parse_checkpoint(const std::string& text, const std::string& file);
 // Hex SHA-256 of a file's bytes.
 std::string file_sha256(const std::filesystem::path& file);
 
-// Keeps DIR/checkpoint.json up to date while a run commits steps: at most every `every` of
-// wall time (and once at the end), each time after flushing trajectory.csv.
+// Keeps DIR/checkpoint.json up to date while a run commits steps: every `every` of wall time,
+// or every quiet_factor times its writing time when that is longer (and once at the end),
+// each time after flushing trajectory.csv.
 class Checkpointer {
  public:
   Checkpointer(std::filesystem::path dir, Checkpoint base,
@@ -161,11 +162,18 @@ class Checkpointer {
   // Drops the samples a partition resumed at resume_step would not use (amortised).
   static void forget_unneeded(const IntegratorConfig& config, std::uint64_t resume_step,
                               std::vector<ChannelHistory>& inputs);
+  // write_checkpoint, timed: a checkpoint that takes long to write (a chain of a million
+  // pendulums: seconds) is written at most every quiet_factor times that long, so that
+  // checkpoints cost a run at most about 1 / quiet_factor of its time.
+  void store();
+  static constexpr int quiet_factor = 20;
+
   std::filesystem::path dir_;
   Checkpoint c_;
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
-  bool have_step_ = false;               // the chain: a step has been committed in this process
+  std::chrono::nanoseconds last_write_took_{0};
+  bool have_step_ = false;  // the chain: a step has been committed in this process
 };
 
 }  // namespace kausal

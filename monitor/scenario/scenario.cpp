@@ -101,11 +101,19 @@ void read_model(const toml::table& table, const std::string& file, Scenario& s, 
   r.reject_unknown_keys();
 }
 
-void read_pendulum(const toml::table& table, const std::string& file, std::size_t index,
-                   double gravity, Scenario& s) {
-  TableReader r(table, file, "pendulum[" + std::to_string(index + 1) + "]");
+// Where a pendulum of the chain was declared: a [[pendulum]] table, or member `member` of
+// the `row`-th [[row]] (1-based; 0: a [[pendulum]]). Kept compact: a chain may have millions.
+struct Origin {
+  std::uint32_t line = 0;
+  std::uint32_t row = 0;
+  std::uint64_t member = 0;
+};
+
+// The fields a pendulum and a row's members share: all but pivot_x (and a row's count and
+// spacing). Appends the pendulum to the chain `count` times, the k-th at first_pivot + k·spacing.
+void read_pendulums(TableReader& r, const toml::table& table, double first_pivot, double spacing,
+                    std::uint64_t count, double gravity, Scenario& s) {
   PendulumParams p;
-  p.pivot_x = r.required_number("pivot_x");
   p.length = r.required_number("length");
   if (!(p.length > 0)) r.fail("length", "must be > 0");
   p.mass = r.required_number("mass");
@@ -133,24 +141,64 @@ void read_pendulum(const toml::table& table, const std::string& file, std::size_
   const double work = std::round(static_cast<double>(s.calc_work) / speed);
   if (!(work <= 1e12)) r.fail("speed", "makes model.calc_work / speed more than 1e12 units");
   p.calc_work = static_cast<std::uint64_t>(work);
-  s.speed.push_back(speed);
   r.reject_unknown_keys();
-  s.chain.pendulums.push_back(p);
-  s.initial.push_back({phi, omega});
+  for (std::uint64_t k = 0; k < count; ++k) {
+    p.pivot_x = first_pivot + static_cast<double>(k) * spacing;
+    s.chain.pendulums.push_back(p);
+    s.initial.push_back({phi, omega});
+    s.speed.push_back(speed);
+  }
+}
+
+void read_pendulum(const toml::table& table, const std::string& file, std::size_t index,
+                   double gravity, Scenario& s, std::vector<Origin>& origins) {
+  TableReader r(table, file, "pendulum[" + std::to_string(index + 1) + "]");
+  const double pivot = r.required_number("pivot_x");
+  read_pendulums(r, table, pivot, 0.0, 1, gravity, s);
+  origins.push_back({static_cast<std::uint32_t>(table.source().begin.line), 0, 0});
+}
+
+// A row: `count` equal pendulums, `spacing` apart from pivot_x on (a chain of a million
+// needs no file of a million tables).
+void read_row(const toml::table& table, const std::string& file, std::size_t index, double gravity,
+              Scenario& s, std::vector<Origin>& origins) {
+  TableReader r(table, file, "row[" + std::to_string(index + 1) + "]");
+  const auto count = r.integer("count");
+  if (!count) r.fail_at(table.source(), "missing field " + r.qualified("count"));
+  const std::uint64_t room = kMaxPendulums - s.chain.pendulums.size();
+  if (*count < 1 || static_cast<std::uint64_t>(*count) > room)
+    r.fail("count", "must be in [1, " + std::to_string(room) + "] (a chain has at most " +
+                        std::to_string(kMaxPendulums) + " pendulums)");
+  const double pivot = r.required_number("pivot_x");
+  const double spacing = r.required_number("spacing");
+  if (!(spacing > 0)) r.fail("spacing", "must be > 0 (pendulums stand left to right)");
+  if (!std::isfinite(pivot + static_cast<double>(*count - 1) * spacing))
+    r.fail("spacing", "puts the row's last pivot beyond the largest number");
+  read_pendulums(r, table, pivot, spacing, static_cast<std::uint64_t>(*count), gravity, s);
+  for (std::int64_t k = 0; k < *count; ++k)
+    origins.push_back({static_cast<std::uint32_t>(table.source().begin.line),
+                       static_cast<std::uint32_t>(index + 1), static_cast<std::uint64_t>(k + 1)});
 }
 
 // Pendulums must stand left to right, and no two bobs may overlap, neither at rest nor at
 // the start (touching is allowed: a cradle starts that way).
-void check_geometry(const toml::array& list, const std::string& file, const Scenario& s) {
+void check_geometry(const std::vector<Origin>& origins, const std::string& file,
+                    const Scenario& s) {
+  // "pendulum[3]" for a [[pendulum]] table, "row[1] member 7" for a row's member.
+  auto label = [&](std::size_t i) {
+    const Origin& o = origins[i];
+    if (o.row == 0) return "pendulum[" + std::to_string(i + 1) + "]";
+    return "row[" + std::to_string(o.row) + "] member " + std::to_string(o.member);
+  };
   auto where = [&](std::size_t i) {
-    return file + ":" + std::to_string(list[i].source().begin.line) + ": pendulum[" +
-           std::to_string(i + 1) + "]";
+    return file + ":" + std::to_string(origins[i].line) + ": " + label(i);
   };
   const auto& p = s.chain.pendulums;
   for (std::size_t i = 0; i + 1 < p.size(); ++i)
     if (!(p[i + 1].pivot_x > p[i].pivot_x))
-      throw InputError(where(i + 1) + ".pivot_x must be greater than pendulum[" +
-                       std::to_string(i + 1) + "].pivot_x (pendulums stand left to right)");
+      throw InputError(where(i + 1) + ".pivot_x must be greater than " + label(i) +
+                       ".pivot_x (pendulums stand left to right: the [[pendulum]] tables in "
+                       "order, then each [[row]])");
   const std::vector<PendulumState> rest(p.size(), PendulumState{0, 0});
   ImpactSweep sweep(s.chain);
   for (const auto& [states, when] :
@@ -163,12 +211,24 @@ void check_geometry(const toml::array& list, const std::string& file, const Scen
           bob_distance(a, b, (*states)[pair.i].data(), (*states)[pair.j].data());
       if (distance < reach - slack) {
         std::ostringstream m;
-        m << where(pair.j) << ": bob overlaps pendulum[" << pair.i + 1 << "] " << when
-          << " (distance " << distance << " < sum of radii " << reach << ")";
+        m << where(pair.j) << ": bob overlaps " << label(pair.i) << " " << when << " (distance "
+          << distance << " < sum of radii " << reach << ")";
         throw InputError(m.str());
       }
     }
   }
+}
+
+// The array of tables `key` ([[pendulum]], [[row]]), or null if the file has none.
+const toml::array* tables(TableReader& top, const std::string& key, std::size_t most) {
+  const toml::node* node = top.take(key);
+  if (!node) return nullptr;
+  const toml::array* list = node->as_array();
+  if (!list || !list->is_array_of_tables())
+    top.fail(key, "must be an array of tables ([[" + key + "]])");
+  if (list->empty()) top.fail(key, "is empty");
+  if (list->size() > most) top.fail(key, "has more than " + std::to_string(most) + " entries");
+  return list;
 }
 
 Scenario from_table(const toml::table& root, const std::string& file,
@@ -188,17 +248,20 @@ Scenario from_table(const toml::table& root, const std::string& file,
   double gravity = 9.81;
   read_model(*model, file, s, gravity);
 
-  const toml::node* list_node = top.take("pendulum");
-  if (!list_node) top.fail_at(root.source(), "no pendulums: add [[pendulum]] tables");
-  const toml::array* list = list_node->as_array();
-  if (!list || !list->is_array_of_tables())
-    top.fail("pendulum", "must be an array of tables ([[pendulum]])");
-  if (list->empty()) top.fail("pendulum", "is empty");
-  if (list->size() > 100'000) top.fail("pendulum", "has more than 100000 entries");
-  for (std::size_t i = 0; i < list->size(); ++i)
-    read_pendulum(*(*list)[i].as_table(), file, i, gravity, s);
+  // The chain: the [[pendulum]] tables in file order, then each [[row]]'s members.
+  const toml::array* pendulums = tables(top, "pendulum", 100'000);
+  const toml::array* rows = tables(top, "row", 1000);
+  if (!pendulums && !rows)
+    top.fail_at(root.source(), "no pendulums: add [[pendulum]] tables or a [[row]]");
+  std::vector<Origin> origins;
+  if (pendulums)
+    for (std::size_t i = 0; i < pendulums->size(); ++i)
+      read_pendulum(*(*pendulums)[i].as_table(), file, i, gravity, s, origins);
+  if (rows)
+    for (std::size_t i = 0; i < rows->size(); ++i)
+      read_row(*(*rows)[i].as_table(), file, i, gravity, s, origins);
   top.reject_unknown_keys();
-  check_geometry(*list, file, s);
+  check_geometry(origins, file, s);
   check_output_size(*simulation, file, s, limits);
   return s;
 }

@@ -11,6 +11,10 @@ namespace kausal {
 
 // Steps (partitioned models: ticks of the smallest step) a run may take.
 inline constexpr std::uint64_t kMaxSteps = 10'000'000'000ULL;
+// Pendulums in a chain ([[pendulum]] tables and [[row]] members together). A sequential run
+// holds about 1 kB per pendulum (0.95 GB measured for a million), so this bounds it near
+// 2 GB (docs/scenarios.md, "Rows of pendulums").
+inline constexpr std::uint64_t kMaxPendulums = 2'000'000;
 // What a run may write (its estimate) unless --max-output allows more.
 inline constexpr std::uint64_t kDefaultMaxOutputBytes = std::uint64_t{10} << 30;
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "monitor/scenario/scenario.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 #include "system/errors.hpp"
 #include "test_support.hpp"
 
@@ -123,7 +124,7 @@ TEST(Scenario, OtherMistakes) {
             "bad.toml:22: pendulum[2].mass must be a number");
   EXPECT_EQ(error_of(edited("pivot_x = 0.25", "pivot_x = -0.25")),
             "bad.toml:19: pendulum[2].pivot_x must be greater than pendulum[1].pivot_x (pendulums "
-            "stand left to right)");
+            "stand left to right: the [[pendulum]] tables in order, then each [[row]])");
   EXPECT_EQ(error_of(edited("\"rk4\"", "\"leapfrog\"")),
             "bad.toml:3: unknown integrator 'leapfrog' (known: euler, rk3, rk4, ab3, "
             "backward_euler, dre0, pdre0, co-simulation)");
@@ -133,6 +134,82 @@ TEST(Scenario, OtherMistakes) {
   EXPECT_EQ(error_of(edited("type = \"pendulum-chain\"", "")),
             "bad.toml:8: missing field model.type (\"pendulum-chain\")");
   EXPECT_EQ(error_of(""), "bad.toml:1: missing table [simulation]");
+}
+
+// [[row]]: `count` equal pendulums `spacing` apart, after the [[pendulum]] tables.
+const char* const kRow = R"(
+[[row]]
+count = 4
+pivot_x = 0.5
+spacing = 0.25
+length = 0.8
+mass = 3.0
+radius = 0.1
+angle = 0.0
+angular_velocity = 0.25
+speed = 2.0
+)";
+
+TEST(Scenario, ARowAddsEqualPendulumsAfterTheTables) {
+  const Scenario s = parse_scenario(std::string(kGood) + kRow, "row.toml");
+  ASSERT_EQ(s.pendulums(), 6u);
+  for (std::size_t i = 2; i < 6; ++i) {
+    const PendulumParams& p = s.chain.pendulums[i];
+    EXPECT_EQ(p.pivot_x, 0.5 + 0.25 * static_cast<double>(i - 2));
+    EXPECT_EQ(p.length, 0.8);
+    EXPECT_EQ(p.mass, 3.0);
+    EXPECT_EQ(p.radius, 0.1);
+    EXPECT_EQ(s.initial[i][1], 0.25);
+    EXPECT_EQ(s.speed[i], 2.0);
+  }
+  // A chain of rows alone is as good as the same chain written out as tables.
+  std::string tables = std::string(kGood).substr(0, std::string(kGood).find("[[pendulum]]"));
+  std::string row = tables;
+  for (int k = 0; k < 3; ++k)
+    tables += "[[pendulum]]\npivot_x = " + std::to_string(0.25 * k) +
+              "\nlength = 1.0\nmass = 1.0\nradius = 0.1\nangle = " + (k == 0 ? "-0.5" : "0.0") +
+              "\n";
+  row +=
+      "[[pendulum]]\npivot_x = 0.0\nlength = 1.0\nmass = 1.0\nradius = 0.1\nangle = -0.5\n"
+      "[[row]]\ncount = 2\npivot_x = 0.25\nspacing = 0.25\nlength = 1.0\nmass = 1.0\n"
+      "radius = 0.1\nangle = 0.0\n";
+  const Scenario a = parse_scenario(tables, "tables.toml"), b = parse_scenario(row, "row.toml");
+  ASSERT_EQ(a.pendulums(), b.pendulums());
+  for (std::size_t i = 0; i < a.pendulums(); ++i) {
+    EXPECT_EQ(a.chain.pendulums[i].pivot_x, b.chain.pendulums[i].pivot_x) << i;
+    EXPECT_EQ(a.initial[i], b.initial[i]) << i;
+  }
+  EXPECT_EQ(testing::run_sequential(a).trajectory_sha256,
+            testing::run_sequential(b).trajectory_sha256);
+}
+
+TEST(Scenario, RowMistakesNameTheRowAndField) {
+  const std::string good = std::string(kGood) + kRow;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const auto at = text.rfind(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return error_of(text.replace(at, from.size(), to));
+  };
+  EXPECT_EQ(with("count = 4", "count = 0"),
+            "bad.toml:28: row[1].count must be in [1, " + std::to_string(kMaxPendulums - 2) +
+                "] (a chain has at most " + std::to_string(kMaxPendulums) + " pendulums)");
+  EXPECT_EQ(with("count = 4", "count = 1e6"), "bad.toml:28: row[1].count must be a whole number");
+  EXPECT_EQ(with("count = 4\n", ""), "bad.toml:27: missing field row[1].count");
+  EXPECT_EQ(with("spacing = 0.25", "spacing = 0"),
+            "bad.toml:30: row[1].spacing must be > 0 (pendulums stand left to right)");
+  EXPECT_EQ(with("spacing = 0.25", "spacing = 1e308"),
+            "bad.toml:30: row[1].spacing puts the row's last pivot beyond the largest number");
+  EXPECT_EQ(with("speed = 2.0", "colour = 2.0"), "bad.toml:36: unknown key 'row[1].colour'");
+  EXPECT_EQ(with("pivot_x = 0.5", "pivot_x = 0.25"),
+            "bad.toml:27: row[1] member 1.pivot_x must be greater than pendulum[2].pivot_x "
+            "(pendulums stand left to right: the [[pendulum]] tables in order, then each [[row]])");
+  const std::string overlap = with("spacing = 0.25", "spacing = 0.15");
+  EXPECT_EQ(overlap.rfind("bad.toml:27: row[1] member 2: bob overlaps row[1] member 1 at rest", 0),
+            0u)
+      << overlap;
+  EXPECT_EQ(error_of(std::string(kGood).substr(0, std::string(kGood).find("[[pendulum]]"))),
+            "bad.toml:1: no pendulums: add [[pendulum]] tables or a [[row]]");
 }
 
 TEST(Scenario, MissingFileIsBadInput) {
