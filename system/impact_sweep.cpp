@@ -93,31 +93,38 @@ std::span<const BobPair> ImpactSweep::candidates(std::span<const PendulumState> 
   if (states.size() != chain_.pendulums.size())
     throw SimulationError("impact sweep: " + std::to_string(states.size()) + " states for " +
                           std::to_string(chain_.pendulums.size()) + " pendulums");
+  for (std::size_t i = 0; i < states.size(); ++i) place(i, states[i][0]);
+  insertion_sort(order_, left_);
+  collect_pairs(order_);
+  return pairs_;
+}
+
+void ImpactSweep::place(std::size_t i, double phi) {
   // A box around each bob centre (pivot + l sin φ, −l cos φ), without trigonometry and
   // without branches (this loop runs for every bob at every step): sin φ lies between φ and
   // φ − φ³/6, and 1 − φ²/2 <= cos φ <= 1 − φ²/2 + φ⁴/24, for every φ; both are clipped to
   // [−1, 1]. std::max(−1, v) is −1 and std::min(1, v) is 1 for a NaN v: a NaN angle gets the
   // whole swing.
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    const double phi = states[i][0], l = length_[i];
-    const double phi2 = phi * phi;
-    const double cubic = phi * (1 - phi2 * (1.0 / 6));
-    const double sin_low = std::max(-1.0, std::min(phi, cubic));
-    const double sin_high = std::min(1.0, std::max(phi, cubic));
-    const double cos_low = 1 - phi2 * 0.5;
-    const double cos_high = std::min(1.0, cos_low + phi2 * phi2 * (1.0 / 24));
-    x_low_[i] = pivot_[i] + l * sin_low;
-    x_high_[i] = pivot_[i] + l * sin_high;
-    y_low_[i] = -l * cos_high;
-    y_high_[i] = -l * std::max(-1.0, cos_low);
-    left_[i] = x_low_[i] - half_reach_[i];
-    right_[i] = x_high_[i] + half_reach_[i];
-  }
-  insertion_sort(order_, left_);
+  const double l = length_[i];
+  const double phi2 = phi * phi;
+  const double cubic = phi * (1 - phi2 * (1.0 / 6));
+  const double sin_low = std::max(-1.0, std::min(phi, cubic));
+  const double sin_high = std::min(1.0, std::max(phi, cubic));
+  const double cos_low = 1 - phi2 * 0.5;
+  const double cos_high = std::min(1.0, cos_low + phi2 * phi2 * (1.0 / 24));
+  x_low_[i] = pivot_[i] + l * sin_low;
+  x_high_[i] = pivot_[i] + l * sin_high;
+  y_low_[i] = -l * cos_high;
+  y_high_[i] = -l * std::max(-1.0, cos_low);
+  left_[i] = x_low_[i] - half_reach_[i];
+  right_[i] = x_high_[i] + half_reach_[i];
+}
+
+void ImpactSweep::collect_pairs(const std::vector<std::uint32_t>& order) {
   pairs_.clear();
   // Sideways overlap of the widened extents: the x-gap of the boxes is at most ρ_a + ρ_b.
   // The pair is kept if the gap between the boxes, both ways, is within that reach.
-  overlapping(order_, left_, right_, [&](std::uint32_t a, std::uint32_t b) {
+  overlapping(order, left_, right_, [&](std::uint32_t a, std::uint32_t b) {
     const double dx = gap(x_low_[a], x_high_[a], x_low_[b], x_high_[b]);
     const double dy = gap(y_low_[a], y_high_[a], y_low_[b], y_high_[b]);
     const double reach = half_reach_[a] + half_reach_[b];
@@ -125,6 +132,22 @@ std::span<const BobPair> ImpactSweep::candidates(std::span<const PendulumState> 
   });
   // The bobs mostly keep the order of their pivots, and then so do the pairs.
   if (!std::is_sorted(pairs_.begin(), pairs_.end())) std::sort(pairs_.begin(), pairs_.end());
+}
+
+std::span<const BobPair> ImpactSweep::candidates_among(std::span<const PendulumState> states,
+                                                       std::span<const std::uint32_t> members) {
+  if (states.size() != chain_.pendulums.size())
+    throw SimulationError("impact sweep: " + std::to_string(states.size()) + " states for " +
+                          std::to_string(chain_.pendulums.size()) + " pendulums");
+  among_.assign(members.begin(), members.end());
+  for (const std::uint32_t i : among_) {
+    if (i >= states.size())
+      throw SimulationError("impact sweep: no pendulum " + std::to_string(i + 1));
+    place(i, states[i][0]);
+  }
+  std::sort(among_.begin(), among_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return left_[a] < left_[b]; });
+  collect_pairs(among_);
   return pairs_;
 }
 

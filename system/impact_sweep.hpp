@@ -38,6 +38,13 @@ class ImpactSweep {
   // The first pair (in sweep order) whose bobs are in contact, by the exact test.
   std::optional<BobPair> first_contact(std::span<const PendulumState> states);
 
+  // The pairs among `members` (pendulum indices, ascending) that may be in contact at these
+  // angles, in lexicographic order: the pairs candidates() gives whose both bobs are members.
+  // A pair has the same verdict here as there (the test looks at the two bobs only). Costs
+  // about the members' count, not N. The span is valid until the next call.
+  std::span<const BobPair> candidates_among(std::span<const PendulumState> states,
+                                            std::span<const std::uint32_t> members);
+
   // Sweeps the pairs in lexicographic order, calling on_impact(pair, impact) for every
   // impact due (on_impact must apply both impulses to states[pair.i] and states[pair.j]),
   // and repeats until a sweep applies nothing. Returns the number of impacts. Throws
@@ -46,8 +53,23 @@ class ImpactSweep {
   // once.
   template <typename OnImpact>
   std::uint64_t resolve(std::span<PendulumState> states, std::uint64_t step, OnImpact&& on_impact) {
+    return resolve_pairs(states, step, candidates(states), on_impact);
+  }
+
+  // resolve() for the contacts among `members` only (candidates_among). Pairs that are apart
+  // never act, so this equals resolve() when every pair with one bob outside the members is
+  // resolved already or apart, and the members' contacts involve no one else.
+  template <typename OnImpact>
+  std::uint64_t resolve_among(std::span<PendulumState> states, std::uint64_t step,
+                              std::span<const std::uint32_t> members, OnImpact&& on_impact) {
+    return resolve_pairs(states, step, candidates_among(states, members), on_impact);
+  }
+
+  // The sweeps of resolve() over given candidate pairs (in lexicographic order).
+  template <typename OnImpact>
+  std::uint64_t resolve_pairs(std::span<PendulumState> states, std::uint64_t step,
+                              std::span<const BobPair> pairs, OnImpact&& on_impact) const {
     const auto& p = chain_.pendulums;
-    const std::span<const BobPair> pairs = candidates(states);
     std::uint64_t impacts = 0;
     for (int sweep = 0; sweep < chain_.max_sweeps; ++sweep) {
       std::uint64_t in_this_sweep = 0;
@@ -66,6 +88,10 @@ class ImpactSweep {
 
  private:
   [[noreturn]] void throw_unsettled(std::uint64_t step) const;
+  // Bob i's box and its widened sideways extent [left_, right_] at angle phi.
+  void place(std::size_t i, double phi);
+  // pairs_: every pair of `order` (sorted by left edge) whose boxes are within reach.
+  void collect_pairs(const std::vector<std::uint32_t>& order);
 
   const ChainSpec& chain_;
   // Per bob, as arrays so that the boxes of all bobs are computed in one tight loop.
@@ -75,6 +101,7 @@ class ImpactSweep {
   std::vector<double> y_low_, y_high_;
   std::vector<double> left_, right_;  // x_low − ρ_i, x_high + ρ_i: the broad phase sorts these
   std::vector<std::uint32_t> order_;  // indices by left edge (kept from step to step)
+  std::vector<std::uint32_t> among_;  // candidates_among's members by left edge
   std::vector<BobPair> pairs_;
 };
 

@@ -58,10 +58,9 @@ void prepare_deployment(bool is_run, Options& o) {
         "(sequential runs in the monitor)");
   const std::vector<Layout> layouts = is_run ? std::vector<Layout>{o.layout} : o.layouts;
   for (const Layout l : layouts)
-    if (l == Layout::single)
-      throw InputError(
-          "command line: --deploy starts processes on nodes; the single layout "
-          "has none (use process or pendulum)");
+    if (l == Layout::single || l == Layout::blocks)
+      throw InputError("command line: --deploy starts processes on nodes; the " + to_string(l) +
+                       " layout has none (use process or pendulum)");
 }
 
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
@@ -408,15 +407,26 @@ int main(int argc, char** argv) {
                   "if the digest equals the recorded run's, 1 if it differs. docs/realtime.md")
       ->excludes("--resume");
   run->add_option_function<std::string>(
-         "--layout", [&o](const std::string& v) { o.layout = parse_layout(v); },
+         "--layout",
+         [&o](const std::string& v) {
+           try {
+             o.layout = parse_layout(v, &o.blocks);
+           } catch (const InputError& e) {
+             throw CLI::ValidationError("--layout", e.what());
+           }
+         },
          "conservative and optimistic: process: one process per System and per "
          "Integrator; pendulum: one process per pendulum hosting both; single: every "
          "servant in the kausal process itself (calls still through the ORB, as "
-         "collocated calls). Discrete-event models ([events]): single (their default: a "
-         "thread per event group) or process (a kausal-event-group process per group, "
-         "events peer to peer; docs/events.md)")
+         "collocated calls). Pendulum chains, conservative (step): blocks:K cuts the chain "
+         "into K blocks of neighbouring pendulums (K from 2 to 1024, at most one per "
+         "pendulum), each stepped on a lane of the kausal process with its contacts "
+         "resolved inside; the monitor settles only the contacts that cross a block "
+         "boundary (docs/architecture.md, \"Blocks\"). Discrete-event models ([events]): "
+         "single (their default: a thread per event group) or process (a kausal-event-group "
+         "process per group, events peer to peer; docs/events.md)")
       ->default_str("process")
-      ->check(CLI::IsMember({"process", "pendulum", "single"}));
+      ->type_name("process|pendulum|single|blocks:K");
 
   CLI::App* compare = app.add_subcommand(
       "compare",
@@ -433,16 +443,28 @@ int main(int argc, char** argv) {
           [&o](const std::vector<std::string>& names) {
             o.layouts.clear();
             for (const auto& name : names) {
-              const Layout l = parse_layout(name);
+              std::uint32_t blocks = 0;
+              Layout l;
+              try {
+                l = parse_layout(name, &blocks);
+              } catch (const InputError& e) {
+                throw CLI::ValidationError("--layout", e.what());
+              }
+              if (l == Layout::blocks && o.blocks != 0 && o.blocks != blocks)
+                throw CLI::ValidationError("--layout", "lists blocks:" + std::to_string(o.blocks) +
+                                                           " and " + name +
+                                                           ": one block count per comparison");
+              if (l == Layout::blocks) o.blocks = blocks;
               if (std::find(o.layouts.begin(), o.layouts.end(), l) == o.layouts.end())
                 o.layouts.push_back(l);
             }
           },
-          "comma-separated layouts (process, pendulum, single; see run --help): "
-          "every method runs in every layout listed, sequential once")
+          "comma-separated layouts (process, pendulum, single, blocks:K; see run --help): "
+          "every method runs in every layout listed, sequential once; blocks:K runs the "
+          "methods it has (conservative/step)")
       ->delimiter(',')
       ->default_str("process")
-      ->check(CLI::IsMember({"process", "pendulum", "single"}));
+      ->type_name("LAYOUT,...");
   compare->add_flag(
       "--reference", o.reference,
       "partitioned models: measure every run's global error against the monolithic answer "

@@ -37,6 +37,7 @@ struct Options {
   TraceOptions trace;
   Layout layout = Layout::process;                  // run
   std::vector<Layout> layouts = {Layout::process};  // compare, each once
+  std::uint32_t blocks = 0;                         // layout blocks: how many (blocks:K)
   std::size_t repeat = 1;                           // compare: runs of each method
   bool reference = false;                           // compare: global error against CVODE
   std::optional<double> tolerance;                  // partitioned, optimistic

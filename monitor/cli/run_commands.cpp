@@ -140,6 +140,17 @@ void check_method_options(const Options& o, SyncMethod method) {
     refuse(
         "--layout applies to --method conservative and optimistic (sequential deploys no "
         "components)");
+  if (o.layout == Layout::blocks) {
+    if (method == SyncMethod::optimistic)
+      refuse(
+          "--layout blocks:K runs conservative (step) only: optimistic blocks, each rolling "
+          "back alone, are not built yet");
+    if (o.guarantee == Guarantee::lookahead)
+      refuse(
+          "--layout blocks:K grants step by step: a lookahead per block boundary is not "
+          "built yet (it must bound the impulses the blocks apply inside: docs/lookahead.md)");
+    if (o.rollback_check) refuse("--rollback-check applies to Integrators; blocks have none");
+  }
 }
 
 bool is_partitioned(const RunModel& model) {
@@ -174,6 +185,7 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   spec.method = method;
   spec.guarantee = guarantee;
   spec.layout = layout;
+  if (layout == Layout::blocks) spec.blocks = o.blocks;
   spec.batch = o.batch;
   if (o.was_given("--window")) spec.window = o.window;
   spec.tolerance = o.tolerance;
@@ -345,6 +357,12 @@ Layout layout_for(const Options& o, const RunModel& model, Layout given) {
 }
 
 void check_model_options(const Options& o, const RunModel& model) {
+  const bool blocks = o.layout == Layout::blocks || std::find(o.layouts.begin(), o.layouts.end(),
+                                                              Layout::blocks) != o.layouts.end();
+  if (blocks && !std::holds_alternative<ChainModel>(model))
+    throw InputError(
+        "command line: --layout blocks:K cuts a pendulum chain into blocks; partitioned and "
+        "discrete-event models have partitions and groups of their own");
   if (!std::holds_alternative<EventsModel>(model)) {
     if (o.groups)
       throw InputError("command line: --groups applies to discrete-event models ([events])");
@@ -402,6 +420,7 @@ int resume_command(const Options& o, const ResumeRequest& request) {
   // What is computed comes from the checkpoint; how processes talk from this command line.
   RunSpec spec = spec_for(o, *model, setup.method, setup.guarantee,
                           setup.layout.value_or(Layout::process), o.resume);
+  spec.blocks = setup.blocks;
   spec.batch = setup.batch;
   spec.window = setup.method == SyncMethod::optimistic ? std::optional(setup.window) : std::nullopt;
   spec.tolerance = setup.tolerance;
@@ -482,6 +501,12 @@ int replay_command(Options o) {
   return r.completed() ? static_cast<int>(ExitCode::simulation_failed) : code;
 }
 
+// Blocks of pendulums run conservative (step) only (check_method_options).
+bool runs_in(const Compared& m, Layout layout) {
+  return layout != Layout::blocks ||
+         (m.method == SyncMethod::conservative && m.guarantee == Guarantee::step);
+}
+
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
   check_model_options(o, model);
@@ -502,8 +527,11 @@ int compare_command(const Options& o) {
                        "contacts have no reference answer)");
     reference.emplace(*partitioned->scenario);
   }
-  ComparisonRuns runs(file, o.repeat * (1 + o.layouts.size() * (methods.size() - 1)),
-                      several_layouts);
+  std::size_t per_round = 1;
+  for (const Layout layout : o.layouts)
+    for (const auto& m : methods)
+      per_round += m.method != SyncMethod::sequential && runs_in(m, layout);
+  ComparisonRuns runs(file, o.repeat * per_round, several_layouts);
   auto run_one = [&](const Compared& m, Layout layout, std::size_t k) {
     const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
     const fs::path where = comparison_dir(out, own_dir ? to_string(layout) : "",
@@ -521,7 +549,8 @@ int compare_command(const Options& o) {
     run_one(methods.front(), layouts.front(), k);
     for (const Layout layout : layouts)
       for (const auto& m : methods)
-        if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
+        if (m.method != SyncMethod::sequential && runs_in(m, layout) && !runs.failed())
+          run_one(m, layout, k);
   }
   present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out);
   animation.hold();

@@ -414,6 +414,10 @@ RunSetup read_setup(const Reader& r, bool partitioned) {
   if (!packed || packed->has_value() == (s.method == SyncMethod::sequential))
     r.fail("field layout: '" + layout + "' is not the layout of a " + to_string(s.method) + " run");
   s.layout = *packed;
+  // (Absent from checkpoints written before blocks existed.)
+  if (r.root().contains("blocks")) s.blocks = r.get<std::uint32_t>("blocks");
+  if ((s.layout == Layout::blocks) != (s.blocks >= 2) || s.blocks > kMaxBlocks)
+    r.fail("field blocks: " + std::to_string(s.blocks) + " does not fit layout '" + layout + "'");
   s.batch = r.get<std::uint64_t>("batch");
   s.window = r.get<std::uint64_t>("window");
   s.check_guarantees = r.get<bool>("check_guarantees");
@@ -451,6 +455,7 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["method"] = to_string(s.method);
   j["guarantee"] = to_string(s.guarantee);
   j["layout"] = layout_label(s.layout);
+  j["blocks"] = s.blocks;
   j["batch"] = s.batch;
   j["window"] = s.window;
   j["check_guarantees"] = s.check_guarantees;
@@ -529,10 +534,17 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, std::chrono::milliseco
       // The first committed step is written at once: from then on a crash can be resumed.
       last_write_(coarse_monotonic() - every) {}
 
+Checkpointer::~Checkpointer() {
+  if (writing_.valid()) writing_.wait();
+}
+
 bool Checkpointer::due() {
   const auto now = coarse_monotonic();
-  if (now - last_write_ <
-      std::max<std::chrono::nanoseconds>(every_, quiet_factor * last_write_took_))
+  const std::chrono::nanoseconds took(last_write_took_.load());
+  if (now - last_write_ < std::max<std::chrono::nanoseconds>(every_, quiet_factor * took))
+    return false;
+  // Still writing the last one: this one waits for the next interval.
+  if (writing_.valid() && writing_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     return false;
   last_write_ = now;
   return true;
@@ -545,19 +557,38 @@ void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> 
   c.collisions = collisions;
   c.recorder.step = step;
   have_step_ = true;
-  if (due()) write_now(recorder);
+  if (due() && take_position(recorder)) store();
+}
+
+bool Checkpointer::take_position(TrajectoryRecorder& recorder) {
+  if (!have_step_) return false;  // nothing committed in this process: the last checkpoint stands
+  c_.chain().recorder = recorder.position();
+  return true;
 }
 
 void Checkpointer::write_now(TrajectoryRecorder& recorder) {
-  if (!have_step_) return;  // nothing committed in this process: the last checkpoint stands
-  c_.chain().recorder = recorder.position();
-  store();
+  finish_writing();
+  if (take_position(recorder)) write_checkpoint(c_, dir_);
+}
+
+void Checkpointer::finish_writing() {
+  if (writing_.valid()) writing_.get();  // throws the write's failure
 }
 
 void Checkpointer::store() {
-  const auto begin = std::chrono::steady_clock::now();
-  write_checkpoint(c_, dir_);
-  last_write_took_ = std::chrono::steady_clock::now() - begin;
+  finish_writing();
+  auto write = [this](const Checkpoint& c) {
+    const auto begin = std::chrono::steady_clock::now();
+    write_checkpoint(c, dir_);
+    last_write_took_ = (std::chrono::steady_clock::now() - begin).count();
+  };
+  // The first is written before the run goes on: from then on a crash can be resumed.
+  if (!stored_any_) {
+    write(c_);
+    stored_any_ = true;
+    return;
+  }
+  writing_ = std::async(std::launch::async, [write, copy = c_] { write(copy); });
 }
 
 void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
@@ -582,7 +613,7 @@ void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const S
       h.values.push_back(sample.value);
     }
   forget_unneeded(plan.configs[p], recorder.recorded(p) - 1, at.inputs);
-  if (resumable(recorder) && due()) write_now(recorder);
+  if (resumable(recorder) && due() && take_position(recorder)) store();
 }
 
 bool Checkpointer::resumable(const PartitionedRecorder& recorder) const {
@@ -608,12 +639,17 @@ void Checkpointer::forget_unneeded(const IntegratorConfig& config, std::uint64_t
   }
 }
 
-void Checkpointer::write_now(PartitionedRecorder& recorder) {
-  if (!resumable(recorder)) return;  // a partition has recorded nothing yet
+bool Checkpointer::take_position(PartitionedRecorder& recorder) {
+  if (!resumable(recorder)) return false;  // a partition has recorded nothing yet
   PartitionedPoint& c = c_.partitions();
   c.recorder = recorder.position();
   c.horizon = recorder.horizon();
-  store();
+  return true;
+}
+
+void Checkpointer::write_now(PartitionedRecorder& recorder) {
+  finish_writing();
+  if (take_position(recorder)) write_checkpoint(c_, dir_);
 }
 
 }  // namespace kausal

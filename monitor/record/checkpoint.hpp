@@ -14,9 +14,11 @@
 // the monitor recorded of it (the last step of a batch, which carries the memory and the
 // indicators there), with the samples routed to it that steps after that may use; the
 // recorder's position holds every partition's digest and the rows not yet complete.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,6 +41,7 @@ struct RunSetup {
   SyncMethod method = SyncMethod::sequential;
   Guarantee guarantee = Guarantee::none;  // conservative: step or lookahead
   RunLayout layout;                       // empty for sequential
+  std::uint32_t blocks = 0;               // layout blocks: how many, else 0
   std::uint64_t batch = 0;                // optimistic, else 0
   std::uint64_t window = 0;               // optimistic, else 0
   bool check_guarantees = false;
@@ -126,6 +129,10 @@ class Checkpointer {
  public:
   Checkpointer(std::filesystem::path dir, Checkpoint base,
                std::chrono::milliseconds every = std::chrono::seconds(1));
+  // Waits for a checkpoint still being written.
+  ~Checkpointer();
+  Checkpointer(const Checkpointer&) = delete;
+  Checkpointer& operator=(const Checkpointer&) = delete;
   // A chain, after every committed step: keeps a copy of the states (cheap) and writes a
   // checkpoint when one is due.
   void committed(std::uint64_t step, std::span<const PendulumState> states,
@@ -139,6 +146,7 @@ class Checkpointer {
   // The steps (ticks) the run was resumed from, oldest first; empty for a fresh run.
   const std::vector<std::uint64_t>& resumed_from() const { return c_.resumed_from; }
   // Writes the last committed step whatever the time: at the end of a run, failed or not.
+  // Returns once it is on disk.
   void write_now(TrajectoryRecorder& recorder);
   void write_now(PartitionedRecorder& recorder);
   // write_now at the end of run r, failed or not. A checkpoint that cannot be written fails
@@ -162,18 +170,29 @@ class Checkpointer {
   // Drops the samples a partition resumed at resume_step would not use (amortised).
   static void forget_unneeded(const IntegratorConfig& config, std::uint64_t resume_step,
                               std::vector<ChannelHistory>& inputs);
-  // write_checkpoint, timed: a checkpoint that takes long to write (a chain of a million
-  // pendulums: seconds) is written at most every quiet_factor times that long, so that
-  // checkpoints cost a run at most about 1 / quiet_factor of its time.
+  // write_checkpoint of a copy of the checkpoint, timed, on a thread of its own: the run
+  // goes on while it is written (a chain of a million pendulums takes seconds); only the
+  // first is written before the run goes on. One is written at a time; one that comes due while the
+  // last is still being written waits for the next interval. A checkpoint that takes long to write
+  // is written at most every quiet_factor times that long. A failed write is thrown by the next
+  // store() or write_now().
   void store();
+  // Waits for the checkpoint being written, if any, and throws its failure.
+  void finish_writing();
+  // Takes the recorder's position into the checkpoint; false if there is nothing to resume
+  // from yet.
+  bool take_position(TrajectoryRecorder& recorder);
+  bool take_position(PartitionedRecorder& recorder);
   static constexpr int quiet_factor = 20;
 
   std::filesystem::path dir_;
   Checkpoint c_;
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
-  std::chrono::nanoseconds last_write_took_{0};
-  bool have_step_ = false;  // the chain: a step has been committed in this process
+  std::atomic<std::chrono::nanoseconds::rep> last_write_took_{0};
+  std::future<void> writing_;  // the checkpoint being written, if any
+  bool stored_any_ = false;    // store() has written one
+  bool have_step_ = false;     // the chain: a step has been committed in this process
 };
 
 }  // namespace kausal

@@ -252,7 +252,7 @@ double calc_cost_us(const RunResult& r) {
     if (c.role == ComponentRole::integrator) {
       wait_s += c.totals.calc_wait_s;
       calls += c.totals.calc_calls;
-    } else if (c.role == ComponentRole::sequential) {
+    } else if (c.role == ComponentRole::sequential || c.role == ComponentRole::block) {
       wait_s += c.totals.busy_s;
       calls += c.totals.calc_calls;
     }
@@ -377,6 +377,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   }
   j["placement"] = r.placement;
   j["layout"] = layout_label(r.layout);
+  if (r.layout == Layout::blocks) j["blocks"] = r.blocks;
   j["mean_utilisation"] = mean_utilisation(r);
   j["calc_cost_us"] = calc_cost_us(r);
   auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
@@ -441,6 +442,7 @@ std::string format_summary(const RunResult& r) {
   o << "  status        " << name_of(r.status);
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << layout_label(r.layout);
+  if (r.layout == Layout::blocks) o << ":" << r.blocks;
   if (r.events) {
     o << "\n  wall time     " << fixed(r.wall_s, 3) << " s\n" << format_events(r);
     return finish_summary(o, r);

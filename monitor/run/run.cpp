@@ -16,6 +16,7 @@
 #include "monitor/run/feasibility.hpp"
 #include "monitor/run/operator.hpp"
 #include "monitor/run/realtime_priority.hpp"
+#include "monitor/sync/block_stepper.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/cosim_master.hpp"
@@ -56,6 +57,8 @@ class ModelRun {
   // Its components run in this process whatever the method (sequential() runs them):
   // nothing is deployed.
   virtual bool runs_here() const { return false; }
+  // The live view's strips of a run that runs here.
+  virtual std::vector<std::string> strips_here() const { return {"sequential"}; }
   // Paced runs: the clock that releases the steps, the operator's injections and the
   // committed values an operator reads (null otherwise).
   StepClock* clock() { return clock_.get(); }
@@ -130,9 +133,23 @@ class ChainRun final : public ModelRun {
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
+    if (blocks()) {
+      BlockStepper stepper(s_, {spec_.blocks, cpus_});
+      return drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false));
+    }
     SequentialStepper stepper(s_);
     return with_run_ahead(
         drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false)));
+  }
+
+  // Blocks of pendulums step on lanes of this process: nothing is deployed.
+  bool runs_here() const override { return blocks(); }
+
+  std::vector<std::string> strips_here() const override {
+    if (!blocks()) return ModelRun::strips_here();
+    std::vector<std::string> strips{"monitor"};
+    for (std::uint32_t k = 1; k <= spec_.blocks; ++k) strips.push_back(block_name(k));
+    return strips;
   }
 
   DeploymentPlan plan() const override {
@@ -165,6 +182,9 @@ class ChainRun final : public ModelRun {
 
  private:
   const ChainStart* from() const { return resumed_ ? &resumed_->start : nullptr; }
+  bool blocks() const {
+    return spec_.method != SyncMethod::sequential && spec_.layout == Layout::blocks;
+  }
 
   DriveOptions options(RunObserver* observer, bool check_guarantees) {
     return {check_guarantees, observer,          from(),        &checkpoints_,
@@ -187,6 +207,7 @@ class ChainRun final : public ModelRun {
             spec_.method,
             spec_.guarantee,
             layout_of(spec_),
+            spec_.layout == Layout::blocks ? spec_.blocks : 0,
             optimistic ? spec_.batch : 0,
             optimistic ? window_ : 0,
             spec_.check_guarantees,
@@ -306,6 +327,7 @@ class PartitionedRun final : public ModelRun {
             spec_.method,
             Guarantee::none,
             layout_of(spec_),
+            0,
             0,
             optimistic ? mode_.window : 0,
             false,
@@ -452,7 +474,7 @@ class EventsRun final : public ModelRun {
   // How the run was started: only the method and the layout (the scenario holds the rest;
   // the number of groups does not change what is committed).
   RunSetup setup() const {
-    return {s_.file, spec_.method, Guarantee::none, layout_of(spec_),     0, 0, false,
+    return {s_.file, spec_.method, Guarantee::none, layout_of(spec_),     0, 0, 0, false,
             false,   0.0,          spec_.pin,       spec_.call_timeout_ms};
   }
 
@@ -677,7 +699,7 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
     if (budget) require_feasible(*budget);
     trace.emplace(spec.out / "trace.json", spec.trace);  // its origin: the first step
     trace->tap(work);
-    feed = model.show(platform, label, {"sequential"}, nullptr);
+    feed = model.show(platform, label, model.strips_here(), nullptr);
     result = model.sequential(control, feed.get());
     finish_feed(feed, result);
     return result;
@@ -749,6 +771,7 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   }
   result.guarantee = spec.guarantee;
   result.layout = layout_of(spec);
+  if (result.layout == Layout::blocks) result.blocks = spec.blocks;
   if (!spec.deployment_file.empty() && !sequential) result.deployment = spec.deployment_file;
   result.resumed_from = model->resumed_from();
   write_run_files(trace, spec, result, model->clock(), work);

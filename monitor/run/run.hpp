@@ -56,6 +56,7 @@ struct RunSpec {
   SyncMethod method = SyncMethod::sequential;
   Guarantee guarantee = Guarantee::none;  // chains, conservative: step or lookahead; else none
   Layout layout = Layout::process;        // conservative and optimistic
+  std::uint32_t blocks = 0;               // layout blocks: how many (chains)
   std::size_t batch = 32;                 // chains, optimistic: states per batch
   std::optional<std::uint64_t> window;    // optimistic; default: the model kind's own
   std::optional<double> tolerance;        // partitioned, optimistic; default: the scenario's

@@ -1,6 +1,7 @@
 #include "monitor/run/run_kind.hpp"
 
 #include <array>
+#include <charconv>
 #include <utility>
 
 #include "system/errors.hpp"
@@ -24,18 +25,20 @@ constexpr std::array<std::pair<RunStatus, std::string_view>, 3> kStatuses{{
     {RunStatus::interrupted, "interrupted"},
 }};
 
-constexpr std::array<std::pair<Layout, std::string_view>, 3> kLayouts{{
+constexpr std::array<std::pair<Layout, std::string_view>, 4> kLayouts{{
     {Layout::process, "process"},
     {Layout::pendulum, "pendulum"},
     {Layout::single, "single"},
+    {Layout::blocks, "blocks"},
 }};
 
-constexpr std::array<std::pair<ComponentRole, std::string_view>, 5> kRoles{{
+constexpr std::array<std::pair<ComponentRole, std::string_view>, 6> kRoles{{
     {ComponentRole::monitor, "monitor"},
     {ComponentRole::sequential, "sequential"},
     {ComponentRole::system, "system"},
     {ComponentRole::integrator, "integrator"},
     {ComponentRole::event_group, "event-group"},
+    {ComponentRole::block, "block"},
 }};
 
 constexpr std::array<std::pair<Pinning, std::string_view>, 2> kPinnings{{
@@ -114,9 +117,20 @@ std::optional<Layout> layout_named(std::string_view name) {
   return value_in(kLayouts, name);
 }
 
-Layout parse_layout(const std::string& name) {
-  if (const auto layout = layout_named(name)) return *layout;
-  throw InputError("unknown layout '" + name + "' (process, pendulum or single)");
+Layout parse_layout(const std::string& name, std::uint32_t* blocks) {
+  const std::string_view prefix = "blocks:";
+  if (name.starts_with(prefix)) {
+    const std::string count = name.substr(prefix.size());
+    std::uint32_t k = 0;
+    const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), k);
+    if (error != std::errc{} || end != count.data() + count.size() || k < 2 || k > kMaxBlocks)
+      throw InputError("layout '" + name + "': blocks:K needs a whole K from 2 to " +
+                       std::to_string(kMaxBlocks));
+    if (blocks) *blocks = k;
+    return Layout::blocks;
+  }
+  if (const auto layout = layout_named(name); layout && *layout != Layout::blocks) return *layout;
+  throw InputError("unknown layout '" + name + "' (process, pendulum, single or blocks:K)");
 }
 
 std::optional<RunLayout> run_layout_named(std::string_view name) {

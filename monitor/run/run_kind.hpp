@@ -4,6 +4,7 @@
 // tables and on the command line (and read back from there by the parse functions, which
 // throw InputError naming what they were given).
 #include <concepts>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -20,16 +21,18 @@ enum class Guarantee { none, step, lookahead };
 // How a run ended.
 enum class RunStatus { completed, failed, interrupted };
 // How a run's components are packed into processes (docs/architecture.md). A sequential run
-// has no components and so no layout: its RunLayout is empty ("none" in files).
-enum class Layout { process, pendulum, single };
+// has no components and so no layout: its RunLayout is empty ("none" in files). blocks: a
+// chain cut into blocks of pendulums, each a component stepping its block on a lane of the
+// kausal process (--layout blocks:K; the count is RunSpec::blocks).
+enum class Layout { process, pendulum, single, blocks };
 using RunLayout = std::optional<Layout>;
 // Where a run's processes compute: cores pins each component's process (and, conservative,
 // the monitor lane that calls it) to one CPU; none leaves it to the OS (--pin).
 enum class Pinning { none, cores };
 // What a component of a run does: the monitor, the in-process sequential reference, a
-// System or Integrator (of a pendulum or a partition), or an event group (the discrete-event
-// components one thread runs).
-enum class ComponentRole { monitor, sequential, system, integrator, event_group };
+// System or Integrator (of a pendulum or a partition), an event group (the discrete-event
+// components one thread runs), or a block of pendulums (the model and its stepping in one).
+enum class ComponentRole { monitor, sequential, system, integrator, event_group, block };
 // What releases the steps of a run (--realtime, --clock): nothing (as fast as possible), the
 // wall clock scaled by a factor, or ticks from outside (kausal tick).
 enum class ClockSource { none, wall, external };
@@ -55,10 +58,13 @@ std::optional<SyncMethod> sync_method_named(std::string_view name);
 std::optional<Guarantee> guarantee_named(std::string_view name);  // "" is none
 std::optional<RunStatus> run_status_named(std::string_view name);
 // "process", "pendulum" (also "pair": a System and its Integrator in one process, whatever
-// they compute) or "single".
+// they compute), "single" or "blocks" (the command line spells it blocks:K).
 std::optional<Layout> layout_named(std::string_view name);
-// layout_named, or InputError listing the layouts.
-Layout parse_layout(const std::string& name);
+// The most blocks a chain may be cut into (--layout blocks:K).
+inline constexpr std::uint32_t kMaxBlocks = 1024;
+// A layout as the command line spells it: layout_named's words, or "blocks:K", which sets
+// *blocks (if given) to K (2 .. kMaxBlocks). InputError listing the layouts for anything else.
+Layout parse_layout(const std::string& name, std::uint32_t* blocks = nullptr);
 // "none" is an empty RunLayout; anything else as layout_named.
 std::optional<RunLayout> run_layout_named(std::string_view name);
 std::optional<Pinning> pinning_named(std::string_view name);

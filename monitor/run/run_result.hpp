@@ -211,6 +211,7 @@ struct RunResult {
   // How the components were packed into processes (docs/architecture.md); empty for
   // sequential, which has no components.
   RunLayout layout = Layout::process;
+  std::uint32_t blocks = 0;      // layout blocks: how many
   std::string deployment;        // --deploy: the deployment file; "" when everything ran here
   std::uint64_t batch_size = 0;  // optimistic
   std::uint64_t window = 0;      // optimistic

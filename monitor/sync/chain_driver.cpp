@@ -34,10 +34,13 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
       causality_violation(pair, step, "need an impulse");
     });
   }
-  return sweep.resolve(states, step, [&](const BobPair& pair, const Impact& impact) {
+  auto apply = [&](const BobPair& pair, const Impact& impact) {
     stepper.apply_impulse(pair.i, step, impact.left_impulse, states);
     stepper.apply_impulse(pair.j, step, impact.right_impulse, states);
-  });
+  };
+  if (const auto share = stepper.resolved_inside())
+    return share->impacts + sweep.resolve_among(states, step, share->left, apply);
+  return sweep.resolve(states, step, apply);
 }
 
 namespace {
@@ -142,8 +145,9 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
   if (monitor) r.components.push_back(monitor_report(monitor_clock));
   for (auto& c : stepper.reports()) {
     // Calc calls are counted where the model is evaluated: by Systems, or by the
-    // sequential reference that evaluates every model itself.
-    if (c.role == ComponentRole::system || c.role == ComponentRole::sequential)
+    // sequential reference and blocks, which evaluate their models themselves.
+    if (c.role == ComponentRole::system || c.role == ComponentRole::sequential ||
+        c.role == ComponentRole::block)
       r.calc_calls += c.totals.calc_calls;
     r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
     r.components.push_back(std::move(c));

@@ -3,6 +3,7 @@
 // the impact sweep and the committing; a stepper only supplies states, so every method
 // shares the physics and the event order by construction.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct ChainStart {
   std::uint64_t collisions = 0;       // impacts before (and at) `step`
 };
 
+// What a stepper that resolves contacts itself left of a step's sweep: the pendulums whose
+// contacts the monitor must still sweep (ascending), and the impacts it applied itself.
+struct SweepShare {
+  std::span<const std::uint32_t> left;
+  std::uint64_t impacts = 0;
+};
+
 class ChainStepper {
  public:
   virtual ~ChainStepper() = default;
@@ -31,6 +39,9 @@ class ChainStepper {
   // True if the stepper computed step s under a guarantee that no impact happens there
   // (lookahead): an impulse due at s would be a causality violation.
   virtual bool guaranteed_impact_free(std::uint64_t /*s*/) const { return false; }
+  // After step_all: nothing if the driver sweeps every pair, else what the stepper left to
+  // sweep (the rest it resolved, exactly as the whole sweep would: blocks of pendulums).
+  virtual std::optional<SweepShare> resolved_inside() const { return std::nullopt; }
   // True if the stepping runs in the monitor's own thread (the sequential reference): then
   // the monitor has no separate busy time worth two clock reads per step.
   virtual bool in_monitor_thread() const { return false; }

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "integrator/pendulum_block.hpp"
+
 namespace kausal {
 
 SequentialStepper::SequentialStepper(const Scenario& scenario)
@@ -10,13 +12,8 @@ SequentialStepper::SequentialStepper(const Scenario& scenario)
 }
 
 void SequentialStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
-  const double t = step_time(scenario_.t0(), scenario_.h, m);
-  for (std::size_t i = 0; i < states.size(); ++i) {
-    auto rhs = [&c = coefficients_[i]](double, const PendulumState& x, PendulumState& dx) {
-      pendulum_rhs(c, x.data(), dx.data());
-    };
-    take_step(scenario_.method, rhs, t, scenario_.h, states[i], work_);
-  }
+  step_pendulums(scenario_.method, coefficients_, step_time(scenario_.t0(), scenario_.h, m),
+                 scenario_.h, states, work_);
   calc_calls_ += states.size() * static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
 }
 

@@ -1,8 +1,8 @@
 // The pinned digests (scenarios/digests.toml): every shipped scenario is listed, and its
 // command, run for real, reproduces the checked-in digest. Then one generated test per cell
 // of scenario × method × layout (Cells/Cell.ReproducesThePinnedDigest/thesis_optimistic_
-// pendulum, ...), each running `kausal run` with real component processes, so that a
-// failing cell names itself.
+// pendulum, ..., thesis_conservative_step_blocks_2), each running `kausal run` with real component
+// processes, so that a failing cell names itself.
 #include <gtest/gtest.h>
 
 #include <toml++/toml.h>
@@ -106,7 +106,9 @@ std::vector<Cell> all_cells() {
     if (is_discrete(p.file)) {
       for (const std::string method : {"conservative", "optimistic"})
         for (const std::string groups : {"1", "2", "3"})
-          cells.push_back({p, {"--method", method, "--groups", groups}, "single",
+          cells.push_back({p,
+                           {"--method", method, "--groups", groups},
+                           "single",
                            identifier(p.file.substr(0, p.file.size() - 5) + "_" + method + "_" +
                                       groups + "_groups")});
       continue;
@@ -129,6 +131,17 @@ std::vector<Cell> all_cells() {
         if (method.size() > 2 && method[2] == "--guarantee") label += "_" + method[3];
         cells.push_back({p, method, layout, identifier(label + "_" + layout)});
       }
+    // A chain in blocks (conservative, step by step): two, and three where the chain has
+    // that many pendulums (an uneven cut).
+    if (!partitioned)
+      for (const std::size_t k : {2u, 3u}) {
+        const toml::table root = toml::parse_file((kSource / "scenarios" / p.file).string());
+        if (root["pendulum"].as_array()->size() < k) continue;
+        const std::string layout = "blocks:" + std::to_string(k);
+        cells.push_back(
+            {p, methods.front(), layout,
+             identifier(p.file.substr(0, p.file.size() - 5) + "_conservative_step_" + layout)});
+      }
   }
   return cells;
 }
@@ -147,7 +160,11 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   ASSERT_EQ(run_kausal(args, dir.path(), &err, std::chrono::seconds(300)), 0) << err;
   const auto summary = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(summary["status"], "completed");
-  EXPECT_EQ(summary["layout"], cell.layout);
+  // "blocks:3" is the layout "blocks" with 3 blocks.
+  const auto colon = cell.layout.find(':');
+  EXPECT_EQ(summary["layout"], cell.layout.substr(0, colon));
+  if (colon != std::string::npos)
+    EXPECT_EQ(summary["blocks"], std::stoi(cell.layout.substr(colon + 1)));
   EXPECT_EQ(summary["trajectory_sha256"], cell.pinned.sha256)
       << cell.name << " differs from the digest pinned for " << cell.pinned.file << " ("
       << cell.pinned.command << ")";

@@ -1,6 +1,7 @@
-// The layouts (--layout process|pendulum|single) as real processes: every method gives the
-// sequential digest in the pendulum and single layouts, components keep their names and
-// report the process they live in, compare runs every method in every layout listed.
+// The layouts (--layout process|pendulum|single|blocks:K) as real processes: every method
+// gives the sequential digest in the pendulum and single layouts, components keep their names
+// and report the process they live in, compare runs every method in every layout listed;
+// blocks of pendulums run in the kausal process and give the sequential digest too.
 // (A killed pendulum process and the version check in the pendulum layout: failure_test.)
 #include <gtest/gtest.h>
 
@@ -155,6 +156,84 @@ TEST(Layouts, BadLayoutIsBadInput) {
   // Sequential deploys no components: a layout for it is a mistake, not a no-op.
   EXPECT_EQ(run_kausal({"run", thesis, "--method", "sequential", "--layout", "single"}, dir.path()),
             2);
+}
+
+// Blocks: the kausal process alone (no children), a component per block with its Calcs, the
+// sequential digest, collisions and Calc count.
+TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
+  TempDir dir;
+  const auto random = write_toml(random_scenario(909, 11, 2000), dir / "random.toml");
+  const auto seq = run_ok(random, {"--method", "sequential"}, dir / "seq", dir);
+  ASSERT_FALSE(seq.summary.is_null());
+  for (const std::string k : {"2", "5", "11"}) {
+    const auto r = run_ok(random, {"--method", "conservative", "--layout", "blocks:" + k},
+                          dir / ("blocks" + k), dir);
+    ASSERT_FALSE(r.summary.is_null()) << k;
+    EXPECT_EQ(r.summary["layout"], "blocks") << k;
+    EXPECT_EQ(r.summary["blocks"], std::stoi(k));
+    EXPECT_EQ(r.summary["trajectory_sha256"], seq.summary["trajectory_sha256"]) << k;
+    EXPECT_EQ(r.summary["collisions"], seq.summary["collisions"]) << k;
+    EXPECT_EQ(r.summary["calc_calls"], seq.summary["calc_calls"]) << k;
+    std::set<std::string> blocks;
+    for (const auto& c : r.summary["components"]) {
+      EXPECT_EQ(c["pid"].get<long>(), r.kausal_pid) << c["name"];
+      if (c["role"] == "block") {
+        blocks.insert(c["name"].get<std::string>());
+        EXPECT_GT(c["calc_calls"].get<std::uint64_t>(), 0u) << c["name"];
+        EXPECT_GT(c["trace_spans"].get<int>(), 0) << c["name"];
+      }
+    }
+    EXPECT_EQ(blocks.size(), static_cast<std::size_t>(std::stoi(k)));
+    EXPECT_TRUE(blocks.count("block-1") && blocks.count("block-" + k)) << k;
+  }
+}
+
+TEST(Blocks, CompareRunsConservativeInBlocksBesideTheOtherLayouts) {
+  TempDir dir;
+  const auto file =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
+  const fs::path out = dir / "out";
+  KausalProcess p({"compare", file.string(), "--layout", "single,blocks:2", "--out", out.string()},
+                  dir.path());
+  const auto code = p.wait(120s);
+  ASSERT_TRUE(code);
+  ASSERT_EQ(*code, 0) << p.err();
+  const auto seq = read_json(out / "sequential" / "summary.json");
+  const auto blocks = read_json(out / "blocks" / "conservative-step" / "summary.json");
+  EXPECT_EQ(blocks["trajectory_sha256"], seq["trajectory_sha256"]);
+  EXPECT_EQ(blocks["blocks"], 2);
+  // Blocks have no lookahead and no optimistic method yet: those run in single only.
+  EXPECT_FALSE(fs::exists(out / "blocks" / "optimistic"));
+  EXPECT_TRUE(fs::exists(out / "single" / "optimistic" / "summary.json"));
+  EXPECT_EQ(read_json(out / "comparison.json")["rows"].size(), 5u);
+  EXPECT_NE(p.out().find("conservative/step [blocks]"), std::string::npos) << p.out();
+}
+
+TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
+  TempDir dir;
+  const std::string src = KAUSAL_SOURCE_DIR;
+  const std::string thesis = src + "/scenarios/thesis.toml";
+  struct Refusal {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Refusal> refusals = {
+      {{"run", thesis, "--method", "optimistic", "--layout", "blocks:2"}, "optimistic blocks"},
+      {{"run", thesis, "--method", "conservative", "--guarantee", "lookahead", "--layout",
+        "blocks:2"},
+       "lookahead per block boundary"},
+      {{"run", thesis, "--method", "conservative", "--layout", "blocks:6"}, "at most one block"},
+      {{"run", thesis, "--method", "conservative", "--layout", "blocks:1"}, "blocks:K needs"},
+      {{"run", src + "/scenarios/two-tanks.toml", "--method", "conservative", "--layout",
+        "blocks:2"},
+       "cuts a pendulum chain"},
+      {{"compare", thesis, "--layout", "blocks:2,blocks:3"}, "one block count"},
+  };
+  for (const auto& [args, says] : refusals) {
+    std::string err;
+    EXPECT_EQ(run_kausal(args, dir.path(), &err), 2) << args.back() << "\n" << err;
+    EXPECT_NE(err.find(says), std::string::npos) << err;
+  }
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ Checkpoint sample_checkpoint() {
              SyncMethod::optimistic,
              Guarantee::none,
              Layout::pendulum,
+             0,
              32,
              128,
              false,

@@ -9,6 +9,7 @@
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/block_stepper.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/optimistic.hpp"
@@ -165,6 +166,13 @@ inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOp
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
   return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
+}
+
+inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks) {
+  BlockStepper stepper(s, {blocks, {}});
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  return drive_chain(s, SyncMethod::conservative, stepper, recorder, control);
 }
 
 }  // namespace kausal::testing

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Blocks of pendulums against the sequential run (docs/performance.md, "Issue 17"): a generated
+# row of N pendulums (the first released from -1 rad, the rest at rest 0.2 m apart, so a pulse
+# of impacts runs down the row), every N of SIZES sequential and in blocks:K for every K of
+# BLOCKS, conservative. One run each, all in one go, so the ratios come from one machine state.
+# Prints wall time, speed-up σ = sequential / blocks and efficiency η = σ / CPUs, and checks that
+# every run gives the sequential digest. With PLOT=FILE.svg also draws σ against N.
+# Usage: bash bench/blocks.sh [euler|rk4] [STEPS]   (SIZES="1000 10000" BLOCKS="2 4" to choose;
+# CALC_WORK=U gives every Calc U units of artificial work, docs/scenarios.md "calc_work")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x build/bin/kausal ] || make build
+integrator=${1:-euler}
+steps=${2:-300}
+sizes=${SIZES:-"100 1000 10000 100000 1000000"}
+blocks=${BLOCKS:-"2 4 8"}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+row() {  # row N FILE
+  cat > "$2" <<TOML
+name = "row-$1"
+description = "a row of $1 equal pendulums, the first released from -1 rad"
+[simulation]
+integrator = "$integrator"
+step = 0.001
+duration = $(python3 -c "print($steps * 0.001)")
+output_interval = $(python3 -c "print($steps * 0.001)")
+[model]
+type = "pendulum-chain"
+restitution = 0.9
+calc_work = ${CALC_WORK:-0}
+[[pendulum]]
+pivot_x = -0.2
+length = 1.0
+mass = 1.0
+radius = 0.09
+angle = -1.0
+[[row]]
+count = $(($1 - 1))
+pivot_x = 0.0
+spacing = 0.2
+length = 1.0
+mass = 1.0
+radius = 0.09
+angle = 0.0
+TOML
+}
+
+for n in $sizes; do
+  row "$n" "$out/row-$n.toml"
+  build/bin/kausal run "$out/row-$n.toml" --method sequential --trace off \
+    --out "$out/$n/sequential" >/dev/null
+  for k in $blocks; do
+    [ "$k" -le "$n" ] || continue
+    build/bin/kausal run "$out/row-$n.toml" --method conservative --layout "blocks:$k" \
+      --trace off --out "$out/$n/blocks-$k" >/dev/null
+  done
+done
+
+python3 - "$out" "$sizes" "$blocks" "$(nproc)" "${PLOT:-}" <<'PY'
+import json, os, sys
+out, sizes, blocks, cpus, plot = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), sys.argv[5]
+print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{'blocks:'+k+' s':>14}{'σ':>7}{'η':>7}" for k in blocks) + "  digest")
+points = {k: [] for k in blocks}
+for n in sizes:
+    seq = json.load(open(os.path.join(out, n, "sequential", "summary.json")))
+    line = f"{int(n):>9,}{seq['wall_s']:14.3f}"
+    same = True
+    for k in blocks:
+        f = os.path.join(out, n, "blocks-" + k, "summary.json")
+        if not os.path.exists(f):
+            line += f"{'-':>14}{'-':>7}{'-':>7}"
+            continue
+        r = json.load(open(f))
+        same = same and r["trajectory_sha256"] == seq["trajectory_sha256"]
+        sigma = seq["wall_s"] / r["wall_s"]
+        points[k].append((int(n), sigma))
+        line += f"{r['wall_s']:14.3f}{sigma:7.2f}{sigma / min(cpus, int(k)):7.2f}"
+    print(line + ("  same" if same else "  DIFFERS"))
+if plot:
+    import math
+    w, h, left, bottom = 640, 360, 60, 40
+    ns = [int(n) for n in sizes]
+    lo, hi = math.log10(min(ns)), math.log10(max(ns))
+    top = max([2.0] + [s for k in blocks for _, s in points[k]]) * 1.1
+    X = lambda n: left + (math.log10(n) - lo) / max(hi - lo, 1e-9) * (w - left - 20)
+    Y = lambda s: h - bottom - s / top * (h - bottom - 20)
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<line x1="{left}" y1="{Y(1)}" x2="{w-20}" y2="{Y(1)}" stroke="#888" stroke-dasharray="4"/>',
+           f'<text x="{w-20}" y="{Y(1)-4}" text-anchor="end" fill="#888">break-even (σ = 1)</text>',
+           f'<line x1="{left}" y1="{h-bottom}" x2="{w-20}" y2="{h-bottom}" stroke="black"/>',
+           f'<line x1="{left}" y1="20" x2="{left}" y2="{h-bottom}" stroke="black"/>',
+           f'<text x="{(w+left)/2}" y="{h-6}" text-anchor="middle">pendulums N (log scale)</text>',
+           f'<text x="14" y="{(h-bottom)/2}" transform="rotate(-90 14 {(h-bottom)/2})" text-anchor="middle">speed-up σ over sequential</text>']
+    for n in ns:
+        svg.append(f'<text x="{X(n)}" y="{h-bottom+14}" text-anchor="middle">{n:,}</text>')
+    for s in range(0, int(top) + 1):
+        svg.append(f'<text x="{left-6}" y="{Y(s)+4}" text-anchor="end">{s}</text>')
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
+    for i, k in enumerate(blocks):
+        pts = points[k]
+        if not pts: continue
+        c = colours[i % len(colours)]
+        svg.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' % (c, " ".join(f"{X(n)},{Y(s)}" for n, s in pts)))
+        for n, s in pts:
+            svg.append(f'<circle cx="{X(n)}" cy="{Y(s)}" r="3" fill="{c}"/>')
+        svg.append(f'<text x="{left+10}" y="{24+16*i}" fill="{c}">blocks:{k}</text>')
+    svg.append("</svg>")
+    open(plot, "w").write("\n".join(svg) + "\n")
+    print("plot:", plot)
+PY

@@ -1,0 +1,120 @@
+#include "monitor/sync/block_stepper.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "system/errors.hpp"
+
+namespace kausal {
+
+std::size_t block_start(std::size_t k, std::size_t blocks, std::size_t n) {
+  // k <= kMaxBlocks and n <= kMaxPendulums: the product fits easily.
+  return static_cast<std::size_t>(static_cast<std::uint64_t>(k) * n / blocks);
+}
+
+std::string block_name(std::size_t k) {
+  return "block-" + std::to_string(k);
+}
+
+namespace {
+
+// Per block, its pendulums that have a pair within reach in another block: the only ones
+// whose contacts at a step the block cannot settle alone.
+std::vector<std::vector<std::uint32_t>> edges_of(const ChainSpec& chain, std::size_t blocks) {
+  const std::size_t n = chain.pendulums.size();
+  auto block_of = [&](std::uint32_t i) {
+    // The last k with block_start(k) <= i.
+    std::size_t k = i * blocks / n;
+    while (k + 1 < blocks && block_start(k + 1, blocks, n) <= i) ++k;
+    while (k > 0 && block_start(k, blocks, n) > i) --k;
+    return k;
+  };
+  std::vector<std::vector<std::uint32_t>> edges(blocks);
+  for (const BobPair& p : pairs_within_reach(chain)) {
+    const std::size_t a = block_of(p.i), b = block_of(p.j);
+    if (a == b) continue;
+    edges[a].push_back(p.i);
+    edges[b].push_back(p.j);
+  }
+  for (auto& e : edges) {
+    std::sort(e.begin(), e.end());
+    e.erase(std::unique(e.begin(), e.end()), e.end());
+  }
+  return edges;
+}
+
+std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
+  if (blocks < 1 || blocks > pendulums)
+    throw InputError("--layout blocks:" + std::to_string(blocks) + " for " +
+                     std::to_string(pendulums) +
+                     " pendulums: a chain has at most one block per pendulum");
+  return blocks;
+}
+
+}  // namespace
+
+BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
+    : scenario_(scenario),
+      clocks_(checked_count(options.blocks, scenario.pendulums())),
+      fan_(options.blocks, options.lane_cpus),
+      edges_(edges_of(scenario.chain, options.blocks)),
+      left_per_block_(options.blocks),
+      impacts_per_block_(options.blocks) {
+  const std::size_t n = scenario.pendulums();
+  for (std::size_t k = 0; k < options.blocks; ++k)
+    blocks_.push_back(std::make_unique<PendulumBlock>(
+        scenario.chain, scenario.method, scenario.t0(), scenario.h,
+        block_start(k, options.blocks, n), block_start(k + 1, options.blocks, n)));
+}
+
+void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
+  {
+    CallScope call(calls_, {ActivityCall::grant, m + 1});
+    fan_.run([&](std::size_t k) {
+      BusyScope busy(clocks_[k], {ActivityCall::advance, m + 1});
+      left_per_block_[k].clear();
+      impacts_per_block_[k] = blocks_[k]->step(m, states, edges_[k], left_per_block_[k]);
+    });
+  }
+  // Blocks hold ascending ranges: their lists in block order are ascending.
+  left_.clear();
+  impacts_inside_ = 0;
+  for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    left_.insert(left_.end(), left_per_block_[k].begin(), left_per_block_[k].end());
+    impacts_inside_ += impacts_per_block_[k];
+  }
+  ++counters_.rounds;
+  counters_.monitor_calls += blocks_.size();
+  if (observer_) {
+    reached_.assign(blocks_.size(), m + 1);
+    observer_->horizon(m + 1, reached_);
+  }
+}
+
+void BlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
+                                 std::span<PendulumState> states) {
+  apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());
+}
+
+std::vector<ComponentReport> BlockStepper::reports() {
+  std::vector<ComponentReport> reports;
+  for (std::size_t k = 0; k < blocks_.size(); ++k) {
+    const ActivityTrace& trace = clocks_[k].trace();
+    ComponentReport r{block_name(k + 1),
+                      ComponentRole::block,
+                      "local",
+                      static_cast<long>(getpid()),
+                      true,
+                      clocks_[k].totals(),
+                      -1,
+                      trace.page(0, trace.recorded()),
+                      trace.dropped(),
+                      {}};
+    r.totals.calc_calls = blocks_[k]->calc_calls();
+    reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+}  // namespace kausal

@@ -1,0 +1,57 @@
+#pragma once
+// Blocks of pendulums (--layout blocks:K, docs/architecture.md "Blocks"): the chain cut into K
+// contiguous blocks, each stepped on a lane of its own with its contacts resolved inside
+// (integrator/pendulum_block.hpp). Conservative, one step per round: every block steps from
+// m to m + 1 and settles the clusters that touch no other block; the monitor then sweeps
+// what is left, the clusters of the pendulums whose pairs cross a block boundary
+// (ImpactSweep::resolve_among). Nobody computes step m + 2 before step m + 1 is settled, and
+// the result is the sequential one, bit for bit, for every K.
+#include <memory>
+#include <string>
+
+#include "integrator/pendulum_block.hpp"
+#include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/chain_stepper.hpp"
+#include "monitor/sync/fan_out.hpp"
+
+namespace kausal {
+
+// The pendulums of block k of K in a chain of n: [k·n/K, (k+1)·n/K).
+std::size_t block_start(std::size_t k, std::size_t blocks, std::size_t n);
+
+// Block k's name (from 1) in reports, the trace and the live view: "block-1".
+std::string block_name(std::size_t k);
+
+struct BlockOptions {
+  std::size_t blocks = 2;      // 1 <= blocks <= the chain's pendulums
+  std::vector<int> lane_cpus;  // as FanOut: empty for unpinned lanes
+};
+
+class BlockStepper final : public ChainStepper {
+ public:
+  BlockStepper(const Scenario& scenario, const BlockOptions& options);
+  void step_all(std::uint64_t m, std::span<PendulumState> states) override;
+  void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
+                     std::span<PendulumState> states) override;
+  std::optional<SweepShare> resolved_inside() const override {
+    return SweepShare{left_, impacts_inside_};
+  }
+  MethodCounters counters() const override { return counters_; }
+  std::vector<ComponentReport> reports() override;
+
+ private:
+  const Scenario& scenario_;
+  std::vector<std::unique_ptr<PendulumBlock>> blocks_;
+  std::vector<ActivityClock> clocks_;  // per block, on its lane
+  FanOut fan_;
+  // Per block: its pendulums with a pair (within reach) into another block, ascending.
+  std::vector<std::vector<std::uint32_t>> edges_;
+  std::vector<std::vector<std::uint32_t>> left_per_block_;
+  std::vector<std::uint64_t> impacts_per_block_;
+  std::vector<std::uint32_t> left_;  // all blocks' left pendulums, ascending
+  std::uint64_t impacts_inside_ = 0;
+  std::vector<std::uint64_t> reached_;  // for the observer
+  MethodCounters counters_;
+};
+
+}  // namespace kausal

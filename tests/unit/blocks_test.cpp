@@ -1,0 +1,180 @@
+// Blocks of pendulums (--layout blocks:K): each block settles the contacts inside it, the
+// monitor those that cross a boundary, and the run is the sequential one bit for bit, for
+// every K (integrator/pendulum_block.hpp says why).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "test_support.hpp"
+
+namespace kausal {
+namespace {
+
+void expect_same_run(const RunResult& seq, const RunResult& r, const std::string& label) {
+  EXPECT_EQ(r.status, RunStatus::completed) << label << ": " << r.error;
+  EXPECT_EQ(r.steps, seq.steps) << label;
+  EXPECT_EQ(r.collisions, seq.collisions) << label;
+  EXPECT_EQ(r.calc_calls, seq.calc_calls) << label;
+  EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << label;
+}
+
+// Two blocks, uneven blocks, more blocks than CPUs, and one block per pendulum.
+std::uint64_t expect_every_block_count_agrees(const Scenario& s, const std::string& label) {
+  const RunResult seq = testing::run_sequential(s);
+  EXPECT_EQ(seq.status, RunStatus::completed) << label << ": " << seq.error;
+  std::set<std::size_t> counts{2, 3, 5, s.pendulums()};
+  for (const std::size_t k : counts)
+    if (k >= 2 && k <= s.pendulums())
+      expect_same_run(seq, testing::run_blocks_in_process(s, k),
+                      label + " blocks:" + std::to_string(k));
+  return seq.collisions;
+}
+
+TEST(Blocks, ShippedChainsGiveTheSequentialRunForEveryBlockCount) {
+  for (const char* name :
+       {"thesis.toml", "cradle.toml", "heterogeneous.toml", "tutorial.toml", "large.toml"}) {
+    Scenario s = testing::shipped(name);
+    s.steps = std::min<std::uint64_t>(s.steps, 4000);  // every one has impacts by then
+    EXPECT_GT(expect_every_block_count_agrees(s, name), 0u) << name;
+  }
+}
+
+TEST(Blocks, RandomChainsGiveTheSequentialRunForEveryBlockCount) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr unsigned every = 4;
+#else
+  constexpr unsigned every = 1;
+#endif
+  std::uint64_t collisions = 0;
+  for (unsigned seed = every; seed <= 12; seed += every) {
+    collisions += expect_every_block_count_agrees(testing::random_scenario(seed, 3 + seed, 1200),
+                                                  "random seed " + std::to_string(seed));
+    collisions += expect_every_block_count_agrees(testing::crossing_scenario(seed, 4 + seed, 1200),
+                                                  "crossing seed " + std::to_string(seed));
+  }
+  EXPECT_GT(collisions, 50u);  // the generators must exercise contacts across boundaries
+}
+
+// Forty bobs touching at rest: every step one cluster spans the whole chain, across every
+// boundary, so the monitor settles all of it.
+TEST(Blocks, AClusterAcrossEveryBoundaryIsSettledWhole) {
+  Scenario s = testing::shipped("cradle.toml");
+  const PendulumParams p = s.chain.pendulums.front();
+  s.chain.pendulums.clear();
+  s.initial.clear();
+  for (int i = 0; i < 40; ++i) {
+    PendulumParams q = p;
+    q.pivot_x = i * 2 * p.radius;
+    s.chain.pendulums.push_back(q);
+    s.initial.push_back({i == 0 ? -0.6 : 0.0, 0.0});
+  }
+  s.steps = 1500;
+  EXPECT_GT(expect_every_block_count_agrees(s, "forty touching"), 40u);
+}
+
+// A block leaves exactly the clusters that hold an edge bob, and resolves the others.
+TEST(Blocks, ABlockLeavesTheClustersThatHoldAnEdgeBob) {
+  // Pendulums 0 and 1 touch and approach; 2 hangs apart; 3 and 4 touch and approach.
+  Scenario s = testing::shipped("cradle.toml");
+  const PendulumParams p = s.chain.pendulums.front();
+  s.chain.pendulums.clear();
+  const double d = 2 * p.radius;
+  for (const double x : {0.0, d, 3 * d, 5 * d, 6 * d}) {
+    PendulumParams q = p;
+    q.pivot_x = x;
+    s.chain.pendulums.push_back(q);
+  }
+  const std::vector<PendulumState> start{{0, 1}, {0, -1}, {0, 0}, {0, 1}, {0, -1}};
+  auto stepped = [&](std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left) {
+    PendulumBlock block(s.chain, OdeMethod::euler, 0, 1e-6, 0, 5);
+    std::vector<PendulumState> x = start;
+    const std::uint64_t impacts = block.step(0, x, edge, left);
+    return std::pair(impacts, x);
+  };
+  std::vector<std::uint32_t> left;
+  const std::vector<std::uint32_t> edge_apart{2};
+  const auto [impacts, x] = stepped(edge_apart, left);
+  EXPECT_EQ(impacts, 2u);  // (0, 1) and (3, 4)
+  EXPECT_EQ(left, std::vector<std::uint32_t>{2});
+  EXPECT_LT(x[0][1], 0);  // they bounced
+  EXPECT_GT(x[4][1], 0);
+
+  left.clear();
+  const std::vector<std::uint32_t> edge_in_pair{4};
+  const auto [impacts_left, x_left] = stepped(edge_in_pair, left);
+  EXPECT_EQ(impacts_left, 1u);  // only (0, 1)
+  EXPECT_EQ(left, (std::vector<std::uint32_t>{3, 4}));
+  EXPECT_GT(x_left[3][1], 0);  // as stepped: still approaching
+  EXPECT_LT(x_left[4][1], 0);
+
+  // The monitor's sweep of what was left gives the bits of the whole sweep.
+  ImpactSweep sweep(s.chain);
+  std::vector<PendulumState> left_swept = x_left;
+  sweep.resolve_among(left_swept, 1, left, [&](const BobPair& pair, const Impact& impact) {
+    apply_pendulum_impulse(s.chain.pendulums[pair.i], impact.left_impulse,
+                           left_swept[pair.i].data());
+    apply_pendulum_impulse(s.chain.pendulums[pair.j], impact.right_impulse,
+                           left_swept[pair.j].data());
+  });
+  EXPECT_EQ(left_swept, x);
+}
+
+TEST(Blocks, ABlockCountThatDoesNotFitTheChainIsRefused) {
+  const Scenario s = testing::shipped("thesis.toml");
+  EXPECT_THROW(BlockStepper(s, {s.pendulums() + 1, {}}), InputError);
+  EXPECT_THROW(BlockStepper(s, {0, {}}), InputError);
+  EXPECT_NO_THROW(BlockStepper(s, {s.pendulums(), {}}));
+}
+
+TEST(Blocks, BlocksSplitTheChainEvenlyAndInOrder) {
+  for (const std::size_t n : {1u, 2u, 7u, 1000u, 999'999u})
+    for (const std::size_t k : {1u, 2u, 3u, 8u}) {
+      if (k > n) continue;
+      EXPECT_EQ(block_start(0, k, n), 0u);
+      EXPECT_EQ(block_start(k, k, n), n);
+      for (std::size_t b = 0; b < k; ++b) {
+        const std::size_t size = block_start(b + 1, k, n) - block_start(b, k, n);
+        EXPECT_GE(size, n / k) << n << " " << k;
+        EXPECT_LE(size, n / k + 1) << n << " " << k;
+      }
+    }
+}
+
+TEST(Blocks, TheLayoutIsSpelledBlocksColonK) {
+  std::uint32_t k = 0;
+  EXPECT_EQ(parse_layout("blocks:2", &k), Layout::blocks);
+  EXPECT_EQ(k, 2u);
+  EXPECT_EQ(parse_layout("blocks:1024", &k), Layout::blocks);
+  EXPECT_EQ(k, 1024u);
+  for (const char* bad : {"blocks", "blocks:", "blocks:1", "blocks:0", "blocks:1025", "blocks:x",
+                          "blocks:2x", "blocks:-2", "blocks: 2", "blocks:99999999999"})
+    EXPECT_THROW(parse_layout(bad, &k), InputError) << bad;
+  EXPECT_EQ(to_string(Layout::blocks), "blocks");
+  EXPECT_EQ(to_string(ComponentRole::block), "block");
+}
+
+// candidates_among is candidates() restricted to the members, whatever the angles.
+TEST(ImpactSweep, CandidatesAmongMembersAreTheWholeSweepsPairsOfThem) {
+  std::mt19937_64 rng(7);
+  const Scenario s = testing::crossing_scenario(3, 40, 10);
+  ImpactSweep whole(s.chain), among(s.chain);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<PendulumState> x = s.initial;
+    for (auto& state : x) state[0] = std::uniform_real_distribution<>(-1.5, 1.5)(rng);
+    std::vector<std::uint32_t> members;
+    for (std::uint32_t i = 0; i < x.size(); ++i)
+      if (rng() % 3 != 0) members.push_back(i);
+    std::vector<BobPair> expected;
+    for (const BobPair& p : whole.candidates(x))
+      if (std::binary_search(members.begin(), members.end(), p.i) &&
+          std::binary_search(members.begin(), members.end(), p.j))
+        expected.push_back(p);
+    const auto got = among.candidates_among(x, members);
+    EXPECT_EQ(std::vector<BobPair>(got.begin(), got.end()), expected) << round;
+  }
+}
+
+}  // namespace
+}  // namespace kausal
