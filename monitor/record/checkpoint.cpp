@@ -6,6 +6,7 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -27,12 +28,15 @@ constexpr const char* kUncheckedFormat = "kausal-checkpoint/1";
 
 // SHA-256 of the canonical content: every field but "checksum", in file order, as compact
 // JSON. A midstate or a state edited by hand (or by a disk) no longer matches it.
-std::string checksum_of(json content) {
-  content.erase("checksum");
-  const std::string canonical = content.dump();
+std::string checksum_of_text(const std::string& canonical) {
   Sha256 sha;
   sha.update(canonical.data(), canonical.size());
   return sha.hex();
+}
+
+std::string checksum_of(json content) {
+  content.erase("checksum");
+  return checksum_of_text(content.dump());
 }
 
 std::string to_hex(const std::string& bytes) {
@@ -341,14 +345,46 @@ EventPoint read_events(const Reader& r) {
   return c;
 }
 
+// Where chain_json leaves a chain's states, as a string that nothing else in a checkpoint is.
+constexpr const char* kStatesPlaceholder = "<states>";
+
+// The states as the compact JSON of doubles_json per pendulum: [["hex","hex"],...].
+std::string states_text(const std::vector<PendulumState>& states) {
+  std::string text;
+  text.reserve(2 + states.size() * (2 + pendulum_state_size * 19));
+  text += '[';
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    text += i ? ",[" : "[";
+    for (std::size_t k = 0; k < pendulum_state_size; ++k) {
+      text += k ? ",\"" : "\"";
+      text += double_hex(states[i][k]);
+      text += '"';
+    }
+    text += ']';
+  }
+  text += ']';
+  return text;
+}
+
+// `dumped` (a checkpoint's JSON, `colon` between key and value) with the value of "states"
+// replaced by `states`. Quotes inside strings are escaped, so only the field itself matches.
+std::string spliced(std::string dumped, const std::string& states, const char* colon) {
+  const std::string field = std::string("\"states\"") + colon + "\"" + kStatesPlaceholder + "\"";
+  const std::size_t at = dumped.find(field);
+  if (at != std::string::npos) {
+    const std::size_t value = at + field.size() - std::strlen(kStatesPlaceholder) - 2;
+    dumped.replace(value, field.size() - (value - at), states);
+  }
+  return dumped;
+}
+
 json chain_json(const ChainPoint& c) {
   json j;
   j["pendulums"] = c.pendulums;
   j["planned_steps"] = c.planned_steps;
   j["step"] = c.recorder.step;
   j["t"] = step_time(0.0, c.h, c.recorder.step);  // for people; `step` is what counts
-  auto& states = j["states"] = json::array();
-  for (const auto& x : c.states) states.push_back(doubles_json(x));
+  j["states"] = kStatesPlaceholder;               // spliced in as text by write_checkpoint
   j["collisions"] = c.collisions;
   j["sha256_midstate"] = midstate_json(c.recorder.digest);
   j["csv_bytes"] = c.recorder.csv_bytes;
@@ -472,13 +508,18 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
     j["t"] = step_time(0.0, c.partitions().tick, c.step());  // for people
   }
   j["resumed_from"] = c.resumed_from;
-  j["checksum"] = checksum_of(j);
+  // A chain's states are nearly all of a big checkpoint (a million pendulums: 40 MB). They
+  // are written as text, as the JSON tree would write them, not through the tree (two small
+  // arrays per pendulum are slow to build and to dump twice).
+  const std::string states = c.events() || c.partitioned() ? "" : states_text(c.chain().states);
+  j["checksum"] = checksum_of_text(spliced(j.dump(), states, ":"));
+  const std::string text = spliced(j.dump(1), states, ": ");
 
   const fs::path file = dir / kCheckpointFile;
   const fs::path temp = dir / (std::string(kCheckpointFile) + ".tmp");
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << j.dump(1) << '\n';
+    out << text << '\n';
     out.flush();
     if (!out) throw InputError(temp.string() + ": cannot write the checkpoint");
   }

@@ -132,6 +132,31 @@ void expect_refused(const fs::path& dir, const std::string& field, const nlohman
   }
 }
 
+// The states are written as text beside the JSON tree: a scenario name that looks like the
+// field, quotes and all, must not take their place, and a blocks run keeps its count.
+TEST(Checkpoint, StatesWrittenAsTextRoundTripWhateverTheScenarioIsCalled) {
+  TempDir dir;
+  Checkpoint written = sample_checkpoint();
+  written.setup.scenario = R"(odd "states": "<states>" and "states":"<states>".toml)";
+  written.setup.method = SyncMethod::conservative;
+  written.setup.guarantee = Guarantee::step;
+  written.setup.layout = Layout::blocks;
+  written.setup.blocks = 3;
+  written.setup.batch = written.setup.window = 0;
+  write_checkpoint(written, dir.path());
+  const Checkpoint read = read_checkpoint(dir.path());
+  EXPECT_EQ(read.setup.scenario, written.setup.scenario);
+  EXPECT_EQ(read.setup.layout, Layout::blocks);
+  EXPECT_EQ(read.setup.blocks, 3u);
+  ASSERT_EQ(read.chain().states.size(), written.chain().states.size());
+  for (std::size_t i = 0; i < written.chain().states.size(); ++i)
+    for (std::size_t k = 0; k < 2; ++k)
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(read.chain().states[i][k]),
+                std::bit_cast<std::uint64_t>(written.chain().states[i][k]));
+  // A blocks layout without its count (or a count without the layout) is refused.
+  expect_refused(dir.path(), "blocks", 0, "field blocks");
+}
+
 TEST(Checkpoint, RefusesAnInconsistentFile) {
   TempDir dir;
   const Checkpoint c = sample_checkpoint();
