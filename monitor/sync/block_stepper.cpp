@@ -84,12 +84,9 @@ void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
     left_.insert(left_.end(), left_per_block_[k].begin(), left_per_block_[k].end());
     impacts_inside_ += impacts_per_block_[k];
   }
+  // (No horizon for the observer: step by step, it is always the step being committed.)
   ++counters_.rounds;
   counters_.monitor_calls += blocks_.size();
-  if (observer_) {
-    reached_.assign(blocks_.size(), m + 1);
-    observer_->horizon(m + 1, reached_);
-  }
 }
 
 void BlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,

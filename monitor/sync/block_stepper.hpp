@@ -50,7 +50,6 @@ class BlockStepper final : public ChainStepper {
   std::vector<std::uint64_t> impacts_per_block_;
   std::vector<std::uint32_t> left_;  // all blocks' left pendulums, ascending
   std::uint64_t impacts_inside_ = 0;
-  std::vector<std::uint64_t> reached_;  // for the observer
   MethodCounters counters_;
 };
 
