@@ -42,11 +42,7 @@ TEST(Blocks, ShippedChainsGiveTheSequentialRunForEveryBlockCount) {
 }
 
 TEST(Blocks, RandomChainsGiveTheSequentialRunForEveryBlockCount) {
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr unsigned every = 4;
-#else
-  constexpr unsigned every = 1;
-#endif
+  constexpr unsigned every = testing::kRandomStride;
   std::uint64_t collisions = 0;
   for (unsigned seed = every; seed <= 12; seed += every) {
     collisions += expect_every_block_count_agrees(testing::random_scenario(seed, 3 + seed, 1200),

@@ -44,11 +44,7 @@ TEST(Equivalence, RandomScenariosEveryMethodEqualsSequential) {
   // The sanitizer build checks memory on every fourth scenario (chains of 3 to 14); the
   // release build checks the property on all sixteen. (All sixteen under the sanitizers take
   // about three minutes, a sixth of make test.)
-#if defined(__SANITIZE_ADDRESS__)
-  constexpr unsigned every = 4;
-#else
-  constexpr unsigned every = 1;
-#endif
+  constexpr unsigned every = testing::kRandomStride;
   int with_collisions = 0, scenarios = 0;
   for (unsigned seed = every; seed <= 16; seed += every) {
     const std::size_t n = 2 + seed % 15;  // 2 .. 16
