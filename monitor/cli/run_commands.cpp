@@ -363,6 +363,11 @@ void check_model_options(const Options& o, const RunModel& model) {
     throw InputError(
         "command line: --layout blocks:K cuts a pendulum chain into blocks; partitioned and "
         "discrete-event models have partitions and groups of their own");
+  if (const auto* chain = std::get_if<ChainModel>(&model);
+      blocks && chain && o.blocks > chain->scenario->pendulums())
+    throw InputError("command line: --layout blocks:" + std::to_string(o.blocks) + " for " +
+                     std::to_string(chain->scenario->pendulums()) +
+                     " pendulums: a chain has at most one block per pendulum");
   if (!std::holds_alternative<EventsModel>(model)) {
     if (o.groups)
       throw InputError("command line: --groups applies to discrete-event models ([events])");
