@@ -18,6 +18,7 @@
 #include "monitor/run/output_dir.hpp"
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/sync/block_stepper.hpp"
 #include "monitor/sync/injections.hpp"
 
 namespace kausal {
@@ -363,11 +364,8 @@ void check_model_options(const Options& o, const RunModel& model) {
     throw InputError(
         "command line: --layout blocks:K cuts a pendulum chain into blocks; partitioned and "
         "discrete-event models have partitions and groups of their own");
-  if (const auto* chain = std::get_if<ChainModel>(&model);
-      blocks && chain && o.blocks > chain->scenario->pendulums())
-    throw InputError("command line: --layout blocks:" + std::to_string(o.blocks) + " for " +
-                     std::to_string(chain->scenario->pendulums()) +
-                     " pendulums: a chain has at most one block per pendulum");
+  if (const auto* chain = std::get_if<ChainModel>(&model); blocks && chain)
+    check_block_count(o.blocks, chain->scenario->pendulums());
   if (!std::holds_alternative<EventsModel>(model)) {
     if (o.groups)
       throw InputError("command line: --groups applies to discrete-event models ([events])");

@@ -45,14 +45,18 @@ std::vector<std::vector<std::uint32_t>> edges_of(const ChainSpec& chain, std::si
 }
 
 std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
-  if (blocks < 1 || blocks > pendulums)
-    throw InputError("--layout blocks:" + std::to_string(blocks) + " for " +
-                     std::to_string(pendulums) +
-                     " pendulums: a chain has at most one block per pendulum");
+  check_block_count(blocks, pendulums);
   return blocks;
 }
 
 }  // namespace
+
+void check_block_count(std::size_t blocks, std::size_t pendulums) {
+  if (blocks < 1 || blocks > pendulums)
+    throw InputError("--layout blocks:" + std::to_string(blocks) + " for " +
+                     std::to_string(pendulums) +
+                     " pendulums: a chain has at most one block per pendulum");
+}
 
 BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
     : scenario_(scenario),

@@ -19,6 +19,9 @@ namespace kausal {
 // The pendulums of block k of K in a chain of n: [k·n/K, (k+1)·n/K).
 std::size_t block_start(std::size_t k, std::size_t blocks, std::size_t n);
 
+// InputError unless 1 <= blocks <= pendulums.
+void check_block_count(std::size_t blocks, std::size_t pendulums);
+
 // Block k's name (from 1) in reports, the trace and the live view: "block-1".
 std::string block_name(std::size_t k);
 
