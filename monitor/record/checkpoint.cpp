@@ -6,7 +6,6 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -369,12 +368,10 @@ std::string states_text(const std::vector<PendulumState>& states) {
 // `dumped` (a checkpoint's JSON, `colon` between key and value) with the value of "states"
 // replaced by `states`. Quotes inside strings are escaped, so only the field itself matches.
 std::string spliced(std::string dumped, const std::string& states, const char* colon) {
-  const std::string field = std::string("\"states\"") + colon + "\"" + kStatesPlaceholder + "\"";
-  const std::size_t at = dumped.find(field);
-  if (at != std::string::npos) {
-    const std::size_t value = at + field.size() - std::strlen(kStatesPlaceholder) - 2;
-    dumped.replace(value, field.size() - (value - at), states);
-  }
+  const std::string key = std::string("\"states\"") + colon;
+  const std::string value = std::string("\"") + kStatesPlaceholder + "\"";
+  const std::size_t at = dumped.find(key + value);
+  if (at != std::string::npos) dumped.replace(at + key.size(), value.size(), states);
   return dumped;
 }
 

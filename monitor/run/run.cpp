@@ -42,7 +42,9 @@ class ModelRun {
   virtual ~ModelRun() = default;
   // A result that says what is run and nothing yet about how it went.
   virtual RunResult described() const = 0;
-  // The coupling in this thread; `observer` (may be null) watches what commits.
+  // The coupling in this process, with no deployment: the sequential method, and the kinds
+  // whose components run here (runs_here(): event groups on threads, blocks of pendulums on
+  // lanes); `observer` (may be null) watches what commits.
   virtual RunResult sequential(RunControl& control, RunObserver* observer) = 0;
   virtual DeploymentPlan plan() const = 0;
   virtual std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
