@@ -2,10 +2,12 @@
 # Blocks of pendulums against the sequential run (docs/performance.md, "Issue 17"): a generated
 # row of N pendulums (the first released from -1 rad, the rest at rest 0.2 m apart, so a pulse
 # of impacts runs down the row), every N of SIZES sequential and in blocks:K for every K of
-# BLOCKS, conservative. One run each, all in one go, so the ratios come from one machine state.
+# BLOCKS and every method of METHODS (conservative, optimistic; default both). One run each,
+# all in one go, so the ratios come from one machine state.
 # Prints wall time, speed-up σ = sequential / blocks and efficiency η = σ / CPUs, and checks that
 # every run gives the sequential digest. With PLOT=FILE.svg also draws σ against N.
-# Usage: bash bench/blocks.sh [euler|rk4] [STEPS]   (SIZES="1000 10000" BLOCKS="2 4" to choose;
+# Usage: bash bench/blocks.sh [euler|rk4] [STEPS]   (SIZES="1000 10000" BLOCKS="2 4"
+# METHODS=optimistic to choose; WINDOW=W for optimistic --window;
 # CALC_WORK=U gives every Calc U units of artificial work, docs/scenarios.md "calc_work")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +16,8 @@ integrator=${1:-euler}
 steps=${2:-300}
 sizes=${SIZES:-"100 1000 10000 100000 1000000"}
 blocks=${BLOCKS:-"2 4 8"}
+methods=${METHODS:-"conservative optimistic"}
+window=${WINDOW:-128}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -51,32 +55,39 @@ for n in $sizes; do
   row "$n" "$out/row-$n.toml"
   build/bin/kausal run "$out/row-$n.toml" --method sequential --trace off \
     --out "$out/$n/sequential" >/dev/null
-  for k in $blocks; do
-    [ "$k" -le "$n" ] || continue
-    build/bin/kausal run "$out/row-$n.toml" --method conservative --layout "blocks:$k" \
-      --trace off --out "$out/$n/blocks-$k" >/dev/null
+  for method in $methods; do
+    for k in $blocks; do
+      [ "$k" -le "$n" ] || continue
+      extra=()
+      [ "$method" = optimistic ] && extra=(--window "$window")
+      build/bin/kausal run "$out/row-$n.toml" --method "$method" --layout "blocks:$k" \
+        --trace off "${extra[@]}" --out "$out/$n/$method-$k" >/dev/null
+    done
   done
 done
 
-python3 - "$out" "$sizes" "$blocks" "$(nproc)" "${PLOT:-}" <<'PY'
+python3 - "$out" "$sizes" "$blocks" "$(nproc)" "${PLOT:-}" "$methods" <<'PY'
 import json, os, sys
 out, sizes, blocks, cpus, plot = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), sys.argv[5]
-print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{'blocks:'+k+' s':>14}{'σ':>7}{'η':>7}" for k in blocks) + "  digest")
-points = {k: [] for k in blocks}
+runs = [(m, k) for m in sys.argv[6].split() for k in blocks]
+short = {"conservative": "cons", "optimistic": "opt"}
+label = lambda m, k: f"{short.get(m, m)} blocks:{k}"
+print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" for m, k in runs) + "  digest")
+points = {run: [] for run in runs}
 for n in sizes:
     seq = json.load(open(os.path.join(out, n, "sequential", "summary.json")))
     line = f"{int(n):>9,}{seq['wall_s']:14.3f}"
     same = True
-    for k in blocks:
-        f = os.path.join(out, n, "blocks-" + k, "summary.json")
+    for m, k in runs:
+        f = os.path.join(out, n, f"{m}-{k}", "summary.json")
         if not os.path.exists(f):
-            line += f"{'-':>14}{'-':>7}{'-':>7}"
+            line += f"{'-':>18}{'-':>7}{'-':>7}"
             continue
         r = json.load(open(f))
         same = same and r["trajectory_sha256"] == seq["trajectory_sha256"]
         sigma = seq["wall_s"] / r["wall_s"]
-        points[k].append((int(n), sigma))
-        line += f"{r['wall_s']:14.3f}{sigma:7.2f}{sigma / min(cpus, int(k)):7.2f}"
+        points[(m, k)].append((int(n), sigma))
+        line += f"{r['wall_s']:18.3f}{sigma:7.2f}{sigma / min(cpus, int(k)):7.2f}"
     print(line + ("  same" if same else "  DIFFERS"))
 if plot:
     import math
@@ -99,14 +110,15 @@ if plot:
     for s in range(0, int(top) + 1):
         svg.append(f'<text x="{left-6}" y="{Y(s)+4}" text-anchor="end">{s}</text>')
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
-    for i, k in enumerate(blocks):
-        pts = points[k]
+    for i, (m, k) in enumerate(runs):
+        pts = points[(m, k)]
         if not pts: continue
-        c = colours[i % len(colours)]
-        svg.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' % (c, " ".join(f"{X(n)},{Y(s)}" for n, s in pts)))
+        c = colours[blocks.index(k) % len(colours)]
+        dash = ' stroke-dasharray="6 3"' if m == "optimistic" else ""
+        svg.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>' % (c, dash, " ".join(f"{X(n)},{Y(s)}" for n, s in pts)))
         for n, s in pts:
             svg.append(f'<circle cx="{X(n)}" cy="{Y(s)}" r="3" fill="{c}"/>')
-        svg.append(f'<text x="{left+10}" y="{24+16*i}" fill="{c}">blocks:{k}</text>')
+        svg.append(f'<text x="{left+10}" y="{24+16*i}" fill="{c}">{m} blocks:{k}</text>')
     svg.append("</svg>")
     open(plot, "w").write("\n".join(svg) + "\n")
     print("plot:", plot)

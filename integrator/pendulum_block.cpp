@@ -53,10 +53,9 @@ std::uint32_t PendulumBlock::root(std::uint32_t i) {
   return i;
 }
 
-std::uint64_t PendulumBlock::step(std::uint64_t m, std::span<PendulumState> states,
-                                  std::span<const std::uint32_t> edge,
-                                  std::vector<std::uint32_t>& left) {
-  const std::span<PendulumState> mine = states.subspan(first_, last_ - first_);
+std::uint64_t PendulumBlock::step_own(std::uint64_t m, std::span<PendulumState> mine,
+                                      std::span<const std::uint32_t> edge,
+                                      std::vector<std::uint32_t>& left) {
   step_pendulums(method_, coefficients_, step_time(t0_, h_, m), h_, mine, work_);
   calc_calls_ += mine.size() * static_cast<std::uint64_t>(calcs_per_step(method_));
   return resolve_inside(m + 1, mine, edge, left);

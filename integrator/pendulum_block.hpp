@@ -40,7 +40,12 @@ class PendulumBlock {
   // are appended to `left` in ascending order. Returns the impacts applied. Throws
   // SimulationError as the sweep does.
   std::uint64_t step(std::uint64_t m, std::span<PendulumState> states,
-                     std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left);
+                     std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left) {
+    return step_own(m, states.subspan(first_, last_ - first_), edge, left);
+  }
+  // step() on the block's own states only: mine[0] is pendulum first().
+  std::uint64_t step_own(std::uint64_t m, std::span<PendulumState> mine,
+                         std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left);
 
   std::uint64_t calc_calls() const { return calc_calls_; }
 

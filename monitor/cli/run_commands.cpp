@@ -142,10 +142,8 @@ void check_method_options(const Options& o, SyncMethod method) {
         "--layout applies to --method conservative and optimistic (sequential deploys no "
         "components)");
   if (o.layout == Layout::blocks) {
-    if (method == SyncMethod::optimistic)
-      refuse(
-          "--layout blocks:K runs conservative (step) only: optimistic blocks, each rolling "
-          "back alone, are not built yet");
+    if (method == SyncMethod::optimistic && o.was_given("--batch"))
+      refuse("--batch: optimistic blocks run ahead in this process and ship no batches");
     if (o.guarantee == Guarantee::lookahead)
       refuse(
           "--layout blocks:K grants step by step: a lookahead per block boundary is not "
@@ -504,9 +502,9 @@ int replay_command(Options o) {
   return r.completed() ? static_cast<int>(ExitCode::simulation_failed) : code;
 }
 
-// Blocks of pendulums run conservative (step) only (check_method_options).
+// Blocks of pendulums run conservative (step) and optimistic (check_method_options).
 bool runs_in(const Compared& m, Layout layout) {
-  return layout != Layout::blocks ||
+  return layout != Layout::blocks || m.method == SyncMethod::optimistic ||
          (m.method == SyncMethod::conservative && m.guarantee == Guarantee::step);
 }
 

@@ -350,7 +350,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   if (r.chain()) j["stale_batches"] = k.stale_batches;
   j["state_list_peak"] = r.state_list_peak;
   if (r.method == SyncMethod::optimistic && !r.events) {
-    if (r.chain()) j["batch_size"] = r.batch_size;
+    if (r.chain() && r.layout != Layout::blocks) j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }
   if (r.cosimulation) j["cosimulation"] = cosimulation_json(*r.cosimulation);
@@ -468,9 +468,11 @@ std::string format_summary(const RunResult& r) {
   if (r.method == SyncMethod::optimistic) {
     o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
       << k.wasted_calc_calls << " Calc calls wasted";
-    if (r.chain()) o << "; " << k.stale_batches << " stale batches dropped";
+    // Blocks run ahead in this process: they ship no batches.
+    const bool batches = r.chain() && r.layout != Layout::blocks;
+    if (batches) o << "; " << k.stale_batches << " stale batches dropped";
     o << ")\n  state list    at most " << r.state_list_peak << " entries (window " << r.window;
-    if (r.chain()) o << ", batch " << r.batch_size;
+    if (batches) o << ", batch " << r.batch_size;
     o << ")\n";
   }
   for (const auto& p : r.partitions) {

@@ -23,6 +23,7 @@
 #include "monitor/sync/event_run.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
+#include "monitor/sync/optimistic_block_stepper.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "monitor/sync/sequential.hpp"
 
@@ -135,6 +136,11 @@ class ChainRun final : public ModelRun {
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
+    if (blocks() && spec_.method == SyncMethod::optimistic) {
+      OptimisticBlockStepper stepper(s_, {spec_.blocks, cpus_, window_});
+      return with_run_ahead(
+          drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false)));
+    }
     if (blocks()) {
       BlockStepper stepper(s_, {spec_.blocks, cpus_});
       return drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false));
@@ -193,9 +199,12 @@ class ChainRun final : public ModelRun {
             clock_.get(),     injections_.get(), readout_.get()};
   }
 
-  // An optimistic result says how far its Integrators ran ahead (batch and window).
+  // An optimistic result says how far its Integrators ran ahead (batch and window), or its
+  // blocks (the window their memory budget allows; they ship no batches).
   RunResult with_run_ahead(RunResult r) const {
-    if (spec_.method == SyncMethod::optimistic) {
+    if (spec_.method == SyncMethod::optimistic && blocks()) {
+      r.window = block_window(window_, s_.pendulums());
+    } else if (spec_.method == SyncMethod::optimistic) {
       r.batch_size = spec_.batch;
       r.window = window_;
     }

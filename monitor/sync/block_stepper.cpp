@@ -17,21 +17,31 @@ std::string block_name(std::size_t k) {
   return "block-" + std::to_string(k);
 }
 
+void check_block_count(std::size_t blocks, std::size_t pendulums) {
+  if (blocks < 1 || blocks > pendulums)
+    throw InputError("--layout blocks:" + std::to_string(blocks) + " for " +
+                     std::to_string(pendulums) +
+                     " pendulums: a chain has at most one block per pendulum");
+}
+
 namespace {
 
-// Per block, its pendulums that have a pair within reach in another block: the only ones
-// whose contacts at a step the block cannot settle alone.
-std::vector<std::vector<std::uint32_t>> edges_of(const ChainSpec& chain, std::size_t blocks) {
-  const std::size_t n = chain.pendulums.size();
-  auto block_of = [&](std::uint32_t i) {
-    // The last k with block_start(k) <= i.
-    std::size_t k = i * blocks / n;
-    while (k + 1 < blocks && block_start(k + 1, blocks, n) <= i) ++k;
-    while (k > 0 && block_start(k, blocks, n) > i) --k;
-    return k;
-  };
-  std::vector<std::vector<std::uint32_t>> edges(blocks);
-  for (const BobPair& p : pairs_within_reach(chain)) {
+std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
+  check_block_count(blocks, pendulums);
+  return blocks;
+}
+
+}  // namespace
+
+ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count)
+    : pendulums(scenario.pendulums()),
+      clocks(checked_count(count, scenario.pendulums())),
+      edges(count) {
+  for (std::size_t k = 0; k < count; ++k)
+    blocks.push_back(std::make_unique<PendulumBlock>(scenario.chain, scenario.method, scenario.t0(),
+                                                     scenario.h, block_start(k, count, pendulums),
+                                                     block_start(k + 1, count, pendulums)));
+  for (const BobPair& p : pairs_within_reach(scenario.chain)) {
     const std::size_t a = block_of(p.i), b = block_of(p.j);
     if (a == b) continue;
     edges[a].push_back(p.i);
@@ -41,81 +51,69 @@ std::vector<std::vector<std::uint32_t>> edges_of(const ChainSpec& chain, std::si
     std::sort(e.begin(), e.end());
     e.erase(std::unique(e.begin(), e.end()), e.end());
   }
-  return edges;
 }
 
-std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
-  check_block_count(blocks, pendulums);
-  return blocks;
+std::size_t ChainBlocks::block_of(std::size_t i) const {
+  // The last k with block_start(k) <= i.
+  const std::size_t count = blocks.size();
+  std::size_t k = i * count / pendulums;
+  while (k + 1 < count && block_start(k + 1, count, pendulums) <= i) ++k;
+  while (k > 0 && block_start(k, count, pendulums) > i) --k;
+  return k;
 }
 
-}  // namespace
-
-void check_block_count(std::size_t blocks, std::size_t pendulums) {
-  if (blocks < 1 || blocks > pendulums)
-    throw InputError("--layout blocks:" + std::to_string(blocks) + " for " +
-                     std::to_string(pendulums) +
-                     " pendulums: a chain has at most one block per pendulum");
-}
-
-BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
-    : scenario_(scenario),
-      clocks_(checked_count(options.blocks, scenario.pendulums())),
-      fan_(options.blocks, options.lane_cpus),
-      edges_(edges_of(scenario.chain, options.blocks)),
-      left_per_block_(options.blocks),
-      impacts_per_block_(options.blocks) {
-  const std::size_t n = scenario.pendulums();
-  for (std::size_t k = 0; k < options.blocks; ++k)
-    blocks_.push_back(std::make_unique<PendulumBlock>(
-        scenario.chain, scenario.method, scenario.t0(), scenario.h,
-        block_start(k, options.blocks, n), block_start(k + 1, options.blocks, n)));
-}
-
-void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
-  {
-    CallScope call(calls_, {ActivityCall::grant, m + 1});
-    fan_.run([&](std::size_t k) {
-      BusyScope busy(clocks_[k], {ActivityCall::advance, m + 1});
-      left_per_block_[k].clear();
-      impacts_per_block_[k] = blocks_[k]->step(m, states, edges_[k], left_per_block_[k]);
-    });
-  }
-  // Blocks hold ascending ranges: their lists in block order are ascending.
-  left_.clear();
-  impacts_inside_ = 0;
-  for (std::size_t k = 0; k < blocks_.size(); ++k) {
-    left_.insert(left_.end(), left_per_block_[k].begin(), left_per_block_[k].end());
-    impacts_inside_ += impacts_per_block_[k];
-  }
-  // (No horizon for the observer: step by step, it is always the step being committed.)
-  ++counters_.rounds;
-  counters_.monitor_calls += blocks_.size();
-}
-
-void BlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
-                                 std::span<PendulumState> states) {
-  apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());
-}
-
-std::vector<ComponentReport> BlockStepper::reports() {
+std::vector<ComponentReport> ChainBlocks::reports() const {
   std::vector<ComponentReport> reports;
-  for (std::size_t k = 0; k < blocks_.size(); ++k) {
-    const ActivityTrace& trace = clocks_[k].trace();
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const ActivityTrace& trace = clocks[k].trace();
     ComponentReport r{block_name(k + 1),
                       ComponentRole::block,
                       "local",
                       static_cast<long>(getpid()),
                       true,
-                      clocks_[k].totals(),
+                      clocks[k].totals(),
                       -1,
                       trace.page(0, trace.recorded()),
                       trace.dropped(),
                       {}};
-    r.totals.calc_calls = blocks_[k]->calc_calls();
+    r.totals.calc_calls = blocks[k]->calc_calls();
     reports.push_back(std::move(r));
   }
   return reports;
+}
+
+BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
+    : scenario_(scenario),
+      parts_(scenario, options.blocks),
+      fan_(options.blocks, options.lane_cpus),
+      left_per_block_(options.blocks),
+      impacts_per_block_(options.blocks) {}
+
+void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
+  {
+    CallScope call(calls_, {ActivityCall::grant, m + 1});
+    fan_.run([&](std::size_t k) {
+      BusyScope busy(parts_.clocks[k], {ActivityCall::advance, m + 1});
+      left_per_block_[k].clear();
+      impacts_per_block_[k] =
+          parts_.blocks[k]->step(m, states, parts_.edges[k], left_per_block_[k]);
+    });
+  }
+  // Blocks hold ascending ranges: their lists in block order are ascending.
+  left_.clear();
+  impacts_inside_ = 0;
+  for (std::size_t k = 0; k < parts_.size(); ++k) {
+    left_.insert(left_.end(), left_per_block_[k].begin(), left_per_block_[k].end());
+    impacts_inside_ += impacts_per_block_[k];
+  }
+  // (No horizon for the observer: step by step, it is always the step being committed.)
+  ++counters_.rounds;
+  counters_.monitor_calls += parts_.size();
+}
+
+void BlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
+                                 std::span<PendulumState> states) {
+  apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());
 }
 
 }  // namespace kausal

@@ -30,6 +30,23 @@ struct BlockOptions {
   std::vector<int> lane_cpus;  // as FanOut: empty for unpinned lanes
 };
 
+// The K blocks of a chain and what every way of running them needs: per block its clock and
+// its edge bobs, the pendulums with a pair (within reach) in another block, ascending. Only
+// edge bobs can take part in a contact that crosses a boundary.
+struct ChainBlocks {
+  ChainBlocks(const Scenario& scenario, std::size_t blocks);
+  std::size_t size() const { return blocks.size(); }
+  // The block that holds pendulum i.
+  std::size_t block_of(std::size_t i) const;
+  // Per block: its busy time, Calcs and trace (a block's clock must be at rest).
+  std::vector<ComponentReport> reports() const;
+
+  std::size_t pendulums;
+  std::vector<std::unique_ptr<PendulumBlock>> blocks;
+  std::vector<ActivityClock> clocks;
+  std::vector<std::vector<std::uint32_t>> edges;
+};
+
 class BlockStepper final : public ChainStepper {
  public:
   BlockStepper(const Scenario& scenario, const BlockOptions& options);
@@ -40,15 +57,12 @@ class BlockStepper final : public ChainStepper {
     return SweepShare{left_, impacts_inside_};
   }
   MethodCounters counters() const override { return counters_; }
-  std::vector<ComponentReport> reports() override;
+  std::vector<ComponentReport> reports() override { return parts_.reports(); }
 
  private:
   const Scenario& scenario_;
-  std::vector<std::unique_ptr<PendulumBlock>> blocks_;
-  std::vector<ActivityClock> clocks_;  // per block, on its lane
+  ChainBlocks parts_;  // each block and its clock used on its lane only
   FanOut fan_;
-  // Per block: its pendulums with a pair (within reach) into another block, ascending.
-  std::vector<std::vector<std::uint32_t>> edges_;
   std::vector<std::vector<std::uint32_t>> left_per_block_;
   std::vector<std::uint64_t> impacts_per_block_;
   std::vector<std::uint32_t> left_;  // all blocks' left pendulums, ascending

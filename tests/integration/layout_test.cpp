@@ -19,6 +19,7 @@ using namespace std::chrono_literals;
 struct Finished {
   nlohmann::json summary;
   pid_t kausal_pid = -1;
+  std::string text;  // what kausal printed
 };
 
 Finished run_ok(const fs::path& scenario, const std::vector<std::string>& method,
@@ -30,7 +31,7 @@ Finished run_ok(const fs::path& scenario, const std::vector<std::string>& method
   EXPECT_EQ(code, 0) << p.err();
   if (code != 0) return {};
   EXPECT_TRUE(children_of(p.pid()).empty());
-  return {read_json(out / "summary.json"), p.pid()};
+  return {read_json(out / "summary.json"), p.pid(), p.out()};
 }
 
 // Every component under its own name, in the process the layout puts it in.
@@ -159,21 +160,36 @@ TEST(Layouts, BadLayoutIsBadInput) {
 }
 
 // Blocks: the kausal process alone (no children), a component per block with its Calcs, the
-// sequential digest, collisions and Calc count.
+// sequential digest, collisions and Calc count (optimistic: plus the Calcs it threw away).
 TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
   TempDir dir;
   const auto random = write_toml(random_scenario(909, 11, 2000), dir / "random.toml");
   const auto seq = run_ok(random, {"--method", "sequential"}, dir / "seq", dir);
   ASSERT_FALSE(seq.summary.is_null());
-  for (const std::string k : {"2", "5", "11"}) {
-    const auto r = run_ok(random, {"--method", "conservative", "--layout", "blocks:" + k},
-                          dir / ("blocks" + k), dir);
-    ASSERT_FALSE(r.summary.is_null()) << k;
+  std::uint64_t rollbacks = 0;
+  for (const auto& [method, k] :
+       std::vector<std::pair<std::string, std::string>>{{"conservative", "2"},
+                                                        {"conservative", "5"},
+                                                        {"conservative", "11"},
+                                                        {"optimistic", "2"},
+                                                        {"optimistic", "11"}}) {
+    const auto r =
+        run_ok(random, {"--method", method, "--layout", "blocks:" + k}, dir / (method + k), dir);
+    ASSERT_FALSE(r.summary.is_null()) << method << k;
     EXPECT_EQ(r.summary["layout"], "blocks") << k;
     EXPECT_EQ(r.summary["blocks"], std::stoi(k));
-    EXPECT_EQ(r.summary["trajectory_sha256"], seq.summary["trajectory_sha256"]) << k;
+    EXPECT_EQ(r.summary["trajectory_sha256"], seq.summary["trajectory_sha256"]) << method << k;
     EXPECT_EQ(r.summary["collisions"], seq.summary["collisions"]) << k;
-    EXPECT_EQ(r.summary["calc_calls"], seq.summary["calc_calls"]) << k;
+    EXPECT_EQ(r.summary["calc_calls"].get<std::uint64_t>(),
+              seq.summary["calc_calls"].get<std::uint64_t>() +
+                  r.summary["wasted_calc_calls"].get<std::uint64_t>())
+        << method << k;
+    if (method == "optimistic") {
+      rollbacks += r.summary["rollbacks"].get<std::uint64_t>();
+      EXPECT_FALSE(r.summary.contains("batch_size"));
+      EXPECT_EQ(r.summary["window"], 128);
+      EXPECT_EQ(r.text.find("batch"), std::string::npos) << r.text;
+    }
     std::set<std::string> blocks;
     for (const auto& c : r.summary["components"]) {
       EXPECT_EQ(c["pid"].get<long>(), r.kausal_pid) << c["name"];
@@ -186,9 +202,10 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
     EXPECT_EQ(blocks.size(), static_cast<std::size_t>(std::stoi(k)));
     EXPECT_TRUE(blocks.count("block-1") && blocks.count("block-" + k)) << k;
   }
+  EXPECT_GT(rollbacks, 0u);  // the random chain has contacts across boundaries
 }
 
-TEST(Blocks, CompareRunsConservativeInBlocksBesideTheOtherLayouts) {
+TEST(Blocks, CompareRunsConservativeAndOptimisticInBlocksBesideTheOtherLayouts) {
   TempDir dir;
   const auto file =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
@@ -202,11 +219,14 @@ TEST(Blocks, CompareRunsConservativeInBlocksBesideTheOtherLayouts) {
   const auto blocks = read_json(out / "blocks" / "conservative-step" / "summary.json");
   EXPECT_EQ(blocks["trajectory_sha256"], seq["trajectory_sha256"]);
   EXPECT_EQ(blocks["blocks"], 2);
-  // Blocks have no lookahead and no optimistic method yet: those run in single only.
-  EXPECT_FALSE(fs::exists(out / "blocks" / "optimistic"));
-  EXPECT_TRUE(fs::exists(out / "single" / "optimistic" / "summary.json"));
-  EXPECT_EQ(read_json(out / "comparison.json")["rows"].size(), 5u);
+  const auto optimistic = read_json(out / "blocks" / "optimistic" / "summary.json");
+  EXPECT_EQ(optimistic["trajectory_sha256"], seq["trajectory_sha256"]);
+  // Blocks have no lookahead yet: it runs in single only.
+  EXPECT_FALSE(fs::exists(out / "blocks" / "conservative-lookahead"));
+  EXPECT_TRUE(fs::exists(out / "single" / "conservative-lookahead" / "summary.json"));
+  EXPECT_EQ(read_json(out / "comparison.json")["rows"].size(), 6u);
   EXPECT_NE(p.out().find("conservative/step [blocks]"), std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("optimistic [blocks]"), std::string::npos) << p.out();
 }
 
 TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
@@ -218,7 +238,8 @@ TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
     std::string says;
   };
   const std::vector<Refusal> refusals = {
-      {{"run", thesis, "--method", "optimistic", "--layout", "blocks:2"}, "optimistic blocks"},
+      {{"run", thesis, "--method", "optimistic", "--layout", "blocks:2", "--batch", "4"},
+       "ship no batches"},
       {{"run", thesis, "--method", "conservative", "--guarantee", "lookahead", "--layout",
         "blocks:2"},
        "lookahead per block boundary"},

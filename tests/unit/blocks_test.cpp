@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 
+#include "monitor/sync/injections.hpp"
 #include "test_support.hpp"
 
 namespace kausal {
@@ -20,16 +21,44 @@ void expect_same_run(const RunResult& seq, const RunResult& r, const std::string
   EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << label;
 }
 
-// Two blocks, uneven blocks, more blocks than CPUs, and one block per pendulum.
-std::uint64_t expect_every_block_count_agrees(const Scenario& s, const std::string& label) {
+// Optimistic blocks commit the sequential run; every Calc beyond the sequential run's is one
+// they counted as thrown away. Returns the blocks rolled back.
+std::uint64_t expect_optimistic_run(const RunResult& seq, const RunResult& r,
+                                    const std::string& label) {
+  EXPECT_EQ(r.status, RunStatus::completed) << label << ": " << r.error;
+  EXPECT_EQ(r.steps, seq.steps) << label;
+  EXPECT_EQ(r.collisions, seq.collisions) << label;
+  EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << label;
+  EXPECT_EQ(r.calc_calls, seq.calc_calls + r.counters.wasted_calc_calls) << label;
+  EXPECT_LE(r.counters.rollbacks, r.counters.rolled_back_steps) << label;
+  return r.counters.rollbacks;
+}
+
+struct Agreement {
+  std::uint64_t collisions = 0;
+  std::uint64_t rollbacks = 0;  // of the optimistic blocks
+};
+
+// Two blocks, uneven blocks, more blocks than CPUs, and one block per pendulum; conservative,
+// and optimistic with a window of 16 steps (and of one).
+Agreement expect_every_block_count_agrees(const Scenario& s, const std::string& label) {
   const RunResult seq = testing::run_sequential(s);
   EXPECT_EQ(seq.status, RunStatus::completed) << label << ": " << seq.error;
+  Agreement a{seq.collisions, 0};
   std::set<std::size_t> counts{2, 3, 5, s.pendulums()};
-  for (const std::size_t k : counts)
-    if (k >= 2 && k <= s.pendulums())
-      expect_same_run(seq, testing::run_blocks_in_process(s, k),
-                      label + " blocks:" + std::to_string(k));
-  return seq.collisions;
+  for (const std::size_t k : counts) {
+    if (k < 2 || k > s.pendulums()) continue;
+    const std::string blocks = label + " blocks:" + std::to_string(k);
+    expect_same_run(seq, testing::run_blocks_in_process(s, k), blocks);
+    // A window of one step is lock-step (and slow: a wake-up per step and block), so it
+    // runs with two blocks only.
+    for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{16}})
+      if (window > 1 || k == 2)
+        a.rollbacks += expect_optimistic_run(
+            seq, testing::run_blocks_in_process(s, k, SyncMethod::optimistic, window),
+            blocks + " optimistic, window " + std::to_string(window));
+  }
+  return a;
 }
 
 TEST(Blocks, ShippedChainsGiveTheSequentialRunForEveryBlockCount) {
@@ -37,22 +66,27 @@ TEST(Blocks, ShippedChainsGiveTheSequentialRunForEveryBlockCount) {
        {"thesis.toml", "cradle.toml", "heterogeneous.toml", "tutorial.toml", "large.toml"}) {
     Scenario s = testing::shipped(name);
     s.steps = std::min<std::uint64_t>(s.steps, 4000);  // every one has impacts by then
-    EXPECT_GT(expect_every_block_count_agrees(s, name), 0u) << name;
+    EXPECT_GT(expect_every_block_count_agrees(s, name).collisions, 0u) << name;
   }
 }
 
 TEST(Blocks, RandomChainsGiveTheSequentialRunForEveryBlockCount) {
   constexpr unsigned every = testing::kRandomStride;
-  std::uint64_t collisions = 0, chains = 0;
+  std::uint64_t collisions = 0, rollbacks = 0, chains = 0;
   for (unsigned seed = every; seed <= 12; seed += every) {
-    collisions += expect_every_block_count_agrees(testing::random_scenario(seed, 3 + seed, 1200),
-                                                  "random seed " + std::to_string(seed));
-    collisions += expect_every_block_count_agrees(testing::crossing_scenario(seed, 4 + seed, 1200),
-                                                  "crossing seed " + std::to_string(seed));
-    chains += 2;
+    for (const Scenario& s : {testing::random_scenario(seed, 3 + seed, 1200),
+                              testing::crossing_scenario(seed, 4 + seed, 1200)}) {
+      const Agreement a =
+          expect_every_block_count_agrees(s, s.name + " seed " + std::to_string(seed));
+      collisions += a.collisions;
+      rollbacks += a.rollbacks;
+      ++chains;
+    }
   }
-  // The generators must exercise contacts, across boundaries too (24 chains: over 50).
+  // The generators must exercise contacts, across boundaries too (24 chains: over 50), and
+  // optimistic blocks must have rolled back for them.
   EXPECT_GE(collisions, 2 * chains);
+  EXPECT_GE(rollbacks, chains);
 }
 
 // Forty bobs touching at rest: every step one cluster spans the whole chain, across every
@@ -69,7 +103,68 @@ TEST(Blocks, AClusterAcrossEveryBoundaryIsSettledWhole) {
     s.initial.push_back({i == 0 ? -0.6 : 0.0, 0.0});
   }
   s.steps = 1500;
-  EXPECT_GT(expect_every_block_count_agrees(s, "forty touching"), 40u);
+  const Agreement a = expect_every_block_count_agrees(s, "forty touching");
+  EXPECT_GT(a.collisions, 40u);
+  EXPECT_GT(a.rollbacks, 40u);
+}
+
+// Two Newton's cradles out of each other's reach, one per block: no contact can cross the
+// boundary, so optimistic blocks never roll back and do the sequential run's work exactly.
+TEST(Blocks, OptimisticBlocksOutOfReachOfEachOtherNeverRollBack) {
+  Scenario s = testing::shipped("cradle.toml");
+  const PendulumParams p = s.chain.pendulums.front();
+  s.chain.pendulums.clear();
+  s.initial.clear();
+  const double d = 2 * p.radius, apart = 2 * (p.length + p.radius) + d;
+  for (const double x : {0.0, d, 2 * d, apart + 2 * d, apart + 3 * d, apart + 4 * d}) {
+    PendulumParams q = p;
+    q.pivot_x = x;
+    s.chain.pendulums.push_back(q);
+    s.initial.push_back({x == 0.0 || x == apart + 2 * d ? -0.5 : 0.0, 0.0});
+  }
+  s.steps = 3000;
+  const RunResult seq = testing::run_sequential(s);
+  ASSERT_GT(seq.collisions, 4u);
+  for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{64}}) {
+    const RunResult r = testing::run_blocks_in_process(s, 2, SyncMethod::optimistic, window);
+    EXPECT_EQ(expect_optimistic_run(seq, r, "window " + std::to_string(window)), 0u);
+    EXPECT_EQ(r.counters.rolled_back_steps, 0u);
+    EXPECT_EQ(r.calc_calls, seq.calc_calls);
+    EXPECT_GE(r.state_list_peak, 1u);
+    EXPECT_LE(r.state_list_peak, window);
+  }
+}
+
+// A push voids what its block ran ahead from the state before it: the run is still the
+// sequential run with the same push.
+TEST(Blocks, OptimisticBlocksRunAgainFromAPush) {
+  Scenario s = testing::shipped("thesis.toml");
+  s.steps = 3000;
+  auto pushed = [&](ChainStepper& stepper, SyncMethod method) {
+    Injections injections({1, 0, s.steps}, nullptr, {},
+                          {{InjectionKind::push, 700, "2", 0.02},
+                           {InjectionKind::push, 1900, std::to_string(s.pendulums()), -0.03}});
+    TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+    RunControl control;
+    DriveOptions options;
+    options.injections = &injections;
+    return drive_chain(s, method, stepper, recorder, control, options);
+  };
+  SequentialStepper sequential(s);
+  const RunResult seq = pushed(sequential, SyncMethod::sequential);
+  ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
+  EXPECT_NE(seq.trajectory_sha256, testing::run_sequential(s).trajectory_sha256);
+  OptimisticBlockStepper blocks(s, {3, {}, 256});
+  const RunResult r = pushed(blocks, SyncMethod::optimistic);
+  expect_optimistic_run(seq, r, "pushed");
+  EXPECT_GT(r.counters.rolled_back_steps, 0u);
+}
+
+TEST(Blocks, OptimisticBlocksRunAheadWithinAMemoryBudget) {
+  EXPECT_EQ(block_window(128, 1000), 128u);
+  EXPECT_EQ(block_window(128, 100'000), kBlockStateBudget / 100'000);
+  EXPECT_EQ(block_window(128, 1'000'000), 4u);
+  EXPECT_EQ(block_window(7, 20'000'000), 1u);
 }
 
 // A block leaves exactly the clusters that hold an edge bob, and resolves the others.

@@ -245,14 +245,19 @@ TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) 
 
 // ---- a run cut at step m and resumed ----
 
-enum class Kind { sequential, conservative, lookahead, optimistic, blocks };
+enum class Kind { sequential, conservative, lookahead, optimistic, blocks, optimistic_blocks };
+
+bool in_blocks(Kind kind) {
+  return kind == Kind::blocks || kind == Kind::optimistic_blocks;
+}
 
 // A run of `kind` into dir with its checkpoint, fresh or resumed; components in process.
 RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& control,
                  const ResumedRun* resumed = nullptr) {
-  const SyncMethod method = kind == Kind::sequential   ? SyncMethod::sequential
-                            : kind == Kind::optimistic ? SyncMethod::optimistic
-                                                       : SyncMethod::conservative;
+  const SyncMethod method = kind == Kind::sequential ? SyncMethod::sequential
+                            : kind == Kind::optimistic || kind == Kind::optimistic_blocks
+                                ? SyncMethod::optimistic
+                                : SyncMethod::conservative;
   const Guarantee granted = kind == Kind::lookahead              ? Guarantee::lookahead
                             : method == SyncMethod::conservative ? Guarantee::step
                                                                  : Guarantee::none;
@@ -261,8 +266,8 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
                        : RunModel(ChainModel{std::make_shared<const Scenario>(s), nullptr});
   spec.method = method;
   spec.guarantee = granted;
-  spec.layout = kind == Kind::blocks ? Layout::blocks : Layout::single;
-  spec.blocks = kind == Kind::blocks ? 3 : 0;
+  spec.layout = in_blocks(kind) ? Layout::blocks : Layout::single;
+  spec.blocks = in_blocks(kind) ? 3 : 0;
   spec.batch = 8;
   spec.window = 32;
   spec.pin = Pinning::none;
@@ -298,7 +303,7 @@ void expect_cut_and_resume_matches(Kind kind, std::uint64_t cut, bool crash_debr
   ASSERT_EQ(first.status, RunStatus::interrupted);
   ASSERT_EQ(first.steps, cut);
   EXPECT_EQ(read_checkpoint(dir.path()).step(), cut);
-  EXPECT_EQ(read_checkpoint(dir.path()).setup.blocks, kind == Kind::blocks ? 3u : 0u);
+  EXPECT_EQ(read_checkpoint(dir.path()).setup.blocks, in_blocks(kind) ? 3u : 0u);
   if (crash_debris)  // a crash after the checkpoint: rows of later steps, half a row
     std::ofstream(dir / "trajectory.csv", std::ios::app) << "9.99,1,2,3\n1.0,0.5";
   const ResumedRun resumed = prepare_resume({dir.path(), "", {}});
@@ -327,6 +332,13 @@ TEST(Resume, BlocksCutAnywhereGiveTheUninterruptedDigestAndCsv) {
   for (std::uint64_t cut : {1u, 611u, 1499u}) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
     expect_cut_and_resume_matches(Kind::blocks, cut);
+  }
+}
+
+TEST(Resume, OptimisticBlocksCutAnywhereGiveTheUninterruptedDigestAndCsv) {
+  for (std::uint64_t cut : {1u, 611u}) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    expect_cut_and_resume_matches(Kind::optimistic_blocks, cut);
   }
 }
 

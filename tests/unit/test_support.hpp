@@ -13,6 +13,7 @@
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/optimistic.hpp"
+#include "monitor/sync/optimistic_block_stepper.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal::testing {
@@ -176,11 +177,18 @@ inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOp
   return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
 }
 
-inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks) {
-  BlockStepper stepper(s, {blocks, {}});
+// Blocks in this process: conservative, or optimistic with a window (steps run ahead).
+inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
+                                       SyncMethod method = SyncMethod::conservative,
+                                       std::uint64_t window = 128) {
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, SyncMethod::conservative, stepper, recorder, control);
+  if (method == SyncMethod::optimistic) {
+    OptimisticBlockStepper stepper(s, {blocks, {}, window});
+    return drive_chain(s, method, stepper, recorder, control);
+  }
+  BlockStepper stepper(s, {blocks, {}});
+  return drive_chain(s, method, stepper, recorder, control);
 }
 
 }  // namespace kausal::testing
