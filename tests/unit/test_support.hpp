@@ -187,7 +187,8 @@ inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
     OptimisticBlockStepper stepper(s, {blocks, {}, window});
     return drive_chain(s, method, stepper, recorder, control);
   }
-  BlockStepper stepper(s, {blocks, {}});
+  // Pinned lanes, as `--pin cores` (the default) has them: they spin briefly between steps.
+  BlockStepper stepper(s, {blocks, available_cpus()});
   return drive_chain(s, method, stepper, recorder, control);
 }
 
