@@ -94,7 +94,7 @@ if plot:
     w, h, left, bottom = 640, 360, 60, 40
     ns = [int(n) for n in sizes]
     lo, hi = math.log10(min(ns)), math.log10(max(ns))
-    top = max([2.0] + [s for k in blocks for _, s in points[k]]) * 1.1
+    top = max([2.0] + [s for run in runs for _, s in points[run]]) * 1.1
     X = lambda n: left + (math.log10(n) - lo) / max(hi - lo, 1e-9) * (w - left - 20)
     Y = lambda s: h - bottom - s / top * (h - bottom - 20)
     svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
