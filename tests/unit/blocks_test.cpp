@@ -161,6 +161,39 @@ TEST(Blocks, OptimisticBlocksRunAgainFromAPush) {
   EXPECT_GT(r.counters.rolled_back_steps, 0u);
 }
 
+// A block that cannot settle its contacts (one sweep allowed, so any impact fails) fails the
+// run at the step the sequential run fails, with the same error, whether the block found it
+// running ahead or the monitor did.
+TEST(Blocks, OptimisticBlocksFailWhereTheSequentialRunFails) {
+  for (const bool apart : {false, true}) {
+    Scenario s = testing::shipped("cradle.toml");
+    const PendulumParams p = s.chain.pendulums.front();
+    s.chain.pendulums.clear();
+    s.initial.clear();
+    // Touching bobs (one cluster across every boundary), or pairs out of each other's
+    // reach (each pair's impact inside one block).
+    const double d = 2 * p.radius, gap = apart ? 2 * (p.length + p.radius) + d : d;
+    for (int i = 0; i < 8; ++i) {
+      PendulumParams q = p;
+      q.pivot_x = (i / 2) * (d + gap) + (i % 2) * d;
+      s.chain.pendulums.push_back(q);
+      s.initial.push_back({i % 2 == 0 ? -0.4 : 0.0, 0.0});
+    }
+    s.chain.max_sweeps = 1;
+    s.steps = 2000;
+    const RunResult seq = testing::run_sequential(s);
+    ASSERT_EQ(seq.status, RunStatus::failed) << apart;
+    for (const std::size_t k : {2u, 4u})
+      for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{16}}) {
+        const RunResult r = testing::run_blocks_in_process(s, k, SyncMethod::optimistic, window);
+        EXPECT_EQ(r.status, RunStatus::failed) << apart << k << window;
+        EXPECT_EQ(r.steps, seq.steps) << apart << k << window;
+        EXPECT_EQ(r.error, seq.error) << apart << k << window;
+        EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << apart << k << window;
+      }
+  }
+}
+
 TEST(Blocks, OptimisticBlocksRunAheadWithinAMemoryBudget) {
   EXPECT_EQ(block_window(128, 1000), 128u);
   EXPECT_EQ(block_window(128, 100'000), kBlockStateBudget / 100'000);
