@@ -72,8 +72,25 @@ std::uint64_t OptimisticBlockStepper::limit_after(std::uint64_t committed) const
 }
 
 void OptimisticBlockStepper::run_ahead(std::size_t k) {
-  Lane& lane = *lanes_[k];
   if (!cpus_.empty()) pin_current_thread(cpus_[k % cpus_.size()]);
+  // Nothing escapes the thread: a failure (of the block's step, or of memory) waits in
+  // lane.failure until the monitor needs that step, and a restart clears it.
+  for (;;) {
+    try {
+      run_ahead_until_stopped(k);
+      return;
+    } catch (...) {
+      Lane& lane = *lanes_[k];
+      std::lock_guard lock(lane.mutex);
+      lane.busy = false;
+      lane.failure = std::current_exception();
+      lane.cv.notify_all();
+    }
+  }
+}
+
+void OptimisticBlockStepper::run_ahead_until_stopped(std::size_t k) {
+  Lane& lane = *lanes_[k];
   PendulumBlock& block = *parts_.blocks[k];
   ActivityClock& clock = parts_.clocks[k];
   std::vector<std::uint32_t> nothing_left;  // running ahead, a block settles all it holds
@@ -91,27 +108,17 @@ void OptimisticBlockStepper::run_ahead(std::size_t k) {
     slot.step = lane.next;
     lane.busy = true;
     lock.unlock();
-    std::exception_ptr failure;
     const auto begin = ActivityClock::Clock::now();
-    try {
-      slot.impacts = block.step_own(slot.step - 1, lane.x, {}, nothing_left);
-      slot.states.assign(lane.x.begin(), lane.x.end());
-    } catch (...) {
-      failure = std::current_exception();
-    }
+    slot.impacts = block.step_own(slot.step - 1, lane.x, {}, nothing_left);
+    slot.states.assign(lane.x.begin(), lane.x.end());
     const auto end = ActivityClock::Clock::now();
     clock.add(ActivityKind::busy, begin, end, {ActivityCall::run_ahead, slot.step});
     slot.busy = end - begin;
     lock.lock();
     lane.busy = false;
-    if (failure) {
-      lane.failure = failure;
-      lane.spare.push_back(std::move(slot));
-    } else {
-      lane.ahead.push_back(std::move(slot));
-      lane.peak = std::max<std::uint64_t>(lane.peak, lane.ahead.size());
-      ++lane.next;
-    }
+    lane.ahead.push_back(std::move(slot));
+    lane.peak = std::max<std::uint64_t>(lane.peak, lane.ahead.size());
+    ++lane.next;
     lane.cv.notify_all();
   }
 }

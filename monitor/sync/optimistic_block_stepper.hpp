@@ -56,7 +56,8 @@ class OptimisticBlockStepper final : public ChainStepper {
   struct AheadStep;
   struct Lane;
 
-  void run_ahead(std::size_t k);
+  void run_ahead(std::size_t k);  // block k's thread
+  void run_ahead_until_stopped(std::size_t k);
   // The last step a block may compute once step `committed` is committed.
   std::uint64_t limit_after(std::uint64_t committed) const;
   // Stops block k's thread after the step it is computing: the monitor then owns the block.
