@@ -6,6 +6,9 @@
 # all in one go, so the ratios come from one machine state.
 # Prints wall time, speed-up σ = sequential / blocks and efficiency η = σ / CPUs, and checks that
 # every run gives the sequential digest. With PLOT=FILE.svg also draws σ against N.
+# ROW=busy takes a row whose neighbours start swinging into each other (at rest angle, 0.2 m
+# apart, +1 and −1 rad/s alternately): impacts everywhere from the tenth step on, across every
+# block boundary too, where the default row has none in 300 steps.
 # Usage: bash bench/blocks.sh [euler|rk4] [STEPS]   (SIZES="1000 10000" BLOCKS="2 4"
 # METHODS=optimistic to choose; WINDOW=W for optimistic --window;
 # CALC_WORK=U gives every Calc U units of artificial work, docs/scenarios.md "calc_work")
@@ -21,7 +24,26 @@ window=${WINDOW:-128}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+busy_row() {  # busy_row N FILE
+  python3 - "$1" "$2" "$integrator" "$steps" "${CALC_WORK:-0}" <<'PY'
+import sys
+n, path, integrator, steps, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+with open(path, "w") as f:
+    f.write(f'name = "busy-row-{n}"\ndescription = "neighbours swinging into each other"\n')
+    f.write(f'[simulation]\nintegrator = "{integrator}"\nstep = 0.001\n')
+    f.write(f'duration = {steps * 0.001}\noutput_interval = {steps * 0.001}\n')
+    f.write(f'[model]\ntype = "pendulum-chain"\nrestitution = 0.9\ncalc_work = {work}\n')
+    for i in range(n):
+        f.write(f'[[pendulum]]\npivot_x = {0.2 * i:.1f}\nlength = 1.0\nmass = 1.0\n'
+                f'radius = 0.09\nangle = 0.0\nangular_velocity = {1 if i % 2 == 0 else -1}\n')
+PY
+}
+
 row() {  # row N FILE
+  if [ "${ROW:-}" = busy ]; then
+    busy_row "$1" "$2"
+    return
+  fi
   cat > "$2" <<TOML
 name = "row-$1"
 description = "a row of $1 equal pendulums, the first released from -1 rad"
@@ -72,7 +94,8 @@ out, sizes, blocks, cpus, plot = sys.argv[1], sys.argv[2].split(), sys.argv[3].s
 runs = [(m, k) for m in sys.argv[6].split() for k in blocks]
 short = {"conservative": "cons", "optimistic": "opt"}
 label = lambda m, k: f"{short.get(m, m)} blocks:{k}"
-print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" for m, k in runs) + "  digest")
+rb = lambda m: f"{'rollbacks':>11}" if m == "optimistic" else ""
+print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" + rb(m) for m, k in runs) + "  digest")
 points = {run: [] for run in runs}
 for n in sizes:
     seq = json.load(open(os.path.join(out, n, "sequential", "summary.json")))
@@ -81,13 +104,15 @@ for n in sizes:
     for m, k in runs:
         f = os.path.join(out, n, f"{m}-{k}", "summary.json")
         if not os.path.exists(f):
-            line += f"{'-':>18}{'-':>7}{'-':>7}"
+            line += f"{'-':>18}{'-':>7}{'-':>7}" + (f"{'-':>11}" if m == "optimistic" else "")
             continue
         r = json.load(open(f))
         same = same and r["trajectory_sha256"] == seq["trajectory_sha256"]
         sigma = seq["wall_s"] / r["wall_s"]
         points[(m, k)].append((int(n), sigma))
         line += f"{r['wall_s']:18.3f}{sigma:7.2f}{sigma / min(cpus, int(k)):7.2f}"
+        if m == "optimistic":
+            line += f"{r['rollbacks']:>11,}"
     print(line + ("  same" if same else "  DIFFERS"))
 if plot:
     import math
