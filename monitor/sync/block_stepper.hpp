@@ -5,7 +5,8 @@
 // m to m + 1 and settles the clusters that touch no other block; the monitor then sweeps
 // what is left, the clusters of the pendulums whose pairs cross a block boundary
 // (ImpactSweep::resolve_among). Nobody computes step m + 2 before step m + 1 is settled, and
-// the result is the sequential one, bit for bit, for every K.
+// the result is the sequential one, bit for bit, for every K. (Optimistic blocks:
+// optimistic_block_stepper.hpp; both share ChainBlocks.)
 #include <memory>
 #include <string>
 
