@@ -157,7 +157,7 @@ std::uint64_t OptimisticBlockStepper::discard(std::size_t k, std::uint64_t m) {
 void OptimisticBlockStepper::restart(std::size_t k, std::uint64_t m,
                                      std::span<const PendulumState> states) {
   halt(k);
-  if (discard(k, m) > 0) ++counters_.rollbacks;  // a push voided what it ran ahead
+  if (discard(k, m) > 0) rolled_back(k, m);  // a push voided what it ran ahead
   Lane& lane = *lanes_[k];
   const PendulumBlock& block = *parts_.blocks[k];
   {
@@ -230,13 +230,17 @@ void OptimisticBlockStepper::take(std::size_t k, std::span<PendulumState> states
   lane.ahead.pop_front();
 }
 
-void OptimisticBlockStepper::redo(std::size_t k, std::uint64_t m, std::span<PendulumState> states) {
-  halt(k);
-  discard(k, m);
+void OptimisticBlockStepper::rolled_back(std::size_t k, std::uint64_t m) {
   ++counters_.rollbacks;
   if (observer_)
     for (std::size_t i = parts_.blocks[k]->first(); i < parts_.blocks[k]->last(); ++i)
       observer_->rolled_back(i, m);
+}
+
+void OptimisticBlockStepper::redo(std::size_t k, std::uint64_t m, std::span<PendulumState> states) {
+  halt(k);
+  discard(k, m);
+  rolled_back(k, m);
   BusyScope busy(parts_.clocks[k], {ActivityCall::advance, m + 1});
   left_of_block_.clear();
   impacts_inside_ += parts_.blocks[k]->step(m, states, parts_.edges[k], left_of_block_);

@@ -65,6 +65,8 @@ class OptimisticBlockStepper final : public ChainStepper {
   // Drops block k's state list (steps after m) as rolled back.
   // Returns the steps dropped.
   std::uint64_t discard(std::size_t k, std::uint64_t m);
+  // Counts block k as rolled back to step m, and tells the observer for each of its pendulums.
+  void rolled_back(std::size_t k, std::uint64_t m);
   // Block k runs ahead again from the committed states of step m.
   void restart(std::size_t k, std::uint64_t m, std::span<const PendulumState> states);
   // Step m is committed: block k may run further.

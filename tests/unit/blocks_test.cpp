@@ -194,6 +194,47 @@ TEST(Blocks, OptimisticBlocksFailWhereTheSequentialRunFails) {
   }
 }
 
+// What the live view is told of optimistic blocks: every committed step, a horizon (GVT) per
+// step, each pendulum's block at or past it, and each pendulum of a block rolled back.
+TEST(Blocks, OptimisticBlocksTellTheLiveViewTheirHorizonAndRollbacks) {
+  struct Notes final : RunObserver {
+    void committed(std::uint64_t step, std::span<const double> values) override {
+      steps.push_back(step);
+      EXPECT_EQ(values.size(), 2 * pendulums);
+    }
+    void horizon(std::uint64_t h, std::span<const std::uint64_t> reached) override {
+      horizons.push_back(h);
+      EXPECT_EQ(reached.size(), pendulums);
+      for (const std::uint64_t r : reached) EXPECT_GE(r, h);
+    }
+    void rolled_back(std::size_t i, std::uint64_t) override {
+      EXPECT_LT(i, pendulums);
+      ++rollbacks;
+    }
+    void monitor_trace(const ActivityTrace*) override {}
+    std::size_t pendulums = 0;
+    std::vector<std::uint64_t> steps, horizons;
+    std::uint64_t rollbacks = 0;
+  };
+  const Scenario s = testing::crossing_scenario(3, 9, 1200);
+  Notes notes;
+  notes.pendulums = s.pendulums();
+  OptimisticBlockStepper stepper(s, {3, {}, 32});
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  DriveOptions options;
+  options.observer = &notes;
+  const RunResult r = drive_chain(s, SyncMethod::optimistic, stepper, recorder, control, options);
+  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+  ASSERT_EQ(notes.steps.size(), s.steps + 1);
+  for (std::uint64_t m = 0; m <= s.steps; ++m) EXPECT_EQ(notes.steps[m], m);
+  ASSERT_EQ(notes.horizons.size(), s.steps);
+  for (std::uint64_t m = 0; m < s.steps; ++m) EXPECT_EQ(notes.horizons[m], m + 1);
+  ASSERT_GT(r.counters.rollbacks, 0u);
+  // Three pendulums per block: each block rolled back tells it for each of them.
+  EXPECT_GE(notes.rollbacks, 3 * r.counters.rollbacks);
+}
+
 TEST(Blocks, OptimisticBlocksRunAheadWithinAMemoryBudget) {
   EXPECT_EQ(block_window(128, 1000), 128u);
   EXPECT_EQ(block_window(128, 100'000), kBlockStateBudget / 100'000);
