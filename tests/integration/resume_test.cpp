@@ -14,10 +14,12 @@ using namespace std::chrono_literals;
 // thesis.toml for long enough that a distributed run is still going when the test strikes,
 // also a resumed one on an idle machine (10 s of simulated time ended before the second kill).
 constexpr const char* kDuration = "duration = 60.0";
+// One kill needs less: it strikes once 2,000 bytes of trajectory.csv (0.2 s) are committed.
+constexpr const char* kOneKillDuration = "duration = 15.0";
 
-// Two masses for 40 s (4 s of a distributed run), mass1 with AB3: its multistep memory and
+// Two masses for 15 s (1.5 s of a distributed run), mass1 with AB3: its multistep memory and
 // the samples its hold polynomial reaches back to must survive the resume.
-const std::map<std::string, std::string> kLongTwoMass = {{"t_end = 5.0", "t_end = 40.0"},
+const std::map<std::string, std::string> kLongTwoMass = {{"t_end = 5.0", "t_end = 15.0"},
                                                          {"\"rk4\"", "\"ab3\""}};
 
 struct ResumeRun {
@@ -100,7 +102,8 @@ nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
 }
 
 void kill_resume_and_compare(const std::string& method, const std::string& victim,
-                             ResumeRun run = {}) {
+                             ResumeRun run = {"thesis.toml",
+                                              {{"duration = 20.0", kOneKillDuration}}}) {
   const Reference ref(run.scenario);
   auto p = run.start(method);
   run.wait_for_csv_beyond(2000);
