@@ -82,9 +82,13 @@ std::vector<ComponentReport> ChainBlocks::reports() const {
   return reports;
 }
 
+void BlockedChainStepper::kick(std::size_t i, double impulse,
+                               std::span<PendulumState> states) const {
+  apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());
+}
+
 BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
-    : scenario_(scenario),
-      parts_(scenario, options.blocks),
+    : BlockedChainStepper(scenario, options.blocks),
       fan_(options.blocks, options.lane_cpus),
       left_per_block_(options.blocks),
       impacts_per_block_(options.blocks) {}
@@ -109,11 +113,6 @@ void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
   // (No horizon for the observer: step by step, it is always the step being committed.)
   ++counters_.rounds;
   counters_.monitor_calls += parts_.size();
-}
-
-void BlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
-                                 std::span<PendulumState> states) {
-  apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());
 }
 
 }  // namespace kausal

@@ -48,27 +48,43 @@ struct ChainBlocks {
   std::vector<std::vector<std::uint32_t>> edges;
 };
 
-class BlockStepper final : public ChainStepper {
+// A stepper of a chain in blocks, conservative or optimistic: after each step it tells the
+// driver what the blocks left to the monitor's sweep.
+class BlockedChainStepper : public ChainStepper {
  public:
-  BlockStepper(const Scenario& scenario, const BlockOptions& options);
-  void step_all(std::uint64_t m, std::span<PendulumState> states) override;
-  void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
-                     std::span<PendulumState> states) override;
   std::optional<SweepShare> resolved_inside() const override {
     return SweepShare{left_, impacts_inside_};
   }
   MethodCounters counters() const override { return counters_; }
-  std::vector<ComponentReport> reports() override { return parts_.reports(); }
 
- private:
+ protected:
+  BlockedChainStepper(const Scenario& scenario, std::size_t blocks)
+      : scenario_(scenario), parts_(scenario, blocks) {}
+  // Applies an angular impulse to pendulum i of `states`.
+  void kick(std::size_t i, double impulse, std::span<PendulumState> states) const;
+
   const Scenario& scenario_;
-  ChainBlocks parts_;  // each block and its clock used on its lane only
-  FanOut fan_;
-  std::vector<std::vector<std::uint32_t>> left_per_block_;
-  std::vector<std::uint64_t> impacts_per_block_;
+  ChainBlocks parts_;
   std::vector<std::uint32_t> left_;  // all blocks' left pendulums, ascending
   std::uint64_t impacts_inside_ = 0;
   MethodCounters counters_;
+};
+
+class BlockStepper final : public BlockedChainStepper {
+ public:
+  BlockStepper(const Scenario& scenario, const BlockOptions& options);
+  void step_all(std::uint64_t m, std::span<PendulumState> states) override;
+  void apply_impulse(std::size_t i, std::uint64_t, double impulse,
+                     std::span<PendulumState> states) override {
+    kick(i, impulse, states);
+  }
+  // (Each block and its clock are used on its lane only.)
+  std::vector<ComponentReport> reports() override { return parts_.reports(); }
+
+ private:
+  FanOut fan_;
+  std::vector<std::vector<std::uint32_t>> left_per_block_;
+  std::vector<std::uint64_t> impacts_per_block_;
 };
 
 }  // namespace kausal

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "system/errors.hpp"
+
 namespace kausal {
 
 std::uint64_t block_window(std::uint64_t window, std::size_t pendulums) {
@@ -41,8 +43,7 @@ struct OptimisticBlockStepper::Lane {
 
 OptimisticBlockStepper::OptimisticBlockStepper(const Scenario& scenario,
                                                const OptimisticBlockOptions& options)
-    : scenario_(scenario),
-      parts_(scenario, options.blocks),
+    : BlockedChainStepper(scenario, options.blocks),
       cpus_(options.lane_cpus),
       window_(block_window(options.window, scenario.pendulums())),
       sweep_(scenario.chain),
@@ -194,9 +195,14 @@ const OptimisticBlockStepper::AheadStep* OptimisticBlockStepper::wait_for(std::s
   Lane& lane = *lanes_[k];
   std::unique_lock lock(lane.mutex);
   lane.cv.wait(lock, [&] { return !lane.ahead.empty() || lane.failure; });
-  // The front is `step`: the monitor takes one step per call and restarts at the commit. Its
-  // element stays where it is while the thread appends: the deque moves none.
-  return lane.ahead.empty() ? nullptr : &lane.ahead.front();
+  if (lane.ahead.empty()) return nullptr;
+  // The monitor takes one step per call and restarts a block at the commit, so the front is
+  // `step`. Its element stays where it is while the thread appends: the deque moves none.
+  if (lane.ahead.front().step != step)
+    throw SimulationError(block_name(k + 1) + " delivered step " +
+                          std::to_string(lane.ahead.front().step) + " where the monitor needs " +
+                          std::to_string(step));
+  return &lane.ahead.front();
 }
 
 void OptimisticBlockStepper::find_involved(std::span<PendulumState> states, bool any_failed) {
@@ -280,7 +286,7 @@ void OptimisticBlockStepper::step_all(std::uint64_t m, std::span<PendulumState> 
 
 void OptimisticBlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
                                            std::span<PendulumState> states) {
-  apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());
+  kick(i, impulse, states);
   // What the block ran ahead from the state before the impulse is void.
   restart_[parts_.block_of(i)] = 1;
 }

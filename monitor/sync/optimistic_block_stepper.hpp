@@ -34,7 +34,7 @@ inline constexpr std::uint64_t kBlockStateBudget = std::uint64_t{1} << 22;
 // kBlockStateBudget / pendulums steps, and at least 1.
 std::uint64_t block_window(std::uint64_t window, std::size_t pendulums);
 
-class OptimisticBlockStepper final : public ChainStepper {
+class OptimisticBlockStepper final : public BlockedChainStepper {
  public:
   OptimisticBlockStepper(const Scenario& scenario, const OptimisticBlockOptions& options);
   ~OptimisticBlockStepper() override;
@@ -44,10 +44,6 @@ class OptimisticBlockStepper final : public ChainStepper {
   void step_all(std::uint64_t m, std::span<PendulumState> states) override;
   void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                      std::span<PendulumState> states) override;
-  std::optional<SweepShare> resolved_inside() const override {
-    return SweepShare{left_, impacts_inside_};
-  }
-  MethodCounters counters() const override { return counters_; }
   std::vector<ComponentReport> reports() override;
 
   std::uint64_t window() const { return window_; }
@@ -80,8 +76,6 @@ class OptimisticBlockStepper final : public ChainStepper {
   void redo(std::size_t k, std::uint64_t m, std::span<PendulumState> states);
   void tell_horizon(std::uint64_t m);
 
-  const Scenario& scenario_;
-  ChainBlocks parts_;
   std::vector<int> cpus_;
   std::uint64_t window_;
   ImpactSweep sweep_;
@@ -91,10 +85,8 @@ class OptimisticBlockStepper final : public ChainStepper {
   std::vector<char> restart_;            // per block: runs ahead again from the next committed step
   std::vector<char> involved_;           // per block, at the step being checked
   std::vector<const AheadStep*> front_;  // per block, its step being checked (null: failed)
-  std::vector<std::uint32_t> left_, left_of_block_;
-  std::uint64_t impacts_inside_ = 0;
+  std::vector<std::uint32_t> left_of_block_;
   std::vector<std::uint64_t> reached_;  // for the observer
-  MethodCounters counters_;
 };
 
 }  // namespace kausal
