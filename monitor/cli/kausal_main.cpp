@@ -267,8 +267,10 @@ void add_common(CLI::App* cmd, Options& o) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--window", o.window,
-                  "optimistic: steps an Integrator may run ahead of the last commit (GVT); "
-                  "bounds its state list and the work a rollback can waste. Partitioned "
+                  "optimistic: steps an Integrator (or a block of pendulums, --layout "
+                  "blocks:K) may run ahead of the last commit (GVT); bounds its state list "
+                  "and the work a rollback can waste (blocks: at most 2^22 states in all, so "
+                  "long chains run ahead fewer steps). Partitioned "
                   "models: steps a partition may run past its last final step, default " +
                       std::to_string(PartitionedMode{}.window) +
                       " (predictions degrade with distance, docs/performance.md); at most "
