@@ -136,14 +136,15 @@ class ChainRun final : public ModelRun {
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
-    if (blocks() && spec_.method == SyncMethod::optimistic) {
-      OptimisticBlockStepper stepper(s_, {spec_.blocks, cpus_, window_});
-      return with_run_ahead(
-          drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false)));
-    }
     if (blocks()) {
-      BlockStepper stepper(s_, {spec_.blocks, cpus_});
-      return drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false));
+      std::unique_ptr<ChainStepper> stepper;
+      if (spec_.method == SyncMethod::optimistic)
+        stepper = std::make_unique<OptimisticBlockStepper>(
+            s_, OptimisticBlockOptions{spec_.blocks, cpus_, window_});
+      else
+        stepper = std::make_unique<BlockStepper>(s_, BlockOptions{spec_.blocks, cpus_});
+      return with_run_ahead(
+          drive_chain(s_, spec_.method, *stepper, *recorder_, control, options(observer, false)));
     }
     SequentialStepper stepper(s_);
     return with_run_ahead(

@@ -46,8 +46,6 @@ class OptimisticBlockStepper final : public BlockedChainStepper {
                      std::span<PendulumState> states) override;
   std::vector<ComponentReport> reports() override;
 
-  std::uint64_t window() const { return window_; }
-
  private:
   struct AheadStep;
   struct Lane;

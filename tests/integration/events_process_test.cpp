@@ -3,14 +3,15 @@
 // between them. Every shipped event scenario commits the sequential digest under both
 // methods; a deadlock across processes names its cycle; a killed or hung group ends the run
 // with exit 3 naming it, and no process is left; hostile calls to a group are refused.
-#include <gtest/gtest.h>
 #include <signal.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "component_client.hpp"
 #include "idl/event_convert.hpp"
 #include "kausal_process.hpp"
+#include "monitor/deploy/event_group_deployment.hpp"
 
 namespace kausal::testing {
 namespace {
@@ -19,9 +20,7 @@ using namespace std::chrono_literals;
 
 const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
 
-void write_file(const fs::path& file, const std::string& text) {
-  std::ofstream(file) << text;
-}
+void write_file(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
 
 nlohmann::json run_ok(const std::vector<std::string>& args, const fs::path& dir,
                       const fs::path& out) {
@@ -34,8 +33,8 @@ nlohmann::json run_ok(const std::vector<std::string>& args, const fs::path& dir,
 
 TEST(EventsProcess, EveryShippedScenarioCommitsTheSequentialDigestInProcesses) {
   TempDir dir;
-  for (const char* name :
-       {"phold", "queueing-network", "three-components", "phold-zero-lookahead"}) {
+  for (const char* name : {"phold", "queueing-network", "three-components",
+                           "phold-zero-lookahead"}) {
     const std::string file = (kScenarios / (std::string(name) + ".toml")).string();
     const auto reference =
         run_ok({"run", file, "--method", "sequential"}, dir.path(), dir / name / "seq");
@@ -65,8 +64,8 @@ TEST(EventsProcess, ADeadlockAcrossProcessesNamesItsCycle) {
              "[parameters]\ncomponents = 8\npopulation = 2\nremote = 0.5\nmean = 1.0\n"
              "lookahead = 0.0\n");
   std::string err;
-  EXPECT_EQ(run_kausal({"run", (dir / "zero.toml").string(), "--method", "conservative", "--layout",
-                        "process", "--out", (dir / "z").string()},
+  EXPECT_EQ(run_kausal({"run", (dir / "zero.toml").string(), "--method", "conservative",
+                        "--layout", "process", "--out", (dir / "z").string()},
                        dir.path(), &err),
             1)
       << err;
@@ -88,21 +87,17 @@ void lose_a_group_and_expect_exit_3(int signal) {
                     dir.path());
   const auto victim = run.component_pid("event-group-1");
   ASSERT_TRUE(victim) << run.err();
-  // The other groups may still be starting when the first one is known: wait for all three.
+  // Every group's process, each waited for: the first can be known while the last is starting.
   std::vector<pid_t> pids;
-  for (const auto deadline = std::chrono::steady_clock::now() + 10s;
-       pids.size() < 3 && std::chrono::steady_clock::now() < deadline;
-       std::this_thread::sleep_for(20ms)) {
-    pids.clear();
-    for (const auto& [pid, cmd] : children_of(run.pid())) pids.push_back(pid);
-  }
+  for (des::GroupId g = 0; g < 3; ++g)
+    if (const auto pid = run.component_pid(event_group_process(g))) pids.push_back(*pid);
   EXPECT_EQ(pids.size(), 3u);
+  EXPECT_EQ(children_of(run.pid()).size(), 3u);
   std::this_thread::sleep_for(500ms);  // running
   const auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(*victim, signal), 0);
   const auto code = run.wait(20s);
-  const double took =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (signal == SIGSTOP) kill(*victim, SIGKILL);  // if the run left it, end it ourselves
   ASSERT_TRUE(code) << "the run did not end within 20 s";
   EXPECT_EQ(*code, 3) << run.err();
