@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 
 #include "integrator/stepper.hpp"
 #include "monitor/scenario/input_file.hpp"
@@ -100,8 +101,16 @@ class Reader {
   template <typename T>
   T get(const json& where, const std::string& name, const std::string& path) const {
     if (!where.contains(name)) throw InputError(file_ + ": field " + path + name + " is missing");
+    const json& value = where.at(name);
+    // A whole number must be written as one: converting 2.8e25 (or −1) to an unsigned count
+    // is undefined, not an error, in the JSON library.
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const bool fits =
+          std::is_unsigned_v<T> ? value.is_number_unsigned() : value.is_number_integer();
+      if (!fits) throw InputError(file_ + ": field " + path + name + " has the wrong type");
+    }
     try {
-      return where.at(name).get<T>();
+      return value.get<T>();
     } catch (const json::exception&) {
       throw InputError(file_ + ": field " + path + name + " has the wrong type");
     }
