@@ -196,19 +196,24 @@ void InputChannels::input_at(double t, Vector& u) const {
   }
 }
 
-std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
+void InputChannels::check(const ChannelSample& s, std::uint64_t arrived) const {
   if (s.channel >= channels_.size())
     throw ProtocolError(component_, "sample for channel " + std::to_string(s.channel) +
                                         ", the partition has " + std::to_string(channels_.size()));
-  Channel& c = channels_[s.channel];
-  if (c.spec.source == InputSource::predictions)
-    throw ProtocolError(component_, c.spec.name + ": a sample for a channel the master feeds");
-  if (s.index != c.arrived)
-    throw ProtocolError(component_, c.spec.name + ": sample " + std::to_string(s.index) +
-                                        " arrived, expected " + std::to_string(c.arrived));
+  const InputChannel& spec = channels_[s.channel].spec;
+  if (spec.source == InputSource::predictions)
+    throw ProtocolError(component_, spec.name + ": a sample for a channel the master feeds");
+  if (s.index != arrived)
+    throw ProtocolError(component_, spec.name + ": sample " + std::to_string(s.index) +
+                                        " arrived, expected " + std::to_string(arrived));
   if (!std::isfinite(s.value))
     throw ModelError(component_,
-                     c.spec.name + ": sample " + std::to_string(s.index) + " is not finite");
+                     spec.name + ": sample " + std::to_string(s.index) + " is not finite");
+}
+
+std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
+  check(s, s.channel < channels_.size() ? channels_[s.channel].arrived : 0);
+  Channel& c = channels_[s.channel];
   std::optional<std::uint64_t> rollback;
   if (s.index < c.base + c.samples.size()) {
     Sample& p = sample(c, s.index);

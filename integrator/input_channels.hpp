@@ -114,6 +114,12 @@ class InputChannels {
   // A sample arrived (in order per channel; ProtocolError / ModelError otherwise). Returns
   // the step to roll back to when it refutes a prediction that step used.
   std::optional<std::uint64_t> provide(const ChannelSample& sample);
+  // Throws what provide() would if `sample` came after `arrived` samples of its channel,
+  // reading only what set-up fixed (safe beside a provide() on another thread): a started
+  // Integrator's worker checks samples so as they are queued (worker.hpp).
+  void check(const ChannelSample& sample, std::uint64_t arrived) const;
+  // The samples of `channel` that have arrived.
+  std::uint64_t arrived(std::size_t channel) const { return channels_.at(channel).arrived; }
   // The master's input over an interval: replaces what was shipped from from_tick on.
   // ProtocolError for a channel fed by samples, an interval that leaves a gap after the
   // shipped ones, or a polynomial that is not finite.

@@ -206,6 +206,7 @@ class Integrator {
   const ActivityTrace& trace() const { return clock_.trace(); }
   const std::string& name() const { return config_.name; }
   const IntegratorConfig& config() const { return config_; }
+  const InputChannels& inputs() const { return inputs_; }
 
   // The busy (or rollback) pieces of one request, split around its waits for the System.
   struct BusyPieces {

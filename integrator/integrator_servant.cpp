@@ -7,6 +7,7 @@
 
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
+#include "integrator/routing_sink.hpp"
 #include "system/request_limits.hpp"
 
 namespace kausal {
@@ -236,6 +237,38 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   return c;
 }
 
+// The consumers of a setup (the direct data path), every field checked: a route must name
+// an output the model has, shipped with each step, and a sampling period of at least one
+// step. The channel is the consumer's to check when the samples arrive.
+IntegratorServant::Consumers checked_consumers(const std::string& component,
+                                               const idl::IntegratorSetup& s,
+                                               const idl::ModelShape& shape) {
+  IntegratorServant::Consumers out;
+  limits::within(component, "consumers: the count", s.consumers.length(), limits::max_model_size,
+                 "the most partitions one partition may feed");
+  for (CORBA::ULong k = 0; k < s.consumers.length(); ++k) {
+    const idl::Consumer& c = s.consumers[k];
+    const std::string field = "consumers[" + std::to_string(k) + "] (" + c.name.in() + ")";
+    if (CORBA::is_nil(c.ref)) throw ProtocolError(component, field + ": no Integrator given");
+    limits::within(component, field + ": the routes", c.routes.length(), limits::max_model_size,
+                   "the most channels of one partition");
+    for (CORBA::ULong j = 0; j < c.routes.length(); ++j) {
+      const idl::OutputRoute& r = c.routes[j];
+      const std::string route = field + ".routes[" + std::to_string(j) + "]";
+      if (s.output_size == 0 || r.output >= shape.output_size)
+        throw ProtocolError(component, route + ": output " + std::to_string(r.output) +
+                                           " is not among the " + std::to_string(s.output_size) +
+                                           " outputs shipped with each step");
+      if (r.producer_steps_per_sample == 0)
+        throw ProtocolError(component, route + ": sampled every 0 steps");
+      out.routes.push_back({k, r.channel, r.output, r.producer_steps_per_sample});
+    }
+    out.names.emplace_back(c.name.in());
+    out.refs.emplace_back(idl::Integrator::_duplicate(c.ref.in()));
+  }
+  return out;
+}
+
 }  // namespace
 
 IntegratorServant::IntegratorServant(const std::string& name, OrbRuntime& orb)
@@ -252,8 +285,20 @@ kausal::Integrator& IntegratorServant::set_up_one() {
 
 template <typename F>
 auto IntegratorServant::with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>())) {
-  if (Worker* w = active_.load()) return w->exclusive([&] { return f(*integrator_); });
-  std::lock_guard lock(mutex_);
+  return with_integrator(f, [&](Worker& w) { return w.exclusive([&] { return f(*integrator_); }); });
+}
+
+template <typename F, typename G>
+auto IntegratorServant::with_integrator(F&& f, G&& to_worker)
+    -> decltype(f(std::declval<kausal::Integrator&>())) {
+  if (Worker* w = active_.load()) return to_worker(*w);
+  // start() makes and publishes the worker under the lock: finding none there, this call
+  // runs before the worker first looks for work (a producer may provide before start()).
+  std::unique_lock lock(mutex_);
+  if (Worker* w = active_.load()) {
+    lock.unlock();
+    return to_worker(*w);
+  }
   return f(set_up_one());
 }
 
@@ -264,8 +309,9 @@ void IntegratorServant::set_up(const idl::IntegratorSetup& setup) {
     if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
     idl::ComponentInfo_var peer =
         call_peer(name() + "'s System", [&] { return setup.sys->info(); });
-    IntegratorConfig config =
-        checked_config(name(), setup, checked_shape(name(), setup.sys.in(), peer->name.in()));
+    const idl::ModelShape shape = checked_shape(name(), setup.sys.in(), peer->name.in());
+    IntegratorConfig config = checked_config(name(), setup, shape);
+    consumers_ = checked_consumers(name(), setup, shape);
     auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
     stop_feed();  // it reads the trace of the Integrator about to be replaced
     trace_ = &no_trace_;
@@ -292,7 +338,14 @@ void IntegratorServant::start(idl::StateSink_ptr sink, CORBA::ULong batch_size,
     kausal::Integrator& integrator = set_up_one();
     if (active_.load()) throw ProtocolError(name(), "start() twice");
     if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start() without a sink");
-    sink_ = std::make_unique<CorbaBatchSink>(sink, name());
+    monitor_sink_ = std::make_unique<CorbaBatchSink>(sink, name());
+    sink_ = std::make_unique<RoutingSink>(
+        *monitor_sink_, consumers_.routes,
+        [this](std::size_t consumer, const std::vector<ChannelSample>& samples) {
+          const idl::ChannelSampleSeq seq = to_idl(samples);
+          idl::Integrator_ptr to = consumers_.refs[consumer].in();
+          call_peer(consumers_.names[consumer], [&] { to->provide(seq); });
+        });
     if (released != std::numeric_limits<CORBA::ULongLong>::max()) integrator.release(released);
     worker_ = std::make_unique<Worker>(integrator, mutex_, *sink_, batch_size, window);
     active_.store(worker_.get());
@@ -301,10 +354,13 @@ void IntegratorServant::start(idl::StateSink_ptr sink, CORBA::ULong batch_size,
 
 void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
   serve(name(), [&] {
-    const std::vector<ChannelSample> in = from_idl(samples);
-    with_integrator([&](auto& i) {
-      for (const auto& sample : in) i.provide(sample);
-    });
+    std::vector<ChannelSample> in = from_idl(samples);
+    // Started: queued for the worker at once (the producer must not wait for our step).
+    with_integrator(
+        [&](auto& i) {
+          for (const auto& sample : in) i.provide(sample);
+        },
+        [&](Worker& w) { w.provide(std::move(in)); });
   });
 }
 

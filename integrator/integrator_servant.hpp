@@ -8,6 +8,7 @@
 
 #include "idl/component_servant.hpp"
 #include "integrator/integrator.hpp"
+#include "integrator/route.hpp"
 #include "integrator/worker.hpp"
 
 namespace kausal {
@@ -30,6 +31,13 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   void commit(CORBA::ULongLong gvt) override;
   idl::IntegratorStats statistics() override;
 
+  // The partitions this one feeds (set_up's consumers): the direct data path.
+  struct Consumers {
+    std::vector<std::string> names;
+    std::vector<idl::Integrator_var> refs;
+    std::vector<Route> routes;  // Route::consumer indexes names and refs
+  };
+
  protected:
   ActivityTotals totals() override;
   const ActivityTrace& activity_trace() override { return *trace_.load(); }
@@ -40,11 +48,16 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   // Runs f on the set-up Integrator under its lock (through the worker once started).
   template <typename F>
   auto with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>()));
+  // The same before start(); started, to_worker(worker) instead.
+  template <typename F, typename G>
+  auto with_integrator(F&& f, G&& to_worker) -> decltype(f(std::declval<kausal::Integrator&>()));
 
   std::mutex mutex_;
   std::unique_ptr<ModelLink> link_;
   std::unique_ptr<kausal::Integrator> integrator_;
-  std::unique_ptr<BatchSink> sink_;
+  Consumers consumers_;
+  std::unique_ptr<BatchSink> monitor_sink_;
+  std::unique_ptr<BatchSink> sink_;  // the consumers first, then monitor_sink_
   std::unique_ptr<Worker> worker_;        // last: its thread ends before the rest goes
   std::atomic<Worker*> active_{nullptr};  // worker_, for readers outside the lock
   ActivityTrace no_trace_;                // before set_up()

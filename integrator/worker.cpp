@@ -22,16 +22,60 @@ Worker::Worker(Integrator& integrator, std::mutex& mutex, BatchSink& sink, std::
                                              held_steps_within_budget(integrator.config()),
                                              "steps of this size the state list may hold"),
                               1));
+  for (std::size_t k = 0; k < integrator.inputs().size(); ++k)
+    expected_.push_back(integrator.inputs().arrived(k));
   worker_ = std::thread([this] { work(); });
 }
 
 Worker::~Worker() {
+  stop();
+}
+
+void Worker::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  cv_.notify_all();
-  worker_.join();
+  wake();
+  if (worker_.joinable()) worker_.join();
+}
+
+void Worker::provide(std::vector<ChannelSample> samples) {
+  {
+    std::lock_guard lock(arrived_mutex_);
+    // All or none: each sample checked against the ones queued before it.
+    std::vector<std::uint64_t> expected = expected_;
+    for (const ChannelSample& s : samples) {
+      integrator_.inputs().check(s, s.channel < expected.size() ? expected[s.channel] : 0);
+      ++expected[s.channel];
+    }
+    expected_ = std::move(expected);
+    arrived_.insert(arrived_.end(), samples.begin(), samples.end());
+    has_arrived_.store(true);
+  }
+  wake();
+}
+
+void Worker::wake() {
+  wakeups_.fetch_add(1);
+  wakeups_.notify_all();
+}
+
+std::exception_ptr Worker::hand_over_arrived() {
+  if (!has_arrived_.load()) return nullptr;
+  std::vector<ChannelSample> samples;
+  {
+    std::lock_guard lock(arrived_mutex_);
+    samples.swap(arrived_);
+    has_arrived_.store(false);
+  }
+  try {
+    for (const ChannelSample& s : samples) integrator_.provide(s);
+  } catch (...) {
+    failed_in_ = integrator_.epoch();
+    return std::current_exception();
+  }
+  return nullptr;
 }
 
 bool Worker::has_work() const {
@@ -50,14 +94,22 @@ void Worker::work() {
     std::uint64_t failed_step = 0;
     {
       std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return stopping_ || (waiting_.load() == 0 && has_work()); });
-      if (stopping_) return;
+      for (;;) {  // until there is work, a failure to report, or the end
+        const std::uint32_t seen = wakeups_.load();
+        if (stopping_) return;
+        if ((failure = hand_over_arrived())) break;
+        if (waiting_.load() == 0 && has_work()) break;
+        lock.unlock();
+        wakeups_.wait(seen);  // returns at once if anyone woke it since `seen`
+        lock.lock();
+      }
       std::uint64_t taken = 0;
       try {
-        integrator_.step_while(integrator_.config().last_step, [&] {
-          return taken++ < batch_size_ && waiting_.load() == 0 &&
-                 !integrator_.has_final_sample_point();
-        });
+        if (!failure)
+          integrator_.step_while(integrator_.config().last_step, [&] {
+            return taken++ < batch_size_ && waiting_.load() == 0 && !has_arrived_.load() &&
+                   !integrator_.has_final_sample_point();
+          });
       } catch (...) {
         failure = std::current_exception();
       }
@@ -74,7 +126,14 @@ void Worker::work() {
     try {
       if (batch.count() > 0) sink_.deliver(batch);
     } catch (...) {
-      // Steps nobody receives are wasted work; the monitor notices by its heartbeat.
+      // The batch did not reach everyone it must (a consumer or the monitor is gone or
+      // refused it): the run cannot go on past it. Tell the monitor why, if it is there;
+      // otherwise its heartbeat notices.
+      try {
+        sink_.fail(std::current_exception(), epoch, batch.first_step);
+      } catch (...) {
+        // Nobody left to tell.
+      }
       std::lock_guard lock(mutex_);
       stopping_ = true;
       return;

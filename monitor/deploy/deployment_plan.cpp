@@ -25,7 +25,7 @@ DeploymentPlan chain_deployment(const Scenario& s, bool rollback_check, const Ch
     c.publish_first_state = false;   // the monitor has every pendulum's first state
     c.rollback_check = rollback_check;
     plan.push_back({system_name(i), c.name, "pendulum-" + std::to_string(i + 1),
-                    ModelRecipe{"pendulum", to_parameters(s.chain.pendulums[i])}, std::move(c)});
+                    ModelRecipe{"pendulum", to_parameters(s.chain.pendulums[i])}, std::move(c), {}});
   }
   return plan;
 }
@@ -36,7 +36,7 @@ DeploymentPlan partitioned_deployment(const PartitionedScenario& s,
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
     const std::string& name = s.partitions[p].name;
     plan.push_back({"system-" + name, partitions.configs[p].name, "pair-" + name,
-                    partition_recipe(s, p), partitions.configs[p]});
+                    partition_recipe(s, p), partitions.configs[p], partitions.routes[p]});
   }
   return plan;
 }

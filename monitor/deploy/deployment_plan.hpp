@@ -32,6 +32,9 @@ struct PartitionPlan {
   std::string process;     // the process hosting both in the pendulum layout
   SystemRecipe recipe;
   IntegratorConfig config;  // config.name == integrator
+  // Where its outputs go (Route::consumer indexes the plan). Once started, its Integrator
+  // provides these samples to the consumers itself (integrator/routing_sink.hpp).
+  std::vector<Route> routes;
 };
 using DeploymentPlan = std::vector<PartitionPlan>;
 

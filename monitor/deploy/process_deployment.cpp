@@ -127,6 +127,28 @@ void configure_system(const std::string& name, idl::System_ptr system, const Sys
   throw ProtocolError(name, reason);
 }
 
+// The partitions partition i's routes feed, by their Integrators' references (the direct
+// data path: started, its Integrator provides their samples itself).
+idl::ConsumerSeq consumers_of(const std::vector<Route>& routes,
+                              const std::vector<idl::Integrator_var>& integrators,
+                              const std::vector<std::string>& names) {
+  std::map<std::size_t, std::vector<Route>> by_consumer;
+  for (const Route& r : routes) by_consumer[r.consumer].push_back(r);
+  idl::ConsumerSeq out;
+  out.length(wire_size(by_consumer.size()));
+  CORBA::ULong k = 0;
+  for (const auto& [q, rs] : by_consumer) {
+    idl::Consumer& c = out[k++];
+    c.name = names.at(q).c_str();
+    c.ref = idl::Integrator::_duplicate(integrators.at(q).in());
+    c.routes.length(wire_size(rs.size()));
+    for (CORBA::ULong j = 0; j < c.routes.length(); ++j)
+      c.routes[j] = {wire_size(rs[j].channel), wire_size(rs[j].output),
+                     rs[j].producer_steps_per_sample};
+  }
+  return out;
+}
+
 }  // namespace
 
 ProcessDeployment::ProcessDeployment(const DeploymentPlan& plan, OrbRuntime& orb,
@@ -169,17 +191,23 @@ void ProcessDeployment::set_up(const DeploymentPlan& plan) {
   CORBA::Object_var sink_obj = orb_.resolve(orb_.activate(sink_servant_));
   sink_ = idl::StateSink::_narrow(sink_obj);
 
+  std::vector<idl::Integrator_var> integrators;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const LaunchedComponent& integ = components_.integrator(i);
+    integrators.push_back(narrow<idl::Integrator>(integ.name, integ.ref));
+    names.push_back(integ.name);
+  }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     LaunchedComponent& sys = components_.system(i);
-    LaunchedComponent& integ = components_.integrator(i);
     idl::System_var system = narrow<idl::System>(sys.name, sys.ref);
     configure_system(sys.name, system.in(), plan[i].recipe,
                      static_cast<std::size_t>(plan[i].config.x0.size()));
-    idl::Integrator_var integrator = narrow<idl::Integrator>(integ.name, integ.ref);
-    const idl::IntegratorSetup setup = to_idl(plan[i].config, system.in());
-    call_peer(integ.name, [&] { integrator->set_up(setup); });
-    ports_.push_back(std::make_unique<CorbaIntegratorPort>(integ.name, integrator.in(), sink_.in(),
-                                                           heartbeat_.get()));
+    idl::IntegratorSetup setup = to_idl(plan[i].config, system.in());
+    setup.consumers = consumers_of(plan[i].routes, integrators, names);
+    call_peer(names[i], [&] { integrators[i]->set_up(setup); });
+    ports_.push_back(std::make_unique<CorbaIntegratorPort>(names[i], integrators[i].in(),
+                                                           sink_.in(), heartbeat_.get()));
   }
 }
 

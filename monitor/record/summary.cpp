@@ -343,6 +343,10 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   const MethodCounters& k = r.counters;
   j["monitor_calls"] = k.monitor_calls;
   j["bytes"] = k.bytes;
+  if (r.partitioned()) {
+    j["direct_calls"] = k.direct_calls;
+    j["direct_bytes"] = k.direct_bytes;
+  }
   if (r.chain()) j["rounds"] = k.rounds;
   j["rollbacks"] = k.rollbacks;
   j["rolled_back_steps"] = k.rolled_back_steps;
@@ -463,6 +467,9 @@ std::string format_summary(const RunResult& r) {
   const MethodCounters& k = r.counters;
   if (k.monitor_calls)
     o << "  monitor calls " << k.monitor_calls << " (" << k.bytes << " payload bytes)\n";
+  if (k.direct_calls)
+    o << "  direct calls  " << k.direct_calls << " (" << k.direct_bytes
+      << " payload bytes, Integrator to Integrator)\n";
   if (k.rounds) o << "  guarantees    " << k.rounds << "\n";
   if (r.cosimulation) o << format_cosimulation(*r.cosimulation, k);
   if (r.method == SyncMethod::optimistic) {

@@ -67,6 +67,10 @@ struct MethodCounters {
   // calls to their Systems, which are inter-process calls of their own in the process layout.
   std::uint64_t monitor_calls = 0;
   std::uint64_t bytes = 0;              // payload of those calls: 8 per double and step number
+  // Partitioned models: calls from one Integrator straight to another (the direct data
+  // path: the samples of a batch to one consumer), and their payload (24 per sample).
+  std::uint64_t direct_calls = 0;
+  std::uint64_t direct_bytes = 0;
   std::uint64_t rounds = 0;             // conservative: guarantees granted (rounds of the protocol)
   std::uint64_t rollbacks = 0;          // optimistic: Integrators rolled back
   std::uint64_t rolled_back_steps = 0;  // steps computed and then discarded

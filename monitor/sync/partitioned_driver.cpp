@@ -20,27 +20,15 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The samples a batch of partition p's final steps gives each consumer.
-std::map<std::size_t, std::vector<ChannelSample>> samples_from(const PartitionedPlan& plan,
-                                                               std::size_t p,
-                                                               const StateBatch& batch) {
-  std::map<std::size_t, std::vector<ChannelSample>> out;
-  for (const Route& r : plan.routes[p])
-    for (std::size_t k = 0; k < batch.count(); ++k) {
-      const std::uint64_t step = batch.first_step + k;
-      if (step % r.producer_steps_per_sample != 0) continue;
-      out[r.consumer].push_back({r.channel, step / r.producer_steps_per_sample,
-                                 batch.outputs[k * batch.output_size + r.output]});
-    }
-  return out;
-}
-
-// Records the final steps partitions deliver and provides the samples in them to their
-// consumers: the same for both drivers.
+// Records the final steps partitions deliver, with the samples in them (the checkpoint's
+// input histories): the same for both drivers. In a sequential run the monitor also provides
+// those samples to their consumers; started Integrators provide them themselves (the direct
+// data path, integrator/routing_sink.hpp).
 struct Router {
   const PartitionedPlan& plan;
   PartitionedRecorder& recorder;
   Deployment& deployment;
+  bool relay = true;                   // provide the samples (false: the producers do)
   MethodCounters* counters = nullptr;  // calls and bytes between processes (nullptr: none)
   ActivityClock* monitor = nullptr;    // the monitor thread, busy recording and sampling
   Checkpointer* checkpoints = nullptr;
@@ -53,7 +41,7 @@ struct Router {
       std::optional<BusyScope> busy;
       if (monitor) busy.emplace(*monitor, SpanTag{ActivityCall::route});
       recorder.record(p, batch);
-      routed = samples_from(plan, p, batch);
+      routed = samples_by_consumer(plan.routes[p], batch);
     }
     // Before providing: a consumer that has died must not keep the checkpoint from the
     // batch the recorder already holds (the resume gives the consumer these samples).
@@ -63,10 +51,10 @@ struct Router {
       counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
     }
     for (auto& [q, samples] : routed) {
-      deployment.integrator(q).provide(samples);
+      if (relay) deployment.integrator(q).provide(samples);
       if (!counters) continue;
-      ++counters->monitor_calls;
-      counters->bytes += 24 * samples.size();
+      ++(relay ? counters->monitor_calls : counters->direct_calls);
+      (relay ? counters->bytes : counters->direct_bytes) += 24 * samples.size();
     }
   }
 
@@ -259,8 +247,8 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
   std::optional<LocalDeployment> deployment;
   try {
     deployment.emplace(partitioned_deployment(s, in_turn));
-    const Router router{
-        in_turn, recorder, *deployment, nullptr, nullptr, watchers.checkpoints, watchers.readout};
+    const Router router{in_turn,  recorder, *deployment,          true,
+                        nullptr,  nullptr,  watchers.checkpoints, watchers.readout};
     Injections* injections = watchers.injections;
     // Steps a partition is granted per turn: any number gives the same steps (a partition
     // steps as far as its inputs allow); a batch's worth keeps a stop request answered soon.
@@ -329,8 +317,9 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
   r.start_ns = monotonic_ns(start);
   ActivityClock monitor;  // this thread: recording deliveries, routing their samples
   Watch watch(watchers.observer, recorder, &monitor.trace());
-  const Router router{
-      plan, recorder, deployment, &r.counters, &monitor, watchers.checkpoints, watchers.readout};
+  // The Integrators provide each other's samples: the monitor only records.
+  const Router router{plan,     recorder, deployment,           false,
+                      &r.counters, &monitor, watchers.checkpoints, watchers.readout};
   StepClock* clock = watchers.clock;
   Injections* injections = watchers.injections;
   std::optional<Releaser> releaser;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
+#include "integrator/route.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 
 namespace kausal {
@@ -20,15 +21,6 @@ struct PartitionedMode {
   // Steps a partition takes between deliveries at most.
   std::uint64_t batch_size = 64;
   bool rollback_check = false;  // see IntegratorConfig::rollback_check
-};
-
-// Output `output` of a producer partition, sampled every `producer_steps_per_sample` of its
-// steps, feeds channel `channel` of partition `consumer`.
-struct Route {
-  std::size_t consumer = 0;
-  std::size_t channel = 0;
-  std::size_t output = 0;
-  std::uint64_t producer_steps_per_sample = 1;
 };
 
 struct PartitionedPlan {

@@ -41,6 +41,12 @@ TEST(PartitionedCli, CoupledMultirateModelGivesTheSequentialDigestInEveryLayout)
       EXPECT_EQ(r["status"], "completed") << method << " " << layout;
       EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method << " " << layout;
       EXPECT_EQ(r["layout"], layout);
+      // Every sample went from Integrator to Integrator (the direct data path): each way
+      // one per 0.3 ms of the 0.6 s and the first, 24 bytes each, in one call or more.
+      const std::uint64_t samples = 2 * (2000 + 1);
+      EXPECT_EQ(r["direct_bytes"].get<std::uint64_t>(), 24 * samples) << method << " " << layout;
+      EXPECT_GE(r["direct_calls"].get<std::uint64_t>(), 2u);
+      EXPECT_LE(r["direct_calls"].get<std::uint64_t>(), samples);
       // The monitor, System and Integrator of each partition reported, busy while the run
       // went on.
       ASSERT_EQ(r["components"].size(), 5u);

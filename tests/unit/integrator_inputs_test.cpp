@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -353,6 +354,94 @@ TEST(Worker, AnyExceptionOfAStepIsReportedNeverEscapes) {
   ASSERT_TRUE(failure) << "the worker reported nothing";
   EXPECT_THROW(std::rethrow_exception(failure), std::bad_alloc);
   EXPECT_EQ(worker.exclusive([&] { return part.integrator->stats().steps_computed; }), 0u);
+}
+
+// z' = u, whose derivative waits at a gate the test opens: a step in progress for as long
+// as the test needs.
+struct Gate {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool open = false;
+  bool entered = false;
+};
+class GatedAccumulator final : public Model {
+ public:
+  explicit GatedAccumulator(Gate& gate) : gate_(gate) {}
+  const Signature& signature() const override { return signature_; }
+  void derivative(double, VectorView, VectorView u, VectorOut dx) const override {
+    std::unique_lock lock(gate_.mutex);
+    gate_.entered = true;
+    gate_.cv.notify_all();
+    gate_.cv.wait(lock, [&] { return gate_.open; });
+    dx[0] = u[0];
+  }
+
+ private:
+  Gate& gate_;
+  Signature signature_{{"z"}, {"u"}, {"z"}};
+};
+
+// Collects what the worker ships.
+class CollectingSink final : public BatchSink {
+ public:
+  void deliver(const StateBatch& b) override {
+    std::lock_guard lock(mutex_);
+    for (std::size_t k = 0; k < b.count(); ++k) last_ = {b.first_step + k, b.state(k)[0]};
+    cv_.notify_all();
+  }
+  void fail(std::exception_ptr, std::uint32_t, std::uint64_t) override {}
+  // The last shipped step and its state, once step `n` has been shipped (5 s at most).
+  std::pair<std::uint64_t, double> wait_for_step(std::uint64_t n) {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::seconds(5), [&] { return last_.first >= n; });
+    return last_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::pair<std::uint64_t, double> last_{0, 0};
+};
+
+// The direct data path: a producer providing a started consumer must not wait for the step
+// the consumer is in (it would stop computing its own), and what it provides is checked at
+// once, all or nothing.
+TEST(Worker, SamplesAreCheckedAndQueuedWithoutWaitingForTheStepInProgress) {
+  Gate gate;
+  IntegratorConfig c = config_for("integrator-sink", 1, 10);
+  c.channels.push_back({"source.y -> sink.u", 0, 1, InputSource::samples, {}});
+  Part part(std::make_unique<GatedAccumulator>(gate), c);
+  part.integrator->provide({0, 0, 1.0});  // before start, straight in
+  CollectingSink sink;
+  std::mutex mutex;
+  Worker worker(*part.integrator, mutex, sink, 1, 4);
+  {
+    std::unique_lock lock(gate.mutex);
+    ASSERT_TRUE(gate.cv.wait_for(lock, std::chrono::seconds(5), [&] { return gate.entered; }));
+  }
+  // Step 1 is in progress and holds the Integrator's lock.
+  auto queued = std::async(std::launch::async, [&] { worker.provide({{0, 1, 2.0}}); });
+  ASSERT_EQ(queued.wait_for(std::chrono::seconds(5)), std::future_status::ready)
+      << "provide waited for the step in progress";
+  queued.get();
+  EXPECT_THROW(worker.provide({{0, 1, 2.0}}), ProtocolError);  // sample 1 again
+  EXPECT_THROW(worker.provide({{3, 2, 1.0}}), ProtocolError);  // no channel 3
+  EXPECT_THROW(worker.provide({{0, 2, std::nan("")}}), ModelError);
+  EXPECT_THROW(worker.provide({{0, 2, 3.0}, {0, 7, 1.0}}), ProtocolError);  // a gap
+  worker.provide({{0, 2, 3.0}});  // the refused call queued nothing: 2 comes next still
+  {
+    std::lock_guard lock(gate.mutex);
+    gate.open = true;
+  }
+  gate.cv.notify_all();
+  std::vector<ChannelSample> rest;
+  for (std::uint64_t k = 3; k < 10; ++k) rest.push_back({0, k, static_cast<double>(k + 1)});
+  worker.provide(rest);
+  const auto [step, z] = sink.wait_for_step(10);
+  ASSERT_EQ(step, 10u);
+  double expected = 0;  // Euler on z' = u, u held: z_10 = Σ 0.01 · (k + 1)
+  for (int k = 0; k < 10; ++k) expected += 0.01 * (k + 1);
+  EXPECT_NEAR(z, expected, 1e-12);
 }
 
 }  // namespace

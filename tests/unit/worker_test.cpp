@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "integrator/local_model_link.hpp"
+#include "integrator/routing_sink.hpp"
 #include "integrator/worker.hpp"
 #include "pendulum_config.hpp"
 #include "test_support.hpp"
@@ -104,6 +105,112 @@ TEST(Worker, ReportsAFailureWithEpochAndStepAndResumesAfterARollback) {
   }));
   std::lock_guard lock(sink.mutex);
   EXPECT_EQ(sink.failures.size(), 1u);
+}
+
+// A sink whose deliveries fail as a dead consumer's provide does.
+struct UnreachableConsumerSink final : BatchSink {
+  RecordingSink& record;
+  explicit UnreachableConsumerSink(RecordingSink& r) : record(r) {}
+  void deliver(const StateBatch&) override { throw PeerError("integrator-load", "not reachable"); }
+  void fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) override {
+    try {
+      std::rethrow_exception(error);
+    } catch (const PeerError& e) {
+      EXPECT_EQ(e.component(), "integrator-load");
+    }
+    record.fail(error, epoch, step);
+  }
+};
+
+TEST(Worker, ReportsADeliveryThatFailsAtTheBatchFirstStepAndStops) {
+  const double h = 1e-3;
+  SystemCore system("system-1");
+  system.configure("pendulum", to_parameters({0, 1, 1, 0.1, 0, 9.81}));
+  LocalModelLink link(system);
+  Integrator integrator(
+      testing::pendulum_config("integrator-1", OdeMethod::euler, h, {0.3, 0}, 200), link);
+  std::mutex mutex;
+  RecordingSink record;
+  UnreachableConsumerSink sink(record);
+  Worker ahead(integrator, mutex, sink, 4, 100);
+  ASSERT_TRUE(record.wait([&] { return !record.failures.empty(); }));
+  std::this_thread::sleep_for(50ms);  // a worker that went on would fail again
+  std::lock_guard lock(record.mutex);
+  ASSERT_EQ(record.failures.size(), 1u);
+  EXPECT_EQ(record.failures.front(), (std::pair<std::uint32_t, std::uint64_t>{0, 1}));
+}
+
+// A batch of 6 steps from step 4 with two outputs: output k of step s is 10·s + k.
+StateBatch batch_with_outputs() {
+  StateBatch b = StateBatch::empty_at(0, 4);
+  b.state_size = 1;
+  b.output_size = 2;
+  for (std::uint64_t s = 4; s < 10; ++s) {
+    b.states.push_back(static_cast<double>(s));
+    b.outputs.insert(b.outputs.end(), {10.0 * s, 10.0 * s + 1});
+  }
+  return b;
+}
+
+TEST(RoutingSink, ProvidesEachConsumerItsSamplesBeforeTheMonitorGetsTheBatch) {
+  std::vector<std::string> log;
+  std::map<std::size_t, std::vector<ChannelSample>> provided;
+  struct Monitor final : BatchSink {
+    std::vector<std::string>& log;
+    explicit Monitor(std::vector<std::string>& l) : log(l) {}
+    void deliver(const StateBatch& b) override {
+      log.push_back("monitor " + std::to_string(b.first_step));
+    }
+    void fail(std::exception_ptr, std::uint32_t, std::uint64_t) override {}
+  } monitor(log);
+  // Consumer 3 samples output 1 every 2 steps on its channel 1; consumer 0 output 0 every
+  // step on channel 0, and output 1 every 3 steps on channel 2.
+  RoutingSink sink(monitor, {{3, 1, 1, 2}, {0, 0, 0, 1}, {0, 2, 1, 3}},
+                   [&](std::size_t consumer, const std::vector<ChannelSample>& samples) {
+                     log.push_back("consumer " + std::to_string(consumer));
+                     auto& all = provided[consumer];
+                     all.insert(all.end(), samples.begin(), samples.end());
+                   });
+  sink.deliver(batch_with_outputs());
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log.back(), "monitor 4");  // the consumers first, each once
+  const auto& to3 = provided.at(3);
+  ASSERT_EQ(to3.size(), 3u);  // steps 4, 6, 8: samples 2, 3, 4
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(to3[k].channel, 1u);
+    EXPECT_EQ(to3[k].index, 2 + k);
+    EXPECT_EQ(to3[k].value, 10.0 * static_cast<double>(4 + 2 * k) + 1);
+  }
+  std::size_t channel0 = 0, channel2 = 0;
+  for (const ChannelSample& c : provided.at(0)) {
+    if (c.channel == 0) {
+      EXPECT_EQ(c.index, 4 + channel0);  // every step: the index is the step
+      EXPECT_EQ(c.value, 10.0 * static_cast<double>(c.index));
+      ++channel0;
+    } else {
+      ASSERT_EQ(c.channel, 2u);
+      EXPECT_EQ(c.index, 2 + channel2);  // steps 6 and 9
+      EXPECT_EQ(c.value, 10.0 * static_cast<double>(3 * c.index) + 1);
+      ++channel2;
+    }
+  }
+  EXPECT_EQ(channel0, 6u);
+  EXPECT_EQ(channel2, 2u);
+}
+
+TEST(RoutingSink, AConsumerThatFailsKeepsTheBatchFromTheMonitor) {
+  std::size_t delivered = 0;
+  struct Monitor final : BatchSink {
+    std::size_t& n;
+    explicit Monitor(std::size_t& d) : n(d) {}
+    void deliver(const StateBatch&) override { ++n; }
+    void fail(std::exception_ptr, std::uint32_t, std::uint64_t) override {}
+  } monitor(delivered);
+  RoutingSink sink(monitor, {{1, 0, 0, 1}}, [](std::size_t, const std::vector<ChannelSample>&) {
+    throw PeerError("integrator-2", "gone");
+  });
+  EXPECT_THROW(sink.deliver(batch_with_outputs()), PeerError);
+  EXPECT_EQ(delivered, 0u);
 }
 
 // A deployment whose Integrators are scripted: the test fills the inbox.
