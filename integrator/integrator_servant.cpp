@@ -285,7 +285,8 @@ kausal::Integrator& IntegratorServant::set_up_one() {
 
 template <typename F>
 auto IntegratorServant::with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>())) {
-  return with_integrator(f, [&](Worker& w) { return w.exclusive([&] { return f(*integrator_); }); });
+  return with_integrator(f,
+                         [&](Worker& w) { return w.exclusive([&] { return f(*integrator_); }); });
 }
 
 template <typename F, typename G>

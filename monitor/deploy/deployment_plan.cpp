@@ -24,8 +24,12 @@ DeploymentPlan chain_deployment(const Scenario& s, bool rollback_check, const Ch
     c.coupling_sends_events = true;  // the impacts of the monitor's contact sweep
     c.publish_first_state = false;   // the monitor has every pendulum's first state
     c.rollback_check = rollback_check;
-    plan.push_back({system_name(i), c.name, "pendulum-" + std::to_string(i + 1),
-                    ModelRecipe{"pendulum", to_parameters(s.chain.pendulums[i])}, std::move(c), {}});
+    plan.push_back({system_name(i),
+                    c.name,
+                    "pendulum-" + std::to_string(i + 1),
+                    ModelRecipe{"pendulum", to_parameters(s.chain.pendulums[i])},
+                    std::move(c),
+                    {}});
   }
   return plan;
 }

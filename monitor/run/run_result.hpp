@@ -66,7 +66,7 @@ struct MethodCounters {
   // (the single layout makes them collocated calls). Not counted: the Integrators' Calc
   // calls to their Systems, which are inter-process calls of their own in the process layout.
   std::uint64_t monitor_calls = 0;
-  std::uint64_t bytes = 0;              // payload of those calls: 8 per double and step number
+  std::uint64_t bytes = 0;  // payload of those calls: 8 per double and step number
   // Partitioned models: calls from one Integrator straight to another (the direct data
   // path: the samples of a batch to one consumer), and their payload (24 per sample).
   std::uint64_t direct_calls = 0;

@@ -43,8 +43,9 @@ struct Router {
       recorder.record(p, batch);
       routed = samples_by_consumer(plan.routes[p], batch);
     }
-    // Before providing: a consumer that has died must not keep the checkpoint from the
-    // batch the recorder already holds (the resume gives the consumer these samples).
+    // Before the monitor provides (a sequential run): a consumer that has died must not
+    // keep the checkpoint from the batch the recorder already holds (the resume gives the
+    // consumer these samples).
     if (checkpoints) checkpoints->delivered(plan, p, batch, routed, recorder);
     if (counters) {
       ++counters->monitor_calls;
@@ -247,8 +248,8 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
   std::optional<LocalDeployment> deployment;
   try {
     deployment.emplace(partitioned_deployment(s, in_turn));
-    const Router router{in_turn,  recorder, *deployment,          true,
-                        nullptr,  nullptr,  watchers.checkpoints, watchers.readout};
+    const Router router{in_turn, recorder, *deployment,          true,
+                        nullptr, nullptr,  watchers.checkpoints, watchers.readout};
     Injections* injections = watchers.injections;
     // Steps a partition is granted per turn: any number gives the same steps (a partition
     // steps as far as its inputs allow); a batch's worth keeps a stop request answered soon.
@@ -315,10 +316,10 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
   RunResult r = describe_partitioned_run(s, method, plan.mode);
   const auto start = Clock::now();
   r.start_ns = monotonic_ns(start);
-  ActivityClock monitor;  // this thread: recording deliveries, routing their samples
+  ActivityClock monitor;  // this thread: recording deliveries
   Watch watch(watchers.observer, recorder, &monitor.trace());
   // The Integrators provide each other's samples: the monitor only records.
-  const Router router{plan,     recorder, deployment,           false,
+  const Router router{plan,        recorder, deployment,           false,
                       &r.counters, &monitor, watchers.checkpoints, watchers.readout};
   StepClock* clock = watchers.clock;
   Injections* injections = watchers.injections;
