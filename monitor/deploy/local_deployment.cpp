@@ -109,8 +109,8 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
     return locked([&] { return integrator.stats(); });
   }
 
-  // BatchSink: straight into the monitor's inbox (after the test delay, if any), once the
-  // routing sink has provided the batch's samples to their consumers.
+  // BatchSink: straight into the monitor's inbox (after the test delay, if any); the
+  // routing sink in front of it provides the batch's samples to their consumers.
   void deliver(const StateBatch& batch) override {
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
     inbox.push({index, batch, nullptr});
@@ -131,9 +131,10 @@ LocalDeployment::LocalDeployment(const Scenario& scenario, const LocalDeployment
     : LocalDeployment(chain_deployment(scenario, rollback_check), options) {}
 
 LocalDeployment::~LocalDeployment() {
-  // Every worker ends before any part goes: a worker may be providing to another part.
+  // Every worker and every sender ends before any part goes: they provide to other parts.
   for (auto& p : parts_)
     if (p->worker) p->worker->stop();
+  for (auto& p : parts_) p->sink.reset();
 }
 
 IntegratorPort& LocalDeployment::integrator(std::size_t i) {

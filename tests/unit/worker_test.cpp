@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <future>
 #include <mutex>
 
 #include "integrator/local_model_link.hpp"
+#include "integrator/ordered_sender.hpp"
 #include "integrator/routing_sink.hpp"
 #include "integrator/worker.hpp"
 #include "pendulum_config.hpp"
@@ -152,65 +154,176 @@ StateBatch batch_with_outputs() {
   return b;
 }
 
-TEST(RoutingSink, ProvidesEachConsumerItsSamplesBeforeTheMonitorGetsTheBatch) {
-  std::vector<std::string> log;
+// What a routing sink's threads hand on, waited for by the test.
+struct Handed {
+  std::mutex mutex;
+  std::condition_variable cv;
   std::map<std::size_t, std::vector<ChannelSample>> provided;
-  struct Monitor final : BatchSink {
-    std::vector<std::string>& log;
-    explicit Monitor(std::vector<std::string>& l) : log(l) {}
-    void deliver(const StateBatch& b) override {
-      log.push_back("monitor " + std::to_string(b.first_step));
+  std::vector<std::uint64_t> batches;                           // first steps, in order
+  std::vector<std::pair<std::uint64_t, std::string>> failures;  // step, component
+  template <typename P>
+  bool wait(P done) {
+    std::unique_lock lock(mutex);
+    return cv.wait_for(lock, 5s, [&] { return done(); });
+  }
+};
+struct HandedMonitor final : BatchSink {
+  Handed& h;
+  explicit HandedMonitor(Handed& handed) : h(handed) {}
+  void deliver(const StateBatch& b) override {
+    std::lock_guard lock(h.mutex);
+    h.batches.push_back(b.first_step);
+    h.cv.notify_all();
+  }
+  void fail(std::exception_ptr e, std::uint32_t, std::uint64_t step) override {
+    std::string who;
+    try {
+      std::rethrow_exception(e);
+    } catch (const ComponentError& c) {
+      who = c.component();
+    } catch (...) {
     }
-    void fail(std::exception_ptr, std::uint32_t, std::uint64_t) override {}
-  } monitor(log);
-  // Consumer 3 samples output 1 every 2 steps on its channel 1; consumer 0 output 0 every
-  // step on channel 0, and output 1 every 3 steps on channel 2.
-  RoutingSink sink(monitor, {{3, 1, 1, 2}, {0, 0, 0, 1}, {0, 2, 1, 3}},
-                   [&](std::size_t consumer, const std::vector<ChannelSample>& samples) {
-                     log.push_back("consumer " + std::to_string(consumer));
-                     auto& all = provided[consumer];
-                     all.insert(all.end(), samples.begin(), samples.end());
-                   });
-  sink.deliver(batch_with_outputs());
-  ASSERT_EQ(log.size(), 3u);
-  EXPECT_EQ(log.back(), "monitor 4");  // the consumers first, each once
-  const auto& to3 = provided.at(3);
-  ASSERT_EQ(to3.size(), 3u);  // steps 4, 6, 8: samples 2, 3, 4
-  for (std::size_t k = 0; k < 3; ++k) {
+    std::lock_guard lock(h.mutex);
+    h.failures.emplace_back(step, who);
+    h.cv.notify_all();
+  }
+};
+
+TEST(RoutingSink, ProvidesEachConsumerItsSamplesAndTheMonitorItsBatchesInOrder) {
+  Handed h;
+  HandedMonitor monitor(h);
+  {
+    // Consumer 3 samples output 1 every 2 steps on its channel 1; consumer 0 output 0
+    // every step on channel 0, and output 1 every 3 steps on channel 2.
+    RoutingSink sink(monitor, {{3, 1, 1, 2}, {0, 0, 0, 1}, {0, 2, 1, 3}},
+                     [&](std::size_t consumer, const std::vector<ChannelSample>& samples) {
+                       std::lock_guard lock(h.mutex);
+                       auto& all = h.provided[consumer];
+                       all.insert(all.end(), samples.begin(), samples.end());
+                       h.cv.notify_all();
+                     });
+    StateBatch later = batch_with_outputs();
+    later.first_step = 10;  // steps 10..15 (the outputs keep their values: only indices count)
+    sink.deliver(batch_with_outputs());
+    sink.deliver(later);
+    ASSERT_TRUE(h.wait([&] {
+      return h.batches.size() == 2 && h.provided[3].size() == 6 && h.provided[0].size() == 16;
+    }));
+  }
+  EXPECT_EQ(h.batches, (std::vector<std::uint64_t>{4, 10}));
+  const auto& to3 = h.provided.at(3);  // steps 4, 6, 8, 10, 12, 14: samples 2 .. 7 in order
+  for (std::size_t k = 0; k < to3.size(); ++k) {
     EXPECT_EQ(to3[k].channel, 1u);
     EXPECT_EQ(to3[k].index, 2 + k);
-    EXPECT_EQ(to3[k].value, 10.0 * static_cast<double>(4 + 2 * k) + 1);
   }
+  EXPECT_EQ(to3[1].value, 10.0 * 6 + 1);  // output 1 of step 6
   std::size_t channel0 = 0, channel2 = 0;
-  for (const ChannelSample& c : provided.at(0)) {
+  for (const ChannelSample& c : h.provided.at(0)) {
     if (c.channel == 0) {
-      EXPECT_EQ(c.index, 4 + channel0);  // every step: the index is the step
-      EXPECT_EQ(c.value, 10.0 * static_cast<double>(c.index));
+      EXPECT_EQ(c.index, channel0 < 6 ? 4 + channel0 : 10 + channel0 - 6);  // every step
       ++channel0;
     } else {
       ASSERT_EQ(c.channel, 2u);
-      EXPECT_EQ(c.index, 2 + channel2);  // steps 6 and 9
-      EXPECT_EQ(c.value, 10.0 * static_cast<double>(3 * c.index) + 1);
+      EXPECT_EQ(c.index, std::vector<std::uint64_t>({2, 3, 4, 5})[channel2]);  // 6, 9, 12, 15
       ++channel2;
     }
   }
-  EXPECT_EQ(channel0, 6u);
-  EXPECT_EQ(channel2, 2u);
+  EXPECT_EQ(channel0, 12u);
+  EXPECT_EQ(channel2, 4u);
+  EXPECT_EQ(h.provided.at(0)[0].value, 40.0);  // output 0 of step 4
 }
 
-TEST(RoutingSink, AConsumerThatFailsKeepsTheBatchFromTheMonitor) {
-  std::size_t delivered = 0;
-  struct Monitor final : BatchSink {
-    std::size_t& n;
-    explicit Monitor(std::size_t& d) : n(d) {}
-    void deliver(const StateBatch&) override { ++n; }
-    void fail(std::exception_ptr, std::uint32_t, std::uint64_t) override {}
-  } monitor(delivered);
+TEST(RoutingSink, AConsumerThatFailsIsReportedToTheMonitorNamingIt) {
+  Handed h;
+  HandedMonitor monitor(h);
   RoutingSink sink(monitor, {{1, 0, 0, 1}}, [](std::size_t, const std::vector<ChannelSample>&) {
     throw PeerError("integrator-2", "gone");
   });
-  EXPECT_THROW(sink.deliver(batch_with_outputs()), PeerError);
-  EXPECT_EQ(delivered, 0u);
+  sink.deliver(batch_with_outputs());
+  ASSERT_TRUE(h.wait([&] { return !h.failures.empty(); }));
+  {
+    std::lock_guard lock(h.mutex);
+    EXPECT_EQ(h.failures.front(), (std::pair<std::uint64_t, std::string>{4, "integrator-2"}));
+  }
+  // The worker learns it at its next delivery (and reports it again: the first one counts).
+  bool thrown = false;
+  for (int k = 0; k < 500 && !thrown; ++k) {
+    try {
+      sink.deliver(batch_with_outputs());
+      std::this_thread::sleep_for(10ms);
+    } catch (const PeerError& e) {
+      thrown = true;
+      EXPECT_EQ(e.component(), "integrator-2");
+    }
+  }
+  EXPECT_TRUE(thrown);
+}
+
+TEST(RoutingSink, WithoutConsumersTheMonitorGetsEachBatchBeforeDeliverReturns) {
+  Handed h;
+  HandedMonitor monitor(h);
+  RoutingSink sink(monitor, {}, [](std::size_t, const std::vector<ChannelSample>&) {
+    FAIL() << "no consumer to provide";
+  });
+  sink.deliver(batch_with_outputs());
+  std::lock_guard lock(h.mutex);
+  EXPECT_EQ(h.batches, (std::vector<std::uint64_t>{4}));
+}
+
+// A receiver that waits at a gate the test opens.
+struct GatedReceiver {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool open = false;
+  std::vector<int> calls;
+  void call(int k) {
+    std::unique_lock lock(mutex);
+    cv.wait(lock, [&] { return open; });
+    calls.push_back(k);
+  }
+  void let_through() {
+    {
+      std::lock_guard lock(mutex);
+      open = true;
+    }
+    cv.notify_all();
+  }
+};
+
+TEST(OrderedSender, ThePosterGoesOnWhileTheReceiverIsBusyUpToTheBudgetAndOrderIsKept) {
+  GatedReceiver receiver;
+  {
+    OrderedSender sender(1600);  // two calls of 800 bytes wait; the one in progress counts
+    sender.post([&] { receiver.call(1); }, 800);
+    sender.post([&] { receiver.call(2); }, 800);
+    auto third =
+        std::async(std::launch::async, [&] { sender.post([&] { receiver.call(3); }, 800); });
+    EXPECT_EQ(third.wait_for(100ms), std::future_status::timeout) << "past the budget";
+    receiver.let_through();
+    ASSERT_EQ(third.wait_for(5s), std::future_status::ready);
+    std::promise<void> last;
+    sender.post([&] { last.set_value(); }, 0);
+    ASSERT_EQ(last.get_future().wait_for(5s), std::future_status::ready);
+  }
+  EXPECT_EQ(receiver.calls, (std::vector<int>{1, 2, 3}));
+}
+
+TEST(OrderedSender, ACallThatThrowsBreaksItAndLaterPostsThrowThatFailure) {
+  OrderedSender sender(1 << 20);
+  std::atomic<int> after{0};
+  sender.post([] { throw PeerError("monitor", "gone"); }, 0);
+  bool thrown = false;
+  for (int k = 0; k < 500 && !thrown; ++k) {
+    try {
+      sender.post([&] { ++after; }, 0);
+      std::this_thread::sleep_for(10ms);
+    } catch (const PeerError& e) {
+      thrown = true;
+      EXPECT_EQ(e.component(), "monitor");
+    }
+  }
+  EXPECT_TRUE(thrown);
+  EXPECT_EQ(after.load(), 0);  // nothing after the failure was called
 }
 
 // A deployment whose Integrators are scripted: the test fills the inbox.

@@ -1,0 +1,53 @@
+#include "integrator/routing_sink.hpp"
+
+#include "system/request_limits.hpp"
+
+namespace kausal {
+
+RoutingSink::RoutingSink(BatchSink& monitor, std::vector<Route> routes, Provide provide)
+    : monitor_(monitor), routes_(std::move(routes)), provide_(std::move(provide)) {
+  if (routes_.empty()) return;
+  to_monitor_ = std::make_unique<OrderedSender>(limits::reply_bytes);
+  for (const Route& r : routes_)
+    if (!to_consumers_.contains(r.consumer))
+      to_consumers_.emplace(r.consumer, std::make_unique<OrderedSender>(limits::reply_bytes));
+}
+
+RoutingSink::~RoutingSink() {
+  to_consumers_.clear();  // first: they post to the monitor's sender
+  to_monitor_.reset();
+}
+
+void RoutingSink::deliver(const StateBatch& batch) {
+  if (!to_monitor_) {
+    monitor_.deliver(batch);
+    return;
+  }
+  const std::uint32_t epoch = batch.epoch;
+  const std::uint64_t step = batch.first_step;
+  for (auto& [consumer, samples] : samples_by_consumer(routes_, batch)) {
+    const std::uint64_t bytes = 24 * samples.size();
+    to_consumers_.at(consumer)->post(
+        [this, consumer, samples = std::move(samples), epoch, step] {
+          try {
+            provide_(consumer, samples);
+          } catch (...) {
+            fail(std::current_exception(), epoch, step);
+            throw;
+          }
+        },
+        bytes);
+  }
+  const std::uint64_t bytes = 8 * (batch.states.size() + batch.outputs.size());
+  to_monitor_->post([this, batch] { monitor_.deliver(batch); }, bytes);
+}
+
+void RoutingSink::fail(std::exception_ptr error, std::uint32_t epoch, std::uint64_t step) {
+  if (!to_monitor_) {
+    monitor_.fail(error, epoch, step);
+    return;
+  }
+  to_monitor_->post([this, error, epoch, step] { monitor_.fail(error, epoch, step); }, 0);
+}
+
+}  // namespace kausal
