@@ -57,7 +57,7 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   std::unique_ptr<kausal::Integrator> integrator_;
   Consumers consumers_;
   std::unique_ptr<BatchSink> monitor_sink_;
-  std::unique_ptr<BatchSink> sink_;       // the consumers first, then monitor_sink_
+  std::unique_ptr<BatchSink> sink_;       // the consumers and monitor_sink_ (routing_sink.hpp)
   std::unique_ptr<Worker> worker_;        // last: its thread ends before the rest goes
   std::atomic<Worker*> active_{nullptr};  // worker_, for readers outside the lock
   ActivityTrace no_trace_;                // before set_up()
