@@ -25,10 +25,11 @@ void RoutingSink::deliver(const StateBatch& batch) {
   }
   const std::uint32_t epoch = batch.epoch;
   const std::uint64_t step = batch.first_step;
-  for (auto& [consumer, samples] : samples_by_consumer(routes_, batch)) {
-    const std::uint64_t bytes = 24 * samples.size();
-    to_consumers_.at(consumer)->post(
-        [this, consumer, samples = std::move(samples), epoch, step] {
+  for (auto& [to, to_provide] : samples_by_consumer(routes_, batch)) {
+    const std::uint64_t bytes = 24 * to_provide.size();
+    // (Captured by new names: clang 14 cannot capture a structured binding.)
+    to_consumers_.at(to)->post(
+        [this, consumer = to, samples = std::move(to_provide), epoch, step] {
           try {
             provide_(consumer, samples);
           } catch (...) {
