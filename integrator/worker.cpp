@@ -72,8 +72,7 @@ std::exception_ptr Worker::hand_over_arrived() {
   try {
     for (const ChannelSample& s : samples) integrator_.provide(s);
   } catch (...) {
-    failed_in_ = integrator_.epoch();
-    return std::current_exception();
+    return std::current_exception();  // work() marks the epoch failed, as for a step
   }
   return nullptr;
 }
