@@ -280,6 +280,29 @@ CORBA::Object_ptr OrbRuntime::resolve(const std::string& ior) const {
   return orb_->string_to_object(ior.c_str());
 }
 
+bool OrbRuntime::serves_here(CORBA::Object_ptr ref) const {
+  // reference_to_servant refuses (WrongAdapter) a reference whose object is not in this
+  // address space, even if its key is one of this POA's.
+  const auto active_in = [ref](PortableServer::POA_ptr poa) {
+    try {
+      const PortableServer::ServantBase_var servant = poa->reference_to_servant(ref);
+      return true;
+    } catch (const PortableServer::POA::WrongAdapter&) {
+    } catch (const PortableServer::POA::ObjectNotActive&) {
+    } catch (const PortableServer::POA::WrongPolicy&) {
+    } catch (const CORBA::SystemException&) {
+      // A POA being destroyed: not a place to call.
+    }
+    return false;
+  };
+  if (CORBA::is_nil(ref)) return false;
+  if (active_in(poa_.in())) return true;
+  PortableServer::POAList_var children = poa_->the_children();
+  for (CORBA::ULong k = 0; k < children->length(); ++k)
+    if (active_in(children[k].in())) return true;
+  return false;
+}
+
 void OrbRuntime::run() {
   orb_->run();
 }

@@ -71,6 +71,9 @@ class OrbRuntime {
   // calls in progress have ended.
   void deactivate(PortableServer::ServantBase* servant);
   CORBA::Object_ptr resolve(const std::string& ior) const;
+  // Whether `ref` names an object active in this process (in the root POA or one of its
+  // children): a call to it never leaves the process.
+  bool serves_here(CORBA::Object_ptr ref) const;
   // Serves requests until shutdown() (which a servant may call from an upcall).
   void run();
   void shutdown();

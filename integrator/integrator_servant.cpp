@@ -285,71 +285,67 @@ kausal::Integrator& IntegratorServant::set_up_one() {
 
 template <typename F>
 auto IntegratorServant::with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>())) {
-  return with_integrator(f,
-                         [&](Worker& w) { return w.exclusive([&] { return f(*integrator_); }); });
+  return access_.call([&] { return f(set_up_one()); });
 }
 
-template <typename F, typename G>
-auto IntegratorServant::with_integrator(F&& f, G&& to_worker)
-    -> decltype(f(std::declval<kausal::Integrator&>())) {
-  if (Worker* w = active_.load()) return to_worker(*w);
-  // start() makes and publishes the worker under the lock: finding none there, this call
-  // runs before the worker first looks for work (a producer may provide before start()).
-  std::unique_lock lock(mutex_);
-  if (Worker* w = active_.load()) {
-    lock.unlock();
-    return to_worker(*w);
-  }
-  return f(set_up_one());
+ReceiversHere IntegratorServant::receivers_here(idl::StateSink_ptr sink) {
+  ReceiversHere here{orb().serves_here(sink), {}};
+  for (const Route& r : consumers_.routes)
+    if (orb().serves_here(consumers_.refs[r.consumer].in())) here.consumers.insert(r.consumer);
+  return here;
 }
 
 void IntegratorServant::set_up(const idl::IntegratorSetup& setup) {
   serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    if (active_.load()) throw ProtocolError(name(), "set_up() once started");
-    if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
-    idl::ComponentInfo_var peer =
-        call_peer(name() + "'s System", [&] { return setup.sys->info(); });
-    const idl::ModelShape shape = checked_shape(name(), setup.sys.in(), peer->name.in());
-    IntegratorConfig config = checked_config(name(), setup, shape);
-    consumers_ = checked_consumers(name(), setup, shape);
-    auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
-    stop_feed();  // it reads the trace of the Integrator about to be replaced
-    trace_ = &no_trace_;
-    integrator_ = std::make_unique<kausal::Integrator>(std::move(config), *link);
-    link_ = std::move(link);
-    trace_ = &integrator_->trace();
+    access_.call(
+        [&] {
+          if (CORBA::is_nil(setup.sys)) throw ModelError(name(), "sys: no System given");
+          idl::ComponentInfo_var peer =
+              call_peer(name() + "'s System", [&] { return setup.sys->info(); });
+          const idl::ModelShape shape = checked_shape(name(), setup.sys.in(), peer->name.in());
+          IntegratorConfig config = checked_config(name(), setup, shape);
+          consumers_ = checked_consumers(name(), setup, shape);
+          auto link = std::make_unique<CorbaModelLink>(setup.sys.in(), peer->name.in());
+          stop_feed();  // it reads the trace of the Integrator about to be replaced
+          trace_ = &no_trace_;
+          integrator_ = std::make_unique<kausal::Integrator>(std::move(config), *link);
+          link_ = std::move(link);
+          trace_ = &integrator_->trace();
+        },
+        [&](Worker&) { throw ProtocolError(name(), "set_up() once started"); });
   });
 }
 
 idl::StateBatch* IntegratorServant::advance(CORBA::ULongLong guarantee, CORBA::ULongLong gvt) {
   return serve(name(), [&] {
-    if (active_.load()) throw ProtocolError(name(), "advance() once started");
     // The deadline is taken before the lock: time spent waiting for it counts too.
     const auto deadline = std::chrono::steady_clock::now() + limits::work_per_call;
-    std::lock_guard lock(mutex_);
-    return new idl::StateBatch(to_idl(set_up_one().advance(guarantee, gvt, deadline)));
+    return access_.call(
+        [&] { return new idl::StateBatch(to_idl(set_up_one().advance(guarantee, gvt, deadline))); },
+        [&](Worker&) -> idl::StateBatch* {
+          throw ProtocolError(name(), "advance() once started");
+        });
   });
 }
 
 void IntegratorServant::start(idl::StateSink_ptr sink, CORBA::ULong batch_size,
                               CORBA::ULongLong window, CORBA::ULongLong released) {
   serve(name(), [&] {
-    std::lock_guard lock(mutex_);
-    kausal::Integrator& integrator = set_up_one();
-    if (active_.load()) throw ProtocolError(name(), "start() twice");
     if (CORBA::is_nil(sink)) throw ProtocolError(name(), "start() without a sink");
-    monitor_sink_ = std::make_unique<CorbaBatchSink>(sink, name());
-    sink_ = std::make_unique<RoutingSink>(
-        *monitor_sink_, consumers_.routes,
-        [this](std::size_t consumer, const std::vector<ChannelSample>& samples) {
-          const idl::ChannelSampleSeq seq = to_idl(samples);
-          idl::Integrator_ptr to = consumers_.refs[consumer].in();
-          call_peer(consumers_.names[consumer], [&] { to->provide(seq); });
-        });
-    if (released != std::numeric_limits<CORBA::ULongLong>::max()) integrator.release(released);
-    worker_ = std::make_unique<Worker>(integrator, mutex_, *sink_, batch_size, window);
-    active_.store(worker_.get());
+    access_.start(name(), [&](std::mutex& mutex) {
+      kausal::Integrator& integrator = set_up_one();
+      monitor_sink_ = std::make_unique<CorbaBatchSink>(sink, name());
+      sink_ = std::make_unique<RoutingSink>(
+          *monitor_sink_, consumers_.routes,
+          [this](std::size_t consumer, const std::vector<ChannelSample>& samples) {
+            const idl::ChannelSampleSeq seq = to_idl(samples);
+            idl::Integrator_ptr to = consumers_.refs[consumer].in();
+            call_peer(consumers_.names[consumer], [&] { to->provide(seq); });
+          },
+          receivers_here(sink));
+      if (released != std::numeric_limits<CORBA::ULongLong>::max()) integrator.release(released);
+      return std::make_unique<Worker>(integrator, mutex, *sink_, batch_size, window);
+    });
   });
 }
 
@@ -357,9 +353,9 @@ void IntegratorServant::provide(const idl::ChannelSampleSeq& samples) {
   serve(name(), [&] {
     std::vector<ChannelSample> in = from_idl(samples);
     // Started: queued for the worker at once (the producer must not wait for our step).
-    with_integrator(
-        [&](auto& i) {
-          for (const auto& sample : in) i.provide(sample);
+    access_.call(
+        [&] {
+          for (const auto& sample : in) set_up_one().provide(sample);
         },
         [&](Worker& w) { w.provide(std::move(in)); });
   });
@@ -404,15 +400,14 @@ void IntegratorServant::commit(CORBA::ULongLong gvt) {
 }
 
 idl::IntegratorStats IntegratorServant::statistics() {
-  if (Worker* w = active_.load()) return w->exclusive([&] { return to_idl(integrator_->stats()); });
-  std::lock_guard lock(mutex_);  // asked before set_up() is legal: nothing done yet
-  return to_idl(integrator_ ? integrator_->stats() : IntegratorStats{});
+  // Asked before set_up() is legal: nothing done yet.
+  return access_.call(
+      [&] { return to_idl(integrator_ ? integrator_->stats() : IntegratorStats{}); });
 }
 
 ActivityTotals IntegratorServant::totals() {
-  if (Worker* w = active_.load()) return w->exclusive([&] { return integrator_->totals(); });
-  std::lock_guard lock(mutex_);  // asked before set_up() is legal: nothing done yet
-  return integrator_ ? integrator_->totals() : ActivityTotals{};
+  // Asked before set_up() is legal: nothing done yet.
+  return access_.call([&] { return integrator_ ? integrator_->totals() : ActivityTotals{}; });
 }
 
 }  // namespace kausal

@@ -4,12 +4,12 @@
 // StateSink. The same servant serves every model kind.
 #include <atomic>
 #include <memory>
-#include <mutex>
 
 #include "idl/component_servant.hpp"
 #include "integrator/integrator.hpp"
+#include "integrator/integrator_access.hpp"
 #include "integrator/route.hpp"
-#include "integrator/worker.hpp"
+#include "integrator/routing_sink.hpp"
 
 namespace kausal {
 
@@ -48,20 +48,17 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   // Runs f on the set-up Integrator under its lock (through the worker once started).
   template <typename F>
   auto with_integrator(F&& f) -> decltype(f(std::declval<kausal::Integrator&>()));
-  // The same before start(); started, to_worker(worker) instead.
-  template <typename F, typename G>
-  auto with_integrator(F&& f, G&& to_worker) -> decltype(f(std::declval<kausal::Integrator&>()));
+  // Which of the monitor's sink and the consumers live in this process (single layout).
+  ReceiversHere receivers_here(idl::StateSink_ptr sink);
 
-  std::mutex mutex_;
   std::unique_ptr<ModelLink> link_;
   std::unique_ptr<kausal::Integrator> integrator_;
   Consumers consumers_;
   std::unique_ptr<BatchSink> monitor_sink_;
-  std::unique_ptr<BatchSink> sink_;       // the consumers and monitor_sink_ (routing_sink.hpp)
-  std::unique_ptr<Worker> worker_;        // last: its thread ends before the rest goes
-  std::atomic<Worker*> active_{nullptr};  // worker_, for readers outside the lock
-  ActivityTrace no_trace_;                // before set_up()
+  std::unique_ptr<BatchSink> sink_;  // the consumers and monitor_sink_ (routing_sink.hpp)
+  ActivityTrace no_trace_;           // before set_up()
   std::atomic<const ActivityTrace*> trace_{&no_trace_};  // the Integrator's, read without the lock
+  IntegratorAccess access_;  // last: the worker's thread ends before the rest goes
 };
 
 }  // namespace kausal

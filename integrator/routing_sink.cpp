@@ -4,13 +4,19 @@
 
 namespace kausal {
 
-RoutingSink::RoutingSink(BatchSink& monitor, std::vector<Route> routes, Provide provide)
+RoutingSink::RoutingSink(BatchSink& monitor, std::vector<Route> routes, Provide provide,
+                         ReceiversHere here)
     : monitor_(monitor), routes_(std::move(routes)), provide_(std::move(provide)) {
-  if (routes_.empty()) return;
-  to_monitor_ = std::make_unique<OrderedSender>(limits::reply_bytes);
-  for (const Route& r : routes_)
-    if (!to_consumers_.contains(r.consumer))
-      to_consumers_.emplace(r.consumer, std::make_unique<OrderedSender>(limits::reply_bytes));
+  bool any_away = false;
+  for (const Route& r : routes_) {
+    if (to_consumers_.contains(r.consumer)) continue;
+    const bool away = !here.consumers.contains(r.consumer);
+    to_consumers_.emplace(r.consumer,
+                          away ? std::make_unique<OrderedSender>(limits::reply_bytes) : nullptr);
+    any_away = any_away || away;
+  }
+  if (any_away || (!routes_.empty() && !here.monitor))
+    to_monitor_ = std::make_unique<OrderedSender>(limits::reply_bytes);
 }
 
 RoutingSink::~RoutingSink() {
@@ -19,16 +25,17 @@ RoutingSink::~RoutingSink() {
 }
 
 void RoutingSink::deliver(const StateBatch& batch) {
-  if (!to_monitor_) {
-    monitor_.deliver(batch);
-    return;
-  }
   const std::uint32_t epoch = batch.epoch;
   const std::uint64_t step = batch.first_step;
   for (auto& [to, to_provide] : samples_by_consumer(routes_, batch)) {
+    OrderedSender* sender = to_consumers_.at(to).get();
+    if (!sender) {
+      provide_(to, to_provide);  // here; what it throws the worker reports
+      continue;
+    }
     const std::uint64_t bytes = 24 * to_provide.size();
     // (Captured by new names: clang 14 cannot capture a structured binding.)
-    to_consumers_.at(to)->post(
+    sender->post(
         [this, consumer = to, samples = std::move(to_provide), epoch, step] {
           try {
             provide_(consumer, samples);
@@ -38,6 +45,10 @@ void RoutingSink::deliver(const StateBatch& batch) {
           }
         },
         bytes);
+  }
+  if (!to_monitor_) {
+    monitor_.deliver(batch);
+    return;
   }
   const std::uint64_t bytes = 8 * (batch.states.size() + batch.outputs.size());
   to_monitor_->post([this, batch] { monitor_.deliver(batch); }, bytes);

@@ -184,5 +184,25 @@ TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
   expect_alive(w);
 }
 
+// The direct data path sends from the worker's thread to receivers in this process only
+// (integrator/routing_sink.hpp); that rests on this test's question.
+TEST(OrbRuntime, ServesHereOnlyObjectsActiveInThisProcess) {
+  WireComponents w;  // objects of other processes, with keys much like this one's
+  StateSink in_root;
+  OrbRuntime& orb = monitor_orb(1000);
+  EXPECT_TRUE(orb.serves_here(in_root.ref()));
+  EXPECT_FALSE(orb.serves_here(w.integrator.in()));
+  EXPECT_FALSE(orb.serves_here(w.system.in()));
+  EXPECT_FALSE(orb.serves_here(CORBA::Object::_nil()));
+  {
+    CollocatedAdapter adapter(orb, true);  // as the single layout hosts its servants
+    const PortableServer::Servant_var<StateSinkServant> servant =
+        new StateSinkServant(in_root.inbox, {{"integrator-w", {0, 2, 0}}});
+    const CORBA::Object_var ref = orb.resolve(adapter.activate(servant.in()));
+    EXPECT_TRUE(orb.serves_here(ref.in()));
+  }
+  expect_alive(w);
+}
+
 }  // namespace
 }  // namespace kausal::testing

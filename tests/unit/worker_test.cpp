@@ -4,7 +4,10 @@
 
 #include <condition_variable>
 #include <future>
+#include <map>
 #include <mutex>
+#include <set>
+#include <thread>
 
 #include "integrator/local_model_link.hpp"
 #include "integrator/ordered_sender.hpp"
@@ -268,6 +271,62 @@ TEST(RoutingSink, WithoutConsumersTheMonitorGetsEachBatchBeforeDeliverReturns) {
   sink.deliver(batch_with_outputs());
   std::lock_guard lock(h.mutex);
   EXPECT_EQ(h.batches, (std::vector<std::uint64_t>{4}));
+}
+
+TEST(RoutingSink, ReceiversInThisProcessAreCalledFromTheDeliveringThread) {
+  Handed h;
+  HandedMonitor monitor(h);
+  std::map<std::size_t, std::set<std::thread::id>> threads;  // per consumer
+  auto record = [&](std::size_t consumer, const std::vector<ChannelSample>& samples) {
+    std::lock_guard lock(h.mutex);
+    threads[consumer].insert(std::this_thread::get_id());
+    auto& all = h.provided[consumer];
+    all.insert(all.end(), samples.begin(), samples.end());
+    h.cv.notify_all();
+  };
+  {
+    // Everyone here (the in-process deployment): all done before deliver() returns.
+    RoutingSink sink(monitor, {{3, 1, 1, 2}, {0, 0, 0, 1}}, record, {true, {0, 3}});
+    sink.deliver(batch_with_outputs());
+    std::lock_guard lock(h.mutex);
+    EXPECT_EQ(h.batches, (std::vector<std::uint64_t>{4}));
+    EXPECT_EQ(h.provided[0].size(), 6u);
+    EXPECT_EQ(h.provided[3].size(), 3u);
+    EXPECT_EQ(threads[0], std::set{std::this_thread::get_id()});
+    EXPECT_EQ(threads[3], std::set{std::this_thread::get_id()});
+  }
+  {
+    // Consumer 3 elsewhere: it gets a thread, and so does the monitor (a failure must reach
+    // it after the batches before it); consumer 0 is still called from this thread.
+    RoutingSink sink(monitor, {{3, 1, 1, 2}, {0, 0, 0, 1}}, record, {true, {0}});
+    sink.deliver(batch_with_outputs());
+    {
+      std::lock_guard lock(h.mutex);
+      EXPECT_EQ(h.provided[0].size(), 12u);
+    }
+    ASSERT_TRUE(h.wait([&] { return h.batches.size() == 2 && h.provided[3].size() == 6; }));
+    std::lock_guard lock(h.mutex);
+    EXPECT_EQ(threads[0], std::set{std::this_thread::get_id()});
+    EXPECT_EQ(threads[3].size(), 2u);  // this thread before, a sender thread now
+  }
+}
+
+TEST(RoutingSink, AConsumerInThisProcessThatFailsThrowsOutOfDeliverBeforeTheMonitorGetsTheBatch) {
+  Handed h;
+  HandedMonitor monitor(h);
+  RoutingSink sink(monitor, {{1, 0, 0, 1}},
+                   [](std::size_t, const std::vector<ChannelSample>&) {
+                     throw ProtocolError("integrator-2", "sample 4 of channel 0 out of order");
+                   },
+                   {true, {1}});
+  try {
+    sink.deliver(batch_with_outputs());
+    FAIL() << "the consumer's failure must reach the worker";
+  } catch (const ProtocolError& e) {
+    EXPECT_EQ(e.component(), "integrator-2");
+  }
+  std::lock_guard lock(h.mutex);
+  EXPECT_TRUE(h.batches.empty());
 }
 
 // A receiver that waits at a gate the test opens.
