@@ -3,8 +3,9 @@
 # row of N pendulums (the first released from -1 rad, the rest at rest 0.2 m apart; it reaches
 # its neighbour only after about 0.4 s, so 300 steps of 1 ms have no impact and measure the
 # stepping and the contact check), every N of SIZES sequential and in blocks:K for every K of
-# BLOCKS and every method of METHODS (conservative, optimistic; default both). One run each,
-# all in one go, so the ratios come from one machine state.
+# BLOCKS and every method of METHODS (conservative: step by step; lookahead: conservative with
+# a lookahead per boundary; optimistic; default all three). One run each, all in one go, so the
+# ratios come from one machine state.
 # Prints wall time, speed-up σ = sequential / blocks and efficiency η = σ / CPUs, and checks that
 # every run gives the sequential digest. With PLOT=FILE.svg also draws σ against N.
 # ROW=busy takes a row whose neighbours start swinging into each other (at rest angle, 0.2 m
@@ -20,7 +21,7 @@ integrator=${1:-euler}
 steps=${2:-300}
 sizes=${SIZES:-"100 1000 10000 100000 1000000"}
 blocks=${BLOCKS:-"2 4 8"}
-methods=${METHODS:-"conservative optimistic"}
+methods=${METHODS:-"conservative lookahead optimistic"}
 window=${WINDOW:-128}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -81,10 +82,13 @@ for n in $sizes; do
   for method in $methods; do
     for k in $blocks; do
       [ "$k" -le "$n" ] || continue
-      extra=()
-      [ "$method" = optimistic ] && extra=(--window "$window")
-      build/bin/kausal run "$out/row-$n.toml" --method "$method" --layout "blocks:$k" \
-        --trace off "${extra[@]}" --out "$out/$n/$method-$k" >/dev/null
+      case $method in
+        optimistic) args=(--method optimistic --window "$window") ;;
+        lookahead) args=(--method conservative --guarantee lookahead) ;;
+        *) args=(--method "$method") ;;
+      esac
+      build/bin/kausal run "$out/row-$n.toml" "${args[@]}" --layout "blocks:$k" \
+        --trace off --out "$out/$n/$method-$k" >/dev/null
     done
   done
 done
@@ -93,9 +97,9 @@ python3 - "$out" "$sizes" "$blocks" "$(nproc)" "${PLOT:-}" "$methods" <<'PY'
 import json, os, sys
 out, sizes, blocks, cpus, plot = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), sys.argv[5]
 runs = [(m, k) for m in sys.argv[6].split() for k in blocks]
-short = {"conservative": "cons", "optimistic": "opt"}
+short = {"conservative": "cons", "lookahead": "look", "optimistic": "opt"}
 label = lambda m, k: f"{short.get(m, m)} blocks:{k}"
-rb = lambda m: f"{'rollbacks':>11}" if m == "optimistic" else ""
+rb = lambda m: f"{'rollbacks':>11}" if m == "optimistic" else (f"{'grants':>9}" if m == "lookahead" else "")
 print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" + rb(m) for m, k in runs) + "  digest")
 points = {run: [] for run in runs}
 for n in sizes:
@@ -105,7 +109,7 @@ for n in sizes:
     for m, k in runs:
         f = os.path.join(out, n, f"{m}-{k}", "summary.json")
         if not os.path.exists(f):
-            line += f"{'-':>18}{'-':>7}{'-':>7}" + (f"{'-':>11}" if m == "optimistic" else "")
+            line += f"{'-':>18}{'-':>7}{'-':>7}" + (f"{'-':>11}" if m == "optimistic" else (f"{'-':>9}" if m == "lookahead" else ""))
             continue
         r = json.load(open(f))
         same = same and r["trajectory_sha256"] == seq["trajectory_sha256"]
@@ -114,6 +118,8 @@ for n in sizes:
         line += f"{r['wall_s']:18.3f}{sigma:7.2f}{sigma / min(cpus, int(k)):7.2f}"
         if m == "optimistic":
             line += f"{r['rollbacks']:>11,}"
+        elif m == "lookahead":
+            line += f"{r['rounds']:>9,}"
     print(line + ("  same" if same else "  DIFFERS"))
 if plot:
     import math
@@ -140,7 +146,7 @@ if plot:
         pts = points[(m, k)]
         if not pts: continue
         c = colours[blocks.index(k) % len(colours)]
-        dash = ' stroke-dasharray="6 3"' if m == "optimistic" else ""
+        dash = {"optimistic": ' stroke-dasharray="6 3"', "lookahead": ' stroke-dasharray="2 2"'}.get(m, "")
         svg.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>' % (c, dash, " ".join(f"{X(n)},{Y(s)}" for n, s in pts)))
         for n, s in pts:
             svg.append(f'<circle cx="{X(n)}" cy="{Y(s)}" r="3" fill="{c}"/>')

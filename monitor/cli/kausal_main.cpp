@@ -420,13 +420,16 @@ int main(int argc, char** argv) {
          "conservative and optimistic: process: one process per System and per "
          "Integrator; pendulum: one process per pendulum hosting both; single: every "
          "servant in the kausal process itself (calls still through the ORB, as "
-         "collocated calls). Pendulum chains, conservative (step) and optimistic: blocks:K "
+         "collocated calls). Pendulum chains, every method: blocks:K "
          "cuts the chain into K blocks of neighbouring pendulums (K from 2 to 1024, at most "
          "one per pendulum), each stepped on a thread of the kausal process with its "
          "contacts resolved inside; the monitor settles only the contacts that cross a "
          "block boundary. Optimistic blocks run ahead up to --window steps (fewer for "
          "long chains: 2^22 states in all) and roll back alone when such a contact "
-         "involves them (docs/architecture.md, \"Blocks\"). Discrete-event models ([events]): "
+         "involves them; with --guarantee lookahead conservative blocks run ahead as far as "
+         "no contact across their boundaries is possible, whatever happens inside "
+         "(docs/lookahead.md, Part IV; docs/architecture.md, \"Blocks\"). Discrete-event "
+         "models ([events]): "
          "single (their default: a thread per event group) or process (a kausal-event-group "
          "process per group, events peer to peer; docs/events.md)")
       ->default_str("process")
@@ -465,7 +468,7 @@ int main(int argc, char** argv) {
           },
           "comma-separated layouts (process, pendulum, single, blocks:K; see run --help): "
           "every method runs in every layout listed, sequential once; blocks:K runs the "
-          "methods it has (conservative/step and optimistic)")
+          "methods in blocks of pendulums in this process")
       ->delimiter(',')
       ->default_str("process")
       ->type_name("LAYOUT,...");

@@ -144,10 +144,6 @@ void check_method_options(const Options& o, SyncMethod method) {
   if (o.layout == Layout::blocks) {
     if (method == SyncMethod::optimistic && o.was_given("--batch"))
       refuse("--batch: optimistic blocks run ahead in this process and ship no batches");
-    if (o.guarantee == Guarantee::lookahead)
-      refuse(
-          "--layout blocks:K grants step by step: a lookahead per block boundary is not "
-          "built yet (it must bound the impulses the blocks apply inside: docs/lookahead.md)");
     if (o.rollback_check) refuse("--rollback-check applies to Integrators; blocks have none");
   }
 }
@@ -502,12 +498,6 @@ int replay_command(Options o) {
   return r.completed() ? static_cast<int>(ExitCode::simulation_failed) : code;
 }
 
-// Blocks of pendulums run conservative (step) and optimistic (check_method_options).
-bool runs_in(const Compared& m, Layout layout) {
-  return layout != Layout::blocks || m.method == SyncMethod::optimistic ||
-         (m.method == SyncMethod::conservative && m.guarantee == Guarantee::step);
-}
-
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
   check_model_options(o, model);
@@ -530,8 +520,7 @@ int compare_command(const Options& o) {
   }
   std::size_t per_round = 1;
   for (const Layout layout : o.layouts)
-    for (const auto& m : methods)
-      per_round += m.method != SyncMethod::sequential && runs_in(m, layout);
+    for (const auto& m : methods) per_round += m.method != SyncMethod::sequential;
   ComparisonRuns runs(file, o.repeat * per_round, several_layouts);
   auto run_one = [&](const Compared& m, Layout layout, std::size_t k) {
     const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
@@ -550,8 +539,7 @@ int compare_command(const Options& o) {
     run_one(methods.front(), layouts.front(), k);
     for (const Layout layout : layouts)
       for (const auto& m : methods)
-        if (m.method != SyncMethod::sequential && runs_in(m, layout) && !runs.failed())
-          run_one(m, layout, k);
+        if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
   }
   present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out);
   animation.hold();

@@ -23,8 +23,8 @@
 #include "monitor/sync/event_run.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
-#include "monitor/sync/optimistic_block_stepper.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
+#include "monitor/sync/run_ahead_block_stepper.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal {
@@ -139,8 +139,12 @@ class ChainRun final : public ModelRun {
     if (blocks()) {
       std::unique_ptr<ChainStepper> stepper;
       if (spec_.method == SyncMethod::optimistic)
-        stepper = std::make_unique<OptimisticBlockStepper>(
-            s_, OptimisticBlockOptions{spec_.blocks, cpus_, window_});
+        stepper = std::make_unique<RunAheadBlockStepper>(
+            s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method});
+      else if (spec_.guarantee == Guarantee::lookahead)
+        stepper = std::make_unique<RunAheadBlockStepper>(
+            s_, RunAheadBlockOptions{spec_.blocks, cpus_, ConservativeOptions{}.max_window,
+                                     spec_.method});
       else
         stepper = std::make_unique<BlockStepper>(s_, BlockOptions{spec_.blocks, cpus_});
       return with_run_ahead(

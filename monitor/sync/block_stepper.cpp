@@ -44,6 +44,7 @@ ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count)
   for (const BobPair& p : pairs_within_reach(scenario.chain)) {
     const std::size_t a = block_of(p.i), b = block_of(p.j);
     if (a == b) continue;
+    cross_pairs.push_back(p);
     edges[a].push_back(p.i);
     edges[b].push_back(p.j);
   }

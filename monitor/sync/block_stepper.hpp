@@ -6,7 +6,7 @@
 // what is left, the clusters of the pendulums whose pairs cross a block boundary
 // (ImpactSweep::resolve_among). Nobody computes step m + 2 before step m + 1 is settled, and
 // the result is the sequential one, bit for bit, for every K. (Optimistic blocks:
-// optimistic_block_stepper.hpp; both share ChainBlocks.)
+// run_ahead_block_stepper.hpp; both share ChainBlocks.)
 #include <memory>
 #include <string>
 
@@ -46,6 +46,7 @@ struct ChainBlocks {
   std::vector<std::unique_ptr<PendulumBlock>> blocks;
   std::vector<ActivityClock> clocks;
   std::vector<std::vector<std::uint32_t>> edges;
+  std::vector<BobPair> cross_pairs;  // the pairs within reach whose bobs are in two blocks
 };
 
 // A stepper of a chain in blocks, conservative or optimistic: after each step it tells the

@@ -50,8 +50,7 @@ namespace {
 void inject(Injections& injections, ChainStepper& stepper, std::uint64_t m,
             std::span<PendulumState> states) {
   for (const Injection& i : injections.take(m))
-    if (i.kind == InjectionKind::push)
-      stepper.apply_impulse(std::stoull(i.target) - 1, m, i.value, states);
+    if (i.kind == InjectionKind::push) stepper.push(std::stoull(i.target) - 1, m, i.value, states);
   injections.check_stop(m);
 }
 

@@ -36,6 +36,12 @@ class ChainStepper {
   // Applies an angular impulse to pendulum i at step m and updates states[i].
   virtual void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
                              std::span<PendulumState> states) = 0;
+  // The operator's push on pendulum i at step m (kausal inject): an impulse from outside the
+  // model, which may void what a stepper computed ahead from the state before it.
+  virtual void push(std::size_t i, std::uint64_t m, double impulse,
+                    std::span<PendulumState> states) {
+    apply_impulse(i, m, impulse, states);
+  }
   // True if the stepper computed step s under a guarantee that no impact happens there
   // (lookahead): an impulse due at s would be a causality violation.
   virtual bool guaranteed_impact_free(std::uint64_t /*s*/) const { return false; }

@@ -23,63 +23,6 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // The magnitude bound.
 
-// Every step of the bound is inflated by a relative kEps, and the rounding of the angle update
-// (relative to |φ|, not to the increment) is added as kEps·|φ|. kEps = 1e-13 is about 900 unit
-// roundoffs: far above the 30-odd roundings of one Euler or RK4 step of the trajectory plus the
-// dozen of the bound itself (docs/lookahead.md, "Rounding"), and still negligible for tightness
-// ((1 + 1e-13)^k is about 1 + 1e-7 after a million steps).
-constexpr double kEps = 1e-13;
-constexpr double kGrow = 1 + kEps;
-
-// A bound on how far one bob can have moved since step m, advanced one step at a time, for a
-// pendulum that moves freely. Only a few flops per step: no trigonometry (|sin| <= 1 is all
-// that is used).
-class DisplacementBound {
- public:
-  DisplacementBound(const PendulumParams& p, OdeMethod method, double h, const PendulumState& x)
-      : method_(method),
-        h_(h),
-        half_(0.5 * h),
-        sixth_(h / 6),
-        g_over_l_(std::abs(coefficients_of(p).g_over_l)),  // the bits the steppers use
-        damping_(std::abs(p.damping)),
-        length_(p.length),
-        phi0_(std::abs(x[0])),
-        omega_(std::abs(x[1])) {}
-
-  // Advances the bound by one step; returns the bound on |p(step m+k) − p(step m)| after k
-  // calls.
-  double next() {
-    // incr bounds |φ_{j+1} − φ_j| before rounding. RK4's φ-slopes are its four ω stage values;
-    // each stage is bounded by the previous one through |ω̇| <= g/l + c|ω|.
-    double incr;
-    if (method_ == OdeMethod::euler) {
-      incr = h_ * omega_;
-    } else {
-      const double s1 = omega_;
-      const double s2 = omega_ + half_ * (g_over_l_ + damping_ * s1);
-      const double s3 = omega_ + half_ * (g_over_l_ + damping_ * s2);
-      const double s4 = omega_ + h_ * (g_over_l_ + damping_ * s3);
-      incr = sixth_ * (s1 + 2 * s2 + 2 * s3 + s4);
-    }
-    // Rounding of φ + Δφ is relative to |φ| <= |φ_m| + angle_ + incr (docs: "Rounding").
-    const double dphi = (incr + kEps * (phi0_ + angle_ + incr)) * kGrow;
-    angle_ = (angle_ + dphi) * kGrow;
-    // |ω_{j+1}| <= |ω_j| + h g/l + c·incr for both methods: the ω-slopes are bounded by
-    // g/l + c·(the matching φ-slope bound), with the same weights.
-    omega_ = (omega_ + h_ * g_over_l_ + damping_ * incr) * kGrow;
-    // The bob stays on its circle: every step moves it along a chord <= l·|Δφ| (triangle
-    // inequality over the steps), and no two points of the circle are further apart than 2l.
-    return std::min(length_ * angle_, 2 * length_);
-  }
-
- private:
-  OdeMethod method_;
-  double h_, half_, sixth_, g_over_l_, damping_, length_, phi0_;
-  double omega_;      // bound on |ω| at the current step
-  double angle_ = 0;  // bound on Σ |φ_{j+1} − φ_j| since step m
-};
-
 std::uint64_t magnitude_steps(const ChainSpec& chain, BobPair pair, OdeMethod method, double h,
                               std::span<const PendulumState> states, std::uint64_t max_steps) {
   const PendulumParams& a = chain.pendulums[pair.i];

@@ -131,16 +131,16 @@ std::vector<Cell> all_cells() {
         if (method.size() > 2 && method[2] == "--guarantee") label += "_" + method[3];
         cells.push_back({p, method, layout, identifier(label + "_" + layout)});
       }
-    // A chain in blocks (conservative, step by step): two, and three where the chain has
-    // that many pendulums (an uneven cut).
+    // A chain in blocks (conservative, step by step and with a lookahead per boundary): two,
+    // and three where the chain has that many pendulums (an uneven cut).
     if (!partitioned)
       for (const std::size_t k : {2u, 3u}) {
         const toml::table root = toml::parse_file((kSource / "scenarios" / p.file).string());
         if (root["pendulum"].as_array()->size() < k) continue;
         const std::string layout = "blocks:" + std::to_string(k);
-        cells.push_back(
-            {p, methods.front(), layout,
-             identifier(p.file.substr(0, p.file.size() - 5) + "_conservative_step_" + layout)});
+        const std::string name = p.file.substr(0, p.file.size() - 5) + "_conservative_";
+        cells.push_back({p, methods[0], layout, identifier(name + "step_" + layout)});
+        cells.push_back({p, methods[1], layout, identifier(name + "lookahead_" + layout)});
       }
   }
   return cells;

@@ -171,10 +171,14 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
        std::vector<std::pair<std::string, std::string>>{{"conservative", "2"},
                                                         {"conservative", "5"},
                                                         {"conservative", "11"},
+                                                        {"lookahead", "2"},
+                                                        {"lookahead", "5"},
                                                         {"optimistic", "2"},
                                                         {"optimistic", "11"}}) {
-    const auto r =
-        run_ok(random, {"--method", method, "--layout", "blocks:" + k}, dir / (method + k), dir);
+    std::vector<std::string> args = {"--method", method};
+    if (method == "lookahead") args = {"--method", "conservative", "--guarantee", "lookahead"};
+    args.insert(args.end(), {"--layout", "blocks:" + k});
+    const auto r = run_ok(random, args, dir / (method + k), dir);
     ASSERT_FALSE(r.summary.is_null()) << method << k;
     EXPECT_EQ(r.summary["layout"], "blocks") << k;
     EXPECT_EQ(r.summary["blocks"], std::stoi(k));
@@ -184,6 +188,11 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
               seq.summary["calc_calls"].get<std::uint64_t>() +
                   r.summary["wasted_calc_calls"].get<std::uint64_t>())
         << method << k;
+    if (method == "lookahead") {
+      EXPECT_EQ(r.summary["rollbacks"], 0) << k;
+      EXPECT_EQ(r.summary["wasted_calc_calls"], 0) << k;
+      EXPECT_LT(r.summary["rounds"].get<std::uint64_t>(), 2000u) << k;  // stretches granted
+    }
     if (method == "optimistic") {
       rollbacks += r.summary["rollbacks"].get<std::uint64_t>();
       EXPECT_FALSE(r.summary.contains("batch_size"));
@@ -205,7 +214,7 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
   EXPECT_GT(rollbacks, 0u);  // the random chain has contacts across boundaries
 }
 
-TEST(Blocks, CompareRunsConservativeAndOptimisticInBlocksBesideTheOtherLayouts) {
+TEST(Blocks, CompareRunsEveryMethodInBlocksBesideTheOtherLayouts) {
   TempDir dir;
   const auto file =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
@@ -221,12 +230,14 @@ TEST(Blocks, CompareRunsConservativeAndOptimisticInBlocksBesideTheOtherLayouts) 
   EXPECT_EQ(blocks["blocks"], 2);
   const auto optimistic = read_json(out / "blocks" / "optimistic" / "summary.json");
   EXPECT_EQ(optimistic["trajectory_sha256"], seq["trajectory_sha256"]);
-  // Blocks have no lookahead yet: it runs in single only.
-  EXPECT_FALSE(fs::exists(out / "blocks" / "conservative-lookahead"));
+  const auto lookahead = read_json(out / "blocks" / "conservative-lookahead" / "summary.json");
+  EXPECT_EQ(lookahead["trajectory_sha256"], seq["trajectory_sha256"]);
+  EXPECT_EQ(lookahead["guarantee"], "lookahead");
   EXPECT_TRUE(fs::exists(out / "single" / "conservative-lookahead" / "summary.json"));
-  EXPECT_EQ(read_json(out / "comparison.json")["rows"].size(), 6u);
-  EXPECT_NE(p.out().find("conservative/step [blocks]"), std::string::npos) << p.out();
-  EXPECT_NE(p.out().find("optimistic [blocks]"), std::string::npos) << p.out();
+  EXPECT_EQ(read_json(out / "comparison.json")["rows"].size(), 7u);
+  for (const char* row :
+       {"conservative/step [blocks]", "conservative/lookahead [blocks]", "optimistic [blocks]"})
+    EXPECT_NE(p.out().find(row), std::string::npos) << row << "\n" << p.out();
 }
 
 TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
@@ -240,9 +251,6 @@ TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
   const std::vector<Refusal> refusals = {
       {{"run", thesis, "--method", "optimistic", "--layout", "blocks:2", "--batch", "4"},
        "ship no batches"},
-      {{"run", thesis, "--method", "conservative", "--guarantee", "lookahead", "--layout",
-        "blocks:2"},
-       "lookahead per block boundary"},
       {{"run", thesis, "--method", "conservative", "--layout", "blocks:6"}, "at most one block"},
       {{"run", thesis, "--method", "conservative", "--layout", "blocks:1"}, "blocks:K needs"},
       {{"run", src + "/scenarios/two-tanks.toml", "--method", "conservative", "--layout",

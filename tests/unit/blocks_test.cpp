@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
+#include "monitor/sync/block_horizon.hpp"
 #include "monitor/sync/injections.hpp"
 #include "test_support.hpp"
 
@@ -36,11 +38,25 @@ std::uint64_t expect_optimistic_run(const RunResult& seq, const RunResult& r,
 
 struct Agreement {
   std::uint64_t collisions = 0;
-  std::uint64_t rollbacks = 0;  // of the optimistic blocks
+  std::uint64_t rollbacks = 0;         // of the optimistic blocks
+  std::uint64_t lookahead_rounds = 0;  // of the lookahead blocks
+  std::uint64_t lookahead_steps = 0;
 };
 
-// Two blocks, uneven blocks, more blocks than CPUs, and one block per pendulum; conservative,
-// and optimistic with a window of 16 steps (and of one).
+// Conservative blocks with a lookahead per boundary commit the sequential run and never
+// throw a step away. Returns the rounds (grants and steps granted by themselves).
+std::uint64_t expect_lookahead_run(const RunResult& seq, const RunResult& r,
+                                   const std::string& label) {
+  expect_same_run(seq, r, label);
+  EXPECT_EQ(r.counters.rollbacks, 0u) << label;
+  EXPECT_EQ(r.counters.wasted_calc_calls, 0u) << label;
+  EXPECT_LE(r.counters.rounds, r.steps) << label;
+  return r.counters.rounds;
+}
+
+// Two blocks, uneven blocks, more blocks than CPUs, and one block per pendulum; conservative
+// step by step and with a lookahead per boundary, and optimistic with a window of 16 steps
+// (and of one).
 Agreement expect_every_block_count_agrees(const Scenario& s, const std::string& label) {
   const RunResult seq = testing::run_sequential(s);
   EXPECT_EQ(seq.status, RunStatus::completed) << label << ": " << seq.error;
@@ -53,6 +69,12 @@ Agreement expect_every_block_count_agrees(const Scenario& s, const std::string& 
     // A window of one step is lock-step (and slow: a wake-up per step and block), so it
     // runs with two blocks only; and a thread per block runs with up to 16 blocks here.
     if (k > 16) continue;
+    a.lookahead_rounds +=
+        expect_lookahead_run(seq,
+                             testing::run_blocks_in_process(s, k, SyncMethod::conservative, 10'000,
+                                                            Guarantee::lookahead),
+                             blocks + " lookahead");
+    a.lookahead_steps += seq.steps;
     for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{16}})
       if (window > 1 || k == 2)
         a.rollbacks += expect_optimistic_run(
@@ -63,12 +85,18 @@ Agreement expect_every_block_count_agrees(const Scenario& s, const std::string& 
 }
 
 TEST(Blocks, ShippedChainsGiveTheSequentialRunForEveryBlockCount) {
+  std::uint64_t rounds = 0, steps = 0;
   for (const char* name :
        {"thesis.toml", "cradle.toml", "heterogeneous.toml", "tutorial.toml", "large.toml"}) {
     Scenario s = testing::shipped(name);
     s.steps = std::min<std::uint64_t>(s.steps, 4000);  // every one has impacts by then
-    EXPECT_GT(expect_every_block_count_agrees(s, name).collisions, 0u) << name;
+    const Agreement a = expect_every_block_count_agrees(s, name);
+    EXPECT_GT(a.collisions, 0u) << name;
+    rounds += a.lookahead_rounds;
+    steps += a.lookahead_steps;
   }
+  // The lookahead per boundary grants stretches of steps, not step after step.
+  EXPECT_LT(rounds, steps / 2);
 }
 
 TEST(Blocks, RandomChainsGiveTheSequentialRunForEveryBlockCount) {
@@ -136,35 +164,166 @@ TEST(Blocks, OptimisticBlocksOutOfReachOfEachOtherNeverRollBack) {
   }
 }
 
+// The thesis chain, 3000 steps, with two pushes (one on the last pendulum), run by `stepper`.
+RunResult run_pushed(const Scenario& s, ChainStepper& stepper, SyncMethod method) {
+  Injections injections({1, 0, s.steps}, nullptr, {},
+                        {{InjectionKind::push, 700, "2", 0.02},
+                         {InjectionKind::push, 1900, std::to_string(s.pendulums()), -0.03}});
+  TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
+  RunControl control;
+  DriveOptions options;
+  options.injections = &injections;
+  return drive_chain(s, method, stepper, recorder, control, options);
+}
+
+Scenario pushed_chain() {
+  Scenario s = testing::shipped("thesis.toml");
+  s.steps = 3000;
+  return s;
+}
+
 // A push voids what its block ran ahead from the state before it: the run is still the
 // sequential run with the same push.
 TEST(Blocks, OptimisticBlocksRunAgainFromAPush) {
-  Scenario s = testing::shipped("thesis.toml");
-  s.steps = 3000;
-  auto pushed = [&](ChainStepper& stepper, SyncMethod method) {
-    Injections injections({1, 0, s.steps}, nullptr, {},
-                          {{InjectionKind::push, 700, "2", 0.02},
-                           {InjectionKind::push, 1900, std::to_string(s.pendulums()), -0.03}});
-    TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
-    RunControl control;
-    DriveOptions options;
-    options.injections = &injections;
-    return drive_chain(s, method, stepper, recorder, control, options);
-  };
+  const Scenario s = pushed_chain();
   SequentialStepper sequential(s);
-  const RunResult seq = pushed(sequential, SyncMethod::sequential);
+  const RunResult seq = run_pushed(s, sequential, SyncMethod::sequential);
   ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
   EXPECT_NE(seq.trajectory_sha256, testing::run_sequential(s).trajectory_sha256);
-  OptimisticBlockStepper blocks(s, {3, {}, 256});
-  const RunResult r = pushed(blocks, SyncMethod::optimistic);
+  RunAheadBlockStepper blocks(s, {3, {}, 256});
+  const RunResult r = run_pushed(s, blocks, SyncMethod::optimistic);
   expect_optimistic_run(seq, r, "pushed");
   EXPECT_GT(r.counters.rolled_back_steps, 0u);
+}
+
+// A push voids every grant too (it adds energy): nothing is rolled back, nothing wrong
+// computed.
+TEST(Blocks, LookaheadBlocksRunAgainFromAPushWithoutRollingBack) {
+  const Scenario s = pushed_chain();
+  SequentialStepper sequential(s);
+  const RunResult seq = run_pushed(s, sequential, SyncMethod::sequential);
+  ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
+  RunAheadBlockStepper blocks(s, {3, {}, 256, SyncMethod::conservative, 0});
+  const RunResult r = run_pushed(s, blocks, SyncMethod::conservative);
+  EXPECT_EQ(r.status, RunStatus::completed) << r.error;
+  EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256);
+  EXPECT_EQ(r.collisions, seq.collisions);
+  EXPECT_EQ(r.counters.rollbacks, 0u);
+  EXPECT_EQ(r.counters.rolled_back_steps, 0u);
+  // What a push voided is counted as thrown away, nothing else.
+  EXPECT_EQ(r.calc_calls, seq.calc_calls + r.counters.wasted_calc_calls);
+}
+
+// The lookahead per boundary along real trajectories (the sequential run is every method's):
+// granted at every step m, block a's H_a steps must hold no contact of a pair across one of
+// its boundaries, and the block's kinetic norm must stay within the grant's bound, whatever
+// happened inside the block (docs/lookahead.md Part IV).
+void expect_sound_grants(const Scenario& s, std::size_t count, std::uint64_t& granted,
+                         std::uint64_t& impacts) {
+  SequentialStepper stepper(s);
+  ImpactSweep sweep(s.chain);
+  std::vector<std::vector<PendulumState>> trajectory{s.initial};
+  std::vector<PendulumState> states = s.initial;
+  for (std::uint64_t m = 0; m < s.steps; ++m) {
+    impacts += step_chain(stepper, sweep, m, states);
+    trajectory.push_back(states);
+  }
+  const ChainBlocks blocks(s, count);
+  const BlockHorizon horizon(s.chain, s.method, s.h, blocks);
+  const std::string label = s.name + " blocks:" + std::to_string(count);
+  for (std::uint64_t m = 0; m < s.steps; m += 3) {
+    BlockHorizon::Grant g =
+        horizon.grant(m, trajectory[m], std::min<std::uint64_t>(10'000, s.steps - m));
+    for (std::size_t a = 0; a < count; ++a) {
+      granted += g.steps[a];
+      const std::size_t first = blocks.blocks[a]->first(), last = blocks.blocks[a]->last();
+      for (std::uint64_t step = m + 1; step <= m + g.steps[a]; ++step) {
+        const auto& x = trajectory[step];
+        ASSERT_NO_THROW(horizon.check_kinetic(
+            g, a, step, horizon.kinetic_norm(a, std::span(x).subspan(first, last - first))))
+            << label << " grant at " << m;
+        for (const BobPair& p : blocks.cross_pairs) {
+          if (blocks.block_of(p.i) != a && blocks.block_of(p.j) != a) continue;
+          const PendulumParams& pi = s.chain.pendulums[p.i];
+          const PendulumParams& pj = s.chain.pendulums[p.j];
+          ASSERT_GT(bob_distance(pi, pj, x[p.i].data(), x[p.j].data()), pi.radius + pj.radius)
+              << label << ": pair (" << p.i << ", " << p.j << ") in contact at step " << step
+              << ", inside block " << a + 1 << "'s grant of " << g.steps[a] << " at " << m;
+        }
+      }
+    }
+  }
+}
+
+TEST(BlockHorizon, NoContactAcrossABoundaryWithinAnyGrant) {
+  std::uint64_t granted = 0, impacts = 0;
+  for (const char* name : {"thesis.toml", "cradle.toml", "heterogeneous.toml", "large.toml"}) {
+    Scenario s = testing::shipped(name);
+    s.steps = std::min<std::uint64_t>(s.steps, 3000);
+    for (const std::size_t k : {2u, 3u}) expect_sound_grants(s, k, granted, impacts);
+  }
+  constexpr unsigned every = testing::kRandomStride;
+  for (unsigned seed = every; seed <= 12; seed += every)
+    for (const Scenario& s : {testing::random_scenario(seed, 3 + seed, 1200),
+                              testing::crossing_scenario(seed, 4 + seed, 1200)})
+      expect_sound_grants(s, 2, granted, impacts);
+  // Trajectories with impacts, and grants that give something.
+  EXPECT_GT(impacts, 100u);
+  EXPECT_GT(granted, 10'000u);
+}
+
+TEST(BlockHorizon, BobsAtRestFarFromTheBoundaryGetLongGrantsAndNeighboursOneMore) {
+  // Eight pendulums at rest 0.3 m apart (0.1 m gaps), three blocks; the middle boundary's
+  // pair is pushed together, so block 2 gets less than the others, and no block more than
+  // its neighbour plus one.
+  Scenario s = testing::shipped("large.toml");
+  s.chain.pendulums.resize(9);
+  s.initial.assign(9, PendulumState{0, 0});
+  for (std::size_t i = 0; i < 9; ++i) {
+    s.chain.pendulums[i].pivot_x = 0.3 * static_cast<double>(i);
+    s.chain.pendulums[i].radius = 0.1;
+    s.chain.pendulums[i].length = 1;
+  }
+  const ChainBlocks blocks(s, 3);  // pendulums 0-2, 3-5, 6-8
+  const BlockHorizon horizon(s.chain, s.method, s.h, blocks);
+  const BlockHorizon::Grant rest = horizon.grant(0, s.initial, 10'000);
+  for (const std::uint64_t steps : rest.steps) EXPECT_GT(steps, 20u);
+  s.initial[5] = {0.05, 0};  // pendulum 6 (block 2) leans towards pendulum 7 (block 3)
+  const BlockHorizon::Grant close = horizon.grant(0, s.initial, 10'000);
+  EXPECT_LT(close.steps[1], rest.steps[1]);
+  for (std::size_t k = 0; k + 1 < 3; ++k) {
+    EXPECT_LE(close.steps[k], close.steps[k + 1] + 1);
+    EXPECT_LE(close.steps[k + 1], close.steps[k] + 1);
+  }
+  // Touching across a boundary: nothing granted there.
+  s.initial[5] = {std::asin(0.12), 0};  // the bob 0.12 m to the right: in contact
+  const BlockHorizon::Grant touching = horizon.grant(0, s.initial, 10'000);
+  EXPECT_EQ(touching.steps[1], 0u);
+  EXPECT_EQ(touching.steps[2], 0u);
+  EXPECT_LE(touching.steps[0], 1u);
+}
+
+TEST(BlockHorizon, AKineticNormAboveTheBoundStopsTheRunNamingTheBlock) {
+  const Scenario s = testing::shipped("thesis.toml");
+  const ChainBlocks blocks(s, 2);
+  const BlockHorizon horizon(s.chain, s.method, s.h, blocks);
+  BlockHorizon::Grant g = horizon.grant(0, s.initial, 100);
+  ASSERT_GT(g.steps[0], 1u);
+  EXPECT_NO_THROW(horizon.check_kinetic(g, 0, 1, 0.0));
+  try {
+    horizon.check_kinetic(g, 0, 2, 1e6);
+    FAIL() << "a norm far above the bound must stop the run";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("block-1 at step 2"), std::string::npos) << e.what();
+  }
+  // Past the grant it is not the grant's business.
+  EXPECT_NO_THROW(horizon.check_kinetic(g, 0, g.steps[0] + 1, 1e6));
 }
 
 // A block that cannot settle its contacts (one sweep allowed, so any impact fails) fails the
 // run at the step the sequential run fails, with the same error, whether the block found it
 // running ahead or the monitor did.
-TEST(Blocks, OptimisticBlocksFailWhereTheSequentialRunFails) {
+TEST(Blocks, RunningAheadBlocksFailWhereTheSequentialRunFails) {
   for (const bool apart : {false, true}) {
     Scenario s = testing::shipped("cradle.toml");
     const PendulumParams p = s.chain.pendulums.front();
@@ -191,6 +350,16 @@ TEST(Blocks, OptimisticBlocksFailWhereTheSequentialRunFails) {
         EXPECT_EQ(r.error, seq.error) << apart << k << window;
         EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << apart << k << window;
       }
+    // Conservative with a lookahead: whether the failing step was granted to a block's thread
+    // (apart) or stepped as step by step (touching), the same failure at the same step.
+    for (const std::size_t k : {2u, 4u}) {
+      const RunResult r =
+          testing::run_blocks_in_process(s, k, SyncMethod::conservative, 16, Guarantee::lookahead);
+      EXPECT_EQ(r.status, RunStatus::failed) << apart << k;
+      EXPECT_EQ(r.steps, seq.steps) << apart << k;
+      EXPECT_EQ(r.error, seq.error) << apart << k;
+      EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256) << apart << k;
+    }
   }
 }
 
@@ -219,7 +388,7 @@ TEST(Blocks, OptimisticBlocksTellTheLiveViewTheirHorizonAndRollbacks) {
   const Scenario s = testing::crossing_scenario(3, 9, 1200);
   Notes notes;
   notes.pendulums = s.pendulums();
-  OptimisticBlockStepper stepper(s, {3, {}, 32});
+  RunAheadBlockStepper stepper(s, {3, {}, 32});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
   DriveOptions options;

@@ -245,10 +245,18 @@ TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) 
 
 // ---- a run cut at step m and resumed ----
 
-enum class Kind { sequential, conservative, lookahead, optimistic, blocks, optimistic_blocks };
+enum class Kind {
+  sequential,
+  conservative,
+  lookahead,
+  optimistic,
+  blocks,
+  lookahead_blocks,
+  optimistic_blocks
+};
 
 bool in_blocks(Kind kind) {
-  return kind == Kind::blocks || kind == Kind::optimistic_blocks;
+  return kind == Kind::blocks || kind == Kind::lookahead_blocks || kind == Kind::optimistic_blocks;
 }
 
 // A run of `kind` into dir with its checkpoint, fresh or resumed; components in process.
@@ -258,7 +266,8 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
                             : kind == Kind::optimistic || kind == Kind::optimistic_blocks
                                 ? SyncMethod::optimistic
                                 : SyncMethod::conservative;
-  const Guarantee granted = kind == Kind::lookahead              ? Guarantee::lookahead
+  const Guarantee granted = kind == Kind::lookahead || kind == Kind::lookahead_blocks
+                                ? Guarantee::lookahead
                             : method == SyncMethod::conservative ? Guarantee::step
                                                                  : Guarantee::none;
   RunSpec spec;
@@ -332,6 +341,13 @@ TEST(Resume, BlocksCutAnywhereGiveTheUninterruptedDigestAndCsv) {
   for (std::uint64_t cut : {1u, 611u, 1499u}) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
     expect_cut_and_resume_matches(Kind::blocks, cut);
+  }
+}
+
+TEST(Resume, LookaheadBlocksCutAnywhereGiveTheUninterruptedDigestAndCsv) {
+  for (std::uint64_t cut : {1u, 611u}) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    expect_cut_and_resume_matches(Kind::lookahead_blocks, cut);
   }
 }
 

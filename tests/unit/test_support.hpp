@@ -13,7 +13,7 @@
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/optimistic.hpp"
-#include "monitor/sync/optimistic_block_stepper.hpp"
+#include "monitor/sync/run_ahead_block_stepper.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal::testing {
@@ -177,14 +177,17 @@ inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOp
   return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
 }
 
-// Blocks in this process: conservative, or optimistic with a window (steps run ahead).
+// Blocks in this process: conservative step by step, or running ahead (optimistic within a
+// window; conservative with --guarantee lookahead, within the window as far as granted).
 inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
                                        SyncMethod method = SyncMethod::conservative,
-                                       std::uint64_t window = 128) {
+                                       std::uint64_t window = 128,
+                                       Guarantee guarantee = Guarantee::step) {
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  if (method == SyncMethod::optimistic) {
-    OptimisticBlockStepper stepper(s, {blocks, {}, window});
+  if (method == SyncMethod::optimistic || guarantee == Guarantee::lookahead) {
+    // Every granted stretch on the blocks' threads, however short: the path under test.
+    RunAheadBlockStepper stepper(s, {blocks, {}, window, method, 0});
     return drive_chain(s, method, stepper, recorder, control);
   }
   // Pinned lanes, as `--pin cores` (the default) has them: they spin briefly between steps.
