@@ -68,7 +68,7 @@ BlockHorizon::BlockHorizon(const ChainSpec& chain, OdeMethod method, double h,
   }
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     Growth& g = growth_[k];
-    const std::size_t first = blocks.blocks[k]->first(), last = blocks.blocks[k]->last();
+    const std::size_t first = blocks.first(k), last = blocks.last(k);
     g.pendulums = last - first;
     for (std::size_t i = first; i < last; ++i) {
       const StepBounds step = step_bounds(chain.pendulums[i], method, h);
@@ -95,7 +95,7 @@ BlockHorizon::BlockHorizon(const ChainSpec& chain, OdeMethod method, double h,
 }
 
 double BlockHorizon::kinetic_norm(std::size_t k, std::span<const PendulumState> mine) const {
-  const std::size_t first = blocks_.blocks[k]->first();
+  const std::size_t first = blocks_.first(k);
   double sum = 0;
   for (std::size_t n = 0; n < mine.size(); ++n) {
     const PendulumParams& p = chain_.pendulums[first + n];
@@ -201,7 +201,7 @@ BlockHorizon::Grant BlockHorizon::grant(std::uint64_t m, std::span<const Pendulu
   const std::size_t count = blocks_.size();
   Grant g{m, std::vector<std::uint64_t>(count, max_steps), std::vector<KineticBound>(count)};
   for (std::size_t k = 0; k < count; ++k) {
-    const std::size_t first = blocks_.blocks[k]->first(), last = blocks_.blocks[k]->last();
+    const std::size_t first = blocks_.first(k), last = blocks_.last(k);
     KineticBound& b = g.kinetic[k];
     // Room for the measurement's own rounding at every later check.
     b.q = kinetic_norm(k, states.subspan(first, last - first)) *

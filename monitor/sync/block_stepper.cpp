@@ -1,7 +1,5 @@
 #include "monitor/sync/block_stepper.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "system/errors.hpp"
@@ -33,14 +31,16 @@ std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
 
 }  // namespace
 
-ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count)
+ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count, const BlockPorts& ports)
     : pendulums(scenario.pendulums()),
       clocks(checked_count(count, scenario.pendulums())),
       edges(count) {
+  for (std::size_t k = 0; k <= count; ++k) starts.push_back(block_start(k, count, pendulums));
   for (std::size_t k = 0; k < count; ++k)
-    blocks.push_back(std::make_unique<PendulumBlock>(scenario.chain, scenario.method, scenario.t0(),
-                                                     scenario.h, block_start(k, count, pendulums),
-                                                     block_start(k + 1, count, pendulums)));
+    blocks.push_back(ports ? ports(k, first(k), last(k))
+                           : std::make_unique<LocalBlockPort>(scenario.chain, scenario.method,
+                                                              scenario.t0(), scenario.h, first(k),
+                                                              last(k)));
   for (const BobPair& p : pairs_within_reach(scenario.chain)) {
     const std::size_t a = block_of(p.i), b = block_of(p.j);
     if (a == b) continue;
@@ -63,14 +63,25 @@ std::size_t ChainBlocks::block_of(std::size_t i) const {
   return k;
 }
 
+std::uint64_t ChainBlocks::step(std::size_t k, std::uint64_t m, std::span<PendulumState> states,
+                                std::vector<std::uint32_t>& left) {
+  const std::uint64_t impacts = blocks[k]->step(m, of(k, states), edges[k], left);
+  book(k, ActivityClock::Clock::now(), {ActivityCall::advance, m + 1});
+  return impacts;
+}
+
+void ChainBlocks::book(std::size_t k, ActivityClock::Clock::time_point end, SpanTag tag) {
+  clocks[k].add(ActivityKind::busy, end - blocks[k]->computed(), end, tag);
+}
+
 std::vector<ComponentReport> ChainBlocks::reports() const {
   std::vector<ComponentReport> reports;
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const ActivityTrace& trace = clocks[k].trace();
     ComponentReport r{block_name(k + 1),
                       ComponentRole::block,
-                      "local",
-                      static_cast<long>(getpid()),
+                      blocks[k]->host(),
+                      blocks[k]->pid(),
                       true,
                       clocks[k].totals(),
                       -1,
@@ -89,7 +100,7 @@ void BlockedChainStepper::kick(std::size_t i, double impulse,
 }
 
 BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
-    : BlockedChainStepper(scenario, options.blocks),
+    : BlockedChainStepper(scenario, options.blocks, options.ports),
       fan_(options.blocks, options.lane_cpus),
       left_per_block_(options.blocks),
       impacts_per_block_(options.blocks) {}
@@ -98,10 +109,8 @@ void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
   {
     CallScope call(calls_, {ActivityCall::grant, m + 1});
     fan_.run([&](std::size_t k) {
-      BusyScope busy(parts_.clocks[k], {ActivityCall::advance, m + 1});
       left_per_block_[k].clear();
-      impacts_per_block_[k] =
-          parts_.blocks[k]->step(m, states, parts_.edges[k], left_per_block_[k]);
+      impacts_per_block_[k] = parts_.step(k, m, states, left_per_block_[k]);
     });
   }
   // Blocks hold ascending ranges: their lists in block order are ascending.

@@ -7,11 +7,12 @@
 // (ImpactSweep::resolve_among). Nobody computes step m + 2 before step m + 1 is settled, and
 // the result is the sequential one, bit for bit, for every K. (Optimistic blocks:
 // run_ahead_block_stepper.hpp; both share ChainBlocks.)
+#include <functional>
 #include <memory>
 #include <string>
 
-#include "integrator/pendulum_block.hpp"
 #include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/block_port.hpp"
 #include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/fan_out.hpp"
 
@@ -26,24 +27,45 @@ void check_block_count(std::size_t blocks, std::size_t pendulums);
 // Block k's name (from 1) in reports, the trace and the live view: "block-1".
 std::string block_name(std::size_t k);
 
+// Block k of `blocks`, pendulums first .. last − 1 of the scenario's chain, where the run
+// places it. Null: in this process (LocalBlockPort).
+using BlockPorts = std::function<std::unique_ptr<BlockPort>(std::size_t k, std::size_t first,
+                                                            std::size_t last)>;
+
 struct BlockOptions {
   std::size_t blocks = 2;      // 1 <= blocks <= the chain's pendulums
   std::vector<int> lane_cpus;  // as FanOut: empty for unpinned lanes
+  BlockPorts ports;            // where the blocks are; null: in this process
 };
 
-// The K blocks of a chain and what every way of running them needs: per block its clock and
-// its edge bobs, the pendulums with a pair (within reach) in another block, ascending. Only
-// edge bobs can take part in a contact that crosses a boundary.
+// The K blocks of a chain and what every way of running them needs: per block its port, its
+// clock and its edge bobs, the pendulums with a pair (within reach) in another block,
+// ascending. Only edge bobs can take part in a contact that crosses a boundary.
 struct ChainBlocks {
-  ChainBlocks(const Scenario& scenario, std::size_t blocks);
+  ChainBlocks(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports = nullptr);
   std::size_t size() const { return blocks.size(); }
+  // Block k's pendulums: first(k) .. last(k) − 1.
+  std::size_t first(std::size_t k) const { return starts[k]; }
+  std::size_t last(std::size_t k) const { return starts[k + 1]; }
+  std::size_t pendulums_of(std::size_t k) const { return last(k) - first(k); }
   // The block that holds pendulum i.
   std::size_t block_of(std::size_t i) const;
-  // Per block: its busy time, Calcs and trace (a block's clock must be at rest).
+  // Block k's states in the chain's `states`.
+  std::span<PendulumState> of(std::size_t k, std::span<PendulumState> states) const {
+    return states.subspan(first(k), pendulums_of(k));
+  }
+  // BlockPort::step of block k on its part of `states`, its busy time on its clock.
+  std::uint64_t step(std::size_t k, std::uint64_t m, std::span<PendulumState> states,
+                     std::vector<std::uint32_t>& left);
+  // Books the busy time of block k's last call, which ended at `end`, on its clock.
+  void book(std::size_t k, ActivityClock::Clock::time_point end, SpanTag tag);
+  // Per block: where it runs, its busy time, Calcs and trace (a block's clock must be at
+  // rest).
   std::vector<ComponentReport> reports() const;
 
   std::size_t pendulums;
-  std::vector<std::unique_ptr<PendulumBlock>> blocks;
+  std::vector<std::size_t> starts;  // block k: starts[k] .. starts[k + 1] − 1
+  std::vector<std::unique_ptr<BlockPort>> blocks;
   std::vector<ActivityClock> clocks;
   std::vector<std::vector<std::uint32_t>> edges;
   std::vector<BobPair> cross_pairs;  // the pairs within reach whose bobs are in two blocks
@@ -59,8 +81,8 @@ class BlockedChainStepper : public ChainStepper {
   MethodCounters counters() const override { return counters_; }
 
  protected:
-  BlockedChainStepper(const Scenario& scenario, std::size_t blocks)
-      : scenario_(scenario), parts_(scenario, blocks) {}
+  BlockedChainStepper(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports)
+      : scenario_(scenario), parts_(scenario, blocks, ports) {}
   // Applies an angular impulse to pendulum i of `states`.
   void kick(std::size_t i, double impulse, std::span<PendulumState> states) const;
 

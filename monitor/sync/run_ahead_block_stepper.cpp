@@ -44,7 +44,7 @@ struct RunAheadBlockStepper::Lane {
 
 RunAheadBlockStepper::RunAheadBlockStepper(const Scenario& scenario,
                                            const RunAheadBlockOptions& options)
-    : BlockedChainStepper(scenario, options.blocks),
+    : BlockedChainStepper(scenario, options.blocks, options.ports),
       cpus_(options.lane_cpus),
       window_(block_window(options.window, scenario.pendulums())),
       optimistic_(options.method == SyncMethod::optimistic),
@@ -84,9 +84,7 @@ std::uint64_t RunAheadBlockStepper::limit_after(std::size_t k, std::uint64_t com
   if (optimistic_) return limit;
   // A granted stretch too short to be worth waking the block's thread for is stepped here.
   const std::uint64_t granted = std::min(limit, granted_[k]);
-  const PendulumBlock& block = *parts_.blocks[k];
-  const std::uint64_t calcs = (granted - std::min(granted, committed)) *
-                              (block.last() - block.first()) *
+  const std::uint64_t calcs = (granted - std::min(granted, committed)) * parts_.pendulums_of(k) *
                               static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
   return calcs >= least_lane_calcs_ ? granted : committed;
 }
@@ -117,9 +115,8 @@ void RunAheadBlockStepper::check_stepped_here(std::uint64_t m,
       return g.from < m && m <= g.from + g.steps[k];
     });
     if (!restart_[k] || !covered) continue;
-    const PendulumBlock& block = *parts_.blocks[k];
     const double norm =
-        horizon_->kinetic_norm(k, states.subspan(block.first(), block.last() - block.first()));
+        horizon_->kinetic_norm(k, states.subspan(parts_.first(k), parts_.pendulums_of(k)));
     for (BlockHorizon::Grant& g : grants_) horizon_->check_kinetic(g, k, m, norm);
   }
 }
@@ -150,35 +147,47 @@ void RunAheadBlockStepper::run_ahead(std::size_t k) {
 
 void RunAheadBlockStepper::run_ahead_until_stopped(std::size_t k) {
   Lane& lane = *lanes_[k];
-  PendulumBlock& block = *parts_.blocks[k];
-  ActivityClock& clock = parts_.clocks[k];
-  std::vector<std::uint32_t> nothing_left;  // running ahead, a block settles all it holds
+  BlockPort& block = *parts_.blocks[k];
+  const std::size_t n = parts_.pendulums_of(k);
+  const std::uint64_t most = std::max<std::uint64_t>(1, block.steps_per_call(n));
+  std::vector<AheadStep> made;  // the steps of one call
+  std::vector<PendulumState> states;
+  std::vector<std::uint64_t> impacts;
   std::unique_lock lock(lane.mutex);
   for (;;) {
     lane.cv.wait(lock, [&] {
       return lane.stopping || (lane.running && !lane.failure && lane.next <= lane.limit);
     });
     if (lane.stopping) return;
-    AheadStep slot;
-    if (!lane.spare.empty()) {
+    const std::uint64_t from = lane.next;
+    const std::uint64_t steps = std::min(most, lane.limit - from + 1);
+    made.resize(steps);
+    for (AheadStep& slot : made) {
+      if (lane.spare.empty()) break;
       slot = std::move(lane.spare.back());
       lane.spare.pop_back();
     }
-    slot.step = lane.next;
     lane.busy = true;
     lock.unlock();
-    const auto begin = ActivityClock::Clock::now();
-    slot.impacts = block.step_own(slot.step - 1, lane.x, {}, nothing_left);
-    if (horizon_) slot.kinetic = horizon_->kinetic_norm(k, lane.x);
-    slot.states.assign(lane.x.begin(), lane.x.end());
-    const auto end = ActivityClock::Clock::now();
-    clock.add(ActivityKind::busy, begin, end, {ActivityCall::run_ahead, slot.step});
-    slot.busy = end - begin;
+    block.run_ahead(from - 1, lane.x, steps, states, impacts);
+    parts_.book(k, ActivityClock::Clock::now(), {ActivityCall::run_ahead, from});
+    for (std::uint64_t s = 0; s < steps; ++s) {
+      AheadStep& slot = made[s];
+      slot.step = from + s;
+      if (steps == 1)
+        slot.states.swap(states);  // (this process: the one step, without a copy)
+      else
+        slot.states.assign(states.begin() + static_cast<std::ptrdiff_t>(s * n),
+                           states.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
+      slot.impacts = impacts[s];
+      if (horizon_) slot.kinetic = horizon_->kinetic_norm(k, slot.states);
+      slot.busy = block.computed() / static_cast<long>(steps);
+    }
     lock.lock();
     lane.busy = false;
-    lane.ahead.push_back(std::move(slot));
+    for (AheadStep& slot : made) lane.ahead.push_back(std::move(slot));
     lane.peak = std::max<std::uint64_t>(lane.peak, lane.ahead.size());
-    ++lane.next;
+    lane.next += steps;
     lane.cv.notify_all();
   }
 }
@@ -204,8 +213,7 @@ std::uint64_t RunAheadBlockStepper::discard(std::size_t k, std::uint64_t m) {
     lane.ahead.clear();
   }
   if (steps == 0) return 0;
-  const PendulumBlock& block = *parts_.blocks[k];
-  counters_.wasted_calc_calls += steps * (block.last() - block.first()) *
+  counters_.wasted_calc_calls += steps * parts_.pendulums_of(k) *
                                  static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
   if (!optimistic_) return steps;           // granted steps that a push voided: none was wrong
   ActivityClock& clock = parts_.clocks[k];  // at rest: the lane is halted
@@ -222,11 +230,10 @@ void RunAheadBlockStepper::restart(std::size_t k, std::uint64_t m,
   const std::uint64_t limit = limit_after(k, m);
   if (limit <= m) return;  // conservative, nothing granted: it restarts when granted
   Lane& lane = *lanes_[k];
-  const PendulumBlock& block = *parts_.blocks[k];
   {
     std::lock_guard lock(lane.mutex);
-    lane.x.assign(states.begin() + static_cast<std::ptrdiff_t>(block.first()),
-                  states.begin() + static_cast<std::ptrdiff_t>(block.last()));
+    lane.x.assign(states.begin() + static_cast<std::ptrdiff_t>(parts_.first(k)),
+                  states.begin() + static_cast<std::ptrdiff_t>(parts_.last(k)));
     lane.next = m + 1;
     lane.limit = limit;
     lane.failure = nullptr;
@@ -275,7 +282,7 @@ void RunAheadBlockStepper::find_involved(std::span<PendulumState> states, bool a
   saved_.clear();
   for (std::size_t k = 0; k < parts_.size(); ++k) {
     const AheadStep& a = *front_[k];
-    const std::size_t first = parts_.blocks[k]->first();
+    const std::size_t first = parts_.first(k);
     for (const std::uint32_t e : parts_.edges[k]) {
       saved_.push_back(states[e]);
       states[e] = a.states[e - first];
@@ -309,7 +316,7 @@ void RunAheadBlockStepper::take(std::size_t k, std::span<PendulumState> states) 
   if (horizon_)
     for (BlockHorizon::Grant& g : grants_) horizon_->check_kinetic(g, k, a.step, a.kinetic);
   std::copy(a.states.begin(), a.states.end(),
-            states.begin() + static_cast<std::ptrdiff_t>(parts_.blocks[k]->first()));
+            states.begin() + static_cast<std::ptrdiff_t>(parts_.first(k)));
   impacts_inside_ += a.impacts;
   std::lock_guard lock(lane.mutex);
   lane.spare.push_back(std::move(lane.ahead.front()));
@@ -319,7 +326,7 @@ void RunAheadBlockStepper::take(std::size_t k, std::span<PendulumState> states) 
 void RunAheadBlockStepper::rolled_back(std::size_t k, std::uint64_t m) {
   ++counters_.rollbacks;
   if (observer_)
-    for (std::size_t i = parts_.blocks[k]->first(); i < parts_.blocks[k]->last(); ++i)
+    for (std::size_t i = parts_.first(k); i < parts_.last(k); ++i)
       observer_->rolled_back(i, m);
 }
 
@@ -332,9 +339,8 @@ void RunAheadBlockStepper::redo(std::size_t k, std::uint64_t m, std::span<Pendul
 
 void RunAheadBlockStepper::step_here(std::size_t k, std::uint64_t m,
                                      std::span<PendulumState> states) {
-  BusyScope busy(parts_.clocks[k], {ActivityCall::advance, m + 1});
   left_of_block_.clear();
-  impacts_inside_ += parts_.blocks[k]->step(m, states, parts_.edges[k], left_of_block_);
+  impacts_inside_ += parts_.step(k, m, states, left_of_block_);
   left_.insert(left_.end(), left_of_block_.begin(), left_of_block_.end());
   restart_[k] = 1;  // from step m + 1, once the monitor has swept it
 }
@@ -345,9 +351,8 @@ void RunAheadBlockStepper::step_ungranted(std::uint64_t m, std::span<PendulumSta
   fan_->run([&](std::size_t k) {
     if (on_thread_[k]) return;
     halt(k);  // (its thread computes nothing: nothing was granted past m)
-    BusyScope busy(parts_.clocks[k], {ActivityCall::advance, m + 1});
     left_per_block_[k].clear();
-    impacts_per_block_[k] = parts_.blocks[k]->step(m, states, parts_.edges[k], left_per_block_[k]);
+    impacts_per_block_[k] = parts_.step(k, m, states, left_per_block_[k]);
   });
 }
 
@@ -435,8 +440,8 @@ void RunAheadBlockStepper::tell_horizon(std::uint64_t m) {
       std::lock_guard lock(lanes_[k]->mutex);
       reached = lanes_[k]->next - 1;
     }
-    std::fill(reached_.begin() + static_cast<std::ptrdiff_t>(parts_.blocks[k]->first()),
-              reached_.begin() + static_cast<std::ptrdiff_t>(parts_.blocks[k]->last()), reached);
+    std::fill(reached_.begin() + static_cast<std::ptrdiff_t>(parts_.first(k)),
+              reached_.begin() + static_cast<std::ptrdiff_t>(parts_.last(k)), reached);
   }
   observer_->horizon(m + 1, reached_);
 }

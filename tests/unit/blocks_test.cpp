@@ -236,7 +236,7 @@ void expect_sound_grants(const Scenario& s, std::size_t count, std::uint64_t& gr
         horizon.grant(m, trajectory[m], std::min<std::uint64_t>(10'000, s.steps - m));
     for (std::size_t a = 0; a < count; ++a) {
       granted += g.steps[a];
-      const std::size_t first = blocks.blocks[a]->first(), last = blocks.blocks[a]->last();
+      const std::size_t first = blocks.first(a), last = blocks.last(a);
       for (std::uint64_t step = m + 1; step <= m + g.steps[a]; ++step) {
         const auto& x = trajectory[step];
         ASSERT_NO_THROW(horizon.check_kinetic(

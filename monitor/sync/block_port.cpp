@@ -1,0 +1,34 @@
+#include "monitor/sync/block_port.hpp"
+
+#include <unistd.h>
+
+namespace kausal {
+
+long BlockPort::pid() const {
+  return static_cast<long>(getpid());
+}
+
+std::uint64_t LocalBlockPort::step(std::uint64_t m, std::span<PendulumState> mine,
+                                   std::span<const std::uint32_t> edge,
+                                   std::vector<std::uint32_t>& left) {
+  const auto begin = std::chrono::steady_clock::now();
+  const std::uint64_t impacts = block_.step_own(m, mine, edge, left);
+  computed_ = std::chrono::steady_clock::now() - begin;
+  return impacts;
+}
+
+void LocalBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                               std::vector<PendulumState>& states,
+                               std::vector<std::uint64_t>& impacts) {
+  const auto begin = std::chrono::steady_clock::now();
+  std::vector<std::uint32_t> nothing_left;  // running ahead, a block settles all it holds
+  states.clear();
+  impacts.clear();
+  for (std::uint64_t s = 0; s < steps; ++s) {
+    impacts.push_back(block_.step_own(m + s, mine, {}, nothing_left));
+    states.insert(states.end(), mine.begin(), mine.end());
+  }
+  computed_ = std::chrono::steady_clock::now() - begin;
+}
+
+}  // namespace kausal

@@ -1,0 +1,72 @@
+#pragma once
+// How the monitor reaches one block of pendulums (docs/architecture.md, "Blocks"): in this
+// process, on the monitor's lanes and threads (LocalBlockPort), or in a kausal-block process
+// of its own, here or on another host (CorbaBlockPort, monitor/deploy/block_processes.hpp).
+// The steppers of blocks (block_stepper.hpp, run_ahead_block_stepper.hpp) see blocks only
+// through this, so the same algorithm runs over both transports.
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "integrator/pendulum_block.hpp"
+
+namespace kausal {
+
+class BlockPort {
+ public:
+  using Duration = std::chrono::steady_clock::duration;
+  virtual ~BlockPort() = default;
+
+  // One step from m, as the step-by-step blocks take it: `mine` holds the block's states at
+  // step m as the monitor has them (its impulses applied) and gets them at m + 1, every
+  // contact inside settled except the clusters holding a pendulum of `edge` (chain indices,
+  // ascending), whose pendulums are appended to `left` (ascending). Returns the impacts
+  // applied. Throws SimulationError as the sweep does, PeerError for a block out of reach.
+  virtual std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
+                             std::span<const std::uint32_t> edge,
+                             std::vector<std::uint32_t>& left) = 0;
+  // `steps` steps from m settling every contact inside, as a block running ahead takes them:
+  // `mine` holds the states at m and gets the last step's; `states` gets every step's
+  // (steps × mine.size(), step after step) and `impacts` each step's impacts.
+  virtual void run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                         std::vector<PendulumState>& states,
+                         std::vector<std::uint64_t>& impacts) = 0;
+  // How many steps a block running ahead asks for in one call: 1 in this process (the
+  // monitor takes each step as soon as it is there); more for a process, whose every call
+  // costs a round trip.
+  virtual std::uint64_t steps_per_call(std::size_t pendulums) const {
+    (void)pendulums;
+    return 1;
+  }
+  // Calcs since the block was made.
+  virtual std::uint64_t calc_calls() const = 0;
+  // How long the last call computed: its busy time (a call to a process also took the way
+  // there and back, which is not the block's work).
+  virtual Duration computed() const = 0;
+  // The host and process it runs in, for the reports: "local" and this process here.
+  virtual std::string host() const { return "local"; }
+  virtual long pid() const;
+};
+
+class LocalBlockPort final : public BlockPort {
+ public:
+  LocalBlockPort(const ChainSpec& chain, OdeMethod method, double t0, double h, std::size_t first,
+                 std::size_t last)
+      : block_(chain, method, t0, h, first, last) {}
+
+  std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
+                     std::span<const std::uint32_t> edge,
+                     std::vector<std::uint32_t>& left) override;
+  void run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                 std::vector<PendulumState>& states, std::vector<std::uint64_t>& impacts) override;
+  std::uint64_t calc_calls() const override { return block_.calc_calls(); }
+  Duration computed() const override { return computed_; }
+
+ private:
+  PendulumBlock block_;
+  Duration computed_{};
+};
+
+}  // namespace kausal
