@@ -60,7 +60,7 @@ void prepare_deployment(bool is_run, Options& o) {
   for (const Layout l : layouts)
     if (l == Layout::single || l == Layout::blocks)
       throw InputError("command line: --deploy starts processes on nodes; the " + to_string(l) +
-                       " layout has none (use process or pendulum)");
+                       " layout has none (use process, pendulum or block-processes:K)");
 }
 
 // Chain-only options given with a partitioned scenario are a mistake, not a no-op.
@@ -428,12 +428,16 @@ int main(int argc, char** argv) {
          "long chains: 2^22 states in all) and roll back alone when such a contact "
          "involves them; with --guarantee lookahead conservative blocks run ahead as far as "
          "no contact across their boundaries is possible, whatever happens inside "
-         "(docs/lookahead.md, Part IV; docs/architecture.md, \"Blocks\"). Discrete-event "
+         "(docs/lookahead.md, Part IV; docs/architecture.md, \"Blocks\"). "
+         "block-processes:K: the same blocks, each in a kausal-block process of its own "
+         "(on this host, or on the nodes of --deploy: their deployment file places block-1, "
+         "block-2, ...); a call carries the states the monitor changed, the reply every state "
+         "of the steps taken. Discrete-event "
          "models ([events]): "
          "single (their default: a thread per event group) or process (a kausal-event-group "
          "process per group, events peer to peer; docs/events.md)")
       ->default_str("process")
-      ->type_name("process|pendulum|single|blocks:K");
+      ->type_name("process|pendulum|single|blocks:K|block-processes:K");
 
   CLI::App* compare = app.add_subcommand(
       "compare",
@@ -457,18 +461,19 @@ int main(int argc, char** argv) {
               } catch (const InputError& e) {
                 throw CLI::ValidationError("--layout", e.what());
               }
-              if (l == Layout::blocks && o.blocks != 0 && o.blocks != blocks)
-                throw CLI::ValidationError("--layout", "lists blocks:" + std::to_string(o.blocks) +
-                                                           " and " + name +
+              if (in_blocks(l) && o.blocks != 0 && o.blocks != blocks)
+                throw CLI::ValidationError("--layout", "lists " + std::to_string(o.blocks) +
+                                                           " blocks and " + name +
                                                            ": one block count per comparison");
-              if (l == Layout::blocks) o.blocks = blocks;
+              if (in_blocks(l)) o.blocks = blocks;
               if (std::find(o.layouts.begin(), o.layouts.end(), l) == o.layouts.end())
                 o.layouts.push_back(l);
             }
           },
-          "comma-separated layouts (process, pendulum, single, blocks:K; see run --help): "
-          "every method runs in every layout listed, sequential once; blocks:K runs the "
-          "methods in blocks of pendulums in this process")
+          "comma-separated layouts (process, pendulum, single, blocks:K, "
+          "block-processes:K; see run --help): every method runs in every layout listed, "
+          "sequential once; blocks:K runs the methods in blocks of pendulums on threads of "
+          "this process, block-processes:K in a process per block (both with the same K)")
       ->delimiter(',')
       ->default_str("process")
       ->type_name("LAYOUT,...");

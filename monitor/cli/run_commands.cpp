@@ -141,7 +141,7 @@ void check_method_options(const Options& o, SyncMethod method) {
     refuse(
         "--layout applies to --method conservative and optimistic (sequential deploys no "
         "components)");
-  if (o.layout == Layout::blocks) {
+  if (in_blocks(o.layout)) {
     if (method == SyncMethod::optimistic && o.was_given("--batch"))
       refuse("--batch: optimistic blocks run ahead in this process and ship no batches");
     if (o.rollback_check) refuse("--rollback-check applies to Integrators; blocks have none");
@@ -180,7 +180,7 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   spec.method = method;
   spec.guarantee = guarantee;
   spec.layout = layout;
-  if (layout == Layout::blocks) spec.blocks = o.blocks;
+  if (in_blocks(layout)) spec.blocks = o.blocks;
   spec.batch = o.batch;
   if (o.was_given("--window")) spec.window = o.window;
   spec.tolerance = o.tolerance;
@@ -352,8 +352,8 @@ Layout layout_for(const Options& o, const RunModel& model, Layout given) {
 }
 
 void check_model_options(const Options& o, const RunModel& model) {
-  const bool blocks = o.layout == Layout::blocks || std::find(o.layouts.begin(), o.layouts.end(),
-                                                              Layout::blocks) != o.layouts.end();
+  const bool blocks =
+      in_blocks(o.layout) || std::any_of(o.layouts.begin(), o.layouts.end(), in_blocks);
   if (blocks && !std::holds_alternative<ChainModel>(model))
     throw InputError(
         "command line: --layout blocks:K cuts a pendulum chain into blocks; partitioned and "
@@ -518,9 +518,10 @@ int compare_command(const Options& o) {
                        "contacts have no reference answer)");
     reference.emplace(*partitioned->scenario);
   }
+  // Sequential once, every other method in every layout.
   std::size_t per_round = 1;
-  for (const Layout layout : o.layouts)
-    for (const auto& m : methods) per_round += m.method != SyncMethod::sequential;
+  for (const auto& m : methods)
+    per_round += o.layouts.size() * (m.method != SyncMethod::sequential);
   ComparisonRuns runs(file, o.repeat * per_round, several_layouts);
   auto run_one = [&](const Compared& m, Layout layout, std::size_t k) {
     const bool own_dir = several_layouts && m.method != SyncMethod::sequential;

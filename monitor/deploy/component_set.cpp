@@ -136,7 +136,8 @@ void ComponentSet::start(const std::vector<ComponentPair>& pairs, const LaunchOp
 }
 
 void ComponentSet::start_each(ComponentRole role, const std::string& executable,
-                              const std::vector<std::string>& names, const LaunchOptions& options) {
+                              const std::vector<std::string>& names, const LaunchOptions& options,
+                              const FewerProcesses& fewer) {
   for (const auto& name : names) {
     auto c = std::make_unique<LaunchedComponent>();
     c->role = role;
@@ -145,7 +146,8 @@ void ComponentSet::start_each(ComponentRole role, const std::string& executable,
   }
   check_budget(names.size(), names.size(),
                std::to_string(names.size()) + " " + std::string(name_of(role)) + " processes",
-               ", or fewer --groups", " (fewer --groups, --layout single)", options);
+               ", or fewer " + fewer.count, " (fewer " + fewer.count + ", " + fewer.instead + ")",
+               options);
   std::vector<Launch> launches;
   for (std::size_t i = 0; i < names.size(); ++i) {
     LaunchedComponent* c = components_[i].get();

@@ -84,10 +84,17 @@ class ComponentSet {
   // component that does not start or answer, VersionMismatch.
   void start(const std::vector<ComponentPair>& pairs, const LaunchOptions& options);
 
-  // One process per component, all of one role (event groups: kausal-event-group), each
-  // pinned to options.cpus[i % size] if given. Throws like start().
+  // What a run that would start too many processes may ask for instead (the messages of
+  // the process budget): fewer of `count`, or `instead`.
+  struct FewerProcesses {
+    std::string count;    // "--groups"
+    std::string instead;  // "--layout single"
+  };
+  // One process per component, all of one role (event groups: kausal-event-group; blocks:
+  // kausal-block), each pinned to options.cpus[i % size] if given. Throws like start().
   void start_each(ComponentRole role, const std::string& executable,
-                  const std::vector<std::string>& names, const LaunchOptions& options);
+                  const std::vector<std::string>& names, const LaunchOptions& options,
+                  const FewerProcesses& fewer);
 
   std::size_t pairs() const { return components_.size() / 2; }
   std::size_t size() const { return components_.size(); }

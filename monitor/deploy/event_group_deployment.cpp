@@ -39,7 +39,8 @@ class GroupProcesses {
         lost_(spec.groups, false) {
     std::vector<std::string> processes;
     for (GroupId g = 0; g < spec.groups; ++g) processes.push_back(event_group_process(g));
-    set_.start_each(ComponentRole::event_group, "kausal-event-group", processes, options);
+    set_.start_each(ComponentRole::event_group, "kausal-event-group", processes, options,
+                    {"--groups", "--layout single"});
     for (GroupId g = 0; g < spec.groups; ++g)
       refs_.push_back(narrow<idl::EventGroup>(processes[g], set_.component(g).ref));
   }

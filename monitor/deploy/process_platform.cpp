@@ -1,5 +1,6 @@
 #include "monitor/deploy/process_platform.hpp"
 
+#include "monitor/deploy/block_processes.hpp"
 #include "monitor/deploy/event_group_deployment.hpp"
 
 #include <stdlib.h>
@@ -125,6 +126,12 @@ EventRunResult ProcessPlatform::run_event_groups(const des::EventModel& model,
                                                  const EventCutSink& cuts) {
   return run_event_group_processes({model, name, parameters}, spec, orb(), launch_options(placing),
                                    watch, cuts);
+}
+
+std::unique_ptr<PlacedBlocks> ProcessPlatform::place_blocks(const Scenario& scenario,
+                                                           std::size_t blocks,
+                                                           const Placing& placing) {
+  return std::make_unique<BlockProcesses>(scenario, blocks, orb(), launch_options(placing));
 }
 
 void ProcessPlatform::observe(Deployment* deployment) {

@@ -44,6 +44,8 @@ class ProcessPlatform final : public RunPlatform {
   void show_in(AnimationProcess* animation) { animation_ = animation; }
 
   std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing& placing) override;
+  std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
+                                             const Placing& placing) override;
   EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
                                   const std::map<std::string, double>& parameters,
                                   const EventRunSpec& spec, const Placing& placing,

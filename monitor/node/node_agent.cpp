@@ -13,7 +13,7 @@ namespace kausal {
 namespace {
 
 const std::set<std::string> kExecutables{"kausal-system", "kausal-integrator", "kausal-pendulum",
-                                          "kausal-event-group"};
+                                          "kausal-event-group", "kausal-block"};
 
 std::size_t hosted_count(const std::string& executable) {
   return executable == "kausal-pendulum" ? 2 : 1;

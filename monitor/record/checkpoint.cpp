@@ -458,7 +458,7 @@ RunSetup read_setup(const Reader& r, bool partitioned) {
   s.layout = *packed;
   // (Absent from checkpoints written before blocks existed.)
   if (r.root().contains("blocks")) s.blocks = r.get<std::uint32_t>("blocks");
-  if ((s.layout == Layout::blocks) != (s.blocks >= 2) || s.blocks > kMaxBlocks)
+  if ((s.layout && in_blocks(*s.layout)) != (s.blocks >= 2) || s.blocks > kMaxBlocks)
     r.fail("field blocks: " + std::to_string(s.blocks) + " does not fit layout '" + layout + "'");
   s.batch = r.get<std::uint64_t>("batch");
   s.window = r.get<std::uint64_t>("window");

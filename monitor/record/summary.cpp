@@ -354,7 +354,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   if (r.chain()) j["stale_batches"] = k.stale_batches;
   j["state_list_peak"] = r.state_list_peak;
   if (r.method == SyncMethod::optimistic && !r.events) {
-    if (r.chain() && r.layout != Layout::blocks) j["batch_size"] = r.batch_size;
+    if (r.chain() && !(r.layout && in_blocks(*r.layout))) j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }
   if (r.cosimulation) j["cosimulation"] = cosimulation_json(*r.cosimulation);
@@ -381,7 +381,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   }
   j["placement"] = r.placement;
   j["layout"] = layout_label(r.layout);
-  if (r.layout == Layout::blocks) j["blocks"] = r.blocks;
+  if (r.layout && in_blocks(*r.layout)) j["blocks"] = r.blocks;
   j["mean_utilisation"] = mean_utilisation(r);
   j["calc_cost_us"] = calc_cost_us(r);
   auto& geometry = j["geometry"] = nlohmann::ordered_json::array();
@@ -446,7 +446,7 @@ std::string format_summary(const RunResult& r) {
   o << "  status        " << name_of(r.status);
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << layout_label(r.layout);
-  if (r.layout == Layout::blocks) o << ":" << r.blocks;
+  if (r.layout && in_blocks(*r.layout)) o << ":" << r.blocks;
   if (r.events) {
     o << "\n  wall time     " << fixed(r.wall_s, 3) << " s\n" << format_events(r);
     return finish_summary(o, r);
@@ -476,7 +476,7 @@ std::string format_summary(const RunResult& r) {
     o << "  rollbacks     " << k.rollbacks << " (" << k.rolled_back_steps << " steps, "
       << k.wasted_calc_calls << " Calc calls wasted";
     // Blocks run ahead in this process: they ship no batches.
-    const bool batches = r.chain() && r.layout != Layout::blocks;
+    const bool batches = r.chain() && !(r.layout && in_blocks(*r.layout));
     if (batches) o << "; " << k.stale_batches << " stale batches dropped";
     o << ")\n  state list    at most " << r.state_list_peak << " entries (window " << r.window;
     if (batches) o << ", batch " << r.batch_size;

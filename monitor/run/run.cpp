@@ -118,9 +118,11 @@ std::uint64_t common_ticks(const PartitionedPlan& plan) {
 
 class ChainRun final : public ModelRun {
  public:
-  ChainRun(const ChainModel& model, const RunSpec& spec, std::vector<int> cpus)
+  ChainRun(const ChainModel& model, const RunSpec& spec, std::vector<int> cpus,
+           RunPlatform& platform)
       : s_(*model.scenario),
         spec_(spec),
+        platform_(platform),
         resumed_(model.resumed.get()),
         cpus_(std::move(cpus)),
         window_(spec.window.value_or(OptimisticOptions{}.window)),
@@ -136,26 +138,14 @@ class ChainRun final : public ModelRun {
   RunResult described() const override { return with_run_ahead(describe_run(s_, spec_.method)); }
 
   RunResult sequential(RunControl& control, RunObserver* observer) override {
-    if (blocks()) {
-      std::unique_ptr<ChainStepper> stepper;
-      if (spec_.method == SyncMethod::optimistic)
-        stepper = std::make_unique<RunAheadBlockStepper>(
-            s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method});
-      else if (spec_.guarantee == Guarantee::lookahead)
-        stepper = std::make_unique<RunAheadBlockStepper>(
-            s_, RunAheadBlockOptions{spec_.blocks, cpus_, ConservativeOptions{}.max_window,
-                                     spec_.method});
-      else
-        stepper = std::make_unique<BlockStepper>(s_, BlockOptions{spec_.blocks, cpus_});
-      return with_run_ahead(
-          drive_chain(s_, spec_.method, *stepper, *recorder_, control, options(observer, false)));
-    }
+    if (blocks()) return run_in_blocks(control, observer);
     SequentialStepper stepper(s_);
     return with_run_ahead(
         drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false)));
   }
 
-  // Blocks of pendulums step on lanes of this process: nothing is deployed.
+  // Blocks of pendulums step on lanes of this process, or in processes of their own that
+  // this run places itself (run_in_blocks): no deployment plan.
   bool runs_here() const override { return blocks(); }
 
   std::vector<std::string> strips_here() const override {
@@ -195,8 +185,40 @@ class ChainRun final : public ModelRun {
 
  private:
   const ChainStart* from() const { return resumed_ ? &resumed_->start : nullptr; }
-  bool blocks() const {
-    return spec_.method != SyncMethod::sequential && spec_.layout == Layout::blocks;
+  bool blocks() const { return spec_.method != SyncMethod::sequential && in_blocks(spec_.layout); }
+
+  // The run in blocks, on threads of this process or each in a kausal-block process.
+  RunResult run_in_blocks(RunControl& control, RunObserver* observer) {
+    std::unique_ptr<PlacedBlocks> placed;  // outlives the stepper, whose ports call them
+    BlockPorts ports;
+    if (spec_.layout == Layout::block_processes) {
+      placed = platform_.place_blocks(s_, spec_.blocks, {spec_.layout, cpus_, spec_.out / "logs"});
+      ports = [&placed](std::size_t k, std::size_t first, std::size_t last) {
+        return placed->port(k, first, last);
+      };
+    }
+    // A granted stretch too short to wake a thread for here is still one call where a
+    // process computes it, against a call per step otherwise.
+    const std::uint64_t least_lane_calcs = placed ? 0 : kLaneStretchCalcs;
+    std::unique_ptr<ChainStepper> stepper;
+    if (spec_.method == SyncMethod::optimistic)
+      stepper = std::make_unique<RunAheadBlockStepper>(
+          s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method, least_lane_calcs,
+                                   ports});
+    else if (spec_.guarantee == Guarantee::lookahead)
+      stepper = std::make_unique<RunAheadBlockStepper>(
+          s_, RunAheadBlockOptions{spec_.blocks, cpus_, ConservativeOptions{}.max_window,
+                                   spec_.method, least_lane_calcs, ports});
+    else
+      stepper = std::make_unique<BlockStepper>(s_, BlockOptions{spec_.blocks, cpus_, ports});
+    RunResult r =
+        drive_chain(s_, spec_.method, *stepper, *recorder_, control, options(observer, false));
+    stepper.reset();  // (its threads call the blocks until they end)
+    if (placed && r.status == RunStatus::failed) r.error += placed->post_mortem();
+    // After a failure a hung block would never act on a polite shutdown: the destructor ends
+    // every process by signal and reaps it.
+    if (placed && r.completed()) placed->shutdown();
+    return with_run_ahead(r);
   }
 
   DriveOptions options(RunObserver* observer, bool check_guarantees) {
@@ -223,7 +245,7 @@ class ChainRun final : public ModelRun {
             spec_.method,
             spec_.guarantee,
             layout_of(spec_),
-            spec_.layout == Layout::blocks ? spec_.blocks : 0,
+            in_blocks(spec_.layout) ? spec_.blocks : 0,
             optimistic ? spec_.batch : 0,
             optimistic ? window_ : 0,
             spec_.check_guarantees,
@@ -235,6 +257,7 @@ class ChainRun final : public ModelRun {
 
   const Scenario& s_;
   const RunSpec& spec_;
+  RunPlatform& platform_;
   const ResumedRun* resumed_;
   const std::vector<int> cpus_;
   const std::uint64_t window_;
@@ -563,7 +586,7 @@ class EventsRun final : public ModelRun {
 std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>& cpus,
                                     RunPlatform& platform) {
   if (const auto* chain = std::get_if<ChainModel>(&spec.model))
-    return std::make_unique<ChainRun>(*chain, spec, cpus);
+    return std::make_unique<ChainRun>(*chain, spec, cpus, platform);
   if (const auto* events = std::get_if<EventsModel>(&spec.model))
     return std::make_unique<EventsRun>(*events, spec, platform, cpus);
   return std::make_unique<PartitionedRun>(std::get<PartitionedModel>(spec.model), spec);
@@ -787,7 +810,7 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   }
   result.guarantee = spec.guarantee;
   result.layout = layout_of(spec);
-  if (result.layout == Layout::blocks) result.blocks = spec.blocks;
+  if (result.layout && in_blocks(*result.layout)) result.blocks = spec.blocks;
   if (!spec.deployment_file.empty() && !sequential) result.deployment = spec.deployment_file;
   result.resumed_from = model->resumed_from();
   write_run_files(trace, spec, result, model->clock(), work);

@@ -25,11 +25,12 @@ constexpr std::array<std::pair<RunStatus, std::string_view>, 3> kStatuses{{
     {RunStatus::interrupted, "interrupted"},
 }};
 
-constexpr std::array<std::pair<Layout, std::string_view>, 4> kLayouts{{
+constexpr std::array<std::pair<Layout, std::string_view>, 5> kLayouts{{
     {Layout::process, "process"},
     {Layout::pendulum, "pendulum"},
     {Layout::single, "single"},
     {Layout::blocks, "blocks"},
+    {Layout::block_processes, "block-processes"},
 }};
 
 constexpr std::array<std::pair<ComponentRole, std::string_view>, 6> kRoles{{
@@ -118,19 +119,21 @@ std::optional<Layout> layout_named(std::string_view name) {
 }
 
 Layout parse_layout(const std::string& name, std::uint32_t* blocks) {
-  const std::string_view prefix = "blocks:";
-  if (name.starts_with(prefix)) {
+  for (const Layout layout : {Layout::blocks, Layout::block_processes}) {
+    const std::string prefix = std::string(name_of(layout)) + ":";
+    if (!name.starts_with(prefix)) continue;
     const std::string count = name.substr(prefix.size());
     std::uint32_t k = 0;
     const auto [end, error] = std::from_chars(count.data(), count.data() + count.size(), k);
     if (error != std::errc{} || end != count.data() + count.size() || k < 2 || k > kMaxBlocks)
-      throw InputError("layout '" + name + "': blocks:K needs a whole K from 2 to " +
+      throw InputError("layout '" + name + "': " + prefix + "K needs a whole K from 2 to " +
                        std::to_string(kMaxBlocks));
     if (blocks) *blocks = k;
-    return Layout::blocks;
+    return layout;
   }
-  if (const auto layout = layout_named(name); layout && *layout != Layout::blocks) return *layout;
-  throw InputError("unknown layout '" + name + "' (process, pendulum, single or blocks:K)");
+  if (const auto layout = layout_named(name); layout && !in_blocks(*layout)) return *layout;
+  throw InputError("unknown layout '" + name +
+                   "' (process, pendulum, single, blocks:K or block-processes:K)");
 }
 
 std::optional<RunLayout> run_layout_named(std::string_view name) {

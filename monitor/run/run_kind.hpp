@@ -23,8 +23,13 @@ enum class RunStatus { completed, failed, interrupted };
 // How a run's components are packed into processes (docs/architecture.md). A sequential run
 // has no components and so no layout: its RunLayout is empty ("none" in files). blocks: a
 // chain cut into blocks of pendulums, each a component stepping its block on a lane of the
-// kausal process (--layout blocks:K; the count is RunSpec::blocks).
-enum class Layout { process, pendulum, single, blocks };
+// kausal process (--layout blocks:K; the count is RunSpec::blocks); block_processes: the
+// same blocks, each in a kausal-block process (--layout block-processes:K).
+enum class Layout { process, pendulum, single, blocks, block_processes };
+// Whether the layout cuts a chain into blocks (on threads or in processes).
+constexpr bool in_blocks(Layout layout) {
+  return layout == Layout::blocks || layout == Layout::block_processes;
+}
 using RunLayout = std::optional<Layout>;
 // Where a run's processes compute: cores pins each component's process (and, conservative,
 // the monitor lane that calls it) to one CPU; none leaves it to the OS (--pin).

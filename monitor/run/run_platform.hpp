@@ -13,6 +13,7 @@
 #include "monitor/run/run_observer.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
+#include "monitor/sync/block_port.hpp"
 #include "monitor/sync/event_run.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
@@ -48,6 +49,15 @@ class RunPlatform {
                                           const EventWatch& watch, const EventCutSink& cuts) {
     (void)model, (void)name, (void)parameters, (void)spec, (void)placing, (void)watch, (void)cuts;
     throw InputError("discrete-event groups run in one process here: use --layout single");
+  }
+
+  // The blocks of a chain as processes (--layout block-processes:K), started and ready to be
+  // set up through PlacedBlocks::port. InputError when this platform starts no processes.
+  virtual std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
+                                                     const Placing& placing) {
+    (void)scenario, (void)blocks, (void)placing;
+    throw InputError("blocks run in processes of their own only from the kausal command: "
+                     "use --layout blocks:K");
   }
 
   // The live view's feed for one run, null without a view. `strips`: the components shown

@@ -17,9 +17,9 @@ std::uint64_t LocalBlockPort::step(std::uint64_t m, std::span<PendulumState> min
   return impacts;
 }
 
-void LocalBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                               std::vector<PendulumState>& states,
-                               std::vector<std::uint64_t>& impacts) {
+std::uint64_t LocalBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine,
+                                        std::uint64_t steps, std::vector<PendulumState>& states,
+                                        std::vector<std::uint64_t>& impacts) {
   const auto begin = std::chrono::steady_clock::now();
   std::vector<std::uint32_t> nothing_left;  // running ahead, a block settles all it holds
   states.clear();
@@ -29,6 +29,7 @@ void LocalBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine, s
     states.insert(states.end(), mine.begin(), mine.end());
   }
   computed_ = std::chrono::steady_clock::now() - begin;
+  return steps;
 }
 
 }  // namespace kausal

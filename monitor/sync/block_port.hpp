@@ -6,6 +6,7 @@
 // through this, so the same algorithm runs over both transports.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,12 +28,13 @@ class BlockPort {
   virtual std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
                              std::span<const std::uint32_t> edge,
                              std::vector<std::uint32_t>& left) = 0;
-  // `steps` steps from m settling every contact inside, as a block running ahead takes them:
+  // Up to `steps` steps from m settling every contact inside, as a block running ahead takes
+  // them; returns the steps taken (at least one: a process answers after a bounded time).
   // `mine` holds the states at m and gets the last step's; `states` gets every step's
-  // (steps × mine.size(), step after step) and `impacts` each step's impacts.
-  virtual void run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                         std::vector<PendulumState>& states,
-                         std::vector<std::uint64_t>& impacts) = 0;
+  // (taken × mine.size(), step after step) and `impacts` each step's impacts.
+  virtual std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine,
+                                  std::uint64_t steps, std::vector<PendulumState>& states,
+                                  std::vector<std::uint64_t>& impacts) = 0;
   // How many steps a block running ahead asks for in one call: 1 in this process (the
   // monitor takes each step as soon as it is there); more for a process, whose every call
   // costs a round trip.
@@ -59,14 +61,27 @@ class LocalBlockPort final : public BlockPort {
   std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
                      std::span<const std::uint32_t> edge,
                      std::vector<std::uint32_t>& left) override;
-  void run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                 std::vector<PendulumState>& states, std::vector<std::uint64_t>& impacts) override;
+  std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                          std::vector<PendulumState>& states,
+                          std::vector<std::uint64_t>& impacts) override;
   std::uint64_t calc_calls() const override { return block_.calc_calls(); }
   Duration computed() const override { return computed_; }
 
  private:
   PendulumBlock block_;
   Duration computed_{};
+};
+
+// Blocks a platform placed outside this process (monitor/deploy/block_processes.hpp).
+class PlacedBlocks {
+ public:
+  virtual ~PlacedBlocks() = default;
+  // Block k, pendulums first .. last − 1, set up for the run (ChainBlocks' BlockPorts).
+  virtual std::unique_ptr<BlockPort> port(std::size_t k, std::size_t first, std::size_t last) = 0;
+  // After a failure: how the processes that are no longer running ended ("" if none).
+  virtual std::string post_mortem() = 0;
+  // After a completed run: asks every process to end.
+  virtual void shutdown() = 0;
 };
 
 }  // namespace kausal

@@ -125,12 +125,15 @@ std::vector<Cell> all_cells() {
                  {"--method", "conservative", "--guarantee", "lookahead"},
                  {"--method", "optimistic"}};
     }
+    // "thesis_conservative_lookahead"
+    auto label_of = [&p](const std::vector<std::string>& method) {
+      std::string label = p.file.substr(0, p.file.size() - 5) + "_" + method[1];
+      if (method.size() > 2 && method[2] == "--guarantee") label += "_" + method[3];
+      return label;
+    };
     for (const auto& method : methods)
-      for (const std::string layout : {"process", "pendulum", "single"}) {
-        std::string label = p.file.substr(0, p.file.size() - 5) + "_" + method[1];
-        if (method.size() > 2 && method[2] == "--guarantee") label += "_" + method[3];
-        cells.push_back({p, method, layout, identifier(label + "_" + layout)});
-      }
+      for (const std::string layout : {"process", "pendulum", "single"})
+        cells.push_back({p, method, layout, identifier(label_of(method) + "_" + layout)});
     // A chain in blocks (conservative, step by step and with a lookahead per boundary): two,
     // and three where the chain has that many pendulums (an uneven cut).
     if (!partitioned)
@@ -142,6 +145,11 @@ std::vector<Cell> all_cells() {
         cells.push_back({p, methods[0], layout, identifier(name + "step_" + layout)});
         cells.push_back({p, methods[1], layout, identifier(name + "lookahead_" + layout)});
       }
+    // The same blocks as processes (kausal-block), every method, two blocks.
+    if (!partitioned)
+      for (const auto& method : methods)
+        cells.push_back(
+            {p, method, "block-processes:2", identifier(label_of(method) + "_block_processes_2")});
   }
   return cells;
 }
@@ -160,7 +168,7 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   ASSERT_EQ(run_kausal(args, dir.path(), &err, std::chrono::seconds(300)), 0) << err;
   const auto summary = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(summary["status"], "completed");
-  // "blocks:3" is the layout "blocks" with 3 blocks.
+  // "blocks:3" is the layout "blocks" with 3 blocks (and "block-processes:2" likewise).
   const auto colon = cell.layout.find(':');
   EXPECT_EQ(summary["layout"], cell.layout.substr(0, colon));
   if (colon != std::string::npos)
