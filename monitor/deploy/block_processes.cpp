@@ -13,8 +13,7 @@ namespace kausal {
 CorbaBlockPort::CorbaBlockPort(const LaunchedComponent& component, idl::Block_ptr ref,
                                std::size_t first, std::size_t last)
     : name_(component.name),
-      host_(component.host),
-      pid_(component.pid),
+      place_{component.host, component.pid, component.cpu, component.node},
       ref_(idl::Block::_duplicate(ref)),
       first_(first),
       pendulums_(last - first),

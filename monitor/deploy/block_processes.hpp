@@ -34,8 +34,7 @@ class CorbaBlockPort final : public BlockPort {
   std::uint64_t steps_per_call(std::size_t pendulums) const override;
   std::uint64_t calc_calls() const override { return calc_calls_; }
   Duration computed() const override { return computed_; }
-  std::string host() const override { return host_; }
-  long pid() const override { return pid_; }
+  BlockPlace place() const override { return place_; }
 
  private:
   // The request from the monitor's states at m: what changed since the block's reply, or
@@ -46,8 +45,8 @@ class CorbaBlockPort final : public BlockPort {
   std::uint64_t call(const idl::BlockAdvance& request, std::uint64_t steps,
                      idl::BlockSteps_var& reply);
 
-  std::string name_, host_;
-  long pid_;
+  std::string name_;
+  BlockPlace place_;
   idl::Block_var ref_;
   std::size_t first_, pendulums_;
   std::vector<PendulumState> shadow_;  // the block's states as of its last reply

@@ -4,8 +4,8 @@
 
 namespace kausal {
 
-long BlockPort::pid() const {
-  return static_cast<long>(getpid());
+BlockPlace BlockPort::place() const {
+  return {"local", static_cast<long>(getpid()), -1, ""};
 }
 
 std::uint64_t LocalBlockPort::step(std::uint64_t m, std::span<PendulumState> mine,

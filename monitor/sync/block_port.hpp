@@ -15,6 +15,14 @@
 
 namespace kausal {
 
+// Where a block runs, for the reports.
+struct BlockPlace {
+  std::string host = "local";  // "local": this process
+  long pid = 0;
+  int cpu = -1;      // the CPU its process is pinned to; -1: not pinned
+  std::string node;  // the node agent that started it; empty: the monitor
+};
+
 class BlockPort {
  public:
   using Duration = std::chrono::steady_clock::duration;
@@ -47,9 +55,8 @@ class BlockPort {
   // How long the last call computed: its busy time (a call to a process also took the way
   // there and back, which is not the block's work).
   virtual Duration computed() const = 0;
-  // The host and process it runs in, for the reports: "local" and this process here.
-  virtual std::string host() const { return "local"; }
-  virtual long pid() const;
+  // Where it runs: this process, unless a process of its own.
+  virtual BlockPlace place() const;
 };
 
 class LocalBlockPort final : public BlockPort {

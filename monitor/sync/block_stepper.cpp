@@ -78,16 +78,17 @@ std::vector<ComponentReport> ChainBlocks::reports() const {
   std::vector<ComponentReport> reports;
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const ActivityTrace& trace = clocks[k].trace();
+    BlockPlace place = blocks[k]->place();
     ComponentReport r{block_name(k + 1),
                       ComponentRole::block,
-                      blocks[k]->host(),
-                      blocks[k]->pid(),
+                      std::move(place.host),
+                      place.pid,
                       true,
                       clocks[k].totals(),
-                      -1,
+                      place.cpu,
                       trace.page(0, trace.recorded()),
                       trace.dropped(),
-                      {}};
+                      std::move(place.node)};
     r.totals.calc_calls = blocks[k]->calc_calls();
     reports.push_back(std::move(r));
   }

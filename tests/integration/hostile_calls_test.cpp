@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "component_client.hpp"
+#include "idl/block_convert.hpp"
 #include "monitor/deploy/state_sink_servant.hpp"
 
 namespace kausal::testing {
@@ -182,6 +183,56 @@ TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
   while (auto item = sink.inbox->pop(1s)) states += item->batch.count();
   EXPECT_EQ(states, 16u);
   expect_alive(w);
+}
+
+// A kausal-block answers every request that does not fit with an IDL exception naming the
+// field, computes nothing for it, and serves the next good one.
+TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
+  TempDir dir;
+  ChildProcess process{"block-w", fs::path(KAUSAL_BIN_DIR) / "kausal-block",
+                       {"--name", "block-w"}, dir / "block.log"};
+  const idl::Block_var block = start_component<idl::Block>(process);
+  ASSERT_FALSE(CORBA::is_nil(block));
+  idl::BlockAdvance request;
+  request.from = 0;
+  request.restart = true;
+  request.states = to_seq(std::vector<double>{0.1, 0.0, 0.0, 0.0});
+  request.steps = 1;
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
+                .find("before set_up"),
+            npos);
+  BlockSpec spec;
+  for (const double x : {0.0, 0.3}) spec.chain.pendulums.push_back({x, 1, 1, 0.1, 0, 9.81, 0});
+  spec.h = 1e-3;
+  idl::BlockSetup setup = to_idl(spec);
+  setup.method = "leapfrog";
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { block->set_up(setup); }).find("leapfrog"), npos);
+  setup.method = "euler";
+  setup.pendulums[1].mass = -1;
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { block->set_up(setup); }).find("mass"), npos);
+  block->set_up(to_idl(spec));
+  request.states.length(3);  // not (phi, omega) pairs
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
+                .find("pairs"),
+            npos);
+  request.states = to_seq(std::vector<double>{0.1, 0.0, 0.0, 0.0});
+  request.steps = std::numeric_limits<CORBA::ULongLong>::max();
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
+                .find("steps"),
+            npos);
+  request.steps = 3;
+  request.edge.length(1);
+  request.edge[0] = 2;
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
+                .find("one step"),
+            npos);
+  request.edge.length(0);
+  idl::BlockSteps_var steps = block->advance(request);
+  EXPECT_EQ(steps->impacts.length(), 3u);
+  EXPECT_EQ(steps->states.length(), 12u);
+  EXPECT_EQ(steps->calc_calls, 6u);
+  block->ping();
+  EXPECT_TRUE(process.running());
 }
 
 // The direct data path sends from the worker's thread to receivers in this process only

@@ -180,6 +180,33 @@ TEST_F(LoopbackNodes, DeployedEventGroupsGiveTheSequentialDigest) {
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
 
+// Blocks of a chain as processes on nodes: each block goes where the file says, every method
+// gives the sequential digest.
+TEST_F(LoopbackNodes, DeployedBlocksGiveTheSequentialDigestOnTheirNodes) {
+  auto alpha = node("alpha");
+  auto beta = node("beta");
+  const fs::path d = deploy(
+      "[[node]]\nname = \"alpha\"\ncomponents = [\"block-1\"]\n"
+      "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
+  const fs::path chain = scenario("large.toml");
+  for (const std::vector<std::string> method :
+       {std::vector<std::string>{"--method", "conservative"},
+        {"--method", "conservative", "--guarantee", "lookahead"},
+        {"--method", "optimistic"}}) {
+    fs::remove_all(dir_ / "seq");
+    std::vector<std::string> args = method;
+    args.insert(args.end(), {"--layout", "block-processes:3"});
+    const fs::path out = dir_ / ("blocks-" + method.back());
+    auto node_of = deployed_run(chain, d, args, out);
+    EXPECT_EQ(node_of["block-1"], "alpha") << method.back();
+    EXPECT_EQ(node_of["block-2"], "beta") << method.back();
+    EXPECT_EQ(node_of["block-3"], "beta") << method.back();
+    EXPECT_TRUE(fs::exists(out / "logs/block-1.log"));
+  }
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  EXPECT_TRUE(children_of(beta->pid()).empty());
+}
+
 TEST_F(LoopbackNodes, MonitorKilledMidRunTheNodeEndsItsProcesses) {
   auto alpha = node("alpha");
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
@@ -454,6 +481,43 @@ TEST_F(NetworkNamespaces, LinkDelaySlowsEveryMessageAndLeavesTheDigestAlone) {
   }
   std::ofstream(dir_ / "latency.txt") << table.str();
   std::cout << table.str() << std::flush;
+}
+
+// Blocks as processes on two hosts, with and without a link delay: each block on its host,
+// the sequential digest for every method. (bench/blocks_hosts.sh measures the same setting.)
+TEST_F(NetworkNamespaces, BlocksOnTwoHostsGiveTheSequentialDigestWithAndWithoutALinkDelay) {
+  std::ofstream(dir_ / "blocks.toml")
+      << "naming = \"" << naming() << "\"\nmonitor_host = \"" << address("head")
+      << "\"\n[[node]]\nname = \"alpha\"\ncomponents = [\"block-1\"]\n"
+      << "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n";
+  const fs::path chain =
+      scenario_variant("large.toml", dir_.path(), {{"duration = 20.0", "duration = 0.2"}});
+  auto seq =
+      monitor({"run", chain.string(), "--method", "sequential", "--out", (dir_ / "seq").string()},
+              "seq");
+  ASSERT_EQ(seq->wait(60s), 0) << seq->err();
+  const auto reference = read_json(dir_ / "seq/summary.json");
+  for (const std::string guarantee : {"step", "lookahead"}) {
+    for (const std::string delay : {"0", "2ms"}) {
+      const fs::path out = dir_ / (guarantee + "-" + delay);
+      auto run = monitor({"run", chain.string(), "--method", "conservative", "--guarantee",
+                          guarantee, "--layout", "block-processes:2", "--deploy",
+                          (dir_ / "blocks.toml").string(), "--link-delay", delay, "--out",
+                          out.string()},
+                         guarantee + delay);
+      ASSERT_EQ(run->wait(120s), 0) << run->err();
+      const auto summary = read_json(out / "summary.json");
+      EXPECT_EQ(summary["trajectory_sha256"], reference["trajectory_sha256"]) << out;
+      for (const auto& c : summary["components"])
+        if (c["role"] == "block")
+          EXPECT_EQ(c["host"], c["name"] == "block-1" ? "alpha" : "beta") << out;
+      // A causal floor, not a speed assertion: step by step, every step is a call to each
+      // block and its reply, each held back 2 ms.
+      if (guarantee == "step" && delay == "2ms")
+        EXPECT_GE(summary["wall_s"].get<double>(),
+                  static_cast<double>(reference["steps"].get<std::uint64_t>()) * 0.004);
+    }
+  }
 }
 
 TEST_F(NetworkNamespaces, NodeKilledMidRunExitsThreeNamingTheHostAndResumeReachesTheSameDigest) {
