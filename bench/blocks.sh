@@ -13,7 +13,8 @@
 # block boundary too, where the default row has none in 300 steps.
 # Usage: bash bench/blocks.sh [euler|rk4] [STEPS]   (SIZES="1000 10000" BLOCKS="2 4"
 # METHODS=optimistic to choose; WINDOW=W for optimistic --window;
-# CALC_WORK=U gives every Calc U units of artificial work, docs/scenarios.md "calc_work")
+# CALC_WORK=U gives every Calc U units of artificial work, docs/scenarios.md "calc_work";
+# LAYOUT=block-processes runs the blocks in kausal-block processes instead of threads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/bin/kausal ] || make build
@@ -23,6 +24,7 @@ sizes=${SIZES:-"100 1000 10000 100000 1000000"}
 blocks=${BLOCKS:-"2 4 8"}
 methods=${METHODS:-"conservative lookahead optimistic"}
 window=${WINDOW:-128}
+layout=${LAYOUT:-blocks}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
@@ -87,7 +89,7 @@ for n in $sizes; do
         lookahead) args=(--method conservative --guarantee lookahead) ;;
         *) args=(--method "$method") ;;
       esac
-      build/bin/kausal run "$out/row-$n.toml" "${args[@]}" --layout "blocks:$k" \
+      build/bin/kausal run "$out/row-$n.toml" "${args[@]}" --layout "$layout:$k" \
         --trace off --out "$out/$n/$method-$k" >/dev/null
     done
   done

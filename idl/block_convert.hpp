@@ -86,6 +86,7 @@ inline BlockRequest from_idl(const idl::BlockAdvance& a, const std::string& comp
   states_from_idl(a.states, out.states.data());
   out.edge = from_idl(a.edge);
   out.steps = a.steps;
+  out.limit = a.limit;
   return out;
 }
 
@@ -96,6 +97,7 @@ inline idl::BlockSteps* to_idl(const BlockReply& r) {
   out->impacts.length(static_cast<CORBA::ULong>(r.impacts.size()));
   for (CORBA::ULong k = 0; k < out->impacts.length(); ++k) out->impacts[k] = r.impacts[k];
   out->calc_calls = r.calc_calls;
+  out->discarded_calc_calls = r.discarded_calc_calls;
   out->computed_ns = static_cast<CORBA::ULongLong>(r.computed.count());
   return out;
 }

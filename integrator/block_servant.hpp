@@ -20,12 +20,11 @@ class BlockServant final : public ComponentServant<POA_kausal::idl::Block> {
 
  protected:
   ActivityTotals totals() override;
-  const ActivityTrace& activity_trace() override { return core_.clock().trace(); }
+  const ActivityTrace& activity_trace() override { return core_.trace(); }
 
  private:
-  std::mutex mutex_;
+  std::mutex mutex_;  // one call at a time
   BlockCore core_;
-  std::uint64_t calc_calls_ = 0;
 };
 
 }  // namespace kausal

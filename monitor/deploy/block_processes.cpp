@@ -61,6 +61,7 @@ std::uint64_t CorbaBlockPort::call(const idl::BlockAdvance& request, std::uint64
     if (reply->left[k] >= pendulums_ || (k > 0 && reply->left[k] <= reply->left[k - 1]))
       throw ProtocolError(name_, "left a pendulum it does not hold, or out of order");
   calc_calls_ = reply->calc_calls;
+  discarded_calc_calls_ = reply->discarded_calc_calls;
   computed_ = std::chrono::nanoseconds(reply->computed_ns);
   std::memcpy(shadow_.data(), reply->states.get_buffer() + 2 * (taken - 1) * pendulums_,
               pendulums_ * sizeof(PendulumState));
@@ -85,10 +86,12 @@ std::uint64_t CorbaBlockPort::step(std::uint64_t m, std::span<PendulumState> min
 }
 
 std::uint64_t CorbaBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine,
-                                        std::uint64_t steps, std::vector<PendulumState>& states,
+                                        std::uint64_t steps, std::uint64_t limit,
+                                        std::vector<PendulumState>& states,
                                         std::vector<std::uint64_t>& impacts) {
   idl::BlockAdvance r = request(m, mine);
   r.steps = steps;
+  r.limit = limit;
   idl::BlockSteps_var reply;
   const std::uint64_t taken = call(r, steps, reply);
   states.resize(taken * pendulums_);

@@ -28,11 +28,12 @@ class CorbaBlockPort final : public BlockPort {
                      std::span<const std::uint32_t> edge,
                      std::vector<std::uint32_t>& left) override;
   std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                          std::vector<PendulumState>& states,
+                          std::uint64_t limit, std::vector<PendulumState>& states,
                           std::vector<std::uint64_t>& impacts) override;
   // About 4 MiB of states per reply: a round trip per few milliseconds of work at most.
   std::uint64_t steps_per_call(std::size_t pendulums) const override;
   std::uint64_t calc_calls() const override { return calc_calls_; }
+  std::uint64_t discarded_calc_calls() const override { return discarded_calc_calls_; }
   Duration computed() const override { return computed_; }
   BlockPlace place() const override { return place_; }
 
@@ -53,6 +54,7 @@ class CorbaBlockPort final : public BlockPort {
   std::uint64_t at_ = 0;               // the step of shadow_
   bool known_ = false;                 // shadow_ is what the block holds
   std::uint64_t calc_calls_ = 0;
+  std::uint64_t discarded_calc_calls_ = 0;
   Duration computed_{};
 };
 

@@ -18,7 +18,8 @@ std::uint64_t LocalBlockPort::step(std::uint64_t m, std::span<PendulumState> min
 }
 
 std::uint64_t LocalBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine,
-                                        std::uint64_t steps, std::vector<PendulumState>& states,
+                                        std::uint64_t steps, std::uint64_t /*limit*/,
+                                        std::vector<PendulumState>& states,
                                         std::vector<std::uint64_t>& impacts) {
   const auto begin = std::chrono::steady_clock::now();
   std::vector<std::uint32_t> nothing_left;  // running ahead, a block settles all it holds

@@ -37,11 +37,14 @@ class BlockPort {
                              std::span<const std::uint32_t> edge,
                              std::vector<std::uint32_t>& left) = 0;
   // Up to `steps` steps from m settling every contact inside, as a block running ahead takes
-  // them; returns the steps taken (at least one: a process answers after a bounded time).
+  // them; returns the steps taken (at least one: a process answers with what it has).
   // `mine` holds the states at m and gets the last step's; `states` gets every step's
-  // (taken × mine.size(), step after step) and `impacts` each step's impacts.
+  // (taken × mine.size(), step after step) and `impacts` each step's impacts. `limit`: the
+  // last step the block may compute (a process goes on computing up to there while the
+  // reply travels).
   virtual std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine,
-                                  std::uint64_t steps, std::vector<PendulumState>& states,
+                                  std::uint64_t steps, std::uint64_t limit,
+                                  std::vector<PendulumState>& states,
                                   std::vector<std::uint64_t>& impacts) = 0;
   // How many steps a block running ahead asks for in one call: 1 in this process (the
   // monitor takes each step as soon as it is there); more for a process, whose every call
@@ -52,6 +55,9 @@ class BlockPort {
   }
   // Calcs since the block was made.
   virtual std::uint64_t calc_calls() const = 0;
+  // Of those, the Calcs of steps the block computed ahead on its own and dropped unasked
+  // (a process's state list; here the monitor's lanes count what they drop).
+  virtual std::uint64_t discarded_calc_calls() const { return 0; }
   // How long the last call computed: its busy time (a call to a process also took the way
   // there and back, which is not the block's work).
   virtual Duration computed() const = 0;
@@ -69,7 +75,7 @@ class LocalBlockPort final : public BlockPort {
                      std::span<const std::uint32_t> edge,
                      std::vector<std::uint32_t>& left) override;
   std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                          std::vector<PendulumState>& states,
+                          std::uint64_t limit, std::vector<PendulumState>& states,
                           std::vector<std::uint64_t>& impacts) override;
   std::uint64_t calc_calls() const override { return block_.calc_calls(); }
   Duration computed() const override { return computed_; }

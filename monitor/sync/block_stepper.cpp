@@ -95,6 +95,12 @@ std::vector<ComponentReport> ChainBlocks::reports() const {
   return reports;
 }
 
+MethodCounters BlockedChainStepper::counters() const {
+  MethodCounters c = counters_;
+  for (const auto& block : parts_.blocks) c.wasted_calc_calls += block->discarded_calc_calls();
+  return c;
+}
+
 void BlockedChainStepper::kick(std::size_t i, double impulse,
                                std::span<PendulumState> states) const {
   apply_pendulum_impulse(scenario_.chain.pendulums.at(i), impulse, states[i].data());

@@ -78,7 +78,8 @@ class BlockedChainStepper : public ChainStepper {
   std::optional<SweepShare> resolved_inside() const override {
     return SweepShare{left_, impacts_inside_};
   }
-  MethodCounters counters() const override { return counters_; }
+  // The steppers' counters, and the Calcs blocks in processes computed ahead and dropped.
+  MethodCounters counters() const override;
 
  protected:
   BlockedChainStepper(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports)

@@ -160,7 +160,8 @@ void RunAheadBlockStepper::run_ahead_until_stopped(std::size_t k) {
     });
     if (lane.stopping) return;
     const std::uint64_t from = lane.next;
-    const std::uint64_t asked = std::min(most, lane.limit - from + 1);
+    const std::uint64_t limit = lane.limit;
+    const std::uint64_t asked = std::min(most, limit - from + 1);
     made.resize(asked);
     for (AheadStep& slot : made) {
       if (lane.spare.empty()) break;
@@ -169,7 +170,8 @@ void RunAheadBlockStepper::run_ahead_until_stopped(std::size_t k) {
     }
     lane.busy = true;
     lock.unlock();
-    const std::uint64_t steps = block.run_ahead(from - 1, lane.x, asked, states, impacts);
+    const std::uint64_t steps =
+        block.run_ahead(from - 1, lane.x, asked, limit, states, impacts);
     made.resize(steps);
     parts_.book(k, ActivityClock::Clock::now(), {ActivityCall::run_ahead, from});
     for (std::uint64_t s = 0; s < steps; ++s) {

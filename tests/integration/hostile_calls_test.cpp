@@ -227,10 +227,15 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
                 .find("one step"),
             npos);
   request.edge.length(0);
+  // Running ahead it answers with the steps computed so far (at least one), and computes no
+  // further than asked: 2 pendulums, Euler, at most 3 steps.
   idl::BlockSteps_var steps = block->advance(request);
-  EXPECT_EQ(steps->impacts.length(), 3u);
-  EXPECT_EQ(steps->states.length(), 12u);
-  EXPECT_EQ(steps->calc_calls, 6u);
+  const CORBA::ULong taken = steps->impacts.length();
+  EXPECT_GE(taken, 1u);
+  EXPECT_LE(taken, 3u);
+  EXPECT_EQ(steps->states.length(), 4 * taken);
+  EXPECT_GE(steps->calc_calls, 2 * taken);
+  EXPECT_LE(steps->calc_calls, 6u);
   block->ping();
   EXPECT_TRUE(process.running());
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "system/request_limits.hpp"
 #include "test_support.hpp"
@@ -68,20 +69,27 @@ TEST(BlockCore, ComputesWhatAPendulumBlockComputesFromTheChangesAlone) {
         r.changed = {i};
         r.states = {mine[i]};
       }
-      // Now and then a stretch run ahead in one call, every contact settled inside.
+      // Now and then a stretch run ahead, every contact settled inside: asked for 5 steps, a
+      // block answers with those it has computed (at least one) and computes on.
       if (random() % 4 == 0) {
         r.edge.clear();
-        r.steps = 5;
-        const BlockReply ahead = core.advance(r);
-        ASSERT_EQ(ahead.impacts.size(), 5u);
-        std::vector<std::uint32_t> none;
-        for (std::uint64_t k = 0; k < 5; ++k) {
-          EXPECT_EQ(ahead.impacts[k], reference.step_own(m + k, mine, {}, none));
-          ASSERT_TRUE(same_bits(std::span(ahead.states).subspan(k * n, n), mine))
-              << seed << " step " << m + k;
+        const std::uint64_t end = m + 5;
+        while (m < end) {
+          r.steps = end - m;
+          r.limit = end;
+          const BlockReply ahead = core.advance(r);
+          ASSERT_GE(ahead.impacts.size(), 1u);
+          ASSERT_LE(ahead.impacts.size(), r.steps);
+          std::vector<std::uint32_t> none;
+          for (std::uint64_t k = 0; k < ahead.impacts.size(); ++k) {
+            EXPECT_EQ(ahead.impacts[k], reference.step_own(m + k, mine, {}, none));
+            ASSERT_TRUE(same_bits(std::span(ahead.states).subspan(k * n, n), mine))
+                << seed << " step " << m + k;
+          }
+          EXPECT_TRUE(none.empty());
+          m += ahead.impacts.size();
+          r = {m, false, {}, {}, {}, 1};
         }
-        EXPECT_TRUE(none.empty());
-        m += 5;
         r = {m, false, {}, {}, edge_here, 1};
       }
     }
@@ -90,6 +98,35 @@ TEST(BlockCore, ComputesWhatAPendulumBlockComputesFromTheChangesAlone) {
     const auto calcs = core.advance({m, true, {}, mine, {}, 1}).calc_calls;
     EXPECT_EQ(calcs, reference.calc_calls() + n * static_cast<std::uint64_t>(calcs_per_step(s.method)));
   }
+}
+
+// Waits (a bounded time) until the block has computed `steps` steps of n pendulums in all.
+void wait_for_steps(BlockCore& core, std::uint64_t steps, std::size_t n) {
+  for (int k = 0; k < 5000 && core.totals().calc_calls < steps * n; ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(core.totals().calc_calls, steps * n) << "the block did not compute ahead";
+}
+
+// Running ahead, a block goes on computing after it answers, up to the limit, and the next
+// request takes those steps at once; a request that changes a state drops them, counted.
+TEST(BlockCore, ComputesAheadUpToTheLimitAndDropsItOnAChange) {
+  Scenario s = testing::random_scenario(4, 5, 100);
+  s.method = OdeMethod::euler;  // one Calc per pendulum and step
+  BlockCore core("block-1");
+  core.set_up(spec_of(s, 0, 5));
+  const std::vector<PendulumState> start(s.initial.begin(), s.initial.end());
+  EXPECT_EQ(core.advance({0, true, {}, start, {}, 1, 20}).impacts.size(), 1u);
+  wait_for_steps(core, 20, 5);
+  const BlockReply rest = core.advance({1, false, {}, {}, {}, 19, 20});
+  EXPECT_EQ(rest.impacts.size(), 19u);  // computed already: all of them at once
+  EXPECT_EQ(rest.discarded_calc_calls, 0u);
+  const PendulumState last = rest.states.back();
+  EXPECT_EQ(core.advance({20, false, {}, {}, {}, 1, 30}).impacts.size(), 1u);
+  wait_for_steps(core, 30, 5);
+  const BlockReply changed = core.advance({21, false, {4}, {{last[0], last[1] + 1}}, {}, 1, 22});
+  EXPECT_EQ(changed.discarded_calc_calls, 9u * 5);  // steps 22 .. 30, computed ahead
+  EXPECT_EQ(changed.calc_calls, 31u * 5);
+  EXPECT_EQ(changed.impacts.size(), 1u);
 }
 
 // Every request that does not fit the block is refused naming what is wrong; nothing is
