@@ -95,12 +95,13 @@ for n in $sizes; do
   done
 done
 
-python3 - "$out" "$sizes" "$blocks" "$(nproc)" "${PLOT:-}" "$methods" <<'PY'
+python3 - "$out" "$sizes" "$blocks" "$(nproc)" "${PLOT:-}" "$methods" "$layout" <<'PY'
 import json, os, sys
 out, sizes, blocks, cpus, plot = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4]), sys.argv[5]
 runs = [(m, k) for m in sys.argv[6].split() for k in blocks]
 short = {"conservative": "cons", "lookahead": "look", "optimistic": "opt"}
-label = lambda m, k: f"{short.get(m, m)} blocks:{k}"
+layout = {"blocks": "blocks", "block-processes": "procs"}.get(sys.argv[7], sys.argv[7])
+label = lambda m, k: f"{short.get(m, m)} {layout}:{k}"
 rb = lambda m: f"{'rollbacks':>11}" if m == "optimistic" else (f"{'grants':>9}" if m == "lookahead" else "")
 print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" + rb(m) for m, k in runs) + "  digest")
 points = {run: [] for run in runs}

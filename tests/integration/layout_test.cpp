@@ -159,9 +159,11 @@ TEST(Layouts, BadLayoutIsBadInput) {
             2);
 }
 
-// Blocks: the kausal process alone (no children), a component per block with its Calcs, the
-// sequential digest, collisions and Calc count (optimistic: plus the Calcs it threw away).
-TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
+// Blocks on threads (blocks:K: the kausal process alone) or in processes (block-processes:K:
+// a kausal-block each): a component per block with its Calcs, the sequential digest,
+// collisions and Calc count (optimistic: plus the Calcs it threw away).
+void expect_blocks_give_the_sequential_run(const std::string& layout) {
+  const bool processes = layout == "block-processes";
   TempDir dir;
   const auto random = write_toml(random_scenario(909, 11, 2000), dir / "random.toml");
   const auto seq = run_ok(random, {"--method", "sequential"}, dir / "seq", dir);
@@ -177,10 +179,10 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
                                                         {"optimistic", "11"}}) {
     std::vector<std::string> args = {"--method", method};
     if (method == "lookahead") args = {"--method", "conservative", "--guarantee", "lookahead"};
-    args.insert(args.end(), {"--layout", "blocks:" + k});
+    args.insert(args.end(), {"--layout", layout + ":" + k});
     const auto r = run_ok(random, args, dir / (method + k), dir);
     ASSERT_FALSE(r.summary.is_null()) << method << k;
-    EXPECT_EQ(r.summary["layout"], "blocks") << k;
+    EXPECT_EQ(r.summary["layout"], layout) << k;
     EXPECT_EQ(r.summary["blocks"], std::stoi(k));
     EXPECT_EQ(r.summary["trajectory_sha256"], seq.summary["trajectory_sha256"]) << method << k;
     EXPECT_EQ(r.summary["collisions"], seq.summary["collisions"]) << k;
@@ -200,8 +202,13 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
       EXPECT_EQ(r.text.find("batch"), std::string::npos) << r.text;
     }
     std::set<std::string> blocks;
+    std::set<long> pids;
     for (const auto& c : r.summary["components"]) {
-      EXPECT_EQ(c["pid"].get<long>(), r.kausal_pid) << c["name"];
+      const long pid = c["pid"].get<long>();
+      if (!processes || c["role"] != "block")
+        EXPECT_EQ(pid, r.kausal_pid) << c["name"];
+      else
+        EXPECT_TRUE(pid != r.kausal_pid && pids.insert(pid).second) << c["name"];
       if (c["role"] == "block") {
         blocks.insert(c["name"].get<std::string>());
         EXPECT_GT(c["calc_calls"].get<std::uint64_t>(), 0u) << c["name"];
@@ -212,6 +219,14 @@ TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
     EXPECT_TRUE(blocks.count("block-1") && blocks.count("block-" + k)) << k;
   }
   EXPECT_GT(rollbacks, 0u);  // the random chain has contacts across boundaries
+}
+
+TEST(Blocks, BlocksRunInTheKausalProcessAndGiveTheSequentialRun) {
+  expect_blocks_give_the_sequential_run("blocks");
+}
+
+TEST(Blocks, BlocksInProcessesGiveTheSequentialRun) {
+  expect_blocks_give_the_sequential_run("block-processes");
 }
 
 TEST(Blocks, CompareRunsEveryMethodInBlocksBesideTheOtherLayouts) {
@@ -257,7 +272,18 @@ TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
         "blocks:2"},
        "cuts a pendulum chain"},
       {{"compare", thesis, "--layout", "blocks:2,blocks:3"}, "one block count"},
+      {{"compare", thesis, "--layout", "blocks:2,block-processes:3"}, "one block count"},
+      {{"run", thesis, "--method", "optimistic", "--layout", "block-processes:2", "--batch", "4"},
+       "ship no batches"},
+      {{"run", thesis, "--method", "conservative", "--layout", "block-processes:1"},
+       "block-processes:K needs"},
+      {{"run", thesis, "--method", "conservative", "--layout", "blocks:2", "--deploy",
+        (dir / "deploy.toml").string()},
+       "block-processes:K"},
   };
+  // (A deployment file no node is asked about: the layout is refused first.)
+  std::ofstream(dir / "deploy.toml") << "naming = \"corbaloc::127.0.0.1:1/NameService\"\n"
+                                     << "[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n";
   for (const auto& [args, says] : refusals) {
     std::string err;
     EXPECT_EQ(run_kausal(args, dir.path(), &err), 2) << args.back() << "\n" << err;
