@@ -34,8 +34,8 @@ void check_spec(const std::string& name, const BlockSpec& spec) {
   limits::within(name, "pendulums", p.size(), kMaxBlockPendulums, "a chain's most pendulums");
   if (p.empty()) throw ProtocolError(name, "a block holds at least one pendulum");
   if (spec.method != OdeMethod::euler && spec.method != OdeMethod::rk4)
-    throw ModelError(name, "a chain steps with euler or rk4, not " +
-                               std::string(ode_method_name(spec.method)));
+    throw ModelError(
+        name, "a chain steps with euler or rk4, not " + std::string(ode_method_name(spec.method)));
   if (!std::isfinite(spec.t0)) throw ModelError(name, "t0 must be finite");
   if (!(std::isfinite(spec.h) && spec.h > 0)) throw ModelError(name, "h must be finite and > 0");
   if (!(spec.chain.restitution >= 0 && spec.chain.restitution <= 1))
@@ -93,8 +93,8 @@ void BlockCore::check(const BlockRequest& r) const {
   check_indices(name_, "edge", r.edge, n_);
   if (r.restart) {
     if (r.states.size() != n_ || !r.changed.empty())
-      throw ProtocolError(name_, "a restart gives all " + std::to_string(n_) +
-                                     " states and no changed indices");
+      throw ProtocolError(
+          name_, "a restart gives all " + std::to_string(n_) + " states and no changed indices");
   } else {
     if (!at_ || *at_ != r.from)
       throw ProtocolError(name_, "asked to continue from step " + std::to_string(r.from) +

@@ -58,10 +58,10 @@ struct BlockRequest {
 };
 
 struct BlockReply {
-  std::vector<PendulumState> states;   // every step's, step after step (the steps taken)
-  std::vector<std::uint32_t> left;     // with edge: the pendulums left to the monitor
-  std::vector<std::uint64_t> impacts;  // per step taken
-  std::uint64_t calc_calls = 0;        // since set-up, every step computed
+  std::vector<PendulumState> states;       // every step's, step after step (the steps taken)
+  std::vector<std::uint32_t> left;         // with edge: the pendulums left to the monitor
+  std::vector<std::uint64_t> impacts;      // per step taken
+  std::uint64_t calc_calls = 0;            // since set-up, every step computed
   std::uint64_t discarded_calc_calls = 0;  // since set-up: of steps computed ahead and dropped
   std::chrono::nanoseconds computed{};     // computing the steps taken
 };
@@ -124,9 +124,9 @@ class BlockCore {
   std::uint64_t limit_ = 0;            // the last step it may compute
   bool computing_ = false;
   bool stopping_ = false;
-  std::exception_ptr failure_;        // computing step next_ failed
-  std::optional<std::uint64_t> at_;   // the step the last reply ended at (none: restart)
-  std::vector<PendulumState> base_;   // the states at at_
+  std::exception_ptr failure_;         // computing step next_ failed
+  std::optional<std::uint64_t> at_;    // the step the last reply ended at (none: restart)
+  std::vector<PendulumState> base_;    // the states at at_
   std::uint64_t calcs_ = 0;            // since set-up, every step computed
   std::uint64_t discarded_calcs_ = 0;  // of those, steps computed ahead and dropped
   ActivityClock clock_;  // busy time under mutex_; its trace is safe to read at any time

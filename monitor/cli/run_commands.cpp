@@ -143,8 +143,9 @@ void check_method_options(const Options& o, SyncMethod method) {
         "components)");
   if (in_blocks(o.layout)) {
     if (method == SyncMethod::optimistic && o.was_given("--batch"))
-      refuse("--batch: optimistic blocks ship no batches (the monitor takes each block's steps "
-             "as they are computed)");
+      refuse(
+          "--batch: optimistic blocks ship no batches (the monitor takes each block's steps "
+          "as they are computed)");
     if (o.rollback_check) refuse("--rollback-check applies to Integrators; blocks have none");
   }
 }

@@ -117,8 +117,9 @@ std::unique_ptr<BlockPort> BlockProcesses::port(std::size_t k, std::size_t first
   const LaunchedComponent& c = set_.component(k);
   idl::Block_var ref = narrow<idl::Block>(c.name, c.ref);
   BlockSpec spec;
-  spec.chain.pendulums.assign(scenario_.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(first),
-                              scenario_.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(last));
+  spec.chain.pendulums.assign(
+      scenario_.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(first),
+      scenario_.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(last));
   spec.chain.restitution = scenario_.chain.restitution;
   spec.chain.max_sweeps = scenario_.chain.max_sweeps;
   spec.method = scenario_.method;

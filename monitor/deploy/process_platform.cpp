@@ -129,8 +129,8 @@ EventRunResult ProcessPlatform::run_event_groups(const des::EventModel& model,
 }
 
 std::unique_ptr<PlacedBlocks> ProcessPlatform::place_blocks(const Scenario& scenario,
-                                                           std::size_t blocks,
-                                                           const Placing& placing) {
+                                                            std::size_t blocks,
+                                                            const Placing& placing) {
   return std::make_unique<BlockProcesses>(scenario, blocks, orb(), launch_options(placing));
 }
 

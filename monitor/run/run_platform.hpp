@@ -56,8 +56,9 @@ class RunPlatform {
   virtual std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
                                                      const Placing& placing) {
     (void)scenario, (void)blocks, (void)placing;
-    throw InputError("blocks run in processes of their own only from the kausal command: "
-                     "use --layout blocks:K");
+    throw InputError(
+        "blocks run in processes of their own only from the kausal command: "
+        "use --layout blocks:K");
   }
 
   // The live view's feed for one run, null without a view. `strips`: the components shown

@@ -29,13 +29,13 @@ std::string block_name(std::size_t k);
 
 // Block k of `blocks`, pendulums first .. last − 1 of the scenario's chain, where the run
 // places it. Null: in this process (LocalBlockPort).
-using BlockPorts = std::function<std::unique_ptr<BlockPort>(std::size_t k, std::size_t first,
-                                                            std::size_t last)>;
+using BlockPorts =
+    std::function<std::unique_ptr<BlockPort>(std::size_t k, std::size_t first, std::size_t last)>;
 
 struct BlockOptions {
   std::size_t blocks = 2;      // 1 <= blocks <= the chain's pendulums
   std::vector<int> lane_cpus;  // as FanOut: empty for unpinned lanes
-  BlockPorts ports;            // where the blocks are; null: in this process
+  BlockPorts ports = nullptr;  // where the blocks are; null: in this process
 };
 
 // The K blocks of a chain and what every way of running them needs: per block its port, its

@@ -170,8 +170,7 @@ void RunAheadBlockStepper::run_ahead_until_stopped(std::size_t k) {
     }
     lane.busy = true;
     lock.unlock();
-    const std::uint64_t steps =
-        block.run_ahead(from - 1, lane.x, asked, limit, states, impacts);
+    const std::uint64_t steps = block.run_ahead(from - 1, lane.x, asked, limit, states, impacts);
     made.resize(steps);
     parts_.book(k, ActivityClock::Clock::now(), {ActivityCall::run_ahead, from});
     for (std::uint64_t s = 0; s < steps; ++s) {
@@ -216,8 +215,8 @@ std::uint64_t RunAheadBlockStepper::discard(std::size_t k, std::uint64_t m) {
     lane.ahead.clear();
   }
   if (steps == 0) return 0;
-  counters_.wasted_calc_calls += steps * parts_.pendulums_of(k) *
-                                 static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
+  counters_.wasted_calc_calls +=
+      steps * parts_.pendulums_of(k) * static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
   if (!optimistic_) return steps;           // granted steps that a push voided: none was wrong
   ActivityClock& clock = parts_.clocks[k];  // at rest: the lane is halted
   clock.reclassify_as_rollback(wasted);
@@ -329,8 +328,7 @@ void RunAheadBlockStepper::take(std::size_t k, std::span<PendulumState> states) 
 void RunAheadBlockStepper::rolled_back(std::size_t k, std::uint64_t m) {
   ++counters_.rollbacks;
   if (observer_)
-    for (std::size_t i = parts_.first(k); i < parts_.last(k); ++i)
-      observer_->rolled_back(i, m);
+    for (std::size_t i = parts_.first(k); i < parts_.last(k); ++i) observer_->rolled_back(i, m);
 }
 
 void RunAheadBlockStepper::redo(std::size_t k, std::uint64_t m, std::span<PendulumState> states) {

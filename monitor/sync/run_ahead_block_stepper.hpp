@@ -44,7 +44,7 @@ struct RunAheadBlockOptions {
   SyncMethod method = SyncMethod::optimistic;
   // Conservative: the least Calcs of a granted stretch that a block's thread computes.
   std::uint64_t least_lane_calcs = kLaneStretchCalcs;
-  BlockPorts ports;  // where the blocks are; null: in this process
+  BlockPorts ports = nullptr;  // where the blocks are; null: in this process
 };
 
 // The states a block may hold ahead, over all blocks: 2^22 (64 MiB). A long chain runs

@@ -135,8 +135,8 @@ TEST(Failure, KilledPendulumProcessEndsAnOptimisticRunWithExitThree) {
 
 // Blocks as processes: one kausal-block per block. Killing one ends every method's run,
 // naming the block and how its process ended; a stopped one is caught by the call timeout.
-void fail_block_process_and_expect_exit_3(const std::string& method,
-                                          std::vector<std::string> extra, int signal) {
+void fail_block_process_and_expect_exit_3(const std::string& method, std::vector<std::string> extra,
+                                          int signal) {
   extra.insert(extra.end(), {"--layout", "block-processes:3"});
   LongRun run(std::move(extra), {}, method);
   run.wait_until_running();
@@ -144,8 +144,7 @@ void fail_block_process_and_expect_exit_3(const std::string& method,
   ASSERT_TRUE(victim);
   expect_exit_3_after(run, *victim, signal, {"block-2"}, 3);
   if (signal == SIGKILL)
-    EXPECT_NE(run.kausal->err().find("killed by signal 9"), std::string::npos)
-        << run.kausal->err();
+    EXPECT_NE(run.kausal->err().find("killed by signal 9"), std::string::npos) << run.kausal->err();
 }
 
 TEST(Failure, KilledBlockProcessEndsEveryMethodWithExitThreeNamingIt) {

@@ -189,8 +189,10 @@ TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
 // field, computes nothing for it, and serves the next good one.
 TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   TempDir dir;
-  ChildProcess process{"block-w", fs::path(KAUSAL_BIN_DIR) / "kausal-block",
-                       {"--name", "block-w"}, dir / "block.log"};
+  ChildProcess process{"block-w",
+                       fs::path(KAUSAL_BIN_DIR) / "kausal-block",
+                       {"--name", "block-w"},
+                       dir / "block.log"};
   const idl::Block_var block = start_component<idl::Block>(process);
   ASSERT_FALSE(CORBA::is_nil(block));
   idl::BlockAdvance request;
@@ -198,8 +200,9 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   request.restart = true;
   request.states = to_seq(std::vector<double>{0.1, 0.0, 0.0, 0.0});
   request.steps = 1;
-  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
-                .find("before set_up"),
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
+              delete block->advance(request);
+            }).find("before set_up"),
             npos);
   BlockSpec spec;
   for (const double x : {0.0, 0.3}) spec.chain.pendulums.push_back({x, 1, 1, 0.1, 0, 9.81, 0});
@@ -212,20 +215,20 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   EXPECT_NE(reason_of<idl::ModelFailure>([&] { block->set_up(setup); }).find("mass"), npos);
   block->set_up(to_idl(spec));
   request.states.length(3);  // not (phi, omega) pairs
-  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
-                .find("pairs"),
-            npos);
+  EXPECT_NE(
+      reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); }).find("pairs"),
+      npos);
   request.states = to_seq(std::vector<double>{0.1, 0.0, 0.0, 0.0});
   request.steps = std::numeric_limits<CORBA::ULongLong>::max();
-  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
-                .find("steps"),
-            npos);
+  EXPECT_NE(
+      reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); }).find("steps"),
+      npos);
   request.steps = 3;
   request.edge.length(1);
   request.edge[0] = 2;
-  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); })
-                .find("one step"),
-            npos);
+  EXPECT_NE(
+      reason_of<idl::ProtocolViolation>([&] { delete block->advance(request); }).find("one step"),
+      npos);
   request.edge.length(0);
   // Running ahead it answers with the steps computed so far (at least one), and computes no
   // further than asked: 2 pendulums, Euler, at most 3 steps.

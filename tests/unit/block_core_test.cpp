@@ -96,7 +96,8 @@ TEST(BlockCore, ComputesWhatAPendulumBlockComputesFromTheChangesAlone) {
     EXPECT_GT(impacts_seen, 0u) << seed;  // the comparison covers impacts inside
     EXPECT_GT(left_seen, 0u) << seed;     // and clusters left at the edge
     const auto calcs = core.advance({m, true, {}, mine, {}, 1}).calc_calls;
-    EXPECT_EQ(calcs, reference.calc_calls() + n * static_cast<std::uint64_t>(calcs_per_step(s.method)));
+    EXPECT_EQ(calcs,
+              reference.calc_calls() + n * static_cast<std::uint64_t>(calcs_per_step(s.method)));
   }
 }
 

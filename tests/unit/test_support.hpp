@@ -187,11 +187,11 @@ inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
   RunControl control;
   if (method == SyncMethod::optimistic || guarantee == Guarantee::lookahead) {
     // Every granted stretch on the blocks' threads, however short: the path under test.
-    RunAheadBlockStepper stepper(s, {blocks, {}, window, method, 0, nullptr});
+    RunAheadBlockStepper stepper(s, {blocks, {}, window, method, 0});
     return drive_chain(s, method, stepper, recorder, control);
   }
   // Pinned lanes, as `--pin cores` (the default) has them: they spin briefly between steps.
-  BlockStepper stepper(s, {blocks, available_cpus(), nullptr});
+  BlockStepper stepper(s, {blocks, available_cpus()});
   return drive_chain(s, method, stepper, recorder, control);
 }
 
