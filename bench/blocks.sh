@@ -28,57 +28,11 @@ layout=${LAYOUT:-blocks}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-busy_row() {  # busy_row N FILE
-  python3 - "$1" "$2" "$integrator" "$steps" "${CALC_WORK:-0}" <<'PY'
-import sys
-n, path, integrator, steps, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-with open(path, "w") as f:
-    f.write(f'name = "busy-row-{n}"\ndescription = "neighbours swinging into each other"\n')
-    f.write(f'[simulation]\nintegrator = "{integrator}"\nstep = 0.001\n')
-    f.write(f'duration = {steps * 0.001}\noutput_interval = {steps * 0.001}\n')
-    f.write(f'[model]\ntype = "pendulum-chain"\nrestitution = 0.9\ncalc_work = {work}\n')
-    for i in range(n):
-        f.write(f'[[pendulum]]\npivot_x = {0.2 * i:.1f}\nlength = 1.0\nmass = 1.0\n'
-                f'radius = 0.09\nangle = 0.0\nangular_velocity = {1 if i % 2 == 0 else -1}\n')
-PY
-}
-
-row() {  # row N FILE
-  if [ "${ROW:-}" = busy ]; then
-    busy_row "$1" "$2"
-    return
-  fi
-  cat > "$2" <<TOML
-name = "row-$1"
-description = "a row of $1 equal pendulums, the first released from -1 rad"
-[simulation]
-integrator = "$integrator"
-step = 0.001
-duration = $(python3 -c "print($steps * 0.001)")
-output_interval = $(python3 -c "print($steps * 0.001)")
-[model]
-type = "pendulum-chain"
-restitution = 0.9
-calc_work = ${CALC_WORK:-0}
-[[pendulum]]
-pivot_x = -0.2
-length = 1.0
-mass = 1.0
-radius = 0.09
-angle = -1.0
-[[row]]
-count = $(($1 - 1))
-pivot_x = 0.0
-spacing = 0.2
-length = 1.0
-mass = 1.0
-radius = 0.09
-angle = 0.0
-TOML
-}
+# shellcheck source=bench/chain_rows.sh
+. bench/chain_rows.sh
 
 for n in $sizes; do
-  row "$n" "$out/row-$n.toml"
+  write_row "${ROW:-quiet}" "$n" "$out/row-$n.toml" "$integrator" "$steps" "${CALC_WORK:-0}"
   build/bin/kausal run "$out/row-$n.toml" --method sequential --trace off \
     --out "$out/$n/sequential" >/dev/null
   for method in $methods; do

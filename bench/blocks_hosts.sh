@@ -47,6 +47,8 @@
 # build in build/bin (this script does not build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/chain_rows.sh
+. bench/chain_rows.sh
 root=$(pwd)
 
 case "${1:-}" in
@@ -177,16 +179,19 @@ mkdir -p "$work_dir/names"
 on head omniNames -start 2809 -logdir "$work_dir/names" \
   -ORBendPoint "giop:tcp:${addr[head]}:2809" >"$work_dir/omninames.out" 2>&1 &
 names_pid=$!
-up=0
-for k in $(seq 50); do
-  if ip netns exec "$(ns alpha)" bash -c "exec 3<>/dev/tcp/${addr[head]}/2809" 2>/dev/null; then
-    up=1
-    break
-  fi
-  kill -0 "$names_pid" 2>/dev/null || break
-  sleep 0.1
-done
-[ "$up" = 1 ] || {
+# wait_until TENTHS PID CMD...: polls CMD every 0.1 s until it succeeds (0), PID is gone or
+# TENTHS polls have failed (1).
+wait_until() {
+  local tenths=$1 pid=$2
+  shift 2
+  for _ in $(seq "$tenths"); do
+    "$@" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+wait_until 50 "$names_pid" ip netns exec "$(ns alpha)" bash -c "exec 3<>/dev/tcp/${addr[head]}/2809" || {
   cat "$work_dir/omninames.out" >&2
   die "omniNames did not come up on ${addr[head]}:2809"
 }
@@ -197,16 +202,7 @@ for h in alpha beta; do
   node_pid[$h]=$!
 done
 for h in alpha beta; do
-  registered=0
-  for k in $(seq $((node_timeout * 10))); do
-    if grep -q registered "$work_dir/node-$h.out" 2>/dev/null; then
-      registered=1
-      break
-    fi
-    kill -0 "${node_pid[$h]}" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ "$registered" = 1 ] || {
+  wait_until $((node_timeout * 10)) "${node_pid[$h]}" grep -q registered "$work_dir/node-$h.out" || {
     cat "$work_dir/node-$h.out" "$work_dir/node-$h.err" >&2
     die "node $h did not register within ${node_timeout} s"
   }
@@ -226,49 +222,7 @@ TOML
 
 # --- the scenario (bench/blocks.sh's rows) ---------------------------------------------------
 scenario=$work_dir/row-$n.toml
-duration=$(python3 -c "print($steps * 0.001)")
-if [ "$row_kind" = busy ]; then
-  python3 - "$n" "$scenario" "$integrator" "$steps" "$work" <<'PY'
-import sys
-n, path, integrator, steps, work = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
-with open(path, "w") as f:
-    f.write(f'name = "busy-row-{n}"\ndescription = "neighbours swinging into each other"\n')
-    f.write(f'[simulation]\nintegrator = "{integrator}"\nstep = 0.001\n')
-    f.write(f'duration = {steps * 0.001}\noutput_interval = {steps * 0.001}\n')
-    f.write(f'[model]\ntype = "pendulum-chain"\nrestitution = 0.9\ncalc_work = {work}\n')
-    for i in range(n):
-        f.write(f'[[pendulum]]\npivot_x = {0.2 * i:.1f}\nlength = 1.0\nmass = 1.0\n'
-                f'radius = 0.09\nangle = 0.0\nangular_velocity = {1 if i % 2 == 0 else -1}\n')
-PY
-else
-  cat >"$scenario" <<TOML
-name = "row-$n"
-description = "a row of $n equal pendulums, the first released from -1 rad"
-[simulation]
-integrator = "$integrator"
-step = 0.001
-duration = $duration
-output_interval = $duration
-[model]
-type = "pendulum-chain"
-restitution = 0.9
-calc_work = $work
-[[pendulum]]
-pivot_x = -0.2
-length = 1.0
-mass = 1.0
-radius = 0.09
-angle = -1.0
-[[row]]
-count = $((n - 1))
-pivot_x = 0.0
-spacing = 0.2
-length = 1.0
-mass = 1.0
-radius = 0.09
-angle = 0.0
-TOML
-fi
+write_row "$row_kind" "$n" "$scenario" "$integrator" "$steps" "$work"
 
 # --- the runs --------------------------------------------------------------------------------
 # One run of the monitor in head, in the background so that the trap can end it by PID.

@@ -116,16 +116,7 @@ std::unique_ptr<BlockPort> BlockProcesses::port(std::size_t k, std::size_t first
                                                 std::size_t last) {
   const LaunchedComponent& c = set_.component(k);
   idl::Block_var ref = narrow<idl::Block>(c.name, c.ref);
-  BlockSpec spec;
-  spec.chain.pendulums.assign(
-      scenario_.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(first),
-      scenario_.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(last));
-  spec.chain.restitution = scenario_.chain.restitution;
-  spec.chain.max_sweeps = scenario_.chain.max_sweeps;
-  spec.method = scenario_.method;
-  spec.t0 = scenario_.t0();
-  spec.h = scenario_.h;
-  const idl::BlockSetup setup = to_idl(spec);
+  const idl::BlockSetup setup = to_idl(block_spec(scenario_, first, last));
   call_peer(c.name, [&] { ref->set_up(setup); });
   return std::make_unique<CorbaBlockPort>(c, ref, first, last);
 }

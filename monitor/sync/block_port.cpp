@@ -4,6 +4,19 @@
 
 namespace kausal {
 
+BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t last) {
+  const auto& p = scenario.chain.pendulums;
+  BlockSpec spec;
+  spec.chain.pendulums.assign(p.begin() + static_cast<std::ptrdiff_t>(first),
+                              p.begin() + static_cast<std::ptrdiff_t>(last));
+  spec.chain.restitution = scenario.chain.restitution;
+  spec.chain.max_sweeps = scenario.chain.max_sweeps;
+  spec.method = scenario.method;
+  spec.t0 = scenario.t0();
+  spec.h = scenario.h;
+  return spec;
+}
+
 BlockPlace BlockPort::place() const {
   return {"local", static_cast<long>(getpid()), -1, ""};
 }

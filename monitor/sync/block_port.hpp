@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "integrator/block_core.hpp"
 #include "integrator/pendulum_block.hpp"
+#include "monitor/scenario/scenario.hpp"
 
 namespace kausal {
 
@@ -84,6 +86,10 @@ class LocalBlockPort final : public BlockPort {
   PendulumBlock block_;
   Duration computed_{};
 };
+
+// What the block of pendulums first .. last − 1 of the scenario's chain is set up with in a
+// process of its own (BlockCore).
+BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t last);
 
 // Blocks a platform placed outside this process (monitor/deploy/block_processes.hpp).
 class PlacedBlocks {

@@ -10,24 +10,12 @@
 #include <random>
 #include <thread>
 
+#include "monitor/sync/block_port.hpp"
 #include "system/request_limits.hpp"
 #include "test_support.hpp"
 
 namespace kausal {
 namespace {
-
-// Pendulums first .. last − 1 of the scenario, as the monitor sets a block up.
-BlockSpec spec_of(const Scenario& s, std::size_t first, std::size_t last) {
-  BlockSpec spec;
-  spec.chain.pendulums.assign(s.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(first),
-                              s.chain.pendulums.begin() + static_cast<std::ptrdiff_t>(last));
-  spec.chain.restitution = s.chain.restitution;
-  spec.chain.max_sweeps = s.chain.max_sweeps;
-  spec.method = s.method;
-  spec.t0 = s.t0();
-  spec.h = s.h;
-  return spec;
-}
 
 bool same_bits(std::span<const PendulumState> a, std::span<const PendulumState> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size_bytes()) == 0;
@@ -42,7 +30,7 @@ TEST(BlockCore, ComputesWhatAPendulumBlockComputesFromTheChangesAlone) {
     const Scenario s = testing::random_scenario(seed, 9, 2000);
     const std::size_t first = 0, last = 7, n = last - first;
     BlockCore core("block-1");
-    core.set_up(spec_of(s, first, last));
+    core.set_up(block_spec(s, first, last));
     PendulumBlock reference(s.chain, s.method, s.t0(), s.h, first, last);
     std::vector<PendulumState> mine(s.initial.begin() + first, s.initial.begin() + last);
     std::mt19937 random(seed);
@@ -114,7 +102,7 @@ TEST(BlockCore, ComputesAheadUpToTheLimitAndDropsItOnAChange) {
   Scenario s = testing::random_scenario(4, 5, 100);
   s.method = OdeMethod::euler;  // one Calc per pendulum and step
   BlockCore core("block-1");
-  core.set_up(spec_of(s, 0, 5));
+  core.set_up(block_spec(s, 0, 5));
   const std::vector<PendulumState> start(s.initial.begin(), s.initial.end());
   EXPECT_EQ(core.advance({0, true, {}, start, {}, 1, 20}).impacts.size(), 1u);
   wait_for_steps(core, 20, 5);
@@ -137,7 +125,7 @@ TEST(BlockCore, RefusesRequestsThatDoNotFitNamingTheField) {
   BlockCore core("block-2");
   const std::vector<PendulumState> start(s.initial.begin(), s.initial.begin() + 6);
   EXPECT_THROW(core.advance({0, true, {}, start, {}, 1}), ProtocolError);  // before set_up
-  core.set_up(spec_of(s, 0, 6));
+  core.set_up(block_spec(s, 0, 6));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   struct Bad {
     BlockRequest request;
@@ -189,7 +177,7 @@ TEST(BlockCore, RefusesASetUpThatIsNoChainNamingTheParameter) {
   };
   std::vector<Bad> bad;
   auto with = [&](auto change, const char* says) {
-    BlockSpec spec = spec_of(s, 0, 4);
+    BlockSpec spec = block_spec(s, 0, 4);
     change(spec);
     bad.push_back({spec, says});
   };
@@ -212,7 +200,7 @@ TEST(BlockCore, RefusesASetUpThatIsNoChainNamingTheParameter) {
     }
     EXPECT_EQ(core.pendulums(), 0u);
   }
-  core.set_up(spec_of(s, 0, 4));
+  core.set_up(block_spec(s, 0, 4));
   EXPECT_EQ(core.pendulums(), 4u);
 }
 
