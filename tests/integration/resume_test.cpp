@@ -103,9 +103,10 @@ nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
 
 void kill_resume_and_compare(const std::string& method, const std::string& victim,
                              ResumeRun run = {"thesis.toml",
-                                              {{"duration = 20.0", kOneKillDuration}}}) {
+                                              {{"duration = 20.0", kOneKillDuration}}},
+                             std::vector<std::string> extra = {}) {
   const Reference ref(run.scenario);
-  auto p = run.start(method);
+  auto p = run.start(method, std::move(extra));
   run.wait_for_csv_beyond(2000);
   const auto pid = p->component_pid(victim);
   ASSERT_TRUE(pid) << victim << " not found";
@@ -141,6 +142,17 @@ TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
 
 TEST(Resume, OptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
   kill_resume_and_compare("optimistic", "system-2");
+}
+
+// Blocks as processes: a killed block ends the run; the resumed run starts the blocks again
+// from the checkpoint's states.
+TEST(Resume, RunsWithAKilledBlockProcessResumeToTheSequentialDigest) {
+  kill_resume_and_compare("optimistic", "block-2",
+                          {"thesis.toml", {{"duration = 20.0", kOneKillDuration}}},
+                          {"--layout", "block-processes:2"});
+  kill_resume_and_compare("conservative", "block-1",
+                          {"thesis.toml", {{"duration = 20.0", kOneKillDuration}}},
+                          {"--guarantee", "lookahead", "--layout", "block-processes:2"});
 }
 
 TEST(Resume, InterruptedRunResumesAndAResumeThatFailsAgainCanBeResumed) {
