@@ -70,9 +70,9 @@ std::uint64_t CorbaBlockPort::call(const idl::BlockAdvance& request, std::uint64
   return taken;
 }
 
-std::uint64_t CorbaBlockPort::step(std::uint64_t m, std::span<PendulumState> mine,
-                                   std::span<const std::uint32_t> edge,
-                                   std::vector<std::uint32_t>& left) {
+std::uint64_t CorbaBlockPort::step_once(std::uint64_t m, std::span<PendulumState> mine,
+                                        std::span<const std::uint32_t> edge,
+                                        std::vector<std::uint32_t>& left) {
   idl::BlockAdvance r = request(m, mine);
   r.edge.length(static_cast<CORBA::ULong>(edge.size()));
   for (CORBA::ULong k = 0; k < r.edge.length(); ++k)
@@ -85,7 +85,7 @@ std::uint64_t CorbaBlockPort::step(std::uint64_t m, std::span<PendulumState> min
   return reply->impacts[0];
 }
 
-std::uint64_t CorbaBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine,
+std::uint64_t CorbaBlockPort::run_steps(std::uint64_t m, std::span<PendulumState> mine,
                                         std::uint64_t steps, std::uint64_t limit,
                                         std::vector<PendulumState>& states,
                                         std::vector<std::uint64_t>& impacts) {

@@ -24,12 +24,6 @@ class CorbaBlockPort final : public BlockPort {
   CorbaBlockPort(const LaunchedComponent& component, idl::Block_ptr ref, std::size_t first,
                  std::size_t last);
 
-  std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
-                     std::span<const std::uint32_t> edge,
-                     std::vector<std::uint32_t>& left) override;
-  std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                          std::uint64_t limit, std::vector<PendulumState>& states,
-                          std::vector<std::uint64_t>& impacts) override;
   // About 4 MiB of states per reply: a round trip per few milliseconds of work at most.
   std::uint64_t steps_per_call(std::size_t pendulums) const override;
   std::uint64_t calc_calls() const override { return calc_calls_; }
@@ -38,6 +32,12 @@ class CorbaBlockPort final : public BlockPort {
   BlockPlace place() const override { return place_; }
 
  private:
+  std::uint64_t step_once(std::uint64_t m, std::span<PendulumState> mine,
+                          std::span<const std::uint32_t> edge,
+                          std::vector<std::uint32_t>& left) override;
+  std::uint64_t run_steps(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                          std::uint64_t limit, std::vector<PendulumState>& states,
+                          std::vector<std::uint64_t>& impacts) override;
   // The request from the monitor's states at m: what changed since the block's reply, or
   // all of them if the block is not at m.
   idl::BlockAdvance request(std::uint64_t m, std::span<const PendulumState> mine);

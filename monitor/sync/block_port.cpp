@@ -21,16 +21,16 @@ BlockPlace BlockPort::place() const {
   return {"local", static_cast<long>(getpid()), -1, ""};
 }
 
-std::uint64_t LocalBlockPort::step(std::uint64_t m, std::span<PendulumState> mine,
-                                   std::span<const std::uint32_t> edge,
-                                   std::vector<std::uint32_t>& left) {
+std::uint64_t LocalBlockPort::step_once(std::uint64_t m, std::span<PendulumState> mine,
+                                        std::span<const std::uint32_t> edge,
+                                        std::vector<std::uint32_t>& left) {
   const auto begin = std::chrono::steady_clock::now();
   const std::uint64_t impacts = block_.step_own(m, mine, edge, left);
   computed_ = std::chrono::steady_clock::now() - begin;
   return impacts;
 }
 
-std::uint64_t LocalBlockPort::run_ahead(std::uint64_t m, std::span<PendulumState> mine,
+std::uint64_t LocalBlockPort::run_steps(std::uint64_t m, std::span<PendulumState> mine,
                                         std::uint64_t steps, std::uint64_t /*limit*/,
                                         std::vector<PendulumState>& states,
                                         std::vector<std::uint64_t>& impacts) {

@@ -4,6 +4,7 @@
 // of its own, here or on another host (CorbaBlockPort, monitor/deploy/block_processes.hpp).
 // The steppers of blocks (block_stepper.hpp, run_ahead_block_stepper.hpp) see blocks only
 // through this, so the same algorithm runs over both transports.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -35,19 +36,25 @@ class BlockPort {
   // contact inside settled except the clusters holding a pendulum of `edge` (chain indices,
   // ascending), whose pendulums are appended to `left` (ascending). Returns the impacts
   // applied. Throws SimulationError as the sweep does, PeerError for a block out of reach.
-  virtual std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
-                             std::span<const std::uint32_t> edge,
-                             std::vector<std::uint32_t>& left) = 0;
+  std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
+                     std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left) {
+    ++calls_;
+    return step_once(m, mine, edge, left);
+  }
   // Up to `steps` steps from m settling every contact inside, as a block running ahead takes
   // them; returns the steps taken (at least one: a process answers with what it has).
   // `mine` holds the states at m and gets the last step's; `states` gets every step's
   // (taken × mine.size(), step after step) and `impacts` each step's impacts. `limit`: the
   // last step the block may compute (a process goes on computing up to there while the
   // reply travels).
-  virtual std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine,
-                                  std::uint64_t steps, std::uint64_t limit,
-                                  std::vector<PendulumState>& states,
-                                  std::vector<std::uint64_t>& impacts) = 0;
+  std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                          std::uint64_t limit, std::vector<PendulumState>& states,
+                          std::vector<std::uint64_t>& impacts) {
+    ++calls_;
+    return run_steps(m, mine, steps, limit, states, impacts);
+  }
+  // The calls the monitor made to it (step and run_ahead): the summary's monitor calls.
+  std::uint64_t calls() const { return calls_; }
   // How many steps a block running ahead asks for in one call: 1 in this process (the
   // monitor takes each step as soon as it is there); more for a process, whose every call
   // costs a round trip.
@@ -65,6 +72,19 @@ class BlockPort {
   virtual Duration computed() const = 0;
   // Where it runs: this process, unless a process of its own.
   virtual BlockPlace place() const;
+
+ private:
+  virtual std::uint64_t step_once(std::uint64_t m, std::span<PendulumState> mine,
+                                  std::span<const std::uint32_t> edge,
+                                  std::vector<std::uint32_t>& left) = 0;
+  virtual std::uint64_t run_steps(std::uint64_t m, std::span<PendulumState> mine,
+                                  std::uint64_t steps, std::uint64_t limit,
+                                  std::vector<PendulumState>& states,
+                                  std::vector<std::uint64_t>& impacts) = 0;
+
+  // Counted on the monitor's lane of the block and read after the steps it took (the lanes
+  // are synchronised with the monitor's thread in between).
+  std::atomic<std::uint64_t> calls_{0};
 };
 
 class LocalBlockPort final : public BlockPort {
@@ -73,16 +93,17 @@ class LocalBlockPort final : public BlockPort {
                  std::size_t last)
       : block_(chain, method, t0, h, first, last) {}
 
-  std::uint64_t step(std::uint64_t m, std::span<PendulumState> mine,
-                     std::span<const std::uint32_t> edge,
-                     std::vector<std::uint32_t>& left) override;
-  std::uint64_t run_ahead(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
-                          std::uint64_t limit, std::vector<PendulumState>& states,
-                          std::vector<std::uint64_t>& impacts) override;
   std::uint64_t calc_calls() const override { return block_.calc_calls(); }
   Duration computed() const override { return computed_; }
 
  private:
+  std::uint64_t step_once(std::uint64_t m, std::span<PendulumState> mine,
+                          std::span<const std::uint32_t> edge,
+                          std::vector<std::uint32_t>& left) override;
+  std::uint64_t run_steps(std::uint64_t m, std::span<PendulumState> mine, std::uint64_t steps,
+                          std::uint64_t limit, std::vector<PendulumState>& states,
+                          std::vector<std::uint64_t>& impacts) override;
+
   PendulumBlock block_;
   Duration computed_{};
 };

@@ -97,7 +97,10 @@ std::vector<ComponentReport> ChainBlocks::reports() const {
 
 MethodCounters BlockedChainStepper::counters() const {
   MethodCounters c = counters_;
-  for (const auto& block : parts_.blocks) c.wasted_calc_calls += block->discarded_calc_calls();
+  for (const auto& block : parts_.blocks) {
+    c.wasted_calc_calls += block->discarded_calc_calls();
+    c.monitor_calls += block->calls();
+  }
   return c;
 }
 
@@ -129,7 +132,6 @@ void BlockStepper::step_all(std::uint64_t m, std::span<PendulumState> states) {
   }
   // (No horizon for the observer: step by step, it is always the step being committed.)
   ++counters_.rounds;
-  counters_.monitor_calls += parts_.size();
 }
 
 }  // namespace kausal

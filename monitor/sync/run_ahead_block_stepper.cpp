@@ -243,7 +243,6 @@ void RunAheadBlockStepper::restart(std::size_t k, std::uint64_t m,
   }
   lane.cv.notify_all();
   restart_[k] = 0;
-  ++counters_.monitor_calls;
 }
 
 void RunAheadBlockStepper::extend(std::size_t k, std::uint64_t m) {
@@ -409,7 +408,6 @@ void RunAheadBlockStepper::step_all(std::uint64_t m, std::span<PendulumState> st
     if (granted || ungranted) ++counters_.rounds;
     check_apart(states, m + 1);
   }
-  counters_.monitor_calls += blocks;
 }
 
 void RunAheadBlockStepper::apply_impulse(std::size_t i, std::uint64_t, double impulse,
