@@ -266,7 +266,17 @@ const RunAheadBlockStepper::AheadStep* RunAheadBlockStepper::wait_for(std::size_
   Lane& lane = *lanes_[k];
   std::unique_lock lock(lane.mutex);
   lane.cv.wait(lock, [&] { return !lane.ahead.empty() || lane.failure; });
-  if (lane.ahead.empty()) return nullptr;
+  if (lane.ahead.empty()) {
+    // A block out of reach (dead, or silent past the call timeout) fails the run now: asking
+    // it again, step by step, would only wait for another timeout.
+    try {
+      std::rethrow_exception(lane.failure);
+    } catch (const PeerError&) {
+      throw;
+    } catch (...) {
+      return nullptr;
+    }
+  }
   // The monitor takes one step per call and restarts a block at the commit, so the front is
   // `step`. Its element stays where it is while the thread appends: the deque moves none.
   if (lane.ahead.front().step != step)

@@ -96,7 +96,8 @@ class RunAheadBlockStepper final : public BlockedChainStepper {
   void restart(std::size_t k, std::uint64_t m, std::span<const PendulumState> states);
   // Step m is committed: block k may run further.
   void extend(std::size_t k, std::uint64_t m);
-  // Waits for block k's step; nullptr if computing it failed.
+  // Waits for block k's step; nullptr if computing it failed (to be computed again where the
+  // failure shows at its step). Throws the PeerError of a block out of reach.
   const AheadStep* wait_for(std::size_t k, std::uint64_t step);
   // Which blocks hold a pair of edge bobs across a boundary that may be in contact at the
   // step being checked.
