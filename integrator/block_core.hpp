@@ -81,8 +81,8 @@ class BlockCore {
   // limits. May be called again (a new run in the same process).
   void set_up(BlockSpec spec);
   // Answers with at least one step and at most request.steps: step by step, the one step;
-  // running ahead, the steps computed so far (waiting for the first), after at most
-  // limits::work_per_call of computing here. ProtocolError for a request that does not fit
+  // running ahead, the steps computed so far (waiting for the first: one step's work at
+  // most, however far the limit reaches). ProtocolError for a request that does not fit
   // the block (not set up, a step it is not at, indices, sizes), ModelError for a state
   // that is not finite, SimulationError as the sweep fails (the block then needs a restart).
   BlockReply advance(const BlockRequest& request);
