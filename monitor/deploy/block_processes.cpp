@@ -1,6 +1,7 @@
 #include "monitor/deploy/block_processes.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "idl/block_convert.hpp"
@@ -28,6 +29,7 @@ idl::BlockAdvance CorbaBlockPort::request(std::uint64_t m, std::span<const Pendu
   r.from = m;
   r.restart = !(known_ && at_ == m);
   r.steps = 1;
+  r.limit = 0;  // (an IDL struct leaves its numbers uninitialised)
   if (r.restart) {
     r.states = states_to_idl(mine.data(), mine.size());
     return r;
@@ -60,6 +62,13 @@ std::uint64_t CorbaBlockPort::call(const idl::BlockAdvance& request, std::uint64
   for (CORBA::ULong k = 0; k < reply->left.length(); ++k)
     if (reply->left[k] >= pendulums_ || (k > 0 && reply->left[k] <= reply->left[k - 1]))
       throw ProtocolError(name_, "left a pendulum it does not hold, or out of order");
+  const double* values = reply->states.get_buffer();
+  if (!std::all_of(values, values + reply->states.length(),
+                   [](double v) { return std::isfinite(v); }))
+    throw ModelError(name_, "sent a non-finite state");
+  // What crossed the wire: 8 bytes a double or step, 4 an index.
+  bytes_ += 8 * (request.states.length() + reply->states.length() + reply->impacts.length()) +
+            4 * (request.changed.length() + request.edge.length() + reply->left.length());
   calc_calls_ = reply->calc_calls;
   discarded_calc_calls_ = reply->discarded_calc_calls;
   computed_ = std::chrono::nanoseconds(reply->computed_ns);

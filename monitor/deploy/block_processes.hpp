@@ -4,6 +4,7 @@
 // this host, or on the node agents a deployment file names), set up with its pendulums and
 // reached through a CorbaBlockPort. The steppers of blocks drive them exactly as they drive
 // blocks on the monitor's threads.
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@ class CorbaBlockPort final : public BlockPort {
   std::uint64_t steps_per_call(std::size_t pendulums) const override;
   std::uint64_t calc_calls() const override { return calc_calls_; }
   std::uint64_t discarded_calc_calls() const override { return discarded_calc_calls_; }
+  std::uint64_t bytes() const override { return bytes_; }
   Duration computed() const override { return computed_; }
   BlockPlace place() const override { return place_; }
 
@@ -54,7 +56,9 @@ class CorbaBlockPort final : public BlockPort {
   std::uint64_t at_ = 0;               // the step of shadow_
   bool known_ = false;                 // shadow_ is what the block holds
   std::uint64_t calc_calls_ = 0;
-  std::uint64_t discarded_calc_calls_ = 0;
+  // Read by the monitor's thread while the block's lane may call (the counters).
+  std::atomic<std::uint64_t> discarded_calc_calls_{0};
+  std::atomic<std::uint64_t> bytes_{0};
   Duration computed_{};
 };
 

@@ -67,6 +67,8 @@ class BlockPort {
   // Of those, the Calcs of steps the block computed ahead on its own and dropped unasked
   // (a process's state list; here the monitor's lanes count what they drop).
   virtual std::uint64_t discarded_calc_calls() const { return 0; }
+  // The payload its calls carried, both ways (0 in this process: nothing is sent).
+  virtual std::uint64_t bytes() const { return 0; }
   // How long the last call computed: its busy time (a call to a process also took the way
   // there and back, which is not the block's work).
   virtual Duration computed() const = 0;

@@ -100,6 +100,7 @@ MethodCounters BlockedChainStepper::counters() const {
   for (const auto& block : parts_.blocks) {
     c.wasted_calc_calls += block->discarded_calc_calls();
     c.monitor_calls += block->calls();
+    c.bytes += block->bytes();
   }
   return c;
 }

@@ -200,6 +200,7 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   request.restart = true;
   request.states = to_seq(std::vector<double>{0.1, 0.0, 0.0, 0.0});
   request.steps = 1;
+  request.limit = 3;  // (IDL structs leave their numbers uninitialised)
   EXPECT_NE(reason_of<idl::ProtocolViolation>([&] {
               delete block->advance(request);
             }).find("before set_up"),
