@@ -27,6 +27,7 @@ class CorbaBlockPort final : public BlockPort {
 
   // About 4 MiB of states per reply: a round trip per few milliseconds of work at most.
   std::uint64_t steps_per_call(std::size_t pendulums) const override;
+  std::uint64_t least_stretch_calcs() const override { return 0; }
   std::uint64_t calc_calls() const override { return calc_calls_; }
   std::uint64_t discarded_calc_calls() const override { return discarded_calc_calls_; }
   std::uint64_t bytes() const override { return bytes_; }

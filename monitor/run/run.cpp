@@ -197,18 +197,14 @@ class ChainRun final : public ModelRun {
         return placed->port(k, first, last);
       };
     }
-    // A granted stretch too short to wake a thread for here is still one call where a
-    // process computes it, against a call per step otherwise.
-    const std::uint64_t least_lane_calcs = placed ? 0 : kLaneStretchCalcs;
     std::unique_ptr<ChainStepper> stepper;
     if (spec_.method == SyncMethod::optimistic)
       stepper = std::make_unique<RunAheadBlockStepper>(
-          s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method, least_lane_calcs,
-                                   ports});
+          s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method, ports});
     else if (spec_.guarantee == Guarantee::lookahead)
       stepper = std::make_unique<RunAheadBlockStepper>(
           s_, RunAheadBlockOptions{spec_.blocks, cpus_, ConservativeOptions{}.max_window,
-                                   spec_.method, least_lane_calcs, ports});
+                                   spec_.method, ports});
     else
       stepper = std::make_unique<BlockStepper>(s_, BlockOptions{spec_.blocks, cpus_, ports});
     RunResult r =

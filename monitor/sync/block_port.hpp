@@ -18,6 +18,12 @@
 
 namespace kausal {
 
+// Conservative blocks on the monitor's threads: a block's thread computes a granted stretch
+// only if it holds at least this many Calcs (about 100 µs of Euler steps, more than waking
+// the thread costs on a virtual machine); shorter stretches are stepped on the monitor's
+// lanes, as if not granted. This chooses where steps are computed, never what they are.
+inline constexpr std::uint64_t kLaneStretchCalcs = 4096;
+
 // Where a block runs, for the reports.
 struct BlockPlace {
   std::string host = "local";  // "local": this process
@@ -62,6 +68,10 @@ class BlockPort {
     (void)pendulums;
     return 1;
   }
+  // Conservative: the fewest Calcs of a granted stretch worth handing to the block in one
+  // run_ahead; shorter stretches go step by step. Here: kLaneStretchCalcs, a thread's
+  // wake-up. A process answers any stretch in one call, against a call per step otherwise.
+  virtual std::uint64_t least_stretch_calcs() const { return kLaneStretchCalcs; }
   // Calcs since the block was made.
   virtual std::uint64_t calc_calls() const = 0;
   // Of those, the Calcs of steps the block computed ahead on its own and dropped unasked
@@ -91,10 +101,13 @@ class BlockPort {
 
 class LocalBlockPort final : public BlockPort {
  public:
+  // `least_stretch`: see least_stretch_calcs (the unit tests hand every stretch to the
+  // block's thread, however short).
   LocalBlockPort(const ChainSpec& chain, OdeMethod method, double t0, double h, std::size_t first,
-                 std::size_t last)
-      : block_(chain, method, t0, h, first, last) {}
+                 std::size_t last, std::uint64_t least_stretch = kLaneStretchCalcs)
+      : block_(chain, method, t0, h, first, last), least_stretch_(least_stretch) {}
 
+  std::uint64_t least_stretch_calcs() const override { return least_stretch_; }
   std::uint64_t calc_calls() const override { return block_.calc_calls(); }
   Duration computed() const override { return computed_; }
 
@@ -107,6 +120,7 @@ class LocalBlockPort final : public BlockPort {
                           std::vector<std::uint64_t>& impacts) override;
 
   PendulumBlock block_;
+  std::uint64_t least_stretch_;
   Duration computed_{};
 };
 

@@ -48,7 +48,6 @@ RunAheadBlockStepper::RunAheadBlockStepper(const Scenario& scenario,
       cpus_(options.lane_cpus),
       window_(block_window(options.window, scenario.pendulums())),
       optimistic_(options.method == SyncMethod::optimistic),
-      least_lane_calcs_(options.least_lane_calcs),
       granted_(options.blocks, 0),
       sweep_(scenario.chain),
       restart_(options.blocks, 1),
@@ -82,11 +81,12 @@ std::uint64_t RunAheadBlockStepper::limit_after(std::size_t k, std::uint64_t com
   // Nothing past the run's last step: a completed run has thrown away only what it counted.
   const std::uint64_t limit = std::min(committed + window_, scenario_.steps);
   if (optimistic_) return limit;
-  // A granted stretch too short to be worth waking the block's thread for is stepped here.
+  // A granted stretch too short to be worth a call to the block (BlockPort::
+  // least_stretch_calcs) goes step by step.
   const std::uint64_t granted = std::min(limit, granted_[k]);
   const std::uint64_t calcs = (granted - std::min(granted, committed)) * parts_.pendulums_of(k) *
                               static_cast<std::uint64_t>(calcs_per_step(scenario_.method));
-  return calcs >= least_lane_calcs_ ? granted : committed;
+  return calcs >= parts_.blocks[k]->least_stretch_calcs() ? granted : committed;
 }
 
 bool RunAheadBlockStepper::grant_if_due(std::uint64_t m, std::span<const PendulumState> states) {

@@ -30,20 +30,12 @@
 
 namespace kausal {
 
-// Conservative: a block's thread computes a granted stretch only if it holds at least this
-// many Calcs (about 100 µs of Euler steps, more than waking the thread costs on a virtual
-// machine); shorter stretches are stepped on the monitor's thread, as if not granted. This
-// chooses where steps are computed, never what they are.
-inline constexpr std::uint64_t kLaneStretchCalcs = 4096;
-
 struct RunAheadBlockOptions {
   std::size_t blocks = 2;      // 1 <= blocks <= the chain's pendulums
   std::vector<int> lane_cpus;  // block k's thread on lane_cpus[k % size]; empty: unpinned
   std::uint64_t window = 128;  // steps a block may run ahead of the last commit (>= 1)
   // optimistic: as far as the window; conservative: as far as granted, within the window
   SyncMethod method = SyncMethod::optimistic;
-  // Conservative: the least Calcs of a granted stretch that a block's thread computes.
-  std::uint64_t least_lane_calcs = kLaneStretchCalcs;
   BlockPorts ports = nullptr;  // where the blocks are; null: in this process
 };
 
@@ -118,7 +110,6 @@ class RunAheadBlockStepper final : public BlockedChainStepper {
   std::vector<int> cpus_;
   std::uint64_t window_;
   bool optimistic_;
-  std::uint64_t least_lane_calcs_;
   std::optional<BlockHorizon> horizon_;      // conservative
   std::vector<BlockHorizon::Grant> grants_;  // the grants whose steps are not all committed
   std::vector<std::uint64_t> granted_;       // per block: the last step granted

@@ -203,7 +203,8 @@ TEST(Blocks, LookaheadBlocksRunAgainFromAPushWithoutRollingBack) {
   SequentialStepper sequential(s);
   const RunResult seq = run_pushed(s, sequential, SyncMethod::sequential);
   ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
-  RunAheadBlockStepper blocks(s, {3, {}, 256, SyncMethod::conservative, 0});
+  RunAheadBlockStepper blocks(
+      s, {3, {}, 256, SyncMethod::conservative, testing::every_stretch_on_threads(s)});
   const RunResult r = run_pushed(s, blocks, SyncMethod::conservative);
   EXPECT_EQ(r.status, RunStatus::completed) << r.error;
   EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256);

@@ -177,6 +177,15 @@ inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOp
   return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
 }
 
+// Blocks on this process's threads that take every granted stretch on their threads, however
+// short (the path under test; a run leaves stretches of fewer than kLaneStretchCalcs to the
+// monitor's lanes).
+inline BlockPorts every_stretch_on_threads(const Scenario& s) {
+  return [&s](std::size_t, std::size_t first, std::size_t last) {
+    return std::make_unique<LocalBlockPort>(s.chain, s.method, s.t0(), s.h, first, last, 0);
+  };
+}
+
 // Blocks in this process: conservative step by step, or running ahead (optimistic within a
 // window; conservative with --guarantee lookahead, within the window as far as granted).
 inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
@@ -186,8 +195,7 @@ inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
   if (method == SyncMethod::optimistic || guarantee == Guarantee::lookahead) {
-    // Every granted stretch on the blocks' threads, however short: the path under test.
-    RunAheadBlockStepper stepper(s, {blocks, {}, window, method, 0});
+    RunAheadBlockStepper stepper(s, {blocks, {}, window, method, every_stretch_on_threads(s)});
     return drive_chain(s, method, stepper, recorder, control);
   }
   // Pinned lanes, as `--pin cores` (the default) has them: they spin briefly between steps.
