@@ -8,6 +8,9 @@
 # ratios come from one machine state.
 # Prints wall time, speed-up σ = sequential / blocks and efficiency η = σ / CPUs, and checks that
 # every run gives the sequential digest. With PLOT=FILE.svg also draws σ against N.
+# The sequential run uses a second CPU too: its recorder hashes and writes on a thread of its
+# own. So it also runs confined to one CPU (taskset), and σ₁ = that run / blocks is the speed-up
+# over a one-CPU program, the classical definition (ONE_CPU=0 leaves it out).
 # ROW=busy takes a row whose neighbours start swinging into each other (at rest angle, 0.2 m
 # apart, +1 and −1 rad/s alternately): impacts everywhere from the tenth step on, across every
 # block boundary too, where the default row has none in 300 steps.
@@ -35,6 +38,10 @@ for n in $sizes; do
   write_row "${ROW:-quiet}" "$n" "$out/row-$n.toml" "$integrator" "$steps" "${CALC_WORK:-0}"
   build/bin/kausal run "$out/row-$n.toml" --method sequential --trace off \
     --out "$out/$n/sequential" >/dev/null
+  if [ "${ONE_CPU:-1}" = 1 ]; then
+    taskset -c 0 build/bin/kausal run "$out/row-$n.toml" --method sequential --trace off \
+      --out "$out/$n/sequential-1cpu" >/dev/null
+  fi
   for method in $methods; do
     for k in $blocks; do
       [ "$k" -le "$n" ] || continue
@@ -57,22 +64,29 @@ short = {"conservative": "cons", "lookahead": "look", "optimistic": "opt"}
 layout = {"blocks": "blocks", "block-processes": "procs"}.get(sys.argv[7], sys.argv[7])
 label = lambda m, k: f"{short.get(m, m)} {layout}:{k}"
 rb = lambda m: f"{'rollbacks':>11}" if m == "optimistic" else (f"{'grants':>9}" if m == "lookahead" else "")
-print(f"{'N':>9}{'sequential s':>14}" + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" + rb(m) for m, k in runs) + "  digest")
+one_cpu = os.path.exists(os.path.join(out, sizes[0], "sequential-1cpu"))
+print(f"{'N':>9}{'sequential s':>14}" + (f"{'1 CPU s':>9}" if one_cpu else "") + "".join(f"{label(m, k) + ' s':>18}{'σ':>7}{'η':>7}" + (f"{'σ₁':>7}" if one_cpu else "") + rb(m) for m, k in runs) + "  digest")
 points = {run: [] for run in runs}
 for n in sizes:
     seq = json.load(open(os.path.join(out, n, "sequential", "summary.json")))
     line = f"{int(n):>9,}{seq['wall_s']:14.3f}"
     same = True
+    if one_cpu:
+        seq1 = json.load(open(os.path.join(out, n, "sequential-1cpu", "summary.json")))
+        same = seq1["trajectory_sha256"] == seq["trajectory_sha256"]
+        line += f"{seq1['wall_s']:9.3f}"
     for m, k in runs:
         f = os.path.join(out, n, f"{m}-{k}", "summary.json")
         if not os.path.exists(f):
-            line += f"{'-':>18}{'-':>7}{'-':>7}" + (f"{'-':>11}" if m == "optimistic" else (f"{'-':>9}" if m == "lookahead" else ""))
+            line += f"{'-':>18}{'-':>7}{'-':>7}" + (f"{'-':>7}" if one_cpu else "") + (f"{'-':>11}" if m == "optimistic" else (f"{'-':>9}" if m == "lookahead" else ""))
             continue
         r = json.load(open(f))
         same = same and r["trajectory_sha256"] == seq["trajectory_sha256"]
         sigma = seq["wall_s"] / r["wall_s"]
         points[(m, k)].append((int(n), sigma))
         line += f"{r['wall_s']:18.3f}{sigma:7.2f}{sigma / min(cpus, int(k)):7.2f}"
+        if one_cpu:
+            line += f"{seq1['wall_s'] / r['wall_s']:7.2f}"
         if m == "optimistic":
             line += f"{r['rollbacks']:>11,}"
         elif m == "lookahead":

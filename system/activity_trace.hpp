@@ -93,8 +93,9 @@ class ActivityTrace {
   // it if both belong to the same step (or one to none): a request would otherwise be
   // several slivers.
   static constexpr std::uint64_t merge_gap_ns = 1000;
-  // About 3 MB of spans at most (the ring grows only as far as readers fall behind): the
-  // monitor reads every component's trace a few times a second.
+  // About 3 MB of spans at most: the ring fills up to this many over a long run and then
+  // overwrites its oldest. The monitor reads every component's trace a few times a second,
+  // long before a span is overwritten.
   static constexpr std::size_t default_capacity = std::size_t{1} << 16;
 
   explicit ActivityTrace(std::size_t capacity = default_capacity);
