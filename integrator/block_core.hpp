@@ -69,6 +69,8 @@ struct BlockReply {
 // The most pendulums one block may hold (a chain's most, monitor/scenario/scenario_limits).
 inline constexpr std::size_t kMaxBlockPendulums = 2'000'000;
 
+// One caller at a time: set_up and advance are not to be called concurrently (BlockServant
+// serialises its requests); the block's own thread is what this class synchronises with.
 class BlockCore {
  public:
   explicit BlockCore(std::string name);
