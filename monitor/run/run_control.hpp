@@ -8,8 +8,9 @@ namespace kausal {
 class RunControl {
  public:
   virtual ~RunControl() = default;
-  // Called after every committed step; cheap implementations only.
+  // Called after every committed step, on the driver's thread; cheap implementations only.
   virtual void progress(std::uint64_t /*step*/, std::uint64_t /*total*/) {}
+  // May be asked from any thread of the run (a paced run's releaser, the clock's waits).
   virtual bool stop_requested() const { return false; }
 };
 
@@ -18,12 +19,14 @@ class RunControl {
 class StopAt final : public RunControl {
  public:
   explicit StopAt(std::uint64_t at) : at_(at) {}
-  void progress(std::uint64_t step, std::uint64_t) override { reached_ = step; }
-  bool stop_requested() const override { return reached_ >= at_; }
+  void progress(std::uint64_t step, std::uint64_t) override {
+    reached_.store(step, std::memory_order_relaxed);
+  }
+  bool stop_requested() const override { return reached_.load(std::memory_order_relaxed) >= at_; }
 
  private:
   std::uint64_t at_;
-  std::uint64_t reached_ = 0;
+  std::atomic<std::uint64_t> reached_{0};
 };
 
 // Set from a signal handler (Ctrl-C); the driver stops at the next step boundary.

@@ -143,8 +143,7 @@ std::uint64_t released_state(const IntegratorConfig& c, std::uint64_t released_t
 class Releaser {
  public:
   Releaser(StepClock& clock, const PartitionedScenario& s, const PartitionedPlan& plan,
-           Deployment& deployment, Injections* injections, RunControl& control, std::uint64_t first,
-           std::uint64_t last)
+           Deployment& deployment, Injections* injections, RunControl& control)
       : clock_(clock),
         scenario_(s),
         plan_(plan),
@@ -152,17 +151,23 @@ class Releaser {
         injections_(injections),
         stop_(control) {
     for (const auto& c : plan.configs) sent_.push_back(released_state(c, clock.released()));
-    thread_ = std::thread([this, first, last] { run(first, last); });
   }
   ~Releaser() {
+    if (!thread_.joinable()) return;
     stop_.stopping = true;
     thread_.join();
   }
   Releaser(const Releaser&) = delete;
   Releaser& operator=(const Releaser&) = delete;
 
-  // What each partition may compute before the first release.
+  // What each partition may compute before the first release (before start: the thread
+  // owns the releases from then on).
   std::uint64_t initial(std::size_t p) const { return sent_[p]; }
+  // Releases steps first .. last − 1 as the clock gives them, once every partition has
+  // started with its initial release: a release never reaches a partition before its start.
+  void start(std::uint64_t first, std::uint64_t last) {
+    thread_ = std::thread([this, first, last] { run(first, last); });
+  }
 
  private:
   struct Stop final : RunControl {
@@ -327,12 +332,12 @@ RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod m
   try {
     if (clock) {
       clock->start();
-      releaser.emplace(*clock, s, plan, deployment, injections, control, recorder.horizon(),
-                       s.ticks);
+      releaser.emplace(*clock, s, plan, deployment, injections, control);
     }
     for (std::size_t p = 0; p < deployment.size(); ++p)
       deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window,
                                      releaser ? releaser->initial(p) : IntegratorPort::unreleased);
+    if (releaser) releaser->start(recorder.horizon(), s.ticks);
     while (!recorder.complete()) {
       if (control.stop_requested()) throw Interrupted();
       if (injections) injections->check_stop(recorder.horizon());
