@@ -1,6 +1,7 @@
 #pragma once
 // Plain C++ values <-> IDL values. Every value from the wire is checked by the plain core
 // that receives it (sizes, finiteness); this file only copies.
+#include <cmath>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -33,6 +34,13 @@ inline idl::OctetSeq to_octets(std::span<const std::uint8_t> bytes) {
 
 inline Bytes to_bytes(const idl::OctetSeq& seq) {
   return {seq.get_buffer(), seq.get_buffer() + seq.length()};
+}
+
+// Whether every value that arrived is a finite number (a peer's states, outputs, memory).
+inline bool all_finite(const idl::DoubleSeq& values) {
+  for (CORBA::ULong k = 0; k < values.length(); ++k)
+    if (!std::isfinite(values[k])) return false;
+  return true;
 }
 
 inline std::vector<double> to_vector(const idl::DoubleSeq& seq) {

@@ -1,10 +1,10 @@
 #include "monitor/deploy/block_processes.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "idl/block_convert.hpp"
+#include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
 #include "monitor/sync/block_stepper.hpp"
 #include "system/request_limits.hpp"
@@ -62,10 +62,7 @@ std::uint64_t CorbaBlockPort::call(const idl::BlockAdvance& request, std::uint64
   for (CORBA::ULong k = 0; k < reply->left.length(); ++k)
     if (reply->left[k] >= pendulums_ || (k > 0 && reply->left[k] <= reply->left[k - 1]))
       throw ProtocolError(name_, "left a pendulum it does not hold, or out of order");
-  const double* values = reply->states.get_buffer();
-  if (!std::all_of(values, values + reply->states.length(),
-                   [](double v) { return std::isfinite(v); }))
-    throw ModelError(name_, "sent a non-finite state");
+  if (!all_finite(reply->states)) throw ModelError(name_, "sent a non-finite state");
   // What crossed the wire: 8 bytes a double or step, 4 an index.
   bytes_ += 8 * (request.states.length() + reply->states.length() + reply->impacts.length()) +
             4 * (request.changed.length() + request.edge.length() + reply->left.length());

@@ -7,15 +7,6 @@
 #include "system/request_limits.hpp"
 
 namespace kausal {
-namespace {
-
-bool all_finite(const idl::DoubleSeq& values) {
-  for (CORBA::ULong k = 0; k < values.length(); ++k)
-    if (!std::isfinite(values[k])) return false;
-  return true;
-}
-
-}  // namespace
 
 StateSinkServant::StateSinkServant(std::shared_ptr<BatchInbox> inbox,
                                    std::map<std::string, Sender> senders)
