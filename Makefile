@@ -1,12 +1,12 @@
 # The README's two commands: `make run` (build + the main job) and `make test` (build + all tests).
+# What each costs from a fresh clone: README.md and docs/performance.md, "Build and test times".
 BUILD    ?= build
-ASAN     ?= build/asan
+SANITIZE ?= build/sanitize
 TSAN     ?= build/tsan
-FUZZ     ?= build/fuzz
 JOBS     ?= $(shell nproc)
 SCENARIO ?= scenarios/thesis.toml
 
-.PHONY: deps configure build run test asan tsan fuzz bench format clean
+.PHONY: deps build build-all run test tsan-tests check sanitize tsan bench format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -14,46 +14,59 @@ deps:
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
+# What `make run` and the README's tour use: the kausal CLI, which brings its component
+# executables (kausal-system, kausal-integrator, kausal-pendulum, kausal-block,
+# kausal-event-group), and kausal-animation (--animate, the report's pictures). No tests.
 build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target kausal kausal-animation
+
+# Everything of the release build: the above, the tests, the benchmarks and the examples.
+build-all: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
 	$(BUILD)/bin/kausal compare $(SCENARIO)
 
-# Unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (plain libraries only).
-asan: deps
-	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKAUSAL_SANITIZE=ON -DKAUSAL_UNIT_ONLY=ON
-	cmake --build $(ASAN) -j $(JOBS)
+# The unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, and the parsers'
+# libFuzzer targets, in one clang build (plain libraries only; the libraries are compiled
+# once for both). Line tables only: sanitizer reports name file and line.
+sanitize: deps
+	cmake -S . -B $(SANITIZE) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DKAUSAL_SANITIZE=ON -DKAUSAL_UNIT_ONLY=ON
+	cmake --build $(SANITIZE) -j $(JOBS)
 
-# The unit tests of threaded code again under ThreadSanitizer (plain libraries only): the
-# monitor's lanes and blocks, a block process's run-ahead thread, paced runs' releasers,
-# optimistic and partitioned runs, event groups, recorders and checkpoint writers. A data
-# race fails its test. The tests of one thread only (and the slowest block matrices, whose
-# threads the other block tests exercise alike) are left out: about 2 minutes.
+# The unit tests of threaded code again under ThreadSanitizer (plain libraries and the
+# threaded tests only, tests/CMakeLists.txt): the monitor's lanes and blocks, a block
+# process's run-ahead thread, paced runs' releasers, optimistic and partitioned runs, event
+# groups, recorders and checkpoint writers. A data race fails its test. The tests of one
+# thread only (and the slowest block matrices, whose threads the other block tests exercise
+# alike) are left out.
 TSAN_TESTS := ^(BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange)\.
 TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
 tsan: deps
-	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKAUSAL_TSAN=ON -DKAUSAL_UNIT_ONLY=ON
+	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1 -DNDEBUG' -DKAUSAL_TSAN=ON -DKAUSAL_UNIT_ONLY=ON
 	cmake --build $(TSAN) -j $(JOBS)
 
-# The scenario and deployment-file parsers, the FMU model-description reader and the
-# checkpoint reader under
-# libFuzzer (clang), ASan and UBSan: plain libraries only, in their own build directory.
-# `make test` fuzzes for a bounded time (KAUSAL_FUZZ_SECONDS, default 40 s, and
-# KAUSAL_FMU_FUZZ_SECONDS and KAUSAL_CHECKPOINT_FUZZ_SECONDS, default 20 s each).
-fuzz: deps
-	cmake -S . -B $(FUZZ) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-	  -DKAUSAL_FUZZ=ON -DKAUSAL_UNIT_ONLY=ON
-	cmake --build $(FUZZ) -j $(JOBS) --target scenario_fuzzer model_description_fuzzer checkpoint_fuzzer
+# Every build and every test, phases overlapped where the CPUs are idle, with a table of what
+# each took: scripts/test-all.sh. The fuzz targets fuzz for a bounded time
+# (KAUSAL_FUZZ_SECONDS, default 40 s, for scenario and deployment files;
+# KAUSAL_FMU_FUZZ_SECONDS and KAUSAL_CHECKPOINT_FUZZ_SECONDS, 20 s each, for
+# modelDescription.xml and checkpoint.json); tests/fuzz/ has their seeds.
+test: deps
+	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) TSAN=$(TSAN) MAKE=$(MAKE) bash scripts/test-all.sh
 
-test: build asan tsan fuzz
-	cd $(BUILD) && ctest --output-on-failure -j 2
-	cd $(ASAN) && ctest --output-on-failure -j 2
+# The threaded suites of a built `make tsan`.
+tsan-tests:
 	cd $(TSAN) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 \
 	  -R '$(TSAN_TESTS)' -E '$(TSAN_SKIP)'
-	cd $(FUZZ) && ctest --output-on-failure
 
-bench: build
+# A few minutes on a warm release build: the unit tests (ctest label `quick`). CI runs
+# `make test`, in full.
+check: build-all
+	cd $(BUILD) && ctest --output-on-failure -j 2 -L quick
+
+bench: build-all
 	bash bench/run.sh
 
 format:

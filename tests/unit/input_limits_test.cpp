@@ -179,7 +179,8 @@ TEST(InputFiles, OnlyRegularFilesOfBoundedSizeAreRead) {
       {dir / "missing.toml",
        (dir / "missing.toml").string() + ": cannot open scenario file: No such file or directory"},
   };
-  for (const auto& [file, expected] : cases) {
+  for (const auto& [path, expected] : cases) {
+    const std::filesystem::path& file = path;  // clang 14 cannot capture a structured binding
     EXPECT_EQ(error_of([&] { load_scenario(file); }), expected);
     EXPECT_EQ(error_of([&] { load_partitioned_scenario(file); }), expected);
     EXPECT_EQ(error_of([&] { is_partitioned_scenario(file); }), expected);

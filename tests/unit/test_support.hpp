@@ -60,7 +60,7 @@ inline std::filesystem::path short_thesis(const std::filesystem::path& dir,
 
 // Tests over many random scenarios check each one in the release build and every fourth
 // under the sanitizers (which look for memory errors, not for the property, and run slowly).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KAUSAL_ASAN)
 inline constexpr unsigned kRandomStride = 4;
 #else
 inline constexpr unsigned kRandomStride = 1;
