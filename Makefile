@@ -14,11 +14,13 @@ deps:
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
-# What `make run` and the README's tour use: the kausal CLI, which brings its component
+# What `make run` and the docs' commands use: the kausal CLI, which brings its component
 # executables (kausal-system, kausal-integrator, kausal-pendulum, kausal-block,
-# kausal-event-group), and kausal-animation (--animate, the report's pictures). No tests.
+# kausal-event-group), kausal-animation (--animate, the report's pictures), the FMUs of the
+# shipped FMU scenarios (build/fmus) and the example controller. No tests, no benchmarks.
 build: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target kausal kausal-animation
+	cmake --build $(BUILD) -j $(JOBS) --target kausal kausal-animation test_fmus \
+	  kausal-level-controller
 
 # Everything of the release build: the above, the tests, the benchmarks and the examples.
 build-all: deps $(BUILD)/build.ninja
