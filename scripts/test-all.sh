@@ -44,15 +44,21 @@ run_phase "release build" $make_cmd --no-print-directory build-all || {
   exit 1
 }
 
-# The sanitizer builds, one after the other, at the lowest priority.
-background_start=$(now)
+# background_build NAME: `make NAME` at the lowest priority; its exit code and wall time land
+# in $logs/NAME-build.rc and .done.
+background_build() {
+  local start rc
+  start=$(now)
+  nice -n 19 $make_cmd --no-print-directory "$1" >"$logs/$1-build.log" 2>&1
+  rc=$?
+  echo $(($(now) - start)) >"$logs/$1-build.done"
+  echo $rc >"$logs/$1-build.rc"
+}
+
+# The sanitizer builds, one after the other.
 (
-  nice -n 19 $make_cmd --no-print-directory sanitize >"$logs/sanitize-build.log" 2>&1
-  echo $? >"$logs/sanitize-build.rc"
-  echo $(($(now) - background_start)) >"$logs/sanitize-build.done"
-  nice -n 19 $make_cmd --no-print-directory tsan >"$logs/tsan-build.log" 2>&1
-  echo $? >"$logs/tsan-build.rc"
-  echo $(($(now) - background_start)) >"$logs/tsan-build.done"
+  background_build sanitize
+  background_build tsan
 ) &
 builds=$!
 

@@ -1,4 +1,4 @@
-// libFuzzer target (make fuzz; make test runs it for a bounded time under ASan + UBSan): the
+// libFuzzer target (make sanitize; make test runs it for a bounded time under ASan + UBSan): the
 // checkpoint.json reader that `kausal run --resume DIR` trusts (pendulum chains, partitioned
 // models, discrete-event cuts) on arbitrary bytes. Its checksum is checked last, so every
 // field's check is reached by edited files. Bad input must end as kausal::InputError;

@@ -1,4 +1,4 @@
-// libFuzzer target (make fuzz; make test runs it for a bounded time under ASan + UBSan): the
+// libFuzzer target (make sanitize; make test runs it for a bounded time under ASan + UBSan): the
 // FMI 2.0 modelDescription.xml reader on arbitrary bytes. An .fmu comes from the user, so bad
 // XML must end as kausal::InputError; anything else — a crash, a sanitizer report, another
 // exception, a hang — is a finding. A description that is accepted must also answer its own

@@ -1,4 +1,4 @@
-// libFuzzer target (make fuzz; make test runs it for a bounded time under ASan + UBSan): the
+// libFuzzer target (make sanitize; make test runs it for a bounded time under ASan + UBSan): the
 // scenario parsers (pendulum chains, partitioned models and discrete-event models), the deployment-file parser and
 // the injections parser (kausal run --replay) on arbitrary bytes. Bad input must end as
 // kausal::InputError, the project's own error; anything else — a crash, a sanitizer report, another
