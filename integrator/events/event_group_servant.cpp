@@ -9,21 +9,19 @@
 
 namespace kausal {
 
-using namespace des;
-
 namespace {
 
 // The checks a setup from the wire needs before a group is built from it; returns the
 // number of groups of the run.
-GroupId check_setup(const GroupSetup& s, const EventModel& model, const std::string& who) {
+des::GroupId check_setup(const des::GroupSetup& s, const des::EventModel& model, const std::string& who) {
   const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
   if (s.owner.size() != model.components())
     refuse("the placement names " + std::to_string(s.owner.size()) + " components, model " +
            s.model + " has " + std::to_string(model.components()));
-  GroupId groups = 0;
-  for (const GroupId g : s.owner) groups = std::max(groups, g + 1);
+  des::GroupId groups = 0;
+  for (const des::GroupId g : s.owner) groups = std::max(groups, g + 1);
   if (s.group >= groups) refuse("group " + std::to_string(s.group) + " runs no component");
-  const GroupSettings& g = s.settings;
+  const des::GroupSettings& g = s.settings;
   if (!(std::isfinite(g.end) && g.end > 0)) refuse("end must be a positive, finite time");
   if (!(g.window > 0)) refuse("the window must be positive");
   if (g.batch < 1 || g.gvt_interval < 1) refuse("batch and gvt_interval must be at least 1");
@@ -32,9 +30,9 @@ GroupId check_setup(const GroupSetup& s, const EventModel& model, const std::str
 
 // A continued group's cut: exactly its own components, each with the model's number of
 // values, and only events for them at or after the start.
-void check_cut(const GroupSetup& s, const EventModel& model, const std::string& who) {
+void check_cut(const des::GroupSetup& s, const des::EventModel& model, const std::string& who) {
   const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
-  const GroupSettings& g = s.settings;
+  const des::GroupSettings& g = s.settings;
   if (!(std::isfinite(g.start) && g.start >= 0 && g.start < g.end))
     refuse("the start must be a finite time from 0 to before the end");
   if (s.from.empty()) {
@@ -42,7 +40,7 @@ void check_cut(const GroupSetup& s, const EventModel& model, const std::string& 
     return;
   }
   std::vector<bool> seen(model.components(), false);
-  for (const ComponentCutPart& p : s.from) {
+  for (const des::ComponentCutPart& p : s.from) {
     if (s.owner[p.component] != s.group || seen[p.component])
       refuse("the cut names component " + std::to_string(p.component) +
              " twice or for another group");
@@ -51,7 +49,7 @@ void check_cut(const GroupSetup& s, const EventModel& model, const std::string& 
       refuse("the cut gives component " + std::to_string(p.component) + " " +
              std::to_string(p.state.values.size()) + " values");
   }
-  for (ComponentId c = 0; c < model.components(); ++c)
+  for (des::ComponentId c = 0; c < model.components(); ++c)
     if (s.owner[c] == s.group && !seen[c])
       refuse("the cut leaves out component " + std::to_string(c));
 }
@@ -68,8 +66,8 @@ EventGroupServant::~EventGroupServant() {
 
 void EventGroupServant::stop_thread(Session& session) {
   if (!session.thread.joinable()) return;
-  std::vector<GroupMessage> stop(1);
-  stop[0].kind = MessageKind::stop;
+  std::vector<des::GroupMessage> stop(1);
+  stop[0].kind = des::MessageKind::stop;
   session.exchange->deliver(stop);
   session.thread.join();
 }
@@ -87,12 +85,12 @@ void EventGroupServant::require(const Session* session, bool connected, const ch
   if (session->started) throw ProtocolError(name(), std::string(what) + " after start");
 }
 
-std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(GroupSetup s) {
-  const EventModelType* type = event_model_type(s.model);
+std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(des::GroupSetup s) {
+  const des::EventModelType* type = des::event_model_type(s.model);
   if (!type)
     throw ProtocolError(name(), "set_up: no discrete-event model is called '" + s.model + "'");
   std::map<std::string, double> values;
-  for (const EventParameter& p : type->parameters) {
+  for (const des::EventParameter& p : type->parameters) {
     const auto given = s.parameters.find(p.name);
     values[p.name] = given == s.parameters.end() ? p.default_value : given->second;
     if (const std::string problem = parameter_problem(p, values[p.name]); !problem.empty())
@@ -107,14 +105,14 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(GroupSetup 
   } catch (const InputError& e) {
     throw ModelError(name(), e.what());
   }
-  const EventModel& model = *session->model;
-  const GroupId groups = check_setup(s, model, name());
+  const des::EventModel& model = *session->model;
+  const des::GroupId groups = check_setup(s, model, name());
   check_cut(s, model, name());
   const int spins = groups <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0;
   Session* raw = session.get();
-  session->exchange = std::make_unique<PeerExchange>(
+  session->exchange = std::make_unique<des::PeerExchange>(
       s.group,
-      [this, raw](GroupId to, std::vector<GroupMessage>& batch) { send_out(*raw, to, batch); },
+      [this, raw](des::GroupId to, std::vector<des::GroupMessage>& batch) { send_out(*raw, to, batch); },
       spins);
   session->recorder = std::make_unique<EventRecorder>(model.components());
   session->group = std::make_unique<des::EventGroup>(
@@ -124,10 +122,10 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(GroupSetup 
         return true;
       });
   if (!s.from.empty()) {
-    EventCut cut;
+    des::EventCut cut;
     cut.time = s.settings.start;
     cut.states.resize(model.components());
-    for (const ComponentCutPart& p : s.from) {
+    for (const des::ComponentCutPart& p : s.from) {
       cut.states[p.component] = p.state;
       try {
         session->recorder->restore(p.component, p.digest);
@@ -150,7 +148,7 @@ void EventGroupServant::set_up(const idl::EventGroupSetup& setup) {
     const auto before = session_.load();
     if (before && !before->collected)
       throw ProtocolError(name(), "set_up twice (a new stretch follows result)");
-    GroupSetup s = from_idl(setup);
+    des::GroupSetup s = from_idl(setup);
     auto session = build(std::move(s));
     trace_.store(&session->group->activity());
     previous_ = before;
@@ -199,7 +197,7 @@ void EventGroupServant::run_group(Session& session) {
   session.running.store(false);
 }
 
-void EventGroupServant::send_out(Session& session, GroupId to, std::vector<GroupMessage>& batch) {
+void EventGroupServant::send_out(Session& session, des::GroupId to, std::vector<des::GroupMessage>& batch) {
   const idl::GroupMessageSeq wire = to_idl(batch);
   const std::string peer = "event-group-" + std::to_string(to);  // its process name
   call_peer(peer, [&] { session.peers.at(to)->deliver(wire); });
@@ -208,8 +206,8 @@ void EventGroupServant::send_out(Session& session, GroupId to, std::vector<Group
 void EventGroupServant::deliver(const idl::GroupMessageSeq& batch) {
   serve(name(), [&] {
     const auto session = current("deliver");
-    const auto groups = static_cast<GroupId>(session->peers.size());
-    std::vector<GroupMessage> messages;
+    const auto groups = static_cast<des::GroupId>(session->peers.size());
+    std::vector<des::GroupMessage> messages;
     messages.reserve(batch.length());
     for (CORBA::ULong k = 0; k < batch.length(); ++k)
       messages.push_back(
@@ -224,7 +222,7 @@ idl::EventGroupStatus* EventGroupServant::status() {
   if (!session) return out;
   out->started = session->started.load();
   out->running = session->running.load();
-  const PeerStatus s = session->exchange->status();
+  const des::PeerStatus s = session->exchange->status();
   out->finished = s.finished;
   out->idle_blocked = s.idle_blocked;
   out->has_next = s.state.next.has_value();
@@ -248,8 +246,8 @@ void EventGroupServant::permit(const idl::EventKey& key) {
 }
 
 idl::EventGroupResult* EventGroupServant::outcome_of(Session& session) {
-  GroupOutcome outcome;
-  for (const LogicalProcess& lp : session.group->components())
+  des::GroupOutcome outcome;
+  for (const des::LogicalProcess& lp : session.group->components())
     outcome.components.push_back(
         {lp.id(), session.recorder->component_digest(lp.id()), lp.figures()});
   outcome.figures = session.group->figures();
@@ -257,11 +255,11 @@ idl::EventGroupResult* EventGroupServant::outcome_of(Session& session) {
   outcome.committed_horizon = session.group->committed_horizon();
   if (!session.failure && outcome.committed_horizon >= session.setup.settings.end) {
     // Its part of the cut at its end, with what other groups sent it after it stopped.
-    EventCut cut;
+    des::EventCut cut;
     cut.states.resize(session.model->components());
     session.group->add_to_cut(cut);
     const std::vector<Sha256::Midstate> digests = session.recorder->midstates();
-    for (const LogicalProcess& lp : session.group->components())
+    for (const des::LogicalProcess& lp : session.group->components())
       outcome.cut.push_back({lp.id(), cut.states[lp.id()], digests[lp.id()]});
     outcome.pending = std::move(cut.pending);
   }

@@ -15,8 +15,6 @@
 
 namespace kausal {
 
-using namespace des;
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -38,10 +36,10 @@ class GroupProcesses {
         call_timeout_(options.call_timeout_ms + 1000),
         lost_(spec.groups, false) {
     std::vector<std::string> processes;
-    for (GroupId g = 0; g < spec.groups; ++g) processes.push_back(event_group_process(g));
+    for (des::GroupId g = 0; g < spec.groups; ++g) processes.push_back(event_group_process(g));
     set_.start_each(ComponentRole::event_group, "kausal-event-group", processes, options,
                     {"--groups", "--layout single"});
-    for (GroupId g = 0; g < spec.groups; ++g)
+    for (des::GroupId g = 0; g < spec.groups; ++g)
       refs_.push_back(narrow<idl::EventGroup>(processes[g], set_.component(g).ref));
   }
   ~GroupProcesses() { set_.shutdown(); }
@@ -51,22 +49,22 @@ class GroupProcesses {
   EventRunResult run(const EventWatch& watch, const EventCutSink& cuts) {
     return run_in_stretches(
         model_.built, spec_, watch, cuts,
-        [&](const GroupSettings& settings, const EventResumePoint* from,
+        [&](const des::GroupSettings& settings, const EventResumePoint* from,
             const EventWatch& stretch_watch) { return stretch(settings, from, stretch_watch); });
   }
 
  private:
-  Stretch stretch(const GroupSettings& settings, const EventResumePoint* from,
+  Stretch stretch(const des::GroupSettings& settings, const EventResumePoint* from,
                   const EventWatch& watch) {
     failure_ = nullptr;
     deadlocks_ = 0;
-    deadlock_watch_ = PolledDeadlockWatch();
+    deadlock_watch_ = des::PolledDeadlockWatch();
     pause_ = kPoll;
     end_ = settings.end;
     const auto begin = Clock::now();
     try {
       set_up(settings, from);
-      for (GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->start(); });
+      for (des::GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->start(); });
     } catch (const Error&) {
       // A group that fails its set-up or start: the run fails with it, the others stop.
       failure_ = std::current_exception();
@@ -82,22 +80,22 @@ class GroupProcesses {
   }
 
   template <typename F>
-  auto call(GroupId g, F&& f) -> decltype(f()) {
+  auto call(des::GroupId g, F&& f) -> decltype(f()) {
     return call_peer(set_.component(g).name, std::forward<F>(f));
   }
 
-  std::string name(GroupId g) const { return group_name(model_.built, owner_, g); }
+  std::string name(des::GroupId g) const { return group_name(model_.built, owner_, g); }
 
-  void set_up(const GroupSettings& settings, const EventResumePoint* from) {
-    GroupSetup setup{model_.name, model_.parameters, 0, owner_, settings, {}, {}};
+  void set_up(const des::GroupSettings& settings, const EventResumePoint* from) {
+    des::GroupSetup setup{model_.name, model_.parameters, 0, owner_, settings, {}, {}};
     idl::EventGroupSeq peers;
     peers.length(static_cast<CORBA::ULong>(refs_.size()));
-    for (GroupId g = 0; g < refs_.size(); ++g) {
+    for (des::GroupId g = 0; g < refs_.size(); ++g) {
       setup.group = g;
       setup.from.clear();
       setup.pending.clear();
       if (from) {
-        for (ComponentId c = 0; c < owner_.size(); ++c)
+        for (des::ComponentId c = 0; c < owner_.size(); ++c)
           if (owner_[c] == g) setup.from.push_back({c, from->cut.states[c], from->digests[c]});
         for (const des::Event& e : from->cut.pending)
           if (owner_[e.destination] == g) setup.pending.push_back(e);
@@ -106,7 +104,7 @@ class GroupProcesses {
       call(g, [&] { refs_[g]->set_up(wire); });
       peers[g] = idl::EventGroup::_duplicate(refs_[g]);
     }
-    for (GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->connect(peers); });
+    for (des::GroupId g = 0; g < refs_.size(); ++g) call(g, [&] { refs_[g]->connect(peers); });
   }
 
   // Polls the groups until every one has ended, stopping them all on the first failure.
@@ -124,7 +122,7 @@ class GroupProcesses {
       bool ended = true;
       EventProgress progress;
       progress.committed_to = end_;
-      for (GroupId g = 0; g < now.size(); ++g) {
+      for (des::GroupId g = 0; g < now.size(); ++g) {
         ended = ended && !now[g]->running;
         progress.committed_to = std::min(progress.committed_to, now[g]->committed_horizon);
         progress.groups.push_back(from_idl(now[g]->progress));
@@ -144,7 +142,7 @@ class GroupProcesses {
 
   // Every group's status; false (failure_ set) when one does not answer.
   bool look(std::vector<idl::EventGroupStatus_var>& now) {
-    for (GroupId g = 0; g < refs_.size(); ++g) {
+    for (des::GroupId g = 0; g < refs_.size(); ++g) {
       try {
         now.push_back(call(g, [&] { return refs_[g]->status(); }));
       } catch (const PeerError& e) {
@@ -156,13 +154,13 @@ class GroupProcesses {
   }
 
   // Group g does not answer: the run fails naming it, and nobody waits for it again.
-  void lose(GroupId g, const PeerError& e) {
+  void lose(des::GroupId g, const PeerError& e) {
     lost_[g] = true;
     if (!failure_)
       failure_ = std::make_exception_ptr(PeerError(e.component(), dead_reason(g, e.reason())));
   }
 
-  std::string dead_reason(GroupId g, const std::string& reason) {
+  std::string dead_reason(des::GroupId g, const std::string& reason) {
     const LaunchedComponent& c = set_.component(g);
     std::string why = name(g) + " does not answer (" + reason + ")";
     if (c.process && !c.process->running()) why += "; its process " + c.process->status();
@@ -172,8 +170,8 @@ class GroupProcesses {
 
   // Deadlock (conservative): PolledDeadlockWatch over the groups' status.
   void watch_deadlock(const std::vector<idl::EventGroupStatus_var>& now) {
-    std::vector<PeerStatus> seen(now.size());
-    for (GroupId g = 0; g < now.size(); ++g) {
+    std::vector<des::PeerStatus> seen(now.size());
+    for (des::GroupId g = 0; g < now.size(); ++g) {
       const idl::EventGroupStatus& s = now[g];
       seen[g].finished = s.finished || !s.running;
       seen[g].idle_blocked = s.idle_blocked;
@@ -183,20 +181,20 @@ class GroupProcesses {
       seen[g].sent = s.sent;
       seen[g].taken = s.taken;
     }
-    std::vector<WatchedGroup> groups;
-    const DeadlockVerdict verdict = deadlock_watch_.look(seen, groups);
-    if (verdict.kind == DeadlockVerdict::Kind::all_done) {
-      GroupMessage end;
-      end.kind = MessageKind::lower_bound;
+    std::vector<des::WatchedGroup> groups;
+    const des::DeadlockVerdict verdict = deadlock_watch_.look(seen, groups);
+    if (verdict.kind == des::DeadlockVerdict::Kind::all_done) {
+      des::GroupMessage end;
+      end.kind = des::MessageKind::lower_bound;
       end.time = std::numeric_limits<double>::infinity();
-      for (GroupId g = 0; g < groups.size(); ++g)
+      for (des::GroupId g = 0; g < groups.size(); ++g)
         if (!groups[g].finished) send(g, end);
       return;
     }
-    if (verdict.kind != DeadlockVerdict::Kind::deadlock) return;
+    if (verdict.kind != des::DeadlockVerdict::Kind::deadlock) return;
     ++deadlocks_;
-    const GroupId first = verdict.first;
-    if (spec_.deadlock == DeadlockPolicy::recover) {
+    const des::GroupId first = verdict.first;
+    if (spec_.deadlock == des::DeadlockPolicy::recover) {
       const idl::EventKey key = to_idl(*groups[first].state.next);
       try {
         call(first, [&] { refs_[first]->permit(key); });
@@ -208,11 +206,11 @@ class GroupProcesses {
       return;
     }
     failure_ = std::make_exception_ptr(
-        SimulationError(describe_deadlock(groups, first, [&](GroupId g) { return name(g); })));
+        SimulationError(describe_deadlock(groups, first, [&](des::GroupId g) { return name(g); })));
     stop_all();
   }
 
-  void send(GroupId g, const GroupMessage& message) {
+  void send(des::GroupId g, const des::GroupMessage& message) {
     if (lost_[g]) return;
     idl::GroupMessageSeq batch;
     batch.length(1);
@@ -226,13 +224,13 @@ class GroupProcesses {
 
   // Tells every group to stop and waits (up to a call timeout) for their threads to end.
   void stop_all() {
-    GroupMessage stop;
-    stop.kind = MessageKind::stop;
-    for (GroupId g = 0; g < refs_.size(); ++g) send(g, stop);
+    des::GroupMessage stop;
+    stop.kind = des::MessageKind::stop;
+    for (des::GroupId g = 0; g < refs_.size(); ++g) send(g, stop);
     const auto deadline = Clock::now() + call_timeout_;
     while (Clock::now() < deadline) {
       bool ended = true;
-      for (GroupId g = 0; g < refs_.size(); ++g) {
+      for (des::GroupId g = 0; g < refs_.size(); ++g) {
         if (lost_[g]) continue;
         try {
           idl::EventGroupStatus_var s = call(g, [&] { return refs_[g]->status(); });
@@ -249,7 +247,7 @@ class GroupProcesses {
   // What every group committed in the stretch, and the cut at its end when every group
   // reached it. A group that cannot answer any more (dead, hung) leaves its components out:
   // the run is failed already, and committed_to covers only what is known.
-  Stretch collect(const GroupSettings& settings) {
+  Stretch collect(const des::GroupSettings& settings) {
     Stretch out;
     EventRunResult& result = out.figures;
     result.failure = failure_;
@@ -257,28 +255,28 @@ class GroupProcesses {
     result.committed_to = settings.end;
     const std::size_t n = model_.built.components();
     std::vector<std::string> digests(n);
-    result.components.assign(n, ComponentFigures{});
+    result.components.assign(n, des::ComponentFigures{});
     EventResumePoint cut;
     cut.cut.time = settings.end;
     cut.cut.states.resize(n);
     cut.digests.resize(n);
     std::size_t parts = 0;
     bool complete = true;
-    for (GroupId g = 0; g < refs_.size(); ++g) {
+    for (des::GroupId g = 0; g < refs_.size(); ++g) {
       const LaunchedComponent& c = set_.component(g);
       result.places.push_back({c.host, c.pid, c.node});
       try {
         if (lost_[g]) throw PeerError(set_.component(g).name, "lost");
         idl::EventGroupResult_var wire = call(g, [&] { return refs_[g]->result(); });
         const std::string& who = set_.component(g).name;
-        const GroupOutcome outcome = from_idl(wire.in(), n, who);
-        for (const ComponentOutcome& part : outcome.components) {
+        const des::GroupOutcome outcome = from_idl(wire.in(), n, who);
+        for (const des::ComponentOutcome& part : outcome.components) {
           if (part.component >= n || owner_[part.component] != g)
             throw ProtocolError(who, "a result for component " + std::to_string(part.component));
           digests[part.component] = part.digest;
           result.components[part.component] = part.figures;
         }
-        for (const ComponentCutPart& part : outcome.cut) {
+        for (const des::ComponentCutPart& part : outcome.cut) {
           if (owner_[part.component] != g)
             throw ProtocolError(who, "a cut of component " + std::to_string(part.component));
           cut.cut.states[part.component] = part.state;
@@ -317,7 +315,7 @@ class GroupProcesses {
     if (!complete || result.failure || parts != n) return out;
     std::sort(cut.cut.pending.begin(), cut.cut.pending.end(),
               [](const des::Event& a, const des::Event& b) { return a.key < b.key; });
-    for (ComponentId c = 0; c < n; ++c) cut.cut.committed.push_back(result.components[c].committed);
+    for (des::ComponentId c = 0; c < n; ++c) cut.cut.committed.push_back(result.components[c].committed);
     out.cut = std::move(cut);
     return out;
   }
@@ -325,20 +323,20 @@ class GroupProcesses {
   const EventModelSource& model_;
   const EventRunSpec& spec_;
   ComponentSet set_;
-  std::vector<GroupId> owner_;
+  std::vector<des::GroupId> owner_;
   std::chrono::milliseconds call_timeout_;
   std::vector<bool> lost_;  // by group: did not answer once, never asked again
   std::vector<idl::EventGroup_var> refs_;
   std::exception_ptr failure_;
   std::uint64_t deadlocks_ = 0;
-  PolledDeadlockWatch deadlock_watch_;
+  des::PolledDeadlockWatch deadlock_watch_;
   std::chrono::microseconds pause_ = kPoll;
   double end_ = 0;  // of the stretch under way
 };
 
 }  // namespace
 
-std::string event_group_process(GroupId g) {
+std::string event_group_process(des::GroupId g) {
   return "event-group-" + std::to_string(g);
 }
 

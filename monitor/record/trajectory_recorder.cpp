@@ -16,11 +16,11 @@ namespace {
 // About 1 MiB of states per block: handing a block over wakes the writers (futex calls on
 // three threads), so in a fast run it must be rare. A slow run hands a block over once it
 // has waited kBlockWait, so that trajectory.csv and the digest keep up with it. At most
-// kMaxBlocks blocks are in flight: the committing thread waits rather than letting memory
+// kBlocksInFlight blocks are in flight: the committing thread waits rather than letting memory
 // grow past about 4 MiB.
 constexpr std::size_t kBlockStates = 65536;
 constexpr std::chrono::milliseconds kBlockWait(100);
-constexpr std::size_t kMaxBlocks = 4;
+constexpr std::size_t kBlocksInFlight = 4;
 
 }  // namespace
 
@@ -94,7 +94,7 @@ TrajectoryRecorder::~TrajectoryRecorder() {
 
 void TrajectoryRecorder::start_writers() {
   writer_count_ = csv_.is_open() ? 2 : 1;
-  for (std::size_t k = 0; k < kMaxBlocks; ++k) {
+  for (std::size_t k = 0; k < kBlocksInFlight; ++k) {
     blocks_.push_back(std::make_unique<Block>());
     spare_.push_back(blocks_.back().get());
   }

@@ -13,9 +13,7 @@
 
 namespace kausal {
 
-using namespace des;
-
-void check_event_run(const EventModel& model, const EventRunSpec& spec) {
+void check_event_run(const des::EventModel& model, const EventRunSpec& spec) {
   if (model.components() == 0) throw InputError(model.name() + ": the model has no components");
   if (!(std::isfinite(spec.end) && spec.end > 0))
     throw InputError("end: must be a positive, finite time");
@@ -28,10 +26,10 @@ void check_event_run(const EventModel& model, const EventRunSpec& spec) {
   if (spec.gvt_interval < 1) throw InputError("gvt_interval: must be at least 1");
 }
 
-GroupSettings group_settings(const EventModel& model, const EventRunSpec& spec) {
-  GroupSettings settings;
+des::GroupSettings group_settings(const des::EventModel& model, const EventRunSpec& spec) {
+  des::GroupSettings settings;
   settings.sync =
-      spec.method == SyncMethod::optimistic ? GroupSync::optimistic : GroupSync::conservative;
+      spec.method == SyncMethod::optimistic ? des::GroupSync::optimistic : des::GroupSync::conservative;
   settings.end = spec.end;
   settings.window = spec.window ? *spec.window : default_window(model);
   settings.saving = spec.saving;
@@ -41,9 +39,9 @@ GroupSettings group_settings(const EventModel& model, const EventRunSpec& spec) 
   return settings;
 }
 
-std::string group_name(const EventModel& model, const std::vector<GroupId>& owner, GroupId g) {
-  std::vector<ComponentId> members;
-  for (ComponentId c = 0; c < owner.size(); ++c)
+std::string group_name(const des::EventModel& model, const std::vector<des::GroupId>& owner, des::GroupId g) {
+  std::vector<des::ComponentId> members;
+  for (des::ComponentId c = 0; c < owner.size(); ++c)
     if (owner[c] == g) members.push_back(c);
   if (members.empty()) return "group-" + std::to_string(g);
   if (members.size() == 1) return model.component_name(members.front());
@@ -51,26 +49,26 @@ std::string group_name(const EventModel& model, const std::vector<GroupId>& owne
          model.component_name(members.back()) + ")";
 }
 
-std::vector<GroupId> contiguous_groups(std::size_t components, std::uint32_t groups) {
-  std::vector<GroupId> owner(components);
+std::vector<des::GroupId> contiguous_groups(std::size_t components, std::uint32_t groups) {
+  std::vector<des::GroupId> owner(components);
   const std::size_t base = components / groups, larger = components % groups;
   std::size_t c = 0;
-  for (GroupId g = 0; g < groups; ++g)
+  for (des::GroupId g = 0; g < groups; ++g)
     for (std::size_t n = 0; n < base + (g < larger ? 1 : 0); ++n) owner[c++] = g;
   return owner;
 }
 
-double default_window(const EventModel& model) {
+double default_window(const des::EventModel& model) {
   double smallest = std::numeric_limits<double>::infinity();
-  const auto n = static_cast<ComponentId>(model.components());
-  for (ComponentId i = 0; i < n; ++i)
-    for (ComponentId j = 0; j < n; ++j)
+  const auto n = static_cast<des::ComponentId>(model.components());
+  for (des::ComponentId i = 0; i < n; ++i)
+    for (des::ComponentId j = 0; j < n; ++j)
       if (const auto l = model.lookahead(i, j); l && *l > 0) smallest = std::min(smallest, *l);
   return 4 * smallest;
 }
 
 des::ComponentFigures EventRunResult::total() const {
-  ComponentFigures sum;
+  des::ComponentFigures sum;
   for (const auto& c : components) sum += c;
   return sum;
 }
@@ -97,8 +95,8 @@ void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
   for (std::size_t c = 0; c < stretch.components.size(); ++c)
     total.components[c] += stretch.components[c];
   for (std::size_t g = 0; g < stretch.groups.size(); ++g) {
-    const GroupFigures& f = stretch.groups[g];
-    GroupFigures& sum = total.groups[g];
+    const des::GroupFigures& f = stretch.groups[g];
+    des::GroupFigures& sum = total.groups[g];
     sum.messages += f.messages;
     sum.null_messages += f.null_messages;
     sum.batches += f.batches;
@@ -123,14 +121,14 @@ void add_stretch(EventRunResult& total, const EventRunResult& stretch) {
 }
 
 // What a finished stretch did, per group (its groups hold contiguous blocks).
-std::vector<GroupProgress> progress_of(const EventRunResult& stretch, double reached) {
-  std::vector<GroupProgress> groups(stretch.groups.size());
+std::vector<des::GroupProgress> progress_of(const EventRunResult& stretch, double reached) {
+  std::vector<des::GroupProgress> groups(stretch.groups.size());
   if (groups.empty()) return groups;  // a stretch that failed before it had figures
   const auto owner = contiguous_groups(stretch.components.size(),
                                        static_cast<std::uint32_t>(stretch.groups.size()));
-  for (ComponentId c = 0; c < stretch.components.size(); ++c)
+  for (des::ComponentId c = 0; c < stretch.components.size(); ++c)
     groups[owner[c]].events += stretch.components[c];
-  for (GroupId g = 0; g < groups.size(); ++g) {
+  for (des::GroupId g = 0; g < groups.size(); ++g) {
     groups[g].clock = groups[g].committed_to = reached;
     groups[g].null_messages = stretch.groups[g].null_messages;
     groups[g].messages = stretch.groups[g].messages;
@@ -140,7 +138,7 @@ std::vector<GroupProgress> progress_of(const EventRunResult& stretch, double rea
 
 // The first group's watch over the whole stretch: every progress_period, the progress
 // every group has published.
-std::function<bool(double)> watch_members(const std::vector<std::unique_ptr<EventGroup>>& members,
+std::function<bool(double)> watch_members(const std::vector<std::unique_ptr<des::EventGroup>>& members,
                                           const EventWatch& watch) {
   if (!watch) return {};
   constexpr auto period =
@@ -160,26 +158,26 @@ std::function<bool(double)> watch_members(const std::vector<std::unique_ptr<Even
 }
 
 // The groups of one stretch on threads of this process, exchanging through mailboxes.
-Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
-                         const std::vector<GroupId>& owner, const GroupSettings& settings,
+Stretch run_stretch_here(const des::EventModel& model, const EventRunSpec& spec,
+                         const std::vector<des::GroupId>& owner, const des::GroupSettings& settings,
                          const EventResumePoint* from, const EventWatch& watch) {
   const auto groups = static_cast<std::uint32_t>(*std::max_element(owner.begin(), owner.end()) + 1);
   EventRecorder recorder(model.components());
   if (from) recorder.restore(from->digests);
-  MailboxExchange exchange(groups, spec.deadlock,
-                           [&](GroupId g) { return group_name(model, owner, g); });
-  GroupTransport* transport =
-      groups > 1 || settings.sync == GroupSync::optimistic ? &exchange : nullptr;
-  std::vector<std::unique_ptr<EventGroup>> members;
-  for (GroupId g = 0; g < groups; ++g) {
-    members.push_back(std::make_unique<EventGroup>(
+  des::MailboxExchange exchange(groups, spec.deadlock,
+                           [&](des::GroupId g) { return group_name(model, owner, g); });
+  des::GroupTransport* transport =
+      groups > 1 || settings.sync == des::GroupSync::optimistic ? &exchange : nullptr;
+  std::vector<std::unique_ptr<des::EventGroup>> members;
+  for (des::GroupId g = 0; g < groups; ++g) {
+    members.push_back(std::make_unique<des::EventGroup>(
         model, g, owner, settings, transport, recorder,
         g == 0 ? watch_members(members, watch) : std::function<bool(double)>{}));
     if (from) members.back()->continue_from(from->cut);
   }
   std::vector<std::exception_ptr> errors(groups);
   std::vector<double> wall(groups, 0.0);
-  const auto run_group = [&](GroupId g) {
+  const auto run_group = [&](des::GroupId g) {
     const auto begin = std::chrono::steady_clock::now();
     try {
       members[g]->run();
@@ -193,25 +191,25 @@ Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
     run_group(0);
   } else {
     std::vector<std::jthread> threads;
-    for (GroupId g = 0; g < groups; ++g) threads.emplace_back(run_group, g);
+    for (des::GroupId g = 0; g < groups; ++g) threads.emplace_back(run_group, g);
   }
   Stretch out;
   EventRunResult& f = out.figures;
   f.components.resize(model.components());
-  for (GroupId g = 0; g < groups; ++g) {
+  for (des::GroupId g = 0; g < groups; ++g) {
     f.groups.push_back(members[g]->figures());
     f.groups.back().wall_seconds = wall[g];
     const ActivityTrace& activity = members[g]->activity();
     f.activity.push_back(activity.page(0, ActivityTrace::default_capacity));
     f.dropped_spans.push_back(activity.dropped());
-    for (const LogicalProcess& lp : members[g]->components()) f.components[lp.id()] = lp.figures();
+    for (const des::LogicalProcess& lp : members[g]->components()) f.components[lp.id()] = lp.figures();
   }
   f.deadlocks = exchange.deadlocks();
   for (const auto& error : errors)
     if (error && !f.failure) f.failure = error;
   if (const auto failure = exchange.failure(); failure && !f.failure)
     f.failure = std::make_exception_ptr(SimulationError(*failure));
-  EventCut cut;
+  des::EventCut cut;
   cut.time = settings.end;
   cut.states.resize(model.components());
   if (!f.failure) {
@@ -229,8 +227,8 @@ Stretch run_stretch_here(const EventModel& model, const EventRunSpec& spec,
     return out;
   }
   std::sort(cut.pending.begin(), cut.pending.end(),
-            [](const Event& a, const Event& b) { return a.key < b.key; });
-  for (ComponentId c = 0; c < model.components(); ++c)
+            [](const des::Event& a, const des::Event& b) { return a.key < b.key; });
+  for (des::ComponentId c = 0; c < model.components(); ++c)
     cut.committed.push_back(f.components[c].committed);
   out.cut = EventResumePoint{std::move(cut), recorder.midstates()};
   return out;
@@ -257,7 +255,7 @@ std::string digest_of(const std::vector<Sha256::Midstate>& digests) {
 
 }  // namespace
 
-EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spec,
+EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec& spec,
                                 const EventWatch& watch, const EventCutSink& cuts,
                                 const StretchRunner& stretch) {
   EventRunResult result;
@@ -269,16 +267,16 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
   // shortest, to measure how fast the run goes.
   const double floor = (spec.end - start) / 1000;
   double length = spec.cut_seconds > 0 ? floor : spec.end - start;
-  GroupSettings settings = group_settings(model, spec);
+  des::GroupSettings settings = group_settings(model, spec);
   const auto begin = std::chrono::steady_clock::now();
   result.committed_to = start;
   if (at) result.digest = digest_of(at->digests);
   // What the stretches before the current one did, per group.
-  std::vector<GroupProgress> done_before;
+  std::vector<des::GroupProgress> done_before;
   const auto whole_run = [&](const EventProgress& stretch_progress) {
     EventProgress p = stretch_progress;
     for (std::size_t g = 0; g < std::min(p.groups.size(), done_before.size()); ++g) {
-      GroupProgress sum = done_before[g];
+      des::GroupProgress sum = done_before[g];
       sum += p.groups[g];
       p.groups[g] = sum;
     }
@@ -305,7 +303,7 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
       break;
     }
     if (at)
-      for (ComponentId c = 0; c < model.components(); ++c)
+      for (des::ComponentId c = 0; c < model.components(); ++c)
         done.cut->cut.committed[c] += at->cut.committed[c];
     at.emplace(std::move(*done.cut));
     result.committed_to = at->cut.time;
@@ -330,13 +328,13 @@ EventRunResult run_in_stretches(const EventModel& model, const EventRunSpec& spe
   return result;
 }
 
-EventRunResult run_events(const EventModel& model, const EventRunSpec& spec,
+EventRunResult run_events(const des::EventModel& model, const EventRunSpec& spec,
                           const EventWatch& watch, const EventCutSink& cuts) {
   check_event_run(model, spec);
   const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
-  const std::vector<GroupId> owner = contiguous_groups(model.components(), groups);
+  const std::vector<des::GroupId> owner = contiguous_groups(model.components(), groups);
   return run_in_stretches(model, spec, watch, cuts,
-                          [&](const GroupSettings& settings, const EventResumePoint* from,
+                          [&](const des::GroupSettings& settings, const EventResumePoint* from,
                               const EventWatch& stretch_watch) {
                             return run_stretch_here(model, spec, owner, settings, from,
                                                     stretch_watch);

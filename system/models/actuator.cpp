@@ -7,11 +7,6 @@
 
 namespace kausal {
 
-namespace {
-enum State { spool, spool_velocity };
-enum Input { command };
-}  // namespace
-
 const Signature& Actuator::signature() const {
   static const Signature signature{{"spool", "spool_velocity"}, {"command"}, {"spool"}};
   return signature;

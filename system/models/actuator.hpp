@@ -29,6 +29,9 @@ class Actuator final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { spool, spool_velocity };
+  enum Input { command };
   double omega_v_, zeta_, xs0_;
   std::uint64_t calc_work_;
 };

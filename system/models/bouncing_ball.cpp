@@ -7,10 +7,6 @@
 
 namespace kausal {
 
-namespace {
-enum State { height, vel };
-}
-
 const Signature& BouncingBall::signature() const {
   static const Signature signature{{"h", "v"}, {}, {"h", "v"}};
   return signature;

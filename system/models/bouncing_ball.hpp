@@ -21,6 +21,8 @@ class BouncingBall final : public Model {
   void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { height, vel };
   double g_, e_, h0_;
 };
 

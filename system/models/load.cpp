@@ -9,8 +9,6 @@ namespace kausal {
 
 namespace {
 
-enum State { p1, p2, position, velocity, integral };
-enum Input { spool };
 constexpr double pa_per_bar = 1e5;
 
 // The smoothed signed root ρ(Δp) = Δp (Δp² + δ²)^(−1/4) and its derivative.
@@ -31,7 +29,7 @@ double neg_part(double xs, double eps) {
   return 0.5 * (-xs + std::sqrt(xs * xs + eps * eps));
 }
 
-std::unique_ptr<Model> make(const ParameterValues& v) {
+std::unique_ptr<Model> make_load(const ParameterValues& v) {
   LoadParams p{v["beta"],       v["ps"],
                v["pt"],         v["area"],
                v["v0"],         v["mass"],
@@ -147,7 +145,7 @@ void register_load(ModelRegistry& registry) {
         {"p2_0", 92.5, "initial pressure in chamber 2, bar"},
         {"x0", 0.0, "initial piston position from mid stroke, m"},
         {"calc_work", 0.0, "artificial work units per derivative evaluation", 0, 1e12, true}},
-       make});
+       make_load});
 }
 
 }  // namespace kausal

@@ -51,6 +51,9 @@ class Load final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { p1, p2, position, velocity, integral };
+  enum Input { spool };
   struct Flows {
     double open_p, open_n, q1, q2, v1, v2;
   };

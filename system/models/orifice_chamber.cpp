@@ -4,10 +4,6 @@
 
 namespace kausal {
 
-namespace {
-enum Input { p_up, p_down };
-}
-
 const Signature& OrificeChamber::signature() const {
   static const Signature signature{{"p"}, {"p_up", "p_down"}, {"p"}};
   return signature;

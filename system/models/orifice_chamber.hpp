@@ -20,6 +20,8 @@ class OrificeChamber final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum Input { p_up, p_down };
   double g_up_, g_down_, p0_;
 };
 

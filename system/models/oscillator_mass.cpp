@@ -4,11 +4,6 @@
 
 namespace kausal {
 
-namespace {
-enum State { pos, vel };
-enum Input { x_other, v_other };
-}  // namespace
-
 const Signature& OscillatorMass::signature() const {
   static const Signature signature{{"x", "v"}, {"x_other", "v_other"}, {"x", "v"}};
   return signature;

@@ -25,6 +25,9 @@ class OscillatorMass final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { pos, vel };
+  enum Input { x_other, v_other };
   OscillatorMassParams p_;
 };
 

@@ -7,11 +7,6 @@
 
 namespace kausal {
 
-namespace {
-enum State { integral, command };
-enum Input { measurement };
-}  // namespace
-
 const Signature& SampledPi::signature() const {
   static const Signature signature{{"integral", "command"}, {"measurement"}, {"command"}};
   return signature;

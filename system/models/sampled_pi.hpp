@@ -36,6 +36,9 @@ class SampledPi final : public Model {
   void step(double t, double h, VectorView u, VectorOut x) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { integral, command };
+  enum Input { measurement };
   double clamp(double command) const;
   SampledPiParams p_;
 };

@@ -8,9 +8,6 @@ namespace kausal {
 
 namespace {
 
-enum State { delta, omega, eq };
-enum Input { pm };
-
 MachineCoefficients coefficients_of(const ParameterValues& v) {
   const double xd = v["xd"] + v["xe"];
   const double xq = v["xq"] + v["xe"];
@@ -28,7 +25,7 @@ MachineCoefficients coefficients_of(const ParameterValues& v) {
           inv_m};
 }
 
-std::unique_ptr<Model> make(const ParameterValues& v) {
+std::unique_ptr<Model> make_synchronous_machine(const ParameterValues& v) {
   if (!(v["xd_transient"] < v["xd"]))
     throw InvalidParameters("parameter 'xd_transient' must be < xd");
   return std::make_unique<SynchronousMachine>(coefficients_of(v), v["efd"],
@@ -82,7 +79,7 @@ void register_synchronous_machine(ModelRegistry& registry) {
         {"delta0", 1.22357732, "initial rotor angle against the bus, rad"},
         {"omega0", 0.0, "initial speed deviation, electrical rad/s"},
         {"eq0", 0.881636624, "initial transient q-axis voltage e'q, pu"}},
-       make});
+       make_synchronous_machine});
 }
 
 }  // namespace kausal

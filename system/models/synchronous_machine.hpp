@@ -47,6 +47,9 @@ class SynchronousMachine final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { delta, omega, eq };
+  enum Input { pm };
   MachineCoefficients c_;
   double efd_;
   Vector x0_;

@@ -8,10 +8,7 @@ namespace kausal {
 
 namespace {
 
-enum State { valve, power };
-enum Input { omega };
-
-std::unique_ptr<Model> make(const ParameterValues& v) {
+std::unique_ptr<Model> make_turbine(const ParameterValues& v) {
   const double tg = v["TG"];
   const double tch = v["TCH"];
   const double omega_s = 2 * M_PI * v["f"];
@@ -55,7 +52,7 @@ void register_turbine(ModelRegistry& registry) {
                  {"ramp_time", 3.0, "duration of the load change, s (0: a step)", 0},
                  {"valve0", 0.8, "initial valve position, pu"},
                  {"power0", 0.8, "initial mechanical power, pu"}},
-                make});
+                make_turbine});
 }
 
 }  // namespace kausal

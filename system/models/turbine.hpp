@@ -33,6 +33,9 @@ class Turbine final : public Model {
   double load_reference(double t) const { return load_(t); }
 
  private:
+  // Indices into the state vector x and the input vector u.
+  enum State { valve, power };
+  enum Input { omega };
   TurbineCoefficients k_;
   Ramp load_;
   Vector x0_;

@@ -6,10 +6,6 @@
 namespace kausal::testing {
 namespace {
 
-std::string scenario(const std::string& name) {
-  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
-}
-
 std::size_t csv_rows(const fs::path& csv) {
   std::ifstream in(csv);
   std::size_t rows = 0;

@@ -9,8 +9,6 @@
 namespace kausal::testing {
 namespace {
 
-const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
-
 TEST(CosimulationCli, CompareWithAReferenceGivesEveryMethodsGlobalErrorAndTheMastersFigures) {
   TempDir dir;
   const fs::path out = dir / "cmp";

@@ -171,8 +171,9 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   // "blocks:3" is the layout "blocks" with 3 blocks (and "block-processes:2" likewise).
   const auto colon = cell.layout.find(':');
   EXPECT_EQ(summary["layout"], cell.layout.substr(0, colon));
-  if (colon != std::string::npos)
+  if (colon != std::string::npos) {
     EXPECT_EQ(summary["blocks"], std::stoi(cell.layout.substr(colon + 1)));
+  }
   EXPECT_EQ(summary["trajectory_sha256"], cell.pinned.sha256)
       << cell.name << " differs from the digest pinned for " << cell.pinned.file << " ("
       << cell.pinned.command << ")";

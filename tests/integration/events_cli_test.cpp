@@ -8,10 +8,6 @@
 namespace kausal::testing {
 namespace {
 
-const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
-
-void write_file(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
-
 std::string phold_text(const std::string& events, const std::string& parameters) {
   return "name = \"t\"\n[events]\nmodel = \"phold\"\nend = 40.0\n" + events +
          "\n[parameters]\ncomponents = 8\npopulation = 2\nremote = 0.5\n" + parameters + "\n";

@@ -18,30 +18,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
-
-void write_file(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
-
-nlohmann::json run_ok(const std::vector<std::string>& args, const fs::path& dir,
-                      const fs::path& out) {
-  std::vector<std::string> all = args;
-  all.insert(all.end(), {"--out", out.string()});
-  std::string err;
-  EXPECT_EQ(run_kausal(all, dir, &err, 120s), 0) << err;
-  return read_json(out / "summary.json");
-}
-
 TEST(EventsProcess, EveryShippedScenarioCommitsTheSequentialDigestInProcesses) {
   TempDir dir;
   for (const char* name : {"phold", "queueing-network", "three-components",
                            "phold-zero-lookahead"}) {
     const std::string file = (kScenarios / (std::string(name) + ".toml")).string();
     const auto reference =
-        run_ok({"run", file, "--method", "sequential"}, dir.path(), dir / name / "seq");
+        run_ok(file, {"--method", "sequential"}, dir / name / "seq", dir).summary;
     const std::string digest = reference["trajectory_sha256"];
     for (const char* method : {"conservative", "optimistic"}) {
-      const auto s = run_ok({"run", file, "--method", method, "--layout", "process"}, dir.path(),
-                            dir / name / method);
+      const auto s = run_ok(file, {"--method", method, "--layout", "process"}, dir / name / method, dir)
+                         .summary;
       EXPECT_EQ(s["trajectory_sha256"], digest) << name << " " << method;
       EXPECT_EQ(s["layout"], "process");
       EXPECT_EQ(s["events"]["committed"], reference["events"]["committed"]) << name << method;

@@ -62,10 +62,6 @@ void expect_committed_prefix_on_disk(const fs::path& out, const std::string& sta
   EXPECT_GT(t_last, t_committed - 0.01 - 1e-9);  // output_interval of thesis.toml
 }
 
-void expect_all_gone(const std::vector<pid_t>& pids) {
-  for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << "process " << pid << " left behind";
-}
-
 // Kills `victim` with `signal` and expects the run to end with exit 3 within 10 s, naming
 // every lost component, with its committed prefix on disk and no child left.
 void expect_exit_3_after(LongRun& run, pid_t victim, int signal,
@@ -143,8 +139,9 @@ void fail_block_process_and_expect_exit_3(const std::string& method, std::vector
   const auto victim = run.kausal->component_pid("block-2");
   ASSERT_TRUE(victim);
   expect_exit_3_after(run, *victim, signal, {"block-2"}, 3);
-  if (signal == SIGKILL)
+  if (signal == SIGKILL) {
     EXPECT_NE(run.kausal->err().find("killed by signal 9"), std::string::npos) << run.kausal->err();
+  }
 }
 
 TEST(Failure, KilledBlockProcessEndsEveryMethodWithExitThreeNamingIt) {

@@ -4,10 +4,12 @@
 // the processes they started found through /proc. Every process a test starts is ended by
 // PID when the test leaves, whatever happened.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -216,10 +218,57 @@ inline int run_kausal(const std::vector<std::string>& args, const fs::path& dir,
   return code.value_or(-1);
 }
 
+// The shipped scenarios, and one of them by name.
+inline const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
+inline std::string scenario(const std::string& name) { return (kScenarios / name).string(); }
+
+inline void write_file(const fs::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+}
+
+inline void expect_all_gone(const std::vector<pid_t>& pids) {
+  for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << "process " << pid << " left behind";
+}
+
+// What a finished `kausal run` left: its summary.json, its PID and what it printed.
+struct Finished {
+  nlohmann::json summary;
+  pid_t kausal_pid = -1;
+  std::string text;
+};
+
+// `kausal run SCENARIO --out OUT METHOD...` in `dir`: expects exit 0 within 120 s and no
+// child process left behind.
+inline Finished run_ok(const fs::path& scenario, const std::vector<std::string>& method,
+                       const fs::path& out, const TempDir& dir,
+                       const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> args = {"run", scenario.string(), "--out", out.string()};
+  args.insert(args.end(), method.begin(), method.end());
+  KausalProcess p(args, dir.path(), env);
+  const auto code = p.wait(std::chrono::seconds(120));
+  EXPECT_EQ(code, 0) << p.err();
+  if (code != 0) return {};
+  EXPECT_TRUE(children_of(p.pid()).empty());
+  return {read_json(out / "summary.json"), p.pid(), p.out()};
+}
+
+// `kausal ARGS` in `dir`, ARGS naming --out: expects exit 0 within 120 s and returns the
+// summary.json it wrote.
+inline nlohmann::json run_summary(const std::vector<std::string>& args, const fs::path& dir) {
+  std::string err;
+  EXPECT_EQ(run_kausal(args, dir, &err, std::chrono::seconds(120)), 0) << err;
+  const auto at = std::find(args.begin(), args.end(), "--out");
+  if (at == args.end() || at + 1 == args.end()) {
+    ADD_FAILURE() << "run_summary: the arguments name no --out";
+    return {};
+  }
+  return read_json(fs::path(*(at + 1)) / "summary.json");
+}
+
 // A shipped scenario with some top-level TOML lines replaced (e.g. a longer duration).
 inline fs::path scenario_variant(const std::string& shipped, const fs::path& dir,
                                  const std::map<std::string, std::string>& replace) {
-  std::string text = read_file(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + shipped);
+  std::string text = read_file(kScenarios / shipped);
   for (const auto& [from, to] : replace) {
     const auto at = text.find(from);
     if (at != std::string::npos) text.replace(at, from.size(), to);

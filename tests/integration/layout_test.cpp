@@ -16,24 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Finished {
-  nlohmann::json summary;
-  pid_t kausal_pid = -1;
-  std::string text;  // what kausal printed
-};
-
-Finished run_ok(const fs::path& scenario, const std::vector<std::string>& method,
-                const fs::path& out, const TempDir& dir) {
-  std::vector<std::string> args = {"run", scenario.string(), "--out", out.string()};
-  args.insert(args.end(), method.begin(), method.end());
-  KausalProcess p(args, dir.path());
-  const auto code = p.wait(120s);
-  EXPECT_EQ(code, 0) << p.err();
-  if (code != 0) return {};
-  EXPECT_TRUE(children_of(p.pid()).empty());
-  return {read_json(out / "summary.json"), p.pid(), p.out()};
-}
-
 // Every component under its own name, in the process the layout puts it in.
 void expect_placed(const Finished& r, const std::string& layout, std::size_t n,
                    const std::string& label) {

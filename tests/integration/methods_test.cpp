@@ -12,20 +12,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-nlohmann::json run_ok(const fs::path& scenario, const std::vector<std::string>& method,
-                      const fs::path& out, const TempDir& dir,
-                      const std::map<std::string, std::string>& env = {}) {
-  std::vector<std::string> args = {"run", scenario.string(), "--out", out.string()};
-  args.insert(args.end(), method.begin(), method.end());
-  KausalProcess p(args, dir.path(), env);
-  const auto code = p.wait(120s);
-  EXPECT_EQ(code, 0) << p.err();
-  return code == 0 ? read_json(out / "summary.json") : nlohmann::json{};
-}
-
 void expect_matrix_agrees(const fs::path& scenario, const std::string& label) {
   TempDir dir;
-  const auto seq = run_ok(scenario, {"--method", "sequential"}, dir / "seq", dir);
+  const auto seq = run_ok(scenario, {"--method", "sequential"}, dir / "seq", dir).summary;
   const std::vector<std::vector<std::string>> methods = {
       {"--method", "conservative"},
       {"--method", "conservative", "--guarantee", "lookahead", "--check-guarantees"},
@@ -33,7 +22,7 @@ void expect_matrix_agrees(const fs::path& scenario, const std::string& label) {
       {"--method", "optimistic", "--batch", "3", "--window", "20", "--pin", "none"},
   };
   for (std::size_t k = 0; k < methods.size(); ++k) {
-    const auto r = run_ok(scenario, methods[k], dir / std::to_string(k), dir);
+    const auto r = run_ok(scenario, methods[k], dir / std::to_string(k), dir).summary;
     if (r.is_null()) continue;
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << label << " / " << methods[k][1];
     EXPECT_EQ(r["collisions"], seq["collisions"]) << label << " / " << methods[k][1];
@@ -64,10 +53,10 @@ TEST(Methods, OptimisticRollsBackDropsStaleBatchesAndKeepsTheWindow) {
   TempDir dir;
   const auto file =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 5.0"}});
-  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir);
+  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir).summary;
   // Every batch waits 3 ms before it leaves its Integrator: rollbacks overtake batches.
   const auto opt = run_ok(file, {"--method", "optimistic", "--batch", "8", "--window", "64"},
-                          dir / "opt", dir, {{"KAUSAL_TEST_DELIVERY_DELAY_MS", "3"}});
+                          dir / "opt", dir, {{"KAUSAL_TEST_DELIVERY_DELAY_MS", "3"}}).summary;
   ASSERT_FALSE(opt.is_null());
   EXPECT_EQ(opt["trajectory_sha256"], seq["trajectory_sha256"]);
   EXPECT_GT(opt["rollbacks"].get<int>(), 0);
@@ -85,9 +74,9 @@ TEST(Methods, RollbackCheckModeRunsInEveryMethodOverProcesses) {
   TempDir dir;
   const auto file =
       scenario_variant("cradle.toml", dir.path(), {{"duration = 10.0", "duration = 2.0"}});
-  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir);
+  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir).summary;
   for (const char* method : {"conservative", "optimistic"}) {
-    const auto r = run_ok(file, {"--method", method, "--rollback-check"}, dir / method, dir);
+    const auto r = run_ok(file, {"--method", method, "--rollback-check"}, dir / method, dir).summary;
     if (r.is_null()) continue;
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
   }

@@ -19,10 +19,6 @@ using namespace std::chrono_literals;
 
 const std::string kKausal = std::string(KAUSAL_BIN_DIR) + "/kausal";
 
-std::string scenario(const std::string& name) {
-  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
-}
-
 // A TCP port on 127.0.0.1 that nothing listens on right now.
 int free_port() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -96,19 +96,15 @@ std::optional<pid_t> pid_of(const std::string& component) {
   return std::nullopt;
 }
 
-void expect_all_gone(const std::vector<pid_t>& pids) {
-  for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << "child " << pid << " left behind";
-}
-
-struct Case {
+struct LayoutCase {
   std::string layout;
   bool speculate;
 };
 
-class PartitionLayouts : public ::testing::TestWithParam<Case> {};
+class PartitionLayouts : public ::testing::TestWithParam<LayoutCase> {};
 
 TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
-  const Case c = GetParam();
+  const LayoutCase c = GetParam();
   PartitionRun run;
   const PartitionedPlan plan = plan_partitions(run.scenario, {c.speculate, 0.0, 1000});
   const std::string expected = run.sequential_digest(plan);
@@ -139,9 +135,9 @@ TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Partitions, PartitionLayouts,
-                         ::testing::Values(Case{"process", false}, Case{"process", true},
-                                           Case{"pendulum", false}, Case{"pair", true},
-                                           Case{"single", false}, Case{"single", true}),
+                         ::testing::Values(LayoutCase{"process", false}, LayoutCase{"process", true},
+                                           LayoutCase{"pendulum", false}, LayoutCase{"pair", true},
+                                           LayoutCase{"single", false}, LayoutCase{"single", true}),
                          [](const auto& test) {
                            return test.param.layout +
                                   (test.param.speculate ? "_optimistic" : "_conservative");

@@ -14,28 +14,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string scenario(const std::string& name) {
-  return std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name;
-}
-
-nlohmann::json run_ok(const std::vector<std::string>& args, const fs::path& dir) {
-  std::string err;
-  const int code = run_kausal(args, dir, &err);
-  EXPECT_EQ(code, 0) << err;
-  const auto at = std::find(args.begin(), args.end(), "--out");
-  return read_json(fs::path(*(at + 1)) / "summary.json");
-}
-
 TEST(PartitionedCli, CoupledMultirateModelGivesTheSequentialDigestInEveryLayout) {
   TempDir dir;
   const std::string s = scenario("hydraulic-multirate.toml");
-  const auto seq = run_ok({"run", s, "--out", (dir / "seq").string()}, dir.path());
+  const auto seq = run_summary({"run", s, "--out", (dir / "seq").string()}, dir.path());
   ASSERT_EQ(seq["partitions"].size(), 2u);
   EXPECT_EQ(seq["partitions"][0]["h"], 0.0001);
   EXPECT_EQ(seq["partitions"][1]["h"], 0.0003);
   for (const std::string layout : {"process", "pendulum", "single"}) {
     for (const std::string method : {"conservative", "optimistic"}) {
-      const auto r = run_ok({"run", s, "--method", method, "--layout", layout, "--out",
+      const auto r = run_summary({"run", s, "--method", method, "--layout", layout, "--out",
                              (dir / (method + "-" + layout)).string()},
                             dir.path());
       EXPECT_EQ(r["status"], "completed") << method << " " << layout;
@@ -61,8 +49,8 @@ TEST(PartitionedCli, CoupledMultirateModelGivesTheSequentialDigestInEveryLayout)
 TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
   TempDir dir;
   const std::string s = scenario("two-mass.toml");
-  const auto seq = run_ok({"run", s, "--out", (dir / "seq").string()}, dir.path());
-  const auto opt = run_ok({"run", s, "--method", "optimistic", "--tolerance", "1e-6", "--layout",
+  const auto seq = run_summary({"run", s, "--out", (dir / "seq").string()}, dir.path());
+  const auto opt = run_summary({"run", s, "--method", "optimistic", "--tolerance", "1e-6", "--layout",
                            "pendulum", "--out", (dir / "opt").string()},
                           dir.path());
   EXPECT_EQ(opt["tolerance"], 1e-6);
@@ -116,17 +104,17 @@ TEST(PartitionedCli, TheRollbackCheckRestepsEveryPartitionFromItsStateList) {
     text.replace(at, 5, "\"ab3\"");
   const fs::path file = dir / "ab3.toml";
   std::ofstream(file) << text;
-  const auto seq = run_ok({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
+  const auto seq = run_summary({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
   auto calls = [](const nlohmann::json& r) {
     std::uint64_t n = 0;
     for (const auto& p : r["partitions"]) n += p["derivative_calls"].get<std::uint64_t>();
     return n;
   };
   const auto plain =
-      run_ok({"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
+      run_summary({"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
              dir.path());
   for (const std::string method : {"conservative", "optimistic"}) {
-    const auto r = run_ok({"run", file.string(), "--method", method, "--rollback-check", "--out",
+    const auto r = run_summary({"run", file.string(), "--method", method, "--rollback-check", "--out",
                            (dir / method).string()},
                           dir.path());
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
@@ -142,9 +130,9 @@ TEST(PartitionedCli, TheScenarioNamesTheMethodUnlessTheCommandLineDoes) {
   TempDir dir;
   const auto s = scenario_variant("orifices-pdre0.toml", dir.path(),
                                   {{"hold = 0", "hold = 0\nmethod = \"conservative\""}});
-  EXPECT_EQ(run_ok({"run", s.string(), "--out", (dir / "a").string()}, dir.path())["method"],
+  EXPECT_EQ(run_summary({"run", s.string(), "--out", (dir / "a").string()}, dir.path())["method"],
             "conservative");
-  EXPECT_EQ(run_ok({"run", s.string(), "--method", "sequential", "--out", (dir / "b").string()},
+  EXPECT_EQ(run_summary({"run", s.string(), "--method", "sequential", "--out", (dir / "b").string()},
                    dir.path())["method"],
             "sequential");
 }

@@ -17,7 +17,7 @@
 namespace kausal {
 namespace {
 
-PendulumParams bob(double pivot_x, double length = 1.0, double radius = 0.05,
+PendulumParams pendulum_at(double pivot_x, double length = 1.0, double radius = 0.05,
                    double damping = 0.0) {
   return {pivot_x, length, 1.0, radius, damping, 9.81};
 }
@@ -316,7 +316,7 @@ TEST(LookaheadProperty, IntervalBoundAcrossDirectionsAnglesAndDamping) {
 
 std::uint64_t pair_at_rest(OdeMethod method, double gap, double h = 1e-3,
                            std::uint64_t max_steps = 100000) {
-  const ChainSpec chain{{bob(0.0), bob(0.1 + gap)}, 1.0, 100};
+  const ChainSpec chain{{pendulum_at(0.0), pendulum_at(0.1 + gap)}, 1.0, 100};
   const std::vector<PendulumState> x = {{0, 0}, {0, 0}};
   return safe_free_steps(chain, method, h, x, max_steps);
 }
@@ -338,7 +338,7 @@ TEST(LookaheadTightness, BobsMovingApartUntilTheySwingBack) {
   // (0.5 rad/s) and S = 2 (2 rad/s) for both methods.
   for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk4}) {
     for (double omega : {0.5, 2.0}) {
-      const ChainSpec chain{{bob(0.0), bob(0.11)}, 1.0, 100};
+      const ChainSpec chain{{pendulum_at(0.0), pendulum_at(0.11)}, 1.0, 100};
       const std::vector<PendulumState> x = {{0, -omega}, {0, omega}};
       const auto k = first_contact(chain, m, 1e-3, x, 100000);
       ASSERT_GT(k, 0u);
@@ -355,7 +355,7 @@ TEST(LookaheadTightness, BobsMovingApartUntilTheySwingBack) {
 
 TEST(LookaheadTightness, TouchingOrInContactGivesZero) {
   // Spacing and radii exact in binary: the bobs touch exactly at rest.
-  const ChainSpec touching{{bob(0.0, 1, 0.0625), bob(0.125, 1, 0.0625)}, 1.0, 100};
+  const ChainSpec touching{{pendulum_at(0.0, 1, 0.0625), pendulum_at(0.125, 1, 0.0625)}, 1.0, 100};
   const std::vector<PendulumState> rest = {{0, 0}, {0, 0}};
   EXPECT_EQ(safe_free_steps(touching, OdeMethod::euler, 1e-3, rest, 1000), 0u);
   EXPECT_EQ(safe_free_steps(touching, OdeMethod::rk4, 1e-3, rest, 1000), 0u);
@@ -368,7 +368,7 @@ TEST(LookaheadTightness, TouchingOrInContactGivesZero) {
 }
 
 TEST(LookaheadTightness, SinglePendulumGetsMaxSteps) {
-  const ChainSpec one{{bob(0.0)}, 1.0, 100};
+  const ChainSpec one{{pendulum_at(0.0)}, 1.0, 100};
   const std::vector<PendulumState> x = {{2.5, 40.0}};
   EXPECT_EQ(safe_free_steps(one, OdeMethod::rk4, 1e-3, x, 1234), 1234u);
   const auto huge = std::numeric_limits<std::uint64_t>::max();
@@ -377,7 +377,7 @@ TEST(LookaheadTightness, SinglePendulumGetsMaxSteps) {
 
 TEST(LookaheadTightness, BobsFarApart) {
   // 40 cm apart: the bound reaches the gap only after about 200 steps.
-  const ChainSpec near{{bob(0.0), bob(0.5)}, 1.0, 100};
+  const ChainSpec near{{pendulum_at(0.0), pendulum_at(0.5)}, 1.0, 100};
   const std::vector<PendulumState> rest = {{0, 0}, {0, 0}};
   EXPECT_EQ(safe_free_steps(near, OdeMethod::euler, 1e-3, rest, 50), 50u);
   const auto s = safe_free_steps(near, OdeMethod::rk4, 1e-3, rest, 100000);
@@ -385,7 +385,7 @@ TEST(LookaheadTightness, BobsFarApart) {
               static_cast<unsigned long long>(s));
   EXPECT_GE(s, 150u);
   // Further apart than both strings can reach: every window, at once even for a huge one.
-  const ChainSpec far{{bob(0.0), bob(10.0)}, 1.0, 100};
+  const ChainSpec far{{pendulum_at(0.0), pendulum_at(10.0)}, 1.0, 100};
   const std::vector<PendulumState> fast = {{1, 50}, {-2, -50}};
   const auto huge = std::numeric_limits<std::uint64_t>::max();
   EXPECT_EQ(safe_free_steps(far, OdeMethod::rk4, 1e-3, fast, huge), huge);
@@ -397,7 +397,7 @@ TEST(LookaheadTightness, WindowEndsBeforeAComingContact) {
   for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk4}) {
     for (double omega : {0.2, 2.0, 8.0}) {
       for (double gap : {0.002, 0.01, 0.05}) {
-        const ChainSpec chain{{bob(0.0, 1, 0.05, 0.3), bob(0.1 + gap)}, 1.0, 100};
+        const ChainSpec chain{{pendulum_at(0.0, 1, 0.05, 0.3), pendulum_at(0.1 + gap)}, 1.0, 100};
         const std::vector<PendulumState> x = {{0, omega}, {0, 0}};
         const auto k = first_contact(chain, m, 1e-3, x, 100000);
         ASSERT_GT(k, 0u);
@@ -415,7 +415,7 @@ TEST(LookaheadTightness, WindowEndsBeforeAComingContact) {
 }
 
 TEST(LookaheadArguments, AreChecked) {
-  const ChainSpec chain{{bob(0.0), bob(0.2)}, 1.0, 100};
+  const ChainSpec chain{{pendulum_at(0.0), pendulum_at(0.2)}, 1.0, 100};
   const std::vector<PendulumState> one = {{0, 0}};
   EXPECT_THROW(safe_free_steps(chain, OdeMethod::rk4, 1e-3, one, 10), SimulationError);
   const std::vector<PendulumState> two = {{0, 0}, {0, 0}};

@@ -30,11 +30,11 @@ struct PolledRun {
 
 // The groups of `spec` on threads with PeerExchanges; a watch thread polls them as the
 // monitor polls processes, and permits the smallest event at each deadlock.
-PolledRun run_polled(const EventModel& model, const EventRunSpec& spec) {
-  const std::vector<GroupId> owner = contiguous_groups(model.components(), spec.groups);
-  const GroupSettings settings = group_settings(model, spec);
+PolledRun run_polled(const EventModel& model, const EventRunSpec& run) {
+  const std::vector<GroupId> owner = contiguous_groups(model.components(), run.groups);
+  const GroupSettings settings = group_settings(model, run);
   std::vector<std::unique_ptr<PeerExchange>> exchanges;
-  for (GroupId g = 0; g < spec.groups; ++g)
+  for (GroupId g = 0; g < run.groups; ++g)
     exchanges.push_back(std::make_unique<PeerExchange>(
         g,
         [&exchanges](GroupId to, std::vector<GroupMessage>& batch) {
@@ -42,15 +42,15 @@ PolledRun run_polled(const EventModel& model, const EventRunSpec& spec) {
         },
         0));
   std::vector<std::unique_ptr<EventRecorder>> recorders;
-  for (GroupId g = 0; g < spec.groups; ++g)
+  for (GroupId g = 0; g < run.groups; ++g)
     recorders.push_back(std::make_unique<EventRecorder>(model.components()));
   std::vector<std::unique_ptr<EventGroup>> groups;
-  for (GroupId g = 0; g < spec.groups; ++g)
+  for (GroupId g = 0; g < run.groups; ++g)
     groups.push_back(
         std::make_unique<EventGroup>(model, g, owner, settings, exchanges[g].get(), *recorders[g]));
-  std::atomic<std::uint32_t> running{spec.groups};
+  std::atomic<std::uint32_t> running{run.groups};
   std::vector<std::jthread> threads;
-  for (GroupId g = 0; g < spec.groups; ++g)
+  for (GroupId g = 0; g < run.groups; ++g)
     threads.emplace_back([&, g] {
       groups[g]->run();
       --running;
@@ -64,7 +64,7 @@ PolledRun run_polled(const EventModel& model, const EventRunSpec& spec) {
     std::vector<WatchedGroup> watched;
     const DeadlockVerdict verdict = watch.look(seen, watched);
     if (verdict.kind == DeadlockVerdict::Kind::all_done) {
-      for (GroupId g = 0; g < spec.groups; ++g) {
+      for (GroupId g = 0; g < run.groups; ++g) {
         std::vector<GroupMessage> end(1);
         end[0].kind = MessageKind::lower_bound;
         end[0].time = std::numeric_limits<double>::infinity();
@@ -77,7 +77,7 @@ PolledRun run_polled(const EventModel& model, const EventRunSpec& spec) {
   }
   threads.clear();
   std::vector<std::string> digests(model.components());
-  for (GroupId g = 0; g < spec.groups; ++g) {
+  for (GroupId g = 0; g < run.groups; ++g) {
     for (const LogicalProcess& lp : groups[g]->components())
       digests[lp.id()] = recorders[g]->component_digest(lp.id());
     out.batches += groups[g]->figures().batches;

@@ -13,11 +13,13 @@
 #include "monitor/record/text_table.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "tests/temp_dir.hpp"
+#include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::shipped_text;
 using testing::TempDir;
 
 std::string slurp(const fs::path& p) {
@@ -393,10 +395,6 @@ TEST(RunFigures, PartitionedRunsPrintNoChainFigures) {
   std::vector<ReportRun> runs{{seq, "seq"}, {r, "opt"}};
   write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "two-mass", "setup"});
   EXPECT_EQ(slurp(dir.path() / "report.html").find("collisions"), std::string::npos);
-}
-
-std::string shipped_text(const std::string& name) {
-  return slurp(fs::path(KAUSAL_SOURCE_DIR) / "scenarios" / name);
 }
 
 // The figures of a partitioned optimistic run are measured, not left at zero: the Calc

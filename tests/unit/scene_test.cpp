@@ -9,13 +9,13 @@
 namespace kausal {
 namespace {
 
-const std::vector<PendulumGeometry> pair{{0.0, 1.0, 0.1}, {0.2, 0.5, 0.05}};
+const std::vector<PendulumGeometry> kTwoPendulums{{0.0, 1.0, 0.1}, {0.2, 0.5, 0.05}};
 
 TEST(Scene, SameScaleOnBothAxesAndInsideTheMargins) {
   // World box: x from -1.1 to 1.1 (2.2 m), y from -1.1 to 0.1 (1.2 m).
-  const Scene wide(pair, {0, 0, 1000, 300}, 10);
+  const Scene wide(kTwoPendulums, {0, 0, 1000, 300}, 10);
   EXPECT_DOUBLE_EQ(wide.scale(), 280.0 / 1.2);  // height limits
-  const Scene tall(pair, {0, 0, 200, 1000}, 10);
+  const Scene tall(kTwoPendulums, {0, 0, 200, 1000}, 10);
   EXPECT_DOUBLE_EQ(tall.scale(), 180.0 / 2.2);  // width limits
   // A metre is as many pixels across as down.
   const PixelPoint a = wide.to_pixel(0, 0), b = wide.to_pixel(1, -1);
@@ -23,7 +23,7 @@ TEST(Scene, SameScaleOnBothAxesAndInsideTheMargins) {
 }
 
 TEST(Scene, BobsHangBelowTheirPivotsAndSwingCounterClockwise) {
-  const Scene s(pair, {50, 20, 800, 600}, 20);
+  const Scene s(kTwoPendulums, {50, 20, 800, 600}, 20);
   const PixelPoint pivot = s.pivot(0), down = s.bob(0, 0.0);
   EXPECT_DOUBLE_EQ(down.x, pivot.x);
   EXPECT_DOUBLE_EQ(down.y - pivot.y, 1.0 * s.scale());  // screen y grows downwards
@@ -36,7 +36,7 @@ TEST(Scene, BobsHangBelowTheirPivotsAndSwingCounterClockwise) {
 
 TEST(Scene, EveryReachableBobStaysInsideTheRectangle) {
   const PixelRect rect{10, 10, 640, 360};
-  const Scene s(pair, rect, 8);
+  const Scene s(kTwoPendulums, rect, 8);
   for (std::size_t i = 0; i < s.size(); ++i)
     for (double phi = -M_PI / 2; phi <= M_PI / 2; phi += 0.05) {
       const PixelPoint c = s.bob(i, phi);
@@ -49,7 +49,7 @@ TEST(Scene, EveryReachableBobStaysInsideTheRectangle) {
 
 TEST(Scene, RefusesNoPendulumsOrNoRoom) {
   EXPECT_THROW(Scene({}, {0, 0, 100, 100}, 5), InputError);
-  EXPECT_THROW(Scene(pair, {0, 0, 10, 100}, 5), InputError);
+  EXPECT_THROW(Scene(kTwoPendulums, {0, 0, 10, 100}, 5), InputError);
 }
 
 }  // namespace
