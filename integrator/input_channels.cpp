@@ -6,6 +6,7 @@
 
 #include "integrator/stepper.hpp"
 #include "system/errors.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -56,6 +57,16 @@ InputChannels::InputChannels(const std::string& component, std::vector<InputChan
   stencil_j_.resize(channels_.size());
   stencil_polynomial_.resize(channels_.size());
   stencil_order_.resize(channels_.size());
+  // A sample is held twice at most: queued by a worker (ChannelSample), then kept (Sample).
+  held_limit_ = limits::steps_within(
+      limits::held_bytes,
+      (sizeof(Sample) + sizeof(ChannelSample)) * std::max<std::size_t>(1, channels_.size()));
+  kept_from_ = std::make_unique<std::atomic<std::uint64_t>[]>(channels_.size());
+}
+
+void InputChannels::keep_from(Channel& c, std::uint64_t first) {
+  c.base = first;
+  kept_from_[&c - channels_.data()].store(first, std::memory_order_relaxed);
 }
 
 std::uint64_t InputChannels::sample_for_step(const Channel& c, std::uint64_t n) const {
@@ -90,7 +101,7 @@ void InputChannels::restore(const std::vector<ChannelHistory>& history, std::uin
         throw ModelError(component_, c.spec.name + ": a restored sample is not finite");
       c.samples.push_back({v, false, never});
     }
-    c.base = h.first;
+    keep_from(c, h.first);
     c.arrived = h.first + h.values.size();
   }
 }
@@ -209,6 +220,13 @@ void InputChannels::check(const ChannelSample& s, std::uint64_t arrived) const {
   if (!std::isfinite(s.value))
     throw ModelError(component_,
                      spec.name + ": sample " + std::to_string(s.index) + " is not finite");
+  const std::uint64_t kept = kept_from_[s.channel].load(std::memory_order_relaxed);
+  if (s.index >= kept && s.index - kept >= held_limit_)
+    throw ProtocolError(component_, spec.name + ": sample " + std::to_string(s.index) + " is " +
+                                        std::to_string(s.index - kept) +
+                                        " samples ahead of the oldest one a step still needs; "
+                                        "a channel holds at most " +
+                                        std::to_string(held_limit_) + " (the memory budget)");
 }
 
 std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
@@ -254,6 +272,10 @@ void InputChannels::provide_prediction(const ChannelPrediction& p) {
     throw ProtocolError(component_, c.spec.name + ": the prediction for ticks " + interval +
                                         " does not continue the one ending at tick " +
                                         std::to_string(c.segments.back().to_tick));
+  if (c.segments.size() >= held_limit_)
+    throw ProtocolError(component_, c.spec.name + ": the prediction for ticks " + interval +
+                                        " is more than " + std::to_string(held_limit_) +
+                                        " intervals ahead of the steps taken (the memory budget)");
   c.segments.push_back({p.from_tick, p.to_tick, poly});
 }
 
@@ -276,10 +298,12 @@ void InputChannels::forget_before(std::uint64_t n) {
     while (!c.segments.empty() && c.segments.front().to_tick <= n * timing_.ticks_per_step)
       c.segments.pop_front();
     const std::uint64_t keep = first_needed(c.spec, timing_.ticks_per_step, n);
-    while (c.base < keep && c.base < c.arrived && !c.samples.empty()) {
+    std::uint64_t base = c.base;
+    while (base < keep && base < c.arrived && !c.samples.empty()) {
       c.samples.pop_front();
-      ++c.base;
+      ++base;
     }
+    keep_from(c, base);
   }
 }
 

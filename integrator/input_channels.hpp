@@ -19,8 +19,10 @@
 // the master ships the input itself, one polynomial per macro step with the ticks it is valid
 // on (causal synchronisation: a step is taken only inside a shipped interval), and ships it
 // again for the same interval when it repeats the macro step.
+#include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <limits>
 #include <optional>
 #include <string>
@@ -111,18 +113,20 @@ class InputChannels {
   void bind(std::uint64_t n);
   // The inputs of the bound step at time t (u has one entry per channel).
   void input_at(double t, Vector& u) const;
-  // A sample arrived (in order per channel; ProtocolError / ModelError otherwise). Returns
+  // A sample arrived (in order per channel, within held_limit() of the oldest sample a step
+  // still needs; ProtocolError / ModelError otherwise). Returns
   // the step to roll back to when it refutes a prediction that step used.
   std::optional<std::uint64_t> provide(const ChannelSample& sample);
   // Throws what provide() would if `sample` came after `arrived` samples of its channel,
-  // reading only what set-up fixed (safe beside a provide() on another thread): a started
-  // Integrator's worker checks samples so as they are queued (worker.hpp).
+  // reading only what set-up fixed and the oldest sample kept (an atomic: safe beside a
+  // provide() or forget_before() on another thread): a started Integrator's worker checks
+  // samples so as they are queued (worker.hpp).
   void check(const ChannelSample& sample, std::uint64_t arrived) const;
   // The samples of `channel` that have arrived.
   std::uint64_t arrived(std::size_t channel) const { return channels_.at(channel).arrived; }
   // The master's input over an interval: replaces what was shipped from from_tick on.
   // ProtocolError for a channel fed by samples, an interval that leaves a gap after the
-  // shipped ones, or a polynomial that is not finite.
+  // shipped ones, a polynomial that is not finite, or more than held_limit() intervals ahead.
   void provide_prediction(const ChannelPrediction& prediction);
   // The first step that used a prediction not yet confirmed; `never` if there is none.
   std::uint64_t first_unconfirmed_use() const;
@@ -132,6 +136,11 @@ class InputChannels {
   // Step n is final: samples older than its stencil are no longer needed.
   void forget_before(std::uint64_t n);
   const PredictionStats& stats() const { return stats_; }
+  // How many samples (or master's intervals) one channel may hold ahead of the oldest a step
+  // still needs: its share of limits::held_bytes. A producer is never that far ahead of its
+  // consumer (both keep to windows within the same budget); a caller that sends further
+  // ahead is refused rather than let grow the memory without bound.
+  std::uint64_t held_limit() const { return held_limit_; }
 
  private:
   struct Sample {
@@ -151,6 +160,8 @@ class InputChannels {
     std::deque<Segment> segments;  // InputSource::predictions: in time order, contiguous
   };
 
+  // Channel c keeps its samples from `first` on (sets base and kept_from_).
+  void keep_from(Channel& c, std::uint64_t first);
   std::uint64_t sample_for_step(const Channel& c, std::uint64_t n) const;
   int order_at(const Channel& c, std::uint64_t j) const;
   Sample& sample(Channel& c, std::uint64_t j) { return c.samples.at(j - c.base); }
@@ -174,6 +185,9 @@ class InputChannels {
   // not the plain hold.
   std::vector<Prediction> stencil_polynomial_;
   PredictionStats stats_;
+  std::uint64_t held_limit_ = 0;
+  // Per channel: its oldest sample kept (Channel::base), for check() on another thread.
+  std::unique_ptr<std::atomic<std::uint64_t>[]> kept_from_;
 };
 
 }  // namespace kausal

@@ -194,7 +194,11 @@ EventGroup::Pending::const_iterator EventGroup::next_event() const {
 
 bool EventGroup::may_process(const Event& next) const {
   if (!(next.key.time < settings_.end)) return false;
-  if (settings_.sync == GroupSync::optimistic) return next.key.time < gvt_ + settings_.window;
+  // Optimistic: within the window past GVT, and always the event at GVT itself (no event is
+  // earlier anywhere), so that a window too small to reach the next event, 1e-300 next to
+  // times near 1, slows a run down but never stops it.
+  if (settings_.sync == GroupSync::optimistic)
+    return next.key.time < gvt_ + settings_.window || next.key.time <= gvt_;
   return next.key.time < safe_ || (permit_ && next.key <= *permit_);
 }
 
@@ -324,6 +328,12 @@ void EventGroup::deliver(const Event& event) {
 }
 
 void EventGroup::add_pending(const Event& event) {
+  // Events far ahead of the group's clock wait here: a model that schedules millions at once
+  // or a peer that floods it ends the run with this error, not with the memory exhausted.
+  if (pending_.size() >= max_pending)
+    throw ModelError(name_, "more than " + std::to_string(max_pending) +
+                                " events pending (the memory budget): the model schedules "
+                                "that many at once, or a peer sends events far ahead");
   // Keys are unique (sender, serial): a second event with a key already pending would be a
   // lost event, never a silent one.
   if (!pending_.insert(event).second)

@@ -22,6 +22,7 @@
 #include "integrator/events/group_transport.hpp"
 #include "integrator/events/logical_process.hpp"
 #include "system/activity_trace.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal::des {
 
@@ -106,6 +107,10 @@ class EventGroup {
   // and when run() returns). Thread-safe: read while the group runs.
   GroupProgress progress() const;
   static constexpr std::uint64_t progress_period_ns = 1'000'000;
+  // The most events pending at once: the group's share of the memory budget (an event in
+  // the pending set costs about twice its size).
+  static constexpr std::size_t max_pending =
+      limits::steps_within(limits::held_bytes, 2 * sizeof(Event));
 
  private:
   struct ByKey {

@@ -18,8 +18,16 @@ des::GroupId check_setup(const des::GroupSetup& s, const des::EventModel& model,
   if (s.owner.size() != model.components())
     refuse("the placement names " + std::to_string(s.owner.size()) + " components, model " +
            s.model + " has " + std::to_string(model.components()));
+  // A placement of n components has at most n groups: a larger group number is refused
+  // before it can size anything (or wrap the count below).
   des::GroupId groups = 0;
-  for (const des::GroupId g : s.owner) groups = std::max(groups, g + 1);
+  for (const des::GroupId g : s.owner) {
+    if (g >= s.owner.size())
+      refuse("the placement puts a component in group " + std::to_string(g) + ", beyond the " +
+             std::to_string(s.owner.size()) + " groups " + std::to_string(s.owner.size()) +
+             " components can have");
+    groups = std::max(groups, g + 1);
+  }
   if (s.group >= groups) refuse("group " + std::to_string(s.group) + " runs no component");
   const des::GroupSettings& g = s.settings;
   if (!(std::isfinite(g.end) && g.end > 0)) refuse("end must be a positive, finite time");

@@ -4,10 +4,11 @@
 
 namespace kausal::des {
 
-void Mailbox::put(std::vector<GroupMessage>& batch) {
+bool Mailbox::put(std::vector<GroupMessage>& batch) {
   bool sleeping = false;
   {
     std::lock_guard lock(mutex_);
+    if (batch.size() > max_waiting - messages_.size()) return false;
     if (messages_.empty())
       messages_.swap(batch);
     else
@@ -18,6 +19,7 @@ void Mailbox::put(std::vector<GroupMessage>& batch) {
   }
   batch.clear();
   if (sleeping) arrived_.notify_one();
+  return true;
 }
 
 double Mailbox::take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins) {

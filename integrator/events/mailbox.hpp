@@ -10,13 +10,20 @@
 #include <vector>
 
 #include "integrator/events/group_message.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal::des {
 
 class Mailbox {
  public:
-  // Appends `batch` (and empties it).
-  void put(std::vector<GroupMessage>& batch);
+  // The most messages waiting to be taken: a group's share of the memory budget. The owner
+  // takes its mail at every batch, so only a stuck owner or a flooding sender reaches it.
+  static constexpr std::size_t max_waiting =
+      limits::steps_within(limits::held_bytes, sizeof(GroupMessage));
+
+  // Appends `batch` (and empties it). False, taking nothing, when more than max_waiting
+  // messages would then wait.
+  [[nodiscard]] bool put(std::vector<GroupMessage>& batch);
   // Appends what has arrived to `into`; when nothing has, spins `spins` pause instructions,
   // then sleeps until something arrives, a wake-up, or `wait` has passed. Returns the
   // seconds it waited. Taking a message or a wake-up clears the blocked mark.

@@ -5,6 +5,8 @@
 #include <limits>
 #include <thread>
 
+#include "system/errors.hpp"
+
 namespace kausal::des {
 
 MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
@@ -16,7 +18,9 @@ MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
 }
 
 void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
-  boxes_.at(to).put(batch);
+  if (!boxes_.at(to).put(batch))
+    throw ModelError(group_name_(to), "more than " + std::to_string(Mailbox::max_waiting) +
+                                          " messages wait for it (the memory budget)");
 }
 
 double MailboxExchange::receive(GroupId self, std::vector<GroupMessage>& into,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "system/errors.hpp"
+
 namespace kausal::des {
 
 PeerExchange::PeerExchange(GroupId self, Sender send_out, int spins)
@@ -72,7 +74,13 @@ std::optional<EventKey> PeerExchange::take_permit(GroupId) {
 void PeerExchange::deliver(std::vector<GroupMessage>& batch) {
   // Under the lock, so that no message slips in uncounted as the group finishes.
   std::lock_guard lock(mutex_);
+  const auto refuse = [&] {
+    throw ProtocolError("group " + std::to_string(self_),
+                        "deliver: more than " + std::to_string(Mailbox::max_waiting) +
+                            " messages would wait for the group (the memory budget)");
+  };
   if (finished_) {
+    if (batch.size() > Mailbox::max_waiting - late_.size()) refuse();
     taken_ += counted(batch.begin(), batch.end());
     for (GroupMessage& m : batch)
       if (m.kind == MessageKind::event || m.kind == MessageKind::anti_event)
@@ -81,7 +89,7 @@ void PeerExchange::deliver(std::vector<GroupMessage>& batch) {
     batch.clear();
     return;
   }
-  box_.put(batch);
+  if (!box_.put(batch)) refuse();
 }
 
 void PeerExchange::permit(const EventKey& key) {

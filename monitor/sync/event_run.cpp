@@ -286,8 +286,11 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
   while (result.committed_to < spec.end) {
     settings.start = result.committed_to;
     settings.end = std::min(spec.end, settings.start + length);
-    // The last stretch ends exactly at the end, never a rounding short of it.
-    if (spec.end - settings.end < floor) settings.end = spec.end;
+    // The last stretch ends exactly at the end, never a rounding short of it; and every
+    // stretch ends after its start (an end whose thousandth underflows to 0, or a start so
+    // large that adding the length rounds back to it, once gave stretches [t, t] forever).
+    if (spec.end - settings.end < floor || !(settings.end > settings.start))
+      settings.end = spec.end;
     const auto stretch_begin = std::chrono::steady_clock::now();
     Stretch done = stretch(settings, at ? &*at : nullptr, stretch_watch);
     add_stretch(result, done.figures);

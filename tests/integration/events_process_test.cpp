@@ -129,6 +129,49 @@ struct WireGroup {
   }
 };
 
+// Events far ahead of a group's clock used to be kept without bound (5.7 M events in 20 s:
+// 517 MB and growing). Now a group holds at most its share of the memory budget: the flood
+// ends the group with an error naming the budget, and what still arrives is refused.
+TEST(EventsProcess, AFloodOfEventsFarAheadEndsWithinTheMemoryBudget) {
+  WireGroup w;
+  des::GroupSetup setup = WireGroup::setup();
+  setup.owner = {0, 0, 0, 0};  // one group: it runs on its own, connected to nobody
+  setup.settings.end = 1e12;
+  w.group->set_up(to_idl(setup));
+  idl::EventGroupSeq peers;
+  peers.length(1);
+  w.group->connect(peers);
+  w.group->start();
+  constexpr std::uint64_t per_call = 100'000;
+  std::vector<des::GroupMessage> batch(per_call);
+  std::string refused;
+  std::string failure;
+  std::uint64_t sent = 0;
+  for (int call = 0; call < 300 && refused.empty() && failure.empty(); ++call) {
+    for (std::uint64_t k = 0; k < per_call; ++k) {
+      des::GroupMessage& m = batch[k];
+      m.kind = des::MessageKind::event;
+      m.event.key = {1e9 + static_cast<double>(sent + k), 3, sent + k};
+      m.event.destination = static_cast<des::ComponentId>(k % 4);
+    }
+    refused = reason_of<idl::ProtocolViolation>([&] { w.group->deliver(to_idl(batch)); });
+    if (refused.empty()) sent += per_call;
+    idl::EventGroupStatus_var status = w.group->status();
+    failure = status->failure_reason.in();
+  }
+  for (int k = 0; k < 100 && failure.empty(); ++k) {  // the group's thread may lag behind
+    std::this_thread::sleep_for(50ms);
+    idl::EventGroupStatus_var status = w.group->status();
+    failure = status->failure_reason.in();
+  }
+  EXPECT_NE((failure + refused).find("(the memory budget)"), std::string::npos)
+      << "failure: " << failure << "; refused: " << refused;
+  EXPECT_GT(sent, 500'000u);
+  EXPECT_LT(resident_mib(w.process.pid()), 1000.0);
+  w.group->ping();
+  EXPECT_TRUE(w.process.running());
+}
+
 TEST(EventsProcess, HostileCallsToAGroupAreRefusedAndItStaysUp) {
   WireGroup w;
   using V = idl::ProtocolViolation;
@@ -145,6 +188,16 @@ TEST(EventsProcess, HostileCallsToAGroupAreRefusedAndItStaysUp) {
   bad.owner = {0, 0, 1};
   EXPECT_NE(reason_of<V>([&] { w.group->set_up(to_idl(bad)); }).find("3 components"),
             std::string::npos);
+  // A group number beyond the components: it once wrapped the group count to 0 (4294967295
+  // + 1) and indexed past the groups (SIGSEGV), or sized 10^9 groups.
+  for (const des::GroupId beyond : {4'294'967'295u, 1'000'000'000u, 4u}) {
+    bad = WireGroup::setup();
+    bad.owner[3] = beyond;
+    EXPECT_NE(reason_of<V>([&] { w.group->set_up(to_idl(bad)); })
+                  .find("group " + std::to_string(beyond) + ", beyond the 4 groups"),
+              std::string::npos)
+        << beyond;
+  }
   bad = WireGroup::setup();
   bad.group = 7;
   EXPECT_NE(reason_of<V>([&] { w.group->set_up(to_idl(bad)); }).find("group 7"), std::string::npos);

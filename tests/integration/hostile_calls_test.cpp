@@ -165,6 +165,35 @@ TEST(HostileCalls, AnAdvanceComputesForABoundedTimeAndHoldsABoundedStateList) {
   expect_alive(w);
 }
 
+// Samples for steps far ahead of the partition used to be kept without bound (100,000 per
+// call for a minute: 7 MB to 1.2 GB). A channel now holds at most its share of the memory
+// budget ahead of the oldest sample a step needs; beyond it, provide is refused.
+TEST(HostileCalls, SamplesFarAheadOfThePartitionAreRefusedWithinTheMemoryBudget) {
+  WireComponents w;
+  w.configure_tank();
+  IntegratorConfig config = w.tank_config();
+  config.last_step = std::numeric_limits<std::uint64_t>::max();
+  w.integrator->set_up(to_idl(config, w.system.in()));
+  StateSink sink(1, 2);
+  w.integrator->start(sink.ref(), 8, 4, endless);  // a window of 4 steps: it waits at once
+  constexpr CORBA::ULong per_call = 100'000;
+  idl::ChannelSampleSeq batch;
+  batch.length(per_call);
+  std::uint64_t sent = 0;
+  std::string refused;
+  // The budget is 256 MiB: about 5.6 million samples of one channel.
+  for (int call = 0; call < 200 && refused.empty(); ++call) {
+    for (CORBA::ULong k = 0; k < per_call; ++k) batch[k] = {0, sent + k, 1e-3};
+    refused = reason_of<idl::ProtocolViolation>([&] { w.integrator->provide(batch); });
+    if (refused.empty()) sent += per_call;
+  }
+  EXPECT_NE(refused.find("samples ahead of the oldest one a step still needs"), npos) << refused;
+  EXPECT_GT(sent, 1'000'000u);   // a legitimate producer's lead is far below the budget
+  EXPECT_LT(sent, 10'000'000u);  // and the budget holds
+  EXPECT_LT(resident_mib(w.integrator_process.pid()), 700.0);
+  expect_alive(w);
+}
+
 TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
   WireComponents w;
   w.set_up_pendulum();

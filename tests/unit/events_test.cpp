@@ -69,6 +69,34 @@ TEST(EventRun, EveryMethodAndGroupCountCommitsTheSequentialDigest) {
     }
 }
 
+// An end whose thousandth underflows (5e-324) once made every stretch [0, 0]: the run never
+// ended. Every stretch now ends after its start.
+TEST(EventRun, AnEndWhoseThousandthUnderflowsIsReached) {
+  const Phold model(phold(0.5, 2.0));
+  for (const SyncMethod method :
+       {SyncMethod::sequential, SyncMethod::conservative, SyncMethod::optimistic}) {
+    auto s = spec(method, 2, 5e-324);
+    s.cut_seconds = 0.1;  // in stretches, as `kausal run` does
+    const EventRunResult run = run_events(model, s);
+    EXPECT_FALSE(run.failure) << name_of(method);
+    EXPECT_EQ(run.committed_to, 5e-324) << name_of(method);
+  }
+}
+
+// A lookahead of 1e-300 next to events about 1 apart gave an optimistic window that never
+// reached the next event: no event was committed in 65 s. The event at GVT is always
+// processed now, so the run ends, with the sequential digest.
+TEST(EventRun, OptimisticWithAWindowFarBelowTheEventSpacingStillEnds) {
+  for (const double lookahead : {1e-300, 5e-324}) {
+    const Phold model(phold(0.5, 1.0, lookahead));
+    const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 20));
+    const EventRunResult run = run_events(model, spec(SyncMethod::optimistic, 4, 20));
+    EXPECT_FALSE(run.failure);
+    EXPECT_EQ(run.digest, reference.digest) << lookahead;
+    EXPECT_EQ(run.total().committed, reference.total().committed) << lookahead;
+  }
+}
+
 TEST(EventRun, OptimisticGroupsRollBackAndCancelYetCommitTheSameEvents) {
   const Phold model(phold(0.5, 1.5, 0.1));
   const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 60));

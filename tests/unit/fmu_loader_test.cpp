@@ -77,7 +77,7 @@ int line_of(const std::string& xml, const std::string& text) {
   return 1 + static_cast<int>(std::count(xml.begin(), xml.begin() + at, '\n'));
 }
 
-std::string error_of(const std::string& xml) {
+std::string xml_error_of(const std::string& xml) {
   try {
     parse_model_description(xml, file);
   } catch (const InputError& e) {
@@ -88,7 +88,7 @@ std::string error_of(const std::string& xml) {
 
 // The message is "<file>:<line>: <what>" and contains `what`.
 void expect_error(const std::string& xml, int line, const std::string& what) {
-  const std::string message = error_of(xml);
+  const std::string message = xml_error_of(xml);
   const std::string where = file + ":" + std::to_string(line) + ": ";
   EXPECT_EQ(message.rfind(where, 0), 0u) << message << "\nexpected to start with " << where;
   EXPECT_NE(message.find(what), std::string::npos) << message << "\nexpected: " << what;

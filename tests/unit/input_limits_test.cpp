@@ -45,7 +45,7 @@ std::string tanks(const std::string& h_upper, const std::string& t_end = "600.0"
 }
 
 template <typename Parse>
-std::string error_of(Parse parse) {
+std::string input_error_of(Parse parse) {
   try {
     parse();
   } catch (const InputError& e) {
@@ -55,11 +55,11 @@ std::string error_of(Parse parse) {
 }
 
 std::string chain_error(const std::string& simulation, const ScenarioLimits& limits = {}) {
-  return error_of([&] { parse_scenario(chain(simulation), "c.toml", limits); });
+  return input_error_of([&] { parse_scenario(chain(simulation), "c.toml", limits); });
 }
 
 std::string tanks_error(const std::string& text) {
-  return error_of([&] { parse_partitioned_scenario(text, "t.toml"); });
+  return input_error_of([&] { parse_partitioned_scenario(text, "t.toml"); });
 }
 
 // ---- numbers that used to cast to a zero integer (SIGFPE) or to zero steps ----
@@ -98,7 +98,7 @@ TEST(InputLimits, ASlowHostCannotAskForEndlessWork) {
   std::string text = chain("step = 0.001\nsteps = 10");
   text.replace(text.find("restitution = 0.9"), 17, "restitution = 0.9\ncalc_work = 1000");
   text.replace(text.find("angle = 0.0"), 11, "angle = 0.0\nspeed = 1e-300");
-  EXPECT_EQ(error_of([&] { parse_scenario(text, "c.toml"); }),
+  EXPECT_EQ(input_error_of([&] { parse_scenario(text, "c.toml"); }),
             "c.toml:20: pendulum[2].speed makes model.calc_work / speed more than 1e12 units");
 }
 
@@ -181,19 +181,19 @@ TEST(InputFiles, OnlyRegularFilesOfBoundedSizeAreRead) {
   };
   for (const auto& [path, expected] : cases) {
     const std::filesystem::path& file = path;  // clang 14 cannot capture a structured binding
-    EXPECT_EQ(error_of([&] { load_scenario(file); }), expected);
-    EXPECT_EQ(error_of([&] { load_partitioned_scenario(file); }), expected);
-    EXPECT_EQ(error_of([&] { is_partitioned_scenario(file); }), expected);
+    EXPECT_EQ(input_error_of([&] { load_scenario(file); }), expected);
+    EXPECT_EQ(input_error_of([&] { load_partitioned_scenario(file); }), expected);
+    EXPECT_EQ(input_error_of([&] { is_partitioned_scenario(file); }), expected);
   }
-  EXPECT_EQ(error_of([&] { load_deploy_file("/dev/zero"); }),
+  EXPECT_EQ(input_error_of([&] { load_deploy_file("/dev/zero"); }),
             "/dev/zero: deployment file must be a regular file (this is a character device)");
-  EXPECT_EQ(error_of([&] { load_deploy_file(fifo.string()); }),
+  EXPECT_EQ(input_error_of([&] { load_deploy_file(fifo.string()); }),
             fifo.string() + ": deployment file must be a regular file (this is a FIFO)");
   const auto run = dir / "run";
   fs::create_directories(run);
   ASSERT_EQ(mkfifo((run / "checkpoint.json").c_str(), 0600), 0);
   EXPECT_EQ(
-      error_of([&] { read_checkpoint(run); }),
+      input_error_of([&] { read_checkpoint(run); }),
       (run / "checkpoint.json").string() + ": checkpoint must be a regular file (this is a FIFO)");
 }
 
@@ -206,7 +206,7 @@ std::string repeated(const std::string& part, int times, const std::string& glue
 }
 
 std::string toml_error(const std::string& text) {
-  return error_of([&] { parse_deploy_file(text, "n.toml"); });
+  return input_error_of([&] { parse_deploy_file(text, "n.toml"); });
 }
 
 TEST(InputFiles, TomlNestedPastTheLimitIsRefusedBeforeParsing) {
@@ -248,7 +248,7 @@ TEST(InputFiles, JsonNestedPastTheLimitIsRefused) {
   TempDir dir;
   std::ofstream(dir / "checkpoint.json")
       << "{\"format\": \"kausal-checkpoint/3\", \"x\": " << repeated("[", 100'000) << "\n";
-  EXPECT_EQ(error_of([&] { read_checkpoint(dir.path()); }),
+  EXPECT_EQ(input_error_of([&] { read_checkpoint(dir.path()); }),
             (dir / "checkpoint.json").string() + ": checkpoint nests deeper than 64 levels");
 }
 

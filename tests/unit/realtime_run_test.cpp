@@ -18,6 +18,7 @@ namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::run_one;
 using testing::TempDir;
 
 using testing::Method;
@@ -35,17 +36,12 @@ std::shared_ptr<const PartitionedScenario> two_mass() {
 
 // Paced at `factor`. The feasibility screen is off: these tests are about pacing, and a slow
 // build (sanitizers) must not be refused; its own test is below.
-RealtimeOptions wall(double factor) {
+RealtimeOptions unchecked_wall(double factor) {
   RealtimeOptions o;
   o.clock = ClockSource::wall;
   o.factor = factor;
   o.check_feasible = false;
   return o;
-}
-
-RunResult run_one(const RunSpec& spec, RunPlatform& platform) {
-  RunControl control;
-  return run(spec, platform, control);
 }
 
 // Each method paced: the unpaced digest, no sooner than the clock allows, one timed step
@@ -59,7 +55,7 @@ void expect_paced_runs_keep_the_digest(const RunModel& model, const std::vector<
   ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
   EXPECT_FALSE(reference.realtime);
   for (const Method& m : methods) {
-    const RunSpec spec = spec_of(model, m, dir / method_dir(m.method, m.guarantee), wall(factor));
+    const RunSpec spec = spec_of(model, m, dir / method_dir(m.method, m.guarantee), unchecked_wall(factor));
     const RunResult r = run_one(spec, platform);
     ASSERT_EQ(r.status, RunStatus::completed) << r.label() << ": " << r.error;
     EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << r.label();
@@ -108,7 +104,7 @@ TEST(RealtimeRun, ConservativeLookaheadGrantsNoFurtherThanTheClock) {
   const auto chain = ChainModel{thesis_for(dir.path(), "0.2"), nullptr};
   const Method lookahead{SyncMethod::conservative, Guarantee::lookahead};
   const RunResult free = run_one(spec_of(chain, lookahead, dir / "free", {}), platform);
-  const RunResult paced = run_one(spec_of(chain, lookahead, dir / "paced", wall(4)), platform);
+  const RunResult paced = run_one(spec_of(chain, lookahead, dir / "paced", unchecked_wall(4)), platform);
   ASSERT_TRUE(free.completed() && paced.completed()) << free.error << paced.error;
   // Unpaced, the lookahead grants many steps a round; paced, one step is released at a time.
   EXPECT_LT(free.counters.rounds, 200u);
@@ -123,7 +119,7 @@ TEST(RealtimeRun, ArtificialDelaysGiveExactlyTheExpectedOverruns) {
   LocalPlatform platform;
   const auto chain = ChainModel{thesis_for(dir.path(), "0.03"), nullptr};  // 30 steps
   const auto partitioned = PartitionedModel{two_mass(), nullptr};
-  RealtimeOptions delayed = wall(0.02);  // 50 ms per step (h = 1 ms)
+  RealtimeOptions delayed = unchecked_wall(0.02);  // 50 ms per step (h = 1 ms)
   delayed.delays = {{5, 0.075}, {15, 0.075}, {25, 0.075}};
   for (const Method m : {Method{SyncMethod::sequential, Guarantee::none},
                          Method{SyncMethod::optimistic, Guarantee::none}}) {
@@ -135,7 +131,7 @@ TEST(RealtimeRun, ArtificialDelaysGiveExactlyTheExpectedOverruns) {
     EXPECT_GT(r.realtime->lateness_s.max, 0.024) << r.label();  // 25 ms late, at least
   }
   // Partitioned: the same on its tick grid (a period of 50 ms per tick).
-  RealtimeOptions grid = wall(partitioned.scenario->tick / 0.05);
+  RealtimeOptions grid = unchecked_wall(partitioned.scenario->tick / 0.05);
   grid.delays = {{3, 0.075}, {8, 0.075}};
   RunSpec spec =
       spec_of(partitioned, {SyncMethod::conservative, Guarantee::none}, dir / "partitioned", grid);
@@ -151,7 +147,7 @@ TEST(RealtimeRun, ArtificialDelaysGiveExactlyTheExpectedOverruns) {
 TEST(RealtimeRun, ARunThatCannotKeepUpIsRefusedBeforeItStarts) {
   TempDir dir;
   LocalPlatform platform;
-  RealtimeOptions checked = wall(1e6);  // 1 ms of model time in 1 ns
+  RealtimeOptions checked = unchecked_wall(1e6);  // 1 ms of model time in 1 ns
   checked.check_feasible = true;
   const auto chain = ChainModel{thesis_for(dir.path(), "0.2"), nullptr};
   for (const Method m : {Method{SyncMethod::sequential, Guarantee::none},

@@ -20,6 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Method;
 using testing::spec_of;
+using testing::run_one;
 using testing::TempDir;
 
 RealtimeOptions ticked() {
@@ -68,11 +69,6 @@ class Outside {
   std::atomic<Operator*> operator_{nullptr};
   std::thread thread_;
 };
-
-RunResult run_one(const RunSpec& spec, RunPlatform& platform) {
-  RunControl control;
-  return run(spec, platform, control);
-}
 
 // The recording of `live` replayed under each method: the live digest every time.
 void expect_replays_agree(const RunModel& model, const fs::path& live, const RunResult& recorded,

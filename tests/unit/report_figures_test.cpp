@@ -14,20 +14,15 @@
 #include "monitor/sync/partitioned_driver.hpp"
 #include "tests/temp_dir.hpp"
 #include "tests/unit/partitioned_runs.hpp"
+#include "test_support.hpp"
 
 namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
 using testing::shipped_text;
+using testing::slurp;
 using testing::TempDir;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 RunResult run(const std::string& method, const std::string& variant, const std::string& layout,
               double wall_s, const std::string& digest = "d1g3st") {

@@ -26,6 +26,12 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
+// One run to its end, nobody stopping it.
+inline RunResult run_one(const RunSpec& spec, RunPlatform& platform) {
+  RunControl control;
+  return run(spec, platform, control);
+}
+
 // A method as the run tests name it: conservative/step, optimistic (guarantee none), ...
 struct Method {
   SyncMethod method;

@@ -29,13 +29,6 @@ SpanTag on_step(std::uint64_t step) {
   return {ActivityCall::unnamed, step};
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ActivityTrace, MergesOnlyCloseSpansOfTheSameKindAndStep) {
   ActivityTrace t;
   t.record(ActivityKind::busy, 1000, 2000, on_step(1));
