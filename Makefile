@@ -6,7 +6,7 @@ TSAN     ?= build/tsan
 JOBS     ?= $(shell nproc)
 SCENARIO ?= scenarios/thesis.toml
 
-.PHONY: deps build build-all run test tsan-tests check sanitize tsan bench format clean
+.PHONY: deps build build-all run test test-under-load tsan-tests check sanitize tsan bench format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -57,6 +57,11 @@ tsan: deps
 # modelDescription.xml and checkpoint.json); tests/fuzz/ has their seeds.
 test: deps
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) TSAN=$(TSAN) MAKE=$(MAKE) bash scripts/test-all.sh
+
+# `make test` with one busy process per CPU beside it (scripts/with-cpu-hog.sh): CI machines
+# are shared, and a test that passes only on an idle one is a defect.
+test-under-load: deps
+	@bash scripts/with-cpu-hog.sh $(MAKE) --no-print-directory test
 
 # The threaded suites of a built `make tsan`.
 tsan-tests:

@@ -58,9 +58,9 @@ InputChannels::InputChannels(const std::string& component, std::vector<InputChan
   stencil_polynomial_.resize(channels_.size());
   stencil_order_.resize(channels_.size());
   // A sample is held twice at most: queued by a worker (ChannelSample), then kept (Sample).
-  held_limit_ = limits::steps_within(
-      limits::held_bytes,
-      (sizeof(Sample) + sizeof(ChannelSample)) * std::max<std::size_t>(1, channels_.size()));
+  held_limit_ =
+      limits::steps_within(limits::held_bytes, (sizeof(Sample) + sizeof(ChannelSample)) *
+                                                   std::max<std::size_t>(1, channels_.size()));
   kept_from_ = std::make_unique<std::atomic<std::uint64_t>[]>(channels_.size());
 }
 

@@ -22,8 +22,8 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>

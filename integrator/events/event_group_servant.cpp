@@ -13,7 +13,8 @@ namespace {
 
 // The checks a setup from the wire needs before a group is built from it; returns the
 // number of groups of the run.
-des::GroupId check_setup(const des::GroupSetup& s, const des::EventModel& model, const std::string& who) {
+des::GroupId check_setup(const des::GroupSetup& s, const des::EventModel& model,
+                         const std::string& who) {
   const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
   if (s.owner.size() != model.components())
     refuse("the placement names " + std::to_string(s.owner.size()) + " components, model " +
@@ -120,7 +121,9 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(des::GroupS
   Session* raw = session.get();
   session->exchange = std::make_unique<des::PeerExchange>(
       s.group,
-      [this, raw](des::GroupId to, std::vector<des::GroupMessage>& batch) { send_out(*raw, to, batch); },
+      [this, raw](des::GroupId to, std::vector<des::GroupMessage>& batch) {
+        send_out(*raw, to, batch);
+      },
       spins);
   session->recorder = std::make_unique<EventRecorder>(model.components());
   session->group = std::make_unique<des::EventGroup>(
@@ -205,7 +208,8 @@ void EventGroupServant::run_group(Session& session) {
   session.running.store(false);
 }
 
-void EventGroupServant::send_out(Session& session, des::GroupId to, std::vector<des::GroupMessage>& batch) {
+void EventGroupServant::send_out(Session& session, des::GroupId to,
+                                 std::vector<des::GroupMessage>& batch) {
   const idl::GroupMessageSeq wire = to_idl(batch);
   const std::string peer = "event-group-" + std::to_string(to);  // its process name
   call_peer(peer, [&] { session.peers.at(to)->deliver(wire); });

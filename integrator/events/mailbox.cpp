@@ -25,7 +25,8 @@ bool Mailbox::put(std::vector<GroupMessage>& batch) {
 double Mailbox::take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins) {
   const bool idle = !mail_.load(std::memory_order_acquire);
   const bool waits = idle && wait.count() > 0;
-  const auto begin = waits ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  const auto begin =
+      waits ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (waits)
     for (int n = 0; n < spins && !mail_.load(std::memory_order_acquire); ++n)
       __builtin_ia32_pause();

@@ -1,7 +1,7 @@
 #include "integrator/events/mailbox_exchange.hpp"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <thread>
 
@@ -11,8 +11,12 @@ namespace kausal::des {
 
 MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
                                  std::function<std::string(GroupId)> group_name)
-    : boxes_(groups), policy_(policy), group_name_(std::move(group_name)),
-      finished_(groups, false), state_(groups), permit_(groups) {
+    : boxes_(groups),
+      policy_(policy),
+      group_name_(std::move(group_name)),
+      finished_(groups, false),
+      state_(groups),
+      permit_(groups) {
   constexpr int spins = 4000;  // about 20–50 µs
   spins_ = groups <= std::max(1u, std::thread::hardware_concurrency()) ? spins : 0;
 }

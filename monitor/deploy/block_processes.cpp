@@ -12,8 +12,9 @@
 namespace kausal {
 
 CorbaBlockPort::CorbaBlockPort(const LaunchedComponent& component, idl::Block_ptr ref,
-                               std::size_t first, std::size_t last)
+                               std::size_t first, std::size_t last, const Heartbeat* heartbeat)
     : name_(component.name),
+      heartbeat_(heartbeat),
       place_{component.host, component.pid, component.cpu, component.node},
       ref_(idl::Block::_duplicate(ref)),
       first_(first),
@@ -51,7 +52,7 @@ idl::BlockAdvance CorbaBlockPort::request(std::uint64_t m, std::span<const Pendu
 std::uint64_t CorbaBlockPort::call(const idl::BlockAdvance& request, std::uint64_t steps,
                                    idl::BlockSteps_var& reply) {
   known_ = false;  // until a reply says where the block is
-  reply = call_peer(name_, [&] { return ref_->advance(request); });
+  reply = Heartbeat::call(heartbeat_, name_, [&] { return ref_->advance(request); });
   const std::size_t states = state_count(name_, "the reply's states", reply->states);
   const std::uint64_t taken = reply->impacts.length();
   if (taken < 1 || taken > steps || states != taken * pendulums_)
@@ -114,17 +115,23 @@ BlockProcesses::BlockProcesses(const Scenario& scenario, std::size_t blocks, Orb
   for (std::size_t k = 1; k <= blocks; ++k) names.push_back(block_name(k));
   set_.start_each(ComponentRole::block, "kausal-block", names, options,
                   {"blocks", "--layout blocks:K, which runs them on threads"});
+  heartbeat_ = watch_components(set_, options, [](std::exception_ptr) {});
 }
 
 BlockProcesses::~BlockProcesses() = default;
+
+void BlockProcesses::shutdown() {
+  heartbeat_.reset();  // blocks about to exit are no failure
+  set_.shutdown();
+}
 
 std::unique_ptr<BlockPort> BlockProcesses::port(std::size_t k, std::size_t first,
                                                 std::size_t last) {
   const LaunchedComponent& c = set_.component(k);
   idl::Block_var ref = narrow<idl::Block>(c.name, c.ref);
   const idl::BlockSetup setup = to_idl(block_spec(scenario_, first, last));
-  call_peer(c.name, [&] { ref->set_up(setup); });
-  return std::make_unique<CorbaBlockPort>(c, ref, first, last);
+  Heartbeat::call(heartbeat_.get(), c.name, [&] { ref->set_up(setup); });
+  return std::make_unique<CorbaBlockPort>(c, ref, first, last, heartbeat_.get());
 }
 
 }  // namespace kausal

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "monitor/deploy/component_set.hpp"
+#include "monitor/deploy/heartbeat.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/block_port.hpp"
 
@@ -22,8 +23,9 @@ namespace kausal {
 class CorbaBlockPort final : public BlockPort {
  public:
   // `component`: the block as launched (name, host, pid); pendulums first .. last − 1.
+  // `heartbeat` (may be null): the blocks' liveness, whose verdict a failed call reports.
   CorbaBlockPort(const LaunchedComponent& component, idl::Block_ptr ref, std::size_t first,
-                 std::size_t last);
+                 std::size_t last, const Heartbeat* heartbeat);
 
   // About 4 MiB of states per reply: a round trip per few milliseconds of work at most.
   std::uint64_t steps_per_call(std::size_t pendulums) const override;
@@ -50,6 +52,7 @@ class CorbaBlockPort final : public BlockPort {
                      idl::BlockSteps_var& reply);
 
   std::string name_;
+  const Heartbeat* heartbeat_;
   BlockPlace place_;
   idl::Block_var ref_;
   std::size_t first_, pendulums_;
@@ -75,11 +78,14 @@ class BlockProcesses final : public PlacedBlocks {
   // Sets block k up with its pendulums (ModelError, PeerError naming it).
   std::unique_ptr<BlockPort> port(std::size_t k, std::size_t first, std::size_t last) override;
   std::string post_mortem() override { return set_.post_mortem(); }
-  void shutdown() override { set_.shutdown(); }
+  void shutdown() override;
 
  private:
   const Scenario& scenario_;
   ComponentSet set_;
+  // A stopped block is found by its heartbeat and its process ended, so that the call
+  // waiting for it returns at once.
+  std::unique_ptr<Heartbeat> heartbeat_;
 };
 
 }  // namespace kausal

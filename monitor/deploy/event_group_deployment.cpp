@@ -12,6 +12,7 @@
 #include "idl/wire_errors.hpp"
 #include "integrator/events/deadlock_watch.hpp"
 #include "integrator/events/event_recorder.hpp"
+#include "monitor/deploy/heartbeat.hpp"
 
 namespace kausal {
 
@@ -41,8 +42,14 @@ class GroupProcesses {
                     {"--groups", "--layout single"});
     for (des::GroupId g = 0; g < spec.groups; ++g)
       refs_.push_back(narrow<idl::EventGroup>(processes[g], set_.component(g).ref));
+    // A stopped group is found by its heartbeat and its process ended, so that the call
+    // waiting for it returns at once (the supervisor's polls then report it lost).
+    heartbeat_ = watch_components(set_, options, [](std::exception_ptr) {});
   }
-  ~GroupProcesses() { set_.shutdown(); }
+  ~GroupProcesses() {
+    heartbeat_.reset();  // groups about to exit are no failure
+    set_.shutdown();
+  }
 
   // The run from cut to cut: each stretch sets the groups up again (from the last cut),
   // starts, watches and collects them, in the same processes.
@@ -81,7 +88,7 @@ class GroupProcesses {
 
   template <typename F>
   auto call(des::GroupId g, F&& f) -> decltype(f()) {
-    return call_peer(set_.component(g).name, std::forward<F>(f));
+    return Heartbeat::call(heartbeat_.get(), set_.component(g).name, std::forward<F>(f));
   }
 
   std::string name(des::GroupId g) const { return group_name(model_.built, owner_, g); }
@@ -315,7 +322,8 @@ class GroupProcesses {
     if (!complete || result.failure || parts != n) return out;
     std::sort(cut.cut.pending.begin(), cut.cut.pending.end(),
               [](const des::Event& a, const des::Event& b) { return a.key < b.key; });
-    for (des::ComponentId c = 0; c < n; ++c) cut.cut.committed.push_back(result.components[c].committed);
+    for (des::ComponentId c = 0; c < n; ++c)
+      cut.cut.committed.push_back(result.components[c].committed);
     out.cut = std::move(cut);
     return out;
   }
@@ -323,6 +331,7 @@ class GroupProcesses {
   const EventModelSource& model_;
   const EventRunSpec& spec_;
   ComponentSet set_;
+  std::unique_ptr<Heartbeat> heartbeat_;
   std::vector<des::GroupId> owner_;
   std::chrono::milliseconds call_timeout_;
   std::vector<bool> lost_;  // by group: did not answer once, never asked again

@@ -71,19 +71,19 @@ std::unique_ptr<Heartbeat> watch_components(ComponentSet& set, const LaunchOptio
                                             std::function<void(std::exception_ptr)> on_failure) {
   if (options.layout == Layout::single) return nullptr;
   std::vector<Heartbeat::Component> components;
-  for (std::size_t i = 0; i < set.pairs(); ++i) {
-    LaunchedComponent& system = set.system(i);
-    LaunchedComponent& integrator = set.integrator(i);
-    // The pendulum layout: one process hosts both, and either may be the first to miss it.
-    const std::string together = system.process == integrator.process
-                                     ? "; its process " + system.process->name() + " hosts " +
-                                           system.name + " and " + integrator.name
-                                     : "";
-    for (LaunchedComponent* c : {&system, &integrator}) {
-      // Only children of this process are ended here; a node's are ended by their node.
-      const pid_t pid = c->node.empty() ? static_cast<pid_t>(c->pid) : 0;
-      components.push_back({c->name, CORBA::Object::_duplicate(c->ref), together, pid});
-    }
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    LaunchedComponent& c = set.component(i);
+    // One process may host several (the pendulum layout: a System and its Integrator), and
+    // any of them may be the first to miss its heartbeat.
+    std::string together;
+    for (std::size_t j = 0; j < set.size(); ++j)
+      if (j != i && c.process && set.component(j).process == c.process)
+        together += (together.empty() ? "" : " and ") + set.component(j).name;
+    if (!together.empty())
+      together = "; its process " + c.process->name() + " hosts " + c.name + " and " + together;
+    // Only children of this process are ended here; a node's are ended by their node.
+    const pid_t pid = c.node.empty() ? static_cast<pid_t>(c.pid) : 0;
+    components.push_back({c.name, CORBA::Object::_duplicate(c.ref), together, pid});
   }
   return std::make_unique<Heartbeat>(std::move(components),
                                      std::chrono::milliseconds(options.call_timeout_ms),

@@ -77,8 +77,9 @@ class Heartbeat {
   PeriodicThread thread_;  // last: it uses the members above
 };
 
-// A heartbeat over every System and Integrator of `set`, pinging with the call timeout of
-// `options`; none in the single layout (its servants live and die with the monitor).
+// A heartbeat over every component of `set` (Systems and Integrators, blocks, event groups:
+// one liveness rule for every kind), pinging with the call timeout of `options`; none in the
+// single layout (its servants live and die with the monitor).
 std::unique_ptr<Heartbeat> watch_components(ComponentSet& set, const LaunchOptions& options,
                                             std::function<void(std::exception_ptr)> on_failure);
 

@@ -27,14 +27,19 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
   Part(const PartitionPlan& plan, std::size_t i, BatchInbox& box, const LocalDeploymentOptions& o,
        std::vector<std::unique_ptr<Part>>& all)
       : system(plan.system),
-        link(system),
-        integrator(plan.config, link),  // (its constructor does not call the System yet)
+        // The System is configured before the Integrator is built: a resumed partition's
+        // Integrator hands its System the saved internal state (an FMU's) as it is built.
+        link(configured(system, plan.recipe)),
+        integrator(plan.config, link),
         inbox(box),
         index(i),
         delay(o.delivery_delay),
         routes(plan.routes),
-        parts(all) {
-    configure(system, plan.recipe);
+        parts(all) {}
+
+  static SystemCore& configured(SystemCore& system, const SystemRecipe& recipe) {
+    configure(system, recipe);
+    return system;
   }
 
   const std::string& name() const override { return integrator.name(); }

@@ -71,19 +71,55 @@ std::string realtime_cells(const ComparisonRow& row) {
          cell("lateness_p99_s", row.lateness_p99_s, micros(row.lateness_p99_s));
 }
 
+// The columns of a discrete-event row: its events, not Calc calls and steps (which it has
+// none of).
+const char* const event_headers =
+    "<th>committed events</th><th>committed/s</th><th>efficiency</th><th>rollbacks</th>"
+    "<th>events undone</th><th>anti-messages</th><th>null messages</th>"
+    "<th>messages between groups</th>";
+
+std::string event_cells(const ComparisonRow& row) {
+  if (!row.events)
+    return "<td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>–</td>";
+  const EventFigures& e = *row.events;
+  return cell("committed", e.committed, std::to_string(e.committed)) +
+         cell("committed_per_s", row.committed_per_s, fixed(row.committed_per_s, 0)) +
+         cell("efficiency", e.efficiency(), fixed(100 * e.efficiency(), 1) + " %") +
+         cell("rollbacks", e.rollbacks, std::to_string(e.rollbacks)) +
+         cell("rolled_back", e.rolled_back, std::to_string(e.rolled_back)) +
+         cell("anti_messages", e.anti_messages, std::to_string(e.anti_messages)) +
+         cell("null_messages", e.null_messages, std::to_string(e.null_messages)) +
+         cell("messages", e.messages, std::to_string(e.messages));
+}
+
+// The columns of a continuous row (a pendulum chain or a partitioned model).
+std::string step_cells(const ComparisonRow& row, bool collisions) {
+  std::string o = cell("calc_calls", row.calc_calls, std::to_string(row.calc_calls)) +
+                  cell("calc_cost_us", row.calc_cost_us, fixed(row.calc_cost_us, 2));
+  if (collisions)
+    o += row.chain ? cell("collisions", row.collisions, std::to_string(row.collisions))
+                   : "<td>–</td>";
+  return o + cell("rollbacks", row.rollbacks, std::to_string(row.rollbacks)) +
+         cell("rolled_back_steps", row.rolled_back_steps, std::to_string(row.rolled_back_steps)) +
+         cell("monitor_calls", row.monitor_calls, std::to_string(row.monitor_calls));
+}
+
 std::string table(const std::vector<ComparisonRow>& rows) {
+  const bool events = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.events; });
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
   const bool paced = any_paced(rows);
   std::ostringstream o;
   o << "<table id=\"comparison\">\n<tr><th>method</th><th>"
     << (repeated ? "wall s (median)</th><th>wall s (min–max)" : "wall s")
-    << "</th><th>vs sequential</th><th>vs conservative/step (same layout)</th><th>Calc calls</th>"
-       "<th>µs per Calc</th>"
-    << (collisions ? "<th>collisions</th>" : "")
-    << "<th>rollbacks</th><th>rolled-back steps</th><th>monitor calls</th>"
-       "<th>mean utilisation</th>"
-    << (paced ? "<th>overruns</th><th>p99 lateness µs</th>" : "") << "<th>digest</th></tr>\n";
+    << "</th><th>vs sequential</th><th>vs conservative/step (same layout)</th>";
+  if (events)
+    o << event_headers;
+  else
+    o << "<th>Calc calls</th><th>µs per Calc</th>" << (collisions ? "<th>collisions</th>" : "")
+      << "<th>rollbacks</th><th>rolled-back steps</th><th>monitor calls</th>";
+  o << "<th>mean utilisation</th>" << (paced ? "<th>overruns</th><th>p99 lateness µs</th>" : "")
+    << "<th>digest</th></tr>\n";
   for (const ComparisonRow& row : rows) {
     o << "<tr data-method=\"" << html_escape(row.label) << "\"><td>" << html_escape(row.label)
       << "</td>" << cell("wall_s", row.wall_s, fixed(row.wall_s, 3));
@@ -92,14 +128,7 @@ std::string table(const std::vector<ComparisonRow>& rows) {
                 fixed(row.wall_min_s, 3) + "–" + fixed(row.wall_max_s, 3));
     o << cell("vs_sequential", row.vs_sequential, ratio_text(row.vs_sequential))
       << cell("vs_step", row.vs_step, ratio_text(row.vs_step))
-      << cell("calc_calls", row.calc_calls, std::to_string(row.calc_calls))
-      << cell("calc_cost_us", row.calc_cost_us, fixed(row.calc_cost_us, 2));
-    if (collisions)
-      o << (row.chain ? cell("collisions", row.collisions, std::to_string(row.collisions))
-                      : "<td>–</td>");
-    o << cell("rollbacks", row.rollbacks, std::to_string(row.rollbacks))
-      << cell("rolled_back_steps", row.rolled_back_steps, std::to_string(row.rolled_back_steps))
-      << cell("monitor_calls", row.monitor_calls, std::to_string(row.monitor_calls))
+      << (events ? event_cells(row) : step_cells(row, collisions))
       << cell("mean_utilisation", row.mean_utilisation,
               fixed(100 * row.mean_utilisation, 1) + " %");
     if (paced) o << realtime_cells(row);

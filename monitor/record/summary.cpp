@@ -154,8 +154,10 @@ nlohmann::ordered_json events_json(const EventFigures& e) {
                           {"rollbacks", c.rollbacks},
                           {"stragglers", c.stragglers},
                           {"anti_messages", c.anti_messages}});
+  // "components" is the per-component array below (docs/events.md); the count has its own
+  // key (one initialiser list once had both under one key: the array was never written).
   return {{"model", e.model},
-          {"components", e.components},
+          {"component_count", e.components},
           {"groups", e.groups},
           {"end", e.end},
           {"committed_to", e.committed_to},

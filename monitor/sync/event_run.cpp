@@ -28,8 +28,8 @@ void check_event_run(const des::EventModel& model, const EventRunSpec& spec) {
 
 des::GroupSettings group_settings(const des::EventModel& model, const EventRunSpec& spec) {
   des::GroupSettings settings;
-  settings.sync =
-      spec.method == SyncMethod::optimistic ? des::GroupSync::optimistic : des::GroupSync::conservative;
+  settings.sync = spec.method == SyncMethod::optimistic ? des::GroupSync::optimistic
+                                                        : des::GroupSync::conservative;
   settings.end = spec.end;
   settings.window = spec.window ? *spec.window : default_window(model);
   settings.saving = spec.saving;
@@ -39,7 +39,8 @@ des::GroupSettings group_settings(const des::EventModel& model, const EventRunSp
   return settings;
 }
 
-std::string group_name(const des::EventModel& model, const std::vector<des::GroupId>& owner, des::GroupId g) {
+std::string group_name(const des::EventModel& model, const std::vector<des::GroupId>& owner,
+                       des::GroupId g) {
   std::vector<des::ComponentId> members;
   for (des::ComponentId c = 0; c < owner.size(); ++c)
     if (owner[c] == g) members.push_back(c);
@@ -138,8 +139,8 @@ std::vector<des::GroupProgress> progress_of(const EventRunResult& stretch, doubl
 
 // The first group's watch over the whole stretch: every progress_period, the progress
 // every group has published.
-std::function<bool(double)> watch_members(const std::vector<std::unique_ptr<des::EventGroup>>& members,
-                                          const EventWatch& watch) {
+std::function<bool(double)> watch_members(
+    const std::vector<std::unique_ptr<des::EventGroup>>& members, const EventWatch& watch) {
   if (!watch) return {};
   constexpr auto period =
       std::chrono::duration_cast<std::chrono::nanoseconds>(progress_period).count();
@@ -165,7 +166,7 @@ Stretch run_stretch_here(const des::EventModel& model, const EventRunSpec& spec,
   EventRecorder recorder(model.components());
   if (from) recorder.restore(from->digests);
   des::MailboxExchange exchange(groups, spec.deadlock,
-                           [&](des::GroupId g) { return group_name(model, owner, g); });
+                                [&](des::GroupId g) { return group_name(model, owner, g); });
   des::GroupTransport* transport =
       groups > 1 || settings.sync == des::GroupSync::optimistic ? &exchange : nullptr;
   std::vector<std::unique_ptr<des::EventGroup>> members;
@@ -202,7 +203,8 @@ Stretch run_stretch_here(const des::EventModel& model, const EventRunSpec& spec,
     const ActivityTrace& activity = members[g]->activity();
     f.activity.push_back(activity.page(0, ActivityTrace::default_capacity));
     f.dropped_spans.push_back(activity.dropped());
-    for (const des::LogicalProcess& lp : members[g]->components()) f.components[lp.id()] = lp.figures();
+    for (const des::LogicalProcess& lp : members[g]->components())
+      f.components[lp.id()] = lp.figures();
   }
   f.deadlocks = exchange.deadlocks();
   for (const auto& error : errors)

@@ -7,8 +7,9 @@
 // signal (−, an input from the load part) and tanh the torque motor's current limit (full
 // opening at most). Defaults: ωv = 2π · 600 Hz, ζ = 1.5 — an overdamped high-response
 // valve. Its fast eigenvalue −ωv (ζ + √(ζ² − 1)) ≈ −9870 1/s puts the explicit Euler limit at
-// 2/9870 ≈ 0.2 ms: Euler is stable at the 0.1 ms the source reports (docs/benchmarks.md D) for the actuator and
-// unstable at 0.3 ms (a criterion of this choice; tests/unit/models_test.cpp checks it).
+// 2/9870 ≈ 0.2 ms: Euler is stable at the 0.1 ms the source reports (docs/benchmarks.md D) for the
+// actuator and unstable at 0.3 ms (a criterion of this choice; tests/unit/models_test.cpp checks
+// it).
 #include <cstdint>
 
 #include "system/model.hpp"

@@ -1,8 +1,8 @@
 // libFuzzer target (make sanitize; make test runs it for a bounded time under ASan + UBSan): the
-// scenario parsers (pendulum chains, partitioned models and discrete-event models), the deployment-file parser and
-// the injections parser (kausal run --replay) on arbitrary bytes. Bad input must end as
-// kausal::InputError, the project's own error; anything else — a crash, a sanitizer report, another
-// exception, a hang — is a finding.
+// scenario parsers (pendulum chains, partitioned models and discrete-event models), the
+// deployment-file parser and the injections parser (kausal run --replay) on arbitrary bytes. Bad
+// input must end as kausal::InputError, the project's own error; anything else — a crash, a
+// sanitizer report, another exception, a hang — is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -19,8 +19,8 @@ TEST(EventsCli, CompareRunsEveryMethodWithTheSequentialDigestAndItsFigures) {
   KausalProcess p({"compare", (kScenarios / "phold.toml").string(), "--out", out.string()},
                   dir.path());
   ASSERT_EQ(p.wait(std::chrono::seconds(120)).value_or(-1), 0) << p.err();
-  for (const char* column : {"committed/s", "efficiency", "anti-messages", "null messages",
-                             "blocked s"})
+  for (const char* column :
+       {"committed/s", "efficiency", "anti-messages", "null messages", "blocked s"})
     EXPECT_NE(p.out().find(column), std::string::npos) << column << "\n" << p.out();
   const auto rows = read_json(out / "comparison.json")["rows"];
   ASSERT_EQ(rows.size(), 3u);
@@ -35,9 +35,25 @@ TEST(EventsCli, CompareRunsEveryMethodWithTheSequentialDigestAndItsFigures) {
   EXPECT_GT(rows[1]["events"]["null_messages"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(rows[1]["events"]["rollbacks"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(rows[2]["events"]["null_messages"].get<std::uint64_t>(), 0u);
+  // report.html shows the events' figures, the same as comparison.json (it once showed 0
+  // rollbacks and 0 Calc calls for every method).
+  const std::string report = read_file(out / "report.html");
+  EXPECT_EQ(report.find("Calc calls"), std::string::npos);
+  for (const char* key : {"committed", "rollbacks", "anti_messages", "null_messages"}) {
+    const std::string shown = "data-key=\"" + std::string(key) + "\" data-value=\"" +
+                              rows[2]["events"][key].dump() + "\"";
+    EXPECT_NE(report.find(shown), std::string::npos) << shown;
+  }
   const auto summary = read_json(out / "optimistic" / "summary.json");
   EXPECT_EQ(summary["layout"], "single");
   EXPECT_EQ(summary["events"]["groups"], 2);
+  // Every component's totals, as docs/events.md promises, adding up to the run's.
+  const auto& per_component = summary["events"]["components"];
+  ASSERT_TRUE(per_component.is_array()) << summary["events"].dump();
+  ASSERT_EQ(per_component.size(), summary["events"]["component_count"].get<std::size_t>());
+  std::uint64_t committed_sum = 0;
+  for (const auto& c : per_component) committed_sum += c["committed"].get<std::uint64_t>();
+  EXPECT_EQ(committed_sum, summary["events"]["committed"].get<std::uint64_t>());
   EXPECT_GT(summary["events"]["gvt_rounds"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(summary["events"]["processed"].get<std::uint64_t>() -
                 summary["events"]["committed"].get<std::uint64_t>(),
@@ -89,10 +105,10 @@ TEST(EventsCli, BadScenariosAndOptionsAreRefusedWithTheirPlace) {
     args.insert(args.end(), extra.begin(), extra.end());
     std::string err;
     EXPECT_EQ(run_kausal(args, dir.path(), &err), 2) << text << err;
-    EXPECT_NE(err.find(expected), std::string::npos) << "expected '" << expected << "' in\n"
-                                                       << err;
+    EXPECT_NE(err.find(expected), std::string::npos) << "expected '" << expected << "' in\n" << err;
   };
-  refused(phold_text("", "speed = 3.0"), {}, "bad.toml:10: unknown parameter 'speed' of model phold");
+  refused(phold_text("", "speed = 3.0"), {},
+          "bad.toml:10: unknown parameter 'speed' of model phold");
   refused(phold_text("", "seed = 2.0\nmean = 1.0\nlookahead = 2.0"), {}, "bad.toml:6: phold:");
   refused(phold_text("", "mean = 0.5\nlookahead = 1.0"), {}, "mean must be finite and at least");
   refused(phold_text("", "seed = 2.5"), {}, "bad.toml:10: parameters.seed must be a whole number");
@@ -101,7 +117,8 @@ TEST(EventsCli, BadScenariosAndOptionsAreRefusedWithTheirPlace) {
           "parameters.components must be at most 4096");
   refused(phold_text("groups = 20", ""), {}, "events.groups is more than the model's 8 components");
   refused(phold_text("windw = 2.0", ""), {}, "unknown key 'events.windw'");
-  refused("[events]\nmodel = \"phold2\"\nend = 1.0\n", {}, "'phold2' is not an event model (known: phold, queueing-network, three-components)");
+  refused("[events]\nmodel = \"phold2\"\nend = 1.0\n", {},
+          "'phold2' is not an event model (known: phold, queueing-network, three-components)");
   refused("[events]\nmodel = \"phold\"\n", {}, "missing field events.end");
   refused(phold_text("", ""), {"--method", "optimistic", "--layout", "pendulum"},
           "event groups have neither");

@@ -79,6 +79,9 @@ void expect_exit_3_after(LongRun& run, pid_t victim, int signal,
   if (signal == SIGSTOP) {
     EXPECT_NE(run.kausal->err().find("did not answer within the call timeout"), std::string::npos)
         << run.kausal->err();
+    // Every SIGSTOP test runs with --call-timeout 1000. A stopped block once took 4.5-9.9 s
+    // (blocks had no heartbeat).
+    EXPECT_LT(std::chrono::duration<double>(took).count(), liveness_bound_s(1.0));
   }
   std::cout << lost.front() << " failure detected and run ended in "
             << std::chrono::duration<double>(took).count() << " s\n";
@@ -152,6 +155,7 @@ TEST(Failure, KilledBlockProcessEndsEveryMethodWithExitThreeNamingIt) {
 
 TEST(Failure, HungBlockProcessIsCaughtByTheCallTimeout) {
   fail_block_process_and_expect_exit_3("optimistic", {"--call-timeout", "1000"}, SIGSTOP);
+  fail_block_process_and_expect_exit_3("conservative", {"--call-timeout", "1000"}, SIGSTOP);
 }
 
 TEST(Failure, CtrlCEndsTheRunAndItsChildrenCleanly) {

@@ -220,7 +220,9 @@ inline int run_kausal(const std::vector<std::string>& args, const fs::path& dir,
 
 // The shipped scenarios, and one of them by name.
 inline const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
-inline std::string scenario(const std::string& name) { return (kScenarios / name).string(); }
+inline std::string scenario(const std::string& name) {
+  return (kScenarios / name).string();
+}
 
 inline void write_file(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
@@ -228,6 +230,14 @@ inline void write_file(const fs::path& file, const std::string& text) {
 
 inline void expect_all_gone(const std::vector<pid_t>& pids) {
   for (pid_t pid : pids) EXPECT_FALSE(process_exists(pid)) << "process " << pid << " left behind";
+}
+
+// How long after a component of any kind (a System, an Integrator, a block, an event group)
+// stops answering a run has ended with exit 3: it is found within the call timeout + 1 s
+// (docs/architecture.md, "Liveness"), and the run ends within its 2 s grace for the others;
+// 2 s more for a loaded machine.
+inline double liveness_bound_s(double call_timeout_s) {
+  return call_timeout_s + 1 + 2 + 2;
 }
 
 // What a finished `kausal run` left: its summary.json, its PID and what it printed.

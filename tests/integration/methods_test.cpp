@@ -56,7 +56,8 @@ TEST(Methods, OptimisticRollsBackDropsStaleBatchesAndKeepsTheWindow) {
   const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir).summary;
   // Every batch waits 3 ms before it leaves its Integrator: rollbacks overtake batches.
   const auto opt = run_ok(file, {"--method", "optimistic", "--batch", "8", "--window", "64"},
-                          dir / "opt", dir, {{"KAUSAL_TEST_DELIVERY_DELAY_MS", "3"}}).summary;
+                          dir / "opt", dir, {{"KAUSAL_TEST_DELIVERY_DELAY_MS", "3"}})
+                       .summary;
   ASSERT_FALSE(opt.is_null());
   EXPECT_EQ(opt["trajectory_sha256"], seq["trajectory_sha256"]);
   EXPECT_GT(opt["rollbacks"].get<int>(), 0);
@@ -76,7 +77,8 @@ TEST(Methods, RollbackCheckModeRunsInEveryMethodOverProcesses) {
       scenario_variant("cradle.toml", dir.path(), {{"duration = 10.0", "duration = 2.0"}});
   const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir).summary;
   for (const char* method : {"conservative", "optimistic"}) {
-    const auto r = run_ok(file, {"--method", method, "--rollback-check"}, dir / method, dir).summary;
+    const auto r =
+        run_ok(file, {"--method", method, "--rollback-check"}, dir / method, dir).summary;
     if (r.is_null()) continue;
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
   }

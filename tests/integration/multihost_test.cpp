@@ -162,9 +162,8 @@ TEST_F(LoopbackNodes, DeployedEventGroupsGiveTheSequentialDigest) {
       "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
   for (const char* method : {"conservative", "optimistic"}) {
     fs::remove_all(dir_ / "seq");  // deployed_run's sequential reference, once per method
-    deployed_run(scenario("three-components.toml"), d,
-                                      {"--method", method, "--layout", "process"},
-                                      dir_ / method);
+    deployed_run(scenario("three-components.toml"), d, {"--method", method, "--layout", "process"},
+                 dir_ / method);
     const auto summary = read_json(dir_ / method / "summary.json");
     ASSERT_EQ(summary["components"].size(), 3u);
     EXPECT_EQ(summary["components"][0]["node"], "alpha") << summary["components"].dump();
@@ -426,8 +425,8 @@ TEST_F(NetworkNamespaces, ThesisAcrossThreeHostsGivesTheSequentialDigestUnderEve
   // Its first 4 s: the impacts run along the whole row by then (a fifth of the time).
   const fs::path thesis =
       scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 4.0"}});
-  auto compare = monitor({"compare", thesis.string(), "--deploy",
-                          (dir_ / "deploy.toml").string(), "--out", (dir_ / "cmp").string()},
+  auto compare = monitor({"compare", thesis.string(), "--deploy", (dir_ / "deploy.toml").string(),
+                          "--out", (dir_ / "cmp").string()},
                          "compare");
   ASSERT_EQ(compare->wait(300s), 0) << compare->err();
   const auto sequential = read_json(dir_ / "cmp/sequential/summary.json");
@@ -493,19 +492,18 @@ TEST_F(NetworkNamespaces, BlocksOnTwoHostsGiveTheSequentialDigestWithAndWithoutA
       << "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n";
   const fs::path chain =
       scenario_variant("large.toml", dir_.path(), {{"duration = 20.0", "duration = 0.2"}});
-  auto seq =
-      monitor({"run", chain.string(), "--method", "sequential", "--out", (dir_ / "seq").string()},
-              "seq");
+  auto seq = monitor(
+      {"run", chain.string(), "--method", "sequential", "--out", (dir_ / "seq").string()}, "seq");
   ASSERT_EQ(seq->wait(60s), 0) << seq->err();
   const auto reference = read_json(dir_ / "seq/summary.json");
   for (const std::string guarantee : {"step", "lookahead"}) {
     for (const std::string delay : {"0", "2ms"}) {
       const fs::path out = dir_ / (guarantee + "-" + delay);
-      auto run = monitor({"run", chain.string(), "--method", "conservative", "--guarantee",
-                          guarantee, "--layout", "block-processes:2", "--deploy",
-                          (dir_ / "blocks.toml").string(), "--link-delay", delay, "--out",
-                          out.string()},
-                         guarantee + delay);
+      auto run =
+          monitor({"run", chain.string(), "--method", "conservative", "--guarantee", guarantee,
+                   "--layout", "block-processes:2", "--deploy", (dir_ / "blocks.toml").string(),
+                   "--link-delay", delay, "--out", out.string()},
+                  guarantee + delay);
       ASSERT_EQ(run->wait(120s), 0) << run->err();
       const auto summary = read_json(out / "summary.json");
       EXPECT_EQ(summary["trajectory_sha256"], reference["trajectory_sha256"]) << out;

@@ -135,7 +135,8 @@ TEST_P(PartitionLayouts, DistributedRunGivesTheSequentialDigest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Partitions, PartitionLayouts,
-                         ::testing::Values(LayoutCase{"process", false}, LayoutCase{"process", true},
+                         ::testing::Values(LayoutCase{"process", false},
+                                           LayoutCase{"process", true},
                                            LayoutCase{"pendulum", false}, LayoutCase{"pair", true},
                                            LayoutCase{"single", false}, LayoutCase{"single", true}),
                          [](const auto& test) {
@@ -301,9 +302,9 @@ TEST(PartitionWire, IntegratorChecksWhatArrives) {
   samples[0].channel = 0;
   samples[0].value = std::nan("");
   EXPECT_NE(reason_of<idl::ModelFailure>([&] { w.integrator->provide(samples); }), "");
-  EXPECT_NE(
-      reason_of<idl::ProtocolViolation>([&] { w.integrator->start(idl::StateSink::_nil(), 8, 4, ~0ULL); }),
-      "");
+  EXPECT_NE(reason_of<idl::ProtocolViolation>(
+                [&] { w.integrator->start(idl::StateSink::_nil(), 8, 4, ~0ULL); }),
+            "");
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ TEST(PartitionedCli, CoupledMultirateModelGivesTheSequentialDigestInEveryLayout)
   for (const std::string layout : {"process", "pendulum", "single"}) {
     for (const std::string method : {"conservative", "optimistic"}) {
       const auto r = run_summary({"run", s, "--method", method, "--layout", layout, "--out",
-                             (dir / (method + "-" + layout)).string()},
-                            dir.path());
+                                  (dir / (method + "-" + layout)).string()},
+                                 dir.path());
       EXPECT_EQ(r["status"], "completed") << method << " " << layout;
       EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method << " " << layout;
       EXPECT_EQ(r["layout"], layout);
@@ -50,9 +50,9 @@ TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
   TempDir dir;
   const std::string s = scenario("two-mass.toml");
   const auto seq = run_summary({"run", s, "--out", (dir / "seq").string()}, dir.path());
-  const auto opt = run_summary({"run", s, "--method", "optimistic", "--tolerance", "1e-6", "--layout",
-                           "pendulum", "--out", (dir / "opt").string()},
-                          dir.path());
+  const auto opt = run_summary({"run", s, "--method", "optimistic", "--tolerance", "1e-6",
+                                "--layout", "pendulum", "--out", (dir / "opt").string()},
+                               dir.path());
   EXPECT_EQ(opt["tolerance"], 1e-6);
   std::uint64_t rollbacks = 0, kept = 0;
   for (const auto& p : opt["partitions"]) {
@@ -110,13 +110,13 @@ TEST(PartitionedCli, TheRollbackCheckRestepsEveryPartitionFromItsStateList) {
     for (const auto& p : r["partitions"]) n += p["derivative_calls"].get<std::uint64_t>();
     return n;
   };
-  const auto plain =
-      run_summary({"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
-             dir.path());
+  const auto plain = run_summary(
+      {"run", file.string(), "--method", "conservative", "--out", (dir / "plain").string()},
+      dir.path());
   for (const std::string method : {"conservative", "optimistic"}) {
-    const auto r = run_summary({"run", file.string(), "--method", method, "--rollback-check", "--out",
-                           (dir / method).string()},
-                          dir.path());
+    const auto r = run_summary({"run", file.string(), "--method", method, "--rollback-check",
+                                "--out", (dir / method).string()},
+                               dir.path());
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << method;
     if (method == "conservative") {
       EXPECT_EQ(calls(r), 2 * calls(plain));
@@ -132,9 +132,10 @@ TEST(PartitionedCli, TheScenarioNamesTheMethodUnlessTheCommandLineDoes) {
                                   {{"hold = 0", "hold = 0\nmethod = \"conservative\""}});
   EXPECT_EQ(run_summary({"run", s.string(), "--out", (dir / "a").string()}, dir.path())["method"],
             "conservative");
-  EXPECT_EQ(run_summary({"run", s.string(), "--method", "sequential", "--out", (dir / "b").string()},
-                   dir.path())["method"],
-            "sequential");
+  EXPECT_EQ(
+      run_summary({"run", s.string(), "--method", "sequential", "--out", (dir / "b").string()},
+                  dir.path())["method"],
+      "sequential");
 }
 
 TEST(PartitionedCli, CompareRunsTheThreeMethodsAndWritesTheReport) {

@@ -140,6 +140,22 @@ TEST(Resume, PartitionedOptimisticRunWithAKilledFmuSystemResumesFromTheFmuStates
                           {"fmu-coupled.toml", {{"t_end = 3.0", "t_end = 60.0"}}});
 }
 
+// A sequential run with FMUs, interrupted (paced, so that it is caught mid-way): its
+// resume once failed with "used before configure()", the FMU's saved state handed to a
+// System not configured yet.
+TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
+  for (const char* shipped : {"fmu-bouncing-ball.toml", "fmu-coupled.toml"}) {
+    SCOPED_TRACE(shipped);
+    ResumeRun run(shipped, {});
+    const Reference ref(run.scenario);
+    auto p = run.start("sequential", {"--realtime", "1", "--skip-feasibility-check"});
+    run.wait_for_csv_beyond(200);
+    ASSERT_EQ(kill(p->pid(), SIGINT), 0);
+    expect_stopped_mid_run(*p, 130, run);
+    expect_resume_completes(run, ref);
+  }
+}
+
 TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
   kill_resume_and_compare("conservative", "integrator-3");
 }

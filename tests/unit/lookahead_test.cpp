@@ -18,7 +18,7 @@ namespace kausal {
 namespace {
 
 PendulumParams pendulum_at(double pivot_x, double length = 1.0, double radius = 0.05,
-                   double damping = 0.0) {
+                           double damping = 0.0) {
   return {pivot_x, length, 1.0, radius, damping, 9.81};
 }
 

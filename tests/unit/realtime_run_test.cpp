@@ -55,7 +55,8 @@ void expect_paced_runs_keep_the_digest(const RunModel& model, const std::vector<
   ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
   EXPECT_FALSE(reference.realtime);
   for (const Method& m : methods) {
-    const RunSpec spec = spec_of(model, m, dir / method_dir(m.method, m.guarantee), unchecked_wall(factor));
+    const RunSpec spec =
+        spec_of(model, m, dir / method_dir(m.method, m.guarantee), unchecked_wall(factor));
     const RunResult r = run_one(spec, platform);
     ASSERT_EQ(r.status, RunStatus::completed) << r.label() << ": " << r.error;
     EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << r.label();
@@ -104,7 +105,8 @@ TEST(RealtimeRun, ConservativeLookaheadGrantsNoFurtherThanTheClock) {
   const auto chain = ChainModel{thesis_for(dir.path(), "0.2"), nullptr};
   const Method lookahead{SyncMethod::conservative, Guarantee::lookahead};
   const RunResult free = run_one(spec_of(chain, lookahead, dir / "free", {}), platform);
-  const RunResult paced = run_one(spec_of(chain, lookahead, dir / "paced", unchecked_wall(4)), platform);
+  const RunResult paced =
+      run_one(spec_of(chain, lookahead, dir / "paced", unchecked_wall(4)), platform);
   ASSERT_TRUE(free.completed() && paced.completed()) << free.error << paced.error;
   // Unpaced, the lookahead grants many steps a round; paced, one step is released at a time.
   EXPECT_LT(free.counters.rounds, 200u);

@@ -19,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Method;
-using testing::spec_of;
 using testing::run_one;
+using testing::spec_of;
 using testing::TempDir;
 
 RealtimeOptions ticked() {

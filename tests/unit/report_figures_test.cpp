@@ -12,9 +12,9 @@
 #include "monitor/record/summary.hpp"
 #include "monitor/record/text_table.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
+#include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 #include "tests/unit/partitioned_runs.hpp"
-#include "test_support.hpp"
 
 namespace kausal {
 namespace {
