@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "monitor/scenario/scenario_limits.hpp"
 #include "system/composite_model.hpp"
 #include "system/errors.hpp"
 
@@ -16,6 +17,17 @@ void check_push(const Scenario& s, const Injection& i) {
   if (parsed.ec != std::errc() || parsed.ptr != end || pendulum < 1 || pendulum > s.pendulums())
     throw InputError("push: no pendulum '" + i.target + "' (the chain has pendulums 1 to " +
                      std::to_string(s.pendulums()) + ")");
+  // The chain's steps must resolve its motion: a push that alone turns the pendulum by more
+  // than a radian per step would make its contacts unresolvable (and 1e308 overflows the
+  // next impact's impulse), so it is refused here rather than failing the run later.
+  const PendulumParams& p = s.chain.pendulums[pendulum - 1];
+  const double turn_per_step = std::abs(i.value) / (p.mass * p.length) * s.h;
+  if (!(turn_per_step <= 1))
+    throw InputError("push: an impulse of " + format_number(i.value) + " turns pendulum " +
+                     i.target + " by " + format_number(turn_per_step) +
+                     " rad per step (h = " + format_number(s.h) +
+                     " s); the chain's steps resolve at most 1 rad: push with at most " +
+                     format_number(p.mass * p.length / s.h));
 }
 
 // The partition's own model takes the change (or says why not) on a copy built here.

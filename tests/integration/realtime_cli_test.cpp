@@ -194,6 +194,8 @@ TEST(RealtimeCli, InjectPushesReadsAndStopsARunAndItsReplayGivesItsDigest) {
   EXPECT_NE(read.text.find("omega_3 "), std::string::npos) << read.text;
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"push", "99", "0.1"}, "refused"},
+           // Once accepted and recorded, then the run failed (and so did its replay).
+           {{"push", "3", "1e308"}, "rad per step"},
            {{"set", "upper.inflow", "0.1"}, "refused"},
            {{"read", "nothing_9"}, "refused"}}) {
     std::vector<std::string> command{"inject", out.string()};

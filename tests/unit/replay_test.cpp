@@ -182,5 +182,26 @@ TEST(Replay, AnInjectionTheModelCannotTakeIsRefusedBeforeTheRun) {
   EXPECT_NE(r.error.find("no pendulum '0'"), std::string::npos) << r.error;
 }
 
+// `kausal inject DIR push 1 1e308` was accepted and recorded, then failed the run (and its
+// replay). A push the chain's steps cannot resolve is refused, naming what it would take.
+TEST(Replay, APushTheChainCannotResolveIsRefusedNamingTheLargestItTakes) {
+  TempDir dir;
+  const auto scenario =
+      std::make_shared<const Scenario>(load_scenario(testing::short_thesis(dir.path(), "0.1")));
+  const RunModel chain = ChainModel{scenario, nullptr};
+  const PendulumParams& p = scenario->chain.pendulums[0];
+  const double largest = p.mass * p.length / scenario->h;
+  EXPECT_NO_THROW(check_injection(chain, {InjectionKind::push, 0, "1", largest}));
+  EXPECT_NO_THROW(check_injection(chain, {InjectionKind::push, 0, "1", -largest}));
+  for (const double impulse : {1e308, -1e308, 2 * largest}) {
+    try {
+      check_injection(chain, {InjectionKind::push, 0, "1", impulse});
+      ADD_FAILURE() << impulse << " was accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("rad per step"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kausal
