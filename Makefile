@@ -68,10 +68,10 @@ tsan-tests:
 	cd $(TSAN) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j 2 \
 	  -R '$(TSAN_TESTS)' -E '$(TSAN_SKIP)'
 
-# A few minutes on a warm release build: the unit tests (ctest label `quick`). CI runs
+# A few minutes on a warm release build: the unit tests (ctest label `unit`). CI runs
 # `make test`, in full.
 check: build-all
-	cd $(BUILD) && ctest --output-on-failure -j 2 -L quick
+	cd $(BUILD) && ctest --output-on-failure -j 2 -L unit
 
 bench: build-all
 	bash bench/run.sh

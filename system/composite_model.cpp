@@ -19,6 +19,11 @@ Eigen::Index index_of(std::size_t i) {
 CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector<DirectLink> links,
                                std::vector<ConstantInput> constants)
     : members_(std::move(members)), has_links_(!links.empty()) {
+  // A change names its member: two of one name would leave it to chance which one it reaches.
+  for (std::size_t k = 0; k < members_.size(); ++k)
+    for (std::size_t j = 0; j < k; ++j)
+      if (members_[j].name == members_[k].name)
+        throw ModelError(members_[k].name, "two members of the partition have this name");
   for (const auto& m : members_)
     if (m.model->steps_itself() && members_.size() > 1)
       throw ModelError(m.name,

@@ -105,6 +105,16 @@ TEST(HostileCalls, AStateOfAnotherSizeThanTheModelsIsRefusedNamingX0) {
 // relatives: each refused naming the field, and the Integrator lives on.
 TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   WireComponents w;
+  // Two members of one name (a change could reach either) are refused; the System lives on.
+  const Parameters tank{{"area", 1}, {"orifice", 0.01}, {"level0", 1}};
+  const idl::MemberSetupSeq twins = to_idl(
+      std::vector<MemberRecipe>{{"a", "water_tank", tank, {}}, {"a", "water_tank", tank, {}}});
+  const idl::DirectLinkSeq no_links;
+  const idl::ConstantInputSeq no_constants;
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(twins, no_links, no_constants);
+            }).find("two members of the partition have this name"),
+            npos);
   w.configure_tank();
   const IntegratorConfig good = w.tank_config();
   auto refused = [&](const char* field, auto&& spoil) {
