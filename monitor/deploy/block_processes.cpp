@@ -115,7 +115,7 @@ BlockProcesses::BlockProcesses(const Scenario& scenario, std::size_t blocks, Orb
   for (std::size_t k = 1; k <= blocks; ++k) names.push_back(block_name(k));
   set_.start_each(ComponentRole::block, "kausal-block", names, options,
                   {"blocks", "--layout blocks:K, which runs them on threads"});
-  heartbeat_ = watch_components(set_, options, [](std::exception_ptr) {});
+  heartbeat_ = watch_components(set_, options);
 }
 
 BlockProcesses::~BlockProcesses() = default;

@@ -44,7 +44,7 @@ class GroupProcesses {
       refs_.push_back(narrow<idl::EventGroup>(processes[g], set_.component(g).ref));
     // A stopped group is found by its heartbeat and its process ended, so that the call
     // waiting for it returns at once (the supervisor's polls then report it lost).
-    heartbeat_ = watch_components(set_, options, [](std::exception_ptr) {});
+    heartbeat_ = watch_components(set_, options);
   }
   ~GroupProcesses() {
     heartbeat_.reset();  // groups about to exit are no failure

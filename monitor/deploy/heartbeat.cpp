@@ -59,7 +59,7 @@ void Heartbeat::fail(std::size_t k, const CORBA::Exception& error) {
     verdict_ = found;
   }
   try {
-    on_failure_(found);
+    if (on_failure_) on_failure_(found);
   } catch (...) {
     // Whoever wanted to know is gone: the run is ending anyway.
   }

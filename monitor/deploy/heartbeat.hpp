@@ -79,8 +79,10 @@ class Heartbeat {
 
 // A heartbeat over every component of `set` (Systems and Integrators, blocks, event groups:
 // one liveness rule for every kind), pinging with the call timeout of `options`; none in the
-// single layout (its servants live and die with the monitor).
-std::unique_ptr<Heartbeat> watch_components(ComponentSet& set, const LaunchOptions& options,
-                                            std::function<void(std::exception_ptr)> on_failure);
+// single layout (its servants live and die with the monitor). `on_failure` (may be empty):
+// who wants the verdict beyond the calls that Heartbeat::call answers with it.
+std::unique_ptr<Heartbeat> watch_components(
+    ComponentSet& set, const LaunchOptions& options,
+    std::function<void(std::exception_ptr)> on_failure = {});
 
 }  // namespace kausal
