@@ -65,7 +65,7 @@ std::string cell(const char* key, const nlohmann::json& value, const std::string
 }
 
 // The cells of the real-time columns of a row: "–" for a row that was not paced.
-std::string realtime_cells(const ComparisonRow& row) {
+std::string realtime_html_cells(const ComparisonRow& row) {
   if (!row.paced) return "<td>–</td><td>–</td>";
   return cell("overruns", row.overruns, std::to_string(row.overruns)) +
          cell("lateness_p99_s", row.lateness_p99_s, micros(row.lateness_p99_s));
@@ -131,7 +131,7 @@ std::string table(const std::vector<ComparisonRow>& rows) {
       << (events ? event_cells(row) : step_cells(row, collisions))
       << cell("mean_utilisation", row.mean_utilisation,
               fixed(100 * row.mean_utilisation, 1) + " %");
-    if (paced) o << realtime_cells(row);
+    if (paced) o << realtime_html_cells(row);
     o << "<td data-key=\"trajectory_sha256\" data-value=\"" << row.digest << "\" class=\""
       << (row.digest_equal ? "same" : "differs") << "\">" << row.digest.substr(0, 16) << "… "
       << (row.status != RunStatus::completed ? html_escape(to_string(row.status))

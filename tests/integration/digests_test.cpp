@@ -86,19 +86,20 @@ struct Cell {
   double duration = 0;
 };
 
-// A layout with one process per pendulum (process, pendulum) costs one round trip per
-// pendulum and step: 32 pendulums for 20,000 steps took 33 s of wall time and 62 CPU-seconds
-// alone and 80 s beside the other tests, six cells of it a sixth of all the release tests'
-// CPU time. Such a cell runs no more pendulum-steps than this (large.toml: its first 5 s,
-// 623 of its 1,317 impacts, every pendulum struck) against the sequential run of the same
-// stretch, whose digest the same binary computes; the whole scenario is checked against its
-// pinned digest by PinnedDigests and in the other layouts.
+// The layouts that serve each pendulum on its own (process, pendulum, single: its own
+// processes or its own servants in the monitor's process) cost one round trip per pendulum
+// and step: 32 pendulums for 20,000 steps took 33 s of wall time and 62 CPU-seconds alone in
+// the process layout and 80 s beside the other tests, the nine such cells of large.toml a
+// sixth of all the release tests' CPU time. Such a cell runs no more pendulum-steps than
+// this (large.toml: its first 5 s, 623 of its 1,317 impacts, every pendulum struck) against
+// the sequential run of the same stretch, whose digest the same binary computes; the whole
+// scenario is checked against its pinned digest by PinnedDigests and in the block layouts.
 constexpr double kMostPendulumStepsPerProcessCell = 160'000;
 
-// The seconds of a pendulum chain a cell in `layout` runs: all of them (0) unless one
-// process per pendulum would exceed the bound above.
+// The seconds of a pendulum chain a cell in `layout` runs: all of them (0) unless serving
+// each pendulum on its own would exceed the bound above.
 double cell_duration(const toml::table& root, const std::string& layout) {
-  if (layout != "process" && layout != "pendulum") return 0;
+  if (layout != "process" && layout != "pendulum" && layout != "single") return 0;
   const double duration = root["simulation"]["duration"].value_or(0.0);
   const double step = root["simulation"]["step"].value_or(1.0);
   const double pendulum_steps = root["pendulum"].as_array()->size() * duration / step;
