@@ -391,16 +391,20 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"step", "lookahead"}));
   add_common(run, o);
   run->get_option("scenario")->required(false);  // not with --resume (checked after parsing)
-  run->add_option("--resume", o.resume,
-                  "continue the failed or interrupted run in this output directory from its "
-                  "last committed step (OUT/checkpoint.json) to the digest of an uninterrupted "
-                  "run. The scenario, method and options that change what is computed come "
-                  "from the checkpoint (giving a different one is refused); --host, "
-                  "--link-delay, --tls-*, --call-timeout, --startup-timeout and --pin may be "
-                  "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains, "
-                  "partitioned models and discrete-event runs (from the last cut, about a second "
-                  "old: docs/events.md) alike (docs/architecture.md, "
-                  "\"Checkpoints and resume\")");
+  run->add_option(
+      "--resume", o.resume,
+      "continue the failed or interrupted run in this output directory from its "
+      "last committed step (OUT/checkpoint.json) to the digest of an uninterrupted "
+      "run. The scenario, method and options that change what is computed come "
+      "from the checkpoint (giving a different one is refused); --host, "
+      "--link-delay, --tls-*, --call-timeout, --startup-timeout and --pin may be "
+      "given anew. Nothing to resume (the run completed): exit 0. Pendulum chains, "
+      "partitioned models and discrete-event runs (from the last cut, about a second "
+      "old: docs/events.md) alike. The checkpoint must verify with the key that "
+      "wrote it ($KAUSAL_CHECKPOINT_KEY, else checkpoint.key in $XDG_CONFIG_HOME/kausal "
+      "or ~/.config/kausal): "
+      "one changed after kausal wrote it is refused (docs/architecture.md, "
+      "\"Checkpoints and resume\")");
   run->add_option("--replay", o.replay,
                   "run the paced run recorded in this output directory again, with every "
                   "operator injection (OUT/injections.jsonl, kausal inject) at its step: its "

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
@@ -12,6 +13,7 @@
 #include <type_traits>
 
 #include "integrator/stepper.hpp"
+#include "monitor/record/checkpoint_key.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "system/coarse_clock.hpp"
 #include "system/errors.hpp"
@@ -22,21 +24,18 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// /2: with "checksum". /1 files (no checksum) are refused: nothing vouches for them.
-constexpr const char* kFormat = "kausal-checkpoint/3";
-constexpr const char* kUncheckedFormat = "kausal-checkpoint/1";
+// /4: with "mac", the HMAC-SHA256 of the content under the user's checkpoint key
+// (checkpoint_key.hpp). Earlier formats had no checksum (/1) or an unkeyed SHA-256 (/2, /3)
+// that anyone who changed the file could recompute: they are refused, nothing vouches for them.
+constexpr const char* kFormat = "kausal-checkpoint/4";
+constexpr std::array<const char*, 3> kUnverifiableFormats = {
+    "kausal-checkpoint/1", "kausal-checkpoint/2", "kausal-checkpoint/3"};
 
-// SHA-256 of the canonical content: every field but "checksum", in file order, as compact
-// JSON. A midstate or a state edited by hand (or by a disk) no longer matches it.
-std::string checksum_of_text(const std::string& canonical) {
-  Sha256 sha;
-  sha.update(canonical.data(), canonical.size());
-  return sha.hex();
-}
-
-std::string checksum_of(json content) {
-  content.erase("checksum");
-  return checksum_of_text(content.dump());
+// The canonical content a MAC is taken of: every field but "mac", in file order, as compact
+// JSON.
+std::string canonical_of(json content) {
+  content.erase("mac");
+  return content.dump();
 }
 
 std::string to_hex(const std::string& bytes) {
@@ -518,7 +517,7 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   // are written as text, as the JSON tree would write them, not through the tree (two small
   // arrays per pendulum are slow to build and to dump twice).
   const std::string states = c.events() || c.partitioned() ? "" : states_text(c.chain().states);
-  j["checksum"] = checksum_of_text(spliced(j.dump(), states, ":"));
+  j["mac"] = checkpoint_mac(spliced(j.dump(), states, ":"));
   const std::string text = spliced(j.dump(1), states, ": ");
 
   const fs::path file = dir / kCheckpointFile;
@@ -549,9 +548,11 @@ Checkpoint parse_checkpoint(const std::string& text, const std::string& file) {
   const Reader r(j, file);
   if (!j.is_object()) r.fail("not a checkpoint (a JSON object)");
   const auto format = r.get<std::string>("format");
-  if (format == kUncheckedFormat)
-    r.fail("written by an older kausal without a checksum (format " + format +
-           "): it cannot be checked, so it is not resumed; start the run again");
+  if (std::find(kUnverifiableFormats.begin(), kUnverifiableFormats.end(), format) !=
+      kUnverifiableFormats.end())
+    r.fail("written by an older kausal (format " + format +
+           "), whose checksum anyone who changed the file could recompute: it cannot be "
+           "verified, so it is not resumed; start the run again");
   if (format != kFormat) r.fail("field format: expected \"" + std::string(kFormat) + "\"");
   Checkpoint c;
   const std::string model = j.contains("model") ? r.get<std::string>("model") : "chain";
@@ -567,10 +568,18 @@ Checkpoint parse_checkpoint(const std::string& text, const std::string& file) {
     r.fail("field model: '" + model + "' is not \"chain\", \"partitioned\" or \"events\"");
   c.resumed_from = r.get<std::vector<std::uint64_t>>("resumed_from");
   // Last: a field that is wrong on its face is named above; this catches the rest.
-  if (r.get<std::string>("checksum") != checksum_of(j))
-    r.fail(
-        "field checksum: does not match the content (the file was changed after kausal "
-        "wrote it); it cannot be resumed");
+  const auto mac = r.get<std::string>("mac");
+  bool verified = false;
+  try {
+    verified = checkpoint_mac_matches(canonical_of(j), mac);
+  } catch (const InputError& e) {
+    r.fail(std::string("field mac: cannot be verified: ") + e.what());
+  }
+  if (!verified)
+    r.fail("field mac: does not verify with this user's checkpoint key (" +
+           checkpoint_key_file().string() +
+           "): the file was changed after kausal wrote it, or another user or machine wrote "
+           "it; it cannot be resumed");
   return c;
 }
 

@@ -1,6 +1,6 @@
 // libFuzzer target (make sanitize; make test runs it for a bounded time under ASan + UBSan): the
 // checkpoint.json reader that `kausal run --resume DIR` trusts (pendulum chains, partitioned
-// models, discrete-event cuts) on arbitrary bytes. Its checksum is checked last, so every
+// models, discrete-event cuts) on arbitrary bytes. Its MAC is checked last, so every
 // field's check is reached by edited files. Bad input must end as kausal::InputError;
 // anything else — a crash, a sanitizer report, another exception, a hang, an allocation
 // beyond the limit — is a finding.

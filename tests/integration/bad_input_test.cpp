@@ -256,7 +256,7 @@ TEST(BadInput, AChangedCheckpointIsRefusedOnResume) {
   checkpoint["sha256_midstate"]["h"] = std::string(64, '0');
   std::ofstream(out / "checkpoint.json") << checkpoint.dump(1);
   expect_refused({"run", "--resume", out.string()}, dir.path(),
-                 (out / "checkpoint.json").string() + ": field checksum: does not match");
+                 (out / "checkpoint.json").string() + ": field mac: does not verify");
 }
 
 }  // namespace

@@ -234,7 +234,7 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
   EXPECT_NE(err.find("differs from the scenario the run started with"), std::string::npos) << err;
 
   // A checkpoint that does not match the run's digest or its trajectory.csv, written as
-  // kausal writes one (its checksum matches: what is tested is the consistency checks).
+  // kausal writes one (its MAC verifies: what is tested is the consistency checks).
   const Checkpoint stored = read_checkpoint(run.out);
   Checkpoint c = stored;
   c.chain().recorder.step = 100;  // the midstate no longer belongs to it
@@ -334,7 +334,7 @@ TEST(Resume, AnEventCheckpointThatDoesNotFitItsRunIsRefusedWithItsField) {
       << err;
   const Checkpoint stored = read_checkpoint(run.out);
   ASSERT_TRUE(stored.events());
-  // Written as kausal writes one (the checksum matches): what is tested is the checks.
+  // Written as kausal writes one (its MAC verifies): what is tested is the checks.
   auto refused = [&](const std::function<void(Checkpoint&)>& edit) {
     Checkpoint c = stored;
     c.event_point().at.cut.time = 100;  // mid-run, so that there is something to resume

@@ -185,40 +185,101 @@ void edit_checkpoint(const fs::path& dir,
   std::ofstream(dir / "checkpoint.json") << j.dump(1);
 }
 
-TEST(Checkpoint, AChangedContentDoesNotMatchItsChecksum) {
+// Points KAUSAL_CHECKPOINT_KEY at `file` while it lives (each test is a process of its own).
+class KeyFile {
+ public:
+  explicit KeyFile(const fs::path& file) { setenv("KAUSAL_CHECKPOINT_KEY", file.c_str(), 1); }
+  ~KeyFile() { unsetenv("KAUSAL_CHECKPOINT_KEY"); }
+  KeyFile(const KeyFile&) = delete;
+  KeyFile& operator=(const KeyFile&) = delete;
+};
+
+std::string refusal(const fs::path& dir) {
+  try {
+    read_checkpoint(dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(Checkpoint, AChangedContentDoesNotVerify) {
   TempDir dir;
+  const KeyFile key(dir / "key");
   write_checkpoint(sample_checkpoint(), dir.path());
   EXPECT_EQ(read_checkpoint(dir.path()).step(), 42u);
-  // A zeroed midstate is well-formed: only the checksum tells.
+  // A zeroed midstate is well-formed: only the MAC tells.
   edit_checkpoint(dir.path(), [](auto& j) { j["sha256_midstate"]["h"] = std::string(64, '0'); });
-  try {
-    read_checkpoint(dir.path());
-    ADD_FAILURE() << "zeroed midstate accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              (dir / "checkpoint.json").string() +
-                  ": field checksum: does not match the content (the file was changed after "
-                  "kausal wrote it); it cannot be resumed");
-  }
+  EXPECT_EQ(refusal(dir.path()),
+            (dir / "checkpoint.json").string() +
+                ": field mac: does not verify with this user's checkpoint key (" +
+                (dir / "key").string() +
+                "): the file was changed after kausal wrote it, or another user or machine "
+                "wrote it; it cannot be resumed");
   write_checkpoint(sample_checkpoint(), dir.path());
   edit_checkpoint(dir.path(), [](auto& j) { j["states"][1][0] = "0000000000000000"; });
   EXPECT_THROW(read_checkpoint(dir.path()), InputError);
 }
 
-TEST(Checkpoint, ACheckpointWithoutChecksumIsRefusedSayingWhy) {
+// What an unkeyed checksum could not stop: the file changed and its MAC recomputed, by
+// someone without the key (here: with a key of their own).
+TEST(Checkpoint, AChangeWithItsMacRecomputedUnderAnotherKeyIsRefused) {
   TempDir dir;
+  Checkpoint forged = sample_checkpoint();
+  forged.chain().recorder.digest.h.fill(0);
+  {
+    const KeyFile theirs(dir / "their-key");
+    write_checkpoint(forged, dir.path());
+    EXPECT_NO_THROW(read_checkpoint(dir.path()));  // it verifies under their key
+  }
+  const KeyFile ours(dir / "our-key");
+  fs::create_directories(dir / "ours");
+  write_checkpoint(sample_checkpoint(), dir / "ours");  // creates our key
+  EXPECT_NE(refusal(dir.path()).find("field mac: does not verify"), std::string::npos);
+}
+
+TEST(CheckpointKey, IsCreatedForItsOwnerOnlyAndRefusedIfOthersMayReadIt) {
+  TempDir dir;
+  const fs::path file = dir / "config" / "kausal" / "checkpoint.key";
+  const KeyFile key(file);
   write_checkpoint(sample_checkpoint(), dir.path());
-  edit_checkpoint(dir.path(), [](auto& j) {
-    j["format"] = "kausal-checkpoint/1";
-    j.erase("checksum");
-  });
-  try {
-    read_checkpoint(dir.path());
-    ADD_FAILURE() << "unchecked checkpoint accepted";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("written by an older kausal without a checksum"),
+  ASSERT_TRUE(fs::exists(file));
+  EXPECT_EQ(fs::status(file).permissions() & fs::perms::mask,
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(slurp(file).size(), 65u);  // 64 hex digits and a newline
+  const std::string first = slurp(file);
+  write_checkpoint(sample_checkpoint(), dir.path());
+  EXPECT_EQ(slurp(file), first);  // kept, not drawn anew
+  EXPECT_EQ(read_checkpoint(dir.path()).step(), 42u);
+
+  fs::permissions(file, fs::perms::group_read | fs::perms::others_read, fs::perm_options::add);
+  EXPECT_NE(refusal(dir.path()).find("may be read or changed by other users: chmod 600 it"),
+            std::string::npos);
+  EXPECT_THROW(write_checkpoint(sample_checkpoint(), dir.path()), InputError);
+
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+  std::ofstream(file) << "not a key\n";
+  EXPECT_NE(refusal(dir.path()).find("is not 64 lowercase hex digits"), std::string::npos);
+  fs::remove(file);
+  EXPECT_NE(refusal(dir.path()).find("does not exist, so this checkpoint cannot be verified here"),
+            std::string::npos);
+}
+
+TEST(Checkpoint, ACheckpointOfAnOlderFormatIsRefusedSayingWhy) {
+  TempDir dir;
+  const KeyFile key(dir / "key");
+  for (const std::string format : {"kausal-checkpoint/1", "kausal-checkpoint/3"}) {
+    write_checkpoint(sample_checkpoint(), dir.path());
+    edit_checkpoint(dir.path(), [&](auto& j) {
+      j["format"] = format;
+      j.erase("mac");
+    });
+    EXPECT_NE(refusal(dir.path())
+                  .find("written by an older kausal (format " + format +
+                        "), whose checksum anyone who changed the file could "
+                        "recompute"),
               std::string::npos)
-        << e.what();
+        << refusal(dir.path());
   }
 }
 
@@ -450,7 +511,7 @@ TEST(Resume, RefusesACheckpointChangedAfterItWasWritten) {
   CutRun run;
   edit_checkpoint(run.dir.path(),
                   [](auto& j) { j["sha256_midstate"]["h"] = std::string(64, '0'); });
-  expect_resume_refused(run.request(), "checkpoint.json: field checksum: does not match");
+  expect_resume_refused(run.request(), "checkpoint.json: field mac: does not verify");
 }
 
 TEST(Resume, ACompletedRunHasNothingToResume) {
