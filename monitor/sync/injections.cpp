@@ -7,6 +7,15 @@
 #include "system/errors.hpp"
 
 namespace kausal {
+namespace {
+
+// Orders pending injections by step, and steps against them.
+struct StepOrder {
+  bool operator()(const Injection& a, std::uint64_t s) const { return a.step < s; }
+  bool operator()(std::uint64_t s, const Injection& a) const { return s < a.step; }
+};
+
+}  // namespace
 
 Injections::Injections(const Boundaries& boundaries, StepClock* clock,
                        const std::filesystem::path& record, std::vector<Injection> replayed,
@@ -30,15 +39,17 @@ std::uint64_t Injections::request(Injection injection) {
   const std::uint64_t step = ((released + at_.grid - 1) / at_.grid + at_.lead) * at_.grid;
   if (step >= at_.last || released >= at_.last)
     throw InputError("the run has released its last step: nothing can change any more");
+  const auto [first, past] = std::equal_range(pending_.begin(), pending_.end(), step, StepOrder{});
+  if (static_cast<std::size_t>(past - first) >= kMaxPerStep)
+    throw InputError("busy: " + std::to_string(kMaxPerStep) + " injections wait for step " +
+                     std::to_string(step) + " already; try again once the run has reached it");
   injection.step = step;
   // Recorded before it can take effect: a run that fails later still has it on disk.
   if (record_.is_open()) {
     record_ << injection_line(injection) << "\n";
     if (!record_.flush()) throw InputError(record_file_.string() + ": cannot record an injection");
   }
-  const auto at = std::upper_bound(pending_.begin(), pending_.end(), step,
-                                   [](std::uint64_t s, const Injection& i) { return s < i.step; });
-  pending_.insert(at, std::move(injection));
+  pending_.insert(past, std::move(injection));
   return step;
 }
 

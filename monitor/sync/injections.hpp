@@ -27,6 +27,10 @@ class StepClock;
 class Injections {
  public:
   static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
+  // Injections that may wait for one step: a flood of requests while the clock holds (a
+  // slow pace, a stopped external clock) is refused rather than kept without bound; a
+  // controller in the loop sets a few inputs per step.
+  static constexpr std::size_t kMaxPerStep = 1024;
 
   // Where injections may take effect: at multiples of `grid`, the first one at or after the
   // clock's released state, or `lead` boundaries later; never at or after `last` (the run's
@@ -42,7 +46,8 @@ class Injections {
              std::vector<Injection> replayed = {}, bool continued = false);
 
   // From any thread (the Operator): queues the injection at the next boundary and returns
-  // it. InputError when the run has no clock or is past its last step.
+  // it. InputError when the run has no clock or is past its last step, or when kMaxPerStep
+  // wait for that step already.
   std::uint64_t request(Injection injection);
   // The first step an injection waits at (none if none): nobody may compute past it yet.
   std::uint64_t hold() const;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <thread>
 
+#include "monitor/scenario/scenario_limits.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -19,6 +20,23 @@ double seconds(std::uint64_t ns) {
 }
 
 }  // namespace
+
+double paced_period(double h, double factor, std::uint64_t steps, const std::string& what) {
+  // (+inf: a step every 0 s, a wall clock that never holds: a replay as fast as it goes.)
+  if (!(factor > 0))
+    throw InputError(what + ": the factor must be a positive number (got " + format_number(factor) +
+                     ")");
+  const double period = h / factor;
+  const double span = period * static_cast<double>(std::max<std::uint64_t>(steps, 1));
+  if (!(span <= kMaxPacedSpan.count()))
+    throw InputError(what + " " + format_number(factor) + ": " + std::to_string(steps) +
+                     " steps of h = " + format_number(h) + " s would take " + format_number(span) +
+                     " s of wall time, more than a paced run may (" +
+                     format_number(kMaxPacedSpan.count()) + " s, a year); the slowest pace is " +
+                     format_number(h * static_cast<double>(std::max<std::uint64_t>(steps, 1)) /
+                                   kMaxPacedSpan.count()));
+  return period;
+}
 
 Spread spread_of(std::vector<double> samples) {
   Spread s;
@@ -43,13 +61,12 @@ StepClock::StepClock(const RealtimeOptions& options, double h, std::uint64_t fir
       first_(first),
       last_(std::max(first, last)),
       start_(Clock::now()),
-      period_s_(options.clock == ClockSource::wall ? h / options.factor : 0),
+      period_s_(options.clock == ClockSource::wall
+                    ? paced_period(h, options.factor, last - std::min(first, last), "--realtime")
+                    : 0),
       pace_from_(first),
       pace_start_(start_),
       committed_(1, 0) {
-  if (options.clock == ClockSource::wall && !(options.factor > 0 && std::isfinite(period_s_)))
-    throw InputError("--realtime: the factor must be a positive number (got " +
-                     std::to_string(options.factor) + ")");
   // Bounded by the run's steps, which the scenario limits bound.
   const std::size_t steps = last_ - first_;
   due_.reserve(steps);
@@ -84,9 +101,11 @@ void StepClock::pace(double factor) {
     throw InputError("pace: the factor must be 0 (as fast as possible) or positive (got " +
                      std::to_string(factor) + ")");
   std::lock_guard lock(mutex_);
-  pace_from_ = first_ + started_.size();
+  const std::uint64_t from = first_ + started_.size();
+  const double period = factor == 0 ? 0 : paced_period(h_, factor, last_ - from, "pace");
+  pace_from_ = from;
   pace_start_ = Clock::now();
-  period_s_ = factor == 0 ? 0 : h_ / factor;
+  period_s_ = period;
   ++paces_;
 }
 

@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "monitor/record/step_timings.hpp"
@@ -27,6 +28,16 @@
 #include "monitor/run/run_result.hpp"
 
 namespace kausal {
+
+// The longest a paced run may take at its pace: its clock's arithmetic (nanoseconds in 64
+// bits) stays far from overflowing, and a pace like 1e-300 is refused, not a run that never
+// ends.
+inline constexpr std::chrono::duration<double> kMaxPacedSpan{365.25 * 24 * 3600};
+
+// The wall seconds per step of h at `factor` for a run of `steps` more steps; InputError
+// naming `what` (--realtime, pace) for a factor that is not positive (+inf: no wait), or so small
+// that the steps would take longer than kMaxPacedSpan.
+double paced_period(double h, double factor, std::uint64_t steps, const std::string& what);
 
 struct RealtimeOptions {
   ClockSource clock = ClockSource::none;

@@ -19,6 +19,7 @@
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 #include "system/activity_trace.hpp"
 #include "system/errors.hpp"
@@ -156,6 +157,51 @@ TEST(WallClock, RejectsAFactorThatIsNotPositiveAndFinite) {
     EXPECT_THROW(StepClock(wall(factor), 0.01, 0, 10), InputError) << "factor " << factor;
   // So small that h / factor is no longer a number of seconds.
   EXPECT_THROW(StepClock(wall(1e-310), 1, 0, 10), InputError);
+}
+
+// `pace 1e-300` (kausal inject) and `--realtime 1e-300` were accepted: one step every 1e297 s,
+// a wall time the clock's nanoseconds cannot hold, and a run that never ends.
+TEST(WallClock, APaceAtWhichTheRunWouldTakeMoreThanAYearIsRefusedNamingTheSlowest) {
+  try {
+    StepClock(wall(1e-300), 0.001, 0, 20'000);
+    ADD_FAILURE() << "--realtime 1e-300 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--realtime 1e-300: 20000 steps of h = 0.001 s would "
+                                         "take 2e+301 s of wall time, more than a paced run "
+                                         "may (3.15576e+07 s, a year); the slowest pace is "
+                                         "6.33762e-07"),
+              std::string::npos)
+        << e.what();
+  }
+  // The slowest pace the message names is taken.
+  EXPECT_NO_THROW(StepClock(wall(6.4e-7), 0.001, 0, 20'000));
+
+  StepClock clock(wall(), 0.001, 0, 20'000);
+  clock.start();
+  EXPECT_THROW(clock.pace(1e-300), InputError);
+  EXPECT_THROW(clock.pace(-1), InputError);
+  EXPECT_NO_THROW(clock.pace(2));
+  EXPECT_NO_THROW(clock.pace(0));  // as fast as the run goes
+}
+
+// 64,000 pushes in 10 s were all kept while the clock held: at most kMaxPerStep wait for a
+// step; the run goes on and later steps take new ones.
+TEST(Injections, AFloodWaitingForOneStepIsRefusedAtTheBound) {
+  StepClock clock(wall(1e-3), 0.001, 0, 1000);  // a step a second: the clock holds
+  clock.start();
+  Injections injections({1, 0, 1000}, &clock, {});
+  for (std::size_t k = 0; k < Injections::kMaxPerStep; ++k)
+    injections.request({InjectionKind::push, 0, "1", 0.5});
+  try {
+    injections.request({InjectionKind::push, 0, "1", 0.5});
+    ADD_FAILURE() << "injection beyond the bound accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("busy: 1024 injections wait for step"), std::string::npos)
+        << e.what();
+  }
+  const std::uint64_t due = injections.hold();
+  EXPECT_EQ(injections.take(due).size(), Injections::kMaxPerStep);
+  EXPECT_EQ(injections.hold(), Injections::none);
 }
 
 // --- overruns on the wall clock ----------------------------------------------------------
