@@ -11,7 +11,7 @@ namespace {
 
 // Microseconds since the origin, with nanosecond resolution (3 decimals): written by hand
 // because a json object per span would make large traces slow to write.
-std::string micros(std::uint64_t ns) {
+std::string trace_micros(std::uint64_t ns) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1000.0);
   return buf;
@@ -150,8 +150,8 @@ void TraceFile::write(int tid, std::span<const ActivitySpan> spans, std::int64_t
 void TraceFile::write_slice(Track& t, std::uint64_t begin, std::uint64_t dur, const char* name,
                             ActivityKind kind, const SpanTag& tag, const std::string& extra_args) {
   out_ << ",\n{\"ph\":\"X\",\"name\":\"" << name << "\",\"cat\":\"" << kind_name(kind)
-       << "\",\"pid\":1,\"tid\":" << t.tid << ",\"ts\":" << micros(begin)
-       << ",\"dur\":" << micros(dur);
+       << "\",\"pid\":1,\"tid\":" << t.tid << ",\"ts\":" << trace_micros(begin)
+       << ",\"dur\":" << trace_micros(dur);
   std::string args = extra_args;
   auto add = [&](const char* key, std::uint64_t v) {
     args += (args.empty() ? "" : ",") + std::string("\"") + key + "\":" + std::to_string(v);
@@ -202,10 +202,11 @@ void TraceFile::write_flow(const Track& from, const Track& to, std::uint64_t fro
                            std::uint64_t to_ts, const char* name) {
   const std::uint64_t id = next_flow_++;
   out_ << ",\n{\"ph\":\"s\",\"id\":" << id << ",\"name\":\"" << name
-       << "\",\"cat\":\"flow\",\"pid\":1,\"tid\":" << from.tid << ",\"ts\":" << micros(from_ts)
-       << "}";
+       << "\",\"cat\":\"flow\",\"pid\":1,\"tid\":" << from.tid
+       << ",\"ts\":" << trace_micros(from_ts) << "}";
   out_ << ",\n{\"ph\":\"f\",\"bp\":\"e\",\"id\":" << id << ",\"name\":\"" << name
-       << "\",\"cat\":\"flow\",\"pid\":1,\"tid\":" << to.tid << ",\"ts\":" << micros(to_ts) << "}";
+       << "\",\"cat\":\"flow\",\"pid\":1,\"tid\":" << to.tid << ",\"ts\":" << trace_micros(to_ts)
+       << "}";
   stats_.events += 2;
 }
 
@@ -265,7 +266,7 @@ void TraceFile::write_counters(const Track& t, const CounterTrack& counter) {
       args[counter.series[i]] = sample.values[i];
     const std::uint64_t at = sample.at_ns > origin_ns_ ? sample.at_ns - origin_ns_ : 0;
     out_ << ",\n{\"ph\":\"C\",\"name\":" << name << ",\"pid\":1,\"tid\":" << t.tid
-         << ",\"ts\":" << micros(at) << ",\"args\":" << args.dump() << "}";
+         << ",\"ts\":" << trace_micros(at) << ",\"args\":" << args.dump() << "}";
     ++stats_.events;
   }
 }
