@@ -198,12 +198,18 @@ void add_orb_options(CLI::App& app, OrbSettings& s) {
       "--link-delay", [&s](const std::string& v) { s.link_delay_us = link_delay_option(v); },
       "hold back every message sent over TCP/TLS this long (emulates a slow network): 2ms, "
       "500us");
-  app.add_option("--tls-ca", s.tls.ca_file,
-                 "TLS: CA certificate (PEM); with it, only giop:ssl is served and every peer "
-                 "must present a certificate signed by this CA");
-  app.add_option("--tls-cert", s.tls.cert_file,
-                 "TLS: this process's certificate and private key (one PEM file)");
-  app.add_option("--tls-password", s.tls.password, "TLS: password of the private key, if any");
+  add_tls_options(app, s.tls,
+                  "TLS: CA certificate (PEM); with it, only giop:ssl is served and every peer "
+                  "must present a certificate signed by this CA",
+                  "this process's");
+}
+
+void add_tls_options(CLI::App& app, TlsFiles& tls, const std::string& ca_help,
+                     const std::string& whose) {
+  app.add_option("--tls-ca", tls.ca_file, ca_help);
+  app.add_option("--tls-cert", tls.cert_file,
+                 "TLS: " + whose + " certificate and private key (one PEM file)");
+  app.add_option("--tls-password", tls.password, "TLS: password of the private key, if any");
 }
 
 std::vector<std::string> orb_arguments(const OrbSettings& s) {

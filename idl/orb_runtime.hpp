@@ -48,6 +48,10 @@ inline bool unix_sockets_allowed(const OrbSettings& s) {
 // The command-line options every kausal process that serves CORBA shares (--host,
 // --unix-socket, --call-timeout-ms, --link-delay, --tls-ca, --tls-cert, --tls-password).
 void add_orb_options(CLI::App& app, OrbSettings& settings);
+// --tls-ca (help: `ca_help`), --tls-cert (`whose` certificate: "this process's") and
+// --tls-password, for every kausal process and client that talks TLS.
+void add_tls_options(CLI::App& app, TlsFiles& tls, const std::string& ca_help,
+                     const std::string& whose);
 // The same options as arguments for a child process that should talk the way `settings`
 // says (address, call timeout, link delay, TLS); the Unix socket is the caller's business.
 std::vector<std::string> orb_arguments(const OrbSettings& settings);

@@ -13,9 +13,9 @@ namespace {
 
 // A call to the run's operator: a refusal is bad input (exit 2) with the run's reason.
 template <typename Call>
-auto on_operator(Call&& call) -> decltype(call()) {
+auto call_operator(bool tls, Call&& call) -> decltype(call()) {
   try {
-    return on_run("operator", std::forward<Call>(call));
+    return on_run("operator", tls, std::forward<Call>(call));
   } catch (const idl::Refused& refused) {
     throw InputError(std::string("the run refused: ") + refused.reason.in());
   }
@@ -53,6 +53,10 @@ CLI::App* add_inject_command(CLI::App& app, InjectOptions& o) {
   CLI::App* pace = cmd->add_subcommand(
       "pace", "from now on FACTOR simulated seconds per wall second (0: as fast as possible)");
   pace->add_option("factor", o.factor, "simulated seconds per wall second, 0 or more")->required();
+  add_tls_options(*cmd, o.tls, "TLS: the run's CA certificate (PEM), for a run with --tls-ca",
+                  "this client's");
+  // The TLS options may also follow the action (kausal inject OUT stop --tls-ca ...).
+  for (CLI::App* action : cmd->get_subcommands({})) action->fallthrough();
   return cmd;
 }
 
@@ -60,7 +64,11 @@ int inject_command(const CLI::App& inject, const InjectOptions& o) {
   const std::string ior = run_reference(o.run_dir, "operator.ior", "a paced run");
   OrbSettings client;
   client.serve = false;
+  client.tls = o.tls;
   OrbRuntime orb(client);
+  auto on_operator = [tls = o.tls.enabled()](auto&& call) {
+    return call_operator(tls, std::forward<decltype(call)>(call));
+  };
   CORBA::Object_var object = orb.resolve(ior);
   idl::Operator_var op = on_operator([&] { return idl::Operator::_narrow(object); });
   if (CORBA::is_nil(op)) throw InputError(o.run_dir.string() + "/operator.ior: not an operator");

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "idl/orb_runtime.hpp"
+
 namespace CLI {
 class App;
 }
@@ -21,6 +23,7 @@ struct InjectOptions {
   double value = 0;                // set
   std::vector<std::string> names;  // read
   double factor = 1;               // pace
+  TlsFiles tls;                    // the run's CA and a certificate from it, for a TLS run
 };
 
 // Registers `inject` and its actions (push, set, stop, read, pace) under `app`.

@@ -111,12 +111,10 @@ void add_transport_options(CLI::App* cmd, Options& o) {
       "--link-delay", [&t](const std::string& v) { t.link_delay_us = link_delay_option(v); },
       "emulate a slow network: every process of the run holds back each message it sends "
       "over TCP/TLS this long (2ms, 500us; Unix sockets and collocated calls are not delayed)");
-  cmd->add_option("--tls-ca", t.tls.ca_file,
+  add_tls_options(*cmd, t.tls,
                   "TLS between all processes (giop:ssl): the CA certificate (PEM). Every "
-                  "process must then present a certificate signed by it (kausal certs)");
-  cmd->add_option("--tls-cert", t.tls.cert_file,
-                  "TLS: the monitor's certificate and private key in one PEM file");
-  cmd->add_option("--tls-password", t.tls.password, "TLS: password of the private key, if any");
+                  "process must then present a certificate signed by it (kausal certs)",
+                  "the monitor's");
   cmd->add_option("--deploy", o.deploy,
                   "deployment file (TOML): start the components on node agents (kausal node) "
                   "instead of here, as it says; sequential still runs here. docs/multi-host.md");

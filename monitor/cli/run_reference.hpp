@@ -23,16 +23,22 @@ inline std::string run_reference(const std::filesystem::path& run_dir, const std
   return ior;
 }
 
-// A call to the run's `what`; a run that cannot be reached is a PeerError (exit 3).
+// A call to the run's `what`; a run that cannot be reached is a PeerError (exit 3). A
+// client without TLS cannot reach a run that serves only TLS: `tls` says whether this one
+// has it, so that the message names that cause too.
 template <typename Call>
-auto on_run(const std::string& what, Call&& call) -> decltype(call()) {
+auto on_run(const std::string& what, bool tls, Call&& call) -> decltype(call()) {
   try {
     return call();
   } catch (const CORBA::UserException&) {
     throw;  // the interface's own answer: the caller handles it
   } catch (const CORBA::Exception& e) {
     throw PeerError(what, std::string("the run cannot be reached (") + e._name() +
-                              "): it has ended or does not serve one");
+                              "): it has "
+                              "ended or does not serve one" +
+                              (tls ? ""
+                                   : ", or it uses TLS: give the run's --tls-ca and a "
+                                     "--tls-cert from its CA"));
   }
 }
 

@@ -12,15 +12,6 @@
 #include "system/errors.hpp"
 
 namespace kausal {
-namespace {
-
-// A call to the run's clock.
-template <typename Call>
-auto on_clock(Call&& call) -> decltype(call()) {
-  return on_run("clock", std::forward<Call>(call));
-}
-
-}  // namespace
 
 CLI::App* add_tick_command(CLI::App& app, TickOptions& o) {
   CLI::App* cmd = app.add_subcommand(
@@ -39,6 +30,8 @@ CLI::App* add_tick_command(CLI::App& app, TickOptions& o) {
                   "seconds between ticks (a fixed rate from the first); default: each tick as "
                   "soon as the previous call returned")
       ->check(CLI::Range(1e-6, 3600.0));
+  add_tls_options(*cmd, o.tls, "TLS: the run's CA certificate (PEM), for a run with --tls-ca",
+                  "this client's");
   return cmd;
 }
 
@@ -46,7 +39,11 @@ int tick_command(const TickOptions& o) {
   const std::string ior = run_reference(o.run_dir, "clock.ior", "a run with --external-clock");
   OrbSettings client;
   client.serve = false;
+  client.tls = o.tls;
   OrbRuntime orb(client);
+  auto on_clock = [tls = o.tls.enabled()](auto&& call) {
+    return on_run("clock", tls, std::forward<decltype(call)>(call));
+  };
   CORBA::Object_var object = orb.resolve(ior);
   idl::Clock_var clock = on_clock([&] { return idl::Clock::_narrow(object); });
   if (CORBA::is_nil(clock)) throw InputError(o.run_dir.string() + "/clock.ior: not a clock");

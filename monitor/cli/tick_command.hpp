@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <optional>
 
+#include "idl/orb_runtime.hpp"
+
 namespace CLI {
 class App;
 }
@@ -16,6 +18,7 @@ struct TickOptions {
   std::uint64_t count = 1;
   bool all = false;              // until the run's last step is released
   std::optional<double> period;  // s between ticks; none: each as soon as the last returned
+  TlsFiles tls;                  // the run's CA and a certificate from it, for a TLS run
 };
 
 // Registers `tick` as a subcommand of `app`, its options filling `options`.

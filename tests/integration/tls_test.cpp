@@ -212,6 +212,52 @@ INSTANTIATE_TEST_SUITE_P(EveryModelKind, TlsRun, ::testing::Values("thesis.toml"
                                                               : std::string("Partitioned");
                          });
 
+// kausal inject and kausal tick without the run's TLS options said the run had ended; with
+// them they talk to it like to a plain run.
+TEST(TlsClients, InjectAndTickTalkToATlsRunWithItsCaAndSayTlsWhenNotGivenIt) {
+  TempDir dir;
+  const fs::path certs = dir / "certs";
+  std::string err;
+  ASSERT_EQ(make_certs(certs, {"monitor", "operator"}, dir.path(), &err), 0) << err;
+  const auto file =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 30.0"}});
+  const fs::path out = dir / "ticked";
+  std::vector<std::string> args{"run",       file.string(), "--method",         "conservative",
+                                "--layout",  "pendulum",    "--external-clock", "--out",
+                                out.string()};
+  const auto monitor_tls = tls_args(certs / "ca.pem", certs / "monitor.pem");
+  args.insert(args.end(), monitor_tls.begin(), monitor_tls.end());
+  KausalProcess run(args, dir.path());
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(fs::exists(out / "clock.ior") && fs::exists(out / "operator.ior")) && !run.wait(0ms))
+    std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(fs::exists(out / "operator.ior")) << run.err();
+
+  EXPECT_EQ(run_kausal({"tick", out.string(), "--count", "3"}, dir.path(), &err), 3);
+  EXPECT_NE(err.find("or it uses TLS: give the run's --tls-ca and a --tls-cert from its CA"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(run_kausal({"inject", out.string(), "read", "phi_1"}, dir.path(), &err), 3);
+  EXPECT_NE(err.find("or it uses TLS"), std::string::npos) << err;
+
+  const auto client_tls = tls_args(certs / "ca.pem", certs / "operator.pem");
+  std::vector<std::string> tick{"tick", out.string(), "--count", "3"};
+  tick.insert(tick.end(), client_tls.begin(), client_tls.end());
+  EXPECT_EQ(run_kausal(tick, dir.path(), &err), 0) << err;
+  std::vector<std::string> stop{"inject", out.string(), "stop"};
+  stop.insert(stop.end(), client_tls.begin(), client_tls.end());
+  std::string said;
+  EXPECT_EQ(run_kausal(stop, dir.path(), &said), 0) << said;
+  // The stop takes effect at the next boundary: tick on until the run has ended there (the
+  // tick after it finds no run: exit 3).
+  std::vector<std::string> rest{"tick", out.string(), "--all"};
+  rest.insert(rest.end(), client_tls.begin(), client_tls.end());
+  EXPECT_EQ(run_kausal(rest, dir.path(), &err, 120s), 3) << err;
+  EXPECT_EQ(run.wait(60s), std::optional<int>(130)) << run.err();
+  EXPECT_EQ(read_json(out / "summary.json")["status"], "interrupted");
+}
+
 // Certificates for the server (127.0.0.1) and a client, and an unrelated CA's.
 struct TwoCas {
   TempDir dir;
