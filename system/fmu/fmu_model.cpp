@@ -130,6 +130,30 @@ fs::path temporary_directory() {
   return pattern;
 }
 
+// Where an FMU is unpacked: a temporary directory of its own, removed with the model (also
+// when the model is refused half-built: a refused FMU over the wire left one directory per
+// attempt), or a directory of the run's, which stays.
+class UnpackDirectory {
+ public:
+  UnpackDirectory() = default;
+  ~UnpackDirectory() {
+    std::error_code ignored;
+    if (temporary_) fs::remove_all(path_, ignored);
+  }
+  UnpackDirectory(const UnpackDirectory&) = delete;
+  UnpackDirectory& operator=(const UnpackDirectory&) = delete;
+  void make_temporary() {
+    path_ = temporary_directory();
+    temporary_ = true;
+  }
+  void use(fs::path kept) { path_ = std::move(kept); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool temporary_ = false;
+};
+
 // Unpacks once per directory: the monitor and a System of the same run load the same
 // unpacked files, and a binary another process has mapped is never rewritten. A process that
 // loses the race to the rename uses the winner's files.
@@ -190,8 +214,7 @@ class FmuModel final : public Model {
   FmuPorts ports_;
   const fmu::KindInterface* interface_ = nullptr;
   Parameters starts_;
-  fs::path unpacked_;
-  bool remove_unpacked_ = false;
+  UnpackDirectory unpacked_;  // before the library and instance: it outlives them
   std::shared_ptr<const fmu::FmuLibrary> library_;
   std::unique_ptr<fmu::FmuInstance> instance_;
   TypedValues inputs_, outputs_;
@@ -218,17 +241,14 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
       throw ModelError(component, where_ + ": start value of '" + name + "' is not finite");
   }
   if (member.fmu.unpack_root.empty()) {
-    unpacked_ = temporary_directory();
-    remove_unpacked_ = true;
+    unpacked_.make_temporary();
+    fmu::unpack_fmu(member.fmu.archive, unpacked_.path());
   } else {
-    unpacked_ = fs::path(member.fmu.unpack_root) / component / member.name;
-    fs::create_directories(unpacked_.parent_path());
+    unpacked_.use(fs::path(member.fmu.unpack_root) / component / member.name);
+    fs::create_directories(unpacked_.path().parent_path());
+    unpack_once(member.fmu.archive, unpacked_.path());
   }
-  if (remove_unpacked_)
-    fmu::unpack_fmu(member.fmu.archive, unpacked_);
-  else
-    unpack_once(member.fmu.archive, unpacked_);
-  library_ = std::make_shared<const fmu::FmuLibrary>(unpacked_, md_, ports_.kind,
+  library_ = std::make_shared<const fmu::FmuLibrary>(unpacked_.path(), md_, ports_.kind,
                                                      fmu_name(member.fmu.archive));
   inputs_ = TypedValues(md_, ports_.inputs);
   outputs_ = TypedValues(md_, ports_.outputs);
@@ -250,18 +270,14 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
   }
 }
 
-FmuModel::~FmuModel() {
-  instance_.reset();
-  library_.reset();
-  std::error_code ignored;
-  if (remove_unpacked_) fs::remove_all(unpacked_, ignored);
-}
+// The instance, then the library, then (unpacked_'s own destructor) the unpacked files.
+FmuModel::~FmuModel() = default;
 
 // The FMU's log lines go to the component's log (its stderr), named by member.
 std::unique_ptr<fmu::FmuInstance> FmuModel::instantiate(const std::string& name) const {
   const std::string who = where_;
   return std::make_unique<fmu::FmuInstance>(
-      library_, md_, ports_.kind, name, unpacked_, [who](const fmu::LogLine& line) {
+      library_, md_, ports_.kind, name, unpacked_.path(), [who](const fmu::LogLine& line) {
         std::cerr << who << ": [" << fmu::status_name(line.status) << "] " << line.category << ": "
                   << line.message << "\n";
       });
@@ -401,8 +417,8 @@ void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
 // kausal runs every partition to the scenario's end; an FMU that ends earlier ends the run
 // there, its committed steps kept.
 ModelError FmuModel::asked_to_end(double t) const {
-  return ModelError("fmu", where_ + ": the FMU asked to end the simulation by t = " +
-                               std::to_string(t) +
+  return ModelError("fmu", where_ +
+                               ": the FMU asked to end the simulation by t = " + std::to_string(t) +
                                " (terminateSimulation); kausal runs every partition to the "
                                "scenario's t_end: set run.t_end at or before that time");
 }

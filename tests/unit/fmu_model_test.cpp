@@ -416,6 +416,25 @@ std::string vdp_with(const std::string& fmu, const std::string& more = "") {
   return text;
 }
 
+// A model refused after its FMU was unpacked (here: a binary without a function FMI needs)
+// left its temporary directory behind, one per attempt over the wire.
+TEST(FmuScenario, AModelRefusedHalfBuiltLeavesNoUnpackedFiles) {
+  TempDir tmp;
+  const char* was = std::getenv("TMPDIR");
+  const std::string saved = was ? was : "";
+  setenv("TMPDIR", tmp.path().c_str(), 1);
+  for (int attempt = 0; attempt < 3; ++attempt)
+    EXPECT_NE(scenario_error(vdp_with("missing_function")).find("lacks fmi2GetDerivatives"),
+              std::string::npos);
+  EXPECT_TRUE(plan_partitions(scenario(vdp_with("van_der_pol", "parameters = { mu = 1.5 }")), {})
+                  .configs.size() > 0);
+  if (was)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << fs::begin(fs::directory_iterator(tmp.path()))->path();
+}
+
 TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
   const std::string dir = KAUSAL_TEST_FMU_DIR;
   EXPECT_EQ(scenario_error(vdp_with("not_a_zip")),
