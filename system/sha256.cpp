@@ -28,17 +28,22 @@ void Sha256::update(const void* data, std::size_t bytes) {
   SHA256_Update(&ctx_->c, data, bytes);
 }
 
+std::string hex_of(const unsigned char* bytes, std::size_t count) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * count);
+  for (std::size_t k = 0; k < count; ++k) {
+    hex += digits[bytes[k] >> 4];
+    hex += digits[bytes[k] & 15];
+  }
+  return hex;
+}
+
 std::string Sha256::hex() const {
   SHA256_CTX copy = ctx_->c;
   unsigned char out[SHA256_DIGEST_LENGTH];
   if (SHA256_Final(out, &copy) != 1) throw std::runtime_error("OpenSSL: cannot finish SHA-256");
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char byte : out) {
-    hex += digits[byte >> 4];
-    hex += digits[byte & 15];
-  }
-  return hex;
+  return hex_of(out, sizeof out);
 }
 
 Sha256::Midstate Sha256::midstate() const {

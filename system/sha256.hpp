@@ -2,11 +2,15 @@
 // SHA-256 with a midstate that can be saved and continued (checkpoint.json): the digest of
 // every committed result, in the monitor's recorders and in event-group processes alike.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace kausal {
+
+// Bytes as lowercase hex, two digits each (digests, MACs, checkpoint bytes).
+std::string hex_of(const unsigned char* bytes, std::size_t count);
 
 class Sha256 {
  public:

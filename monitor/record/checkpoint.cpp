@@ -17,6 +17,7 @@
 #include "monitor/scenario/input_file.hpp"
 #include "system/coarse_clock.hpp"
 #include "system/errors.hpp"
+#include "system/sha256.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;
@@ -39,13 +40,7 @@ std::string canonical_of(json content) {
 }
 
 std::string to_hex(const std::string& bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char b : bytes) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
-  return hex;
+  return hex_of(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
 }
 
 // A hex number of exactly `digits` digits (a double's or a word's bit pattern).

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "system/errors.hpp"
+#include "system/sha256.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;
@@ -23,16 +24,6 @@ namespace {
 
 constexpr std::size_t kKeyBytes = 32;
 using Key = std::array<unsigned char, kKeyBytes>;
-
-std::string hex_of(const unsigned char* bytes, std::size_t n) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (std::size_t k = 0; k < n; ++k) {
-    hex += digits[bytes[k] >> 4];
-    hex += digits[bytes[k] & 15];
-  }
-  return hex;
-}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
