@@ -1,6 +1,7 @@
 #pragma once
 // The monitor's Operator of a paced run, as idl::Operator (kausal inject, the animation's
 // buttons, controllers in the loop). A refused action is idl::Refused with the reason.
+#include "idl/call_gate.hpp"
 #include "idl/convert.hpp"
 #include "idl/kausal.hh"
 #include "monitor/run/operator.hpp"
@@ -31,20 +32,25 @@ class OperatorServant : public POA_kausal::idl::Operator {
   void pace(CORBA::Double factor) override {
     refused_or([&] { op_.pace(factor); });
   }
+  // Before the operator goes: calls in progress end, later ones hear OBJECT_NOT_EXIST.
+  void close() { gate_.close(); }
 
  private:
   // Every kausal::Error (and anything else) becomes Refused: the caller learns why, and the
   // run goes on.
   template <typename F>
-  static auto refused_or(F&& f) -> decltype(f()) {
-    try {
-      return f();
-    } catch (const std::exception& e) {
-      throw idl::Refused(e.what());
-    }
+  auto refused_or(F&& f) -> decltype(f()) {
+    return gate_.pass([&]() -> decltype(f()) {
+      try {
+        return f();
+      } catch (const std::exception& e) {
+        throw idl::Refused(e.what());
+      }
+    });
   }
 
   kausal::Operator& op_;
+  CallGate gate_;
 };
 
 }  // namespace kausal

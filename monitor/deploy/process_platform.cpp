@@ -5,11 +5,10 @@
 
 #include <stdlib.h>
 
-#include <fstream>
-
 #include "monitor/deploy/clock_servant.hpp"
 #include "monitor/deploy/operator_servant.hpp"
 #include "monitor/deploy/process_deployment.hpp"
+#include "monitor/deploy/served_reference.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -45,31 +44,6 @@ OrbRuntime& ProcessPlatform::orb() {
     orb_ = std::make_unique<OrbRuntime>(s);
   }
   return *orb_;
-}
-
-// Serves `Servant` over `target` while the handle lives, its reference in `file`; then
-// deactivates it (later calls: OBJECT_NOT_EXIST) and removes the file.
-template <typename Servant, typename Target>
-std::shared_ptr<void> serve_with_reference(OrbRuntime& orb, Target& target, fs::path file,
-                                           const char* what) {
-  struct Served {
-    Served(OrbRuntime& o, Target& t, fs::path f) : orb(o), servant(t), file(std::move(f)) {}
-    OrbRuntime& orb;
-    Servant servant;
-    fs::path file;
-    ~Served() {
-      std::error_code ignored;
-      fs::remove(file, ignored);
-      orb.deactivate(&servant);
-    }
-  };
-  auto served = std::make_shared<Served>(orb, target, std::move(file));
-  const std::string ior = orb.activate(&served->servant);
-  std::ofstream out(served->file, std::ios::trunc);
-  out << ior << "\n";
-  if (!out.flush())
-    throw InputError(served->file.string() + ": cannot write the " + what + "'s reference");
-  return served;
 }
 
 std::shared_ptr<void> ProcessPlatform::serve_clock(StepClock& clock, const fs::path& out_dir) {

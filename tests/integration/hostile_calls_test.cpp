@@ -6,11 +6,15 @@
 // component lives on after each of them.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include "component_client.hpp"
 #include "idl/block_convert.hpp"
+#include "monitor/deploy/clock_servant.hpp"
+#include "monitor/deploy/served_reference.hpp"
 #include "monitor/deploy/state_sink_servant.hpp"
 
 namespace kausal::testing {
@@ -301,6 +305,46 @@ TEST(OrbRuntime, ServesHereOnlyObjectsActiveInThisProcess) {
     EXPECT_TRUE(orb.serves_here(ref.in()));
   }
   expect_alive(w);
+}
+
+// kausal tick calls a run's clock while the run ends, and the clock goes with the handle of
+// its servant. Such a call once found its servant deleted under it (the monitor crashed with
+// exit 139, once in three runs under load): now each call either ends before the clock goes
+// or hears OBJECT_NOT_EXIST, and the reference file goes with the handle.
+TEST(OrbRuntime, CallsIntoAServedClockAsItGoesEndFirstOrHearItIsGone) {
+  TempDir dir;
+  OrbRuntime& orb = monitor_orb(1000);
+  const fs::path file = dir / "clock.ior";
+  for (int round = 0; round < 20; ++round) {
+    RealtimeOptions options;
+    options.clock = ClockSource::external;
+    auto clock = std::make_unique<StepClock>(options, 0.01, 0, 1u << 30);
+    auto served = serve_with_reference<ClockServant>(orb, *clock, file, "clock");
+    const CORBA::Object_var obj = orb.resolve(read_file(file));
+    const idl::Clock_var ref = idl::Clock::_narrow(obj);
+    std::atomic<unsigned> answered{0}, gone{0}, other{0};
+    std::vector<std::thread> callers;
+    for (int k = 0; k < 3; ++k)
+      callers.emplace_back([&] {
+        try {
+          for (;;) {
+            ref->tick();
+            ++answered;
+          }
+        } catch (const CORBA::OBJECT_NOT_EXIST&) {
+          ++gone;
+        } catch (...) {
+          ++other;
+        }
+      });
+    while (answered < 30) std::this_thread::yield();
+    served.reset();
+    clock.reset();
+    for (auto& caller : callers) caller.join();
+    EXPECT_EQ(gone, 3u) << "round " << round;
+    EXPECT_EQ(other, 0u) << "round " << round;
+    EXPECT_FALSE(fs::exists(file));
+  }
 }
 
 }  // namespace
