@@ -4,6 +4,7 @@
 
 #include "system/errors.hpp"
 #include "system/model_registry.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
@@ -34,7 +35,8 @@ void register_pendulum(ModelRegistry& registry) {
         {"radius", {}, "bob radius, m (< length)", positive},
         {"damping", 0.0, "viscous damping, 1/s", 0},
         {"gravity", 9.81, "gravitational acceleration, m/s^2", positive},
-        {"calc_work", 0.0, "artificial work units per Calc (a slow host)", 0, 1e12, true}},
+        {"calc_work", 0.0, "artificial work units per Calc (a slow host)", 0,
+         static_cast<double>(limits::max_calc_work), true}},
        [](const ParameterValues& v) { return std::make_unique<PendulumModel>(params_of(v)); }});
 }
 

@@ -8,6 +8,7 @@
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/errors.hpp"
 #include "system/impact_sweep.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -91,7 +92,8 @@ void read_model(const toml::table& table, const std::string& file, Scenario& s, 
   if (s.chain.restitution < 0 || s.chain.restitution > 1)
     r.fail("restitution", "must be in [0, 1]");
   if (auto work = r.integer("calc_work")) {
-    if (*work < 0 || *work > 1'000'000'000) r.fail("calc_work", "must be in [0, 1e9]");
+    if (*work < 0 || static_cast<std::uint64_t>(*work) > limits::max_calc_work)
+      r.fail("calc_work", "must be in [0, 1e8] (one Calc at most about 0.3 s)");
     s.calc_work = static_cast<std::uint64_t>(*work);
   }
   if (auto sweeps = r.integer("max_sweeps")) {
@@ -137,9 +139,10 @@ void read_pendulums(TableReader& r, const toml::table& table, double first_pivot
   const double speed = r.number("speed").value_or(1.0);
   if (!(speed > 0 && speed <= 1e6)) r.fail("speed", "must be in (0, 1e6]");
   // A slow host does the same work more slowly: its System gets calc_work / speed units, at
-  // most 1e12 (the partitioned models' bound: about half an hour per Calc).
+  // most limits::max_calc_work (every model's bound: one Calc below the call timeout).
   const double work = std::round(static_cast<double>(s.calc_work) / speed);
-  if (!(work <= 1e12)) r.fail("speed", "makes model.calc_work / speed more than 1e12 units");
+  if (!(work <= static_cast<double>(limits::max_calc_work)))
+    r.fail("speed", "makes model.calc_work / speed more than 1e8 units (a Calc of over 0.3 s)");
   p.calc_work = static_cast<std::uint64_t>(work);
   r.reject_unknown_keys();
   for (std::uint64_t k = 0; k < count; ++k) {

@@ -4,6 +4,7 @@
 
 #include "system/artificial_work.hpp"
 #include "system/model_registry.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
@@ -28,18 +29,18 @@ void Actuator::jacobian(double, VectorView, VectorView, MatrixOut J) const {
 }
 
 void register_actuator(ModelRegistry& registry) {
-  registry.add(
-      {"actuator",
-       "servo-valve spool, fast overdamped 2nd order with saturating torque motor "
-       "(hydraulic drive, benchmark D)",
-       {{"f_v", 600.0, "spool natural frequency, Hz", positive},
-        {"zeta", 1.5, "spool damping ratio, -", positive},
-        {"spool0", 0.0, "initial spool opening, fraction of full opening"},
-        {"calc_work", 0.0, "artificial work units per derivative evaluation", 0, 1e12, true}},
-       [](const ParameterValues& v) {
-         return std::make_unique<Actuator>(2 * M_PI * v["f_v"], v["zeta"], v["spool0"],
-                                           static_cast<std::uint64_t>(v["calc_work"]));
-       }});
+  registry.add({"actuator",
+                "servo-valve spool, fast overdamped 2nd order with saturating torque motor "
+                "(hydraulic drive, benchmark D)",
+                {{"f_v", 600.0, "spool natural frequency, Hz", positive},
+                 {"zeta", 1.5, "spool damping ratio, -", positive},
+                 {"spool0", 0.0, "initial spool opening, fraction of full opening"},
+                 {"calc_work", 0.0, "artificial work units per derivative evaluation", 0,
+                  static_cast<double>(limits::max_calc_work), true}},
+                [](const ParameterValues& v) {
+                  return std::make_unique<Actuator>(2 * M_PI * v["f_v"], v["zeta"], v["spool0"],
+                                                    static_cast<std::uint64_t>(v["calc_work"]));
+                }});
 }
 
 }  // namespace kausal

@@ -4,6 +4,7 @@
 
 #include "system/artificial_work.hpp"
 #include "system/model_registry.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
@@ -144,7 +145,8 @@ void register_load(ModelRegistry& registry) {
         {"p1_0", 117.5, "initial pressure in chamber 1, bar"},
         {"p2_0", 92.5, "initial pressure in chamber 2, bar"},
         {"x0", 0.0, "initial piston position from mid stroke, m"},
-        {"calc_work", 0.0, "artificial work units per derivative evaluation", 0, 1e12, true}},
+        {"calc_work", 0.0, "artificial work units per derivative evaluation", 0,
+         static_cast<double>(limits::max_calc_work), true}},
        make_load});
 }
 
