@@ -74,10 +74,11 @@ inline idl::ModelChange to_idl(const ModelChange& c) {
   out.name = c.name.c_str();
   out.value = c.value;
   out.from = c.from;
+  out.settled = c.settled;
   return out;
 }
 inline ModelChange from_idl(const idl::ModelChange& c) {
-  return {c.member.in(), c.name.in(), c.value, c.from};
+  return {c.member.in(), c.name.in(), c.value, c.from, c.settled};
 }
 
 inline idl::StepperMemory to_idl(const StepperMemory& m) {

@@ -72,7 +72,7 @@ void BlockCore::set_up(BlockSpec spec) {
   halt(lock);
   n_ = spec.chain.pendulums.size();
   calcs_per_step_ = static_cast<std::uint64_t>(calcs_per_step(spec.method));
-  most_ahead_ = limits::steps_within(limits::held_bytes, n_ * sizeof(PendulumState));
+  most_ahead_ = limits::steps_within(limits::held_bytes, computed_bytes(n_));
   block_ = std::make_unique<PendulumBlock>(spec.chain, spec.method, spec.t0, spec.h, 0, n_);
   states_.assign(n_, PendulumState{0, 0});
   at_.reset();

@@ -84,7 +84,8 @@ Integrator::Integrator(IntegratorConfig config, ModelLink& link)
               config_.speculate, config_.tolerance),
       step_(config_.first_step),
       published_(config_.first_step + (config_.publish_first_state ? 0 : 1)),
-      committed_(config_.first_step) {
+      committed_(config_.first_step),
+      settled_before_(config_.first_step) {
   if (!(config_.tick > 0) || !std::isfinite(config_.h()) || config_.ticks_per_step == 0)
     throw ModelError(config_.name, "step size h must be finite and > 0");
   if (x_.size() == 0 || !x_.allFinite())
@@ -425,7 +426,9 @@ std::vector<double> Integrator::apply_event(const Event& event) {
 
 void Integrator::change(const ModelChange& change) {
   Request request(*this, ActivityKind::busy, {ActivityCall::apply_event, step_, epoch_});
-  pieces_.wait_for_system([&] { link_.change(change); });
+  ModelChange settled = change;
+  settled.settled = time_of_step(settled_before_);  // the System may forget older changes
+  pieces_.wait_for_system([&] { link_.change(settled); });
 }
 
 // The state, stepper memory and indicators saved first at step n; the time spent on the
@@ -477,6 +480,7 @@ void Integrator::commit(std::uint64_t gvt) {
 // Nothing before step n can be rolled back to or published again; samples older than the
 // stencil of that step are no longer needed.
 void Integrator::forget_before(std::uint64_t n) {
+  settled_before_ = std::max(settled_before_, n);
   clock_.trace().settle(n);
   list_.fossil_collect(n);
   inputs_.forget_before(n);

@@ -264,7 +264,8 @@ class Integrator {
   std::uint64_t step_;
   std::uint64_t published_;  // the next step to publish
   std::uint32_t epoch_ = 0;
-  std::uint64_t committed_;  // the monitor's last commit (may lie ahead of step_)
+  std::uint64_t committed_;       // the monitor's last commit (may lie ahead of step_)
+  std::uint64_t settled_before_;  // no step before it is computed again (forget_before)
   std::uint64_t window_ = std::numeric_limits<std::uint64_t>::max();
   bool on_its_own_ = false;
   bool held_ = false;  // on its own, after a rollback: no step until the next commit

@@ -5,6 +5,7 @@
 
 #include "system/errors.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 
@@ -250,9 +251,47 @@ const Model& CompositeModel::model_at(std::size_t k, double t) const {
   return *m;
 }
 
+// What changed at or before t becomes the value in force: no call asks for an earlier time.
+void CompositeModel::settle(double t) {
+  const auto after_t = [t](double from) { return from > t; };
+  for (auto& member_sources : sources_)
+    for (InputSource& s : member_sources) {
+      const auto past = std::find_if(s.later.begin(), s.later.end(),
+                                     [&](const auto& e) { return after_t(e.first); });
+      if (past == s.later.begin()) continue;
+      s.value = std::prev(past)->second;
+      s.later.erase(s.later.begin(), past);
+    }
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    auto& versions = versions_[k];
+    const auto past = std::find_if(versions.begin(), versions.end(),
+                                   [&](const Version& v) { return after_t(v.from); });
+    if (past == versions.begin()) continue;
+    members_[k].model = std::move(std::prev(past)->model);
+    members_[k].parameters = std::move(std::prev(past)->parameters);
+    versions.erase(versions.begin(), past);
+  }
+}
+
+std::size_t CompositeModel::unsettled_changes() const {
+  std::size_t n = 0;
+  for (const auto& member_sources : sources_)
+    for (const InputSource& s : member_sources) n += s.later.size();
+  for (const auto& versions : versions_) n += versions.size();
+  return n;
+}
+
 void CompositeModel::change(const ModelChange& c) {
   if (!std::isfinite(c.value) || !std::isfinite(c.from))
     throw ModelError(c.member, "'" + c.name + "': the new value is not finite");
+  if (!std::isfinite(c.settled))
+    throw ModelError(c.member, "'" + c.name + "': the settled time is not finite");
+  settle(c.settled);
+  if (unsettled_changes() >= limits::max_unsettled_changes)
+    throw ModelError(c.member, "'" + c.name +
+                                   "': " + std::to_string(limits::max_unsettled_changes) +
+                                   " changes not yet committed are kept already (the most a "
+                                   "System keeps for a rollback): wait for the run to commit");
   const auto member = std::find_if(members_.begin(), members_.end(),
                                    [&](const CompositeMember& m) { return m.name == c.member; });
   if (member == members_.end()) throw ModelError(c.member, "is not a subsystem of this partition");

@@ -100,6 +100,9 @@ class CompositeModel final : public Model {
   // Member k's model as it is at time t (its first one until a parameter changes).
   const Model& model_at(std::size_t k, double t) const;
   void change_parameter(std::size_t k, const ModelChange& change);
+  // Folds what changed at or before t into the values and models in force.
+  void settle(double t);
+  std::size_t unsettled_changes() const;
   // All members' outputs at (t, x), then every member's inputs.
   // Fills inputs_ (scratch: a composite serves one caller at a time, like every System).
   void member_inputs(double t, VectorView x, VectorView u) const;

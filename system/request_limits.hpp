@@ -36,6 +36,16 @@ inline constexpr std::uint64_t reply_bytes = std::uint64_t{64} << 20;
 // Integrator busy for at most this long (plus one step).
 inline constexpr std::chrono::milliseconds work_per_call{250};
 
+// The artificial work of one derivative evaluation (model parameter calc_work, the
+// scenario's calc_work / speed): 10^8 units are about 0.2-0.3 s on the project's VM, so one
+// Calc (which holds its System) stays below every caller's call timeout. 10^12 held a
+// System for an hour.
+inline constexpr std::uint64_t max_calc_work = 100'000'000;
+
+// Changes of a partition's inputs and parameters (System::change) that a System keeps for
+// a rollback: those after the sender's committed time. A parameter change keeps a model.
+inline constexpr std::size_t max_unsettled_changes = 256;
+
 // How many steps of `bytes_per_step` fit into `budget` (at least one).
 constexpr std::uint64_t steps_within(std::uint64_t budget, std::uint64_t bytes_per_step) {
   return std::max<std::uint64_t>(1, budget / std::max<std::uint64_t>(1, bytes_per_step));

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <future>
+#include <map>
 #include <set>
 #include <sstream>
 #include <system_error>
@@ -83,8 +84,8 @@ void check_budget(std::size_t processes, std::size_t components, const std::stri
 void check_process_budget(std::size_t pairs, const LaunchOptions& options) {
   if (options.layout == Layout::single) return;  // no process, no connection
   const std::size_t processes = options.layout == Layout::pendulum ? pairs : 2 * pairs;
-  const std::string what = std::to_string(pairs) + " System + Integrator pairs, layout " +
-                           to_string(options.layout);
+  const std::string what =
+      std::to_string(pairs) + " System + Integrator pairs, layout " + to_string(options.layout);
   const bool process = options.layout == Layout::process;
   check_budget(processes, 2 * pairs, what, process ? ", or --layout pendulum (half as many)" : "",
                std::string(" (fewer pendulums or partitions") +
@@ -323,22 +324,22 @@ namespace {}  // namespace
 
 void ComponentSet::collect_remote() {
   if (!remote_) return;
-  std::set<std::string> nodes;
+  std::map<std::string, std::shared_ptr<RemoteNode>> nodes;
   for (auto& p : children_) {
     auto* remote = dynamic_cast<RemoteProcess*>(p.get());
     if (!remote) continue;
-    nodes.insert(remote->node());
+    nodes[remote->node()] = remote->remote_node();
     const std::filesystem::path copy = log_dir_ / (remote->name() + ".log");
     std::ofstream(copy) << "# log of " << remote->name() << ", " << remote->log_location()
                         << " (its last 64 KiB)\n"
                         << remote->log_tail(64 * 1024);
   }
-  for (const auto& name : nodes) {
+  for (const auto& [name, node] : nodes) {
+    if (node->lost) continue;  // asked nothing more: its processes were told to end directly
     try {
-      remote_->nodes->node(name, "")->ref->finish(remote_->run_id.c_str(), 500);
-    } catch (const std::exception&) {
-      // A lost node took its processes with it.
+      node->ref->finish(remote_->run_id.c_str(), 500);
     } catch (const CORBA::Exception&) {
+      node->lost = true;
     }
   }
   remote_.reset();
@@ -359,10 +360,11 @@ void ComponentSet::release_lease() {
 std::vector<ComponentReport> ComponentSet::reports() {
   // After a failure some peers may hang: ask all at once and briefly (1 s), never for a
   // whole call timeout each.
-  // A child hosting two components is asked whether it runs once, not from two threads.
+  // A child hosting two components is asked whether it runs once, not from two threads. A
+  // remote one is asked directly: its node may be lost while it runs on.
   std::set<ProcessHandle*> gone;
   for (auto& p : children_)
-    if (!p->running()) gone.insert(p.get());
+    if (p->node().empty() && !p->running()) gone.insert(p.get());
   std::vector<std::future<ComponentReport>> asked;
   for (auto& c : components_) {
     const bool alive = !gone.count(c->process.get());
@@ -428,11 +430,15 @@ std::vector<std::string> ComponentSet::names() const {
 
 void ComponentSet::shutdown() {
   // Only children, each once: a hosted servant's shutdown() would end the monitor's own ORB.
+  // A remote process is told also when its node is lost (a stopped node agent cannot end
+  // it), within a short timeout of its own.
   std::set<ProcessHandle*> asked;
   for (auto& c : components_) {
-    if (!c->process || !asked.insert(c->process.get()).second || !c->process->running()) continue;
+    if (!c->process || !asked.insert(c->process.get()).second) continue;
+    if (c->process->node().empty() && !c->process->running()) continue;
     try {
       auto component = idl::Participant::_narrow(c->ref);
+      omniORB::setClientCallTimeout(component, 1000);
       component->shutdown();
       CORBA::release(component);
     } catch (const CORBA::Exception&) {

@@ -44,7 +44,7 @@ NodeDirectory::NodeDirectory(OrbRuntime& orb, const std::string& naming) : namin
 std::shared_ptr<RemoteNode> NodeDirectory::node(const std::string& name,
                                                 const std::string& wanted_by) {
   std::lock_guard lock(mutex_);
-  if (auto it = nodes_.find(name); it != nodes_.end()) return it->second;
+  if (auto it = nodes_.find(name); it != nodes_.end() && !it->second->lost) return it->second;
   CORBA::Object_var obj = naming_.resolve_node(name);
   if (CORBA::is_nil(obj))
     throw InputError(wanted_by + ": node '" + name + "' is not registered in " +
@@ -90,6 +90,11 @@ RemoteProcess::RemoteProcess(std::shared_ptr<RemoteNode> node, std::string run, 
 
 void RemoteProcess::refresh() {
   if (!running_) return;
+  if (node_->lost) {
+    running_ = false;
+    status_ = "lost with node " + node_->name + " on " + node_->host + " (it stopped answering)";
+    return;
+  }
   try {
     idl::ProcessStatusSeq_var all = node_->ref->processes(run_.c_str());
     for (CORBA::ULong k = 0; k < all->length(); ++k) {
@@ -103,6 +108,7 @@ void RemoteProcess::refresh() {
     running_ = false;
     status_ = "no longer known to node " + node_->name;
   } catch (const CORBA::Exception& e) {
+    node_->lost = true;
     running_ = false;
     status_ = "lost with node " + node_->name + " on " + node_->host + " (" + e._name() + ")";
   }
@@ -128,21 +134,26 @@ bool RemoteProcess::wait_for_exit(std::chrono::milliseconds timeout) {
 }
 
 void RemoteProcess::stop(std::chrono::milliseconds grace) {
-  if (!running_) return;
+  if (!running_ || node_->lost) return;
   try {
     node_->ref->stop(run_.c_str(), process_.c_str(), static_cast<CORBA::ULong>(grace.count()));
   } catch (const CORBA::Exception&) {
-    // The node is gone: so is the process (a node's children die with it).
+    // Gone, stopped or hung: its processes are ended directly or die with it.
+    node_->lost = true;
   }
   refresh();
 }
 
 std::string RemoteProcess::log_tail(std::size_t max_bytes) {
+  if (node_->lost) return {};
   try {
     CORBA::String_var text =
         node_->ref->log(run_.c_str(), process_.c_str(), static_cast<CORBA::ULong>(max_bytes));
     return text.in();
+  } catch (const idl::ProtocolViolation&) {
+    return {};
   } catch (const CORBA::Exception&) {
+    node_->lost = true;
     return {};
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The monitor's side of multi-host runs: the node agents of a deployment, found through the
 // naming service, and the component processes they started (docs/multi-host.md).
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -22,6 +23,10 @@ struct RemoteNode {
   // Its monotonic clock minus ours (from the round trip with the smallest delay): remote
   // activity spans are shifted by it onto the monitor's clock.
   std::int64_t clock_offset_ns = 0;
+  // A question it did not answer (stopped, hung, gone): its processes count as lost with it
+  // and it is asked nothing more, so that ending a run costs one call timeout for the node,
+  // not several for each of its processes.
+  std::atomic<bool> lost{false};
 };
 
 class NodeDirectory {
@@ -29,7 +34,8 @@ class NodeDirectory {
   // Throws as NamingService does (bad reference: InputError; unreachable: PeerError).
   NodeDirectory(OrbRuntime& orb, const std::string& naming);
 
-  // The node registered as `name`: resolved once, asked for its info, version checked.
+  // The node registered as `name`: resolved once (again once it is lost), asked for its
+  // info, version checked.
   // InputError if no node of that name is registered (listing those that are), PeerError if
   // it does not answer (a stale registration: its node has gone), VersionMismatch.
   std::shared_ptr<RemoteNode> node(const std::string& name, const std::string& wanted_by);
@@ -65,6 +71,7 @@ class RemoteProcess : public ProcessHandle {
   void stop(std::chrono::milliseconds grace) override;
   std::string log_location() const override { return "node " + node_->name + ": " + log_file_; }
   std::string node() const override { return node_->name; }
+  const std::shared_ptr<RemoteNode>& remote_node() const { return node_; }
   // The end of its log, fetched from the node ("" if the node cannot be asked).
   std::string log_tail(std::size_t max_bytes);
 

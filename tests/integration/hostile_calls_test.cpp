@@ -93,6 +93,23 @@ TEST(HostileCalls, SetUpOnceStartedIsAProtocolViolation) {
   expect_alive(w);
 }
 
+// calc_work = 10^12 made one Calc hold the System for an hour: the work of one Calc is
+// bounded (limits::max_calc_work) for every model, over the wire as in a scenario.
+TEST(HostileCalls, WorkPerCalcBeyondTheLimitIsRefusedNamingCalcWork) {
+  WireComponents w;
+  const idl::ParameterSeq p = to_idl(
+      Parameters{{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}, {"calc_work", 1e12}});
+  EXPECT_NE(
+      reason_of<idl::ModelFailure>([&] { w.system->configure("pendulum", p); }).find("calc_work"),
+      npos);
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(w.member("actuator", {{"calc_work", 1e9}}),
+                                            idl::DirectLinkSeq{}, idl::ConstantInputSeq{});
+            }).find("calc_work"),
+            npos);
+  expect_alive(w);
+}
+
 TEST(HostileCalls, AStateOfAnotherSizeThanTheModelsIsRefusedNamingX0) {
   WireComponents w;
   const idl::ParameterSeq p =
@@ -257,6 +274,9 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   setup.method = "euler";
   setup.pendulums[1].mass = -1;
   EXPECT_NE(reason_of<idl::ModelFailure>([&] { block->set_up(setup); }).find("mass"), npos);
+  setup.pendulums[1].mass = 1;
+  setup.pendulums[1].calc_work = 1'000'000'000'000;  // an hour per Calc
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] { block->set_up(setup); }).find("calc_work"), npos);
   block->set_up(to_idl(spec));
   request.states.length(3);  // not (phi, omega) pairs
   EXPECT_NE(
@@ -283,6 +303,21 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   EXPECT_EQ(steps->states.length(), 4 * taken);
   EXPECT_GE(steps->calc_calls, 2 * taken);
   EXPECT_LE(steps->calc_calls, 6u);
+  // Asked to run ahead for ever, it holds at most its memory budget of steps (256 MiB): the
+  // budget once counted the states alone, and these 2 pendulums held 747 MB.
+  request.from = 0;
+  request.steps = 1;
+  request.limit = endless;
+  steps = block->advance(request);
+  double held = 0;
+  for (int same = 0, k = 0; same < 3 && k < 300; ++k) {  // until it stops growing (60 s)
+    std::this_thread::sleep_for(200ms);
+    const double now = resident_mib(process.pid());
+    same = now == held ? same + 1 : 0;
+    held = now;
+  }
+  EXPECT_GT(held, 100.0);  // it did run ahead
+  EXPECT_LT(held, 340.0);
   block->ping();
   EXPECT_TRUE(process.running());
 }

@@ -220,6 +220,54 @@ TEST_F(LoopbackNodes, MonitorKilledMidRunTheNodeEndsItsProcesses) {
   EXPECT_NE(alpha->out().find("is gone; ending its processes"), std::string::npos) << alpha->out();
 }
 
+// Whether process `pid` has ended (gone, or a zombie its stopped parent cannot reap).
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
+// A node agent stopped (SIGSTOP) while its components run: they go on and the run completes,
+// but its end asked the node about each process several times, one call timeout each (about
+// 100 s for ten processes), and ended none of them. Now the first question the node leaves
+// unanswered marks it lost: the run's end costs about one call timeout, and the monitor tells
+// the node's components to end itself.
+TEST_F(LoopbackNodes, AStoppedNodeAgentCostsTheRunsEndOneCallTimeoutAndItsProcessesEnd) {
+  auto alpha = node("alpha");
+  const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  const fs::path thesis =
+      scenario_variant("thesis.toml", dir_.path(), {{"duration = 20.0", "duration = 3.0"}});
+  KausalProcess run(
+      {"run", thesis.string(), "--method", "conservative", "--deploy", d.string(), "--naming",
+       naming(), "--call-timeout", "1000", "--out", (dir_ / "r").string()},
+      dir_.path());
+  for (int k = 0; k < 500 && lines_of(dir_ / "r/trajectory.csv") < 3; ++k)
+    std::this_thread::sleep_for(20ms);
+  const auto components = children_of(alpha->pid());
+  ASSERT_EQ(components.size(), 10u) << run.err();
+  kill(alpha->pid(), SIGSTOP);
+  const auto stopped = std::chrono::steady_clock::now();
+  const auto code = run.wait(180s);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  std::vector<pid_t> left;
+  for (const auto& [pid, command] : components)
+    if (!ended(pid)) left.push_back(pid);
+  kill(alpha->pid(), SIGCONT);
+  EXPECT_EQ(code, std::optional<int>(0)) << run.err();
+  const auto summary = read_json(dir_ / "r/summary.json");
+  EXPECT_EQ(summary["status"], "completed");
+  // The components' figures come from the components, not from their lost node.
+  for (const auto& c : summary["components"])
+    if (c["name"] != "monitor") EXPECT_TRUE(c["reachable"].get<bool>()) << c["name"];
+  // The rest of the run plus one node call (2 s here) and the components' 2 s to end: a
+  // bound, not a measurement (ten processes cost 80 s before).
+  EXPECT_LT(took, 40.0);
+  EXPECT_TRUE(left.empty()) << left.size() << " of the node's processes still run";
+}
+
 TEST_F(LoopbackNodes, UnknownNodeIsBadInputListingTheRegisteredOnes) {
   auto alpha = node("alpha");
   const fs::path d = deploy("[[node]]\nname = \"gamma\"\ncomponents = [\"*\"]\n");

@@ -5,6 +5,7 @@
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
 #include "pendulum_config.hpp"
+#include "system/composite_model.hpp"
 #include "system/errors.hpp"
 #include "system/pendulum.hpp"
 
@@ -160,6 +161,37 @@ TEST(Integrator, RejectsBadSetupAndNonFiniteStates) {
   } catch (const ModelError& e) {
     EXPECT_EQ(e.component(), "integrator-9");
   }
+}
+
+// With each change an Integrator tells its System up to when its steps are committed, so a
+// run that changes an input at every step keeps a bounded number of changes: a thousand
+// changes, each after a commit, are all taken (the System refuses the 257th it must keep),
+// and the last one is in force.
+TEST(Integrator, AChangeAtEveryCommittedStepIsNeverRefused) {
+  SystemCore system("system-1");
+  system.configure(build_composite(
+      "system-1", {{{"tank", "water_tank", {{"area", 2}, {"orifice", 0}, {"level0", 1}}, {}}},
+                   {},
+                   {{0, 0, 0.0}}}));
+  LocalModelLink link(system);
+  IntegratorConfig c;
+  c.name = "integrator-1";
+  c.tick = 1e-3;
+  c.last_step = 5000;
+  c.x0 = Vector::Ones(1);
+  c.output_size = 2;
+  c.coupling_sends_events = true;
+  Integrator integrator(c, link);
+  for (std::uint64_t m = 0; m < 1000; ++m) {
+    integrator.change({"tank", "inflow", double(m + 1), step_time(0, 1e-3, m + 1), 0});
+    integrator.advance(m + 1, m);
+    integrator.commit(m + 1);
+  }
+  // dx = inflow / area, the inflow of step m + 1 the value from t_m on (m): the level rose
+  // by h * (0 + 1 + ... + 1000) / 2.
+  const auto batch = integrator.advance(1001, 1000);
+  ASSERT_EQ(batch.count(), 1u);
+  EXPECT_NEAR(batch.states[0], 1 + 1e-3 * (1000.0 * 1001 / 2) / 2, 1e-9);
 }
 
 TEST(Integrator, TimeComesFromTheStepIndex) {

@@ -10,8 +10,10 @@
 
 #include "monitor/analysis/partition_analysis.hpp"
 #include "reference/cvode_reference.hpp"
+#include "system/composite_model.hpp"
 #include "system/errors.hpp"
 #include "system/model_registry.hpp"
+#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -192,13 +194,71 @@ TEST(Models, ParameterErrorsNameTheParameter) {
   expect_error_naming("bouncing_ball", {{"e", 1.5}}, "'e'");      // out of [0, 1]
   expect_error_naming("synchronous_machine", {{"xd_transient", 2}}, "xd_transient");
   expect_error_naming("turbine", {{"R", 0}}, "'R'");
-  expect_error_naming("actuator", {{"calc_work", 1.5}}, "calc_work");  // whole number
-  expect_error_naming("load", {{"x0", 0.6}}, "x0");                    // no volume left
+  expect_error_naming("actuator", {{"calc_work", 1.5}}, "calc_work");   // whole number
+  expect_error_naming("actuator", {{"calc_work", 1e12}}, "calc_work");  // an hour per Calc
+  expect_error_naming("load", {{"x0", 0.6}}, "x0");                     // no volume left
   expect_error_naming("load", {{"pt", 300}}, "pt");
   expect_error_naming("sampled_pi", {{"kp", 1}, {"ki", 1}, {"setpoint", 1}}, "command_max");
   expect_error_naming(
       "sampled_pi", {{"kp", 1}, {"ki", 1}, {"setpoint", 1}, {"command_min", 1}, {"command_max", 0}},
       "command_max is below command_min");
+}
+
+// A water tank whose inflow is a constant input, alone in its partition.
+std::unique_ptr<CompositeModel> tank_with_constant_inflow() {
+  return build_composite(
+      "system-1", {{{"tank", "water_tank", {{"area", 2}, {"orifice", 0}, {"level0", 1}}, {}}},
+                   {},
+                   {{0, 0, 0.0}}});
+}
+
+// dx of the tank at time t: inflow / area (no orifice).
+double tank_rate(const CompositeModel& m, double t) {
+  Vector x = Vector::Ones(1), dx(1);
+  m.derivative(t, x, Vector(0), dx);
+  return dx[0];
+}
+
+// System::change kept every change: a run with an operator (or a hostile caller) changing an
+// input for ever grew without bound. What changed before the sender's committed time is
+// folded into the value in force; the composite stays a function of t after it.
+TEST(ModelChanges, WhatChangedBeforeTheCommittedTimeIsFoldedAndLaterTimesAreUnchanged) {
+  const auto tank = tank_with_constant_inflow();
+  for (int k = 1; k <= 4; ++k) tank->change({"tank", "inflow", 2.0 * k, double(k), 0});
+  tank->change({"tank", "area", 4, 3.5, 0});  // a parameter: a new model from t = 3.5
+  EXPECT_EQ(tank_rate(*tank, 0.5), 0.0);
+  EXPECT_EQ(tank_rate(*tank, 2.5), 2.0);
+  // Committed up to 2.5: the changes at 1 and 2 are folded; later times see what they saw.
+  tank->change({"tank", "inflow", 10, 5, 2.5});
+  EXPECT_EQ(tank_rate(*tank, 2.5), 2.0);
+  EXPECT_EQ(tank_rate(*tank, 3.2), 3.0);
+  EXPECT_EQ(tank_rate(*tank, 3.7), 1.5);  // area 4
+  EXPECT_EQ(tank_rate(*tank, 4.0), 2.0);
+  EXPECT_EQ(tank_rate(*tank, 5.0), 2.5);
+  // Committed past every change: all folded, including the new model.
+  tank->change({"tank", "inflow", 12, 7, 6});
+  EXPECT_EQ(tank_rate(*tank, 6.5), 2.5);
+  EXPECT_EQ(tank_rate(*tank, 7.0), 3.0);
+}
+
+TEST(ModelChanges, ASenderThatCommitsAsItGoesIsNeverRefusedAndOneThatDoesNotIsBounded) {
+  const auto committing = tank_with_constant_inflow();
+  for (int k = 1; k <= 10'000; ++k)
+    committing->change({"tank", "inflow", double(k), double(k), double(k) - 0.5});
+  EXPECT_EQ(tank_rate(*committing, 10'000), 5'000.0);
+
+  const auto holding = tank_with_constant_inflow();
+  std::size_t kept = 0;
+  try {
+    for (int k = 1; k <= 10'000; ++k, ++kept)
+      holding->change({"tank", "inflow", double(k), double(k), 0});
+    ADD_FAILURE() << "10,000 changes kept for a rollback";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("changes not yet committed"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(kept, limits::max_unsettled_changes);
+  EXPECT_EQ(tank_rate(*holding, 1e9), double(kept) / 2);  // the ones kept are in force
 }
 
 // The discrete controller of tank-control.toml: one sample per step, the command held, the
