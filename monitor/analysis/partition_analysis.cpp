@@ -38,11 +38,20 @@ double growth(OdeMethod method, Complex z) {
     case OdeMethod::rk4:
       return std::abs(1.0 + z * (1.0 + z / 2.0 * (1.0 + z / 3.0 * (1.0 + z / 4.0)))) - 1;
     case OdeMethod::ab3: {
-      // ζ³ + a ζ² + b ζ + c = 0: the roots are the eigenvalues of its companion matrix.
+      // ζ³ + a ζ² + b ζ + c = 0: the roots are the eigenvalues of its companion matrix C.
+      // The real matrix [Re C, -Im C; Im C, Re C] has the eigenvalues of C and their
+      // conjugates, so its largest |λ| is theirs; the real solver is the one the
+      // diagnostics instantiate anyway (a complex one doubled this file's compile time).
       const Complex a = -1.0 - 23.0 * z / 12.0, b = 16.0 * z / 12.0, c = -5.0 * z / 12.0;
-      Eigen::Matrix3cd companion;
-      companion << -a, -b, -c, 1, 0, 0, 0, 1, 0;
-      const Eigen::ComplexEigenSolver<Eigen::Matrix3cd> roots(companion, false);
+      const Complex companion[3][3] = {{-a, -b, -c}, {1, 0, 0}, {0, 1, 0}};
+      Matrix real(6, 6);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          real(i, j) = real(i + 3, j + 3) = companion[i][j].real();
+          real(i + 3, j) = companion[i][j].imag();
+          real(i, j + 3) = -companion[i][j].imag();
+        }
+      const Eigen::EigenSolver<Matrix> roots(real, false);
       return roots.eigenvalues().cwiseAbs().maxCoeff() - 1;
     }
     default:
