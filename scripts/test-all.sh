@@ -25,15 +25,29 @@ phases=()
 failed=()
 
 now() { date +%s; }
-# run_phase NAME COMMAND...: runs it in the foreground and books its time.
+# read_cpu: sets CPU to the CPU time (user + system, in clock ticks) of this shell's (or
+# subshell's) finished children so far; a phase's CPU time is the difference (cpu_s). The
+# host's speed varies from run to run: CPU time says how much work a phase is.
+ticks=$(getconf CLK_TCK)
+read_cpu() {
+  local stat
+  read -r stat <"/proc/$BASHPID/stat"
+  local -a field=(${stat##*) })  # from the state on: cutime and cstime are the 14th and 15th
+  CPU=$((field[13] + field[14]))
+}
+cpu_s() { echo $((($1) / ticks)); }
+# run_phase NAME COMMAND...: runs it in the foreground and books its wall and CPU time.
 run_phase() {
-  local name=$1 start rc
+  local name=$1 start cpu rc
   shift
   echo "== $name"
   start=$(now)
+  read_cpu
+  cpu=$CPU
   "$@"
   rc=$?
-  phases+=("$(printf '%-34s %5d s  %s' "$name" $(($(now) - start)) "$([ $rc -eq 0 ] && echo ok || echo FAILED)")")
+  read_cpu
+  phases+=("$(printf '%-34s %5d s  %5d CPU-s  %s' "$name" $(($(now) - start)) $(cpu_s "CPU - cpu") "$([ $rc -eq 0 ] && echo ok || echo FAILED)")")
   [ $rc -eq 0 ] || failed+=("$name")
   return $rc
 }
@@ -47,11 +61,14 @@ run_phase "release build" $make_cmd --no-print-directory build-all || {
 # background_build NAME: `make NAME` at the lowest priority; its exit code and wall time land
 # in $logs/NAME-build.rc and .done.
 background_build() {
-  local start rc
+  local start cpu rc
   start=$(now)
+  read_cpu
+  cpu=$CPU
   nice -n 19 $make_cmd --no-print-directory "$1" >"$logs/$1-build.log" 2>&1
   rc=$?
-  echo $(($(now) - start)) >"$logs/$1-build.done"
+  read_cpu
+  echo "$(($(now) - start)) s  $(cpu_s "CPU - cpu") CPU-s" >"$logs/$1-build.done"
   echo $rc >"$logs/$1-build.rc"
 }
 
@@ -78,7 +95,7 @@ wait_build() {
   done
   local rc
   rc=$(cat "$logs/$name-build.rc")
-  phases+=("$(printf '%-34s %5s s  %s' "$name build (background, nice 19)" \
+  phases+=("$(printf '%-34s %s  %s' "$name build (background, nice 19)" \
     "$(cat "$logs/$name-build.done" 2>/dev/null || echo '?')" \
     "$([ "$rc" -eq 0 ] && echo ok || echo FAILED); waited $(($(now) - waited)) s for it")")
   if [ "$rc" -ne 0 ]; then
@@ -101,7 +118,8 @@ wait $builds 2>/dev/null
 echo
 echo "make test, phase by phase (wall clock):"
 printf '  %s\n' "${phases[@]}"
-printf '  %-34s %5d s\n' "in all" $(($(now) - total_start))
+read_cpu
+printf '  %-34s %5d s  %5d CPU-s\n' "in all" $(($(now) - total_start)) "$(cpu_s "$CPU")"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "make test: FAILED: ${failed[*]}" >&2
   exit 1
