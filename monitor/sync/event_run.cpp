@@ -266,8 +266,11 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
   if (spec.from) at = *spec.from;
   const double start = at ? at->cut.time : 0.0;
   // At most about a thousand cuts, however fast the stretches go. The first stretch is the
-  // shortest, to measure how fast the run goes.
-  const double floor = (spec.end - start) / 1000;
+  // shortest, to measure how fast the run goes. A stretch that runs four times longer than a
+  // cut's worth of wall time is stopped and run again shorter (see `too_long`): with an end
+  // far beyond what the run reaches, even the first stretch (a thousandth of the run) once
+  // went on for ever without a cut.
+  double floor = (spec.end - start) / 1000;
   double length = spec.cut_seconds > 0 ? floor : spec.end - start;
   des::GroupSettings settings = group_settings(model, spec);
   const auto begin = std::chrono::steady_clock::now();
@@ -275,7 +278,17 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
   if (at) result.digest = digest_of(at->digests);
   // What the stretches before the current one did, per group.
   std::vector<des::GroupProgress> done_before;
+  // A stretch that has run four cuts' worth of wall time without reaching its end: stopped at
+  // `reached` and run again from its start, shorter.
+  const auto too_long_after = std::chrono::duration<double>(4 * spec.cut_seconds);
+  std::chrono::steady_clock::time_point stretch_begin;
+  std::optional<double> too_long;
   const auto whole_run = [&](const EventProgress& stretch_progress) {
+    if (spec.cut_seconds > 0 && std::chrono::steady_clock::now() - stretch_begin > too_long_after) {
+      too_long = stretch_progress.committed_to;
+      return false;
+    }
+    if (!watch) return true;
     EventProgress p = stretch_progress;
     for (std::size_t g = 0; g < std::min(p.groups.size(), done_before.size()); ++g) {
       des::GroupProgress sum = done_before[g];
@@ -284,7 +297,8 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
     }
     return watch(p);
   };
-  const EventWatch stretch_watch = watch ? EventWatch(whole_run) : EventWatch{};
+  const EventWatch stretch_watch =
+      watch || spec.cut_seconds > 0 ? EventWatch(whole_run) : EventWatch{};
   while (result.committed_to < spec.end) {
     settings.start = result.committed_to;
     settings.end = std::min(spec.end, settings.start + length);
@@ -293,8 +307,17 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
     // large that adding the length rounds back to it, once gave stretches [t, t] forever).
     if (spec.end - settings.end < floor || !(settings.end > settings.start))
       settings.end = spec.end;
-    const auto stretch_begin = std::chrono::steady_clock::now();
+    stretch_begin = std::chrono::steady_clock::now();
+    too_long.reset();
     Stretch done = stretch(settings, at ? &*at : nullptr, stretch_watch);
+    if (too_long && !done.cut) {
+      // Its work is dropped; the next try ends about a quarter of the way it got (a 64th
+      // of its length when it got nowhere), so that it ends within about a cut's time.
+      const double reached = std::clamp(*too_long, settings.start, settings.end) - settings.start;
+      length = reached > 0 ? reached / 4 : (settings.end - settings.start) / 64;
+      floor = std::min(floor, length);
+      continue;
+    }
     add_stretch(result, done.figures);
     const auto finished =
         progress_of(done.figures, done.cut ? settings.end : done.figures.committed_to);

@@ -631,6 +631,30 @@ TEST(EventCuts, ARunContinuedFromAnyCutCommitsWhatAnUninterruptedRunCommits) {
   }
 }
 
+// An end far beyond what a run reaches (1e12 for PHOLD, whose events are about 1 apart) gave
+// a first stretch (a thousandth of the run) that never ended: no cut, so no checkpoint for
+// as long as the run went. A stretch that runs four cuts' worth of wall time is now run
+// again shorter: the cuts come about every cut_seconds, each one a time the run reached.
+TEST(EventCuts, AnEndFarBeyondWhatTheRunReachesStillGivesCuts) {
+  const Phold model(phold(0.5, 1.0));
+  for (const SyncMethod method :
+       {SyncMethod::sequential, SyncMethod::conservative, SyncMethod::optimistic}) {
+    auto s = spec(method, 2, 1e12);
+    s.cut_seconds = 0.02;
+    std::vector<double> cuts;
+    const EventWatch until_three_cuts = [&](const EventProgress&) { return cuts.size() < 3; };
+    const EventRunResult run =
+        run_events(model, s, until_three_cuts,
+                   [&](const EventResumePoint& at) { cuts.push_back(at.cut.time); });
+    ASSERT_GE(cuts.size(), 3u) << name_of(method);
+    EXPECT_TRUE(std::is_sorted(cuts.begin(), cuts.end())) << name_of(method);
+    EXPECT_GT(cuts.front(), 0) << name_of(method);
+    EXPECT_LT(cuts.back(), 1e9) << name_of(method) << ": a cut the run could not have reached";
+    EXPECT_TRUE(run.failure) << name_of(method) << ": stopped by its watch";
+    EXPECT_GE(run.committed_to, cuts.back()) << name_of(method);
+  }
+}
+
 TEST(EventCuts, ACutThatDoesNotFitTheRunIsRefused) {
   const Phold model(phold(0.5, 1.0));
   std::vector<EventResumePoint> cuts;
