@@ -254,7 +254,13 @@ idl::EventGroupStatus* EventGroupServant::status() {
 }
 
 void EventGroupServant::permit(const idl::EventKey& key) {
-  serve(name(), [&] { current("permit")->exchange->permit(from_idl(key)); });
+  serve(name(), [&] {
+    const auto session = current("permit");
+    // The key of an event this run could have (as deliver checks every event's).
+    if (!std::isfinite(key.time) || key.time < 0)
+      throw ProtocolError(name(), "a permit for an event at t = " + std::to_string(key.time));
+    session->exchange->permit(from_idl(key));
+  });
 }
 
 idl::EventGroupResult* EventGroupServant::outcome_of(Session& session) {

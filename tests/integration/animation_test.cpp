@@ -660,12 +660,15 @@ TEST_F(LiveAnimation, APartitionedRunIsPlottedAsItPlays) {
   EXPECT_EQ((image.pixel(bar.right(), bar.center().y()) | 0xff000000u), colours::horizon);
 }
 
+// Hostile calls: Animation::begin_run Animation::frames Animation::horizon
+// Hostile calls: Animation::rolled_back Animation::activity Animation::end_run
 TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   TempDir tmp;
   AnimationProcess p({}, tmp.path());
   idl::Animation_var view = connect(p);
   ASSERT_FALSE(CORBA::is_nil(view));
   view->frames(0, states(2), arrival());  // before begin_run
+  view->end_run("no run", std::nan(""), 4'294'967'295u);
   idl::AnimationSetup bad = setup_of_two();
   bad.pendulums[1].length = std::nan("");
   view->begin_run(bad);

@@ -40,6 +40,23 @@ std::string reason_of(F&& call) {
   return "";
 }
 
+// What a call answered: "answered", or the declared IDL exception it raised with its reason
+// ("ProtocolViolation: ...", "ModelFailure: ...", "PeerFailure: ..."). Anything else
+// (CORBA::UNKNOWN, a lost connection) escapes and fails the test.
+template <typename F>
+std::string outcome_of(F&& call) {
+  try {
+    call();
+  } catch (const idl::ProtocolViolation& e) {
+    return std::string("ProtocolViolation: ") + e.reason.in();
+  } catch (const idl::ModelFailure& e) {
+    return std::string("ModelFailure: ") + e.reason.in();
+  } catch (const idl::PeerFailure& e) {
+    return std::string("PeerFailure: ") + e.reason.in();
+  }
+  return "answered";
+}
+
 // Resident memory of a process in MiB (VmRSS), 0 if it is gone.
 inline double resident_mib(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");

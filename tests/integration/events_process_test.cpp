@@ -174,9 +174,16 @@ TEST(EventsProcess, AFloodOfEventsFarAheadEndsWithinTheMemoryBudget) {
   EXPECT_TRUE(w.process.running());
 }
 
+// Hostile calls: EventGroup::set_up EventGroup::connect EventGroup::start EventGroup::deliver
+// Hostile calls: EventGroup::status EventGroup::permit EventGroup::result
 TEST(EventsProcess, HostileCallsToAGroupAreRefusedAndItStaysUp) {
   WireGroup w;
   using V = idl::ProtocolViolation;
+  const idl::EventGroupStatus_var unset = w.group->status();
+  EXPECT_FALSE(unset->started);
+  const idl::EventKey nan_key{std::nan(""), 0, 0};
+  EXPECT_NE(reason_of<V>([&] { w.group->permit(nan_key); }).find("before set_up"),
+            std::string::npos);
   EXPECT_NE(reason_of<V>([&] { w.group->start(); }).find("before set_up"), std::string::npos);
   idl::GroupMessageSeq none;
   EXPECT_NE(reason_of<V>([&] { w.group->deliver(none); }).find("before set_up"), std::string::npos);
@@ -213,6 +220,7 @@ TEST(EventsProcess, HostileCallsToAGroupAreRefusedAndItStaysUp) {
 
   w.group->set_up(to_idl(WireGroup::setup()));
   EXPECT_NE(reason_of<V>([&] { w.group->start(); }).find("before connect"), std::string::npos);
+  EXPECT_NE(reason_of<V>([&] { w.group->permit(nan_key); }), "") << "a permit at t = NaN";
   idl::EventGroupSeq peers;
   peers.length(3);
   EXPECT_NE(reason_of<V>([&] { w.group->connect(peers); }).find("3 groups"), std::string::npos);

@@ -9,11 +9,16 @@
 #include <atomic>
 #include <limits>
 #include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "component_client.hpp"
 #include "idl/block_convert.hpp"
 #include "monitor/deploy/clock_servant.hpp"
+#include "monitor/deploy/lease_servant.hpp"
 #include "monitor/deploy/served_reference.hpp"
 #include "monitor/deploy/state_sink_servant.hpp"
 
@@ -52,6 +57,63 @@ struct StateSink {
   idl::StateSink_ptr ref() const { return sink.ref(); }
 };
 
+// Every operation of idl/kausal.idl, as "Interface::operation".
+std::set<std::string> idl_operations() {
+  std::istringstream in(read_file(fs::path(KAUSAL_SOURCE_DIR) / "idl" / "kausal.idl"));
+  std::string text;
+  for (std::string line; std::getline(in, line);) text += line.substr(0, line.find("//")) + "\n";
+  const std::regex interface_head(R"(interface\s+(\w+)\s*(:\s*\w+\s*)?\{)");
+  const std::regex operation(R"((?:oneway\s+)?[\w:]+\s+(\w+)\s*\()");
+  std::set<std::string> out;
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), interface_head);
+       m != std::sregex_iterator(); ++m) {
+    std::size_t end = static_cast<std::size_t>(m->position(0) + m->length(0));
+    for (int depth = 1; depth > 0 && end < text.size(); ++end)
+      depth += text[end] == '{' ? 1 : text[end] == '}' ? -1 : 0;
+    const std::string body =
+        text.substr(static_cast<std::size_t>(m->position(0) + m->length(0)),
+                    end - static_cast<std::size_t>(m->position(0) + m->length(0)));
+    for (auto op = std::sregex_iterator(body.begin(), body.end(), operation);
+         op != std::sregex_iterator(); ++op)
+      out.insert((*m)[1].str() + "::" + (*op)[1].str());
+  }
+  return out;
+}
+
+// The operations named on the "Hostile calls:" comment lines of the integration tests, each
+// beside the test that calls them with hostile values or out of protocol order.
+std::set<std::string> operations_with_hostile_tests() {
+  std::set<std::string> out;
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(KAUSAL_SOURCE_DIR) / "tests" / "integration")) {
+    if (entry.path().extension() != ".cpp") continue;
+    std::istringstream in(read_file(entry.path()));
+    for (std::string line; std::getline(in, line);) {
+      const auto at = line.find_first_not_of(' ');
+      if (at == std::string::npos || line.compare(at, 17, "// Hostile calls:") != 0) continue;
+      std::istringstream names(line.substr(at + 17));
+      for (std::string name; names >> name;) out.insert(name);
+    }
+  }
+  return out;
+}
+
+// A new IDL operation needs a hostile-call test: this fails until one names it.
+TEST(HostileCalls, EveryIdlOperationHasAHostileCallTest) {
+  const auto operations = idl_operations();
+  EXPECT_GE(operations.size(), 60u) << "the IDL reader found too few operations";
+  EXPECT_TRUE(operations.count("System::derivative") && operations.count("Node::shutdown"));
+  const auto tested = operations_with_hostile_tests();
+  std::string missing, unknown;
+  for (const auto& op : operations)
+    if (!tested.count(op)) missing += " " + op;
+  for (const auto& op : tested)
+    if (!operations.count(op)) unknown += " " + op;
+  EXPECT_EQ(missing, "") << "IDL operations that no hostile-call test calls (name each on a "
+                            "comment line 'Hostile calls:' beside the test that does)";
+  EXPECT_EQ(unknown, "") << "'Hostile calls:' lines name operations the IDL does not have";
+}
+
 void expect_alive(WireComponents& w) {
   EXPECT_NO_THROW(w.integrator->ping());
   EXPECT_NO_THROW(w.system->ping());
@@ -59,6 +121,7 @@ void expect_alive(WireComponents& w) {
   EXPECT_TRUE(w.system_process.running()) << w.system_process.status();
 }
 
+// Hostile calls: System::derivative System::handle_event System::shape
 TEST(HostileCalls, CalcBeforeConfigureIsAProtocolViolation) {
   WireComponents w;
   const idl::DoubleSeq x = to_seq(std::vector<double>{0.1, 0.2});
@@ -73,6 +136,7 @@ TEST(HostileCalls, CalcBeforeConfigureIsAProtocolViolation) {
   expect_alive(w);
 }
 
+// Hostile calls: Integrator::set_up Integrator::start
 TEST(HostileCalls, SetUpOnceStartedIsAProtocolViolation) {
   WireComponents w;
   w.set_up_pendulum(1000);
@@ -93,6 +157,7 @@ TEST(HostileCalls, SetUpOnceStartedIsAProtocolViolation) {
   expect_alive(w);
 }
 
+// Hostile calls: System::configure System::configure_partition
 // calc_work = 10^12 made one Calc hold the System for an hour: the work of one Calc is
 // bounded (limits::max_calc_work) for every model, over the wire as in a scenario.
 TEST(HostileCalls, WorkPerCalcBeyondTheLimitIsRefusedNamingCalcWork) {
@@ -169,6 +234,7 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
 
 // advance(10^8, 0) used to compute for minutes, holding the Integrator's lock, its state
 // list growing by 5 MB/s long after the caller had given up.
+// Hostile calls: Integrator::advance
 TEST(HostileCalls, AnAdvanceComputesForABoundedTimeAndHoldsABoundedStateList) {
   WireComponents w;
   w.set_up_pendulum();
@@ -199,6 +265,7 @@ TEST(HostileCalls, AnAdvanceComputesForABoundedTimeAndHoldsABoundedStateList) {
 // Samples for steps far ahead of the partition used to be kept without bound (100,000 per
 // call for a minute: 7 MB to 1.2 GB). A channel now holds at most its share of the memory
 // budget ahead of the oldest sample a step needs; beyond it, provide is refused.
+// Hostile calls: Integrator::provide
 TEST(HostileCalls, SamplesFarAheadOfThePartitionAreRefusedWithinTheMemoryBudget) {
   WireComponents w;
   w.configure_tank();
@@ -247,6 +314,7 @@ TEST(HostileCalls, StartWithAnEndlessWindowOrBatchIsRefused) {
 
 // A kausal-block answers every request that does not fit with an IDL exception naming the
 // field, computes nothing for it, and serves the next good one.
+// Hostile calls: Block::set_up Block::advance
 TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   TempDir dir;
   ChildProcess process{"block-w",
@@ -320,6 +388,230 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
   EXPECT_LT(held, 340.0);
   block->ping();
   EXPECT_TRUE(process.running());
+}
+
+// Every System operation out of order (ProtocolViolation) or with values that do not fit the
+// model (ModelFailure naming what does not fit): a declared exception each, never
+// CORBA::UNKNOWN, and the System answers the next call; the
+// Participant operations take odd arguments in their stride, and shutdown ends the process.
+// Hostile calls: System::output System::jacobian System::indicators System::on_crossing
+// Hostile calls: System::step System::save_internal System::restore_internal System::change
+// Hostile calls: Participant::info Participant::timing Participant::trace Participant::observe
+// Hostile calls: Participant::ping Participant::shutdown
+TEST(HostileCalls, EverySystemOperationRefusesWhatDoesNotFitTheModelAndTheSystemLivesOn) {
+  WireComponents w;
+  const idl::DoubleSeq two = to_seq(std::vector<double>{0.1, 0.2});
+  const idl::DoubleSeq three = to_seq(std::vector<double>{0.1, 0.2, 0.3});
+  const idl::DoubleSeq none;
+  idl::OctetSeq bytes;
+  bytes.length(16);
+  const idl::ModelChange change = to_idl(ModelChange{"a", "inflow", 1, 0, 0});
+  const auto starts_with = [](const std::string& outcome, const std::string& kind) {
+    return outcome.rfind(kind, 0) == 0;
+  };
+  // Before configure: each call is a protocol violation.
+  for (const auto& [what, outcome] : std::vector<std::pair<std::string, std::string>>{
+           {"output", outcome_of([&] { delete w.system->output(0, two); })},
+           {"jacobian", outcome_of([&] { delete w.system->jacobian(0, two, none); })},
+           {"indicators", outcome_of([&] { delete w.system->indicators(0, two, none); })},
+           {"on_crossing", outcome_of([&] { delete w.system->on_crossing(0, 0, two); })},
+           {"step", outcome_of([&] { delete w.system->step(0, 1e-3, two, none); })},
+           {"save_internal", outcome_of([&] { delete w.system->save_internal(); })},
+           {"restore_internal", outcome_of([&] { w.system->restore_internal(bytes); })},
+           {"change", outcome_of([&] { w.system->change(change); })}})
+    EXPECT_TRUE(starts_with(outcome, "ProtocolViolation")) << what << ": " << outcome;
+
+  // A pendulum: 2 states, no inputs, no indicators, no internal state, not a partition.
+  const idl::ParameterSeq p =
+      to_idl(Parameters{{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}});
+  w.system->configure("pendulum", p);
+  for (const auto& [what, outcome, kind] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"output of 3 states", outcome_of([&] { delete w.system->output(0, three); }),
+            "ModelFailure: state has 3 values, the model's state has 2"},
+           {"jacobian with an input", outcome_of([&] { delete w.system->jacobian(0, two, two); }),
+            "ModelFailure: inputs have 2 values, the model has 0"},
+           {"indicators of 3 states",
+            outcome_of([&] { delete w.system->indicators(0, three, none); }),
+            "ModelFailure: state has 3 values"},
+           {"on_crossing 4294967295",
+            outcome_of([&] { delete w.system->on_crossing(4'294'967'295u, 0, two); }),
+            "ModelFailure: no zero-crossing indicator 4294967295"},
+           {"step of a model integrated through derivative",
+            outcome_of([&] { delete w.system->step(0, 1e-3, two, none); }), "ModelFailure"},
+           {"save_internal of a model without internal state",
+            outcome_of([&] { delete w.system->save_internal(); }), "ModelFailure"},
+           {"restore_internal of a model without internal state",
+            outcome_of([&] { w.system->restore_internal(bytes); }), "ModelFailure"},
+           {"change of a model that is not a partition",
+            outcome_of([&] { w.system->change(change); }), "ModelFailure"}})
+    EXPECT_TRUE(starts_with(outcome, kind)) << what << ": " << outcome;
+
+  // The Participant operations: a page far past the trace is empty, a nil view or one that
+  // is no view at all is harmless.
+  idl::ActivityTrace_var page = w.system->trace(endless, true);
+  EXPECT_EQ(page->spans.length(), 0u);
+  w.system->observe(idl::Animation::_nil());
+  w.system->observe(idl::Animation::_unchecked_narrow(w.integrator.in()));
+  idl::ComponentInfo_var info = w.system->info();
+  EXPECT_EQ(info->interface_version, idl::INTERFACE_VERSION);
+  idl::ComponentTiming_var timing = w.system->timing();
+  expect_alive(w);
+  w.system->shutdown();
+  EXPECT_EQ(w.system_process.wait_for_exit(10s), true) << w.system_process.status();
+}
+
+// Every Integrator operation before set_up, and the ones that name a step or a channel with
+// one it does not have: a declared exception each, and the Integrator answers the next call.
+// Hostile calls: Integrator::release Integrator::provide_predictions Integrator::apply_event
+// Hostile calls: Integrator::change Integrator::rollback Integrator::commit
+// Hostile calls: Integrator::statistics
+TEST(HostileCalls, EveryIntegratorOperationRefusesWhatItHasNotGotAndTheIntegratorLivesOn) {
+  WireComponents w;
+  idl::ChannelPredictionSeq predictions;
+  predictions.length(1);
+  predictions[0] = {7, 0, 10, 1, 0, 0, 0, 0};
+  const idl::Event event = to_idl(Event{"impulse", 5, 0.005, {1.0}});
+  const idl::ModelChange change = to_idl(ModelChange{"a", "inflow", 1, 0, 0});
+  const auto expect = [&](const std::string& when, const std::vector<std::string>& kinds) {
+    w.integrator->release(endless);  // oneway: nothing to answer, nothing to break
+    const std::vector<std::pair<std::string, std::string>> outcomes{
+        {"provide_predictions",
+         outcome_of([&] { w.integrator->provide_predictions(predictions); })},
+        {"apply_event", outcome_of([&] { delete w.integrator->apply_event(event); })},
+        {"rollback", outcome_of([&] { w.integrator->rollback(endless); })},
+        {"change", outcome_of([&] { w.integrator->change(change); })},
+        {"commit", outcome_of([&] { w.integrator->commit(endless); })}};
+    for (std::size_t k = 0; k < outcomes.size(); ++k)
+      EXPECT_EQ(outcomes[k].second.rfind(kinds[k], 0), 0u)
+          << when << ", " << outcomes[k].first << ": " << outcomes[k].second;
+  };
+  const std::string violation = "ProtocolViolation";
+  expect("before set_up", {violation, violation, violation, violation, violation});
+  idl::IntegratorStats_var before = w.integrator->statistics();
+  EXPECT_EQ(before->steps_computed, 0u);
+  // Set up for a pendulum at step 0: no channel 7, no step 5 yet, nothing to roll back to
+  // beyond its steps; a pendulum is no partition whose inputs could change; a commit may
+  // lie ahead of the Integrator (the monitor's GVT), and it then holds nothing back.
+  w.set_up_pendulum(1000);
+  expect("set up at step 0", {violation, violation, violation,
+                              "ModelFailure: its model is not a partition", "answered"});
+  const auto batch = w.integrator->advance(3, 0);
+  EXPECT_EQ(batch->first_step, 1u);
+  delete batch;
+  expect_alive(w);
+}
+
+// The monitor's StateSink takes batches and failures only from the Integrators of its run;
+// one of theirs that does not fit fails the run naming it. The Lease answers whoever pings
+// it.
+// Hostile calls: StateSink::deliver StateSink::fail Lease::ping
+TEST(HostileCalls, TheMonitorsSinkRefusesStrangersAndBatchesOfOtherSizes) {
+  StateSink sink(2, 0);
+  idl::StateBatch batch;
+  batch.epoch = 0;
+  batch.first_step = 1;
+  batch.state_size = 2;
+  batch.output_size = 0;
+  batch.states = to_seq(std::vector<double>{0.1, 0.2});
+  EXPECT_NE(reason_of<idl::ProtocolViolation>([&] { sink.ref()->deliver("intruder", batch); }), "");
+  EXPECT_NE(reason_of<idl::ProtocolViolation>(
+                [&] { sink.ref()->fail("intruder", 0, 1, "model", "intruder", "forged"); }),
+            "");
+  EXPECT_FALSE(sink.inbox->pop(0ms)) << "a stranger's call reached the run";
+  // From one of the run's Integrators, a batch that does not fit (or a failure of no known
+  // kind) is that Integrator's protocol error: the run fails naming it.
+  const auto run_failure = [&](auto&& call) {
+    call();
+    const auto item = sink.inbox->pop(1s);
+    if (!item || !item->failure) return std::string("no failure");
+    try {
+      std::rethrow_exception(item->failure);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  };
+  batch.state_size = 3;
+  batch.states = to_seq(std::vector<double>{0.1, 0.2, 0.3});
+  EXPECT_NE(run_failure([&] { sink.ref()->deliver("integrator-w", batch); }).find("expected 2"),
+            npos);
+  batch.state_size = 2;  // not whole steps
+  EXPECT_NE(run_failure([&] { sink.ref()->deliver("integrator-w", batch); }).find("whole steps"),
+            npos);
+  batch.states = to_seq(std::vector<double>{0.1, std::nan("")});
+  EXPECT_NE(run_failure([&] { sink.ref()->deliver("integrator-w", batch); }).find("non-finite"),
+            npos);
+  EXPECT_NE(run_failure([&] {
+              sink.ref()->fail("integrator-w", 0, 1, "no-such-kind", "x", "forged");
+            }).find("unknown kind"),
+            npos);
+  TestSink<LeaseServant, idl::Lease> lease(new LeaseServant);
+  lease.ref()->ping();
+}
+
+// The operator and the clock of a paced run take calls from whoever reaches them (kausal
+// inject, kausal tick, controllers in the loop): what the run cannot take is Refused with
+// the reason, the run goes on, and a stop ends it where the operator asked.
+// Hostile calls: Operator::push Operator::set Operator::stop Operator::read Operator::pace
+// Hostile calls: Clock::tick Clock::status
+TEST(HostileCalls, APacedRunsOperatorRefusesWhatTheRunCannotTakeAndTheRunGoesOn) {
+  TempDir dir;
+  const fs::path out = dir / "paced";
+  const auto file =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 0.05"}});
+  KausalProcess run({"run", file.string(), "--method", "conservative", "--external-clock",
+                     "--trace", "off", "--out", out.string()},
+                    dir.path());
+  for (int k = 0; k < 1500 && !(fs::exists(out / "clock.ior") && fs::exists(out / "operator.ior"));
+       ++k)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(fs::exists(out / "operator.ior")) << run.err();
+  OrbRuntime& orb = monitor_orb(1000);
+  const CORBA::Object_var op_obj = orb.resolve(read_file(out / "operator.ior"));
+  const idl::Operator_var op = idl::Operator::_narrow(op_obj);
+  const CORBA::Object_var clock_obj = orb.resolve(read_file(out / "clock.ior"));
+  const idl::Clock_var clock = idl::Clock::_narrow(clock_obj);
+  const auto refused = [](auto&& call) {
+    try {
+      call();
+    } catch (const idl::Refused& e) {
+      return std::string(e.reason.in());
+    }
+    return std::string();
+  };
+  idl::StringSeq unknown;
+  unknown.length(1);
+  unknown[0] = "no_such_value";
+  for (const auto& [what, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"push 4294967295", refused([&] { op->push(4'294'967'295u, 0.01); })},
+           {"push NaN", refused([&] { op->push(1, std::nan("")); })},
+           {"push 1e308", refused([&] { op->push(1, 1e308); })},
+           {"set a target a chain does not have", refused([&] { op->set("upper.inflow", 1); })},
+           {"set NaN", refused([&] { op->set("", std::nan("")); })},
+           {"read an unknown value", refused([&] { delete op->read(unknown); })},
+           {"pace NaN", refused([&] { op->pace(std::nan("")); })},
+           {"pace -1", refused([&] { op->pace(-1); })},
+           {"pace 1e-300", refused([&] { op->pace(1e-300); })}})
+    EXPECT_NE(reason, "") << what << " was accepted";
+
+  const idl::ClockStatus before = clock->status();
+  EXPECT_EQ(before.ticks, 0u);
+  EXPECT_EQ(before.last, 50u);
+  for (int k = 0; k < 5; ++k) clock->tick();
+  const CORBA::ULongLong stop_at = op->stop();
+  // Tick on until the run has ended at its stop (its clock then no longer answers).
+  std::optional<int> code;
+  for (int k = 0; k < 6000 && !code; ++k) {
+    try {
+      clock->tick();
+    } catch (const CORBA::SystemException&) {
+      // The run is going or gone.
+    }
+    code = run.wait(10ms);
+  }
+  EXPECT_EQ(code, std::optional<int>(130)) << run.err();
+  const auto summary = read_json(out / "summary.json");
+  EXPECT_EQ(summary["steps"], stop_at) << run.err();
 }
 
 // The direct data path sends from the worker's thread to receivers in this process only

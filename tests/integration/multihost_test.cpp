@@ -9,6 +9,8 @@
 #include <fstream>
 #include <set>
 
+#include "idl/naming.hpp"
+#include "monitor/deploy/process_deployment.hpp"
 #include "tests/integration/kausal_process.hpp"
 #include "tests/integration/network_lab.hpp"
 
@@ -266,6 +268,78 @@ TEST_F(LoopbackNodes, AStoppedNodeAgentCostsTheRunsEndOneCallTimeoutAndItsProces
   // bound, not a measurement (ten processes cost 80 s before).
   EXPECT_LT(took, 40.0);
   EXPECT_TRUE(left.empty()) << left.size() << " of the node's processes still run";
+}
+
+// A node agent serves whoever reaches it: a request it cannot serve (an executable that is no
+// kausal component, a name that is no plain name, counts and timeouts that do not fit, a run
+// or process it does not have) is a ProtocolViolation naming what is wrong, and it serves
+// the next request; shutdown ends it.
+// Hostile calls: Node::info Node::start Node::processes Node::log Node::stop Node::finish
+// Hostile calls: Node::ping Node::shutdown
+TEST_F(LoopbackNodes, ANodeRefusesRequestsItCannotServeAndServesTheNext) {
+  auto alpha = node("alpha");
+  OrbRuntime& orb = monitor_orb(1000);
+  NamingService names(orb, naming());
+  const CORBA::Object_var obj = names.resolve_node("alpha");
+  const idl::Node_var n = idl::Node::_narrow(obj);
+  omniORB::setClientCallTimeout(n, 15000);  // start waits for the process
+  const auto request = [] {
+    idl::ProcessRequest r;
+    r.run = "run-1";
+    r.process = "system-1";
+    r.executable = "kausal-system";
+    r.names.length(1);
+    r.names[0] = "system-1";
+    r.cpu = -1;
+    r.call_timeout_ms = 1000;
+    r.link_delay_us = 0;
+    r.startup_timeout_ms = 10000;
+    r.owner = idl::Lease::_nil();
+    return r;
+  };
+  const auto refused = [&](const idl::ProcessRequest& r) {
+    try {
+      idl::StringSeq_var iors = n->start(r);
+    } catch (const idl::ProtocolViolation& e) {
+      return std::string(e.reason.in());
+    }
+    return std::string("started");
+  };
+  idl::ProcessRequest r = request();
+  r.executable = "/bin/sh";
+  EXPECT_NE(refused(r).find("is not a kausal component executable"), std::string::npos);
+  r = request();
+  r.process = "../../etc";
+  EXPECT_NE(refused(r).find("is not a plain name"), std::string::npos);
+  r = request();
+  r.run = "run 1; rm -rf /";
+  EXPECT_NE(refused(r).find("is not a plain name"), std::string::npos);
+  r = request();
+  r.names.length(3);
+  EXPECT_NE(refused(r).find("not 3"), std::string::npos);
+  r = request();
+  r.call_timeout_ms = 0;
+  EXPECT_NE(refused(r).find("must be positive"), std::string::npos);
+  idl::ProcessStatusSeq_var none = n->processes("no-such-run");
+  EXPECT_EQ(none->length(), 0u);
+  EXPECT_THROW(CORBA::String_var(n->log("no-such-run", "system-1", 4'294'967'295u)),
+               idl::ProtocolViolation);
+  n->stop("no-such-run", "system-1", 4'294'967'295u);  // nothing to stop: at once
+  n->finish("no-such-run", 4'294'967'295u);
+
+  // It still serves: a real start, a second start of the same process refused, a finish.
+  EXPECT_EQ(refused(request()), "started");
+  EXPECT_NE(refused(request()).find("already started"), std::string::npos);
+  idl::ProcessStatusSeq_var one = n->processes("run-1");
+  ASSERT_EQ(one->length(), 1u);
+  EXPECT_TRUE(one[0].running);
+  n->finish("run-1", 500);
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  idl::NodeInfo_var info = n->info();
+  EXPECT_EQ(info->interface_version, idl::INTERFACE_VERSION);
+  n->ping();
+  n->shutdown();
+  EXPECT_TRUE(alpha->wait(10s).has_value()) << alpha->err();
 }
 
 TEST_F(LoopbackNodes, UnknownNodeIsBadInputListingTheRegisteredOnes) {
