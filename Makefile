@@ -53,8 +53,9 @@ tsan: deps
 # Every build and every test, phases overlapped where the CPUs are idle, with a table of what
 # each took: scripts/test-all.sh. The fuzz targets fuzz for a bounded time
 # (KAUSAL_FUZZ_SECONDS, default 40 s, for scenario and deployment files;
-# KAUSAL_FMU_FUZZ_SECONDS and KAUSAL_CHECKPOINT_FUZZ_SECONDS, 20 s each, for
-# modelDescription.xml and checkpoint.json); tests/fuzz/ has their seeds.
+# KAUSAL_FMU_FUZZ_SECONDS, KAUSAL_FMU_ARCHIVE_FUZZ_SECONDS and KAUSAL_CHECKPOINT_FUZZ_SECONDS,
+# 20 s each, for modelDescription.xml, whole .fmu archives and checkpoint.json);
+# tests/fuzz/ has their seeds.
 test: deps
 	@BUILD=$(BUILD) SANITIZE=$(SANITIZE) TSAN=$(TSAN) MAKE=$(MAKE) bash scripts/test-all.sh
 

@@ -12,20 +12,9 @@
 #include "monitor/scenario/injection_file.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
-#include "system/errors.hpp"
+#include "tests/fuzz/refused_or_read.hpp"
 
-namespace {
-
-template <typename Parse>
-void refused_or_read(Parse parse) {
-  try {
-    parse();
-  } catch (const kausal::InputError&) {
-    // What bad input must give.
-  }
-}
-
-}  // namespace
+using kausal::fuzz::refused_or_read;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,0 +1,17 @@
+#pragma once
+// What every fuzz target requires of bad input: it ends as kausal::InputError, the
+// project's own error; anything else escapes and is a finding.
+#include "system/errors.hpp"
+
+namespace kausal::fuzz {
+
+template <typename Read>
+void refused_or_read(Read read) {
+  try {
+    read();
+  } catch (const kausal::InputError&) {
+    // What bad input must give.
+  }
+}
+
+}  // namespace kausal::fuzz
