@@ -37,6 +37,10 @@ void ConservativeStepper::grant(std::uint64_t m, std::span<const PendulumState> 
   fan_.run([&](std::size_t i) {
     IntegratorPort& port = deployment_.integrator(i);
     StateBatch batch = port.advance(guarantee, m);
+    // A short answer holds the steps taken before a continuation of the advance failed; the
+    // port keeps that failure for its next call, which throws it (a System that stopped
+    // answering, say: the run's failure is that, not a protocol violation of its Integrator).
+    if (batch.first_step == m + 1 && batch.count() < free_steps + 1) port.advance(guarantee, m);
     if (batch.first_step != m + 1 || batch.count() != free_steps + 1 ||
         batch.state_size != pendulum_state_size)
       throw ProtocolError(port.name(), "answered guarantee " + std::to_string(guarantee) +

@@ -19,7 +19,10 @@ class IntegratorPort {
  public:
   virtual ~IntegratorPort() = default;
   virtual const std::string& name() const = 0;
-  // Steps while below the guarantee (and the inputs allow); the new final steps.
+  // Steps while below the guarantee (and the inputs allow); the new final steps. An answer
+  // may fall short of the guarantee (the Integrator answers after bounded work, and a port
+  // that asks again for the rest keeps a failure of that for its next call): asking again
+  // gives the rest, or throws what cut the answer short.
   virtual StateBatch advance(std::uint64_t guarantee, std::uint64_t gvt) = 0;
   static constexpr std::uint64_t unreleased = std::numeric_limits<std::uint64_t>::max();
   // From now on the Integrator steps by itself (integrator/worker.hpp) and its batches
