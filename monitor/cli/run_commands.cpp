@@ -399,6 +399,11 @@ int resume_command(const Options& o, const ResumeRequest& request) {
   auto left_to_do = [&](auto resumed, const std::string& done) -> std::optional<RunModel> {
     if (!resumed.complete()) return resumed_model(std::move(resumed));
     std::cout << "kausal: nothing to resume: " << o.resume << " has " << done << "\n";
+    // A run that ended before it wrote its summary (its monitor killed at the end): the
+    // digest, the run's proof, is still in its checkpoint.
+    if (!fs::exists(fs::path(o.resume) / "summary.json"))
+      std::cout << "  digest        " << checkpoint_digest(resumed.checkpoint)
+                << " (from checkpoint.json: the run ended before it wrote summary.json)\n";
     return std::nullopt;
   };
   std::optional<RunModel> model;

@@ -471,6 +471,14 @@ RunSetup read_setup(const Reader& r, bool partitioned) {
 
 }  // namespace
 
+std::string checkpoint_digest(const Checkpoint& c) {
+  if (c.events()) return event_run_digest(c.event_point().at.digests);
+  if (c.partitioned()) return PartitionedRecorder::digest_of(c.partitions().recorder.digests);
+  Sha256 sha;
+  sha.restore(c.chain().recorder.digest);
+  return sha.hex();
+}
+
 std::string file_sha256(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file.string() + ": cannot read it");

@@ -119,6 +119,10 @@ Checkpoint read_checkpoint(const std::filesystem::path& dir);
 // The same for the text of a checkpoint read from `file` (what the fuzz target feeds).
 Checkpoint parse_checkpoint(const std::string& text, const std::string& file);
 
+// The digest of everything the checkpoint's run committed: at its end, the digest its
+// summary reports (what `--resume` of a finished run prints when the summary is missing).
+std::string checkpoint_digest(const Checkpoint& c);
+
 // Hex SHA-256 of a file's bytes.
 std::string file_sha256(const std::filesystem::path& file);
 

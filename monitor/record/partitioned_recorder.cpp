@@ -132,9 +132,17 @@ bool PartitionedRecorder::complete() const {
 }
 
 std::string PartitionedRecorder::digest() const {
+  std::vector<Sha256::Midstate> partitions;
+  for (const auto& sha : sha_) partitions.push_back(sha->midstate());
+  return digest_of(partitions);
+}
+
+std::string PartitionedRecorder::digest_of(const std::vector<Sha256::Midstate>& partitions) {
   Sha256 all;
-  for (const auto& sha : sha_) {
-    const std::string part = sha->hex();
+  for (const auto& m : partitions) {
+    Sha256 sha;
+    sha.restore(m);
+    const std::string part = sha.hex();
     all.update(part.data(), part.size());
   }
   return all.hex();

@@ -50,6 +50,8 @@ class PartitionedRecorder {
   // The last tick every partition has recorded (0 before each has recorded a step).
   std::uint64_t horizon() const;
   std::string digest() const;
+  // The same from the partitions' digest midstates (a checkpoint's).
+  static std::string digest_of(const std::vector<Sha256::Midstate>& partitions);
   // t followed by every partition's states, per output time.
   const std::vector<std::vector<double>>& rows() const { return rows_; }
   void flush();

@@ -244,8 +244,9 @@ double next_length(double length, double wall, double target, double floor) {
   return std::max(length * scale, floor);
 }
 
-// The run's digest from its components' running digests.
-std::string digest_of(const std::vector<Sha256::Midstate>& digests) {
+}  // namespace
+
+std::string event_run_digest(const std::vector<Sha256::Midstate>& digests) {
   std::vector<std::string> components;
   for (const Sha256::Midstate& m : digests) {
     Sha256 sha;
@@ -254,8 +255,6 @@ std::string digest_of(const std::vector<Sha256::Midstate>& digests) {
   }
   return combine_component_digests(components);
 }
-
-}  // namespace
 
 EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec& spec,
                                 const EventWatch& watch, const EventCutSink& cuts,
@@ -275,7 +274,7 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
   des::GroupSettings settings = group_settings(model, spec);
   const auto begin = std::chrono::steady_clock::now();
   result.committed_to = start;
-  if (at) result.digest = digest_of(at->digests);
+  if (at) result.digest = event_run_digest(at->digests);
   // What the stretches before the current one did, per group.
   std::vector<des::GroupProgress> done_before;
   // A stretch that has run four cuts' worth of wall time without reaching its end: stopped at
@@ -338,7 +337,7 @@ EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec
     // Exact figures at every cut (the run's last progress among them); a stop is seen by
     // the next stretch's watch.
     if (watch) watch(EventProgress{result.committed_to, done_before});
-    result.digest = digest_of(at->digests);
+    result.digest = event_run_digest(at->digests);
     if (cuts) {
       try {
         cuts(*at);

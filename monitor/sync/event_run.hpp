@@ -121,6 +121,9 @@ struct Stretch {
 using StretchRunner = std::function<Stretch(const des::GroupSettings& settings,
                                             const EventResumePoint* from, const EventWatch& watch)>;
 
+// The run's digest from its components' running digests (at a cut, or at the end).
+std::string event_run_digest(const std::vector<Sha256::Midstate>& digests);
+
 // The stretch loop every layout shares: from spec.from (or the start) to spec.end, in
 // stretches sized for a cut about every spec.cut_seconds (one stretch when 0), each cut
 // handed to `cuts` with the committed counts of the whole run. The digest is the last cut's.

@@ -166,12 +166,16 @@ TEST(Resume, OptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
 
 // Blocks as processes: a killed block ends the run; the resumed run starts the blocks again
 // from the checkpoint's states.
+// Blocks run ahead: on a fast machine they had computed the whole run before the kill, and
+// the run completed without them. Each Calc costs about 35 µs here, so they are still at
+// work when they are killed.
 TEST(Resume, RunsWithAKilledBlockProcessResumeToTheSequentialDigest) {
-  kill_resume_and_compare("optimistic", "block-2",
-                          {"thesis.toml", {{"duration = 20.0", kOneKillDuration}}},
+  const std::map<std::string, std::string> slow_blocks{
+      {"duration = 20.0", kOneKillDuration},
+      {"restitution = 0.9", "restitution = 0.9\ncalc_work = 20000"}};
+  kill_resume_and_compare("optimistic", "block-2", {"thesis.toml", slow_blocks},
                           {"--layout", "block-processes:2"});
-  kill_resume_and_compare("conservative", "block-1",
-                          {"thesis.toml", {{"duration = 20.0", kOneKillDuration}}},
+  kill_resume_and_compare("conservative", "block-1", {"thesis.toml", slow_blocks},
                           {"--guarantee", "lookahead", "--layout", "block-processes:2"});
 }
 
@@ -400,6 +404,31 @@ TEST(Resume, EventRunWithAKilledGroupProcessResumesFromItsLastCut) {
   EXPECT_EQ(before + summary["events"]["committed"].get<std::uint64_t>(),
             ref["events"]["committed"].get<std::uint64_t>());
   EXPECT_EQ(read_json(run.out / "attempts" / "1" / "summary.json")["status"], "failed");
+}
+
+// A run whose monitor ended after its last checkpoint but before its summary (killed at the
+// end, say) said "nothing to resume" and exited 0 without its digest; the digest, the run's
+// proof, is in its checkpoint: `--resume` prints it, the one the summary would have had.
+TEST(Resume, AFinishedRunWithoutItsSummaryGetsItsDigestFromTheCheckpoint) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::map<std::string, std::string>>> runs{
+      {"thesis.toml", {{"duration = 20.0", "duration = 0.5"}}},
+      {"two-mass.toml", {}},
+      {"phold.toml", {}}};
+  for (const auto& [file, edits] : runs) {
+    const fs::path scenario = scenario_variant(file, dir.path(), edits);
+    const fs::path out = dir / ("done-" + file);
+    std::string err;
+    ASSERT_EQ(run_kausal({"run", scenario.string(), "--out", out.string()}, dir.path(), &err), 0)
+        << file << ": " << err;
+    const std::string digest = read_json(out / "summary.json")["trajectory_sha256"];
+    fs::remove(out / "summary.json");
+    KausalProcess resume({"run", "--resume", out.string()}, dir.path());
+    EXPECT_EQ(resume.wait(60s), std::optional<int>(0)) << file << ": " << resume.err();
+    EXPECT_NE(resume.out().find("nothing to resume"), std::string::npos) << resume.out();
+    EXPECT_NE(resume.out().find("digest        " + digest), std::string::npos)
+        << file << ": " << resume.out();
+  }
 }
 
 }  // namespace
