@@ -90,20 +90,24 @@ struct TraceEvent {
   bool has_args = false;
 };
 
-// A span whose track is named later (thread_name metadata may follow the spans).
-struct PendingSpan {
+// A span held until its track is named (thread_name metadata may follow the spans).
+struct HeldSpan {
   long tid;
   double ts, dur;
   ActivityKind kind;
 };
 
-// Reads trace.json as a stream (SAX): a trace of a million events is over 100 MB of JSON,
-// and a document tree of it took 1.8 GB and seconds to build; this keeps 32 bytes a span.
-// Only the members of the events in "traceEvents" are looked at; everything else is
-// skipped. Errors name the file and the field, as the rest of this file does.
+// Reads trace.json as a stream (SAX) into the tracks: a trace of a million events is over
+// 100 MB of JSON, and a document tree of it took 1.8 GB and seconds to build; this keeps the
+// spans only. A span whose track is named goes to it at once (kausal's traces name every
+// track before its spans); one whose name comes later is held until the end, and so is
+// every span after it, so that the tracks keep the order of their first spans. Only the
+// members of the events in "traceEvents" are looked at; everything else is skipped. Errors
+// name the file and the field, as the rest of this file does.
 class TraceReader : public nlohmann::json_sax<json> {
  public:
-  explicit TraceReader(fs::path file) : file_(std::move(file)) {}
+  TraceReader(fs::path file, std::vector<ComponentTrack>& tracks)
+      : file_(std::move(file)), tracks_(tracks) {}
 
   void read() {
     std::ifstream in(file_, std::ios::binary);
@@ -113,14 +117,14 @@ class TraceReader : public nlohmann::json_sax<json> {
     if (!saw_events_) throw InputError(file_.string() + ": missing field \"traceEvents\"");
   }
 
-  void to_tracks(std::vector<ComponentTrack>& tracks) const {
-    for (const PendingSpan& s : spans_) {
+  // The spans held for a name that came after them.
+  void place_held_spans() const {
+    for (const HeldSpan& s : held_) {
       const auto name = names_.find(s.tid);
       if (name == names_.end())
         throw InputError(file_.string() + ": span on track " + std::to_string(s.tid) +
                          " which has no thread_name");
-      track_named(tracks, name->second)
-          .spans.push_back({s.ts * 1e-6, (s.ts + s.dur) * 1e-6, s.kind});
+      place(name->second, s);
     }
   }
 
@@ -271,8 +275,17 @@ class TraceReader : public nlohmann::json_sax<json> {
                        "\" (expected busy, rollback or call)");
     const double ts = finite(event_.ts, "ts"), dur = finite(event_.dur, "dur");
     if (dur < 0) throw InputError(file_.string() + ": span with negative duration");
-    spans_.push_back(
-        {tid, ts, dur, kind == "rollback" ? ActivityKind::rollback : ActivityKind::busy});
+    const HeldSpan span{tid, ts, dur,
+                        kind == "rollback" ? ActivityKind::rollback : ActivityKind::busy};
+    const auto name = names_.find(tid);
+    if (held_.empty() && name != names_.end())
+      place(name->second, span);
+    else
+      held_.push_back(span);
+  }
+
+  void place(const std::string& track, const HeldSpan& s) const {
+    track_named(tracks_, track).spans.push_back({s.ts * 1e-6, (s.ts + s.dur) * 1e-6, s.kind});
   }
 
   fs::path file_;
@@ -281,15 +294,16 @@ class TraceReader : public nlohmann::json_sax<json> {
   std::string root_key_, key_, args_key_;
   TraceEvent event_;
   std::map<long, std::string> names_;
-  std::vector<PendingSpan> spans_;
+  std::vector<ComponentTrack>& tracks_;
+  std::vector<HeldSpan> held_;
 };
 
 // trace.json (monitor/record/trace_writer.cpp): thread_name metadata names each tid, "X" events
 // are spans with ts and dur in microseconds since the trace's origin.
 void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
-  TraceReader reader(file);
+  TraceReader reader(file, tracks);
   reader.read();
-  reader.to_tracks(tracks);
+  reader.place_held_spans();
 }
 
 std::vector<std::string> split_csv(const std::string& line) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: every build and every test run, in the order that keeps both CPUs busy.
 #
-#   1. the release build (product, tests, benchmarks, examples), on every CPU;
+#   1. the release build (product, tests of real processes, benchmarks, examples), on every CPU;
 #   2. the release tests (unit and real processes), while the sanitizer builds compile at
 #      nice 19 beside them: the real-process tests leave about 40 % of the CPUs idle (they
 #      wait for processes, sockets and paced clocks), and a test that fails because a build

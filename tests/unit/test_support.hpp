@@ -64,14 +64,6 @@ inline std::filesystem::path short_thesis(const std::filesystem::path& dir,
   return file;
 }
 
-// Tests over many random scenarios check each one in the release build and every fourth
-// under the sanitizers (which look for memory errors, not for the property, and run slowly).
-#if defined(KAUSAL_ASAN)
-inline constexpr unsigned kRandomStride = 4;
-#else
-inline constexpr unsigned kRandomStride = 1;
-#endif
-
 inline Scenario shipped(const std::string& name) {
   return load_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + name);
 }
