@@ -122,38 +122,6 @@ class AnimationWindow {
   std::unique_ptr<AnimationProcess> view_;
 };
 
-// Options that only mean something for another method are a mistake, not a no-op.
-void check_method_options(const Options& o, SyncMethod method) {
-  auto refuse = [](const std::string& what) { throw InputError("command line: " + what); };
-  if (o.was_given("--guarantee") && method != SyncMethod::conservative)
-    refuse("--guarantee applies to --method conservative");
-  if (o.check_guarantees &&
-      !(method == SyncMethod::conservative && o.guarantee == Guarantee::lookahead))
-    refuse("--check-guarantees applies to --method conservative --guarantee lookahead");
-  if ((o.was_given("--batch") || o.was_given("--window")) && method != SyncMethod::optimistic)
-    refuse(std::string(o.was_given("--batch") ? "--batch" : "--window") +
-           " applies to --method optimistic");
-  if (o.tolerance && method != SyncMethod::optimistic)
-    refuse("--tolerance applies to --method optimistic");
-  if (o.rollback_check && method == SyncMethod::sequential)
-    refuse("--rollback-check applies to the Integrators of conservative and optimistic runs");
-  if (o.was_given("--layout") && method == SyncMethod::sequential)
-    refuse(
-        "--layout applies to --method conservative and optimistic (sequential deploys no "
-        "components)");
-  if (in_blocks(o.layout)) {
-    if (method == SyncMethod::optimistic && o.was_given("--batch"))
-      refuse(
-          "--batch: optimistic blocks ship no batches (the monitor takes each block's steps "
-          "as they are computed)");
-    if (o.rollback_check) refuse("--rollback-check applies to Integrators; blocks have none");
-  }
-}
-
-bool is_partitioned(const RunModel& model) {
-  return std::holds_alternative<PartitionedModel>(model);
-}
-
 // The scenario of the command line, as the kind of model it describes.
 RunModel load_model(const Options& o) {
   if (is_event_scenario(o.scenario))
@@ -174,6 +142,22 @@ std::string scenario_file(const RunModel& model) {
   return std::visit([](const auto& m) { return m.scenario->file; }, model);
 }
 
+// The runs a command makes of the model: the method and guarantee with the layout (none
+// for sequential).
+RunShape shape(const RunModel& model, SyncMethod method, Guarantee guarantee, Layout layout) {
+  return {kind_of(model), method, guarantee,
+          method == SyncMethod::sequential ? RunLayout{} : RunLayout{layout}};
+}
+
+// The one run of `kausal run`: a layout the command line gives a sequential run is asked of
+// it (and refused: it has none).
+RunShape the_run(const Options& o, const RunModel& model, SyncMethod method, Guarantee guarantee,
+                 Layout layout) {
+  RunShape run = shape(model, method, guarantee, layout);
+  if (o.was_given("--layout")) run.layout = layout;
+  return run;
+}
+
 // One run of the command: the model under `method` in `layout`, written to `out`.
 RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Guarantee guarantee,
                  Layout layout, const fs::path& out) {
@@ -183,20 +167,24 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   spec.guarantee = guarantee;
   spec.layout = layout;
   if (in_blocks(layout)) spec.blocks = o.blocks;
+  // The settings go to the runs that take them (in a comparison, --window to the optimistic
+  // ones); check_capabilities refused those no run takes.
+  const RunShape run = shape(model, method, guarantee, layout);
+  auto takes = [&run](Setting setting) { return !refusal(run, setting); };
   spec.batch = o.batch;
-  if (o.was_given("--window")) spec.window = o.window;
-  spec.tolerance = o.tolerance;
+  if (o.was_given("--window") && takes(Setting::window)) spec.window = o.window;
+  if (takes(Setting::tolerance)) spec.tolerance = o.tolerance;
   spec.groups = o.groups;
-  spec.check_guarantees = o.check_guarantees;
-  spec.rollback_check = o.rollback_check && method != SyncMethod::sequential;
+  spec.check_guarantees = o.check_guarantees && takes(Setting::check_guarantees);
+  spec.rollback_check = o.rollback_check && !refusal(run, Service::rollback_check);
   spec.pin = o.pin;
   spec.trace = o.trace;
   spec.out = out;
   if (o.deploy_file) spec.deployment_file = o.deploy_file->file;
   spec.call_timeout_ms = o.call_timeout_ms;
   spec.realtime = o.realtime;
-  // Discrete-event runs are unpaced: --animate shows them as fast as they go.
-  if (std::holds_alternative<EventsModel>(model) && !o.was_given("--realtime") &&
+  // --animate paces at 1 the kinds that can be paced; the others it shows as fast as they go.
+  if (refusal(run, Service::paced) && !o.was_given("--realtime") &&
       !o.was_given("--external-clock"))
     spec.realtime = RealtimeOptions{};
   return spec;
@@ -218,29 +206,8 @@ int finish_run(const RunResult& r, const fs::path& out, AnimationWindow& animati
 
 // ---- compare ----
 
-struct Compared {
-  SyncMethod method;
-  Guarantee guarantee;
-};
-
-// Every method of the model kind; sequential first (the reference).
-std::vector<Compared> compared_methods(const RunModel& model) {
-  if (std::holds_alternative<EventsModel>(model))
-    return {{SyncMethod::sequential, Guarantee::none},
-            {SyncMethod::conservative, Guarantee::none},
-            {SyncMethod::optimistic, Guarantee::none}};
-  const auto* partitioned = std::get_if<PartitionedModel>(&model);
-  if (partitioned && partitioned->scenario->master)  // the master couples without speculating
-    return {{SyncMethod::sequential, Guarantee::none}, {SyncMethod::conservative, Guarantee::none}};
-  if (is_partitioned(model))
-    return {{SyncMethod::sequential, Guarantee::none},
-            {SyncMethod::conservative, Guarantee::none},
-            {SyncMethod::optimistic, Guarantee::none}};
-  return {{SyncMethod::sequential, Guarantee::none},
-          {SyncMethod::conservative, Guarantee::step},
-          {SyncMethod::conservative, Guarantee::lookahead},
-          {SyncMethod::optimistic, Guarantee::none}};
-}
+// A method of a comparison with its guarantee.
+using Compared = std::pair<SyncMethod, Guarantee>;
 
 // The prediction error the optimistic runs of a comparison accept (0 for chains).
 double accepted_error(const Options& o, const RunModel& model) {
@@ -353,42 +320,91 @@ Layout layout_for(const Options& o, const RunModel& model, Layout given) {
                                                                                 : given;
 }
 
-void check_model_options(const Options& o, const RunModel& model) {
+// What the command line asks of a run besides its method and layout.
+std::vector<Service> services_asked(const Options& o) {
+  const std::pair<bool, Service> services[] = {
+      {o.was_given("--realtime") && o.realtime.clock == ClockSource::wall, Service::paced},
+      {o.was_given("--external-clock"), Service::external_clock},
+      {!o.replay.empty(), Service::replay},
+      {!o.resume.empty(), Service::resume},
+      {o.rollback_check, Service::rollback_check},
+      {o.animate, Service::animate},
+      {!o.deploy.empty(), Service::nodes},
+      {o.transport.tls.enabled(), Service::tls}};
+  std::vector<Service> asked;
+  for (const auto& [given, service] : services)
+    if (given) asked.push_back(service);
+  return asked;
+}
+
+std::vector<Setting> settings_asked(const Options& o) {
+  const std::pair<bool, Setting> settings[] = {{o.was_given("--guarantee"), Setting::guarantee},
+                                               {o.check_guarantees, Setting::check_guarantees},
+                                               {o.was_given("--batch"), Setting::batch},
+                                               {o.was_given("--window"), Setting::window},
+                                               {o.tolerance.has_value(), Setting::tolerance},
+                                               {o.groups.has_value(), Setting::groups},
+                                               {o.reference, Setting::reference}};
+  std::vector<Setting> asked;
+  for (const auto& [given, setting] : settings)
+    if (given) asked.push_back(setting);
+  return asked;
+}
+
+[[noreturn]] void refuse(std::string_view asked, const RunShape& run, const std::string& why) {
+  throw InputError("command line: " + std::string(asked) + " with " + describe(run) + ": " + why);
+}
+
+// The runs of a command against the capability table (monitor/run/capabilities.hpp): each
+// run's method and layout, and every service and setting the command line asks for. A
+// comparison's sequential reference runs in the monitor whatever is deployed or checked
+// (services go to the others), and a setting is for the runs of a comparison that take it:
+// refused only when none does.
+void check_capabilities(const Options& o, const std::vector<RunShape>& runs, bool comparison) {
+  for (const RunShape& r : runs)
+    if (const auto why = refusal(r)) throw InputError("command line: " + describe(r) + ": " + *why);
+  for (const Service service : services_asked(o))
+    for (const RunShape& r : runs) {
+      if (comparison && r.method == SyncMethod::sequential) continue;
+      if (const auto why = refusal(r, service)) refuse(name_of(service), r, *why);
+    }
+  for (const Setting setting : settings_asked(o)) {
+    std::optional<std::pair<RunShape, std::string>> refused;
+    bool taken = false;
+    for (const RunShape& r : runs) {
+      if (comparison && r.method == SyncMethod::sequential) continue;
+      const auto why = refusal(r, setting);
+      if (!why && comparison) taken = true;
+      if (why) refused.emplace(r, *why);
+      if (why && !comparison) break;
+    }
+    if (refused && !taken) refuse(name_of(setting), refused->first, refused->second);
+  }
+}
+
+// Values the table does not judge: a block count the chain can be cut into.
+void check_blocks_fit(const Options& o, const RunModel& model) {
   const bool blocks =
       in_blocks(o.layout) || std::any_of(o.layouts.begin(), o.layouts.end(), in_blocks);
-  if (blocks && !std::holds_alternative<ChainModel>(model))
-    throw InputError(
-        "command line: --layout blocks:K cuts a pendulum chain into blocks; partitioned and "
-        "discrete-event models have partitions and groups of their own");
   if (const auto* chain = std::get_if<ChainModel>(&model); blocks && chain)
     check_block_count(o.blocks, chain->scenario->pendulums());
-  if (!std::holds_alternative<EventsModel>(model)) {
-    if (o.groups)
-      throw InputError("command line: --groups applies to discrete-event models ([events])");
-    return;
-  }
-  for (const char* option : {"--guarantee", "--batch", "--window", "--tolerance",
-                             "--rollback-check", "--check-guarantees"})
-    if (o.was_given(option))
-      throw InputError(std::string("command line: ") + option +
-                       " does not apply to discrete-event models (their settings are in the "
-                       "scenario's [events] table)");
 }
 
 int run_command(const Options& o) {
   const RunModel model = load_model(o);
-  check_model_options(o, model);
   const SyncMethod method = method_for(o, model);
-  check_method_options(o, method);
   const Guarantee guarantee =
       method == SyncMethod::conservative && std::holds_alternative<ChainModel>(model)
           ? o.guarantee
           : Guarantee::none;
+  const Layout layout = layout_for(o, model, o.layout);
+  check_capabilities(o, {the_run(o, model, method, guarantee, layout)}, false);
+  check_blocks_fit(o, model);
   const fs::path out = output_dir(o, scenario_name(model), to_string(method));
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);
-  const RunResult r = run_with_progress(
-      spec_for(o, model, method, guarantee, layout_for(o, model, o.layout), out), platform);
+  const RunResult r =
+      run_with_progress(spec_for(o, model, method, guarantee, layout, out), platform);
   return finish_run(r, out, animation);
 }
 
@@ -426,8 +442,9 @@ int resume_command(const Options& o, const ResumeRequest& request) {
                           setup.layout.value_or(Layout::process), o.resume);
   spec.blocks = setup.blocks;
   spec.batch = setup.batch;
-  spec.window = setup.method == SyncMethod::optimistic ? std::optional(setup.window) : std::nullopt;
-  spec.tolerance = setup.tolerance;
+  const RunShape run = shape_of(spec);
+  spec.window = refusal(run, Setting::window) ? std::nullopt : std::optional(setup.window);
+  spec.tolerance = refusal(run, Setting::tolerance) ? std::nullopt : std::optional(setup.tolerance);
   spec.check_guarantees = setup.check_guarantees;
   spec.rollback_check = setup.rollback_check;
   keep_previous_attempt(o.resume);
@@ -460,11 +477,12 @@ int replay_command(Options o) {
   const RunModel model = load_model(o);
   const bool same_method = !o.was_given("--method") || o.method == setup.method;
   const SyncMethod method = o.was_given("--method") ? o.method : setup.method;
-  check_method_options(o, method);
   Guarantee guarantee = Guarantee::none;
   if (method == SyncMethod::conservative && std::holds_alternative<ChainModel>(model))
     guarantee = o.was_given("--guarantee") || !same_method ? o.guarantee : setup.guarantee;
   const Layout layout = o.was_given("--layout") ? o.layout : setup.layout.value_or(o.layout);
+  check_capabilities(o, {the_run(o, model, method, guarantee, layout)}, false);
+  check_blocks_fit(o, model);
   if (o.out.empty()) o.out = (dir / "replay").string();
   const fs::path out = output_dir(o, scenario_name(model), "replay");
   RunSpec spec = spec_for(o, model, method, guarantee, layout, out);
@@ -507,47 +525,43 @@ int replay_command(Options o) {
 
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
-  check_model_options(o, model);
+  // Every method of the kind in every layout listed; sequential (no components, no layout)
+  // once. One layout: <out>/<method>; several: <out>/<layout>/<method>.
+  const std::vector<Compared> methods = methods_of(kind_of(model));
+  std::vector<Layout> layouts = o.layouts;
+  if (std::holds_alternative<EventsModel>(model) && !o.was_given("--layout"))
+    layouts = {Layout::single};
+  std::vector<RunShape> shapes;
+  for (const auto& [method, guarantee] : methods)
+    for (const Layout layout : layouts) shapes.push_back(shape(model, method, guarantee, layout));
+  check_capabilities(o, shapes, true);
+  check_blocks_fit(o, model);
   const std::string file = scenario_file(model);
   const fs::path out = output_dir(o, scenario_name(model), "compare");
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);  // one view for every run
-  // Every method in every layout listed; sequential (no components, no layout) once.
-  // One layout: <out>/<method>; several: <out>/<layout>/<method>.
-  const std::vector<Compared> methods = compared_methods(model);
   const bool several_layouts = o.layouts.size() > 1;
   std::optional<ReferenceAnswer> reference;
-  if (o.reference) {
-    const auto* partitioned = std::get_if<PartitionedModel>(&model);
-    if (!partitioned)
-      throw InputError(file +
-                       ": --reference applies to partitioned models (a pendulum chain's "
-                       "contacts have no reference answer)");
-    reference.emplace(*partitioned->scenario);
-  }
+  if (o.reference) reference.emplace(*std::get<PartitionedModel>(model).scenario);
   // Sequential once, every other method in every layout.
   std::size_t per_round = 1;
-  for (const auto& m : methods)
-    per_round += o.layouts.size() * (m.method != SyncMethod::sequential);
+  for (const auto& m : methods) per_round += layouts.size() * (m.first != SyncMethod::sequential);
   ComparisonRuns runs(file, o.repeat * per_round, several_layouts);
   auto run_one = [&](const Compared& m, Layout layout, std::size_t k) {
-    const bool own_dir = several_layouts && m.method != SyncMethod::sequential;
+    const auto [method, guarantee] = m;
+    const bool own_dir = several_layouts && method != SyncMethod::sequential;
     const fs::path where = comparison_dir(out, own_dir ? to_string(layout) : "",
-                                          method_dir(m.method, m.guarantee), k, o.repeat);
-    RunResult r =
-        run_with_progress(spec_for(o, model, m.method, m.guarantee, layout, where), platform);
+                                          method_dir(method, guarantee), k, o.repeat);
+    RunResult r = run_with_progress(spec_for(o, model, method, guarantee, layout, where), platform);
     if (reference && r.completed())
       r.global_error = reference->global_error(where / "trajectory.csv");
     runs.add(r, where, k);
   };
-  std::vector<Layout> layouts = o.layouts;
-  if (std::holds_alternative<EventsModel>(model) && !o.was_given("--layout"))
-    layouts = {Layout::single};
   for (std::size_t k = 0; k < o.repeat && !runs.failed(); ++k) {
     run_one(methods.front(), layouts.front(), k);
     for (const Layout layout : layouts)
       for (const auto& m : methods)
-        if (m.method != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
+        if (m.first != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
   }
   present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out);
   animation.hold();

@@ -1,5 +1,7 @@
 #include "monitor/run/resume.hpp"
 
+#include "monitor/run/capabilities.hpp"
+
 #include <charconv>
 #include <fstream>
 #include <iterator>
@@ -14,15 +16,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A directory without a checkpoint: a run under the co-simulation master writes none (its own
-// state, the samples and the next step, is not checkpointed).
+// The capability table's word on resuming the master, for what `file` says of the run.
+void refuse_master_resume(const std::string& file) {
+  if (const auto why = refusal(sequential_run(ModelKind::master), Service::resume))
+    throw InputError(file + ": --resume of the master model ([master]): " + *why);
+}
+
+// A directory without a checkpoint: a run under the co-simulation master writes none.
 [[noreturn]] void no_checkpoint(const fs::path& dir) {
   std::ifstream copy(dir / kScenarioCopy);
   const std::string text{std::istreambuf_iterator<char>(copy), std::istreambuf_iterator<char>()};
   if (text.rfind("[master]", 0) == 0 || text.find("\n[master]") != std::string::npos)
-    throw InputError((dir / kScenarioCopy).string() +
-                     ": the run was coupled by the co-simulation master ([master]), which cannot "
-                     "be resumed: run it again");
+    refuse_master_resume((dir / kScenarioCopy).string());
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");
@@ -89,10 +94,7 @@ void check_consistency(const fs::path& dir, const ChainPoint& c, const Scenario&
 void check_consistency(const fs::path& dir, const PartitionedPoint& c,
                        const PartitionedScenario& s) {
   const std::string file = (dir / kCheckpointFile).string();
-  // The master's own state (its samples, the step it would take next) is not checkpointed.
-  if (s.master)
-    throw InputError(file + ": the run was coupled by the co-simulation master ([master] in " +
-                     s.file + "), which cannot be resumed: run it again");
+  if (s.master) refuse_master_resume(file);
   if (c.partitions.size() != s.partitions.size())
     throw InputError(file + ": field partitions: " + std::to_string(c.partitions.size()) +
                      ", the scenario has " + std::to_string(s.partitions.size()));

@@ -36,6 +36,37 @@ RunLayout layout_of(const RunSpec& spec) {
   return spec.method == SyncMethod::sequential ? RunLayout{} : RunLayout{spec.layout};
 }
 
+std::string scenario_file_of(const RunModel& model) {
+  return std::visit([](const auto& m) { return m.scenario->file; }, model);
+}
+
+// What the spec asks of its model kind, against the capability table: the command line
+// checked it already, with its own words; this holds for every other caller.
+void check_capabilities(const RunSpec& spec) {
+  const RunShape shape = shape_of(spec);
+  auto refuse_if = [&](std::optional<std::string> why, std::string_view asked) {
+    if (why)
+      throw InputError(scenario_file_of(spec.model) + ": " + std::string(asked) + " with " +
+                       describe(shape) + ": " + *why);
+  };
+  refuse_if(refusal(shape), "the run");
+  const bool resumed = std::visit([](const auto& m) { return m.resumed != nullptr; }, spec.model);
+  const std::pair<bool, Service> services[] = {
+      {spec.realtime.clock == ClockSource::wall, Service::paced},
+      {spec.realtime.clock == ClockSource::external, Service::external_clock},
+      {!spec.replayed.empty(), Service::replay},
+      {resumed, Service::resume},
+      {spec.rollback_check, Service::rollback_check}};
+  for (const auto& [asked, service] : services)
+    if (asked) refuse_if(refusal(shape, service), name_of(service));
+  const std::pair<bool, Setting> settings[] = {{spec.check_guarantees, Setting::check_guarantees},
+                                               {spec.window.has_value(), Setting::window},
+                                               {spec.tolerance.has_value(), Setting::tolerance},
+                                               {spec.groups.has_value(), Setting::groups}};
+  for (const auto& [asked, setting] : settings)
+    if (asked) refuse_if(refusal(shape, setting), name_of(setting));
+}
+
 // What differs between the model kinds: the coupling, its recorder, and what a result says
 // about the model. Made before the run, it holds the recorder and the checkpointer.
 class ModelRun {
@@ -332,14 +363,6 @@ class PartitionedRun final : public ModelRun {
   }
 
   static PartitionedMode mode_of(const RunSpec& spec, const PartitionedScenario& s) {
-    if (s.master && spec.realtime.paced())
-      throw InputError(s.file +
-                       ": the co-simulation master ([master]) runs unpaced: drop "
-                       "--realtime and --clock, or the [master] table");
-    if (s.master && spec.method == SyncMethod::optimistic)
-      throw InputError(s.file +
-                       ": the co-simulation master ([master]) runs sequential or conservative; "
-                       "the optimistic method couples by samples (remove [master] to run it)");
     PartitionedMode mode;
     mode.speculate = spec.method == SyncMethod::optimistic;
     mode.tolerance = spec.tolerance.value_or(s.tolerance);
@@ -393,18 +416,10 @@ class EventsRun final : public ModelRun {
         platform_(platform),
         cpus_(std::move(cpus)),
         resumed_(model.resumed.get()) {
-    if (spec.realtime.paced())
-      throw InputError(s_.file +
-                       ": discrete-event models run unpaced: drop --realtime and --clock");
     if (spec.groups && *spec.groups > s_.built->components())
       throw InputError("command line: --groups " + std::to_string(*spec.groups) +
                        " is more than the model's " + std::to_string(s_.built->components()) +
                        " components");
-    if (spec.method != SyncMethod::sequential && spec.layout == Layout::pendulum)
-      throw InputError(s_.file +
-                       ": --layout pendulum pairs a System with its Integrator; event "
-                       "groups have neither: use --layout process (a process per "
-                       "group) or single (a thread per group)");
     checkpoint_ =
         resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
   }
@@ -785,7 +800,18 @@ std::string method_dir(SyncMethod method, Guarantee guarantee) {
   return d;
 }
 
+ModelKind kind_of(const RunModel& model) {
+  if (const auto* p = std::get_if<PartitionedModel>(&model))
+    return p->scenario->master ? ModelKind::master : ModelKind::partitioned;
+  return std::holds_alternative<EventsModel>(model) ? ModelKind::events : ModelKind::chain;
+}
+
+RunShape shape_of(const RunSpec& spec) {
+  return {kind_of(spec.model), spec.method, spec.guarantee, layout_of(spec)};
+}
+
 RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
+  check_capabilities(spec);
   std::error_code made;
   fs::create_directories(spec.out, made);
   if (made) throw InputError(spec.out.string() + ": cannot create it: " + made.message());

@@ -18,6 +18,7 @@
 #include <variant>
 
 #include "monitor/record/trace_writer.hpp"
+#include "monitor/run/capabilities.hpp"
 #include "monitor/run/resume.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_platform.hpp"
@@ -80,6 +81,11 @@ struct RunSpec {
   std::string label() const { return method_label(method, guarantee); }
 };
 
+// The row of the capability table a model is (monitor/run/capabilities.hpp).
+ModelKind kind_of(const RunModel& model);
+// The run as the capability table is asked about it.
+RunShape shape_of(const RunSpec& spec);
+
 // The label's directory name: "conservative-lookahead".
 std::string method_dir(SyncMethod method, Guarantee guarantee);
 
@@ -87,7 +93,8 @@ std::string method_dir(SyncMethod method, Guarantee guarantee);
 // summary.json), shows it on the platform's live view if it has one, stops when `control`
 // says so. A failure, before or during the run, is the result's status, exit code and
 // message, with everything committed up to then recorded; only output files that cannot be
-// written are thrown (InputError naming the file).
+// written, and what the model kind does not take (the capability table), are thrown
+// (InputError naming the file).
 RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control);
 
 }  // namespace kausal

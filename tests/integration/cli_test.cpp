@@ -64,6 +64,22 @@ void expect_same_run_by_processes(const std::string& name, const std::string& pi
   EXPECT_EQ(read_file(dir / "con/trajectory.csv"), read_file(dir / "seq/trajectory.csv"));
 }
 
+// `kausal capabilities` prints the table that docs/capabilities.md holds (a unit test holds
+// the page to the table in the code), and `run --help` says where to find it.
+TEST(Cli, CapabilitiesPrintsTheTableOfTheDocs) {
+  TempDir dir;
+  KausalProcess table({"capabilities"}, dir.path());
+  ASSERT_EQ(table.wait(std::chrono::seconds(30)), 0) << table.err();
+  const std::string doc = read_file(fs::path(KAUSAL_SOURCE_DIR) / "docs/capabilities.md");
+  EXPECT_NE(table.out().find("master: "), std::string::npos) << table.out();
+  EXPECT_NE(doc.find("```text\n" + table.out() + "```"), std::string::npos)
+      << "docs/capabilities.md differs from `kausal capabilities`:\n"
+      << table.out();
+  KausalProcess help({"run", "--help"}, dir.path());
+  ASSERT_EQ(help.wait(std::chrono::seconds(30)), 0);
+  EXPECT_NE(help.out().find("kausal capabilities"), std::string::npos) << help.out();
+}
+
 TEST(Cli, ThesisConservativeProcessesEqualSequential) {
   expect_same_run_by_processes("thesis.toml", "cores");
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -13,6 +14,8 @@
 #include <sstream>
 
 #include "kausal_process.hpp"
+#include "monitor/run/capabilities.hpp"
+#include "monitor/run/run.hpp"
 
 namespace kausal::testing {
 namespace {
@@ -78,9 +81,8 @@ TEST(PinnedDigests, EachCommandReproducesItsDigest) {
 // One cell: a shipped scenario run with one method in one layout.
 struct Cell {
   Pinned pinned;
-  std::vector<std::string> method;  // "--method", ..., possibly "--guarantee", ...
-  std::string layout;
-  std::string name;  // for the test's name: letters, digits and '_'
+  std::vector<std::string> args;  // "--method", ..., "--layout", ...
+  std::string name;               // for the test's name: letters, digits and '_'
   // > 0: the cell runs the scenario's first `duration` seconds and compares with the
   // sequential run of that stretch (see kMostPendulumStepsPerProcessCell).
   double duration = 0;
@@ -116,14 +118,12 @@ fs::path shortened_scenario(const std::string& file, double seconds, const fs::p
   return copy;
 }
 
-bool is_partitioned(const std::string& file) {
+// The row of the capability table a shipped scenario is.
+ModelKind kind_of_file(const std::string& file) {
   const toml::table root = toml::parse_file((kSource / "scenarios" / file).string());
-  return root.contains("subsystem");
-}
-
-bool is_discrete(const std::string& file) {
-  const toml::table root = toml::parse_file((kSource / "scenarios" / file).string());
-  return root.contains("events");
+  if (root.contains("events")) return ModelKind::events;
+  if (!root.contains("subsystem")) return ModelKind::chain;
+  return root.contains("master") ? ModelKind::master : ModelKind::partitioned;
 }
 
 std::string identifier(std::string s) {
@@ -132,60 +132,59 @@ std::string identifier(std::string s) {
   return s;
 }
 
-// Every method a scenario of its kind runs with, in every layout. Partitioned models are
-// pinned at tolerance 0, where optimistic must give the sequential bits too. Discrete-event
-// components run in the single layout, in 1, 2 and 3 event groups.
+// The layouts of a cell as the command line spells them, with the words its name gets:
+// blocks in two (and, conservative, three where the chain has that many pendulums: an
+// uneven cut); event groups in 1, 2 and 3 threads, or 2 processes.
+std::vector<std::pair<std::vector<std::string>, std::string>> spelled(Layout layout, ModelKind kind,
+                                                                      SyncMethod method,
+                                                                      std::size_t pendulums) {
+  const std::string name(name_of(layout));
+  if (kind == ModelKind::events) {
+    std::vector<std::pair<std::vector<std::string>, std::string>> groups;
+    for (const std::string g : {"1", "2", "3"})
+      if (layout == Layout::single || g == "2")
+        groups.push_back({{"--layout", name, "--groups", g},
+                          (layout == Layout::single ? "" : name + "_") + g + "_groups"});
+    return groups;
+  }
+  if (!in_blocks(layout)) return {{{"--layout", name}, name}};
+  std::vector<std::pair<std::vector<std::string>, std::string>> cuts;
+  for (const std::size_t k : {2u, 3u})
+    if (k == 2 ||
+        (method == SyncMethod::conservative && layout == Layout::blocks && pendulums >= k))
+      cuts.push_back(
+          {{"--layout", name + ":" + std::to_string(k)}, name + "_" + std::to_string(k)});
+  return cuts;
+}
+
+// Every cell the capability table says yes to (monitor/run/capabilities.hpp): each
+// conservative and optimistic method of the scenario's kind in each of its layouts.
+// Partitioned models are pinned at tolerance 0, where optimistic must give the sequential
+// bits too.
 std::vector<Cell> all_cells() {
   std::vector<Cell> cells;
   for (const Pinned& p : pinned_digests()) {
-    if (is_discrete(p.file)) {
-      for (const std::string method : {"conservative", "optimistic"})
-        for (const std::string groups : {"1", "2", "3"})
-          cells.push_back({p,
-                           {"--method", method, "--groups", groups},
-                           "single",
-                           identifier(p.file.substr(0, p.file.size() - 5) + "_" + method + "_" +
-                                      groups + "_groups")});
-      continue;
-    }
-    const bool partitioned = is_partitioned(p.file);
-    std::vector<std::vector<std::string>> methods;
-    if (partitioned &&
-        testing::read_file(kSource / "scenarios" / p.file).find("[master]") != std::string::npos) {
-      methods = {{"--method", "conservative"}};  // the master does not speculate
-    } else if (partitioned) {
-      methods = {{"--method", "conservative"}, {"--method", "optimistic", "--tolerance", "0"}};
-    } else {
-      methods = {{"--method", "conservative", "--guarantee", "step"},
-                 {"--method", "conservative", "--guarantee", "lookahead"},
-                 {"--method", "optimistic"}};
-    }
-    // "thesis_conservative_lookahead"
-    auto label_of = [&p](const std::vector<std::string>& method) {
-      std::string label = p.file.substr(0, p.file.size() - 5) + "_" + method[1];
-      if (method.size() > 2 && method[2] == "--guarantee") label += "_" + method[3];
-      return label;
-    };
+    const ModelKind kind = kind_of_file(p.file);
     const toml::table root = toml::parse_file((kSource / "scenarios" / p.file).string());
-    for (const auto& method : methods)
-      for (const std::string layout : {"process", "pendulum", "single"})
-        cells.push_back({p, method, layout, identifier(label_of(method) + "_" + layout),
-                         partitioned ? 0.0 : cell_duration(root, layout)});
-    // A chain in blocks (conservative, step by step and with a lookahead per boundary): two,
-    // and three where the chain has that many pendulums (an uneven cut).
-    if (!partitioned)
-      for (const std::size_t k : {2u, 3u}) {
-        if (root["pendulum"].as_array()->size() < k) continue;
-        const std::string layout = "blocks:" + std::to_string(k);
-        const std::string name = p.file.substr(0, p.file.size() - 5) + "_conservative_";
-        cells.push_back({p, methods[0], layout, identifier(name + "step_" + layout)});
-        cells.push_back({p, methods[1], layout, identifier(name + "lookahead_" + layout)});
-      }
-    // The same blocks as processes (kausal-block), every method, two blocks.
-    if (!partitioned)
-      for (const auto& method : methods)
-        cells.push_back(
-            {p, method, "block-processes:2", identifier(label_of(method) + "_block_processes_2")});
+    const std::size_t pendulums =
+        kind == ModelKind::chain ? root["pendulum"].as_array()->size() : 0;
+    const std::string base = p.file.substr(0, p.file.size() - 5);
+    for (const auto& [method, guarantee] : methods_of(kind)) {
+      if (method == SyncMethod::sequential) continue;
+      std::vector<std::string> args = {"--method", to_string(method)};
+      if (guarantee != Guarantee::none)
+        args.insert(args.end(), {"--guarantee", to_string(guarantee)});
+      if (method == SyncMethod::optimistic && kind == ModelKind::partitioned)
+        args.insert(args.end(), {"--tolerance", "0"});
+      const std::string label = base + "_" + method_dir(method, guarantee);
+      for (const Layout layout : layouts_of(kind))
+        for (const auto& [layout_args, words] : spelled(layout, kind, method, pendulums)) {
+          std::vector<std::string> cell_args = args;
+          cell_args.insert(cell_args.end(), layout_args.begin(), layout_args.end());
+          cells.push_back({p, cell_args, identifier(label + "_" + words),
+                           kind == ModelKind::chain ? cell_duration(root, to_string(layout)) : 0});
+        }
+    }
   }
   return cells;
 }
@@ -207,8 +206,8 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
     expected = read_json(reference / "summary.json")["trajectory_sha256"];
   }
   std::vector<std::string> args = {"run", scenario.string()};
-  args.insert(args.end(), cell.method.begin(), cell.method.end());
-  args.insert(args.end(), {"--layout", cell.layout, "--out", (dir / "out").string()});
+  args.insert(args.end(), cell.args.begin(), cell.args.end());
+  args.insert(args.end(), {"--out", (dir / "out").string()});
   // The largest cell (5 pendulums for 20,000 steps, conservative step, 10 processes, or
   // large.toml's first 5 s with 64) takes seconds alone on a 2-core machine and several
   // times that beside the other tests and a CPU hog: slow, not stuck.
@@ -216,10 +215,11 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   const auto summary = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(summary["status"], "completed");
   // "blocks:3" is the layout "blocks" with 3 blocks (and "block-processes:2" likewise).
-  const auto colon = cell.layout.find(':');
-  EXPECT_EQ(summary["layout"], cell.layout.substr(0, colon));
+  const std::string layout = *(std::find(cell.args.begin(), cell.args.end(), "--layout") + 1);
+  const auto colon = layout.find(':');
+  EXPECT_EQ(summary["layout"], layout.substr(0, colon));
   if (colon != std::string::npos) {
-    EXPECT_EQ(summary["blocks"], std::stoi(cell.layout.substr(colon + 1)));
+    EXPECT_EQ(summary["blocks"], std::stoi(layout.substr(colon + 1)));
   }
   if (cell.duration > 0) {
     EXPECT_EQ(summary["trajectory_sha256"], expected)

@@ -125,13 +125,14 @@ TEST(EventsCli, BadScenariosAndOptionsAreRefusedWithTheirPlace) {
   refused(phold_text("", ""), {"--method", "optimistic", "--groups", "9"},
           "--groups 9 is more than the model's 8 components");
   refused(phold_text("", ""), {"--method", "optimistic", "--window", "5"},
-          "--window does not apply to discrete-event models");
+          "--window with the events model, optimistic in the single layout: a discrete-event "
+          "model's settings are in its scenario's [events] table");
   std::string err;
   EXPECT_EQ(run_kausal({"run", (kScenarios / "cradle.toml").string(), "--groups", "2", "--out",
                         (dir / "chain").string()},
                        dir.path(), &err),
             2);
-  EXPECT_NE(err.find("--groups applies to discrete-event models"), std::string::npos) << err;
+  EXPECT_NE(err.find("--groups with the chain model, sequential: --groups splits discrete-event"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -252,7 +252,7 @@ TEST(Blocks, WhatBlocksCannotDoIsRefusedWithItsReason) {
       {{"run", thesis, "--method", "conservative", "--layout", "blocks:1"}, "blocks:K needs"},
       {{"run", src + "/scenarios/two-tanks.toml", "--method", "conservative", "--layout",
         "blocks:2"},
-       "cuts a pendulum chain"},
+       "blocks cut a row of pendulums"},
       {{"compare", thesis, "--layout", "blocks:2,blocks:3"}, "one block count"},
       {{"compare", thesis, "--layout", "blocks:2,block-processes:3"}, "one block count"},
       {{"run", thesis, "--method", "optimistic", "--layout", "block-processes:2", "--batch", "4"},
