@@ -36,6 +36,21 @@ RunLayout layout_of(const RunSpec& spec) {
   return spec.method == SyncMethod::sequential ? RunLayout{} : RunLayout{spec.layout};
 }
 
+// What a resume must keep of any run (checkpoint.json); each model kind adds its own.
+RunSetup common_setup(const RunSpec& spec, const std::string& scenario_file) {
+  RunSetup setup;
+  setup.scenario = scenario_file;
+  setup.method = spec.method;
+  setup.guarantee = spec.guarantee;
+  setup.layout = layout_of(spec);
+  setup.blocks = in_blocks(spec.layout) ? spec.blocks : 0;
+  setup.check_guarantees = spec.check_guarantees;
+  setup.rollback_check = spec.rollback_check;
+  setup.pin = spec.pin;
+  setup.call_timeout_ms = spec.call_timeout_ms;
+  return setup;
+}
+
 std::string scenario_file_of(const RunModel& model) {
   return std::visit([](const auto& m) { return m.scenario->file; }, model);
 }
@@ -267,19 +282,12 @@ class ChainRun final : public ModelRun {
 
   // What a resume must keep of the run (checkpoint.json).
   RunSetup setup() const {
-    const bool optimistic = spec_.method == SyncMethod::optimistic;
-    return {s_.file,
-            spec_.method,
-            spec_.guarantee,
-            layout_of(spec_),
-            in_blocks(spec_.layout) ? spec_.blocks : 0,
-            optimistic ? spec_.batch : 0,
-            optimistic ? window_ : 0,
-            spec_.check_guarantees,
-            spec_.rollback_check,
-            0.0,
-            spec_.pin,
-            spec_.call_timeout_ms};
+    RunSetup setup = common_setup(spec_, s_.file);
+    if (spec_.method == SyncMethod::optimistic) {
+      setup.batch = spec_.batch;
+      setup.window = window_;
+    }
+    return setup;
   }
 
   const Scenario& s_;
@@ -380,19 +388,13 @@ class PartitionedRun final : public ModelRun {
 
   // What a resume must keep of the run (checkpoint.json).
   RunSetup setup() const {
-    const bool optimistic = spec_.method == SyncMethod::optimistic;
-    return {s_.file,
-            spec_.method,
-            Guarantee::none,
-            layout_of(spec_),
-            0,
-            0,
-            optimistic ? mode_.window : 0,
-            false,
-            mode_.rollback_check,
-            optimistic ? mode_.tolerance : 0.0,
-            spec_.pin,
-            spec_.call_timeout_ms};
+    RunSetup setup = common_setup(spec_, s_.file);
+    setup.rollback_check = mode_.rollback_check;
+    if (spec_.method == SyncMethod::optimistic) {
+      setup.window = mode_.window;
+      setup.tolerance = mode_.tolerance;
+    }
+    return setup;
   }
 
   const PartitionedScenario s_;
@@ -523,10 +525,7 @@ class EventsRun final : public ModelRun {
 
   // How the run was started: only the method and the layout (the scenario holds the rest;
   // the number of groups does not change what is committed).
-  RunSetup setup() const {
-    return {s_.file, spec_.method, Guarantee::none, layout_of(spec_),     0, 0, 0, false,
-            false,   0.0,          spec_.pin,       spec_.call_timeout_ms};
-  }
+  RunSetup setup() const { return common_setup(spec_, s_.file); }
 
   // Wall time between checkpoints, as for the other model kinds.
   static constexpr double kCutSeconds = 1.0;

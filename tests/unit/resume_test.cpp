@@ -339,7 +339,7 @@ RunResult record(Kind kind, const Scenario& s, const fs::path& dir, RunControl& 
   spec.layout = in_blocks(kind) ? Layout::blocks : Layout::single;
   spec.blocks = in_blocks(kind) ? 3 : 0;
   spec.batch = 8;
-  spec.window = 32;
+  if (method == SyncMethod::optimistic) spec.window = 32;
   spec.pin = Pinning::none;
   spec.out = dir;
   LocalPlatform platform;
