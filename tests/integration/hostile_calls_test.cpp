@@ -470,7 +470,7 @@ TEST(HostileCalls, EveryIntegratorOperationRefusesWhatItHasNotGotAndTheIntegrato
   WireComponents w;
   idl::ChannelPredictionSeq predictions;
   predictions.length(1);
-  predictions[0] = {7, 0, 10, 1, 0, 0, 0, 0};
+  predictions[0] = {7, 0, 10, 1, 0, 0, 0, 0, 1, 0};
   const idl::Event event = to_idl(Event{"impulse", 5, 0.005, {1.0}});
   const idl::ModelChange change = to_idl(ModelChange{"a", "inflow", 1, 0, 0});
   const auto expect = [&](const std::string& when, const std::vector<std::string>& kinds) {

@@ -262,8 +262,11 @@ TEST_F(LoopbackNodes, AStoppedNodeAgentCostsTheRunsEndOneCallTimeoutAndItsProces
   const auto summary = read_json(dir_ / "r/summary.json");
   EXPECT_EQ(summary["status"], "completed");
   // The components' figures come from the components, not from their lost node.
-  for (const auto& c : summary["components"])
-    if (c["name"] != "monitor") EXPECT_TRUE(c["reachable"].get<bool>()) << c["name"];
+  for (const auto& c : summary["components"]) {
+    if (c["name"] != "monitor") {
+      EXPECT_TRUE(c["reachable"].get<bool>()) << c["name"];
+    }
+  }
   // The rest of the run plus one node call (2 s here) and the components' 2 s to end: a
   // bound, not a measurement (ten processes cost 80 s before).
   EXPECT_LT(took, 40.0);
