@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <numeric>
 #include <thread>
 
@@ -34,6 +35,20 @@ namespace fs = std::filesystem;
 
 RunLayout layout_of(const RunSpec& spec) {
   return spec.method == SyncMethod::sequential ? RunLayout{} : RunLayout{spec.layout};
+}
+
+// What a resumed run takes over from its record of injections, pending from its start:
+// every set (the checkpoint does not hold what an operator set, and setting it again gives
+// the same value), the pushes at or after the checkpoint's step (one before it is in the
+// checkpointed states already: an impulse must not be given twice), and no stop (a resume
+// goes on past the stop that ended the run).
+std::vector<Injection> carried_injections(const fs::path& record, std::uint64_t first) {
+  if (!fs::exists(record)) return {};
+  std::vector<Injection> carried;
+  for (Injection& i : load_injections(record))
+    if (i.kind == InjectionKind::set || (i.kind == InjectionKind::push && i.step >= first))
+      carried.push_back(std::move(i));
+  return carried;
 }
 
 // What a resume must keep of any run (checkpoint.json); each model kind adds its own.
@@ -116,16 +131,25 @@ class ModelRun {
 
  protected:
   // A paced run's clock over steps first .. last − 1 of h seconds each, its injections at
-  // those boundaries (recorded in OUT/injections.jsonl, continued by a resumed run) and its
-  // readout of `names` per unit.
-  void pace(const RunSpec& spec, double h, std::uint64_t first, Injections::Boundaries at,
-            std::vector<std::vector<std::string>> names) {
-    const std::uint64_t last = at.last;
-    if (!spec.realtime.paced()) return;
-    clock_ = std::make_unique<StepClock>(spec.realtime, h, first, last);
+  // those boundaries (recorded in OUT/injections.jsonl; a resumed run continues the record
+  // and applies again what its checkpoint does not hold: carried_injections) and its readout
+  // of `names` per unit. An unpaced resume with injections to carry gets a clock that
+  // releases as fast as the run goes, step by step, as a replay does: they wait at their
+  // steps.
+  void pace(const RunSpec& spec, double h, std::uint64_t first, bool resumed,
+            Injections::Boundaries at, std::vector<std::vector<std::string>> names) {
+    const fs::path record = spec.out / "injections.jsonl";
+    std::vector<Injection> pending = resumed ? carried_injections(record, first) : spec.replayed;
+    RealtimeOptions pacing = spec.realtime;
+    if (!pacing.paced()) {
+      if (pending.empty()) return;
+      pacing.clock = ClockSource::wall;
+      pacing.factor = std::numeric_limits<double>::infinity();
+      pacing.check_feasible = false;
+    }
+    clock_ = std::make_unique<StepClock>(pacing, h, first, at.last);
     injections_ =
-        std::make_unique<Injections>(at, clock_.get(), spec.out / "injections.jsonl", spec.replayed,
-                                     /*continued=*/first > 0);
+        std::make_unique<Injections>(at, clock_.get(), record, std::move(pending), resumed);
     readout_ = std::make_unique<Readout>(std::move(names), 0.0, h);
   }
 
@@ -176,7 +200,8 @@ class ChainRun final : public ModelRun {
         checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
                                         : fresh_checkpoint(s_, setup(), spec.out)) {
     // A push changes the state at its step: the steps up to there are not affected.
-    pace(spec, s_.h, from() ? from()->step : 0, {1, 0, s_.steps}, chain_names(s_));
+    pace(spec, s_.h, from() ? from()->step : 0, from() != nullptr, {1, 0, s_.steps},
+         chain_names(s_));
   }
 
   std::vector<std::uint64_t> resumed_from() const override { return checkpoints_.resumed_from(); }
@@ -315,8 +340,8 @@ class PartitionedRun final : public ModelRun {
                                         : fresh_checkpoint(s_, setup(), spec.out)) {
     // A change at tick k reaches the last stage of the step that ends there (docs/realtime.md):
     // no partition may have computed that step yet, one boundary ahead of the clock.
-    pace(spec, s_.tick, recorder_.horizon(), {common_ticks(plan_), 1, s_.ticks},
-         partition_names(plan_));
+    pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr,
+         {common_ticks(plan_), 1, s_.ticks}, partition_names(plan_));
   }
 
   std::vector<std::uint64_t> resumed_from() const override { return checkpoints_.resumed_from(); }

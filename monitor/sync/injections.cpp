@@ -18,17 +18,18 @@ struct StepOrder {
 }  // namespace
 
 Injections::Injections(const Boundaries& boundaries, StepClock* clock,
-                       const std::filesystem::path& record, std::vector<Injection> replayed,
+                       const std::filesystem::path& record, std::vector<Injection> pending,
                        bool continued)
     : at_{std::max<std::uint64_t>(1, boundaries.grid), boundaries.lead, boundaries.last},
       clock_(clock),
-      pending_(std::move(replayed)),
+      pending_(std::move(pending)),
       record_file_(record) {
   std::stable_sort(pending_.begin(), pending_.end(),
                    [](const Injection& a, const Injection& b) { return a.step < b.step; });
   if (record.empty()) return;
   record_.open(record, continued ? std::ios::app : std::ios::trunc);
-  for (const Injection& i : pending_) record_ << injection_line(i) << "\n";
+  if (!continued)
+    for (const Injection& i : pending_) record_ << injection_line(i) << "\n";
   if (!record_.flush()) throw InputError(record.string() + ": cannot write the injections");
 }
 

@@ -40,10 +40,11 @@ class Injections {
     std::uint64_t lead = 0;
     std::uint64_t last = 0;
   };
-  // `record` (may be empty: not recorded) gets every request, after what it holds if
-  // `continued` (a resumed run). `replayed` is pending from the start.
+  // `record` (may be empty: not recorded) gets every request. `pending` waits from the
+  // start: a replay's injections, recorded first; or, `continued` (a resumed run), what the
+  // record holds already and the run must apply again, after which the record goes on.
   Injections(const Boundaries& boundaries, StepClock* clock, const std::filesystem::path& record,
-             std::vector<Injection> replayed = {}, bool continued = false);
+             std::vector<Injection> pending = {}, bool continued = false);
 
   // From any thread (the Operator): queues the injection at the next boundary and returns
   // it. InputError when the run has no clock or is past its last step, or when kMaxPerStep

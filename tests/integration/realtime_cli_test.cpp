@@ -2,6 +2,7 @@
 // over the Clock interface, the figures in summary.json, and the options refused.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 
 #include <algorithm>
 
@@ -218,6 +219,57 @@ TEST(RealtimeCli, InjectPushesReadsAndStopsARunAndItsReplayGivesItsDigest) {
       kausal_says({"run", "--replay", out.string(), "--method", "conservative"}, dir / "replay");
   EXPECT_EQ(replay.code, 0) << replay.text;
   EXPECT_NE(replay.text.find("the same digest"), std::string::npos) << replay.text;
+}
+
+// A resumed run applies what was injected into it and its checkpoint does not hold: a set
+// (the checkpoint holds states, not what an operator set) and a push recorded after the last
+// checkpoint (the monitor killed before it took effect or was checkpointed). Its digest is
+// the replay's: the uninterrupted run with the same injections. An unpaced resume releases
+// its steps as fast as it goes, as a replay does, so that they wait at their steps. (A resume
+// once started from the checkpoint without them: a set was lost, a push after it too.)
+TEST(RealtimeCli, AResumedRunAppliesTheInjectionsItsCheckpointDoesNotHold) {
+  TempDir dir;
+  struct Case {
+    std::string name;
+    std::vector<std::string> run;
+    std::vector<std::string> injection;
+    int signal;
+  };
+  const std::string tanks = (fs::path(KAUSAL_SOURCE_DIR) / "scenarios/two-tanks.toml").string();
+  const std::vector<Case> cases = {
+      {"tanks",
+       {tanks, "--method", "conservative", "--realtime", "60"},
+       {"set", "upper.inflow", "0.1"},
+       SIGINT},
+      {"chain",
+       {thesis_for(dir.path(), "30.0"), "--realtime", "1"},
+       {"push", "3", "0.05"},
+       SIGKILL},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const fs::path out = dir / c.name;
+    std::vector<std::string> args{"run"};
+    args.insert(args.end(), c.run.begin(), c.run.end());
+    args.insert(args.end(), {"--skip-feasibility-check", "--out", out.string()});
+    fs::create_directories(dir / (c.name + "-run"));
+    KausalProcess run(args, dir / (c.name + "-run"));
+    ASSERT_TRUE(served(out / "operator.ior", run)) << run.err();
+    std::vector<std::string> inject{"inject", out.string()};
+    inject.insert(inject.end(), c.injection.begin(), c.injection.end());
+    const Said injected = kausal_says(inject, dir / (c.name + "-inject"));
+    ASSERT_EQ(injected.code, 0) << injected.text;
+    if (c.signal == SIGINT) std::this_thread::sleep_for(1s);  // the set taken and checkpointed
+    ASSERT_EQ(kill(run.pid(), c.signal), 0);
+    run.wait(30s);
+    const Said resumed = kausal_says({"run", "--resume", out.string()}, dir / (c.name + "-resume"));
+    ASSERT_EQ(resumed.code, 0) << resumed.text;
+    const Said replay = kausal_says({"run", "--replay", out.string()}, dir / (c.name + "-replay"));
+    EXPECT_EQ(replay.code, 0) << replay.text;
+    EXPECT_NE(replay.text.find("the same digest"), std::string::npos) << replay.text;
+    const std::string recorded = read_file(out / "injections.jsonl");
+    EXPECT_EQ(std::count(recorded.begin(), recorded.end(), '\n'), 1) << recorded;  // not twice
+  }
 }
 
 // The example controller (examples/level_controller.cpp) in the loop of the two tanks paced at
