@@ -373,12 +373,13 @@ void check_capabilities(const Options& o, const std::vector<RunShape>& runs, boo
     bool taken = false;
     for (const RunShape& r : runs) {
       if (comparison && r.method == SyncMethod::sequential) continue;
-      const auto why = refusal(r, setting);
-      if (!why && comparison) taken = true;
-      if (why) refused.emplace(r, *why);
-      if (why && !comparison) break;
+      if (auto why = refusal(r, setting))
+        refused.emplace(r, std::move(*why));
+      else
+        taken = true;
     }
-    if (refused && !taken) refuse(name_of(setting), refused->first, refused->second);
+    if (refused && (!comparison || !taken))
+      refuse(name_of(setting), refused->first, refused->second);
   }
 }
 
