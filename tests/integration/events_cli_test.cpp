@@ -132,7 +132,9 @@ TEST(EventsCli, BadScenariosAndOptionsAreRefusedWithTheirPlace) {
                         (dir / "chain").string()},
                        dir.path(), &err),
             2);
-  EXPECT_NE(err.find("--groups with the chain model, sequential: --groups splits discrete-event"), std::string::npos) << err;
+  EXPECT_NE(err.find("--groups with the chain model, sequential: --groups splits discrete-event"),
+            std::string::npos)
+      << err;
 }
 
 }  // namespace
