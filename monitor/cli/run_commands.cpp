@@ -138,10 +138,6 @@ std::string scenario_name(const RunModel& model) {
   return std::visit([](const auto& m) { return m.scenario->name; }, model);
 }
 
-std::string scenario_file(const RunModel& model) {
-  return std::visit([](const auto& m) { return m.scenario->file; }, model);
-}
-
 // The runs a command makes of the model: the method and guarantee with the layout (none
 // for sequential).
 RunShape shape(const RunModel& model, SyncMethod method, Guarantee guarantee, Layout layout) {
@@ -537,7 +533,7 @@ int compare_command(const Options& o) {
     for (const Layout layout : layouts) shapes.push_back(shape(model, method, guarantee, layout));
   check_capabilities(o, shapes, true);
   check_blocks_fit(o, model);
-  const std::string file = scenario_file(model);
+  const std::string file = scenario_file_of(model);
   const fs::path out = output_dir(o, scenario_name(model), "compare");
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);  // one view for every run

@@ -66,10 +66,6 @@ RunSetup common_setup(const RunSpec& spec, const std::string& scenario_file) {
   return setup;
 }
 
-std::string scenario_file_of(const RunModel& model) {
-  return std::visit([](const auto& m) { return m.scenario->file; }, model);
-}
-
 // What the spec asks of its model kind, against the capability table: the command line
 // checked it already, with its own words; this holds for every other caller.
 void check_capabilities(const RunSpec& spec) {
@@ -822,6 +818,10 @@ std::string method_dir(SyncMethod method, Guarantee guarantee) {
   std::string d = method_label(method, guarantee);
   std::replace(d.begin(), d.end(), '/', '-');
   return d;
+}
+
+std::string scenario_file_of(const RunModel& model) {
+  return std::visit([](const auto& m) { return m.scenario->file; }, model);
 }
 
 ModelKind kind_of(const RunModel& model) {

@@ -81,6 +81,8 @@ struct RunSpec {
   std::string label() const { return method_label(method, guarantee); }
 };
 
+// The scenario file a model was read from.
+std::string scenario_file_of(const RunModel& model);
 // The row of the capability table a model is (monitor/run/capabilities.hpp).
 ModelKind kind_of(const RunModel& model);
 // The run as the capability table is asked about it.
