@@ -44,7 +44,7 @@ sanitize: deps
 # groups, recorders and checkpoint writers. A data race fails its test. The tests of one
 # thread only (and the slowest block matrices, whose threads the other block tests exercise
 # alike) are left out.
-TSAN_TESTS := ^(BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange)\.
+TSAN_TESTS := ^(Execution|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange)\.
 TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
 tsan: deps
 	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -179,9 +179,10 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   if (o.deploy_file) spec.deployment_file = o.deploy_file->file;
   spec.call_timeout_ms = o.call_timeout_ms;
   spec.realtime = o.realtime;
-  // --animate paces at 1 the kinds that can be paced; the others it shows as fast as they go.
-  if (refusal(run, Service::paced) && !o.was_given("--realtime") &&
-      !o.was_given("--external-clock"))
+  // --animate paces at 1 the continuous kinds that can be paced; the others, and discrete
+  // events (whose time is the model's own, often far from seconds), it shows as fast as they go.
+  const bool animate_unpaced = refusal(run, Service::paced) || run.kind == ModelKind::events;
+  if (animate_unpaced && !o.was_given("--realtime") && !o.was_given("--external-clock"))
     spec.realtime = RealtimeOptions{};
   return spec;
 }

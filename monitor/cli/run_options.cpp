@@ -94,8 +94,9 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
          },
          "pace the run by the wall clock: step m starts no earlier than start + m·h/FACTOR "
          "(1: one simulated second per second; 0.1: ten times slower; 0: as fast as "
-         "possible, the default except with --animate, which paces at 1 the kinds it can). "
-         "Every method and layout of chains and partitioned models (kausal capabilities); "
+         "possible, the default except with --animate, which paces continuous models at 1). "
+         "Every method and layout of every model kind (kausal capabilities; a discrete-event "
+         "run is released in thousandths of its end); "
          "the digest is the same as unpaced. The summary, "
          "summary.json and the report give overruns and the spread of lateness, step time, "
          "compute, communication and load per step")

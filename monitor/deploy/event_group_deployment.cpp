@@ -26,7 +26,7 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kPoll = std::chrono::milliseconds(5);
 
 // The run's groups as the monitor drives them.
-class GroupProcesses {
+class GroupProcesses final : public PlacedEventGroups {
  public:
   GroupProcesses(const EventModelSource& model, const EventRunSpec& spec, OrbRuntime& orb,
                  const LaunchOptions& options)
@@ -51,18 +51,10 @@ class GroupProcesses {
     set_.shutdown();
   }
 
-  // The run from cut to cut: each stretch sets the groups up again (from the last cut),
-  // starts, watches and collects them, in the same processes.
-  EventRunResult run(const EventWatch& watch, const EventCutSink& cuts) {
-    return run_in_stretches(
-        model_.built, spec_, watch, cuts,
-        [&](const des::GroupSettings& settings, const EventResumePoint* from,
-            const EventWatch& stretch_watch) { return stretch(settings, from, stretch_watch); });
-  }
-
- private:
+  // Each stretch (from cut to cut) sets the groups up again (from the last cut), starts,
+  // watches and collects them, in the same processes.
   Stretch stretch(const des::GroupSettings& settings, const EventResumePoint* from,
-                  const EventWatch& watch) {
+                  const EventWatch& watch) override {
     failure_ = nullptr;
     deadlocks_ = 0;
     deadlock_watch_ = des::PolledDeadlockWatch();
@@ -86,6 +78,7 @@ class GroupProcesses {
     return out;
   }
 
+ private:
   template <typename F>
   auto call(des::GroupId g, F&& f) -> decltype(f()) {
     return Heartbeat::call(heartbeat_.get(), set_.component(g).name, std::forward<F>(f));
@@ -328,8 +321,8 @@ class GroupProcesses {
     return out;
   }
 
-  const EventModelSource& model_;
-  const EventRunSpec& spec_;
+  const EventModelSource model_;
+  const EventRunSpec spec_;
   ComponentSet set_;
   std::unique_ptr<Heartbeat> heartbeat_;
   std::vector<des::GroupId> owner_;
@@ -349,14 +342,14 @@ std::string event_group_process(des::GroupId g) {
   return "event-group-" + std::to_string(g);
 }
 
-EventRunResult run_event_group_processes(const EventModelSource& model, const EventRunSpec& spec,
-                                         OrbRuntime& orb, const LaunchOptions& options,
-                                         const EventWatch& watch, const EventCutSink& cuts) {
+std::unique_ptr<PlacedEventGroups> place_event_group_processes(const EventModelSource& model,
+                                                               const EventRunSpec& spec,
+                                                               OrbRuntime& orb,
+                                                               const LaunchOptions& options) {
   check_event_run(model.built, spec);
   if (spec.method == SyncMethod::sequential)
     throw InputError("a sequential discrete-event run starts no group processes");
-  GroupProcesses groups(model, spec, orb, options);
-  return groups.run(watch, cuts);
+  return std::make_unique<GroupProcesses>(model, spec, orb, options);
 }
 
 }  // namespace kausal

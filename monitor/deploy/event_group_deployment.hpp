@@ -29,11 +29,12 @@ struct EventModelSource {
 // The process name of group g (its log is LOG_DIR/event-group-G.log).
 std::string event_group_process(des::GroupId g);
 
-// Throws InputError for a bad spec, PeerError / VersionMismatch when a group does not start
-// or answer at set-up. A run that fails later returns with its failure set.
-EventRunResult run_event_group_processes(const EventModelSource& model, const EventRunSpec& spec,
-                                         OrbRuntime& orb, const LaunchOptions& options,
-                                         const EventWatch& watch = {},
-                                         const EventCutSink& cuts = {});
+// The groups started, ready to run stretch after stretch (EventStretches drives them).
+// Throws InputError for a bad spec, PeerError / VersionMismatch when a group does not start.
+// A stretch that fails returns with its failure set.
+std::unique_ptr<PlacedEventGroups> place_event_group_processes(const EventModelSource& model,
+                                                               const EventRunSpec& spec,
+                                                               OrbRuntime& orb,
+                                                               const LaunchOptions& options);
 
 }  // namespace kausal

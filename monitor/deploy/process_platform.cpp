@@ -92,14 +92,12 @@ std::unique_ptr<Deployment> ProcessPlatform::deploy(const DeploymentPlan& plan,
   return std::make_unique<ProcessDeployment>(plan, orb(), launch_options(placing));
 }
 
-EventRunResult ProcessPlatform::run_event_groups(const des::EventModel& model,
-                                                 const std::string& name,
-                                                 const std::map<std::string, double>& parameters,
-                                                 const EventRunSpec& spec, const Placing& placing,
-                                                 const EventWatch& watch,
-                                                 const EventCutSink& cuts) {
-  return run_event_group_processes({model, name, parameters}, spec, orb(), launch_options(placing),
-                                   watch, cuts);
+std::unique_ptr<PlacedEventGroups> ProcessPlatform::place_event_groups(
+    const des::EventModel& model, const std::string& name,
+    const std::map<std::string, double>& parameters, const EventRunSpec& spec,
+    const Placing& placing) {
+  return place_event_group_processes({model, name, parameters}, spec, orb(),
+                                     launch_options(placing));
 }
 
 std::unique_ptr<PlacedBlocks> ProcessPlatform::place_blocks(const Scenario& scenario,

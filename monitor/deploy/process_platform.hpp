@@ -46,10 +46,10 @@ class ProcessPlatform final : public RunPlatform {
   std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing& placing) override;
   std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
                                              const Placing& placing) override;
-  EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
-                                  const std::map<std::string, double>& parameters,
-                                  const EventRunSpec& spec, const Placing& placing,
-                                  const EventWatch& watch, const EventCutSink& cuts) override;
+  std::unique_ptr<PlacedEventGroups> place_event_groups(
+      const des::EventModel& model, const std::string& name,
+      const std::map<std::string, double>& parameters, const EventRunSpec& spec,
+      const Placing& placing) override;
   std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
                                  const std::vector<std::string>& strips, Deployment* deployment,
                                  const StepClock* clock) override;

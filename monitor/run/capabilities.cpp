@@ -36,8 +36,6 @@ struct KindRow {
   std::array<std::string_view, kSettingCount> setting;
 };
 
-constexpr std::string_view kNotByClock =
-    "not built yet: its steps are not released by a clock, so it runs unpaced";
 constexpr std::string_view kBlocksCutChains =
     "blocks cut a row of pendulums; this model is cut into its own parts already";
 constexpr std::string_view kLookaheadBuiltIn =
@@ -73,7 +71,7 @@ constexpr std::array<KindRow, 4> kKinds{{
      "the master retries a macro step instead of speculating (remove [master] to run the "
      "partitions optimistically)",
      {"", "", "", kBlocksCutChains, kBlocksCutChains},
-     {kNotByClock, kNotByClock, kNotByClock, kNotByClock,
+     {"", "", "", "",
       "not built yet: the master's own state (its samples, the next macro step) is not "
       "checkpointed; run it again",
       "", "", "", ""},
@@ -87,7 +85,8 @@ constexpr std::array<KindRow, 4> kKinds{{
       "the pendulum layout pairs a System with its Integrator; event groups have neither: "
       "use process (a process per group) or single (a thread per group)",
       "", kBlocksCutChains, kBlocksCutChains},
-     {kNotByClock, kNotByClock, kNotByClock, kNotByClock, "",
+     {"", "", "not built yet: a discrete-event run takes stop and pace, but no events from outside",
+      "", "",
       "not built yet: event groups have no Integrator, and Time Warp's rollbacks are not "
       "re-executed to check them",
       "", "", ""},

@@ -62,6 +62,9 @@ void check_injection(const RunModel& model, const Injection& i) {
       throw InputError("set: a pendulum chain has no inputs or parameters to set (push one)");
     return check_push(*chain->scenario, i);
   }
+  if (std::holds_alternative<EventsModel>(model))
+    throw InputError(std::string(name_of(i.kind)) +
+                     ": a discrete-event model takes no pushes or sets (stop or pace it)");
   if (i.kind != InjectionKind::set)
     throw InputError("push: a partitioned model has no pendulums (set an input or a parameter)");
   check_set(*std::get<PartitionedModel>(model).scenario, i);

@@ -22,6 +22,7 @@
 #include "monitor/sync/conservative.hpp"
 #include "monitor/sync/cosim_master.hpp"
 #include "monitor/sync/event_run.hpp"
+#include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/optimistic.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
@@ -334,10 +335,8 @@ class PartitionedRun final : public ModelRun {
                            : PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_)),
         checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
                                         : fresh_checkpoint(s_, setup(), spec.out)) {
-    // A change at tick k reaches the last stage of the step that ends there (docs/realtime.md):
-    // no partition may have computed that step yet, one boundary ahead of the clock.
-    pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr,
-         {common_ticks(plan_), 1, s_.ticks}, partition_names(plan_));
+    pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr, boundaries(),
+         partition_names(plan_));
   }
 
   std::vector<std::uint64_t> resumed_from() const override { return checkpoints_.resumed_from(); }
@@ -380,6 +379,17 @@ class PartitionedRun final : public ModelRun {
   }
 
  private:
+  // Where the operator's changes may take effect. A change at tick k reaches the last stage
+  // of the step that ends there (docs/realtime.md): no partition may have computed that step
+  // yet. A partition computes its step from the step's start, so a change goes where every
+  // partition's steps meet, one boundary ahead of the clock; the master computes a macro step
+  // from its start too, so a change goes on its grid, its longest macro step ahead.
+  Injections::Boundaries boundaries() const {
+    if (!s_.master) return {common_ticks(plan_), 1, s_.ticks};
+    const MasterSpec& m = *s_.master;
+    return {m.grid_ticks, (m.max_ticks + m.grid_ticks - 1) / m.grid_ticks, s_.ticks};
+  }
+
   PartitionedWatchers watchers(RunObserver* observer) {
     return {observer, &checkpoints_, clock_.get(), injections_.get(), readout_.get()};
   }
@@ -445,6 +455,11 @@ class EventsRun final : public ModelRun {
                        " components");
     checkpoint_ =
         resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
+    // Paced: the clock releases the run's thousandths (EventStretches' positions) one by one;
+    // an operator may stop or pace it (an event model has nothing to push or set).
+    const double from = resumed_ ? resumed_->checkpoint.event_point().at.cut.time : 0.0;
+    pace(spec, s_.end / EventStretches::kPositions, EventStretches::position_of(from, s_.end),
+         resumed_ != nullptr, {1, 0, EventStretches::kPositions}, {});
   }
 
   // Nothing is deployed through plan(): sequential() runs the groups, on threads here or,
@@ -479,18 +494,28 @@ class EventsRun final : public ModelRun {
       log.add(p, monotonic_ns());
       return !control.stop_requested();
     };
-    // Each cut is a checkpoint: `kausal run --resume` continues from the last one.
+    // Each cut is a checkpoint: `kausal run --resume` continues from the last one. A paced
+    // run cuts at every release; it is written about every kCutSeconds, as an unpaced run's
+    // cuts come, and once more at the end (nothing committed is lost).
+    bool unwritten = false;
+    auto written = std::chrono::steady_clock::time_point{};
     const EventCutSink keep = [&](const EventResumePoint& at) {
       checkpoint_.event_point().at = at;
+      unwritten = true;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - written < std::chrono::duration<double>(kCutSeconds)) return;
       write_checkpoint(checkpoint_, spec_.out);
+      written = now;
+      unwritten = false;
     };
-    const EventRunResult run =
-        in_processes()
-            ? platform_.run_event_groups(*s_.built, s_.model, s_.parameters, spec,
-                                         {spec_.layout, cpus_, spec_.out / "logs"}, watch, keep)
-            : run_events(*s_.built, spec, watch, keep);
-    RunResult r = described();
-    r.wall_s = run.wall_seconds;
+    const auto groups =
+        in_processes() ? platform_.place_event_groups(*s_.built, s_.model, s_.parameters, spec,
+                                                      {spec_.layout, cpus_, spec_.out / "logs"})
+                       : event_groups_here(*s_.built, spec);
+    EventStretches stretches(*s_.built, spec, *groups, watch, keep);
+    RunResult r = execute(stretches, described(), control, {clock(), injections()});
+    if (unwritten) write_checkpoint(checkpoint_, spec_.out);
+    const EventRunResult& run = stretches.result();
     r.trajectory_sha256 = run.digest;
     fill(*r.events, run, run.committed_to);
     for (des::ComponentId c = 0; c < run.components.size(); ++c) {
@@ -502,7 +527,6 @@ class EventsRun final : public ModelRun {
     add_groups(r, run);
     for (std::size_t g = 0; g < r.components.size(); ++g)
       r.components[g].counters = log.counters(g);
-    if (run.failure) end_with(r, run.failure);
     return r;
   }
 
@@ -593,16 +617,6 @@ class EventsRun final : public ModelRun {
       c.spans = run.activity[g];
       c.dropped_spans = run.dropped_spans[g];
       r.components.push_back(std::move(c));
-    }
-  }
-
-  static void end_with(RunResult& r, const std::exception_ptr& failure) {
-    try {
-      std::rethrow_exception(failure);
-    } catch (const Error& e) {
-      r.end_with(e);
-    } catch (const std::exception& e) {
-      r.end_with(SimulationError(e.what()));
     }
   }
 
@@ -750,8 +764,11 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   // Before anything is started: the processes forked and threads made from now on inherit it.
   std::optional<RealtimePriority> priority;
   if (model.clock() && spec.realtime.priority > 0) priority.emplace(spec.realtime.priority);
+  // (A discrete-event run's work per step is its events there, which no first steps predict:
+  // it is not probed; its overruns are counted.)
   std::optional<StepBudget> budget;
-  if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
+  if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible &&
+      kind_of(spec.model) != ModelKind::events)
     budget = probe_budget(spec);
   const std::string label = spec.label();
   std::unique_ptr<LiveFeed> feed;

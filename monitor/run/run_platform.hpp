@@ -40,14 +40,14 @@ class RunPlatform {
   virtual std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan,
                                              const Placing& placing) = 0;
 
-  // A discrete-event run's groups as processes (layout process), run to their end
-  // (docs/events.md, "Process layout"). `model` names the model as the groups build it.
-  // InputError when this platform starts no processes.
-  virtual EventRunResult run_event_groups(const des::EventModel& model, const std::string& name,
-                                          const std::map<std::string, double>& parameters,
-                                          const EventRunSpec& spec, const Placing& placing,
-                                          const EventWatch& watch, const EventCutSink& cuts) {
-    (void)model, (void)name, (void)parameters, (void)spec, (void)placing, (void)watch, (void)cuts;
+  // A discrete-event run's groups as processes (layout process), started and ready to run
+  // stretch after stretch (docs/events.md, "Process layout"). `model` names the model as the
+  // groups build it. InputError when this platform starts no processes.
+  virtual std::unique_ptr<PlacedEventGroups> place_event_groups(
+      const des::EventModel& model, const std::string& name,
+      const std::map<std::string, double>& parameters, const EventRunSpec& spec,
+      const Placing& placing) {
+    (void)model, (void)name, (void)parameters, (void)spec, (void)placing;
     throw InputError("discrete-event groups run in one process here: use --layout single");
   }
 

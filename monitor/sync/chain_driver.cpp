@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "integrator/stepper.hpp"
+#include "monitor/sync/execution.hpp"
 #include "monitor/sync/sequential.hpp"
 
 namespace kausal {
@@ -45,15 +46,6 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
 
 namespace {
 
-// The operator's injections at step m: pushes on the states at m (before the step from m),
-// then a stop if one is due.
-void inject(Injections& injections, ChainStepper& stepper, std::uint64_t m,
-            std::span<PendulumState> states) {
-  for (const Injection& i : injections.take(m))
-    if (i.kind == InjectionKind::push) stepper.push(std::stoull(i.target) - 1, m, i.value, states);
-  injections.check_stop(m);
-}
-
 // Tells the observer about a committed step: the states as one row of values (phi, omega per
 // pendulum, as trajectory.csv has them), in a buffer reused from step to step.
 void tell_committed(RunObserver& observer, std::uint64_t step,
@@ -62,6 +54,98 @@ void tell_committed(RunObserver& observer, std::uint64_t step,
   for (const PendulumState& x : states) row.insert(row.end(), x.begin(), x.end());
   observer.committed(step, row);
 }
+
+// A pendulum chain under any of its steppers (sequential, the Integrators of the
+// conservative and optimistic methods, blocks): one step per advance, committed at once.
+class ChainCoupling final : public Coupling {
+ public:
+  ChainCoupling(const Scenario& s, ChainStepper& stepper, TrajectoryRecorder& recorder,
+                const DriveOptions& options)
+      : s_(s),
+        stepper_(stepper),
+        recorder_(recorder),
+        options_(options),
+        // The in-process reference runs in this thread: no separate monitor timing (two
+        // clock reads per step would cost more than the step).
+        monitor_(stepper.in_monitor_thread() ? nullptr : &monitor_clock_),
+        sweep_(s.chain),
+        step_(options.from ? options.from->step : 0),
+        states_(options.from ? options.from->states : s.initial),
+        collisions_(options.from ? options.from->collisions : 0) {
+    stepper_.set_observer(options_.observer);
+    if (options_.observer)
+      options_.observer->monitor_trace(monitor_ ? &monitor_->trace() : nullptr);
+  }
+
+  std::uint64_t committed() const override { return step_; }
+  std::uint64_t end() const override { return s_.steps; }
+  bool computes_here() const override { return true; }
+
+  void start(std::uint64_t) override {
+    if (!options_.from) {
+      recorder_.commit(0, states_);
+      if (options_.checkpoints) options_.checkpoints->committed(0, states_, 0, recorder_);
+    }
+    if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
+    if (options_.readout) options_.readout->update(0, step_, values());
+  }
+
+  bool advance(std::uint64_t released) override {
+    if (step_ >= released) return false;
+    collisions_ +=
+        step_chain(stepper_, sweep_, step_, states_, {monitor_, options_.check_guarantees});
+    ++step_;
+    recorder_.commit(step_, states_);
+    if (options_.readout) options_.readout->update(0, step_, values());
+    if (options_.checkpoints)
+      options_.checkpoints->committed(step_, states_, collisions_, recorder_);
+    if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
+    return true;
+  }
+
+  // A push acts on the state at its step, before the step from there.
+  void apply(const Injection& i) override {
+    if (i.kind == InjectionKind::push)
+      stepper_.push(std::stoull(i.target) - 1, step_, i.value, states_);
+  }
+
+  void finish(RunResult& r) override {
+    r.steps = step_;
+    r.collisions = collisions_;
+    // Whatever happened, the last committed step is on disk for a resume.
+    if (options_.checkpoints) options_.checkpoints->write_final(recorder_, r);
+    if (options_.observer) options_.observer->monitor_trace(nullptr);
+    stepper_.set_observer(nullptr);
+    recorder_.flush();
+    r.trajectory_sha256 = recorder_.digest();
+    r.counters = stepper_.counters();
+    if (monitor_) r.components.push_back(monitor_report(*monitor_));
+    for (auto& c : stepper_.reports()) {
+      // Calc calls are counted where the model is evaluated: by Systems, or by the
+      // sequential reference and blocks, which evaluate their models themselves.
+      if (c.role == ComponentRole::system || c.role == ComponentRole::sequential ||
+          c.role == ComponentRole::block)
+        r.calc_calls += c.totals.calc_calls;
+      r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
+      r.components.push_back(std::move(c));
+    }
+  }
+
+ private:
+  std::span<const double> values() const { return {states_.front().data(), 2 * states_.size()}; }
+
+  const Scenario& s_;
+  ChainStepper& stepper_;
+  TrajectoryRecorder& recorder_;
+  const DriveOptions& options_;
+  ActivityClock monitor_clock_;
+  ActivityClock* monitor_;
+  ImpactSweep sweep_;
+  std::uint64_t step_;
+  std::vector<PendulumState> states_;
+  std::uint64_t collisions_;
+  std::vector<double> row_;  // for the observer
+};
 
 }  // namespace
 
@@ -88,70 +172,8 @@ RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& steppe
 RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
                       TrajectoryRecorder& recorder, RunControl& control,
                       const DriveOptions& options) {
-  RunResult r = describe_run(s, method);
-  RunObserver* observer = options.observer;
-  Checkpointer* checkpoints = options.checkpoints;
-
-  // The in-process reference runs in this thread: no separate monitor timing (two clock
-  // reads per step would cost more than the step).
-  ActivityClock monitor_clock;
-  ActivityClock* monitor = stepper.in_monitor_thread() ? nullptr : &monitor_clock;
-  const auto start = std::chrono::steady_clock::now();
-  r.start_ns = monotonic_ns(start);
-  const std::uint64_t first = options.from ? options.from->step : 0;
-  std::vector<PendulumState> states = options.from ? options.from->states : s.initial;
-  ImpactSweep sweep(s.chain);
-  r.steps = first;
-  r.collisions = options.from ? options.from->collisions : 0;
-  stepper.set_observer(observer);
-  if (observer) observer->monitor_trace(monitor ? &monitor->trace() : nullptr);
-  std::vector<double> row;  // for the observer
-  try {
-    if (!options.from) {
-      recorder.commit(0, states);
-      if (checkpoints) checkpoints->committed(0, states, 0, recorder);
-    }
-    if (observer) tell_committed(*observer, first, states, row);
-    StepClock* clock = options.clock;
-    Readout* readout = options.readout;
-    auto values = [&] { return std::span<const double>(states.front().data(), 2 * states.size()); };
-    if (readout) readout->update(0, first, values());
-    if (clock) clock->start();
-    for (std::uint64_t m = first; m < s.steps; ++m) {
-      if (control.stop_requested()) throw Interrupted();
-      if (clock) clock->wait_release(m, control);
-      if (options.injections) inject(*options.injections, stepper, m, states);
-      r.collisions += step_chain(stepper, sweep, m, states, {monitor, options.check_guarantees});
-      if (clock) clock->committed(m + 1);
-      recorder.commit(m + 1, states);
-      if (readout) readout->update(0, m + 1, values());
-      if (checkpoints) checkpoints->committed(m + 1, states, r.collisions, recorder);
-      if (observer) tell_committed(*observer, m + 1, states, row);
-      r.steps = m + 1;
-      control.progress(m + 1, s.steps);
-    }
-  } catch (const Error& e) {
-    r.end_with(e);
-  }
-  // Whatever happened, the last committed step is on disk for a resume.
-  if (checkpoints) checkpoints->write_final(recorder, r);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (observer) observer->monitor_trace(nullptr);
-  stepper.set_observer(nullptr);
-  recorder.flush();
-  r.trajectory_sha256 = recorder.digest();
-  r.counters = stepper.counters();
-  if (monitor) r.components.push_back(monitor_report(monitor_clock));
-  for (auto& c : stepper.reports()) {
-    // Calc calls are counted where the model is evaluated: by Systems, or by the
-    // sequential reference and blocks, which evaluate their models themselves.
-    if (c.role == ComponentRole::system || c.role == ComponentRole::sequential ||
-        c.role == ComponentRole::block)
-      r.calc_calls += c.totals.calc_calls;
-    r.state_list_peak = std::max(r.state_list_peak, c.totals.state_list_peak);
-    r.components.push_back(std::move(c));
-  }
-  return r;
+  ChainCoupling coupling(s, stepper, recorder, options);
+  return execute(coupling, describe_run(s, method), control, {options.clock, options.injections});
 }
 
 }  // namespace kausal

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "integrator/stepper.hpp"
+#include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/sequential.hpp"
 #include "system/errors.hpp"
@@ -49,20 +50,17 @@ std::string seconds(double t) {
   return buffer;
 }
 
-class Master {
+class Master final : public PartitionedCoupling {
  public:
   Master(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& deployment,
-         PartitionedRecorder& recorder, RunControl& control, bool concurrent, RunResult& result,
-         ActivityClock* monitor)
-      : s_(s),
-        m_(*s.master),
-        plan_(plan),
+         PartitionedRecorder& recorder, const PartitionedWatchers& watchers, bool concurrent,
+         bool own_thread)
+      : PartitionedCoupling(s, plan, recorder, watchers),
+        m_(master_of(s)),
         deployment_(deployment),
-        recorder_(recorder),
-        control_(control),
-        figures_(*result.cosimulation),
-        monitor_(monitor),
+        own_thread_(own_thread),
         pending_(plan.configs.size()) {
+    figures_.exchange = m_.exchange == ExchangeOrder::gauss_seidel ? "gauss-seidel" : "jacobi";
     check(m_.control);
     for (std::size_t p = 0; p < plan.routes.size(); ++p)
       for (const Route& r : plan.routes[p]) links_.push_back(link(s, p, r));
@@ -75,6 +73,7 @@ class Master {
           std::min(max_ticks_, std::max(m_.grid_ticks, fits / m_.grid_ticks * m_.grid_ticks));
     }
     min_ticks_ = std::min(m_.min_ticks, max_ticks_);
+    h_ = std::clamp(m_.step_ticks, min_ticks_, max_ticks_);
     // A partition whose model cannot restore its state (an FMU without get/set state) cannot
     // repeat a step: the error control then only sets the next step (plan_partitions already
     // refuses iterations for it).
@@ -82,29 +81,63 @@ class Master {
                                  [](const std::string& why) { return why.empty(); });
     if (concurrent && m_.exchange == ExchangeOrder::jacobi && deployment.size() > 1)
       fan_out_.emplace(deployment.size());
+    // In a distributed run the master's thread is a component of its own, as the monitor of
+    // every other distributed run (a strip of the live view, a row of the summary).
+    if (own_thread_) watch_monitor(monitor_.trace());
   }
 
-  void run() {
-    start();
-    std::uint64_t t = recorder_.horizon();
-    std::uint64_t h = std::clamp(m_.step_ticks, min_ticks_, max_ticks_);
-    while (t < s_.ticks) {
-      if (control_.stop_requested()) throw Interrupted();
-      // A step cut short by a synchronisation point or the end does not shrink the next one;
-      // without error control every step is the nominal one again.
-      const std::uint64_t room = room_after(t);
-      const std::uint64_t proposed = macro_step(t, std::min(h, room));
-      if (m_.error_control) h = room < h ? std::max(proposed, h) : proposed;
-      control_.progress(recorder_.horizon(), s_.ticks);
-      t = recorder_.horizon();
-    }
-    // The last step is accepted too: committed like every other (the next advance would have),
-    // so that nothing of it stays open to rollback in the Integrators and their traces.
-    for (std::size_t q = 0; q < deployment_.size(); ++q) {
-      deployment_.integrator(q).commit(s_.ticks / plan_.configs[q].ticks_per_step);
+  bool computes_here() const override { return true; }
+
+  // The first states: every partition publishes its start (advance to step 0).
+  void start(std::uint64_t) override {
+    for (std::size_t p = 0; p < deployment_.size(); ++p) {
+      const StateBatch batch = deployment_.integrator(p).advance(0, 0);
       ++figures_.messages;
+      if (batch.count() > 0) record(p, batch);
+      for (Link& l : links_)
+        if (l.producer == p) l.history.push_back({time_of(0), output_at_end(batch, l.output)});
     }
   }
+
+  // One macro step from the committed tick T, once the clock has released step T (a macro
+  // step is computed ahead, as a slow partition's step: its inner ticks exist only at its
+  // end).
+  bool advance(std::uint64_t released) override {
+    const std::uint64_t t = recorder_.horizon();
+    if (t >= released) return false;
+    // A step cut short by a synchronisation point or the end does not shrink the next one;
+    // without error control every step is the nominal one again.
+    const std::uint64_t room = room_after(t);
+    const std::uint64_t proposed = macro_step(t, std::min(h_, room));
+    if (m_.error_control) h_ = room < h_ ? std::max(proposed, h_) : proposed;
+    // The last step is accepted too: committed like every other (the next advance would
+    // have), so that nothing of it stays open to rollback in the Integrators and their traces.
+    if (recorder_.horizon() >= s_.ticks) {
+      for (std::size_t q = 0; q < deployment_.size(); ++q) {
+        deployment_.integrator(q).commit(s_.ticks / plan_.configs[q].ticks_per_step);
+        ++figures_.messages;
+      }
+    }
+    return true;
+  }
+
+  void finish(RunResult& r) override {
+    finish_partitions(r, &deployment_);
+    r.cosimulation = figures_;
+    r.counters.monitor_calls = figures_.messages;
+    r.counters.bytes = figures_.bytes;
+    if (own_thread_) {
+      add_components(r, {monitor_report(monitor_)});
+      add_components(r, deployment_.reports());
+    } else {
+      add_components(
+          r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
+                                r.calc_calls)});
+    }
+  }
+
+ protected:
+  Deployment& deployment() override { return deployment_; }
 
  private:
   double time_of(std::uint64_t tick) const { return step_time(s_.t0(), s_.tick, tick); }
@@ -192,7 +225,7 @@ class Master {
       std::vector<ChannelPrediction> shipped;
       {
         std::optional<BusyScope> busy;  // the master's own work: predicting
-        if (monitor_) busy.emplace(*monitor_, SpanTag{ActivityCall::provide});
+        if (own_thread_) busy.emplace(monitor_, SpanTag{ActivityCall::provide});
         for (Link& l : links_) {
           if (l.consumer != q) continue;
           l.used = predict(l, t, h, true);
@@ -336,7 +369,7 @@ class Master {
       if (l.history.size() > kHistory) l.history.pop_front();
     }
     for (std::size_t q = 0; q < pending_.size(); ++q) {
-      for (const StateBatch& b : pending_[q]) recorder_.record(q, b);
+      for (const StateBatch& b : pending_[q]) record(q, b);
       pending_[q].clear();
     }
     const double step = static_cast<double>(h) * s_.tick;
@@ -345,14 +378,23 @@ class Master {
     ++figures_.macro_steps;
   }
 
-  const PartitionedScenario& s_;
+  // Recorded: every step of an accepted macro step, with the operator's readout.
+  void record(std::size_t q, const StateBatch& batch) {
+    recorder_.record(q, batch);
+    if (watchers_.readout) read_out(*watchers_.readout, plan_, q, batch);
+  }
+
+  static const MasterSpec& master_of(const PartitionedScenario& s) {
+    if (!s.master) throw InputError(s.file + ": no [master] table");
+    return *s.master;
+  }
+
   const MasterSpec& m_;
-  const PartitionedPlan& plan_;
   Deployment& deployment_;
-  PartitionedRecorder& recorder_;
-  RunControl& control_;
-  CosimulationFigures& figures_;
-  ActivityClock* monitor_;  // the master's thread (nullptr: the run's only thread)
+  const bool own_thread_;
+  CosimulationFigures figures_;
+  ActivityClock monitor_;  // the master's thread, busy predicting (a distributed run's)
+  std::uint64_t h_ = 1;    // the next macro step's size in ticks
   std::vector<Link> links_;
   std::vector<std::size_t> order_;
   std::vector<std::vector<StateBatch>> pending_;  // per partition: the current step's batches
@@ -370,43 +412,13 @@ RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
                            const PartitionedWatchers& watchers, bool concurrent) {
   RunResult r = describe_partitioned_run(s, method, plan.mode);
   r.cosimulation.emplace();
-  r.cosimulation->exchange =
-      s.master && s.master->exchange == ExchangeOrder::gauss_seidel ? "gauss-seidel" : "jacobi";
-  const auto start = Clock::now();
-  r.start_ns = monotonic_ns(start);
-  recorder.observe(watchers.observer);
-  // In a distributed run the master's thread is a component of its own, as the monitor of
-  // every other distributed run (a strip of the live view, a row of the summary).
-  const bool own_thread = method != SyncMethod::sequential;
-  ActivityClock monitor;
-  if (own_thread && watchers.observer) watchers.observer->monitor_trace(&monitor.trace());
   try {
-    if (!s.master) throw InputError(s.file + ": no [master] table");
-    Master(s, plan, deployment, recorder, control, concurrent, r, own_thread ? &monitor : nullptr)
-        .run();
-  } catch (const Error& e) {
+    Master master(s, plan, deployment, recorder, watchers, concurrent,
+                  method != SyncMethod::sequential);
+    return execute(master, std::move(r), control, {watchers.clock, watchers.injections});
+  } catch (const Error& e) {  // a master that cannot be set up
     r.end_with(e);
   }
-  if (own_thread && watchers.observer) watchers.observer->monitor_trace(nullptr);
-  recorder.observe(nullptr);
-  for (std::size_t p = 0; p < deployment.size(); ++p) {
-    try {
-      r.partitions[p].stats = deployment.integrator(p).stats();
-    } catch (const Error&) {
-      // a dead partition: its counters are lost, the failure is already in the result
-    }
-  }
-  finish_partitioned(r, recorder, start);
-  r.counters.monitor_calls = r.cosimulation->messages;
-  r.counters.bytes = r.cosimulation->bytes;
-  if (method == SyncMethod::sequential)
-    add_components(
-        r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
-                              r.calc_calls)});
-  else
-    add_components(r, {monitor_report(monitor)});
-  if (own_thread) add_components(r, deployment.reports());
-  recorder.flush();
   return r;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "integrator/events/event_recorder.hpp"
+#include "monitor/sync/execution.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -256,116 +257,187 @@ std::string event_run_digest(const std::vector<Sha256::Midstate>& digests) {
   return combine_component_digests(components);
 }
 
-EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec& spec,
-                                const EventWatch& watch, const EventCutSink& cuts,
-                                const StretchRunner& stretch) {
-  EventRunResult result;
-  result.components.resize(model.components());
-  std::optional<EventResumePoint> at;
-  if (spec.from) at = *spec.from;
-  const double start = at ? at->cut.time : 0.0;
+namespace {
+
+// Ends the run with `failure`: as it is when it is a kausal::Error, else as a SimulationError
+// with its words (a component's own exception).
+[[noreturn]] void end_with(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SimulationError(e.what());
+  }
+}
+
+class GroupsHere final : public PlacedEventGroups {
+ public:
+  GroupsHere(const des::EventModel& model, const EventRunSpec& spec)
+      : model_(model),
+        spec_(spec),
+        owner_(contiguous_groups(model.components(),
+                                 spec.method == SyncMethod::sequential ? 1 : spec.groups)) {}
+  Stretch stretch(const des::GroupSettings& settings, const EventResumePoint* from,
+                  const EventWatch& watch) override {
+    return run_stretch_here(model_, spec_, owner_, settings, from, watch);
+  }
+
+ private:
+  const des::EventModel& model_;
+  const EventRunSpec spec_;
+  const std::vector<des::GroupId> owner_;
+};
+
+}  // namespace
+
+std::unique_ptr<PlacedEventGroups> event_groups_here(const des::EventModel& model,
+                                                     const EventRunSpec& spec) {
+  check_event_run(model, spec);
+  return std::make_unique<GroupsHere>(model, spec);
+}
+
+EventStretches::EventStretches(const des::EventModel& model, const EventRunSpec& spec,
+                               PlacedEventGroups& groups, const EventWatch& watch,
+                               const EventCutSink& cuts)
+    : model_(model),
+      spec_(spec),
+      groups_(groups),
+      watch_(watch),
+      cuts_(cuts),
+      settings_(group_settings(model, spec)) {
+  result_.components.resize(model.components());
+  if (spec.from) at_ = *spec.from;
+  const double start = at_ ? at_->cut.time : 0.0;
   // At most about a thousand cuts, however fast the stretches go. The first stretch is the
   // shortest, to measure how fast the run goes. A stretch that runs four times longer than a
-  // cut's worth of wall time is stopped and run again shorter (see `too_long`): with an end
+  // cut's worth of wall time is stopped and run again shorter (see too_long_): with an end
   // far beyond what the run reaches, even the first stretch (a thousandth of the run) once
   // went on for ever without a cut.
-  double floor = (spec.end - start) / 1000;
-  double length = spec.cut_seconds > 0 ? floor : spec.end - start;
-  des::GroupSettings settings = group_settings(model, spec);
-  const auto begin = std::chrono::steady_clock::now();
-  result.committed_to = start;
-  if (at) result.digest = event_run_digest(at->digests);
-  // What the stretches before the current one did, per group.
-  std::vector<des::GroupProgress> done_before;
-  // A stretch that has run four cuts' worth of wall time without reaching its end: stopped at
-  // `reached` and run again from its start, shorter.
-  const auto too_long_after = std::chrono::duration<double>(4 * spec.cut_seconds);
-  std::chrono::steady_clock::time_point stretch_begin;
-  std::optional<double> too_long;
-  const auto whole_run = [&](const EventProgress& stretch_progress) {
-    if (spec.cut_seconds > 0 && std::chrono::steady_clock::now() - stretch_begin > too_long_after) {
-      too_long = stretch_progress.committed_to;
-      return false;
-    }
-    if (!watch) return true;
-    EventProgress p = stretch_progress;
-    for (std::size_t g = 0; g < std::min(p.groups.size(), done_before.size()); ++g) {
-      des::GroupProgress sum = done_before[g];
-      sum += p.groups[g];
-      p.groups[g] = sum;
-    }
-    return watch(p);
-  };
-  const EventWatch stretch_watch =
-      watch || spec.cut_seconds > 0 ? EventWatch(whole_run) : EventWatch{};
-  while (result.committed_to < spec.end) {
-    settings.start = result.committed_to;
-    settings.end = std::min(spec.end, settings.start + length);
-    // The last stretch ends exactly at the end, never a rounding short of it; and every
-    // stretch ends after its start (an end whose thousandth underflows to 0, or a start so
-    // large that adding the length rounds back to it, once gave stretches [t, t] forever).
-    if (spec.end - settings.end < floor || !(settings.end > settings.start))
-      settings.end = spec.end;
-    stretch_begin = std::chrono::steady_clock::now();
-    too_long.reset();
-    Stretch done = stretch(settings, at ? &*at : nullptr, stretch_watch);
-    if (too_long && !done.cut) {
-      // Its work is dropped; the next try ends about a quarter of the way it got (a 64th
-      // of its length when it got nowhere), so that it ends within about a cut's time.
-      const double reached = std::clamp(*too_long, settings.start, settings.end) - settings.start;
-      length = reached > 0 ? reached / 4 : (settings.end - settings.start) / 64;
-      floor = std::min(floor, length);
-      continue;
-    }
-    add_stretch(result, done.figures);
-    const auto finished =
-        progress_of(done.figures, done.cut ? settings.end : done.figures.committed_to);
-    if (done_before.empty()) done_before.resize(finished.size());
-    for (std::size_t g = 0; g < std::min(finished.size(), done_before.size()); ++g)
-      done_before[g] += finished[g];
-    if (!done.cut) {
-      result.failure = done.figures.failure;
-      result.committed_to = std::max(result.committed_to, done.figures.committed_to);
-      result.digest = done.figures.digest;
-      break;
-    }
-    if (at)
-      for (des::ComponentId c = 0; c < model.components(); ++c)
-        done.cut->cut.committed[c] += at->cut.committed[c];
-    at.emplace(std::move(*done.cut));
-    result.committed_to = at->cut.time;
-    // Exact figures at every cut (the run's last progress among them); a stop is seen by
-    // the next stretch's watch.
-    if (watch) watch(EventProgress{result.committed_to, done_before});
-    result.digest = event_run_digest(at->digests);
-    if (cuts) {
-      try {
-        cuts(*at);
-      } catch (const std::exception&) {
-        result.failure = std::current_exception();
-        break;
-      }
-    }
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - stretch_begin).count();
-    if (spec.cut_seconds > 0) length = next_length(length, wall, spec.cut_seconds, floor);
+  floor_ = (spec.end - start) / 1000;
+  length_ = spec.cut_seconds > 0 ? floor_ : spec.end - start;
+  result_.committed_to = start;
+  if (at_) result_.digest = event_run_digest(at_->digests);
+}
+
+double EventStretches::time_of(std::uint64_t position, double end) {
+  if (position >= kPositions) return end;
+  return end * static_cast<double>(position) / static_cast<double>(kPositions);
+}
+
+std::uint64_t EventStretches::position_of(double committed_to, double end) {
+  // Counted with time_of itself: a stretch that ends at a position's time has committed
+  // that position, whatever the rounding.
+  const double share = committed_to / end * static_cast<double>(kPositions);
+  auto p = static_cast<std::uint64_t>(std::clamp(share, 0.0, static_cast<double>(kPositions)));
+  while (p < kPositions && time_of(p + 1, end) <= committed_to) ++p;
+  while (p > 0 && time_of(p, end) > committed_to) --p;
+  return p;
+}
+
+std::uint64_t EventStretches::committed() const {
+  return position_of(result_.committed_to, spec_.end);
+}
+
+bool EventStretches::stretch_watch(const EventProgress& stretch_progress) {
+  const auto too_long_after = std::chrono::duration<double>(4 * spec_.cut_seconds);
+  if (spec_.cut_seconds > 0 && std::chrono::steady_clock::now() - stretch_begin_ > too_long_after) {
+    too_long_ = stretch_progress.committed_to;
+    return false;
   }
-  result.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  return result;
+  if (!watch_) return true;
+  EventProgress p = stretch_progress;
+  for (std::size_t g = 0; g < std::min(p.groups.size(), done_before_.size()); ++g) {
+    des::GroupProgress sum = done_before_[g];
+    sum += p.groups[g];
+    p.groups[g] = sum;
+  }
+  return watch_(p);
+}
+
+bool EventStretches::advance(std::uint64_t released) {
+  try {
+    return next_stretch(released == unpaced ? spec_.end : time_of(released, spec_.end));
+  } catch (...) {
+    // What ended the run, as it was thrown (a cut refused, a layout that fails), for the
+    // callers of result().
+    if (!result_.failure) result_.failure = std::current_exception();
+    throw;
+  }
+}
+
+bool EventStretches::next_stretch(double released) {
+  if (result_.committed_to >= released) return false;  // paced: until the next release
+  settings_.start = result_.committed_to;
+  settings_.end = std::min(spec_.end, settings_.start + length_);
+  // The last stretch ends exactly at the end, never a rounding short of it; and every
+  // stretch ends after its start (an end whose thousandth underflows to 0, or a start so
+  // large that adding the length rounds back to it, once gave stretches [t, t] forever).
+  if (spec_.end - settings_.end < floor_ || !(settings_.end > settings_.start))
+    settings_.end = spec_.end;
+  // Paced: no event at or after the released time is processed yet.
+  settings_.end = std::min(settings_.end, released);
+  stretch_begin_ = std::chrono::steady_clock::now();
+  too_long_.reset();
+  const EventWatch watch =
+      watch_ || spec_.cut_seconds > 0
+          ? EventWatch([this](const EventProgress& p) { return stretch_watch(p); })
+          : EventWatch{};
+  Stretch done = groups_.stretch(settings_, at_ ? &*at_ : nullptr, watch);
+  if (too_long_ && !done.cut) {
+    // Its work is dropped; the next try ends about a quarter of the way it got (a 64th of
+    // its length when it got nowhere), so that it ends within about a cut's time.
+    const double reached = std::clamp(*too_long_, settings_.start, settings_.end) - settings_.start;
+    length_ = reached > 0 ? reached / 4 : (settings_.end - settings_.start) / 64;
+    floor_ = std::min(floor_, length_);
+    return true;
+  }
+  add_stretch(result_, done.figures);
+  const auto finished =
+      progress_of(done.figures, done.cut ? settings_.end : done.figures.committed_to);
+  if (done_before_.empty()) done_before_.resize(finished.size());
+  for (std::size_t g = 0; g < std::min(finished.size(), done_before_.size()); ++g)
+    done_before_[g] += finished[g];
+  if (!done.cut) {
+    result_.failure = done.figures.failure;
+    result_.committed_to = std::max(result_.committed_to, done.figures.committed_to);
+    result_.digest = done.figures.digest;
+    end_with(result_.failure);
+  }
+  if (at_)
+    for (des::ComponentId c = 0; c < model_.components(); ++c)
+      done.cut->cut.committed[c] += at_->cut.committed[c];
+  at_.emplace(std::move(*done.cut));
+  result_.committed_to = at_->cut.time;
+  // Exact figures at every cut (the run's last progress among them); a stop is seen by the
+  // next stretch's watch.
+  if (watch_) watch_(EventProgress{result_.committed_to, done_before_});
+  result_.digest = event_run_digest(at_->digests);
+  if (cuts_) {
+    try {
+      cuts_(*at_);
+    } catch (const std::exception&) {
+      result_.failure = std::current_exception();
+      end_with(result_.failure);
+    }
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stretch_begin_).count();
+  if (spec_.cut_seconds > 0) length_ = next_length(length_, wall, spec_.cut_seconds, floor_);
+  return true;
+}
+
+void EventStretches::finish(RunResult& r) {
+  result_.wall_seconds = r.wall_s;
 }
 
 EventRunResult run_events(const des::EventModel& model, const EventRunSpec& spec,
                           const EventWatch& watch, const EventCutSink& cuts) {
-  check_event_run(model, spec);
-  const std::uint32_t groups = spec.method == SyncMethod::sequential ? 1 : spec.groups;
-  const std::vector<des::GroupId> owner = contiguous_groups(model.components(), groups);
-  return run_in_stretches(model, spec, watch, cuts,
-                          [&](const des::GroupSettings& settings, const EventResumePoint* from,
-                              const EventWatch& stretch_watch) {
-                            return run_stretch_here(model, spec, owner, settings, from,
-                                                    stretch_watch);
-                          });
+  const auto groups = event_groups_here(model, spec);
+  EventStretches stretches(model, spec, *groups, watch, cuts);
+  RunControl unstopped;  // a stop comes through the watch
+  execute(stretches, {}, unstopped);
+  return stretches.result();
 }
 
 }  // namespace kausal

@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/mailbox_exchange.hpp"
 #include "monitor/run/run_kind.hpp"
+#include "monitor/sync/coupling.hpp"
 #include "system/sha256.hpp"
 
 namespace kausal {
@@ -116,21 +118,77 @@ struct Stretch {
   // At settings.end, when every group reached it (its committed counts are the stretch's).
   std::optional<EventResumePoint> cut;
 };
-// Runs one stretch, continued from `from` (null: the components start), telling `watch` the
-// stretch's own progress.
-using StretchRunner = std::function<Stretch(const des::GroupSettings& settings,
-                                            const EventResumePoint* from, const EventWatch& watch)>;
+
+// Where a run's event groups are: threads of this process (event_groups_here) or processes
+// (RunPlatform::place_event_groups). They run one stretch at a time, continued from `from`
+// (null: the components start), telling `watch` the stretch's own progress.
+class PlacedEventGroups {
+ public:
+  virtual ~PlacedEventGroups() = default;
+  virtual Stretch stretch(const des::GroupSettings& settings, const EventResumePoint* from,
+                          const EventWatch& watch) = 0;
+};
+
+// The groups of spec on threads of this process, exchanging events through mailboxes
+// (sequential: one group on the loop's thread). InputError for a bad spec.
+std::unique_ptr<PlacedEventGroups> event_groups_here(const des::EventModel& model,
+                                                     const EventRunSpec& spec);
 
 // The run's digest from its components' running digests (at a cut, or at the end).
 std::string event_run_digest(const std::vector<Sha256::Midstate>& digests);
 
-// The stretch loop every layout shares: from spec.from (or the start) to spec.end, in
-// stretches sized for a cut about every spec.cut_seconds (one stretch when 0), each cut
-// handed to `cuts` with the committed counts of the whole run. The digest is the last cut's.
-// `watch` sees the progress of the whole run (each stretch's added to those before it).
-EventRunResult run_in_stretches(const des::EventModel& model, const EventRunSpec& spec,
-                                const EventWatch& watch, const EventCutSink& cuts,
-                                const StretchRunner& stretch);
+// A discrete-event run as the one loop (monitor/sync/execution.hpp) drives it, wherever its
+// groups are: from spec.from (or the start) to spec.end in stretches sized for a cut about
+// every spec.cut_seconds (one stretch when 0), each cut handed to `cuts` with the committed
+// counts of the whole run. `watch` sees the progress of the whole run (each stretch's added
+// to those before it). Its position is the committed time in thousandths of the run (the
+// last one: the end); a paced run releases them one by one, and no event at or after a
+// position's time is processed before its release (a stretch ends there).
+class EventStretches final : public Coupling {
+ public:
+  static constexpr std::uint64_t kPositions = 1000;
+  // The time position p of a run to `end` starts at (the end for the last), and the last
+  // position whose time `committed_to` has reached.
+  static double time_of(std::uint64_t position, double end);
+  static std::uint64_t position_of(double committed_to, double end);
+
+  EventStretches(const des::EventModel& model, const EventRunSpec& spec, PlacedEventGroups& groups,
+                 const EventWatch& watch = {}, const EventCutSink& cuts = {});
+
+  std::uint64_t committed() const override;
+  std::uint64_t end() const override { return kPositions; }
+  bool computes_here() const override { return true; }
+  void start(std::uint64_t) override {}
+  // One stretch: committed up to its end (a cut), or stopped and to be run again shorter;
+  // none while everything released is committed.
+  bool advance(std::uint64_t released) override;
+  void apply(const Injection&) override {}
+  void finish(RunResult& r) override;
+
+  // What the run did; its failure (if any) is also the loop's result.
+  const EventRunResult& result() const { return result_; }
+
+ private:
+  bool next_stretch(double released);
+  bool stretch_watch(const EventProgress& stretch_progress);
+
+  const des::EventModel& model_;
+  const EventRunSpec& spec_;
+  PlacedEventGroups& groups_;
+  const EventWatch& watch_;
+  const EventCutSink& cuts_;
+  EventRunResult result_;
+  std::optional<EventResumePoint> at_;  // the last cut
+  des::GroupSettings settings_;
+  double floor_ = 0;   // the shortest stretch
+  double length_ = 0;  // the next stretch's
+  // What the stretches before the current one did, per group.
+  std::vector<des::GroupProgress> done_before_;
+  std::chrono::steady_clock::time_point stretch_begin_;
+  // A stretch that ran four cuts' worth of wall time without reaching its end: stopped at
+  // this time and run again from its start, shorter.
+  std::optional<double> too_long_;
+};
 
 // Throws InputError for a bad spec. A run that fails — a deadlock (policy fail: a
 // SimulationError naming the cycle), a component's error (ModelError, ProtocolError), a

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "monitor/deploy/local_deployment.hpp"
+#include "monitor/sync/execution.hpp"
 #include "monitor/sync/sequential.hpp"
 #include "system/errors.hpp"
 
@@ -15,10 +16,6 @@ namespace kausal {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Records the final steps partitions deliver, with the samples in them (the checkpoint's
 // input histories): the same for both drivers. In a sequential run the monitor also provides
@@ -35,7 +32,7 @@ struct Router {
   Readout* readout = nullptr;
 
   void route(std::size_t p, const StateBatch& batch) const {
-    if (readout && batch.count() > 0) read_out(p, batch);
+    if (readout) read_out(*readout, plan, p, batch);
     std::map<std::size_t, std::vector<ChannelSample>> routed;
     {
       std::optional<BusyScope> busy;
@@ -58,40 +55,36 @@ struct Router {
       (relay ? counters->bytes : counters->direct_bytes) += 24 * samples.size();
     }
   }
-
-  // The batch's last state and outputs, at its tick.
-  void read_out(std::size_t p, const StateBatch& batch) const {
-    const std::size_t last = batch.count() - 1;
-    std::vector<double> values(batch.state(last).begin(), batch.state(last).end());
-    const auto outputs =
-        batch.outputs.begin() + static_cast<std::ptrdiff_t>(last * batch.output_size);
-    values.insert(values.end(), outputs, outputs + static_cast<std::ptrdiff_t>(batch.output_size));
-    readout->update(p, (batch.first_step + last) * plan.configs[p].ticks_per_step, values);
-  }
 };
 
-// Hands the operator's pending changes to the partitions they concern: from the stages at
-// their tick on (a quarter tick early, so that a stage at the tick itself sees the change
-// however its time was rounded: docs/realtime.md).
-void install_changes(const PartitionedScenario& s, Deployment& deployment, Injections& injections) {
-  for (const Injection& i : injections.take(Injections::none)) {
-    if (i.kind != InjectionKind::set) continue;
-    const std::size_t dot = i.target.find('.');
-    const std::string member = i.target.substr(0, dot);
-    for (const SubsystemSpec& sub : s.subsystems) {
-      if (sub.name != member) continue;
-      const double from = s.t0() + (static_cast<double>(i.step) - 0.25) * s.tick;
-      deployment.integrator(sub.partition)
-          .change({member, i.target.substr(dot + 1), i.value, from});
-    }
+// Hands an operator's change to the partitions it concerns: from the stages at its tick on (a
+// quarter tick early, so that a stage at the tick itself sees the change however its time was
+// rounded: docs/realtime.md).
+void install_change(const PartitionedScenario& s, Deployment& deployment, const Injection& i) {
+  if (i.kind != InjectionKind::set) return;
+  const std::size_t dot = i.target.find('.');
+  const std::string member = i.target.substr(0, dot);
+  for (const SubsystemSpec& sub : s.subsystems) {
+    if (sub.name != member) continue;
+    const double from = s.t0() + (static_cast<double>(i.step) - 0.25) * s.tick;
+    deployment.integrator(sub.partition).change({member, i.target.substr(dot + 1), i.value, from});
   }
 }
 
 }  // namespace
 
-void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder,
-                        std::chrono::steady_clock::time_point start) {
-  r.wall_s = seconds_since(start);
+void read_out(Readout& readout, const PartitionedPlan& plan, std::size_t p,
+              const StateBatch& batch) {
+  if (batch.count() == 0) return;
+  const std::size_t last = batch.count() - 1;
+  std::vector<double> values(batch.state(last).begin(), batch.state(last).end());
+  const auto outputs =
+      batch.outputs.begin() + static_cast<std::ptrdiff_t>(last * batch.output_size);
+  values.insert(values.end(), outputs, outputs + static_cast<std::ptrdiff_t>(batch.output_size));
+  readout.update(p, (batch.first_step + last) * plan.configs[p].ticks_per_step, values);
+}
+
+void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder) {
   r.trajectory_sha256 = recorder.digest();
   r.steps = recorder.horizon();
   for (const auto& p : r.partitions) {
@@ -102,116 +95,12 @@ void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder,
   }
 }
 
-namespace {
+namespace {}  // namespace
 
-// The observer watches the recorder and the monitor's trace from construction until end()
-// or, on any other way out (an exception that is no kausal::Error), the destructor: it
-// never reads the trace after the clock has gone.
-class Watch {
- public:
-  Watch(RunObserver* observer, PartitionedRecorder& recorder, const ActivityTrace* trace)
-      : observer_(observer), recorder_(recorder), traced_(observer && trace) {
-    recorder_.observe(observer_);
-    if (traced_) observer_->monitor_trace(trace);
-  }
-  ~Watch() { end(); }
-  Watch(const Watch&) = delete;
-  Watch& operator=(const Watch&) = delete;
-  void end() {
-    if (traced_) observer_->monitor_trace(nullptr);
-    recorder_.observe(nullptr);
-    observer_ = nullptr;
-    traced_ = false;
-  }
-
- private:
-  RunObserver* observer_;
-  PartitionedRecorder& recorder_;
-  bool traced_;  // the observer was given a trace and must be told when it goes
-};
-
-// The last state of a partition that may be computed once the clock has released ticks up
-// to `released_tick` (its step n needs the release of step n·k, k its ticks per step).
 std::uint64_t released_state(const IntegratorConfig& c, std::uint64_t released_tick) {
   if (released_tick == 0) return 0;
   return (released_tick - 1) / c.ticks_per_step + 1;
 }
-
-// Paced distributed runs: a thread that waits for each release of the clock and hands every
-// partition what it may compute now. Nothing escapes it: a failure (a partition that cannot
-// be told) fails the run's inbox.
-class Releaser {
- public:
-  Releaser(StepClock& clock, const PartitionedScenario& s, const PartitionedPlan& plan,
-           Deployment& deployment, Injections* injections, RunControl& control)
-      : clock_(clock),
-        scenario_(s),
-        plan_(plan),
-        deployment_(deployment),
-        injections_(injections),
-        stop_(control) {
-    for (const auto& c : plan.configs) sent_.push_back(released_state(c, clock.released()));
-  }
-  ~Releaser() {
-    if (!thread_.joinable()) return;
-    stop_.stopping = true;
-    thread_.join();
-  }
-  Releaser(const Releaser&) = delete;
-  Releaser& operator=(const Releaser&) = delete;
-
-  // What each partition may compute before the first release (before start: the thread
-  // owns the releases from then on).
-  std::uint64_t initial(std::size_t p) const { return sent_[p]; }
-  // Releases steps first .. last − 1 as the clock gives them, once every partition has
-  // started with its initial release: a release never reaches a partition before its start.
-  void start(std::uint64_t first, std::uint64_t last) {
-    thread_ = std::thread([this, first, last] { run(first, last); });
-  }
-
- private:
-  struct Stop final : RunControl {
-    explicit Stop(RunControl& c) : run(c) {}
-    bool stop_requested() const override { return stopping || run.stop_requested(); }
-    RunControl& run;
-    std::atomic<bool> stopping{false};
-  };
-
-  void run(std::uint64_t first, std::uint64_t last) {
-    try {
-      for (std::uint64_t m = first; m < last; ++m) {
-        clock_.wait_release(m, stop_);
-        // Changes first: nobody has computed past the tick they take effect at.
-        std::uint64_t upto = m + 1;
-        if (injections_) {
-          install_changes(scenario_, deployment_, *injections_);
-          upto = std::min(upto, injections_->hold());  // a stop
-        }
-        for (std::size_t p = 0; p < sent_.size(); ++p) {
-          const std::uint64_t state = released_state(plan_.configs[p], upto);
-          if (state <= sent_[p]) continue;
-          deployment_.integrator(p).release(state);
-          sent_[p] = state;
-        }
-      }
-    } catch (const Interrupted&) {
-      // the run ends (or was asked to stop: the driver sees that itself)
-    } catch (...) {
-      deployment_.inbox().fail(std::current_exception());
-    }
-  }
-
-  StepClock& clock_;
-  const PartitionedScenario& scenario_;
-  const PartitionedPlan& plan_;
-  Deployment& deployment_;
-  Injections* injections_;
-  Stop stop_;
-  std::vector<std::uint64_t> sent_;
-  std::thread thread_;  // last: started once the rest is there
-};
-
-}  // namespace
 
 void add_components(RunResult& r, std::vector<ComponentReport> components) {
   for (auto& c : components) {
@@ -241,132 +130,197 @@ RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod meth
   return r;
 }
 
+PartitionedCoupling::PartitionedCoupling(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                         PartitionedRecorder& recorder,
+                                         const PartitionedWatchers& watchers)
+    : s_(s), plan_(plan), recorder_(recorder), watchers_(watchers) {
+  recorder_.observe(watchers_.observer);
+}
+
+void PartitionedCoupling::watch_monitor(const ActivityTrace& trace) {
+  if (!watchers_.observer) return;
+  watchers_.observer->monitor_trace(&trace);
+  traced_ = true;
+}
+
+PartitionedCoupling::~PartitionedCoupling() {
+  stop_watching();
+}
+
+void PartitionedCoupling::stop_watching() {
+  if (traced_) watchers_.observer->monitor_trace(nullptr);
+  traced_ = false;
+  recorder_.observe(nullptr);
+}
+
+void PartitionedCoupling::apply(const Injection& injection) {
+  install_change(s_, deployment(), injection);
+}
+
+void PartitionedCoupling::finish_partitions(RunResult& r, Deployment* deployment) {
+  if (watchers_.checkpoints) watchers_.checkpoints->write_final(recorder_, r);
+  stop_watching();
+  for (std::size_t p = 0; deployment && p < deployment->size(); ++p) {
+    try {
+      r.partitions[p].stats = deployment->integrator(p).stats();
+    } catch (const Error&) {
+      // a dead partition: its counters are lost, the failure is already in the result
+    }
+  }
+  finish_partitioned(r, recorder_);
+  recorder_.flush();
+}
+
+namespace {
+
+// Every partition in this thread, in turn, each as far as its inputs allow.
+class PartitionsInTurn final : public PartitionedCoupling {
+ public:
+  PartitionsInTurn(const PartitionedScenario& s, const PartitionedPlan& plan,
+                   PartitionedRecorder& recorder, const PartitionedWatchers& watchers)
+      // No monitor thread: its trace is the run's.
+      : PartitionedCoupling(s, plan, recorder, watchers), in_turn_(plan) {
+    for (auto& config : in_turn_.configs) config.speculate = false;
+  }
+
+  bool computes_here() const override { return true; }
+
+  void start(std::uint64_t) override {
+    deployment_.emplace(partitioned_deployment(s_, in_turn_));
+    router_.emplace(Router{in_turn_, recorder_, *deployment_, true, nullptr, nullptr,
+                           watchers_.checkpoints, watchers_.readout});
+  }
+
+  // Unpaced: one turn. Paced: turns while any partition can step within the release (a
+  // partition fed by another steps in the turn after it).
+  bool advance(std::uint64_t released) override {
+    if (released == unpaced) return turn(released);
+    bool progress = false;
+    while (turn(released)) progress = true;
+    return progress;
+  }
+
+  std::string stalled() const override {
+    return "the partitions wait for each other (no partition can step)";
+  }
+
+  void finish(RunResult& r) override {
+    finish_partitions(r, deployment_ ? &*deployment_ : nullptr);
+    add_components(
+        r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
+                              r.calc_calls)});
+  }
+
+ protected:
+  Deployment& deployment() override { return *deployment_; }
+
+ private:
+  // Every partition as far as its inputs, a grant and the release allow. Steps a partition
+  // is granted per turn: any number gives the same steps (a partition steps as far as its
+  // inputs allow); a batch's worth keeps a stop request answered soon.
+  bool turn(std::uint64_t released) {
+    const std::uint64_t grant = std::max<std::uint64_t>(1, plan_.mode.batch_size);
+    bool progress = false;
+    for (std::size_t p = 0; p < deployment_->size(); ++p) {
+      const IntegratorConfig& c = in_turn_.configs[p];
+      std::uint64_t last = c.last_step;
+      if (released != unpaced) last = std::min(last, released_state(c, released));
+      if (recorder_.recorded(p) > last) continue;  // every step allowed published
+      const std::uint64_t gvt = recorder_.recorded(p) > 0 ? recorder_.recorded(p) - 1 : 0;
+      const StateBatch batch =
+          deployment_->integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
+      if (batch.count() == 0) continue;
+      progress = true;
+      router_->route(p, batch);
+    }
+    return progress;
+  }
+
+  PartitionedPlan in_turn_;
+  std::optional<LocalDeployment> deployment_;
+  std::optional<Router> router_;
+};
+
+// The partitions of a deployment step by themselves; this thread records their deliveries.
+class PartitionsByThemselves final : public PartitionedCoupling {
+ public:
+  PartitionsByThemselves(const PartitionedScenario& s, const PartitionedPlan& plan,
+                         Deployment& deployment, PartitionedRecorder& recorder,
+                         const PartitionedWatchers& watchers)
+      : PartitionedCoupling(s, plan, recorder, watchers),
+        deployment_(deployment),
+        // The Integrators provide each other's samples: the monitor only records.
+        router_{plan,       recorder,  deployment,           false,
+                &counters_, &monitor_, watchers.checkpoints, watchers.readout},
+        sent_(plan.configs.size(), 0) {
+    watch_monitor(monitor_.trace());
+  }
+
+  bool computes_here() const override { return false; }
+
+  void start(std::uint64_t released) override {
+    for (std::size_t p = 0; p < deployment_.size(); ++p) {
+      std::uint64_t initial = IntegratorPort::unreleased;
+      if (released != unpaced) initial = sent_[p] = released_state(plan_.configs[p], released);
+      deployment_.integrator(p).start(plan_.mode.batch_size, plan_.mode.window, initial);
+    }
+  }
+
+  // One delivery (a timeout only to see a stop request: liveness is the deployment's business).
+  bool advance(std::uint64_t) override {
+    auto delivery = deployment_.inbox().pop(std::chrono::milliseconds(200));
+    if (!delivery) return false;
+    if (delivery->failure) std::rethrow_exception(delivery->failure);
+    router_.route(delivery->source, delivery->batch);
+    return true;
+  }
+
+  void release(std::uint64_t released) override {
+    for (std::size_t p = 0; p < sent_.size(); ++p) {
+      const std::uint64_t state = released_state(plan_.configs[p], released);
+      if (state <= sent_[p]) continue;
+      deployment_.integrator(p).release(state);
+      sent_[p] = state;
+    }
+  }
+
+  void fail(std::exception_ptr failure) override { deployment_.inbox().fail(failure); }
+
+  void finish(RunResult& r) override {
+    r.counters = counters_;
+    finish_partitions(r, &deployment_);
+    add_components(r, {monitor_report(monitor_)});
+    add_components(r, deployment_.reports());
+  }
+
+ protected:
+  Deployment& deployment() override { return deployment_; }
+
+ private:
+  ActivityClock monitor_;  // this thread: recording deliveries
+  MethodCounters counters_;
+  Deployment& deployment_;
+  const Router router_;
+  std::vector<std::uint64_t> sent_;  // per partition: the last state released to it
+};
+
+}  // namespace
+
 RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
                                      PartitionedRecorder& recorder, RunControl& control,
                                      const PartitionedWatchers& watchers) {
-  RunResult r = describe_partitioned_run(s, SyncMethod::sequential, {});
-  Watch watch(watchers.observer, recorder, nullptr);  // no monitor thread: its trace is the run's
-  const auto start = Clock::now();
-  r.start_ns = monotonic_ns(start);
-  PartitionedPlan in_turn = plan;
-  for (auto& config : in_turn.configs) config.speculate = false;
-  std::optional<LocalDeployment> deployment;
-  try {
-    deployment.emplace(partitioned_deployment(s, in_turn));
-    const Router router{in_turn, recorder, *deployment,          true,
-                        nullptr, nullptr,  watchers.checkpoints, watchers.readout};
-    Injections* injections = watchers.injections;
-    // Steps a partition is granted per turn: any number gives the same steps (a partition
-    // steps as far as its inputs allow); a batch's worth keeps a stop request answered soon.
-    const std::uint64_t grant = std::max<std::uint64_t>(1, plan.mode.batch_size);
-    StepClock* clock = watchers.clock;
-    std::uint64_t next_release = recorder.horizon();  // paced: the clock's next step
-    if (clock) clock->start();
-    // One turn: every partition as far as its inputs, the grant and the clock allow.
-    auto turn = [&] {
-      bool progress = false;
-      for (std::size_t p = 0; p < deployment->size(); ++p) {
-        const IntegratorConfig& c = in_turn.configs[p];
-        std::uint64_t last = c.last_step;
-        if (clock)
-          last = std::min(
-              last, released_state(c, injections ? injections->released() : clock->released()));
-        if (recorder.recorded(p) > last) continue;  // every step allowed published
-        const std::uint64_t gvt = recorder.recorded(p) > 0 ? recorder.recorded(p) - 1 : 0;
-        const StateBatch batch =
-            deployment->integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
-        if (batch.count() == 0) continue;
-        progress = true;
-        router.route(p, batch);
-      }
-      return progress;
-    };
-    while (!recorder.complete()) {
-      if (control.stop_requested()) throw Interrupted();
-      if (injections) injections->check_stop(recorder.horizon());
-      bool progress = false;
-      if (clock && next_release < s.ticks) {
-        clock->wait_release(next_release++, control);
-        if (injections) install_changes(s, *deployment, *injections);
-        while (turn()) progress = true;
-        clock->committed(recorder.horizon());
-        if (!progress) continue;  // nothing to do until the next release
-      } else {
-        progress = turn();
-      }
-      control.progress(recorder.horizon(), s.ticks);
-      if (!progress && !recorder.complete())
-        throw SimulationError("the partitions wait for each other (no partition can step)");
-    }
-  } catch (const Error& e) {
-    r.end_with(e);
-  }
-  if (watchers.checkpoints) watchers.checkpoints->write_final(recorder, r);
-  watch.end();
-  if (deployment)
-    for (std::size_t p = 0; p < deployment->size(); ++p)
-      r.partitions[p].stats = deployment->integrator(p).stats();
-  finish_partitioned(r, recorder, start);
-  add_components(
-      r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
-                            r.calc_calls)});
-  recorder.flush();
-  return r;
+  PartitionsInTurn coupling(s, plan, recorder, watchers);
+  return execute(coupling, describe_partitioned_run(s, SyncMethod::sequential, {}), control,
+                 {watchers.clock, watchers.injections});
 }
 
 RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod method,
                                       const PartitionedPlan& plan, Deployment& deployment,
                                       PartitionedRecorder& recorder, RunControl& control,
                                       const PartitionedWatchers& watchers) {
-  RunResult r = describe_partitioned_run(s, method, plan.mode);
-  const auto start = Clock::now();
-  r.start_ns = monotonic_ns(start);
-  ActivityClock monitor;  // this thread: recording deliveries
-  Watch watch(watchers.observer, recorder, &monitor.trace());
-  // The Integrators provide each other's samples: the monitor only records.
-  const Router router{plan,        recorder, deployment,           false,
-                      &r.counters, &monitor, watchers.checkpoints, watchers.readout};
-  StepClock* clock = watchers.clock;
-  Injections* injections = watchers.injections;
-  std::optional<Releaser> releaser;
-  try {
-    if (clock) {
-      clock->start();
-      releaser.emplace(*clock, s, plan, deployment, injections, control);
-    }
-    for (std::size_t p = 0; p < deployment.size(); ++p)
-      deployment.integrator(p).start(plan.mode.batch_size, plan.mode.window,
-                                     releaser ? releaser->initial(p) : IntegratorPort::unreleased);
-    if (releaser) releaser->start(recorder.horizon(), s.ticks);
-    while (!recorder.complete()) {
-      if (control.stop_requested()) throw Interrupted();
-      if (injections) injections->check_stop(recorder.horizon());
-      // (A timeout only to see a stop request: liveness is the deployment's business.)
-      auto delivery = deployment.inbox().pop(std::chrono::milliseconds(200));
-      if (!delivery) continue;
-      if (delivery->failure) std::rethrow_exception(delivery->failure);
-      router.route(delivery->source, delivery->batch);
-      if (clock) clock->committed(recorder.horizon());
-      control.progress(recorder.horizon(), s.ticks);
-    }
-  } catch (const Error& e) {
-    r.end_with(e);
-  }
-  releaser.reset();
-  if (watchers.checkpoints) watchers.checkpoints->write_final(recorder, r);
-  watch.end();
-  for (std::size_t p = 0; p < deployment.size(); ++p) {
-    try {
-      r.partitions[p].stats = deployment.integrator(p).stats();
-    } catch (const Error&) {
-      // a dead partition: its counters are lost, the failure is already in the result
-    }
-  }
-  finish_partitioned(r, recorder, start);
-  add_components(r, {monitor_report(monitor)});
-  add_components(r, deployment.reports());
-  recorder.flush();
-  return r;
+  PartitionsByThemselves coupling(s, plan, deployment, recorder, watchers);
+  return execute(coupling, describe_partitioned_run(s, method, plan.mode), control,
+                 {watchers.clock, watchers.injections});
 }
 
 }  // namespace kausal

@@ -12,6 +12,7 @@
 #include "monitor/record/readout.hpp"
 #include "monitor/run/run_control.hpp"
 #include "monitor/run/run_result.hpp"
+#include "monitor/sync/coupling.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
@@ -19,10 +20,12 @@
 
 namespace kausal {
 
-// The end of every partitioned run: wall time, digest, committed steps and the partitions'
-// counters summed.
-void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder,
-                        std::chrono::steady_clock::time_point start);
+// The end of every partitioned run: digest, committed steps and the partitions' counters
+// summed.
+void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder);
+// Tells the readout partition p's newest final state and outputs (the batch's last step).
+void read_out(Readout& readout, const PartitionedPlan& plan, std::size_t p,
+              const StateBatch& batch);
 // Adds components' reports to a result (and their state lists' peak).
 void add_components(RunResult& r, std::vector<ComponentReport> components);
 
@@ -45,6 +48,49 @@ struct PartitionedWatchers {
   Injections* injections = nullptr;
   Readout* readout = nullptr;  // gets every partition's newest final state and outputs
 };
+
+// What every coupling of partitions shares (sequential, distributed, the co-simulation
+// master): the run's position is the recorder's horizon in ticks; the observer watches the
+// recorder (and the monitor thread's trace, watch_monitor) until the run finishes; the
+// operator's changes go to the partitions they concern as soon as they come, each from its
+// own tick on.
+class PartitionedCoupling : public Coupling {
+ public:
+  PartitionedCoupling(const PartitionedScenario& s, const PartitionedPlan& plan,
+                      PartitionedRecorder& recorder, const PartitionedWatchers& watchers);
+  ~PartitionedCoupling() override;
+  PartitionedCoupling(const PartitionedCoupling&) = delete;
+  PartitionedCoupling& operator=(const PartitionedCoupling&) = delete;
+
+  std::uint64_t committed() const override { return recorder_.horizon(); }
+  std::uint64_t end() const override { return s_.ticks; }
+  std::uint64_t injections_due() const override { return Injections::none; }
+  void apply(const Injection& injection) override;
+
+ protected:
+  // The ports of the partitions (once started).
+  virtual Deployment& deployment() = 0;
+  // The observer also sees the monitor thread's activity (the thread recording deliveries,
+  // the master's), until the run finishes.
+  void watch_monitor(const ActivityTrace& trace);
+  // The end every coupling of partitions shares: the last checkpoint, the partitions'
+  // counters (`deployment`: null when it never started), the digest.
+  void finish_partitions(RunResult& r, Deployment* deployment);
+
+  const PartitionedScenario& s_;
+  const PartitionedPlan& plan_;
+  PartitionedRecorder& recorder_;
+  const PartitionedWatchers watchers_;
+
+ private:
+  void stop_watching();
+  bool traced_ = false;  // the observer was given a trace and must be told when it goes
+};
+
+// The last state of a partition with `config` that may be computed once the clock has
+// released ticks up to `released_tick` (its step n needs the release of step n·k, k its ticks
+// per step).
+std::uint64_t released_state(const IntegratorConfig& config, std::uint64_t released_tick);
 
 // Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
 // kausal::Error: a failure ends the run with its status, exit code and message. A resumed

@@ -60,12 +60,6 @@ TEST(CosimulationCli, WhatTheMasterCannotDoIsRefusedWithTheReason) {
             2);
   EXPECT_NE(err.find("the master retries a macro step instead of speculating"), std::string::npos)
       << err;
-  EXPECT_EQ(run_kausal({"run", s, "--realtime", "1", "--out", (dir / "paced").string()}, dir.path(),
-                       &err),
-            2);
-  EXPECT_NE(err.find("--realtime with the master model, sequential: not built yet"),
-            std::string::npos)
-      << err;
   ASSERT_EQ(run_kausal({"run", s, "--out", (dir / "seq").string()}, dir.path(), &err), 0) << err;
   EXPECT_EQ(run_kausal({"run", "--resume", (dir / "seq").string()}, dir.path(), &err), 2);
   EXPECT_NE(err.find("--resume of the master model"), std::string::npos) << err;

@@ -94,6 +94,31 @@ TEST(RealtimeCli, WallClockPacingKeepsTheDigestAndCountsDelayedSteps) {
   }
 }
 
+// The co-simulation master with its partitions in processes, released tick by tick by
+// `kausal tick`: every tick counted, and the unpaced digest.
+TEST(RealtimeCli, TheMasterInProcessesFollowsTheTicksWithTheUnpacedDigest) {
+  TempDir dir;
+  const std::string master = (kScenarios / "two-mass-master.toml").string();
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", master, "--out", (dir / "free").string()}, dir.path(), &err), 0)
+      << err;
+  const fs::path out = dir / "ticked";
+  KausalProcess run(
+      {"run", master, "--method", "conservative", "--external-clock", "--out", out.string()},
+      dir.path());
+  ASSERT_TRUE(served(out / "clock.ior", run)) << run.err();
+  KausalProcess ticks({"tick", out.string(), "--all"}, dir.path());
+  ASSERT_EQ(ticks.wait(120s), 0) << ticks.err();
+  ASSERT_EQ(run.wait(120s), 0) << run.err();
+  const auto summary = read_json(out / "summary.json");
+  const auto free = read_json(dir / "free/summary.json");
+  EXPECT_EQ(summary["trajectory_sha256"], free["trajectory_sha256"]);
+  EXPECT_EQ(summary["realtime"]["clock"], "external");
+  EXPECT_EQ(summary["realtime"]["ticks"], free["steps"]);
+  EXPECT_EQ(summary["realtime"]["step_s"]["count"], free["steps"]);
+  EXPECT_EQ(summary["cosimulation"]["macro_steps"], free["cosimulation"]["macro_steps"]);
+}
+
 // SCHED_FIFO can be had here (root or CAP_SYS_NICE): tried on this process and undone.
 bool fifo_allowed() {
   sched_param p{};
@@ -171,6 +196,43 @@ Said kausal_says(const std::vector<std::string>& args, const fs::path& dir,
   s.code = p.wait(60s).value_or(-1);
   s.text = p.out() + p.err();
   return s;
+}
+
+// A discrete-event run with its groups in processes, paced by `kausal tick` in thousandths of
+// its end: a push or set is refused (the run goes on), a stop ends it (exit 130) at the
+// thousandth it names, and the resume completes it to the unpaced digest.
+TEST(RealtimeCli, AnEventRunInProcessesIsTickedStoppedAndResumedToTheUnpacedDigest) {
+  TempDir dir;
+  const std::string phold = (kScenarios / "phold.toml").string();
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", phold, "--out", (dir / "free").string()}, dir.path(), &err), 0)
+      << err;
+  const auto free = read_json(dir / "free/summary.json");
+  const fs::path out = dir / "ticked";
+  fs::create_directories(dir / "run");
+  KausalProcess run({"run", phold, "--method", "conservative", "--layout", "process",
+                     "--external-clock", "--out", out.string()},
+                    dir / "run");
+  ASSERT_TRUE(served(out / "clock.ior", run) && served(out / "operator.ior", run)) << run.err();
+  ASSERT_EQ(run_kausal({"tick", out.string(), "--count", "200"}, dir.path(), &err, 60s), 0) << err;
+  const Said push = kausal_says({"inject", out.string(), "push", "1", "0.1"}, dir / "push");
+  EXPECT_EQ(push.code, 2) << push.text;
+  EXPECT_NE(push.text.find("no pushes or sets"), std::string::npos) << push.text;
+  const Said stop = kausal_says({"inject", out.string(), "stop"}, dir / "stop");
+  ASSERT_EQ(stop.code, 0) << stop.text;
+  const std::string at = "takes effect at step ";
+  ASSERT_NE(stop.text.find(at), std::string::npos) << stop.text;
+  const double thousandth = std::stod(stop.text.substr(stop.text.find(at) + at.size()));
+  // The release the stop holds back, when the run has taken all the others (else it has
+  // ended already, and the tick finds no clock).
+  run_kausal({"tick", out.string()}, dir.path(), &err);
+  ASSERT_EQ(run.wait(60s), 130) << run.err();
+  const auto stopped = read_json(out / "summary.json");
+  EXPECT_EQ(stopped["status"], "interrupted");
+  EXPECT_DOUBLE_EQ(stopped["events"]["committed_to"].get<double>(),
+                   free["events"]["end"].get<double>() * thousandth / 1000);
+  ASSERT_EQ(run_kausal({"run", "--resume", out.string()}, dir.path(), &err), 0) << err;
+  EXPECT_EQ(read_json(out / "summary.json")["trajectory_sha256"], free["trajectory_sha256"]);
 }
 
 // kausal inject over the Operator of a run in component processes: a push takes effect at a

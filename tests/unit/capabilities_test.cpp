@@ -66,7 +66,9 @@ TEST(Capabilities, ServicesFollowTheMethodAndTheLayout) {
   EXPECT_FALSE(refusal(distributed(ModelKind::partitioned, SyncMethod::optimistic, Layout::single),
                        Service::rollback_check));
   EXPECT_TRUE(refusal(sequential_run(ModelKind::master), Service::resume));
-  EXPECT_TRUE(refusal(sequential_run(ModelKind::master), Service::paced));
+  EXPECT_FALSE(refusal(sequential_run(ModelKind::master), Service::paced));
+  EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::paced));
+  EXPECT_TRUE(refusal(sequential_run(ModelKind::events), Service::inject));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::resume));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::animate));
   for (const ModelKind kind : kKinds) EXPECT_FALSE(refusal(sequential_run(kind), Service::tls));
@@ -104,8 +106,8 @@ TEST(Capabilities, TheTableSaysEveryRefusalOnce) {
     EXPECT_NE(table.find(std::string(name_of(kind)) + ": "), std::string::npos) << name_of(kind);
   for (const Service s : kServices)
     EXPECT_NE(table.find("  " + std::string(name_of(s)) + " "), std::string::npos) << name_of(s);
-  // A kind's service refused for every run reads "no: REASON"; the master is never paced.
-  EXPECT_NE(table.find("--realtime         no: not built yet"), std::string::npos) << table;
+  // A kind's service refused for every run reads "no: REASON"; the master is never resumed.
+  EXPECT_NE(table.find("--resume           no: not built yet"), std::string::npos) << table;
   // Refused for some runs only: the runs are named.
   EXPECT_NE(table.find("--deploy           yes; not"), std::string::npos) << table;
 }

@@ -10,6 +10,7 @@
 
 #include "monitor/deploy/local_platform.hpp"
 #include "monitor/run/run.hpp"
+#include "monitor/scenario/event_scenario.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
@@ -29,9 +30,9 @@ std::shared_ptr<const Scenario> thesis_for(const fs::path& dir, const std::strin
   return std::make_shared<const Scenario>(load_scenario(testing::short_thesis(dir, duration)));
 }
 
-std::shared_ptr<const PartitionedScenario> two_mass() {
+std::shared_ptr<const PartitionedScenario> two_mass(const std::string& file = "two-mass.toml") {
   return std::make_shared<const PartitionedScenario>(
-      load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass.toml"));
+      load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/" + file));
 }
 
 // Paced at `factor`. The feasibility screen is off: these tests are about pacing, and a slow
@@ -97,6 +98,65 @@ TEST(RealtimeRun, EveryPartitionedMethodFollowsTheClockWithTheUnpacedDigest) {
                                      {SyncMethod::conservative, Guarantee::none},
                                      {SyncMethod::optimistic, Guarantee::none}},
                                     s->ticks, s->tick, factor);
+}
+
+// The co-simulation master computes a macro step once the clock releases its first tick, as
+// a slow partition its step: every tick is still released and timed, and nothing changes.
+TEST(RealtimeRun, TheMasterFollowsTheClockWithTheUnpacedDigest) {
+  const auto s = two_mass("two-mass-master.toml");
+  const double factor = static_cast<double>(s->ticks) * s->tick / 0.25;
+  expect_paced_runs_keep_the_digest(
+      PartitionedModel{s, nullptr},
+      {{SyncMethod::sequential, Guarantee::none}, {SyncMethod::conservative, Guarantee::none}},
+      s->ticks, s->tick, factor);
+}
+
+// A discrete-event run paced: its thousandths released one by one (no event processed before
+// its time's release), every one timed, the unpaced digest; with an outside clock, exactly
+// one thousandth per tick.
+TEST(RealtimeRun, EventRunsFollowTheClockWithTheUnpacedDigest) {
+  TempDir dir;
+  // A small PHOLD: a release is a stretch of every group, and a thousand of them a run.
+  std::string text = testing::slurp(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/phold.toml");
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"end = 2000.0", "end = 100.0"},
+                                 {"components = 64", "components = 8"}})
+    text.replace(text.find(from), from.size(), to);
+  std::ofstream(dir / "phold.toml") << text;
+  const auto phold = std::make_shared<const EventScenario>(load_event_scenario(dir / "phold.toml"));
+  const RunModel model = EventsModel{phold, nullptr};
+  LocalPlatform platform;
+  const RunResult reference = run_one(
+      spec_of(model, {SyncMethod::sequential, Guarantee::none}, dir / "unpaced", {}), platform);
+  ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
+  const double h = phold->end / 1000, factor = phold->end / 0.25;  // about 0.25 s a run
+  for (const SyncMethod method : {SyncMethod::sequential, SyncMethod::optimistic}) {
+    RunSpec spec =
+        spec_of(model, {method, Guarantee::none}, dir / to_string(method), unchecked_wall(factor));
+    spec.layout = Layout::single;
+    const RunResult r = run_one(spec, platform);
+    ASSERT_EQ(r.status, RunStatus::completed) << r.label() << ": " << r.error;
+    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << r.label();
+    EXPECT_GE(r.wall_s, 999 * h / factor) << r.label();
+    ASSERT_TRUE(r.realtime) << r.label();
+    EXPECT_EQ(r.realtime->step_s.count, 1000u) << r.label();
+  }
+  std::atomic<StepClock*> served{nullptr};
+  platform.on_clock = [&](StepClock* clock) { served = clock; };
+  RealtimeOptions outside;
+  outside.clock = ClockSource::external;
+  std::thread ticker([&] {
+    while (!served) std::this_thread::yield();
+    for (int k = 0; k < 1000; ++k) served.load()->tick();
+  });
+  RunSpec ticked =
+      spec_of(model, {SyncMethod::conservative, Guarantee::none}, dir / "ticked", outside);
+  ticked.layout = Layout::single;
+  const RunResult r = run_one(ticked, platform);
+  ticker.join();
+  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+  EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256);
+  ASSERT_TRUE(r.realtime);
+  EXPECT_EQ(r.realtime->ticks, 1000u);
 }
 
 TEST(RealtimeRun, ConservativeLookaheadGrantsNoFurtherThanTheClock) {

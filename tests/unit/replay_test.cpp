@@ -167,6 +167,44 @@ TEST(Replay, ChangedInputsAndParametersReplayedUnderEveryMethodGiveTheLiveDigest
                        dir.path());
 }
 
+// Under the co-simulation master a change goes on the master's grid, its longest macro step
+// past the released ticks (the master computes a macro step from its start): the live run
+// and its replays agree, sequential and with the partitions in processes of their own.
+TEST(Replay, ChangesUnderTheMasterReplayedGiveTheLiveDigest) {
+  TempDir dir;
+  const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(
+      std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass-master.toml"));
+  ASSERT_TRUE(s->master);
+  const RunModel master = PartitionedModel{s, nullptr};
+  const std::uint64_t grid = s->master->grid_ticks;
+  const std::uint64_t ahead = (s->master->max_ticks + grid - 1) / grid * grid;
+  LocalPlatform platform;
+  Outside outside(platform);
+  std::uint64_t damping_at = 0, stiffness_at = 0;
+  outside.start([&](StepClock& clock, Operator& op) {
+    Outside::tick_and_settle(clock, 100 * grid);
+    damping_at = op.set("mass1.d", 0.5);
+    EXPECT_THROW(op.set("mass1.bogus", 1), InputError);
+    Outside::tick_and_settle(clock, 3 * ahead);
+    stiffness_at = op.set("mass2.k", 900);
+    Outside::tick_and_settle(clock, s->ticks - 100 * grid - 3 * ahead);
+  });
+  const RunResult live =
+      run_one(spec_of(master, {SyncMethod::conservative, Guarantee::none}, dir / "live", ticked()),
+              platform);
+  outside.join();
+  EXPECT_EQ(damping_at, 100 * grid + ahead);
+  EXPECT_EQ(stiffness_at, 100 * grid + 4 * ahead);
+  ASSERT_EQ(live.status, RunStatus::completed) << live.error;
+  const RunResult unchanged = run_one(
+      spec_of(master, {SyncMethod::sequential, Guarantee::none}, dir / "unchanged", {}), platform);
+  EXPECT_NE(unchanged.trajectory_sha256, live.trajectory_sha256);
+  expect_replays_agree(
+      master, dir / "live", live,
+      {{SyncMethod::sequential, Guarantee::none}, {SyncMethod::conservative, Guarantee::none}},
+      dir.path());
+}
+
 TEST(Replay, AnInjectionTheModelCannotTakeIsRefusedBeforeTheRun) {
   TempDir dir;
   const RunModel chain = ChainModel{
