@@ -45,6 +45,23 @@ RealtimeOptions unchecked_wall(double factor) {
   return o;
 }
 
+// The spec run with an outside clock that ticks `ticks` times from another thread.
+RunResult run_ticked(RunSpec spec, LocalPlatform& platform, std::uint64_t ticks) {
+  std::atomic<StepClock*> served{nullptr};
+  platform.on_clock = [&](StepClock* clock) { served = clock; };
+  spec.realtime = RealtimeOptions{};
+  spec.realtime.clock = ClockSource::external;
+  std::thread ticker([&] {
+    while (!served) std::this_thread::yield();
+    for (std::uint64_t k = 0; k < ticks; ++k) served.load()->tick();
+  });
+  const RunResult r = run_one(spec, platform);
+  ticker.join();
+  EXPECT_EQ(served.load(), nullptr);  // withdrawn when the run ended
+  platform.on_clock = {};
+  return r;
+}
+
 // Each method paced: the unpaced digest, no sooner than the clock allows, one timed step
 // per step in the figures and in summary.json.
 void expect_paced_runs_keep_the_digest(const RunModel& model, const std::vector<Method>& methods,
@@ -140,19 +157,9 @@ TEST(RealtimeRun, EventRunsFollowTheClockWithTheUnpacedDigest) {
     ASSERT_TRUE(r.realtime) << r.label();
     EXPECT_EQ(r.realtime->step_s.count, 1000u) << r.label();
   }
-  std::atomic<StepClock*> served{nullptr};
-  platform.on_clock = [&](StepClock* clock) { served = clock; };
-  RealtimeOptions outside;
-  outside.clock = ClockSource::external;
-  std::thread ticker([&] {
-    while (!served) std::this_thread::yield();
-    for (int k = 0; k < 1000; ++k) served.load()->tick();
-  });
-  RunSpec ticked =
-      spec_of(model, {SyncMethod::conservative, Guarantee::none}, dir / "ticked", outside);
+  RunSpec ticked = spec_of(model, {SyncMethod::conservative, Guarantee::none}, dir / "ticked");
   ticked.layout = Layout::single;
-  const RunResult r = run_one(ticked, platform);
-  ticker.join();
+  const RunResult r = run_ticked(ticked, platform, 1000);
   ASSERT_EQ(r.status, RunStatus::completed) << r.error;
   EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256);
   ASSERT_TRUE(r.realtime);
@@ -243,17 +250,8 @@ TEST(RealtimeRun, AnOutsideClockReleasesExactlyOneStepPerTick) {
   LocalPlatform platform;
   const RunResult reference = run_one(
       spec_of(chain, {SyncMethod::sequential, Guarantee::none}, dir / "unpaced", {}), platform);
-  std::atomic<StepClock*> served{nullptr};
-  platform.on_clock = [&](StepClock* clock) { served = clock; };
-  RealtimeOptions outside;
-  outside.clock = ClockSource::external;
-  std::thread ticker([&] {
-    while (!served) std::this_thread::yield();
-    for (int k = 0; k < 100'000; ++k) served.load()->tick();
-  });
-  const RunResult r = run_one(
-      spec_of(chain, {SyncMethod::sequential, Guarantee::none}, dir / "ticked", outside), platform);
-  ticker.join();
+  const RunResult r = run_ticked(
+      spec_of(chain, {SyncMethod::sequential, Guarantee::none}, dir / "ticked"), platform, 100'000);
   ASSERT_EQ(r.status, RunStatus::completed) << r.error;
   EXPECT_EQ(r.steps, 100'000u);
   EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256);
@@ -261,7 +259,6 @@ TEST(RealtimeRun, AnOutsideClockReleasesExactlyOneStepPerTick) {
   EXPECT_EQ(r.realtime->ticks, 100'000u);
   EXPECT_EQ(r.realtime->step_s.count, 100'000u);
   EXPECT_LE(r.realtime->overruns, 100'000u);
-  EXPECT_EQ(served.load(), nullptr);  // withdrawn when the run ended
 }
 
 }  // namespace
