@@ -20,9 +20,9 @@
 #include "monitor/cli/tick_command.hpp"
 #include "monitor/node/node_command.hpp"
 #include "monitor/record/summary.hpp"
-#include "monitor/run/capabilities.hpp"
+#include "monitor/core/capabilities.hpp"
 #include "monitor/run/resume.hpp"
-#include "monitor/run/run_control.hpp"
+#include "monitor/core/run_control.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 

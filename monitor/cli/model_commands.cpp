@@ -6,14 +6,14 @@
 #include <sstream>
 
 #include "monitor/analysis/partition_analysis.hpp"
+#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/run/feasibility.hpp"
+#include "monitor/scenario/event_scenario.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
-#include "monitor/sync/partitioned_driver.hpp"
+#include "system/events/event_model_registry.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
-#include "monitor/scenario/event_scenario.hpp"
-#include "system/events/event_model_registry.hpp"
 #include "system/model_registry.hpp"
 
 namespace kausal {
@@ -189,8 +189,9 @@ int models_command(const std::string& name) {
 // models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
 int analyze_command(const std::string& file, std::optional<double> at) {
   if (is_event_scenario(file))
-    throw InputError(file + ": analyze needs a partitioned model ([[subsystem]] tables); this is "
-                            "a discrete-event model ([events])");
+    throw InputError(file +
+                     ": analyze needs a partitioned model ([[subsystem]] tables); this is "
+                     "a discrete-event model ([events])");
   const ScenarioKind kind = scenario_kind(file);
   if (!kind.partitioned)
     throw InputError(kind.where +

@@ -10,7 +10,7 @@
 #include "idl/orb_runtime.hpp"
 #include "monitor/deploy/component_set.hpp"
 #include "monitor/record/trace_writer.hpp"
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/sync/optimistic.hpp"

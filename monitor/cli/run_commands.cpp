@@ -352,7 +352,7 @@ std::vector<Setting> settings_asked(const Options& o) {
   throw InputError("command line: " + std::string(asked) + " with " + describe(run) + ": " + why);
 }
 
-// The runs of a command against the capability table (monitor/run/capabilities.hpp): each
+// The runs of a command against the capability table (monitor/core/capabilities.hpp): each
 // run's method and layout, and every service and setting the command line asks for. A
 // comparison's sequential reference runs in the monitor whatever is deployed or checked
 // (services go to the others), and a setting is for the runs of a comparison that take it:

@@ -1,7 +1,7 @@
 #pragma once
 // The options of `kausal run` and `kausal compare` with their help text: what each asks for,
 // its default and its range (run_options.cpp). Parsing only: what goes with what is the
-// capability table's (monitor/run/capabilities.hpp), checked by the commands.
+// capability table's (monitor/core/capabilities.hpp), checked by the commands.
 #include <CLI/CLI.hpp>
 
 #include "monitor/cli/options.hpp"

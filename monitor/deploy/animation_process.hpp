@@ -10,7 +10,7 @@
 #include "monitor/deploy/child_process.hpp"
 #include "monitor/record/animation_feed.hpp"
 #include "monitor/record/event_live_view.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 

@@ -16,11 +16,11 @@
 #include "monitor/deploy/child_process.hpp"
 #include "monitor/deploy/node_directory.hpp"
 #include "monitor/record/trace_writer.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_result.hpp"
 
 namespace kausal {
 
-// Layout, parse_layout: monitor/run/run_kind.hpp.
+// Layout, parse_layout: monitor/core/run_kind.hpp.
 
 // Processes one run may start unless --max-processes allows more.
 inline constexpr std::size_t kDefaultMaxProcesses = 256;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "integrator/integrator_access.hpp"
@@ -154,6 +155,21 @@ std::vector<ComponentReport> LocalDeployment::reports() {
                      {}});
   }
   return out;
+}
+
+RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                     PartitionedRecorder& recorder, RunControl& control,
+                                     const PartitionedWatchers& watchers) {
+  const PartitionedPlan sequential = in_turn(plan);
+  std::optional<LocalDeployment> deployment;
+  try {
+    deployment.emplace(partitioned_deployment(s, sequential));
+  } catch (const Error& e) {
+    RunResult r = describe_partitioned_run(s, SyncMethod::sequential, {});
+    r.end_with(e);
+    return r;
+  }
+  return run_partitions_in_turn(s, sequential, *deployment, recorder, control, watchers);
 }
 
 }  // namespace kausal

@@ -6,6 +6,7 @@
 
 #include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/sync/integrator_port.hpp"
+#include "monitor/sync/partitioned_driver.hpp"
 
 namespace kausal {
 
@@ -33,5 +34,12 @@ class LocalDeployment final : public Deployment {
   BatchInbox inbox_;  // declared first: the workers deliver into it until they end
   std::vector<std::unique_ptr<Part>> parts_;
 };
+
+// A partitioned run in this thread, its partitions in this process, in turn
+// (run_partitions_in_turn). Never throws a kausal::Error: partitions that cannot be built end
+// the run as any other failure.
+RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                     PartitionedRecorder& recorder, RunControl& control,
+                                     const PartitionedWatchers& watchers = {});
 
 }  // namespace kausal

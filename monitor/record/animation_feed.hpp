@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "idl/kausal.hh"
-#include "monitor/run/run_observer.hpp"
+#include "monitor/core/run_observer.hpp"
 #include "monitor/sync/step_clock.hpp"
 
 namespace kausal {

@@ -27,8 +27,8 @@
 
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
-#include "monitor/run/run_kind.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_kind.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/sync/event_run.hpp"
 #include "system/chain.hpp"
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "monitor/record/live_plot.hpp"
-#include "monitor/run/run_observer.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_observer.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/sync/event_run.hpp"
 
 namespace kausal {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "monitor/record/trajectory_recorder.hpp"
-#include "monitor/run/run_observer.hpp"
+#include "monitor/core/run_observer.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {

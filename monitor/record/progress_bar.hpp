@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "monitor/run/run_control.hpp"
+#include "monitor/core/run_control.hpp"
 
 namespace kausal {
 

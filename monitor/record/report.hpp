@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "monitor/record/summary.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_result.hpp"
 
 namespace kausal {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run/run_kind.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_kind.hpp"
+#include "monitor/core/run_result.hpp"
 #include "system/activity_trace.hpp"
 
 namespace kausal {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_result.hpp"
 
 namespace kausal {
 

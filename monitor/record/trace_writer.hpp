@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "monitor/record/step_timings.hpp"
-#include "monitor/run/run_observer.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_observer.hpp"
+#include "monitor/core/run_result.hpp"
 
 namespace kausal {
 

@@ -1,6 +1,6 @@
 #include "monitor/run/resume.hpp"
 
-#include "monitor/run/capabilities.hpp"
+#include "monitor/core/capabilities.hpp"
 
 #include <charconv>
 #include <fstream>

@@ -18,11 +18,11 @@
 #include <variant>
 
 #include "monitor/record/trace_writer.hpp"
-#include "monitor/run/capabilities.hpp"
+#include "monitor/core/capabilities.hpp"
 #include "monitor/run/resume.hpp"
-#include "monitor/run/run_control.hpp"
+#include "monitor/core/run_control.hpp"
 #include "monitor/run/run_platform.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/scenario/event_scenario.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
@@ -83,7 +83,7 @@ struct RunSpec {
 
 // The scenario file a model was read from.
 std::string scenario_file_of(const RunModel& model);
-// The row of the capability table a model is (monitor/run/capabilities.hpp).
+// The row of the capability table a model is (monitor/core/capabilities.hpp).
 ModelKind kind_of(const RunModel& model);
 // The run as the capability table is asked about it.
 RunShape shape_of(const RunSpec& spec);

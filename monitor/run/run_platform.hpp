@@ -10,7 +10,7 @@
 
 #include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/record/event_live_view.hpp"
-#include "monitor/run/run_observer.hpp"
+#include "monitor/core/run_observer.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/block_port.hpp"

@@ -11,7 +11,7 @@
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/logical_process.hpp"
 #include "integrator/events/mailbox_exchange.hpp"
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "system/events/event_model.hpp"
 
 namespace kausal {

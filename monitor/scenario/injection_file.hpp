@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 
 namespace kausal {
 

@@ -7,8 +7,8 @@
 #include <span>
 #include <vector>
 
-#include "monitor/run/run_observer.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_observer.hpp"
+#include "monitor/core/run_result.hpp"
 #include "system/chain.hpp"
 
 namespace kausal {

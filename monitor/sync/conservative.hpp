@@ -4,7 +4,7 @@
 //  - step: the thesis protocol, one step per guarantee;
 //  - lookahead: all steps before the earliest one at which any two bobs could touch,
 //    from a bound proved in docs/lookahead.md.
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/fan_out.hpp"

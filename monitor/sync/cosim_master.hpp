@@ -15,7 +15,7 @@
 //     the fresh outputs; after `iterations` passes the step is rolled back and halved, and at
 //     the smallest step the run fails. A step is never accepted unconverged.
 //  4. Error control: the prediction error at T + H relative to the tolerance sets the next
-//     step (monitor/sync/macro_step_control.hpp); a step whose error exceeds the tolerance is
+//     step (monitor/core/macro_step_control.hpp); a step whose error exceeds the tolerance is
 //     rolled back and repeated smaller.
 //  5. Accepted: the steps are recorded and committed; the next step ends no later than the
 //     next synchronisation point.

@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/scenario/injection_file.hpp"
 
 namespace kausal {

@@ -17,7 +17,7 @@
 #include "integrator/events/event_cut.hpp"
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/mailbox_exchange.hpp"
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "monitor/sync/coupling.hpp"
 #include "system/sha256.hpp"
 

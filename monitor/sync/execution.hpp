@@ -10,8 +10,8 @@
 //    step boundaries as the releases reach them;
 //  - timing and the failure path: a kausal::Error ends the run with its status, exit code
 //    and message, and the coupling still finishes (its last checkpoint, its digest).
-#include "monitor/run/run_control.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_control.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/sync/coupling.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"

@@ -7,7 +7,6 @@
 #include <optional>
 #include <thread>
 
-#include "monitor/deploy/local_deployment.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/sequential.hpp"
 #include "system/errors.hpp"
@@ -176,20 +175,22 @@ namespace {
 // Every partition in this thread, in turn, each as far as its inputs allow.
 class PartitionsInTurn final : public PartitionedCoupling {
  public:
-  PartitionsInTurn(const PartitionedScenario& s, const PartitionedPlan& plan,
+  PartitionsInTurn(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& in_turn,
                    PartitionedRecorder& recorder, const PartitionedWatchers& watchers)
       // No monitor thread: its trace is the run's.
-      : PartitionedCoupling(s, plan, recorder, watchers), in_turn_(plan) {
-    for (auto& config : in_turn_.configs) config.speculate = false;
-  }
+      : PartitionedCoupling(s, plan, recorder, watchers),
+        deployment_(in_turn),
+        router_{plan,
+                recorder,
+                in_turn,
+                true,
+                nullptr,
+                nullptr,
+                watchers.checkpoints,
+                watchers.readout} {}
 
   bool computes_here() const override { return true; }
-
-  void start(std::uint64_t) override {
-    deployment_.emplace(partitioned_deployment(s_, in_turn_));
-    router_.emplace(Router{in_turn_, recorder_, *deployment_, true, nullptr, nullptr,
-                           watchers_.checkpoints, watchers_.readout});
-  }
+  void start(std::uint64_t) override {}
 
   // Unpaced: one turn. Paced: turns while any partition can step within the release (a
   // partition fed by another steps in the turn after it).
@@ -205,14 +206,14 @@ class PartitionsInTurn final : public PartitionedCoupling {
   }
 
   void finish(RunResult& r) override {
-    finish_partitions(r, deployment_ ? &*deployment_ : nullptr);
+    finish_partitions(r, &deployment_);
     add_components(
         r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
                               r.calc_calls)});
   }
 
  protected:
-  Deployment& deployment() override { return *deployment_; }
+  Deployment& deployment() override { return deployment_; }
 
  private:
   // Every partition as far as its inputs, a grant and the release allow. Steps a partition
@@ -221,24 +222,23 @@ class PartitionsInTurn final : public PartitionedCoupling {
   bool turn(std::uint64_t released) {
     const std::uint64_t grant = std::max<std::uint64_t>(1, plan_.mode.batch_size);
     bool progress = false;
-    for (std::size_t p = 0; p < deployment_->size(); ++p) {
-      const IntegratorConfig& c = in_turn_.configs[p];
+    for (std::size_t p = 0; p < deployment_.size(); ++p) {
+      const IntegratorConfig& c = plan_.configs[p];
       std::uint64_t last = c.last_step;
       if (released != unpaced) last = std::min(last, released_state(c, released));
       if (recorder_.recorded(p) > last) continue;  // every step allowed published
       const std::uint64_t gvt = recorder_.recorded(p) > 0 ? recorder_.recorded(p) - 1 : 0;
       const StateBatch batch =
-          deployment_->integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
+          deployment_.integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
       if (batch.count() == 0) continue;
       progress = true;
-      router_->route(p, batch);
+      router_.route(p, batch);
     }
     return progress;
   }
 
-  PartitionedPlan in_turn_;
-  std::optional<LocalDeployment> deployment_;
-  std::optional<Router> router_;
+  Deployment& deployment_;
+  const Router router_;
 };
 
 // The partitions of a deployment step by themselves; this thread records their deliveries.
@@ -306,10 +306,15 @@ class PartitionsByThemselves final : public PartitionedCoupling {
 
 }  // namespace
 
-RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                     PartitionedRecorder& recorder, RunControl& control,
-                                     const PartitionedWatchers& watchers) {
-  PartitionsInTurn coupling(s, plan, recorder, watchers);
+PartitionedPlan in_turn(PartitionedPlan plan) {
+  for (auto& config : plan.configs) config.speculate = false;
+  return plan;
+}
+
+RunResult run_partitions_in_turn(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                 Deployment& in_turn, PartitionedRecorder& recorder,
+                                 RunControl& control, const PartitionedWatchers& watchers) {
+  PartitionsInTurn coupling(s, plan, in_turn, recorder, watchers);
   return execute(coupling, describe_partitioned_run(s, SyncMethod::sequential, {}), control,
                  {watchers.clock, watchers.injections});
 }

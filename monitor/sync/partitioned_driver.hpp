@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <string>
 
+#include "monitor/core/run_control.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/readout.hpp"
-#include "monitor/run/run_control.hpp"
-#include "monitor/run/run_result.hpp"
 #include "monitor/sync/coupling.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/integrator_port.hpp"
@@ -92,12 +92,18 @@ class PartitionedCoupling : public Coupling {
 // per step).
 std::uint64_t released_state(const IntegratorConfig& config, std::uint64_t released_tick);
 
-// Every partition in this thread, in turn, each as far as its inputs allow. Never throws a
+// The plan of a sequential run: no partition speculates (it steps as far as its inputs
+// allow, in turn with the others).
+PartitionedPlan in_turn(PartitionedPlan plan);
+
+// Every partition of `in_turn` (a deployment of partitioned_deployment(s, in_turn(plan)) in
+// this process) in this thread, in turn, each as far as its inputs allow. Never throws a
 // kausal::Error: a failure ends the run with its status, exit code and message. A resumed
 // run: the plan starts each partition at its checkpoint, the recorder continues there.
-RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                     PartitionedRecorder& recorder, RunControl& control,
-                                     const PartitionedWatchers& watchers = {});
+// (deploy/local_deployment.hpp: run_partitioned_sequential builds the deployment.)
+RunResult run_partitions_in_turn(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                 Deployment& in_turn, PartitionedRecorder& recorder,
+                                 RunControl& control, const PartitionedWatchers& watchers = {});
 
 // The partitions of `deployment` (a deployment of partitioned_deployment(s, plan)) step by
 // themselves; conservative or optimistic is the plan's mode. The deployment watches its components

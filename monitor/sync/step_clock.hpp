@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "monitor/record/step_timings.hpp"
-#include "monitor/run/run_control.hpp"
-#include "monitor/run/run_kind.hpp"
-#include "monitor/run/run_result.hpp"
+#include "monitor/core/run_control.hpp"
+#include "monitor/core/run_kind.hpp"
+#include "monitor/core/run_result.hpp"
 
 namespace kausal {
 

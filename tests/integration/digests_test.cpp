@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "kausal_process.hpp"
-#include "monitor/run/capabilities.hpp"
+#include "monitor/core/capabilities.hpp"
 #include "monitor/run/run.hpp"
 
 namespace kausal::testing {
@@ -157,7 +157,7 @@ std::vector<std::pair<std::vector<std::string>, std::string>> spelled(Layout lay
   return cuts;
 }
 
-// Every cell the capability table says yes to (monitor/run/capabilities.hpp): each
+// Every cell the capability table says yes to (monitor/core/capabilities.hpp): each
 // conservative and optimistic method of the scenario's kind in each of its layouts.
 // Partitioned models are pinned at tolerance 0, where optimistic must give the sequential
 // bits too.

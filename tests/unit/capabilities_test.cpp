@@ -1,6 +1,6 @@
-// The capability table (monitor/run/capabilities.hpp): what goes with what, and the one text
+// The capability table (monitor/core/capabilities.hpp): what goes with what, and the one text
 // of it that `kausal capabilities` prints and docs/capabilities.md holds.
-#include "monitor/run/capabilities.hpp"
+#include "monitor/core/capabilities.hpp"
 
 #include <gtest/gtest.h>
 

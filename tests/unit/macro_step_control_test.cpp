@@ -1,6 +1,6 @@
-// The co-simulation master's macro step control (monitor/sync/macro_step_control.hpp): the
+// The co-simulation master's macro step control (monitor/core/macro_step_control.hpp): the
 // factor at the tolerance, its clamps, the aggregation over outputs and the settings check.
-#include "monitor/sync/macro_step_control.hpp"
+#include "monitor/core/macro_step_control.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "monitor/sync/macro_step_control.hpp"
+#include "monitor/core/macro_step_control.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 
 namespace kausal {
 

@@ -1,4 +1,4 @@
-#include "monitor/run/capabilities.hpp"
+#include "monitor/core/capabilities.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "monitor/run/run_control.hpp"
+#include "monitor/core/run_control.hpp"
 
 namespace kausal {
 

@@ -1,4 +1,4 @@
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 
 #include <array>
 #include <charconv>

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
-#include "monitor/run/run_kind.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "system/activity_clock.hpp"
 #include "system/errors.hpp"
 #include "system/pendulum.hpp"
