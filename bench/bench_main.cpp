@@ -20,7 +20,7 @@
 
 #include "idl/kausal.hh"
 #include "integrator/ode_method.hpp"
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"

@@ -14,7 +14,7 @@
 #include "monitor/record/progress_bar.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
-#include "monitor/run/operator.hpp"
+#include "monitor/run/injection_check.hpp"
 #include "monitor/run/output_dir.hpp"
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/input_file.hpp"

@@ -7,7 +7,7 @@
 
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 #include "monitor/record/animation_feed.hpp"
 #include "monitor/record/event_live_view.hpp"
 #include "monitor/core/run_result.hpp"

@@ -13,7 +13,7 @@
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "idl/wire_errors.hpp"
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 #include "monitor/deploy/node_directory.hpp"
 #include "monitor/record/trace_writer.hpp"
 #include "monitor/core/run_result.hpp"

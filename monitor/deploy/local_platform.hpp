@@ -1,5 +1,5 @@
 #pragma once
-// A platform (monitor/run/run_platform.hpp) that places every component in this process:
+// A platform (monitor/deploy/run_platform.hpp) that places every component in this process:
 // Integrators on worker threads, Systems called directly (LocalDeployment). No ORB, no
 // processes, no live view; the layout and the CPUs asked for are ignored. Tests run the
 // kausal command's runs through it in one process.
@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "monitor/deploy/local_deployment.hpp"
-#include "monitor/run/run_platform.hpp"
+#include "monitor/deploy/run_platform.hpp"
 
 namespace kausal {
 

@@ -10,7 +10,7 @@
 
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
-#include "monitor/deploy/process_handle.hpp"
+#include "monitor/core/process_handle.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 
 namespace kausal {

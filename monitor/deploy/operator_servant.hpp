@@ -4,7 +4,7 @@
 #include "idl/call_gate.hpp"
 #include "idl/convert.hpp"
 #include "idl/kausal.hh"
-#include "monitor/run/operator.hpp"
+#include "monitor/sync/operator.hpp"
 
 namespace kausal {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The platform of the kausal command (monitor/run/run_platform.hpp): components as processes
+// The platform of the kausal command (monitor/deploy/run_platform.hpp): components as processes
 // (or collocated servants) over the ORB, started here or, with a deployment file, by the
 // node agents it names; runs shown in kausal-animation when one is open.
 #include <chrono>
@@ -12,7 +12,7 @@
 #include "monitor/deploy/animation_process.hpp"
 #include "monitor/deploy/component_set.hpp"
 #include "monitor/deploy/node_directory.hpp"
-#include "monitor/run/run_platform.hpp"
+#include "monitor/deploy/run_platform.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 
 namespace kausal {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "idl/orb_runtime.hpp"
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 
 namespace kausal {
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 #include "monitor/record/summary.hpp"
 #include "system/errors.hpp"
 

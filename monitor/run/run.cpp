@@ -15,7 +15,7 @@
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/run/feasibility.hpp"
-#include "monitor/run/operator.hpp"
+#include "monitor/run/injection_check.hpp"
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/block_stepper.hpp"
 #include "monitor/sync/chain_driver.hpp"
@@ -24,6 +24,7 @@
 #include "monitor/sync/event_run.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
+#include "monitor/sync/operator.hpp"
 #include "monitor/sync/optimistic.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "monitor/sync/run_ahead_block_stepper.hpp"
@@ -779,7 +780,8 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   if (model.clock() && spec.realtime.clock == ClockSource::external)
     served_clock = platform.serve_clock(*model.clock(), spec.out);
   if (model.clock()) {
-    op.emplace(spec.model, *model.injections(), *model.readout(), *model.clock());
+    op.emplace([&spec](const Injection& i) { check_injection(spec.model, i); }, *model.injections(),
+               *model.readout(), *model.clock());
     served_operator = platform.serve_operator(*op, spec.out);
   }
   if (spec.method == SyncMethod::sequential || model.runs_here()) {

@@ -21,7 +21,7 @@
 #include "monitor/core/capabilities.hpp"
 #include "monitor/run/resume.hpp"
 #include "monitor/core/run_control.hpp"
-#include "monitor/run/run_platform.hpp"
+#include "monitor/deploy/run_platform.hpp"
 #include "monitor/core/run_result.hpp"
 #include "monitor/scenario/event_scenario.hpp"
 #include "monitor/sync/injections.hpp"

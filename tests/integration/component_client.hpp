@@ -14,7 +14,7 @@
 #include "idl/composite_convert.hpp"
 #include "idl/convert.hpp"
 #include "kausal_process.hpp"
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 
 namespace kausal::testing {

@@ -10,7 +10,7 @@
 
 #include "component_client.hpp"
 #include "idl/composite_convert.hpp"
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 #include "system/composite_model.hpp"

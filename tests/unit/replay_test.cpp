@@ -8,9 +8,10 @@
 #include <thread>
 
 #include "monitor/deploy/local_platform.hpp"
-#include "monitor/run/operator.hpp"
+#include "monitor/run/injection_check.hpp"
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
+#include "monitor/sync/operator.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 

@@ -1,4 +1,4 @@
-#include "monitor/deploy/child_process.hpp"
+#include "monitor/core/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/deploy/process_handle.hpp"
+#include "monitor/core/process_handle.hpp"
 
 namespace kausal {
 

@@ -4,24 +4,23 @@
 // change the pace. The servant (monitor/deploy/operator_servant.hpp) puts it on the wire for
 // kausal inject, the animation's buttons and controllers in the loop; tests call it here.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "monitor/record/readout.hpp"
-#include "monitor/run/run.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
 
-// Whether `model` can take the injection: a push names one of a chain's pendulums (1-based),
-// a set one of a partitioned model's subsystems and a constant input or parameter the model
-// accepts the value for, every value finite. InputError saying what is wrong.
-void check_injection(const RunModel& model, const Injection& injection);
-
 class Operator {
  public:
-  Operator(const RunModel& model, Injections& injections, const Readout& readout, StepClock& clock);
+  // Throws InputError for an injection the run's model cannot take (check_injection,
+  // monitor/run/injection_check.hpp).
+  using Check = std::function<void(const Injection&)>;
+
+  Operator(Check check, Injections& injections, const Readout& readout, StepClock& clock);
 
   // Each returns the step the injection takes effect at; InputError if refused.
   std::uint64_t push(std::uint64_t pendulum, double impulse);
@@ -34,7 +33,7 @@ class Operator {
  private:
   std::uint64_t inject(Injection injection);
 
-  const RunModel& model_;
+  const Check check_;
   Injections& injections_;
   const Readout& readout_;
   StepClock& clock_;

@@ -1,4 +1,4 @@
-#include "monitor/run/operator.hpp"
+#include "monitor/run/injection_check.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -68,35 +68,6 @@ void check_injection(const RunModel& model, const Injection& i) {
   if (i.kind != InjectionKind::set)
     throw InputError("push: a partitioned model has no pendulums (set an input or a parameter)");
   check_set(*std::get<PartitionedModel>(model).scenario, i);
-}
-
-Operator::Operator(const RunModel& model, Injections& injections, const Readout& readout,
-                   StepClock& clock)
-    : model_(model), injections_(injections), readout_(readout), clock_(clock) {}
-
-std::uint64_t Operator::inject(Injection injection) {
-  check_injection(model_, injection);
-  return injections_.request(std::move(injection));
-}
-
-std::uint64_t Operator::push(std::uint64_t pendulum, double impulse) {
-  return inject({InjectionKind::push, 0, std::to_string(pendulum), impulse});
-}
-
-std::uint64_t Operator::set(const std::string& target, double value) {
-  return inject({InjectionKind::set, 0, target, value});
-}
-
-std::uint64_t Operator::stop() {
-  return inject({InjectionKind::stop, 0, "", 0});
-}
-
-Readout::Reading Operator::read(const std::vector<std::string>& names) const {
-  return readout_.read(names);
-}
-
-void Operator::pace(double factor) {
-  clock_.pace(factor);
 }
 
 }  // namespace kausal

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "monitor/core/run_observer.hpp"
 #include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/record/event_live_view.hpp"
-#include "monitor/core/run_observer.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/block_port.hpp"
