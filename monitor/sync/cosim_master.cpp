@@ -130,9 +130,7 @@ class Master final : public PartitionedCoupling {
       add_components(r, {monitor_report(monitor_)});
       add_components(r, deployment_.reports());
     } else {
-      add_components(
-          r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
-                                r.calc_calls)});
+      add_this_thread(r);
     }
   }
 

@@ -156,6 +156,11 @@ void PartitionedCoupling::apply(const Injection& injection) {
   install_change(s_, deployment(), injection);
 }
 
+void PartitionedCoupling::add_this_thread(RunResult& r) {
+  const auto end_ns = r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9);
+  add_components(r, {sequential_report(r.start_ns, end_ns, r.calc_calls)});
+}
+
 void PartitionedCoupling::finish_partitions(RunResult& r, Deployment* deployment) {
   if (watchers_.checkpoints) watchers_.checkpoints->write_final(recorder_, r);
   stop_watching();
@@ -207,9 +212,7 @@ class PartitionsInTurn final : public PartitionedCoupling {
 
   void finish(RunResult& r) override {
     finish_partitions(r, &deployment_);
-    add_components(
-        r, {sequential_report(r.start_ns, r.start_ns + static_cast<std::uint64_t>(r.wall_s * 1e9),
-                              r.calc_calls)});
+    add_this_thread(r);
   }
 
  protected:

@@ -76,6 +76,8 @@ class PartitionedCoupling : public Coupling {
   // The end every coupling of partitions shares: the last checkpoint, the partitions'
   // counters (`deployment`: null when it never started), the digest.
   void finish_partitions(RunResult& r, Deployment* deployment);
+  // A run whose partitions all step in the loop's thread: that thread is its one component.
+  static void add_this_thread(RunResult& r);
 
   const PartitionedScenario& s_;
   const PartitionedPlan& plan_;
