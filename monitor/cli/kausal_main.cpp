@@ -18,11 +18,11 @@
 #include "monitor/cli/run_commands.hpp"
 #include "monitor/cli/run_options.hpp"
 #include "monitor/cli/tick_command.hpp"
+#include "monitor/core/capabilities.hpp"
+#include "monitor/core/run_control.hpp"
 #include "monitor/node/node_command.hpp"
 #include "monitor/record/summary.hpp"
-#include "monitor/core/capabilities.hpp"
 #include "monitor/run/resume.hpp"
-#include "monitor/core/run_control.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 

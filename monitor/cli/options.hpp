@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "idl/orb_runtime.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "monitor/deploy/component_set.hpp"
 #include "monitor/record/trace_writer.hpp"
-#include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/sync/optimistic.hpp"

@@ -35,8 +35,8 @@ double normalised_error(double error, double value, const MacroStepControl& c);
 // values have one entry per output (no outputs: max_growth). `order` is the prediction order
 // the exponent defaults from. std::invalid_argument for sizes that differ or settings out of
 // range (safety in (0, 1], 0 < max_shrink ≤ 1 ≤ max_growth, tolerances > 0, exponent ≥ 0).
-double macro_step_factor(std::span<const double> errors, std::span<const double> values,
-                         int order, const MacroStepControl& c);
+double macro_step_factor(std::span<const double> errors, std::span<const double> values, int order,
+                         const MacroStepControl& c);
 
 // Checks settings as macro_step_factor does; std::invalid_argument naming the field.
 void check(const MacroStepControl& c);

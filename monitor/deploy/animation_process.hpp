@@ -8,9 +8,9 @@
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "monitor/core/child_process.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/record/animation_feed.hpp"
 #include "monitor/record/event_live_view.hpp"
-#include "monitor/core/run_result.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 

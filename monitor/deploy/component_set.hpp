@@ -14,9 +14,9 @@
 #include "idl/orb_runtime.hpp"
 #include "idl/wire_errors.hpp"
 #include "monitor/core/child_process.hpp"
+#include "monitor/core/run_result.hpp"
 #include "monitor/deploy/node_directory.hpp"
 #include "monitor/record/trace_writer.hpp"
-#include "monitor/core/run_result.hpp"
 
 namespace kausal {
 

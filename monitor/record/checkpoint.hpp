@@ -25,10 +25,10 @@
 
 #include <variant>
 
-#include "monitor/record/partitioned_recorder.hpp"
-#include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/partitioned_recorder.hpp"
+#include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/sync/event_run.hpp"
 #include "system/chain.hpp"
 

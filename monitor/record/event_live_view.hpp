@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "monitor/record/live_plot.hpp"
 #include "monitor/core/run_observer.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/live_plot.hpp"
 #include "monitor/sync/event_run.hpp"
 
 namespace kausal {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/core/run_observer.hpp"
+#include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {

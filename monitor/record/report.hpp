@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "monitor/record/summary.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/summary.hpp"
 
 namespace kausal {
 

@@ -32,9 +32,9 @@
 #include <thread>
 #include <vector>
 
-#include "monitor/record/step_timings.hpp"
 #include "monitor/core/run_observer.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/step_timings.hpp"
 
 namespace kausal {
 

@@ -17,12 +17,12 @@
 #include <string>
 #include <variant>
 
-#include "monitor/record/trace_writer.hpp"
 #include "monitor/core/capabilities.hpp"
-#include "monitor/run/resume.hpp"
 #include "monitor/core/run_control.hpp"
-#include "monitor/deploy/run_platform.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/deploy/run_platform.hpp"
+#include "monitor/record/trace_writer.hpp"
+#include "monitor/run/resume.hpp"
 #include "monitor/scenario/event_scenario.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"

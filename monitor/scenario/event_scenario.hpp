@@ -20,10 +20,10 @@ struct EventScenario {
   std::string name;
   std::string description;
   std::string file;
-  std::string model;                          // a name of event_model_types()
+  std::string model;                         // a name of event_model_types()
   std::map<std::string, double> parameters;  // every parameter, defaults filled in
   std::shared_ptr<const des::EventModel> built;
-  double end = 0;  // events below it are committed
+  double end = 0;                              // events below it are committed
   SyncMethod method = SyncMethod::sequential;  // kausal run's default
   std::uint32_t groups = 2;                    // conservative and optimistic
   std::optional<double> window;                // optimistic; default: default_window()

@@ -12,9 +12,9 @@
 
 #include "integrator/input_channels.hpp"
 #include "integrator/ode_method.hpp"
+#include "monitor/core/macro_step_control.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
-#include "monitor/core/macro_step_control.hpp"
 #include "system/composite_model.hpp"
 #include "system/model.hpp"
 

@@ -1,10 +1,10 @@
 #pragma once
 #include <string>
 
+#include "monitor/core/run_control.hpp"
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/readout.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
-#include "monitor/core/run_control.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/injections.hpp"

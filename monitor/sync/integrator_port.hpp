@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
-#include "monitor/record/trace_writer.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/trace_writer.hpp"
 #include "monitor/sync/batch_inbox.hpp"
 
 namespace kausal {

@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "monitor/record/step_timings.hpp"
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/step_timings.hpp"
 
 namespace kausal {
 

@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "monitor/record/step_timings.hpp"
-#include "monitor/run/realtime_priority.hpp"
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/record/step_timings.hpp"
+#include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 #include "system/activity_trace.hpp"
