@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "system/errors.hpp"
+#include "test_support.hpp"
 
 namespace kausal {
 namespace {
@@ -67,15 +68,6 @@ class Counter : public Coupling {
   std::mutex mutex_;
 };
 
-// Paced as fast as the run goes: every step released in turn, none waited for.
-RealtimeOptions unwaited() {
-  RealtimeOptions o;
-  o.clock = ClockSource::wall;
-  o.factor = std::numeric_limits<double>::infinity();
-  o.check_feasible = false;
-  return o;
-}
-
 TEST(Execution, RunsToTheEndAndAlwaysFinishes) {
   Counter c(50);
   RunControl control;
@@ -111,7 +103,7 @@ TEST(Execution, AStopEndsTheRunWhereItWasAsked) {
 // before), and the operator's stop ends the run there.
 TEST(Execution, InjectionsAreAppliedAtTheirStepsAndAStopEndsThere) {
   Counter c(50);
-  StepClock clock(unwaited(), 1.0, 0, 50);
+  StepClock clock(testing::as_fast_as_possible(), 1.0, 0, 50);
   Injections injections({1, 0, 50}, &clock, {},
                         {{InjectionKind::push, 7, "1", 1.0},
                          {InjectionKind::push, 19, "1", 1.0},
@@ -130,7 +122,7 @@ TEST(Execution, InjectionsAreAppliedAtTheirStepsAndAStopEndsThere) {
 // step is released and timed even when the coupling finished early.
 TEST(Execution, APacedCouplingIsReleasedStepByStep) {
   Counter c(40);
-  StepClock clock(unwaited(), 1.0, 0, 40);
+  StepClock clock(testing::as_fast_as_possible(), 1.0, 0, 40);
   RunControl control;
   const RunResult r = execute(c, {}, control, {&clock, nullptr});
   EXPECT_EQ(r.status, RunStatus::completed);
@@ -142,7 +134,7 @@ TEST(Execution, APacedCouplingIsReleasedStepByStep) {
 // while the loop collects what they deliver.
 TEST(Execution, ComponentsThatRunByThemselvesGetEveryRelease) {
   Counter c(25, false);
-  StepClock clock(unwaited(), 1.0, 0, 25);
+  StepClock clock(testing::as_fast_as_possible(), 1.0, 0, 25);
   RunControl control;
   const RunResult r = execute(c, {}, control, {&clock, nullptr});
   EXPECT_EQ(r.status, RunStatus::completed) << r.error;

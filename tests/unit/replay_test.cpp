@@ -19,6 +19,7 @@ namespace kausal {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::as_fast_as_possible;
 using testing::Method;
 using testing::run_one;
 using testing::spec_of;
@@ -27,15 +28,6 @@ using testing::TempDir;
 RealtimeOptions ticked() {
   RealtimeOptions o;
   o.clock = ClockSource::external;
-  return o;
-}
-
-// As fast as the run goes, step by step: what kausal run --replay uses.
-RealtimeOptions as_fast_as_possible() {
-  RealtimeOptions o;
-  o.clock = ClockSource::wall;
-  o.factor = std::numeric_limits<double>::infinity();
-  o.check_feasible = false;
   return o;
 }
 

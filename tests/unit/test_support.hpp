@@ -2,6 +2,7 @@
 // Helpers shared by the unit tests: shipped scenarios, seeded random scenarios, runs.
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -37,6 +38,16 @@ struct Method {
   SyncMethod method;
   Guarantee guarantee;
 };
+
+// Paced as fast as the run goes, step by step, no step waited for: what kausal run --replay
+// uses.
+inline RealtimeOptions as_fast_as_possible() {
+  RealtimeOptions o;
+  o.clock = ClockSource::wall;
+  o.factor = std::numeric_limits<double>::infinity();
+  o.check_feasible = false;
+  return o;
+}
 
 // A run of `model` under `m` into `out`, unpinned (tests share the CPUs), paced by
 // `realtime` (default: not paced).
