@@ -57,6 +57,7 @@ inline idl::BlockSetup to_idl(const BlockSpec& s) {
   out.method = std::string(ode_method_name(s.method)).c_str();
   out.t0 = s.t0;
   out.h = s.h;
+  out.rollback_check = s.rollback_check;
   return out;
 }
 
@@ -74,6 +75,7 @@ inline BlockSpec from_idl(const idl::BlockSetup& s, const std::string& component
   out.method = parse_ode_method(s.method.in(), component + ": ");
   out.t0 = s.t0;
   out.h = s.h;
+  out.rollback_check = s.rollback_check;
   return out;
 }
 

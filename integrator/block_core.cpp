@@ -71,9 +71,12 @@ void BlockCore::set_up(BlockSpec spec) {
   std::unique_lock lock(mutex_);
   halt(lock);
   n_ = spec.chain.pendulums.size();
-  calcs_per_step_ = static_cast<std::uint64_t>(calcs_per_step(spec.method));
+  // The rollback check takes every step twice.
+  calcs_per_step_ =
+      static_cast<std::uint64_t>(calcs_per_step(spec.method)) * (spec.rollback_check ? 2 : 1);
   most_ahead_ = limits::steps_within(limits::held_bytes, computed_bytes(n_));
-  block_ = std::make_unique<PendulumBlock>(spec.chain, spec.method, spec.t0, spec.h, 0, n_);
+  block_ = std::make_unique<PendulumBlock>(spec.chain, spec.method, spec.t0, spec.h, 0, n_,
+                                           spec.rollback_check);
   states_.assign(n_, PendulumState{0, 0});
   at_.reset();
   next_ = 1;  // (nothing to compute before a request: next_ > limit_)

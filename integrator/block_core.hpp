@@ -37,6 +37,7 @@ struct BlockSpec {
   OdeMethod method = OdeMethod::euler;
   double t0 = 0;
   double h = 0;
+  bool rollback_check = false;  // every step taken twice, the second from restored states
 };
 
 // One call: from the block's states at step `from`, up to `steps` steps.

@@ -1,6 +1,7 @@
 #include "integrator/pendulum_block.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "system/errors.hpp"
@@ -33,7 +34,7 @@ ChainSpec part_of(const ChainSpec& chain, std::size_t first, std::size_t last) {
 }  // namespace
 
 PendulumBlock::PendulumBlock(const ChainSpec& chain, OdeMethod method, double t0, double h,
-                             std::size_t first, std::size_t last)
+                             std::size_t first, std::size_t last, bool rollback_check)
     : first_(first),
       last_(last),
       method_(method),
@@ -43,7 +44,8 @@ PendulumBlock::PendulumBlock(const ChainSpec& chain, OdeMethod method, double t0
       sweep_(chain_),
       work_(PendulumState{}),
       parent_(last - first),
-      held_(last - first, 0) {
+      held_(last - first, 0),
+      rollback_check_(rollback_check) {
   for (const auto& p : chain_.pendulums) coefficients_.push_back(coefficients_of(p));
   std::iota(parent_.begin(), parent_.end(), 0u);
 }
@@ -56,6 +58,31 @@ std::uint32_t PendulumBlock::root(std::uint32_t i) {
 std::uint64_t PendulumBlock::step_own(std::uint64_t m, std::span<PendulumState> mine,
                                       std::span<const std::uint32_t> edge,
                                       std::vector<std::uint32_t>& left) {
+  if (!rollback_check_) return step_once(m, mine, edge, left);
+  before_.assign(mine.begin(), mine.end());
+  const std::size_t kept = left.size();
+  const std::uint64_t impacts = step_once(m, mine, edge, left);
+  after_.assign(mine.begin(), mine.end());
+  left_first_.assign(left.begin() + static_cast<std::ptrdiff_t>(kept), left.end());
+  // Restored: the states from before the step; what the step left to the monitor goes too.
+  std::copy(before_.begin(), before_.end(), mine.begin());
+  left.resize(kept);
+  const std::uint64_t again = step_once(m, mine, edge, left);
+  const bool same_states =
+      std::memcmp(after_.data(), mine.data(), mine.size() * sizeof(PendulumState)) == 0;
+  if (again != impacts || !same_states ||
+      !std::equal(left_first_.begin(), left_first_.end(),
+                  left.begin() + static_cast<std::ptrdiff_t>(kept), left.end()))
+    throw SimulationError("rollback check: the block of pendulums " + std::to_string(first_ + 1) +
+                          " .. " + std::to_string(last_) + ", re-stepping from step " +
+                          std::to_string(m) + " after a restore, gave other " +
+                          (same_states ? "impacts" : "bits"));
+  return impacts;
+}
+
+std::uint64_t PendulumBlock::step_once(std::uint64_t m, std::span<PendulumState> mine,
+                                       std::span<const std::uint32_t> edge,
+                                       std::vector<std::uint32_t>& left) {
   step_pendulums(method_, coefficients_, step_time(t0_, h_, m), h_, mine, work_);
   calc_calls_ += mine.size() * static_cast<std::uint64_t>(calcs_per_step(method_));
   return resolve_inside(m + 1, mine, edge, left);

@@ -24,9 +24,11 @@ void step_pendulums(OdeMethod method, std::span<const PendulumCoefficients> coef
 
 class PendulumBlock {
  public:
-  // Pendulums first .. last − 1 of `chain` (first < last <= its size).
+  // Pendulums first .. last − 1 of `chain` (first < last <= its size). rollback_check: every
+  // step is taken, the states restored and the step taken again, and both must give the same
+  // bits, impacts and pendulums left (`--rollback-check`; twice the work).
   PendulumBlock(const ChainSpec& chain, OdeMethod method, double t0, double h, std::size_t first,
-                std::size_t last);
+                std::size_t last, bool rollback_check = false);
   // Its sweep refers to its own copy of the pendulums: it stays where it was made.
   PendulumBlock(const PendulumBlock&) = delete;
   PendulumBlock& operator=(const PendulumBlock&) = delete;
@@ -43,13 +45,16 @@ class PendulumBlock {
                      std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left) {
     return step_own(m, states.subspan(first_, last_ - first_), edge, left);
   }
-  // step() on the block's own states only: mine[0] is pendulum first().
+  // step() on the block's own states only: mine[0] is pendulum first(). With the rollback
+  // check, SimulationError if the step taken again differs.
   std::uint64_t step_own(std::uint64_t m, std::span<PendulumState> mine,
                          std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left);
 
   std::uint64_t calc_calls() const { return calc_calls_; }
 
  private:
+  std::uint64_t step_once(std::uint64_t m, std::span<PendulumState> mine,
+                          std::span<const std::uint32_t> edge, std::vector<std::uint32_t>& left);
   std::uint32_t root(std::uint32_t i);
   std::uint64_t resolve_inside(std::uint64_t step, std::span<PendulumState> mine,
                                std::span<const std::uint32_t> edge,
@@ -68,6 +73,9 @@ class PendulumBlock {
   std::vector<std::uint32_t> touched_;
   std::vector<BobPair> kept_;
   std::uint64_t calc_calls_ = 0;
+  const bool rollback_check_;
+  std::vector<PendulumState> before_, after_;  // the rollback check's copies
+  std::vector<std::uint32_t> left_first_;
 };
 
 }  // namespace kausal

@@ -38,7 +38,7 @@ Vector state_at(PartitionedScenario s, double t) {
   const PartitionedPlan plan = plan_partitions(s, {});
   PartitionedRecorder recorder("", s, plan, true);
   RunControl quiet;
-  const RunResult r = run_partitioned_sequential(s, plan, recorder, quiet);
+  const RunResult r = run_partitioned_sequential(s, plan, quiet, {nullptr, {&recorder}});
   if (!r.completed()) throw SimulationError("analyze --at: the run to t failed: " + r.error);
   const auto& last = recorder.rows().back();
   return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));

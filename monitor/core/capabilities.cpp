@@ -115,7 +115,6 @@ bool starts_processes(Layout l) {
 // The rules that depend on the method or the layout alone, before the kind's cell.
 std::optional<std::string> method_rule(const RunShape& s, Service service) {
   const bool sequential = s.method == SyncMethod::sequential;
-  const bool blocks = s.layout && in_blocks(*s.layout);
   const bool no_processes = s.layout && !starts_processes(*s.layout);
   switch (service) {
     case Service::nodes:
@@ -129,9 +128,8 @@ std::optional<std::string> method_rule(const RunShape& s, Service service) {
       return std::nullopt;
     case Service::rollback_check:
       if (sequential)
-        return "it checks the Integrators of conservative and optimistic runs; a sequential "
-               "run has none";
-      if (blocks) return "not built yet: blocks step their pendulums without an Integrator";
+        return "it checks the Integrators (or blocks) of conservative and optimistic runs; a "
+               "sequential run has none";
       return std::nullopt;
     default:
       return std::nullopt;

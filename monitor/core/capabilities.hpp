@@ -26,7 +26,7 @@ enum class Service {
   inject,          // kausal inject into the running run
   replay,          // run --replay: a recording's injections again
   resume,          // run --resume: from the last checkpoint
-  rollback_check,  // --rollback-check: every Integrator steps, restores, steps again
+  rollback_check,  // --rollback-check: every Integrator (block) steps, restores, steps again
   animate,         // --animate: the live window
   nodes,           // --deploy: the components on node agents
   tls,             // --tls-ca: TLS between every process of the run and its clients

@@ -108,9 +108,9 @@ std::uint64_t CorbaBlockPort::run_steps(std::uint64_t m, std::span<PendulumState
   return taken;
 }
 
-BlockProcesses::BlockProcesses(const Scenario& scenario, std::size_t blocks, OrbRuntime& orb,
-                               const LaunchOptions& options)
-    : scenario_(scenario), set_(orb, Layout::process) {
+BlockProcesses::BlockProcesses(const Scenario& scenario, std::size_t blocks, bool rollback_check,
+                               OrbRuntime& orb, const LaunchOptions& options)
+    : scenario_(scenario), rollback_check_(rollback_check), set_(orb, Layout::process) {
   std::vector<std::string> names;
   for (std::size_t k = 1; k <= blocks; ++k) names.push_back(block_name(k));
   set_.start_each(ComponentRole::block, "kausal-block", names, options,
@@ -129,7 +129,7 @@ std::unique_ptr<BlockPort> BlockProcesses::port(std::size_t k, std::size_t first
                                                 std::size_t last) {
   const LaunchedComponent& c = set_.component(k);
   idl::Block_var ref = narrow<idl::Block>(c.name, c.ref);
-  const idl::BlockSetup setup = to_idl(block_spec(scenario_, first, last));
+  const idl::BlockSetup setup = to_idl(block_spec(scenario_, first, last, rollback_check_));
   Heartbeat::call(heartbeat_.get(), c.name, [&] { ref->set_up(setup); });
   return std::make_unique<CorbaBlockPort>(c, ref, first, last, heartbeat_.get());
 }

@@ -71,7 +71,8 @@ class BlockProcesses final : public PlacedBlocks {
   // Starts one kausal-block per block (block-1, ...; logs in options.log_dir). Throws
   // PeerError naming a block that does not start or answer, VersionMismatch, InputError
   // for a run beyond the process budget.
-  BlockProcesses(const Scenario& scenario, std::size_t blocks, OrbRuntime& orb,
+  // rollback_check: every block takes every step twice (PendulumBlock).
+  BlockProcesses(const Scenario& scenario, std::size_t blocks, bool rollback_check, OrbRuntime& orb,
                  const LaunchOptions& options);
   ~BlockProcesses() override;
 
@@ -82,6 +83,7 @@ class BlockProcesses final : public PlacedBlocks {
 
  private:
   const Scenario& scenario_;
+  const bool rollback_check_;
   ComponentSet set_;
   // A stopped block is found by its heartbeat and its process ended, so that the call
   // waiting for it returns at once.

@@ -158,8 +158,7 @@ std::vector<ComponentReport> LocalDeployment::reports() {
 }
 
 RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                     PartitionedRecorder& recorder, RunControl& control,
-                                     const PartitionedWatchers& watchers) {
+                                     RunControl& control, const PartitionedWatchers& watchers) {
   const PartitionedPlan sequential = in_turn(plan);
   std::optional<LocalDeployment> deployment;
   try {
@@ -169,7 +168,7 @@ RunResult run_partitioned_sequential(const PartitionedScenario& s, const Partiti
     r.end_with(e);
     return r;
   }
-  return run_partitions_in_turn(s, sequential, *deployment, recorder, control, watchers);
+  return run_partitions_in_turn(s, sequential, *deployment, control, watchers);
 }
 
 }  // namespace kausal

@@ -39,7 +39,6 @@ class LocalDeployment final : public Deployment {
 // (run_partitions_in_turn). Never throws a kausal::Error: partitions that cannot be built end
 // the run as any other failure.
 RunResult run_partitioned_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                     PartitionedRecorder& recorder, RunControl& control,
-                                     const PartitionedWatchers& watchers = {});
+                                     RunControl& control, const PartitionedWatchers& watchers);
 
 }  // namespace kausal

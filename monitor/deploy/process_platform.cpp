@@ -101,9 +101,10 @@ std::unique_ptr<PlacedEventGroups> ProcessPlatform::place_event_groups(
 }
 
 std::unique_ptr<PlacedBlocks> ProcessPlatform::place_blocks(const Scenario& scenario,
-                                                            std::size_t blocks,
+                                                            std::size_t blocks, bool rollback_check,
                                                             const Placing& placing) {
-  return std::make_unique<BlockProcesses>(scenario, blocks, orb(), launch_options(placing));
+  return std::make_unique<BlockProcesses>(scenario, blocks, rollback_check, orb(),
+                                          launch_options(placing));
 }
 
 void ProcessPlatform::observe(Deployment* deployment) {

@@ -45,7 +45,7 @@ class ProcessPlatform final : public RunPlatform {
 
   std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing& placing) override;
   std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
-                                             const Placing& placing) override;
+                                             bool rollback_check, const Placing& placing) override;
   std::unique_ptr<PlacedEventGroups> place_event_groups(
       const des::EventModel& model, const std::string& name,
       const std::map<std::string, double>& parameters, const EventRunSpec& spec,

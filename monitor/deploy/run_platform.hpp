@@ -52,10 +52,11 @@ class RunPlatform {
   }
 
   // The blocks of a chain as processes (--layout block-processes:K), started and ready to be
-  // set up through PlacedBlocks::port. InputError when this platform starts no processes.
+  // set up through PlacedBlocks::port (rollback_check: each takes every step twice).
+  // InputError when this platform starts no processes.
   virtual std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
-                                                     const Placing& placing) {
-    (void)scenario, (void)blocks, (void)placing;
+                                                     bool rollback_check, const Placing& placing) {
+    (void)scenario, (void)blocks, (void)rollback_check, (void)placing;
     throw InputError(
         "blocks run in processes of their own only from the kausal command: "
         "use --layout blocks:K");

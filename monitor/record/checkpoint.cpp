@@ -586,11 +586,22 @@ Checkpoint parse_checkpoint(const std::string& text, const std::string& file) {
   return c;
 }
 
-Checkpointer::Checkpointer(fs::path dir, Checkpoint base, std::chrono::milliseconds every)
+Checkpointer::Checkpointer(fs::path dir, Checkpoint base, TrajectoryRecorder& recorder,
+                           std::chrono::milliseconds every)
     : dir_(std::move(dir)),
       c_(std::move(base)),
+      chain_recorder_(&recorder),
       every_(every),
       // The first committed step is written at once: from then on a crash can be resumed.
+      last_write_(coarse_monotonic() - every) {}
+
+Checkpointer::Checkpointer(fs::path dir, Checkpoint base, PartitionedRecorder& recorder,
+                           const PartitionedPlan& plan, std::chrono::milliseconds every)
+    : dir_(std::move(dir)),
+      c_(std::move(base)),
+      partitioned_recorder_(&recorder),
+      plan_(&plan),
+      every_(every),
       last_write_(coarse_monotonic() - every) {}
 
 Checkpointer::~Checkpointer() {
@@ -610,24 +621,42 @@ bool Checkpointer::due() {
 }
 
 void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> states,
-                             std::uint64_t collisions, TrajectoryRecorder& recorder) {
+                             std::uint64_t collisions) {
   ChainPoint& c = c_.chain();
   c.states.assign(states.begin(), states.end());
   c.collisions = collisions;
   c.recorder.step = step;
   have_step_ = true;
-  if (due() && take_position(recorder)) store();
+  if (due() && take_position()) store();
 }
 
-bool Checkpointer::take_position(TrajectoryRecorder& recorder) {
+bool Checkpointer::take_position() {
+  if (partitioned_recorder_) {
+    if (!resumable()) return false;  // a partition has recorded nothing yet
+    PartitionedPoint& c = c_.partitions();
+    c.recorder = partitioned_recorder_->position();
+    c.horizon = partitioned_recorder_->horizon();
+    return true;
+  }
   if (!have_step_) return false;  // nothing committed in this process: the last checkpoint stands
-  c_.chain().recorder = recorder.position();
+  c_.chain().recorder = chain_recorder_->position();
   return true;
 }
 
-void Checkpointer::write_now(TrajectoryRecorder& recorder) {
+void Checkpointer::write_now() {
   finish_writing();
-  if (take_position(recorder)) write_checkpoint(c_, dir_);
+  if (take_position()) write_checkpoint(c_, dir_);
+}
+
+void Checkpointer::finished(RunResult& r) {
+  try {
+    write_now();
+  } catch (const Error& e) {
+    if (r.completed())
+      r.end_with(e);
+    else
+      r.error += std::string("; ") + e.what();
+  }
 }
 
 void Checkpointer::finish_writing() {
@@ -650,9 +679,8 @@ void Checkpointer::store() {
   writing_ = std::async(std::launch::async, [write, copy = c_] { write(copy); });
 }
 
-void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
-                             const std::map<std::size_t, std::vector<ChannelSample>>& routed,
-                             PartitionedRecorder& recorder) {
+void Checkpointer::delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) {
+  const PartitionedPlan& plan = *plan_;
   PartitionedPoint& c = c_.partitions();
   if (c.partitions.empty()) {  // a fresh run's first delivery (a resumed run has them all)
     c.partitions.resize(plan.configs.size());
@@ -671,14 +699,14 @@ void Checkpointer::delivered(const PartitionedPlan& plan, std::size_t p, const S
       if (h.values.empty()) h.first = sample.index;
       h.values.push_back(sample.value);
     }
-  forget_unneeded(plan.configs[p], recorder.recorded(p) - 1, at.inputs);
-  if (resumable(recorder) && due() && take_position(recorder)) store();
+  forget_unneeded(plan.configs[p], partitioned_recorder_->recorded(p) - 1, at.inputs);
+  if (resumable() && due() && take_position()) store();
 }
 
-bool Checkpointer::resumable(const PartitionedRecorder& recorder) const {
+bool Checkpointer::resumable() const {
   const auto& partitions = c_.partitions().partitions;
   for (std::size_t p = 0; p < partitions.size(); ++p)
-    if (recorder.recorded(p) == 0) return false;
+    if (partitioned_recorder_->recorded(p) == 0) return false;
   return !partitions.empty();
 }
 
@@ -696,19 +724,6 @@ void Checkpointer::forget_unneeded(const IntegratorConfig& config, std::uint64_t
     h.values.erase(h.values.begin(), h.values.begin() + static_cast<std::ptrdiff_t>(unneeded));
     h.first += unneeded;
   }
-}
-
-bool Checkpointer::take_position(PartitionedRecorder& recorder) {
-  if (!resumable(recorder)) return false;  // a partition has recorded nothing yet
-  PartitionedPoint& c = c_.partitions();
-  c.recorder = recorder.position();
-  c.horizon = recorder.horizon();
-  return true;
-}
-
-void Checkpointer::write_now(PartitionedRecorder& recorder) {
-  finish_writing();
-  if (take_position(recorder)) write_checkpoint(c_, dir_);
 }
 
 }  // namespace kausal

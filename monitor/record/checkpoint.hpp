@@ -25,6 +25,7 @@
 
 #include <variant>
 
+#include "monitor/core/commit_observer.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
@@ -128,49 +129,42 @@ std::string file_sha256(const std::filesystem::path& file);
 
 // Keeps DIR/checkpoint.json up to date while a run commits steps: every `every` of wall time,
 // or every quiet_factor times its writing time when that is longer (and once at the end),
-// each time after flushing trajectory.csv.
-class Checkpointer {
+// each time after flushing trajectory.csv. An observer of the run's commits, told after the
+// recorder it follows.
+class Checkpointer final : public CommitObserver {
  public:
-  Checkpointer(std::filesystem::path dir, Checkpoint base,
+  // A chain's run, recorded by `recorder`.
+  Checkpointer(std::filesystem::path dir, Checkpoint base, TrajectoryRecorder& recorder,
+               std::chrono::milliseconds every = std::chrono::seconds(1));
+  // A partitioned run of `plan`, recorded by `recorder`.
+  Checkpointer(std::filesystem::path dir, Checkpoint base, PartitionedRecorder& recorder,
+               const PartitionedPlan& plan,
                std::chrono::milliseconds every = std::chrono::seconds(1));
   // Waits for a checkpoint still being written.
-  ~Checkpointer();
+  ~Checkpointer() override;
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
   // A chain, after every committed step: keeps a copy of the states (cheap) and writes a
   // checkpoint when one is due.
   void committed(std::uint64_t step, std::span<const PendulumState> states,
-                 std::uint64_t collisions, TrajectoryRecorder& recorder);
+                 std::uint64_t collisions) override;
   // A partitioned model, after recording partition p's batch and routing `routed` (per
   // consumer, the samples it was given): keeps p's last step and the samples each consumer
   // may still use, and writes a checkpoint when one is due (once every partition has one).
-  void delivered(const PartitionedPlan& plan, std::size_t p, const StateBatch& batch,
-                 const std::map<std::size_t, std::vector<ChannelSample>>& routed,
-                 PartitionedRecorder& recorder);
+  void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) override;
+  // The end of run r, failed or not: the last committed step is written. A checkpoint that
+  // cannot be written fails the run (nothing could resume it), but the trajectory it
+  // committed stays on disk.
+  void finished(RunResult& r) override;
   // The steps (ticks) the run was resumed from, oldest first; empty for a fresh run.
   const std::vector<std::uint64_t>& resumed_from() const { return c_.resumed_from; }
-  // Writes the last committed step whatever the time: at the end of a run, failed or not.
-  // Returns once it is on disk.
-  void write_now(TrajectoryRecorder& recorder);
-  void write_now(PartitionedRecorder& recorder);
-  // write_now at the end of run r, failed or not. A checkpoint that cannot be written fails
-  // the run (nothing could resume it), but the trajectory it committed stays on disk.
-  template <typename Recorder>
-  void write_final(Recorder& recorder, RunResult& r) {
-    try {
-      write_now(recorder);
-    } catch (const Error& e) {
-      if (r.completed())
-        r.end_with(e);
-      else
-        r.error += std::string("; ") + e.what();
-    }
-  }
+  // Writes the last committed step whatever the time. Returns once it is on disk.
+  void write_now();
 
  private:
   bool due();
   // Every partition has recorded a step: a partitioned run can be resumed from here.
-  bool resumable(const PartitionedRecorder& recorder) const;
+  bool resumable() const;
   // Drops the samples a partition resumed at resume_step would not use (amortised).
   static void forget_unneeded(const IntegratorConfig& config, std::uint64_t resume_step,
                               std::vector<ChannelHistory>& inputs);
@@ -185,12 +179,14 @@ class Checkpointer {
   void finish_writing();
   // Takes the recorder's position into the checkpoint; false if there is nothing to resume
   // from yet.
-  bool take_position(TrajectoryRecorder& recorder);
-  bool take_position(PartitionedRecorder& recorder);
+  bool take_position();
   static constexpr int quiet_factor = 20;
 
   std::filesystem::path dir_;
   Checkpoint c_;
+  TrajectoryRecorder* chain_recorder_ = nullptr;  // a chain's, or
+  PartitionedRecorder* partitioned_recorder_ = nullptr;
+  const PartitionedPlan* plan_ = nullptr;  // a partitioned run's
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
   std::atomic<std::chrono::nanoseconds::rep> last_write_took_{0};

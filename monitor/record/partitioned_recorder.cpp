@@ -11,7 +11,9 @@ namespace kausal {
 PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
                                          const PartitionedScenario& s, const PartitionedPlan& plan,
                                          bool keep_rows)
-    : scenario_(s), next_(s.partitions.size(), 0), keep_rows_(keep_rows) {
+    : scenario_(s),
+      steps_(s, std::vector<std::uint64_t>(s.partitions.size(), 0)),
+      keep_rows_(keep_rows) {
   std::string header = "t";
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
     sha_.push_back(std::make_unique<Sha256>());
@@ -34,7 +36,7 @@ PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
   if (from.recorded.size() != n || from.digests.size() != n)
     throw InputError("checkpoint: recorded steps of " + std::to_string(from.recorded.size()) +
                      " partitions, the scenario has " + std::to_string(n));
-  next_ = from.recorded;
+  steps_ = DeliveredSteps(s, from.recorded);
   for (std::size_t p = 0; p < n; ++p) sha_[p]->restore(from.digests[p]);
   for (const auto& [tick, row] : from.pending_rows) {
     if (row.size() != row_width_)
@@ -43,7 +45,7 @@ PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
     pending_[tick] = row;
     std::size_t filled = 0;
     for (std::size_t p = 0; p < n; ++p)
-      if (tick < next_[p] * s.partitions[p].ticks_per_step) ++filled;
+      if (tick < from.recorded[p] * s.partitions[p].ticks_per_step) ++filled;
     filled_[tick] = filled;
   }
   if (csv.empty()) return;
@@ -53,23 +55,19 @@ PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
 
 PartitionedPosition PartitionedRecorder::position() {
   flush();
-  PartitionedPosition at{next_, {}, csv_bytes_, pending_};
+  PartitionedPosition at{{steps_.next().begin(), steps_.next().end()}, {}, csv_bytes_, pending_};
   for (const auto& sha : sha_) at.digests.push_back(sha->midstate());
   return at;
 }
 
 void PartitionedRecorder::record(std::size_t p, const StateBatch& batch) {
-  const PartitionSpec& spec = scenario_.partitions.at(p);
-  if (batch.first_step != next_[p])
-    throw ProtocolError("integrator-" + spec.name, "delivered step " +
-                                                       std::to_string(batch.first_step) +
-                                                       ", expected " + std::to_string(next_[p]));
-  if (next_[p] + batch.count() > spec.steps + 1)
-    throw ProtocolError("integrator-" + spec.name, "delivered steps past the end of the run");
+  const std::uint64_t first = batch.first_step;
+  steps_.take(p, batch);
+  const std::uint64_t ticks_per_step = scenario_.partitions[p].ticks_per_step;
   for (std::size_t k = 0; k < batch.count(); ++k) {
     const double* x = batch.states.data() + k * batch.state_size;
     sha_[p]->update(x, batch.state_size * sizeof(double));
-    const std::uint64_t tick = (next_[p] + k) * spec.ticks_per_step;
+    const std::uint64_t tick = (first + k) * ticks_per_step;
     if (tick % scenario_.output_ticks != 0 && tick != scenario_.ticks) continue;
     auto& row = pending_[tick];
     if (row.empty()) {
@@ -79,20 +77,13 @@ void PartitionedRecorder::record(std::size_t p, const StateBatch& batch) {
     std::copy(x, x + batch.state_size, row.begin() + static_cast<std::ptrdiff_t>(offsets_[p]));
     ++filled_[tick];
   }
-  next_[p] += batch.count();
   write_ready_rows();
-  if (observer_) tell_horizon();
 }
 
-void PartitionedRecorder::tell_horizon() {
-  reached_.resize(next_.size());
-  std::uint64_t horizon = scenario_.ticks;
-  for (std::size_t p = 0; p < next_.size(); ++p) {
-    if (next_[p] == 0) return;  // a partition has nothing final yet
-    reached_[p] = (next_[p] - 1) * scenario_.partitions[p].ticks_per_step;
-    horizon = std::min(horizon, reached_[p]);
-  }
-  observer_->horizon(horizon, reached_);
+void PartitionedRecorder::finished(RunResult& r) {
+  flush();
+  r.trajectory_sha256 = digest();
+  observer_ = nullptr;
 }
 
 void PartitionedRecorder::write_ready_rows() {
@@ -116,19 +107,6 @@ void PartitionedRecorder::write_ready_rows() {
     filled_.erase(pending_.begin()->first);
     pending_.erase(pending_.begin());
   }
-}
-
-std::uint64_t PartitionedRecorder::horizon() const {
-  std::uint64_t h = scenario_.ticks;
-  for (std::size_t p = 0; p < next_.size(); ++p)
-    h = std::min(h, next_[p] == 0 ? 0 : (next_[p] - 1) * scenario_.partitions[p].ticks_per_step);
-  return h;
-}
-
-bool PartitionedRecorder::complete() const {
-  for (std::size_t p = 0; p < next_.size(); ++p)
-    if (next_[p] <= scenario_.partitions[p].steps) return false;
-  return true;
 }
 
 std::string PartitionedRecorder::digest() const {

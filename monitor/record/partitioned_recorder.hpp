@@ -3,8 +3,7 @@
 // SHA-256 per partition over its states in step order (little-endian doubles), combined in
 // partition order into the run's digest, and trajectory.csv with one row per output time
 // once every partition has reached it. Flushed as it goes: a failed run keeps what was
-// final. An observer (the trace collector, the live animation) is told of every row and of
-// how far every partition has got.
+// final. An observer (the trace collector, the live animation) is told of every row.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -13,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "monitor/core/commit_observer.hpp"
 #include "monitor/core/run_observer.hpp"
 #include "monitor/record/trajectory_recorder.hpp"
+#include "monitor/sync/delivered_steps.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
 
 namespace kausal {
@@ -28,7 +29,7 @@ struct PartitionedPosition {
   std::map<std::uint64_t, std::vector<double>> pending_rows;  // tick → t and every state
 };
 
-class PartitionedRecorder {
+class PartitionedRecorder final : public CommitObserver {
  public:
   // csv may be empty (no file); keep_rows: also keep the rows in memory (tests).
   PartitionedRecorder(const std::filesystem::path& csv, const PartitionedScenario& s,
@@ -38,17 +39,21 @@ class PartitionedRecorder {
   PartitionedRecorder(const std::filesystem::path& csv, const PartitionedScenario& s,
                       const PartitionedPlan& plan, const PartitionedPosition& from);
 
-  // From now on (nullptr: no longer) tell `observer` of every row of trajectory.csv as it is
-  // complete (RunObserver::committed: the tick, every partition's states) and after every
-  // batch of the horizon: the last tick every partition has made final, and each one's.
+  // From now on (nullptr: no longer; at the latest when the run has finished) tell `observer`
+  // of every row of trajectory.csv as it is complete (RunObserver::committed: the tick,
+  // every partition's states).
   void observe(RunObserver* observer) { observer_ = observer; }
   // Throws ProtocolError if the batch does not continue the partition's steps.
   void record(std::size_t partition, const StateBatch& batch);
+  // As an observer of a partitioned run: every delivery; at the end, the run's digest.
+  void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples&) override {
+    record(p, batch);
+  }
+  void finished(RunResult& r) override;
   // Steps recorded for a partition (its next expected step).
-  std::uint64_t recorded(std::size_t partition) const { return next_[partition]; }
-  bool complete() const;
+  std::uint64_t recorded(std::size_t partition) const { return steps_.next(partition); }
   // The last tick every partition has recorded (0 before each has recorded a step).
-  std::uint64_t horizon() const;
+  std::uint64_t horizon() const { return steps_.horizon(); }
   std::string digest() const;
   // The same from the partitions' digest midstates (a checkpoint's).
   static std::string digest_of(const std::vector<Sha256::Midstate>& partitions);
@@ -60,11 +65,10 @@ class PartitionedRecorder {
 
  private:
   void write_ready_rows();
-  void tell_horizon();
 
   const PartitionedScenario& scenario_;
   std::vector<std::unique_ptr<Sha256>> sha_;
-  std::vector<std::uint64_t> next_;
+  DeliveredSteps steps_;
   std::vector<std::size_t> offsets_;  // of each partition's states in a row
   std::size_t row_width_ = 1;
   std::map<std::uint64_t, std::vector<double>> pending_;  // output index → row being filled
@@ -74,7 +78,6 @@ class PartitionedRecorder {
   bool keep_rows_;
   std::vector<std::vector<double>> rows_;
   RunObserver* observer_ = nullptr;
-  std::vector<std::uint64_t> reached_;  // for the observer, reused every batch
 };
 
 }  // namespace kausal

@@ -34,7 +34,8 @@
 
 #include "monitor/core/run_observer.hpp"
 #include "monitor/core/run_result.hpp"
-#include "monitor/record/step_timings.hpp"
+#include "monitor/core/step_timings.hpp"
+#include "monitor/core/trace_source.hpp"
 
 namespace kausal {
 
@@ -50,17 +51,6 @@ struct TraceOptions {
 
 // One line for the summary: the mode, the events written, and why spans are missing.
 std::string describe_trace(const TraceStats& stats);
-
-// A component whose trace the monitor reads: `read(first, unsettled)` returns its spans from
-// index `first` (nullopt once it cannot be asked).
-struct TraceSource {
-  std::string name;
-  ComponentRole role = ComponentRole::monitor;
-  std::string host;
-  long pid = 0;
-  std::int64_t clock_offset_ns = 0;  // its host's monotonic clock minus the monitor's
-  std::function<std::optional<TracePage>(std::uint64_t first, bool unsettled)> read;
-};
 
 class TraceFile {
  public:

@@ -239,6 +239,11 @@ std::string TrajectoryRecorder::digest() {
   return sha_.hex();
 }
 
+void TrajectoryRecorder::finished(RunResult& r) {
+  flush();
+  r.trajectory_sha256 = digest();
+}
+
 void TrajectoryRecorder::flush() {
   drain();
   if (csv_.is_open()) csv_.flush();

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "monitor/core/commit_observer.hpp"
 #include "system/chain.hpp"
 #include "system/sha256.hpp"
 
@@ -38,7 +39,7 @@ struct RecorderPosition {
 // checkpoint, before a crash, go) and appends. InputError naming the file if it cannot.
 std::ofstream continue_csv(const std::filesystem::path& csv, std::uint64_t bytes);
 
-class TrajectoryRecorder {
+class TrajectoryRecorder final : public CommitObserver {
  public:
   // csv may be empty (no file). last_step is always written to the CSV.
   TrajectoryRecorder(const std::filesystem::path& csv, std::size_t pendulums,
@@ -54,6 +55,12 @@ class TrajectoryRecorder {
 
   // Steps come in order, each with the same number of states.
   void commit(std::uint64_t step, std::span<const PendulumState> states);
+  // As an observer of a chain's run: every committed step; at the end, the run's digest.
+  void committed(std::uint64_t step, std::span<const PendulumState> states,
+                 std::uint64_t /*collisions*/) override {
+    commit(step, states);
+  }
+  void finished(RunResult& r) override;
   // The last committed step, if any.
   std::optional<std::uint64_t> last_committed() const { return last_; }
   std::string digest();

@@ -135,7 +135,8 @@ class ModelRun {
   // releases as fast as the run goes, step by step, as a replay does: they wait at their
   // steps.
   void pace(const RunSpec& spec, double h, std::uint64_t first, bool resumed,
-            Injections::Boundaries at, std::vector<std::vector<std::string>> names) {
+            Injections::Boundaries at, std::vector<std::vector<std::string>> names,
+            std::vector<std::uint64_t> ticks_per_step = {}) {
     const fs::path record = spec.out / "injections.jsonl";
     std::vector<Injection> pending = resumed ? carried_injections(record, first) : spec.replayed;
     RealtimeOptions pacing = spec.realtime;
@@ -148,7 +149,7 @@ class ModelRun {
     clock_ = std::make_unique<StepClock>(pacing, h, first, at.last);
     injections_ =
         std::make_unique<Injections>(at, clock_.get(), record, std::move(pending), resumed);
-    readout_ = std::make_unique<Readout>(std::move(names), 0.0, h);
+    readout_ = std::make_unique<Readout>(std::move(names), 0.0, h, std::move(ticks_per_step));
   }
 
   std::unique_ptr<StepClock> clock_;
@@ -195,8 +196,10 @@ class ChainRun final : public ModelRun {
         cpus_(std::move(cpus)),
         window_(spec.window.value_or(OptimisticOptions{}.window)),
         recorder_(open_recorder(s_, spec.out, resumed_)),
-        checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
-                                        : fresh_checkpoint(s_, setup(), spec.out)) {
+        checkpoints_(
+            spec.out,
+            resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
+            *recorder_) {
     // A push changes the state at its step: the steps up to there are not affected.
     pace(spec, s_.h, from() ? from()->step : 0, from() != nullptr, {1, 0, s_.steps},
          chain_names(s_));
@@ -210,7 +213,7 @@ class ChainRun final : public ModelRun {
     if (blocks()) return run_in_blocks(control, observer);
     SequentialStepper stepper(s_);
     return with_run_ahead(
-        drive_chain(s_, spec_.method, stepper, *recorder_, control, options(observer, false)));
+        drive_chain(s_, spec_.method, stepper, commits(), control, options(observer, false)));
   }
 
   // Blocks of pendulums step on lanes of this process, or in processes of their own that
@@ -246,7 +249,7 @@ class ChainRun final : public ModelRun {
           ConservativeOptions{spec_.guarantee, cpus_, ConservativeOptions{}.max_window,
                               injections_.get()});
     collector.add_local("monitor", ComponentRole::monitor, stepper->monitor_calls());
-    const RunResult r = drive_chain(s_, spec_.method, *stepper, *recorder_, control,
+    const RunResult r = drive_chain(s_, spec_.method, *stepper, commits(), control,
                                     options(&collector, spec_.check_guarantees));
     collector.finish();
     return with_run_ahead(r);
@@ -261,7 +264,8 @@ class ChainRun final : public ModelRun {
     std::unique_ptr<PlacedBlocks> placed;  // outlives the stepper, whose ports call them
     BlockPorts ports;
     if (spec_.layout == Layout::block_processes) {
-      placed = platform_.place_blocks(s_, spec_.blocks, {spec_.layout, cpus_, spec_.out / "logs"});
+      placed = platform_.place_blocks(s_, spec_.blocks, spec_.rollback_check,
+                                      {spec_.layout, cpus_, spec_.out / "logs"});
       ports = [&placed](std::size_t k, std::size_t first, std::size_t last) {
         return placed->port(k, first, last);
       };
@@ -269,15 +273,17 @@ class ChainRun final : public ModelRun {
     std::unique_ptr<ChainStepper> stepper;
     if (spec_.method == SyncMethod::optimistic)
       stepper = std::make_unique<RunAheadBlockStepper>(
-          s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method, ports});
+          s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method, ports,
+                                   spec_.rollback_check});
     else if (spec_.guarantee == Guarantee::lookahead)
       stepper = std::make_unique<RunAheadBlockStepper>(
           s_, RunAheadBlockOptions{spec_.blocks, cpus_, ConservativeOptions{}.max_window,
-                                   spec_.method, ports});
+                                   spec_.method, ports, spec_.rollback_check});
     else
-      stepper = std::make_unique<BlockStepper>(s_, BlockOptions{spec_.blocks, cpus_, ports});
+      stepper = std::make_unique<BlockStepper>(
+          s_, BlockOptions{spec_.blocks, cpus_, ports, spec_.rollback_check});
     RunResult r =
-        drive_chain(s_, spec_.method, *stepper, *recorder_, control, options(observer, false));
+        drive_chain(s_, spec_.method, *stepper, commits(), control, options(observer, false));
     stepper.reset();  // (its threads call the blocks until they end)
     if (placed && r.status == RunStatus::failed) r.error += placed->post_mortem();
     // After a failure a hung block would never act on a polite shutdown: the destructor ends
@@ -287,9 +293,11 @@ class ChainRun final : public ModelRun {
   }
 
   DriveOptions options(RunObserver* observer, bool check_guarantees) {
-    return {check_guarantees, observer,          from(),        &checkpoints_,
-            clock_.get(),     injections_.get(), readout_.get()};
+    return {check_guarantees, observer, from(), clock_.get(), injections_.get()};
   }
+  // Who is told of every committed step: the recorder first (the checkpointer takes its
+  // position).
+  CommitObservers commits() { return {recorder_.get(), &checkpoints_, readout_.get()}; }
 
   // An optimistic result says how far its Integrators ran ahead (batch and window), or its
   // blocks (the window their memory budget allows; they ship no batches).
@@ -334,10 +342,14 @@ class PartitionedRun final : public ModelRun {
         recorder_(resumed_ ? PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_,
                                                  resumed_->checkpoint.partitions().recorder)
                            : PartitionedRecorder(spec.out / "trajectory.csv", s_, plan_)),
-        checkpoints_(spec.out, resumed_ ? resumed_checkpoint(*resumed_)
-                                        : fresh_checkpoint(s_, setup(), spec.out)) {
+        checkpoints_(
+            spec.out,
+            resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
+            recorder_, plan_) {
+    std::vector<std::uint64_t> ticks_per_step;
+    for (const IntegratorConfig& c : plan_.configs) ticks_per_step.push_back(c.ticks_per_step);
     pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr, boundaries(),
-         partition_names(plan_));
+         partition_names(plan_), std::move(ticks_per_step));
   }
 
   std::vector<std::uint64_t> resumed_from() const override { return checkpoints_.resumed_from(); }
@@ -349,7 +361,7 @@ class PartitionedRun final : public ModelRun {
       RunResult r;
       try {
         LocalDeployment in_turn(partitioned_deployment(s_, plan_));
-        return run_cosimulation(s_, SyncMethod::sequential, plan_, in_turn, recorder_, control,
+        return run_cosimulation(s_, SyncMethod::sequential, plan_, in_turn, control,
                                 watchers(observer), false);
       } catch (const Error& e) {
         r = described();
@@ -357,7 +369,7 @@ class PartitionedRun final : public ModelRun {
       }
       return r;
     }
-    return run_partitioned_sequential(s_, plan_, recorder_, control, watchers(observer));
+    return run_partitioned_sequential(s_, plan_, control, watchers(observer));
   }
 
   DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
@@ -370,11 +382,10 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r = s_.master
-                            ? run_cosimulation(s_, spec_.method, plan_, deployment, recorder_,
-                                               control, watchers(&collector), true)
-                            : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
-                                                          recorder_, control, watchers(&collector));
+    const RunResult r = s_.master ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
+                                                     watchers(&collector), true)
+                                  : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
+                                                                control, watchers(&collector));
     collector.finish();
     return r;
   }
@@ -391,8 +402,13 @@ class PartitionedRun final : public ModelRun {
     return {m.grid_ticks, (m.max_ticks + m.grid_ticks - 1) / m.grid_ticks, s_.ticks};
   }
 
+  // The recorder tells the observer its rows (until the run finishes) and is told first of
+  // every delivery (the checkpointer takes its position). The master's runs are not
+  // checkpointed (the capability table: its own state is not kept).
   PartitionedWatchers watchers(RunObserver* observer) {
-    return {observer, &checkpoints_, clock_.get(), injections_.get(), readout_.get()};
+    recorder_.observe(observer);
+    Checkpointer* checkpoints = s_.master ? nullptr : &checkpoints_;
+    return {observer, {&recorder_, checkpoints, readout_.get()}, clock_.get(), injections_.get()};
   }
 
   // FMU members unpack into the run's directory (docs/fmi.md).

@@ -4,7 +4,8 @@
 
 namespace kausal {
 
-BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t last) {
+BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t last,
+                     bool rollback_check) {
   const auto& p = scenario.chain.pendulums;
   BlockSpec spec;
   spec.chain.pendulums.assign(p.begin() + static_cast<std::ptrdiff_t>(first),
@@ -14,6 +15,7 @@ BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t la
   spec.method = scenario.method;
   spec.t0 = scenario.t0();
   spec.h = scenario.h;
+  spec.rollback_check = rollback_check;
   return spec;
 }
 

@@ -102,10 +102,11 @@ class BlockPort {
 class LocalBlockPort final : public BlockPort {
  public:
   // `least_stretch`: see least_stretch_calcs (the unit tests hand every stretch to the
-  // block's thread, however short).
+  // block's thread, however short). rollback_check: see PendulumBlock.
   LocalBlockPort(const ChainSpec& chain, OdeMethod method, double t0, double h, std::size_t first,
-                 std::size_t last, std::uint64_t least_stretch = kLaneStretchCalcs)
-      : block_(chain, method, t0, h, first, last), least_stretch_(least_stretch) {}
+                 std::size_t last, std::uint64_t least_stretch = kLaneStretchCalcs,
+                 bool rollback_check = false)
+      : block_(chain, method, t0, h, first, last, rollback_check), least_stretch_(least_stretch) {}
 
   std::uint64_t least_stretch_calcs() const override { return least_stretch_; }
   std::uint64_t calc_calls() const override { return block_.calc_calls(); }
@@ -126,7 +127,8 @@ class LocalBlockPort final : public BlockPort {
 
 // What the block of pendulums first .. last − 1 of the scenario's chain is set up with in a
 // process of its own (BlockCore).
-BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t last);
+BlockSpec block_spec(const Scenario& scenario, std::size_t first, std::size_t last,
+                     bool rollback_check = false);
 
 // Blocks a platform placed outside this process (monitor/deploy/block_processes.hpp).
 class PlacedBlocks {

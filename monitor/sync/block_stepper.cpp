@@ -31,16 +31,17 @@ std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
 
 }  // namespace
 
-ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count, const BlockPorts& ports)
+ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count, const BlockPorts& ports,
+                         bool rollback_check)
     : pendulums(scenario.pendulums()),
       clocks(checked_count(count, scenario.pendulums())),
       edges(count) {
   for (std::size_t k = 0; k <= count; ++k) starts.push_back(block_start(k, count, pendulums));
   for (std::size_t k = 0; k < count; ++k)
     blocks.push_back(ports ? ports(k, first(k), last(k))
-                           : std::make_unique<LocalBlockPort>(scenario.chain, scenario.method,
-                                                              scenario.t0(), scenario.h, first(k),
-                                                              last(k)));
+                           : std::make_unique<LocalBlockPort>(
+                                 scenario.chain, scenario.method, scenario.t0(), scenario.h,
+                                 first(k), last(k), kLaneStretchCalcs, rollback_check));
   for (const BobPair& p : pairs_within_reach(scenario.chain)) {
     const std::size_t a = block_of(p.i), b = block_of(p.j);
     if (a == b) continue;
@@ -111,7 +112,7 @@ void BlockedChainStepper::kick(std::size_t i, double impulse,
 }
 
 BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
-    : BlockedChainStepper(scenario, options.blocks, options.ports),
+    : BlockedChainStepper(scenario, options.blocks, options.ports, options.rollback_check),
       fan_(options.blocks, options.lane_cpus),
       left_per_block_(options.blocks),
       impacts_per_block_(options.blocks) {}

@@ -33,16 +33,19 @@ using BlockPorts =
     std::function<std::unique_ptr<BlockPort>(std::size_t k, std::size_t first, std::size_t last)>;
 
 struct BlockOptions {
-  std::size_t blocks = 2;      // 1 <= blocks <= the chain's pendulums
-  std::vector<int> lane_cpus;  // as FanOut: empty for unpinned lanes
-  BlockPorts ports = nullptr;  // where the blocks are; null: in this process
+  std::size_t blocks = 2;       // 1 <= blocks <= the chain's pendulums
+  std::vector<int> lane_cpus;   // as FanOut: empty for unpinned lanes
+  BlockPorts ports = nullptr;   // where the blocks are; null: in this process
+  bool rollback_check = false;  // in this process: every step taken twice (PendulumBlock)
 };
 
 // The K blocks of a chain and what every way of running them needs: per block its port, its
 // clock and its edge bobs, the pendulums with a pair (within reach) in another block,
 // ascending. Only edge bobs can take part in a contact that crosses a boundary.
 struct ChainBlocks {
-  ChainBlocks(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports = nullptr);
+  // rollback_check: of the blocks in this process (the ports set up their blocks).
+  ChainBlocks(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports = nullptr,
+              bool rollback_check = false);
   std::size_t size() const { return blocks.size(); }
   // Block k's pendulums: first(k) .. last(k) − 1.
   std::size_t first(std::size_t k) const { return starts[k]; }
@@ -82,8 +85,9 @@ class BlockedChainStepper : public ChainStepper {
   MethodCounters counters() const override;
 
  protected:
-  BlockedChainStepper(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports)
-      : scenario_(scenario), parts_(scenario, blocks, ports) {}
+  BlockedChainStepper(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports,
+                      bool rollback_check)
+      : scenario_(scenario), parts_(scenario, blocks, ports, rollback_check) {}
   // Applies an angular impulse to pendulum i of `states`.
   void kick(std::size_t i, double impulse, std::span<PendulumState> states) const;
 

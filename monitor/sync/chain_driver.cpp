@@ -59,11 +59,11 @@ void tell_committed(RunObserver& observer, std::uint64_t step,
 // conservative and optimistic methods, blocks): one step per advance, committed at once.
 class ChainCoupling final : public Coupling {
  public:
-  ChainCoupling(const Scenario& s, ChainStepper& stepper, TrajectoryRecorder& recorder,
+  ChainCoupling(const Scenario& s, ChainStepper& stepper, const CommitObservers& commits,
                 const DriveOptions& options)
       : s_(s),
         stepper_(stepper),
-        recorder_(recorder),
+        commits_(commits),
         options_(options),
         // The in-process reference runs in this thread: no separate monitor timing (two
         // clock reads per step would cost more than the step).
@@ -82,12 +82,11 @@ class ChainCoupling final : public Coupling {
   bool computes_here() const override { return true; }
 
   void start(std::uint64_t) override {
-    if (!options_.from) {
-      recorder_.commit(0, states_);
-      if (options_.checkpoints) options_.checkpoints->committed(0, states_, 0, recorder_);
-    }
+    if (options_.from)
+      commits_.resumed(step_, states_);
+    else
+      commits_.committed(0, states_, 0);
     if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
-    if (options_.readout) options_.readout->update(0, step_, values());
   }
 
   bool advance(std::uint64_t released) override {
@@ -95,10 +94,7 @@ class ChainCoupling final : public Coupling {
     collisions_ +=
         step_chain(stepper_, sweep_, step_, states_, {monitor_, options_.check_guarantees});
     ++step_;
-    recorder_.commit(step_, states_);
-    if (options_.readout) options_.readout->update(0, step_, values());
-    if (options_.checkpoints)
-      options_.checkpoints->committed(step_, states_, collisions_, recorder_);
+    commits_.committed(step_, states_, collisions_);
     if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
     return true;
   }
@@ -112,12 +108,10 @@ class ChainCoupling final : public Coupling {
   void finish(RunResult& r) override {
     r.steps = step_;
     r.collisions = collisions_;
-    // Whatever happened, the last committed step is on disk for a resume.
-    if (options_.checkpoints) options_.checkpoints->write_final(recorder_, r);
+    // Whatever happened, the last committed step is on disk for a resume, with its digest.
+    commits_.finished(r);
     if (options_.observer) options_.observer->monitor_trace(nullptr);
     stepper_.set_observer(nullptr);
-    recorder_.flush();
-    r.trajectory_sha256 = recorder_.digest();
     r.counters = stepper_.counters();
     if (monitor_) r.components.push_back(monitor_report(*monitor_));
     for (auto& c : stepper_.reports()) {
@@ -132,11 +126,9 @@ class ChainCoupling final : public Coupling {
   }
 
  private:
-  std::span<const double> values() const { return {states_.front().data(), 2 * states_.size()}; }
-
   const Scenario& s_;
   ChainStepper& stepper_;
-  TrajectoryRecorder& recorder_;
+  const CommitObservers commits_;
   const DriveOptions& options_;
   ActivityClock monitor_clock_;
   ActivityClock* monitor_;
@@ -163,16 +155,16 @@ RunResult describe_run(const Scenario& s, SyncMethod method) {
 }
 
 RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control, bool check_guarantees,
+                      const CommitObservers& commits, RunControl& control, bool check_guarantees,
                       RunObserver* observer) {
-  return drive_chain(s, method, stepper, recorder, control,
+  return drive_chain(s, method, stepper, commits, control,
                      DriveOptions{check_guarantees, observer});
 }
 
 RunResult drive_chain(const Scenario& s, SyncMethod method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control,
+                      const CommitObservers& commits, RunControl& control,
                       const DriveOptions& options) {
-  ChainCoupling coupling(s, stepper, recorder, options);
+  ChainCoupling coupling(s, stepper, commits, options);
   return execute(coupling, describe_run(s, method), control, {options.clock, options.injections});
 }
 

@@ -1,10 +1,8 @@
 #pragma once
 #include <string>
 
+#include "monitor/core/commit_observer.hpp"
 #include "monitor/core/run_control.hpp"
-#include "monitor/record/checkpoint.hpp"
-#include "monitor/record/readout.hpp"
-#include "monitor/record/trajectory_recorder.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/chain_stepper.hpp"
 #include "monitor/sync/injections.hpp"
@@ -30,30 +28,29 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
 RunResult describe_run(const Scenario& scenario, SyncMethod method);
 
 // Runs the scenario step by step: step every pendulum, sweep the impacts (docs/model.md §2),
-// commit. Never throws a kausal::Error: a failure ends the run with status "failed" (or
+// commit, telling `commits` (the recorder, the checkpointer, the readout) of every step.
+// Never throws a kausal::Error: a failure ends the run with status "failed" (or
 // "interrupted"), the exit code and the message in the result, and everything committed
-// up to then in the recorder. An observer (the live animation) sees every committed step,
-// the horizon and the rollbacks.
+// up to then told. An observer (the live animation) sees every committed step, the horizon
+// and the rollbacks.
 RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control,
+                      const CommitObservers& commits, RunControl& control,
                       bool check_guarantees = false, RunObserver* observer = nullptr);
 
 struct DriveOptions {
   bool check_guarantees = false;
   RunObserver* observer = nullptr;
-  // Resume at this committed step (already in the recorder; it is not committed again).
-  // The stepper (and its components) must have been set up to start there too.
+  // Resume at this committed step (already recorded; it is not committed again). The
+  // stepper (and its components) must have been set up to start there too.
   const ChainStart* from = nullptr;
-  Checkpointer* checkpoints = nullptr;  // kept up to date while steps commit, and at the end
   // Paced runs: every step waits for its release, every commit is timed.
   StepClock* clock = nullptr;
   // Paced runs: pushes and a stop from the operator, applied at their steps (checked
   // already: the pendulum exists).
   Injections* injections = nullptr;
-  Readout* readout = nullptr;  // gets every committed state, if given
 };
 RunResult drive_chain(const Scenario& scenario, SyncMethod method, ChainStepper& stepper,
-                      TrajectoryRecorder& recorder, RunControl& control,
+                      const CommitObservers& commits, RunControl& control,
                       const DriveOptions& options);
 
 }  // namespace kausal

@@ -53,9 +53,8 @@ std::string seconds(double t) {
 class Master final : public PartitionedCoupling {
  public:
   Master(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& deployment,
-         PartitionedRecorder& recorder, const PartitionedWatchers& watchers, bool concurrent,
-         bool own_thread)
-      : PartitionedCoupling(s, plan, recorder, watchers),
+         const PartitionedWatchers& watchers, bool concurrent, bool own_thread)
+      : PartitionedCoupling(s, plan, watchers),
         m_(master_of(s)),
         deployment_(deployment),
         own_thread_(own_thread),
@@ -93,7 +92,7 @@ class Master final : public PartitionedCoupling {
     for (std::size_t p = 0; p < deployment_.size(); ++p) {
       const StateBatch batch = deployment_.integrator(p).advance(0, 0);
       ++figures_.messages;
-      if (batch.count() > 0) record(p, batch);
+      if (batch.count() > 0) commit(p, batch);
       for (Link& l : links_)
         if (l.producer == p) l.history.push_back({time_of(0), output_at_end(batch, l.output)});
     }
@@ -103,7 +102,7 @@ class Master final : public PartitionedCoupling {
   // step is computed ahead, as a slow partition's step: its inner ticks exist only at its
   // end).
   bool advance(std::uint64_t released) override {
-    const std::uint64_t t = recorder_.horizon();
+    const std::uint64_t t = delivered_.horizon();
     if (t >= released) return false;
     // A step cut short by a synchronisation point or the end does not shrink the next one;
     // without error control every step is the nominal one again.
@@ -112,7 +111,7 @@ class Master final : public PartitionedCoupling {
     if (m_.error_control) h_ = room < h_ ? std::max(proposed, h_) : proposed;
     // The last step is accepted too: committed like every other (the next advance would
     // have), so that nothing of it stays open to rollback in the Integrators and their traces.
-    if (recorder_.horizon() >= s_.ticks) {
+    if (delivered_.horizon() >= s_.ticks) {
       for (std::size_t q = 0; q < deployment_.size(); ++q) {
         deployment_.integrator(q).commit(s_.ticks / plan_.configs[q].ticks_per_step);
         ++figures_.messages;
@@ -169,7 +168,7 @@ class Master final : public PartitionedCoupling {
     for (std::size_t p = 0; p < deployment_.size(); ++p) {
       const StateBatch batch = deployment_.integrator(p).advance(0, 0);
       ++figures_.messages;
-      if (batch.count() > 0) recorder_.record(p, batch);
+      if (batch.count() > 0) commit(p, batch);
       for (Link& l : links_)
         if (l.producer == p) l.history.push_back({time_of(0), output_at_end(batch, l.output)});
     }
@@ -367,19 +366,13 @@ class Master final : public PartitionedCoupling {
       if (l.history.size() > kHistory) l.history.pop_front();
     }
     for (std::size_t q = 0; q < pending_.size(); ++q) {
-      for (const StateBatch& b : pending_[q]) record(q, b);
+      for (const StateBatch& b : pending_[q]) commit(q, b);
       pending_[q].clear();
     }
     const double step = static_cast<double>(h) * s_.tick;
     figures_.min_step_s = figures_.macro_steps == 0 ? step : std::min(figures_.min_step_s, step);
     figures_.max_step_s = std::max(figures_.max_step_s, step);
     ++figures_.macro_steps;
-  }
-
-  // Recorded: every step of an accepted macro step, with the operator's readout.
-  void record(std::size_t q, const StateBatch& batch) {
-    recorder_.record(q, batch);
-    if (watchers_.readout) read_out(*watchers_.readout, plan_, q, batch);
   }
 
   static const MasterSpec& master_of(const PartitionedScenario& s) {
@@ -405,14 +398,12 @@ class Master final : public PartitionedCoupling {
 }  // namespace
 
 RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
-                           const PartitionedPlan& plan, Deployment& deployment,
-                           PartitionedRecorder& recorder, RunControl& control,
+                           const PartitionedPlan& plan, Deployment& deployment, RunControl& control,
                            const PartitionedWatchers& watchers, bool concurrent) {
   RunResult r = describe_partitioned_run(s, method, plan.mode);
   r.cosimulation.emplace();
   try {
-    Master master(s, plan, deployment, recorder, watchers, concurrent,
-                  method != SyncMethod::sequential);
+    Master master(s, plan, deployment, watchers, concurrent, method != SyncMethod::sequential);
     return execute(master, std::move(r), control, {watchers.clock, watchers.injections});
   } catch (const Error& e) {  // a master that cannot be set up
     r.end_with(e);

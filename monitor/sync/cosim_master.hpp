@@ -33,8 +33,7 @@ namespace kausal {
 // advanced at once (one thread each), else in turn. Never throws a kausal::Error: a failure
 // ends the run with its status, exit code and message.
 RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
-                           const PartitionedPlan& plan, Deployment& deployment,
-                           PartitionedRecorder& recorder, RunControl& control,
+                           const PartitionedPlan& plan, Deployment& deployment, RunControl& control,
                            const PartitionedWatchers& watchers, bool concurrent);
 
 }  // namespace kausal

@@ -9,7 +9,7 @@
 
 #include "integrator/integrator.hpp"
 #include "monitor/core/run_result.hpp"
-#include "monitor/record/trace_writer.hpp"
+#include "monitor/core/trace_source.hpp"
 #include "monitor/sync/batch_inbox.hpp"
 
 namespace kausal {

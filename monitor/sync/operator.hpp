@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "monitor/record/readout.hpp"
+#include "monitor/core/readout.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
 

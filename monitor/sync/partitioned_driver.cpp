@@ -16,46 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Records the final steps partitions deliver, with the samples in them (the checkpoint's
-// input histories): the same for both drivers. In a sequential run the monitor also provides
-// those samples to their consumers; started Integrators provide them themselves (the direct
-// data path, integrator/routing_sink.hpp).
-struct Router {
-  const PartitionedPlan& plan;
-  PartitionedRecorder& recorder;
-  Deployment& deployment;
-  bool relay = true;                   // provide the samples (false: the producers do)
-  MethodCounters* counters = nullptr;  // calls and bytes between processes (nullptr: none)
-  ActivityClock* monitor = nullptr;    // the monitor thread, busy recording and sampling
-  Checkpointer* checkpoints = nullptr;
-  Readout* readout = nullptr;
-
-  void route(std::size_t p, const StateBatch& batch) const {
-    if (readout) read_out(*readout, plan, p, batch);
-    std::map<std::size_t, std::vector<ChannelSample>> routed;
-    {
-      std::optional<BusyScope> busy;
-      if (monitor) busy.emplace(*monitor, SpanTag{ActivityCall::route});
-      recorder.record(p, batch);
-      routed = samples_by_consumer(plan.routes[p], batch);
-    }
-    // Before the monitor provides (a sequential run): a consumer that has died must not
-    // keep the checkpoint from the batch the recorder already holds (the resume gives the
-    // consumer these samples).
-    if (checkpoints) checkpoints->delivered(plan, p, batch, routed, recorder);
-    if (counters) {
-      ++counters->monitor_calls;
-      counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
-    }
-    for (auto& [q, samples] : routed) {
-      if (relay) deployment.integrator(q).provide(samples);
-      if (!counters) continue;
-      ++(relay ? counters->monitor_calls : counters->direct_calls);
-      (relay ? counters->bytes : counters->direct_bytes) += 24 * samples.size();
-    }
-  }
-};
-
 // Hands an operator's change to the partitions it concerns: from the stages at its tick on (a
 // quarter tick early, so that a stage at the tick itself sees the change however its time was
 // rounded: docs/realtime.md).
@@ -71,30 +31,6 @@ void install_change(const PartitionedScenario& s, Deployment& deployment, const 
 }
 
 }  // namespace
-
-void read_out(Readout& readout, const PartitionedPlan& plan, std::size_t p,
-              const StateBatch& batch) {
-  if (batch.count() == 0) return;
-  const std::size_t last = batch.count() - 1;
-  std::vector<double> values(batch.state(last).begin(), batch.state(last).end());
-  const auto outputs =
-      batch.outputs.begin() + static_cast<std::ptrdiff_t>(last * batch.output_size);
-  values.insert(values.end(), outputs, outputs + static_cast<std::ptrdiff_t>(batch.output_size));
-  readout.update(p, (batch.first_step + last) * plan.configs[p].ticks_per_step, values);
-}
-
-void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder) {
-  r.trajectory_sha256 = recorder.digest();
-  r.steps = recorder.horizon();
-  for (const auto& p : r.partitions) {
-    r.calc_calls += p.stats.derivative_calls;
-    r.counters.rollbacks += p.stats.rollbacks;
-    r.counters.rolled_back_steps += p.stats.rolled_back_steps;
-    r.counters.wasted_calc_calls += p.stats.wasted_derivative_calls;
-  }
-}
-
-namespace {}  // namespace
 
 std::uint64_t released_state(const IntegratorConfig& c, std::uint64_t released_tick) {
   if (released_tick == 0) return 0;
@@ -129,11 +65,53 @@ RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod meth
   return r;
 }
 
+namespace {
+
+// The step each partition delivers first: its start, or the step after a resumed run's
+// checkpoint (the monitor has that one).
+std::vector<std::uint64_t> first_deliveries(const PartitionedPlan& plan) {
+  std::vector<std::uint64_t> next;
+  for (const IntegratorConfig& c : plan.configs)
+    next.push_back(c.first_step + (c.publish_first_state ? 0 : 1));
+  return next;
+}
+
+}  // namespace
+
 PartitionedCoupling::PartitionedCoupling(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                         PartitionedRecorder& recorder,
                                          const PartitionedWatchers& watchers)
-    : s_(s), plan_(plan), recorder_(recorder), watchers_(watchers) {
-  recorder_.observe(watchers_.observer);
+    : s_(s), plan_(plan), watchers_(watchers), delivered_(s, first_deliveries(plan)) {}
+
+void PartitionedCoupling::commit(std::size_t p, const StateBatch& batch,
+                                 const RoutedSamples& routed) {
+  delivered_.take(p, batch);
+  watchers_.commits.delivered(p, batch, routed);
+  if (watchers_.observer && delivered_.reached(reached_))
+    watchers_.observer->horizon(delivered_.horizon(), reached_);
+}
+
+void PartitionedCoupling::route(std::size_t p, const StateBatch& batch, bool relay,
+                                MethodCounters* counters, ActivityClock* monitor) {
+  RoutedSamples routed;
+  {
+    std::optional<BusyScope> busy;
+    if (monitor) busy.emplace(*monitor, SpanTag{ActivityCall::route});
+    routed = samples_by_consumer(plan_.routes[p], batch);
+    // Before the monitor provides (a sequential run): a consumer that has died must not
+    // keep the checkpoint from the batch already recorded (the resume gives the consumer
+    // these samples).
+    commit(p, batch, routed);
+  }
+  if (counters) {
+    ++counters->monitor_calls;
+    counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
+  }
+  for (auto& [q, samples] : routed) {
+    if (relay) deployment().integrator(q).provide(samples);
+    if (!counters) continue;
+    ++(relay ? counters->monitor_calls : counters->direct_calls);
+    (relay ? counters->bytes : counters->direct_bytes) += 24 * samples.size();
+  }
 }
 
 void PartitionedCoupling::watch_monitor(const ActivityTrace& trace) {
@@ -149,7 +127,6 @@ PartitionedCoupling::~PartitionedCoupling() {
 void PartitionedCoupling::stop_watching() {
   if (traced_) watchers_.observer->monitor_trace(nullptr);
   traced_ = false;
-  recorder_.observe(nullptr);
 }
 
 void PartitionedCoupling::apply(const Injection& injection) {
@@ -162,7 +139,6 @@ void PartitionedCoupling::add_this_thread(RunResult& r) {
 }
 
 void PartitionedCoupling::finish_partitions(RunResult& r, Deployment* deployment) {
-  if (watchers_.checkpoints) watchers_.checkpoints->write_final(recorder_, r);
   stop_watching();
   for (std::size_t p = 0; deployment && p < deployment->size(); ++p) {
     try {
@@ -171,8 +147,15 @@ void PartitionedCoupling::finish_partitions(RunResult& r, Deployment* deployment
       // a dead partition: its counters are lost, the failure is already in the result
     }
   }
-  finish_partitioned(r, recorder_);
-  recorder_.flush();
+  r.steps = delivered_.horizon();
+  for (const auto& p : r.partitions) {
+    r.calc_calls += p.stats.derivative_calls;
+    r.counters.rollbacks += p.stats.rollbacks;
+    r.counters.rolled_back_steps += p.stats.rolled_back_steps;
+    r.counters.wasted_calc_calls += p.stats.wasted_derivative_calls;
+  }
+  // Whatever happened, the last delivered steps are on disk for a resume, with the digest.
+  watchers_.commits.finished(r);
 }
 
 namespace {
@@ -180,19 +163,10 @@ namespace {
 // Every partition in this thread, in turn, each as far as its inputs allow.
 class PartitionsInTurn final : public PartitionedCoupling {
  public:
+  // No monitor thread: its trace is the run's.
   PartitionsInTurn(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& in_turn,
-                   PartitionedRecorder& recorder, const PartitionedWatchers& watchers)
-      // No monitor thread: its trace is the run's.
-      : PartitionedCoupling(s, plan, recorder, watchers),
-        deployment_(in_turn),
-        router_{plan,
-                recorder,
-                in_turn,
-                true,
-                nullptr,
-                nullptr,
-                watchers.checkpoints,
-                watchers.readout} {}
+                   const PartitionedWatchers& watchers)
+      : PartitionedCoupling(s, plan, watchers), deployment_(in_turn) {}
 
   bool computes_here() const override { return true; }
   void start(std::uint64_t) override {}
@@ -229,32 +203,28 @@ class PartitionsInTurn final : public PartitionedCoupling {
       const IntegratorConfig& c = plan_.configs[p];
       std::uint64_t last = c.last_step;
       if (released != unpaced) last = std::min(last, released_state(c, released));
-      if (recorder_.recorded(p) > last) continue;  // every step allowed published
-      const std::uint64_t gvt = recorder_.recorded(p) > 0 ? recorder_.recorded(p) - 1 : 0;
+      const std::uint64_t next = delivered_.next(p);
+      if (next > last) continue;  // every step allowed published
+      const std::uint64_t gvt = next > 0 ? next - 1 : 0;
       const StateBatch batch =
           deployment_.integrator(p).advance(gvt + std::min(last - gvt, grant), gvt);
       if (batch.count() == 0) continue;
       progress = true;
-      router_.route(p, batch);
+      route(p, batch, true);
     }
     return progress;
   }
 
   Deployment& deployment_;
-  const Router router_;
 };
 
 // The partitions of a deployment step by themselves; this thread records their deliveries.
 class PartitionsByThemselves final : public PartitionedCoupling {
  public:
   PartitionsByThemselves(const PartitionedScenario& s, const PartitionedPlan& plan,
-                         Deployment& deployment, PartitionedRecorder& recorder,
-                         const PartitionedWatchers& watchers)
-      : PartitionedCoupling(s, plan, recorder, watchers),
+                         Deployment& deployment, const PartitionedWatchers& watchers)
+      : PartitionedCoupling(s, plan, watchers),
         deployment_(deployment),
-        // The Integrators provide each other's samples: the monitor only records.
-        router_{plan,       recorder,  deployment,           false,
-                &counters_, &monitor_, watchers.checkpoints, watchers.readout},
         sent_(plan.configs.size(), 0) {
     watch_monitor(monitor_.trace());
   }
@@ -274,7 +244,8 @@ class PartitionsByThemselves final : public PartitionedCoupling {
     auto delivery = deployment_.inbox().pop(std::chrono::milliseconds(200));
     if (!delivery) return false;
     if (delivery->failure) std::rethrow_exception(delivery->failure);
-    router_.route(delivery->source, delivery->batch);
+    // The Integrators provide each other's samples: the monitor only takes the delivery.
+    route(delivery->source, delivery->batch, false, &counters_, &monitor_);
     return true;
   }
 
@@ -303,7 +274,6 @@ class PartitionsByThemselves final : public PartitionedCoupling {
   ActivityClock monitor_;  // this thread: recording deliveries
   MethodCounters counters_;
   Deployment& deployment_;
-  const Router router_;
   std::vector<std::uint64_t> sent_;  // per partition: the last state released to it
 };
 
@@ -315,18 +285,17 @@ PartitionedPlan in_turn(PartitionedPlan plan) {
 }
 
 RunResult run_partitions_in_turn(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                 Deployment& in_turn, PartitionedRecorder& recorder,
-                                 RunControl& control, const PartitionedWatchers& watchers) {
-  PartitionsInTurn coupling(s, plan, in_turn, recorder, watchers);
+                                 Deployment& in_turn, RunControl& control,
+                                 const PartitionedWatchers& watchers) {
+  PartitionsInTurn coupling(s, plan, in_turn, watchers);
   return execute(coupling, describe_partitioned_run(s, SyncMethod::sequential, {}), control,
                  {watchers.clock, watchers.injections});
 }
 
 RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod method,
                                       const PartitionedPlan& plan, Deployment& deployment,
-                                      PartitionedRecorder& recorder, RunControl& control,
-                                      const PartitionedWatchers& watchers) {
-  PartitionsByThemselves coupling(s, plan, deployment, recorder, watchers);
+                                      RunControl& control, const PartitionedWatchers& watchers) {
+  PartitionsByThemselves coupling(s, plan, deployment, watchers);
   return execute(coupling, describe_partitioned_run(s, method, plan.mode), control,
                  {watchers.clock, watchers.injections});
 }

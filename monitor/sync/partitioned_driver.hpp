@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <string>
 
+#include "monitor/core/commit_observer.hpp"
 #include "monitor/core/run_control.hpp"
+#include "monitor/core/run_observer.hpp"
 #include "monitor/core/run_result.hpp"
-#include "monitor/record/checkpoint.hpp"
-#include "monitor/record/partitioned_recorder.hpp"
-#include "monitor/record/readout.hpp"
 #include "monitor/sync/coupling.hpp"
+#include "monitor/sync/delivered_steps.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/integrator_port.hpp"
 #include "monitor/sync/partitioned_plan.hpp"
@@ -20,12 +20,6 @@
 
 namespace kausal {
 
-// The end of every partitioned run: digest, committed steps and the partitions' counters
-// summed.
-void finish_partitioned(RunResult& r, const PartitionedRecorder& recorder);
-// Tells the readout partition p's newest final state and outputs (the batch's last step).
-void read_out(Readout& readout, const PartitionedPlan& plan, std::size_t p,
-              const StateBatch& batch);
 // Adds components' reports to a result (and their state lists' peak).
 void add_components(RunResult& r, std::vector<ComponentReport> components);
 
@@ -33,12 +27,13 @@ void add_components(RunResult& r, std::vector<ComponentReport> components);
 RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod method,
                                    const PartitionedMode& mode);
 
-// What watches a partitioned run besides its recorder: an observer (the trace collector, the
-// live animation) sees every row the recorder completes and how far every partition has got
-// (PartitionedRecorder::observe); the checkpointer keeps checkpoint.json for a resume.
+// What watches a partitioned run: the observers of its commits (the recorder, the
+// checkpointer, the readout) are told of every delivery; an observer (the trace collector,
+// the live animation) sees how far every partition has got and the monitor thread's trace
+// (and the recorder's rows: PartitionedRecorder::observe).
 struct PartitionedWatchers {
   RunObserver* observer = nullptr;
-  Checkpointer* checkpoints = nullptr;
+  CommitObservers commits;
   // Paced runs: the clock releases the ticks (a partition's step n with its first tick), and
   // times the rows as they complete.
   StepClock* clock = nullptr;
@@ -46,23 +41,22 @@ struct PartitionedWatchers {
   // and the name exist) and a stop from the operator. A change is handed to its partition
   // before any partition computes past its tick.
   Injections* injections = nullptr;
-  Readout* readout = nullptr;  // gets every partition's newest final state and outputs
 };
 
 // What every coupling of partitions shares (sequential, distributed, the co-simulation
-// master): the run's position is the recorder's horizon in ticks; the observer watches the
-// recorder (and the monitor thread's trace, watch_monitor) until the run finishes; the
-// operator's changes go to the partitions they concern as soon as they come, each from its
-// own tick on.
+// master): the run's position is the horizon of the delivered steps in ticks; every delivery
+// is checked and told to the run's observers; the observer watches the horizon (and the
+// monitor thread's trace, watch_monitor) until the run finishes; the operator's changes go
+// to the partitions they concern as soon as they come, each from its own tick on.
 class PartitionedCoupling : public Coupling {
  public:
   PartitionedCoupling(const PartitionedScenario& s, const PartitionedPlan& plan,
-                      PartitionedRecorder& recorder, const PartitionedWatchers& watchers);
+                      const PartitionedWatchers& watchers);
   ~PartitionedCoupling() override;
   PartitionedCoupling(const PartitionedCoupling&) = delete;
   PartitionedCoupling& operator=(const PartitionedCoupling&) = delete;
 
-  std::uint64_t committed() const override { return recorder_.horizon(); }
+  std::uint64_t committed() const override { return delivered_.horizon(); }
   std::uint64_t end() const override { return s_.ticks; }
   std::uint64_t injections_due() const override { return Injections::none; }
   void apply(const Injection& injection) override;
@@ -73,6 +67,14 @@ class PartitionedCoupling : public Coupling {
   // The observer also sees the monitor thread's activity (the thread recording deliveries,
   // the master's), until the run finishes.
   void watch_monitor(const ActivityTrace& trace);
+  // Partition p's final steps: checked (ProtocolError unless they continue its steps) and
+  // told, with the samples routed from them, to every observer.
+  void commit(std::size_t p, const StateBatch& batch, const RoutedSamples& routed = {});
+  // The same, and the samples the batch carries for other partitions routed: provided by the
+  // monitor (`relay`: a run in this thread) or only counted (the producers provide them
+  // themselves). `counters`, `monitor`: the calls and bytes, the monitor thread's busy time.
+  void route(std::size_t p, const StateBatch& batch, bool relay, MethodCounters* counters = nullptr,
+             ActivityClock* monitor = nullptr);
   // The end every coupling of partitions shares: the last checkpoint, the partitions'
   // counters (`deployment`: null when it never started), the digest.
   void finish_partitions(RunResult& r, Deployment* deployment);
@@ -81,12 +83,13 @@ class PartitionedCoupling : public Coupling {
 
   const PartitionedScenario& s_;
   const PartitionedPlan& plan_;
-  PartitionedRecorder& recorder_;
   const PartitionedWatchers watchers_;
+  DeliveredSteps delivered_;
 
  private:
   void stop_watching();
   bool traced_ = false;  // the observer was given a trace and must be told when it goes
+  std::vector<std::uint64_t> reached_;  // for the observer, reused every delivery
 };
 
 // The last state of a partition with `config` that may be computed once the clock has
@@ -104,19 +107,17 @@ PartitionedPlan in_turn(PartitionedPlan plan);
 // run: the plan starts each partition at its checkpoint, the recorder continues there.
 // (deploy/local_deployment.hpp: run_partitioned_sequential builds the deployment.)
 RunResult run_partitions_in_turn(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                 Deployment& in_turn, PartitionedRecorder& recorder,
-                                 RunControl& control, const PartitionedWatchers& watchers = {});
+                                 Deployment& in_turn, RunControl& control,
+                                 const PartitionedWatchers& watchers);
 
 // The partitions of `deployment` (a deployment of partitioned_deployment(s, plan)) step by
 // themselves; conservative or optimistic is the plan's mode. The deployment watches its components
 // (a dead or stopped one becomes a failure in its inbox, exit code 3): however long the partitions
 // take, the monitor only waits. Never throws a kausal::Error. The monitor thread is a component of
-// the run
-// ("monitor": busy while it records a delivery and computes the samples it routes); an
-// observer sees its trace as well as the rows and the horizon.
+// the run ("monitor": busy while it takes a delivery and computes the samples it routes); an
+// observer sees its trace as well as the horizon.
 RunResult run_partitioned_distributed(const PartitionedScenario& s, SyncMethod method,
                                       const PartitionedPlan& plan, Deployment& deployment,
-                                      PartitionedRecorder& recorder, RunControl& control,
-                                      const PartitionedWatchers& watchers = {});
+                                      RunControl& control, const PartitionedWatchers& watchers);
 
 }  // namespace kausal

@@ -36,7 +36,8 @@ struct RunAheadBlockOptions {
   std::uint64_t window = 128;  // steps a block may run ahead of the last commit (>= 1)
   // optimistic: as far as the window; conservative: as far as granted, within the window
   SyncMethod method = SyncMethod::optimistic;
-  BlockPorts ports = nullptr;  // where the blocks are; null: in this process
+  BlockPorts ports = nullptr;   // where the blocks are; null: in this process
+  bool rollback_check = false;  // in this process: every step taken twice (PendulumBlock)
 };
 
 // The states a block may hold ahead, over all blocks: 2^22 (64 MiB). A long chain runs

@@ -25,7 +25,7 @@
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
-#include "monitor/record/step_timings.hpp"
+#include "monitor/core/step_timings.hpp"
 
 namespace kausal {
 

@@ -84,6 +84,27 @@ TEST(Methods, RollbackCheckModeRunsInEveryMethodOverProcesses) {
   }
 }
 
+// Blocks of pendulums check themselves too: on threads and in kausal-block processes, every
+// step is taken twice (twice the Calc calls) to the sequential digest.
+TEST(Methods, RollbackCheckModeRunsInBlocksOnThreadsAndInProcesses) {
+  TempDir dir;
+  const auto file =
+      scenario_variant("cradle.toml", dir.path(), {{"duration = 10.0", "duration = 2.0"}});
+  const auto seq = run_ok(file, {"--method", "sequential"}, dir / "seq", dir).summary;
+  ASSERT_FALSE(seq.is_null());
+  for (const char* layout : {"blocks:2", "block-processes:2"})
+    for (const char* method : {"conservative", "optimistic"}) {
+      const std::string label = std::string(layout) + " " + method;
+      const auto r = run_ok(file, {"--method", method, "--layout", layout, "--rollback-check"},
+                            dir / (std::string(method) + layout[6]), dir)
+                         .summary;
+      ASSERT_FALSE(r.is_null()) << label;
+      EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << label;
+      EXPECT_GE(r["calc_calls"].get<std::uint64_t>(), 2 * seq["calc_calls"].get<std::uint64_t>())
+          << label;
+    }
+}
+
 TEST(Methods, KilledIntegratorInAnOptimisticRunEndsWithExitThree) {
   TempDir dir;
   const auto file =

@@ -57,7 +57,7 @@ struct PartitionRun {
   std::string sequential_digest(const PartitionedPlan& plan) const {
     PartitionedRecorder recorder("", scenario, plan);
     RunControl control;
-    const RunResult r = run_partitioned_sequential(scenario, plan, recorder, control);
+    const RunResult r = run_partitioned_sequential(scenario, plan, control, {nullptr, {&recorder}});
     EXPECT_EQ(r.status, RunStatus::completed) << r.error;
     return r.trajectory_sha256;
   }
@@ -78,7 +78,8 @@ struct PartitionRun {
     PartitionedRecorder recorder("", scenario, plan);
     const SyncMethod method =
         plan.configs.front().speculate ? SyncMethod::optimistic : SyncMethod::conservative;
-    return run_partitioned_distributed(scenario, method, plan, deployment, recorder, control);
+    return run_partitioned_distributed(scenario, method, plan, deployment, control,
+                                       {nullptr, {&recorder}});
   }
 };
 

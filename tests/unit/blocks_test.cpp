@@ -172,7 +172,7 @@ RunResult run_pushed(const Scenario& s, ChainStepper& stepper, SyncMethod method
   RunControl control;
   DriveOptions options;
   options.injections = &injections;
-  return drive_chain(s, method, stepper, recorder, control, options);
+  return drive_chain(s, method, stepper, {&recorder}, control, options);
 }
 
 Scenario pushed_chain() {
@@ -193,6 +193,30 @@ TEST(Blocks, OptimisticBlocksRunAgainFromAPush) {
   const RunResult r = run_pushed(s, blocks, SyncMethod::optimistic);
   expect_optimistic_run(seq, r, "pushed");
   EXPECT_GT(r.counters.rolled_back_steps, 0u);
+}
+
+// --rollback-check in blocks: every step of every block is taken, restored and taken again,
+// step by step with edges, running ahead and after a push's rollbacks alike; the run is the
+// same, with twice the Calc calls.
+TEST(Blocks, TheRollbackCheckTakesEveryStepTwiceToTheSameBits) {
+  const Scenario s = pushed_chain();
+  SequentialStepper sequential(s);
+  const RunResult seq = run_pushed(s, sequential, SyncMethod::sequential);
+  ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
+  ASSERT_GT(seq.collisions, 0u);
+  BlockStepper checked(s, {3, {}, nullptr, true});
+  const RunResult r = run_pushed(s, checked, SyncMethod::conservative);
+  EXPECT_EQ(r.status, RunStatus::completed) << r.error;
+  EXPECT_EQ(r.collisions, seq.collisions);
+  EXPECT_EQ(r.trajectory_sha256, seq.trajectory_sha256);
+  EXPECT_EQ(r.calc_calls, 2 * seq.calc_calls);  // step by step, nothing thrown away
+  for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic}) {
+    RunAheadBlockStepper ahead(s, {3, {}, 64, method, nullptr, true});
+    const RunResult a = run_pushed(s, ahead, method);
+    EXPECT_EQ(a.status, RunStatus::completed) << a.error;
+    EXPECT_EQ(a.trajectory_sha256, seq.trajectory_sha256) << to_string(method);
+    EXPECT_GE(a.calc_calls, 2 * seq.calc_calls) << to_string(method);
+  }
 }
 
 // A push voids every grant too (it adds energy): nothing is rolled back, nothing wrong
@@ -392,7 +416,8 @@ TEST(Blocks, OptimisticBlocksTellTheLiveViewTheirHorizonAndRollbacks) {
   RunControl control;
   DriveOptions options;
   options.observer = &notes;
-  const RunResult r = drive_chain(s, SyncMethod::optimistic, stepper, recorder, control, options);
+  const RunResult r =
+      drive_chain(s, SyncMethod::optimistic, stepper, {&recorder}, control, options);
   ASSERT_EQ(r.status, RunStatus::completed) << r.error;
   ASSERT_EQ(notes.steps.size(), s.steps + 1);
   for (std::uint64_t m = 0; m <= s.steps; ++m) EXPECT_EQ(notes.steps[m], m);

@@ -61,8 +61,9 @@ TEST(Capabilities, ServicesFollowTheMethodAndTheLayout) {
     EXPECT_TRUE(refusal(distributed(ModelKind::chain, SyncMethod::optimistic, l), Service::nodes));
   for (const Layout l : {Layout::process, Layout::pendulum, Layout::block_processes})
     EXPECT_FALSE(refusal(distributed(ModelKind::chain, SyncMethod::optimistic, l), Service::nodes));
-  EXPECT_TRUE(refusal(distributed(ModelKind::chain, SyncMethod::conservative, Layout::blocks),
-                      Service::rollback_check));
+  for (const Layout l : {Layout::blocks, Layout::block_processes})
+    EXPECT_FALSE(refusal(distributed(ModelKind::chain, SyncMethod::conservative, l),
+                         Service::rollback_check));
   EXPECT_FALSE(refusal(distributed(ModelKind::partitioned, SyncMethod::optimistic, Layout::single),
                        Service::rollback_check));
   EXPECT_TRUE(refusal(sequential_run(ModelKind::master), Service::resume));

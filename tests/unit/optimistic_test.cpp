@@ -92,7 +92,7 @@ TEST(Lookahead, AGuaranteeThatIsFalseIsCaughtAsACausalityViolation) {
     Liar liar(s);
     TrajectoryRecorder recorder({}, s.pendulums(), 1, s.steps, 0, s.h);
     RunControl control;
-    const auto r = drive_chain(s, SyncMethod::conservative, liar, recorder, control, check);
+    const auto r = drive_chain(s, SyncMethod::conservative, liar, {&recorder}, control, check);
     EXPECT_EQ(r.status, RunStatus::failed);
     EXPECT_NE(r.error.find("causality violation"), std::string::npos) << r.error;
     // The test mode notices the contact itself, before any impulse is due.

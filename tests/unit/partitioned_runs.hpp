@@ -25,7 +25,7 @@ inline Outcome sequential(const PartitionedScenario& s) {
   const PartitionedPlan plan = plan_partitions(s, {});
   PartitionedRecorder recorder("", s, plan, true);
   RunControl control;
-  RunResult r = run_partitioned_sequential(s, plan, recorder, control);
+  RunResult r = run_partitioned_sequential(s, plan, control, {nullptr, {&recorder}});
   return {r, recorder.rows()};
 }
 
@@ -36,7 +36,7 @@ inline Outcome distributed(const PartitionedScenario& s, const PartitionedMode& 
   LocalDeployment deployment(partitioned_deployment(s, plan));
   RunResult r = run_partitioned_distributed(
       s, mode.speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
-      recorder, control);
+      control, {nullptr, {&recorder}});
   return {r, recorder.rows()};
 }
 
@@ -48,7 +48,7 @@ inline Outcome master(const PartitionedScenario& s, bool concurrent = false) {
   RunControl control;
   LocalDeployment deployment(partitioned_deployment(s, plan));
   RunResult r = run_cosimulation(s, concurrent ? SyncMethod::conservative : SyncMethod::sequential,
-                                 plan, deployment, recorder, control, {}, concurrent);
+                                 plan, deployment, control, {nullptr, {&recorder}}, concurrent);
   return {r, recorder.rows()};
 }
 

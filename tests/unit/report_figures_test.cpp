@@ -402,7 +402,8 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   RunControl control;
   const PartitionedPlan seq_plan = plan_partitions(s, {});
   PartitionedRecorder seq_recorder("", s, seq_plan);
-  const RunResult seq = run_partitioned_sequential(s, seq_plan, seq_recorder, control);
+  const RunResult seq =
+      run_partitioned_sequential(s, seq_plan, control, {nullptr, {&seq_recorder}});
   ASSERT_EQ(seq.status, RunStatus::completed) << seq.error;
   ASSERT_EQ(seq.components.size(), 1u);
   EXPECT_EQ(seq.components[0].role, ComponentRole::sequential);
@@ -416,8 +417,8 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   const PartitionedPlan plan = plan_partitions(s, mode);
   PartitionedRecorder recorder("", s, plan);
   LocalDeployment deployment(partitioned_deployment(s, plan));
-  const RunResult opt =
-      run_partitioned_distributed(s, SyncMethod::optimistic, plan, deployment, recorder, control);
+  const RunResult opt = run_partitioned_distributed(s, SyncMethod::optimistic, plan, deployment,
+                                                    control, {nullptr, {&recorder}});
   ASSERT_EQ(opt.status, RunStatus::completed) << opt.error;
   ASSERT_GT(opt.counters.rollbacks, 0u);
   EXPECT_GT(opt.counters.wasted_calc_calls, 0u);

@@ -288,17 +288,17 @@ TEST(Checkpointer, WritesTheFirstStepAtOnceThenAtMostEveryIntervalAndOnRequest) 
   Checkpoint base = sample_checkpoint();
   base.chain().pendulums = 1;
   base.resumed_from.clear();
-  Checkpointer checkpoints(dir.path(), base, std::chrono::hours(1));
   TrajectoryRecorder recorder({}, 1, 1, 100, 0.0, 1e-3);
+  Checkpointer checkpoints(dir.path(), base, recorder, std::chrono::hours(1));
   std::vector<PendulumState> x = {{0.5, -0.25}};
   recorder.commit(0, x);
-  checkpoints.committed(0, x, 0, recorder);
+  checkpoints.committed(0, x, 0);
   EXPECT_EQ(read_checkpoint(dir.path()).step(), 0u);  // a crash from now on can be resumed
   x[0][0] = 0.75;
   recorder.commit(1, x);
-  checkpoints.committed(1, x, 0, recorder);
+  checkpoints.committed(1, x, 0);
   EXPECT_EQ(read_checkpoint(dir.path()).step(), 0u);  // not due for an hour
-  checkpoints.write_now(recorder);
+  checkpoints.write_now();
   const Checkpoint c = read_checkpoint(dir.path());
   EXPECT_EQ(c.step(), 1u);
   EXPECT_EQ(c.chain().states.front()[0], 0.75);

@@ -68,10 +68,11 @@ TEST(RunObserver, ASequentialPartitionedRunTellsEveryRowAndTheHorizon) {
   const PartitionedPlan plan = plan_partitions(s, {});
   PartitionedRecorder plain("", s, plan, true);
   RunControl control;
-  const RunResult without = run_partitioned_sequential(s, plan, plain, control);
+  const RunResult without = run_partitioned_sequential(s, plan, control, {nullptr, {&plain}});
   PartitionedRecorder recorder("", s, plan, true);
   Notes notes;
-  const RunResult with = run_partitioned_sequential(s, plan, recorder, control, {&notes, nullptr});
+  recorder.observe(&notes);
+  const RunResult with = run_partitioned_sequential(s, plan, control, {&notes, {&recorder}});
   ASSERT_EQ(with.status, RunStatus::completed) << with.error;
   EXPECT_EQ(with.trajectory_sha256, without.trajectory_sha256);  // watching changes nothing
   expect_told_every_row(s, recorder, notes);
@@ -88,9 +89,10 @@ TEST(RunObserver, ADistributedPartitionedRunAlsoShowsTheMonitorsTrace) {
     RunControl control;
     LocalDeployment deployment(partitioned_deployment(s, plan));
     Notes notes;
+    recorder.observe(&notes);
     const RunResult r = run_partitioned_distributed(
-        s, speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment,
-        recorder, control, {&notes, nullptr});
+        s, speculate ? SyncMethod::optimistic : SyncMethod::conservative, plan, deployment, control,
+        {&notes, {&recorder}});
     ASSERT_EQ(r.status, RunStatus::completed) << r.error;
     expect_told_every_row(s, recorder, notes);
     EXPECT_EQ(notes.traces, (std::vector<bool>{true, false}));

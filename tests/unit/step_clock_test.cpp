@@ -17,7 +17,7 @@
 
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_result.hpp"
-#include "monitor/record/step_timings.hpp"
+#include "monitor/core/step_timings.hpp"
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"

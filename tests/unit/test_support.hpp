@@ -163,7 +163,7 @@ inline RunResult run_sequential(const Scenario& s) {
   SequentialStepper stepper(s);
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, SyncMethod::sequential, stepper, recorder, control);
+  return drive_chain(s, SyncMethod::sequential, stepper, {&recorder}, control);
 }
 
 inline RunResult run_conservative_in_process(const Scenario& s,
@@ -173,7 +173,7 @@ inline RunResult run_conservative_in_process(const Scenario& s,
   ConservativeStepper stepper(deployment, s, {guarantee, {}, 10'000});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, SyncMethod::conservative, stepper, recorder, control, check_guarantees);
+  return drive_chain(s, SyncMethod::conservative, stepper, {&recorder}, control, check_guarantees);
 }
 
 inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOptions& options = {},
@@ -183,7 +183,7 @@ inline RunResult run_optimistic_in_process(const Scenario& s, const OptimisticOp
   OptimisticStepper stepper(deployment, s, options);
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
+  return drive_chain(s, SyncMethod::optimistic, stepper, {&recorder}, control);
 }
 
 // Blocks on this process's threads that take every granted stretch on their threads, however
@@ -205,11 +205,11 @@ inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
   RunControl control;
   if (method == SyncMethod::optimistic || guarantee == Guarantee::lookahead) {
     RunAheadBlockStepper stepper(s, {blocks, {}, window, method, every_stretch_on_threads(s)});
-    return drive_chain(s, method, stepper, recorder, control);
+    return drive_chain(s, method, stepper, {&recorder}, control);
   }
   // Pinned lanes, as `--pin cores` (the default) has them: they spin briefly between steps.
   BlockStepper stepper(s, {blocks, available_cpus()});
-  return drive_chain(s, method, stepper, recorder, control);
+  return drive_chain(s, method, stepper, {&recorder}, control);
 }
 
 }  // namespace kausal::testing

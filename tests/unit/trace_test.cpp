@@ -110,7 +110,7 @@ TEST(ActivityTrace, OptimisticIntegratorsTraceTheirRolledBackWork) {
   OptimisticStepper stepper(deployment, s, {});
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
-  const RunResult r = drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
+  const RunResult r = drive_chain(s, SyncMethod::optimistic, stepper, {&recorder}, control);
   ASSERT_GT(r.counters.rollbacks, 0u);
   std::uint64_t rolled_back_ns = 0;
   for (const auto& c : r.components) {

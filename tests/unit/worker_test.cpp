@@ -448,7 +448,7 @@ RunResult drive(ScriptedDeployment& d, const Scenario& s) {
   OptimisticStepper stepper(d, s, {4, 100});
   TrajectoryRecorder recorder({}, 2, 1, s.steps, 0, s.h);
   RunControl control;
-  return drive_chain(s, SyncMethod::optimistic, stepper, recorder, control);
+  return drive_chain(s, SyncMethod::optimistic, stepper, {&recorder}, control);
 }
 
 TEST(Optimistic, AFailureInADiscardedFutureIsNoFailure) {

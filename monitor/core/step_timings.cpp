@@ -1,4 +1,4 @@
-#include "monitor/record/step_timings.hpp"
+#include "monitor/core/step_timings.hpp"
 
 #include <algorithm>
 

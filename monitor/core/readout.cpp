@@ -1,4 +1,4 @@
-#include "monitor/record/readout.hpp"
+#include "monitor/core/readout.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -7,8 +7,9 @@
 
 namespace kausal {
 
-Readout::Readout(std::vector<std::vector<std::string>> names, double t0, double tick)
-    : t0_(t0), tick_(tick) {
+Readout::Readout(std::vector<std::vector<std::string>> names, double t0, double tick,
+                 std::vector<std::uint64_t> ticks_per_step)
+    : t0_(t0), tick_(tick), ticks_per_step_(std::move(ticks_per_step)) {
   for (auto& n : names) {
     Unit u;
     u.values.assign(n.size(), 0.0);
@@ -23,6 +24,25 @@ void Readout::update(std::size_t unit, std::uint64_t step, std::span<const doubl
   const std::size_t n = std::min(values.size(), u.values.size());
   std::copy_n(values.begin(), n, u.values.begin());
   u.step = step;
+}
+
+void Readout::committed(std::uint64_t step, std::span<const PendulumState> states, std::uint64_t) {
+  update(0, step, {states.front().data(), states.size() * pendulum_state_size});
+}
+
+void Readout::resumed(std::uint64_t step, std::span<const PendulumState> states) {
+  committed(step, states, 0);
+}
+
+void Readout::delivered(std::size_t p, const StateBatch& batch, const RoutedSamples&) {
+  if (batch.count() == 0) return;
+  const std::size_t last = batch.count() - 1;
+  std::vector<double> values(batch.state(last).begin(), batch.state(last).end());
+  const auto outputs =
+      batch.outputs.begin() + static_cast<std::ptrdiff_t>(last * batch.output_size);
+  values.insert(values.end(), outputs, outputs + static_cast<std::ptrdiff_t>(batch.output_size));
+  const std::uint64_t ticks = p < ticks_per_step_.size() ? ticks_per_step_[p] : 1;
+  update(p, (batch.first_step + last) * ticks, values);
 }
 
 Readout::Reading Readout::read(const std::vector<std::string>& names) const {
