@@ -207,6 +207,7 @@ inline idl::EventGroupSetup to_idl(const des::GroupSetup& s) {
   out.lazy_cancellation = s.settings.cancellation == des::Cancellation::lazy;
   out.batch = s.settings.batch;
   out.gvt_interval = s.settings.gvt_interval;
+  out.rollback_check = s.settings.rollback_check;
   out.start = s.settings.start;
   out.components = to_idl(s.from);
   out.pending = to_idl(s.pending);
@@ -229,6 +230,7 @@ inline des::GroupSetup from_idl(const idl::EventGroupSetup& s) {
       s.lazy_cancellation ? des::Cancellation::lazy : des::Cancellation::aggressive;
   out.settings.batch = s.batch;
   out.settings.gvt_interval = s.gvt_interval;
+  out.settings.rollback_check = s.rollback_check;
   out.settings.start = s.start;
   const std::string who = "set_up of group " + std::to_string(s.group);
   out.from = from_idl(s.components, out.owner.size(), who);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "system/errors.hpp"
@@ -208,6 +210,8 @@ void EventGroup::process_next(Pending::const_iterator next) {
   LogicalProcess& lp = lps_[index];
   const bool optimistic = settings_.sync == GroupSync::optimistic;
   UndoLog* undo = optimistic ? lp.save_before(event) : nullptr;
+  std::optional<ComponentState> before;
+  if (settings_.rollback_check && !optimistic) before = lp.state();
   outbox_.clear();
   EventContext context(model_, lp.id(), event.key.time, lp.state(), outbox_, undo);
   try {
@@ -219,6 +223,7 @@ void EventGroup::process_next(Pending::const_iterator next) {
     defer_error(lp, event, std::current_exception());
     return;
   }
+  if (settings_.rollback_check) check_reexecution(lp, event, before ? &*before : nullptr);
   // Only a handled event leaves the pending list: a run that fails on one has not passed
   // it, and its committed horizon says so.
   pending_.erase(next);
@@ -248,6 +253,48 @@ void EventGroup::process_next(Pending::const_iterator next) {
   // after its new events are out (a withdrawal may roll this very event back, and then its
   // new events must be where a cancellation finds them).
   if (optimistic && !lazy_.empty()) settle_lazy(event.key, true);
+}
+
+namespace {
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+bool same_events(const std::vector<Event>& a, const std::vector<Event>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Event& x, const Event& y) {
+    return x.key == y.key && x.destination == y.destination && x.kind == y.kind &&
+           std::memcmp(&x.value, &y.value, sizeof(double)) == 0;
+  });
+}
+
+}  // namespace
+
+void EventGroup::check_reexecution(LogicalProcess& lp, const Event& event,
+                                   const ComponentState* before) {
+  const ComponentState after = lp.state();
+  const std::vector<Event> sent = outbox_;
+  UndoLog* undo = nullptr;
+  if (before) {
+    lp.state() = *before;
+  } else {
+    // As a rollback undoes it (the entry the handler closes, restored), and saved again.
+    lp.close_entry();
+    lp.undo_newest();
+    --lp.figures().rolled_back;  // a check, not a rollback
+    undo = lp.save_before(event);
+  }
+  outbox_.clear();
+  EventContext context(model_, lp.id(), event.key.time, lp.state(), outbox_, undo);
+  model_.handle(event, context);
+  const bool same_state = same_bits(lp.state().values, after.values) &&
+                          lp.state().random == after.random && lp.state().sent == after.sent;
+  if (same_state && same_events(outbox_, sent)) return;
+  throw ModelError(model_.component_name(lp.id()),
+                   "rollback check: handling " + describe(model_, event) +
+                       " again after a restore gave " +
+                       (same_state ? "other events" : "another state"));
 }
 
 void EventGroup::defer_error(LogicalProcess& lp, const Event& event, std::exception_ptr error) {

@@ -48,6 +48,10 @@ struct GroupSettings {
   Cancellation cancellation = Cancellation::aggressive;
   std::uint32_t batch = 64;           // events between looks at the mailbox
   std::uint64_t gvt_interval = 1024;  // events group 0 processes between GVT rounds
+  // --rollback-check: every event is handled, its component restored as a rollback
+  // restores it (optimistic: from its state list; conservative: from a copy) and the event
+  // handled again; the state and the events sent must come out the same, bit for bit.
+  bool rollback_check = false;
 };
 
 struct GroupFigures {
@@ -135,6 +139,10 @@ class EventGroup {
   Pending::const_iterator next_event() const;
   bool may_process(const Event& next) const;
   void process_next(Pending::const_iterator next);
+  // The rollback check of `event`, just handled by `lp` from `before` (conservative: the
+  // state before it; optimistic: null, the state list holds it): ModelError naming the
+  // component unless handling it again from the restored state gives the same bits.
+  void check_reexecution(LogicalProcess& lp, const Event& event, const ComponentState* before);
   void defer_error(LogicalProcess& lp, const Event& event, std::exception_ptr error);
   void reconsider(ComponentId component, const EventKey& key);
   const DeferredError* real_error(double gvt) const;

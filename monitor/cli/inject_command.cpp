@@ -21,7 +21,7 @@ auto call_operator(bool tls, Call&& call) -> decltype(call()) {
   }
 }
 
-const char* const kActions[] = {"push", "set", "stop", "read", "pace"};
+const char* const kActions[] = {"push", "set", "send", "stop", "read", "pace"};
 
 }  // namespace
 
@@ -44,6 +44,15 @@ CLI::App* add_inject_command(CLI::App& app, InjectOptions& o) {
   set->add_option("target", o.target, "SUBSYSTEM.NAME, e.g. upper.inflow or lower.area")
       ->required();
   set->add_option("value", o.value, "the new value")->required();
+  CLI::App* send = cmd->add_subcommand(
+      "send",
+      "send a discrete-event model's component an event at the next boundary's time "
+      "(docs/events.md)");
+  send->add_option("target", o.target,
+                   "COMPONENT or COMPONENT.KIND (the kind by name or number; none: kind 0), "
+                   "e.g. server-3.arrival")
+      ->required();
+  send->add_option("value", o.value, "the event's payload (default 0)");
   cmd->add_subcommand("stop", "end the run at the next boundary (interrupted; --resume goes on)");
   CLI::App* read = cmd->add_subcommand(
       "read",
@@ -84,6 +93,8 @@ int inject_command(const CLI::App& inject, const InjectOptions& o) {
         on_operator([&] { return op->push(static_cast<CORBA::ULong>(o.pendulum), o.impulse); }));
   if (action == "set")
     return takes_effect(on_operator([&] { return op->set(o.target.c_str(), o.value); }));
+  if (action == "send")
+    return takes_effect(on_operator([&] { return op->send(o.target.c_str(), o.value); }));
   if (action == "stop") return takes_effect(on_operator([&] { return op->stop(); }));
   if (action == "pace") {
     on_operator([&] { op->pace(o.factor); });

@@ -19,14 +19,14 @@ struct InjectOptions {
   std::filesystem::path run_dir;
   std::uint64_t pendulum = 0;      // push
   double impulse = 0;              // push
-  std::string target;              // set: SUBSYSTEM.NAME
-  double value = 0;                // set
+  std::string target;              // set: SUBSYSTEM.NAME; send: COMPONENT[.KIND]
+  double value = 0;                // set, send
   std::vector<std::string> names;  // read
   double factor = 1;               // pace
   TlsFiles tls;                    // the run's CA and a certificate from it, for a TLS run
 };
 
-// Registers `inject` and its actions (push, set, stop, read, pace) under `app`.
+// Registers `inject` and its actions (push, set, send, stop, read, pace) under `app`.
 CLI::App* add_inject_command(CLI::App& app, InjectOptions& options);
 
 // Runs the action that `inject` parsed; prints the step it takes effect at (or the values).

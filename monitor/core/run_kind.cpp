@@ -59,10 +59,11 @@ constexpr std::array<std::pair<ReleaseWait, std::string_view>, 3> kWaits{{
     {ReleaseWait::hybrid, "hybrid"},
 }};
 
-constexpr std::array<std::pair<InjectionKind, std::string_view>, 3> kInjections{{
+constexpr std::array<std::pair<InjectionKind, std::string_view>, 4> kInjections{{
     {InjectionKind::push, "push"},
     {InjectionKind::set, "set"},
     {InjectionKind::stop, "stop"},
+    {InjectionKind::send, "send"},
 }};
 
 template <typename Enum, std::size_t N>

@@ -46,7 +46,7 @@ enum class ClockSource { none, wall, external };
 enum class ReleaseWait { sleep, spin, hybrid };
 // What an operator does to a running paced run (kausal inject, docs/realtime.md): push a
 // pendulum, set a partition's constant input or parameter, stop the run.
-enum class InjectionKind { push, set, stop };
+enum class InjectionKind { push, set, stop, send };
 
 std::string_view name_of(SyncMethod method);
 std::string_view name_of(Guarantee guarantee);  // "" for none

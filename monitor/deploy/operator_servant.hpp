@@ -18,6 +18,9 @@ class OperatorServant : public POA_kausal::idl::Operator {
   CORBA::ULongLong set(const char* target, CORBA::Double value) override {
     return refused_or([&] { return op_.set(target, value); });
   }
+  CORBA::ULongLong send(const char* target, CORBA::Double value) override {
+    return refused_or([&] { return op_.send(target, value); });
+  }
   CORBA::ULongLong stop() override {
     return refused_or([&] { return op_.stop(); });
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "monitor/scenario/scenario_limits.hpp"
+#include "monitor/sync/event_run.hpp"
 #include "system/composite_model.hpp"
 #include "system/errors.hpp"
 
@@ -57,14 +58,20 @@ void check_injection(const RunModel& model, const Injection& i) {
   if (!std::isfinite(i.value))
     throw InputError(std::string(name_of(i.kind)) + ": the value is not finite");
   if (i.kind == InjectionKind::stop) return;
+  if (const auto* events = std::get_if<EventsModel>(&model)) {
+    if (i.kind != InjectionKind::send)
+      throw InputError(std::string(name_of(i.kind)) +
+                       ": a discrete-event model takes events (send one), no pushes or sets");
+    event_address(*events->scenario->built, i.target);
+    return;
+  }
+  if (i.kind == InjectionKind::send)
+    throw InputError("send: only a discrete-event model takes events");
   if (const auto* chain = std::get_if<ChainModel>(&model)) {
     if (i.kind != InjectionKind::push)
       throw InputError("set: a pendulum chain has no inputs or parameters to set (push one)");
     return check_push(*chain->scenario, i);
   }
-  if (std::holds_alternative<EventsModel>(model))
-    throw InputError(std::string(name_of(i.kind)) +
-                     ": a discrete-event model takes no pushes or sets (stop or pace it)");
   if (i.kind != InjectionKind::set)
     throw InputError("push: a partitioned model has no pendulums (set an input or a parameter)");
   check_set(*std::get<PartitionedModel>(model).scenario, i);

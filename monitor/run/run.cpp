@@ -473,7 +473,8 @@ class EventsRun final : public ModelRun {
     checkpoint_ =
         resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
     // Paced: the clock releases the run's thousandths (EventStretches' positions) one by one;
-    // an operator may stop or pace it (an event model has nothing to push or set).
+    // an operator may stop or pace it, or send an event, which takes effect at the released
+    // time (no group processes an event at or after it before the next release).
     const double from = resumed_ ? resumed_->checkpoint.event_point().at.cut.time : 0.0;
     pace(spec, s_.end / EventStretches::kPositions, EventStretches::position_of(from, s_.end),
          resumed_ != nullptr, {1, 0, EventStretches::kPositions}, {});
@@ -580,6 +581,7 @@ class EventsRun final : public ModelRun {
     e.deadlock = s_.deadlock;
     e.batch = s_.batch;
     e.gvt_interval = s_.gvt_interval;
+    e.rollback_check = spec_.rollback_check;
     e.cut_seconds = kCutSeconds;
     if (resumed_) e.from = &resumed_->checkpoint.event_point().at;
     return e;

@@ -40,7 +40,8 @@ Injection parse_injection_line(const std::string& line, const std::string& where
   const auto& kind = field("kind");
   const auto named =
       kind.is_string() ? injection_kind_named(kind.get<std::string>()) : std::nullopt;
-  if (!named) throw InputError(where + ": \"kind\" must be \"push\", \"set\" or \"stop\"");
+  if (!named)
+    throw InputError(where + ": \"kind\" must be \"push\", \"set\", \"stop\" or \"send\"");
   i.kind = *named;
   const auto& target = field("target");
   if (!target.is_string()) throw InputError(where + ": \"target\" must be a string");

@@ -15,8 +15,10 @@ struct Injection {
   // The step boundary (chains: the step; partitioned models: the tick) where it takes
   // effect: after state `step` is committed, before the step from it is taken.
   std::uint64_t step = 0;
-  std::string target;  // push: the pendulum, 1-based ("3"); set: "subsystem.name"; stop: ""
-  double value = 0;    // push: the impulse (N·s); set: the new value
+  // push: the pendulum, 1-based ("3"); set: "subsystem.name"; send: "component" or
+  // "component.kind" (a discrete-event model's event); stop: ""
+  std::string target;
+  double value = 0;  // push: the impulse (N·s); set: the new value; send: the event's value
 
   bool operator==(const Injection&) const = default;
 };

@@ -1,6 +1,7 @@
 #include "monitor/sync/event_run.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -10,6 +11,7 @@
 
 #include "integrator/events/event_recorder.hpp"
 #include "monitor/sync/execution.hpp"
+#include "monitor/sync/injections.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -37,6 +39,7 @@ des::GroupSettings group_settings(const des::EventModel& model, const EventRunSp
   settings.cancellation = spec.cancellation;
   settings.batch = spec.batch;
   settings.gvt_interval = spec.gvt_interval;
+  settings.rollback_check = spec.rollback_check;
   return settings;
 }
 
@@ -318,6 +321,66 @@ EventStretches::EventStretches(const des::EventModel& model, const EventRunSpec&
   length_ = spec.cut_seconds > 0 ? floor_ : spec.end - start;
   result_.committed_to = start;
   if (at_) result_.digest = event_run_digest(at_->digests);
+}
+
+void EventStretches::apply(const Injection& injection) {
+  if (injection.kind != InjectionKind::send) return;
+  const EventAddress to = event_address(model_, injection.target);
+  const double time = time_of(injection.step, spec_.end);
+  // The loop applies an injection once the run is committed to its position and holds
+  // everyone there: the last cut is at its time.
+  if (!at_ || at_->cut.time != time)
+    throw SimulationError("an event sent at position " + std::to_string(injection.step) +
+                          " found the run committed elsewhere");
+  injected_ = injection.step == injected_at_ ? injected_ + 1 : 0;
+  injected_at_ = injection.step;
+  des::Event event;
+  event.key = {time, to.component,
+               (std::uint64_t{1} << 63) + injection.step * Injections::kMaxPerStep + injected_};
+  event.destination = to.component;
+  event.kind = to.kind;
+  event.value = injection.value;
+  auto& pending = at_->cut.pending;
+  const auto place =
+      std::upper_bound(pending.begin(), pending.end(), event,
+                       [](const des::Event& a, const des::Event& b) { return a.key < b.key; });
+  pending.insert(place, event);
+}
+
+EventAddress event_address(const des::EventModel& model, const std::string& target) {
+  const std::size_t dot = target.find('.');
+  const std::string component = target.substr(0, dot);
+  EventAddress to;
+  bool found = false;
+  for (des::ComponentId c = 0; c < model.components() && !found; ++c)
+    if (model.component_name(c) == component) to.component = c, found = true;
+  if (!found)
+    throw InputError("send: no component '" + component + "' in model " + model.name() +
+                     " (it has " + model.component_name(0) + " … " +
+                     model.component_name(static_cast<des::ComponentId>(model.components() - 1)) +
+                     ")");
+  if (dot == std::string::npos) return to;
+  const std::string kind = target.substr(dot + 1);
+  // The kinds a model names are small numbers: looked for among the first 64.
+  constexpr std::uint32_t kKindsLookedAt = 64;
+  std::uint32_t number = 0;
+  const auto parsed = std::from_chars(kind.data(), kind.data() + kind.size(), number);
+  if (parsed.ec == std::errc() && parsed.ptr == kind.data() + kind.size()) {
+    to.kind = number;
+    return to;
+  }
+  std::string known;
+  for (std::uint32_t k = 0; k < kKindsLookedAt; ++k) {
+    const std::string name = model.kind_name(k);
+    if (name == kind) {
+      to.kind = k;
+      return to;
+    }
+    if (name != "event " + std::to_string(k)) known += (known.empty() ? "" : ", ") + name;
+  }
+  throw InputError("send: model " + model.name() + " has no event kind '" + kind + "' (" +
+                   (known.empty() ? std::string("its kinds are numbers") : "it has " + known) +
+                   ")");
 }
 
 double EventStretches::time_of(std::uint64_t position, double end) {

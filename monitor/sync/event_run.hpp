@@ -42,6 +42,7 @@ struct EventRunSpec {
   des::DeadlockPolicy deadlock = des::DeadlockPolicy::fail;        // conservative
   std::uint32_t batch = 64;           // events between looks at the mailbox
   std::uint64_t gvt_interval = 1024;  // events group 0 processes between GVT rounds
+  bool rollback_check = false;        // every event handled twice (des::GroupSettings)
   // Checkpoints: when positive, every group stops at cut times about this many seconds of
   // wall time apart, the run hands the cut to its EventCutSink and goes on from it.
   double cut_seconds = 0;
@@ -134,6 +135,15 @@ class PlacedEventGroups {
 std::unique_ptr<PlacedEventGroups> event_groups_here(const des::EventModel& model,
                                                      const EventRunSpec& spec);
 
+// Where an operator's event goes (`kausal inject send`, target "COMPONENT" or
+// "COMPONENT.KIND"): the component by name, the kind by name or number (none: kind 0).
+// InputError naming what the model has.
+struct EventAddress {
+  des::ComponentId component = 0;
+  std::uint32_t kind = 0;
+};
+EventAddress event_address(const des::EventModel& model, const std::string& target);
+
 // The run's digest from its components' running digests (at a cut, or at the end).
 std::string event_run_digest(const std::vector<Sha256::Midstate>& digests);
 
@@ -162,7 +172,11 @@ class EventStretches final : public Coupling {
   // One stretch: committed up to its end (a cut), or stopped and to be run again shorter;
   // none while everything released is committed.
   bool advance(std::uint64_t released) override;
-  void apply(const Injection&) override {}
+  // An operator's event (send), pending at the cut at its position: every event before its
+  // time committed, none at or after it processed. Its key's source is its destination and
+  // its serial one no component sends (2^63 and up, by position and order of arrival), so
+  // a replay sends the same event.
+  void apply(const Injection& injection) override;
   void finish(RunResult& r) override;
 
   // What the run did; its failure (if any) is also the loop's result.
@@ -188,6 +202,7 @@ class EventStretches final : public Coupling {
   // A stretch that ran four cuts' worth of wall time without reaching its end: stopped at
   // this time and run again from its start, shorter.
   std::optional<double> too_long_;
+  std::uint64_t injected_at_ = 0, injected_ = 0;  // the last send's position, sends there
 };
 
 // Throws InputError for a bad spec. A run that fails — a deadlock (policy fail: a

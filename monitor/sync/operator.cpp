@@ -18,6 +18,10 @@ std::uint64_t Operator::set(const std::string& target, double value) {
   return inject({InjectionKind::set, 0, target, value});
 }
 
+std::uint64_t Operator::send(const std::string& target, double value) {
+  return inject({InjectionKind::send, 0, target, value});
+}
+
 std::uint64_t Operator::stop() {
   return inject({InjectionKind::stop, 0, "", 0});
 }

@@ -25,6 +25,7 @@ class Operator {
   // Each returns the step the injection takes effect at; InputError if refused.
   std::uint64_t push(std::uint64_t pendulum, double impulse);
   std::uint64_t set(const std::string& target, double value);
+  std::uint64_t send(const std::string& target, double value);
   std::uint64_t stop();
   Readout::Reading read(const std::vector<std::string>& names) const;
   // Simulated seconds per wall second from now on; 0: as fast as the run goes.

@@ -95,6 +95,29 @@ TEST(EventsCli, ZeroLookaheadDeadlocksWithTheCycleNamedOrRecovers) {
   EXPECT_EQ(recovered["events"]["permits"], recovered["events"]["deadlocks"]);
 }
 
+// --rollback-check on event groups, threads and processes: every event handled again from
+// its restored state, the sequential digest.
+TEST(EventsCli, TheRollbackCheckRunsInEveryMethodAndLayout) {
+  TempDir dir;
+  write_file(dir / "phold.toml", phold_text("", ""));
+  const auto summary = [&](std::vector<std::string> extra, const std::string& name) {
+    std::vector<std::string> args{"run", (dir / "phold.toml").string(), "--out",
+                                  (dir / name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::string err;
+    EXPECT_EQ(run_kausal(args, dir.path(), &err, std::chrono::seconds(120)), 0) << name << err;
+    return read_json(dir / name / "summary.json");
+  };
+  const auto seq = summary({}, "seq");
+  for (const char* method : {"conservative", "optimistic"})
+    for (const char* layout : {"single", "process"}) {
+      const std::string name = std::string(method) + "-" + layout;
+      const auto r = summary({"--method", method, "--layout", layout, "--rollback-check"}, name);
+      EXPECT_EQ(r["status"], "completed") << name;
+      EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << name;
+    }
+}
+
 TEST(EventsCli, BadScenariosAndOptionsAreRefusedWithTheirPlace) {
   TempDir dir;
   const auto refused = [&](const std::string& text, std::vector<std::string> extra,

@@ -235,6 +235,55 @@ TEST(RealtimeCli, AnEventRunInProcessesIsTickedStoppedAndResumedToTheUnpacedDige
   EXPECT_EQ(read_json(out / "summary.json")["trajectory_sha256"], free["trajectory_sha256"]);
 }
 
+// An operator sends events into a discrete-event run (kausal inject send): each is pending
+// for its component at its thousandth's time, committed like any other, recorded, and the
+// replay under another method and layout gives the live run's digest; what the model does not
+// know is refused (exit 2, the run goes on).
+TEST(RealtimeCli, EventsSentIntoAnEventRunAreCommittedAndReplayedToItsDigest) {
+  TempDir dir;
+  const std::string queues = (kScenarios / "queueing-network.toml").string();
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", queues, "--out", (dir / "free").string()}, dir.path(), &err), 0)
+      << err;
+  const auto free = read_json(dir / "free/summary.json");
+  const fs::path out = dir / "live";
+  fs::create_directories(dir / "run");
+  KausalProcess run(
+      {"run", queues, "--method", "optimistic", "--external-clock", "--out", out.string()},
+      dir / "run");
+  ASSERT_TRUE(served(out / "clock.ior", run) && served(out / "operator.ior", run)) << run.err();
+  ASSERT_EQ(run_kausal({"tick", out.string(), "--count", "100"}, dir.path(), &err, 60s), 0) << err;
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"send", "server-99.arrival"}, "no component 'server-99'"},
+           {{"send", "server-2.landing"}, "has no event kind 'landing' (it has arrival"},
+           {{"push", "1", "0.1"}, "takes events (send one)"}}) {
+    std::vector<std::string> command{"inject", out.string()};
+    command.insert(command.end(), args.begin(), args.end());
+    const Said bad = kausal_says(command, dir / ("bad-" + args.front() + args.back()));
+    EXPECT_EQ(bad.code, 2) << bad.text;
+    EXPECT_NE(bad.text.find(says), std::string::npos) << bad.text;
+  }
+  for (const char* target : {"server-2.arrival", "server-5.arrival"}) {
+    const Said sent = kausal_says({"inject", out.string(), "send", target}, dir / target);
+    ASSERT_EQ(sent.code, 0) << sent.text;
+    EXPECT_NE(sent.text.find("send takes effect at step"), std::string::npos) << sent.text;
+  }
+  ASSERT_EQ(run_kausal({"tick", out.string(), "--count", "900"}, dir.path(), &err, 60s), 0) << err;
+  ASSERT_EQ(run.wait(60s), 0) << run.err();
+  const auto live = read_json(out / "summary.json");
+  EXPECT_EQ(live["status"], "completed");
+  EXPECT_NE(live["trajectory_sha256"], free["trajectory_sha256"]);  // two more jobs
+  EXPECT_GT(live["events"]["committed"].get<std::uint64_t>(),
+            free["events"]["committed"].get<std::uint64_t>());
+  const std::string recorded = read_file(out / "injections.jsonl");
+  EXPECT_EQ(std::count(recorded.begin(), recorded.end(), '\n'), 2) << recorded;
+  const Said replay = kausal_says(
+      {"run", "--replay", out.string(), "--method", "conservative", "--layout", "process"},
+      dir / "replay");
+  EXPECT_EQ(replay.code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("the same digest"), std::string::npos) << replay.text;
+}
+
 // kausal inject over the Operator of a run in component processes: a push takes effect at a
 // step, a read answers with the newest committed values, what the run cannot take is refused
 // (exit 2, the run goes on), a stop ends the run (exit 130, resumable); every accepted action

@@ -69,7 +69,7 @@ TEST(Capabilities, ServicesFollowTheMethodAndTheLayout) {
   EXPECT_TRUE(refusal(sequential_run(ModelKind::master), Service::resume));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::master), Service::paced));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::paced));
-  EXPECT_TRUE(refusal(sequential_run(ModelKind::events), Service::inject));
+  EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::inject));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::resume));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::events), Service::animate));
   for (const ModelKind kind : kKinds) EXPECT_FALSE(refusal(sequential_run(kind), Service::tls));

@@ -3,6 +3,7 @@
 // process, against one committed digest.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -254,6 +255,62 @@ TEST(EventRun, IncrementalStateSavingRollsBackToTheSameBitsAsFullCopies) {
   }
 }
 
+// --rollback-check: every event handled again from its restored state (optimistic: undone
+// as a rollback undoes it, full copies or incremental; conservative: from a copy) gives the
+// run's bits.
+TEST(EventRun, TheRollbackCheckHandlesEveryEventTwiceToTheSequentialDigest) {
+  des::QueueingNetworkParameters p;
+  p.servers = 12;
+  p.jobs = 3;
+  p.minimum_service = 0.2;
+  const des::QueueingNetwork queues(p);
+  const Phold phold_model(phold(0.5, 1.0));
+  for (const des::EventModel* model : {static_cast<const des::EventModel*>(&queues),
+                                       static_cast<const des::EventModel*>(&phold_model)}) {
+    const EventRunResult reference = run_events(*model, spec(SyncMethod::sequential, 1, 100));
+    for (const des::StateSaving saving : {des::StateSaving::full, des::StateSaving::incremental})
+      for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic}) {
+        SCOPED_TRACE(model->name() + " " + std::string(name_of(method)));
+        auto s = spec(method, 3, 100);
+        s.saving = saving;
+        s.rollback_check = true;
+        const EventRunResult run = run_events(*model, s);
+        EXPECT_FALSE(run.failure);
+        EXPECT_EQ(run.digest, reference.digest);
+        EXPECT_EQ(run.total().committed, reference.total().committed);
+      }
+  }
+}
+
+// An operator's event is addressed by names: the component's, and the kind's (or its
+// number; none: kind 0); what the model does not have is refused with what it has.
+TEST(EventRun, AnOperatorsEventIsAddressedByTheModelsNames) {
+  des::QueueingNetworkParameters p;
+  p.servers = 4;
+  const des::QueueingNetwork model(p);
+  const auto arrival = event_address(model, "server-3.arrival");
+  EXPECT_EQ(arrival.component, 3u);
+  EXPECT_EQ(model.kind_name(arrival.kind), "arrival");
+  EXPECT_EQ(event_address(model, "server-1").kind, 0u);
+  EXPECT_EQ(event_address(model, "server-1.7").kind, 7u);
+  const auto refusal = [&](const std::string& target) {
+    try {
+      event_address(model, target);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal("server-4")
+                .find("no component 'server-4' in model queueing-network (it "
+                      "has server-0 … server-3)"),
+            std::string::npos)
+      << refusal("server-4");
+  EXPECT_NE(refusal("server-1.landing").find("no event kind 'landing' (it has arrival, departure)"),
+            std::string::npos)
+      << refusal("server-1.landing");
+}
+
 TEST(EventRun, AStopFromTheWatchEndsTheRunWithWhatWasCommitted) {
   const Phold model(phold(0.5, 1.0));
   // Long enough that the watch, called every progress_period, sees the run before its end.
@@ -414,6 +471,41 @@ EventRunSpec eager(des::StateSaving saving, des::Cancellation cancellation) {
   s.saving = saving;
   s.cancellation = cancellation;
   return s;
+}
+
+// A handler that remembers what its component's state does not (a counter of its own) gives
+// another state when handled again: the check names the component and the event.
+class HiddenCounter final : public des::EventModel {
+ public:
+  std::string name() const override { return "hidden-counter"; }
+  std::size_t components() const override { return 1; }
+  std::optional<double> lookahead(des::ComponentId, des::ComponentId) const override { return 1.0; }
+  des::ComponentState initial_state(des::ComponentId) const override {
+    return des::ComponentState{{0}, des::RandomStream(1, 0), 0};
+  }
+  void start(des::EventContext& context) const override { context.send(0, 1.0, 0); }
+  void handle(const des::Event&, des::EventContext& context) const override {
+    context.set_value(0, static_cast<double>(++handled_));
+    context.send(0, 1.0, 0);
+  }
+
+ private:
+  mutable std::atomic<std::uint64_t> handled_{0};
+};
+
+TEST(EventRun, TheRollbackCheckFindsAHandlerWithStateOfItsOwn) {
+  for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic}) {
+    SCOPED_TRACE(name_of(method));
+    const HiddenCounter unchecked;
+    EXPECT_FALSE(run_events(unchecked, spec(method, 1, 10)).failure);
+    const HiddenCounter model;
+    auto s = spec(method, 1, 10);
+    s.rollback_check = true;
+    const EventRunResult run = run_events(model, s);
+    const std::string why = failure_text(run);
+    EXPECT_NE(why.find("rollback check"), std::string::npos) << why;
+    EXPECT_NE(why.find("another state"), std::string::npos) << why;
+  }
 }
 
 TEST(EventsDeferredError, ASpeculativeModelErrorIsRolledBackAndTheRunCommitsTheSequentialDigest) {
