@@ -4,7 +4,6 @@
 #include <cstdlib>
 
 #include "idl/wire_errors.hpp"
-#include "monitor/record/live_plot.hpp"
 #include "system/errors.hpp"
 
 namespace kausal {
@@ -59,6 +58,7 @@ AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path&
   if (!ior || ior->rfind("IOR:", 0) != 0)
     throw PeerError("animation", "did not start (" + process_->status() + "; no display? see " +
                                      log_file.string() + ")");
+  reference_ = *ior;
   CORBA::Object_var obj = orb.resolve(*ior);
   view_ = call_peer("animation", [&] { return idl::Animation::_narrow(obj); });
   if (CORBA::is_nil(view_))
@@ -99,57 +99,34 @@ idl::AnimationSetup setup_of(const std::string& scenario, const std::string& lab
   return setup;
 }
 
-// The plot view of `plot` in `setup`; returns the columns of its series.
-std::vector<std::size_t> with_plots(idl::AnimationSetup& setup, const LivePlot& plot) {
+// The plot view of `plot` in `setup`.
+void with_plots(idl::AnimationSetup& setup, const LivePlot& plot) {
   setup.plots.length(static_cast<CORBA::ULong>(plot.plots.size()));
   for (std::size_t i = 0; i < plot.plots.size(); ++i)
     setup.plots[static_cast<CORBA::ULong>(i)] = plot.plots[i].c_str();
   setup.series.length(static_cast<CORBA::ULong>(plot.series.size()));
-  std::vector<std::size_t> columns;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     auto& out = setup.series[static_cast<CORBA::ULong>(i)];
     out.name = plot.series[i].name.c_str();
     out.plot = static_cast<CORBA::ULong>(plot.series[i].plot);
-    columns.push_back(plot.series[i].column);
   }
-  return columns;
 }
 
 }  // namespace
 
 std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
-    const Scenario& scenario, const std::string& label, const std::vector<std::string>& components,
+    const ViewLayout& layout, const std::string& label, const std::vector<std::string>& components,
     std::uint64_t start_ns, const StepClock* clock) {
-  idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.h,
-                                       scenario.steps, components, start_ns, clock != nullptr);
-  setup.pendulums.length(static_cast<CORBA::ULong>(scenario.pendulums()));
-  for (std::size_t i = 0; i < scenario.pendulums(); ++i) {
-    const PendulumParams& p = scenario.chain.pendulums[i];
+  idl::AnimationSetup setup = setup_of(layout.scenario, label, layout.t0, layout.h, layout.steps,
+                                       components, start_ns, clock != nullptr);
+  setup.frame_every = layout.frame_every;
+  setup.pendulums.length(static_cast<CORBA::ULong>(layout.pendulums.size()));
+  for (std::size_t i = 0; i < layout.pendulums.size(); ++i) {
+    const ViewLayout::Pendulum& p = layout.pendulums[i];
     setup.pendulums[static_cast<CORBA::ULong>(i)] = {p.pivot_x, p.length, p.radius};
   }
-  return std::make_unique<AnimationFeed>(view_.in(), setup, std::vector<std::size_t>{}, clock);
-}
-
-std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(
-    const PartitionedScenario& scenario, const PartitionedPlan& plan, const std::string& label,
-    const std::vector<std::string>& components, std::uint64_t start_ns, const StepClock* clock) {
-  idl::AnimationSetup setup = setup_of(scenario.name, label, scenario.t0(), scenario.tick,
-                                       scenario.ticks, components, start_ns, clock != nullptr);
-  // Frames are the rows of trajectory.csv: every output interval, and the last tick.
-  setup.frame_every = std::min(scenario.output_ticks, std::max<std::uint64_t>(scenario.ticks, 1));
-  std::vector<std::size_t> columns = with_plots(setup, live_plot(scenario, plan));
-  return std::make_unique<AnimationFeed>(view_.in(), setup, std::move(columns), clock);
-}
-
-std::unique_ptr<AnimationFeed> AnimationProcess::begin_run(const std::string& scenario,
-                                                           const EventViewLayout& layout,
-                                                           const std::string& label,
-                                                           std::uint64_t start_ns) {
-  idl::AnimationSetup setup =
-      setup_of(scenario, label, 0.0, layout.h, layout.ticks, {}, start_ns, false);
-  // EventLiveView sends each frame's values in series order.
   with_plots(setup, layout.plot);
-  return std::make_unique<AnimationFeed>(view_.in(), setup, std::vector<std::size_t>{}, nullptr);
+  return std::make_unique<AnimationFeed>(view_.in(), setup, layout.columns, clock);
 }
 
 }  // namespace kausal

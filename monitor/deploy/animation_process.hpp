@@ -10,9 +10,7 @@
 #include "monitor/core/child_process.hpp"
 #include "monitor/core/run_result.hpp"
 #include "monitor/record/animation_feed.hpp"
-#include "monitor/record/event_live_view.hpp"
-#include "monitor/scenario/scenario.hpp"
-#include "monitor/sync/partitioned_plan.hpp"
+#include "monitor/record/view_layout.hpp"
 
 namespace kausal {
 
@@ -34,22 +32,13 @@ class AnimationProcess {
   // Asks the view to close, then ends it by signal if it does not.
   ~AnimationProcess();
 
-  // A feed for one run; components is the list of timeline strips; clock: a paced run's
-  // (null otherwise). A pendulum chain gets the pendulum view (a frame every step); a
-  // partitioned model the plot view (live_plot: a plot per partition; a frame per row of
-  // trajectory.csv, steps in ticks).
-  std::unique_ptr<AnimationFeed> begin_run(const Scenario& scenario, const std::string& label,
+  // A feed for one run of any model kind, shown as `layout` says; components is the list of
+  // timeline strips; clock: a paced run's (null otherwise).
+  std::unique_ptr<AnimationFeed> begin_run(const ViewLayout& layout, const std::string& label,
                                            const std::vector<std::string>& components,
                                            std::uint64_t start_ns, const StepClock* clock);
-  std::unique_ptr<AnimationFeed> begin_run(const PartitionedScenario& scenario,
-                                           const PartitionedPlan& plan, const std::string& label,
-                                           const std::vector<std::string>& components,
-                                           std::uint64_t start_ns, const StepClock* clock);
-  // A discrete-event run: the plot view of event_live_view.hpp (a frame per tick of the
-  // layout), fed by an EventLiveView.
-  std::unique_ptr<AnimationFeed> begin_run(const std::string& scenario,
-                                           const EventViewLayout& layout, const std::string& label,
-                                           std::uint64_t start_ns);
+  // The view's object reference, stringified (components send their activity there).
+  const std::string& reference() const { return reference_; }
   idl::Animation_ptr view() const { return view_.in(); }
   bool running() { return process_->running(); }
   pid_t pid() const { return process_->pid(); }
@@ -61,6 +50,7 @@ class AnimationProcess {
 
  private:
   std::unique_ptr<ChildProcess> process_;
+  std::string reference_;
   idl::Animation_var view_;
 };
 

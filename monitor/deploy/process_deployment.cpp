@@ -104,7 +104,7 @@ class CorbaIntegratorPort final : public IntegratorPort {
   idl::Integrator_var ref_;
   idl::StateSink_var sink_;
   const Heartbeat* heartbeat_;  // null in the single layout
-  std::exception_ptr failure_;   // a continuation's, after steps advance() returned
+  std::exception_ptr failure_;  // a continuation's, after steps advance() returned
 };
 
 // The System as its recipe says; its state size must be the plan's.
@@ -215,8 +215,11 @@ std::vector<ComponentReport> ProcessDeployment::reports() {
   return components_.reports();
 }
 
-void ProcessDeployment::observe(idl::Animation_ptr view) {
-  components_.observe(view);
+void ProcessDeployment::show_activity_in(const std::string& view) {
+  CORBA::Object_var object = orb_.resolve(view);
+  idl::Animation_var animation =
+      call_peer("animation", [&] { return idl::Animation::_narrow(object); });
+  components_.observe(animation.in());
 }
 
 std::vector<std::string> ProcessDeployment::component_names() const {

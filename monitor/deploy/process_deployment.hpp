@@ -39,8 +39,8 @@ class ProcessDeployment final : public Deployment {
   BatchInbox& inbox() override { return *inbox_; }
   std::vector<ComponentReport> reports() override;
 
-  // Every component sends the spans it records to `view` from now on (nil: stops).
-  void observe(idl::Animation_ptr view);
+  // Every component sends the spans it records to the view from now on.
+  void show_activity_in(const std::string& view) override;
   std::vector<std::string> component_names() const override;
   std::vector<TraceSource> trace_sources() override { return components_.trace_sources(); }
 

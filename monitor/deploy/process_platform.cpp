@@ -107,37 +107,13 @@ std::unique_ptr<PlacedBlocks> ProcessPlatform::place_blocks(const Scenario& scen
                                           launch_options(placing));
 }
 
-void ProcessPlatform::observe(Deployment* deployment) {
-  // Every deployment of this platform is a ProcessDeployment (deploy() above).
-  if (auto* components = dynamic_cast<ProcessDeployment*>(deployment))
-    components->observe(animation_->view());
-}
-
-std::unique_ptr<LiveFeed> ProcessPlatform::show(const Scenario& scenario, const std::string& label,
+std::unique_ptr<LiveFeed> ProcessPlatform::show(const ViewLayout& layout, const std::string& label,
                                                 const std::vector<std::string>& strips,
                                                 Deployment* deployment, const StepClock* clock) {
   if (!animation_) return nullptr;
-  auto feed = animation_->begin_run(scenario, label, strips, monotonic_ns(), clock);
-  observe(deployment);
+  auto feed = animation_->begin_run(layout, label, strips, monotonic_ns(), clock);
+  if (deployment) deployment->show_activity_in(animation_->reference());
   return feed;
-}
-
-std::unique_ptr<LiveFeed> ProcessPlatform::show(const PartitionedScenario& scenario,
-                                                const PartitionedPlan& plan,
-                                                const std::string& label,
-                                                const std::vector<std::string>& strips,
-                                                Deployment* deployment, const StepClock* clock) {
-  if (!animation_) return nullptr;
-  auto feed = animation_->begin_run(scenario, plan, label, strips, monotonic_ns(), clock);
-  observe(deployment);
-  return feed;
-}
-
-std::unique_ptr<LiveFeed> ProcessPlatform::show(const std::string& scenario,
-                                                const EventViewLayout& layout,
-                                                const std::string& label) {
-  if (!animation_) return nullptr;
-  return animation_->begin_run(scenario, layout, label, monotonic_ns());
 }
 
 }  // namespace kausal

@@ -50,14 +50,9 @@ class ProcessPlatform final : public RunPlatform {
       const des::EventModel& model, const std::string& name,
       const std::map<std::string, double>& parameters, const EventRunSpec& spec,
       const Placing& placing) override;
-  std::unique_ptr<LiveFeed> show(const Scenario& scenario, const std::string& label,
+  std::unique_ptr<LiveFeed> show(const ViewLayout& layout, const std::string& label,
                                  const std::vector<std::string>& strips, Deployment* deployment,
                                  const StepClock* clock) override;
-  std::unique_ptr<LiveFeed> show(const std::string& scenario, const EventViewLayout& layout,
-                                 const std::string& label) override;
-  std::unique_ptr<LiveFeed> show(const PartitionedScenario& scenario, const PartitionedPlan& plan,
-                                 const std::string& label, const std::vector<std::string>& strips,
-                                 Deployment* deployment, const StepClock* clock) override;
   // Serves the clock as idl::Clock and writes its reference to out_dir/clock.ior (removed
   // when the handle goes).
   std::shared_ptr<void> serve_clock(StepClock& clock,
@@ -69,8 +64,6 @@ class ProcessPlatform final : public RunPlatform {
   // Null without a deployment file. Otherwise resolves every node of the file (once) and
   // checks that each can reach the monitor; every deployment gets its own run id.
   std::shared_ptr<const RemotePlacement> remote_placement();
-  // The components of `deployment` send their activity to the view.
-  void observe(Deployment* deployment);
 
   PlatformOptions options_;
   std::filesystem::path socket_dir_;

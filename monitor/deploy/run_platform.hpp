@@ -10,7 +10,7 @@
 
 #include "monitor/core/run_observer.hpp"
 #include "monitor/deploy/deployment_plan.hpp"
-#include "monitor/record/event_live_view.hpp"
+#include "monitor/record/view_layout.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/block_port.hpp"
@@ -62,27 +62,14 @@ class RunPlatform {
         "use --layout blocks:K");
   }
 
-  // The live view's feed for one run, null without a view. `strips`: the components shown
-  // as timelines; `deployment` (null for a sequential run) sends its components' activity to
-  // the view from now on; `clock`: a paced run's (the view follows it and shows lateness),
-  // null otherwise. A chain gets the pendulum view, a partitioned model its plots.
-  virtual std::unique_ptr<LiveFeed> show(const Scenario& /*scenario*/, const std::string& /*label*/,
+  // The live view's feed for one run, shown as `layout` says (a chain's pendulums, a
+  // partitioned model's or an event run's plots); null without a view. `strips`: the
+  // components shown as timelines; `deployment` (null when nothing is deployed) sends its
+  // components' activity to the view from now on; `clock`: a paced run's (the view follows
+  // it and shows lateness), null otherwise.
+  virtual std::unique_ptr<LiveFeed> show(const ViewLayout& /*layout*/, const std::string& /*label*/,
                                          const std::vector<std::string>& /*strips*/,
                                          Deployment* /*deployment*/, const StepClock* /*clock*/) {
-    return nullptr;
-  }
-  virtual std::unique_ptr<LiveFeed> show(const PartitionedScenario& /*scenario*/,
-                                         const PartitionedPlan& /*plan*/,
-                                         const std::string& /*label*/,
-                                         const std::vector<std::string>& /*strips*/,
-                                         Deployment* /*deployment*/, const StepClock* /*clock*/) {
-    return nullptr;
-  }
-
-  // A discrete-event run's live view (monitor/record/event_live_view.hpp).
-  virtual std::unique_ptr<LiveFeed> show(const std::string& /*scenario*/,
-                                         const EventViewLayout& /*layout*/,
-                                         const std::string& /*label*/) {
     return nullptr;
   }
 

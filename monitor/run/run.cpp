@@ -14,6 +14,7 @@
 #include "monitor/record/event_live_view.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
+#include "monitor/record/view_layout.hpp"
 #include "monitor/run/feasibility.hpp"
 #include "monitor/run/injection_check.hpp"
 #include "monitor/run/realtime_priority.hpp"
@@ -107,9 +108,15 @@ class ModelRun {
   // lanes); `observer` (may be null) watches what commits.
   virtual RunResult sequential(RunControl& control, RunObserver* observer) = 0;
   virtual DeploymentPlan plan() const = 0;
+  // What the live view shows of the run.
+  virtual ViewLayout view() const = 0;
+  // The live view's feed (null without a view): `strips` as timelines, the deployment's
+  // activity (null: nothing deployed), a paced run following its clock.
   virtual std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
                                          const std::vector<std::string>& strips,
-                                         Deployment* deployment) = 0;
+                                         Deployment* deployment) {
+    return platform.show(view(), label, strips, deployment, clock());
+  }
   // The coupling over the deployment's ports. The collector is finished on return: what it
   // reads of the monitor's own calls lives no longer than this call.
   virtual RunResult distributed(Deployment& deployment, RunControl& control,
@@ -231,11 +238,7 @@ class ChainRun final : public ModelRun {
     return chain_deployment(s_, spec_.rollback_check, from());
   }
 
-  std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
-                                 const std::vector<std::string>& strips,
-                                 Deployment* deployment) override {
-    return platform.show(s_, label, strips, deployment, clock());
-  }
+  ViewLayout view() const override { return chain_view(s_); }
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
@@ -374,11 +377,7 @@ class PartitionedRun final : public ModelRun {
 
   DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
 
-  std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
-                                 const std::vector<std::string>& strips,
-                                 Deployment* deployment) override {
-    return platform.show(s_, plan_, label, strips, deployment, clock());
-  }
+  ViewLayout view() const override { return partitioned_view(s_, plan_); }
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
@@ -551,9 +550,12 @@ class EventsRun final : public ModelRun {
   DeploymentPlan plan() const override {
     throw ProtocolError("monitor", "discrete-event components are not deployed");
   }
+  ViewLayout view() const override { return event_view(s_.name, view_layout()); }
+  // The groups' counts as plots, no timelines; frames are the view's own ticks, not the
+  // clock's thousandths.
   std::unique_ptr<LiveFeed> show(RunPlatform& platform, const std::string& label,
                                  const std::vector<std::string>&, Deployment*) override {
-    return platform.show(s_.name, view_layout(), label);
+    return platform.show(view(), label, {}, nullptr, nullptr);
   }
   RunResult distributed(Deployment&, RunControl&, TraceCollector&) override {
     throw ProtocolError("monitor", "discrete-event components are not deployed");

@@ -348,6 +348,11 @@ void EventStretches::apply(const Injection& injection) {
 }
 
 EventAddress event_address(const des::EventModel& model, const std::string& target) {
+  // Names are short: a longer target is refused before it is echoed in a message.
+  constexpr std::size_t kLongestTarget = 256;
+  if (target.size() > kLongestTarget)
+    throw InputError("send: a target of " + std::to_string(target.size()) +
+                     " characters (at most " + std::to_string(kLongestTarget) + ")");
   const std::size_t dot = target.find('.');
   const std::string component = target.substr(0, dot);
   EventAddress to;

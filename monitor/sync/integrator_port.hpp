@@ -65,6 +65,10 @@ class Deployment {
   // After a completed run: asks the components to end (after a failure the destructor ends
   // them, since a hung one would never answer).
   virtual void shutdown() {}
+  // Its components send the activity they record to the live view whose stringified object
+  // reference this is, from now on (components in this process: their activity reaches the
+  // view through the run's observer).
+  virtual void show_activity_in(const std::string& /*view*/) {}
 };
 
 }  // namespace kausal

@@ -552,7 +552,8 @@ TEST(HostileCalls, TheMonitorsSinkRefusesStrangersAndBatchesOfOtherSizes) {
 // The operator and the clock of a paced run take calls from whoever reaches them (kausal
 // inject, kausal tick, controllers in the loop): what the run cannot take is Refused with
 // the reason, the run goes on, and a stop ends it where the operator asked.
-// Hostile calls: Operator::push Operator::set Operator::stop Operator::read Operator::pace
+// Hostile calls: Operator::push Operator::set Operator::send Operator::stop Operator::read
+// Hostile calls: Operator::pace
 // Hostile calls: Clock::tick Clock::status
 TEST(HostileCalls, APacedRunsOperatorRefusesWhatTheRunCannotTakeAndTheRunGoesOn) {
   TempDir dir;
@@ -588,6 +589,10 @@ TEST(HostileCalls, APacedRunsOperatorRefusesWhatTheRunCannotTakeAndTheRunGoesOn)
            {"push 1e308", refused([&] { op->push(1, 1e308); })},
            {"set a target a chain does not have", refused([&] { op->set("upper.inflow", 1); })},
            {"set NaN", refused([&] { op->set("", std::nan("")); })},
+           {"send to a chain", refused([&] { op->send("component-0", 1); })},
+           {"send NaN", refused([&] { op->send("component-0", std::nan("")); })},
+           {"send to a megabyte's name",
+            refused([&] { op->send(std::string(1 << 20, 'x').c_str(), 1); })},
            {"read an unknown value", refused([&] { delete op->read(unknown); })},
            {"pace NaN", refused([&] { op->pace(std::nan("")); })},
            {"pace -1", refused([&] { op->pace(-1); })},

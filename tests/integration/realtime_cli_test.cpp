@@ -198,6 +198,13 @@ Said kausal_says(const std::vector<std::string>& args, const fs::path& dir,
   return s;
 }
 
+// The summary of `scenario` run unpaced into DIR/free: what a paced run of it must give.
+nlohmann::json unpaced_summary(const std::string& scenario, const fs::path& dir) {
+  std::string err;
+  EXPECT_EQ(run_kausal({"run", scenario, "--out", (dir / "free").string()}, dir, &err), 0) << err;
+  return read_json(dir / "free/summary.json");
+}
+
 // A discrete-event run with its groups in processes, paced by `kausal tick` in thousandths of
 // its end: a push or set is refused (the run goes on), a stop ends it (exit 130) at the
 // thousandth it names, and the resume completes it to the unpaced digest.
@@ -205,9 +212,7 @@ TEST(RealtimeCli, AnEventRunInProcessesIsTickedStoppedAndResumedToTheUnpacedDige
   TempDir dir;
   const std::string phold = (kScenarios / "phold.toml").string();
   std::string err;
-  ASSERT_EQ(run_kausal({"run", phold, "--out", (dir / "free").string()}, dir.path(), &err), 0)
-      << err;
-  const auto free = read_json(dir / "free/summary.json");
+  const auto free = unpaced_summary(phold, dir.path());
   const fs::path out = dir / "ticked";
   fs::create_directories(dir / "run");
   KausalProcess run({"run", phold, "--method", "conservative", "--layout", "process",
@@ -243,9 +248,7 @@ TEST(RealtimeCli, EventsSentIntoAnEventRunAreCommittedAndReplayedToItsDigest) {
   TempDir dir;
   const std::string queues = (kScenarios / "queueing-network.toml").string();
   std::string err;
-  ASSERT_EQ(run_kausal({"run", queues, "--out", (dir / "free").string()}, dir.path(), &err), 0)
-      << err;
-  const auto free = read_json(dir / "free/summary.json");
+  const auto free = unpaced_summary(queues, dir.path());
   const fs::path out = dir / "live";
   fs::create_directories(dir / "run");
   KausalProcess run(

@@ -230,12 +230,17 @@ TEST(EventRun, ProgressGrowsAndEndsWithTheRunsFigures) {
 namespace kausal {
 namespace {
 
-TEST(EventRun, IncrementalStateSavingRollsBackToTheSameBitsAsFullCopies) {
+// Twelve servers, three jobs each, short services: rollbacks that restore many values.
+des::QueueingNetworkParameters busy_queues() {
   des::QueueingNetworkParameters p;
   p.servers = 12;
   p.jobs = 3;
   p.minimum_service = 0.2;
-  const des::QueueingNetwork model(p);
+  return p;
+}
+
+TEST(EventRun, IncrementalStateSavingRollsBackToTheSameBitsAsFullCopies) {
+  const des::QueueingNetwork model(busy_queues());
   const EventRunResult reference = run_events(model, spec(SyncMethod::sequential, 1, 300));
   for (const des::StateSaving saving : {des::StateSaving::full, des::StateSaving::incremental}) {
     auto s = spec(SyncMethod::optimistic, 3, 300);
@@ -259,11 +264,7 @@ TEST(EventRun, IncrementalStateSavingRollsBackToTheSameBitsAsFullCopies) {
 // as a rollback undoes it, full copies or incremental; conservative: from a copy) gives the
 // run's bits.
 TEST(EventRun, TheRollbackCheckHandlesEveryEventTwiceToTheSequentialDigest) {
-  des::QueueingNetworkParameters p;
-  p.servers = 12;
-  p.jobs = 3;
-  p.minimum_service = 0.2;
-  const des::QueueingNetwork queues(p);
+  const des::QueueingNetwork queues(busy_queues());
   const Phold phold_model(phold(0.5, 1.0));
   for (const des::EventModel* model : {static_cast<const des::EventModel*>(&queues),
                                        static_cast<const des::EventModel*>(&phold_model)}) {
@@ -309,6 +310,8 @@ TEST(EventRun, AnOperatorsEventIsAddressedByTheModelsNames) {
   EXPECT_NE(refusal("server-1.landing").find("no event kind 'landing' (it has arrival, departure)"),
             std::string::npos)
       << refusal("server-1.landing");
+  EXPECT_NE(refusal(std::string(1000, 'x')).find("a target of 1000 characters (at most 256)"),
+            std::string::npos);
 }
 
 TEST(EventRun, AStopFromTheWatchEndsTheRunWithWhatWasCommitted) {
