@@ -71,10 +71,7 @@ constexpr std::array<KindRow, 4> kKinds{{
      "the master retries a macro step instead of speculating (remove [master] to run the "
      "partitions optimistically)",
      {"", "", "", kBlocksCutChains, kBlocksCutChains},
-     {"", "", "", "",
-      "not built yet: the master's own state (its samples, the next macro step) is not "
-      "checkpointed; run it again",
-      "", "", "", ""},
+     {"", "", "", "", "", "", "", "", ""},
      {kLookaheadBuiltIn, kLookaheadBuiltIn,
       "a partition ships its final steps in batches of its own", "", "", kGroupsOnly, ""}},
     {ModelKind::events,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
+#include "monitor/core/master_point.hpp"
 #include "monitor/core/run_result.hpp"
 #include "system/chain.hpp"
 
@@ -31,6 +32,9 @@ class CommitObserver {
   // monitor routed from them to each consumer.
   virtual void delivered(std::size_t /*p*/, const StateBatch& /*batch*/,
                          const RoutedSamples& /*routed*/) {}
+  // The co-simulation master accepted a macro step (after delivering its partitions'
+  // steps): where it stands now.
+  virtual void macro_step_accepted(const MasterPoint& /*master*/) {}
   // The run ended, however (r.status says how): what is pending is written, and what the
   // observer knows of the whole run (the digest) goes into r.
   virtual void finished(RunResult& /*r*/) {}
@@ -57,6 +61,9 @@ class CommitObservers {
   }
   void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) const {
     for (CommitObserver* o : observers_) o->delivered(p, batch, routed);
+  }
+  void macro_step_accepted(const MasterPoint& master) const {
+    for (CommitObserver* o : observers_) o->macro_step_accepted(master);
   }
   void finished(RunResult& r) const {
     for (CommitObserver* o : observers_) o->finished(r);

@@ -176,6 +176,66 @@ std::vector<double> read_doubles(const Reader& r, const json& where, const std::
   return out;
 }
 
+json prediction_json(const Prediction& p) {
+  return {{"c", doubles_json(p.c)},
+          {"t_ref", double_hex(p.t_ref)},
+          {"scale", double_hex(p.scale)},
+          {"order", p.order},
+          {"valid_from", double_hex(p.valid_from)},
+          {"valid_to", double_hex(p.valid_to)}};
+}
+
+json master_json(const MasterPoint& m) {
+  json links = json::array();
+  for (const MasterPoint::Link& l : m.links) {
+    std::vector<double> t, values;
+    for (const TimedSample& s : l.history) t.push_back(s.t), values.push_back(s.value);
+    json link = {{"t", doubles_json(t)}, {"values", doubles_json(values)}};
+    link["previous"] = l.previous ? prediction_json(*l.previous) : json();
+    links.push_back(std::move(link));
+  }
+  return {{"next_ticks", m.next_ticks}, {"links", links}};
+}
+
+Prediction read_prediction(const Reader& r, const json& p, const std::string& path) {
+  Prediction out;
+  const std::vector<double> c = read_doubles(r, p, "c", path);
+  if (c.size() != out.c.size()) r.fail("field " + path + "c: expected 4 coefficients");
+  std::copy(c.begin(), c.end(), out.c.begin());
+  const auto one = [&](const char* name) {
+    return finite_double_of(r.get<std::string>(p, name, path), r.file() + ": " + path + name);
+  };
+  out.t_ref = one("t_ref");
+  out.scale = one("scale");
+  out.valid_from = one("valid_from");
+  out.valid_to = one("valid_to");
+  out.order = r.get<int>(p, "order", path);
+  if (out.order < 0 || out.order > 3 || !(out.scale > 0))
+    r.fail("field " + path + "order or scale: out of range");
+  return out;
+}
+
+MasterPoint read_master(const Reader& r, const json& m) {
+  MasterPoint out;
+  out.next_ticks = r.get<std::uint64_t>(m, "next_ticks", "master.");
+  const auto links = r.get<json>(m, "links", "master.");
+  if (!links.is_array()) r.fail("field master.links: not an array");
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const std::string path = "master.links[" + std::to_string(k) + "].";
+    if (!links[k].is_object()) r.fail("field " + path + ": not an object");
+    const std::vector<double> t = read_doubles(r, links[k], "t", path);
+    const std::vector<double> values = read_doubles(r, links[k], "values", path);
+    if (t.size() != values.size()) r.fail("field " + path + "t and values: not as many");
+    MasterPoint::Link link;
+    for (std::size_t i = 0; i < t.size(); ++i) link.history.push_back({t[i], values[i]});
+    if (links[k].contains("previous") && !links[k].at("previous").is_null())
+      link.previous =
+          read_prediction(r, object_at(r, links[k], "previous", path), path + "previous.");
+    out.links.push_back(std::move(link));
+  }
+  return out;
+}
+
 json partitioned_json(const PartitionedPoint& c) {
   json j;
   j["planned_steps"] = c.planned_ticks;
@@ -202,6 +262,7 @@ json partitioned_json(const PartitionedPoint& c) {
   for (const auto& [tick, row] : c.recorder.pending_rows)
     rows.push_back({{"tick", tick}, {"values", doubles_json(row)}});
   j["csv_bytes"] = c.recorder.csv_bytes;
+  if (c.master) j["master"] = master_json(*c.master);
   return j;
 }
 
@@ -247,6 +308,7 @@ PartitionedPoint read_partitioned(const Reader& r) {
         read_doubles(r, rows[k], "values", path);
   }
   c.recorder.csv_bytes = r.get<std::uint64_t>("csv_bytes");
+  if (r.root().contains("master")) c.master = read_master(r, object_at(r, r.root(), "master", ""));
   return c;
 }
 
@@ -596,11 +658,13 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, TrajectoryRecorder& re
       last_write_(coarse_monotonic() - every) {}
 
 Checkpointer::Checkpointer(fs::path dir, Checkpoint base, PartitionedRecorder& recorder,
-                           const PartitionedPlan& plan, std::chrono::milliseconds every)
+                           const PartitionedPlan& plan, bool master,
+                           std::chrono::milliseconds every)
     : dir_(std::move(dir)),
       c_(std::move(base)),
       partitioned_recorder_(&recorder),
       plan_(&plan),
+      master_(master),
       every_(every),
       last_write_(coarse_monotonic() - every) {}
 
@@ -632,7 +696,9 @@ void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> 
 
 bool Checkpointer::take_position() {
   if (partitioned_recorder_) {
-    if (!resumable()) return false;  // a partition has recorded nothing yet
+    // Nothing to resume from yet, or a macro step half delivered (a failure within it): the
+    // last checkpoint stands.
+    if (!resumable() || within_macro_step_) return false;
     PartitionedPoint& c = c_.partitions();
     c.recorder = partitioned_recorder_->position();
     c.horizon = partitioned_recorder_->horizon();
@@ -700,10 +766,19 @@ void Checkpointer::delivered(std::size_t p, const StateBatch& batch, const Route
       h.values.push_back(sample.value);
     }
   forget_unneeded(plan.configs[p], partitioned_recorder_->recorded(p) - 1, at.inputs);
+  // Under the master a partition resumes where every other does, with the master.
+  within_macro_step_ = master_;
+  if (!master_ && resumable() && due() && take_position()) store();
+}
+
+void Checkpointer::macro_step_accepted(const MasterPoint& master) {
+  c_.partitions().master = master;
+  within_macro_step_ = false;
   if (resumable() && due() && take_position()) store();
 }
 
 bool Checkpointer::resumable() const {
+  if (master_ && !c_.partitions().master) return false;
   const auto& partitions = c_.partitions().partitions;
   for (std::size_t p = 0; p < partitions.size(); ++p)
     if (partitioned_recorder_->recorded(p) == 0) return false;

@@ -23,9 +23,11 @@
 #include <string>
 #include <vector>
 
+#include <optional>
 #include <variant>
 
 #include "monitor/core/commit_observer.hpp"
+#include "monitor/core/master_point.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
@@ -72,13 +74,15 @@ struct PartitionPoint {
   std::vector<ChannelHistory> inputs;  // per channel: the samples later steps may use
 };
 
-// A partitioned model: every partition, and where the recording stands.
+// A partitioned model: every partition, and where the recording stands; under the
+// co-simulation master, every partition at the end of the same macro step and the master.
 struct PartitionedPoint {
   std::uint64_t planned_ticks = 0;
   double tick = 0;
   std::uint64_t horizon = 0;  // the last tick every partition has recorded (summary's steps)
   std::vector<PartitionPoint> partitions;
   PartitionedPosition recorder;
+  std::optional<MasterPoint> master;
 };
 
 // A discrete-event model at a cut (integrator/events/event_cut.hpp): every event below
@@ -136,9 +140,10 @@ class Checkpointer final : public CommitObserver {
   // A chain's run, recorded by `recorder`.
   Checkpointer(std::filesystem::path dir, Checkpoint base, TrajectoryRecorder& recorder,
                std::chrono::milliseconds every = std::chrono::seconds(1));
-  // A partitioned run of `plan`, recorded by `recorder`.
+  // A partitioned run of `plan`, recorded by `recorder`; `master`: under the co-simulation
+  // master, checkpointed only where a macro step was accepted.
   Checkpointer(std::filesystem::path dir, Checkpoint base, PartitionedRecorder& recorder,
-               const PartitionedPlan& plan,
+               const PartitionedPlan& plan, bool master = false,
                std::chrono::milliseconds every = std::chrono::seconds(1));
   // Waits for a checkpoint still being written.
   ~Checkpointer() override;
@@ -152,6 +157,8 @@ class Checkpointer final : public CommitObserver {
   // consumer, the samples it was given): keeps p's last step and the samples each consumer
   // may still use, and writes a checkpoint when one is due (once every partition has one).
   void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) override;
+  // The master's run: every partition has delivered the macro step; the master is `master`.
+  void macro_step_accepted(const MasterPoint& master) override;
   // The end of run r, failed or not: the last committed step is written. A checkpoint that
   // cannot be written fails the run (nothing could resume it), but the trajectory it
   // committed stays on disk.
@@ -187,6 +194,8 @@ class Checkpointer final : public CommitObserver {
   TrajectoryRecorder* chain_recorder_ = nullptr;  // a chain's, or
   PartitionedRecorder* partitioned_recorder_ = nullptr;
   const PartitionedPlan* plan_ = nullptr;  // a partitioned run's
+  const bool master_ = false;
+  bool within_macro_step_ = false;  // the master's run: deliveries since the last accepted
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
   std::atomic<std::chrono::nanoseconds::rep> last_write_took_{0};

@@ -16,18 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The capability table's word on resuming the master, for what `file` says of the run.
-void refuse_master_resume(const std::string& file) {
-  if (const auto why = refusal(sequential_run(ModelKind::master), Service::resume))
-    throw InputError(file + ": --resume of the master model ([master]): " + *why);
-}
-
-// A directory without a checkpoint: a run under the co-simulation master writes none.
 [[noreturn]] void no_checkpoint(const fs::path& dir) {
-  std::ifstream copy(dir / kScenarioCopy);
-  const std::string text{std::istreambuf_iterator<char>(copy), std::istreambuf_iterator<char>()};
-  if (text.rfind("[master]", 0) == 0 || text.find("\n[master]") != std::string::npos)
-    refuse_master_resume((dir / kScenarioCopy).string());
   throw InputError((dir / kCheckpointFile).string() +
                    ": no checkpoint, nothing to resume (a run writes one from its first committed "
                    "step on; one that failed before it has to be started again)");
@@ -94,7 +83,10 @@ void check_consistency(const fs::path& dir, const ChainPoint& c, const Scenario&
 void check_consistency(const fs::path& dir, const PartitionedPoint& c,
                        const PartitionedScenario& s) {
   const std::string file = (dir / kCheckpointFile).string();
-  if (s.master) refuse_master_resume(file);
+  if (s.master.has_value() != c.master.has_value())
+    throw InputError(file + (s.master ? ": field master is missing: a run under the co-simulation "
+                                        "master ([master]) keeps the master's state"
+                                      : ": field master: the scenario has no [master] table"));
   if (c.partitions.size() != s.partitions.size())
     throw InputError(file + ": field partitions: " + std::to_string(c.partitions.size()) +
                      ", the scenario has " + std::to_string(s.partitions.size()));
@@ -122,6 +114,10 @@ void check_consistency(const fs::path& dir, const PartitionedPoint& c,
       throw InputError(field + "sha256_midstate.length: does not match " +
                        std::to_string(recorded) + " recorded steps");
     horizon = std::min(horizon, (recorded - 1) * config.ticks_per_step);
+    // Under the master every partition resumes at the end of the same macro step.
+    if (c.master && (recorded - 1) * config.ticks_per_step != c.horizon)
+      throw InputError(field + "recorded: the partition is not at the master's tick " +
+                       std::to_string(c.horizon));
   }
   if (c.horizon != horizon)
     throw InputError(file + ": field step: " + std::to_string(c.horizon) +

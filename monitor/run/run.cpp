@@ -348,7 +348,7 @@ class PartitionedRun final : public ModelRun {
         checkpoints_(
             spec.out,
             resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
-            recorder_, plan_) {
+            recorder_, plan_, s_.master.has_value()) {
     std::vector<std::uint64_t> ticks_per_step;
     for (const IntegratorConfig& c : plan_.configs) ticks_per_step.push_back(c.ticks_per_step);
     pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr, boundaries(),
@@ -365,7 +365,7 @@ class PartitionedRun final : public ModelRun {
       try {
         LocalDeployment in_turn(partitioned_deployment(s_, plan_));
         return run_cosimulation(s_, SyncMethod::sequential, plan_, in_turn, control,
-                                watchers(observer), false);
+                                watchers(observer), false, resumed_master());
       } catch (const Error& e) {
         r = described();
         r.end_with(e);
@@ -382,7 +382,7 @@ class PartitionedRun final : public ModelRun {
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
     const RunResult r = s_.master ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
-                                                     watchers(&collector), true)
+                                                     watchers(&collector), true, resumed_master())
                                   : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
                                                                 control, watchers(&collector));
     collector.finish();
@@ -402,12 +402,17 @@ class PartitionedRun final : public ModelRun {
   }
 
   // The recorder tells the observer its rows (until the run finishes) and is told first of
-  // every delivery (the checkpointer takes its position). The master's runs are not
-  // checkpointed (the capability table: its own state is not kept).
+  // every delivery (the checkpointer takes its position).
   PartitionedWatchers watchers(RunObserver* observer) {
     recorder_.observe(observer);
-    Checkpointer* checkpoints = s_.master ? nullptr : &checkpoints_;
-    return {observer, {&recorder_, checkpoints, readout_.get()}, clock_.get(), injections_.get()};
+    return {observer, {&recorder_, &checkpoints_, readout_.get()}, clock_.get(), injections_.get()};
+  }
+
+  // A resumed master run: the master where its checkpoint was taken.
+  const MasterPoint* resumed_master() const {
+    if (!resumed_) return nullptr;
+    const auto& master = resumed_->checkpoint.partitions().master;
+    return master ? &*master : nullptr;
   }
 
   // FMU members unpack into the run's directory (docs/fmi.md).

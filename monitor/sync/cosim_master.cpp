@@ -53,11 +53,13 @@ std::string seconds(double t) {
 class Master final : public PartitionedCoupling {
  public:
   Master(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& deployment,
-         const PartitionedWatchers& watchers, bool concurrent, bool own_thread)
+         const PartitionedWatchers& watchers, bool concurrent, bool own_thread,
+         const MasterPoint* from)
       : PartitionedCoupling(s, plan, watchers),
         m_(master_of(s)),
         deployment_(deployment),
         own_thread_(own_thread),
+        from_(from),
         pending_(plan.configs.size()) {
     figures_.exchange = m_.exchange == ExchangeOrder::gauss_seidel ? "gauss-seidel" : "jacobi";
     check(m_.control);
@@ -87,8 +89,10 @@ class Master final : public PartitionedCoupling {
 
   bool computes_here() const override { return true; }
 
-  // The first states: every partition publishes its start (advance to step 0).
+  // The first states: every partition publishes its start (advance to step 0). A resumed
+  // run: the master as its checkpoint left it (the partitions start there by their plan).
   void start(std::uint64_t) override {
+    if (from_) return resume(*from_);
     for (std::size_t p = 0; p < deployment_.size(); ++p) {
       const StateBatch batch = deployment_.integrator(p).advance(0, 0);
       ++figures_.messages;
@@ -109,6 +113,7 @@ class Master final : public PartitionedCoupling {
     const std::uint64_t room = room_after(t);
     const std::uint64_t proposed = macro_step(t, std::min(h_, room));
     if (m_.error_control) h_ = room < h_ ? std::max(proposed, h_) : proposed;
+    watchers_.commits.macro_step_accepted(point(h_));
     // The last step is accepted too: committed like every other (the next advance would
     // have), so that nothing of it stays open to rollback in the Integrators and their traces.
     if (delivered_.horizon() >= s_.ticks) {
@@ -375,6 +380,31 @@ class Master final : public PartitionedCoupling {
     ++figures_.macro_steps;
   }
 
+  // Where the master stands with `next` the next step's size (a checkpoint's part).
+  MasterPoint point(std::uint64_t next) const {
+    MasterPoint m;
+    m.next_ticks = next;
+    for (const Link& l : links_)
+      m.links.push_back({{l.history.begin(), l.history.end()}, l.previous});
+    return m;
+  }
+
+  void resume(const MasterPoint& from) {
+    if (from.links.size() != links_.size())
+      throw InputError("checkpoint: the master's state has " + std::to_string(from.links.size()) +
+                       " couplings, the scenario " + std::to_string(links_.size()));
+    h_ = std::clamp(from.next_ticks, min_ticks_, max_ticks_);
+    for (std::size_t k = 0; k < links_.size(); ++k) {
+      const MasterPoint::Link& l = from.links[k];
+      if (l.history.empty() || l.history.size() > kHistory)
+        throw InputError("checkpoint: the master's coupling " + std::to_string(k) + " keeps " +
+                         std::to_string(l.history.size()) + " samples (1 to " +
+                         std::to_string(kHistory) + ")");
+      links_[k].history.assign(l.history.begin(), l.history.end());
+      links_[k].previous = l.previous;
+    }
+  }
+
   static const MasterSpec& master_of(const PartitionedScenario& s) {
     if (!s.master) throw InputError(s.file + ": no [master] table");
     return *s.master;
@@ -383,6 +413,7 @@ class Master final : public PartitionedCoupling {
   const MasterSpec& m_;
   Deployment& deployment_;
   const bool own_thread_;
+  const MasterPoint* from_;  // a resumed run's start
   CosimulationFigures figures_;
   ActivityClock monitor_;  // the master's thread, busy predicting (a distributed run's)
   std::uint64_t h_ = 1;    // the next macro step's size in ticks
@@ -399,11 +430,13 @@ class Master final : public PartitionedCoupling {
 
 RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
                            const PartitionedPlan& plan, Deployment& deployment, RunControl& control,
-                           const PartitionedWatchers& watchers, bool concurrent) {
+                           const PartitionedWatchers& watchers, bool concurrent,
+                           const MasterPoint* from) {
   RunResult r = describe_partitioned_run(s, method, plan.mode);
   r.cosimulation.emplace();
   try {
-    Master master(s, plan, deployment, watchers, concurrent, method != SyncMethod::sequential);
+    Master master(s, plan, deployment, watchers, concurrent, method != SyncMethod::sequential,
+                  from);
     return execute(master, std::move(r), control, {watchers.clock, watchers.injections});
   } catch (const Error& e) {  // a master that cannot be set up
     r.end_with(e);

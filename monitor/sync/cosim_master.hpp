@@ -25,6 +25,7 @@
 // The arithmetic is the same in every layout, so sequential (every partition in this thread)
 // and conservative (each partition in its own process, a Jacobi step's partitions at once)
 // give one digest.
+#include "monitor/core/master_point.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 
 namespace kausal {
@@ -32,8 +33,11 @@ namespace kausal {
 // A partitioned run under the master. `concurrent`: the partitions of a Jacobi step are
 // advanced at once (one thread each), else in turn. Never throws a kausal::Error: a failure
 // ends the run with its status, exit code and message.
+// A resumed run (`from`: the master where its checkpoint was taken; the plan starts every
+// partition there) takes the macro steps the uninterrupted run took.
 RunResult run_cosimulation(const PartitionedScenario& s, SyncMethod method,
                            const PartitionedPlan& plan, Deployment& deployment, RunControl& control,
-                           const PartitionedWatchers& watchers, bool concurrent);
+                           const PartitionedWatchers& watchers, bool concurrent,
+                           const MasterPoint* from = nullptr);
 
 }  // namespace kausal

@@ -156,6 +156,28 @@ TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
   }
 }
 
+// Under the co-simulation master a checkpoint is taken where a macro step was accepted: every
+// partition there and the master's own state (its output histories, the predictions last
+// given, the next step's size), so that the resumed run takes the uninterrupted run's macro
+// steps: killed in processes, or interrupted in this one.
+const std::map<std::string, std::string> kLongMaster = {{"t_end = 5.0", "t_end = 20.0"}};
+
+TEST(Resume, MasterRunWithAKilledIntegratorResumesToTheSequentialDigest) {
+  kill_resume_and_compare("conservative", "integrator-mass1",
+                          {"two-mass-master.toml", kLongMaster});
+}
+
+TEST(Resume, InterruptedSequentialMasterRunResumesToTheUninterruptedDigest) {
+  ResumeRun run("two-mass-master.toml", {});
+  const Reference ref(run.scenario);
+  auto p = run.start("sequential", {"--realtime", "1", "--skip-feasibility-check"});
+  run.wait_for_csv_beyond(200);
+  ASSERT_EQ(kill(p->pid(), SIGINT), 0);
+  expect_stopped_mid_run(*p, 130, run);
+  EXPECT_TRUE(run.checkpoint().contains("master"));
+  expect_resume_completes(run, ref);
+}
+
 TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
   kill_resume_and_compare("conservative", "integrator-3");
 }
