@@ -364,15 +364,15 @@ class PartitionedRun final : public ModelRun {
       RunResult r;
       try {
         LocalDeployment in_turn(partitioned_deployment(s_, plan_));
-        return run_cosimulation(s_, SyncMethod::sequential, plan_, in_turn, control,
-                                watchers(observer), false, resumed_master());
+        return unwatched(run_cosimulation(s_, SyncMethod::sequential, plan_, in_turn, control,
+                                          watchers(observer), false, resumed_master()));
       } catch (const Error& e) {
         r = described();
         r.end_with(e);
       }
       return r;
     }
-    return run_partitioned_sequential(s_, plan_, control, watchers(observer));
+    return unwatched(run_partitioned_sequential(s_, plan_, control, watchers(observer)));
   }
 
   DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
@@ -386,7 +386,7 @@ class PartitionedRun final : public ModelRun {
                                   : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
                                                                 control, watchers(&collector));
     collector.finish();
-    return r;
+    return unwatched(r);
   }
 
  private:
@@ -401,8 +401,12 @@ class PartitionedRun final : public ModelRun {
     return {m.grid_ticks, (m.max_ticks + m.grid_ticks - 1) / m.grid_ticks, s_.ticks};
   }
 
-  // The recorder tells the observer its rows (until the run finishes) and is told first of
-  // every delivery (the checkpointer takes its position).
+  // The recorder tells the observer its rows while the run lasts (unwatched: no longer) and
+  // is told first of every delivery (the checkpointer takes its position).
+  RunResult unwatched(RunResult r) {
+    recorder_.observe(nullptr);
+    return r;
+  }
   PartitionedWatchers watchers(RunObserver* observer) {
     recorder_.observe(observer);
     return {observer, {&recorder_, &checkpoints_, readout_.get()}, clock_.get(), injections_.get()};
