@@ -127,6 +127,32 @@ TEST(PartitionedResume, ConservativeAndOptimisticPartitionsStartAtTheCheckpoint)
   }
 }
 
+// Under the co-simulation master a checkpoint is taken where a macro step was accepted, with
+// the master's own state: cut anywhere (within a macro step, at its synchronisation point, late),
+// the resumed run takes the uninterrupted run's macro steps. Gauss–Seidel iterated with error
+// control (as shipped, AB3 in one partition), and Jacobi with fixed steps.
+TEST(PartitionedResume, TheMasterResumesWhereAMacroStepWasAcceptedToTheSameBits) {
+  const std::vector<Case> masters = {
+      {"two-mass-master.toml", {{"t_end = 5.0", "t_end = 3.0"}, {"\"rk4\"", "\"ab3\""}}},
+      {"two-mass-master.toml",
+       {{"t_end = 5.0", "t_end = 3.0"},
+        {"\"gauss-seidel\"", "\"jacobi\""},
+        {"iterations = 4", "iterations = 0"},
+        {"error_control = true", "error_control = false"}}},
+  };
+  for (const Case& c : masters) {
+    TempDir dir;
+    const std::uint64_t ticks =
+        load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits)).ticks;
+    for (const std::uint64_t cut : {std::uint64_t{7}, ticks * 5 / 6, ticks * 9 / 10}) {
+      SCOPED_TRACE(c.edits.size() == 2 ? "gauss-seidel" : "jacobi");
+      SCOPED_TRACE("cut at tick " + std::to_string(cut));
+      expect_cut_and_resume_matches(c, SyncMethod::sequential, cut);
+    }
+    expect_cut_and_resume_matches(c, SyncMethod::conservative, ticks / 2);
+  }
+}
+
 TEST(PartitionedResume, AStartWithoutTheSamplesItNeedsIsRefused) {
   TempDir dir;
   const PartitionedScenario s = load_partitioned_scenario(variant(dir.path(), "two-mass.toml", {}));
