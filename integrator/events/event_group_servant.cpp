@@ -5,65 +5,8 @@
 #include <thread>
 
 #include "idl/event_convert.hpp"
-#include "system/events/event_model_registry.hpp"
 
 namespace kausal {
-
-namespace {
-
-// The checks a setup from the wire needs before a group is built from it; returns the
-// number of groups of the run.
-des::GroupId check_setup(const des::GroupSetup& s, const des::EventModel& model,
-                         const std::string& who) {
-  const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
-  if (s.owner.size() != model.components())
-    refuse("the placement names " + std::to_string(s.owner.size()) + " components, model " +
-           s.model + " has " + std::to_string(model.components()));
-  // A placement of n components has at most n groups: a larger group number is refused
-  // before it can size anything (or wrap the count below).
-  des::GroupId groups = 0;
-  for (const des::GroupId g : s.owner) {
-    if (g >= s.owner.size())
-      refuse("the placement puts a component in group " + std::to_string(g) + ", beyond the " +
-             std::to_string(s.owner.size()) + " groups " + std::to_string(s.owner.size()) +
-             " components can have");
-    groups = std::max(groups, g + 1);
-  }
-  if (s.group >= groups) refuse("group " + std::to_string(s.group) + " runs no component");
-  const des::GroupSettings& g = s.settings;
-  if (!(std::isfinite(g.end) && g.end > 0)) refuse("end must be a positive, finite time");
-  if (!(g.window > 0)) refuse("the window must be positive");
-  if (g.batch < 1 || g.gvt_interval < 1) refuse("batch and gvt_interval must be at least 1");
-  return groups;
-}
-
-// A continued group's cut: exactly its own components, each with the model's number of
-// values, and only events for them at or after the start.
-void check_cut(const des::GroupSetup& s, const des::EventModel& model, const std::string& who) {
-  const auto refuse = [&](const std::string& why) { throw ProtocolError(who, "set_up: " + why); };
-  const des::GroupSettings& g = s.settings;
-  if (!(std::isfinite(g.start) && g.start >= 0 && g.start < g.end))
-    refuse("the start must be a finite time from 0 to before the end");
-  if (s.from.empty()) {
-    if (g.start != 0 || !s.pending.empty()) refuse("a run after t = 0 continues from a cut");
-    return;
-  }
-  std::vector<bool> seen(model.components(), false);
-  for (const des::ComponentCutPart& p : s.from) {
-    if (s.owner[p.component] != s.group || seen[p.component])
-      refuse("the cut names component " + std::to_string(p.component) +
-             " twice or for another group");
-    seen[p.component] = true;
-    if (p.state.values.size() != model.initial_state(p.component).values.size())
-      refuse("the cut gives component " + std::to_string(p.component) + " " +
-             std::to_string(p.state.values.size()) + " values");
-  }
-  for (des::ComponentId c = 0; c < model.components(); ++c)
-    if (s.owner[c] == s.group && !seen[c])
-      refuse("the cut leaves out component " + std::to_string(c));
-}
-
-}  // namespace
 
 EventGroupServant::EventGroupServant(const std::string& name, OrbRuntime& orb)
     : ComponentServant(name, "event-group", orb) {}
@@ -95,28 +38,10 @@ void EventGroupServant::require(const Session* session, bool connected, const ch
 }
 
 std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(des::GroupSetup s) {
-  const des::EventModelType* type = des::event_model_type(s.model);
-  if (!type)
-    throw ProtocolError(name(), "set_up: no discrete-event model is called '" + s.model + "'");
-  std::map<std::string, double> values;
-  for (const des::EventParameter& p : type->parameters) {
-    const auto given = s.parameters.find(p.name);
-    values[p.name] = given == s.parameters.end() ? p.default_value : given->second;
-    if (const std::string problem = parameter_problem(p, values[p.name]); !problem.empty())
-      throw ModelError(name(), "set_up: parameter " + p.name + " " + problem);
-  }
-  for (const auto& [given, value] : s.parameters)
-    if (!values.count(given))
-      throw ProtocolError(name(), "set_up: model " + s.model + " has no parameter " + given);
   auto session = std::make_shared<Session>();
-  try {
-    session->model = type->make(values);
-  } catch (const InputError& e) {
-    throw ModelError(name(), e.what());
-  }
+  session->model = des::build_model(s, name());
   const des::EventModel& model = *session->model;
-  const des::GroupId groups = check_setup(s, model, name());
-  check_cut(s, model, name());
+  const des::GroupId groups = des::check_setup(s, model, name());
   const int spins = groups <= std::max(1u, std::thread::hardware_concurrency()) ? 4000 : 0;
   Session* raw = session.get();
   session->exchange = std::make_unique<des::PeerExchange>(
@@ -132,21 +57,7 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(des::GroupS
         raw->horizon.store(horizon, std::memory_order_relaxed);
         return true;
       });
-  if (!s.from.empty()) {
-    des::EventCut cut;
-    cut.time = s.settings.start;
-    cut.states.resize(model.components());
-    for (const des::ComponentCutPart& p : s.from) {
-      cut.states[p.component] = p.state;
-      try {
-        session->recorder->restore(p.component, p.digest);
-      } catch (const InputError& e) {
-        throw ProtocolError(name(), std::string("set_up: the digest of the cut: ") + e.what());
-      }
-    }
-    cut.pending = s.pending;
-    session->group->continue_from(cut);  // ProtocolError for an event it cannot have
-  }
+  des::continue_setup(*session->group, *session->recorder, s, model, name());
   session->peers.resize(groups);
   session->horizon = s.settings.start;
   session->setup = std::move(s);

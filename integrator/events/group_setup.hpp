@@ -3,10 +3,12 @@
 // back once it has ended (docs/events.md, "Process layout"). The group builds its model from
 // the registry by name, as a scenario names it.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "integrator/events/event_group.hpp"
+#include "integrator/events/event_recorder.hpp"
 #include "system/sha256.hpp"
 
 namespace kausal::des {
@@ -29,6 +31,21 @@ struct GroupSetup {
   std::vector<ComponentCutPart> from;
   std::vector<Event> pending;
 };
+
+// The model a setup from outside names, built from the registry with its parameters (the
+// model's defaults for the rest): ProtocolError naming `who` for an unknown model or
+// parameter, ModelError for a value the model refuses.
+std::unique_ptr<EventModel> build_model(const GroupSetup& s, const std::string& who);
+// Every check a setup from outside needs before a group is built from it (the placement, the
+// settings, the cut it continues from), against its model; returns the run's number of
+// groups. ProtocolError naming `who`.
+GroupId check_setup(const GroupSetup& s, const EventModel& model, const std::string& who);
+
+// A continued setup (from a cut: s.from not empty): the group and its recorder there, each
+// component's state and running digest and the events pending. ProtocolError naming `who`
+// for a cut the group cannot have.
+void continue_setup(EventGroup& group, kausal::EventRecorder& recorder, const GroupSetup& s,
+                    const EventModel& model, const std::string& who);
 
 struct ComponentOutcome {
   ComponentId component = 0;

@@ -1,6 +1,7 @@
 #include "system/events/event_model_registry.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "system/events/phold.hpp"
 #include "system/events/queueing_network.hpp"
@@ -47,7 +48,8 @@ std::vector<EventModelType> make_types() {
           {"mean_service", 1.0, false, "mean service time"},
           {"minimum_service", 0.5, false, "smallest service time, the transfer time and lookahead"},
           {"stay", 0.25, false, "probability that a job returns to the same server"},
-          {"ring", 0, true, "1: a job that moves on goes to the next server; 0: to a random other", 1},
+          {"ring", 0, true, "1: a job that moves on goes to the next server; 0: to a random other",
+           1},
           {"seed", 1, true, "seed of the servers' random streams", 9007199254740992.0},
       },
       [](const std::map<std::string, double>& v) -> std::unique_ptr<EventModel> {
@@ -76,7 +78,8 @@ std::vector<EventModelType> make_types() {
           {"min_interval", d.min_interval, false, "smallest adapted gap"},
           {"max_interval", d.max_interval, false, "largest adapted gap"},
           {"service_mean", d.service_mean, false, "K2's mean service time"},
-          {"direct_every", static_cast<double>(d.direct_every), true, "every n-th job goes to K3 directly", 1e9},
+          {"direct_every", static_cast<double>(d.direct_every), true,
+           "every n-th job goes to K3 directly", 1e9},
           {"target_latency", d.target_latency, false, "the latency K1 steers towards"},
           {"gain", d.gain, false, "relative change of K1's gap per acknowledgement"},
           {"seed", 1, true, "seed of the components' random streams", 9007199254740992.0},
@@ -104,8 +107,17 @@ std::vector<EventModelType> make_types() {
 
 std::string parameter_problem(const EventParameter& p, double value) {
   if (!std::isfinite(value)) return "must be a finite number";
-  if (p.whole && (value != std::floor(value) || value < 0)) return "must be a whole number, 0 or more";
-  if (value > p.most) return "must be at most " + std::to_string(static_cast<long long>(p.most));
+  if (p.whole && (value != std::floor(value) || value < 0))
+    return "must be a whole number, 0 or more";
+  if (value > p.most) {
+    // A whole bound as the integer it is; one beyond every integer type (1e300) as a double.
+    char most[32];
+    if (p.most < 9e18 && p.most == std::floor(p.most))
+      std::snprintf(most, sizeof most, "%lld", static_cast<long long>(p.most));
+    else
+      std::snprintf(most, sizeof most, "%g", p.most);
+    return std::string("must be at most ") + most;
+  }
   return "";
 }
 
