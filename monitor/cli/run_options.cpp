@@ -179,9 +179,9 @@ void add_run_options(CLI::App* cmd, Options& o) {
   cmd->add_flag("--rollback-check", o.rollback_check,
                 "every Integrator step: step, restore from the state list (state and "
                 "multistep memory), step again, require identical bits (doubles the Calc "
-                "calls); a block of pendulums restores its states and re-steps likewise. "
-                "Conservative and optimistic runs of chains and partitioned models: kausal "
-                "capabilities");
+                "calls); a block of pendulums restores its states and re-steps likewise, an "
+                "event group's component its state before each event. Conservative and "
+                "optimistic runs of every model kind: kausal capabilities");
   cmd->add_option("--call-timeout", o.call_timeout_ms,
                   "ms a component may take to answer one call of bounded work (a Calc, a "
                   "heartbeat ping) before it counts as hung; the monitor waits one second "
