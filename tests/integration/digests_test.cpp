@@ -2,7 +2,8 @@
 // command, run for real, reproduces the checked-in digest. Then one generated test per cell
 // of scenario × method × layout (Cells/Cell.ReproducesThePinnedDigest/thesis_optimistic_
 // pendulum, ..., thesis_conservative_step_blocks_2), each running `kausal run` with real component
-// processes, so that a failing cell names itself.
+// processes, so that a failing cell names itself; and cells of scenario × method × layout ×
+// service for the services a run takes by itself (..._single_rollback_check, ..._realtime).
 #include <gtest/gtest.h>
 
 #include <toml++/toml.h>
@@ -189,6 +190,52 @@ std::vector<Cell> all_cells() {
   return cells;
 }
 
+// Cells of services too: the services a run takes without anyone acting on it, each with the
+// pinned digest, for every method the table gives one scenario of each kind, in the single
+// layout (every kind has it; its runs start no processes, so that a cell costs about a
+// second): --rollback-check (every Integrator, block or event handled twice) and paced at
+// the fastest pace (--realtime 1e6, every step released by the clock). Named
+// <scenario>_<method>_single_<service>. The other services need someone to act (a tick, an
+// injection, an interruption, a window, a node, certificates): their own tests run them.
+std::vector<Cell> service_cells() {
+  const std::pair<Service, std::vector<std::string>> services[] = {
+      {Service::rollback_check, {"--rollback-check"}},
+      {Service::paced, {"--realtime", "1e6", "--skip-feasibility-check"}}};
+  std::vector<Cell> cells;
+  for (const Pinned& p : pinned_digests()) {
+    if (p.file != "cradle.toml" && p.file != "two-mass.toml" && p.file != "two-mass-master.toml" &&
+        p.file != "phold.toml")
+      continue;
+    const ModelKind kind = kind_of_file(p.file);
+    const std::string base = p.file.substr(0, p.file.size() - 5);
+    for (const auto& [method, guarantee] : methods_of(kind)) {
+      if (method == SyncMethod::sequential) continue;
+      const RunShape shape{kind, method, guarantee, RunLayout{Layout::single}};
+      for (const auto& [service, service_args] : services) {
+        if (refusal(shape, service)) continue;
+        std::vector<std::string> args = {"--method", to_string(method)};
+        if (guarantee != Guarantee::none)
+          args.insert(args.end(), {"--guarantee", to_string(guarantee)});
+        if (method == SyncMethod::optimistic && kind == ModelKind::partitioned)
+          args.insert(args.end(), {"--tolerance", "0"});
+        args.insert(args.end(), {"--layout", "single"});
+        args.insert(args.end(), service_args.begin(), service_args.end());
+        cells.push_back({p, args,
+                         identifier(base + "_" + method_dir(method, guarantee) + "_single_" +
+                                    std::string(name_of(service)).substr(2)),
+                         0});
+      }
+    }
+  }
+  return cells;
+}
+
+std::vector<Cell> every_cell() {
+  std::vector<Cell> cells = all_cells();
+  for (Cell& c : service_cells()) cells.push_back(std::move(c));
+  return cells;
+}
+
 class Cells : public ::testing::TestWithParam<Cell> {};
 
 TEST_P(Cells, ReproducesThePinnedDigest) {
@@ -221,6 +268,10 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   if (colon != std::string::npos) {
     EXPECT_EQ(summary["blocks"], std::stoi(layout.substr(colon + 1)));
   }
+  // A paced cell was paced: its summary times the releases.
+  if (std::find(cell.args.begin(), cell.args.end(), "--realtime") != cell.args.end()) {
+    EXPECT_TRUE(summary.contains("realtime")) << cell.name;
+  }
   if (cell.duration > 0) {
     EXPECT_EQ(summary["trajectory_sha256"], expected)
         << cell.name << " differs from the sequential run of the first " << cell.duration
@@ -232,7 +283,7 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Every, Cells, ::testing::ValuesIn(all_cells()),
+INSTANTIATE_TEST_SUITE_P(Every, Cells, ::testing::ValuesIn(every_cell()),
                          [](const ::testing::TestParamInfo<Cell>& cell) {
                            return cell.param.name;
                          });
