@@ -46,6 +46,20 @@ constexpr std::string_view kGroupsOnly =
 constexpr std::string_view kInEventsTable =
     "a discrete-event model's settings are in its scenario's [events] table";
 
+// What partitioned models, coupled by samples or by the master, share: the layouts and the
+// settings they refuse; and the row of a kind that takes every service.
+constexpr std::array<std::string_view, kLayoutCount> kPartitionLayouts{"", "", "", kBlocksCutChains,
+                                                                       kBlocksCutChains};
+constexpr std::array<std::string_view, kSettingCount> kPartitionSettings{
+    kLookaheadBuiltIn,
+    kLookaheadBuiltIn,
+    "a partition ships its final steps in batches of its own",
+    "",
+    "",
+    kGroupsOnly,
+    ""};
+constexpr std::array<std::string_view, kServiceCount> kEveryService{};
+
 // The table (docs/capabilities.md is its text).
 constexpr std::array<KindRow, 4> kKinds{{
     {ModelKind::chain,
@@ -53,27 +67,18 @@ constexpr std::array<KindRow, 4> kKinds{{
      "a row of pendulums (thesis.toml, cradle.toml, large.toml, ...)",
      "",
      {"", "", "", "", ""},
-     {"", "", "", "", "", "", "", "", ""},
+     kEveryService,
      {"", "", "", "",
       "--tolerance is the error a partition's prediction may make; a chain predicts nothing",
       kGroupsOnly, "a pendulum chain's contacts have no reference answer"}},
-    {ModelKind::partitioned,
-     "partitioned",
-     "partitions with their ODE methods or FMUs, coupled by samples (two-mass.toml, ...)",
-     "",
-     {"", "", "", kBlocksCutChains, kBlocksCutChains},
-     {"", "", "", "", "", "", "", "", ""},
-     {kLookaheadBuiltIn, kLookaheadBuiltIn,
-      "a partition ships its final steps in batches of its own", "", "", kGroupsOnly, ""}},
-    {ModelKind::master,
-     "master",
+    {ModelKind::partitioned, "partitioned",
+     "partitions with their ODE methods or FMUs, coupled by samples (two-mass.toml, ...)", "",
+     kPartitionLayouts, kEveryService, kPartitionSettings},
+    {ModelKind::master, "master",
      "partitions coupled by the co-simulation master ([master]: two-mass-master.toml, ...)",
      "the master retries a macro step instead of speculating (remove [master] to run the "
      "partitions optimistically)",
-     {"", "", "", kBlocksCutChains, kBlocksCutChains},
-     {"", "", "", "", "", "", "", "", ""},
-     {kLookaheadBuiltIn, kLookaheadBuiltIn,
-      "a partition ships its final steps in batches of its own", "", "", kGroupsOnly, ""}},
+     kPartitionLayouts, kEveryService, kPartitionSettings},
     {ModelKind::events,
      "events",
      "discrete-event components in event groups ([events]: phold.toml, queueing-network.toml, ...)",
@@ -82,7 +87,7 @@ constexpr std::array<KindRow, 4> kKinds{{
       "the pendulum layout pairs a System with its Integrator; event groups have neither: "
       "use process (a process per group) or single (a thread per group)",
       "", kBlocksCutChains, kBlocksCutChains},
-     {"", "", "", "", "", "", "", "", ""},
+     kEveryService,
      {kInEventsTable, "it checks a chain's impact-free grants; event groups grant no steps",
       kInEventsTable, kInEventsTable, kInEventsTable, "",
       "discrete events have no reference answer"}},

@@ -109,15 +109,6 @@ std::string ChildProcess::status() {
   return "ended";
 }
 
-bool ChildProcess::wait_for_exit(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (running()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
-
 void ChildProcess::stop(std::chrono::milliseconds grace) {
   if (!running()) return;
   if (grace.count() > 0) {

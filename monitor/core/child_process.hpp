@@ -35,7 +35,6 @@ class ChildProcess : public ProcessHandle {
   // "exited with code 3", "killed by signal 9", or "running".
   std::string status() override;
   // Waits up to `timeout` for the process to exit by itself; true if it did.
-  bool wait_for_exit(std::chrono::milliseconds timeout) override;
   // SIGTERM, wait up to `grace`, then SIGKILL; always reaps.
   void stop(std::chrono::milliseconds grace) override;
 

@@ -124,15 +124,6 @@ std::string RemoteProcess::status() {
   return status_;
 }
 
-bool RemoteProcess::wait_for_exit(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (running()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 void RemoteProcess::stop(std::chrono::milliseconds grace) {
   if (!running_ || node_->lost) return;
   try {

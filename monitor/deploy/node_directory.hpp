@@ -67,13 +67,15 @@ class RemoteProcess : public ProcessHandle {
   long process_id() const override { return pid_; }
   bool running() override;
   std::string status() override;
-  bool wait_for_exit(std::chrono::milliseconds timeout) override;
   void stop(std::chrono::milliseconds grace) override;
   std::string log_location() const override { return "node " + node_->name + ": " + log_file_; }
   std::string node() const override { return node_->name; }
   const std::shared_ptr<RemoteNode>& remote_node() const { return node_; }
   // The end of its log, fetched from the node ("" if the node cannot be asked).
   std::string log_tail(std::size_t max_bytes);
+
+ protected:
+  std::chrono::milliseconds poll_period() const override { return std::chrono::milliseconds(20); }
 
  private:
   // Asks the node; a node that cannot be asked has lost the process with it.
