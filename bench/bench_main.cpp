@@ -173,7 +173,7 @@ void BM_ConservativeStep(benchmark::State& state, bool pinned) {
   launch.call_timeout_ms = 10000;
   launch.startup_timeout = std::chrono::seconds(20);
   launch.cpus = cpus;
-  ProcessDeployment deployment(chain_deployment(s, false), orb(), launch);
+  ProcessDeployment deployment({.pairs = chain_deployment(s, false)}, orb(), launch);
   ConservativeStepper stepper(deployment, s, {Guarantee::step, cpus});
   ActivityClock monitor;
   ImpactSweep sweep(s.chain);

@@ -108,11 +108,11 @@ std::uint64_t CorbaBlockPort::run_steps(std::uint64_t m, std::span<PendulumState
   return taken;
 }
 
-BlockProcesses::BlockProcesses(const Scenario& scenario, std::size_t blocks, bool rollback_check,
-                               OrbRuntime& orb, const LaunchOptions& options)
-    : scenario_(scenario), rollback_check_(rollback_check), set_(orb, Layout::process) {
+BlockProcesses::BlockProcesses(const std::vector<BlockPlan>& plan, OrbRuntime& orb,
+                               const LaunchOptions& options)
+    : plan_(plan), set_(orb, Layout::process) {
   std::vector<std::string> names;
-  for (std::size_t k = 1; k <= blocks; ++k) names.push_back(block_name(k));
+  for (const BlockPlan& block : plan) names.push_back(block.name);
   set_.start_each(ComponentRole::block, "kausal-block", names, options,
                   {"blocks", "--layout blocks:K, which runs them on threads"});
   heartbeat_ = watch_components(set_, options);
@@ -128,8 +128,13 @@ void BlockProcesses::shutdown() {
 std::unique_ptr<BlockPort> BlockProcesses::port(std::size_t k, std::size_t first,
                                                 std::size_t last) {
   const LaunchedComponent& c = set_.component(k);
+  const BlockPlan& planned = plan_.at(k);
+  if (planned.first != first || planned.last != last)
+    throw ProtocolError(c.name, "was placed for pendulums " + std::to_string(planned.first + 1) +
+                                    " to " + std::to_string(planned.last) + ", not " +
+                                    std::to_string(first + 1) + " to " + std::to_string(last));
   idl::Block_var ref = narrow<idl::Block>(c.name, c.ref);
-  const idl::BlockSetup setup = to_idl(block_spec(scenario_, first, last, rollback_check_));
+  const idl::BlockSetup setup = to_idl(planned.spec);
   Heartbeat::call(heartbeat_.get(), c.name, [&] { ref->set_up(setup); });
   return std::make_unique<CorbaBlockPort>(c, ref, first, last, heartbeat_.get());
 }

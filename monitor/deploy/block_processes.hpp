@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "monitor/deploy/component_set.hpp"
+#include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/deploy/heartbeat.hpp"
-#include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/block_port.hpp"
 
 namespace kausal {
@@ -68,22 +68,20 @@ class CorbaBlockPort final : public BlockPort {
 
 class BlockProcesses final : public PlacedBlocks {
  public:
-  // Starts one kausal-block per block (block-1, ...; logs in options.log_dir). Throws
-  // PeerError naming a block that does not start or answer, VersionMismatch, InputError
-  // for a run beyond the process budget.
-  // rollback_check: every block takes every step twice (PendulumBlock).
-  BlockProcesses(const Scenario& scenario, std::size_t blocks, bool rollback_check, OrbRuntime& orb,
-                 const LaunchOptions& options);
+  // Starts one kausal-block per block of the plan (logs in options.log_dir, named as the
+  // plan names them). Throws PeerError naming a block that does not start or answer,
+  // VersionMismatch, InputError for a run beyond the process budget.
+  BlockProcesses(const std::vector<BlockPlan>& plan, OrbRuntime& orb, const LaunchOptions& options);
   ~BlockProcesses() override;
 
-  // Sets block k up with its pendulums (ModelError, PeerError naming it).
+  // Sets block k up as the plan says (ModelError, PeerError naming it; ProtocolError if the
+  // plan's block k holds other pendulums).
   std::unique_ptr<BlockPort> port(std::size_t k, std::size_t first, std::size_t last) override;
   std::string post_mortem() override { return set_.post_mortem(); }
   void shutdown() override;
 
  private:
-  const Scenario& scenario_;
-  const bool rollback_check_;
+  const std::vector<BlockPlan> plan_;
   ComponentSet set_;
   // A stopped block is found by its heartbeat and its process ended, so that the call
   // waiting for it returns at once.

@@ -118,61 +118,56 @@ void ComponentSet::release() {
   if (!socket_dir_.empty()) std::filesystem::remove_all(socket_dir_, ignored);
 }
 
+LaunchedComponent* ComponentSet::add(ComponentRole role, const std::string& name, int cpu) {
+  auto c = std::make_unique<LaunchedComponent>();
+  c->role = role;
+  c->name = name;
+  c->cpu = cpu;
+  components_.push_back(std::move(c));
+  return components_.back().get();
+}
+
+LaunchedComponent& ComponentSet::named(const std::string& name) {
+  for (auto& c : components_)
+    if (c->name == name) return *c;
+  throw ProtocolError("launcher", "no component named " + name + " was started");
+}
+
 void ComponentSet::start(const std::vector<ComponentPair>& pairs, const LaunchOptions& options) {
-  for (const auto& pair : pairs) {
-    for (const ComponentRole role : {ComponentRole::system, ComponentRole::integrator}) {
-      auto c = std::make_unique<LaunchedComponent>();
-      c->role = role;
-      c->name = role == ComponentRole::system ? pair.system : pair.integrator;
-      c->cpu = pair.cpu;
-      components_.push_back(std::move(c));
+  std::vector<Launch> launches;
+  for (const ComponentPair& pair : pairs) {
+    LaunchedComponent* sys = add(ComponentRole::system, pair.system, pair.cpu);
+    LaunchedComponent* integ = add(ComponentRole::integrator, pair.integrator, pair.cpu);
+    if (layout_ == Layout::pendulum) {
+      launches.push_back({"kausal-pendulum", pair.process, {sys, integ}, pair.cpu});
+    } else {
+      launches.push_back({"kausal-system", sys->name, {sys}, pair.cpu});
+      launches.push_back({"kausal-integrator", integ->name, {integ}, pair.cpu});
     }
   }
   check_process_budget(pairs.size(), options);
   if (layout_ == Layout::single)
     host_here();
   else
-    start_children(pairs, options);
+    launch(launches, options);
   check_versions();
 }
 
 void ComponentSet::start_each(ComponentRole role, const std::string& executable,
                               const std::vector<std::string>& names, const LaunchOptions& options,
                               const FewerProcesses& fewer) {
-  for (const auto& name : names) {
-    auto c = std::make_unique<LaunchedComponent>();
-    c->role = role;
-    c->name = name;
-    components_.push_back(std::move(c));
-  }
   check_budget(names.size(), names.size(),
                std::to_string(names.size()) + " " + std::string(name_of(role)) + " processes",
                ", or fewer " + fewer.count, " (fewer " + fewer.count + ", " + fewer.instead + ")",
                options);
   std::vector<Launch> launches;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    LaunchedComponent* c = components_[i].get();
-    c->cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
-    launches.push_back({executable, c->name, {c}, c->cpu});
+    const int cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
+    LaunchedComponent* c = add(role, names[i], cpu);
+    launches.push_back({executable, c->name, {c}, cpu});
   }
   launch(launches, options);
   check_versions();
-}
-
-void ComponentSet::start_children(const std::vector<ComponentPair>& pairs,
-                                  const LaunchOptions& options) {
-  std::vector<Launch> launches;
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    LaunchedComponent* sys = &system(i);
-    LaunchedComponent* integ = &integrator(i);
-    if (layout_ == Layout::pendulum) {
-      launches.push_back({"kausal-pendulum", pairs[i].process, {sys, integ}, pairs[i].cpu});
-    } else {
-      launches.push_back({"kausal-system", sys->name, {sys}, pairs[i].cpu});
-      launches.push_back({"kausal-integrator", integ->name, {integ}, pairs[i].cpu});
-    }
-  }
-  launch(launches, options);
 }
 
 void ComponentSet::launch(const std::vector<Launch>& launches, const LaunchOptions& options) {
@@ -319,8 +314,6 @@ void ComponentSet::check_versions() {
     if (!c->node.empty()) c->pid = static_cast<long>(info->pid);
   }
 }
-
-namespace {}  // namespace
 
 void ComponentSet::collect_remote() {
   if (!remote_) return;

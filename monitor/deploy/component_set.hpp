@@ -96,11 +96,11 @@ class ComponentSet {
                   const std::vector<std::string>& names, const LaunchOptions& options,
                   const FewerProcesses& fewer);
 
-  std::size_t pairs() const { return components_.size() / 2; }
   std::size_t size() const { return components_.size(); }
+  // In the order started (a pair's System before its Integrator).
   LaunchedComponent& component(std::size_t i) { return *components_.at(i); }
-  LaunchedComponent& system(std::size_t i) { return *components_.at(2 * i); }
-  LaunchedComponent& integrator(std::size_t i) { return *components_.at(2 * i + 1); }
+  // ProtocolError if none was started by that name.
+  LaunchedComponent& named(const std::string& name);
 
   // Timing of every component, asked all at once and briefly.
   std::vector<ComponentReport> reports();
@@ -128,7 +128,7 @@ class ComponentSet {
       return out;
     }
   };
-  void start_children(const std::vector<ComponentPair>& pairs, const LaunchOptions& options);
+  LaunchedComponent* add(ComponentRole role, const std::string& name, int cpu);
   // Starts `launches` here or on the nodes, their logs in options.log_dir.
   void launch(const std::vector<Launch>& launches, const LaunchOptions& options);
   void start_local(const std::vector<Launch>& launches, const LaunchOptions& options);

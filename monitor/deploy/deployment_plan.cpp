@@ -1,5 +1,8 @@
 #include "monitor/deploy/deployment_plan.hpp"
 
+#include "monitor/sync/block_port.hpp"
+#include "monitor/sync/block_stepper.hpp"
+
 namespace kausal {
 
 std::string system_name(std::size_t i) {
@@ -41,6 +44,17 @@ DeploymentPlan partitioned_deployment(const PartitionedScenario& s,
     const std::string& name = s.partitions[p].name;
     plan.push_back({"system-" + name, partitions.configs[p].name, "pair-" + name,
                     partition_recipe(s, p), partitions.configs[p], partitions.routes[p]});
+  }
+  return plan;
+}
+
+std::vector<BlockPlan> block_deployment(const Scenario& s, std::size_t count, bool rollback_check) {
+  check_block_count(count, s.pendulums());
+  std::vector<BlockPlan> plan;
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t first = block_start(k, count, s.pendulums());
+    const std::size_t last = block_start(k + 1, count, s.pendulums());
+    plan.push_back({block_name(k + 1), first, last, block_spec(s, first, last, rollback_check)});
   }
   return plan;
 }

@@ -342,14 +342,13 @@ std::string event_group_process(des::GroupId g) {
   return "event-group-" + std::to_string(g);
 }
 
-std::unique_ptr<PlacedEventGroups> place_event_group_processes(const EventModelSource& model,
-                                                               const EventRunSpec& spec,
+std::unique_ptr<PlacedEventGroups> place_event_group_processes(const EventGroupsPlan& plan,
                                                                OrbRuntime& orb,
                                                                const LaunchOptions& options) {
-  check_event_run(model.built, spec);
-  if (spec.method == SyncMethod::sequential)
+  check_event_run(plan.model.built, plan.spec);
+  if (plan.spec.method == SyncMethod::sequential)
     throw InputError("a sequential discrete-event run starts no group processes");
-  return std::make_unique<GroupProcesses>(model, spec, orb, options);
+  return std::make_unique<GroupProcesses>(plan.model, plan.spec, orb, options);
 }
 
 }  // namespace kausal

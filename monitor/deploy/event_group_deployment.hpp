@@ -15,16 +15,10 @@
 
 #include "idl/orb_runtime.hpp"
 #include "monitor/deploy/component_set.hpp"
+#include "monitor/deploy/deployment_plan.hpp"
 #include "monitor/sync/event_run.hpp"
 
 namespace kausal {
-
-// The model as the groups build it (by name, from the registry) and as the monitor knows it.
-struct EventModelSource {
-  const des::EventModel& built;
-  std::string name;
-  std::map<std::string, double> parameters;
-};
 
 // The process name of group g (its log is LOG_DIR/event-group-G.log).
 std::string event_group_process(des::GroupId g);
@@ -32,8 +26,7 @@ std::string event_group_process(des::GroupId g);
 // The groups started, ready to run stretch after stretch (EventStretches drives them).
 // Throws InputError for a bad spec, PeerError / VersionMismatch when a group does not start.
 // A stretch that fails returns with its failure set.
-std::unique_ptr<PlacedEventGroups> place_event_group_processes(const EventModelSource& model,
-                                                               const EventRunSpec& spec,
+std::unique_ptr<PlacedEventGroups> place_event_group_processes(const EventGroupsPlan& plan,
                                                                OrbRuntime& orb,
                                                                const LaunchOptions& options);
 

@@ -1,5 +1,5 @@
 #pragma once
-// A platform (monitor/deploy/run_platform.hpp) that places every component in this process:
+// A platform (monitor/deploy/run_platform.hpp) that places every pair in this process:
 // Integrators on worker threads, Systems called directly (LocalDeployment). No ORB, no
 // processes, no live view; the layout and the CPUs asked for are ignored. Tests run the
 // kausal command's runs through it in one process.
@@ -8,13 +8,22 @@
 
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/deploy/run_platform.hpp"
+#include "system/errors.hpp"
 
 namespace kausal {
 
 class LocalPlatform final : public RunPlatform {
  public:
-  std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing&) override {
-    return std::make_unique<LocalDeployment>(plan);
+  // The pairs as LocalDeployment parts. Blocks and event groups run in this process only
+  // in their own layouts (blocks:K, single), which place nothing: InputError.
+  std::unique_ptr<Deployment> place(const ComponentPlan& plan, const Placing&) override {
+    if (!plan.blocks.empty())
+      throw InputError(
+          "blocks run in processes of their own only from the kausal command: "
+          "use --layout blocks:K");
+    if (plan.event_groups)
+      throw InputError("discrete-event groups run in one process here: use --layout single");
+    return std::make_unique<LocalDeployment>(plan.pairs);
   }
 
   // Told the clock of a run paced by ticks when it starts, and nullptr when it ends: a test

@@ -7,6 +7,8 @@
 #include "idl/composite_convert.hpp"
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
+#include "monitor/deploy/block_processes.hpp"
+#include "monitor/deploy/event_group_deployment.hpp"
 #include "monitor/deploy/state_sink_servant.hpp"
 
 namespace kausal {
@@ -151,23 +153,29 @@ idl::ConsumerSeq consumers_of(const std::vector<Route>& routes,
 
 }  // namespace
 
-ProcessDeployment::ProcessDeployment(const DeploymentPlan& plan, OrbRuntime& orb,
+ProcessDeployment::ProcessDeployment(const ComponentPlan& plan, OrbRuntime& orb,
                                      const LaunchOptions& options)
     : orb_(orb), components_(orb, options.layout) {
   try {
-    std::vector<ComponentPair> pairs;
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      const int cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
-      pairs.push_back({plan[i].system, plan[i].integrator, plan[i].process, cpu});
-    }
-    components_.start(pairs, options);
-    heartbeat_ = watch_components(components_, options,
-                                  [inbox = inbox_](std::exception_ptr e) { inbox->fail(e); });
-    set_up(plan);
+    if (!plan.pairs.empty()) start_pairs(plan.pairs, options);
+    if (!plan.blocks.empty()) blocks_ = std::make_unique<BlockProcesses>(plan.blocks, orb, options);
+    if (plan.event_groups) groups_ = place_event_group_processes(*plan.event_groups, orb, options);
   } catch (...) {
     release();  // a throwing constructor runs no destructor
     throw;
   }
+}
+
+void ProcessDeployment::start_pairs(const DeploymentPlan& plan, const LaunchOptions& options) {
+  std::vector<ComponentPair> pairs;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const int cpu = options.cpus.empty() ? -1 : options.cpus[i % options.cpus.size()];
+    pairs.push_back({plan[i].system, plan[i].integrator, plan[i].process, cpu});
+  }
+  components_.start(pairs, options);
+  heartbeat_ = watch_components(components_, options,
+                                [inbox = inbox_](std::exception_ptr e) { inbox->fail(e); });
+  set_up(plan);
 }
 
 ProcessDeployment::~ProcessDeployment() {
@@ -175,6 +183,8 @@ ProcessDeployment::~ProcessDeployment() {
 }
 
 void ProcessDeployment::release() {
+  groups_.reset();
+  blocks_.reset();
   heartbeat_.reset();
   ports_.clear();
   components_.release();
@@ -194,12 +204,12 @@ void ProcessDeployment::set_up(const DeploymentPlan& plan) {
   std::vector<idl::Integrator_var> integrators;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < plan.size(); ++i) {
-    const LaunchedComponent& integ = components_.integrator(i);
+    const LaunchedComponent& integ = components_.named(plan[i].integrator);
     integrators.push_back(narrow<idl::Integrator>(integ.name, integ.ref));
     names.push_back(integ.name);
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
-    LaunchedComponent& sys = components_.system(i);
+    LaunchedComponent& sys = components_.named(plan[i].system);
     idl::System_var system = narrow<idl::System>(sys.name, sys.ref);
     configure_system(sys.name, system.in(), plan[i].recipe,
                      static_cast<std::size_t>(plan[i].config.x0.size()));
@@ -229,10 +239,11 @@ std::vector<std::string> ProcessDeployment::component_names() const {
 void ProcessDeployment::shutdown() {
   heartbeat_.reset();  // components about to exit are no failure
   components_.shutdown();
+  if (blocks_) blocks_->shutdown();
 }
 
 std::string ProcessDeployment::post_mortem() {
-  return components_.post_mortem();
+  return components_.post_mortem() + (blocks_ ? blocks_->post_mortem() : "");
 }
 
 OrbRuntime& monitor_orb(unsigned call_timeout_ms) {

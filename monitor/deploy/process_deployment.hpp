@@ -1,6 +1,6 @@
 #pragma once
-// The partitions of a deployment plan as CORBA components (every model kind), in one of
-// three layouts (docs/architecture.md):
+// The components of a plan as CORBA components (every model kind). Its pairs (partitions,
+// pendulums) in one of three layouts (docs/architecture.md):
 //  - process:  one kausal-system and one kausal-integrator process per partition (default);
 //  - pendulum: one kausal-pendulum process per partition, hosting both (alias "pair");
 //  - single:   every servant in the monitor's own process, in a collocated POA.
@@ -8,7 +8,8 @@
 // from the node agents), so no naming service is needed. In every layout the monitor drives
 // the Integrators through CORBA ports, and every Integrator calls its System through its
 // object reference. Integrators that step on their own deliver to a StateSink servant in
-// the monitor, which fills the deployment's inbox.
+// the monitor, which fills the deployment's inbox. Its blocks and event groups as processes
+// of their own (monitor/deploy/block_processes.hpp, event_group_deployment.hpp).
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -29,7 +30,7 @@ class ProcessDeployment final : public Deployment {
   // (what a monitor waiting for batches waits on; one in a call fails by itself). Throws
   // PeerError naming a component that does not start or answer, VersionMismatch,
   // ModelError.
-  ProcessDeployment(const DeploymentPlan& plan, OrbRuntime& orb, const LaunchOptions& options);
+  ProcessDeployment(const ComponentPlan& plan, OrbRuntime& orb, const LaunchOptions& options);
   // Ends every child that is still running (by PID) and reaps it; releases the servants
   // hosted in this process.
   ~ProcessDeployment() override;
@@ -37,6 +38,8 @@ class ProcessDeployment final : public Deployment {
   std::size_t size() const override { return ports_.size(); }
   IntegratorPort& integrator(std::size_t i) override { return *ports_.at(i); }
   BatchInbox& inbox() override { return *inbox_; }
+  PlacedBlocks* blocks() override { return blocks_.get(); }
+  PlacedEventGroups* event_groups() override { return groups_.get(); }
   std::vector<ComponentReport> reports() override;
 
   // Every component sends the spans it records to the view from now on.
@@ -54,6 +57,7 @@ class ProcessDeployment final : public Deployment {
  private:
   // Deactivates the sink after the components are gone.
   void release();
+  void start_pairs(const DeploymentPlan& plan, const LaunchOptions& options);
   void set_up(const DeploymentPlan& plan);
 
   OrbRuntime& orb_;
@@ -62,6 +66,8 @@ class ProcessDeployment final : public Deployment {
   idl::StateSink_var sink_;
   ComponentSet components_;
   std::vector<std::unique_ptr<IntegratorPort>> ports_;
+  std::unique_ptr<PlacedBlocks> blocks_;
+  std::unique_ptr<PlacedEventGroups> groups_;
   std::unique_ptr<Heartbeat> heartbeat_;  // last: it pings what the members above hold
 };
 

@@ -1,8 +1,5 @@
 #include "monitor/deploy/process_platform.hpp"
 
-#include "monitor/deploy/block_processes.hpp"
-#include "monitor/deploy/event_group_deployment.hpp"
-
 #include <stdlib.h>
 
 #include "monitor/deploy/clock_servant.hpp"
@@ -87,24 +84,9 @@ LaunchOptions ProcessPlatform::launch_options(const Placing& placing) {
   return launch;
 }
 
-std::unique_ptr<Deployment> ProcessPlatform::deploy(const DeploymentPlan& plan,
-                                                    const Placing& placing) {
+std::unique_ptr<Deployment> ProcessPlatform::place(const ComponentPlan& plan,
+                                                   const Placing& placing) {
   return std::make_unique<ProcessDeployment>(plan, orb(), launch_options(placing));
-}
-
-std::unique_ptr<PlacedEventGroups> ProcessPlatform::place_event_groups(
-    const des::EventModel& model, const std::string& name,
-    const std::map<std::string, double>& parameters, const EventRunSpec& spec,
-    const Placing& placing) {
-  return place_event_group_processes({model, name, parameters}, spec, orb(),
-                                     launch_options(placing));
-}
-
-std::unique_ptr<PlacedBlocks> ProcessPlatform::place_blocks(const Scenario& scenario,
-                                                            std::size_t blocks, bool rollback_check,
-                                                            const Placing& placing) {
-  return std::make_unique<BlockProcesses>(scenario, blocks, rollback_check, orb(),
-                                          launch_options(placing));
 }
 
 std::unique_ptr<LiveFeed> ProcessPlatform::show(const ViewLayout& layout, const std::string& label,

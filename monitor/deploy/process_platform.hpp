@@ -43,13 +43,9 @@ class ProcessPlatform final : public RunPlatform {
   // Runs are shown in `animation` from now on (null: no longer); it must outlive the runs.
   void show_in(AnimationProcess* animation) { animation_ = animation; }
 
-  std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan, const Placing& placing) override;
-  std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
-                                             bool rollback_check, const Placing& placing) override;
-  std::unique_ptr<PlacedEventGroups> place_event_groups(
-      const des::EventModel& model, const std::string& name,
-      const std::map<std::string, double>& parameters, const EventRunSpec& spec,
-      const Placing& placing) override;
+  // Pairs in the layout placing.layout (servants here in the single layout), blocks and
+  // event groups as processes (ProcessDeployment).
+  std::unique_ptr<Deployment> place(const ComponentPlan& plan, const Placing& placing) override;
   std::unique_ptr<LiveFeed> show(const ViewLayout& layout, const std::string& label,
                                  const std::vector<std::string>& strips, Deployment* deployment,
                                  const StepClock* clock) override;

@@ -13,10 +13,7 @@
 #include "monitor/record/view_layout.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
-#include "monitor/sync/block_port.hpp"
-#include "monitor/sync/event_run.hpp"
 #include "monitor/sync/integrator_port.hpp"
-#include "monitor/sync/partitioned_plan.hpp"
 #include "monitor/sync/step_clock.hpp"
 
 namespace kausal {
@@ -34,33 +31,11 @@ class RunPlatform {
  public:
   virtual ~RunPlatform() = default;
 
-  // The components of `plan`, started, set up at their first step and watched. Throws
-  // PeerError (a component did not start or answer), VersionMismatch, ModelError,
-  // InputError (a limit the placement would exceed).
-  virtual std::unique_ptr<Deployment> deploy(const DeploymentPlan& plan,
-                                             const Placing& placing) = 0;
-
-  // A discrete-event run's groups as processes (layout process), started and ready to run
-  // stretch after stretch (docs/events.md, "Process layout"). `model` names the model as the
-  // groups build it. InputError when this platform starts no processes.
-  virtual std::unique_ptr<PlacedEventGroups> place_event_groups(
-      const des::EventModel& model, const std::string& name,
-      const std::map<std::string, double>& parameters, const EventRunSpec& spec,
-      const Placing& placing) {
-    (void)model, (void)name, (void)parameters, (void)spec, (void)placing;
-    throw InputError("discrete-event groups run in one process here: use --layout single");
-  }
-
-  // The blocks of a chain as processes (--layout block-processes:K), started and ready to be
-  // set up through PlacedBlocks::port (rollback_check: each takes every step twice).
-  // InputError when this platform starts no processes.
-  virtual std::unique_ptr<PlacedBlocks> place_blocks(const Scenario& scenario, std::size_t blocks,
-                                                     bool rollback_check, const Placing& placing) {
-    (void)scenario, (void)blocks, (void)rollback_check, (void)placing;
-    throw InputError(
-        "blocks run in processes of their own only from the kausal command: "
-        "use --layout blocks:K");
-  }
+  // The components of `plan`, whatever their kind, started (in a layout, here or on
+  // nodes), set up (the pairs at their first step) and watched. Throws PeerError (a
+  // component did not start or answer), VersionMismatch, ModelError, InputError (a limit
+  // the placement would exceed, or components this platform cannot place).
+  virtual std::unique_ptr<Deployment> place(const ComponentPlan& plan, const Placing& placing) = 0;
 
   // The live view's feed for one run, shown as `layout` says (a chain's pendulums, a
   // partitioned model's or an event run's plots); null without a view. `strips`: the

@@ -107,7 +107,10 @@ class ModelRun {
   // whose components run here (runs_here(): event groups on threads, blocks of pendulums on
   // lanes); `observer` (may be null) watches what commits.
   virtual RunResult sequential(RunControl& control, RunObserver* observer) = 0;
-  virtual DeploymentPlan plan() const = 0;
+  // What a run that is not sequential places: its pairs (distributed() drives them), or,
+  // for the kinds that run here, the components sequential() drives in processes (blocks
+  // in block-processes:K, event groups in the process layout); empty: nothing.
+  virtual ComponentPlan components() const = 0;
   // What the live view shows of the run.
   virtual ViewLayout view() const = 0;
   // The live view's feed (null without a view): `strips` as timelines, the deployment's
@@ -163,6 +166,11 @@ class ModelRun {
   std::unique_ptr<Injections> injections_;
   std::unique_ptr<Readout> readout_;
 };
+
+// Where a run's components go (its layout, CPUs and logs).
+Placing placing_of(const RunSpec& spec, const std::vector<int>& cpus) {
+  return {spec.layout, cpus, spec.out / "logs"};
+}
 
 // The names of a chain's values (trajectory.csv's columns).
 std::vector<std::vector<std::string>> chain_names(const Scenario& s) {
@@ -224,7 +232,7 @@ class ChainRun final : public ModelRun {
   }
 
   // Blocks of pendulums step on lanes of this process, or in processes of their own that
-  // this run places itself (run_in_blocks): no deployment plan.
+  // run_in_blocks places.
   bool runs_here() const override { return blocks(); }
 
   std::vector<std::string> strips_here() const override {
@@ -234,8 +242,11 @@ class ChainRun final : public ModelRun {
     return strips;
   }
 
-  DeploymentPlan plan() const override {
-    return chain_deployment(s_, spec_.rollback_check, from());
+  ComponentPlan components() const override {
+    if (!blocks()) return {.pairs = chain_deployment(s_, spec_.rollback_check, from())};
+    if (spec_.layout == Layout::block_processes)
+      return {.blocks = block_deployment(s_, spec_.blocks, spec_.rollback_check)};
+    return {};  // blocks on lanes of this process
   }
 
   ViewLayout view() const override { return chain_view(s_); }
@@ -264,13 +275,12 @@ class ChainRun final : public ModelRun {
 
   // The run in blocks, on threads of this process or each in a kausal-block process.
   RunResult run_in_blocks(RunControl& control, RunObserver* observer) {
-    std::unique_ptr<PlacedBlocks> placed;  // outlives the stepper, whose ports call them
+    std::unique_ptr<Deployment> placed;  // outlives the stepper, whose ports call them
     BlockPorts ports;
-    if (spec_.layout == Layout::block_processes) {
-      placed = platform_.place_blocks(s_, spec_.blocks, spec_.rollback_check,
-                                      {spec_.layout, cpus_, spec_.out / "logs"});
+    if (const ComponentPlan plan = components(); !plan.empty()) {
+      placed = platform_.place(plan, placing_of(spec_, cpus_));
       ports = [&placed](std::size_t k, std::size_t first, std::size_t last) {
-        return placed->port(k, first, last);
+        return placed->blocks()->port(k, first, last);
       };
     }
     std::unique_ptr<ChainStepper> stepper;
@@ -375,7 +385,7 @@ class PartitionedRun final : public ModelRun {
     return unwatched(run_partitioned_sequential(s_, plan_, control, watchers(observer)));
   }
 
-  DeploymentPlan plan() const override { return partitioned_deployment(s_, plan_); }
+  ComponentPlan components() const override { return {.pairs = partitioned_deployment(s_, plan_)}; }
 
   ViewLayout view() const override { return partitioned_view(s_, plan_); }
 
@@ -534,11 +544,12 @@ class EventsRun final : public ModelRun {
       written = now;
       unwritten = false;
     };
-    const auto groups =
-        in_processes() ? platform_.place_event_groups(*s_.built, s_.model, s_.parameters, spec,
-                                                      {spec_.layout, cpus_, spec_.out / "logs"})
-                       : event_groups_here(*s_.built, spec);
-    EventStretches stretches(*s_.built, spec, *groups, watch, keep);
+    // In processes (the process layout), or on threads here.
+    const ComponentPlan plan = components();
+    const auto placed = plan.empty() ? nullptr : platform_.place(plan, placing_of(spec_, cpus_));
+    const auto here = placed ? nullptr : event_groups_here(*s_.built, spec);
+    EventStretches stretches(*s_.built, spec, placed ? *placed->event_groups() : *here, watch,
+                             keep);
     RunResult r = execute(stretches, described(), control, {clock(), injections()});
     if (unwritten) write_checkpoint(checkpoint_, spec_.out);
     const EventRunResult& run = stretches.result();
@@ -556,8 +567,9 @@ class EventsRun final : public ModelRun {
     return r;
   }
 
-  DeploymentPlan plan() const override {
-    throw ProtocolError("monitor", "discrete-event components are not deployed");
+  ComponentPlan components() const override {
+    if (!in_processes()) return {};
+    return {.event_groups = EventGroupsPlan{{*s_.built, s_.model, s_.parameters}, run_spec()}};
   }
   ViewLayout view() const override { return event_view(s_.name, view_layout()); }
   // The groups' counts as plots, no timelines; frames are the view's own ticks, not the
@@ -672,8 +684,8 @@ std::unique_ptr<ModelRun> model_run(const RunSpec& spec, const std::vector<int>&
 // A platform for the sequential probe, which deploys nothing.
 class NoComponents final : public RunPlatform {
  public:
-  std::unique_ptr<Deployment> deploy(const DeploymentPlan&, const Placing&) override {
-    throw ProtocolError("monitor", "a sequential run deploys no components");
+  std::unique_ptr<Deployment> place(const ComponentPlan&, const Placing&) override {
+    throw ProtocolError("monitor", "a sequential run places no components");
   }
 };
 
@@ -822,7 +834,7 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
     finish_feed(feed, result);
     return result;
   }
-  const auto deployment = platform.deploy(model.plan(), {spec.layout, cpus, spec.out / "logs"});
+  const auto deployment = platform.place(model.components(), placing_of(spec, cpus));
   if (budget) {
     budget->call_s = measure_calls(*deployment);
     require_feasible(*budget);

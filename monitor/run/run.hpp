@@ -4,7 +4,7 @@
 //
 //   RunSpec ──► run() ──► recorder + checkpointer (observers of what commits)
 //                     ──► sequential: the coupling in this thread
-//                     ──► otherwise:  platform.deploy(plan) and the coupling over its ports
+//                     ──► otherwise:  platform.place(components) and the coupling over its ports
 //                     ──► OUT/trajectory.csv, checkpoint.json, trace.json, summary.json
 //
 // The model kinds differ only in their coupling (the chain's contact sweep, the partitions'

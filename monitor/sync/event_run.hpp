@@ -121,7 +121,7 @@ struct Stretch {
 };
 
 // Where a run's event groups are: threads of this process (event_groups_here) or processes
-// (RunPlatform::place_event_groups). They run one stretch at a time, continued from `from`
+// (placed by RunPlatform::place, monitor/deploy/event_group_deployment.hpp). They run one stretch at a time, continued from `from`
 // (null: the components start), telling `watch` the stretch's own progress.
 class PlacedEventGroups {
  public:

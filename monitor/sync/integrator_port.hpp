@@ -14,6 +14,9 @@
 
 namespace kausal {
 
+class PlacedBlocks;       // monitor/sync/block_port.hpp
+class PlacedEventGroups;  // monitor/sync/event_run.hpp
+
 // The calls of the Integrator protocol (idl/kausal.idl, interface Integrator).
 class IntegratorPort {
  public:
@@ -42,16 +45,20 @@ class IntegratorPort {
   virtual IntegratorStats stats() = 0;
 };
 
-// The partitions of a deployment plan (monitor/deploy/deployment_plan.hpp), each System
-// configured and each Integrator set up at its first step. A deployment whose components
-// can die or stop on their own watches them and fails its inbox with the first that does
-// (BatchInbox::fail).
+// The components of a plan (monitor/deploy/deployment_plan.hpp) as placed: its partitions,
+// each System configured and each Integrator set up at its first step; its blocks and its
+// event groups, ready to be set up through their ports. A deployment whose components can
+// die or stop on their own watches them and fails its inbox (and the calls to them) with
+// the first that does (BatchInbox::fail).
 class Deployment {
  public:
   virtual ~Deployment() = default;
   virtual std::size_t size() const = 0;
   virtual IntegratorPort& integrator(std::size_t i) = 0;
   virtual BatchInbox& inbox() = 0;
+  // The plan's blocks and event groups; null when it has none.
+  virtual PlacedBlocks* blocks() { return nullptr; }
+  virtual PlacedEventGroups* event_groups() { return nullptr; }
   // Timing of every component; one that cannot be reached is marked so, never fatal.
   virtual std::vector<ComponentReport> reports() = 0;
   // The names of its components, in the order of reports() (the live view's strips).

@@ -65,8 +65,9 @@ struct PartitionRun {
   std::unique_ptr<ProcessDeployment> launch(const PartitionedPlan& plan,
                                             const std::string& layout) const {
     const LaunchOptions launch = options(layout);
-    return std::make_unique<ProcessDeployment>(partitioned_deployment(scenario, plan),
-                                               monitor_orb(launch.call_timeout_ms), launch);
+    return std::make_unique<ProcessDeployment>(
+        ComponentPlan{.pairs = partitioned_deployment(scenario, plan)},
+        monitor_orb(launch.call_timeout_ms), launch);
   }
   RunResult distributed(const PartitionedPlan& plan, Deployment& deployment) const {
     RunControl control;

@@ -74,7 +74,7 @@ TEST(Run, EveryMethodOfAPartitionedModelGivesTheSequentialDigest) {
 // A platform whose components never start.
 class DeadPlatform final : public RunPlatform {
  public:
-  std::unique_ptr<Deployment> deploy(const DeploymentPlan&, const Placing&) override {
+  std::unique_ptr<Deployment> place(const ComponentPlan&, const Placing&) override {
     throw PeerError("system-1", "did not start");
   }
 };
