@@ -10,7 +10,7 @@
 #include "animation/live_window.hpp"
 #include "animation/operator_controls.hpp"
 #include "animation/render_modes.hpp"
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace {
 

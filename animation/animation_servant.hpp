@@ -5,8 +5,8 @@
 #include <mutex>
 
 #include "animation/playback.hpp"
+#include "common/activity_clock.hpp"
 #include "idl/component_servant.hpp"
-#include "system/activity_clock.hpp"
 
 namespace kausal {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "system/errors.hpp"
-#include "system/thin_out.hpp"
+#include "common/errors.hpp"
+#include "common/thin_out.hpp"
 
 namespace kausal {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "animation/render.hpp"
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <sstream>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

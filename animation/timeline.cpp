@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 Timeline::Timeline(double t0, double t1, std::size_t columns)

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "system/activity_trace.hpp"
+#include "common/activity_trace.hpp"
 
 namespace kausal {
 

@@ -4,9 +4,9 @@
 // never waits for the view; a view that is gone ends the feed.
 #include <string>
 
+#include "common/activity_trace.hpp"
+#include "common/periodic_thread.hpp"
 #include "idl/kausal.hh"
-#include "system/activity_trace.hpp"
-#include "system/periodic_thread.hpp"
 
 namespace kausal {
 

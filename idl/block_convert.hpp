@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
 #include "integrator/block_core.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "idl/component_servant.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -6,9 +6,9 @@
 #include <span>
 #include <vector>
 
+#include "common/activity_clock.hpp"
 #include "idl/kausal.hh"
 #include "integrator/integrator.hpp"
-#include "system/activity_clock.hpp"
 #include "system/model.hpp"
 #include "system/model_change.hpp"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
 #include "integrator/events/group_setup.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

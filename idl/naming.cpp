@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "common/errors.hpp"
 #include "idl/wire_errors.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

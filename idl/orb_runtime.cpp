@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "system/errors.hpp"
-#include "system/number_with_unit.hpp"
+#include "common/errors.hpp"
+#include "common/number_with_unit.hpp"
 
 namespace kausal {
 

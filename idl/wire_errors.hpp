@@ -1,13 +1,14 @@
 #pragma once
-// The one place where C++ exceptions and IDL exceptions meet (docs/architecture.md, "Errors, timeouts and dead peers"):
+// The one place where C++ exceptions and IDL exceptions meet (docs/architecture.md, "Errors,
+// timeouts and dead peers"):
 //   serve()     in servants: kausal::Error (and anything else) -> IDL exception;
 //   call_peer() in callers:  IDL exception or CORBA system exception -> kausal::Error,
 //               naming the component that failed.
 #include <exception>
 #include <string>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
-#include "system/errors.hpp"
 
 namespace kausal {
 

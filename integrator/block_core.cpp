@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "system/errors.hpp"
-#include "system/request_limits.hpp"
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 
 namespace kausal {
 namespace {

@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/activity_clock.hpp"
 #include "integrator/pendulum_block.hpp"
-#include "system/activity_clock.hpp"
 
 namespace kausal {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <string>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

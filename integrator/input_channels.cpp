@@ -4,9 +4,9 @@
 #include <bit>
 #include <cmath>
 
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "integrator/stepper.hpp"
-#include "system/errors.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "integrator/stepper.hpp"
-#include "system/errors.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {

@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "common/activity_clock.hpp"
 #include "integrator/input_channels.hpp"
 #include "integrator/model_link.hpp"
 #include "integrator/ode_method.hpp"
 #include "integrator/state_list.hpp"
-#include "system/activity_clock.hpp"
 #include "system/state_block.hpp"
 
 namespace kausal {
@@ -121,7 +121,7 @@ struct IntegratorStats {
 };
 
 // How many steps of an Integrator like this fit into the memory budgets of
-// system/request_limits.hpp: each saved for a rollback (state, multistep memory,
+// common/request_limits.hpp: each saved for a rollback (state, multistep memory,
 // indicators) and shipped in a batch (state, outputs). Bounds the windows and the batch
 // sizes a caller may ask for.
 std::uint64_t held_steps_within_budget(const IntegratorConfig& config);

@@ -12,8 +12,8 @@
 #include <mutex>
 #include <string>
 
+#include "common/errors.hpp"
 #include "integrator/worker.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

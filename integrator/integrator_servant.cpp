@@ -5,10 +5,10 @@
 #include <limits>
 #include <thread>
 
+#include "common/request_limits.hpp"
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
 #include "integrator/routing_sink.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "integrator/exponential_series.hpp"
 #include "integrator/stepper.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -1,6 +1,6 @@
 #include "integrator/routing_sink.hpp"
 
-#include "system/request_limits.hpp"
+#include "common/request_limits.hpp"
 
 namespace kausal {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <utility>
 
+#include "common/activity_clock.hpp"
 #include "integrator/ode_method.hpp"
-#include "system/activity_clock.hpp"
 
 namespace kausal {
 
@@ -38,7 +38,7 @@ class StateList {
   };
 
   // Bytes an entry of a partition of this size holds (the budgets of
-  // system/request_limits.hpp count with it): kept_outputs outputs kept with the step, and
+  // common/request_limits.hpp count with it): kept_outputs outputs kept with the step, and
   // internal_bytes of a model's internal state when each step changes it (a co-simulation
   // FMU's; a model exchange FMU's entries share theirs).
   static std::uint64_t entry_bytes(std::size_t state_size, std::size_t indicator_count,

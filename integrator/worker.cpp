@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "system/request_limits.hpp"
+#include "common/request_limits.hpp"
 
 namespace kausal {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "system/fmu/fmu_model.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 

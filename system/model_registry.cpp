@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "system/model_registry.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "system/composite_model.hpp"
-#include "system/errors.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 

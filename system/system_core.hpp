@@ -6,7 +6,7 @@
 #include <span>
 #include <string>
 
-#include "system/activity_clock.hpp"
+#include "common/activity_clock.hpp"
 #include "system/model.hpp"
 #include "system/model_change.hpp"
 

@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "common/activity_trace.hpp"
+#include "common/request_limits.hpp"
 #include "integrator/events/event_cut.hpp"
 #include "integrator/events/group_progress.hpp"
 #include "integrator/events/group_transport.hpp"
 #include "integrator/events/logical_process.hpp"
-#include "system/activity_trace.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal::des {
 

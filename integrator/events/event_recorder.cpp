@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/sha256.hpp"
 #include "integrator/events/event_group.hpp"
-#include "system/sha256.hpp"
 
 namespace kausal {
 

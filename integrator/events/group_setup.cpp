@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/events/event_model_registry.hpp"
 
 namespace kausal::des {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common/sha256.hpp"
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/event_recorder.hpp"
-#include "system/sha256.hpp"
 
 namespace kausal::des {
 

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "common/request_limits.hpp"
 #include "integrator/events/group_message.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal::des {
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <thread>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::des {
 

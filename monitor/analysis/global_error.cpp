@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/errors.hpp"
 #include "reference/cvode_reference.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

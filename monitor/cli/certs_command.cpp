@@ -16,7 +16,7 @@
 #include <random>
 #include <sstream>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

@@ -3,10 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "monitor/cli/run_reference.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <string>
 
+#include "common/errors.hpp"
 #include "idl/orb_runtime.hpp"
 #include "monitor/cli/run_commands.hpp"
 #include "monitor/record/summary.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

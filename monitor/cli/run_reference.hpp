@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
-#include "system/errors.hpp"
 
 namespace kausal {
 

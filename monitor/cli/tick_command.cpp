@@ -6,10 +6,10 @@
 #include <string>
 #include <thread>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "monitor/cli/run_reference.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

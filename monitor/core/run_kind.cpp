@@ -4,7 +4,7 @@
 #include <charconv>
 #include <utility>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "system/activity_trace.hpp"
+#include "common/activity_trace.hpp"
 
 namespace kausal {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "common/activity_clock.hpp"
+#include "common/errors.hpp"
 #include "integrator/integrator.hpp"
 #include "monitor/core/run_kind.hpp"
-#include "system/activity_clock.hpp"
-#include "system/errors.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {

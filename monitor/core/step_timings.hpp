@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "common/activity_trace.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
-#include "system/activity_trace.hpp"
 
 namespace kausal {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "common/activity_trace.hpp"
 #include "monitor/core/run_result.hpp"
-#include "system/activity_trace.hpp"
 
 namespace kausal {
 

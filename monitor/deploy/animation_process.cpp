@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/errors.hpp"
 #include "idl/wire_errors.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/request_limits.hpp"
 #include "idl/block_convert.hpp"
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
 #include "monitor/sync/block_stepper.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "common/periodic_thread.hpp"
 #include "idl/kausal.hh"
 #include "idl/wire_errors.hpp"
-#include "system/periodic_thread.hpp"
 
 namespace kausal {
 

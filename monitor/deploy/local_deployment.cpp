@@ -6,10 +6,10 @@
 #include <optional>
 #include <thread>
 
+#include "common/errors.hpp"
 #include "integrator/integrator_access.hpp"
 #include "integrator/local_model_link.hpp"
 #include "integrator/routing_sink.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -6,9 +6,9 @@
 #include <functional>
 #include <memory>
 
+#include "common/errors.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/deploy/run_platform.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

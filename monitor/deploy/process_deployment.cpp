@@ -25,7 +25,7 @@ class CorbaIntegratorPort final : public IntegratorPort {
         sink_(idl::StateSink::_duplicate(sink)),
         heartbeat_(heartbeat) {}
   const std::string& name() const override { return name_; }
-  // One call computes for a bounded time (system/request_limits.hpp) and answers with the
+  // One call computes for a bounded time (common/request_limits.hpp) and answers with the
   // steps it took: a long grant takes several calls, each well within the call timeout.
   // A continuation that fails after steps arrived (the Integrator answers a failure after the
   // steps it took with the next call): those steps are returned, the failure with the next

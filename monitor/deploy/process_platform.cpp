@@ -2,11 +2,11 @@
 
 #include <stdlib.h>
 
+#include "common/errors.hpp"
 #include "monitor/deploy/clock_servant.hpp"
 #include "monitor/deploy/operator_servant.hpp"
 #include "monitor/deploy/process_deployment.hpp"
 #include "monitor/deploy/served_reference.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

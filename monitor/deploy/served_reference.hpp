@@ -5,8 +5,8 @@
 #include <fstream>
 #include <memory>
 
+#include "common/errors.hpp"
 #include "idl/orb_runtime.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "common/request_limits.hpp"
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 

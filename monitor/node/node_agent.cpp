@@ -4,16 +4,16 @@
 #include <future>
 #include <set>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 #include "monitor/sync/fan_out.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 
 namespace {
 
 const std::set<std::string> kExecutables{"kausal-system", "kausal-integrator", "kausal-pendulum",
-                                          "kausal-event-group", "kausal-block"};
+                                         "kausal-event-group", "kausal-block"};
 
 std::size_t hosted_count(const std::string& executable) {
   return executable == "kausal-pendulum" ? 2 : 1;

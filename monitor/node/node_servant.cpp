@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <iostream>
 
+#include "common/activity_trace.hpp"
 #include "idl/component_servant.hpp"
 #include "idl/wire_errors.hpp"
-#include "system/activity_trace.hpp"
 
 namespace kausal {
 

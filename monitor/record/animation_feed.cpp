@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/thin_out.hpp"
 #include "idl/convert.hpp"
-#include "system/thin_out.hpp"
 
 namespace kausal {
 

@@ -78,7 +78,7 @@ class AnimationFeed final : public LiveFeed {
   std::uint64_t dropped_ = 0;
   // Every horizon since the last batch, oldest first: a replay shows each frame with the
   // horizon of its moment. Beyond max_horizons_per_call (fewer for long chains: at most
-  // max_horizon_values reached entries) they are thinned out (system/thin_out.hpp).
+  // max_horizon_values reached entries) they are thinned out (common/thin_out.hpp).
   struct PendingHorizon {
     std::uint64_t horizon = 0;
     std::vector<std::uint64_t> reached;

@@ -12,12 +12,12 @@
 #include <sstream>
 #include <type_traits>
 
+#include "common/coarse_clock.hpp"
+#include "common/errors.hpp"
+#include "common/sha256.hpp"
 #include "integrator/stepper.hpp"
 #include "monitor/record/checkpoint_key.hpp"
 #include "monitor/scenario/input_file.hpp"
-#include "system/coarse_clock.hpp"
-#include "system/errors.hpp"
-#include "system/sha256.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;

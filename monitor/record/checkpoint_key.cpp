@@ -14,8 +14,8 @@
 #include <cstring>
 #include <optional>
 
-#include "system/errors.hpp"
-#include "system/sha256.hpp"
+#include "common/errors.hpp"
+#include "common/sha256.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "system/thin_out.hpp"
+#include "common/thin_out.hpp"
 
 namespace kausal {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/errors.hpp"
 #include "integrator/stepper.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

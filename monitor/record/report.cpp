@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/errors.hpp"
 #include "monitor/core/child_process.hpp"
 #include "monitor/record/summary.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -9,10 +9,10 @@
 #include <set>
 #include <sstream>
 
+#include "common/errors.hpp"
 #include "monitor/record/text_table.hpp"
 #include "monitor/record/trace_writer.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -5,9 +5,9 @@
 #include <charconv>
 #include <cstring>
 
+#include "common/coarse_clock.hpp"
+#include "common/errors.hpp"
 #include "integrator/stepper.hpp"
-#include "system/coarse_clock.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

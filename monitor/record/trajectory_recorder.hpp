@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include "common/sha256.hpp"
 #include "monitor/core/commit_observer.hpp"
 #include "system/chain.hpp"
-#include "system/sha256.hpp"
 
 namespace kausal {
 

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
+#include "common/errors.hpp"
 #include "monitor/record/summary.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -3,10 +3,10 @@
 #include <charconv>
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/sync/event_run.hpp"
 #include "system/composite_model.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

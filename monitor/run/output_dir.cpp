@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;

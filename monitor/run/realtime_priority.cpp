@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -7,9 +7,9 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/input_file.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

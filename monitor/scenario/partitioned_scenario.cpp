@@ -5,9 +5,9 @@
 #include <map>
 #include <numeric>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/toml_reader.hpp"
-#include "system/errors.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
 

@@ -4,11 +4,11 @@
 #include <set>
 #include <sstream>
 
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/toml_reader.hpp"
-#include "system/errors.hpp"
 #include "system/impact_sweep.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {

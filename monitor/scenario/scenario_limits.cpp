@@ -3,8 +3,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "system/errors.hpp"
-#include "system/number_with_unit.hpp"
+#include "common/errors.hpp"
+#include "common/number_with_unit.hpp"
 
 namespace kausal {
 namespace {

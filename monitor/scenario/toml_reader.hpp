@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

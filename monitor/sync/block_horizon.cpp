@@ -7,8 +7,8 @@
 #include <queue>
 #include <string>
 
+#include "common/errors.hpp"
 #include "monitor/sync/lookahead.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -1,8 +1,8 @@
 #include "monitor/sync/conservative.hpp"
 
+#include "common/errors.hpp"
 #include "monitor/sync/lookahead.hpp"
 #include "monitor/sync/port_calls.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

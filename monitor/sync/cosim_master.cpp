@@ -7,11 +7,11 @@
 #include <mutex>
 #include <optional>
 
+#include "common/errors.hpp"
 #include "integrator/stepper.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/sequential.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

@@ -9,10 +9,10 @@
 #include <memory>
 #include <thread>
 
+#include "common/errors.hpp"
 #include "integrator/events/event_recorder.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/injections.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

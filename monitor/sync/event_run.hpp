@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "common/sha256.hpp"
 #include "integrator/events/event_cut.hpp"
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/mailbox_exchange.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/sync/coupling.hpp"
-#include "system/sha256.hpp"
 
 namespace kausal {
 
@@ -121,8 +121,9 @@ struct Stretch {
 };
 
 // Where a run's event groups are: threads of this process (event_groups_here) or processes
-// (placed by RunPlatform::place, monitor/deploy/event_group_deployment.hpp). They run one stretch at a time, continued from `from`
-// (null: the components start), telling `watch` the stretch's own progress.
+// (placed by RunPlatform::place, monitor/deploy/event_group_deployment.hpp). They run one stretch
+// at a time, continued from `from` (null: the components start), telling `watch` the stretch's own
+// progress.
 class PlacedEventGroups {
  public:
   virtual ~PlacedEventGroups() = default;

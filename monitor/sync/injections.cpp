@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "monitor/sync/step_clock.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -1,8 +1,8 @@
 #include "monitor/sync/optimistic.hpp"
 
+#include "common/errors.hpp"
 #include "integrator/stepper.hpp"
 #include "monitor/sync/port_calls.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

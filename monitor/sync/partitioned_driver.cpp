@@ -7,9 +7,9 @@
 #include <optional>
 #include <thread>
 
+#include "common/errors.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/sequential.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

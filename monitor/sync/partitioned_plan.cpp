@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "integrator/stepper.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

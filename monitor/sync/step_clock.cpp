@@ -6,8 +6,8 @@
 #include <cmath>
 #include <thread>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

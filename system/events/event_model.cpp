@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::des {
 
@@ -19,8 +19,8 @@ void EventContext::set_value(std::size_t index, double value) {
 void EventContext::send(ComponentId to, double delay, std::uint32_t kind, double value) {
   const auto fail = [&](const std::string& why) {
     std::ostringstream message;
-    message << why << " (an event for " << (to < model_.components() ? model_.component_name(to)
-                                                                      : std::to_string(to))
+    message << why << " (an event for "
+            << (to < model_.components() ? model_.component_name(to) : std::to_string(to))
             << " at t = " << now_ << " + " << delay << ")";
     throw ModelError(model_.component_name(component_), message.str());
   };

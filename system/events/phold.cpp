@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::des {
 
@@ -37,6 +37,8 @@ void Phold::start(EventContext& context) const {
   for (std::uint32_t n = 0; n < p_.population; ++n) schedule(context);
 }
 
-void Phold::handle(const Event&, EventContext& context) const { schedule(context); }
+void Phold::handle(const Event&, EventContext& context) const {
+  schedule(context);
+}
 
 }  // namespace kausal::des

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::fmu {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/fmu/fmi2.h"
 
 namespace kausal::fmu {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/fmu/fmu_error.hpp"
 
 // The callbacks the FMU calls: C functions, and nothing may leave them as an exception.

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::fmu {
 

@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_error.hpp"
 #include "system/fmu/fmu_instance.hpp"

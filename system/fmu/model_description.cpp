@@ -8,7 +8,7 @@
 
 #include <pugixml.hpp>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::fmu {
 

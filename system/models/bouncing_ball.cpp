@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/model_registry.hpp"
 
 namespace kausal {

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "common/request_limits.hpp"
 #include "system/artificial_work.hpp"
 #include "system/model_registry.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/errors.hpp"
 #include "monitor/record/checkpoint.hpp"
-#include "system/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

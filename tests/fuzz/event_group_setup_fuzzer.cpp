@@ -11,10 +11,10 @@
 #include <cstdint>
 #include <string>
 
+#include "common/errors.hpp"
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/event_recorder.hpp"
 #include "integrator/events/group_setup.hpp"
-#include "system/errors.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/fmu/model_description.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,7 @@
 #pragma once
 // What every fuzz target requires of bad input: it ends as kausal::InputError, the
 // project's own error; anything else escapes and is a finding.
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::fuzz {
 

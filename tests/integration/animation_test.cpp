@@ -14,11 +14,11 @@
 
 #include "animation/render.hpp"
 #include "animation/timeline.hpp"
+#include "common/activity_trace.hpp"
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
 #include "kausal_process.hpp"
 #include "monitor/record/event_live_view.hpp"
-#include "system/activity_trace.hpp"
 
 namespace kausal {
 namespace {

@@ -7,13 +7,13 @@
 
 #include <set>
 
+#include "common/errors.hpp"
 #include "kausal_process.hpp"
 #include "monitor/deploy/local_platform.hpp"
 #include "monitor/deploy/process_platform.hpp"
 #include "monitor/scenario/event_scenario.hpp"
 #include "monitor/sync/block_port.hpp"
 #include "monitor/sync/event_run.hpp"
-#include "system/errors.hpp"
 
 namespace kausal::testing {
 namespace {

@@ -8,9 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "common/errors.hpp"
 #include "idl/kausal.hh"
 #include "idl/orb_runtime.hpp"
-#include "system/errors.hpp"
 
 namespace {
 

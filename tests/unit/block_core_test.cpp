@@ -10,8 +10,8 @@
 #include <random>
 #include <thread>
 
+#include "common/request_limits.hpp"
 #include "monitor/sync/block_port.hpp"
-#include "system/request_limits.hpp"
 #include "test_support.hpp"
 
 namespace kausal {

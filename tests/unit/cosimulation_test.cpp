@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <set>
 
+#include "common/errors.hpp"
 #include "reference/exact_linear_response.hpp"
-#include "system/errors.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
@@ -269,7 +269,8 @@ TEST(SamplePredictors, RollbacksClusterWhereTheInputJumps) {
       "hydraulic-multirate.toml",
       {{"hold = 0", "hold = 2\nchoose_order = true"},
        {"t_end = 0.6", "t_end = 0.15"},
-       {"model = \"load\"\n", "model = \"load\"\nparameters = { ref_ramp = 0.0, calc_work = 1000000 }\n"}});
+       {"model = \"load\"\n",
+        "model = \"load\"\nparameters = { ref_ramp = 0.0, calc_work = 1000000 }\n"}});
   PartitionedMode mode;
   mode.speculate = true;
   mode.tolerance = 1e-3;

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace kausal {

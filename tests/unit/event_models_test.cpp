@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "event_runs.hpp"
 #include "monitor/sync/event_run.hpp"
-#include "system/errors.hpp"
 #include "system/events/queueing_network.hpp"
 #include "system/events/three_components.hpp"
 

@@ -12,9 +12,9 @@
 #include <thread>
 #include <tuple>
 
+#include "common/errors.hpp"
 #include "event_runs.hpp"
 #include "monitor/sync/event_run.hpp"
-#include "system/errors.hpp"
 #include "system/events/phold.hpp"
 #include "system/events/queueing_network.hpp"
 

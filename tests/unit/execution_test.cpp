@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "test_support.hpp"
 
 namespace kausal {

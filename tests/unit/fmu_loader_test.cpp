@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_error.hpp"
 #include "system/fmu/model_description.hpp"

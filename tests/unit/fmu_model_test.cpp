@@ -6,10 +6,10 @@
 
 #include <cmath>
 
+#include "common/errors.hpp"
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
 #include "reference/cvode_reference.hpp"
-#include "system/errors.hpp"
 #include "system/fmu/fmu_model.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 

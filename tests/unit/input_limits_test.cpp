@@ -9,12 +9,12 @@
 
 #include <fstream>
 
+#include "common/errors.hpp"
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/scenario/deploy_file.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario.hpp"
-#include "system/errors.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace kausal {

@@ -11,10 +11,10 @@
 #include <mutex>
 #include <new>
 
+#include "common/errors.hpp"
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
 #include "integrator/worker.hpp"
-#include "system/errors.hpp"
 #include "system/system_core.hpp"
 
 namespace kausal {

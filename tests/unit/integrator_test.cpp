@@ -2,11 +2,11 @@
 
 #include <cstring>
 
+#include "common/errors.hpp"
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
 #include "pendulum_config.hpp"
 #include "system/composite_model.hpp"
-#include "system/errors.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {

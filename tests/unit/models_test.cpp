@@ -8,12 +8,12 @@
 #include <cmath>
 #include <random>
 
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
 #include "reference/cvode_reference.hpp"
 #include "system/composite_model.hpp"
-#include "system/errors.hpp"
 #include "system/model_registry.hpp"
-#include "system/request_limits.hpp"
 
 namespace kausal {
 namespace {

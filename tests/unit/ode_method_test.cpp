@@ -12,10 +12,10 @@
 #include <unsupported/Eigen/MatrixFunctions>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "integrator/exponential_series.hpp"
 #include "integrator/ode_method.hpp"
 #include "system/chain.hpp"
-#include "system/errors.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "common/errors.hpp"
 #include "reference/cvode_reference.hpp"
 #include "reference/exact_linear_response.hpp"
-#include "system/errors.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {

@@ -7,8 +7,8 @@
 #include <limits>
 #include <thread>
 
-#include "system/errors.hpp"
-#include "system/thin_out.hpp"
+#include "common/errors.hpp"
+#include "common/thin_out.hpp"
 
 namespace kausal {
 namespace {

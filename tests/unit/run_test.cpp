@@ -6,10 +6,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/errors.hpp"
 #include "monitor/deploy/local_platform.hpp"
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
-#include "system/errors.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
 

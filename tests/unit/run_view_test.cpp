@@ -9,7 +9,7 @@
 #include <sanitizer/allocator_interface.h>
 #endif
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 #include "view_test_support.hpp"
 
 namespace kausal {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "common/errors.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
-#include "system/errors.hpp"
 #include "test_support.hpp"
 
 namespace kausal {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -15,14 +15,14 @@
 #include <thread>
 #include <vector>
 
+#include "common/activity_trace.hpp"
+#include "common/errors.hpp"
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_result.hpp"
 #include "monitor/core/step_timings.hpp"
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
-#include "system/activity_trace.hpp"
-#include "system/errors.hpp"
 
 namespace kausal {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 namespace {

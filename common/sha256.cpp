@@ -1,11 +1,11 @@
-#include "system/sha256.hpp"
+#include "common/sha256.hpp"
 
 #include <openssl/sha.h>
 
 #include <cstring>
 #include <stdexcept>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal {
 

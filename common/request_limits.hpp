@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "system/errors.hpp"
+#include "common/errors.hpp"
 
 namespace kausal::limits {
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "system/activity_trace.hpp"
+#include "common/activity_trace.hpp"
 
 namespace kausal {
 

@@ -1,4 +1,4 @@
-#include "system/activity_trace.hpp"
+#include "common/activity_trace.hpp"
 
 #include <unistd.h>
 
