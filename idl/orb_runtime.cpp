@@ -4,6 +4,7 @@
 #include <netdb.h>
 #include <omniORB4/omniInterceptors.h>
 #include <omniORB4/omniPolicy.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -212,6 +213,43 @@ void add_tls_options(CLI::App& app, TlsFiles& tls, const std::string& ca_help,
   app.add_option("--tls-password", tls.password, "TLS: password of the private key, if any");
 }
 
+namespace {
+
+// Connections a serving process gives a thread of its own (omniORB's default policy, the
+// fastest: docs/performance.md); past this many it serves the rest from a pool of
+// kPooledServerThreads. A run's own peers stay below it (a monitor of --max-processes 256
+// components holds at most two connections from each); a flood of connections does not get
+// a thread each.
+constexpr unsigned kThreadPerConnectionUpTo = 600;
+constexpr unsigned kPooledServerThreads = 64;
+// A connection to a serving process on which no call has passed for this long (and one
+// whose caller sends part of a request and no more) is closed: two to four minutes later,
+// at omniORB's scan. Far beyond the gaps of a run's own connections: the monitor's heartbeat
+// passes over its connection to every component twice a second, and a caller whose idle
+// connection was closed opens another for its next call.
+constexpr unsigned kIdleConnectionSeconds = 120;
+
+// What callers can hold of a serving process (docs/tls.md, "What plain mode trusts"): a
+// request whose arguments have not all arrived within the call timeout closes its
+// connection; threads are bounded as above; silent and slow connections end after
+// kIdleConnectionSeconds; and the process may open as many files as its hard limit allows,
+// so that a flood of connections meets that limit rather than the soft default of 1,024.
+void bound_what_callers_hold(const OrbSettings& s, OrbOptions& opts) {
+  opts.push_back({"serverCallTimeOutPeriod", std::to_string(s.call_timeout_ms)});
+  opts.push_back({"inConScanPeriod", std::to_string(kIdleConnectionSeconds)});
+  opts.push_back({"threadPerConnectionUpperLimit", std::to_string(kThreadPerConnectionUpTo)});
+  opts.push_back(
+      {"threadPerConnectionLowerLimit", std::to_string(kThreadPerConnectionUpTo * 7 / 8)});
+  opts.push_back({"maxServerThreadPoolSize", std::to_string(kPooledServerThreads)});
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &files);  // best effort: the soft limit stands otherwise
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> orb_arguments(const OrbSettings& s) {
   std::vector<std::string> args{"--host", s.host, "--call-timeout-ms",
                                 std::to_string(s.call_timeout_ms)};
@@ -235,7 +273,6 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
       // (the heartbeat's pings and a node's start() set their own per-thread timeouts).
       {"supportPerThreadTimeOut", "1"},
       {"outConScanPeriod", "0"},
-      {"inConScanPeriod", "0"},
       // State batches of optimistic runs can exceed the 2 MiB default.
       {"giopMaxMsgSize", std::to_string(256u << 20)},
   };
@@ -243,7 +280,10 @@ OrbRuntime::OrbRuntime(const OrbSettings& s) {
     configure_tls(s.tls, s.plain_tcp_peer, opts);
   else if (!s.tls.cert_file.empty())
     throw InputError("command line: --tls-cert needs --tls-ca (without it TLS is off)");
-  if (s.serve) add_endpoints(s, opts);
+  if (s.serve) {
+    add_endpoints(s, opts);
+    bound_what_callers_hold(s, opts);
+  }
   try {
     orb_ = init_orb(opts, s.tls);
     install_link_delay(s.link_delay_us);

@@ -273,6 +273,72 @@ TEST_F(LoopbackNodes, AStoppedNodeAgentCostsTheRunsEndOneCallTimeoutAndItsProces
   EXPECT_TRUE(left.empty()) << left.size() << " of the node's processes still run";
 }
 
+// A soak, in CI's budget: the two tanks paced at 10 simulated seconds per wall second on a
+// node agent, with an operator's set every 2 s for 40 s; the node agent stopped for 6 s and
+// continued meanwhile (its components go on: it is not on the data path); then, 400
+// simulated seconds in, one Integrator killed: the run ends with exit 3 and no process left, `--resume` continues it on
+// the node to the end, and `--replay` of what was recorded (every set once) gives the same
+// digest without a node, unpaced.
+TEST_F(LoopbackNodes, SoakAPacedRunWithSetsAStoppedNodeAndAKilledIntegratorResumesToItsDigest) {
+  auto alpha = node("alpha");
+  const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  const fs::path out = dir_ / "soak";
+  KausalProcess run({"run", scenario("two-tanks.toml"), "--method", "conservative", "--realtime",
+                     "10", "--skip-feasibility-check", "--deploy", d.string(), "--naming", naming(),
+                     "--call-timeout", "1000", "--out", out.string()},
+                    dir_.path());
+  for (int k = 0; k < 1000 && !fs::exists(out / "operator.ior"); ++k)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(fs::exists(out / "operator.ior")) << run.err();
+  constexpr int kSets = 20;
+  for (int k = 0; k < kSets; ++k) {
+    std::this_thread::sleep_for(2s);
+    if (k == 4) {
+      ASSERT_EQ(kill(alpha->pid(), SIGSTOP), 0);
+    } else if (k == 7) {
+      ASSERT_EQ(kill(alpha->pid(), SIGCONT), 0);
+    }
+    std::string err;
+    const std::string inflow = std::to_string(0.01 + 0.001 * k);
+    ASSERT_EQ(
+        run_kausal({"inject", out.string(), "set", "upper.inflow", inflow}, dir_.path(), &err), 0)
+        << "set " << k << ": " << err << run.err();
+  }
+  const auto components = children_of(alpha->pid());
+  std::optional<pid_t> victim;
+  for (const auto& [pid, command] : components)
+    if (command.find("--name integrator-lower ") != std::string::npos) victim = pid;
+  ASSERT_TRUE(victim) << components.size() << " processes on the node";
+  ASSERT_EQ(kill(*victim, SIGKILL), 0);
+  EXPECT_EQ(run.wait(60s), std::optional<int>(3)) << run.err();
+  EXPECT_NE(run.err().find("integrator-lower"), std::string::npos) << run.err();
+  for (int k = 0; k < 500 && !children_of(alpha->pid()).empty(); ++k)
+    std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(children_of(alpha->pid()).empty()) << "the failed run left processes on the node";
+
+  std::string err;
+  ASSERT_EQ(
+      run_kausal({"run", "--resume", out.string(), "--deploy", d.string(), "--naming", naming()},
+                 dir_.path(), &err, 120s),
+      0)
+      << err;
+  const auto resumed = read_json(out / "summary.json");
+  EXPECT_EQ(resumed["status"], "completed");
+  EXPECT_FALSE(resumed["resumed_from"].empty());
+  for (const auto& c : resumed["components"]) {
+    if (c["name"] != "monitor") {
+      EXPECT_EQ(c["node"], "alpha") << c["name"];
+    }
+  }
+  const std::string recorded = read_file(out / "injections.jsonl");
+  EXPECT_EQ(std::count(recorded.begin(), recorded.end(), '\n'), kSets) << recorded;
+  KausalProcess replay({"run", "--replay", out.string()}, dir_.path());
+  EXPECT_EQ(replay.wait(120s), std::optional<int>(0)) << replay.err();
+  EXPECT_NE(replay.out().find("the same digest"), std::string::npos)
+      << replay.out() << replay.err();
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+}
+
 // A node agent serves whoever reaches it: a request it cannot serve (an executable that is no
 // kausal component, a name that is no plain name, counts and timeouts that do not fit, a run
 // or process it does not have) is a ProtocolViolation naming what is wrong, and it serves
