@@ -215,12 +215,13 @@ void add_tls_options(CLI::App& app, TlsFiles& tls, const std::string& ca_help,
 
 namespace {
 
-// Connections a serving process gives a thread of its own (omniORB's default policy, the
-// fastest: docs/performance.md); past this many it serves the rest from a pool of
-// kPooledServerThreads. A run's own peers stay below it (a monitor of --max-processes 256
-// components holds at most two connections from each); a flood of connections does not get
-// a thread each.
-constexpr unsigned kThreadPerConnectionUpTo = 600;
+// Connections a serving process gives a thread of its own (omniORB's default policy and
+// limit; the fastest: docs/performance.md); past this many it serves the rest from a pool of
+// kPooledServerThreads. A thread per connection is what lets a caller who connects during a
+// flood of connections be answered: in the pool, callers that send part of a request hold
+// its threads until their connections are closed. An idle thread costs little memory (3,000
+// connections to a System: under 256 MiB resident, hostile_calls_test).
+constexpr unsigned kThreadPerConnectionUpTo = 10000;
 constexpr unsigned kPooledServerThreads = 64;
 // A connection to a serving process on which no call has passed for this long (and one
 // whose caller sends part of a request and no more) is closed: two to four minutes later,
@@ -229,11 +230,12 @@ constexpr unsigned kPooledServerThreads = 64;
 // connection was closed opens another for its next call.
 constexpr unsigned kIdleConnectionSeconds = 120;
 
-// What callers can hold of a serving process (docs/tls.md, "What plain mode trusts"): a
-// request whose arguments have not all arrived within the call timeout closes its
-// connection; threads are bounded as above; silent and slow connections end after
+// What callers can hold of a serving process (docs/tls.md, "What a run without TLS
+// trusts"): a request whose arguments have not all arrived within the call timeout closes
+// its connection; threads are bounded as above; silent and slow connections end after
 // kIdleConnectionSeconds; and the process may open as many files as its hard limit allows,
-// so that a flood of connections meets that limit rather than the soft default of 1,024.
+// so that a flood of connections meets that limit rather than the soft default of 1,024
+// (past which no caller, legitimate or not, is accepted any more).
 void bound_what_callers_hold(const OrbSettings& s, OrbOptions& opts) {
   opts.push_back({"serverCallTimeOutPeriod", std::to_string(s.call_timeout_ms)});
   opts.push_back({"inConScanPeriod", std::to_string(kIdleConnectionSeconds)});

@@ -57,14 +57,6 @@ std::string outcome_of(F&& call) {
   return "answered";
 }
 
-// Resident memory of a process in MiB (VmRSS), 0 if it is gone.
-inline double resident_mib(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  return 0;
-}
-
 // One System and one Integrator process, each alone, as the process layout starts them.
 struct WireComponents {
   TempDir dir;

@@ -3,9 +3,13 @@
 // command, also inside a network namespace): output to files, exit status with a deadline,
 // the processes they started found through /proc. Every process a test starts is ended by
 // PID when the test leaves, whatever happened.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +21,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -206,6 +211,93 @@ class KausalProcess : public LabProcess {
     out.insert(out.end(), args.begin(), args.end());
     return out;
   }
+};
+
+// ---- connection floods (hostile_calls_test, realtime_cli_test) ----
+
+// The TCP port a process listens on (its only listening TCP socket), from /proc; 0 if none.
+inline int listening_port(pid_t pid) {
+  std::set<std::string> sockets;
+  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    std::error_code ec;
+    const std::string target = fs::read_symlink(fd.path(), ec).string();
+    if (!ec && target.rfind("socket:[", 0) == 0)
+      sockets.insert(target.substr(8, target.size() - 9));
+  }
+  std::ifstream tcp("/proc/" + std::to_string(pid) + "/net/tcp");
+  std::string line;
+  std::getline(tcp, line);  // the header
+  while (std::getline(tcp, line)) {
+    std::istringstream row(line);
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+    row >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
+        inode;
+    if (state == "0A" && sockets.count(inode))
+      return std::stoi(local.substr(local.find(':') + 1), nullptr, 16);
+  }
+  return 0;
+}
+
+// Resident memory of a process in MiB (VmRSS), 0 if it is gone.
+inline double resident_mib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+// A process's threads (/proc/PID/status), 0 if it is gone.
+inline int thread_count(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return 0;
+}
+
+// `connections` TCP connections to 127.0.0.1:port, held until end() or destruction: every
+// second one silent, the others having sent a GIOP 1.2 Request header that announces a
+// 1,000-byte body which never comes (slowloris). Raises this process's limit of open files
+// to its hard limit first; possible() is false when that is too low for the flood.
+class ConnectionFlood {
+ public:
+  ConnectionFlood(int port, int connections) {
+    rlimit files{};
+    if (getrlimit(RLIMIT_NOFILE, &files) != 0) return;
+    if (files.rlim_max != RLIM_INFINITY && files.rlim_max < static_cast<rlim_t>(connections) + 256)
+      return;
+    files.rlim_cur = files.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &files) != 0) return;
+    possible_ = true;
+    const char header[] = {'G', 'I', 'O', 'P', 1, 2, 1, 0, static_cast<char>(0xe8), 3, 0, 0};
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<std::uint16_t>(port));
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (int k = 0; k < connections; ++k) {
+      const int s = socket(AF_INET, SOCK_STREAM, 0);
+      if (s < 0) break;
+      if (connect(s, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+        close(s);  // a full accept queue refuses some: the flood is what got in
+        continue;
+      }
+      if (k % 2 == 1) (void)!send(s, header, sizeof header, MSG_NOSIGNAL);
+      sockets_.push_back(s);
+    }
+  }
+  ~ConnectionFlood() { end(); }
+  ConnectionFlood(const ConnectionFlood&) = delete;
+  ConnectionFlood& operator=(const ConnectionFlood&) = delete;
+
+  bool possible() const { return possible_; }
+  std::size_t size() const { return sockets_.size(); }
+  void end() {
+    for (int s : sockets_) close(s);
+    sockets_.clear();
+  }
+
+ private:
+  bool possible_ = false;
+  std::vector<int> sockets_;
 };
 
 // Runs kausal to completion (at most `timeout`) and returns its exit code (-1 on timeout).

@@ -276,9 +276,9 @@ TEST_F(LoopbackNodes, AStoppedNodeAgentCostsTheRunsEndOneCallTimeoutAndItsProces
 // A soak, in CI's budget: the two tanks paced at 10 simulated seconds per wall second on a
 // node agent, with an operator's set every 2 s for 40 s; the node agent stopped for 6 s and
 // continued meanwhile (its components go on: it is not on the data path); then, 400
-// simulated seconds in, one Integrator killed: the run ends with exit 3 and no process left, `--resume` continues it on
-// the node to the end, and `--replay` of what was recorded (every set once) gives the same
-// digest without a node, unpaced.
+// simulated seconds in, one Integrator killed: the run ends with exit 3 and no process left,
+// `--resume` continues it on the node to the end, and `--replay` of what was recorded (every set
+// once) gives the same digest without a node, unpaced.
 TEST_F(LoopbackNodes, SoakAPacedRunWithSetsAStoppedNodeAndAKilledIntegratorResumesToItsDigest) {
   auto alpha = node("alpha");
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");

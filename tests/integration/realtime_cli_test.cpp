@@ -292,6 +292,35 @@ TEST(RealtimeCli, EventsSentIntoAnEventRunAreCommittedAndReplayedToItsDigest) {
 // (exit 2, the run goes on), a stop ends the run (exit 130, resumable); every accepted action
 // is recorded, and kausal run --replay gives the run's digest under another method. After
 // the run, no operator is left to call.
+// A paced run's monitor flooded with 3,000 connections (half silent, half a GIOP header
+// without its body; docs/tls.md, "What a run without TLS trusts"): the run goes on over its
+// own connections, and an operator who connects for the first time meanwhile (kausal
+// inject) is answered; the run ends with the unpaced digest.
+TEST(RealtimeCli, AFloodedMonitorStillServesItsRunAndANewOperator) {
+  TempDir dir;
+  const std::string thesis = thesis_for(dir.path(), "4.0");
+  const fs::path out = dir / "flooded";
+  fs::create_directories(dir / "run");
+  KausalProcess run({"run", thesis, "--method", "conservative", "--layout", "pendulum",
+                     "--realtime", "1", "--skip-feasibility-check", "--out", out.string()},
+                    dir / "run");
+  ASSERT_TRUE(served(out / "operator.ior", run)) << run.err();
+  const int port = listening_port(run.pid());
+  ASSERT_GT(port, 0) << "no listening socket of the monitor found";
+  ConnectionFlood flood(port, 3000);
+  if (!flood.possible()) GTEST_SKIP() << "this test process may not open 3,000 files";
+  EXPECT_GE(flood.size(), 1500u);
+  std::this_thread::sleep_for(500ms);  // the monitor takes up what got in
+  const Said read = kausal_says({"inject", out.string(), "read", "phi_1"}, dir / "read");
+  EXPECT_EQ(read.code, 0) << read.text;
+  EXPECT_NE(read.text.find("phi_1 "), std::string::npos) << read.text;
+  EXPECT_LT(resident_mib(run.pid()), 512.0) << "MiB resident in the flooded monitor";
+  ASSERT_EQ(run.wait(60s), std::optional<int>(0)) << run.err();
+  flood.end();
+  EXPECT_EQ(read_json(out / "summary.json")["trajectory_sha256"],
+            unpaced_summary(thesis, dir.path())["trajectory_sha256"]);
+}
+
 TEST(RealtimeCli, InjectPushesReadsAndStopsARunAndItsReplayGivesItsDigest) {
   TempDir dir;
   const std::string thesis = thesis_for(dir.path(), "30.0");  // ends by the stop, not by itself
