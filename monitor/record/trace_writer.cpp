@@ -1,7 +1,7 @@
 #include "monitor/record/trace_writer.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
@@ -10,11 +10,18 @@ namespace kausal {
 namespace {
 
 // Microseconds since the origin, with nanosecond resolution (3 decimals): written by hand
-// because a json object per span would make large traces slow to write.
+// because a json object per span would make large traces slow to write, and from integers
+// because printf's "%.3f" of ns / 1000.0 (the same text) took 7 % of a conservative run's
+// monitor (perf, cradle.toml in processes).
 std::string trace_micros(std::uint64_t ns) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1000.0);
-  return buf;
+  char buf[32];
+  char* end = std::to_chars(buf, buf + sizeof buf, ns / 1000).ptr;
+  const auto fraction = static_cast<unsigned>(ns % 1000);
+  *end++ = '.';
+  *end++ = static_cast<char>('0' + fraction / 100);
+  *end++ = static_cast<char>('0' + fraction / 10 % 10);
+  *end++ = static_cast<char>('0' + fraction % 10);
+  return std::string(buf, end);
 }
 
 // "integrator-3" -> "3": the System and the Integrator of one pendulum (or partition) share
