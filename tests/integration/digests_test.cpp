@@ -3,7 +3,7 @@
 // of scenario × method × layout (Cells/Cell.ReproducesThePinnedDigest/thesis_optimistic_
 // pendulum, ..., thesis_conservative_step_blocks_2), each running `kausal run` with real component
 // processes, so that a failing cell names itself; and cells of scenario × method × layout ×
-// service for the services a run takes by itself (..._single_rollback_check, ..._realtime).
+// service (..._single_rollback_check, ..._realtime, ..._external_clock, ..._resume).
 #include <gtest/gtest.h>
 
 #include <toml++/toml.h>
@@ -87,7 +87,14 @@ struct Cell {
   // > 0: the cell runs the scenario's first `duration` seconds and compares with the
   // sequential run of that stretch (see kMostPendulumStepsPerProcessCell).
   double duration = 0;
+  // A service someone acts on (the run has --external-clock): external_clock, the test ticks
+  // every step (kausal tick --all); resume, it ticks the first kTicksBeforeResume, stops
+  // the run (SIGINT) and resumes it (kausal run --resume). None: the run goes by itself.
+  std::optional<Service> act{};
 };
+
+// Steps (a discrete-event run's thousandths) a resume cell releases before it stops the run.
+constexpr int kTicksBeforeResume = 100;
 
 // The layouts that serve each pendulum on its own (process, pendulum, single: its own
 // processes or its own servants in the monitor's process) cost one round trip per pendulum
@@ -190,17 +197,20 @@ std::vector<Cell> all_cells() {
   return cells;
 }
 
-// Cells of services too: the services a run takes without anyone acting on it, each with the
-// pinned digest, for every method the table gives one scenario of each kind, in the single
-// layout (every kind has it; its runs start no processes, so that a cell costs about a
-// second): --rollback-check (every Integrator, block or event handled twice) and paced at
-// the fastest pace (--realtime 1e6, every step released by the clock). Named
-// <scenario>_<method>_single_<service>. The other services need someone to act (a tick, an
-// injection, an interruption, a window, a node, certificates): their own tests run them.
+// Cells of services too, each with the pinned digest, for every method the table gives one
+// scenario of each kind, in the single layout (every kind has it; its runs start no
+// processes, so that a cell costs about a second): --rollback-check (every Integrator, block
+// or event handled twice), paced at the fastest pace (--realtime 1e6, every step released by
+// the clock), --external-clock (every step released by kausal tick) and --resume (a run
+// ticked from outside, stopped after its first steps and resumed). Named
+// <scenario>_<method>_single_<service>. The other services need more than a tick (an
+// injection changes the digest, a window, a node, certificates): their own tests run them.
 std::vector<Cell> service_cells() {
   const std::pair<Service, std::vector<std::string>> services[] = {
       {Service::rollback_check, {"--rollback-check"}},
-      {Service::paced, {"--realtime", "1e6", "--skip-feasibility-check"}}};
+      {Service::paced, {"--realtime", "1e6", "--skip-feasibility-check"}},
+      {Service::external_clock, {"--external-clock"}},
+      {Service::resume, {"--external-clock"}}};
   std::vector<Cell> cells;
   for (const Pinned& p : pinned_digests()) {
     if (p.file != "cradle.toml" && p.file != "two-mass.toml" && p.file != "two-mass-master.toml" &&
@@ -220,10 +230,11 @@ std::vector<Cell> service_cells() {
           args.insert(args.end(), {"--tolerance", "0"});
         args.insert(args.end(), {"--layout", "single"});
         args.insert(args.end(), service_args.begin(), service_args.end());
+        const bool acted = service == Service::external_clock || service == Service::resume;
         cells.push_back({p, args,
                          identifier(base + "_" + method_dir(method, guarantee) + "_single_" +
                                     std::string(name_of(service)).substr(2)),
-                         0});
+                         0, acted ? std::optional(service) : std::nullopt});
       }
     }
   }
@@ -237,6 +248,32 @@ std::vector<Cell> every_cell() {
 }
 
 class Cells : public ::testing::TestWithParam<Cell> {};
+
+// Runs a cell of a service someone acts on (Cell::act): the run ticked from outside to its
+// end, or ticked, stopped and resumed; either way DIR/out holds the completed run.
+void act_on(const std::vector<std::string>& args, Service act, const TempDir& dir) {
+  const std::string out = (dir / "out").string();
+  KausalProcess run(args, dir.path());
+  for (int k = 0; k < 1000 && !fs::exists(dir / "out" / "clock.ior"); ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(dir / "out" / "clock.ior")) << run.err();
+  std::string err;
+  if (act == Service::external_clock) {
+    ASSERT_EQ(run_kausal({"tick", out, "--all"}, dir.path(), &err, std::chrono::seconds(300)), 0)
+        << err;
+    ASSERT_EQ(run.wait(std::chrono::seconds(60)), std::optional<int>(0)) << run.err();
+    return;
+  }
+  ASSERT_EQ(
+      run_kausal({"tick", out, "--count", std::to_string(kTicksBeforeResume)}, dir.path(), &err), 0)
+      << err;
+  ASSERT_EQ(kill(run.pid(), SIGINT), 0);
+  ASSERT_EQ(run.wait(std::chrono::seconds(60)), std::optional<int>(130)) << run.err();
+  EXPECT_EQ(read_json(dir / "out" / "summary.json")["status"], "interrupted");
+  ASSERT_EQ(run_kausal({"run", "--resume", out}, dir.path(), &err, std::chrono::seconds(300)), 0)
+      << err;
+  EXPECT_FALSE(read_json(dir / "out" / "summary.json")["resumed_from"].empty());
+}
 
 TEST_P(Cells, ReproducesThePinnedDigest) {
   const Cell& cell = GetParam();
@@ -258,7 +295,11 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   // The largest cell (5 pendulums for 20,000 steps, conservative step, 10 processes, or
   // large.toml's first 5 s with 64) takes seconds alone on a 2-core machine and several
   // times that beside the other tests and a CPU hog: slow, not stuck.
-  ASSERT_EQ(run_kausal(args, dir.path(), &err, std::chrono::seconds(300)), 0) << err;
+  if (cell.act) {
+    act_on(args, *cell.act, dir);
+  } else {
+    ASSERT_EQ(run_kausal(args, dir.path(), &err, std::chrono::seconds(300)), 0) << err;
+  }
   const auto summary = read_json(dir / "out" / "summary.json");
   EXPECT_EQ(summary["status"], "completed");
   // "blocks:3" is the layout "blocks" with 3 blocks (and "block-processes:2" likewise).
