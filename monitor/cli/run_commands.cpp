@@ -479,14 +479,16 @@ int replay_command(Options o) {
   if (method == SyncMethod::conservative && std::holds_alternative<ChainModel>(model))
     guarantee = o.was_given("--guarantee") || !same_method ? o.guarantee : setup.guarantee;
   const Layout layout = o.was_given("--layout") ? o.layout : setup.layout.value_or(o.layout);
-  check_capabilities(o, {the_run(o, model, method, guarantee, layout)}, false);
+  const RunShape shape = the_run(o, model, method, guarantee, layout);
+  check_capabilities(o, {shape}, false);
   check_blocks_fit(o, model);
   if (o.out.empty()) o.out = (dir / "replay").string();
   const fs::path out = output_dir(o, scenario_name(model), "replay");
   RunSpec spec = spec_for(o, model, method, guarantee, layout, out);
   if (same_method && !o.was_given("--batch") && setup.batch > 0) spec.batch = setup.batch;
   if (same_method && !o.was_given("--window") && setup.window > 0) spec.window = setup.window;
-  if (same_method && !o.was_given("--tolerance") && method == SyncMethod::optimistic)
+  // (The recorded tolerance of a kind that takes none, a chain's, is no setting to repeat.)
+  if (same_method && !o.was_given("--tolerance") && !refusal(shape, Setting::tolerance))
     spec.tolerance = setup.tolerance;
   const fs::path recording = dir / "injections.jsonl";
   spec.replayed = load_injections(recording);

@@ -495,7 +495,7 @@ class EventsRun final : public ModelRun {
     // time (no group processes an event at or after it before the next release).
     const double from = resumed_ ? resumed_->checkpoint.event_point().at.cut.time : 0.0;
     pace(spec, s_.end / EventStretches::kPositions, EventStretches::position_of(from, s_.end),
-         resumed_ != nullptr, {1, 0, EventStretches::kPositions}, {});
+         resumed_ != nullptr, {1, 0, EventStretches::kPositions, 1}, {});
   }
 
   // Nothing is deployed through plan(): sequential() runs the groups, on threads here or,

@@ -20,7 +20,8 @@ struct StepOrder {
 Injections::Injections(const Boundaries& boundaries, StepClock* clock,
                        const std::filesystem::path& record, std::vector<Injection> pending,
                        bool continued)
-    : at_{std::max<std::uint64_t>(1, boundaries.grid), boundaries.lead, boundaries.last},
+    : at_{std::max<std::uint64_t>(1, boundaries.grid), boundaries.lead, boundaries.last,
+          boundaries.first},
       clock_(clock),
       pending_(std::move(pending)),
       record_file_(record) {
@@ -37,7 +38,8 @@ std::uint64_t Injections::request(Injection injection) {
   if (!clock_) throw InputError("injections need a paced run (--realtime or --external-clock)");
   std::lock_guard lock(mutex_);
   const std::uint64_t released = clock_->released();
-  const std::uint64_t step = ((released + at_.grid - 1) / at_.grid + at_.lead) * at_.grid;
+  const std::uint64_t step =
+      std::max(((released + at_.grid - 1) / at_.grid + at_.lead) * at_.grid, at_.first);
   if (step >= at_.last || released >= at_.last)
     throw InputError("the run has released its last step: nothing can change any more");
   const auto [first, past] = std::equal_range(pending_.begin(), pending_.end(), step, StepOrder{});

@@ -39,6 +39,9 @@ class Injections {
     std::uint64_t grid = 1;
     std::uint64_t lead = 0;
     std::uint64_t last = 0;
+    // No injection takes effect before this step: a discrete-event run has no cut to take
+    // an event at before its first thousandth (EventStretches::apply).
+    std::uint64_t first = 0;
   };
   // `record` (may be empty: not recorded) gets every request. `pending` waits from the
   // start: a replay's injections, recorded first; or, `continued` (a resumed run), what the

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -89,8 +90,11 @@ struct Cell {
   double duration = 0;
   // A service someone acts on (the run has --external-clock): external_clock, the test ticks
   // every step (kausal tick --all); resume, it ticks the first kTicksBeforeResume, stops
-  // the run (SIGINT) and resumes it (kausal run --resume). None: the run goes by itself.
+  // the run (SIGINT) and resumes it (kausal run --resume); inject, it sends `injection`
+  // (kausal inject) before it ticks every step; replay, the same and then kausal run
+  // --replay. None: the run goes by itself.
   std::optional<Service> act{};
+  std::vector<std::string> injection{};
 };
 
 // Steps (a discrete-event run's thousandths) a resume cell releases before it stops the run.
@@ -210,7 +214,15 @@ std::vector<Cell> service_cells() {
       {Service::rollback_check, {"--rollback-check"}},
       {Service::paced, {"--realtime", "1e6", "--skip-feasibility-check"}},
       {Service::external_clock, {"--external-clock"}},
-      {Service::resume, {"--external-clock"}}};
+      {Service::resume, {"--external-clock"}},
+      {Service::inject, {"--external-clock"}},
+      {Service::replay, {"--external-clock"}}};
+  // What an operator sends into each scenario: an impulse, a parameter, an event.
+  const std::map<std::string, std::vector<std::string>> injections = {
+      {"cradle.toml", {"push", "1", "0.05"}},
+      {"two-mass.toml", {"set", "mass1.d", "0.2"}},
+      {"two-mass-master.toml", {"set", "mass1.d", "0.2"}},
+      {"phold.toml", {"send", "component-3"}}};
   std::vector<Cell> cells;
   for (const Pinned& p : pinned_digests()) {
     if (p.file != "cradle.toml" && p.file != "two-mass.toml" && p.file != "two-mass-master.toml" &&
@@ -230,11 +242,12 @@ std::vector<Cell> service_cells() {
           args.insert(args.end(), {"--tolerance", "0"});
         args.insert(args.end(), {"--layout", "single"});
         args.insert(args.end(), service_args.begin(), service_args.end());
-        const bool acted = service == Service::external_clock || service == Service::resume;
-        cells.push_back({p, args,
-                         identifier(base + "_" + method_dir(method, guarantee) + "_single_" +
-                                    std::string(name_of(service)).substr(2)),
-                         0, acted ? std::optional(service) : std::nullopt});
+        const bool acted = service != Service::rollback_check && service != Service::paced;
+        std::string named(name_of(service));  // "--resume", "kausal inject"
+        named = named.substr(named.rfind("kausal ", 0) == 0 ? 7 : named.find_first_not_of('-'));
+        cells.push_back(
+            {p, args, identifier(base + "_" + method_dir(method, guarantee) + "_single_" + named),
+             0, acted ? std::optional(service) : std::nullopt, injections.at(p.file)});
       }
     }
   }
@@ -250,18 +263,30 @@ std::vector<Cell> every_cell() {
 class Cells : public ::testing::TestWithParam<Cell> {};
 
 // Runs a cell of a service someone acts on (Cell::act): the run ticked from outside to its
-// end, or ticked, stopped and resumed; either way DIR/out holds the completed run.
-void act_on(const std::vector<std::string>& args, Service act, const TempDir& dir) {
+// end (after an injection, for inject and replay), or ticked, stopped and resumed; either
+// way DIR/out holds the completed run. A replay's run is DIR/out/replay.
+void act_on(const std::vector<std::string>& args, const Cell& cell, const TempDir& dir) {
+  const Service act = *cell.act;
   const std::string out = (dir / "out").string();
   KausalProcess run(args, dir.path());
   for (int k = 0; k < 1000 && !fs::exists(dir / "out" / "clock.ior"); ++k)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(fs::exists(dir / "out" / "clock.ior")) << run.err();
   std::string err;
-  if (act == Service::external_clock) {
+  if (act == Service::inject || act == Service::replay) {
+    std::vector<std::string> inject{"inject", out};
+    inject.insert(inject.end(), cell.injection.begin(), cell.injection.end());
+    ASSERT_EQ(run_kausal(inject, dir.path(), &err), 0) << err;
+  }
+  if (act != Service::resume) {
     ASSERT_EQ(run_kausal({"tick", out, "--all"}, dir.path(), &err, std::chrono::seconds(300)), 0)
         << err;
     ASSERT_EQ(run.wait(std::chrono::seconds(60)), std::optional<int>(0)) << run.err();
+    if (act == Service::replay) {
+      KausalProcess replay({"run", "--replay", out}, dir.path());
+      EXPECT_EQ(replay.wait(std::chrono::seconds(300)), std::optional<int>(0)) << replay.err();
+      EXPECT_NE(replay.out().find("the same digest"), std::string::npos) << replay.out();
+    }
     return;
   }
   ASSERT_EQ(
@@ -296,7 +321,7 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   // large.toml's first 5 s with 64) takes seconds alone on a 2-core machine and several
   // times that beside the other tests and a CPU hog: slow, not stuck.
   if (cell.act) {
-    act_on(args, *cell.act, dir);
+    act_on(args, cell, dir);
   } else {
     ASSERT_EQ(run_kausal(args, dir.path(), &err, std::chrono::seconds(300)), 0) << err;
   }
@@ -313,7 +338,12 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
   if (std::find(cell.args.begin(), cell.args.end(), "--realtime") != cell.args.end()) {
     EXPECT_TRUE(summary.contains("realtime")) << cell.name;
   }
-  if (cell.duration > 0) {
+  if (cell.act == Service::inject || cell.act == Service::replay) {
+    // The injection changed what was computed (the replay above reproduced it).
+    EXPECT_NE(summary["trajectory_sha256"], expected) << cell.name << ": the injection did nothing";
+    const std::string recorded = read_file(dir / "out" / "injections.jsonl");
+    EXPECT_EQ(std::count(recorded.begin(), recorded.end(), '\n'), 1) << recorded;
+  } else if (cell.duration > 0) {
     EXPECT_EQ(summary["trajectory_sha256"], expected)
         << cell.name << " differs from the sequential run of the first " << cell.duration
         << " s of " << cell.pinned.file;
