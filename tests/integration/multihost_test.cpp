@@ -138,18 +138,22 @@ TEST_F(LoopbackNodes, DeployedRunGivesTheSequentialDigestAndSaysWhereEachCompone
 }
 
 // A partitioned model on nodes: its partitions' components go where the file says.
-TEST_F(LoopbackNodes, DeployedPartitionedModelGivesTheSequentialDigest) {
+TEST_F(LoopbackNodes, DeployedPartitionedModelsGiveTheSequentialDigestFreeAndUnderTheMaster) {
   auto alpha = node("alpha");
   auto beta = node("beta");
   const fs::path d = deploy(
       "[[node]]\nname = \"alpha\"\ncomponents = [\"system-mass1\", \"integrator-mass1\"]\n"
       "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
-  auto node_of =
-      deployed_run(scenario("two-mass.toml"), d, {"--method", "conservative"}, dir_ / "con");
-  EXPECT_EQ(node_of["system-mass1"], "alpha");
-  EXPECT_EQ(node_of["integrator-mass1"], "alpha");
-  EXPECT_EQ(node_of["system-mass2"], "beta");
-  EXPECT_EQ(node_of["integrator-mass2"], "beta");
+  // The same partitions coupled freely, and under the co-simulation master.
+  for (const char* file : {"two-mass.toml", "two-mass-master.toml"}) {
+    SCOPED_TRACE(file);
+    fs::remove_all(dir_ / "seq");  // deployed_run's sequential reference, once per model
+    auto node_of = deployed_run(scenario(file), d, {"--method", "conservative"}, dir_ / file);
+    EXPECT_EQ(node_of["system-mass1"], "alpha");
+    EXPECT_EQ(node_of["integrator-mass1"], "alpha");
+    EXPECT_EQ(node_of["system-mass2"], "beta");
+    EXPECT_EQ(node_of["integrator-mass2"], "beta");
+  }
   EXPECT_TRUE(children_of(alpha->pid()).empty());
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
