@@ -127,8 +127,8 @@ void BlockProcesses::shutdown() {
 
 std::unique_ptr<BlockPort> BlockProcesses::port(std::size_t k, std::size_t first,
                                                 std::size_t last) {
-  const LaunchedComponent& c = set_.component(k);
   const BlockPlan& planned = plan_.at(k);
+  const LaunchedComponent& c = set_.named(planned.name);
   if (planned.first != first || planned.last != last)
     throw ProtocolError(c.name, "was placed for pendulums " + std::to_string(planned.first + 1) +
                                     " to " + std::to_string(planned.last) + ", not " +

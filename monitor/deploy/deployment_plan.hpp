@@ -58,7 +58,7 @@ struct EventModelSource {
   std::string name;
   std::map<std::string, double> parameters;
 };
-// A discrete-event run's groups as components of their own (named event-group-1, ...; the
+// A discrete-event run's groups as components of their own (named event-group-0, ...; the
 // layout process), set up for each stretch as `spec` says.
 struct EventGroupsPlan {
   EventModelSource model;

@@ -277,10 +277,12 @@ TEST_F(LoopbackNodes, AStoppedNodeAgentCostsTheRunsEndOneCallTimeoutAndItsProces
   EXPECT_TRUE(left.empty()) << left.size() << " of the node's processes still run";
 }
 
-// A soak, in CI's budget: the two tanks paced at 10 simulated seconds per wall second on a
-// node agent, with an operator's set every 2 s for 40 s; the node agent stopped for 6 s and
-// continued meanwhile (its components go on: it is not on the data path); then, 400
-// simulated seconds in, one Integrator killed: the run ends with exit 3 and no process left,
+// A soak, in CI's budget (about 100 s, mostly waiting: other tests run beside it): the two
+// tanks paced at 4 simulated seconds per wall second on a node agent (150 s in all), with an
+// operator's set every 3 s for 90 s; the node agent stopped for 15 s and continued meanwhile
+// (its components go on: it is not on the data path); then, about 360 simulated seconds in
+// (a minute before the run's end, for a loaded machine's slower sets), one Integrator
+// killed: the run ends with exit 3 and no process left,
 // `--resume` continues it on the node to the end, and `--replay` of what was recorded (every set
 // once) gives the same digest without a node, unpaced.
 TEST_F(LoopbackNodes, SoakAPacedRunWithSetsAStoppedNodeAndAKilledIntegratorResumesToItsDigest) {
@@ -288,18 +290,18 @@ TEST_F(LoopbackNodes, SoakAPacedRunWithSetsAStoppedNodeAndAKilledIntegratorResum
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
   const fs::path out = dir_ / "soak";
   KausalProcess run({"run", scenario("two-tanks.toml"), "--method", "conservative", "--realtime",
-                     "10", "--skip-feasibility-check", "--deploy", d.string(), "--naming", naming(),
+                     "4", "--skip-feasibility-check", "--deploy", d.string(), "--naming", naming(),
                      "--call-timeout", "1000", "--out", out.string()},
                     dir_.path());
   for (int k = 0; k < 1000 && !fs::exists(out / "operator.ior"); ++k)
     std::this_thread::sleep_for(20ms);
   ASSERT_TRUE(fs::exists(out / "operator.ior")) << run.err();
-  constexpr int kSets = 20;
+  constexpr int kSets = 30;
   for (int k = 0; k < kSets; ++k) {
-    std::this_thread::sleep_for(2s);
-    if (k == 4) {
+    std::this_thread::sleep_for(3s);
+    if (k == 5) {
       ASSERT_EQ(kill(alpha->pid(), SIGSTOP), 0);
-    } else if (k == 7) {
+    } else if (k == 10) {
       ASSERT_EQ(kill(alpha->pid(), SIGCONT), 0);
     }
     std::string err;
