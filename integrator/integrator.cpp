@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "common/request_limits.hpp"
+#include "integrator/method.hpp"
 #include "integrator/stepper.hpp"
 
 namespace kausal {
@@ -54,23 +55,30 @@ class Integrator::Request {
 // call booked as a wait for the System.
 class Integrator::LinkRhs final : public RightHandSide {
  public:
-  explicit LinkRhs(Integrator& owner) : owner_(owner), u_(idx(owner.inputs_.size())) {}
+  explicit LinkRhs(Integrator& owner) : owner_(owner), u_(owner.inputs_at(0)) {}
   void derivative(double t, VectorView x, VectorOut dx) override {
-    owner_.inputs_.input_at(t, u_);
+    bind(t);
     owner_.pieces_.wait_for_system([&] { owner_.link_.derivative(t, x, u_, dx); });
     owner_.clock_.count_calc();
   }
   void jacobian(double t, VectorView x, MatrixOut J) override {
-    owner_.inputs_.input_at(t, u_);
+    bind(t);
     owner_.pieces_.wait_for_system([&] { owner_.link_.jacobian(t, x, u_, J); });
   }
   void model_step(double t, double h, Vector& x) override {
-    owner_.inputs_.input_at(t, u_);
+    bind(t);
     owner_.pieces_.wait_for_system([&] { owner_.link_.step(t, h, u_, x); });
     owner_.clock_.count_calc();
   }
 
  private:
+  // The channels' inputs at t; the held ones stay as they are over a step's piece.
+  void bind(double t) {
+    owner_.inputs_.input_at(t, u_);
+    const auto held = owner_.held_inputs_.size();
+    if (held > 0) u_.tail(held) = owner_.held_inputs_;
+  }
+
   Integrator& owner_;
   Vector u_;
 };
@@ -91,6 +99,11 @@ Integrator::Integrator(IntegratorConfig config, ModelLink& link)
   if (x_.size() == 0 || !x_.allFinite())
     throw ModelError(config_.name, "initial state must be non-empty and finite");
   restore_start();
+  if (config_.ports.any()) {
+    check_ports();
+    held_inputs_ = Eigen::Map<const Vector>(config_.ports.held0.data(),
+                                            idx(config_.ports.held0.size()));
+  }
   if (config_.speculate) clock_.trace().set_speculative();
 }
 
@@ -211,7 +224,15 @@ bool Integrator::can_step() const {
   return step_ < committed || step_ - committed < window_;
 }
 
+Vector Integrator::inputs_at(double t) const {
+  Vector u(idx(inputs_.size()) + held_inputs_.size());
+  inputs_.input_at(t, u);
+  if (held_inputs_.size() > 0) u.tail(held_inputs_.size()) = held_inputs_;
+  return u;
+}
+
 void Integrator::compute_step(std::uint64_t n) {
+  if (config_.ports.any()) return compute_with_ports(n);
   LinkRhs rhs(*this);
   // A model that steps itself changes its internal state with the step: from here on,
   // internal_ is not what the model holds.
@@ -226,8 +247,7 @@ void Integrator::compute_step(std::uint64_t n) {
 
 // An indicator that changed sign across the step fires its handler at the step's end.
 void Integrator::handle_crossings(double t) {
-  Vector u(idx(inputs_.size()));
-  inputs_.input_at(t, u);
+  const Vector u = inputs_at(t);
   Vector g(idx(config_.indicator_count));
   pieces_.wait_for_system([&] { link_.indicators(t, x_, u, g); });
   bool fired = false;
@@ -247,6 +267,191 @@ void Integrator::handle_crossings(double t) {
   indicators_ = std::move(g);
 }
 
+// ---- event ports (integrator/event_ports.hpp) ----
+
+bool crosses(CrossingDirection direction, double g_from, double g_to) {
+  const bool rising = g_from < 0 && g_to >= 0;
+  const bool falling = g_from > 0 && g_to <= 0;
+  switch (direction) {
+    case CrossingDirection::rising:
+      return rising;
+    case CrossingDirection::falling:
+      return falling;
+    case CrossingDirection::either:
+      break;
+  }
+  return rising || falling;
+}
+
+void Integrator::check_ports() const {
+  const EventPorts& ports = config_.ports;
+  if (config_.method == OdeMethod::ab3 || config_.method == OdeMethod::co_simulation)
+    throw ModelError(config_.name, "event ports cut steps, which needs a one-step method (not " +
+                                       std::string(ode_method_name(config_.method)) + ")");
+  if (!(ports.tolerance > 0) || !std::isfinite(ports.tolerance))
+    throw ModelError(config_.name, "event ports: the tolerance must be finite and > 0");
+  for (std::size_t i = 0; i < ports.outputs.size(); ++i)
+    if (ports.outputs[i].output >= ports.model_outputs || !std::isfinite(ports.outputs[i].level))
+      throw ModelError(config_.name, "event output " + std::to_string(i) +
+                                         ": no such output, or a level that is not finite");
+  for (std::size_t i = 0; i < ports.inputs.size(); ++i) {
+    const EventInput& in = ports.inputs[i];
+    const std::size_t count = in.effect == EventEffect::set_input
+                                  ? ports.held0.size()
+                                  : static_cast<std::size_t>(config_.x0.size());
+    if (in.index >= count)
+      throw ModelError(config_.name, "event input " + std::to_string(i) + ": index " +
+                                         std::to_string(in.index) + " is out of range");
+  }
+  for (const double v : ports.held0)
+    if (!std::isfinite(v)) throw ModelError(config_.name, "event ports: a held input is not finite");
+}
+
+void Integrator::schedule(const ArrivingEvent& event) {
+  const std::string what = "event for event input " + std::to_string(event.input) + " at t = " +
+                           std::to_string(event.key.time);
+  require(event.input < config_.ports.inputs.size(), what + ": no such event input");
+  require(std::isfinite(event.key.time) && std::isfinite(event.value), what + ": not finite");
+  const double now = time_of_step(step_);
+  if (event.key.time <= now) {
+    // Only the first step's own time, before anything was computed from it, takes an
+    // event at once; any later one belongs to the step that reaches it.
+    require(event.key.time == now && step_ == config_.first_step && list_.first_at(step_) == nullptr,
+            what + " arrived at step " + std::to_string(step_) + " (roll back first)");
+    apply_arrival(event);
+    return;
+  }
+  const auto by_key = [](const ArrivingEvent& a, const ArrivingEvent& b) { return a.key < b.key; };
+  const auto at = std::lower_bound(arriving_.begin(), arriving_.end(), event, by_key);
+  require(at == arriving_.end() || !(at->key == event.key), what + ": arrived twice");
+  arriving_.insert(at, event);
+}
+
+void Integrator::apply_arrival(const ArrivingEvent& event) {
+  const EventInput& in = config_.ports.inputs[event.input];
+  switch (in.effect) {
+    case EventEffect::set_input:
+      held_inputs_[idx(in.index)] = event.value;
+      break;
+    case EventEffect::set_state:
+      x_[idx(in.index)] = event.value;
+      break;
+    case EventEffect::add_state:
+      x_[idx(in.index)] += event.value;
+      break;
+  }
+  if (!x_.allFinite())
+    throw ModelError(config_.name, "an event at t = " + std::to_string(event.key.time) +
+                                       " made the state non-finite");
+  ++stats_.events;
+}
+
+void Integrator::step_from(double t, double h, Vector& x) {
+  LinkRhs rhs(*this);
+  try {
+    stepper_.step(rhs, t, h, x);
+  } catch (const SimulationError& e) {
+    throw ModelError(config_.name, std::string(e.what()) + " (at t = " + std::to_string(t) + ")");
+  }
+}
+
+Vector Integrator::port_values(double t, const Vector& x) {
+  const EventPorts& ports = config_.ports;
+  Vector y(idx(ports.model_outputs));
+  pieces_.wait_for_system([&] { link_.output(t, x, y); });
+  Vector g(idx(ports.outputs.size()));
+  for (std::size_t i = 0; i < ports.outputs.size(); ++i)
+    g[idx(i)] = y[idx(ports.outputs[i].output)] - ports.outputs[i].level;
+  if (!g.allFinite())
+    throw ModelError(config_.name, "an event output is not finite at t = " + std::to_string(t));
+  return g;
+}
+
+// The step in pieces between the times of the events that arrive inside it (those at its
+// end are taken at its end); each piece is one step of the method from the piece's start.
+void Integrator::compute_with_ports(std::uint64_t n) {
+  std::erase_if(crossings_, [&](const LocatedCrossing& c) { return c.step == n + 1; });
+  const double ta = time_of_step(n), tb = time_of_step(n + 1);
+  const auto after = [](double t) {
+    return [t](const ArrivingEvent& e) { return e.key.time > t; };
+  };
+  auto next = std::find_if(arriving_.begin(), arriving_.end(), after(ta));
+  const auto last = std::find_if(next, arriving_.end(), after(tb));
+  double p = ta;
+  Vector g = port_values(p, x_);
+  for (;;) {
+    const double cut = next != last ? next->key.time : tb;
+    advance_piece(n, p, cut, g);
+    p = cut;
+    if (next == last) break;
+    for (; next != last && next->key.time == cut; ++next) apply_arrival(*next);
+    g = port_values(p, x_);
+  }
+}
+
+// A crossing between p and q is located on the step's dyadic grid (the points ta + h·k/2^D,
+// spaced at most the tolerance apart): the first grid point after p (or q itself) where an
+// event output has crossed, each candidate one step of the method from p. The grid does not
+// depend on where the pieces start, so a step taken again with a cut at a crossing it found
+// finds that crossing at the same time, with the same bits.
+void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
+  const EventPorts& ports = config_.ports;
+  const double ta = time_of_step(n), h = config_.h();
+  const int depth = std::clamp(static_cast<int>(std::ceil(std::log2(h / ports.tolerance))), 1, 52);
+  const double scale = std::ldexp(1.0, depth);
+  const auto grid = [&](std::int64_t k) { return ta + h * (static_cast<double>(k) / scale); };
+  const auto crossed = [&](const Vector& from, const Vector& to) {
+    for (std::size_t i = 0; i < ports.outputs.size(); ++i)
+      if (crosses(ports.outputs[i].direction, from[idx(i)], to[idx(i)])) return true;
+    return false;
+  };
+  std::size_t found = 0;
+  while (q > p) {
+    const Vector from = x_;
+    Vector x_hi = from;
+    step_from(p, q - p, x_hi);
+    Vector g_hi = port_values(q, x_hi);
+    if (!crossed(g, g_hi)) {
+      x_ = std::move(x_hi);
+      g = std::move(g_hi);
+      return;
+    }
+    double lo = p, hi = q;
+    for (;;) {
+      auto k_lo = static_cast<std::int64_t>(std::floor((lo - ta) / h * scale)) + 1;
+      while (grid(k_lo) <= lo) ++k_lo;
+      while (k_lo > 0 && grid(k_lo - 1) > lo) --k_lo;
+      auto k_hi = static_cast<std::int64_t>(std::ceil((hi - ta) / h * scale)) - 1;
+      while (k_hi > 0 && grid(k_hi) >= hi) --k_hi;
+      while (grid(k_hi + 1) < hi) ++k_hi;
+      if (k_lo > k_hi) break;
+      const double t = grid(k_lo + (k_hi - k_lo) / 2);
+      Vector x_t = from;
+      step_from(p, t - p, x_t);
+      Vector g_t = port_values(t, x_t);
+      if (crossed(g, g_t)) {
+        hi = t;
+        x_hi = std::move(x_t);
+        g_hi = std::move(g_t);
+      } else {
+        lo = t;
+      }
+    }
+    for (std::size_t i = 0; i < ports.outputs.size(); ++i)
+      if (crosses(ports.outputs[i].direction, g[idx(i)], g_hi[idx(i)]))
+        crossings_.push_back({n + 1, hi, static_cast<std::uint32_t>(i),
+                              g_hi[idx(i)] + ports.outputs[i].level});
+    if (++found > EventPorts::max_crossings_per_step)
+      throw ModelError(config_.name, "more than " +
+                                         std::to_string(EventPorts::max_crossings_per_step) +
+                                         " crossings in step " + std::to_string(n + 1) +
+                                         " (an event output that chatters)");
+    x_ = std::move(x_hi);
+    g = std::move(g_hi);
+    p = hi;
+  }
+}
+
 // Saves the state list's entry, takes the step (and, with the rollback check, takes it again
 // from the entry), handles the zero crossings at its end; the entry records what it cost.
 void Integrator::step_once() {
@@ -259,17 +464,17 @@ void Integrator::step_once() {
   inputs_.bind(n);
   if (config_.indicator_count > 0 && indicators_.size() == 0) {
     indicators_.resize(idx(config_.indicator_count));
-    Vector u(idx(inputs_.size()));
-    inputs_.input_at(time_of_step(n), u);
+    const Vector u = inputs_at(time_of_step(n));
     pieces_.wait_for_system([&] { link_.indicators(time_of_step(n), x_, u, indicators_); });
   }
   take_what_an_entry_keeps();
-  list_.save({n, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
+  list_.save({n, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0, held_inputs_});
   try {
     compute_step(n);
     if (config_.rollback_check)
       check_restep_reproduces(config_.name, list_.back(), stepper_, x_, [&] {
         restore_internal(list_.back().internal);
+        held_inputs_ = list_.back().held;
         compute_step(n);
       });
     if (config_.internal_state && !internal_) fetch_internal();
@@ -297,6 +502,8 @@ void Integrator::undo_step() {
   stepper_.restore(before.memory);
   indicators_ = before.indicators;
   outputs_ = before.outputs;
+  held_inputs_ = before.held;
+  std::erase_if(crossings_, [&](const LocatedCrossing& c) { return c.step > before.step; });
   try {
     if (config_.internal_state) restore_internal(before.internal);
   } catch (...) {
@@ -410,7 +617,7 @@ std::vector<double> Integrator::apply_event(const Event& event) {
   // event at the same step needs no second copy.
   take_what_an_entry_keeps();
   if (list_.first_at(step_) == nullptr)
-    list_.save({step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0});
+    list_.save({step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0, held_inputs_});
   internal_.reset();  // the event changes the model's internal state
   pieces_.wait_for_system([&] {
     link_.handle_event(event, {x_.data(), static_cast<std::size_t>(x_.size())});
@@ -440,6 +647,8 @@ void Integrator::rewind(std::uint64_t n) {
   indicators_ = std::move(r.entry.indicators);
   restore_internal(r.entry.internal);
   outputs_ = std::move(r.entry.outputs);
+  held_inputs_ = std::move(r.entry.held);
+  std::erase_if(crossings_, [&](const LocatedCrossing& c) { return c.step > n; });
   stats_.wasted_derivative_calls += r.derivative_calls;
   clock_.reclassify_as_rollback(r.work);
   clock_.mark_rolled_back_after(n);
@@ -484,6 +693,12 @@ void Integrator::forget_before(std::uint64_t n) {
   clock_.trace().settle(n);
   list_.fossil_collect(n);
   inputs_.forget_before(n);
+  // What arrived for settled steps, and the crossings they found once published, are history.
+  const double settled = time_of_step(settled_before_);
+  std::erase_if(arriving_, [&](const ArrivingEvent& e) { return e.key.time <= settled; });
+  std::erase_if(crossings_, [&](const LocatedCrossing& c) {
+    return c.step <= settled_before_ && c.step < published_;
+  });
 }
 
 // ---- publishing ----
@@ -512,7 +727,7 @@ StateBatch Integrator::take_final() {
 
 StateBatch Integrator::collect_final() {
   const auto n = static_cast<std::size_t>(x_.size());
-  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}, {}, {}, {}};
+  StateBatch batch{epoch_, published_, n, config_.output_size, {}, {}, {}, {}, {}, {}};
   const std::uint64_t f = std::min(final_step(), config_.last_step);
   if (published_ > f) return batch;
   const std::uint64_t count = f - published_ + 1;
@@ -535,6 +750,8 @@ StateBatch Integrator::collect_final() {
     pieces_.wait_for_system([&] { link_.output(time_of_step(m), x, y); });
     batch.outputs.insert(batch.outputs.end(), y.data(), y.data() + y.size());
   }
+  for (const LocatedCrossing& c : crossings_)
+    if (c.step >= batch.first_step && c.step <= f) batch.crossings.push_back(c);
   const StateList::Entry* last = f == step_ ? nullptr : list_.last_at(f);
   batch.memory = last ? last->memory : stepper_.memory();
   const Vector& indicators = last ? last->indicators : indicators_;

@@ -20,6 +20,7 @@
 
 #include "common/activity_clock.hpp"
 #include "integrator/input_channels.hpp"
+#include "integrator/event_ports.hpp"
 #include "integrator/model_link.hpp"
 #include "integrator/ode_method.hpp"
 #include "integrator/state_list.hpp"
@@ -71,6 +72,9 @@ struct IntegratorConfig {
   // Every step: step, restore the state list's entry (state and multistep memory), step
   // again, require identical bits (`--rollback-check`). Doubles the f evaluations.
   bool rollback_check = false;
+  // Crossings it reports and events it takes in the middle of a step (a hybrid model's
+  // partition, integrator/event_ports.hpp). Needs a one-step method.
+  EventPorts ports;
 
   double h() const { return static_cast<double>(ticks_per_step) * tick; }
 };
@@ -93,6 +97,7 @@ struct StateBatch {
   StepperMemory memory;            // at the last step (empty for one-step methods)
   std::vector<double> indicators;  // at the last step (empty without event indicators)
   Bytes internal;                  // at the last step (empty without internal state)
+  std::vector<LocatedCrossing> crossings;  // located while the batch's steps were computed
 
   // No steps: where a failure of `epoch` at `step` stands in an inbox.
   static StateBatch empty_at(std::uint32_t epoch, std::uint64_t step) {
@@ -170,6 +175,11 @@ class Integrator {
   void provide_prediction(const ChannelPrediction& prediction);
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
+  // An event for one of its event inputs (IntegratorConfig::ports), taken while the step
+  // that reaches its time is computed: after the current step, or at once when it is the
+  // first step's time and no step was taken yet. ProtocolError for an earlier one (roll
+  // back first) or an event input it does not have.
+  void schedule(const ArrivingEvent& event);
   // Hands a change of the partition's model on to the System (docs/realtime.md): the caller
   // sends it before this Integrator computes past change.from.
   void change(const ModelChange& change);
@@ -240,6 +250,20 @@ class Integrator {
   template <typename More>
   std::uint64_t take_steps(std::uint64_t until, More&& more);
   void compute_step(std::uint64_t n);
+  // The inputs at t: the channels' and the held ones events set.
+  Vector inputs_at(double t) const;
+  // compute_step with event ports: cut at the events that arrive inside the step, the
+  // crossings of the event outputs located.
+  void compute_with_ports(std::uint64_t n);
+  // From time p to q (within step n): x_ advanced, every crossing of an event output found
+  // on the way located and recorded; g: the event outputs' values at p, then at q.
+  void advance_piece(std::uint64_t n, double p, double q, Vector& g);
+  // x advanced by one step of the method from (t, x) to t + h.
+  void step_from(double t, double h, Vector& x);
+  // The event outputs' values (output − level) at (t, x).
+  Vector port_values(double t, const Vector& x);
+  void apply_arrival(const ArrivingEvent& event);
+  void check_ports() const;
   void handle_crossings(double t);
   // The model's internal state as it is now (after a step or an event changed it).
   void fetch_internal();
@@ -258,6 +282,9 @@ class Integrator {
   OdeStepper stepper_;
   Vector x_;
   Vector indicators_;
+  Vector held_inputs_;                       // the inputs events set (ports)
+  std::vector<ArrivingEvent> arriving_;      // by key, not yet behind a settled step
+  std::vector<LocatedCrossing> crossings_;   // of steps not yet settled, by step
   std::shared_ptr<const Bytes> internal_;  // config_.internal_state: the model's, now
   Vector outputs_;                         // config_.outputs_at_step: at step_ (empty: not yet)
   InputChannels inputs_;

@@ -29,6 +29,7 @@ class StateList {
     Vector outputs;  // taken at this step (IntegratorConfig::outputs_at_step), else empty
     ActivityClock::Clock::duration work{};  // compute time of the step taken from here
     std::uint64_t derivative_calls = 0;     // f evaluations of that step
+    Vector held;  // the inputs events set (IntegratorConfig::ports), else empty
   };
   // The entry restored by a rollback, and the cost of the steps it discards.
   struct Rewound {

@@ -18,7 +18,8 @@ Eigen::Index index_of(std::size_t i) {
 }  // namespace
 
 CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector<DirectLink> links,
-                               std::vector<ConstantInput> constants)
+                               std::vector<ConstantInput> constants,
+                               const std::vector<HeldInput>& held)
     : members_(std::move(members)), has_links_(!links.empty()) {
   // A change names its member: two of one name would leave it to chance which one it reaches.
   for (std::size_t k = 0; k < members_.size(); ++k)
@@ -50,13 +51,14 @@ CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector
   for (const auto& l : links)
     bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0, {}});
   for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value, {}});
+  for (const auto& h : held) bind(h.member, h.input, {InputSource::held, 0, 0, {}});
   versions_.resize(members_.size());
-  build_signature();
+  build_signature(held);
   outputs_.resize(index_of(signature_.outputs.size()));
   for (const auto& m : members_) inputs_.emplace_back(index_of(m.model->input_size()));
 }
 
-void CompositeModel::build_signature() {
+void CompositeModel::build_signature(const std::vector<HeldInput>& held) {
   for (std::size_t k = 0; k < members_.size(); ++k) {
     const auto& name = members_[k].name;
     const Signature& s = members_[k].model->signature();
@@ -68,6 +70,11 @@ void CompositeModel::build_signature() {
       source.index = signature_.inputs.size();
       signature_.inputs.push_back(name + "." + s.inputs[i]);
     }
+  }
+  for (const HeldInput& h : held) {
+    sources_[h.member][h.input].index = signature_.inputs.size();
+    signature_.inputs.push_back(members_[h.member].name + "." +
+                                members_[h.member].model->signature().inputs[h.input]);
   }
 }
 
@@ -93,7 +100,8 @@ void CompositeModel::member_inputs(double t, VectorView x, VectorView u) const {
     Vector& in = inputs_[k];
     for (std::size_t i = 0; i < sources_[k].size(); ++i) {
       const InputSource& s = sources_[k][i];
-      in[index_of(i)] = s.kind == InputSource::open     ? u[index_of(s.index)]
+      in[index_of(i)] = s.kind == InputSource::open || s.kind == InputSource::held
+                            ? u[index_of(s.index)]
                         : s.kind == InputSource::linked ? outputs_[index_of(s.index)]
                                                         : s.value_at(t);
     }
@@ -302,7 +310,10 @@ void CompositeModel::change(const ModelChange& c) {
   InputSource& source = sources_[k][static_cast<std::size_t>(input - inputs.begin())];
   if (source.kind != InputSource::constant)
     throw ModelError(c.member, "input '" + c.name +
-                                   "' is fed by another subsystem: only constant inputs change");
+                                   (source.kind == InputSource::held
+                                        ? "' is set by events: only constant inputs change"
+                                        : "' is fed by another subsystem: only constant inputs "
+                                          "change"));
   // In order of time; a second change at the same time replaces the first.
   auto& later = source.later;
   auto at =
@@ -401,7 +412,15 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
                 member_has(members[c.member], "inputs"));
     if (!std::isfinite(c.value)) throw ModelError(component, at + ".value is not finite");
   }
-  return std::make_unique<CompositeModel>(std::move(members), recipe.links, recipe.constants);
+  for (std::size_t k = 0; k < recipe.held.size(); ++k) {
+    const HeldInput& h = recipe.held[k];
+    const std::string at = "held[" + std::to_string(k) + "]";
+    check_index(component, at + ".member", h.member, n, "members:");
+    check_index(component, at + ".input", h.input, members[h.member].model->input_size(),
+                member_has(members[h.member], "inputs"));
+  }
+  return std::make_unique<CompositeModel>(std::move(members), recipe.links, recipe.constants,
+                                          recipe.held);
 }
 
 }  // namespace kausal

@@ -40,12 +40,20 @@ struct ConstantInput {
   double value = 0;
 };
 
+// Input `input` of member `member` is held at what events set it to (a hybrid model's event
+// input, integrator/event_ports.hpp): an input of the composite after the open ones.
+struct HeldInput {
+  std::size_t member = 0;
+  std::size_t input = 0;
+};
+
 class CompositeModel final : public Model {
  public:
-  // Every member input must be linked, constant, or left open (then it becomes an input of
-  // the composite, in member order). Throws ModelError for an input bound twice.
+  // Every member input must be linked, constant, held or left open: the open ones become
+  // inputs of the composite in member order, then the held ones in the order given. Throws
+  // ModelError for an input bound twice.
   CompositeModel(std::vector<CompositeMember> members, std::vector<DirectLink> links,
-                 std::vector<ConstantInput> constants);
+                 std::vector<ConstantInput> constants, const std::vector<HeldInput>& held = {});
 
   const Signature& signature() const override { return signature_; }
   Vector initial_state() const override;
@@ -83,8 +91,8 @@ class CompositeModel final : public Model {
   };
   // Where each member input comes from.
   struct InputSource {
-    enum Kind { open, linked, constant } kind = open;
-    std::size_t index = 0;  // open: composite input; linked: composite output
+    enum Kind { open, linked, constant, held } kind = open;
+    std::size_t index = 0;  // open, held: composite input; linked: composite output
     double value = 0;
     std::vector<std::pair<double, double>> later;  // constant: (from, value), sorted by from
     double value_at(double t) const;
@@ -96,7 +104,7 @@ class CompositeModel final : public Model {
     std::unique_ptr<Model> model;
   };
 
-  void build_signature();
+  void build_signature(const std::vector<HeldInput>& held);
   // Member k's model as it is at time t (its first one until a parameter changes).
   const Model& model_at(std::size_t k, double t) const;
   void change_parameter(std::size_t k, const ModelChange& change);
@@ -140,6 +148,7 @@ struct CompositeRecipe {
   std::vector<MemberRecipe> members;
   std::vector<DirectLink> links;
   std::vector<ConstantInput> constants;
+  std::vector<HeldInput> held;
 };
 
 // Builds every member with make_model and the composite of them. Indices and values are

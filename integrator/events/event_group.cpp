@@ -142,6 +142,26 @@ void EventGroup::run() {
     transport_->finished(self_);
 }
 
+void EventGroup::begin() {
+  if (!continued_) start_components();
+  flush();
+}
+
+std::optional<EventKey> EventGroup::next_key() const {
+  const auto next = next_event();
+  if (next == pending_.end() || !(next->key.time < settings_.end)) return std::nullopt;
+  return next->key;
+}
+
+std::size_t EventGroup::settle() {
+  if (transport_) receive(std::chrono::microseconds(0));
+  std::size_t processed = 0;
+  for (std::size_t batch = process_batch(); batch > 0; batch = process_batch()) processed += batch;
+  flush();
+  publish_progress(true);
+  return processed;
+}
+
 void EventGroup::publish_progress(bool now) {
   const std::uint64_t at = monotonic_ns();
   if (!now && at - published_ns_ < progress_period_ns) return;

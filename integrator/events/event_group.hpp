@@ -93,6 +93,17 @@ class EventGroup {
   // passes the failed event, since a rollback may still undo it) and ProtocolError for a
   // message that breaks the protocol; the caller stops the other groups.
   void run();
+  // ---- driven by its caller instead of run() (a hybrid model's sequential run,
+  // monitor/sync/hybrid_coupling.hpp): the caller is the other group and decides, through
+  // its guarantees, how far this one may go ----
+  // Starts the components and hands on what they sent.
+  void begin();
+  // The key of the next pending event below the end; nullopt when there is none.
+  std::optional<EventKey> next_key() const;
+  // Takes what has arrived, processes every pending event the guarantees allow and hands on
+  // what they sent; never waits. Returns the events processed.
+  std::size_t settle();
+
   // Before run(): the group's components take their states and pending events from `cut`
   // (at settings.start) instead of starting.
   void continue_from(const EventCut& cut);

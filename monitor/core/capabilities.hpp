@@ -16,8 +16,10 @@ namespace kausal {
 
 // The kinds of model a scenario file describes (docs/scenarios.md): a row of pendulums, a
 // model of partitions (each with its ODE method or an FMU), the same coupled by the
-// co-simulation master ([master]), discrete-event components ([events]).
-enum class ModelKind { chain, partitioned, master, events };
+// co-simulation master ([master]), discrete-event components ([events]), and partitions with
+// discrete-event components beside them, events crossing between the two (a hybrid model:
+// [[subsystem]] and [events]).
+enum class ModelKind { chain, partitioned, master, events, hybrid };
 
 // What a run can be asked for beside its method and layout, as the command line asks.
 enum class Service {

@@ -179,6 +179,10 @@ struct EventFigures {
   std::uint64_t cleared_errors = 0;
   double window = 0;  // optimistic
   std::size_t peak_uncommitted = 0;
+  // A hybrid model (docs/events.md, "Across the boundary"): the crossings its partitions
+  // sent the discrete components, and the events those sent its partitions.
+  std::uint64_t crossings = 0;
+  std::uint64_t to_partitions = 0;
   // Per component, in component order: its name and what it processed, committed, undid,
   // received too late and cancelled.
   struct Component {

@@ -82,6 +82,11 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
   std::vector<double> apply_event(const Event& event) override {
     return access.call([&] { return integrator.apply_event(event); });
   }
+  void schedule(const std::vector<ArrivingEvent>& events) override {
+    access.call([&] {
+      for (const ArrivingEvent& e : events) integrator.schedule(e);
+    });
+  }
   void change(const ModelChange& change) override {
     access.call([&] { integrator.change(change); });
   }

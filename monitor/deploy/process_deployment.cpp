@@ -71,6 +71,11 @@ class CorbaIntegratorPort final : public IntegratorPort {
     const idl::ChannelPredictionSeq seq = to_idl(predictions);
     call([&] { ref_->provide_predictions(seq); });
   }
+  // The capability table runs hybrid models in this process only (their partitions' events
+  // do not cross the wire yet).
+  void schedule(const std::vector<ArrivingEvent>&) override {
+    throw ProtocolError(name(), "a hybrid model's events are not carried between processes");
+  }
   std::vector<double> apply_event(const Event& event) override {
     const idl::Event e = to_idl(event);
     idl::DoubleSeq_var x = call([&] { return ref_->apply_event(e); });

@@ -179,6 +179,8 @@ nlohmann::ordered_json events_json(const EventFigures& e) {
           {"cleared_errors", e.cleared_errors},
           {"window", e.window},
           {"peak_uncommitted", e.peak_uncommitted},
+          {"crossings", e.crossings},
+          {"to_partitions", e.to_partitions},
           {"components", components}};
 }
 
@@ -434,7 +436,8 @@ std::string finish_summary(std::ostringstream& o, const RunResult& r);
 
 std::string format_summary(const RunResult& r) {
   std::ostringstream o;
-  if (r.events)
+  const bool events_only = r.events && r.partitions.empty();
+  if (events_only)
     o << "kausal " << r.label() << " · " << r.scenario << " · " << r.events->model << ", "
       << r.events->components << " components in " << r.events->groups
       << (r.events->groups == 1 ? " group" : " groups")
@@ -449,7 +452,7 @@ std::string format_summary(const RunResult& r) {
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << layout_label(r.layout);
   if (r.layout && in_blocks(*r.layout)) o << ":" << r.blocks;
-  if (r.events) {
+  if (events_only) {
     o << "\n  wall time     " << fixed(r.wall_s, 3) << " s\n" << format_events(r);
     return finish_summary(o, r);
   }
@@ -493,7 +496,17 @@ std::string format_summary(const RunResult& r) {
         << p.stats.predictions << " predictions, " << p.stats.accepted_predictions
         << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
         << ")";
+    else if (r.events)
+      o << ", " << p.stats.events << " events taken, " << p.stats.rollbacks
+        << " rollbacks to take them";
     o << "\n";
+  }
+  if (r.events) {
+    const EventFigures& e = *r.events;
+    o << "  bridge        " << e.crossings << " crossings located and sent to " << e.model << ", "
+      << e.to_partitions << " events sent to partitions; " << e.processed
+      << " events processed by " << e.components
+      << (e.components == 1 ? " component\n" : " components\n");
   }
   return finish_summary(o, r);
 }

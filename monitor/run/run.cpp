@@ -27,6 +27,7 @@
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/operator.hpp"
 #include "monitor/sync/optimistic.hpp"
+#include "monitor/sync/hybrid_coupling.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "monitor/sync/run_ahead_block_stepper.hpp"
 #include "monitor/sync/sequential.hpp"
@@ -381,6 +382,18 @@ class PartitionedRun final : public ModelRun {
         r.end_with(e);
       }
       return r;
+    }
+    if (s_.bridge) {
+      try {
+        const PartitionedPlan plan = in_turn(plan_);
+        LocalDeployment deployment(partitioned_deployment(s_, plan));
+        return unwatched(
+            run_hybrid_sequential(s_, plan, deployment, control, watchers(observer)));
+      } catch (const Error& e) {
+        RunResult r = described();
+        r.end_with(e);
+        return r;
+      }
     }
     return unwatched(run_partitioned_sequential(s_, plan_, control, watchers(observer)));
   }
@@ -886,7 +899,9 @@ std::string scenario_file_of(const RunModel& model) {
 
 ModelKind kind_of(const RunModel& model) {
   if (const auto* p = std::get_if<PartitionedModel>(&model))
-    return p->scenario->master ? ModelKind::master : ModelKind::partitioned;
+    return p->scenario->master   ? ModelKind::master
+           : p->scenario->bridge ? ModelKind::hybrid
+                                 : ModelKind::partitioned;
   return std::holds_alternative<EventsModel>(model) ? ModelKind::events : ModelKind::chain;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "monitor/scenario/event_model_reader.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/events/event_model_registry.hpp"
@@ -23,31 +24,6 @@ std::string known_parameters(const des::EventModelType& type) {
   return list;
 }
 
-void read_parameters(const toml::table& root, const des::EventModelType& type, EventScenario& s) {
-  for (const auto& p : type.parameters) s.parameters[p.name] = p.default_value;
-  const toml::node* node = root.get("parameters");
-  if (!node) return;
-  const toml::table* table = node->as_table();
-  TableReader top(root, s.file, "");
-  if (!table) top.fail("parameters", "must be a table");
-  TableReader reader(*table, s.file, "parameters");
-  for (const auto& [key, value] : *table) {
-    const std::string name(key.str());
-    const auto* known = [&]() -> const des::EventParameter* {
-      for (const auto& p : type.parameters)
-        if (p.name == name) return &p;
-      return nullptr;
-    }();
-    if (!known)
-      reader.fail_at(value.source(), "unknown parameter '" + name + "' of model " + type.name +
-                                         " (known: " + known_parameters(type) + ")");
-    const double v = *reader.number(name);
-    if (const std::string problem = des::parameter_problem(*known, v); !problem.empty())
-      reader.fail(name, problem);
-    s.parameters[name] = v;
-  }
-}
-
 EventScenario read(const toml::table& root, const std::string& file) {
   EventScenario s;
   s.file = file;
@@ -61,12 +37,8 @@ EventScenario read(const toml::table& root, const std::string& file) {
   top.reject_unknown_keys();
 
   TableReader events(*events_node->as_table(), file, "events");
-  const auto model = events.text("model");
-  if (!model) events.fail_at(events_node->source(), "missing field events.model");
-  const des::EventModelType* type = des::event_model_type(*model);
-  if (!type) events.fail("model", "'" + *model + "' is not an event model (known: " +
-                                      known_models() + ")");
-  s.model = *model;
+  const des::EventModelType* type = &event_model_named(events, *events_node);
+  s.model = type->name;
   s.end = events.required_number("end");
   if (!(s.end > 0)) events.fail("end", "must be positive");
   if (const auto m = events.choice<SyncMethod>("method", {{"sequential", SyncMethod::sequential},
@@ -103,13 +75,18 @@ EventScenario read(const toml::table& root, const std::string& file) {
   }
   events.reject_unknown_keys();
 
-  read_parameters(root, *type, s);
   const toml::node* where = root.get("parameters");
+  if (where && !where->as_table()) top.fail("parameters", "must be a table");
+  s.parameters = event_model_parameters(where ? where->as_table() : nullptr, *type, file,
+                                        "parameters");
   try {
     s.built = type->make(s.parameters);
   } catch (const InputError& e) {
     top.fail_at(where ? where->source() : events_node->source(), e.what());
   }
+  if (!s.built->ports().empty())
+    events.fail("model", "'" + s.model + "' sends events to continuous partitions: it runs " +
+                             "beside [[subsystem]] tables (a hybrid model, docs/events.md)");
   if (s.groups > s.built->components())
     events.fail("groups", "is more than the model's " + std::to_string(s.built->components()) +
                               " components");
@@ -118,9 +95,44 @@ EventScenario read(const toml::table& root, const std::string& file) {
 
 }  // namespace
 
+const des::EventModelType& event_model_named(TableReader& table, const toml::node& at) {
+  const auto model = table.text("model");
+  if (!model) table.fail_at(at.source(), "missing field " + table.qualified("model"));
+  const des::EventModelType* type = des::event_model_type(*model);
+  if (!type)
+    table.fail("model", "'" + *model + "' is not an event model (known: " + known_models() + ")");
+  return *type;
+}
+
+std::map<std::string, double> event_model_parameters(const toml::table* given,
+                                                     const des::EventModelType& type,
+                                                     const std::string& file,
+                                                     const std::string& where) {
+  std::map<std::string, double> values;
+  for (const auto& p : type.parameters) values[p.name] = p.default_value;
+  if (!given) return values;
+  TableReader reader(*given, file, where);
+  for (const auto& [key, value] : *given) {
+    const std::string name(key.str());
+    const auto* known = [&]() -> const des::EventParameter* {
+      for (const auto& p : type.parameters)
+        if (p.name == name) return &p;
+      return nullptr;
+    }();
+    if (!known)
+      reader.fail_at(value.source(), "unknown parameter '" + name + "' of model " + type.name +
+                                         " (known: " + known_parameters(type) + ")");
+    const double v = *reader.number(name);
+    if (const std::string problem = des::parameter_problem(*known, v); !problem.empty())
+      reader.fail(name, problem);
+    values[name] = v;
+  }
+  return values;
+}
+
 bool is_event_scenario(const std::filesystem::path& file) {
   const toml::table root = parse_toml(read_input_file(file, "scenario file"), file.string());
-  return root.contains("events");
+  return root.contains("events") && !root.contains("subsystem");
 }
 
 EventScenario parse_event_scenario(const std::string& text, const std::string& file) {

@@ -34,7 +34,8 @@ struct EventScenario {
   std::uint64_t gvt_interval = 1024;
 };
 
-// Whether a file has an [events] table (a discrete-event scenario).
+// Whether a file has an [events] table and no [[subsystem]] (a discrete-event scenario; with
+// subsystems it is a hybrid model, partitioned_scenario.hpp).
 bool is_event_scenario(const std::filesystem::path& file);
 // Reads and checks a discrete-event scenario; every problem throws InputError
 // "file:line: message".

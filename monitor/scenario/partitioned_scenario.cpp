@@ -4,8 +4,10 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "common/errors.hpp"
+#include "monitor/scenario/event_model_reader.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/fmu/fmu_archive.hpp"
@@ -80,6 +82,7 @@ class Reader {
 
     read_subsystems(top);
     read_partitions(top);
+    read_bridge(top);
     read_couplings(top);
     const toml::table* master = top.subtable("master");
     top.reject_unknown_keys();
@@ -387,6 +390,146 @@ class Reader {
     return {sub, k};
   }
 
+  // [events], [[event_output]], [[event_input]]: a hybrid model (docs/events.md, "Across the
+  // boundary").
+  void read_bridge(TableReader& top) {
+    const toml::table* events = top.subtable("events");
+    const bool outputs = top.has("event_output"), inputs = top.has("event_input");
+    if (!events) {
+      if (outputs || inputs)
+        top.fail(outputs ? "event_output" : "event_input",
+                 "needs an [events] table: the discrete-event model its events go to or come from");
+      return;
+    }
+    TableReader r(*events, file_, "events");
+    BridgeSpec b;
+    const des::EventModelType& type = event_model_named(r, *root_.get("events"));
+    b.model = type.name;
+    b.parameters = event_model_parameters(r.subtable("parameters"), type, file_, "events.parameters");
+    if (const auto tolerance = r.number("tolerance")) {
+      if (!(*tolerance > 0)) r.fail("tolerance", "must be > 0");
+      b.tolerance = *tolerance;
+    }
+    r.reject_unknown_keys();
+    try {
+      b.built = type.make(b.parameters);
+    } catch (const InputError& e) {
+      fail(*root_.get("events"), e.what());
+    }
+    read_event_outputs(top, b);
+    read_event_inputs(top, b);
+    for (std::size_t k = 0; k < s_.subsystems.size(); ++k)
+      if (bridged_.count(k)) check_bridged(k);
+    s_.bridge = std::move(b);
+  }
+
+  void read_event_outputs(TableReader& top, BridgeSpec& b) {
+    const toml::array& list = tables(top, "event_output", false);
+    const des::EventModel& model = *b.built;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const toml::table& t = *list[i].as_table();
+      TableReader r(t, file_, "event_output[" + std::to_string(i + 1) + "]");
+      const auto from = r.text("from");
+      const auto to = r.text("to");
+      const auto kind = r.text("kind");
+      if (!from || !to || !kind) r.fail_at(t.source(), "an event output needs from, to and kind");
+      EventOutputSpec o;
+      std::tie(o.subsystem, o.output) = port(*t.get("from"), *from, true);
+      o.level = r.required_number("level");
+      o.direction = r.choice<CrossingDirection>("direction",
+                                                 {{"rising", CrossingDirection::rising},
+                                                  {"falling", CrossingDirection::falling},
+                                                  {"either", CrossingDirection::either}})
+                        .value_or(CrossingDirection::either);
+      o.component = component_named(r, model, *to);
+      const auto k = model.kind_named(*kind);
+      if (!k) r.fail("kind", "'" + *kind + "' is not an event kind " + model.component_name(o.component) + " takes from a partition");
+      o.kind = *k;
+      r.reject_unknown_keys();
+      o.name = *from + " → " + *to + "." + *kind;
+      bridged_.insert(o.subsystem);
+      b.outputs.push_back(o);
+    }
+  }
+
+  void read_event_inputs(TableReader& top, BridgeSpec& b) {
+    const toml::array& list = tables(top, "event_input", false);
+    const std::vector<std::string> ports = b.built->ports();
+    if (!ports.empty() && list.empty())
+      top.fail_at(root_.source(), "the event model '" + b.model + "' sends on port(s) " +
+                                      listed(ports) + ": connect each with an [[event_input]]");
+    std::vector<bool> connected(ports.size(), false);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const toml::table& t = *list[i].as_table();
+      TableReader r(t, file_, "event_input[" + std::to_string(i + 1) + "]");
+      const auto from = r.text("from");
+      const auto to = r.text("to");
+      if (!from || !to) r.fail_at(t.source(), "an event input needs from (a port) and to");
+      EventInputSpec in;
+      in.port = position(ports, *from);
+      if (in.port == ports.size())
+        r.fail("from", "'" + *from + "' is not a port of the event model '" + b.model +
+                           "' (ports: " + listed(ports) + ")");
+      connected[in.port] = true;
+      const auto dot = to->find('.');
+      if (dot == std::string::npos) r.fail("to", "'" + *to + "' must be 'subsystem.input' or 'subsystem.state'");
+      in.subsystem = subsystem_named(*t.get("to"), to->substr(0, dot));
+      const Signature& sig = s_.subsystems[in.subsystem].signature;
+      const std::string name = to->substr(dot + 1);
+      const auto effect = r.choice<EventEffect>(
+          "effect", {{"set", EventEffect::set_state}, {"add", EventEffect::add_state}});
+      if (const std::size_t k = position(sig.inputs, name); k < sig.inputs.size()) {
+        if (effect) r.fail("effect", "applies to a state; an input is set, and held until the next event");
+        in.effect = EventEffect::set_input;
+        in.index = k;
+        in.initial = r.number("initial").value_or(0.0);
+        if (!held_.emplace(std::make_pair(in.subsystem, k), t.source().begin.line).second)
+          r.fail("to", "'" + *to + "' is set by two event inputs");
+      } else if (const std::size_t x = position(sig.states, name); x < sig.states.size()) {
+        in.effect = effect.value_or(EventEffect::set_state);
+        in.index = x;
+        if (r.has("initial")) r.fail("initial", "applies to an input");
+      } else {
+        r.fail("to", "'" + *to + "': '" + s_.subsystems[in.subsystem].name +
+                         "' has no input or state '" + name + "' (inputs: " + listed(sig.inputs) +
+                         "; states: " + listed(sig.states) + ")");
+      }
+      r.reject_unknown_keys();
+      bridged_.insert(in.subsystem);
+      b.inputs.push_back(in);
+    }
+    for (std::size_t k = 0; k < ports.size(); ++k)
+      if (!connected[k])
+        top.fail("event_input", "leaves the port '" + ports[k] + "' of the event model unconnected");
+  }
+
+  des::ComponentId component_named(TableReader& r, const des::EventModel& model,
+                                   const std::string& name) const {
+    std::vector<std::string> names;
+    for (des::ComponentId c = 0; c < model.components(); ++c) {
+      if (model.component_name(c) == name) return c;
+      if (names.size() < 20) names.push_back(model.component_name(c));
+    }
+    r.fail("to", "'" + name + "' is not a component of the event model (components: " +
+                     listed(names) + ")");
+  }
+
+  // A subsystem with event outputs or inputs: its partition's steps are cut, which needs a
+  // one-step method, and it computes from its equations (docs/events.md).
+  void check_bridged(std::size_t k) const {
+    const SubsystemSpec& sub = s_.subsystems[k];
+    const PartitionSpec& p = s_.partitions[sub.partition];
+    if (sub.steps_itself || sub.model == "fmu")
+      fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
+                                            "' has event outputs or inputs: the bridge cuts steps, "
+                                            "which a model that steps itself or an FMU does not "
+                                            "take yet");
+    if (p.method == OdeMethod::ab3)
+      fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
+                                            "' has event outputs or inputs: its partition's "
+                                            "integrator must be a one-step method (not ab3)");
+  }
+
   void read_couplings(TableReader& top) {
     const toml::array& list = tables(top, "coupling", false);
     std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> driven;  // input → line
@@ -419,14 +562,18 @@ class Reader {
             std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(),
                         [&](const auto& c) { return c.first == sub.signature.inputs[i]; });
         const bool coupled = driven.count({k, i}) > 0;
+        const auto held = held_.find({k, i});
+        const std::string input = "input '" + sub.name + "." + sub.signature.inputs[i] + "'";
         if (constant && coupled)
-          throw InputError(file_ + ":" + std::to_string(driven[{k, i}]) + ": input '" + sub.name +
-                           "." + sub.signature.inputs[i] + "' is coupled and also given in inputs");
-        if (!constant && !coupled)
+          throw InputError(file_ + ":" + std::to_string(driven[{k, i}]) + ": " + input +
+                           " is coupled and also given in inputs");
+        if (held != held_.end() && (constant || coupled))
+          fail_at_line(held->second, input + " is set by events and also " +
+                                         (coupled ? "coupled" : "given in inputs"));
+        if (!constant && !coupled && held == held_.end())
           fail_at_line(subsystem_lines_[k],
-                       "input '" + sub.name + "." + sub.signature.inputs[i] +
-                           "' is not connected: add a [[coupling]] to it or give it in " +
-                           "subsystem.inputs");
+                       input + " is not connected: add a [[coupling]] to it, give it in " +
+                           "subsystem.inputs or set it by events ([[event_input]])");
       }
     }
   }
@@ -514,6 +661,10 @@ class Reader {
   std::vector<std::uint32_t> subsystem_lines_;  // of each [[subsystem]]
   std::vector<std::uint32_t> h_lines_;          // of each partition's h
   std::vector<std::uint32_t> coupling_lines_;   // of each [[coupling]]
+  // The bridge: inputs set by events (→ the line of their [[event_input]]), subsystems with
+  // event outputs or inputs.
+  std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> held_;
+  std::set<std::size_t> bridged_;
 };
 
 // The recipe of a composite of `members`; couplings with both ends among them become direct
@@ -534,6 +685,12 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
   for (const auto& c : s.couplings)
     if (local.count(c.from) && local.count(c.to))
       recipe.links.push_back({local[c.from], c.from_output, local[c.to], c.to_input});
+  // Inputs set by events: in the order of the scenario's event inputs (the order of the
+  // partition's held inputs, monitor/sync/partitioned_plan.cpp).
+  if (s.bridge)
+    for (const EventInputSpec& in : s.bridge->inputs)
+      if (in.effect == EventEffect::set_input && local.count(in.subsystem))
+        recipe.held.push_back({local[in.subsystem], in.index});
   return recipe;
 }
 

@@ -5,17 +5,20 @@
 // outputs to inputs with their hold order.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "integrator/event_ports.hpp"
 #include "integrator/input_channels.hpp"
 #include "integrator/ode_method.hpp"
 #include "monitor/core/macro_step_control.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "system/composite_model.hpp"
+#include "system/events/event_model.hpp"
 #include "system/model.hpp"
 
 namespace kausal {
@@ -73,6 +76,39 @@ struct MasterSpec {
   std::vector<std::uint64_t> sync_ticks;  // forced synchronisation points, ascending
 };
 
+// A hybrid model's bridge (docs/events.md, "Across the boundary"): an event output
+// ([[event_output]]) reports the crossings of a subsystem's output through a level to a
+// component of the discrete-event model, as events of one kind.
+struct EventOutputSpec {
+  std::string name;  // "lower.level rising 0.25", for traces and messages
+  std::size_t subsystem = 0, output = 0;
+  double level = 0;
+  CrossingDirection direction = CrossingDirection::either;
+  des::ComponentId component = 0;
+  std::uint32_t kind = 0;
+};
+
+// An event input ([[event_input]]): the events the model sends on a port set a subsystem's
+// input (held from one event to the next; `initial` before the first), set one of its
+// states or add to it.
+struct EventInputSpec {
+  std::size_t port = 0;
+  std::size_t subsystem = 0;
+  EventEffect effect = EventEffect::set_input;
+  std::size_t index = 0;  // the subsystem's input (set_input) or state
+  double initial = 0;     // set_input
+};
+
+// [events] beside [[subsystem]]: the discrete-event model and the bridge to the partitions.
+struct BridgeSpec {
+  std::string model;                         // a name of event_model_types()
+  std::map<std::string, double> parameters;  // every parameter, defaults filled in
+  std::shared_ptr<const des::EventModel> built;
+  std::vector<EventOutputSpec> outputs;
+  std::vector<EventInputSpec> inputs;
+  double tolerance = 1e-6;  // s: a crossing is located at most this long after the exact one
+};
+
 struct PartitionedScenario {
   std::string file;
   std::string name;
@@ -84,6 +120,7 @@ struct PartitionedScenario {
   double tolerance = 0;                        // optimistic: accepted |prediction - sample|
   SyncMethod method = SyncMethod::sequential;  // what `kausal run` does without --method
   std::optional<MasterSpec> master;            // [master]: the co-simulation master couples
+  std::optional<BridgeSpec> bridge;            // [events]: a hybrid model
   std::vector<SubsystemSpec> subsystems;
   std::vector<PartitionSpec> partitions;
   std::vector<CouplingSpec> couplings;

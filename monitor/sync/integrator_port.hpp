@@ -38,6 +38,8 @@ class IntegratorPort {
   // The co-simulation master's inputs over a macro step (Integrator::provide).
   virtual void provide_predictions(const std::vector<ChannelPrediction>& predictions) = 0;
   virtual std::vector<double> apply_event(const Event& event) = 0;
+  // A hybrid model's events for the partition's event inputs (Integrator::schedule).
+  virtual void schedule(const std::vector<ArrivingEvent>& events) = 0;
   // A partition's model changes from change.from on (sent before it computes past that).
   virtual void change(const ModelChange& change) = 0;
   virtual RollbackResult rollback(std::uint64_t step) = 0;

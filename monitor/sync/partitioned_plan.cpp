@@ -16,6 +16,40 @@ std::size_t index_in(const std::vector<std::string>& names, const std::string& n
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
+// The event ports of partition p (whose model is `model`) from the scenario's bridge; where
+// each scenario port went is added to the plan.
+EventPorts event_ports_of(const PartitionedScenario& s, std::size_t p, const Model& model,
+                          PartitionedPlan& plan) {
+  const BridgeSpec& b = *s.bridge;
+  const Signature& sig = model.signature();
+  EventPorts ports;
+  ports.model_outputs = model.output_size();
+  ports.tolerance = b.tolerance;
+  plan.event_outputs.resize(b.outputs.size());
+  plan.event_inputs.resize(b.inputs.size());
+  for (std::size_t j = 0; j < b.outputs.size(); ++j) {
+    const EventOutputSpec& o = b.outputs[j];
+    if (s.subsystems[o.subsystem].partition != p) continue;
+    plan.event_outputs[j] = {p, static_cast<std::uint32_t>(ports.outputs.size())};
+    const std::string name = port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.output]);
+    ports.outputs.push_back({index_in(sig.outputs, name), o.level, o.direction});
+  }
+  for (std::size_t i = 0; i < b.inputs.size(); ++i) {
+    const EventInputSpec& in = b.inputs[i];
+    if (s.subsystems[in.subsystem].partition != p) continue;
+    plan.event_inputs[i] = {p, static_cast<std::uint32_t>(ports.inputs.size())};
+    const SubsystemSpec& sub = s.subsystems[in.subsystem];
+    if (in.effect == EventEffect::set_input) {
+      ports.inputs.push_back({in.effect, ports.held0.size()});
+      ports.held0.push_back(in.initial);
+    } else {
+      ports.inputs.push_back(
+          {in.effect, index_in(sig.states, port_name(s, in.subsystem, sub.signature.states[in.index]))});
+    }
+  }
+  return ports;
+}
+
 }  // namespace
 
 PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedMode& mode) {
@@ -42,7 +76,9 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.rollback_check = mode.rollback_check;
     // Under the master a step stays open until the master accepts its macro step (commit),
     // and the inputs are the polynomials it ships.
-    c.coupling_sends_events = s.master.has_value();
+    // A hybrid model's steps stay open until no event can arrive in them any more.
+    c.coupling_sends_events = s.master.has_value() || s.bridge.has_value();
+    if (s.bridge) c.ports = event_ports_of(s, p, *model, plan);
     c.internal_state = model->internal_state() == InternalState::restorable;
     if (c.internal_state) c.internal_bytes = model->save_internal().size();
     // (A model that steps itself shows its outputs as x: they come from x at any time.)

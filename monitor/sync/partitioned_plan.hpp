@@ -32,6 +32,13 @@ struct PartitionedPlan {
   // Per partition: why its model's internal state cannot be restored (an FMU without
   // get/set state), or empty. Such a partition cannot be rolled back or resumed.
   std::vector<std::string> unrestorable;
+  // A hybrid model: where each of the scenario's event outputs and inputs is among its
+  // partition's event ports (IntegratorConfig::ports: outputs, inputs).
+  struct PortAt {
+    std::size_t partition = 0;
+    std::uint32_t index = 0;
+  };
+  std::vector<PortAt> event_outputs, event_inputs;
 };
 
 // InputError (exit 2) when the mode needs rollbacks (optimistic, the rollback check) and a

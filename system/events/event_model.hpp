@@ -75,6 +75,17 @@ class EventModel {
   virtual void handle(const Event& event, EventContext& context) const = 0;
   // A word for an event kind in traces and messages.
   virtual std::string kind_name(std::uint32_t kind) const { return "event " + std::to_string(kind); }
+
+  // ---- the bridge to continuous partitions (docs/events.md, "Across the boundary") ----
+  // The ports its components send events to partitions on, by name: port k is the
+  // destination components() + k (context.send(components() + k, delay, kind, value)), with
+  // the lookahead lookahead(from, components() + k); a scenario connects each port to the
+  // event inputs of partitions. Models without ports talk only among themselves.
+  virtual std::vector<std::string> ports() const { return {}; }
+  // The event kind a scenario names for a partition's crossing (nullopt: no such kind).
+  virtual std::optional<std::uint32_t> kind_named(const std::string& /*name*/) const {
+    return std::nullopt;
+  }
 };
 
 // The smallest lookahead of any link from a component in `from` to one in `to` (both

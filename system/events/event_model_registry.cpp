@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "system/events/level_switch.hpp"
 #include "system/events/phold.hpp"
 #include "system/events/queueing_network.hpp"
 #include "system/events/three_components.hpp"
@@ -99,6 +100,26 @@ std::vector<EventModelType> make_types() {
         p.gain = v.at("gain");
         p.seed = static_cast<std::uint64_t>(v.at("seed"));
         return std::make_unique<ThreeComponents>(p);
+      }});
+  const LevelSwitchParameters s;
+  types.push_back(EventModelType{
+      "level-switch",
+      "a two-point controller with hysteresis beside continuous partitions: a partition's "
+      "crossings of the band's upper edge (event kind high) close the valve, of its lower edge "
+      "(low) open it; the command goes out on the port 'valve' after the switching delay",
+      {
+          {"open_command", s.open_command, false, "what the valve port carries when open"},
+          {"closed_command", s.closed_command, false, "what it carries when closed"},
+          {"initially_open", 1, true, "1: the valve is open at time 0; 0: closed", 1},
+          {"delay", s.delay, false, "s from a crossing to the command"},
+      },
+      [](const std::map<std::string, double>& v) -> std::unique_ptr<EventModel> {
+        LevelSwitchParameters p;
+        p.open_command = v.at("open_command");
+        p.closed_command = v.at("closed_command");
+        p.initially_open = v.at("initially_open") == 1;
+        p.delay = v.at("delay");
+        return std::make_unique<LevelSwitch>(p);
       }});
   return types;
 }

@@ -133,7 +133,8 @@ fs::path shortened_scenario(const std::string& file, double seconds, const fs::p
 // The row of the capability table a shipped scenario is.
 ModelKind kind_of_file(const std::string& file) {
   const toml::table root = toml::parse_file((kSource / "scenarios" / file).string());
-  if (root.contains("events")) return ModelKind::events;
+  if (root.contains("events"))
+    return root.contains("subsystem") ? ModelKind::hybrid : ModelKind::events;
   if (!root.contains("subsystem")) return ModelKind::chain;
   return root.contains("master") ? ModelKind::master : ModelKind::partitioned;
 }

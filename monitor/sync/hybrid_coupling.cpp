@@ -1,0 +1,356 @@
+#include "monitor/sync/hybrid_coupling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+
+#include "common/errors.hpp"
+#include "integrator/events/event_group.hpp"
+#include "integrator/events/event_recorder.hpp"
+#include "integrator/stepper.hpp"
+#include "monitor/sync/execution.hpp"
+#include "system/events/bridged_model.hpp"
+
+namespace kausal {
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+constexpr des::GroupId discrete = 0, continuous = 1;
+
+std::vector<des::CrossingRoute> crossing_routes(const BridgeSpec& b) {
+  std::vector<des::CrossingRoute> routes;
+  for (const EventOutputSpec& o : b.outputs) routes.push_back({o.name, o.component, o.kind});
+  return routes;
+}
+
+// The model's own components run in the event group; the ports and crossings are this side.
+std::vector<des::GroupId> owners(const des::BridgedModel& model) {
+  std::vector<des::GroupId> owner(model.components(), continuous);
+  std::fill(owner.begin(), owner.begin() + model.own(), discrete);
+  return owner;
+}
+
+des::GroupSettings group_settings(const PartitionedScenario& s) {
+  des::GroupSettings g;
+  g.sync = des::GroupSync::conservative;
+  g.end = s.t_end;
+  return g;
+}
+
+// One batch per step: a step is committed, or rolled back, on its own. What a batch carries
+// for a resume (multistep memory, indicators, internal state) belongs to its last step.
+std::vector<StateBatch> one_per_step(const StateBatch& batch) {
+  std::vector<StateBatch> steps;
+  for (std::size_t k = 0; k < batch.count(); ++k) {
+    StateBatch one = StateBatch::empty_at(batch.epoch, batch.first_step + k);
+    one.state_size = batch.state_size;
+    one.output_size = batch.output_size;
+    const auto state = batch.state(k);
+    one.states.assign(state.begin(), state.end());
+    const auto outputs = batch.outputs.begin() + static_cast<std::ptrdiff_t>(k * batch.output_size);
+    one.outputs.assign(outputs, outputs + static_cast<std::ptrdiff_t>(batch.output_size));
+    for (const LocatedCrossing& c : batch.crossings)
+      if (c.step == one.first_step) one.crossings.push_back(c);
+    if (k + 1 == batch.count()) {
+      one.memory = batch.memory;
+      one.indicators = batch.indicators;
+      one.internal = batch.internal;
+    }
+    steps.push_back(std::move(one));
+  }
+  return steps;
+}
+
+class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
+ public:
+  HybridCoupling(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& in_turn,
+                 const PartitionedWatchers& watchers)
+      : PartitionedCoupling(s, plan, watchers),
+        deployment_(in_turn),
+        model_(*s.bridge->built, crossing_routes(*s.bridge)),
+        recorder_(model_.components()),
+        group_(model_, discrete, owners(model_), group_settings(s), this, recorder_),
+        lanes_(plan.configs.size()),
+        serials_(s.bridge->outputs.size(), 0) {
+    for (std::size_t p = 0; p < lanes_.size(); ++p) lanes_[p].computed = plan.configs[p].first_step;
+    for (std::size_t j = 0; j < plan.event_outputs.size(); ++j)
+      output_of_[{plan.event_outputs[j].partition, plan.event_outputs[j].index}] = j;
+  }
+
+  bool computes_here() const override { return true; }
+
+  void start(std::uint64_t) override {
+    group_.begin();
+    deliver_to_partitions();
+  }
+
+  // Goes on until a step is committed (or nothing can move: paced, the clock's next release).
+  bool advance(std::uint64_t released) override {
+    const std::uint64_t before = committed();
+    while (committed() == before)
+      if (!iterate(released)) return false;
+    return true;
+  }
+
+  void apply(const Injection&) override {
+    throw InputError("a hybrid model takes no injections yet");
+  }
+
+  std::string stalled() const override {
+    return "the partitions wait for each other (no partition can step)";
+  }
+
+  void finish(RunResult& r) override {
+    finish_partitions(r, &deployment_);
+    add_this_thread(r);
+    // The run's digest: the partitions' and the discrete components', in that order.
+    r.trajectory_sha256 =
+        combine_component_digests(std::vector<std::string>{r.trajectory_sha256, recorder_.digest()});
+    EventFigures e;
+    e.model = model_.name();
+    e.components = model_.own();
+    e.groups = 1;
+    e.end = s_.t_end;
+    e.committed_to = r.completed() ? s_.t_end : std::min(group_.committed_horizon(), s_.t_end);
+    for (const des::LogicalProcess& lp : group_.components()) {
+      const des::ComponentFigures& f = lp.figures();
+      e.processed += f.processed;
+      e.per_component.push_back({model_.component_name(lp.id()), f.processed, f.processed});
+    }
+    e.committed = e.processed;
+    e.crossings = crossings_sent_;
+    e.to_partitions = to_partitions_;
+    r.events = std::move(e);
+  }
+
+ protected:
+  Deployment& deployment() override { return deployment_; }
+
+ private:
+  struct Lane {
+    std::uint64_t computed = 0;          // the Integrator's step
+    std::deque<StateBatch> uncommitted;  // one per step, not yet committed
+    std::vector<LocatedCrossing> found;  // not yet sent, by time
+    std::vector<LocatedCrossing> sent;   // sent, of steps not yet committed
+  };
+
+  double time_of(std::size_t p, std::uint64_t step) const {
+    const IntegratorConfig& c = plan_.configs[p];
+    return step_time(c.t0, c.tick, step * c.ticks_per_step);
+  }
+  bool done(std::size_t p) const { return lanes_[p].computed >= plan_.configs[p].last_step; }
+
+  // The time of the partition furthest behind (infinite when every one is done).
+  double horizon() const {
+    double h = infinity;
+    for (std::size_t p = 0; p < lanes_.size(); ++p)
+      if (!done(p)) h = std::min(h, time_of(p, lanes_[p].computed));
+    return h;
+  }
+  double next_crossing() const {
+    double t = infinity;
+    for (const Lane& lane : lanes_)
+      if (!lane.found.empty()) t = std::min(t, lane.found.front().time);
+    return t;
+  }
+  double next_event() const {
+    const auto key = group_.next_key();
+    return key ? key->time : infinity;
+  }
+
+  // One move of the sequential algorithm: the earliest of the next crossing, the next
+  // discrete event and the partition furthest behind decides what happens.
+  bool iterate(std::uint64_t released) {
+    const double behind = horizon();
+    const double t = std::min({behind, next_crossing(), next_event()});
+    bool moved = false;
+    if (next_crossing() == t) moved = send_crossings_at(t);
+    if (t < infinity) {
+      guarantee(std::nextafter(t, infinity));
+      if (group_.settle() > 0) moved = true;
+      if (deliver_to_partitions()) moved = true;
+    }
+    if (commit_what_is_final()) moved = true;
+    if (behind == t && t < infinity)
+      for (std::size_t p = 0; p < lanes_.size(); ++p)
+        if (!done(p) && time_of(p, lanes_[p].computed) == behind && step(p, released)) moved = true;
+    return moved;
+  }
+
+  // Takes partition p's next step, if its inputs and the clock allow.
+  bool step(std::size_t p, std::uint64_t released) {
+    Lane& lane = lanes_[p];
+    if (released != unpaced && lane.computed + 1 > released_state(plan_.configs[p], released))
+      return false;
+    const std::uint64_t gvt = delivered_.next(p) > 0 ? delivered_.next(p) - 1 : 0;
+    const StateBatch batch = deployment_.integrator(p).advance(lane.computed + 1, gvt);
+    if (batch.count() == 0) return false;  // its inputs are not there yet
+    lane.computed = batch.first_step + batch.count() - 1;
+    for (StateBatch& one : one_per_step(batch)) lane.uncommitted.push_back(std::move(one));
+    for (const LocatedCrossing& c : batch.crossings) take_found(p, c);
+    return true;
+  }
+
+  // A crossing found by a step: new, or one that a step taken again after a rollback found
+  // again (then it must be the one sent before).
+  void take_found(std::size_t p, const LocatedCrossing& c) {
+    Lane& lane = lanes_[p];
+    if (c.time <= sent_up_to_) {
+      const auto again = std::find(lane.sent.begin(), lane.sent.end(), c);
+      if (again == lane.sent.end())
+        throw SimulationError("partition '" + s_.partitions[p].name + "': a crossing at t = " +
+                              std::to_string(c.time) +
+                              " appeared when a step was taken again after an event; the event "
+                              "outputs must not cross more than once within a step");
+      return;
+    }
+    const auto at = std::upper_bound(
+        lane.found.begin(), lane.found.end(), c,
+        [](const LocatedCrossing& a, const LocatedCrossing& b) { return a.time < b.time; });
+    lane.found.insert(at, c);
+  }
+
+  // Every crossing located at time t goes to the discrete side, in partition and output order.
+  bool send_crossings_at(double t) {
+    bool sent = false;
+    for (std::size_t p = 0; p < lanes_.size(); ++p) {
+      Lane& lane = lanes_[p];
+      while (!lane.found.empty() && lane.found.front().time == t) {
+        const LocatedCrossing c = lane.found.front();
+        lane.found.erase(lane.found.begin());
+        const std::size_t j = output_of_.at({p, c.output});
+        const des::CrossingRoute& route = model_.crossings()[j];
+        des::GroupMessage m;
+        m.kind = des::MessageKind::event;
+        m.from = continuous;
+        m.event = des::Event{des::EventKey{t, model_.crossing(j), serials_[j]++}, route.component,
+                             route.kind, c.value};
+        incoming_.push_back(m);
+        lane.sent.push_back(c);
+        ++crossings_sent_;
+        sent = true;
+      }
+    }
+    sent_up_to_ = std::max(sent_up_to_, t);
+    return sent;
+  }
+
+  // No crossing from this side before `time`: the event group may process what lies before.
+  void guarantee(double time) {
+    if (model_.crossings().empty() || time <= guaranteed_) return;
+    guaranteed_ = time;
+    des::GroupMessage m;
+    m.kind = des::MessageKind::guarantee;
+    m.from = continuous;
+    m.time = time;
+    incoming_.push_back(m);
+  }
+
+  // The events the discrete side sent on its ports, to the event inputs they are connected
+  // to; a partition that has computed past an event's time is rolled back to the step that
+  // reaches it.
+  bool deliver_to_partitions() {
+    if (outgoing_.empty()) return false;
+    std::map<std::size_t, std::vector<ArrivingEvent>> to;
+    for (const des::Event& e : outgoing_) {
+      if (!(e.key.time < s_.t_end)) continue;  // after the run
+      for (std::size_t i = 0; i < s_.bridge->inputs.size(); ++i)
+        if (model_.port(s_.bridge->inputs[i].port) == e.destination)
+          to[plan_.event_inputs[i].partition].push_back({e.key, plan_.event_inputs[i].index, e.value});
+    }
+    outgoing_.clear();
+    for (auto& [p, events] : to) {
+      to_partitions_ += events.size();
+      double earliest = infinity;
+      for (const ArrivingEvent& e : events) earliest = std::min(earliest, e.key.time);
+      if (time_of(p, lanes_[p].computed) > earliest) roll_back(p, earliest);
+      deployment_.integrator(p).schedule(events);
+    }
+    return true;
+  }
+
+  // Partition p back to the step whose time span [t_k, t_k+1) holds t.
+  void roll_back(std::size_t p, double t) {
+    Lane& lane = lanes_[p];
+    std::uint64_t k = lane.computed;
+    while (k > 0 && time_of(p, k) > t) --k;
+    deployment_.integrator(p).rollback(k);
+    lane.computed = k;
+    while (!lane.uncommitted.empty() && lane.uncommitted.back().first_step > k)
+      lane.uncommitted.pop_back();
+    std::erase_if(lane.found, [&](const LocatedCrossing& c) { return c.step > k; });
+  }
+
+  // Steps that end before anything can still happen are final: the next crossing, the next
+  // discrete event, the partition furthest behind (an event at a step's end time takes
+  // effect at the start of the next step).
+  bool commit_what_is_final() {
+    const double bound = std::min({horizon(), next_crossing(), next_event()});
+    bool committed_any = false;
+    for (std::size_t p = 0; p < lanes_.size(); ++p) {
+      Lane& lane = lanes_[p];
+      bool took = false;
+      while (!lane.uncommitted.empty() && time_of(p, lane.uncommitted.front().first_step) <= bound) {
+        route(p, lane.uncommitted.front(), true);
+        lane.uncommitted.pop_front();
+        took = committed_any = true;
+      }
+      if (!took) continue;
+      const std::uint64_t gvt = delivered_.next(p) - 1;
+      deployment_.integrator(p).commit(gvt);
+      std::erase_if(lane.sent, [&](const LocatedCrossing& c) { return c.step <= gvt; });
+    }
+    return committed_any;
+  }
+
+  // des::GroupTransport: this thread is the event group's other group.
+  void send(des::GroupId to, std::vector<des::GroupMessage>& batch) override {
+    if (to == continuous)
+      for (const des::GroupMessage& m : batch)
+        if (m.kind == des::MessageKind::event) outgoing_.push_back(m.event);
+    batch.clear();
+  }
+  double receive(des::GroupId, std::vector<des::GroupMessage>& into,
+                 std::chrono::microseconds) override {
+    into.insert(into.end(), incoming_.begin(), incoming_.end());
+    incoming_.clear();
+    return 0;
+  }
+  void blocked(des::GroupId, const des::BlockedGroup&) override {}
+  void unblocked(des::GroupId) override {}
+  void finished(des::GroupId) override {}
+  std::optional<des::EventKey> take_permit(des::GroupId) override { return std::nullopt; }
+
+  Deployment& deployment_;
+  des::BridgedModel model_;
+  EventRecorder recorder_;
+  des::EventGroup group_;
+  std::vector<Lane> lanes_;
+  std::vector<std::uint64_t> serials_;  // per event output: its next crossing's serial
+  std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> output_of_;  // → scenario's
+  std::vector<des::GroupMessage> incoming_;  // for the event group
+  std::vector<des::Event> outgoing_;         // from it, for the partitions
+  double guaranteed_ = -infinity;
+  double sent_up_to_ = -infinity;  // every crossing up to this time has been sent
+  std::uint64_t crossings_sent_ = 0;
+  std::uint64_t to_partitions_ = 0;
+};
+
+}  // namespace
+
+RunResult run_hybrid_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                Deployment& in_turn, RunControl& control,
+                                const PartitionedWatchers& watchers) {
+  RunResult described = describe_partitioned_run(s, SyncMethod::sequential, {});
+  try {
+    HybridCoupling coupling(s, plan, in_turn, watchers);
+    return execute(coupling, std::move(described), control, {watchers.clock, watchers.injections});
+  } catch (const Error& e) {
+    described.end_with(e);
+    return described;
+  }
+}
+
+}  // namespace kausal
