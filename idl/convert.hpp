@@ -110,7 +110,8 @@ inline StateBatch from_idl(const idl::StateBatch& b) {
           to_vector(b.outputs),
           from_idl(b.memory),
           to_vector(b.indicators),
-          to_bytes(b.internal)};
+          to_bytes(b.internal),
+          {}};  // (a hybrid model's crossings do not cross the wire yet)
 }
 
 inline idl::ChannelSampleSeq to_idl(const std::vector<ChannelSample>& samples) {

@@ -19,11 +19,13 @@ namespace kausal {
 
 enum class CrossingDirection : std::uint8_t { rising, falling, either };
 
-// Event output: output `output` of the partition's model crossing `level`.
+// Event output: output `output` of the partition's model crossing `level`; each crossing
+// carries the value of output `carries` there (often `output` itself).
 struct EventOutput {
   std::size_t output = 0;
   double level = 0;
   CrossingDirection direction = CrossingDirection::either;
+  std::size_t carries = 0;
 };
 
 enum class EventEffect : std::uint8_t { set_input, set_state, add_state };
@@ -44,7 +46,7 @@ struct ArrivingEvent {
 };
 
 // A crossing of event output `output`, located at `time` while step `step` - 1 → `step` was
-// computed; `value` is the output there.
+// computed; `value`: what it carries (EventOutput::carries) there.
 struct LocatedCrossing {
   std::uint64_t step = 0;
   double time = 0;

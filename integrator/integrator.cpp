@@ -101,8 +101,8 @@ Integrator::Integrator(IntegratorConfig config, ModelLink& link)
   restore_start();
   if (config_.ports.any()) {
     check_ports();
-    held_inputs_ = Eigen::Map<const Vector>(config_.ports.held0.data(),
-                                            idx(config_.ports.held0.size()));
+    held_inputs_ =
+        Eigen::Map<const Vector>(config_.ports.held0.data(), idx(config_.ports.held0.size()));
   }
   if (config_.speculate) clock_.trace().set_speculative();
 }
@@ -291,7 +291,8 @@ void Integrator::check_ports() const {
   if (!(ports.tolerance > 0) || !std::isfinite(ports.tolerance))
     throw ModelError(config_.name, "event ports: the tolerance must be finite and > 0");
   for (std::size_t i = 0; i < ports.outputs.size(); ++i)
-    if (ports.outputs[i].output >= ports.model_outputs || !std::isfinite(ports.outputs[i].level))
+    if (ports.outputs[i].output >= ports.model_outputs ||
+        ports.outputs[i].carries >= ports.model_outputs || !std::isfinite(ports.outputs[i].level))
       throw ModelError(config_.name, "event output " + std::to_string(i) +
                                          ": no such output, or a level that is not finite");
   for (std::size_t i = 0; i < ports.inputs.size(); ++i) {
@@ -304,23 +305,18 @@ void Integrator::check_ports() const {
                                          std::to_string(in.index) + " is out of range");
   }
   for (const double v : ports.held0)
-    if (!std::isfinite(v)) throw ModelError(config_.name, "event ports: a held input is not finite");
+    if (!std::isfinite(v))
+      throw ModelError(config_.name, "event ports: a held input is not finite");
 }
 
 void Integrator::schedule(const ArrivingEvent& event) {
-  const std::string what = "event for event input " + std::to_string(event.input) + " at t = " +
-                           std::to_string(event.key.time);
+  const std::string what = "event for event input " + std::to_string(event.input) +
+                           " at t = " + std::to_string(event.key.time);
   require(event.input < config_.ports.inputs.size(), what + ": no such event input");
   require(std::isfinite(event.key.time) && std::isfinite(event.value), what + ": not finite");
-  const double now = time_of_step(step_);
-  if (event.key.time <= now) {
-    // Only the first step's own time, before anything was computed from it, takes an
-    // event at once; any later one belongs to the step that reaches it.
-    require(event.key.time == now && step_ == config_.first_step && list_.first_at(step_) == nullptr,
-            what + " arrived at step " + std::to_string(step_) + " (roll back first)");
-    apply_arrival(event);
-    return;
-  }
+  // An event at a step's start time belongs to that step: the next one, at the earliest.
+  require(event.key.time >= time_of_step(step_),
+          what + " arrived at step " + std::to_string(step_) + " (roll back first)");
   const auto by_key = [](const ArrivingEvent& a, const ArrivingEvent& b) { return a.key < b.key; };
   const auto at = std::lower_bound(arriving_.begin(), arriving_.end(), event, by_key);
   require(at == arriving_.end() || !(at->key == event.key), what + ": arrived twice");
@@ -367,25 +363,25 @@ Vector Integrator::port_values(double t, const Vector& x) {
   return g;
 }
 
-// The step in pieces between the times of the events that arrive inside it (those at its
-// end are taken at its end); each piece is one step of the method from the piece's start.
+// The step in pieces between the times of the events that arrive for it: those at its start
+// time first, those inside it each where it comes (an event at its end time belongs to the
+// next step). Each piece is one step of the method from the piece's start.
 void Integrator::compute_with_ports(std::uint64_t n) {
   std::erase_if(crossings_, [&](const LocatedCrossing& c) { return c.step == n + 1; });
   const double ta = time_of_step(n), tb = time_of_step(n + 1);
-  const auto after = [](double t) {
-    return [t](const ArrivingEvent& e) { return e.key.time > t; };
+  const auto from = [](double t) {
+    return [t](const ArrivingEvent& e) { return e.key.time >= t; };
   };
-  auto next = std::find_if(arriving_.begin(), arriving_.end(), after(ta));
-  const auto last = std::find_if(next, arriving_.end(), after(tb));
+  auto next = std::find_if(arriving_.begin(), arriving_.end(), from(ta));
+  const auto last = std::find_if(next, arriving_.end(), from(tb));
   double p = ta;
-  Vector g = port_values(p, x_);
   for (;;) {
+    for (; next != last && next->key.time == p; ++next) apply_arrival(*next);
+    Vector g = port_values(p, x_);
     const double cut = next != last ? next->key.time : tb;
     advance_piece(n, p, cut, g);
+    if (cut == tb) return;
     p = cut;
-    if (next == last) break;
-    for (; next != last && next->key.time == cut; ++next) apply_arrival(*next);
-    g = port_values(p, x_);
   }
 }
 
@@ -437,10 +433,12 @@ void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
         lo = t;
       }
     }
+    Vector y(idx(ports.model_outputs));
+    pieces_.wait_for_system([&] { link_.output(hi, x_hi, y); });
     for (std::size_t i = 0; i < ports.outputs.size(); ++i)
       if (crosses(ports.outputs[i].direction, g[idx(i)], g_hi[idx(i)]))
-        crossings_.push_back({n + 1, hi, static_cast<std::uint32_t>(i),
-                              g_hi[idx(i)] + ports.outputs[i].level});
+        crossings_.push_back(
+            {n + 1, hi, static_cast<std::uint32_t>(i), y[idx(ports.outputs[i].carries)]});
     if (++found > EventPorts::max_crossings_per_step)
       throw ModelError(config_.name, "more than " +
                                          std::to_string(EventPorts::max_crossings_per_step) +
@@ -617,7 +615,8 @@ std::vector<double> Integrator::apply_event(const Event& event) {
   // event at the same step needs no second copy.
   take_what_an_entry_keeps();
   if (list_.first_at(step_) == nullptr)
-    list_.save({step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0, held_inputs_});
+    list_.save(
+        {step_, x_, stepper_.memory(), indicators_, internal_, outputs_, {}, 0, held_inputs_});
   internal_.reset();  // the event changes the model's internal state
   pieces_.wait_for_system([&] {
     link_.handle_event(event, {x_.data(), static_cast<std::size_t>(x_.size())});
@@ -695,7 +694,7 @@ void Integrator::forget_before(std::uint64_t n) {
   inputs_.forget_before(n);
   // What arrived for settled steps, and the crossings they found once published, are history.
   const double settled = time_of_step(settled_before_);
-  std::erase_if(arriving_, [&](const ArrivingEvent& e) { return e.key.time <= settled; });
+  std::erase_if(arriving_, [&](const ArrivingEvent& e) { return e.key.time < settled; });
   std::erase_if(crossings_, [&](const LocatedCrossing& c) {
     return c.step <= settled_before_ && c.step < published_;
   });

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "common/activity_clock.hpp"
-#include "integrator/input_channels.hpp"
 #include "integrator/event_ports.hpp"
+#include "integrator/input_channels.hpp"
 #include "integrator/model_link.hpp"
 #include "integrator/ode_method.hpp"
 #include "integrator/state_list.hpp"
@@ -94,9 +94,9 @@ struct StateBatch {
   std::size_t output_size = 0;
   std::vector<double> states;
   std::vector<double> outputs;
-  StepperMemory memory;            // at the last step (empty for one-step methods)
-  std::vector<double> indicators;  // at the last step (empty without event indicators)
-  Bytes internal;                  // at the last step (empty without internal state)
+  StepperMemory memory;                    // at the last step (empty for one-step methods)
+  std::vector<double> indicators;          // at the last step (empty without event indicators)
+  Bytes internal;                          // at the last step (empty without internal state)
   std::vector<LocatedCrossing> crossings;  // located while the batch's steps were computed
 
   // No steps: where a failure of `epoch` at `step` stands in an inbox.
@@ -175,10 +175,10 @@ class Integrator {
   void provide_prediction(const ChannelPrediction& prediction);
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
-  // An event for one of its event inputs (IntegratorConfig::ports), taken while the step
-  // that reaches its time is computed: after the current step, or at once when it is the
-  // first step's time and no step was taken yet. ProtocolError for an earlier one (roll
-  // back first) or an event input it does not have.
+  // An event for one of its event inputs (IntegratorConfig::ports), taken by the step whose
+  // span [t_n, t_n+1) holds its time, when that step is computed: the step is cut there (an
+  // event at t_n is taken at the step's start). ProtocolError for one before the current
+  // step's time (roll back first), twice, or for an event input it does not have.
   void schedule(const ArrivingEvent& event);
   // Hands a change of the partition's model on to the System (docs/realtime.md): the caller
   // sends it before this Integrator computes past change.from.
@@ -282,11 +282,11 @@ class Integrator {
   OdeStepper stepper_;
   Vector x_;
   Vector indicators_;
-  Vector held_inputs_;                       // the inputs events set (ports)
-  std::vector<ArrivingEvent> arriving_;      // by key, not yet behind a settled step
-  std::vector<LocatedCrossing> crossings_;   // of steps not yet settled, by step
-  std::shared_ptr<const Bytes> internal_;  // config_.internal_state: the model's, now
-  Vector outputs_;                         // config_.outputs_at_step: at step_ (empty: not yet)
+  Vector held_inputs_;                      // the inputs events set (ports)
+  std::vector<ArrivingEvent> arriving_;     // by key, not yet behind a settled step
+  std::vector<LocatedCrossing> crossings_;  // of steps not yet settled, by step
+  std::shared_ptr<const Bytes> internal_;   // config_.internal_state: the model's, now
+  Vector outputs_;                          // config_.outputs_at_step: at step_ (empty: not yet)
   InputChannels inputs_;
   std::uint64_t step_;
   std::uint64_t published_;  // the next step to publish

@@ -106,7 +106,7 @@ constexpr std::array<KindRow, 5> kKinds{{
     {ModelKind::hybrid,
      "hybrid",
      "partitions and discrete-event components exchanging events ([[subsystem]] and [events]: "
-     "two-tanks-level-switch.toml)",
+     "two-tanks-level-switch.toml, machines-repair.toml, ...)",
      "",
      kPartitionLayouts,
      kBridgeService,

@@ -504,9 +504,8 @@ std::string format_summary(const RunResult& r) {
   if (r.events) {
     const EventFigures& e = *r.events;
     o << "  bridge        " << e.crossings << " crossings located and sent to " << e.model << ", "
-      << e.to_partitions << " events sent to partitions; " << e.processed
-      << " events processed by " << e.components
-      << (e.components == 1 ? " component\n" : " components\n");
+      << e.to_partitions << " events sent to partitions; " << e.processed << " events processed by "
+      << e.components << (e.components == 1 ? " component\n" : " components\n");
   }
   return finish_summary(o, r);
 }

@@ -20,11 +20,11 @@ namespace {
 // What run and compare write at the top of their directory (README.md, "Output"): files of
 // a run, the method and layout directories of a comparison, the report and its pictures.
 constexpr const char* kWritten[] = {
-    "trajectory.csv", "summary.json", "trace.json",   "checkpoint.json",  "checkpoint.json.tmp",
-    "scenario.toml",  "logs",         "attempts",     "report.html",      "*.png",
-    "render-*.log",   "sequential",   "conservative", "conservative-*",   "optimistic",
-    "process",        "pendulum",     "single",       "injections.jsonl", "operator.ior",
-    "clock.ior",      "replay"};
+    "trajectory.csv", "summary.json",  "trace.json", "checkpoint.json", "checkpoint.json.tmp",
+    "bridge.csv",     "scenario.toml", "logs",       "attempts",        "report.html",
+    "*.png",          "render-*.log",  "sequential", "conservative",    "conservative-*",
+    "optimistic",     "process",       "pendulum",   "single",          "injections.jsonl",
+    "operator.ior",   "clock.ior",     "replay"};
 
 bool written_by_kausal(const std::string& name) {
   for (const char* pattern : kWritten)

@@ -25,9 +25,9 @@
 #include "monitor/sync/event_run.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
+#include "monitor/sync/hybrid_coupling.hpp"
 #include "monitor/sync/operator.hpp"
 #include "monitor/sync/optimistic.hpp"
-#include "monitor/sync/hybrid_coupling.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "monitor/sync/run_ahead_block_stepper.hpp"
 #include "monitor/sync/sequential.hpp"
@@ -387,8 +387,7 @@ class PartitionedRun final : public ModelRun {
       try {
         const PartitionedPlan plan = in_turn(plan_);
         LocalDeployment deployment(partitioned_deployment(s_, plan));
-        return unwatched(
-            run_hybrid_sequential(s_, plan, deployment, control, watchers(observer)));
+        return unwatched(run_hybrid_sequential(s_, plan, deployment, control, watchers(observer)));
       } catch (const Error& e) {
         RunResult r = described();
         r.end_with(e);
@@ -432,7 +431,11 @@ class PartitionedRun final : public ModelRun {
   }
   PartitionedWatchers watchers(RunObserver* observer) {
     recorder_.observe(observer);
-    return {observer, {&recorder_, &checkpoints_, readout_.get()}, clock_.get(), injections_.get()};
+    return {observer,
+            {&recorder_, &checkpoints_, readout_.get()},
+            clock_.get(),
+            injections_.get(),
+            s_.bridge ? spec_.out / "bridge.csv" : std::filesystem::path()};
   }
 
   // A resumed master run: the master where its checkpoint was taken.

@@ -13,8 +13,7 @@ namespace {
 
 std::string known_models() {
   std::string list;
-  for (const auto& type : des::event_model_types())
-    list += (list.empty() ? "" : ", ") + type.name;
+  for (const auto& type : des::event_model_types()) list += (list.empty() ? "" : ", ") + type.name;
   return list;
 }
 
@@ -41,9 +40,10 @@ EventScenario read(const toml::table& root, const std::string& file) {
   s.model = type->name;
   s.end = events.required_number("end");
   if (!(s.end > 0)) events.fail("end", "must be positive");
-  if (const auto m = events.choice<SyncMethod>("method", {{"sequential", SyncMethod::sequential},
-                                                           {"conservative", SyncMethod::conservative},
-                                                           {"optimistic", SyncMethod::optimistic}}))
+  if (const auto m =
+          events.choice<SyncMethod>("method", {{"sequential", SyncMethod::sequential},
+                                               {"conservative", SyncMethod::conservative},
+                                               {"optimistic", SyncMethod::optimistic}}))
     s.method = *m;
   if (const auto g = events.integer("groups")) {
     if (*g < 1 || *g > 1024) events.fail("groups", "must be between 1 and 1024");
@@ -54,16 +54,16 @@ EventScenario read(const toml::table& root, const std::string& file) {
     s.window = *w;
   }
   if (const auto v = events.choice<des::StateSaving>(
-          "saving", {{"full", des::StateSaving::full},
-                     {"incremental", des::StateSaving::incremental}}))
+          "saving",
+          {{"full", des::StateSaving::full}, {"incremental", des::StateSaving::incremental}}))
     s.saving = *v;
   if (const auto c = events.choice<des::Cancellation>(
-          "cancellation", {{"aggressive", des::Cancellation::aggressive},
-                           {"lazy", des::Cancellation::lazy}}))
+          "cancellation",
+          {{"aggressive", des::Cancellation::aggressive}, {"lazy", des::Cancellation::lazy}}))
     s.cancellation = *c;
   if (const auto d = events.choice<des::DeadlockPolicy>(
-          "deadlock", {{"fail", des::DeadlockPolicy::fail},
-                       {"recover", des::DeadlockPolicy::recover}}))
+          "deadlock",
+          {{"fail", des::DeadlockPolicy::fail}, {"recover", des::DeadlockPolicy::recover}}))
     s.deadlock = *d;
   if (const auto b = events.integer("batch")) {
     if (*b < 1 || *b > 1'000'000) events.fail("batch", "must be between 1 and 1000000");
@@ -77,8 +77,8 @@ EventScenario read(const toml::table& root, const std::string& file) {
 
   const toml::node* where = root.get("parameters");
   if (where && !where->as_table()) top.fail("parameters", "must be a table");
-  s.parameters = event_model_parameters(where ? where->as_table() : nullptr, *type, file,
-                                        "parameters");
+  s.parameters =
+      event_model_parameters(where ? where->as_table() : nullptr, *type, file, "parameters");
   try {
     s.built = type->make(s.parameters);
   } catch (const InputError& e) {

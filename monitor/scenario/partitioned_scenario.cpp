@@ -405,7 +405,8 @@ class Reader {
     BridgeSpec b;
     const des::EventModelType& type = event_model_named(r, *root_.get("events"));
     b.model = type.name;
-    b.parameters = event_model_parameters(r.subtable("parameters"), type, file_, "events.parameters");
+    b.parameters =
+        event_model_parameters(r.subtable("parameters"), type, file_, "events.parameters");
     if (const auto tolerance = r.number("tolerance")) {
       if (!(*tolerance > 0)) r.fail("tolerance", "must be > 0");
       b.tolerance = *tolerance;
@@ -435,15 +436,24 @@ class Reader {
       if (!from || !to || !kind) r.fail_at(t.source(), "an event output needs from, to and kind");
       EventOutputSpec o;
       std::tie(o.subsystem, o.output) = port(*t.get("from"), *from, true);
+      o.carries = o.output;
+      if (const auto value = r.text("value")) {
+        const auto [sub, k] = port(*t.get("value"), *value, true);
+        if (sub != o.subsystem)
+          r.fail("value", "'" + *value + "' must be an output of the subsystem the crossing is of");
+        o.carries = k;
+      }
       o.level = r.required_number("level");
-      o.direction = r.choice<CrossingDirection>("direction",
-                                                 {{"rising", CrossingDirection::rising},
-                                                  {"falling", CrossingDirection::falling},
-                                                  {"either", CrossingDirection::either}})
-                        .value_or(CrossingDirection::either);
+      o.direction =
+          r.choice<CrossingDirection>("direction", {{"rising", CrossingDirection::rising},
+                                                    {"falling", CrossingDirection::falling},
+                                                    {"either", CrossingDirection::either}})
+              .value_or(CrossingDirection::either);
       o.component = component_named(r, model, *to);
       const auto k = model.kind_named(*kind);
-      if (!k) r.fail("kind", "'" + *kind + "' is not an event kind " + model.component_name(o.component) + " takes from a partition");
+      if (!k)
+        r.fail("kind", "'" + *kind + "' is not an event kind " + model.component_name(o.component) +
+                           " takes from a partition");
       o.kind = *k;
       r.reject_unknown_keys();
       o.name = *from + " → " + *to + "." + *kind;
@@ -472,14 +482,16 @@ class Reader {
                            "' (ports: " + listed(ports) + ")");
       connected[in.port] = true;
       const auto dot = to->find('.');
-      if (dot == std::string::npos) r.fail("to", "'" + *to + "' must be 'subsystem.input' or 'subsystem.state'");
+      if (dot == std::string::npos)
+        r.fail("to", "'" + *to + "' must be 'subsystem.input' or 'subsystem.state'");
       in.subsystem = subsystem_named(*t.get("to"), to->substr(0, dot));
       const Signature& sig = s_.subsystems[in.subsystem].signature;
       const std::string name = to->substr(dot + 1);
       const auto effect = r.choice<EventEffect>(
           "effect", {{"set", EventEffect::set_state}, {"add", EventEffect::add_state}});
       if (const std::size_t k = position(sig.inputs, name); k < sig.inputs.size()) {
-        if (effect) r.fail("effect", "applies to a state; an input is set, and held until the next event");
+        if (effect)
+          r.fail("effect", "applies to a state; an input is set, and held until the next event");
         in.effect = EventEffect::set_input;
         in.index = k;
         in.initial = r.number("initial").value_or(0.0);
@@ -500,7 +512,8 @@ class Reader {
     }
     for (std::size_t k = 0; k < ports.size(); ++k)
       if (!connected[k])
-        top.fail("event_input", "leaves the port '" + ports[k] + "' of the event model unconnected");
+        top.fail("event_input",
+                 "leaves the port '" + ports[k] + "' of the event model unconnected");
   }
 
   des::ComponentId component_named(TableReader& r, const des::EventModel& model,
@@ -510,8 +523,8 @@ class Reader {
       if (model.component_name(c) == name) return c;
       if (names.size() < 20) names.push_back(model.component_name(c));
     }
-    r.fail("to", "'" + name + "' is not a component of the event model (components: " +
-                     listed(names) + ")");
+    r.fail("to", "'" + name +
+                     "' is not a component of the event model (components: " + listed(names) + ")");
   }
 
   // A subsystem with event outputs or inputs: its partition's steps are cut, which needs a
@@ -749,7 +762,19 @@ std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario
                      "model cannot be taken as one (kausal analyze needs its Jacobian)");
   std::vector<std::size_t> all;
   for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
-  return build_composite("monolithic model", recipe_of(s, all));
+  CompositeRecipe recipe = recipe_of(s, all);
+  // A hybrid model's inputs that events set are held at their initial values: the model
+  // describes the continuous dynamics until the first event.
+  if (s.bridge) {
+    std::size_t k = 0;
+    for (const EventInputSpec& in : s.bridge->inputs)
+      if (in.effect == EventEffect::set_input) {
+        recipe.constants.push_back({recipe.held[k].member, recipe.held[k].input, in.initial});
+        ++k;
+      }
+    recipe.held.clear();
+  }
+  return build_composite("monolithic model", recipe);
 }
 
 std::vector<StateBlock> partition_blocks(const PartitionedScenario& s) {

@@ -80,8 +80,9 @@ struct MasterSpec {
 // ([[event_output]]) reports the crossings of a subsystem's output through a level to a
 // component of the discrete-event model, as events of one kind.
 struct EventOutputSpec {
-  std::string name;  // "lower.level rising 0.25", for traces and messages
+  std::string name;  // "lower.level → switch.high", for traces and messages
   std::size_t subsystem = 0, output = 0;
+  std::size_t carries = 0;  // the subsystem's output whose value the events carry
   double level = 0;
   CrossingDirection direction = CrossingDirection::either;
   des::ComponentId component = 0;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <deque>
+#include <fstream>
 #include <limits>
 #include <map>
 
@@ -77,6 +79,11 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     for (std::size_t p = 0; p < lanes_.size(); ++p) lanes_[p].computed = plan.configs[p].first_step;
     for (std::size_t j = 0; j < plan.event_outputs.size(); ++j)
       output_of_[{plan.event_outputs[j].partition, plan.event_outputs[j].index}] = j;
+    if (!watchers.bridge_log.empty()) {
+      log_.open(watchers.bridge_log, std::ios::trunc);
+      if (!log_) throw InputError(watchers.bridge_log.string() + ": cannot write");
+      log_ << "t,event,from,to,value\n";
+    }
   }
 
   bool computes_here() const override { return true; }
@@ -106,8 +113,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     finish_partitions(r, &deployment_);
     add_this_thread(r);
     // The run's digest: the partitions' and the discrete components', in that order.
-    r.trajectory_sha256 =
-        combine_component_digests(std::vector<std::string>{r.trajectory_sha256, recorder_.digest()});
+    r.trajectory_sha256 = combine_component_digests(
+        std::vector<std::string>{r.trajectory_sha256, recorder_.digest()});
     EventFigures e;
     e.model = model_.name();
     e.components = model_.own();
@@ -200,8 +207,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     if (c.time <= sent_up_to_) {
       const auto again = std::find(lane.sent.begin(), lane.sent.end(), c);
       if (again == lane.sent.end())
-        throw SimulationError("partition '" + s_.partitions[p].name + "': a crossing at t = " +
-                              std::to_string(c.time) +
+        throw SimulationError("partition '" + s_.partitions[p].name +
+                              "': a crossing at t = " + std::to_string(c.time) +
                               " appeared when a step was taken again after an event; the event "
                               "outputs must not cross more than once within a step");
       return;
@@ -230,6 +237,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
         incoming_.push_back(m);
         lane.sent.push_back(c);
         ++crossings_sent_;
+        log(t, "crossing", route.name.substr(0, route.name.find(' ')),
+            model_.component_name(route.component) + "." + model_.kind_name(route.kind), c.value);
         sent = true;
       }
     }
@@ -256,9 +265,19 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     std::map<std::size_t, std::vector<ArrivingEvent>> to;
     for (const des::Event& e : outgoing_) {
       if (!(e.key.time < s_.t_end)) continue;  // after the run
-      for (std::size_t i = 0; i < s_.bridge->inputs.size(); ++i)
-        if (model_.port(s_.bridge->inputs[i].port) == e.destination)
-          to[plan_.event_inputs[i].partition].push_back({e.key, plan_.event_inputs[i].index, e.value});
+      for (std::size_t i = 0; i < s_.bridge->inputs.size(); ++i) {
+        const EventInputSpec& in = s_.bridge->inputs[i];
+        if (model_.port(in.port) != e.destination) continue;
+        to[plan_.event_inputs[i].partition].push_back(
+            {e.key, plan_.event_inputs[i].index, e.value});
+        const SubsystemSpec& sub = s_.subsystems[in.subsystem];
+        log(e.key.time, in.effect == EventEffect::add_state ? "add" : "set",
+            model_.component_name(e.key.source) + "." + s_.bridge->built->ports()[in.port],
+            sub.name + "." +
+                (in.effect == EventEffect::set_input ? sub.signature.inputs
+                                                     : sub.signature.states)[in.index],
+            e.value);
+      }
     }
     outgoing_.clear();
     for (auto& [p, events] : to) {
@@ -292,7 +311,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     for (std::size_t p = 0; p < lanes_.size(); ++p) {
       Lane& lane = lanes_[p];
       bool took = false;
-      while (!lane.uncommitted.empty() && time_of(p, lane.uncommitted.front().first_step) <= bound) {
+      while (!lane.uncommitted.empty() &&
+             time_of(p, lane.uncommitted.front().first_step) <= bound) {
         route(p, lane.uncommitted.front(), true);
         lane.uncommitted.pop_front();
         took = committed_any = true;
@@ -303,6 +323,16 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       std::erase_if(lane.sent, [&](const LocatedCrossing& c) { return c.step <= gvt; });
     }
     return committed_any;
+  }
+
+  // A row of bridge.csv: every event across the boundary, in the order they take effect.
+  void log(double t, const char* what, const std::string& from, const std::string& to,
+           double value) {
+    if (!log_.is_open()) return;
+    char numbers[2][32];
+    std::snprintf(numbers[0], sizeof numbers[0], "%.17g", t);
+    std::snprintf(numbers[1], sizeof numbers[1], "%.17g", value);
+    log_ << numbers[0] << ',' << what << ',' << from << ',' << to << ',' << numbers[1] << '\n';
   }
 
   // des::GroupTransport: this thread is the event group's other group.
@@ -330,12 +360,13 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   std::vector<Lane> lanes_;
   std::vector<std::uint64_t> serials_;  // per event output: its next crossing's serial
   std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> output_of_;  // → scenario's
-  std::vector<des::GroupMessage> incoming_;  // for the event group
-  std::vector<des::Event> outgoing_;         // from it, for the partitions
+  std::vector<des::GroupMessage> incoming_;                                 // for the event group
+  std::vector<des::Event> outgoing_;  // from it, for the partitions
   double guaranteed_ = -infinity;
   double sent_up_to_ = -infinity;  // every crossing up to this time has been sent
   std::uint64_t crossings_sent_ = 0;
   std::uint64_t to_partitions_ = 0;
+  std::ofstream log_;  // bridge.csv
 };
 
 }  // namespace

@@ -41,6 +41,9 @@ struct PartitionedWatchers {
   // and the name exist) and a stop from the operator. A change is handed to its partition
   // before any partition computes past its tick.
   Injections* injections = nullptr;
+  // A hybrid model: where its events across the boundary are written as they are committed
+  // (bridge.csv, docs/events.md); empty: nowhere.
+  std::filesystem::path bridge_log = {};
 };
 
 // What every coupling of partitions shares (sequential, distributed, the co-simulation

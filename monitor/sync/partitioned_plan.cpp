@@ -31,8 +31,12 @@ EventPorts event_ports_of(const PartitionedScenario& s, std::size_t p, const Mod
     const EventOutputSpec& o = b.outputs[j];
     if (s.subsystems[o.subsystem].partition != p) continue;
     plan.event_outputs[j] = {p, static_cast<std::uint32_t>(ports.outputs.size())};
-    const std::string name = port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.output]);
-    ports.outputs.push_back({index_in(sig.outputs, name), o.level, o.direction});
+    const std::string name =
+        port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.output]);
+    const std::string carries =
+        port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.carries]);
+    ports.outputs.push_back(
+        {index_in(sig.outputs, name), o.level, o.direction, index_in(sig.outputs, carries)});
   }
   for (std::size_t i = 0; i < b.inputs.size(); ++i) {
     const EventInputSpec& in = b.inputs[i];
@@ -44,7 +48,8 @@ EventPorts event_ports_of(const PartitionedScenario& s, std::size_t p, const Mod
       ports.held0.push_back(in.initial);
     } else {
       ports.inputs.push_back(
-          {in.effect, index_in(sig.states, port_name(s, in.subsystem, sub.signature.states[in.index]))});
+          {in.effect,
+           index_in(sig.states, port_name(s, in.subsystem, sub.signature.states[in.index]))});
     }
   }
   return ports;

@@ -8,8 +8,8 @@ BridgedModel::BridgedModel(const EventModel& inner, std::vector<CrossingRoute> c
     : inner_(inner), ports_(inner.ports().size()), crossings_(std::move(crossings)) {
   for (const CrossingRoute& c : crossings_)
     if (c.component >= inner_.components())
-      throw InputError("event output '" + c.name + "': component " +
-                       std::to_string(c.component) + " does not exist");
+      throw InputError("event output '" + c.name + "': component " + std::to_string(c.component) +
+                       " does not exist");
 }
 
 std::size_t BridgedModel::components() const {

@@ -39,9 +39,7 @@ class BridgedModel final : public EventModel {
   // The model's own components: [0, own()); ports: [own(), own() + ports); crossings after.
   ComponentId own() const { return static_cast<ComponentId>(inner_.components()); }
   ComponentId port(std::size_t k) const { return own() + static_cast<ComponentId>(k); }
-  ComponentId crossing(std::size_t j) const {
-    return own() + static_cast<ComponentId>(ports_ + j);
-  }
+  ComponentId crossing(std::size_t j) const { return own() + static_cast<ComponentId>(ports_ + j); }
   bool is_port(ComponentId id) const { return id >= own() && id < own() + ports_; }
   const std::vector<CrossingRoute>& crossings() const { return crossings_; }
 

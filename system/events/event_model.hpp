@@ -37,7 +37,11 @@ class EventContext {
   // `undo`, when given, receives the old value of every value the handler changes.
   EventContext(const EventModel& model, ComponentId component, double now, ComponentState& state,
                std::vector<Event>& outbox, UndoLog* undo = nullptr)
-      : model_(model), component_(component), now_(now), state_(state), outbox_(outbox),
+      : model_(model),
+        component_(component),
+        now_(now),
+        state_(state),
+        outbox_(outbox),
         undo_(undo) {}
 
   ComponentId component() const { return component_; }
@@ -65,7 +69,9 @@ class EventModel {
   virtual ~EventModel() = default;
   virtual std::string name() const = 0;
   virtual std::size_t components() const = 0;
-  virtual std::string component_name(ComponentId id) const { return "component-" + std::to_string(id); }
+  virtual std::string component_name(ComponentId id) const {
+    return "component-" + std::to_string(id);
+  }
   // a_ij with its lookahead: the smallest delay of any event `from` sends `to`; nullopt
   // when `from` never sends to `to`.
   virtual std::optional<double> lookahead(ComponentId from, ComponentId to) const = 0;
@@ -74,7 +80,9 @@ class EventModel {
   virtual void start(EventContext& context) const = 0;
   virtual void handle(const Event& event, EventContext& context) const = 0;
   // A word for an event kind in traces and messages.
-  virtual std::string kind_name(std::uint32_t kind) const { return "event " + std::to_string(kind); }
+  virtual std::string kind_name(std::uint32_t kind) const {
+    return "event " + std::to_string(kind);
+  }
 
   // ---- the bridge to continuous partitions (docs/events.md, "Across the boundary") ----
   // The ports its components send events to partitions on, by name: port k is the

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "system/events/floor.hpp"
 #include "system/events/level_switch.hpp"
 #include "system/events/phold.hpp"
 #include "system/events/queueing_network.hpp"
+#include "system/events/repair_crew.hpp"
 #include "system/events/three_components.hpp"
 
 namespace kausal::des {
@@ -120,6 +122,36 @@ std::vector<EventModelType> make_types() {
         p.initially_open = v.at("initially_open") == 1;
         p.delay = v.at("delay");
         return std::make_unique<LevelSwitch>(p);
+      }});
+  types.push_back(EventModelType{
+      "floor",
+      "the floor under a falling ball beside a continuous partition: each impact (event kind "
+      "impact, carrying the ball's velocity) is counted and answered on the port 'rebound' "
+      "with the rebound velocity e·|v|",
+      {{"e", 0.8, false, "coefficient of restitution", 1}},
+      [](const std::map<std::string, double>& v) -> std::unique_ptr<EventModel> {
+        return std::make_unique<Floor>(v.at("e"));
+      }});
+  const RepairCrewParameters crew;
+  types.push_back(EventModelType{
+      "repair-crew",
+      "a repair crew for N machines beside continuous partitions: a machine's failure (event "
+      "kind failure-K, its wear crossing its limit) stops it (port run-K, 0); the crew repairs "
+      "one machine at a time in the order they failed, min_repair + Exp(mean_repair - "
+      "min_repair) each, then resets its wear (port reset-K) and runs it again (run-K, 1)",
+      {
+          {"machines", static_cast<double>(crew.machines), true, "number of machines", 1000},
+          {"mean_repair", crew.mean_repair, false, "mean repair time, s"},
+          {"min_repair", crew.min_repair, false, "shortest repair time, s"},
+          {"seed", 1, true, "seed of the crew's random stream", 9007199254740992.0},
+      },
+      [](const std::map<std::string, double>& v) -> std::unique_ptr<EventModel> {
+        RepairCrewParameters p;
+        p.machines = static_cast<std::uint32_t>(v.at("machines"));
+        p.mean_repair = v.at("mean_repair");
+        p.min_repair = v.at("min_repair");
+        p.seed = static_cast<std::uint64_t>(v.at("seed"));
+        return std::make_unique<RepairCrew>(p);
       }});
   return types;
 }

@@ -39,9 +39,13 @@ void register_bouncing_ball(ModelRegistry& registry) {
                 "ball bouncing on the floor, one zero crossing at h = 0 (event handling example)",
                 {{"g", 9.81, "gravitational acceleration, m/s^2", positive},
                  {"e", 0.8, "coefficient of restitution, -", 0, 1},
-                 {"h0", 1.0, "initial height (dropped at rest), m", 0}},
+                 {"h0", 1.0, "initial height (dropped at rest), m", 0},
+                 {"bounce", 1.0,
+                  "1: it bounces at the end of the step that finds h = 0; 0: "
+                  "something else makes it bounce (a hybrid model's floor)",
+                  0, 1}},
                 [](const ParameterValues& v) {
-                  return std::make_unique<BouncingBall>(v["g"], v["e"], v["h0"]);
+                  return std::make_unique<BouncingBall>(v["g"], v["e"], v["h0"], v["bounce"] != 0);
                 }});
 }
 

@@ -11,6 +11,7 @@
 #include "system/models/synchronous_machine.hpp"
 #include "system/models/turbine.hpp"
 #include "system/models/water_tank.hpp"
+#include "system/models/wear.hpp"
 #include "system/pendulum.hpp"
 
 namespace kausal {
@@ -28,6 +29,7 @@ const ModelRegistry& model_registry() {
     register_bouncing_ball(r);
     register_water_tank(r);
     register_sampled_pi(r);
+    register_wear(r);
     return r;
   }();
   return registry;

@@ -809,13 +809,16 @@ std::string test_name_of(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Shipped, AnimatePartitioned, ::testing::ValuesIn(kPartitioned),
                          test_name_of);
 
-// The list above is every shipped partitioned scenario (a new one is animated too).
+// The list above is every shipped partitioned scenario (a new one is animated too); a hybrid
+// model ([events] beside its subsystems) is not animated yet (the capability table says so).
 TEST(AnimatePartitionedList, NamesEveryShippedPartitionedScenario) {
   std::vector<std::string> found;
-  for (const auto& entry : fs::directory_iterator(kScenarios))
-    if (entry.path().extension() == ".toml" &&
-        testing::read_file(entry.path()).find("[[subsystem]]") != std::string::npos)
+  for (const auto& entry : fs::directory_iterator(kScenarios)) {
+    const std::string text = testing::read_file(entry.path());
+    if (entry.path().extension() == ".toml" && text.find("[[subsystem]]") != std::string::npos &&
+        text.find("\n[events]") == std::string::npos)
       found.push_back(entry.path().filename().string());
+  }
   std::sort(found.begin(), found.end());
   EXPECT_EQ(found, kPartitioned);
 }

@@ -132,9 +132,11 @@ TEST(Capabilities, TheTableSaysEveryRefusalOnce) {
   // The one kind whose table says what it does not do yet is the hybrid model's: each such
   // refusal says so ("so far") and where the docs explain it.
   const std::string hybrid = table.substr(table.find("hybrid: "));
-  for (std::size_t at = table.find("so far"); at != std::string::npos; at = table.find("so far", at + 1))
+  for (std::size_t at = table.find("so far"); at != std::string::npos;
+       at = table.find("so far", at + 1))
     EXPECT_GE(at, table.find("hybrid: ")) << table;
-  EXPECT_NE(hybrid.find("sequential (not conservative or optimistic: the bridge"), std::string::npos)
+  EXPECT_NE(hybrid.find("sequential (not conservative or optimistic: the bridge"),
+            std::string::npos)
       << hybrid;
   // Refused for some runs only: the runs are named.
   EXPECT_NE(table.find("--deploy           yes; not"), std::string::npos) << table;

@@ -24,7 +24,7 @@ namespace {
 
 using des::ComponentId;
 using des::ComponentState;
-using des::Event;
+using DesEvent = des::Event;  // (kausal::Event is the chain's: one name each in a unity batch)
 using des::EventContext;
 using des::EventKey;
 using des::QueueingNetwork;
@@ -43,17 +43,17 @@ constexpr auto& spec = testing::event_spec;
 // event count checks the engine's, and its final states are what the engine's would be.
 struct Driven {
   std::vector<ComponentState> states;
-  std::map<EventKey, Event> pending;  // in flight at the end
+  std::map<EventKey, DesEvent> pending;  // in flight at the end
   std::uint64_t processed = 0;
 };
-using AfterEvent = std::function<void(const Event&, const std::vector<ComponentState>&,
-                                      const std::map<EventKey, Event>&)>;
+using AfterEvent = std::function<void(const DesEvent&, const std::vector<ComponentState>&,
+                                      const std::map<EventKey, DesEvent>&)>;
 
 Driven drive(const des::EventModel& model, double end, const AfterEvent& after = {}) {
   Driven run;
-  std::vector<Event> outbox;
+  std::vector<DesEvent> outbox;
   const auto post = [&] {
-    for (const Event& e : outbox) EXPECT_TRUE(run.pending.emplace(e.key, e).second);
+    for (const DesEvent& e : outbox) EXPECT_TRUE(run.pending.emplace(e.key, e).second);
     outbox.clear();
   };
   for (ComponentId c = 0; c < model.components(); ++c) {
@@ -63,7 +63,7 @@ Driven drive(const des::EventModel& model, double end, const AfterEvent& after =
     post();
   }
   while (!run.pending.empty() && run.pending.begin()->first.time < end) {
-    const Event event = run.pending.begin()->second;
+    const DesEvent event = run.pending.begin()->second;
     run.pending.erase(run.pending.begin());
     EventContext context(model, event.destination, event.key.time, run.states[event.destination],
                          outbox);
@@ -174,8 +174,8 @@ TEST(QueueingNetwork, ConservesJobsAfterEveryEvent) {
        {network(), network(QueueRouting::ring), network(QueueRouting::ring, 0.0), stays, single}) {
     const QueueingNetwork model(p);
     const double total = static_cast<double>(p.servers) * p.jobs;
-    const auto check = [&](const Event&, const std::vector<ComponentState>& states,
-                           const std::map<EventKey, Event>& pending) {
+    const auto check = [&](const DesEvent&, const std::vector<ComponentState>& states,
+                           const std::map<EventKey, DesEvent>& pending) {
       double at_servers = 0, in_transit = 0, busy = 0, departures = 0;
       for (const auto& s : states) {
         const double queue = s.values[QueueingNetwork::queue_length];
@@ -223,16 +223,16 @@ TEST(QueueingNetwork, HandlersMoveOneJobAndRespectTheLookahead) {
   p.stay = 0;
   const QueueingNetwork model(p);
   ComponentState state = model.initial_state(1);
-  std::vector<Event> outbox;
+  std::vector<DesEvent> outbox;
   EventContext start(model, 1, 0.0, state, outbox);
   model.start(start);
   EXPECT_TRUE(outbox.empty());  // no jobs, nothing to serve
 
   // An arrival at an idle server starts a service: a departure to itself.
   EventContext at_arrival(model, 1, 2.0, state, outbox);
-  model.handle(Event{EventKey{2.0, 0, 0}, 1, QueueingNetwork::arrival, 1}, at_arrival);
+  model.handle(DesEvent{EventKey{2.0, 0, 0}, 1, QueueingNetwork::arrival, 1}, at_arrival);
   ASSERT_EQ(outbox.size(), 1u);
-  const Event done = outbox[0];
+  const DesEvent done = outbox[0];
   EXPECT_EQ(done.destination, 1u);
   EXPECT_EQ(done.kind, QueueingNetwork::departure);
   EXPECT_GE(done.key.time - 2.0, p.minimum_service);
@@ -242,7 +242,7 @@ TEST(QueueingNetwork, HandlersMoveOneJobAndRespectTheLookahead) {
   // A second arrival waits in the queue.
   outbox.clear();
   EventContext second(model, 1, 2.1, state, outbox);
-  model.handle(Event{EventKey{2.1, 0, 1}, 1, QueueingNetwork::arrival, 2}, second);
+  model.handle(DesEvent{EventKey{2.1, 0, 1}, 1, QueueingNetwork::arrival, 2}, second);
   EXPECT_TRUE(outbox.empty());
   EXPECT_EQ(state.values[QueueingNetwork::queue_length], 2);
 
@@ -433,7 +433,7 @@ TEST(ThreeComponents, LinksAndNamesFollowTheThesis) {
     EXPECT_FALSE(model.lookahead(from, to)) << from << " -> " << to;
   // Every event of a run goes over a declared link, at no less than its lookahead
   // (EventContext::send would throw otherwise), and to the component the link says.
-  const Driven run = drive(model, 100, [&](const Event& e, const auto&, const auto&) {
+  const Driven run = drive(model, 100, [&](const DesEvent& e, const auto&, const auto&) {
     const auto l = model.lookahead(e.key.source, e.destination);
     ASSERT_TRUE(l.has_value());
   });

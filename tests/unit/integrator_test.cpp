@@ -172,7 +172,8 @@ TEST(Integrator, AChangeAtEveryCommittedStepIsNeverRefused) {
   system.configure(build_composite(
       "system-1", {{{"tank", "water_tank", {{"area", 2}, {"orifice", 0}, {"level0", 1}}, {}}},
                    {},
-                   {{0, 0, 0.0}}}));
+                   {{0, 0, 0.0}},
+                   {}}));
   LocalModelLink link(system);
   IntegratorConfig c;
   c.name = "integrator-1";

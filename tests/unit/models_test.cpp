@@ -209,7 +209,8 @@ std::unique_ptr<CompositeModel> tank_with_constant_inflow() {
   return build_composite(
       "system-1", {{{"tank", "water_tank", {{"area", 2}, {"orifice", 0}, {"level0", 1}}, {}}},
                    {},
-                   {{0, 0, 0.0}}});
+                   {{0, 0, 0.0}},
+                   {}});
 }
 
 // dx of the tank at time t: inflow / area (no orifice).

@@ -394,6 +394,7 @@ struct ScriptedDeployment final : Deployment {
     const std::string& name() const override { return id; }
     StateBatch advance(std::uint64_t, std::uint64_t) override { throw std::logic_error("unused"); }
     std::vector<double> apply_event(const Event&) override { return {-0.5, 0.0}; }
+    void schedule(const std::vector<ArrivingEvent>&) override {}
     void change(const ModelChange&) override {}
     void start(std::size_t, std::uint64_t, std::uint64_t) override {}
     void release(std::uint64_t) override {}

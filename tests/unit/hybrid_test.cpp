@@ -1,0 +1,270 @@
+// A hybrid model (docs/events.md, "Across the boundary"): the scenario's bridge read and
+// checked, and the sequential run of scenarios/two-tanks-level-switch.toml, the level
+// switch's crossings located and its commands taken at their own time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "monitor/deploy/local_platform.hpp"
+#include "monitor/run/run.hpp"
+#include "monitor/scenario/event_scenario.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
+#include "test_support.hpp"
+#include "tests/temp_dir.hpp"
+
+namespace kausal {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+const std::string kScenario =
+    std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks-level-switch.toml";
+
+std::string shipped_text() {
+  std::ifstream in(kScenario);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The shipped scenario with `from` replaced by `to` (which must be there once).
+std::string edited(const std::string& from, const std::string& to) {
+  std::string text = shipped_text();
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_partitioned_scenario(text, "h.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(HybridScenario, TheShippedOneReadsAsABridge) {
+  const PartitionedScenario s = parse_partitioned_scenario(shipped_text(), "h.toml");
+  ASSERT_TRUE(s.bridge);
+  EXPECT_EQ(s.bridge->model, "level-switch");
+  ASSERT_EQ(s.bridge->outputs.size(), 2u);
+  EXPECT_EQ(s.bridge->outputs[0].level, 0.25);
+  EXPECT_EQ(s.bridge->outputs[0].direction, CrossingDirection::rising);
+  EXPECT_EQ(s.bridge->outputs[1].direction, CrossingDirection::falling);
+  ASSERT_EQ(s.bridge->inputs.size(), 1u);
+  EXPECT_EQ(s.bridge->inputs[0].effect, EventEffect::set_input);
+  EXPECT_EQ(s.bridge->tolerance, 1e-6);
+}
+
+TEST(HybridScenario, WhatCannotBeBridgedIsRefusedNamingTheLine) {
+  EXPECT_EQ(error_of(edited("from = \"valve\"", "from = \"tap\"")),
+            "h.toml:51: event_input[1].from 'tap' is not a port of the event model "
+            "'level-switch' (ports: valve)")
+      << "an unknown port";
+  EXPECT_NE(error_of(edited("to = \"switch\"\nkind = \"high\"", "to = \"relay\"\nkind = \"high\""))
+                .find("'relay' is not a component of the event model (components: switch)"),
+            std::string::npos);
+  EXPECT_NE(error_of(edited("kind = \"high\"", "kind = \"up\"")).find("'up' is not an event kind"),
+            std::string::npos);
+  EXPECT_NE(error_of(edited("to = \"upper.inflow\"", "to = \"upper.flow\""))
+                .find("'upper' has no input or state 'flow' (inputs: inflow; states: level)"),
+            std::string::npos);
+  EXPECT_NE(error_of(edited("integrator = \"rk4\"\nh = 1.0",
+                            "inputs = { inflow = 0.02 }\nintegrator = \"rk4\"\nh = 1.0"))
+                .find("input 'upper.inflow' is set by events and also given in inputs"),
+            std::string::npos);
+  EXPECT_NE(error_of(edited("integrator = \"rk4\"\nh = 1.0", "integrator = \"ab3\"\nh = 1.0"))
+                .find("its partition's integrator must be a one-step method (not ab3)"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(edited("[[event_input]]\nfrom = \"valve\"\nto = \"upper.inflow\"\ninitial = 0.0",
+                      "[subsystem.inputs]"))
+          .find("connect each with an [[event_input]]"),
+      std::string::npos);
+  EXPECT_NE(error_of(edited("model = \"level-switch\"", "model = \"relay\""))
+                .find("'relay' is not an event model"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(edited("tolerance = 1e-6", "tolerance = 0")).find("events.tolerance must be > 0"),
+      std::string::npos);
+  EXPECT_NE(error_of(edited("direction = \"rising\"", "direction = \"up\"")).find("direction"),
+            std::string::npos);
+  // An event model that sends to partitions does not run without them.
+  try {
+    parse_event_scenario("[events]\nmodel = \"level-switch\"\nend = 10.0\n", "e.toml");
+    ADD_FAILURE() << "an event model with ports ran alone";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("runs beside [[subsystem]] tables"), std::string::npos)
+        << e.what();
+  }
+}
+
+RunResult run_shipped(const fs::path& out, const std::string& file = kScenario) {
+  const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
+  LocalPlatform platform;
+  RunControl control;
+  return run(testing::spec_of(PartitionedModel{s, nullptr},
+                              {SyncMethod::sequential, Guarantee::none}, out),
+             platform, control);
+}
+
+// The lower level read back from trajectory.csv, every output interval.
+std::vector<std::pair<double, double>> lower_levels(const fs::path& out) {
+  std::ifstream csv(out / "trajectory.csv");
+  std::string line;
+  std::getline(csv, line);
+  std::vector<std::pair<double, double>> rows;
+  while (std::getline(csv, line)) {
+    double t = 0, upper = 0, lower = 0;
+    if (std::sscanf(line.c_str(), "%lf,%lf,%lf", &t, &upper, &lower) == 3)
+      rows.emplace_back(t, lower);
+  }
+  return rows;
+}
+
+TEST(HybridRun, TheLevelSwitchHoldsTheLowerTankAroundItsBandTheSameWayEveryRun) {
+  TempDir dir;
+  const RunResult a = run_shipped(dir / "a"), b = run_shipped(dir / "b");
+  ASSERT_EQ(a.status, RunStatus::completed) << a.error;
+  ASSERT_EQ(b.status, RunStatus::completed) << b.error;
+  EXPECT_EQ(a.trajectory_sha256, b.trajectory_sha256);
+  ASSERT_TRUE(a.events);
+  // Every crossing switches the valve once (the band's edges alternate), the initial command
+  // comes on top, and every command reaches the upper tank.
+  EXPECT_GT(a.events->crossings, 20u);
+  EXPECT_EQ(a.events->processed, a.events->crossings);
+  EXPECT_EQ(a.events->to_partitions, a.events->crossings + 1);
+  // Filling from empty, the level first rises through the band; from then on it stays near
+  // it: above the lower edge but for what drains while the upper tank refills, below the
+  // upper one but for what the upper tank still holds when the valve closes.
+  const auto rows = lower_levels(dir / "a");
+  ASSERT_EQ(rows.size(), 201u);
+  double low = 1, high = 0;
+  for (const auto& [t, level] : rows)
+    if (t >= 300) {
+      low = std::min(low, level);
+      high = std::max(high, level);
+    }
+  EXPECT_GT(low, 0.10);
+  EXPECT_LT(low, 0.15);
+  EXPECT_GT(high, 0.25);
+  EXPECT_LT(high, 0.30);
+}
+
+// A row of bridge.csv: t, event (crossing, set, add), from, to, value.
+struct BridgeRow {
+  double t = 0;
+  std::string event, from, to;
+  double value = 0;
+};
+
+std::vector<BridgeRow> bridge_log(const fs::path& out) {
+  std::ifstream csv(out / "bridge.csv");
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "t,event,from,to,value");
+  std::vector<BridgeRow> rows;
+  while (std::getline(csv, line)) {
+    std::stringstream fields(line);
+    BridgeRow r;
+    std::string t, value;
+    std::getline(fields, t, ',');
+    std::getline(fields, r.event, ',');
+    std::getline(fields, r.from, ',');
+    std::getline(fields, r.to, ',');
+    std::getline(fields, value, ',');
+    r.t = std::stod(t);
+    r.value = std::stod(value);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+const std::string kShipped = std::string(KAUSAL_SOURCE_DIR) + "/scenarios/";
+
+// The ball's impacts in closed form: dropped from 1 m, it hits the floor at t1 = √(2/g) with
+// speed v1 = √(2g); the k-th rebound leaves at e^k·v1 and returns 2·e^k·v1/g later. RK4 is
+// exact for constant acceleration, so the located impacts may only differ by the tolerance
+// (1 ns) each, and by what the velocities carried at those times add up to.
+TEST(HybridRun, TheFloorBouncesTheBallAtTheImpactsClosedFormTimes) {
+  TempDir dir;
+  const RunResult r = run_shipped(dir / "ball", kShipped + "bouncing-ball-floor.toml");
+  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+  const auto rows = bridge_log(dir / "ball");
+  const double g = 9.81, e = 0.8;
+  double exact = std::sqrt(2 / g), speed = std::sqrt(2 * g);
+  std::size_t impacts = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (rows[k].event != "crossing") continue;
+    EXPECT_EQ(rows[k].to, "floor.impact");
+    EXPECT_NEAR(rows[k].t, exact, 1e-8) << "impact " << impacts + 1;
+    EXPECT_NEAR(rows[k].value, -speed, 1e-7) << "impact " << impacts + 1;
+    // The floor answers at the impact's own time with the rebound speed.
+    ASSERT_LT(k + 1, rows.size());
+    EXPECT_EQ(rows[k + 1].event, "set");
+    EXPECT_EQ(rows[k + 1].to, "ball.v");
+    EXPECT_EQ(rows[k + 1].t, rows[k].t);
+    EXPECT_DOUBLE_EQ(rows[k + 1].value, e * std::abs(rows[k].value));
+    speed *= e;
+    exact += 2 * speed / g;
+    ++impacts;
+  }
+  EXPECT_EQ(impacts, 7u);
+  EXPECT_EQ(r.events->crossings, 7u);
+}
+
+// The crew repairs one machine at a time, in the order they failed; a machine stops at its
+// failure, at the crossing's own time, so its wear never passes the limit by more than the
+// wear of the tolerance (1 µs).
+TEST(HybridRun, TheCrewRepairsTheMachinesOneAtATimeInTheOrderTheyFailed) {
+  TempDir dir;
+  const RunResult r = run_shipped(dir / "m", kShipped + "machines-repair.toml");
+  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
+  const auto rows = bridge_log(dir / "m");
+  std::vector<std::string> failed, repaired;
+  std::size_t stops = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const BridgeRow& row = rows[k];
+    if (row.event == "crossing") {
+      EXPECT_GE(row.value, 1.0);
+      EXPECT_LE(row.value, 1.0 + 1e-7);
+      failed.push_back(row.from.substr(0, row.from.find('.')));
+      // The crew stops it at once.
+      ASSERT_LT(k + 1, rows.size());
+      EXPECT_EQ(rows[k + 1].t, row.t);
+      EXPECT_EQ(rows[k + 1].to, failed.back() + ".running");
+      EXPECT_EQ(rows[k + 1].value, 0.0);
+      ++stops;
+    }
+    if (row.event == "set" && row.to.ends_with(".wear")) {
+      EXPECT_EQ(row.value, 0.0);
+      repaired.push_back(row.to.substr(0, row.to.find('.')));
+    }
+  }
+  EXPECT_GT(failed.size(), 20u);
+  EXPECT_EQ(stops, failed.size());
+  ASSERT_LE(repaired.size(), failed.size());
+  EXPECT_GE(repaired.size() + 3, failed.size()) << "at most one repair and two queued at the end";
+  for (std::size_t k = 0; k < repaired.size(); ++k) EXPECT_EQ(repaired[k], failed[k]) << k;
+  // The trajectory's wear stays within [0, limit].
+  std::ifstream csv(dir / "m" / "trajectory.csv");
+  std::string line;
+  std::getline(csv, line);
+  while (std::getline(csv, line)) {
+    double t = 0, w[3] = {0, 0, 0};
+    ASSERT_EQ(std::sscanf(line.c_str(), "%lf,%lf,%lf,%lf", &t, &w[0], &w[1], &w[2]), 4);
+    for (const double wear : w) {
+      EXPECT_GE(wear, 0.0) << t;
+      EXPECT_LE(wear, 1.0 + 1e-7) << t;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kausal
