@@ -141,7 +141,8 @@ TEST(EventsCli, BadScenariosAndOptionsAreRefusedWithTheirPlace) {
   refused(phold_text("groups = 20", ""), {}, "events.groups is more than the model's 8 components");
   refused(phold_text("windw = 2.0", ""), {}, "unknown key 'events.windw'");
   refused("[events]\nmodel = \"phold2\"\nend = 1.0\n", {},
-          "'phold2' is not an event model (known: phold, queueing-network, three-components)");
+          "'phold2' is not an event model (known: phold, queueing-network, three-components, "
+          "level-switch, floor, repair-crew)");
   refused("[events]\nmodel = \"phold\"\n", {}, "missing field events.end");
   refused(phold_text("", ""), {"--method", "optimistic", "--layout", "pendulum"},
           "event groups have neither");
