@@ -67,10 +67,16 @@ constexpr std::string_view kBridgeSequential =
     "the bridge between partitions and discrete-event components runs sequentially so far; "
     "its conservative and optimistic protocol comes next (docs/events.md, \"Across the boundary\")";
 constexpr std::string_view kBridgeServices =
-    "a hybrid model runs without services so far (docs/events.md, \"Across the boundary\")";
-constexpr std::array<std::string_view, kServiceCount> kBridgeService{
-    kBridgeServices, kBridgeServices, kBridgeServices, kBridgeServices, kBridgeServices,
-    kBridgeServices, kBridgeServices, kBridgeServices, kBridgeServices};
+    "a hybrid model takes no service but pacing so far (docs/events.md, \"Across the boundary\")";
+constexpr std::array<std::string_view, kServiceCount> kBridgeService{"",
+                                                                     "",
+                                                                     kBridgeServices,
+                                                                     kBridgeServices,
+                                                                     kBridgeServices,
+                                                                     kBridgeServices,
+                                                                     kBridgeServices,
+                                                                     kBridgeServices,
+                                                                     kBridgeServices};
 
 // The table (docs/capabilities.md is its text).
 constexpr std::array<KindRow, 5> kKinds{{
