@@ -67,11 +67,14 @@ constexpr std::string_view kBridgeSequential =
     "the bridge between partitions and discrete-event components runs sequentially so far; "
     "its conservative and optimistic protocol comes next (docs/events.md, \"Across the boundary\")";
 constexpr std::string_view kBridgeServices =
-    "a hybrid model takes no service but pacing so far (docs/events.md, \"Across the boundary\")";
+    "a hybrid model is paced and takes injections, but no other service so far (docs/events.md, "
+    "\"Across the boundary\")";
+// Paced, the external clock, injections and their replay: what the one loop gives every
+// coupling; the rest is the bridge's to build.
 constexpr std::array<std::string_view, kServiceCount> kBridgeService{"",
                                                                      "",
-                                                                     kBridgeServices,
-                                                                     kBridgeServices,
+                                                                     "",
+                                                                     "",
                                                                      kBridgeServices,
                                                                      kBridgeServices,
                                                                      kBridgeServices,

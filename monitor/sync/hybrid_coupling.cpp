@@ -101,10 +101,6 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     return true;
   }
 
-  void apply(const Injection&) override {
-    throw InputError("a hybrid model takes no injections yet");
-  }
-
   std::string stalled() const override {
     return "the partitions wait for each other (no partition can step)";
   }

@@ -225,7 +225,7 @@ std::vector<Cell> service_cells() {
       {"two-mass.toml", {"set", "mass1.d", "0.2"}},
       {"two-mass-master.toml", {"set", "mass1.d", "0.2"}},
       {"phold.toml", {"send", "component-3"}},
-      {"two-tanks-level-switch.toml", {}}};
+      {"two-tanks-level-switch.toml", {"set", "upper.orifice", "0.012"}}};
   std::vector<Cell> cells;
   for (const Pinned& p : pinned_digests()) {
     if (!injections.contains(p.file)) continue;
