@@ -552,6 +552,7 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
     row.label = comparison_label(first, layouts_differ);
     row.layout = first.layout;
     row.chain = first.chain();
+    row.hybrid = first.events && !first.partitions.empty();
     if (first.events) {
       row.events = first.events;
       row.events->committed =
@@ -644,7 +645,7 @@ std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
 
 std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   if (!rows.empty() &&
-      std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.events.has_value(); }))
+      std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.events && !r.hybrid; }))
     return format_event_comparison(rows);
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });

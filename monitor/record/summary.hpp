@@ -32,7 +32,8 @@ std::vector<std::vector<std::string>> realtime_rows(const RealtimeFigures& f);
 struct ComparisonRow {
   std::string label;  // "conservative/step", with " [pendulum]" when layouts differ
   RunLayout layout;
-  bool chain = true;  // a pendulum chain (it has collisions) rather than a partitioned model
+  bool chain = true;    // a pendulum chain (it has collisions) rather than a partitioned model
+  bool hybrid = false;  // partitions with discrete-event components: compared as partitions
   std::size_t runs = 0;
   double wall_s = 0;  // median
   double wall_min_s = 0, wall_max_s = 0;

@@ -108,9 +108,11 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   void finish(RunResult& r) override {
     finish_partitions(r, &deployment_);
     add_this_thread(r);
-    // The run's digest: the partitions' and the discrete components', in that order.
-    r.trajectory_sha256 = combine_component_digests(
-        std::vector<std::string>{r.trajectory_sha256, recorder_.digest()});
+    // The run's digest: the partitions' and the discrete components', in that order (none
+    // when it failed before its first step).
+    if (!r.trajectory_sha256.empty())
+      r.trajectory_sha256 = combine_component_digests(
+          std::vector<std::string>{r.trajectory_sha256, recorder_.digest()});
     EventFigures e;
     e.model = model_.name();
     e.components = model_.own();
