@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "monitor/analysis/partition_analysis.hpp"
@@ -115,10 +116,22 @@ std::string padded(const std::string& name, std::size_t width) {
   return name + std::string(name.size() < width ? width - name.size() : 1, ' ');
 }
 
-// `kausal models NAME` for a discrete-event model: what it is and its parameters.
+// `kausal models NAME` for a discrete-event model: what it is and its parameters; for one that
+// runs beside partitions (a hybrid model), its ports.
 int event_model_command(const des::EventModelType& type) {
+  std::map<std::string, double> defaults;
+  for (const auto& p : type.parameters) defaults[p.name] = p.default_value;
+  const std::vector<std::string> ports = type.make(defaults)->ports();
   std::cout << type.name << " (discrete events, [events] model = \"" << type.name
-            << "\"; docs/events.md): " << type.description << "\n  parameters ([parameters]):\n";
+            << "\"; docs/events.md): " << type.description << "\n";
+  if (!ports.empty()) {
+    std::cout << "  beside partitions (a hybrid model, docs/scenarios.md); ports, for "
+                 "[[event_input]] from (with the default parameters):\n   ";
+    for (const std::string& port : ports) std::cout << " " << port;
+    std::cout << "\n";
+  }
+  std::cout << "  parameters (" << (ports.empty() ? "[parameters]" : "[events] parameters")
+            << "):\n";
   for (const auto& p : type.parameters) {
     std::ostringstream d;
     d << "default " << p.default_value;

@@ -156,10 +156,6 @@ std::string_view name_of(ClockSource clock) {
   return name_in(kClocks, clock);
 }
 
-std::optional<ClockSource> clock_source_named(std::string_view name) {
-  return value_in(kClocks, name);
-}
-
 std::string_view name_of(ReleaseWait wait) {
   return name_in(kWaits, wait);
 }

@@ -73,7 +73,6 @@ Layout parse_layout(const std::string& name, std::uint32_t* blocks = nullptr);
 // "none" is an empty RunLayout; anything else as layout_named.
 std::optional<RunLayout> run_layout_named(std::string_view name);
 std::optional<Pinning> pinning_named(std::string_view name);
-std::optional<ClockSource> clock_source_named(std::string_view name);
 std::optional<ReleaseWait> release_wait_named(std::string_view name);
 std::optional<InjectionKind> injection_kind_named(std::string_view name);
 

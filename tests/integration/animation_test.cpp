@@ -411,8 +411,9 @@ TEST(AnimationCli, BadRunDirectoryOrOptionExits2) {
 
 TEST(AnimationCli, HelpExplainsEveryMode) {
   TempDir tmp;
-  ASSERT_EQ(run_animation({"--help"}, tmp.path()), 0);
-  const std::string out = testing::read_file(tmp / "kausal-animation.out");
+  AnimationProcess help({"--help"}, tmp.path());
+  ASSERT_EQ(help.wait(30s), std::optional<int>(0));
+  const std::string out = help.out();
   for (const char* word : {"--snapshot", "--timeline", "--chart", "--run", "--runs", "--step",
                            "--size", "Live mode", "--close-after-frames", "Exit codes"})
     EXPECT_NE(out.find(word), std::string::npos) << word;

@@ -283,8 +283,10 @@ void act_on(const std::vector<std::string>& args, const Cell& cell, const TempDi
     ASSERT_EQ(run_kausal(inject, dir.path(), &err), 0) << err;
   }
   if (act != Service::resume) {
-    ASSERT_EQ(run_kausal({"tick", out, "--all"}, dir.path(), &err, std::chrono::seconds(300)), 0)
-        << err;
+    const int ticked =
+        run_kausal({"tick", out, "--all"}, dir.path(), &err, std::chrono::seconds(300));
+    if (ticked != 0) run.wait(std::chrono::seconds(10));
+    ASSERT_EQ(ticked, 0) << err << "\nthe run:\n" << run.err();
     ASSERT_EQ(run.wait(std::chrono::seconds(60)), std::optional<int>(0)) << run.err();
     if (act == Service::replay) {
       KausalProcess replay({"run", "--replay", out}, dir.path());

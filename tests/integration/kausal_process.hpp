@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -190,7 +191,7 @@ class KausalProcess : public LabProcess {
   KausalProcess(const std::vector<std::string>& args, const fs::path& dir,
                 const std::map<std::string, std::string>& env = {},
                 const std::string& program = "kausal")
-      : LabProcess(command(program, args), dir, program, "", "", env) {}
+      : LabProcess(command(program, args), dir, label(program), "", "", env) {}
 
   // The PID of the child process started with `--name <component>`, waiting for it.
   std::optional<pid_t> component_pid(const std::string& component,
@@ -205,6 +206,12 @@ class KausalProcess : public LabProcess {
   }
 
  private:
+  // Each process its own files (kausal.3.out, kausal.3.err): a run's output stays readable
+  // after other commands (inject, tick) ran in the same directory.
+  static std::string label(const std::string& program) {
+    static std::atomic<unsigned> started{0};
+    return program + "." + std::to_string(++started);
+  }
   static std::vector<std::string> command(const std::string& program,
                                           const std::vector<std::string>& args) {
     std::vector<std::string> out{std::string(KAUSAL_BIN_DIR) + "/" + program};

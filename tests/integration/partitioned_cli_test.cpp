@@ -167,7 +167,7 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   ASSERT_EQ(weak.wait(30s), 0);
   EXPECT_EQ(weak.out().find("warning"), std::string::npos) << weak.out();  // κ = 0.5, 0.0002
   // Later in the run: the tanks, stiff while empty, are gentle when half full.
-  // (one process at a time: each writes kausal.out in the test's directory)
+  // (one process at a time)
   KausalProcess empty({"analyze", scenario("two-tanks.toml")}, dir.path());
   ASSERT_EQ(empty.wait(30s), 0);
   EXPECT_NE(empty.out().find("exceeds the rk4 stability limit"), std::string::npos) << empty.out();
