@@ -168,10 +168,10 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   // One move of the sequential algorithm: the earliest of the next crossing, the next
   // discrete event and the partition furthest behind decides what happens.
   bool iterate(std::uint64_t released) {
-    const double behind = horizon();
-    const double t = std::min({behind, next_crossing(), next_event()});
+    const double behind = horizon(), crossing = next_crossing();
+    const double t = std::min({behind, crossing, next_event()});
     bool moved = false;
-    if (next_crossing() == t) moved = send_crossings_at(t);
+    if (crossing == t) moved = send_crossings_at(t);
     if (t < infinity) {
       guarantee(std::nextafter(t, infinity));
       if (group_.settle() > 0) moved = true;
