@@ -41,8 +41,17 @@ inline idl::ConstantInputSeq to_idl(const std::vector<ConstantInput>& constants)
   return out;
 }
 
+inline idl::HeldInputSeq to_idl(const std::vector<HeldInput>& held) {
+  idl::HeldInputSeq out;
+  out.length(wire_size(held.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {wire_size(held[k].member), wire_size(held[k].input)};
+  return out;
+}
+
 inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::DirectLinkSeq& links,
-                                const idl::ConstantInputSeq& constants) {
+                                const idl::ConstantInputSeq& constants,
+                                const idl::HeldInputSeq& held) {
   CompositeRecipe r;
   for (CORBA::ULong k = 0; k < members.length(); ++k)
     r.members.push_back(
@@ -55,6 +64,8 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
     r.links.push_back({links[k].from, links[k].from_output, links[k].to, links[k].to_input});
   for (CORBA::ULong k = 0; k < constants.length(); ++k)
     r.constants.push_back({constants[k].member, constants[k].input, constants[k].value});
+  for (CORBA::ULong k = 0; k < held.length(); ++k)
+    r.held.push_back({held[k].member, held[k].input});
   return r;
 }
 

@@ -89,6 +89,57 @@ inline StepperMemory from_idl(const idl::StepperMemory& m) {
   return {m.steps, m.h, to_eigen(m.previous), to_eigen(m.before_previous)};
 }
 
+// ---- a hybrid model's event ports (integrator/event_ports.hpp) ----
+
+inline idl::LocatedCrossingSeq to_idl(const std::vector<LocatedCrossing>& crossings) {
+  idl::LocatedCrossingSeq out;
+  out.length(wire_size(crossings.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {crossings[k].step, crossings[k].time, crossings[k].output, crossings[k].value};
+  return out;
+}
+
+inline std::vector<LocatedCrossing> from_idl(const idl::LocatedCrossingSeq& crossings) {
+  std::vector<LocatedCrossing> out;
+  for (CORBA::ULong k = 0; k < crossings.length(); ++k)
+    out.push_back({crossings[k].step, crossings[k].time, crossings[k].output, crossings[k].value});
+  return out;
+}
+
+inline idl::ArrivingEventSeq to_idl(const std::vector<ArrivingEvent>& events) {
+  idl::ArrivingEventSeq out;
+  out.length(wire_size(events.size()));
+  for (CORBA::ULong k = 0; k < out.length(); ++k)
+    out[k] = {events[k].key.time, events[k].key.source, events[k].key.serial, events[k].input,
+              events[k].value};
+  return out;
+}
+
+inline std::vector<ArrivingEvent> from_idl(const idl::ArrivingEventSeq& events) {
+  std::vector<ArrivingEvent> out;
+  for (CORBA::ULong k = 0; k < events.length(); ++k)
+    out.push_back({{events[k].time, events[k].source, events[k].serial},
+                   events[k].input,
+                   events[k].value});
+  return out;
+}
+
+inline idl::EventPortsSetup to_idl(const EventPorts& p) {
+  idl::EventPortsSetup out;
+  out.outputs.length(wire_size(p.outputs.size()));
+  for (CORBA::ULong k = 0; k < out.outputs.length(); ++k)
+    out.outputs[k] = {wire_size(p.outputs[k].output), p.outputs[k].level,
+                      static_cast<CORBA::UShort>(p.outputs[k].direction),
+                      wire_size(p.outputs[k].carries)};
+  out.inputs.length(wire_size(p.inputs.size()));
+  for (CORBA::ULong k = 0; k < out.inputs.length(); ++k)
+    out.inputs[k] = {static_cast<CORBA::UShort>(p.inputs[k].effect), wire_size(p.inputs[k].index)};
+  out.held0 = to_seq(p.held0);
+  out.model_outputs = wire_size(p.model_outputs);
+  out.tolerance = p.tolerance;
+  return out;
+}
+
 inline idl::StateBatch to_idl(const StateBatch& b) {
   return {b.epoch,
           b.first_step,
@@ -98,7 +149,8 @@ inline idl::StateBatch to_idl(const StateBatch& b) {
           to_seq(b.outputs),
           to_idl(b.memory),
           to_seq(b.indicators),
-          to_octets(b.internal)};
+          to_octets(b.internal),
+          to_idl(b.crossings)};
 }
 
 inline StateBatch from_idl(const idl::StateBatch& b) {
@@ -111,7 +163,7 @@ inline StateBatch from_idl(const idl::StateBatch& b) {
           from_idl(b.memory),
           to_vector(b.indicators),
           to_bytes(b.internal),
-          {}};  // (a hybrid model's crossings do not cross the wire yet)
+          from_idl(b.crossings)};
 }
 
 inline idl::ChannelSampleSeq to_idl(const std::vector<ChannelSample>& samples) {
@@ -227,6 +279,7 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
   out.publish_every = c.publish_every;
   out.coupling_sends_events = c.coupling_sends_events;
   out.rollback_check = c.rollback_check;
+  out.ports = to_idl(c.ports);
   return out;
 }
 

@@ -320,6 +320,9 @@ void Integrator::schedule(const ArrivingEvent& event) {
   const auto by_key = [](const ArrivingEvent& a, const ArrivingEvent& b) { return a.key < b.key; };
   const auto at = std::lower_bound(arriving_.begin(), arriving_.end(), event, by_key);
   require(at == arriving_.end() || !(at->key == event.key), what + ": arrived twice");
+  require(arriving_.size() < limits::max_arriving_events,
+          what + ": " + std::to_string(arriving_.size()) +
+              " events are waiting for their time already (the limit)");
   arriving_.insert(at, event);
 }
 

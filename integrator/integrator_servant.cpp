@@ -150,6 +150,37 @@ idl::ModelShape checked_shape(const std::string& component, idl::System_ptr syst
   return shape;
 }
 
+// A hybrid model's event ports from the wire: the enumerations in range, the counts within
+// the model's (the Integrator checks indices, levels and the tolerance).
+EventPorts checked_ports(const std::string& component, const idl::EventPortsSetup& s,
+                         const idl::ModelShape& shape) {
+  EventPorts p;
+  limits::within(component, "ports.outputs: the count", s.outputs.length(), limits::max_model_size,
+                 "the most event outputs of one partition");
+  limits::within(component, "ports.inputs: the count", s.inputs.length(), limits::max_model_size,
+                 "the most event inputs of one partition");
+  for (CORBA::ULong k = 0; k < s.outputs.length(); ++k) {
+    const idl::EventOutputSetup& o = s.outputs[k];
+    if (o.direction > 2)
+      throw ModelError(component, "ports.outputs[" + std::to_string(k) + "].direction " +
+                                      std::to_string(o.direction) + " (0, 1 or 2)");
+    p.outputs.push_back({o.output, o.level, static_cast<CrossingDirection>(o.direction), o.carries});
+  }
+  for (CORBA::ULong k = 0; k < s.inputs.length(); ++k) {
+    const idl::EventInputSetup& in = s.inputs[k];
+    if (in.effect > 2)
+      throw ModelError(component, "ports.inputs[" + std::to_string(k) + "].effect " +
+                                      std::to_string(in.effect) + " (0, 1 or 2)");
+    p.inputs.push_back({static_cast<EventEffect>(in.effect), in.index});
+  }
+  p.held0 = to_vector(s.held0);
+  if (p.any() || !p.held0.empty())
+    check_size(component, "ports.model_outputs", s.model_outputs, shape.output_size);
+  p.model_outputs = s.model_outputs;
+  p.tolerance = s.tolerance;
+  return p;
+}
+
 // An IntegratorSetup from the wire as an IntegratorConfig, every field checked that the
 // Integrator does not check itself (sizes against the System's model); errors name the
 // field.
@@ -177,7 +208,8 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   check_size(component, "x0: the state size", s.x0.length(), shape.state_size);
   if (s.output_size != 0) check_size(component, "output_size", s.output_size, shape.output_size);
   check_size(component, "indicator_count", s.indicator_count, shape.indicator_count);
-  check_size(component, "channels: the input count", s.channels.length(), shape.input_size);
+  check_size(component, "channels and held inputs: the input count",
+             std::uint64_t{s.channels.length()} + s.ports.held0.length(), shape.input_size);
   c.x0 = to_eigen(s.x0);
   limits::within(component, "blocks: the count", s.blocks.length(), s.x0.length(),
                  "at most one block per state");
@@ -233,6 +265,7 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   c.publish_first_state = s.publish_first_state != 0;
   c.coupling_sends_events = s.coupling_sends_events != 0;
   c.rollback_check = s.rollback_check != 0;
+  c.ports = checked_ports(component, s.ports, shape);
   // The Integrator checks steps, x0, hold orders, periods, tolerance and the resumed start.
   return c;
 }
@@ -366,6 +399,17 @@ void IntegratorServant::provide_predictions(const idl::ChannelPredictionSeq& pre
     const std::vector<ChannelPrediction> in = from_idl(predictions);
     with_integrator([&](auto& i) {
       for (const auto& prediction : in) i.provide_prediction(prediction);
+    });
+  });
+}
+
+void IntegratorServant::schedule(const idl::ArrivingEventSeq& events) {
+  serve(name(), [&] {
+    limits::within(name(), "schedule: the events", events.length(), limits::max_arriving_events,
+                   "the most events one partition holds before their time");
+    const std::vector<ArrivingEvent> arriving = from_idl(events);
+    with_integrator([&](auto& i) {
+      for (const ArrivingEvent& e : arriving) i.schedule(e);
     });
   });
 }

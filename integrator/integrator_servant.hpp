@@ -26,6 +26,7 @@ class IntegratorServant final : public ComponentServant<POA_kausal::idl::Integra
   void provide(const idl::ChannelSampleSeq& samples) override;
   void provide_predictions(const idl::ChannelPredictionSeq& predictions) override;
   idl::DoubleSeq* apply_event(const idl::Event& event) override;
+  void schedule(const idl::ArrivingEventSeq& events) override;
   void change(const idl::ModelChange& change) override;
   idl::RollbackResult rollback(CORBA::ULongLong step) override;
   void commit(CORBA::ULongLong gvt) override;

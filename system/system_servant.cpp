@@ -61,10 +61,11 @@ void SystemServant::change(const idl::ModelChange& change) {
 
 CORBA::ULong SystemServant::configure_partition(const idl::MemberSetupSeq& members,
                                                 const idl::DirectLinkSeq& links,
-                                                const idl::ConstantInputSeq& constants) {
+                                                const idl::ConstantInputSeq& constants,
+                                                const idl::HeldInputSeq& held) {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    auto model = build_composite(name(), from_idl(members, links, constants));
+    auto model = build_composite(name(), from_idl(members, links, constants, held));
     return static_cast<CORBA::ULong>(core_.configure(std::move(model)));
   });
 }

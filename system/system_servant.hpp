@@ -20,7 +20,8 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
   // Partitioned models (docs/model.md §4).
   CORBA::ULong configure_partition(const idl::MemberSetupSeq& members,
                                    const idl::DirectLinkSeq& links,
-                                   const idl::ConstantInputSeq& constants) override;
+                                   const idl::ConstantInputSeq& constants,
+                                   const idl::HeldInputSeq& held) override;
   idl::DoubleSeq* derivative(CORBA::Double t, const idl::DoubleSeq& x,
                              const idl::DoubleSeq& u) override;
   idl::DoubleSeq* output(CORBA::Double t, const idl::DoubleSeq& x) override;

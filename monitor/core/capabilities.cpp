@@ -34,8 +34,6 @@ struct KindRow {
   std::array<std::string_view, kLayoutCount> layout;
   std::array<std::string_view, kServiceCount> service;
   std::array<std::string_view, kSettingCount> setting;
-  // Why it runs only sequentially (empty: conservative and optimistic too).
-  std::string_view distributed = "";
 };
 
 constexpr std::string_view kBlocksCutChains =
@@ -63,23 +61,12 @@ constexpr std::array<std::string_view, kSettingCount> kPartitionSettings{
 constexpr std::array<std::string_view, kServiceCount> kEveryService{};
 
 // The bridge between partitions and discrete-event components, as far as it goes today.
-constexpr std::string_view kBridgeSequential =
-    "the bridge between partitions and discrete-event components runs sequentially so far; "
-    "its conservative and optimistic protocol comes next (docs/events.md, \"Across the boundary\")";
-constexpr std::string_view kBridgeServices =
-    "a hybrid model is paced and takes injections, but no other service so far (docs/events.md, "
-    "\"Across the boundary\")";
-// Paced, the external clock, injections and their replay: what the one loop gives every
-// coupling; the rest is the bridge's to build.
-constexpr std::array<std::string_view, kServiceCount> kBridgeService{"",
-                                                                     "",
-                                                                     "",
-                                                                     "",
-                                                                     kBridgeServices,
-                                                                     kBridgeServices,
-                                                                     kBridgeServices,
-                                                                     kBridgeServices,
-                                                                     kBridgeServices};
+constexpr std::string_view kBridgeResume =
+    "a hybrid model's run is not checkpointed so far (docs/events.md, \"Across the boundary\")";
+// What the one loop, the deployments and the live view give every coupling; a checkpoint of
+// the discrete side is still to build.
+constexpr std::array<std::string_view, kServiceCount> kBridgeService{
+    "", "", "", "", kBridgeResume, "", "", "", ""};
 
 // The table (docs/capabilities.md is its text).
 constexpr std::array<KindRow, 5> kKinds{{
@@ -119,10 +106,12 @@ constexpr std::array<KindRow, 5> kKinds{{
      "",
      kPartitionLayouts,
      kBridgeService,
-     {"", "", "", "", "",
+     {kLookaheadBuiltIn, kLookaheadBuiltIn, "a partition ships its final steps in batches of its own",
+      "",
+      "a hybrid model's partitions take their inputs final (only events make them roll back): "
+      "they predict nothing",
       "a hybrid model's discrete components run in one group beside its partitions so far",
-      "a hybrid model has no reference solution here"},
-     kBridgeSequential},
+      "a hybrid model has no reference solution here"}},
 }};
 
 const KindRow& row(ModelKind kind) {
@@ -195,8 +184,6 @@ std::optional<std::string> method_rule(const RunShape& s, Setting setting) {
 
 // Every conservative or optimistic run of the kind: what a service is tried on for the text.
 std::vector<RunShape> distributed_shapes(ModelKind kind) {
-  // A kind that runs only sequentially is asked about its sequential run.
-  if (!row(kind).distributed.empty()) return {sequential_run(kind)};
   std::vector<RunShape> shapes;
   for (const auto& [m, g] : methods_of(kind))
     if (m != SyncMethod::sequential)
@@ -282,7 +269,6 @@ std::string describe(const RunShape& s) {
 
 std::vector<std::pair<SyncMethod, Guarantee>> methods_of(ModelKind kind) {
   std::vector<std::pair<SyncMethod, Guarantee>> methods{{SyncMethod::sequential, Guarantee::none}};
-  if (!row(kind).distributed.empty()) return methods;
   if (kind == ModelKind::chain) {
     methods.emplace_back(SyncMethod::conservative, Guarantee::step);
     methods.emplace_back(SyncMethod::conservative, Guarantee::lookahead);
@@ -295,7 +281,6 @@ std::vector<std::pair<SyncMethod, Guarantee>> methods_of(ModelKind kind) {
 
 std::vector<Layout> layouts_of(ModelKind kind) {
   std::vector<Layout> layouts;
-  if (!row(kind).distributed.empty()) return layouts;
   for (const Layout l :
        {Layout::process, Layout::pendulum, Layout::single, Layout::blocks, Layout::block_processes})
     if (row(kind).layout[index(l)].empty()) layouts.push_back(l);
@@ -304,7 +289,6 @@ std::vector<Layout> layouts_of(ModelKind kind) {
 
 std::optional<std::string> refusal(const RunShape& s) {
   const KindRow& k = row(s.kind);
-  if (s.method != SyncMethod::sequential && !k.distributed.empty()) return reason(k.distributed);
   if (s.method == SyncMethod::optimistic && !k.optimistic.empty()) return reason(k.optimistic);
   if (s.method == SyncMethod::sequential) {
     if (s.layout) return std::string("a sequential run deploys no components, so it has no layout");
@@ -336,7 +320,6 @@ std::string capability_table() {
     for (std::size_t i = 0; i < methods.size(); ++i)
       out << (i ? ", " : "") << method_label(methods[i].first, methods[i].second);
     if (!k.optimistic.empty()) out << " (not optimistic: " << k.optimistic << ")";
-    if (!k.distributed.empty()) out << " (not conservative or optimistic: " << k.distributed << ")";
     out << "\n  layouts            ";
     const auto layouts = layouts_of(k.kind);
     for (std::size_t i = 0; i < layouts.size(); ++i)

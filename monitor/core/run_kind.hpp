@@ -5,7 +5,6 @@
 // throw InputError naming what they were given).
 #include <concepts>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>

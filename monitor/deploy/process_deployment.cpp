@@ -71,10 +71,9 @@ class CorbaIntegratorPort final : public IntegratorPort {
     const idl::ChannelPredictionSeq seq = to_idl(predictions);
     call([&] { ref_->provide_predictions(seq); });
   }
-  // The capability table runs hybrid models in this process only (their partitions' events
-  // do not cross the wire yet).
-  void schedule(const std::vector<ArrivingEvent>&) override {
-    throw ProtocolError(name(), "a hybrid model's events are not carried between processes");
+  void schedule(const std::vector<ArrivingEvent>& events) override {
+    const idl::ArrivingEventSeq seq = to_idl(events);
+    call([&] { ref_->schedule(seq); });
   }
   std::vector<double> apply_event(const Event& event) override {
     const idl::Event e = to_idl(event);
@@ -126,7 +125,9 @@ void configure_system(const std::string& name, idl::System_ptr system, const Sys
     const idl::MemberSetupSeq members = to_idl(composite.members);
     const idl::DirectLinkSeq links = to_idl(composite.links);
     const idl::ConstantInputSeq constants = to_idl(composite.constants);
-    n = call_peer(name, [&] { return system->configure_partition(members, links, constants); });
+    const idl::HeldInputSeq held = to_idl(composite.held);
+    n = call_peer(name,
+                  [&] { return system->configure_partition(members, links, constants, held); });
   }
   if (n == state_size) return;
   std::string reason = "configured a state of ";

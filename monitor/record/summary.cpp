@@ -490,15 +490,16 @@ std::string format_summary(const RunResult& r) {
   for (const auto& p : r.partitions) {
     o << "  partition     " << p.name << ": " << p.integrator << ", h = " << p.h << " s, "
       << p.stats.steps_computed << " steps computed";
-    // Only the optimistic method predicts inputs and rolls back.
-    if (r.method == SyncMethod::optimistic)
+    // A hybrid model's partitions roll back to take events, under every method, and predict
+    // nothing; the others' only when optimistic, where they predict their inputs.
+    if (r.events)
+      o << ", " << p.stats.events << " events taken, " << p.stats.rollbacks << " rollbacks ("
+        << p.stats.rolled_back_steps << " steps) to take them";
+    else if (r.method == SyncMethod::optimistic)
       o << ", " << p.stats.rollbacks << " rollbacks (" << p.stats.rolled_back_steps << " steps), "
         << p.stats.predictions << " predictions, " << p.stats.accepted_predictions
         << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
         << ")";
-    else if (r.events)
-      o << ", " << p.stats.events << " events taken, " << p.stats.rollbacks
-        << " rollbacks to take them";
     o << "\n";
   }
   if (r.events) {

@@ -385,9 +385,9 @@ class PartitionedRun final : public ModelRun {
     }
     if (s_.bridge) {
       try {
-        const PartitionedPlan plan = in_turn(plan_);
-        LocalDeployment deployment(partitioned_deployment(s_, plan));
-        return unwatched(run_hybrid_sequential(s_, plan, deployment, control, watchers(observer)));
+        LocalDeployment deployment(partitioned_deployment(s_, plan_));
+        return unwatched(run_hybrid(s_, SyncMethod::sequential, plan_, deployment, control,
+                                    watchers(observer)));
       } catch (const Error& e) {
         RunResult r = described();
         r.end_with(e);
@@ -403,10 +403,12 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r = s_.master ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
-                                                     watchers(&collector), true, resumed_master())
-                                  : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
-                                                                control, watchers(&collector));
+    const RunResult r =
+        s_.master   ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
+                                       watchers(&collector), true, resumed_master())
+        : s_.bridge ? run_hybrid(s_, spec_.method, plan_, deployment, control, watchers(&collector))
+                    : run_partitioned_distributed(s_, spec_.method, plan_, deployment, control,
+                                                  watchers(&collector));
     collector.finish();
     return unwatched(r);
   }
@@ -465,7 +467,9 @@ class PartitionedRun final : public ModelRun {
                                  const ResumedPartitionedRun* resumed) {
     PartitionedPlan plan = plan_partitions(s, mode);
     if (resumed) resumed->apply_to(plan);
-    return plan;
+    // A hybrid model's partitions take their inputs final: their optimism is over events
+    // (run_hybrid), never over each other's samples.
+    return s.bridge ? in_turn(std::move(plan)) : plan;
   }
 
   // What a resume must keep of the run (checkpoint.json).

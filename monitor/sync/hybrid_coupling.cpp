@@ -13,6 +13,8 @@
 #include "integrator/events/event_recorder.hpp"
 #include "integrator/stepper.hpp"
 #include "monitor/sync/execution.hpp"
+#include "monitor/sync/fan_out.hpp"
+#include "monitor/sync/sequential.hpp"
 #include "system/events/bridged_model.hpp"
 
 namespace kausal {
@@ -67,10 +69,11 @@ std::vector<StateBatch> one_per_step(const StateBatch& batch) {
 
 class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
  public:
-  HybridCoupling(const PartitionedScenario& s, const PartitionedPlan& plan, Deployment& in_turn,
-                 const PartitionedWatchers& watchers)
+  HybridCoupling(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
+                 Deployment& deployment, const PartitionedWatchers& watchers)
       : PartitionedCoupling(s, plan, watchers),
-        deployment_(in_turn),
+        method_(method),
+        deployment_(deployment),
         model_(*s.bridge->built, crossing_routes(*s.bridge)),
         recorder_(model_.components()),
         group_(model_, discrete, owners(model_), group_settings(s), this, recorder_),
@@ -79,6 +82,12 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     for (std::size_t p = 0; p < lanes_.size(); ++p) lanes_[p].computed = plan.configs[p].first_step;
     for (std::size_t j = 0; j < plan.event_outputs.size(); ++j)
       output_of_[{plan.event_outputs[j].partition, plan.event_outputs[j].index}] = j;
+    // Conservative and optimistic: the partitions that may step take their steps at once, one
+    // lane each; this thread is then a component of its own (the monitor's strip).
+    if (method_ != SyncMethod::sequential) {
+      if (deployment.size() > 1) fan_out_.emplace(deployment.size());
+      watch_monitor(monitor_.trace());
+    }
     if (!watchers.bridge_log.empty()) {
       log_.open(watchers.bridge_log, std::ios::trunc);
       if (!log_) throw InputError(watchers.bridge_log.string() + ": cannot write");
@@ -107,7 +116,14 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
 
   void finish(RunResult& r) override {
     finish_partitions(r, &deployment_);
-    add_this_thread(r);
+    if (method_ == SyncMethod::sequential) {
+      add_this_thread(r);
+    } else {
+      r.counters.monitor_calls = counters_.monitor_calls;
+      r.counters.bytes = counters_.bytes;
+      add_components(r, {monitor_report(monitor_)});
+      add_components(r, deployment_.reports());
+    }
     // The run's digest: the partitions' and the discrete components', in that order (none
     // when it failed before its first step).
     if (!r.trajectory_sha256.empty())
@@ -171,31 +187,96 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     const double behind = horizon(), crossing = next_crossing();
     const double t = std::min({behind, crossing, next_event()});
     bool moved = false;
-    if (crossing == t) moved = send_crossings_at(t);
-    if (t < infinity) {
-      guarantee(std::nextafter(t, infinity));
-      if (group_.settle() > 0) moved = true;
-      if (deliver_to_partitions()) moved = true;
+    {
+      // A distributed run's monitor thread is busy here: the discrete side, the commits.
+      std::optional<BusyScope> busy;
+      if (method_ != SyncMethod::sequential) busy.emplace(monitor_, SpanTag{ActivityCall::route});
+      if (crossing == t) moved = send_crossings_at(t);
+      if (t < infinity) {
+        guarantee(std::nextafter(t, infinity));
+        if (group_.settle() > 0) moved = true;
+        if (deliver_to_partitions()) moved = true;
+      }
+      if (commit_what_is_final()) moved = true;
     }
-    if (commit_what_is_final()) moved = true;
-    if (behind == t && t < infinity)
-      for (std::size_t p = 0; p < lanes_.size(); ++p)
-        if (!done(p) && time_of(p, lanes_[p].computed) == behind && step(p, released)) moved = true;
+    if (t < infinity && step_partitions(behind, t, released)) moved = true;
     return moved;
   }
 
-  // Takes partition p's next step, if its inputs and the clock allow.
-  bool step(std::size_t p, std::uint64_t released) {
-    Lane& lane = lanes_[p];
-    if (released != unpaced && lane.computed + 1 > released_state(plan_.configs[p], released))
-      return false;
+  // Whether partition p takes its next step now, when nothing can happen before `t` and the
+  // partitions furthest behind stand at `behind`. Sequential and conservative: only those,
+  // and only when nothing else comes first; they may be cut by an answer to a crossing found
+  // in the same step. Optimistic: any partition within its window of steps past its last
+  // committed one, rolled back if an event arrives in what it computed.
+  bool may_step(std::size_t p, double behind, double t) const {
+    if (done(p)) return false;
+    if (method_ == SyncMethod::optimistic)
+      return lanes_[p].uncommitted.size() < std::max<std::uint64_t>(1, plan_.mode.window);
+    return behind == t && time_of(p, lanes_[p].computed) == behind;
+  }
+
+  // The partitions that may step take one step each: in turn (sequential) or at once, one
+  // lane each (conservative, optimistic). Returns whether any stepped.
+  bool step_partitions(double behind, double t, std::uint64_t released) {
+    std::vector<std::size_t> stepping;
+    for (std::size_t p = 0; p < lanes_.size(); ++p)
+      if (may_step(p, behind, t)) stepping.push_back(p);
+    if (stepping.empty()) return false;
+    std::vector<std::optional<StateBatch>> batches(lanes_.size());
+    if (fan_out_ && stepping.size() > 1) {
+      std::vector<char> steps(lanes_.size(), 0);
+      for (std::size_t p : stepping) steps[p] = 1;
+      fan_out_->run([&](std::size_t p) {
+        if (steps[p]) batches[p] = step(p, released);
+      });
+    } else {
+      for (std::size_t p : stepping) batches[p] = step(p, released);
+    }
+    bool moved = false;
+    for (std::size_t p : stepping) {
+      if (!batches[p]) continue;
+      count_call(batch_bytes(*batches[p]));
+      if (take_step(p, *batches[p])) moved = true;
+    }
+    return moved;
+  }
+
+  // Partition p's next step, if the clock allows (on a lane of its own: touches nothing but
+  // the partition's port).
+  std::optional<StateBatch> step(std::size_t p, std::uint64_t released) {
+    const std::uint64_t next = lanes_[p].computed + 1;
+    if (released != unpaced && next > released_state(plan_.configs[p], released))
+      return std::nullopt;
     const std::uint64_t gvt = delivered_.next(p) > 0 ? delivered_.next(p) - 1 : 0;
-    const StateBatch batch = deployment_.integrator(p).advance(lane.computed + 1, gvt);
+    return deployment_.integrator(p).advance(next, gvt);
+  }
+
+  // The step a partition took: open until no event can arrive in it any more.
+  bool take_step(std::size_t p, const StateBatch& batch) {
     if (batch.count() == 0) return false;  // its inputs are not there yet
+    for (const LocatedCrossing& c : batch.crossings) check_crossing(p, batch, c);
+    Lane& lane = lanes_[p];
     lane.computed = batch.first_step + batch.count() - 1;
     for (StateBatch& one : one_per_step(batch)) lane.uncommitted.push_back(std::move(one));
     for (const LocatedCrossing& c : batch.crossings) take_found(p, c);
     return true;
+  }
+
+  // A crossing as it arrived from partition p (over the wire, in the process layout): of one
+  // of the batch's steps, inside that step, of an event output the partition has, finite.
+  void check_crossing(std::size_t p, const StateBatch& batch, const LocatedCrossing& c) const {
+    const bool fits = c.step >= batch.first_step && c.step < batch.first_step + batch.count() &&
+                      c.step > 0 && output_of_.contains({p, c.output}) &&
+                      c.time > time_of(p, c.step - 1) && c.time <= time_of(p, c.step) &&
+                      std::isfinite(c.value);
+    if (!fits)
+      throw ProtocolError(deployment_.integrator(p).name(),
+                          "a crossing of event output " + std::to_string(c.output) + " at t = " +
+                              std::to_string(c.time) + " for step " + std::to_string(c.step) +
+                              " does not fit the batch of steps " +
+                              std::to_string(batch.first_step) + ".." +
+                              std::to_string(batch.first_step + batch.count() - 1) +
+                              " (an output it has, inside its step, a finite value)");
   }
 
   // A crossing found by a step: new, or one that a step taken again after a rollback found
@@ -284,6 +365,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       for (const ArrivingEvent& e : events) earliest = std::min(earliest, e.key.time);
       if (time_of(p, lanes_[p].computed) > earliest) roll_back(p, earliest);
       deployment_.integrator(p).schedule(events);
+      count_call(40 * events.size());
     }
     return true;
   }
@@ -294,6 +376,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     std::uint64_t k = lane.computed;
     while (k > 0 && time_of(p, k) > t) --k;
     deployment_.integrator(p).rollback(k);
+    count_call(8);
     lane.computed = k;
     while (!lane.uncommitted.empty() && lane.uncommitted.back().first_step > k)
       lane.uncommitted.pop_back();
@@ -311,17 +394,27 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       bool took = false;
       while (!lane.uncommitted.empty() &&
              time_of(p, lane.uncommitted.front().first_step) <= bound) {
-        route(p, lane.uncommitted.front(), true);
+        route(p, lane.uncommitted.front(), true, counting());
         lane.uncommitted.pop_front();
         took = committed_any = true;
       }
       if (!took) continue;
       const std::uint64_t gvt = delivered_.next(p) - 1;
       deployment_.integrator(p).commit(gvt);
+      count_call(8);
       std::erase_if(lane.sent, [&](const LocatedCrossing& c) { return c.step <= gvt; });
     }
     return committed_any;
   }
+
+  // A distributed run's calls to the partitions (a sequential run's are calls in this thread):
+  // each request counted once, with its payload (8 bytes per value).
+  void count_call(std::uint64_t bytes) {
+    if (method_ == SyncMethod::sequential) return;
+    ++counters_.monitor_calls;
+    counters_.bytes += bytes;
+  }
+  MethodCounters* counting() { return method_ == SyncMethod::sequential ? nullptr : &counters_; }
 
   // A row of bridge.csv: every event across the boundary, in the order they take effect.
   void log(double t, const char* what, const std::string& from, const std::string& to,
@@ -351,7 +444,11 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   void finished(des::GroupId) override {}
   std::optional<des::EventKey> take_permit(des::GroupId) override { return std::nullopt; }
 
+  const SyncMethod method_;
   Deployment& deployment_;
+  std::optional<FanOut> fan_out_;  // conservative and optimistic, more than one partition
+  ActivityClock monitor_;          // this thread, in a conservative or optimistic run
+  MethodCounters counters_;        // its calls to the partitions
   des::BridgedModel model_;
   EventRecorder recorder_;
   des::EventGroup group_;
@@ -369,12 +466,12 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
 
 }  // namespace
 
-RunResult run_hybrid_sequential(const PartitionedScenario& s, const PartitionedPlan& plan,
-                                Deployment& in_turn, RunControl& control,
-                                const PartitionedWatchers& watchers) {
-  RunResult described = describe_partitioned_run(s, SyncMethod::sequential, {});
+RunResult run_hybrid(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
+                     Deployment& deployment, RunControl& control,
+                     const PartitionedWatchers& watchers) {
+  RunResult described = describe_partitioned_run(s, method, plan.mode);
   try {
-    HybridCoupling coupling(s, plan, in_turn, watchers);
+    HybridCoupling coupling(s, method, plan, deployment, watchers);
     return execute(coupling, std::move(described), control, {watchers.clock, watchers.injections});
   } catch (const Error& e) {
     described.end_with(e);

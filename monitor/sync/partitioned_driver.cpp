@@ -102,10 +102,6 @@ void PartitionedCoupling::route(std::size_t p, const StateBatch& batch, bool rel
     // these samples).
     commit(p, batch, routed);
   }
-  if (counters) {
-    ++counters->monitor_calls;
-    counters->bytes += 8 * (batch.states.size() + batch.outputs.size());
-  }
   for (auto& [q, samples] : routed) {
     if (relay) deployment().integrator(q).provide(samples);
     if (!counters) continue;
@@ -245,6 +241,8 @@ class PartitionsByThemselves final : public PartitionedCoupling {
     if (!delivery) return false;
     if (delivery->failure) std::rethrow_exception(delivery->failure);
     // The Integrators provide each other's samples: the monitor only takes the delivery.
+    ++counters_.monitor_calls;
+    counters_.bytes += batch_bytes(delivery->batch);
     route(delivery->source, delivery->batch, false, &counters_, &monitor_);
     return true;
   }

@@ -20,6 +20,11 @@
 
 namespace kausal {
 
+// The payload of a partition's batch of steps: 8 bytes per state and output value.
+inline std::uint64_t batch_bytes(const StateBatch& batch) {
+  return 8 * (batch.states.size() + batch.outputs.size());
+}
+
 // Adds components' reports to a result (and their state lists' peak).
 void add_components(RunResult& r, std::vector<ComponentReport> components);
 
@@ -75,7 +80,8 @@ class PartitionedCoupling : public Coupling {
   void commit(std::size_t p, const StateBatch& batch, const RoutedSamples& routed = {});
   // The same, and the samples the batch carries for other partitions routed: provided by the
   // monitor (`relay`: a run in this thread) or only counted (the producers provide them
-  // themselves). `counters`, `monitor`: the calls and bytes, the monitor thread's busy time.
+  // themselves). `counters`, `monitor`: the calls and bytes of providing them, the monitor
+  // thread's busy time.
   void route(std::size_t p, const StateBatch& batch, bool relay, MethodCounters* counters = nullptr,
              ActivityClock* monitor = nullptr);
   // The end every coupling of partitions shares: the last checkpoint, the partitions'

@@ -695,12 +695,13 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
 // ---- kausal run / compare --animate on the shipped partitioned models ----
 
 const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
-const std::vector<std::string> kPartitioned = {"fmu-bouncing-ball.toml", "fmu-coupled.toml",
-                                               "hydraulic-clemens.toml", "hydraulic-multirate.toml",
-                                               "orifices-dre0.toml",     "orifices-pdre0.toml",
-                                               "tank-control.toml",      "turbogenerator.toml",
-                                               "two-mass-master.toml",   "two-mass.toml",
-                                               "two-tanks.toml"};
+// (Hybrid models too: their partitions are plotted like any others'.)
+const std::vector<std::string> kPartitioned = {
+    "bouncing-ball-floor.toml", "fmu-bouncing-ball.toml",   "fmu-coupled.toml",
+    "hydraulic-clemens.toml",   "hydraulic-multirate.toml", "machines-repair.toml",
+    "orifices-dre0.toml",       "orifices-pdre0.toml",      "tank-control.toml",
+    "turbogenerator.toml",      "two-mass-master.toml",     "two-mass.toml",
+    "two-tanks-level-switch.toml", "two-tanks.toml"};
 
 // The digest scenarios/digests.toml pins for a scenario file.
 std::string pinned_digest(const std::string& file) {
@@ -810,14 +811,13 @@ std::string test_name_of(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Shipped, AnimatePartitioned, ::testing::ValuesIn(kPartitioned),
                          test_name_of);
 
-// The list above is every shipped partitioned scenario (a new one is animated too); a hybrid
-// model ([events] beside its subsystems) is not animated yet (the capability table says so).
+// The list above is every shipped partitioned scenario, hybrid ones included (a new one is
+// animated too).
 TEST(AnimatePartitionedList, NamesEveryShippedPartitionedScenario) {
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(kScenarios)) {
     const std::string text = testing::read_file(entry.path());
-    if (entry.path().extension() == ".toml" && text.find("[[subsystem]]") != std::string::npos &&
-        text.find("\n[events]") == std::string::npos)
+    if (entry.path().extension() == ".toml" && text.find("[[subsystem]]") != std::string::npos)
       found.push_back(entry.path().filename().string());
   }
   std::sort(found.begin(), found.end());

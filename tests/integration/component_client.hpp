@@ -84,7 +84,7 @@ struct WireComponents {
   void configure_tank() {
     const idl::DirectLinkSeq no_links;
     const idl::ConstantInputSeq no_constants;
-    system->configure_partition(tank_member(), no_links, no_constants);
+    system->configure_partition(tank_member(), no_links, no_constants, idl::HeldInputSeq{});
   }
   // A partition of the tank: right for the System after configure_tank().
   IntegratorConfig tank_config() const {

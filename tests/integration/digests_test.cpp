@@ -204,8 +204,7 @@ std::vector<Cell> all_cells() {
 
 // Cells of services too, each with the pinned digest, for every method the table gives one
 // scenario of each kind, in the single layout (every kind has it; its runs start no
-// processes, so that a cell costs about a second; a kind that runs only sequentially, the
-// hybrid model, in its sequential run): --rollback-check (every Integrator, block
+// processes, so that a cell costs about a second): --rollback-check (every Integrator, block
 // or event handled twice), paced at the fastest pace (--realtime 1e6, every step released by
 // the clock), --external-clock (every step released by kausal tick) and --resume (a run
 // ticked from outside, stopped after its first steps and resumed). Named
@@ -231,11 +230,9 @@ std::vector<Cell> service_cells() {
     if (!injections.contains(p.file)) continue;
     const ModelKind kind = kind_of_file(p.file);
     const std::string base = p.file.substr(0, p.file.size() - 5);
-    const bool only_sequential = layouts_of(kind).empty();
     for (const auto& [method, guarantee] : methods_of(kind)) {
-      if (method == SyncMethod::sequential && !only_sequential) continue;
-      const RunShape shape{kind, method, guarantee,
-                           only_sequential ? RunLayout{} : RunLayout{Layout::single}};
+      if (method == SyncMethod::sequential) continue;
+      const RunShape shape{kind, method, guarantee, RunLayout{Layout::single}};
       for (const auto& [service, service_args] : services) {
         if (refusal(shape, service)) continue;
         std::vector<std::string> args = {"--method", to_string(method)};
@@ -243,14 +240,13 @@ std::vector<Cell> service_cells() {
           args.insert(args.end(), {"--guarantee", to_string(guarantee)});
         if (method == SyncMethod::optimistic && kind == ModelKind::partitioned)
           args.insert(args.end(), {"--tolerance", "0"});
-        if (!only_sequential) args.insert(args.end(), {"--layout", "single"});
+        args.insert(args.end(), {"--layout", "single"});
         args.insert(args.end(), service_args.begin(), service_args.end());
         const bool acted = service != Service::rollback_check && service != Service::paced;
         std::string named(name_of(service));  // "--resume", "kausal inject"
         named = named.substr(named.rfind("kausal ", 0) == 0 ? 7 : named.find_first_not_of('-'));
-        const std::string layout = only_sequential ? "_" : "_single_";
         cells.push_back({p, args,
-                         identifier(base + "_" + method_dir(method, guarantee) + layout + named), 0,
+                         identifier(base + "_" + method_dir(method, guarantee) + "_single_" + named), 0,
                          acted ? std::optional(service) : std::nullopt, injections.at(p.file)});
       }
     }

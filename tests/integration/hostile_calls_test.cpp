@@ -169,7 +169,8 @@ TEST(HostileCalls, WorkPerCalcBeyondTheLimitIsRefusedNamingCalcWork) {
       npos);
   EXPECT_NE(reason_of<idl::ModelFailure>([&] {
               w.system->configure_partition(w.member("actuator", {{"calc_work", 1e9}}),
-                                            idl::DirectLinkSeq{}, idl::ConstantInputSeq{});
+                                            idl::DirectLinkSeq{}, idl::ConstantInputSeq{},
+                                            idl::HeldInputSeq{});
             }).find("calc_work"),
             npos);
   expect_alive(w);
@@ -198,7 +199,7 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   const idl::DirectLinkSeq no_links;
   const idl::ConstantInputSeq no_constants;
   EXPECT_NE(reason_of<idl::ModelFailure>([&] {
-              w.system->configure_partition(twins, no_links, no_constants);
+              w.system->configure_partition(twins, no_links, no_constants, idl::HeldInputSeq{});
             }).find("two members of the partition have this name"),
             npos);
   w.configure_tank();

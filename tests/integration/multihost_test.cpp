@@ -158,6 +158,29 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelsGiveTheSequentialDigestFreeAndUnd
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
 
+// A hybrid model on nodes (docs/events.md, "Across the boundary"): the tanks' partitions on
+// two nodes, the level switch in the monitor; the crossings and the valve's commands cross
+// between the nodes' processes, one digest under both methods.
+TEST_F(LoopbackNodes, DeployedHybridModelGivesTheSequentialDigest) {
+  auto alpha = node("alpha");
+  auto beta = node("beta");
+  const fs::path d = deploy(
+      "[[node]]\nname = \"alpha\"\ncomponents = [\"system-upper\", \"integrator-upper\"]\n"
+      "[[node]]\nname = \"beta\"\ncomponents = [\"*\"]\n");
+  for (const char* method : {"conservative", "optimistic"}) {
+    SCOPED_TRACE(method);
+    fs::remove_all(dir_ / "seq");  // deployed_run's sequential reference, once per method
+    auto node_of =
+        deployed_run(scenario("two-tanks-level-switch.toml"), d, {"--method", method}, dir_ / method);
+    EXPECT_EQ(node_of["integrator-upper"], "alpha");
+    EXPECT_EQ(node_of["integrator-lower"], "beta");
+    EXPECT_EQ(read_json(dir_ / method / "summary.json")["events"]["crossings"],
+              read_json(dir_ / "seq" / "summary.json")["events"]["crossings"]);
+  }
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
+  EXPECT_TRUE(children_of(beta->pid()).empty());
+}
+
 // Discrete-event groups on nodes (docs/events.md, "Process layout"): each group's process
 // goes where the file says, events go between the nodes' processes, one digest.
 TEST_F(LoopbackNodes, DeployedEventGroupsGiveTheSequentialDigest) {

@@ -238,17 +238,17 @@ TEST(PartitionWire, SystemChecksWhatArrives) {
   const idl::ConstantInputSeq no_constants;
   EXPECT_NE(reason_of<idl::ModelFailure>([&] {
               w.system->configure_partition(WireComponents::pendulum_member("nope"), no_links,
-                                            no_constants);
+                                            no_constants, idl::HeldInputSeq{});
             }).find("members[0]"),
             std::string::npos);
   const idl::DirectLinkSeq bad_link = to_idl(std::vector<DirectLink>{{0, 0, 0, 4}});
   EXPECT_NE(reason_of<idl::ModelFailure>([&] {
               w.system->configure_partition(WireComponents::pendulum_member(), bad_link,
-                                            no_constants);
+                                            no_constants, idl::HeldInputSeq{});
             }).find("links[0].to_input"),
             std::string::npos);
   ASSERT_EQ(
-      w.system->configure_partition(WireComponents::pendulum_member(), no_links, no_constants), 2u);
+      w.system->configure_partition(WireComponents::pendulum_member(), no_links, no_constants, idl::HeldInputSeq{}), 2u);
 
   const idl::DoubleSeq x3 = to_seq(std::vector<double>{0.1, 0.2, 0.3});
   const idl::DoubleSeq nan = to_seq(std::vector<double>{0.1, std::nan("")});

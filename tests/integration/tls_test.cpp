@@ -177,7 +177,8 @@ TEST(TlsOptions, MissingCaFileIsBadInputNamingIt) {
 }
 
 // Every model kind (a short thesis chain, the two-mass partitioned model, the same under the
-// co-simulation master, PHOLD's event groups in processes): each method the capability
+// co-simulation master, PHOLD's event groups in processes, the machines and their repair
+// crew, events crossing between processes): each method the capability
 // table gives the kind, over TLS, gives the sequential digest.
 struct TlsCase {
   std::string file;
@@ -226,7 +227,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(TlsCase{"thesis.toml", ModelKind::chain, "Chain"},
                       TlsCase{"two-mass.toml", ModelKind::partitioned, "Partitioned"},
                       TlsCase{"two-mass-master.toml", ModelKind::master, "Master"},
-                      TlsCase{"phold.toml", ModelKind::events, "Events"}),
+                      TlsCase{"phold.toml", ModelKind::events, "Events"},
+                      TlsCase{"machines-repair.toml", ModelKind::hybrid, "Hybrid"}),
     [](const auto& test) { return test.param.name; });
 
 // kausal inject and kausal tick without the run's TLS options said the run had ended; with

@@ -11,7 +11,7 @@ namespace kausal {
 namespace {
 
 constexpr ModelKind kKinds[] = {ModelKind::chain, ModelKind::partitioned, ModelKind::master,
-                                ModelKind::events};
+                                ModelKind::events, ModelKind::hybrid};
 
 RunShape distributed(ModelKind kind, SyncMethod method, Layout layout) {
   return {kind, method,
@@ -75,24 +75,28 @@ TEST(Capabilities, ServicesFollowTheMethodAndTheLayout) {
   for (const ModelKind kind : kKinds) EXPECT_FALSE(refusal(sequential_run(kind), Service::tls));
 }
 
-// The bridge runs sequentially so far: the table says so for every method, layout and service
-// it does not take, with the reason, and the kind's sequential run is refused nothing else.
-TEST(Capabilities, AHybridModelRunsSequentiallyAndSaysWhyNotMore) {
+// The bridge runs under every method in every layout of partitions; what it does not take
+// yet (a resume, the live view) the table refuses with the reason, and it predicts nothing.
+TEST(Capabilities, AHybridModelRunsEveryMethodAndSaysWhatItDoesNotTakeYet) {
   const auto methods = methods_of(ModelKind::hybrid);
-  ASSERT_EQ(methods.size(), 1u);
-  EXPECT_EQ(methods.front().first, SyncMethod::sequential);
-  EXPECT_TRUE(layouts_of(ModelKind::hybrid).empty());
+  ASSERT_EQ(methods.size(), 3u);
+  EXPECT_EQ(layouts_of(ModelKind::hybrid),
+            (std::vector<Layout>{Layout::process, Layout::pendulum, Layout::single}));
   EXPECT_FALSE(refusal(sequential_run(ModelKind::hybrid)));
-  for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic}) {
-    const auto why = refusal(distributed(ModelKind::hybrid, m, Layout::single));
-    ASSERT_TRUE(why);
-    EXPECT_NE(why->find("runs sequentially so far"), std::string::npos) << *why;
-  }
-  for (const Service s : kServices)
-    EXPECT_EQ(refusal(sequential_run(ModelKind::hybrid), s).has_value(),
-              s != Service::paced && s != Service::external_clock && s != Service::inject &&
-                  s != Service::replay)
-        << name_of(s);
+  for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic})
+    for (const Layout l : layouts_of(ModelKind::hybrid)) {
+      const RunShape shape = distributed(ModelKind::hybrid, m, l);
+      EXPECT_FALSE(refusal(shape)) << describe(shape);
+      for (const Service s : kServices) {
+        const auto why = refusal(shape, s);
+        const bool not_yet = s == Service::resume || s == Service::animate;
+        EXPECT_EQ(why.has_value(), not_yet || (s == Service::nodes && l == Layout::single))
+            << describe(shape) << " " << name_of(s);
+        if (not_yet && why) EXPECT_NE(why->find("so far"), std::string::npos) << *why;
+      }
+      EXPECT_TRUE(refusal(shape, Setting::tolerance)) << "a hybrid model's partitions predict nothing";
+      EXPECT_EQ(refusal(shape, Setting::window).has_value(), m != SyncMethod::optimistic);
+    }
   EXPECT_NE(capability_table().find("hybrid: "), std::string::npos);
 }
 
