@@ -41,10 +41,10 @@ sanitize: deps
 # The unit tests of threaded code again under ThreadSanitizer (plain libraries and the
 # threaded tests only, tests/CMakeLists.txt): the monitor's lanes and blocks, a block
 # process's run-ahead thread, paced runs' releasers, optimistic and partitioned runs, event
-# groups, recorders and checkpoint writers. A data race fails its test. The tests of one
+# groups, hybrid models' partitions stepped at once, recorders and checkpoint writers. A data race fails its test. The tests of one
 # thread only (and the slowest block matrices, whose threads the other block tests exercise
 # alike) are left out.
-TSAN_TESTS := ^(Execution|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange)\.
+TSAN_TESTS := ^(Execution|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange|HybridRun)\.
 TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
 tsan: deps
 	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -46,9 +46,11 @@ inline constexpr std::uint64_t max_calc_work = 100'000'000;
 // a rollback: those after the sender's committed time. A parameter change keeps a model.
 inline constexpr std::size_t max_unsettled_changes = 256;
 
-// Events a hybrid model's partition holds before their time (Integrator::schedule): far
-// more than a discrete side sends ahead of a partition that follows it in time.
-inline constexpr std::size_t max_arriving_events = 65536;
+// Events a hybrid model's partition holds until the steps that take them are committed
+// (Integrator::schedule): far more than a discrete side sends ahead of a partition that
+// follows it in time, and few enough that keeping them in order (an insertion each) costs a
+// hostile caller's worst order milliseconds, not minutes.
+inline constexpr std::size_t max_arriving_events = 4096;
 
 // How many steps of `bytes_per_step` fit into `budget` (at least one).
 constexpr std::uint64_t steps_within(std::uint64_t budget, std::uint64_t bytes_per_step) {

@@ -118,9 +118,8 @@ inline idl::ArrivingEventSeq to_idl(const std::vector<ArrivingEvent>& events) {
 inline std::vector<ArrivingEvent> from_idl(const idl::ArrivingEventSeq& events) {
   std::vector<ArrivingEvent> out;
   for (CORBA::ULong k = 0; k < events.length(); ++k)
-    out.push_back({{events[k].time, events[k].source, events[k].serial},
-                   events[k].input,
-                   events[k].value});
+    out.push_back(
+        {{events[k].time, events[k].source, events[k].serial}, events[k].input, events[k].value});
   return out;
 }
 

@@ -65,8 +65,8 @@ constexpr std::string_view kBridgeResume =
     "a hybrid model's run is not checkpointed so far (docs/events.md, \"Across the boundary\")";
 // What the one loop, the deployments and the live view give every coupling; a checkpoint of
 // the discrete side is still to build.
-constexpr std::array<std::string_view, kServiceCount> kBridgeService{
-    "", "", "", "", kBridgeResume, "", "", "", ""};
+constexpr std::array<std::string_view, kServiceCount> kBridgeService{"", "", "", "", kBridgeResume,
+                                                                     "", "", "", ""};
 
 // The table (docs/capabilities.md is its text).
 constexpr std::array<KindRow, 5> kKinds{{
@@ -106,8 +106,8 @@ constexpr std::array<KindRow, 5> kKinds{{
      "",
      kPartitionLayouts,
      kBridgeService,
-     {kLookaheadBuiltIn, kLookaheadBuiltIn, "a partition ships its final steps in batches of its own",
-      "",
+     {kLookaheadBuiltIn, kLookaheadBuiltIn,
+      "a partition ships its final steps in batches of its own", "",
       "a hybrid model's partitions take their inputs final (only events make them roll back): "
       "they predict nothing",
       "a hybrid model's discrete components run in one group beside its partitions so far",

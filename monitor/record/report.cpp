@@ -105,7 +105,10 @@ std::string step_cells(const ComparisonRow& row, bool collisions) {
 }
 
 std::string table(const std::vector<ComparisonRow>& rows) {
-  const bool events = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.events; });
+  // A hybrid model's rows are compared as partitions (their steps, rollbacks and calls), as
+  // in the terminal's table.
+  const bool events =
+      std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.events && !r.hybrid; });
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
   const bool paced = any_paced(rows);
@@ -297,9 +300,19 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
     announce("timeline of " + label);
     page << "<h3>" << html_escape(label) << "</h3>\n<p>wall " << fixed(r.result.wall_s, 3)
          << " s, mean utilisation " << fixed(100 * mean_utilisation(r.result), 1) << " %";
-    if (r.result.counters.rollbacks)
-      page << ", " << r.result.counters.rollbacks << " rollbacks ("
-           << r.result.counters.rolled_back_steps << " steps)";
+    const RunResult& result = r.result;
+    if (result.events && result.partitions.empty()) {
+      // A discrete-event run's rollbacks are its components'.
+      if (result.events->rollbacks)
+        page << ", " << result.events->rollbacks << " rollbacks (" << result.events->rolled_back
+             << " events undone)";
+    } else if (result.counters.rollbacks) {
+      page << ", " << result.counters.rollbacks << " rollbacks ("
+           << result.counters.rolled_back_steps << " steps)";
+    }
+    if (result.events && !result.partitions.empty())
+      page << ", " << result.events->crossings << " crossings to the discrete components, "
+           << result.events->to_partitions << " events to the partitions";
     page << "; output " << html_escape(r.dir.string()) << "</p>\n"
          << image(render(o, name, "--timeline", {"--run", r.dir.string(), "--time-span", span}),
                   "timeline of " + label, warnings)

@@ -357,7 +357,9 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
   j["wasted_calc_calls"] = k.wasted_calc_calls;
   if (r.chain()) j["stale_batches"] = k.stale_batches;
   j["state_list_peak"] = r.state_list_peak;
-  if (r.method == SyncMethod::optimistic && !r.events) {
+  // (A discrete-event run's window is in its events figures; a hybrid model's partitions'
+  // window is theirs.)
+  if (r.method == SyncMethod::optimistic && !(r.events && r.partitions.empty())) {
     if (r.chain() && !(r.layout && in_blocks(*r.layout))) j["batch_size"] = r.batch_size;
     j["window"] = r.window;
   }

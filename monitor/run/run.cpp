@@ -386,8 +386,8 @@ class PartitionedRun final : public ModelRun {
     if (s_.bridge) {
       try {
         LocalDeployment deployment(partitioned_deployment(s_, plan_));
-        return unwatched(run_hybrid(s_, SyncMethod::sequential, plan_, deployment, control,
-                                    watchers(observer)));
+        return unwatched(
+            run_hybrid(s_, SyncMethod::sequential, plan_, deployment, control, watchers(observer)));
       } catch (const Error& e) {
         RunResult r = described();
         r.end_with(e);

@@ -271,9 +271,9 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
                       std::isfinite(c.value);
     if (!fits)
       throw ProtocolError(deployment_.integrator(p).name(),
-                          "a crossing of event output " + std::to_string(c.output) + " at t = " +
-                              std::to_string(c.time) + " for step " + std::to_string(c.step) +
-                              " does not fit the batch of steps " +
+                          "a crossing of event output " + std::to_string(c.output) +
+                              " at t = " + std::to_string(c.time) + " for step " +
+                              std::to_string(c.step) + " does not fit the batch of steps " +
                               std::to_string(batch.first_step) + ".." +
                               std::to_string(batch.first_step + batch.count() - 1) +
                               " (an output it has, inside its step, a finite value)");

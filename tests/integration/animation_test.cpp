@@ -696,12 +696,20 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
 
 const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
 // (Hybrid models too: their partitions are plotted like any others'.)
-const std::vector<std::string> kPartitioned = {
-    "bouncing-ball-floor.toml", "fmu-bouncing-ball.toml",   "fmu-coupled.toml",
-    "hydraulic-clemens.toml",   "hydraulic-multirate.toml", "machines-repair.toml",
-    "orifices-dre0.toml",       "orifices-pdre0.toml",      "tank-control.toml",
-    "turbogenerator.toml",      "two-mass-master.toml",     "two-mass.toml",
-    "two-tanks-level-switch.toml", "two-tanks.toml"};
+const std::vector<std::string> kPartitioned = {"bouncing-ball-floor.toml",
+                                               "fmu-bouncing-ball.toml",
+                                               "fmu-coupled.toml",
+                                               "hydraulic-clemens.toml",
+                                               "hydraulic-multirate.toml",
+                                               "machines-repair.toml",
+                                               "orifices-dre0.toml",
+                                               "orifices-pdre0.toml",
+                                               "tank-control.toml",
+                                               "turbogenerator.toml",
+                                               "two-mass-master.toml",
+                                               "two-mass.toml",
+                                               "two-tanks-level-switch.toml",
+                                               "two-tanks.toml"};
 
 // The digest scenarios/digests.toml pins for a scenario file.
 std::string pinned_digest(const std::string& file) {

@@ -245,9 +245,9 @@ std::vector<Cell> service_cells() {
         const bool acted = service != Service::rollback_check && service != Service::paced;
         std::string named(name_of(service));  // "--resume", "kausal inject"
         named = named.substr(named.rfind("kausal ", 0) == 0 ? 7 : named.find_first_not_of('-'));
-        cells.push_back({p, args,
-                         identifier(base + "_" + method_dir(method, guarantee) + "_single_" + named), 0,
-                         acted ? std::optional(service) : std::nullopt, injections.at(p.file)});
+        cells.push_back(
+            {p, args, identifier(base + "_" + method_dir(method, guarantee) + "_single_" + named),
+             0, acted ? std::optional(service) : std::nullopt, injections.at(p.file)});
       }
     }
   }

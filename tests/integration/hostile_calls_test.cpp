@@ -233,6 +233,79 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   expect_alive(w);
 }
 
+// A hybrid model's partition (IDL v23): a tank whose inflow events set. Held inputs, event
+// ports and events out of range, not finite, in the past, twice or too many are refused
+// naming what is wrong, and the components live on.
+// Hostile calls: Integrator::schedule
+TEST(HostileCalls, APartitionsEventPortsAndEventsAreCheckedAndBounded) {
+  WireComponents w;
+  const idl::DirectLinkSeq no_links;
+  const idl::ConstantInputSeq no_constants;
+  EXPECT_NE(outcome_of([&] {
+              w.system->configure_partition(WireComponents::tank_member(), no_links, no_constants,
+                                            to_idl(std::vector<HeldInput>{{0, 7}}));
+            }).find("held[0].input"),
+            npos);
+  ASSERT_EQ(w.system->configure_partition(WireComponents::tank_member(), no_links, no_constants,
+                                          to_idl(std::vector<HeldInput>{{0, 0}})),
+            1u);
+  IntegratorConfig good = w.tank_config();
+  good.channels.clear();
+  good.method = OdeMethod::rk4;
+  good.ports.inputs = {{EventEffect::set_input, 0}, {EventEffect::add_state, 0}};
+  good.ports.outputs = {{0, 0.5, CrossingDirection::falling, 0}};
+  good.ports.held0 = {0.0};
+  good.ports.model_outputs = 2;
+  auto refused = [&](const char* field, auto&& spoil) {
+    idl::IntegratorSetup setup = to_idl(good, w.system.in());
+    spoil(setup);
+    const std::string why = outcome_of([&] { w.integrator->set_up(setup); });
+    EXPECT_NE(why, "answered") << field;
+    EXPECT_NE(why.find(field), npos) << field << ": " << why;
+  };
+  refused("direction", [](idl::IntegratorSetup& s) { s.ports.outputs[0].direction = 7; });
+  refused("effect", [](idl::IntegratorSetup& s) { s.ports.inputs[0].effect = 9; });
+  refused("event output 0", [](idl::IntegratorSetup& s) { s.ports.outputs[0].output = 5; });
+  refused("event input 1", [](idl::IntegratorSetup& s) { s.ports.inputs[1].index = 3; });
+  refused("input count", [](idl::IntegratorSetup& s) { s.ports.held0.length(0); });
+  refused("ports.outputs", [](idl::IntegratorSetup& s) {
+    s.ports.outputs.length(static_cast<CORBA::ULong>(limits::max_model_size + 1));
+  });
+  refused("tolerance", [](idl::IntegratorSetup& s) { s.ports.tolerance = -1; });
+  w.integrator->set_up(to_idl(good, w.system.in()));
+  auto schedule = [&](std::vector<ArrivingEvent> events) {
+    const idl::ArrivingEventSeq seq = to_idl(events);
+    return outcome_of([&] { w.integrator->schedule(seq); });
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_NE(schedule({{{0.004, 0, 0}, 2, 1.0}}).find("no such event input"), npos);
+  EXPECT_NE(schedule({{{nan, 0, 0}, 0, 1.0}}).find("not finite"), npos);
+  EXPECT_NE(schedule({{{0.004, 0, 1}, 0, nan}}).find("not finite"), npos);
+  EXPECT_NE(schedule({{{0.004, 0, 2}, 0, 1.0}, {{0.004, 0, 2}, 0, 2.0}}).find("arrived twice"),
+            npos);
+  // The sequence is bounded on arrival; the events waiting in a partition too.
+  idl::ArrivingEventSeq flood;
+  flood.length(static_cast<CORBA::ULong>(limits::max_arriving_events + 1));
+  EXPECT_NE(outcome_of([&] {
+              w.integrator->schedule(flood);
+            }).find("ProtocolViolation: schedule: the events 4097 exceeds 4096"),
+            npos);
+  std::vector<ArrivingEvent> many;
+  for (std::uint64_t k = 0; k <= limits::max_arriving_events; ++k)
+    many.push_back({{0.005, 1, k}, 1, 1e-9});
+  many.resize(limits::max_arriving_events / 2);
+  EXPECT_EQ(schedule(many), "answered");
+  many.clear();
+  for (std::uint64_t k = 0; k <= limits::max_arriving_events / 2 + 1; ++k)
+    many.push_back({{0.006, 2, k}, 1, 1e-9});
+  EXPECT_NE(schedule(many).find("the limit"), npos);
+  // Stepped past its time: refused until the partition is rolled back.
+  idl::StateBatch_var stepped = w.integrator->advance(5, 0);
+  EXPECT_GT(stepped->states.length(), 0u);
+  EXPECT_NE(schedule({{{0.001, 3, 0}, 0, 1.0}}).find("roll back first"), npos);
+  expect_alive(w);
+}
+
 // advance(10^8, 0) used to compute for minutes, holding the Integrator's lock, its state
 // list growing by 5 MB/s long after the caller had given up.
 // Hostile calls: Integrator::advance

@@ -170,8 +170,8 @@ TEST_F(LoopbackNodes, DeployedHybridModelGivesTheSequentialDigest) {
   for (const char* method : {"conservative", "optimistic"}) {
     SCOPED_TRACE(method);
     fs::remove_all(dir_ / "seq");  // deployed_run's sequential reference, once per method
-    auto node_of =
-        deployed_run(scenario("two-tanks-level-switch.toml"), d, {"--method", method}, dir_ / method);
+    auto node_of = deployed_run(scenario("two-tanks-level-switch.toml"), d, {"--method", method},
+                                dir_ / method);
     EXPECT_EQ(node_of["integrator-upper"], "alpha");
     EXPECT_EQ(node_of["integrator-lower"], "beta");
     EXPECT_EQ(read_json(dir_ / method / "summary.json")["events"]["crossings"],

@@ -125,6 +125,38 @@ TEST(Report, CompareWritesReportAndTracesThatAgreeWithTheSummaries) {
   EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);
 }
 
+// A hybrid model's report compares it as partitions (the steps, rollbacks and calls of
+// summary.json, as the terminal's table does), says what crossed the boundary, and its
+// traces hold a track per component.
+TEST(Report, AHybridModelIsComparedAsPartitionsWithItsBridge) {
+  TempDir dir;
+  KausalProcess p(
+      {"compare", (fs::path(KAUSAL_SOURCE_DIR) / "scenarios" / "bouncing-ball-floor.toml").string(),
+       "--out", (dir / "cmp").string()},
+      dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(120)), 0) << p.err();
+  const std::string html = read_file(dir / "cmp/report.html");
+  EXPECT_EQ(html.find("could not be drawn"), std::string::npos) << p.err();
+  EXPECT_EQ(html.find("anti-messages"), std::string::npos) << "not a discrete-event table";
+  for (const char* run : {"sequential", "conservative", "optimistic"}) {
+    const auto summary = read_json(dir / "cmp" / run / "summary.json");
+    auto cells = report_row(html, run);
+    for (const char* key : {"wall_s", "calc_calls", "rollbacks", "rolled_back_steps",
+                            "monitor_calls", "mean_utilisation", "calc_cost_us"})
+      EXPECT_EQ(nlohmann::json::parse(cells[key]), summary[key]) << run << " " << key;
+    EXPECT_EQ(cells["trajectory_sha256"], summary["trajectory_sha256"].get<std::string>());
+    EXPECT_NE(html.find(std::to_string(summary["events"]["crossings"].get<std::uint64_t>()) +
+                        " crossings to the discrete components"),
+              std::string::npos)
+        << run;
+    if (std::string(run) != "sequential") {
+      EXPECT_GT(summary["monitor_calls"].get<std::uint64_t>(), 0u) << run;
+      expect_valid_trace(dir / "cmp" / run);
+    }
+  }
+  EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);
+}
+
 // Two layouts, two rounds: a line as each run ends, medians and ranges in the table, "vs step"
 // within each layout, every figure readable, the timelines on one axis.
 TEST(Report, CompareAcrossLayoutsWithRepetitions) {

@@ -76,7 +76,7 @@ TEST(Capabilities, ServicesFollowTheMethodAndTheLayout) {
 }
 
 // The bridge runs under every method in every layout of partitions; what it does not take
-// yet (a resume, the live view) the table refuses with the reason, and it predicts nothing.
+// yet (a resume) the table refuses with the reason, and it predicts nothing.
 TEST(Capabilities, AHybridModelRunsEveryMethodAndSaysWhatItDoesNotTakeYet) {
   const auto methods = methods_of(ModelKind::hybrid);
   ASSERT_EQ(methods.size(), 3u);
@@ -89,12 +89,13 @@ TEST(Capabilities, AHybridModelRunsEveryMethodAndSaysWhatItDoesNotTakeYet) {
       EXPECT_FALSE(refusal(shape)) << describe(shape);
       for (const Service s : kServices) {
         const auto why = refusal(shape, s);
-        const bool not_yet = s == Service::resume || s == Service::animate;
+        const bool not_yet = s == Service::resume;
         EXPECT_EQ(why.has_value(), not_yet || (s == Service::nodes && l == Layout::single))
             << describe(shape) << " " << name_of(s);
         if (not_yet && why) EXPECT_NE(why->find("so far"), std::string::npos) << *why;
       }
-      EXPECT_TRUE(refusal(shape, Setting::tolerance)) << "a hybrid model's partitions predict nothing";
+      EXPECT_TRUE(refusal(shape, Setting::tolerance))
+          << "a hybrid model's partitions predict nothing";
       EXPECT_EQ(refusal(shape, Setting::window).has_value(), m != SyncMethod::optimistic);
     }
   EXPECT_NE(capability_table().find("hybrid: "), std::string::npos);
@@ -142,7 +143,7 @@ TEST(Capabilities, TheTableSaysEveryRefusalOnce) {
   for (std::size_t at = table.find("so far"); at != std::string::npos;
        at = table.find("so far", at + 1))
     EXPECT_GE(at, table.find("hybrid: ")) << table;
-  EXPECT_NE(hybrid.find("sequential (not conservative or optimistic: the bridge"),
+  EXPECT_NE(hybrid.find("--resume           no: a hybrid model's run is not checkpointed so far"),
             std::string::npos)
       << hybrid;
   // Refused for some runs only: the runs are named.

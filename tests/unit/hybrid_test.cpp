@@ -285,8 +285,8 @@ TEST(HybridRun, EveryMethodGivesTheSequentialRunBitForBit) {
                               {SyncMethod::optimistic, 1, false},
                               {SyncMethod::optimistic, {}, true},
                               {SyncMethod::optimistic, 64, false}};
-  for (const std::string name : {"two-tanks-level-switch", "machines-repair",
-                                 "bouncing-ball-floor"}) {
+  for (const std::string name :
+       {"two-tanks-level-switch", "machines-repair", "bouncing-ball-floor"}) {
     TempDir dir;
     const std::string file = kShipped + name + ".toml";
     const RunResult reference = run_shipped(dir / "sequential", file);
@@ -296,15 +296,16 @@ TEST(HybridRun, EveryMethodGivesTheSequentialRunBitForBit) {
     for (const Variant& v : variants) {
       const fs::path out = dir / std::to_string(k++);
       const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
-      RunSpec spec = testing::spec_of(PartitionedModel{s, nullptr}, {v.method, Guarantee::none}, out);
+      RunSpec spec =
+          testing::spec_of(PartitionedModel{s, nullptr}, {v.method, Guarantee::none}, out);
       spec.layout = Layout::single;
       spec.window = v.window;
       spec.rollback_check = v.rollback_check;
       LocalPlatform platform;
       RunControl control;
       const RunResult r = run(spec, platform, control);
-      const std::string what = name + ", " + to_string(v.method) + " window " +
-                               std::to_string(v.window.value_or(0));
+      const std::string what =
+          name + ", " + to_string(v.method) + " window " + std::to_string(v.window.value_or(0));
       ASSERT_EQ(r.status, RunStatus::completed) << what << ": " << r.error;
       EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << what;
       EXPECT_EQ(file_text(out / "trajectory.csv"), file_text(dir / "sequential" / "trajectory.csv"))
