@@ -281,12 +281,18 @@ TEST(HybridRun, EveryMethodGivesTheSequentialRunBitForBit) {
     std::optional<std::uint64_t> window;
     bool rollback_check;
   };
-  const Variant variants[] = {{SyncMethod::conservative, {}, false},
-                              {SyncMethod::optimistic, 1, false},
-                              {SyncMethod::optimistic, {}, true},
-                              {SyncMethod::optimistic, 64, false}};
-  for (const std::string name :
-       {"two-tanks-level-switch", "machines-repair", "bouncing-ball-floor"}) {
+  std::vector<Variant> variants = {{SyncMethod::conservative, {}, false},
+                                   {SyncMethod::optimistic, 1, false},
+                                   {SyncMethod::optimistic, {}, true},
+                                   {SyncMethod::optimistic, 64, false}};
+  std::vector<std::string> names = {"two-tanks-level-switch", "machines-repair",
+                                    "bouncing-ball-floor"};
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer watches the lanes: the model of three partitions, each method once.
+  variants.resize(2);
+  names = {"machines-repair"};
+#endif
+  for (const std::string& name : names) {
     TempDir dir;
     const std::string file = kShipped + name + ".toml";
     const RunResult reference = run_shipped(dir / "sequential", file);
