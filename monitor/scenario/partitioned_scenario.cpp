@@ -528,15 +528,16 @@ class Reader {
   }
 
   // A subsystem with event outputs or inputs: its partition's steps are cut, which needs a
-  // one-step method, and it computes from its equations (docs/events.md).
+  // one-step method, and it computes from its equations (a model-exchange FMU does; a
+  // co-simulation FMU steps itself: docs/events.md).
   void check_bridged(std::size_t k) const {
     const SubsystemSpec& sub = s_.subsystems[k];
     const PartitionSpec& p = s_.partitions[sub.partition];
-    if (sub.steps_itself || sub.model == "fmu")
+    if (sub.steps_itself)
       fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
                                             "' has event outputs or inputs: the bridge cuts steps, "
-                                            "which a model that steps itself or an FMU does not "
-                                            "take yet");
+                                            "which a model that steps itself (a co-simulation "
+                                            "FMU) does not take yet");
     if (p.method == OdeMethod::ab3)
       fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
                                             "' has event outputs or inputs: its partition's "

@@ -32,7 +32,7 @@ std::string shipped_text() {
 }
 
 // The shipped scenario with `from` replaced by `to` (which must be there once).
-std::string edited(const std::string& from, const std::string& to) {
+std::string switch_edited(const std::string& from, const std::string& to) {
   std::string text = shipped_text();
   const auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
@@ -40,7 +40,7 @@ std::string edited(const std::string& from, const std::string& to) {
   return text;
 }
 
-std::string error_of(const std::string& text) {
+std::string hybrid_error_of(const std::string& text) {
   try {
     parse_partitioned_scenario(text, "h.toml");
   } catch (const InputError& e) {
@@ -63,37 +63,43 @@ TEST(HybridScenario, TheShippedOneReadsAsABridge) {
 }
 
 TEST(HybridScenario, WhatCannotBeBridgedIsRefusedNamingTheLine) {
-  EXPECT_EQ(error_of(edited("from = \"valve\"", "from = \"tap\"")),
+  EXPECT_EQ(hybrid_error_of(switch_edited("from = \"valve\"", "from = \"tap\"")),
             "h.toml:51: event_input[1].from 'tap' is not a port of the event model "
             "'level-switch' (ports: valve)")
       << "an unknown port";
-  EXPECT_NE(error_of(edited("to = \"switch\"\nkind = \"high\"", "to = \"relay\"\nkind = \"high\""))
+  EXPECT_NE(hybrid_error_of(switch_edited("to = \"switch\"\nkind = \"high\"",
+                                          "to = \"relay\"\nkind = \"high\""))
                 .find("'relay' is not a component of the event model (components: switch)"),
             std::string::npos);
-  EXPECT_NE(error_of(edited("kind = \"high\"", "kind = \"up\"")).find("'up' is not an event kind"),
+  EXPECT_NE(hybrid_error_of(switch_edited("kind = \"high\"", "kind = \"up\""))
+                .find("'up' is not an event kind"),
             std::string::npos);
-  EXPECT_NE(error_of(edited("to = \"upper.inflow\"", "to = \"upper.flow\""))
+  EXPECT_NE(hybrid_error_of(switch_edited("to = \"upper.inflow\"", "to = \"upper.flow\""))
                 .find("'upper' has no input or state 'flow' (inputs: inflow; states: level)"),
             std::string::npos);
-  EXPECT_NE(error_of(edited("integrator = \"rk4\"\nh = 1.0",
-                            "inputs = { inflow = 0.02 }\nintegrator = \"rk4\"\nh = 1.0"))
-                .find("input 'upper.inflow' is set by events and also given in inputs"),
-            std::string::npos);
-  EXPECT_NE(error_of(edited("integrator = \"rk4\"\nh = 1.0", "integrator = \"ab3\"\nh = 1.0"))
+  EXPECT_NE(
+      hybrid_error_of(switch_edited("integrator = \"rk4\"\nh = 1.0",
+                                    "inputs = { inflow = 0.02 }\nintegrator = \"rk4\"\nh = 1.0"))
+          .find("input 'upper.inflow' is set by events and also given in inputs"),
+      std::string::npos);
+  EXPECT_NE(hybrid_error_of(
+                switch_edited("integrator = \"rk4\"\nh = 1.0", "integrator = \"ab3\"\nh = 1.0"))
                 .find("its partition's integrator must be a one-step method (not ab3)"),
             std::string::npos);
   EXPECT_NE(
-      error_of(edited("[[event_input]]\nfrom = \"valve\"\nto = \"upper.inflow\"\ninitial = 0.0",
-                      "[subsystem.inputs]"))
+      hybrid_error_of(
+          switch_edited("[[event_input]]\nfrom = \"valve\"\nto = \"upper.inflow\"\ninitial = 0.0",
+                        "[subsystem.inputs]"))
           .find("connect each with an [[event_input]]"),
       std::string::npos);
-  EXPECT_NE(error_of(edited("model = \"level-switch\"", "model = \"relay\""))
+  EXPECT_NE(hybrid_error_of(switch_edited("model = \"level-switch\"", "model = \"relay\""))
                 .find("'relay' is not an event model"),
             std::string::npos);
-  EXPECT_NE(
-      error_of(edited("tolerance = 1e-6", "tolerance = 0")).find("events.tolerance must be > 0"),
-      std::string::npos);
-  EXPECT_NE(error_of(edited("direction = \"rising\"", "direction = \"up\"")).find("direction"),
+  EXPECT_NE(hybrid_error_of(switch_edited("tolerance = 1e-6", "tolerance = 0"))
+                .find("events.tolerance must be > 0"),
+            std::string::npos);
+  EXPECT_NE(hybrid_error_of(switch_edited("direction = \"rising\"", "direction = \"up\""))
+                .find("direction"),
             std::string::npos);
   // An event model that sends to partitions does not run without them.
   try {
@@ -327,6 +333,57 @@ TEST(HybridRun, EveryMethodGivesTheSequentialRunBitForBit) {
       if (v.method == SyncMethod::optimistic)
         EXPECT_GE(r.counters.rolled_back_steps, reference.counters.rolled_back_steps) << what;
     }
+  }
+}
+
+// An FMU partition on the bridge: the test FMU `integrator` (der(x) = u, model exchange) is
+// driven up and down between 0.5 and 1 by the level switch (u = +1 open, -1 closed). The
+// crossings lie at closed-form times; the commands cut the FMU's steps, and every rollback
+// restores the FMU's own state: every method gives the sequential digest.
+TEST(HybridRun, AnFmuPartitionIsSwitchedAtItsCrossingsUnderEveryMethod) {
+  TempDir dir;
+  const fs::path file = dir / "fmu-switch.toml";
+  std::ofstream(file) << "name = \"fmu-switch\"\n[run]\nt_end = 9.77\noutput_interval = 0.977\n"
+                         "[[subsystem]]\nname = \"ramp\"\nmodel = \"fmu\"\nfmu = \""
+                      << KAUSAL_TEST_FMU_DIR
+                      << "/integrator.fmu\"\nintegrator = \"rk4\"\nh = 0.0977\n"
+                         "[events]\nmodel = \"level-switch\"\ntolerance = 1e-9\n"
+                         "parameters = { open_command = 1.0, closed_command = -1.0 }\n"
+                         "[[event_output]]\nfrom = \"ramp.x\"\nlevel = 1.0\ndirection = "
+                         "\"rising\"\nto = \"switch\"\nkind = \"high\"\n"
+                         "[[event_output]]\nfrom = \"ramp.x\"\nlevel = 0.5\ndirection = "
+                         "\"falling\"\nto = \"switch\"\nkind = \"low\"\n"
+                         "[[event_input]]\nfrom = \"valve\"\nto = \"ramp.u\"\ninitial = 0.0\n";
+  const RunResult reference = run_shipped(dir / "sequential", file.string());
+  ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
+  // x rises from 0 (the valve opens at t = 0) to 1 at t = 1, then falls and rises between
+  // 1 and 0.5 every 0.5 s: crossings at 1, 1.5, 2, ... 9.5, each inside a step of 0.0977 s.
+  const auto rows = bridge_log(dir / "sequential");
+  std::vector<double> crossings;
+  for (const BridgeRow& row : rows)
+    if (row.event == "crossing") crossings.push_back(row.t);
+  ASSERT_EQ(crossings.size(), 18u);
+  // Each crossing is located at most the tolerance (1 ns) late, and the ramp after it starts
+  // there: the lateness adds up, one tolerance per crossing at most.
+  for (std::size_t k = 0; k < crossings.size(); ++k) {
+    const double exact = 1.0 + 0.5 * static_cast<double>(k);
+    EXPECT_GE(crossings[k], exact - 1e-12) << k;
+    EXPECT_LE(crossings[k], exact + 1e-9 * static_cast<double>(k + 1) + 1e-12) << k;
+  }
+  for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic}) {
+    const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
+    RunSpec spec = testing::spec_of(PartitionedModel{s, nullptr}, {m, Guarantee::none},
+                                    dir / std::string(to_string(m)));
+    spec.layout = Layout::single;
+    spec.rollback_check = true;
+    LocalPlatform platform;
+    RunControl control;
+    const RunResult r = run(spec, platform, control);
+    ASSERT_EQ(r.status, RunStatus::completed) << to_string(m) << ": " << r.error;
+    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << to_string(m);
+    EXPECT_GE(r.counters.rollbacks, crossings.size() - 1) << "each command cuts a computed step";
+    EXPECT_EQ(file_text(dir / std::string(to_string(m)) / "bridge.csv"),
+              file_text(dir / "sequential" / "bridge.csv"));
   }
 }
 
