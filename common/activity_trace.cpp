@@ -27,9 +27,9 @@ const char* kind_name(ActivityKind kind) {
 
 const char* call_name(ActivityCall call) {
   static constexpr std::array<const char*, static_cast<std::size_t>(ActivityCall::count_)> names{
-      "busy",    "event",      "advance", "run_ahead", "apply_event", "rollback",
-      "commit",  "derivative", "output",  "jacobian",  "indicators",  "provide",
-      "outputs", "grant",      "sweep",   "route",     "process"};
+      "busy",       "event",  "advance",  "run_ahead",  "apply_event", "rollback", "commit",
+      "derivative", "output", "jacobian", "indicators", "provide",     "outputs",  "grant",
+      "sweep",      "route",  "process",  "schedule",   "crossing"};
   const auto k = static_cast<std::size_t>(call);
   return k < names.size() ? names[k] : "busy";
 }

@@ -34,12 +34,14 @@ enum class ActivityCall : std::uint8_t {
   output,
   jacobian,
   indicators,
-  provide,  // Integrator: an input sample arrives
-  outputs,  // Integrator: final states and outputs taken
-  grant,    // monitor: a round of guarantees to every Integrator
-  sweep,    // monitor: the impact sweep of one step
-  route,    // monitor: a partition's final steps recorded, their samples routed
-  process,  // event group: a batch of events processed
+  provide,   // Integrator: an input sample arrives
+  outputs,   // Integrator: final states and outputs taken
+  grant,     // monitor: a round of guarantees to every Integrator
+  sweep,     // monitor: the impact sweep of one step
+  route,     // monitor: a partition's final steps recorded, their samples routed
+  process,   // event group: a batch of events processed
+  schedule,  // Integrator: a hybrid model's events for its event inputs arrive
+  crossing,  // Integrator: an event output's crossing located inside the step
   count_
 };
 const char* call_name(ActivityCall call);  // "derivative", "advance", ... ("busy" for unnamed)

@@ -309,21 +309,30 @@ void Integrator::check_ports() const {
       throw ModelError(config_.name, "event ports: a held input is not finite");
 }
 
-void Integrator::schedule(const ArrivingEvent& event) {
-  const std::string what = "event for event input " + std::to_string(event.input) +
-                           " at t = " + std::to_string(event.key.time);
-  require(event.input < config_.ports.inputs.size(), what + ": no such event input");
-  require(std::isfinite(event.key.time) && std::isfinite(event.value), what + ": not finite");
-  // An event at a step's start time belongs to that step: the next one, at the earliest.
-  require(event.key.time >= time_of_step(step_),
-          what + " arrived at step " + std::to_string(step_) + " (roll back first)");
+void Integrator::schedule(const std::vector<ArrivingEvent>& events) {
+  Request request(*this, ActivityKind::busy, {ActivityCall::schedule, step_ + 1, epoch_});
+  require(arriving_.size() + events.size() <= limits::max_arriving_events,
+          std::to_string(events.size()) + " events for the event inputs: with the " +
+              std::to_string(arriving_.size()) + " waiting already, more than the limit (" +
+              std::to_string(limits::max_arriving_events) + ")");
   const auto by_key = [](const ArrivingEvent& a, const ArrivingEvent& b) { return a.key < b.key; };
-  const auto at = std::lower_bound(arriving_.begin(), arriving_.end(), event, by_key);
-  require(at == arriving_.end() || !(at->key == event.key), what + ": arrived twice");
-  require(arriving_.size() < limits::max_arriving_events,
-          what + ": " + std::to_string(arriving_.size()) +
-              " events are waiting for their time already (the limit)");
-  arriving_.insert(at, event);
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    const ArrivingEvent& event = events[k];
+    const std::string what = "event for event input " + std::to_string(event.input) +
+                             " at t = " + std::to_string(event.key.time);
+    require(event.input < config_.ports.inputs.size(), what + ": no such event input");
+    require(std::isfinite(event.key.time) && std::isfinite(event.value), what + ": not finite");
+    // An event at a step's start time belongs to that step: the next one, at the earliest.
+    require(event.key.time >= time_of_step(step_),
+            what + " arrived at step " + std::to_string(step_) + " (roll back first)");
+    require(!std::binary_search(arriving_.begin(), arriving_.end(), event, by_key) &&
+                std::none_of(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(k),
+                             [&](const ArrivingEvent& e) { return e.key == event.key; }),
+            what + ": arrived twice");
+  }
+  // Checked: in key order, each by one insertion.
+  for (const ArrivingEvent& event : events)
+    arriving_.insert(std::upper_bound(arriving_.begin(), arriving_.end(), event, by_key), event);
 }
 
 void Integrator::apply_arrival(const ArrivingEvent& event) {
@@ -415,6 +424,7 @@ void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
       g = std::move(g_hi);
       return;
     }
+    const auto locating = ActivityClock::Clock::now();  // the trace's "crossing" span
     double lo = p, hi = q;
     for (;;) {
       auto k_lo = static_cast<std::int64_t>(std::floor((lo - ta) / h * scale)) + 1;
@@ -442,6 +452,8 @@ void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
       if (crosses(ports.outputs[i].direction, g[idx(i)], g_hi[idx(i)]))
         crossings_.push_back(
             {n + 1, hi, static_cast<std::uint32_t>(i), y[idx(ports.outputs[i].carries)]});
+    clock_.add(ActivityKind::call, locating, ActivityClock::Clock::now(),
+               {ActivityCall::crossing, n + 1, epoch_});
     if (++found > EventPorts::max_crossings_per_step)
       throw ModelError(config_.name, "more than " +
                                          std::to_string(EventPorts::max_crossings_per_step) +

@@ -175,11 +175,12 @@ class Integrator {
   void provide_prediction(const ChannelPrediction& prediction);
   // Applies the event at the current step through the System; returns the new state.
   std::vector<double> apply_event(const Event& event);
-  // An event for one of its event inputs (IntegratorConfig::ports), taken by the step whose
+  // Events for its event inputs (IntegratorConfig::ports), each taken by the step whose
   // span [t_n, t_n+1) holds its time, when that step is computed: the step is cut there (an
-  // event at t_n is taken at the step's start). ProtocolError for one before the current
-  // step's time (roll back first), twice, or for an event input it does not have.
-  void schedule(const ArrivingEvent& event);
+  // event at t_n is taken at the step's start). ProtocolError, and none of them taken, for
+  // one before the current step's time (roll back first), twice, for an event input it does
+  // not have, or more waiting than limits::max_arriving_events.
+  void schedule(const std::vector<ArrivingEvent>& events);
   // Hands a change of the partition's model on to the System (docs/realtime.md): the caller
   // sends it before this Integrator computes past change.from.
   void change(const ModelChange& change);

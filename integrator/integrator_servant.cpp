@@ -409,9 +409,7 @@ void IntegratorServant::schedule(const idl::ArrivingEventSeq& events) {
     limits::within(name(), "schedule: the events", events.length(), limits::max_arriving_events,
                    "the most events one partition holds before their time");
     const std::vector<ArrivingEvent> arriving = from_idl(events);
-    with_integrator([&](auto& i) {
-      for (const ArrivingEvent& e : arriving) i.schedule(e);
-    });
+    with_integrator([&](auto& i) { i.schedule(arriving); });
   });
 }
 

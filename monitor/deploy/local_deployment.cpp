@@ -83,9 +83,7 @@ struct LocalDeployment::Part final : IntegratorPort, BatchSink {
     return access.call([&] { return integrator.apply_event(event); });
   }
   void schedule(const std::vector<ArrivingEvent>& events) override {
-    access.call([&] {
-      for (const ArrivingEvent& e : events) integrator.schedule(e);
-    });
+    access.call([&] { integrator.schedule(events); });
   }
   void change(const ModelChange& change) override {
     access.call([&] { integrator.change(change); });

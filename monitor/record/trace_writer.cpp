@@ -33,7 +33,7 @@ std::string pair_of(const std::string& name, ComponentRole role) {
 
 bool called_by_monitor(ActivityCall c) {
   return c == ActivityCall::advance || c == ActivityCall::apply_event ||
-         c == ActivityCall::rollback || c == ActivityCall::commit;
+         c == ActivityCall::rollback || c == ActivityCall::commit || c == ActivityCall::schedule;
 }
 
 bool called_by_integrator(ActivityCall c) {
@@ -184,6 +184,11 @@ void TraceFile::write_span(Track& t, const ActivitySpan& s) {
   write_slice(t, s.begin_ns, s.end_ns - s.begin_ns, name, s.kind, s.tag);
   if (const Track* caller = caller_of(t, s); caller && room_for(2))
     write_flow(*caller, t, s.begin_ns, s.begin_ns + (s.end_ns - s.begin_ns) / 2, name);
+  // A hybrid model's crossing goes the other way: from the partition that located it to the
+  // monitor, which has the discrete side (in the reply of the call it was found in).
+  if (t.role == ComponentRole::integrator && s.tag.call == ActivityCall::crossing && room_for(2))
+    for (const Track& monitor : tracks_)
+      if (monitor.name == "monitor") write_flow(t, monitor, s.end_ns, s.end_ns, name);
 }
 
 // The track whose open slice made the call `span` serves: the monitor for an Integrator's

@@ -223,6 +223,10 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       if (may_step(p, behind, t)) stepping.push_back(p);
     if (stepping.empty()) return false;
     std::vector<std::optional<StateBatch>> batches(lanes_.size());
+    // A distributed run's round of calls, as the monitor's trace shows it (the calls' and
+    // the crossings' arrows start and end in it; waiting, not busy).
+    std::optional<CallScope> round;
+    if (method_ != SyncMethod::sequential) round.emplace(monitor_, SpanTag{ActivityCall::grant});
     if (fan_out_ && stepping.size() > 1) {
       std::vector<char> steps(lanes_.size(), 0);
       for (std::size_t p : stepping) steps[p] = 1;
@@ -232,6 +236,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     } else {
       for (std::size_t p : stepping) batches[p] = step(p, released);
     }
+    round.reset();
     bool moved = false;
     for (std::size_t p : stepping) {
       if (!batches[p]) continue;

@@ -152,6 +152,19 @@ TEST(Report, AHybridModelIsComparedAsPartitionsWithItsBridge) {
     if (std::string(run) != "sequential") {
       EXPECT_GT(summary["monitor_calls"].get<std::uint64_t>(), 0u) << run;
       expect_valid_trace(dir / "cmp" / run);
+      // Events as arrows: each crossing from the ball's Integrator to the monitor (the
+      // discrete side), each answer from the monitor to the Integrator.
+      const ParsedTrace t = parse_trace(dir / "cmp" / run / "trace.json");
+      std::map<std::string, std::size_t> arrows;  // "crossing integrator-ball -> monitor"
+      for (const auto& [id, ends] : t.flows) {
+        if (!ends.contains("s") || !ends.contains("f")) continue;
+        arrows[ends.at("s")["name"].get<std::string>() + " " +
+               t.tracks.at(ends.at("s")["tid"].get<int>()) + " -> " +
+               t.tracks.at(ends.at("f")["tid"].get<int>())]++;
+      }
+      const auto crossings = summary["events"]["crossings"].get<std::size_t>();
+      EXPECT_GE(arrows["crossing integrator-ball -> monitor"], crossings) << run;
+      EXPECT_GE(arrows["schedule monitor -> integrator-ball"], crossings) << run;
     }
   }
   EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
 #include "system/composite_model.hpp"
@@ -113,7 +114,7 @@ TEST(EventPorts, AnEventTakesEffectAtItsOwnTimeNotAtTheNextGridPoint) {
   std::vector<double> at_11;
   for (const double t : {10.0, 10.3, 10.9, 11.0}) {
     TankRig tank(falling_through(0.1));
-    tank->schedule(arriving(t, 1, 0.2));
+    tank->schedule({arriving(t, 1, 0.2)});
     const StateBatch b = tank->advance(12, 0);
     at_11.push_back(b.state(11)[0]);
   }
@@ -128,7 +129,7 @@ TEST(EventPorts, AnEventTakesEffectAtItsOwnTimeNotAtTheNextGridPoint) {
 TEST(EventPorts, AHeldInputChangesFromTheEventsTimeOn) {
   // Inflow 0.02 from t = 5.5: the tank drains more slowly from then on.
   TankRig tank(falling_through(0.1)), plain(falling_through(0.1));
-  tank->schedule(arriving(5.5, 0, 0.02));
+  tank->schedule({arriving(5.5, 0, 0.02)});
   const StateBatch a = tank->advance(10, 0), b = plain->advance(10, 0);
   for (std::size_t k = 0; k <= 5; ++k) EXPECT_EQ(a.state(k)[0], b.state(k)[0]) << k;
   for (std::size_t k = 6; k <= 10; ++k) EXPECT_GT(a.state(k)[0], b.state(k)[0]) << k;
@@ -136,11 +137,11 @@ TEST(EventPorts, AHeldInputChangesFromTheEventsTimeOn) {
 
 TEST(EventPorts, AnEventAfterARollbackGivesTheBitsOfAnEventKnownBefore) {
   TankRig known(falling_through(0.25)), late(falling_through(0.25));
-  known->schedule(arriving(17.25, 0, 0.01));
+  known->schedule({arriving(17.25, 0, 0.01)});
   const StateBatch a = known->advance(40, 0);
   late->advance(40, 0);
   late->rollback(17);
-  late->schedule(arriving(17.25, 0, 0.01));
+  late->schedule({arriving(17.25, 0, 0.01)});
   const StateBatch b = late->advance(40, 0);
   ASSERT_EQ(b.first_step, 18u);
   for (std::size_t k = 0; k < b.count(); ++k)
@@ -154,7 +155,7 @@ TEST(EventPorts, ACrossingIsFoundAgainWithTheSameBitsWhenAnEventCutsItsStepThere
   // The discrete side answers the crossing at its own time: the step is taken again, cut at
   // the crossing, and finds it at the same time with the same value.
   first->rollback(c.step - 1);
-  first->schedule(arriving(c.time, 0, 0.05));
+  first->schedule({arriving(c.time, 0, 0.05)});
   const StateBatch again = first->advance(40, 0);
   ASSERT_FALSE(again.crossings.empty());
   EXPECT_EQ(again.crossings.front(), c);
@@ -163,8 +164,8 @@ TEST(EventPorts, ACrossingIsFoundAgainWithTheSameBitsWhenAnEventCutsItsStepThere
 TEST(EventPorts, TheRollbackCheckStepsEveryCutStepAgainToTheSameBits) {
   TankRig checked(falling_through(0.25), 1.0, OdeMethod::rk4, true), plain(falling_through(0.25));
   for (TankRig* t : {&checked, &plain}) {
-    (*t)->schedule(arriving(3.7, 0, 0.01));
-    (*t)->schedule(arriving(9.2, 1, 0.05));
+    (*t)->schedule({arriving(3.7, 0, 0.01)});
+    (*t)->schedule({arriving(9.2, 1, 0.05)});
   }
   const StateBatch a = checked->advance(60, 0), b = plain->advance(60, 0);
   EXPECT_TRUE(same_bits(a.states, b.states));
@@ -181,11 +182,20 @@ TEST(EventPorts, WhatCannotWorkIsRefused) {
   EXPECT_THROW(TankRig{bad_state}, ModelError);
   TankRig tank(falling_through(0.25));
   tank->advance(5, 0);
-  EXPECT_THROW(tank->schedule(arriving(2.0, 0, 1.0)), ProtocolError) << "roll back first";
-  EXPECT_THROW(tank->schedule(arriving(8.0, 5, 1.0)), ProtocolError) << "no such input";
-  EXPECT_THROW(tank->schedule(arriving(std::nan(""), 0, 1.0)), ProtocolError);
-  tank->schedule(arriving(8.0, 0, 1.0));
-  EXPECT_THROW(tank->schedule(arriving(8.0, 0, 2.0)), ProtocolError) << "the same key twice";
+  EXPECT_THROW(tank->schedule({arriving(2.0, 0, 1.0)}), ProtocolError) << "roll back first";
+  EXPECT_THROW(tank->schedule({arriving(8.0, 5, 1.0)}), ProtocolError) << "no such input";
+  EXPECT_THROW(tank->schedule({arriving(std::nan(""), 0, 1.0)}), ProtocolError);
+  tank->schedule({arriving(8.0, 0, 1.0)});
+  EXPECT_THROW(tank->schedule({arriving(8.0, 0, 2.0)}), ProtocolError) << "the same key twice";
+  // A call is taken whole or not at all: a bad event keeps the good ones before it out too.
+  EXPECT_THROW(tank->schedule({arriving(9.0, 0, 1.0, 1), arriving(9.0, 0, 1.0, 1)}), ProtocolError)
+      << "twice within one call";
+  EXPECT_THROW(tank->schedule({arriving(9.0, 0, 1.0, 2), arriving(8.5, 5, 1.0)}), ProtocolError);
+  tank->schedule({arriving(9.0, 0, 1.0, 2)});  // not taken before: taken now
+  std::vector<ArrivingEvent> flood;
+  for (std::uint64_t k = 0; k < limits::max_arriving_events; ++k)
+    flood.push_back(arriving(10.0, 0, 0.5, 100 + k));
+  EXPECT_THROW(tank->schedule(flood), ProtocolError) << "more waiting than the limit";
 }
 
 }  // namespace
