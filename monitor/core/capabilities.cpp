@@ -62,7 +62,8 @@ constexpr std::array<std::string_view, kServiceCount> kEveryService{};
 
 // The bridge between partitions and discrete-event components, as far as it goes today.
 constexpr std::string_view kBridgeResume =
-    "a hybrid model's run is not checkpointed so far (docs/events.md, \"Across the boundary\")";
+    "a hybrid model's checkpoint holds its partitions, not its discrete side, so far "
+    "(docs/events.md, \"Across the boundary\")";
 // What the one loop, the deployments and the live view give every coupling; a checkpoint of
 // the discrete side is still to build.
 constexpr std::array<std::string_view, kServiceCount> kBridgeService{"", "", "", "", kBridgeResume,
