@@ -48,8 +48,7 @@ inline constexpr std::size_t max_unsettled_changes = 256;
 
 // Events a hybrid model's partition holds until the steps that take them are committed
 // (Integrator::schedule): far more than a discrete side sends ahead of a partition that
-// follows it in time, and few enough that keeping them in order (an insertion each) costs a
-// hostile caller's worst order milliseconds, not minutes.
+// follows it in time; the memory one partition gives them stays small.
 inline constexpr std::size_t max_arriving_events = 4096;
 
 // How many steps of `bytes_per_step` fit into `budget` (at least one).

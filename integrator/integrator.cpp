@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "common/errors.hpp"
 #include "common/request_limits.hpp"
@@ -315,9 +316,7 @@ void Integrator::schedule(const std::vector<ArrivingEvent>& events) {
           std::to_string(events.size()) + " events for the event inputs: with the " +
               std::to_string(arriving_.size()) + " waiting already, more than the limit (" +
               std::to_string(limits::max_arriving_events) + ")");
-  const auto by_key = [](const ArrivingEvent& a, const ArrivingEvent& b) { return a.key < b.key; };
-  for (std::size_t k = 0; k < events.size(); ++k) {
-    const ArrivingEvent& event = events[k];
+  for (const ArrivingEvent& event : events) {
     const std::string what = "event for event input " + std::to_string(event.input) +
                              " at t = " + std::to_string(event.key.time);
     require(event.input < config_.ports.inputs.size(), what + ": no such event input");
@@ -325,14 +324,22 @@ void Integrator::schedule(const std::vector<ArrivingEvent>& events) {
     // An event at a step's start time belongs to that step: the next one, at the earliest.
     require(event.key.time >= time_of_step(step_),
             what + " arrived at step " + std::to_string(step_) + " (roll back first)");
-    require(!std::binary_search(arriving_.begin(), arriving_.end(), event, by_key) &&
-                std::none_of(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(k),
-                             [&](const ArrivingEvent& e) { return e.key == event.key; }),
-            what + ": arrived twice");
   }
-  // Checked: in key order, each by one insertion.
-  for (const ArrivingEvent& event : events)
-    arriving_.insert(std::upper_bound(arriving_.begin(), arriving_.end(), event, by_key), event);
+  // In key order with those waiting; kept only if no key came twice (a call is taken whole
+  // or not at all).
+  const auto by_key = [](const ArrivingEvent& a, const ArrivingEvent& b) { return a.key < b.key; };
+  std::vector<ArrivingEvent> sorted = events, merged;
+  std::sort(sorted.begin(), sorted.end(), by_key);
+  merged.reserve(arriving_.size() + sorted.size());
+  std::merge(arriving_.begin(), arriving_.end(), sorted.begin(), sorted.end(),
+             std::back_inserter(merged), by_key);
+  const auto twice = std::adjacent_find(
+      merged.begin(), merged.end(), [](const auto& a, const auto& b) { return a.key == b.key; });
+  if (twice != merged.end())
+    throw ProtocolError(config_.name, "event for event input " + std::to_string(twice->input) +
+                                          " at t = " + std::to_string(twice->key.time) +
+                                          ": arrived twice");
+  arriving_ = std::move(merged);
 }
 
 void Integrator::apply_arrival(const ArrivingEvent& event) {

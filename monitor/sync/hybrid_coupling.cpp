@@ -218,27 +218,27 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   // The partitions that may step take one step each: in turn (sequential) or at once, one
   // lane each (conservative, optimistic). Returns whether any stepped.
   bool step_partitions(double behind, double t, std::uint64_t released) {
-    std::vector<std::size_t> stepping;
-    for (std::size_t p = 0; p < lanes_.size(); ++p)
-      if (may_step(p, behind, t)) stepping.push_back(p);
-    if (stepping.empty()) return false;
-    std::vector<std::optional<StateBatch>> batches(lanes_.size());
+    const std::size_t n = lanes_.size();
+    std::vector<char> stepping(n, 0);
+    std::size_t count = 0;
+    for (std::size_t p = 0; p < n; ++p)
+      if (may_step(p, behind, t)) stepping[p] = 1, ++count;
+    if (count == 0) return false;
+    std::vector<std::optional<StateBatch>> batches(n);
+    const auto step_if_due = [&](std::size_t p) {
+      if (stepping[p]) batches[p] = step(p, released);
+    };
     // A distributed run's round of calls, as the monitor's trace shows it (the calls' and
     // the crossings' arrows start and end in it; waiting, not busy).
     std::optional<CallScope> round;
     if (method_ != SyncMethod::sequential) round.emplace(monitor_, SpanTag{ActivityCall::grant});
-    if (fan_out_ && stepping.size() > 1) {
-      std::vector<char> steps(lanes_.size(), 0);
-      for (std::size_t p : stepping) steps[p] = 1;
-      fan_out_->run([&](std::size_t p) {
-        if (steps[p]) batches[p] = step(p, released);
-      });
-    } else {
-      for (std::size_t p : stepping) batches[p] = step(p, released);
-    }
+    if (fan_out_ && count > 1)
+      fan_out_->run(step_if_due);
+    else
+      for (std::size_t p = 0; p < n; ++p) step_if_due(p);
     round.reset();
     bool moved = false;
-    for (std::size_t p : stepping) {
+    for (std::size_t p = 0; p < n; ++p) {
       if (!batches[p]) continue;
       count_call(batch_bytes(*batches[p]));
       if (take_step(p, *batches[p])) moved = true;
@@ -403,10 +403,10 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
         lane.uncommitted.pop_front();
         took = committed_any = true;
       }
+      // No commit call: the partition's next advance carries its gvt (Integrator::advance
+      // commits as commit() does), so committing costs no call of its own.
       if (!took) continue;
       const std::uint64_t gvt = delivered_.next(p) - 1;
-      deployment_.integrator(p).commit(gvt);
-      count_call(8);
       std::erase_if(lane.sent, [&](const LocatedCrossing& c) { return c.step <= gvt; });
     }
     return committed_any;
