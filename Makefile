@@ -46,9 +46,13 @@ sanitize: deps
 # alike) are left out.
 TSAN_TESTS := ^(Execution|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange|HybridRun)\.
 TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
-tsan: deps
+# The libraries that start no thread (models, reference solutions, parsers) come from the
+# release build, uninstrumented (kausal_unthreaded_library in CMakeLists.txt).
+tsan: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target kausal_model kausal_reference kausal_input
 	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1 -DNDEBUG' -DKAUSAL_TSAN=ON -DKAUSAL_UNIT_ONLY=ON
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1 -DNDEBUG' -DKAUSAL_TSAN=ON -DKAUSAL_UNIT_ONLY=ON \
+	  -DKAUSAL_TSAN_UNTHREADED_FROM=$(abspath $(BUILD))
 	cmake --build $(TSAN) -j $(JOBS)
 
 # Every build and every test, phases overlapped where the CPUs are idle, with a table of what

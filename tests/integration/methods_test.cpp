@@ -12,7 +12,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-void expect_matrix_agrees(const fs::path& scenario, const std::string& label) {
+// Returns the sequential run's impacts.
+int expect_matrix_agrees(const fs::path& scenario, const std::string& label) {
   TempDir dir;
   const auto seq = run_ok(scenario, {"--method", "sequential"}, dir / "seq", dir).summary;
   const std::vector<std::vector<std::string>> methods = {
@@ -27,16 +28,18 @@ void expect_matrix_agrees(const fs::path& scenario, const std::string& label) {
     EXPECT_EQ(r["trajectory_sha256"], seq["trajectory_sha256"]) << label << " / " << methods[k][1];
     EXPECT_EQ(r["collisions"], seq["collisions"]) << label << " / " << methods[k][1];
   }
+  return seq.is_null() ? 0 : seq["collisions"].get<int>();
 }
 
 TEST(Methods, ShippedScenariosAgreeAcrossProcesses) {
   for (const char* name : {"thesis.toml", "cradle.toml", "heterogeneous.toml"}) {
     TempDir dir;
-    // A shorter run keeps the matrix quick; the impacts start within the first seconds.
+    // A shorter run keeps the matrix quick: in its first 2 s each has 16-19 impacts (the
+    // digest cells run them whole in processes).
     const auto file = scenario_variant(
         name, dir.path(),
-        {{"duration = 20.0", "duration = 4.0"}, {"duration = 10.0", "duration = 4.0"}});
-    expect_matrix_agrees(file, name);
+        {{"duration = 20.0", "duration = 2.0"}, {"duration = 10.0", "duration = 2.0"}});
+    EXPECT_GT(expect_matrix_agrees(file, name), 10) << name;
   }
 }
 
