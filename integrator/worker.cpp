@@ -57,8 +57,11 @@ void Worker::provide(std::vector<ChannelSample> samples) {
 }
 
 void Worker::wake() {
-  wakeups_.fetch_add(1);
-  wakeups_.notify_all();
+  {
+    std::lock_guard lock(wake_mutex_);
+    wakeups_.fetch_add(1);
+  }
+  wake_cv_.notify_all();
 }
 
 std::exception_ptr Worker::hand_over_arrived() {
@@ -99,7 +102,10 @@ void Worker::work() {
         if ((failure = hand_over_arrived())) break;
         if (waiting_.load() == 0 && has_work()) break;
         lock.unlock();
-        wakeups_.wait(seen);  // returns at once if anyone woke it since `seen`
+        {  // returns at once if anyone woke it since `seen`
+          std::unique_lock wait(wake_mutex_);
+          wake_cv_.wait(wait, [&] { return wakeups_.load() != seen; });
+        }
         lock.lock();
       }
       std::uint64_t taken = 0;

@@ -9,6 +9,7 @@
 // never blocks a rollback; a batch that was on its way during a rollback carries the old
 // epoch and the monitor drops it.
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <mutex>
@@ -83,10 +84,14 @@ class Worker {
   std::optional<std::uint32_t> failed_in_;  // the epoch the worker failed in
   bool stopping_ = false;
   std::atomic<int> waiting_{0};  // requests waiting for the lock: the worker yields to them
-  // Bumped by everything the worker may wait for (a request done, samples, stop): it sleeps
-  // on it (atomic wait), so a wake-up between its look and its sleep is never lost, and
-  // providers need not take mutex_.
+  // Bumped (under wake_mutex_) by everything the worker may wait for (a request done,
+  // samples, stop): it sleeps on wake_cv_ until the count moves, so a wake-up between its
+  // look and its sleep is never lost, and providers need not take mutex_. Not an atomic
+  // wait: libstdc++'s spins with a dozen sched_yield calls before it sleeps, which made the
+  // system time of an optimistic run (docs/performance.md, "Build and test times").
   std::atomic<std::uint32_t> wakeups_{0};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_cv_;
   std::mutex arrived_mutex_;
   std::vector<ChannelSample> arrived_;
   std::vector<std::uint64_t> expected_;  // per channel: the next sample's index
