@@ -49,7 +49,7 @@ TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
 # The libraries that start no thread (models, reference solutions, parsers) come from the
 # release build, uninstrumented (kausal_unthreaded_library in CMakeLists.txt).
 tsan: deps $(BUILD)/build.ninja
-	cmake --build $(BUILD) -j $(JOBS) --target kausal_model kausal_reference kausal_input
+	cmake --build $(BUILD) -j $(JOBS) --target kausal_unthreaded
 	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O1 -g1 -DNDEBUG' -DKAUSAL_TSAN=ON -DKAUSAL_UNIT_ONLY=ON \
 	  -DKAUSAL_TSAN_UNTHREADED_FROM=$(abspath $(BUILD))
