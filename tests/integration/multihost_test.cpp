@@ -166,9 +166,10 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelsGiveTheSequentialDigestFreeUnderT
     EXPECT_EQ(node_of["system-" + c.second], "beta");
     EXPECT_EQ(node_of["integrator-" + c.second], "beta");
     const auto sequential = read_json(dir_ / "seq" / "summary.json");
-    if (sequential.contains("events"))  // the hybrid model: the same events crossed
+    if (sequential.contains("events")) {  // the hybrid model: the same events crossed
       EXPECT_EQ(read_json(out / "summary.json")["events"]["crossings"],
                 sequential["events"]["crossings"]);
+    }
   }
   EXPECT_TRUE(children_of(alpha->pid()).empty());
   EXPECT_TRUE(children_of(beta->pid()).empty());
