@@ -5,6 +5,7 @@
 #include <limits>
 #include <thread>
 
+#include "common/cpus.hpp"
 #include "common/errors.hpp"
 
 namespace kausal::des {
@@ -18,7 +19,7 @@ MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
       state_(groups),
       permit_(groups) {
   constexpr int spins = 4000;  // about 20–50 µs
-  spins_ = groups <= std::max(1u, std::thread::hardware_concurrency()) ? spins : 0;
+  spins_ = groups <= available_cpu_count() ? spins : 0;
 }
 
 void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {

@@ -1,27 +1,8 @@
 #include "monitor/sync/fan_out.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
 
 namespace kausal {
-
-std::vector<int> available_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
-}
-
-bool pin_current_thread(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
 
 FanOut::FanOut(std::size_t tasks, const std::vector<int>& lane_cpus)
     : tasks_(tasks),

@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/cpus.hpp"
+
 namespace kausal {
 
 class FanOut {
@@ -59,10 +61,5 @@ class FanOut {
   bool stopping_ = false;
   std::vector<std::exception_ptr> errors_;
 };
-
-// The CPUs this process may run on (its affinity mask: honours taskset and cpusets).
-std::vector<int> available_cpus();
-// Pins the calling thread to one CPU; false if the system refuses.
-bool pin_current_thread(int cpu);
 
 }  // namespace kausal
