@@ -127,9 +127,9 @@ inline idl::EventPortsSetup to_idl(const EventPorts& p) {
   idl::EventPortsSetup out;
   out.outputs.length(wire_size(p.outputs.size()));
   for (CORBA::ULong k = 0; k < out.outputs.length(); ++k)
-    out.outputs[k] = {wire_size(p.outputs[k].output), p.outputs[k].level,
+    out.outputs[k] = {wire_size(p.outputs[k].index), p.outputs[k].level,
                       static_cast<CORBA::UShort>(p.outputs[k].direction),
-                      wire_size(p.outputs[k].carries)};
+                      wire_size(p.outputs[k].carries), static_cast<CORBA::UShort>(p.outputs[k].of)};
   out.inputs.length(wire_size(p.inputs.size()));
   for (CORBA::ULong k = 0; k < out.inputs.length(); ++k)
     out.inputs[k] = {static_cast<CORBA::UShort>(p.inputs[k].effect), wire_size(p.inputs[k].index)};

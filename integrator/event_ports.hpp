@@ -19,13 +19,19 @@ namespace kausal {
 
 enum class CrossingDirection : std::uint8_t { rising, falling, either };
 
-// Event output: output `output` of the partition's model crossing `level`; each crossing
-// carries the value of output `carries` there (often `output` itself).
+// What an event output watches: one of the model's outputs against a level, or one of its
+// event indicators (Model::indicators: an FMU's, or a model's own zero-crossing functions)
+// against zero.
+enum class CrossingOf : std::uint8_t { output, indicator };
+
+// Event output: output (or indicator) `index` of the partition's model crossing `level`
+// (an indicator's is 0); each crossing carries the value of output `carries` there.
 struct EventOutput {
-  std::size_t output = 0;
+  std::size_t index = 0;
   double level = 0;
   CrossingDirection direction = CrossingDirection::either;
   std::size_t carries = 0;
+  CrossingOf of = CrossingOf::output;
 };
 
 enum class EventEffect : std::uint8_t { set_input, set_state, add_state };

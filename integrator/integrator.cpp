@@ -291,11 +291,16 @@ void Integrator::check_ports() const {
                                        std::string(ode_method_name(config_.method)) + ")");
   if (!(ports.tolerance > 0) || !std::isfinite(ports.tolerance))
     throw ModelError(config_.name, "event ports: the tolerance must be finite and > 0");
-  for (std::size_t i = 0; i < ports.outputs.size(); ++i)
-    if (ports.outputs[i].output >= ports.model_outputs ||
-        ports.outputs[i].carries >= ports.model_outputs || !std::isfinite(ports.outputs[i].level))
-      throw ModelError(config_.name, "event output " + std::to_string(i) +
-                                         ": no such output, or a level that is not finite");
+  for (std::size_t i = 0; i < ports.outputs.size(); ++i) {
+    const EventOutput& o = ports.outputs[i];
+    const bool indicator = o.of == CrossingOf::indicator;
+    if (o.index >= (indicator ? config_.indicator_count : ports.model_outputs) ||
+        o.carries >= ports.model_outputs || !std::isfinite(o.level) || (indicator && o.level != 0))
+      throw ModelError(config_.name, "event output " + std::to_string(i) + ": no such " +
+                                         (indicator ? "event indicator" : "output") +
+                                         ", or a level that is not " +
+                                         (indicator ? "0" : "finite"));
+  }
   for (std::size_t i = 0; i < ports.inputs.size(); ++i) {
     const EventInput& in = ports.inputs[i];
     const std::size_t count = in.effect == EventEffect::set_input
@@ -372,11 +377,21 @@ void Integrator::step_from(double t, double h, Vector& x) {
 
 Vector Integrator::port_values(double t, const Vector& x) {
   const EventPorts& ports = config_.ports;
-  Vector y(idx(ports.model_outputs));
-  pieces_.wait_for_system([&] { link_.output(t, x, y); });
+  const auto watches = [&](CrossingOf of) {
+    return std::any_of(ports.outputs.begin(), ports.outputs.end(),
+                       [of](const EventOutput& o) { return o.of == of; });
+  };
+  Vector y(idx(ports.model_outputs)), z(idx(config_.indicator_count));
+  if (watches(CrossingOf::output)) pieces_.wait_for_system([&] { link_.output(t, x, y); });
+  if (watches(CrossingOf::indicator)) {
+    const Vector u = inputs_at(t);  // the held inputs are those of the piece
+    pieces_.wait_for_system([&] { link_.indicators(t, x, u, z); });
+  }
   Vector g(idx(ports.outputs.size()));
-  for (std::size_t i = 0; i < ports.outputs.size(); ++i)
-    g[idx(i)] = y[idx(ports.outputs[i].output)] - ports.outputs[i].level;
+  for (std::size_t i = 0; i < ports.outputs.size(); ++i) {
+    const EventOutput& o = ports.outputs[i];
+    g[idx(i)] = (o.of == CrossingOf::output ? y[idx(o.index)] : z[idx(o.index)]) - o.level;
+  }
   if (!g.allFinite())
     throw ModelError(config_.name, "an event output is not finite at t = " + std::to_string(t));
   return g;

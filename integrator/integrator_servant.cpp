@@ -164,8 +164,11 @@ EventPorts checked_ports(const std::string& component, const idl::EventPortsSetu
     if (o.direction > 2)
       throw ModelError(component, "ports.outputs[" + std::to_string(k) + "].direction " +
                                       std::to_string(o.direction) + " (0, 1 or 2)");
-    p.outputs.push_back(
-        {o.output, o.level, static_cast<CrossingDirection>(o.direction), o.carries});
+    if (o.of > 1)
+      throw ModelError(component, "ports.outputs[" + std::to_string(k) + "].of " +
+                                      std::to_string(o.of) + " (0 or 1)");
+    p.outputs.push_back({o.index, o.level, static_cast<CrossingDirection>(o.direction), o.carries,
+                         static_cast<CrossingOf>(o.of)});
   }
   for (CORBA::ULong k = 0; k < s.inputs.length(); ++k) {
     const idl::EventInputSetup& in = s.inputs[k];

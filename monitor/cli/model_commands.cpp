@@ -79,7 +79,12 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
     std::cout << "    Jacobian: "
               << (i.provides_directional_derivative ? "directional derivatives"
                                                     : "finite differences")
-              << "; event indicators: " << md.event_indicators << "\n";
+              << "; event indicators: " << md.event_indicators
+              << (md.event_indicators == 0
+                      ? std::string()
+                      : " (an [[event_output]] may watch them: indicator = 0 to " +
+                            std::to_string(md.event_indicators - 1) + ")")
+              << "\n";
   else
     std::cout << "    variable communication step: "
               << yes_no(i.can_handle_variable_communication_step_size) << "\n";

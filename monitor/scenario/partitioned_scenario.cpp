@@ -216,6 +216,7 @@ class Reader {
         try {
           const auto built = make_model(sub.name, sub.model, sub.parameters);
           sub.signature = built->signature();
+          sub.indicators = built->indicator_count();
           sub.steps_itself = built->steps_itself();
         } catch (const ModelError& e) {
           fail(t, r.qualified("") + " " + e.what());
@@ -260,6 +261,7 @@ class Reader {
     }
     try {
       sub.signature = fmu_ports(md, kind).signature;
+      if (kind == fmu::FmuKind::model_exchange) sub.indicators = md.event_indicators;
     } catch (const InputError& e) {
       r.fail("fmu", e.what());
     }
@@ -435,15 +437,22 @@ class Reader {
       const auto kind = r.text("kind");
       if (!from || !to || !kind) r.fail_at(t.source(), "an event output needs from, to and kind");
       EventOutputSpec o;
-      std::tie(o.subsystem, o.output) = port(*t.get("from"), *from, true);
-      o.carries = o.output;
+      if (r.has("indicator")) {
+        read_indicator(r, *t.get("from"), *from, o);
+      } else {
+        std::tie(o.subsystem, o.output) = port(*t.get("from"), *from, true);
+        o.carries = o.output;
+        o.level = r.required_number("level");
+      }
       if (const auto value = r.text("value")) {
         const auto [sub, k] = port(*t.get("value"), *value, true);
         if (sub != o.subsystem)
           r.fail("value", "'" + *value + "' must be an output of the subsystem the crossing is of");
         o.carries = k;
+      } else if (o.of == CrossingOf::indicator) {
+        r.fail_at(t.source(), "an event output of an indicator needs value (an output of '" +
+                                  *from + "' its events carry)");
       }
-      o.level = r.required_number("level");
       o.direction =
           r.choice<CrossingDirection>("direction", {{"rising", CrossingDirection::rising},
                                                     {"falling", CrossingDirection::falling},
@@ -456,10 +465,30 @@ class Reader {
                            " takes from a partition");
       o.kind = *k;
       r.reject_unknown_keys();
-      o.name = *from + " → " + *to + "." + *kind;
+      const std::string watched = o.of == CrossingOf::indicator
+                                      ? *from + ".indicator[" + std::to_string(o.output) + "]"
+                                      : *from;
+      o.name = watched + " → " + *to + "." + *kind;
       bridged_.insert(o.subsystem);
       b.outputs.push_back(o);
     }
+  }
+
+  // from = "subsystem", indicator = k: the subsystem's event indicator k (from 0, in the
+  // order its model gives them: an FMU's fmi2GetEventIndicators), crossing 0.
+  void read_indicator(TableReader& r, const toml::node& at, const std::string& from,
+                      EventOutputSpec& o) {
+    o.of = CrossingOf::indicator;
+    o.subsystem = subsystem_named(at, from);
+    const std::size_t count = s_.subsystems[o.subsystem].indicators;
+    const std::int64_t k = *r.integer("indicator");
+    if (k < 0 || static_cast<std::uint64_t>(k) >= count)
+      r.fail("indicator", "is " + std::to_string(k) + ": '" + from + "' has " +
+                              (count == 0 ? "no event indicators"
+                                          : std::to_string(count) + " event indicator(s), 0 to " +
+                                                std::to_string(count - 1)));
+    o.output = static_cast<std::size_t>(k);
+    if (r.has("level")) r.fail("level", "does not apply to an indicator, which crosses 0");
   }
 
   void read_event_inputs(TableReader& top, BridgeSpec& b) {

@@ -29,6 +29,7 @@ struct SubsystemSpec {
   Parameters parameters;
   Parameters constant_inputs;  // inputs held at a value (name, value)
   Signature signature;         // of the model built from these parameters
+  std::size_t indicators = 0;  // its event indicators (Model::indicator_count)
   std::size_t partition = 0;
   FmuSource fmu;  // model "fmu": the archive (an absolute path) and its interface
   // It has no derivative and is stepped by its partition's "co-simulation" integrator: a
@@ -81,9 +82,11 @@ struct MasterSpec {
 // component of the discrete-event model, as events of one kind.
 struct EventOutputSpec {
   std::string name;  // "lower.level → switch.high", for traces and messages
-  std::size_t subsystem = 0, output = 0;
+  CrossingOf of = CrossingOf::output;
+  std::size_t subsystem = 0;
+  std::size_t output = 0;   // the subsystem's output, or (of = indicator) its event indicator
   std::size_t carries = 0;  // the subsystem's output whose value the events carry
-  double level = 0;
+  double level = 0;         // 0 for an indicator
   CrossingDirection direction = CrossingDirection::either;
   des::ComponentId component = 0;
   std::uint32_t kind = 0;

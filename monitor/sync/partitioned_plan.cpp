@@ -16,9 +16,17 @@ std::size_t index_in(const std::vector<std::string>& names, const std::string& n
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
+// Where member `name`'s event indicators start among the partition model's.
+std::size_t indicator_offset(const CompositeModel& model, const std::string& name) {
+  std::size_t offset = 0;
+  for (std::size_t k = 0; k < model.member_count() && model.member(k).name != name; ++k)
+    offset += model.member(k).model->indicator_count();
+  return offset;
+}
+
 // The event ports of partition p (whose model is `model`) from the scenario's bridge; where
 // each scenario port went is added to the plan.
-EventPorts event_ports_of(const PartitionedScenario& s, std::size_t p, const Model& model,
+EventPorts event_ports_of(const PartitionedScenario& s, std::size_t p, const CompositeModel& model,
                           PartitionedPlan& plan) {
   const BridgeSpec& b = *s.bridge;
   const Signature& sig = model.signature();
@@ -31,12 +39,15 @@ EventPorts event_ports_of(const PartitionedScenario& s, std::size_t p, const Mod
     const EventOutputSpec& o = b.outputs[j];
     if (s.subsystems[o.subsystem].partition != p) continue;
     plan.event_outputs[j] = {p, static_cast<std::uint32_t>(ports.outputs.size())};
-    const std::string name =
-        port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.output]);
     const std::string carries =
         port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.carries]);
-    ports.outputs.push_back(
-        {index_in(sig.outputs, name), o.level, o.direction, index_in(sig.outputs, carries)});
+    const std::size_t index =
+        o.of == CrossingOf::indicator
+            ? indicator_offset(model, s.subsystems[o.subsystem].name) + o.output
+            : index_in(
+                  sig.outputs,
+                  port_name(s, o.subsystem, s.subsystems[o.subsystem].signature.outputs[o.output]));
+    ports.outputs.push_back({index, o.level, o.direction, index_in(sig.outputs, carries), o.of});
   }
   for (std::size_t i = 0; i < b.inputs.size(); ++i) {
     const EventInputSpec& in = b.inputs[i];

@@ -697,6 +697,7 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
 const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
 // (Hybrid models too: their partitions are plotted like any others'.)
 const std::vector<std::string> kPartitioned = {"bouncing-ball-floor.toml",
+                                               "fmu-ball-floor.toml",
                                                "fmu-bouncing-ball.toml",
                                                "fmu-coupled.toml",
                                                "hydraulic-clemens.toml",

@@ -265,7 +265,10 @@ TEST(HostileCalls, APartitionsEventPortsAndEventsAreCheckedAndBounded) {
   };
   refused("direction", [](idl::IntegratorSetup& s) { s.ports.outputs[0].direction = 7; });
   refused("effect", [](idl::IntegratorSetup& s) { s.ports.inputs[0].effect = 9; });
-  refused("event output 0", [](idl::IntegratorSetup& s) { s.ports.outputs[0].output = 5; });
+  refused("event output 0", [](idl::IntegratorSetup& s) { s.ports.outputs[0].index = 5; });
+  refused("].of", [](idl::IntegratorSetup& s) { s.ports.outputs[0].of = 9; });
+  // The tank has no event indicators: none to watch.
+  refused("no such event indicator", [](idl::IntegratorSetup& s) { s.ports.outputs[0].of = 1; });
   refused("event input 1", [](idl::IntegratorSetup& s) { s.ports.inputs[1].index = 3; });
   refused("input count", [](idl::IntegratorSetup& s) { s.ports.held0.length(0); });
   refused("ports.outputs", [](idl::IntegratorSetup& s) {

@@ -175,8 +175,12 @@ TEST(EventPorts, TheRollbackCheckStepsEveryCutStepAgainToTheSameBits) {
 TEST(EventPorts, WhatCannotWorkIsRefused) {
   EXPECT_THROW(TankRig(falling_through(0.25), 1.0, OdeMethod::ab3), ModelError);
   EventPorts bad_output = falling_through(0.25);
-  bad_output.outputs[0].output = 7;
+  bad_output.outputs[0].index = 7;
   EXPECT_THROW(TankRig{bad_output}, ModelError);
+  EventPorts no_indicator = falling_through(0.25);  // the tank has no event indicators
+  no_indicator.outputs[0].of = CrossingOf::indicator;
+  no_indicator.outputs[0].level = 0;
+  EXPECT_THROW(TankRig{no_indicator}, ModelError);
   EventPorts bad_state = falling_through(0.25);
   bad_state.inputs[1].index = 3;
   EXPECT_THROW(TankRig{bad_state}, ModelError);

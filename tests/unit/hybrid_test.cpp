@@ -31,13 +31,17 @@ std::string shipped_text() {
   return text.str();
 }
 
-// The shipped scenario with `from` replaced by `to` (which must be there once).
-std::string switch_edited(const std::string& from, const std::string& to) {
-  std::string text = shipped_text();
+// `text` with `from` replaced by `to` (which must be there).
+std::string edited(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
   return text;
+}
+
+// The shipped scenario with `from` replaced by `to`.
+std::string switch_edited(const std::string& from, const std::string& to) {
+  return edited(shipped_text(), from, to);
 }
 
 std::string hybrid_error_of(const std::string& text) {
@@ -100,6 +104,14 @@ TEST(HybridScenario, WhatCannotBeBridgedIsRefusedNamingTheLine) {
             std::string::npos);
   EXPECT_NE(hybrid_error_of(switch_edited("direction = \"rising\"", "direction = \"up\""))
                 .find("direction"),
+            std::string::npos);
+  // Event indicators: the tanks have none; an indicator crosses 0 and carries an output.
+  EXPECT_EQ(hybrid_error_of(switch_edited("from = \"lower.level\"\nlevel = 0.25",
+                                          "from = \"lower\"\nindicator = 0")),
+            "h.toml:36: event_output[1].indicator is 0: 'lower' has no event indicators");
+  EXPECT_NE(hybrid_error_of(switch_edited("from = \"lower.level\"\nlevel = 0.25",
+                                          "from = \"lowest\"\nindicator = 0"))
+                .find("no subsystem 'lowest'"),
             std::string::npos);
   // An event model that sends to partitions does not run without them.
   try {
@@ -382,6 +394,91 @@ TEST(HybridRun, AnFmuPartitionIsSwitchedAtItsCrossingsUnderEveryMethod) {
     ASSERT_EQ(r.status, RunStatus::completed) << to_string(m) << ": " << r.error;
     EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << to_string(m);
     EXPECT_GE(r.counters.rollbacks, crossings.size() - 1) << "each command cuts a computed step";
+    EXPECT_EQ(file_text(dir / std::string(to_string(m)) / "bridge.csv"),
+              file_text(dir / "sequential" / "bridge.csv"));
+  }
+}
+
+// An event output may watch one of the model's event indicators instead of an output: the
+// ball's indicator is its height, so watching it finds the impacts that watching `h`
+// against 0 finds, at the same times with the same bits (the ball that bounces by itself
+// too: the floor's answer comes first, so its own bounce never fires).
+TEST(HybridRun, AnEventIndicatorIsAnEventOutputLikeTheOutputItEquals) {
+  TempDir dir;
+  const std::string bouncing = edited(file_text(kShipped + "bouncing-ball-floor.toml"),
+                                      "h0 = 1.0, bounce = 0", "h0 = 1.0, bounce = 1");
+  const std::string watching_the_indicator =
+      edited(bouncing, "from = \"ball.h\"\nlevel = 0.0", "from = \"ball\"\nindicator = 0");
+  const fs::path by_output = dir / "output.toml", by_indicator = dir / "indicator.toml";
+  std::ofstream(by_output) << bouncing;
+  std::ofstream(by_indicator) << watching_the_indicator;
+  // The ball has one indicator; it crosses 0 (no level); its events carry an output.
+  EXPECT_NE(hybrid_error_of(edited(watching_the_indicator, "indicator = 0", "indicator = 1"))
+                .find("indicator is 1: 'ball' has 1 event indicator(s), 0 to 0"),
+            std::string::npos);
+  EXPECT_NE(
+      hybrid_error_of(edited(watching_the_indicator, "indicator = 0", "indicator = 0\nlevel = 0.0"))
+          .find("level does not apply to an indicator, which crosses 0"),
+      std::string::npos);
+  EXPECT_NE(
+      hybrid_error_of(edited(watching_the_indicator, "value = \"ball.v\"", "")).find("needs value"),
+      std::string::npos);
+  const RunResult a = run_shipped(dir / "a", by_output.string());
+  const RunResult b = run_shipped(dir / "b", by_indicator.string());
+  ASSERT_EQ(a.status, RunStatus::completed) << a.error;
+  ASSERT_EQ(b.status, RunStatus::completed) << b.error;
+  EXPECT_EQ(b.trajectory_sha256, a.trajectory_sha256);
+  EXPECT_EQ(b.events->crossings, 7u);
+  const auto rows_a = bridge_log(dir / "a"), rows_b = bridge_log(dir / "b");
+  ASSERT_EQ(rows_b.size(), rows_a.size());
+  for (std::size_t k = 0; k < rows_a.size(); ++k) {
+    EXPECT_EQ(rows_b[k].t, rows_a[k].t) << k;
+    EXPECT_EQ(rows_b[k].value, rows_a[k].value) << k;
+    EXPECT_EQ(rows_b[k].from, rows_a[k].event == "crossing" ? "ball.indicator[0]" : rows_a[k].from);
+  }
+}
+
+// An FMU's event indicator (model exchange, fmi2GetEventIndicators) as an event output: the
+// test FMU `bouncing_ball` (indicator: its height h) on the floor, which bounces it at the
+// located impacts (closed form, as for the built-in ball above), under every method with the
+// rollback check and one digest.
+TEST(HybridRun, AnFmusEventIndicatorGoesToTheDiscreteSideAtTheLocatedTime) {
+  TempDir dir;
+  const fs::path file = dir / "fmu-floor.toml";
+  std::ofstream(file) << "name = \"fmu-floor\"\n[run]\nt_end = 3.2\noutput_interval = 0.01\n"
+                         "[[subsystem]]\nname = \"ball\"\nmodel = \"fmu\"\nfmu = \""
+                      << KAUSAL_TEST_FMU_DIR
+                      << "/bouncing_ball.fmu\"\nintegrator = \"rk4\"\nh = 0.01\n"
+                         "[events]\nmodel = \"floor\"\ntolerance = 1e-9\nparameters = { e = 0.8 }\n"
+                         "[[event_output]]\nfrom = \"ball\"\nindicator = 0\ndirection = "
+                         "\"falling\"\nvalue = \"ball.v\"\nto = \"floor\"\nkind = \"impact\"\n"
+                         "[[event_input]]\nfrom = \"rebound\"\nto = \"ball.v\"\neffect = \"set\"\n";
+  const RunResult reference = run_shipped(dir / "sequential", file.string());
+  ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
+  const double g = 9.81, e = 0.8;
+  double exact = std::sqrt(2 / g), speed = std::sqrt(2 * g);
+  std::size_t impacts = 0;
+  for (const BridgeRow& row : bridge_log(dir / "sequential")) {
+    if (row.event != "crossing") continue;
+    EXPECT_EQ(row.from, "ball.indicator[0]");
+    EXPECT_NEAR(row.t, exact, 1e-8) << "impact " << impacts + 1;
+    EXPECT_NEAR(row.value, -speed, 1e-7) << "impact " << impacts + 1;
+    speed *= e;
+    exact += 2 * speed / g;
+    ++impacts;
+  }
+  EXPECT_EQ(impacts, 7u);
+  for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic}) {
+    const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
+    RunSpec spec = testing::spec_of(PartitionedModel{s, nullptr}, {m, Guarantee::none},
+                                    dir / std::string(to_string(m)));
+    spec.layout = Layout::single;
+    spec.rollback_check = true;
+    LocalPlatform platform;
+    RunControl control;
+    const RunResult r = run(spec, platform, control);
+    ASSERT_EQ(r.status, RunStatus::completed) << to_string(m) << ": " << r.error;
+    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << to_string(m);
     EXPECT_EQ(file_text(dir / std::string(to_string(m)) / "bridge.csv"),
               file_text(dir / "sequential" / "bridge.csv"));
   }
