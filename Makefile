@@ -46,8 +46,9 @@ sanitize: deps
 # alike) are left out.
 TSAN_TESTS := ^(Execution|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange|HybridRun)\.
 TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
-# The libraries that start no thread (models, reference solutions, parsers) come from the
-# release build, uninstrumented (kausal_unthreaded_library in CMakeLists.txt).
+# The libraries that start no thread (models, ODE methods, reference solutions, analysis,
+# parsers) come from the release build, uninstrumented (kausal_unthreaded_library in
+# CMakeLists.txt).
 tsan: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target kausal_unthreaded
 	cmake -S . -B $(TSAN) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
