@@ -4,7 +4,6 @@
 #include <cmath>
 #include <thread>
 
-#include "common/cpus.hpp"
 #include "idl/event_convert.hpp"
 
 namespace kausal {
@@ -43,7 +42,7 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(des::GroupS
   session->model = des::build_model(s, name());
   const des::EventModel& model = *session->model;
   const des::GroupId groups = des::check_setup(s, model, name());
-  const int spins = groups <= available_cpu_count() ? 4000 : 0;
+  const int spins = des::Mailbox::spins_for(groups);
   Session* raw = session.get();
   session->exchange = std::make_unique<des::PeerExchange>(
       s.group,

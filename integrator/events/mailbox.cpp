@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "common/cpus.hpp"
+
 namespace kausal::des {
 
 bool Mailbox::put(std::vector<GroupMessage>& batch) {
@@ -20,6 +22,10 @@ bool Mailbox::put(std::vector<GroupMessage>& batch) {
   batch.clear();
   if (sleeping) arrived_.notify_one();
   return true;
+}
+
+int Mailbox::spins_for(std::uint32_t groups) {
+  return groups <= available_cpu_count() ? 4000 : 0;
 }
 
 double Mailbox::take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins) {

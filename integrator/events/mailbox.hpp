@@ -28,6 +28,11 @@ class Mailbox {
   // then sleeps until something arrives, a wake-up, or `wait` has passed. Returns the
   // seconds it waited. Taking a message or a wake-up clears the blocked mark.
   double take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins);
+  // The pause instructions a waiting owner spins (about 20-50 µs) before it sleeps, when
+  // `groups` groups of one run wait for each other on this host: none unless each can have
+  // a CPU of its own among those the process may use (available_cpu_count), where a spin
+  // would only keep the group it waits for from running.
+  static int spins_for(std::uint32_t groups);
   // Ends the owner's wait without a message (a permit, a stop from outside).
   void wake();
 

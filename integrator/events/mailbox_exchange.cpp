@@ -5,7 +5,6 @@
 #include <limits>
 #include <thread>
 
-#include "common/cpus.hpp"
 #include "common/errors.hpp"
 
 namespace kausal::des {
@@ -18,8 +17,7 @@ MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
       finished_(groups, false),
       state_(groups),
       permit_(groups) {
-  constexpr int spins = 4000;  // about 20–50 µs
-  spins_ = groups <= available_cpu_count() ? spins : 0;
+  spins_ = Mailbox::spins_for(groups);
 }
 
 void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {

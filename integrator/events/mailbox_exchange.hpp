@@ -37,8 +37,7 @@ class MailboxExchange final : public GroupTransport {
   void send_to_all(const GroupMessage& message, bool finished_too = true);
 
   std::vector<Mailbox> boxes_;
-  // Pause instructions a waiting group spins before it sleeps: none when there are more
-  // groups than CPUs (a spinner would take the CPU from the group it waits for).
+  // Pause instructions a waiting group spins before it sleeps (Mailbox::spins_for).
   int spins_ = 0;
   DeadlockPolicy policy_;
   std::function<std::string(GroupId)> group_name_;
