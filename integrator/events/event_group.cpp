@@ -91,8 +91,8 @@ void EventGroup::add_to_cut(EventCut& cut) {
   take_in_flight();
   for (const LogicalProcess& lp : lps_) cut.states[lp.id()] = lp.state();
   for (const Event& event : pending_) {
-    if (event.key.time < settings_.end)
-      throw ProtocolError(name_, describe(model_, event) + " is still pending below the end");
+    if (event.key.time < cut.time)
+      throw ProtocolError(name_, describe(model_, event) + " is still pending below the cut");
     cut.pending.push_back(event);
   }
 }
@@ -215,7 +215,7 @@ EventGroup::Pending::const_iterator EventGroup::next_event() const {
 }
 
 bool EventGroup::may_process(const Event& next) const {
-  if (!(next.key.time < settings_.end)) return false;
+  if (!(next.key.time < settings_.end && next.key.time < hold_)) return false;
   // Optimistic: within the window past GVT, and always the event at GVT itself (no event is
   // earlier anywhere), so that a window too small to reach the next event, 1e-300 next to
   // times near 1, slows a run down but never stops it.

@@ -103,12 +103,16 @@ class EventGroup {
   // Takes what has arrived, processes every pending event the guarantees allow and hands on
   // what they sent; never waits. Returns the events processed.
   std::size_t settle();
+  // No event at or after `time` is processed until the hold moves (infinity: none): a hybrid
+  // model's cut (monitor/core/bridge_point.hpp).
+  void hold_before(double time) { hold_ = time; }
 
   // Before run(): the group's components take their states and pending events from `cut`
   // (at settings.start) instead of starting.
   void continue_from(const EventCut& cut);
-  // After run() has returned at the end: takes in what other groups sent it meanwhile (they
-  // may send events at or after the end until they finish), then adds its components'
+  // After run() has returned at the end (or, driven by its caller, once every event below
+  // cut.time is processed and none after it): takes in what other groups sent it meanwhile
+  // (they may send events at or after the end until they finish), then adds its components'
   // states and pending events to `cut` (whose vectors are sized for every component).
   void add_to_cut(EventCut& cut);
   // The time below which this group has committed every event (at most the end).
@@ -224,6 +228,7 @@ class EventGroup {
   std::vector<std::vector<GroupMessage>> outgoing_;
   std::vector<GroupMessage> inbox_;
   bool stopped_ = false;
+  double hold_ = std::numeric_limits<double>::infinity();  // hold_before
   bool continued_ = false;  // from a cut: the components do not start again
   GroupFigures figures_;
   ActivityTrace activity_;

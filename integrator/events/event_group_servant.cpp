@@ -185,6 +185,7 @@ idl::EventGroupResult* EventGroupServant::outcome_of(Session& session) {
   if (!session.failure && outcome.committed_horizon >= session.setup.settings.end) {
     // Its part of the cut at its end, with what other groups sent it after it stopped.
     des::EventCut cut;
+    cut.time = session.setup.settings.end;
     cut.states.resize(session.model->components());
     session.group->add_to_cut(cut);
     const std::vector<Sha256::Midstate> digests = session.recorder->midstates();

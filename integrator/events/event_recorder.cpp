@@ -15,7 +15,7 @@ EventRecorder::EventRecorder(std::size_t components) {
 
 void EventRecorder::committed(des::ComponentId component, const des::Event& event) {
   static_assert(std::endian::native == std::endian::little, "the digest is little-endian");
-  unsigned char record[24];
+  unsigned char record[record_bytes];
   std::memcpy(record, &event.key.time, 8);
   std::memcpy(record + 8, &component, 4);
   std::memcpy(record + 12, &event.kind, 4);

@@ -20,6 +20,9 @@ std::string combine_component_digests(const std::vector<std::string>& components
 
 class EventRecorder final : public des::CommitSink {
  public:
+  // What a component's digest hashes per committed event.
+  static constexpr std::uint64_t record_bytes = 24;
+
   explicit EventRecorder(std::size_t components);
   void committed(des::ComponentId component, const des::Event& event) override;
   // The hex digest of one component's committed events so far.

@@ -60,14 +60,6 @@ constexpr std::array<std::string_view, kSettingCount> kPartitionSettings{
     ""};
 constexpr std::array<std::string_view, kServiceCount> kEveryService{};
 
-// The bridge between partitions and discrete-event components, as far as it goes today.
-constexpr std::string_view kBridgeResume =
-    "a hybrid model's checkpoint holds its partitions, not its discrete side, so far "
-    "(docs/events.md, \"Across the boundary\")";
-// What the one loop, the deployments and the live view give every coupling; a checkpoint of
-// the discrete side is still to build.
-constexpr std::array<std::string_view, kServiceCount> kBridgeService{"", "", "", "", kBridgeResume,
-                                                                     "", "", "", ""};
 
 // The table (docs/capabilities.md is its text).
 constexpr std::array<KindRow, 5> kKinds{{
@@ -106,7 +98,7 @@ constexpr std::array<KindRow, 5> kKinds{{
      "two-tanks-level-switch.toml, machines-repair.toml, ...)",
      "",
      kPartitionLayouts,
-     kBridgeService,
+     kEveryService,
      {kLookaheadBuiltIn, kLookaheadBuiltIn,
       "a partition ships its final steps in batches of its own", "",
       "a hybrid model's partitions take their inputs final (only events make them roll back): "

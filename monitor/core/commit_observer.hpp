@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "integrator/integrator.hpp"
+#include "monitor/core/bridge_point.hpp"
 #include "monitor/core/master_point.hpp"
 #include "monitor/core/run_result.hpp"
 #include "system/chain.hpp"
@@ -35,6 +36,11 @@ class CommitObserver {
   // The co-simulation master accepted a macro step (after delivering its partitions'
   // steps): where it stands now.
   virtual void macro_step_accepted(const MasterPoint& /*master*/) {}
+  // A hybrid model may be resumed only from a cut (monitor/core/bridge_point.hpp), which
+  // holds its partitions back briefly: whether this observer wants one now.
+  virtual bool wants_cut() const { return false; }
+  // A hybrid model reached a cut (after delivering every partition's steps up to it).
+  virtual void cut_reached(const BridgePoint& /*bridge*/) {}
   // The run ended, however (r.status says how): what is pending is written, and what the
   // observer knows of the whole run (the digest) goes into r.
   virtual void finished(RunResult& /*r*/) {}
@@ -64,6 +70,14 @@ class CommitObservers {
   }
   void macro_step_accepted(const MasterPoint& master) const {
     for (CommitObserver* o : observers_) o->macro_step_accepted(master);
+  }
+  bool wants_cut() const {
+    for (const CommitObserver* o : observers_)
+      if (o->wants_cut()) return true;
+    return false;
+  }
+  void cut_reached(const BridgePoint& bridge) const {
+    for (CommitObserver* o : observers_) o->cut_reached(bridge);
   }
   void finished(RunResult& r) const {
     for (CommitObserver* o : observers_) o->finished(r);

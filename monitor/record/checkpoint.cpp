@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "common/coarse_clock.hpp"
 #include "common/errors.hpp"
 #include "common/sha256.hpp"
+#include "integrator/events/event_recorder.hpp"
 #include "integrator/stepper.hpp"
 #include "monitor/record/checkpoint_key.hpp"
 #include "monitor/scenario/input_file.hpp"
@@ -236,6 +238,170 @@ MasterPoint read_master(const Reader& r, const json& m) {
   return out;
 }
 
+// A cut of discrete-event components (events_json, bridge_json): the cut's time, every
+// component with its running digest, the pending events.
+json event_cut_json(const des::EventCut& cut, const std::vector<Sha256::Midstate>& digests) {
+  json j;
+  j["step"] = cut.committed_events();  // the events committed below the cut
+  j["cut"] = double_hex(cut.time);
+  j["t"] = cut.time;  // for people; `cut` is what counts
+  auto& components = j["components"] = json::array();
+  for (std::size_t k = 0; k < cut.states.size(); ++k) {
+    const des::ComponentState& state = cut.states[k];
+    json random = json::array();
+    for (const std::uint64_t word : state.random.words()) random.push_back(hex_word(word, 16));
+    components.push_back({{"values", doubles_json(state.values)},
+                          {"random", random},
+                          {"sent", state.sent},
+                          {"committed", cut.committed.at(k)},
+                          {"sha256_midstate", midstate_json(digests.at(k))}});
+  }
+  auto& pending = j["pending"] = json::array();
+  for (const des::Event& e : cut.pending)
+    pending.push_back({{"time", double_hex(e.key.time)},
+                       {"source", e.key.source},
+                       {"serial", e.key.serial},
+                       {"destination", e.destination},
+                       {"kind", e.kind},
+                       {"value", double_hex(e.value)}});
+  return j;
+}
+
+json events_json(const EventPoint& c) {
+  json j = event_cut_json(c.at.cut, c.at.digests);
+  j["end"] = double_hex(c.end);
+  return j;
+}
+
+// What event_cut_json wrote in `where` (at `prefix`: "bridge."), checked: a cut within
+// (0, end], whose pending events lie at or after it, in key order, sent by components.
+void read_event_cut(const Reader& r, const json& where, const std::string& prefix, double end,
+                    des::EventCut& cut, std::vector<Sha256::Midstate>& digests) {
+  cut.time =
+      finite_double_of(r.get<std::string>(where, "cut", prefix), r.file() + ": " + prefix + "cut");
+  if (!(cut.time > 0 && cut.time <= end))
+    r.fail("field " + prefix + "cut: " + std::to_string(cut.time) + " is not within (0, end]");
+  const auto components = r.get<json>(where, "components", prefix);
+  if (!components.is_array() || components.empty())
+    r.fail("field " + prefix + "components: not an array of components");
+  for (std::size_t k = 0; k < components.size(); ++k) {
+    const std::string path = prefix + "components[" + std::to_string(k) + "].";
+    const json& at = components[k];
+    if (!at.is_object()) r.fail("field " + path + ": not an object");
+    des::ComponentState state;
+    state.values = read_doubles(r, at, "values", path);
+    const auto random = r.get<std::vector<std::string>>(at, "random", path);
+    if (random.size() != 4) r.fail("field " + path + "random: expected 4 words");
+    std::array<std::uint64_t, 4> words{};
+    for (std::size_t w = 0; w < 4; ++w)
+      words[w] = parse_hex_word<std::uint64_t>(random[w], r.file() + ": " + path + "random");
+    state.random.restore(words);
+    state.sent = r.get<std::uint64_t>(at, "sent", path);
+    cut.states.push_back(std::move(state));
+    cut.committed.push_back(r.get<std::uint64_t>(at, "committed", path));
+    digests.push_back(read_midstate(r, at, path));
+    if (digests.back().length != cut.committed.back() * EventRecorder::record_bytes)
+      r.fail("field " + path + "sha256_midstate.length: does not match " +
+             std::to_string(cut.committed.back()) + " committed events");
+  }
+  if (r.get<std::uint64_t>(where, "step", prefix) != cut.committed_events())
+    r.fail("field " + prefix + "step: not the sum of the components' committed events");
+  const auto pending = r.get<json>(where, "pending", prefix);
+  if (!pending.is_array()) r.fail("field " + prefix + "pending: not an array");
+  const auto n = static_cast<std::uint64_t>(cut.states.size());
+  for (std::size_t k = 0; k < pending.size(); ++k) {
+    const std::string path = prefix + "pending[" + std::to_string(k) + "].";
+    const json& at = pending[k];
+    if (!at.is_object()) r.fail("field " + path + ": not an object");
+    des::Event e;
+    e.key.time =
+        finite_double_of(r.get<std::string>(at, "time", path), r.file() + ": " + path + "time");
+    const auto source = r.get<std::uint64_t>(at, "source", path);
+    const auto destination = r.get<std::uint64_t>(at, "destination", path);
+    if (source >= n || destination >= n)
+      r.fail("field " + path + ": source or destination is not one of the " + std::to_string(n) +
+             " components");
+    e.key.source = static_cast<des::ComponentId>(source);
+    e.destination = static_cast<des::ComponentId>(destination);
+    e.key.serial = r.get<std::uint64_t>(at, "serial", path);
+    e.kind = r.get<std::uint32_t>(at, "kind", path);
+    e.value =
+        finite_double_of(r.get<std::string>(at, "value", path), r.file() + ": " + path + "value");
+    // Pending events lie at or after the cut, in key order, each sent before its sender's
+    // next serial.
+    if (e.key.time < cut.time) r.fail("field " + path + "time: before the cut");
+    if (e.key.serial >= cut.states[source].sent)
+      r.fail("field " + path + "serial: its sender has not sent it yet");
+    if (!cut.pending.empty() && !(cut.pending.back().key < e.key))
+      r.fail("field " + path + ": not after the event before it (events are in key order)");
+    cut.pending.push_back(e);
+  }
+}
+
+EventPoint read_events(const Reader& r) {
+  EventPoint c;
+  c.end = finite_double_of(r.get<std::string>("end"), r.file() + ": end");
+  read_event_cut(r, r.root(), "", c.end, c.at.cut, c.at.digests);
+  return c;
+}
+
+// A hybrid model's discrete side at a cut (BridgePoint).
+json bridge_json(const BridgePoint& b) {
+  json j = event_cut_json(b.cut, b.digests);
+  auto& partitions = j["partitions"] = json::array();
+  for (const BridgePoint::Partition& p : b.partitions) {
+    json scheduled = json::array();
+    for (const ArrivingEvent& e : p.scheduled)
+      scheduled.push_back({{"time", double_hex(e.key.time)},
+                           {"source", e.key.source},
+                           {"serial", e.key.serial},
+                           {"input", e.input},
+                           {"value", double_hex(e.value)}});
+    partitions.push_back({{"held", doubles_json(p.held)}, {"scheduled", scheduled}});
+  }
+  j["serials"] = b.serials;
+  j["log_bytes"] = b.log_bytes;
+  return j;
+}
+
+BridgePoint read_bridge(const Reader& r, const json& where, double end) {
+  BridgePoint b;
+  read_event_cut(r, where, "bridge.", end, b.cut, b.digests);
+  const auto partitions = r.get<json>(where, "partitions", "bridge.");
+  if (!partitions.is_array()) r.fail("field bridge.partitions: not an array");
+  const auto n = static_cast<std::uint64_t>(b.cut.states.size());
+  for (std::size_t p = 0; p < partitions.size(); ++p) {
+    const std::string path = "bridge.partitions[" + std::to_string(p) + "].";
+    if (!partitions[p].is_object()) r.fail("field " + path + ": not an object");
+    BridgePoint::Partition at;
+    at.held = read_doubles(r, partitions[p], "held", path);
+    const auto scheduled = r.get<json>(partitions[p], "scheduled", path);
+    if (!scheduled.is_array()) r.fail("field " + path + "scheduled: not an array");
+    for (std::size_t k = 0; k < scheduled.size(); ++k) {
+      const std::string epath = path + "scheduled[" + std::to_string(k) + "].";
+      const json& e = scheduled[k];
+      if (!e.is_object()) r.fail("field " + epath + ": not an object");
+      ArrivingEvent a;
+      a.key.time =
+          finite_double_of(r.get<std::string>(e, "time", epath), r.file() + ": " + epath + "time");
+      const auto source = r.get<std::uint64_t>(e, "source", epath);
+      if (source >= n) r.fail("field " + epath + "source: not one of the components");
+      a.key.source = static_cast<des::ComponentId>(source);
+      a.key.serial = r.get<std::uint64_t>(e, "serial", epath);
+      a.input = r.get<std::uint32_t>(e, "input", epath);
+      a.value = finite_double_of(r.get<std::string>(e, "value", epath),
+                                 r.file() + ": " + epath + "value");
+      if (!at.scheduled.empty() && !(at.scheduled.back().key < a.key))
+        r.fail("field " + epath + ": not after the event before it (events are in key order)");
+      at.scheduled.push_back(a);
+    }
+    b.partitions.push_back(std::move(at));
+  }
+  b.serials = r.get<std::vector<std::uint64_t>>(where, "serials", "bridge.");
+  b.log_bytes = r.get<std::uint64_t>(where, "log_bytes", "bridge.");
+  return b;
+}
+
 json partitioned_json(const PartitionedPoint& c) {
   json j;
   j["planned_steps"] = c.planned_ticks;
@@ -263,6 +429,7 @@ json partitioned_json(const PartitionedPoint& c) {
     rows.push_back({{"tick", tick}, {"values", doubles_json(row)}});
   j["csv_bytes"] = c.recorder.csv_bytes;
   if (c.master) j["master"] = master_json(*c.master);
+  if (c.bridge) j["bridge"] = bridge_json(*c.bridge);
   return j;
 }
 
@@ -309,103 +476,9 @@ PartitionedPoint read_partitioned(const Reader& r) {
   }
   c.recorder.csv_bytes = r.get<std::uint64_t>("csv_bytes");
   if (r.root().contains("master")) c.master = read_master(r, object_at(r, r.root(), "master", ""));
-  return c;
-}
-
-json events_json(const EventPoint& c) {
-  const des::EventCut& cut = c.at.cut;
-  json j;
-  j["end"] = double_hex(c.end);
-  j["step"] = cut.committed_events();  // the events committed below the cut
-  j["cut"] = double_hex(cut.time);
-  j["t"] = cut.time;  // for people; `cut` is what counts
-  auto& components = j["components"] = json::array();
-  for (std::size_t k = 0; k < cut.states.size(); ++k) {
-    const des::ComponentState& state = cut.states[k];
-    json random = json::array();
-    for (const std::uint64_t word : state.random.words()) random.push_back(hex_word(word, 16));
-    components.push_back({{"values", doubles_json(state.values)},
-                          {"random", random},
-                          {"sent", state.sent},
-                          {"committed", cut.committed.at(k)},
-                          {"sha256_midstate", midstate_json(c.at.digests.at(k))}});
-  }
-  auto& pending = j["pending"] = json::array();
-  for (const des::Event& e : cut.pending)
-    pending.push_back({{"time", double_hex(e.key.time)},
-                       {"source", e.key.source},
-                       {"serial", e.key.serial},
-                       {"destination", e.destination},
-                       {"kind", e.kind},
-                       {"value", double_hex(e.value)}});
-  return j;
-}
-
-// The digest of a component hashes 24 bytes per committed event (EventRecorder).
-constexpr std::uint64_t kEventRecordBytes = 24;
-
-EventPoint read_events(const Reader& r) {
-  EventPoint c;
-  des::EventCut& cut = c.at.cut;
-  c.end = finite_double_of(r.get<std::string>("end"), r.file() + ": end");
-  cut.time = finite_double_of(r.get<std::string>("cut"), r.file() + ": cut");
-  if (!(cut.time > 0 && cut.time <= c.end))
-    r.fail("field cut: " + std::to_string(cut.time) + " is not within (0, end]");
-  const auto components = r.get<json>("components");
-  if (!components.is_array() || components.empty())
-    r.fail("field components: not an array of components");
-  for (std::size_t k = 0; k < components.size(); ++k) {
-    const std::string path = "components[" + std::to_string(k) + "].";
-    const json& at = components[k];
-    if (!at.is_object()) r.fail("field " + path + ": not an object");
-    des::ComponentState state;
-    state.values = read_doubles(r, at, "values", path);
-    const auto random = r.get<std::vector<std::string>>(at, "random", path);
-    if (random.size() != 4) r.fail("field " + path + "random: expected 4 words");
-    std::array<std::uint64_t, 4> words{};
-    for (std::size_t w = 0; w < 4; ++w)
-      words[w] = parse_hex_word<std::uint64_t>(random[w], r.file() + ": " + path + "random");
-    state.random.restore(words);
-    state.sent = r.get<std::uint64_t>(at, "sent", path);
-    cut.states.push_back(std::move(state));
-    cut.committed.push_back(r.get<std::uint64_t>(at, "committed", path));
-    c.at.digests.push_back(read_midstate(r, at, path));
-    if (c.at.digests.back().length != cut.committed.back() * kEventRecordBytes)
-      r.fail("field " + path + "sha256_midstate.length: does not match " +
-             std::to_string(cut.committed.back()) + " committed events");
-  }
-  if (r.get<std::uint64_t>("step") != cut.committed_events())
-    r.fail("field step: not the sum of the components' committed events");
-  const auto pending = r.get<json>("pending");
-  if (!pending.is_array()) r.fail("field pending: not an array");
-  const auto n = static_cast<std::uint64_t>(cut.states.size());
-  for (std::size_t k = 0; k < pending.size(); ++k) {
-    const std::string path = "pending[" + std::to_string(k) + "].";
-    const json& at = pending[k];
-    if (!at.is_object()) r.fail("field " + path + ": not an object");
-    des::Event e;
-    e.key.time =
-        finite_double_of(r.get<std::string>(at, "time", path), r.file() + ": " + path + "time");
-    const auto source = r.get<std::uint64_t>(at, "source", path);
-    const auto destination = r.get<std::uint64_t>(at, "destination", path);
-    if (source >= n || destination >= n)
-      r.fail("field " + path + ": source or destination is not one of the " + std::to_string(n) +
-             " components");
-    e.key.source = static_cast<des::ComponentId>(source);
-    e.destination = static_cast<des::ComponentId>(destination);
-    e.key.serial = r.get<std::uint64_t>(at, "serial", path);
-    e.kind = r.get<std::uint32_t>(at, "kind", path);
-    e.value =
-        finite_double_of(r.get<std::string>(at, "value", path), r.file() + ": " + path + "value");
-    // Pending events lie at or after the cut, in key order, each sent before its sender's
-    // next serial.
-    if (e.key.time < cut.time) r.fail("field " + path + "time: before the cut");
-    if (e.key.serial >= cut.states[source].sent)
-      r.fail("field " + path + "serial: its sender has not sent it yet");
-    if (!cut.pending.empty() && !(cut.pending.back().key < e.key))
-      r.fail("field " + path + ": not after the event before it (events are in key order)");
-    cut.pending.push_back(e);
-  }
+  if (r.root().contains("bridge"))
+    c.bridge =
+        read_bridge(r, object_at(r, r.root(), "bridge", ""), std::numeric_limits<double>::max());
   return c;
 }
 
@@ -535,7 +608,13 @@ RunSetup read_setup(const Reader& r, bool partitioned) {
 
 std::string checkpoint_digest(const Checkpoint& c) {
   if (c.events()) return event_run_digest(c.event_point().at.digests);
-  if (c.partitioned()) return PartitionedRecorder::digest_of(c.partitions().recorder.digests);
+  if (c.partitioned()) {
+    const PartitionedPoint& p = c.partitions();
+    const std::string partitions = PartitionedRecorder::digest_of(p.recorder.digests);
+    // A hybrid model's: the partitions' and the discrete components', in that order.
+    if (!p.bridge) return partitions;
+    return combine_component_digests({partitions, event_run_digest(p.bridge->digests)});
+  }
   Sha256 sha;
   sha.restore(c.chain().recorder.digest);
   return sha.hex();
@@ -658,13 +737,13 @@ Checkpointer::Checkpointer(fs::path dir, Checkpoint base, TrajectoryRecorder& re
       last_write_(coarse_monotonic() - every) {}
 
 Checkpointer::Checkpointer(fs::path dir, Checkpoint base, PartitionedRecorder& recorder,
-                           const PartitionedPlan& plan, bool master,
+                           const PartitionedPlan& plan, Points points,
                            std::chrono::milliseconds every)
     : dir_(std::move(dir)),
       c_(std::move(base)),
       partitioned_recorder_(&recorder),
       plan_(&plan),
-      master_(master),
+      points_(points),
       every_(every),
       last_write_(coarse_monotonic() - every) {}
 
@@ -672,11 +751,16 @@ Checkpointer::~Checkpointer() {
   if (writing_.valid()) writing_.wait();
 }
 
-bool Checkpointer::due() {
-  const auto now = coarse_monotonic();
+bool Checkpointer::interval_passed() const {
+  if (every_.count() == 0) return true;
   const std::chrono::nanoseconds took(last_write_took_.load());
-  if (now - last_write_ < std::max<std::chrono::nanoseconds>(every_, quiet_factor * took))
-    return false;
+  return coarse_monotonic() - last_write_ >=
+         std::max<std::chrono::nanoseconds>(every_, quiet_factor * took);
+}
+
+bool Checkpointer::due() {
+  if (!interval_passed()) return false;
+  const auto now = coarse_monotonic();
   // Still writing the last one: this one waits for the next interval.
   if (writing_.valid() && writing_.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
     return false;
@@ -696,9 +780,9 @@ void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> 
 
 bool Checkpointer::take_position() {
   if (partitioned_recorder_) {
-    // Nothing to resume from yet, or a macro step half delivered (a failure within it): the
-    // last checkpoint stands.
-    if (!resumable() || within_macro_step_) return false;
+    // Nothing to resume from yet, or deliveries past the last macro step or cut (a failure
+    // within one): the last checkpoint stands.
+    if (!resumable() || past_point_) return false;
     PartitionedPoint& c = c_.partitions();
     c.recorder = partitioned_recorder_->position();
     c.horizon = partitioned_recorder_->horizon();
@@ -736,8 +820,9 @@ void Checkpointer::store() {
     write_checkpoint(c, dir_);
     last_write_took_ = (std::chrono::steady_clock::now() - begin).count();
   };
-  // The first is written before the run goes on: from then on a crash can be resumed.
-  if (!stored_any_) {
+  // The first is written before the run goes on: from then on a crash can be resumed. (And
+  // every one when they are to be written at every chance.)
+  if (!stored_any_ || every_.count() == 0) {
     write(c_);
     stored_any_ = true;
     return;
@@ -766,19 +851,33 @@ void Checkpointer::delivered(std::size_t p, const StateBatch& batch, const Route
       h.values.push_back(sample.value);
     }
   forget_unneeded(plan.configs[p], partitioned_recorder_->recorded(p) - 1, at.inputs);
-  // Under the master a partition resumes where every other does, with the master.
-  within_macro_step_ = master_;
-  if (!master_ && resumable() && due() && take_position()) store();
+  // Under the master or a hybrid model a partition resumes where every other does, with the
+  // master or the discrete side.
+  past_point_ = points_ != Points::any;
+  if (points_ == Points::any && resumable() && due() && take_position()) store();
 }
 
 void Checkpointer::macro_step_accepted(const MasterPoint& master) {
   c_.partitions().master = master;
-  within_macro_step_ = false;
+  past_point_ = false;
+  if (resumable() && due() && take_position()) store();
+}
+
+bool Checkpointer::wants_cut() const {
+  const bool writing =
+      writing_.valid() && writing_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+  return points_ == Points::bridge_cuts && !writing && interval_passed();
+}
+
+void Checkpointer::cut_reached(const BridgePoint& bridge) {
+  c_.partitions().bridge = bridge;
+  past_point_ = false;
   if (resumable() && due() && take_position()) store();
 }
 
 bool Checkpointer::resumable() const {
-  if (master_ && !c_.partitions().master) return false;
+  if (points_ == Points::macro_steps && !c_.partitions().master) return false;
+  if (points_ == Points::bridge_cuts && !c_.partitions().bridge) return false;
   const auto& partitions = c_.partitions().partitions;
   for (std::size_t p = 0; p < partitions.size(); ++p)
     if (partitioned_recorder_->recorded(p) == 0) return false;

@@ -75,7 +75,8 @@ struct PartitionPoint {
 };
 
 // A partitioned model: every partition, and where the recording stands; under the
-// co-simulation master, every partition at the end of the same macro step and the master.
+// co-simulation master, every partition at the end of the same macro step and the master; a
+// hybrid model, every partition at the tick of the same cut and the discrete side there.
 struct PartitionedPoint {
   std::uint64_t planned_ticks = 0;
   double tick = 0;
@@ -83,6 +84,7 @@ struct PartitionedPoint {
   std::vector<PartitionPoint> partitions;
   PartitionedPosition recorder;
   std::optional<MasterPoint> master;
+  std::optional<BridgePoint> bridge;
 };
 
 // A discrete-event model at a cut (integrator/events/event_cut.hpp): every event below
@@ -133,17 +135,23 @@ std::string file_sha256(const std::filesystem::path& file);
 
 // Keeps DIR/checkpoint.json up to date while a run commits steps: every `every` of wall time,
 // or every quiet_factor times its writing time when that is longer (and once at the end),
-// each time after flushing trajectory.csv. An observer of the run's commits, told after the
+// each time after flushing trajectory.csv. `every` = 0: at every chance, each written before
+// the run goes on (what tests of resuming use). An observer of the run's commits, told after the
 // recorder it follows.
 class Checkpointer final : public CommitObserver {
  public:
   // A chain's run, recorded by `recorder`.
   Checkpointer(std::filesystem::path dir, Checkpoint base, TrajectoryRecorder& recorder,
                std::chrono::milliseconds every = std::chrono::seconds(1));
-  // A partitioned run of `plan`, recorded by `recorder`; `master`: under the co-simulation
-  // master, checkpointed only where a macro step was accepted.
+  // Where a partitioned run may be resumed from.
+  enum class Points : std::uint8_t {
+    any,          // wherever every partition has a recorded step
+    macro_steps,  // under the co-simulation master: where a macro step was accepted
+    bridge_cuts,  // a hybrid model: at a cut (wants_cut asks for one when one is due)
+  };
+  // A partitioned run of `plan`, recorded by `recorder`.
   Checkpointer(std::filesystem::path dir, Checkpoint base, PartitionedRecorder& recorder,
-               const PartitionedPlan& plan, bool master = false,
+               const PartitionedPlan& plan, Points points = Points::any,
                std::chrono::milliseconds every = std::chrono::seconds(1));
   // Waits for a checkpoint still being written.
   ~Checkpointer() override;
@@ -159,6 +167,9 @@ class Checkpointer final : public CommitObserver {
   void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) override;
   // The master's run: every partition has delivered the macro step; the master is `master`.
   void macro_step_accepted(const MasterPoint& master) override;
+  // A hybrid model: a cut is due (one would be written now).
+  bool wants_cut() const override;
+  void cut_reached(const BridgePoint& bridge) override;
   // The end of run r, failed or not: the last committed step is written. A checkpoint that
   // cannot be written fails the run (nothing could resume it), but the trajectory it
   // committed stays on disk.
@@ -170,6 +181,8 @@ class Checkpointer final : public CommitObserver {
 
  private:
   bool due();
+  // The interval since the last write has passed (due() without taking it).
+  bool interval_passed() const;
   // Every partition has recorded a step: a partitioned run can be resumed from here.
   bool resumable() const;
   // Drops the samples a partition resumed at resume_step would not use (amortised).
@@ -194,8 +207,9 @@ class Checkpointer final : public CommitObserver {
   TrajectoryRecorder* chain_recorder_ = nullptr;  // a chain's, or
   PartitionedRecorder* partitioned_recorder_ = nullptr;
   const PartitionedPlan* plan_ = nullptr;  // a partitioned run's
-  const bool master_ = false;
-  bool within_macro_step_ = false;  // the master's run: deliveries since the last accepted
+  const Points points_ = Points::any;
+  // Under the master or a hybrid model: deliveries since the last point it may resume from.
+  bool past_point_ = false;
   std::chrono::milliseconds every_;
   std::chrono::nanoseconds last_write_;  // on the coarse monotonic clock
   std::atomic<std::chrono::nanoseconds::rep> last_write_took_{0};

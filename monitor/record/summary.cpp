@@ -506,9 +506,12 @@ std::string format_summary(const RunResult& r) {
   }
   if (r.events) {
     const EventFigures& e = *r.events;
-    o << "  bridge        " << e.crossings << " crossings located and sent to " << e.model << ", "
-      << e.to_partitions << " events sent to partitions; " << e.processed << " events processed by "
-      << e.components << (e.components == 1 ? " component\n" : " components\n");
+    o << "  bridge        ";
+    // A resumed run's figures are this attempt's, as its partitions' are.
+    if (!r.resumed_from.empty()) o << "from t = " << format_number(e.resumed_at) << ": ";
+    o << e.crossings << " crossings located and sent to " << e.model << ", " << e.to_partitions
+      << " events sent to partitions; " << e.processed << " events processed by " << e.components
+      << (e.components == 1 ? " component\n" : " components\n");
   }
   return finish_summary(o, r);
 }

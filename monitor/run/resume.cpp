@@ -65,6 +65,43 @@ void check_csv(const fs::path& dir, std::uint64_t csv_bytes) {
                      (dir / kCheckpointFile).string());
 }
 
+// A hybrid model's partition at a cut: its held inputs and the events waiting for it.
+void check_bridge_partition(const std::string& file, const BridgePoint::Partition& at,
+                            const IntegratorConfig& config, std::size_t p) {
+  const std::string field = file + ": field bridge.partitions[" + std::to_string(p) + "].";
+  if (at.held.size() != config.ports.held0.size())
+    throw InputError(field + "held: " + std::to_string(at.held.size()) +
+                     " values, the partition has " + std::to_string(config.ports.held0.size()) +
+                     " inputs that events set");
+  for (const ArrivingEvent& e : at.scheduled)
+    if (e.input >= config.ports.inputs.size())
+      throw InputError(field + "scheduled: an event for event input " + std::to_string(e.input) +
+                       ", the partition has " + std::to_string(config.ports.inputs.size()));
+}
+
+// A hybrid model's discrete side against its scenario: its components, its event outputs, its
+// cut no earlier than its partitions' tick (with event outputs, at it) and within the run.
+void check_bridge(const std::string& file, const BridgePoint& b, const PartitionedPoint& c,
+                  const PartitionedScenario& s) {
+  const std::size_t components =
+      s.bridge->built->components() + s.bridge->outputs.size() + s.bridge->built->ports().size();
+  const double t = step_time(s.t0(), s.tick, c.horizon);
+  if (b.partitions.size() != s.partitions.size())
+    throw InputError(file + ": field bridge.partitions: " + std::to_string(b.partitions.size()) +
+                     ", the scenario has " + std::to_string(s.partitions.size()));
+  if (b.serials.size() != s.bridge->outputs.size())
+    throw InputError(file + ": field bridge.serials: " + std::to_string(b.serials.size()) +
+                     ", the scenario has " + std::to_string(s.bridge->outputs.size()) +
+                     " event outputs");
+  if (b.cut.states.size() != components)
+    throw InputError(file + ": field bridge.components: " + std::to_string(b.cut.states.size()) +
+                     ", the scenario's discrete side has " + std::to_string(components));
+  if (b.cut.time > s.t_end || b.cut.time < t || (!s.bridge->outputs.empty() && b.cut.time != t))
+    throw InputError(file + ": field bridge.cut: t = " + std::to_string(b.cut.time) +
+                     " does not fit the partitions' tick " + std::to_string(c.horizon) + " (t = " +
+                     std::to_string(t) + ") within the run to t = " + std::to_string(s.t_end));
+}
+
 // The checkpoint against its scenario copy and trajectory.csv.
 void check_consistency(const fs::path& dir, const ChainPoint& c, const Scenario& s) {
   const std::string file = (dir / kCheckpointFile).string();
@@ -87,6 +124,11 @@ void check_consistency(const fs::path& dir, const PartitionedPoint& c,
     throw InputError(file + (s.master ? ": field master is missing: a run under the co-simulation "
                                         "master ([master]) keeps the master's state"
                                       : ": field master: the scenario has no [master] table"));
+  if (s.bridge.has_value() != c.bridge.has_value())
+    throw InputError(file + (s.bridge ? ": field bridge is missing: a hybrid model's run keeps "
+                                        "its discrete side"
+                                      : ": field bridge: the scenario has no discrete side"));
+  if (c.bridge) check_bridge(file, *c.bridge, c, s);
   if (c.partitions.size() != s.partitions.size())
     throw InputError(file + ": field partitions: " + std::to_string(c.partitions.size()) +
                      ", the scenario has " + std::to_string(s.partitions.size()));
@@ -114,10 +156,12 @@ void check_consistency(const fs::path& dir, const PartitionedPoint& c,
       throw InputError(field + "sha256_midstate.length: does not match " +
                        std::to_string(recorded) + " recorded steps");
     horizon = std::min(horizon, (recorded - 1) * config.ticks_per_step);
-    // Under the master every partition resumes at the end of the same macro step.
-    if (c.master && (recorded - 1) * config.ticks_per_step != c.horizon)
-      throw InputError(field + "recorded: the partition is not at the master's tick " +
-                       std::to_string(c.horizon));
+    // Under the master every partition resumes at the end of the same macro step, in a hybrid
+    // model at the same cut.
+    if ((c.master || c.bridge) && (recorded - 1) * config.ticks_per_step != c.horizon)
+      throw InputError(field + "recorded: the partition is not at the " +
+                       (c.master ? "master's" : "cut's") + " tick " + std::to_string(c.horizon));
+    if (c.bridge) check_bridge_partition(file, c.bridge->partitions.at(p), config, p);
   }
   if (c.horizon != horizon)
     throw InputError(file + ": field step: " + std::to_string(c.horizon) +
@@ -232,6 +276,7 @@ void ResumedPartitionedRun::apply_to(PartitionedPlan& plan) const {
     config.internal0 = at.internal;
     config.input_history = at.inputs;
     config.publish_first_state = false;
+    if (c.bridge) config.ports.held0 = c.bridge->partitions[p].held;
   }
 }
 

@@ -191,16 +191,6 @@ std::vector<std::vector<std::string>> partition_names(const PartitionedPlan& pla
   return names;
 }
 
-// The ticks where every partition's steps meet (the least common multiple of their steps).
-std::uint64_t common_ticks(const PartitionedPlan& plan) {
-  std::uint64_t grid = 1;
-  for (const auto& c : plan.configs) {
-    grid = std::lcm(grid, c.ticks_per_step);
-    if (grid > (std::uint64_t{1} << 40)) break;  // no boundary within any run
-  }
-  return grid;
-}
-
 class ChainRun final : public ModelRun {
  public:
   ChainRun(const ChainModel& model, const RunSpec& spec, std::vector<int> cpus,
@@ -215,7 +205,7 @@ class ChainRun final : public ModelRun {
         checkpoints_(
             spec.out,
             resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
-            *recorder_) {
+            *recorder_, spec.checkpoint_every) {
     // A push changes the state at its step: the steps up to there are not affected.
     pace(spec, s_.h, from() ? from()->step : 0, from() != nullptr, {1, 0, s_.steps},
          chain_names(s_));
@@ -359,7 +349,7 @@ class PartitionedRun final : public ModelRun {
         checkpoints_(
             spec.out,
             resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
-            recorder_, plan_, s_.master.has_value()) {
+            recorder_, plan_, checkpoint_points(s_), spec.checkpoint_every) {
     std::vector<std::uint64_t> ticks_per_step;
     for (const IntegratorConfig& c : plan_.configs) ticks_per_step.push_back(c.ticks_per_step);
     pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr, boundaries(),
@@ -386,8 +376,8 @@ class PartitionedRun final : public ModelRun {
     if (s_.bridge) {
       try {
         LocalDeployment deployment(partitioned_deployment(s_, plan_));
-        return unwatched(
-            run_hybrid(s_, SyncMethod::sequential, plan_, deployment, control, watchers(observer)));
+        return unwatched(run_hybrid(s_, SyncMethod::sequential, plan_, deployment, control,
+                                    watchers(observer), resumed_bridge()));
       } catch (const Error& e) {
         RunResult r = described();
         r.end_with(e);
@@ -403,12 +393,13 @@ class PartitionedRun final : public ModelRun {
 
   RunResult distributed(Deployment& deployment, RunControl& control,
                         TraceCollector& collector) override {
-    const RunResult r =
-        s_.master   ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
-                                       watchers(&collector), true, resumed_master())
-        : s_.bridge ? run_hybrid(s_, spec_.method, plan_, deployment, control, watchers(&collector))
-                    : run_partitioned_distributed(s_, spec_.method, plan_, deployment, control,
-                                                  watchers(&collector));
+    const RunResult r = s_.master ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
+                                                     watchers(&collector), true, resumed_master())
+                        : s_.bridge
+                            ? run_hybrid(s_, spec_.method, plan_, deployment, control,
+                                         watchers(&collector), resumed_bridge())
+                            : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
+                                                          control, watchers(&collector));
     collector.finish();
     return unwatched(r);
   }
@@ -445,6 +436,21 @@ class PartitionedRun final : public ModelRun {
     if (!resumed_) return nullptr;
     const auto& master = resumed_->checkpoint.partitions().master;
     return master ? &*master : nullptr;
+  }
+
+  // A resumed hybrid model's run: its discrete side where its checkpoint was taken.
+  const BridgePoint* resumed_bridge() const {
+    if (!resumed_) return nullptr;
+    const auto& bridge = resumed_->checkpoint.partitions().bridge;
+    return bridge ? &*bridge : nullptr;
+  }
+
+  // Where the run may be resumed from: the master's accepted macro steps, a hybrid model's
+  // cuts, or wherever every partition has a recorded step.
+  static Checkpointer::Points checkpoint_points(const PartitionedScenario& s) {
+    return s.master   ? Checkpointer::Points::macro_steps
+           : s.bridge ? Checkpointer::Points::bridge_cuts
+                      : Checkpointer::Points::any;
   }
 
   // FMU members unpack into the run's directory (docs/fmi.md).

@@ -10,6 +10,7 @@
 // The model kinds differ only in their coupling (the chain's contact sweep, the partitions'
 // sample routing, the event groups' guarantees or Time Warp) and its recorder; everything
 // else is shared.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -67,6 +68,9 @@ struct RunSpec {
   Pinning pin = Pinning::cores;
   TraceOptions trace;
   std::filesystem::path out;  // made if missing; the run's files are written here
+  // How often checkpoint.json is written (a chain's, a partitioned model's): about every second,
+  // or at every chance (0: what tests of resuming use; Checkpointer).
+  std::chrono::milliseconds checkpoint_every = std::chrono::seconds(1);
   // Recorded only (the summary, the checkpoint): the deployment file that placed the
   // components ("" when they run here) and the components' call timeout.
   std::string deployment_file;

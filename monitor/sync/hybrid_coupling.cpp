@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "common/errors.hpp"
 #include "integrator/events/event_group.hpp"
@@ -36,10 +38,11 @@ std::vector<des::GroupId> owners(const des::BridgedModel& model) {
   return owner;
 }
 
-des::GroupSettings group_settings(const PartitionedScenario& s) {
+des::GroupSettings group_settings(const PartitionedScenario& s, const BridgePoint* from) {
   des::GroupSettings g;
   g.sync = des::GroupSync::conservative;
   g.end = s.t_end;
+  if (from) g.start = from->cut.time;
   return g;
 }
 
@@ -70,16 +73,22 @@ std::vector<StateBatch> one_per_step(const StateBatch& batch) {
 class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
  public:
   HybridCoupling(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
-                 Deployment& deployment, const PartitionedWatchers& watchers)
+                 Deployment& deployment, const PartitionedWatchers& watchers,
+                 const BridgePoint* from)
       : PartitionedCoupling(s, plan, watchers),
         method_(method),
         deployment_(deployment),
         model_(*s.bridge->built, crossing_routes(*s.bridge)),
         recorder_(model_.components()),
-        group_(model_, discrete, owners(model_), group_settings(s), this, recorder_),
+        group_(model_, discrete, owners(model_), group_settings(s, from), this, recorder_),
         lanes_(plan.configs.size()),
-        serials_(s.bridge->outputs.size(), 0) {
-    for (std::size_t p = 0; p < lanes_.size(); ++p) lanes_[p].computed = plan.configs[p].first_step;
+        serials_(s.bridge->outputs.size(), 0),
+        grid_(common_ticks(plan)) {
+    for (std::size_t p = 0; p < lanes_.size(); ++p) {
+      lanes_[p].computed = plan.configs[p].first_step;
+      lanes_[p].held = plan.configs[p].ports.held0;  // a resumed run's: at its cut
+    }
+    if (from) continue_from(*from);
     for (std::size_t j = 0; j < plan.event_outputs.size(); ++j)
       output_of_[{plan.event_outputs[j].partition, plan.event_outputs[j].index}] = j;
     // Conservative and optimistic: the partitions that may step take their steps at once, one
@@ -88,17 +97,16 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       if (deployment.size() > 1) fan_out_.emplace(deployment.size());
       watch_monitor(monitor_.trace());
     }
-    if (!watchers.bridge_log.empty()) {
-      log_.open(watchers.bridge_log, std::ios::trunc);
-      if (!log_) throw InputError(watchers.bridge_log.string() + ": cannot write");
-      log_ << "t,event,from,to,value\n";
-    }
+    if (!watchers.bridge_log.empty()) open_log(watchers.bridge_log, from);
   }
 
   bool computes_here() const override { return true; }
 
   void start(std::uint64_t) override {
     group_.begin();
+    // A resumed run: the events its discrete side had sent before the cut, for later times.
+    for (std::size_t p = 0; p < lanes_.size(); ++p)
+      if (!lanes_[p].scheduled.empty()) deployment_.integrator(p).schedule(lanes_[p].scheduled);
     deliver_to_partitions();
   }
 
@@ -135,6 +143,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     e.groups = 1;
     e.end = s_.t_end;
     e.committed_to = r.completed() ? s_.t_end : std::min(group_.committed_horizon(), s_.t_end);
+    e.resumed_at = resumed_at_;  // (the figures are this attempt's, as an event run's)
     for (const des::LogicalProcess& lp : group_.components()) {
       const des::ComponentFigures& f = lp.figures();
       e.processed += f.processed;
@@ -151,10 +160,12 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
 
  private:
   struct Lane {
-    std::uint64_t computed = 0;          // the Integrator's step
-    std::deque<StateBatch> uncommitted;  // one per step, not yet committed
-    std::vector<LocatedCrossing> found;  // not yet sent, by time
-    std::vector<LocatedCrossing> sent;   // sent, of steps not yet committed
+    std::uint64_t computed = 0;            // the Integrator's step
+    std::deque<StateBatch> uncommitted;    // one per step, not yet committed
+    std::vector<LocatedCrossing> found;    // not yet sent, by time
+    std::vector<LocatedCrossing> sent;     // sent, of steps not yet committed
+    std::vector<ArrivingEvent> scheduled;  // sent to it, not before its last committed step
+    std::vector<double> held;  // its held inputs at its last committed step (events set them)
   };
 
   double time_of(std::size_t p, std::uint64_t step) const {
@@ -184,8 +195,10 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   // One move of the sequential algorithm: the earliest of the next crossing, the next
   // discrete event and the partition furthest behind decides what happens.
   bool iterate(std::uint64_t released) {
+    plan_cut();
     const double behind = horizon(), crossing = next_crossing();
-    const double t = std::min({behind, crossing, next_event()});
+    // Nothing at or after a planned cut happens on this side before the cut is taken.
+    const double t = std::min({behind, crossing, next_event(), cut_ ? cut_time_ : infinity});
     bool moved = false;
     {
       // A distributed run's monitor thread is busy here: the discrete side, the commits.
@@ -198,6 +211,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
         if (deliver_to_partitions()) moved = true;
       }
       if (commit_what_is_final()) moved = true;
+      if (cut_ && cut_ready()) moved = take_cut();
     }
     if (t < infinity && step_partitions(behind, t, released)) moved = true;
     return moved;
@@ -212,7 +226,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     if (done(p)) return false;
     if (method_ == SyncMethod::optimistic)
       return lanes_[p].uncommitted.size() < std::max<std::uint64_t>(1, plan_.mode.window);
-    return behind == t && time_of(p, lanes_[p].computed) == behind;
+    const double at = time_of(p, lanes_[p].computed);
+    return behind == t && at == behind && !(cut_ && at >= cut_time_);
   }
 
   // The partitions that may step take one step each: in turn (sequential) or at once, one
@@ -370,6 +385,13 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       for (const ArrivingEvent& e : events) earliest = std::min(earliest, e.key.time);
       if (time_of(p, lanes_[p].computed) > earliest) roll_back(p, earliest);
       deployment_.integrator(p).schedule(events);
+      std::vector<ArrivingEvent>& scheduled = lanes_[p].scheduled;
+      for (const ArrivingEvent& e : events)
+        scheduled.insert(std::upper_bound(scheduled.begin(), scheduled.end(), e,
+                                          [](const ArrivingEvent& a, const ArrivingEvent& b) {
+                                            return a.key < b.key;
+                                          }),
+                         e);
       count_call(40 * events.size());
     }
     return true;
@@ -392,7 +414,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   // discrete event, the partition furthest behind (an event at a step's end time takes
   // effect at the start of the next step).
   bool commit_what_is_final() {
-    const double bound = std::min({horizon(), next_crossing(), next_event()});
+    const double bound =
+        std::min({horizon(), next_crossing(), next_event(), cut_ ? cut_time_ : infinity});
     bool committed_any = false;
     for (std::size_t p = 0; p < lanes_.size(); ++p) {
       Lane& lane = lanes_[p];
@@ -408,8 +431,114 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       if (!took) continue;
       const std::uint64_t gvt = delivered_.next(p) - 1;
       std::erase_if(lane.sent, [&](const LocatedCrossing& c) { return c.step <= gvt; });
+      fold_applied(p);
     }
     return committed_any;
+  }
+
+  // Events before partition p's last committed step are in its state: those that set a held
+  // input are folded into the lane's held inputs (what a cut keeps of them).
+  void fold_applied(std::size_t p) {
+    Lane& lane = lanes_[p];
+    const double t = time_of(p, delivered_.next(p) - 1);
+    auto applied = lane.scheduled.begin();
+    for (; applied != lane.scheduled.end() && applied->key.time < t; ++applied) {
+      const EventInput& in = plan_.configs[p].ports.inputs.at(applied->input);
+      if (in.effect == EventEffect::set_input) lane.held.at(in.index) = applied->value;
+    }
+    lane.scheduled.erase(lane.scheduled.begin(), applied);
+  }
+
+  // ---- cuts: where a run can be resumed from (monitor/core/bridge_point.hpp) ----
+
+  // Plans a cut when an observer wants one (the checkpointer, about once a second), and one at
+  // the end (a finished run's checkpoint says so): at the first tick where every partition's
+  // steps meet, at or after every step computed and after every event the discrete side has
+  // been allowed to process. Until it is taken, no partition steps past it (sequential,
+  // conservative), nothing is committed past it and the discrete side stops before it.
+  void plan_cut() {
+    if (cut_ || end_cut_taken_) return;
+    bool all_done = true;
+    std::uint64_t ahead = 0;
+    for (std::size_t p = 0; p < lanes_.size(); ++p) {
+      all_done = all_done && done(p);
+      ahead = std::max(ahead, lanes_[p].computed * plan_.configs[p].ticks_per_step);
+    }
+    if (!all_done && !watchers_.commits.wants_cut()) return;
+    // (Strictly after what is committed: a resumed run does not cut where it began.)
+    std::uint64_t tick = std::max((ahead + grid_ - 1) / grid_, committed() / grid_ + 1) * grid_;
+    const auto time_at = [&](std::uint64_t k) { return step_time(s_.t0(), s_.tick, k); };
+    while (tick < s_.ticks && time_at(tick) < guaranteed_) tick += grid_;
+    cut_ = std::min(tick, s_.ticks);
+    cut_time_ = time_at(*cut_);
+    if (!model_.crossings().empty()) group_.hold_before(cut_time_);
+  }
+
+  // Every partition has committed its steps up to the cut and none after it, every crossing up
+  // to it has gone to the discrete side, and that has processed every event before it.
+  bool cut_ready() const {
+    for (std::size_t p = 0; p < lanes_.size(); ++p) {
+      if (delivered_.next(p) == 0 ||
+          (delivered_.next(p) - 1) * plan_.configs[p].ticks_per_step != *cut_)
+        return false;
+      if (!lanes_[p].found.empty() && lanes_[p].found.front().time <= cut_time_) return false;
+    }
+    const auto next = group_.next_key();
+    return incoming_.empty() && (!next || next->time >= cut_time_);
+  }
+
+  // Tells the observers where the run stands and lets it go on. Without event outputs nothing
+  // reaches the discrete side from the partitions: it may stand later than they do.
+  bool take_cut() {
+    BridgePoint b;
+    des::EventCut& cut = b.cut;
+    cut.time = model_.crossings().empty() ? group_.committed_horizon() : cut_time_;
+    cut.states.resize(model_.components());
+    group_.add_to_cut(cut);
+    for (std::size_t j = 0; j < serials_.size(); ++j)
+      cut.states[model_.crossing(j)].sent = serials_[j];
+    b.digests = recorder_.midstates();
+    for (const Sha256::Midstate& m : b.digests)
+      cut.committed.push_back(m.length / EventRecorder::record_bytes);
+    for (const Lane& lane : lanes_) b.partitions.push_back({lane.held, lane.scheduled});
+    b.serials = serials_;
+    if (log_.is_open()) {
+      log_.flush();
+      b.log_bytes = static_cast<std::uint64_t>(log_.tellp());
+    }
+    watchers_.commits.cut_reached(b);
+    end_cut_taken_ = *cut_ == s_.ticks;
+    cut_.reset();
+    group_.hold_before(infinity);
+    return true;
+  }
+
+  // A resumed run: the discrete side, the partitions' held inputs and pending events.
+  void continue_from(const BridgePoint& from) {
+    group_.continue_from(from.cut);
+    recorder_.restore(from.digests);
+    for (std::size_t p = 0; p < lanes_.size(); ++p)
+      lanes_[p].scheduled = from.partitions.at(p).scheduled;
+    serials_ = from.serials;
+    resumed_at_ = from.cut.time;
+  }
+
+  // bridge.csv: new, or a resumed run's cut back to where its checkpoint was taken.
+  void open_log(const std::filesystem::path& file, const BridgePoint* from) {
+    if (!from) {
+      log_.open(file, std::ios::trunc);
+      if (!log_) throw InputError(file.string() + ": cannot write");
+      log_ << "t,event,from,to,value\n";
+      return;
+    }
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec || size < from->log_bytes)
+      throw InputError(file.string() + ": missing or shorter than the " +
+                       std::to_string(from->log_bytes) + " bytes the checkpoint continues");
+    std::filesystem::resize_file(file, from->log_bytes);
+    log_.open(file, std::ios::app);
+    if (!log_) throw InputError(file.string() + ": cannot write");
   }
 
   // A distributed run's calls to the partitions (a sequential run's are calls in this thread):
@@ -466,17 +595,22 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   double sent_up_to_ = -infinity;  // every crossing up to this time has been sent
   std::uint64_t crossings_sent_ = 0;
   std::uint64_t to_partitions_ = 0;
-  std::ofstream log_;  // bridge.csv
+  std::ofstream log_;                 // bridge.csv
+  const std::uint64_t grid_;          // the ticks where every partition's steps meet
+  std::optional<std::uint64_t> cut_;  // the tick of a planned cut, until it is taken
+  double cut_time_ = infinity;        // its time
+  bool end_cut_taken_ = false;        // the cut at the run's end
+  double resumed_at_ = 0;             // a resumed run's cut (its discrete side's time)
 };
 
 }  // namespace
 
 RunResult run_hybrid(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
                      Deployment& deployment, RunControl& control,
-                     const PartitionedWatchers& watchers) {
+                     const PartitionedWatchers& watchers, const BridgePoint* from) {
   RunResult described = describe_partitioned_run(s, method, plan.mode);
   try {
-    HybridCoupling coupling(s, method, plan, deployment, watchers);
+    HybridCoupling coupling(s, method, plan, deployment, watchers, from);
     return execute(coupling, std::move(described), control, {watchers.clock, watchers.injections});
   } catch (const Error& e) {
     described.end_with(e);

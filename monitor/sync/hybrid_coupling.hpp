@@ -23,9 +23,11 @@ namespace kausal {
 // step at once, one lane each; optimistic, every partition steps ahead within its window
 // (plan.mode.window steps past its last committed one) and is rolled back when an event
 // arrives in what it computed. Never throws a kausal::Error: a failure ends the run with its
-// status, exit code and message.
+// status, exit code and message. The observers that want to resume it are told of cuts
+// (CommitObserver::cut_reached); `from`: a resumed run's (its plan starts every partition at
+// the cut's tick), null for a fresh one.
 RunResult run_hybrid(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
                      Deployment& deployment, RunControl& control,
-                     const PartitionedWatchers& watchers);
+                     const PartitionedWatchers& watchers, const BridgePoint* from = nullptr);
 
 }  // namespace kausal

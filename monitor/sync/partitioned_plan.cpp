@@ -139,4 +139,13 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
   return plan;
 }
 
+std::uint64_t common_ticks(const PartitionedPlan& plan) {
+  std::uint64_t grid = 1;
+  for (const auto& c : plan.configs) {
+    grid = std::lcm(grid, c.ticks_per_step);
+    if (grid > (std::uint64_t{1} << 40)) break;  // no boundary within any run
+  }
+  return grid;
+}
+
 }  // namespace kausal

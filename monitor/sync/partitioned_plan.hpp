@@ -45,4 +45,8 @@ struct PartitionedPlan {
 // partition's model cannot restore its internal state.
 PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedMode& mode);
 
+// The ticks where every partition's steps meet (the least common multiple of their steps;
+// past 2^40, no boundary within any run).
+std::uint64_t common_ticks(const PartitionedPlan& plan);
+
 }  // namespace kausal

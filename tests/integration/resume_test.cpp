@@ -167,6 +167,35 @@ TEST(Resume, MasterRunWithAKilledIntegratorResumesToTheSequentialDigest) {
                           {"two-mass-master.toml", kLongMaster});
 }
 
+// A hybrid model is checkpointed at cuts (docs/events.md, "Checkpoints of hybrid models"):
+// killed in processes once it has written a cut past its first, its checkpoint is that cut
+// or a later one, at or before what it committed, and the resumed run ends with the uninterrupted
+// run's digest, trajectory.csv and bridge.csv (the level switch's crossings and commands).
+TEST(Resume, HybridRunWithAKilledIntegratorResumesFromItsLastCut) {
+  ResumeRun run("two-tanks-level-switch.toml", {{"t_end = 2000.0", "t_end = 6000.0"}});
+  const Reference ref(run.scenario);
+  auto p = run.start("conservative", {"--layout", "process"});
+  // The checkpointer asks for a cut at once, then about every second: wait for the second.
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(fs::exists(run.out / "checkpoint.json") && run.checkpoint()["step"] > 2))
+    std::this_thread::sleep_for(20ms);
+  const auto pid = p->component_pid("integrator-upper");
+  ASSERT_TRUE(pid) << p->err();
+  ASSERT_EQ(kill(*pid, SIGKILL), 0);
+  const auto exit = p->wait(15s);
+  ASSERT_TRUE(exit) << "the run did not end";
+  ASSERT_EQ(*exit, 3) << p->err();
+  const auto c = run.checkpoint();
+  const auto step = c["step"].get<std::uint64_t>();
+  EXPECT_GT(step, 2u) << "only the first cut was kept";
+  EXPECT_LE(step, read_json(run.out / "summary.json")["steps"].get<std::uint64_t>());
+  EXPECT_TRUE(c.contains("bridge"));
+  expect_resume_completes(run, ref, {"--pin", "none"});
+  EXPECT_TRUE(read_file(run.out / "bridge.csv") == read_file(ref.dir / "ref" / "bridge.csv"))
+      << "bridge.csv differs from the uninterrupted run's";
+}
+
 TEST(Resume, InterruptedSequentialMasterRunResumesToTheUninterruptedDigest) {
   ResumeRun run("two-mass-master.toml", {});
   const Reference ref(run.scenario);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <sstream>
 
 #include "integrator/local_model_link.hpp"
@@ -35,9 +37,12 @@ fs::path variant(const fs::path& dir, const std::string& name,
   return file;
 }
 
-// A run into dir with its checkpoint, fresh or resumed; partitions in process.
+// A run into dir with its checkpoint, fresh or resumed; partitions in process. `cut_often`: a
+// hybrid model's cut at every chance, each one written (a checkpoint about every second would
+// leave these short runs with their first cut only).
 RunResult record(SyncMethod method, const PartitionedScenario& s, const fs::path& dir,
-                 RunControl& control, const ResumedPartitionedRun* resumed = nullptr) {
+                 RunControl& control, const ResumedPartitionedRun* resumed = nullptr,
+                 bool cut_often = false) {
   RunSpec spec;
   spec.model =
       resumed ? resumed_model(*resumed)
@@ -45,6 +50,7 @@ RunResult record(SyncMethod method, const PartitionedScenario& s, const fs::path
   spec.method = method;
   spec.pin = Pinning::none;
   spec.out = dir;
+  if (cut_often) spec.checkpoint_every = std::chrono::milliseconds(0);
   LocalPlatform platform;
   return run(spec, platform, control);
 }
@@ -67,11 +73,18 @@ void expect_cut_and_resume_matches(const Case& c, SyncMethod method, std::uint64
   TempDir dir;
   const PartitionedScenario s = load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits));
   StopAt stop(cut);
-  const RunResult first = record(method, s, dir.path(), stop);
+  const RunResult first = record(method, s, dir.path(), stop, nullptr, s.bridge.has_value());
   ASSERT_EQ(first.status, RunStatus::interrupted) << first.error;
   const Checkpoint at = read_checkpoint(dir.path());
   ASSERT_TRUE(at.partitioned());
-  EXPECT_EQ(at.step(), first.steps);  // the horizon, as summary.json counts it
+  if (s.bridge) {
+    // A hybrid model's checkpoint is its last cut, at or before where the run stopped.
+    ASSERT_TRUE(at.partitions().bridge);
+    EXPECT_LE(at.step(), first.steps);
+    EXPECT_GT(at.step(), first.steps / 2) << "not a recent cut";
+  } else {
+    EXPECT_EQ(at.step(), first.steps);  // the horizon, as summary.json counts it
+  }
   EXPECT_LT(at.step(), s.ticks);
 
   const ResumedPartitionedRun resumed = prepare_partitioned_resume({dir.path(), "", {}});
@@ -80,6 +93,7 @@ void expect_cut_and_resume_matches(const Case& c, SyncMethod method, std::uint64
   ASSERT_EQ(second.status, RunStatus::completed) << second.error;
   EXPECT_EQ(second.trajectory_sha256, ref.trajectory_sha256);
   EXPECT_EQ(slurp(dir / "trajectory.csv"), slurp(ref_dir / "trajectory.csv"));
+  if (s.bridge) EXPECT_EQ(slurp(dir / "bridge.csv"), slurp(ref_dir / "bridge.csv"));
   const Checkpoint last = read_checkpoint(dir.path());
   EXPECT_EQ(last.step(), s.ticks);
   EXPECT_EQ(last.resumed_from, std::vector<std::uint64_t>{at.step()});
@@ -151,6 +165,76 @@ TEST(PartitionedResume, TheMasterResumesWhereAMacroStepWasAcceptedToTheSameBits)
     }
     expect_cut_and_resume_matches(c, SyncMethod::conservative, ticks / 2);
   }
+}
+
+// A hybrid model is checkpointed at cuts, with its discrete side: the event group's components
+// and pending events, the events already sent to partitions for later times, the held inputs
+// events set. Cut anywhere, under every method, the resumed run commits the uninterrupted
+// run's partitions, discrete events and bridge.csv, bit for bit: the level switch (events set
+// an input), the repair crew (several partitions of two step sizes, events set states) and
+// the bouncing ball (a state reset at each located impact).
+TEST(PartitionedResume, AHybridModelResumesFromACutWithItsDiscreteSide) {
+  const std::vector<Case> hybrids = {
+      {"two-tanks-level-switch.toml", {{"t_end = 2000.0", "t_end = 200.0"}}},  // 4 switchings
+      {"machines-repair.toml", {{"t_end = 1000.0", "t_end = 100.0"}}},         // 5 failures
+      {"bouncing-ball-floor.toml", {}},
+  };
+  for (const Case& c : hybrids) {
+    TempDir dir;
+    const PartitionedScenario s =
+        load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits));
+    ASSERT_TRUE(s.bridge) << c.scenario;
+    for (const std::uint64_t cut : {s.ticks / 3, 2 * s.ticks / 3}) {
+      SCOPED_TRACE(c.scenario + " cut at tick " + std::to_string(cut));
+      expect_cut_and_resume_matches(c, SyncMethod::sequential, cut);
+    }
+    for (const SyncMethod method : {SyncMethod::conservative, SyncMethod::optimistic}) {
+      SCOPED_TRACE(c.scenario + " " + to_string(method));
+      expect_cut_and_resume_matches(c, method, s.ticks / 2);
+    }
+  }
+}
+
+// A hybrid model's checkpoint that does not fit its scenario (written by kausal, so that it
+// verifies, but changed) is refused with exit 2 naming the field, before anything starts.
+TEST(PartitionedResume, AHybridCheckpointThatDoesNotFitItsScenarioIsRefusedNamingTheField) {
+  TempDir dir;
+  const Case c{"two-tanks-level-switch.toml", {{"t_end = 2000.0", "t_end = 100.0"}}};
+  const PartitionedScenario s = load_partitioned_scenario(variant(dir.path(), c.scenario, c.edits));
+  StopAt stop(s.ticks / 2);
+  ASSERT_EQ(record(SyncMethod::sequential, s, dir.path(), stop, nullptr, true).status,
+            RunStatus::interrupted);
+  const Checkpoint good = read_checkpoint(dir.path());
+  const auto refusal = [&](const std::function<void(std::optional<BridgePoint>&)>& change) {
+    Checkpoint changed = good;
+    change(changed.partitions().bridge);
+    write_checkpoint(changed, dir.path());
+    try {
+      prepare_partitioned_resume({dir.path(), "", {}});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  using Bridge = std::optional<BridgePoint>;
+  EXPECT_NE(refusal([](Bridge& b) { b.reset(); }).find("field bridge is missing"),
+            std::string::npos);
+  EXPECT_NE(refusal([](Bridge& b) {
+              b->partitions[0].held.push_back(1.0);
+            }).find("bridge.partitions[0].held: 2 values, the partition has 1"),
+            std::string::npos);
+  EXPECT_NE(refusal([](Bridge& b) { b->partitions.pop_back(); }).find("bridge.partitions: 1"),
+            std::string::npos);
+  EXPECT_NE(refusal([](Bridge& b) { b->serials.push_back(0); }).find("bridge.serials"),
+            std::string::npos);
+  EXPECT_NE(refusal([](Bridge& b) {
+              b->cut.time = std::nextafter(b->cut.time, 1e9);
+            }).find("bridge.cut: t = "),
+            std::string::npos);
+  EXPECT_NE(refusal([](Bridge& b) {
+              b->partitions[1].scheduled.push_back({{}, 7, 0.0});
+            }).find("scheduled: an event for event input 7"),
+            std::string::npos);
 }
 
 TEST(PartitionedResume, AStartWithoutTheSamplesItNeedsIsRefused) {
