@@ -45,7 +45,7 @@ inline idl::HeldInputSeq to_idl(const std::vector<HeldInput>& held) {
   idl::HeldInputSeq out;
   out.length(wire_size(held.size()));
   for (CORBA::ULong k = 0; k < out.length(); ++k)
-    out[k] = {wire_size(held[k].member), wire_size(held[k].input)};
+    out[k] = {wire_size(held[k].member), wire_size(held[k].input), held[k].parameter.c_str()};
   return out;
 }
 
@@ -65,7 +65,7 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
   for (CORBA::ULong k = 0; k < constants.length(); ++k)
     r.constants.push_back({constants[k].member, constants[k].input, constants[k].value});
   for (CORBA::ULong k = 0; k < held.length(); ++k)
-    r.held.push_back({held[k].member, held[k].input});
+    r.held.push_back({held[k].member, held[k].input, held[k].parameter.in()});
   return r;
 }
 

@@ -1,6 +1,7 @@
 #include "system/composite_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "common/errors.hpp"
@@ -51,8 +52,10 @@ CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector
   for (const auto& l : links)
     bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0, {}});
   for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value, {}});
-  for (const auto& h : held) bind(h.member, h.input, {InputSource::held, 0, 0, {}});
+  for (const auto& h : held)
+    if (h.parameter.empty()) bind(h.member, h.input, {InputSource::held, 0, 0, {}});
   versions_.resize(members_.size());
+  held_parameters_.resize(members_.size());
   build_signature(held);
   outputs_.resize(index_of(signature_.outputs.size()));
   for (const auto& m : members_) inputs_.emplace_back(index_of(m.model->input_size()));
@@ -72,10 +75,33 @@ void CompositeModel::build_signature(const std::vector<HeldInput>& held) {
     }
   }
   for (const HeldInput& h : held) {
+    const CompositeMember& m = members_[h.member];
+    if (!h.parameter.empty()) {
+      add_held_parameter(h.member, h.parameter, signature_.inputs.size());
+      signature_.inputs.push_back(m.name + "." + h.parameter);
+      continue;
+    }
     sources_[h.member][h.input].index = signature_.inputs.size();
-    signature_.inputs.push_back(members_[h.member].name + "." +
-                                members_[h.member].model->signature().inputs[h.input]);
+    signature_.inputs.push_back(m.name + "." + m.model->signature().inputs[h.input]);
   }
+}
+
+void CompositeModel::add_held_parameter(std::size_t k, const std::string& name, std::size_t input) {
+  const CompositeMember& m = members_[k];
+  if (m.registered.empty())
+    throw ModelError(m.name, "its parameters cannot change, so events cannot set '" + name + "'");
+  const auto named = std::find_if(m.parameters.begin(), m.parameters.end(),
+                                  [&](const auto& p) { return p.first == name; });
+  auto& held = held_parameters_[k];
+  if (!held) held.emplace();
+  for (const auto& [other, at] : held->inputs)
+    if (other == name) throw ModelError(m.name, "parameter '" + name + "' is held twice");
+  held->inputs.emplace_back(name, input);
+  // Until an event sets it: the value the member was built with (a parameter left at its
+  // default must be named to be held).
+  if (named == m.parameters.end())
+    throw ModelError(m.name, "parameter '" + name + "' is not given, so events cannot set it");
+  held->values.push_back(named->second);
 }
 
 Vector CompositeModel::initial_state() const {
@@ -95,6 +121,7 @@ void CompositeModel::output(double t, VectorView x, VectorOut y) const {
 }
 
 void CompositeModel::member_inputs(double t, VectorView x, VectorView u) const {
+  take_held_parameters(u);
   if (has_links_) output(t, x, outputs_);
   for (std::size_t k = 0; k < members_.size(); ++k) {
     Vector& in = inputs_[k];
@@ -250,7 +277,47 @@ double CompositeModel::InputSource::value_at(double t) const {
   return v;
 }
 
+void CompositeModel::take_held_parameters(VectorView u) const {
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    auto& held = held_parameters_[k];
+    if (!held) continue;
+    bool same = held->model != nullptr;
+    std::vector<double> values = held->values;
+    for (std::size_t j = 0; j < held->inputs.size(); ++j) {
+      values[j] = u[index_of(held->inputs[j].second)];
+      // Bit for bit: a value that differs in any bit is another model.
+      same = same && std::bit_cast<std::uint64_t>(values[j]) ==
+                         std::bit_cast<std::uint64_t>(held->values[j]);
+    }
+    if (same) continue;
+    Parameters parameters = members_[k].parameters;
+    for (std::size_t j = 0; j < held->inputs.size(); ++j)
+      for (auto& [name, value] : parameters)
+        if (name == held->inputs[j].first) value = values[j];
+    held->model = rebuilt(k, parameters, held->inputs.front().first);
+    held->values =
+        std::move(values);  // (only once the model is built: a refused value changes nothing)
+  }
+}
+
+std::unique_ptr<Model> CompositeModel::rebuilt(std::size_t k, const Parameters& parameters,
+                                               const std::string& changed) const {
+  const CompositeMember& member = members_[k];
+  // make_model names an unknown parameter or a bad value.
+  std::unique_ptr<Model> model = make_model(member.name, member.registered, parameters);
+  const Model& was = *member.model;
+  if (model->state_size() != was.state_size() || model->input_size() != was.input_size() ||
+      model->output_size() != was.output_size() ||
+      model->indicator_count() != was.indicator_count())
+    throw ModelError(member.name, "parameter '" + changed +
+                                      "' would change the model's states, inputs or outputs");
+  return model;
+}
+
 const Model& CompositeModel::model_at(std::size_t k, double t) const {
+  // A member whose parameters events set: as the composite inputs last set them (outputs are
+  // asked for at states a derivative or an indicator was computed at, with the same inputs).
+  if (const auto& held = held_parameters_[k]; held && held->model) return *held->model;
   const Model* m = members_[k].model.get();
   for (const Version& v : versions_[k]) {
     if (t < v.from) break;
@@ -328,6 +395,10 @@ void CompositeModel::change_parameter(std::size_t k, const ModelChange& c) {
   const CompositeMember& member = members_[k];
   if (member.registered.empty())
     throw ModelError(member.name, "has no input '" + c.name + "' and its parameters cannot change");
+  if (held_parameters_[k])
+    throw ModelError(member.name, "'" + c.name +
+                                      "': events set parameters of this member, so the "
+                                      "operator's changes do not (only constant inputs change)");
   // The parameters in force at c.from, with the new value.
   Parameters parameters = member.parameters;
   for (const Version& v : versions_[k])
@@ -338,14 +409,7 @@ void CompositeModel::change_parameter(std::size_t k, const ModelChange& c) {
     named->second = c.value;
   else
     parameters.emplace_back(c.name, c.value);
-  // make_model names an unknown parameter or a bad value.
-  std::unique_ptr<Model> model = make_model(member.name, member.registered, parameters);
-  const Model& was = *member.model;
-  if (model->state_size() != was.state_size() || model->input_size() != was.input_size() ||
-      model->output_size() != was.output_size() ||
-      model->indicator_count() != was.indicator_count())
-    throw ModelError(member.name, "parameter '" + c.name +
-                                      "' would change the model's states, inputs or outputs");
+  std::unique_ptr<Model> model = rebuilt(k, parameters, c.name);
   auto& versions = versions_[k];
   auto at = std::find_if(versions.begin(), versions.end(),
                          [&](const Version& v) { return v.from >= c.from; });
@@ -416,8 +480,9 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
     const HeldInput& h = recipe.held[k];
     const std::string at = "held[" + std::to_string(k) + "]";
     check_index(component, at + ".member", h.member, n, "members:");
-    check_index(component, at + ".input", h.input, members[h.member].model->input_size(),
-                member_has(members[h.member], "inputs"));
+    if (h.parameter.empty())
+      check_index(component, at + ".input", h.input, members[h.member].model->input_size(),
+                  member_has(members[h.member], "inputs"));
   }
   return std::make_unique<CompositeModel>(std::move(members), recipe.links, recipe.constants,
                                           recipe.held);

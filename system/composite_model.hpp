@@ -41,10 +41,15 @@ struct ConstantInput {
 };
 
 // Input `input` of member `member` is held at what events set it to (a hybrid model's event
-// input, integrator/event_ports.hpp): an input of the composite after the open ones.
+// input, integrator/event_ports.hpp): an input of the composite after the open ones. With a
+// `parameter` name instead, that parameter of the member is held so: the member is built
+// again whenever the composite input's value changes (at an event's time, and back on a
+// rollback), so that a step cut at the event sees the old value up to the cut and the new
+// one after it, whatever time its stages are evaluated at.
 struct HeldInput {
   std::size_t member = 0;
   std::size_t input = 0;
+  std::string parameter;  // empty: the member's input `input`
 };
 
 class CompositeModel final : public Model {
@@ -82,7 +87,7 @@ class CompositeModel final : public Model {
   // From change.from on, the member's constant input `name` (else its parameter `name`: the
   // member is built again with it) has the new value. Throws ModelError naming the member
   // and what is wrong: no such member, an input fed by another subsystem, a parameter its
-  // model refuses or that changes its shape.
+  // model refuses or that changes its shape, a member whose parameters events set.
   void change(const ModelChange& change);
 
  private:
@@ -97,6 +102,13 @@ class CompositeModel final : public Model {
     std::vector<std::pair<double, double>> later;  // constant: (from, value), sorted by from
     double value_at(double t) const;
   };
+  // A member whose parameters events set (HeldInput::parameter): the composite inputs that
+  // hold them and the model built from their values (built again when one changes).
+  struct HeldParameters {
+    std::vector<std::pair<std::string, std::size_t>> inputs;  // (parameter, composite input)
+    std::vector<double> values;                               // what `model` was built with
+    std::unique_ptr<Model> model;
+  };
   // A member built again with changed parameters, used from `from` on.
   struct Version {
     double from = 0;
@@ -105,8 +117,13 @@ class CompositeModel final : public Model {
   };
 
   void build_signature(const std::vector<HeldInput>& held);
+  void add_held_parameter(std::size_t k, const std::string& name, std::size_t input);
   // Member k's model as it is at time t (its first one until a parameter changes).
   const Model& model_at(std::size_t k, double t) const;
+  // Builds member k again if the composite inputs u hold other values for its held parameters.
+  void take_held_parameters(VectorView u) const;
+  std::unique_ptr<Model> rebuilt(std::size_t k, const Parameters& parameters,
+                                 const std::string& changed) const;
   void change_parameter(std::size_t k, const ModelChange& change);
   // Folds what changed at or before t into the values and models in force.
   void settle(double t);
@@ -119,6 +136,7 @@ class CompositeModel final : public Model {
   std::vector<Layout> layout_;
   std::vector<std::vector<InputSource>> sources_;
   std::vector<std::vector<Version>> versions_;  // per member, sorted by from
+  mutable std::vector<std::optional<HeldParameters>> held_parameters_;  // per member
   bool has_links_ = false;
   std::size_t indicator_count_ = 0;
   std::vector<StateBlock> blocks_;

@@ -30,6 +30,20 @@ std::string listed(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
+// The value the subsystem's parameters table gives `name`, if it gives one (events set only
+// a parameter given there: its value is where they start from).
+std::optional<double> parameter_of(const SubsystemSpec& sub, const std::string& name) {
+  for (const auto& [given, value] : sub.parameters)
+    if (given == name) return value;
+  return std::nullopt;
+}
+
+std::vector<std::string> parameter_names(const SubsystemSpec& sub) {
+  std::vector<std::string> names;
+  for (const auto& p : sub.parameters) names.push_back(p.first);
+  return names;
+}
+
 // A table of numbers ({ g_up = 20, g_down = 20 }) as name/value pairs.
 Parameters numbers_of(TableReader& r, const std::string& key) {
   Parameters out;
@@ -530,10 +544,27 @@ class Reader {
         in.effect = effect.value_or(EventEffect::set_state);
         in.index = x;
         if (r.has("initial")) r.fail("initial", "applies to an input");
+      } else if (const auto value = parameter_of(s_.subsystems[in.subsystem], name)) {
+        if (effect)
+          r.fail("effect", "applies to a state; a parameter is set, and held until the next event");
+        if (r.has("initial"))
+          r.fail("initial",
+                 "applies to an input; a parameter starts at its value in the subsystem");
+        if (s_.subsystems[in.subsystem].model == "fmu")
+          r.fail("to", "'" + *to +
+                           "': an FMU's parameters are not set by events (only its "
+                           "inputs and states)");
+        in.effect = EventEffect::set_input;
+        in.parameter = name;
+        in.initial = *value;
+        if (!held_parameters_.emplace(*to, t.source().begin.line).second)
+          r.fail("to", "'" + *to + "' is set by two event inputs");
       } else {
         r.fail("to", "'" + *to + "': '" + s_.subsystems[in.subsystem].name +
-                         "' has no input or state '" + name + "' (inputs: " + listed(sig.inputs) +
-                         "; states: " + listed(sig.states) + ")");
+                         "' has no input, state or parameter '" + name +
+                         "' (inputs: " + listed(sig.inputs) + "; states: " + listed(sig.states) +
+                         "; parameters given: " +
+                         listed(parameter_names(s_.subsystems[in.subsystem])) + ")");
       }
       r.reject_unknown_keys();
       bridged_.insert(in.subsystem);
@@ -707,6 +738,7 @@ class Reader {
   // The bridge: inputs set by events (→ the line of their [[event_input]]), subsystems with
   // event outputs or inputs.
   std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> held_;
+  std::map<std::string, std::uint32_t> held_parameters_;  // "sub.parameter" → its line
   std::set<std::size_t> bridged_;
 };
 
@@ -733,11 +765,18 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
   if (s.bridge)
     for (const EventInputSpec& in : s.bridge->inputs)
       if (in.effect == EventEffect::set_input && local.count(in.subsystem))
-        recipe.held.push_back({local[in.subsystem], in.index});
+        recipe.held.push_back({local[in.subsystem], in.index, in.parameter});
   return recipe;
 }
 
 }  // namespace
+
+std::string EventInputSpec::target(const std::vector<SubsystemSpec>& subsystems) const {
+  const SubsystemSpec& sub = subsystems.at(subsystem);
+  if (!parameter.empty()) return sub.name + "." + parameter;
+  return sub.name + "." +
+         (effect == EventEffect::set_input ? sub.signature.inputs : sub.signature.states).at(index);
+}
 
 PartitionedScenario parse_partitioned_scenario(const std::string& text, const std::string& file,
                                                const ScenarioLimits& limits,
@@ -793,13 +832,14 @@ std::unique_ptr<CompositeModel> build_monolithic_model(const PartitionedScenario
   std::vector<std::size_t> all;
   for (const auto& p : s.partitions) all.insert(all.end(), p.members.begin(), p.members.end());
   CompositeRecipe recipe = recipe_of(s, all);
-  // A hybrid model's inputs that events set are held at their initial values: the model
-  // describes the continuous dynamics until the first event.
+  // A hybrid model's inputs that events set are held at their initial values (its parameters
+  // at theirs): the model describes the continuous dynamics until the first event.
   if (s.bridge) {
     std::size_t k = 0;
     for (const EventInputSpec& in : s.bridge->inputs)
       if (in.effect == EventEffect::set_input) {
-        recipe.constants.push_back({recipe.held[k].member, recipe.held[k].input, in.initial});
+        if (in.parameter.empty())
+          recipe.constants.push_back({recipe.held[k].member, recipe.held[k].input, in.initial});
         ++k;
       }
     recipe.held.clear();

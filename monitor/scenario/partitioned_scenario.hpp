@@ -101,6 +101,12 @@ struct EventInputSpec {
   EventEffect effect = EventEffect::set_input;
   std::size_t index = 0;  // the subsystem's input (set_input) or state
   double initial = 0;     // set_input
+  // set_input of a parameter of the subsystem instead of an input (held the same way; its
+  // initial value is the subsystem's): its name, else empty.
+  std::string parameter;
+
+  // "upper.inflow": the subsystem and what the events set in it.
+  std::string target(const std::vector<SubsystemSpec>& subsystems) const;
 };
 
 // [events] beside [[subsystem]]: the discrete-event model and the bridge to the partitions.

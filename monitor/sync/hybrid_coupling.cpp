@@ -369,13 +369,9 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
         if (model_.port(in.port) != e.destination) continue;
         to[plan_.event_inputs[i].partition].push_back(
             {e.key, plan_.event_inputs[i].index, e.value});
-        const SubsystemSpec& sub = s_.subsystems[in.subsystem];
         log(e.key.time, in.effect == EventEffect::add_state ? "add" : "set",
             model_.component_name(e.key.source) + "." + s_.bridge->built->ports()[in.port],
-            sub.name + "." +
-                (in.effect == EventEffect::set_input ? sub.signature.inputs
-                                                     : sub.signature.states)[in.index],
-            e.value);
+            in.target(s_.subsystems), e.value);
       }
     }
     outgoing_.clear();

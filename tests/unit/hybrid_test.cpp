@@ -79,7 +79,8 @@ TEST(HybridScenario, WhatCannotBeBridgedIsRefusedNamingTheLine) {
                 .find("'up' is not an event kind"),
             std::string::npos);
   EXPECT_NE(hybrid_error_of(switch_edited("to = \"upper.inflow\"", "to = \"upper.flow\""))
-                .find("'upper' has no input or state 'flow' (inputs: inflow; states: level)"),
+                .find("'upper' has no input, state or parameter 'flow' (inputs: inflow; states: "
+                      "level; parameters given: area, orifice)"),
             std::string::npos);
   EXPECT_NE(
       hybrid_error_of(switch_edited("integrator = \"rk4\"\nh = 1.0",
@@ -472,6 +473,80 @@ TEST(HybridRun, AnFmusEventIndicatorGoesToTheDiscreteSideAtTheLocatedTime) {
     EXPECT_EQ(file_text(dir / std::string(to_string(m)) / "bridge.csv"),
               file_text(dir / "sequential" / "bridge.csv"));
   }
+}
+
+// The level switch on the lower tank's drain instead of the upper tank's inflow: an event sets
+// a parameter (the orifice), which is held like an input and rebuilds the tank's model at the
+// event's own time. The upper tank runs at a constant inflow.
+std::string drain_switch_text() {
+  std::string text = shipped_text();
+  text = edited(text, "output_interval = 10.0", "output_interval = 0.5");
+  text = edited(text, "t_end = 2000.0", "t_end = 600.0");
+  text = edited(text, "parameters = { area = 1.0, orifice = 0.01 }\nintegrator = \"rk4\"\nh = 1.0",
+                "parameters = { area = 1.0, orifice = 0.01 }\ninputs = { inflow = 0.02 }\n"
+                "integrator = \"rk4\"\nh = 0.5");
+  text = edited(text, "parameters = { area = 2.0, orifice = 0.015 }",
+                "parameters = { area = 2.0, orifice = 0.005 }");
+  // Low: a narrow drain (the level rises); high: a wide one (it falls).
+  text = edited(text, "open_command = 0.05, closed_command = 0.0",
+                "open_command = 0.005, closed_command = 0.03");
+  return edited(text, "to = \"upper.inflow\"\ninitial = 0.0", "to = \"lower.orifice\"");
+}
+
+TEST(HybridRun, AnEventSetsAParameterAtItsOwnTimeUnderEveryMethod) {
+  TempDir dir;
+  const fs::path file = dir / "drain.toml";
+  std::ofstream(file) << drain_switch_text();
+  const PartitionedScenario s = load_partitioned_scenario(file);
+  ASSERT_EQ(s.bridge->inputs.at(0).parameter, "orifice");
+  EXPECT_EQ(s.bridge->inputs.at(0).initial, 0.005) << "a parameter starts at its own value";
+  const RunResult reference = run_shipped(dir / "sequential", file.string());
+  ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
+  ASSERT_TRUE(reference.events);
+  EXPECT_GT(reference.events->crossings, 4u);
+  // The commands reach the orifice, alternating.
+  std::size_t sets = 0;
+  for (const BridgeRow& row : bridge_log(dir / "sequential"))
+    if (row.event == "set") {
+      EXPECT_EQ(row.to, "lower.orifice");
+      EXPECT_TRUE(row.value == 0.005 || row.value == 0.03) << row.value;
+      ++sets;
+    }
+  EXPECT_EQ(sets, reference.events->to_partitions);
+  // Each command takes effect at its crossing, not at the next step: the level turns at the
+  // band's edges (a command held to the next step, 0.5 s on, would overshoot by up to 2 mm).
+  const auto rows = lower_levels(dir / "sequential");
+  double high = 0, low = 1;
+  bool reached = false;
+  for (const auto& [t, level] : rows) {
+    reached = reached || level >= 0.2;
+    if (!reached) continue;
+    high = std::max(high, level);
+    low = std::min(low, level);
+  }
+  EXPECT_LT(high, 0.25 + 1e-6);
+  EXPECT_GT(high, 0.25 - 5e-3);
+  EXPECT_GT(low, 0.15 - 1e-6);
+  EXPECT_LT(low, 0.15 + 5e-3);
+  // Every method, with the rollback check (a rollback builds the tank again with the orifice
+  // of the step it goes back to): the sequential run's bits.
+  for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic}) {
+    const fs::path out = dir / to_string(m);
+    const RunResult r = run_checked_in_one_process(file, m, out);
+    ASSERT_EQ(r.status, RunStatus::completed) << to_string(m) << ": " << r.error;
+    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << to_string(m);
+    EXPECT_EQ(file_text(out / "bridge.csv"), file_text(dir / "sequential" / "bridge.csv"));
+  }
+  // What cannot be set so is refused naming the line.
+  const std::string drain = drain_switch_text();
+  EXPECT_NE(hybrid_error_of(
+                edited(drain, "to = \"lower.orifice\"", "to = \"lower.orifice\"\ninitial = 0.01"))
+                .find("a parameter starts at its value in the subsystem"),
+            std::string::npos);
+  EXPECT_NE(hybrid_error_of(edited(drain, "to = \"lower.orifice\"", "to = \"lower.gravity\""))
+                .find("has no input, state or parameter 'gravity' (inputs: inflow; states: "
+                      "level; parameters given: area, orifice)"),
+            std::string::npos);
 }
 
 }  // namespace
