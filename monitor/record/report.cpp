@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -165,6 +167,53 @@ std::string text_table(const std::vector<std::vector<std::string>>& rows) {
   return o.str();
 }
 
+// A hybrid model's events across the boundary (docs/events.md): the first rows of one run's
+// bridge.csv (every method writes the same bytes: one digest), how many there are and where
+// the rest is; "" for any other model.
+std::string bridge_section(const std::vector<ReportRun>& runs) {
+  const auto hybrid = std::find_if(runs.begin(), runs.end(), [](const ReportRun& r) {
+    return r.result.events && !r.result.partitions.empty();
+  });
+  if (hybrid == runs.end()) return "";
+  constexpr std::size_t shown = 24;
+  const std::filesystem::path file = hybrid->dir / "bridge.csv";
+  std::ifstream in(file);
+  std::vector<std::vector<std::string>> rows;
+  std::size_t events = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (rows.size() > shown) {
+      ++events;
+      continue;
+    }
+    std::vector<std::string> fields;
+    std::stringstream split(line);
+    for (std::string field; std::getline(split, field, ',');) fields.push_back(field);
+    if (!rows.empty()) {
+      ++events;
+      // Times and values to 9 significant digits: the file has every bit.
+      for (const std::size_t k : {std::size_t{0}, std::size_t{4}})
+        if (k < fields.size()) {
+          char* end = nullptr;
+          const double v = std::strtod(fields[k].c_str(), &end);
+          char text[32];
+          std::snprintf(text, sizeof text, "%.9g", v);
+          if (end && *end == '\0') fields[k] = text;
+        }
+    }
+    rows.push_back(std::move(fields));
+  }
+  const EventFigures& e = *hybrid->result.events;
+  std::ostringstream o;
+  o << "<h2>Events across the boundary</h2>\n<p>" << e.crossings
+    << " crossings located in the partitions' steps and sent to the discrete components, "
+    << e.to_partitions << " events sent to the partitions, each at its own time (every method "
+    << "the same: they are in the digest). "
+    << (events > shown ? "The first " + std::to_string(shown) + " of " + std::to_string(events)
+                       : std::to_string(events))
+    << " rows of " << html_escape(file.string()) << ":</p>\n";
+  return o.str() + (rows.empty() ? "" : text_table(rows));
+}
+
 // A paced run's spreads per step, as in its terminal summary; "" for a run not paced.
 std::string realtime_section(const RunResult& r) {
   if (!r.realtime) return "";
@@ -260,7 +309,7 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
        << kStyle << "</head><body>\n<h1>kausal compare · " << html_escape(o.title) << "</h1>\n<p>"
        << html_escape(o.setup) << "</p>\n";
   const auto rows = report_rows(runs);  // labels name the layout when several are run
-  page << table(rows);
+  page << table(rows) << bridge_section(runs);
 
   // One time axis for every timeline, so that their lengths compare.
   const auto shown = representatives(runs, rows);

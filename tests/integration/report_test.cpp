@@ -168,6 +168,18 @@ TEST(Report, AHybridModelIsComparedAsPartitionsWithItsBridge) {
     }
   }
   EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);
+  // The events across the boundary: bridge.csv's rows in a table (the ball's impacts, each
+  // answered by the floor's rebound), counted.
+  const std::string csv = read_file(dir / "cmp" / "sequential" / "bridge.csv");
+  const auto rows = static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')) - 1;
+  const auto section = html.find("<h2>Events across the boundary</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(html.find(std::to_string(rows) + " rows of ", section), std::string::npos);
+  EXPECT_NE(html.find("<td>crossing</td><td>ball.h</td><td>floor.impact</td>", section),
+            std::string::npos)
+      << html.substr(section, 2000);
+  EXPECT_NE(html.find("<td>set</td><td>floor.rebound</td><td>ball.v</td>", section),
+            std::string::npos);
 }
 
 // Two layouts, two rounds: a line as each run ends, medians and ranges in the table, "vs step"
