@@ -1,5 +1,7 @@
 #include "animation/animation_servant.hpp"
 
+#include <cstring>
+
 #include <iostream>
 
 namespace kausal {
@@ -85,6 +87,19 @@ void AnimationServant::horizon(CORBA::ULongLong guarantee_or_gvt, const idl::Ste
 void AnimationServant::rolled_back(CORBA::ULong pendulum, CORBA::ULongLong step,
                                    CORBA::ULongLong at_ns) {
   handle("rolled_back", [&] { playback_.rolled_back(pendulum, step, at_ns); });
+}
+
+void AnimationServant::marks(const idl::TimeMarkSeq& marks) {
+  handle("marks", [&] {
+    // Only the newest are kept: only they are taken, each label cut to its limit unread.
+    const CORBA::ULong n = marks.length(), keep = static_cast<CORBA::ULong>(Playback::max_marks);
+    std::vector<PlotMark> taken;
+    for (CORBA::ULong k = n > keep ? n - keep : 0; k < n; ++k) {
+      const char* label = marks[k].label.in();
+      taken.push_back({marks[k].t, std::string(label, strnlen(label, Playback::max_mark_label))});
+    }
+    playback_.add_marks(taken);
+  });
 }
 
 void AnimationServant::activity(const char* component, const idl::ActivitySpanSeq& spans) {

@@ -25,6 +25,7 @@ class AnimationServant final : public ComponentServant<POA_kausal::idl::Animatio
                CORBA::ULongLong at_ns) override;
   void rolled_back(CORBA::ULong pendulum, CORBA::ULongLong step, CORBA::ULongLong at_ns) override;
   void activity(const char* component, const idl::ActivitySpanSeq& spans) override;
+  void marks(const idl::TimeMarkSeq& marks) override;
   void end_run(const char* status, CORBA::Double wall_s, CORBA::ULongLong dropped_frames) override;
   // The window polls this and closes (the process then exits 0): the ORB is not run on the
   // Qt thread, so shutting it down from here would leave the window open.

@@ -72,7 +72,7 @@ void PlaybackWidget::paint(QPainter& p) {
   if (run.plot_view()) {
     if (view_.plot)
       draw_plots(p, l.model, run.plot, *view_.plot, run.t0,
-                 run.t0 + static_cast<double>(run.steps) * run.h, view_.flashing);
+                 run.t0 + static_cast<double>(run.steps) * run.h, view_.flashing, view_.marks);
   } else if (l.model.height() > 2 * static_cast<int>(pendulum_margin_px) + 4 && view_.frame) {
     draw_pendulums(p, scene_for(run.pendulums, l.model), view_.frame->states, view_.flashing);
   }

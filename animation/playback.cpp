@@ -82,6 +82,7 @@ bool Playback::begin_run(AnimationRun run) {
   newest_step_.reset();
   horizons_.clear();
   rollbacks_.clear();
+  marks_.clear();
   mode_ = run.paced ? PlaybackMode::follow : PlaybackMode::replay;
   paused_ = false;
   if (run.paced)
@@ -203,6 +204,21 @@ bool Playback::rolled_back(std::size_t pendulum, std::uint64_t step, std::uint64
   newest_s_ = std::max(newest_s_, rollbacks_.back().at_s);
   if (rollbacks_.size() > max_rollbacks) rollbacks_.pop_front();
   return true;
+}
+
+std::size_t Playback::add_marks(const std::vector<PlotMark>& marks) {
+  std::lock_guard lock(mutex_);
+  std::size_t accepted = 0;
+  for (const PlotMark& m : marks) {
+    if (!run_ || !run_->plot_view() || !std::isfinite(m.t)) {
+      ++counters_.rejected;
+      continue;
+    }
+    marks_.push_back({m.t, m.label.substr(0, max_mark_label)});
+    if (marks_.size() > max_marks) marks_.pop_front();
+    ++accepted;
+  }
+  return accepted;
 }
 
 Playback::LiveTrack* Playback::track(const std::string& name) {
@@ -357,8 +373,12 @@ PlaybackView Playback::view(std::uint64_t now_ns) const {
   v.mode = mode_;
   v.moment_s = moment_s(now_ns);
   if (!frames_.empty()) v.frame = frames_.front();
-  if (run_ && run_->plot_view())
+  if (run_ && run_->plot_view()) {
     v.plot = v.frame ? history_.snapshot(&v.frame->t, v.frame->states) : history_.snapshot();
+    // A replay shows a mark once it has got there.
+    for (const PlotMark& m : marks_)
+      if (v.frame && m.t <= v.frame->t) v.marks.push_back(m);
+  }
   if (const Horizon* h = horizon_at(v.moment_s)) v.horizon = *h;
   if (run_) {
     v.flashing.assign(run_->units(), false);

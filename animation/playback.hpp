@@ -104,8 +104,10 @@ struct PlaybackView {
   std::optional<Frame> frame;
   std::optional<Horizon> horizon;
   std::vector<bool> flashing;  // per pendulum (plot views: per plot)
-  // Plot views: the values up to the frame shown (the history, bounded, and that frame).
+  // Plot views: the values up to the frame shown (the history, bounded, and that frame), and
+  // the marks up to it.
   std::optional<PlotPoints> plot;
+  std::vector<PlotMark> marks;
   std::vector<ComponentTrack> tracks;  // up to the moment shown
   PlaybackCounters counters;
   PlaybackMode mode = PlaybackMode::replay;
@@ -155,6 +157,13 @@ class Playback {
   bool set_horizon(std::uint64_t step, std::vector<std::uint64_t> reached,
                    std::uint64_t at_ns = monotonic_ns());
   bool rolled_back(std::size_t pendulum, std::uint64_t step, std::uint64_t at_ns = monotonic_ns());
+  // Plot views: moments to mark (PlotMark), each at a finite simulated time with a label of
+  // at most max_mark_label bytes (a longer one is cut); the newest max_marks are kept.
+  // Returns the marks accepted; the others (a pendulum view, no run, a time that is not
+  // finite) are rejected and counted.
+  std::size_t add_marks(const std::vector<PlotMark>& marks);
+  static constexpr std::size_t max_marks = 512;
+  static constexpr std::size_t max_mark_label = 80;
   // Spans on the monitor's monotonic clock (same host); bad spans are dropped and counted.
   std::size_t add_spans(const std::string& component, const std::vector<ActivitySpan>& spans);
   void end_run(const std::string& status, double wall_s, std::uint64_t monitor_dropped);
@@ -205,8 +214,9 @@ class Playback {
   std::size_t spans_per_track_;
   std::optional<AnimationRun> run_;
   std::size_t plot_points_;
-  std::deque<Frame> frames_;  // front: the frame shown
-  PlotHistory history_;       // plot views: the frames before the one shown
+  std::deque<Frame> frames_;    // front: the frame shown
+  PlotHistory history_;         // plot views: the frames before the one shown
+  std::deque<PlotMark> marks_;  // plot views: the newest max_marks, in order of arrival
   std::optional<std::uint64_t> newest_step_;
   double position_t_ = 0;  // a replay's clock (simulated seconds)
   double played_s_ = 0;    // playback time: wall time while not paused, slowed by the speed

@@ -278,8 +278,31 @@ void draw_legend(QPainter& p, const QRect& plot, const PlotSpec& spec, std::size
 
 }  // namespace
 
+// The marks in plot `plot` (t0 .. t1 across its width): a line each; labelled when `label`,
+// each label only where it does not run into the one before.
+void draw_marks(QPainter& p, const QRect& plot, const std::vector<PlotMark>& marks, double t0,
+                double t1, bool label) {
+  const double xs = (plot.width() - 1) / (t1 - t0);
+  p.setPen(QPen(QColor(colours::mark), 1));
+  int free_from = plot.left();
+  const QFontMetrics metrics(p.font());
+  for (const PlotMark& m : marks) {
+    if (m.t < t0 || m.t > t1) continue;
+    const int x = plot.left() + static_cast<int>(std::lround((m.t - t0) * xs));
+    p.drawLine(x, plot.top(), x, plot.bottom());
+    if (!label || x < free_from) continue;
+    const QString text = QString::fromStdString(m.label);
+    const int width = metrics.horizontalAdvance(text);
+    if (x + 3 + width > plot.right()) continue;
+    p.drawText(QRect(x + 3, plot.top() + 1, width, metrics.height()), Qt::AlignLeft | Qt::AlignTop,
+               text);
+    free_from = x + 3 + width + 4;
+  }
+}
+
 void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const PlotPoints& points,
-                double t0, double t1, const std::vector<bool>& flashing) {
+                double t0, double t1, const std::vector<bool>& flashing,
+                const std::vector<PlotMark>& marks) {
   if (!(t1 > t0)) t1 = t0 + 1;
   const auto layout = plot_layout(area, spec.plots.size());
   p.save();
@@ -298,6 +321,7 @@ void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const Plot
     draw_time_axis(p, QRect(l.plot.left(), l.plot.top(), l.plot.width(), l.plot.height() + 1), t0,
                    t1);
     p.setClipRect(l.plot);
+    draw_marks(p, l.plot, marks, t0, t1, i == 0);
     std::size_t k = 0;
     for (std::size_t s = 0; s < spec.series.size() && s < points.values.size(); ++s)
       if (spec.series[s].plot == i)

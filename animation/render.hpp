@@ -37,6 +37,7 @@ inline constexpr QRgb axis = qRgb(158, 158, 158);    // a plot's frame and grid
 inline constexpr std::array<QRgb, 8> series{
     qRgb(21, 101, 192), qRgb(230, 81, 0),  qRgb(0, 137, 123), qRgb(173, 20, 87),
     qRgb(121, 85, 72),  qRgb(94, 53, 177), qRgb(0, 151, 167), qRgb(124, 179, 66)};
+inline constexpr QRgb mark = qRgb(255, 160, 0);  // amber: an event across the boundary
 }  // namespace colours
 
 // A vertical line across the strips at time t_s (seconds since the run started).
@@ -92,9 +93,12 @@ std::vector<PlotLayout> plot_layout(const QRect& area, std::size_t plots);
 // run, so that the curves grow to the right), y autoscaled over the points
 // (plot_value_range); lines are drawn without antialiasing, at most a few segments per pixel
 // column (long histories are drawn as their per-column envelope), with a dot at each series'
-// newest point and a legend. A flashing plot has its title in colours::bob_flash.
+// newest point and a legend. A flashing plot has its title in colours::bob_flash. Each mark
+// (a hybrid model's event across the boundary) is a line in colours::mark across every plot,
+// behind the curves, labelled in the first plot where there is room.
 void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const PlotPoints& points,
-                double t0, double t1, const std::vector<bool>& flashing = {});
+                double t0, double t1, const std::vector<bool>& flashing = {},
+                const std::vector<PlotMark>& marks = {});
 // Strips cover [t0, t1] seconds; one per track, labelled with its name.
 void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTrack>& tracks,
                    double t0, double t1, const std::optional<TimelineMarker>& marker = {});

@@ -55,7 +55,7 @@ QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, co
   draw_text(p, l.title, run_title(run) + " · " + time_text(run.trajectory.t[row]));
   if (run.partitioned())
     draw_plots(p, l.model, run.plot, run.plot_points(row), run.trajectory.t.front(),
-               run.trajectory.t.back());
+               run.trajectory.t.back(), {}, run.marks_until(run.trajectory.t[row]));
   else
     draw_pendulums(p, scene_for(run.geometry, l.model), run.trajectory.states[row]);
   if (!run.tracks.empty())

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
+#include "common/bridge_mark.hpp"
 #include "common/errors.hpp"
 
 namespace kausal {
@@ -433,6 +435,13 @@ std::size_t RunView::row_for_step(std::uint64_t step) const {
                                        : static_cast<std::size_t>(after - trajectory.t.begin()) - 1;
 }
 
+std::vector<PlotMark> RunView::marks_until(double t) const {
+  std::vector<PlotMark> until;
+  for (const PlotMark& m : marks)
+    if (m.t <= t) until.push_back(m);
+  return until;
+}
+
 PlotPoints RunView::plot_points(std::size_t last) const {
   PlotPoints p;
   const std::size_t rows = std::min(last + 1, trajectory.t.size());
@@ -481,6 +490,35 @@ RunView load_run_activity(const fs::path& dir) {
   return run;
 }
 
+namespace {
+
+// A hybrid model's bridge.csv (t,event,from,to,value per row) as marks; none without one (the
+// first 4096: more would be a solid bar).
+std::vector<PlotMark> read_bridge_marks(const fs::path& file) {
+  std::vector<PlotMark> marks;
+  std::ifstream in(file);
+  if (!in) return marks;
+  std::string line;
+  std::getline(in, line);
+  if (line != "t,event,from,to,value") throw InputError(file.string() + ": not a bridge.csv");
+  for (std::size_t row = 2; std::getline(in, line) && marks.size() < 4096; ++row) {
+    std::vector<std::string> field;
+    std::stringstream split(line);
+    for (std::string f; std::getline(split, f, ',');) field.push_back(f);
+    char* end_t = nullptr;
+    char* end_v = nullptr;
+    const double t = field.size() == 5 ? std::strtod(field[0].c_str(), &end_t) : NAN;
+    const double value = field.size() == 5 ? std::strtod(field[4].c_str(), &end_v) : NAN;
+    if (!std::isfinite(t) || !std::isfinite(value) || *end_t != '\0' || *end_v != '\0')
+      throw InputError(file.string() + ":" + std::to_string(row) +
+                       ": expected t,event,from,to,value with finite numbers");
+    marks.push_back({t, bridge_mark_label(field[1], field[3], value)});
+  }
+  return marks;
+}
+
+}  // namespace
+
 RunView load_run_dir(const fs::path& dir) {
   const json summary = read_summary(dir);
   RunView run = from_summary(summary, dir);
@@ -490,6 +528,7 @@ RunView load_run_dir(const fs::path& dir) {
     run.plot = read_plot_spec(summary, file, members);
     read_trace(dir / "trace.json", run.tracks);
     run.trajectory = read_partitioned_trajectory(dir / "trajectory.csv", run.plot, members);
+    run.marks = read_bridge_marks(dir / "bridge.csv");
     return run;
   }
   run.geometry = read_geometry(summary, file);

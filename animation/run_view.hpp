@@ -40,6 +40,8 @@ struct RunView {
   PlotSpec plot;
   std::vector<ComponentTrack> tracks;  // in summary.json's component order
   TrajectoryTable trajectory;
+  // A hybrid model: every event across the boundary (bridge.csv), in order.
+  std::vector<PlotMark> marks;
 
   // The end of the timeline axis: the later of wall_s and the last span's end (seconds).
   double timeline_end_s() const;
@@ -50,6 +52,8 @@ struct RunView {
   bool partitioned() const { return !plot.plots.empty(); }
   // Rows 0 .. last of the trajectory as plot points (partitioned models).
   PlotPoints plot_points(std::size_t last) const;
+  // The marks up to time t.
+  std::vector<PlotMark> marks_until(double t) const;
 };
 
 // Reads a run directory, a pendulum chain's or a partitioned model's. A missing or malformed

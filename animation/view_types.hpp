@@ -30,6 +30,13 @@ struct PlotPoints {
   std::vector<std::vector<double>> values;
 };
 
+// A moment a plot view marks (a hybrid model's event across the boundary): a line across the
+// plots at simulated time t, labelled.
+struct PlotMark {
+  double t = 0;
+  std::string label;
+};
+
 // What a plot view shows: titles (one plot each) and the series drawn in them.
 struct PlotSpec {
   std::vector<std::string> plots;

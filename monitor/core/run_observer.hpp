@@ -30,6 +30,9 @@ class RunObserver {
   virtual void rolled_back(std::size_t unit, std::uint64_t step) = 0;
   // The monitor's own activity while the run lasts (nullptr when it ends).
   virtual void monitor_trace(const ActivityTrace* trace) = 0;
+  // A hybrid model: an event across the boundary at simulated time t, final (a row of
+  // bridge.csv), labelled as common/bridge_mark.hpp says.
+  virtual void marked(double /*t*/, const std::string& /*label*/) {}
 };
 
 // An observer that shows one run live somewhere else (the animation): what it could not

@@ -13,9 +13,11 @@ struct AnimationFeed::Outgoing {
   std::vector<PendingHorizon> horizons;
   std::vector<Rollback> rollbacks;
   std::vector<ActivitySpan> monitor_spans;
+  std::vector<std::pair<double, std::string>> marks;
 
   bool empty() const {
-    return chunks.empty() && horizons.empty() && rollbacks.empty() && monitor_spans.empty();
+    return chunks.empty() && horizons.empty() && rollbacks.empty() && monitor_spans.empty() &&
+           marks.empty();
   }
 };
 
@@ -81,6 +83,11 @@ void AnimationFeed::rolled_back(std::size_t unit, std::uint64_t step) {
   if (rollbacks_.size() < 10'000) rollbacks_.push_back({unit, step, now});
 }
 
+void AnimationFeed::marked(double t, const std::string& label) {
+  std::lock_guard lock(mutex_);
+  if (marks_.size() < max_pending_marks) marks_.emplace_back(t, label);
+}
+
 void AnimationFeed::monitor_trace(const ActivityTrace* trace) {
   std::lock_guard lock(mutex_);  // the sender reads the trace under this lock only
   monitor_trace_ = trace;
@@ -98,6 +105,7 @@ AnimationFeed::Outgoing AnimationFeed::take_pending() {
   pending_frames_ = 0;
   out.horizons.swap(horizons_);
   out.rollbacks.swap(rollbacks_);
+  out.marks.swap(marks_);
   if (monitor_trace_) {
     TracePage page = monitor_trace_->read(monitor_spans_sent_, 8192);
     monitor_spans_sent_ = page.first + page.spans.size();
@@ -143,6 +151,15 @@ bool AnimationFeed::send(Outgoing& out) {
       view_->horizon(h.horizon, reached, h.at_ns);
     }
     if (!out.monitor_spans.empty()) view_->activity("monitor", to_idl(out.monitor_spans));
+    if (!out.marks.empty()) {
+      idl::TimeMarkSeq marks;
+      marks.length(static_cast<CORBA::ULong>(out.marks.size()));
+      for (CORBA::ULong k = 0; k < marks.length(); ++k) {
+        marks[k].t = out.marks[k].first;
+        marks[k].label = out.marks[k].second.c_str();
+      }
+      view_->marks(marks);
+    }
     return true;
   } catch (const CORBA::Exception&) {
     return false;
@@ -178,7 +195,8 @@ std::uint64_t AnimationFeed::finish(const std::string& status, double wall_s,
   std::unique_lock lock(mutex_);
   // Everything pending goes first: frames, and the last horizon (the run's end on the bar).
   wake_.wait_for(lock, drain, [&] {
-    return lost_ || (chunks_.empty() && horizons_.empty() && rollbacks_.empty() && !sending_);
+    return lost_ || (chunks_.empty() && horizons_.empty() && rollbacks_.empty() && marks_.empty() &&
+                     !sending_);
   });
   dropped_ += pending_frames_;
   chunks_.clear();

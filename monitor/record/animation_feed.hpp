@@ -41,6 +41,9 @@ class AnimationFeed final : public LiveFeed {
   void horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) override;
   void rolled_back(std::size_t unit, std::uint64_t step) override;
   void monitor_trace(const ActivityTrace* trace) override;
+  // Kept until sent, at most max_pending_marks (the view keeps fewer); more are dropped.
+  void marked(double t, const std::string& label) override;
+  static constexpr std::size_t max_pending_marks = 4096;
 
   // Sends what is still pending (frames, the horizon, rollbacks; for at most `drain`), then
   // end_run with the frames that were dropped. Returns that count.
@@ -91,6 +94,7 @@ class AnimationFeed final : public LiveFeed {
     std::uint64_t at_ns = 0;
   };
   std::vector<Rollback> rollbacks_;
+  std::vector<std::pair<double, std::string>> marks_;
   const ActivityTrace* monitor_trace_ = nullptr;
   std::uint64_t monitor_spans_sent_ = 0;
   bool lost_ = false;

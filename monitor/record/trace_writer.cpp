@@ -410,6 +410,10 @@ void TraceCollector::rolled_back(std::size_t unit, std::uint64_t step) {
   if (next_) next_->rolled_back(unit, step);
 }
 
+void TraceCollector::marked(double t, const std::string& label) {
+  if (next_) next_->marked(t, label);
+}
+
 // The run's own activity (the sweeps): read like any other source while it lasts, and
 // read to its end before it goes.
 void TraceCollector::monitor_trace(const ActivityTrace* trace) {

@@ -139,6 +139,7 @@ class TraceCollector final : public RunObserver {
   void horizon(std::uint64_t horizon, std::span<const std::uint64_t> reached) override;
   void rolled_back(std::size_t unit, std::uint64_t step) override;
   void monitor_trace(const ActivityTrace* trace) override;
+  void marked(double t, const std::string& label) override;
 
  private:
   struct Reader {

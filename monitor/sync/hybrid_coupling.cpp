@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "common/bridge_mark.hpp"
 #include "common/errors.hpp"
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/event_recorder.hpp"
@@ -546,9 +547,11 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   }
   MethodCounters* counting() { return method_ == SyncMethod::sequential ? nullptr : &counters_; }
 
-  // A row of bridge.csv: every event across the boundary, in the order they take effect.
+  // A row of bridge.csv and a mark of the live view: every event across the boundary, in the
+  // order they take effect.
   void log(double t, const char* what, const std::string& from, const std::string& to,
            double value) {
+    if (watchers_.observer) watchers_.observer->marked(t, bridge_mark_label(what, to, value));
     if (!log_.is_open()) return;
     char numbers[2][32];
     std::snprintf(numbers[0], sizeof numbers[0], "%.17g", t);

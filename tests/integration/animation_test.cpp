@@ -1,9 +1,11 @@
 // kausal-animation as a real process: the offscreen render modes checked pixel by pixel
 // against the physics, and the live servant fed over CORBA.
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <limits>
 
 #include <QFontMetrics>
 #include <QGuiApplication>
@@ -663,6 +665,7 @@ TEST_F(LiveAnimation, APartitionedRunIsPlottedAsItPlays) {
 
 // Hostile calls: Animation::begin_run Animation::frames Animation::horizon
 // Hostile calls: Animation::rolled_back Animation::activity Animation::end_run
+// Hostile calls: Animation::marks
 TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   TempDir tmp;
   AnimationProcess p({}, tmp.path());
@@ -686,10 +689,21 @@ TEST_F(LiveAnimation, GarbageIsDroppedNotFatal) {
   idl::StepSeq reached;
   reached.length(5);
   view->horizon(1, reached, monotonic_ns());
+  // Marks for a pendulum view (a plot view's only), one not in time, one with a long label.
+  idl::TimeMarkSeq marks;
+  marks.length(3);
+  marks[0].t = std::nan("");
+  marks[0].label = "x";
+  marks[1].t = 1.0;
+  marks[1].label = std::string(100'000, 'y').c_str();
+  marks[2].t = std::numeric_limits<double>::infinity();
+  marks[2].label = "";
+  view->marks(marks);
   view->ping();  // still alive and answering
   view->shutdown();
   ASSERT_EQ(p.wait(10s), std::optional<int>(0)) << p.err();
-  EXPECT_NE(p.err().find("0 frames received, 0 dropped, 7 rejected"), std::string::npos) << p.err();
+  EXPECT_NE(p.err().find("0 frames received, 0 dropped, 10 rejected"), std::string::npos)
+      << p.err();
 }
 
 // ---- kausal run / compare --animate on the shipped partitioned models ----
@@ -772,6 +786,17 @@ void expect_plots_and_the_final_horizon(const QImage& image, std::size_t plots, 
   EXPECT_EQ((image.pixel(bar.right(), bar.center().y()) | 0xff000000u), colours::horizon) << what;
 }
 
+// The first plot of a live picture crossed by lines in colours::mark (every event across the
+// boundary is one), a column each.
+void expect_marks(const QImage& image, const nlohmann::json& summary, const std::string& what) {
+  const LiveLayout layout = live_layout(image.size(), summary["components"].size());
+  const QRect plot = plot_layout(layout.model, summary["partitions"].size())[0].plot;
+  int columns = 0;
+  for (int x = plot.left(); x <= plot.right(); ++x)
+    if ((image.pixel(x, plot.bottom() - 1) | 0xff000000u) == colours::mark) ++columns;
+  EXPECT_GT(columns, 0) << what;
+}
+
 // A run of `file` shown whole: it ended well with the pinned digest, its view opened, got
 // `frames` frames, dropped and rejected none, and closed with it.
 void expect_shown_whole(const ViewedRun& r, const fs::path& out, const std::string& file,
@@ -808,6 +833,8 @@ TEST_P(AnimatePartitioned, EveryMethodIsPlottedLiveAndKeepsThePinnedDigest) {
     const auto summary = testing::read_json(out / "summary.json");
     expect_plots_and_the_final_horizon(r.picture, summary["partitions"].size(),
                                        summary["components"].size(), what);
+    // A hybrid model's events across the boundary: lines in the plots.
+    if (summary.contains("events")) expect_marks(r.picture, summary, what);
   }
 }
 

@@ -243,11 +243,17 @@ TEST(HostileCalls, APartitionsEventPortsAndEventsAreCheckedAndBounded) {
   const idl::ConstantInputSeq no_constants;
   EXPECT_NE(outcome_of([&] {
               w.system->configure_partition(WireComponents::tank_member(), no_links, no_constants,
-                                            to_idl(std::vector<HeldInput>{{0, 7}}));
+                                            to_idl(std::vector<HeldInput>{{0, 7, {}}}));
             }).find("held[0].input"),
             npos);
+  // A held parameter (IDL v25) the member was not given, or whose member cannot change.
+  EXPECT_NE(outcome_of([&] {
+              w.system->configure_partition(WireComponents::tank_member(), no_links, no_constants,
+                                            to_idl(std::vector<HeldInput>{{0, 0, "nonsense"}}));
+            }).find("parameter 'nonsense' is not given"),
+            npos);
   ASSERT_EQ(w.system->configure_partition(WireComponents::tank_member(), no_links, no_constants,
-                                          to_idl(std::vector<HeldInput>{{0, 0}})),
+                                          to_idl(std::vector<HeldInput>{{0, 0, {}}})),
             1u);
   IntegratorConfig good = w.tank_config();
   good.channels.clear();

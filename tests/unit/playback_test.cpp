@@ -510,6 +510,37 @@ TEST(PlaybackPlots, TheViewPlotsEveryValueUpToTheFrameShown) {
   EXPECT_FALSE(p.view().plot);
 }
 
+// A hybrid model's events across the boundary: marked at their times, shown once the replay
+// has got there, bounded, cleared by the next run; a pendulum view or a time that is not
+// finite is rejected and counted.
+TEST(PlaybackPlots, MarksAreShownUpToTheFrameAndBounded) {
+  Playback p;
+  EXPECT_EQ(p.add_marks({{1.0, "before any run"}}), 0u);
+  ASSERT_TRUE(p.begin_run(two_partitions()));
+  p.add_frames(0, plot_frames({0, 4, 8, 10}));
+  EXPECT_EQ(p.add_marks({{1.5, "switch.high"},
+                         {4.5, "upper.inflow = 0.05"},
+                         {std::nan(""), "no time"},
+                         {3.0, std::string(500, 'x')}}),
+            3u);
+  EXPECT_EQ(p.view().counters.rejected, 2u);
+  EXPECT_TRUE(p.view().marks.empty()) << "the first frame is at t = 0";
+  p.advance(std::chrono::milliseconds(4100));  // t = 4.1 s
+  auto v = p.view();
+  ASSERT_EQ(v.marks.size(), 2u);
+  EXPECT_EQ(v.marks[0].label, "switch.high");
+  EXPECT_EQ(v.marks[1].label.size(), Playback::max_mark_label);
+  p.step_once();
+  EXPECT_EQ(p.view().marks.size(), 3u);
+  std::vector<PlotMark> many(2 * Playback::max_marks, PlotMark{0.5, "m"});
+  EXPECT_EQ(p.add_marks(many), many.size());
+  EXPECT_EQ(p.view().marks.size(), Playback::max_marks);
+  ASSERT_TRUE(p.begin_run(two_partitions()));
+  EXPECT_TRUE(p.view().marks.empty());
+  ASSERT_TRUE(p.begin_run(two_pendulums()));
+  EXPECT_EQ(p.add_marks({{1.0, "a chain has no plots"}}), 0u);
+}
+
 TEST(PlaybackPlots, ALongRunPlaysInTenSecondsNeverSlowerThanRealTime) {
   AnimationRun tanks = two_partitions(1200);  // 600 s of ticks of 0.5 s
   tanks.frame_every = 20;

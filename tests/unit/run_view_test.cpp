@@ -248,6 +248,27 @@ TEST(RunView, APartitionedRunBecomesOnePlotPerPartition) {
   EXPECT_EQ(p.values[2], (std::vector<double>{5, 4}));
 }
 
+// A hybrid model's bridge.csv: a mark per row, labelled as the live view labels them
+// (common/bridge_mark.hpp); a row that is not one is named by its line.
+TEST(RunView, AHybridRunsBridgeLogBecomesMarks) {
+  TempDir dir;
+  testing::write_two_partition_run(dir);
+  EXPECT_TRUE(load_run_dir(dir.path()).marks.empty()) << "no bridge.csv: no marks";
+  dir.write("bridge.csv",
+            "t,event,from,to,value\n0,set,switch.valve,upper.inflow,0.050000000000000003\n"
+            "49.7,crossing,lower.level,switch.high,0.25\n50.5,add,crew.repair,pipe.wear,-2\n");
+  const RunView run = load_run_dir(dir.path());
+  ASSERT_EQ(run.marks.size(), 3u);
+  EXPECT_EQ(run.marks[0].label, "upper.inflow = 0.05");
+  EXPECT_EQ(run.marks[1].t, 49.7);
+  EXPECT_EQ(run.marks[1].label, "switch.high");
+  EXPECT_EQ(run.marks[2].label, "pipe.wear += -2");
+  EXPECT_EQ(run.marks_until(49.7).size(), 2u);
+  dir.write("bridge.csv", "t,event,from,to,value\n0,set,a,b,1\nten,set,a,b,1\n");
+  EXPECT_NE(load_error(dir).find("bridge.csv:3: expected t,event,from,to,value"), std::string::npos)
+      << load_error(dir);
+}
+
 TEST(RunView, APartitionedRunsColumnsMustBelongToItsPartitions) {
   TempDir dir;
   testing::write_two_partition_run(dir);
