@@ -12,6 +12,7 @@
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/cli/certs_command.hpp"
+#include "monitor/cli/help_formatter.hpp"
 #include "monitor/cli/inject_command.hpp"
 #include "monitor/cli/model_commands.hpp"
 #include "monitor/cli/options.hpp"
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
       "kausal — parallel discrete/continuous simulation: conservative and optimistic "
       "synchronisation over CORBA, on the pendulum-chain benchmark and on partitioned models "
       "(coupled subsystems, multirate, stiff parts; docs/scenarios.md)."};
+  // (Set before the subcommands are added: each takes its parent's formatter.)
+  app.formatter(std::make_shared<HelpFormatter>());
   app.footer(kExitCodes);
   app.set_version_flag("--version", "kausal " + std::string(KAUSAL_VERSION) +
                                         " (interface version " +

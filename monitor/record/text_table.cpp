@@ -1,6 +1,7 @@
 #include "monitor/record/text_table.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 namespace kausal {
 
@@ -31,6 +32,33 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
     line.erase(line.find_last_not_of(' ') + 1);
     out += line + '\n';
   }
+  return out;
+}
+
+std::string wrap_words(const std::string& text, std::size_t width) {
+  std::string out;
+  std::istringstream lines(text);
+  bool first = true;
+  for (std::string line; std::getline(lines, line);) {
+    if (!first) out += '\n';
+    first = false;
+    // Its indentation starts each of the lines it becomes.
+    const std::string indent = line.substr(0, line.find_first_not_of(' '));
+    std::istringstream words(line);
+    std::string wrapped = indent;
+    bool empty = true;
+    for (std::string word; words >> word;) {
+      if (!empty && display_width(wrapped) + 1 + display_width(word) > width) {
+        out += wrapped + '\n';
+        wrapped = indent;
+        empty = true;
+      }
+      wrapped += (empty ? "" : " ") + word;
+      empty = false;
+    }
+    out += empty ? "" : wrapped;
+  }
+  if (!text.empty() && text.back() == '\n') out += '\n';
   return out;
 }
 

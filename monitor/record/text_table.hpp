@@ -16,4 +16,9 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
 // The columns a string takes on a terminal: its UTF-8 code points (µ, × and – take one).
 std::size_t display_width(const std::string& text);
 
+// `text` broken into lines of at most `width` columns at spaces (a word longer than that
+// stands on a line of its own), each starting with the indentation of the line it came from;
+// the line breaks it has are kept, runs of spaces between words become one.
+std::string wrap_words(const std::string& text, std::size_t width);
+
 }  // namespace kausal

@@ -1,7 +1,10 @@
 // kausal run / compare with real component processes: equivalence and bad input.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "kausal_process.hpp"
+#include "monitor/record/text_table.hpp"
 
 namespace kausal::testing {
 namespace {
@@ -75,7 +78,7 @@ TEST(Cli, CapabilitiesPrintsTheTableOfTheDocs) {
   EXPECT_NE(doc.find("```text\n" + table.out() + "```"), std::string::npos)
       << "docs/capabilities.md differs from `kausal capabilities`:\n"
       << table.out();
-  KausalProcess help({"run", "--help"}, dir.path());
+  KausalProcess help({"run", "--help"}, dir.path(), {{"COLUMNS", "200"}});  // (unwrapped)
   ASSERT_EQ(help.wait(std::chrono::seconds(30)), 0);
   EXPECT_NE(help.out().find("kausal capabilities"), std::string::npos) << help.out();
 }
@@ -177,6 +180,33 @@ TEST(Cli, HelpAnswersTheUsualQuestions) {
   for (const char* word : {"--method", "sequential", "conservative", "--out", "--call-timeout",
                            "Exit codes", "3 peer or transport failure"})
     EXPECT_NE(help.find(word), std::string::npos) << word << " missing from:\n" << help;
+}
+
+// Every help fits the terminal ($COLUMNS when stdout is not one): descriptions wrapped at
+// spaces, indented under their column; nothing lost.
+TEST(Cli, HelpIsWrappedToTheTerminal) {
+  TempDir dir;
+  for (const int columns : {80, 100}) {
+    for (const std::string command : {"", "run", "compare", "inject", "node", "certs"}) {
+      std::vector<std::string> args;
+      if (!command.empty()) args.push_back(command);
+      args.push_back("--help");
+      KausalProcess p(args, dir.path(), {{"COLUMNS", std::to_string(columns)}});
+      ASSERT_EQ(p.wait(std::chrono::seconds(10)), 0) << command;
+      std::istringstream lines(p.out());
+      std::size_t count = 0;
+      for (std::string line; std::getline(lines, line); ++count)
+        EXPECT_LE(display_width(line), static_cast<std::size_t>(columns))
+            << "kausal " << command << " --help, COLUMNS=" << columns << ": " << line;
+      EXPECT_GT(count, 5u) << command;
+    }
+  }
+  KausalProcess run({"run", "--help"}, dir.path(), {{"COLUMNS", "100"}});
+  ASSERT_EQ(run.wait(std::chrono::seconds(10)), 0);
+  EXPECT_NE(run.out().find("                              uninterrupted run. The scenario, method"),
+            std::string::npos)
+      << "a description's lines continue under its column:\n"
+      << run.out();
 }
 
 }  // namespace

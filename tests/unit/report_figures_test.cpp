@@ -432,6 +432,16 @@ TEST(RunFigures, PartitionedRunsMeasureWasteStateListAndCalcCost) {
   EXPECT_EQ(summary.find("at most 0 entries"), std::string::npos) << summary;
 }
 
+TEST(TextTable, WordsWrapAtSpacesKeepingBreaksAndIndentation) {
+  EXPECT_EQ(wrap_words("one two three four", 9), "one two\nthree\nfour");
+  EXPECT_EQ(wrap_words("a verylongword b", 4), "a\nverylongword\nb");
+  EXPECT_EQ(wrap_words("first line\n  indented words here\n", 12),
+            "first line\n  indented\n  words here\n");
+  EXPECT_EQ(wrap_words("µs µs µs", 5), "µs µs\nµs") << "columns, not bytes";
+  EXPECT_EQ(wrap_words("a   b", 10), "a b");
+  EXPECT_EQ(wrap_words("", 10), "");
+}
+
 TEST(TextTable, WidthsCountCharactersNotBytes) {
   EXPECT_EQ(display_width("µs/Calc"), 7u);
   EXPECT_EQ(display_width("2.45×"), 5u);

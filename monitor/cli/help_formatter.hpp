@@ -1,0 +1,59 @@
+#pragma once
+// `kausal --help` (and every subcommand's) wrapped to the terminal: CLI11 prints an option's
+// description on one line however long; this formatter breaks descriptions, the command's
+// description and its footer at spaces to the width of the terminal (stdout's, else
+// $COLUMNS, else 100 columns), the descriptions indented under their column.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "monitor/record/text_table.hpp"
+
+namespace kausal {
+
+class HelpFormatter final : public CLI::Formatter {
+ public:
+  // The terminal's columns, between 60 and 200.
+  static std::size_t terminal_width() {
+    std::size_t columns = 100;
+    winsize size{};
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+      columns = size.ws_col;
+    else if (const char* env = std::getenv("COLUMNS"); env && std::atoi(env) > 0)
+      columns = static_cast<std::size_t>(std::atoi(env));
+    return std::clamp<std::size_t>(columns, 60, 200);
+  }
+
+  HelpFormatter() : width_(terminal_width()) {
+    column_width(std::min<std::size_t>(30, width_ / 3));
+  }
+
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    return wrap_words(opt->get_description(), description_width());
+  }
+  std::string make_description(const CLI::App* app) const override {
+    return wrap_words(CLI::Formatter::make_description(app), width_);
+  }
+  std::string make_footer(const CLI::App* app) const override {
+    return wrap_words(CLI::Formatter::make_footer(app), width_);
+  }
+  std::string make_subcommand(const CLI::App* sub) const override {
+    std::stringstream out;
+    CLI::detail::format_help(out, sub->get_display_name(true),
+                             wrap_words(sub->get_description(), description_width()),
+                             get_column_width());
+    return out.str();
+  }
+
+ private:
+  std::size_t description_width() const {
+    return width_ > get_column_width() + 20 ? width_ - get_column_width() : 20;
+  }
+  std::size_t width_;
+};
+
+}  // namespace kausal
