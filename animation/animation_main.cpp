@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "animation/animation_servant.hpp"
@@ -170,6 +171,29 @@ int live(const Options& o) {
 
 }  // namespace
 
+// $XDG_RUNTIME_DIR when the session has none: a fresh directory only this user may use
+// (mode 0700, as the XDG specification asks), removed at the end.
+class RuntimeDir {
+ public:
+  RuntimeDir() {
+    if (std::getenv("XDG_RUNTIME_DIR")) return;
+    std::string dir = (std::filesystem::temp_directory_path() / "kausal-runtime-XXXXXX").string();
+    if (!mkdtemp(dir.data())) return;  // Qt falls back to its own (and says so)
+    dir_ = dir;
+    setenv("XDG_RUNTIME_DIR", dir_.c_str(), 1);
+  }
+  ~RuntimeDir() {
+    if (dir_.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  RuntimeDir(const RuntimeDir&) = delete;
+  RuntimeDir& operator=(const RuntimeDir&) = delete;
+
+ private:
+  std::string dir_;
+};
+
 int main(int argc, char** argv) {
   CLI::App app{help_text};
   Options o;
@@ -188,7 +212,10 @@ int main(int argc, char** argv) {
       return live(o);
     }
     setenv("QT_QPA_PLATFORM", "offscreen", 0);  // a render mode never needs a display
-    QGuiApplication qt(qt_argc, qt_argv);       // fonts for the text in the pictures
+    // Offscreen Qt wants a runtime directory and warns, on every picture, when the session
+    // has none (a CI job, a cron run): it gets a private one for the process's life.
+    const RuntimeDir runtime;
+    QGuiApplication qt(qt_argc, qt_argv);  // fonts for the text in the pictures
     return render(o);
   } catch (const Error& e) {
     std::cerr << "kausal-animation: " << e.what() << '\n';

@@ -91,9 +91,11 @@ class AnimationWindow {
       }
     }
     if (o.animate_until == AnimateUntil::window_closed)
-      throw InputError("command line: --animate: " + why +
-                       ". Run without --animate (kausal-animation OUT replays a run later), or "
-                       "with --animate-until run-end to run without the window");
+      throw InputError(
+          "command line: --animate: " + why +
+          ". Run without --animate (kausal-animation --snapshot FILE.png --run OUT draws the run "
+          "afterwards), or "
+          "with --animate-until run-end to run without the window");
     std::cerr << "kausal: --animate: " << why << "; the run goes on without the animation\n";
   }
   ~AnimationWindow() { platform_.show_in(nullptr); }

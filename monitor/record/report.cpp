@@ -45,6 +45,10 @@ Rendered render(const ReportOptions& o, const std::string& name, const std::stri
     const std::string status = renderer.status();
     if (status != "exited with code 0")
       return {"", "renderer " + status + " (see " + renderer.log_file().string() + ")"};
+    // A picture drawn without a word leaves no log.
+    std::error_code ec;
+    if (std::filesystem::file_size(renderer.log_file(), ec) == 0 && !ec)
+      std::filesystem::remove(renderer.log_file(), ec);
     return {"data:image/png;base64," + base64_of_file(png), ""};
   } catch (const std::exception& e) {
     return {"", std::string("renderer could not run: ") + e.what()};

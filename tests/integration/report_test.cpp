@@ -123,6 +123,10 @@ TEST(Report, CompareWritesReportAndTracesThatAgreeWithTheSummaries) {
     expect_valid_trace(dir / "cmp" / run);
   }
   EXPECT_EQ(html.find("class=\"differs\""), std::string::npos);
+  // The pictures were drawn without a word (no warning of a missing runtime directory): no
+  // renderer log is left.
+  for (const auto& entry : fs::directory_iterator(dir / "cmp"))
+    EXPECT_NE(entry.path().extension(), ".log") << entry.path() << ": " << read_file(entry.path());
 }
 
 // A hybrid model's report compares it as partitions (the steps, rollbacks and calls of
