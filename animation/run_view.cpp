@@ -531,6 +531,10 @@ RunView load_run_dir(const fs::path& dir) {
     run.marks = read_bridge_marks(dir / "bridge.csv");
     return run;
   }
+  if (summary.contains("events"))
+    throw InputError(dir.string() +
+                     ": a discrete-event run has no states to draw (its trajectory is its "
+                     "events' digest); --timeline draws what its event groups did");
   run.geometry = read_geometry(summary, file);
   if (run.geometry.empty()) throw InputError(file.string() + ": \"geometry\" is empty");
   read_trace(dir / "trace.json", run.tracks);

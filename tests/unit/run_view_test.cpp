@@ -1,7 +1,9 @@
 #include "animation/run_view.hpp"
 
 #include <gtest/gtest.h>
+
 #include <sys/resource.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 
@@ -73,6 +75,18 @@ TEST(RunView, MissingDirectoryOrFileIsNamed) {
   dir.write("trace.json", testing::two_pendulum_trace());
   EXPECT_NE(load_error(dir).find("trajectory.csv: cannot open"), std::string::npos);
   EXPECT_THROW(load_run_dir(dir.path() / "nothing-here"), InputError);
+}
+
+// A discrete-event run has no states to draw: said so, with what draws it instead.
+TEST(RunView, ADiscreteEventRunIsNotAPictureOfStates) {
+  TempDir dir;
+  auto summary = nlohmann::json::parse(testing::two_pendulum_summary());
+  summary.erase("geometry");
+  summary["events"] = {{"model", "phold"}};
+  dir.write("summary.json", summary.dump());
+  EXPECT_NE(load_error(dir).find("a discrete-event run has no states to draw"), std::string::npos)
+      << load_error(dir);
+  EXPECT_NE(load_error(dir).find("--timeline"), std::string::npos);
 }
 
 TEST(RunView, BadSummaryNamesTheField) {
