@@ -196,8 +196,15 @@ RunResult run_with_progress(const RunSpec& spec, RunPlatform& platform) {
 }
 
 // The end of one `kausal run`: the summary on stdout, the error on stderr, the animation
-// held as asked; the run's exit code.
-int finish_run(const RunResult& r, const fs::path& out, AnimationWindow& animation) {
+// held as asked; the run's exit code. A run refused before its first step (bad input: exit 2)
+// has nothing to sum up: its error alone, and the directory made for it goes again.
+int finish_run(const RunResult& r, const fs::path& out, AnimationWindow& animation, bool made_out) {
+  if (r.exit_code == ExitCode::bad_input && r.steps == 0 && r.resumed_from.empty()) {
+    std::cerr << "kausal: " << r.error << "\n";
+    std::error_code ignored;
+    if (made_out) fs::remove_all(out, ignored);
+    return static_cast<int>(r.exit_code);
+  }
   std::cout << format_summary(r) << "  output        " << out.string() << "\n";
   if (!r.completed()) std::cerr << "kausal: " << r.error << "\n";
   animation.hold();
@@ -401,12 +408,14 @@ int run_command(const Options& o) {
   const Layout layout = layout_for(o, model, o.layout);
   check_capabilities(o, {the_run(o, model, method, guarantee, layout)}, false);
   check_blocks_fit(o, model);
+  std::error_code unusable;  // (output_dir says why)
+  const bool made_out = o.out.empty() || !fs::exists(o.out, unusable);
   const fs::path out = output_dir(o, scenario_name(model), to_string(method));
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);
   const RunResult r =
       run_with_progress(spec_for(o, model, method, guarantee, layout, out), platform);
-  return finish_run(r, out, animation);
+  return finish_run(r, out, animation, made_out);
 }
 
 int resume_command(const Options& o, const ResumeRequest& request) {
@@ -451,7 +460,7 @@ int resume_command(const Options& o, const ResumeRequest& request) {
   keep_previous_attempt(o.resume);
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, o.resume);
-  return finish_run(run_with_progress(spec, platform), o.resume, animation);
+  return finish_run(run_with_progress(spec, platform), o.resume, animation, false);
 }
 
 namespace {
@@ -514,7 +523,7 @@ int replay_command(Options o) {
   ProcessPlatform platform(platform_options(o));
   AnimationWindow animation(o, platform, out);
   const RunResult r = run_with_progress(spec, platform);
-  const int code = finish_run(r, out, animation);
+  const int code = finish_run(r, out, animation, false);
   const std::string recorded = recorded_digest(dir);
   if (recorded.empty() || r.trajectory_sha256.empty()) return code;
   if (r.trajectory_sha256 == recorded) {

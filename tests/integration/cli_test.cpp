@@ -182,6 +182,22 @@ TEST(Cli, HelpAnswersTheUsualQuestions) {
     EXPECT_NE(help.find(word), std::string::npos) << word << " missing from:\n" << help;
 }
 
+// A run refused before its first step (here: more processes than --max-processes) says why
+// once, on stderr, prints no summary and leaves no directory it made.
+TEST(Cli, ARunRefusedBeforeItStartsSaysWhyOnceAndLeavesNothing) {
+  TempDir dir;
+  KausalProcess p({"run", scenario("thesis.toml"), "--method", "conservative", "--max-processes",
+                   "1", "--out", (dir / "out").string()},
+                  dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(30)), 2) << p.err();
+  const std::string err = p.err();
+  const std::string why = "more than the limit of 1";
+  ASSERT_NE(err.find(why), std::string::npos) << err;
+  EXPECT_EQ(err.find(why, err.find(why) + 1), std::string::npos) << "said twice:\n" << err;
+  EXPECT_EQ(p.out().find("status"), std::string::npos) << "a summary:\n" << p.out();
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 // Every help fits the terminal ($COLUMNS when stdout is not one): descriptions wrapped at
 // spaces, indented under their column; nothing lost.
 TEST(Cli, HelpIsWrappedToTheTerminal) {
