@@ -281,22 +281,24 @@ void CompositeModel::take_held_parameters(VectorView u) const {
   for (std::size_t k = 0; k < members_.size(); ++k) {
     auto& held = held_parameters_[k];
     if (!held) continue;
+    // Bit for bit: a value that differs in any bit is another model. (Every derivative asks:
+    // the common case, nothing changed, costs a comparison and no allocation.)
+    const auto value_of = [&](std::size_t j) { return u[index_of(held->inputs[j].second)]; };
     bool same = held->model != nullptr;
-    std::vector<double> values = held->values;
-    for (std::size_t j = 0; j < held->inputs.size(); ++j) {
-      values[j] = u[index_of(held->inputs[j].second)];
-      // Bit for bit: a value that differs in any bit is another model.
-      same = same && std::bit_cast<std::uint64_t>(values[j]) ==
-                         std::bit_cast<std::uint64_t>(held->values[j]);
-    }
+    for (std::size_t j = 0; same && j < held->inputs.size(); ++j)
+      same = std::bit_cast<std::uint64_t>(value_of(j)) ==
+             std::bit_cast<std::uint64_t>(held->values[j]);
     if (same) continue;
+    std::vector<double> values(held->inputs.size());
     Parameters parameters = members_[k].parameters;
-    for (std::size_t j = 0; j < held->inputs.size(); ++j)
+    for (std::size_t j = 0; j < held->inputs.size(); ++j) {
+      values[j] = value_of(j);
       for (auto& [name, value] : parameters)
         if (name == held->inputs[j].first) value = values[j];
+    }
     held->model = rebuilt(k, parameters, held->inputs.front().first);
-    held->values =
-        std::move(values);  // (only once the model is built: a refused value changes nothing)
+    // Only once the model is built: a value it refuses changes nothing.
+    held->values = std::move(values);
   }
 }
 
