@@ -500,19 +500,13 @@ std::vector<PlotMark> read_bridge_marks(const fs::path& file) {
   if (!in) return marks;
   std::string line;
   std::getline(in, line);
-  if (line != "t,event,from,to,value") throw InputError(file.string() + ": not a bridge.csv");
+  if (line != kBridgeHeader) throw InputError(file.string() + ": not a bridge.csv");
   for (std::size_t row = 2; std::getline(in, line) && marks.size() < 4096; ++row) {
-    std::vector<std::string> field;
-    std::stringstream split(line);
-    for (std::string f; std::getline(split, f, ',');) field.push_back(f);
-    char* end_t = nullptr;
-    char* end_v = nullptr;
-    const double t = field.size() == 5 ? std::strtod(field[0].c_str(), &end_t) : NAN;
-    const double value = field.size() == 5 ? std::strtod(field[4].c_str(), &end_v) : NAN;
-    if (!std::isfinite(t) || !std::isfinite(value) || *end_t != '\0' || *end_v != '\0')
+    const auto event = parse_bridge_row(line);
+    if (!event)
       throw InputError(file.string() + ":" + std::to_string(row) +
                        ": expected t,event,from,to,value with finite numbers");
-    marks.push_back({t, bridge_mark_label(field[1], field[3], value)});
+    marks.push_back({event->t, bridge_mark_label(event->event, event->to, event->value)});
   }
   return marks;
 }

@@ -863,10 +863,11 @@ void Checkpointer::macro_step_accepted(const MasterPoint& master) {
   if (resumable() && due() && take_position()) store();
 }
 
+// Asked before every move of a hybrid run: the cheap tests first, the pending write last.
 bool Checkpointer::wants_cut() const {
-  const bool writing =
-      writing_.valid() && writing_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
-  return points_ == Points::bridge_cuts && !writing && interval_passed();
+  if (points_ != Points::bridge_cuts || !interval_passed()) return false;
+  return !writing_.valid() ||
+         writing_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 void Checkpointer::cut_reached(const BridgePoint& bridge) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/bridge_mark.hpp"
 #include "common/errors.hpp"
 #include "monitor/core/child_process.hpp"
 #include "monitor/record/summary.hpp"
@@ -182,29 +183,22 @@ std::string bridge_section(const std::vector<ReportRun>& runs) {
   constexpr std::size_t shown = 24;
   const std::filesystem::path file = hybrid->dir / "bridge.csv";
   std::ifstream in(file);
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> rows{{"t", "event", "from", "to", "value"}};
   std::size_t events = 0;
-  for (std::string line; std::getline(in, line);) {
-    if (rows.size() > shown) {
-      ++events;
-      continue;
-    }
-    std::vector<std::string> fields;
-    std::stringstream split(line);
-    for (std::string field; std::getline(split, field, ',');) fields.push_back(field);
-    if (!rows.empty()) {
-      ++events;
-      // Times and values to 9 significant digits: the file has every bit.
-      for (const std::size_t k : {std::size_t{0}, std::size_t{4}})
-        if (k < fields.size()) {
-          char* end = nullptr;
-          const double v = std::strtod(fields[k].c_str(), &end);
-          char text[32];
-          std::snprintf(text, sizeof text, "%.9g", v);
-          if (end && *end == '\0') fields[k] = text;
-        }
-    }
-    rows.push_back(std::move(fields));
+  std::string line;
+  const bool has_header = static_cast<bool>(std::getline(in, line));
+  while (std::getline(in, line)) {
+    ++events;
+    if (rows.size() > shown) continue;
+    const auto event = parse_bridge_row(line);
+    if (!event) continue;  // (a row the run did not write: not shown)
+    // Times and values to 9 significant digits: the file has every bit.
+    const auto digits = [](double v) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.9g", v);
+      return std::string(text);
+    };
+    rows.push_back({digits(event->t), event->event, event->from, event->to, digits(event->value)});
   }
   const EventFigures& e = *hybrid->result.events;
   std::ostringstream o;
@@ -215,7 +209,7 @@ std::string bridge_section(const std::vector<ReportRun>& runs) {
     << (events > shown ? "The first " + std::to_string(shown) + " of " + std::to_string(events)
                        : std::to_string(events))
     << " rows of " << html_escape(file.string()) << ":</p>\n";
-  return o.str() + (rows.empty() ? "" : text_table(rows));
+  return o.str() + (has_header ? text_table(rows) : "");
 }
 
 // A paced run's spreads per step, as in its terminal summary; "" for a run not paced.

@@ -525,7 +525,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     if (!from) {
       log_.open(file, std::ios::trunc);
       if (!log_) throw InputError(file.string() + ": cannot write");
-      log_ << "t,event,from,to,value\n";
+      log_ << kBridgeHeader << '\n';
       return;
     }
     std::error_code ec;
