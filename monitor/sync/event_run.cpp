@@ -420,7 +420,56 @@ bool EventStretches::stretch_watch(const EventProgress& stretch_progress) {
     sum += p.groups[g];
     p.groups[g] = sum;
   }
-  return watch_(p);
+  return publish(std::move(p));
+}
+
+namespace {
+
+des::ComponentFigures at_least(des::ComponentFigures now, const des::ComponentFigures& shown) {
+  now.processed = std::max(now.processed, shown.processed);
+  now.committed = std::max(now.committed, shown.committed);
+  now.rolled_back = std::max(now.rolled_back, shown.rolled_back);
+  now.rollbacks = std::max(now.rollbacks, shown.rollbacks);
+  now.stragglers = std::max(now.stragglers, shown.stragglers);
+  now.anti_messages = std::max(now.anti_messages, shown.anti_messages);
+  return now;
+}
+
+}  // namespace
+
+// A dropped stretch's commitments are gone (the next stretch makes them again) and its
+// counts are folded in below, so what a stretch showed can exceed the figures after it by
+// its committed time and committed events; those stay shown until the run passes them.
+bool EventStretches::publish(EventProgress progress) {
+  if (progress.groups.size() == shown_.groups.size()) {
+    progress.committed_to = std::max(progress.committed_to, shown_.committed_to);
+    for (std::size_t g = 0; g < progress.groups.size(); ++g) {
+      des::GroupProgress& now = progress.groups[g];
+      const des::GroupProgress& before = shown_.groups[g];
+      now.clock = std::max(now.clock, before.clock);
+      now.committed_to = std::max(now.committed_to, before.committed_to);
+      now.events = at_least(now.events, before.events);
+      now.null_messages = std::max(now.null_messages, before.null_messages);
+      now.messages = std::max(now.messages, before.messages);
+    }
+  }
+  shown_ = progress;
+  return watch_(progress);
+}
+
+// The work of a stretch stopped for running too long counts as done and undone: every event
+// it processed is rolled back (the next stretch processes it again), none is committed.
+void EventStretches::add_dropped(const EventRunResult& dropped) {
+  EventRunResult undone = dropped;
+  for (des::ComponentFigures& f : undone.components) {
+    f.committed = 0;
+    f.rolled_back = f.processed;
+  }
+  add_stretch(result_, undone);
+  const auto counts = progress_of(undone, result_.committed_to);
+  if (done_before_.empty()) done_before_.resize(counts.size());
+  for (std::size_t g = 0; g < std::min(counts.size(), done_before_.size()); ++g)
+    done_before_[g] += counts[g];
 }
 
 bool EventStretches::advance(std::uint64_t released) {
@@ -458,6 +507,7 @@ bool EventStretches::next_stretch(double released) {
     const double reached = std::clamp(*too_long_, settings_.start, settings_.end) - settings_.start;
     length_ = reached > 0 ? reached / 4 : (settings_.end - settings_.start) / 64;
     floor_ = std::min(floor_, length_);
+    add_dropped(done.figures);
     return true;
   }
   add_stretch(result_, done.figures);
@@ -479,7 +529,7 @@ bool EventStretches::next_stretch(double released) {
   result_.committed_to = at_->cut.time;
   // Exact figures at every cut (the run's last progress among them); a stop is seen by the
   // next stretch's watch.
-  if (watch_) watch_(EventProgress{result_.committed_to, done_before_});
+  if (watch_) publish(EventProgress{result_.committed_to, done_before_});
   result_.digest = event_run_digest(at_->digests);
   if (cuts_) {
     try {

@@ -186,6 +186,8 @@ class EventStretches final : public Coupling {
  private:
   bool next_stretch(double released);
   bool stretch_watch(const EventProgress& stretch_progress);
+  void add_dropped(const EventRunResult& dropped);
+  bool publish(EventProgress progress);
 
   const des::EventModel& model_;
   const EventRunSpec& spec_;
@@ -203,6 +205,9 @@ class EventStretches final : public Coupling {
   // A stretch that ran four cuts' worth of wall time without reaching its end: stopped at
   // this time and run again from its start, shorter.
   std::optional<double> too_long_;
+  // The last progress watch_ saw: what it sees never goes back, not even when a stretch
+  // whose groups had committed further is dropped.
+  EventProgress shown_;
   std::uint64_t injected_at_ = 0, injected_ = 0;  // the last send's position, sends there
 };
 
