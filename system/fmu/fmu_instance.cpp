@@ -1,5 +1,6 @@
 #include "system/fmu/fmu_instance.hpp"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -369,6 +370,19 @@ void FmuInstance::do_step(double t, double h, bool no_set_state_prior) {
   check("fmi2DoStep", f(component_, t, h, no_set_state_prior ? fmi2True : fmi2False),
         "the FMU refused the step");
   time_ = t + h;
+}
+
+std::optional<double> FmuInstance::ended_at() {
+  fmi2Boolean terminated = fmi2False;
+  if (!fn_.get_boolean_status || health_ != Health::ok ||
+      fn_.get_boolean_status(component_, fmi2Terminated, &terminated) != fmi2OK || !terminated)
+    return std::nullopt;
+  fmi2Real reached = time_;
+  if (!fn_.get_real_status ||
+      fn_.get_real_status(component_, fmi2LastSuccessfulTime, &reached) != fmi2OK ||
+      !std::isfinite(reached))
+    reached = time_;
+  return reached;
 }
 
 void FmuInstance::free_state(fmi2FMUstate* state) {

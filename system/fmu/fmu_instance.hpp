@@ -84,6 +84,10 @@ class FmuInstance {
   // co-simulation. fmi2Discard is an error too ("the FMU refused the step"). no_set_state_prior
   // false by default: kausal may roll back to a saved state.
   void do_step(double t, double h, bool no_set_state_prior = false);
+  // After fmi2DoStep answered fmi2Discard: the time the FMU reached when it asks to end the
+  // simulation (fmi2Terminated; fmi2LastSuccessfulTime, the step's start when it cannot say),
+  // nullopt when it does not ask.
+  std::optional<double> ended_at();
 
   // Need canGetAndSetFMUstate and canSerializeFMUstate (std::logic_error otherwise).
   // save: get + serialize + free; restore: deserialize + set + free (allowed after fmi2Error,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -200,6 +201,7 @@ class FmuModel final : public Model {
   void event_iteration(fmu::FmuInstance& fmu, bool enter) const;
   void set_point(double t, VectorView x) const;
   ModelError asked_to_end(double t) const;
+  void refuse_after_end(double t) const;
   // Can its state be saved and restored? Checked on an instance of its own (a failed check
   // leaves an instance in no known state): step, save, step, restore, step again, compare.
   void check_restore();
@@ -224,6 +226,9 @@ class FmuModel final : public Model {
   InternalState internal_ = InternalState::unrestorable;
   std::string unrestorable_;
   mutable double next_event_ = no_time_event;
+  // Where the FMU ended the simulation (terminateSimulation, fmi2Terminated) after completing
+  // the step or event there: that time stands, nothing after it is computed.
+  mutable double ended_at_ = std::numeric_limits<double>::infinity();
 };
 
 FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
@@ -314,7 +319,8 @@ void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter) const {
                                   " rounds at t = " + std::to_string(fmu.time()));
     info = fmu.new_discrete_states();
   }
-  if (info.terminateSimulation) throw asked_to_end(fmu.time());
+  // The state at this time stands (its outputs can still be read); the next step is refused.
+  if (info.terminateSimulation) ended_at_ = std::min(ended_at_, fmu.time());
   fmu.enter_continuous_time_mode();
   next_event_ = info.nextEventTimeDefined ? info.nextEventTime : no_time_event;
 }
@@ -336,6 +342,7 @@ void FmuModel::set_point(double t, VectorView x) const {
 void FmuModel::derivative(double t, VectorView x, VectorView u, VectorOut dx) const {
   if (co_simulation())
     throw ModelError("fmu", where_ + " steps itself (co-simulation): it has no derivatives");
+  refuse_after_end(t);
   calling([&] {
     set_point(t, x);
     inputs_.write(*instance_, in_span(u));
@@ -395,32 +402,39 @@ void FmuModel::on_crossing(std::size_t, double t, VectorOut x) const {
 }
 
 // A co-simulation FMU that wants to end the simulation refuses the step (fmi2Discard) and
-// says fmi2Terminated.
+// says fmi2Terminated; fmi2LastSuccessfulTime says whether it completed the step first.
 void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
   if (!co_simulation()) return Model::step(t, h, u, x);
+  refuse_after_end(t);
   calling([&] {
     inputs_.write(*instance_, in_span(u));
     try {
       instance_->do_step(t, h);
     } catch (const fmu::FmuCallError& e) {
-      fmi2Boolean terminated = fmi2False;
-      fmi2GetBooleanStatusTYPE* status = instance_->library().fn().get_boolean_status;
-      if (e.status() == fmi2Discard && status &&
-          status(instance_->component(), fmi2Terminated, &terminated) == fmi2OK && terminated)
-        throw asked_to_end(t + h);
-      throw;
+      const std::optional<double> ended =
+          e.status() == fmi2Discard ? instance_->ended_at() : std::nullopt;
+      if (!ended) throw;
+      const double end = t + h;
+      if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
+      ended_at_ = end;
     }
     outputs_.read(*instance_, out_span(x));
   });
 }
 
+void FmuModel::refuse_after_end(double t) const {
+  if (t >= ended_at_) throw asked_to_end(ended_at_);
+}
+
 // kausal runs every partition to the scenario's end; an FMU that ends earlier ends the run
-// there, its committed steps kept.
+// there, its committed steps kept (the step that reached its end among them).
 ModelError FmuModel::asked_to_end(double t) const {
-  return ModelError("fmu", where_ +
-                               ": the FMU asked to end the simulation by t = " + std::to_string(t) +
+  char at[32];
+  std::snprintf(at, sizeof at, "%.17g", t);
+  return ModelError("fmu", where_ + ": the FMU ended the simulation at t = " + at +
                                " (terminateSimulation); kausal runs every partition to the "
-                               "scenario's t_end: set run.t_end at or before that time");
+                               "scenario's t_end: set run.t_end at or before " +
+                               at);
 }
 
 // The next time event (8 bytes) and the FMU's serialized state.
@@ -446,6 +460,8 @@ void FmuModel::restore_internal(std::span<const std::uint8_t> bytes) const {
   for (int b = 0; b < 8; ++b) next |= std::uint64_t{bytes[static_cast<std::size_t>(b)]} << (8 * b);
   calling([&] { instance_->restore_state(bytes.subspan(8)); });
   next_event_ = std::bit_cast<double>(next);
+  // A state from before the FMU's end (a rollback, a located crossing's candidate step).
+  ended_at_ = std::numeric_limits<double>::infinity();
 }
 
 void FmuModel::check_restore() {

@@ -378,13 +378,12 @@ TEST(FmuPartitions, AnFmuErrorFailsTheRunWithTheFmusOwnWords) {
   EXPECT_EQ(o.result.steps, 499u);
 }
 
-// An FMU that asks to end the simulation ends the run there, with what it committed.
-TEST(FmuPartitions, AnFmuThatAsksToEndTheSimulationEndsTheRunKeepingItsSteps) {
-  for (const bool co_simulation : {false, true}) {
-    SCOPED_TRACE(co_simulation ? "co-simulation" : "model exchange");
-    std::string text = R"(
-[run]
-t_end = 5.0
+// An FMU that asks to end the simulation (stop_at = 3: at its time event t = 2, after
+// completing the step or event there) ends the run there, with what it committed, the step
+// that reached t = 2 among it; a run to t_end = 2 is whole, its last row at t = 2, under
+// every method.
+std::string stair_until(double t_end, bool co_simulation) {
+  std::string text = "[run]\nt_end = " + std::to_string(t_end) + R"(
 output_interval = 0.5
 [[subsystem]]
 name = "stair"
@@ -392,16 +391,44 @@ model = "fmu"
 fmu = "@stair_integral@"
 parameters = { stop_at = 3 }
 )";
-    text += co_simulation ? "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\nh = 0.1\n"
-                          : "integrator = \"euler\"\nh = 0.1\n";
-    const Outcome o = sequential(scenario(text));
+  text += co_simulation ? "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\nh = 0.1\n"
+                        : "integrator = \"euler\"\nh = 0.1\n";
+  return text;
+}
+
+TEST(FmuPartitions, AnFmuThatAsksToEndTheSimulationEndsTheRunKeepingItsSteps) {
+  for (const bool co_simulation : {false, true}) {
+    SCOPED_TRACE(co_simulation ? "co-simulation" : "model exchange");
+    const Outcome o = sequential(scenario(stair_until(5.0, co_simulation)));
     EXPECT_EQ(o.result.status, RunStatus::failed);
-    EXPECT_NE(o.result.error.find("subsystem 'stair' (stair_integral.fmu): the FMU asked to end "
-                                  "the simulation by t = 2"),
+    EXPECT_NE(o.result.error.find("subsystem 'stair' (stair_integral.fmu): the FMU ended the "
+                                  "simulation at t = 2 (terminateSimulation)"),
               std::string::npos)
         << o.result.error;
-    EXPECT_NE(o.result.error.find("set run.t_end at or before that time"), std::string::npos);
-    EXPECT_GE(o.result.steps, 19u);  // up to t = 1.9 at least
+    EXPECT_NE(o.result.error.find("set run.t_end at or before 2"), std::string::npos);
+    EXPECT_EQ(o.result.steps, 20u);  // up to t = 2, the step that reached it included
+    ASSERT_FALSE(o.rows.empty());
+    EXPECT_NEAR(o.rows.back()[0], 2.0, 1e-12);
+  }
+}
+
+TEST(FmuPartitions, ARunThatEndsWhereTheFmuEndsTheSimulationIsWholeUnderEveryMethod) {
+  for (const bool co_simulation : {false, true}) {
+    SCOPED_TRACE(co_simulation ? "co-simulation" : "model exchange");
+    const PartitionedScenario s = scenario(stair_until(2.0, co_simulation));
+    const Outcome seq = sequential(s);
+    ASSERT_TRUE(seq.result.completed()) << seq.result.error;
+    ASSERT_FALSE(seq.rows.empty());
+    EXPECT_NEAR(seq.rows.back()[0], 2.0, 1e-12);
+    // der(area) = 1 on [0, 1), 2 on [1, 2): area(2) = 3.
+    EXPECT_NEAR(seq.rows.back()[1], 3.0, 1e-9);
+    for (const bool speculate : {false, true}) {
+      PartitionedMode mode;
+      mode.speculate = speculate;
+      const Outcome o = distributed(s, mode);
+      ASSERT_TRUE(o.result.completed()) << o.result.error;
+      EXPECT_EQ(o.result.trajectory_sha256, seq.result.trajectory_sha256);
+    }
   }
 }
 
