@@ -90,6 +90,13 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
               << yes_no(i.can_handle_variable_communication_step_size) << "\n";
 }
 
+// A number as the description gives it, shortest first (1, 0.5, 1e-06).
+std::string number_text(double x) {
+  std::ostringstream text;
+  text << x;
+  return text.str();
+}
+
 // `kausal models FILE.fmu`: what a scenario can do with the FMU, from its description.
 int fmu_models_command(const std::string& file) {
   const fmu::ModelDescription md = fmu::read_model_description(file);
@@ -107,13 +114,23 @@ int fmu_models_command(const std::string& file) {
          << fmu::to_string(v.causality) << ", " << fmu::to_string(v.type);
     if (v.start) line << ", start " << *v.start;
     if (!v.unit.empty()) line << " " << v.unit;
+    if (v.min || v.max)
+      line << ", in [" << (v.min ? number_text(*v.min) : "-inf") << ", "
+           << (v.max ? number_text(*v.max) : "inf") << "]";
     if (!v.description.empty()) line << " — " << v.description;
     std::cout << line.str() << "\n";
   }
   const auto& e = md.default_experiment;
-  if (e.stop_time || e.step_size)
-    std::cout << "  default experiment: stop " << e.stop_time.value_or(0) << " s, step "
-              << e.step_size.value_or(0) << " s\n";
+  // Only what the FMU gives (a missing step is not a step of 0 s).
+  std::vector<std::string> given;
+  if (e.stop_time) given.push_back("stop " + number_text(*e.stop_time) + " s");
+  if (e.step_size) given.push_back("step " + number_text(*e.step_size) + " s");
+  if (e.tolerance) given.push_back("tolerance " + number_text(*e.tolerance));
+  if (!given.empty()) {
+    std::cout << "  default experiment:";
+    for (std::size_t k = 0; k < given.size(); ++k) std::cout << (k ? ", " : " ") << given[k];
+    std::cout << "\n";
+  }
   return 0;
 }
 

@@ -279,9 +279,13 @@ class Reader {
     } catch (const InputError& e) {
       r.fail("fmu", e.what());
     }
+    // A value outside the range the FMU declares is refused unless the scenario says the FMU
+    // wants it (check_ranges = false).
+    const bool ranges = r.flag("check_ranges").value_or(true);
     auto check = [&](const char* key, const Parameters& values) {
-      for (const auto& value : values) {
-        const std::string problem = start_value_problem(md, value.first);
+      for (const auto& [name, value] : values) {
+        std::string problem = start_value_problem(md, name);
+        if (problem.empty() && ranges) problem = range_problem(md, name, value);
         if (!problem.empty()) r.fail(key, problem + " (" + path.filename().string() + ")");
       }
     };

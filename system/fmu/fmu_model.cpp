@@ -598,6 +598,20 @@ std::string start_value_problem(const fmu::ModelDescription& md, const std::stri
          ") is calculated by the FMU: it takes no start value";
 }
 
+std::string range_problem(const fmu::ModelDescription& md, const std::string& name, double value) {
+  const fmu::Variable* v = md.find(name);
+  if (!v || ((!v->min || value >= *v->min) && (!v->max || value <= *v->max))) return {};
+  const auto number = [](double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    return std::string(text);
+  };
+  return "'" + name + "' = " + number(value) + " is outside the range the FMU declares for it, [" +
+         (v->min ? number(*v->min) : "-inf") + ", " + (v->max ? number(*v->max) : "inf") +
+         "] (modelDescription.xml line " + std::to_string(v->line) +
+         "; check_ranges = false gives it anyway)";
+}
+
 std::unique_ptr<Model> make_fmu_model(const std::string& component, const MemberRecipe& member) {
   if (member.fmu.archive.empty())
     throw ModelError(component, "subsystem '" + member.name + "': model \"fmu\" needs an fmu file");

@@ -38,6 +38,8 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind);
 // Why `name` cannot be given a start value, or empty if it can: it must be a variable that
 // is not a string, not a constant, and a parameter, an input, or have initial exact/approx.
 std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name);
+// Why `value` does not fit the range (min, max) `name` declares, or empty if it does.
+std::string range_problem(const fmu::ModelDescription& md, const std::string& name, double value);
 
 // Unpacks member.fmu.archive, loads its binary, instantiates and initialises it with the
 // member's start values, and checks that its state can be saved and restored. ModelError

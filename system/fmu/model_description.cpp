@@ -236,13 +236,44 @@ void read_default_experiment(Reader& r, const pugi::xml_node& e, DefaultExperime
   if (d.step_size && !(*d.step_size > 0)) r.fail(e, "stepSize of " + what + " must be > 0");
 }
 
-// SimpleType name -> its Real unit, for variables that declare a type instead of a unit.
-std::unordered_map<std::string_view, std::string_view> declared_units(const pugi::xml_node& defs) {
-  std::unordered_map<std::string_view, std::string_view> units;
-  for (const pugi::xml_node& t : defs.children("SimpleType"))
-    if (const pugi::xml_node real = t.child("Real"); real && real.attribute("unit"))
-      units.emplace(t.attribute("name").value(), real.attribute("unit").value());
-  return units;
+// What a <SimpleType> gives the variables that declare it: a Real's unit, a Real's,
+// Integer's or Enumeration's range.
+struct DeclaredType {
+  std::string_view unit;
+  std::optional<double> min, max;
+};
+using DeclaredTypes = std::unordered_map<std::string_view, DeclaredType>;
+
+// The min= and max= of a type element (a variable's or a SimpleType's), as numbers; a range
+// whose min is above its max is refused.
+void read_range(Reader& r, const pugi::xml_node& e, ValueType type, const std::string& what,
+                std::optional<double>& min, std::optional<double>& max) {
+  const auto bound = [&](const char* attr) -> std::optional<double> {
+    if (type == ValueType::real) return r.real(e, attr, what);
+    if (auto v = r.integer(e, attr, what, INT_MIN, INT_MAX)) return static_cast<double>(*v);
+    return std::nullopt;
+  };
+  if (type != ValueType::real && type != ValueType::integer && type != ValueType::enumeration)
+    return;
+  if (auto v = bound("min")) min = v;
+  if (auto v = bound("max")) max = v;
+  if (min && max && *min > *max) r.fail(e, "min of " + what + " is above its max");
+}
+
+DeclaredTypes declared_types(Reader& r, const pugi::xml_node& defs) {
+  DeclaredTypes types;
+  for (const pugi::xml_node& t : defs.children("SimpleType")) {
+    const std::string what = "type '" + std::string(t.attribute("name").value()) + "'";
+    for (const pugi::xml_node& e : t.children()) {
+      const auto type = type_elements.find(e.name());
+      if (!type) continue;
+      DeclaredType d;
+      if (*type == ValueType::real) d.unit = e.attribute("unit").value();
+      read_range(r, e, *type, what, d.min, d.max);
+      types.emplace(t.attribute("name").value(), d);
+    }
+  }
+  return types;
 }
 
 pugi::xml_node type_element(Reader& r, const pugi::xml_node& sv, const std::string& what,
@@ -288,8 +319,7 @@ struct PendingDerivative {
   int line;
 };
 
-Variable read_variable(Reader& r, const pugi::xml_node& sv,
-                       const std::unordered_map<std::string_view, std::string_view>& units,
+Variable read_variable(Reader& r, const pugi::xml_node& sv, const DeclaredTypes& types,
                        std::vector<PendingDerivative>& derivatives, std::size_t index) {
   Variable v;
   v.line = r.line(sv);
@@ -307,24 +337,25 @@ Variable read_variable(Reader& r, const pugi::xml_node& sv,
   v.description = sv.attribute("description").value();
   const pugi::xml_node t = type_element(r, sv, what, v.type);
   read_start(r, t, what, v);
+  const auto declared = types.find(t.attribute("declaredType").value());
+  if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
+  read_range(r, t, v.type, what, v.min, v.max);
   if (v.type != ValueType::real) return v;
   v.unit = t.attribute("unit").value();
-  if (v.unit.empty())
-    if (auto it = units.find(t.attribute("declaredType").value()); it != units.end())
-      v.unit = it->second;
+  if (v.unit.empty() && declared != types.end()) v.unit = declared->second.unit;
   if (auto d = r.integer(t, "derivative", what, LLONG_MIN, LLONG_MAX))
     derivatives.push_back({index, *d, r.line(t)});
   return v;
 }
 
 void read_variables(Reader& r, const pugi::xml_node& root, ModelDescription& md) {
-  const auto units = declared_units(root.child("TypeDefinitions"));
+  const DeclaredTypes types = declared_types(r, root.child("TypeDefinitions"));
   std::unordered_map<std::string_view, std::size_t> by_name;
   std::vector<PendingDerivative> derivatives;
   for (const pugi::xml_node& sv : root.child("ModelVariables").children("ScalarVariable")) {
     if (md.variables.size() == max_variables)
       r.fail(sv, "more than " + std::to_string(max_variables) + " variables");
-    md.variables.push_back(read_variable(r, sv, units, derivatives, md.variables.size()));
+    md.variables.push_back(read_variable(r, sv, types, derivatives, md.variables.size()));
     const auto [it, fresh] = by_name.emplace(sv.attribute("name").value(), md.variables.size() - 1);
     if (!fresh)
       r.fail(sv, quoted(md.variables.back().name) + " is declared twice (first on line " +

@@ -32,7 +32,19 @@ TEST(FmuCli, ModelsDescribesAnFmuAndRefusesWhatIsNotOne) {
       << out;
   EXPECT_NE(out.find("states   h, v"), std::string::npos) << out;
   EXPECT_NE(out.find("rollback (get, set and serialize FMU state): yes"), std::string::npos);
-  EXPECT_NE(out.find("e             parameter, Real, start 0.7"), std::string::npos) << out;
+  EXPECT_NE(out.find("e             parameter, Real, start 0.7, in [0, 1]"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("v_min         parameter, Real, start 0.1, in [0, inf]"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("default experiment: stop 3 s, step 0.01 s, tolerance 1e-06"),
+            std::string::npos)
+      << out;
+  // An FMU that gives no step is not said to have one of 0 s.
+  KausalProcess no_step({"models", kFmus + "feedthrough.fmu"}, dir.path());
+  ASSERT_EQ(no_step.wait(std::chrono::seconds(20)).value_or(-1), 0) << no_step.err();
+  EXPECT_NE(no_step.out().find("default experiment: stop 1 s, tolerance 1e-06\n"),
+            std::string::npos)
+      << no_step.out();
   KausalProcess no_state({"models", kFmus + "van_der_pol_no_state.fmu"}, dir.path());
   ASSERT_EQ(no_state.wait(std::chrono::seconds(20)).value_or(-1), 0);
   EXPECT_NE(no_state.out().find("rollback (get, set and serialize FMU state): no — conservative "

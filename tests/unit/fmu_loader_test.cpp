@@ -290,6 +290,41 @@ TEST(FmuModelDescription, RefusesBadNumbersAndKeywords) {
                "numberOfEventIndicators of fmiModelDescription is not an integer in [0, 1000000]");
 }
 
+// min= and max= of a variable, or of the SimpleType it declares (its own win), for Real,
+// Integer and Enumeration; a range upside down is refused with its line.
+TEST(FmuModelDescription, ReadsRangesFromTheVariableOrItsDeclaredType) {
+  std::string xml =
+      with(R"(<SimpleType name="Position"><Real unit="m"/></SimpleType>)",
+           R"(<SimpleType name="Position"><Real unit="m" min="-3" max="3"/></SimpleType>
+    <SimpleType name="Count"><Integer min="1" max="9"/></SimpleType>)");
+  xml.replace(xml.find(R"(<Real start="2" declaredType="Position"/>)"), 41,
+              R"(<Real start="2" declaredType="Position" max="2.5"/>)");
+  xml.replace(xml.find(R"(<Real start="1.5"/>)"), 19, R"(<Real start="1.5" min="0"/>)");
+  xml.replace(xml.find(R"(<Integer start="3"/>)"), 20,
+              R"(<Integer start="3" declaredType="Count"/>)");
+  const ModelDescription md = parse_model_description(xml, file);
+  const Variable& x0 = *md.find("x0");
+  EXPECT_EQ(x0.min, -3.0);
+  EXPECT_EQ(x0.max, 2.5);
+  EXPECT_EQ(x0.unit, "m");
+  EXPECT_EQ(md.find("mu")->min, 0.0);
+  EXPECT_FALSE(md.find("mu")->max);
+  EXPECT_EQ(md.find("n")->min, 1.0);
+  EXPECT_EQ(md.find("n")->max, 9.0);
+  EXPECT_FALSE(md.find("x1")->min);
+  EXPECT_FALSE(md.find("on")->min);
+
+  const int mu = line_of(valid_xml, "name=\"mu\"");
+  expect_error(with(R"(<Real start="1.5"/>)", R"(<Real start="1.5" min="2" max="1"/>)"), mu + 1,
+               "min of variable 'mu' is above its max");
+  expect_error(with(R"(<Real start="1.5"/>)", R"(<Real start="1.5" max="big"/>)"), mu + 1,
+               "max of variable 'mu' is not a finite number: 'big'");
+  expect_error(with(R"(<Integer start="3"/>)", R"(<Integer start="3" min="0.5"/>)"),
+               line_of(valid_xml, "<Integer start"), "min of variable 'n' is not an integer");
+  expect_error(with(R"(<Real unit="m"/>)", R"(<Real unit="m" min="1" max="0"/>)"),
+               line_of(valid_xml, "<SimpleType"), "min of type 'Position' is above its max");
+}
+
 TEST(FmuModelDescription, RefusesIndicesOutOfRange) {
   const int der_x0 = line_of(valid_xml, "<Real derivative=\"2\"");
   expect_error(with(R"(derivative="2")", R"(derivative="10")"), der_x0,
@@ -359,8 +394,7 @@ void write_zip(const std::filesystem::path& path, const std::vector<ZipEntry>& e
     // Nothing to compress: stored, so that an archive of ten thousand empty entries does not
     // set up a compressor for each (under ASan, 11 s of mapping and unmapping its memory).
     if (e.data.empty()) {
-      ASSERT_EQ(zip_set_file_compression(z, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0),
-                0);
+      ASSERT_EQ(zip_set_file_compression(z, static_cast<zip_uint64_t>(index), ZIP_CM_STORE, 0), 0);
     }
     if (e.symlink) {
       ASSERT_EQ(zip_file_set_external_attributes(z, static_cast<zip_uint64_t>(index), 0,

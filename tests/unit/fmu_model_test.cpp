@@ -436,6 +436,58 @@ std::string scenario_error(const std::string& text) {
   return error_of([&] { plan_partitions(scenario(text), {}); });
 }
 
+// A value outside the range the FMU declares (its own min/max or its type's) is refused at
+// the scenario's line with the variable and its range, unless check_ranges = false.
+TEST(FmuPartitions, AValueOutsideTheDeclaredRangeIsRefusedUnlessTheScenarioAllowsIt) {
+  const auto ball = [](const std::string& more) {
+    return "[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\nname = \"ball\"\n"
+           "model = \"fmu\"\nfmu = \"@bouncing_ball@\"\nintegrator = \"rk4\"\nh = 0.01\n" +
+           more + "\n";
+  };
+  const std::string e = scenario_error(ball("parameters = { e = 5 }"));
+  EXPECT_NE(e.find("fmu-test.toml:10"), std::string::npos) << e;
+  EXPECT_NE(e.find("'e' = 5 is outside the range the FMU declares for it, [0, 1]"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("check_ranges = false"), std::string::npos) << e;
+  // From the variable's declared type (Speed: min 0, no max).
+  EXPECT_NE(scenario_error(ball("parameters = { v_min = -1 }"))
+                .find("'v_min' = -1 is outside the range the FMU declares for it, [0, inf]"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(ball("start = { e = -0.5 }")).find("[0, 1]"), std::string::npos);
+  // An Integer's.
+  EXPECT_NE(scenario_error(R"(
+[run]
+t_end = 1.0
+output_interval = 0.5
+[[subsystem]]
+name = "stair"
+model = "fmu"
+fmu = "@stair_integral@"
+integrator = "euler"
+h = 0.1
+parameters = { stop_at = -2 }
+)")
+                .find("'stop_at' = -2 is outside"),
+            std::string::npos);
+  // Inside the range, and outside it when the scenario says the FMU wants it: the ball gains
+  // height at every bounce with e = 1.2.
+  EXPECT_EQ(scenario_error(ball("parameters = { e = 1 }")), "no error");
+  const Outcome o = sequential(scenario(ball("parameters = { e = 1.2 }\ncheck_ranges = false")));
+  ASSERT_TRUE(o.result.completed()) << o.result.error;
+  double highest_after_bounce = 0;
+  for (const auto& row : o.rows)
+    if (row[0] > 0.5) highest_after_bounce = std::max(highest_after_bounce, row[1]);
+  EXPECT_GT(highest_after_bounce, 0.0);
+  // A subsystem that is not an FMU has no such field.
+  EXPECT_NE(scenario_error("[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\n"
+                           "name = \"m\"\nmodel = \"water_tank\"\nintegrator = \"rk4\"\n"
+                           "parameters = { area = 1.0, orifice = 0.01 }\n"
+                           "h = 0.01\ncheck_ranges = false\n")
+                .find("check_ranges"),
+            std::string::npos);
+}
+
 std::string vdp_with(const std::string& fmu, const std::string& more = "") {
   std::string text = kVanDerPol;
   text.replace(text.find("@van_der_pol@"), 13, "@" + fmu + "@");
