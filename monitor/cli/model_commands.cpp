@@ -61,10 +61,15 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   std::cout << "  " << fmu::to_string(kind) << " (" << i.model_identifier << ", kind = \""
             << (kind == fmu::FmuKind::co_simulation ? "co-simulation" : "model-exchange")
             << "\"):\n";
+  bool stateless = false;
   try {
     const FmuPorts ports = fmu_ports(md, kind);
-    std::cout << "    states   " << joined(ports.signature.states) << "\n    inputs   "
-              << joined(ports.signature.inputs) << "\n    outputs  "
+    stateless = kind == fmu::FmuKind::model_exchange && ports.steps_itself;
+    std::cout << "    states   " << joined(ports.signature.states)
+              << (stateless ? " (its outputs: no continuous states; it steps from event to "
+                              "event, integrator = \"co-simulation\")"
+                            : "")
+              << "\n    inputs   " << joined(ports.signature.inputs) << "\n    outputs  "
               << joined(ports.signature.outputs) << "\n";
   } catch (const InputError& e) {
     std::cout << "    not importable: " << e.what() << "\n";
@@ -75,7 +80,9 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
                     ? ""
                     : " — conservative and sequential only")
             << "\n";
-  if (kind == fmu::FmuKind::model_exchange)
+  if (stateless)
+    std::cout << "    event indicators: " << md.event_indicators << "\n";
+  else if (kind == fmu::FmuKind::model_exchange)
     std::cout << "    Jacobian: "
               << (i.provides_directional_derivative ? "directional derivatives"
                                                     : "finite differences")

@@ -274,8 +274,10 @@ class Reader {
       kind = fmu::FmuKind::co_simulation;
     }
     try {
-      sub.signature = fmu_ports(md, kind).signature;
-      if (kind == fmu::FmuKind::model_exchange) sub.indicators = md.event_indicators;
+      const FmuPorts ports = fmu_ports(md, kind);
+      sub.signature = ports.signature;
+      sub.steps_itself = ports.steps_itself;
+      if (!ports.steps_itself) sub.indicators = md.event_indicators;
     } catch (const InputError& e) {
       r.fail("fmu", e.what());
     }
@@ -295,7 +297,6 @@ class Reader {
     sub.parameters.insert(sub.parameters.end(), starts.begin(), starts.end());
     sub.fmu = {std::filesystem::absolute(path).lexically_normal().string(),
                kind == fmu::FmuKind::co_simulation, ""};
-    sub.steps_itself = sub.fmu.co_simulation;
   }
 
   // A model that steps itself (a co-simulation FMU, a sampled controller) is alone in its
@@ -303,9 +304,17 @@ class Reader {
   void check_co_simulation() const {
     for (std::size_t p = 0; p < drafts_.size(); ++p) {
       const PartitionSpec& spec = drafts_[p].spec;
-      std::string itself;
-      for (std::size_t m : spec.members)
-        if (s_.subsystems[m].steps_itself) itself = s_.subsystems[m].name;
+      std::string itself, hint;
+      for (std::size_t m : spec.members) {
+        const SubsystemSpec& sub = s_.subsystems[m];
+        if (!sub.steps_itself) continue;
+        itself = sub.name;
+        if (sub.model == "fmu")
+          hint = sub.fmu.co_simulation
+                     ? " (an FMU may also take kind = \"model-exchange\")"
+                     : " (a model-exchange FMU without continuous states steps from event to "
+                       "event)";
+      }
       const bool stepped = spec.method == OdeMethod::co_simulation;
       const auto line = static_cast<std::uint32_t>(drafts_[p].line);
       if (!itself.empty() && spec.members.size() > 1)
@@ -313,8 +322,7 @@ class Reader {
                                "' steps itself and must be alone in its partition");
       if (!itself.empty() && !stepped)
         fail_at_line(line, "partition '" + spec.name + "': subsystem '" + itself +
-                               "' steps itself: set integrator = \"co-simulation\" (an FMU may "
-                               "also take kind = \"model-exchange\")");
+                               "' steps itself: set integrator = \"co-simulation\"" + hint);
       if (itself.empty() && stepped)
         fail_at_line(line, "partition '" + spec.name +
                                "': integrator \"co-simulation\" steps a model that steps itself "

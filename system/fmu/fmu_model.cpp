@@ -182,7 +182,7 @@ class FmuModel final : public Model {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J) const override;
   // Model exchange: the FMU's indicators, then one for its next time event.
   std::size_t indicator_count() const override {
-    return co_simulation() ? 0 : md_.event_indicators + 1;
+    return ports_.steps_itself ? 0 : md_.event_indicators + 1;
   }
   void indicators(double t, VectorView x, VectorView u, VectorOut g) const override;
   void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
@@ -190,7 +190,7 @@ class FmuModel final : public Model {
   std::string unrestorable_reason() const override { return unrestorable_; }
   Bytes save_internal() const override;
   void restore_internal(std::span<const std::uint8_t> bytes) const override;
-  bool steps_itself() const override { return co_simulation(); }
+  bool steps_itself() const override { return ports_.steps_itself; }
   void step(double t, double h, VectorView u, VectorOut x) const override;
 
  private:
@@ -200,6 +200,8 @@ class FmuModel final : public Model {
   void initialise(fmu::FmuInstance& fmu) const;
   void event_iteration(fmu::FmuInstance& fmu, bool enter) const;
   void set_point(double t, VectorView x) const;
+  void step_co_simulation(double t, double h, VectorView u, VectorOut x) const;
+  void step_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
   ModelError asked_to_end(double t) const;
   void refuse_after_end(double t) const;
   // Can its state be saved and restored? Checked on an instance of its own (a failed check
@@ -260,13 +262,13 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
   for (std::size_t s : ports_.states) state_refs_.push_back(md_.variables[s].value_reference);
   for (std::size_t d : ports_.derivatives)
     derivative_refs_.push_back(md_.variables[d].value_reference);
-  directional_ = !co_simulation() && interface_->provides_directional_derivative;
+  directional_ = !ports_.steps_itself && interface_->provides_directional_derivative;
   try {
     check_restore();
     instance_ = instantiate(component + "." + member.name);
     initialise(*instance_);
     x0_.resize(static_cast<Eigen::Index>(ports_.signature.states.size()));
-    if (co_simulation())
+    if (ports_.steps_itself)
       outputs_.read(*instance_, out_span(x0_));
     else
       instance_->get_continuous_states(out_span(x0_));
@@ -340,8 +342,7 @@ void FmuModel::set_point(double t, VectorView x) const {
 }
 
 void FmuModel::derivative(double t, VectorView x, VectorView u, VectorOut dx) const {
-  if (co_simulation())
-    throw ModelError("fmu", where_ + " steps itself (co-simulation): it has no derivatives");
+  if (ports_.steps_itself) throw ModelError("fmu", where_ + " steps itself: it has no derivatives");
   refuse_after_end(t);
   calling([&] {
     set_point(t, x);
@@ -351,7 +352,7 @@ void FmuModel::derivative(double t, VectorView x, VectorView u, VectorOut dx) co
 }
 
 void FmuModel::output(double t, VectorView x, VectorOut y) const {
-  if (co_simulation()) {
+  if (ports_.steps_itself) {
     y = x;  // its state is its outputs
     return;
   }
@@ -379,7 +380,7 @@ void FmuModel::jacobian(double t, VectorView x, VectorView u, MatrixOut J) const
 }
 
 void FmuModel::indicators(double t, VectorView x, VectorView u, VectorOut g) const {
-  if (co_simulation()) return;
+  if (ports_.steps_itself) return;
   calling([&] {
     set_point(t, x);
     inputs_.write(*instance_, in_span(u));
@@ -401,25 +402,73 @@ void FmuModel::on_crossing(std::size_t, double t, VectorOut x) const {
   });
 }
 
-// A co-simulation FMU that wants to end the simulation refuses the step (fmi2Discard) and
-// says fmi2Terminated; fmi2LastSuccessfulTime says whether it completed the step first.
 void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
-  if (!co_simulation()) return Model::step(t, h, u, x);
+  if (!ports_.steps_itself) return Model::step(t, h, u, x);
   refuse_after_end(t);
   calling([&] {
-    inputs_.write(*instance_, in_span(u));
-    try {
-      instance_->do_step(t, h);
-    } catch (const fmu::FmuCallError& e) {
-      const std::optional<double> ended =
-          e.status() == fmi2Discard ? instance_->ended_at() : std::nullopt;
-      if (!ended) throw;
-      const double end = t + h;
-      if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
-      ended_at_ = end;
-    }
+    if (co_simulation())
+      step_co_simulation(t, h, u, x);
+    else
+      step_events(*instance_, t, h, u);
     outputs_.read(*instance_, out_span(x));
   });
+}
+
+// A co-simulation FMU that wants to end the simulation refuses the step (fmi2Discard) and
+// says fmi2Terminated; fmi2LastSuccessfulTime says whether it completed the step first.
+void FmuModel::step_co_simulation(double t, double h, VectorView u, VectorOut) const {
+  inputs_.write(*instance_, in_span(u));
+  try {
+    instance_->do_step(t, h);
+  } catch (const fmu::FmuCallError& e) {
+    const std::optional<double> ended =
+        e.status() == fmi2Discard ? instance_->ended_at() : std::nullopt;
+    if (!ended) throw;
+    const double end = t + h;
+    if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
+    ended_at_ = end;
+  }
+}
+
+// A model-exchange FMU without continuous states from t to t + h: its inputs take effect at
+// t (an event iteration, so that discrete inputs may change its discrete states), then every
+// time event due by t + h at its own time, one at t + h included (as a co-simulation FMU's
+// step does it: the outputs at t + h are those after it), and a state event at t + h when
+// an indicator changed sign over the step.
+void FmuModel::step_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const {
+  const double end = t + h;
+  fmu.set_time(t);
+  if (!ports_.inputs.empty()) {
+    fmu.enter_event_mode();
+    inputs_.write(fmu, in_span(u));
+    event_iteration(fmu, false);
+  }
+  std::vector<double> before(md_.event_indicators);
+  if (!before.empty()) fmu.get_event_indicators(before);
+  // An event a rounding error past the step's end is at its end.
+  const double reach = end + 1e-12 * (1.0 + std::abs(end));
+  while (next_event_ <= reach && ended_at_ > end) {
+    const double at = std::clamp(next_event_, t, end);
+    fmu.set_time(at);
+    event_iteration(fmu, true);
+    if (next_event_ <= at)
+      throw ModelError("fmu", where_ + ": after its time event at t = " + std::to_string(at) +
+                                  " the next one is not later (" + std::to_string(next_event_) +
+                                  ")");
+  }
+  if (ended_at_ < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(ended_at_);
+  fmu.set_time(end);
+  // Its state events (indicators of time and inputs) at the step's end, as a model with
+  // continuous states has them (docs/model.md §2).
+  if (!before.empty() && ended_at_ > end) {
+    std::vector<double> after(before.size());
+    fmu.get_event_indicators(after);
+    for (std::size_t k = 0; k < before.size(); ++k)
+      if ((before[k] > 0) != (after[k] > 0)) {
+        event_iteration(fmu, true);
+        break;
+      }
+  }
 }
 
 void FmuModel::refuse_after_end(double t) const {
@@ -493,20 +542,30 @@ void FmuModel::check_restore() {
   std::cerr << unrestorable_ << "\n";
 }
 
-// Co-simulation: step, save, step, restore, the same step again: the outputs must come out
-// with the same bits. Model exchange: move time and state on, save, move on again, restore:
+// A model that steps itself (co-simulation, or model exchange without continuous states):
+// step, save, step, restore, the same step again: the outputs must come out with the same
+// bits. Model exchange: move time and state on, save, move on again, restore:
 // the continuous states must be the saved ones.
 std::string FmuModel::restore_problem(fmu::FmuInstance& fmu) const {
   const std::size_t n = ports_.signature.states.size();
   std::vector<double> first(n), again(n);
-  if (co_simulation()) {
+  if (ports_.steps_itself) {
     const double h = md_.default_experiment.step_size.value_or(1e-3);
-    fmu.do_step(0.0, h);
+    const Vector none = Vector::Zero(static_cast<Eigen::Index>(ports_.inputs.size()));
+    const auto step = [&](double t) {
+      if (co_simulation())
+        fmu.do_step(t, h);
+      else
+        step_events(fmu, t, h, none);
+    };
+    step(0.0);
     const Bytes saved = fmu.save_state();
-    fmu.do_step(h, h);
+    const double next = next_event_;
+    step(h);
     outputs_.read(fmu, first);
     fmu.restore_state(saved);
-    fmu.do_step(h, h);
+    next_event_ = next;
+    step(h);
     outputs_.read(fmu, again);
   } else {
     fmu.get_continuous_states(first);
@@ -539,6 +598,11 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   p.kind = kind;
   md.interface_of(kind);  // InputError if the FMU lacks it
   const std::string where = md.file + ": ";
+  for (const fmu::Unknown& d : md.derivatives) {
+    p.derivatives.push_back(d.variable);
+    p.states.push_back(*md.variables[d.variable].derivative_of);
+  }
+  const bool continuous = kind == FmuKind::model_exchange && !p.states.empty();
   for (std::size_t k = 0; k < md.variables.size(); ++k) {
     const fmu::Variable& v = md.variables[k];
     if (v.causality != Causality::input && v.causality != Causality::output) continue;
@@ -547,8 +611,7 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
                        "' is a string " + fmu::to_string(v.causality) +
                        ": kausal couples numbers only");
     if (v.causality == Causality::input) {
-      if (kind == FmuKind::model_exchange &&
-          (v.type != ValueType::real || v.variability != Variability::continuous))
+      if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
         throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
                          "' is discrete: kausal sets model-exchange inputs in continuous time; "
                          "import the FMU as co-simulation (kind = \"co-simulation\")");
@@ -559,23 +622,19 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
       p.signature.outputs.push_back(v.name);
     }
   }
-  if (kind == FmuKind::co_simulation) {
+  if (!continuous) {
     if (p.outputs.empty())
       throw InputError(where +
-                       "a co-simulation FMU without outputs shows kausal nothing of "
-                       "its state: it needs at least one output");
+                       (kind == FmuKind::co_simulation
+                            ? "a co-simulation FMU"
+                            : "a model-exchange FMU without continuous states") +
+                       " without outputs shows kausal nothing of its state: it needs at least "
+                       "one output");
     p.signature.states = p.signature.outputs;
+    p.steps_itself = true;
     return p;
   }
-  for (const fmu::Unknown& d : md.derivatives) {
-    p.derivatives.push_back(d.variable);
-    p.states.push_back(*md.variables[d.variable].derivative_of);
-    p.signature.states.push_back(md.variables[p.states.back()].name);
-  }
-  if (p.states.empty())
-    throw InputError(where +
-                     "the model-exchange interface has no continuous states: import "
-                     "the FMU as co-simulation (kind = \"co-simulation\")");
+  for (std::size_t s : p.states) p.signature.states.push_back(md.variables[s].name);
   for (const fmu::Unknown& y : md.outputs)
     if (depends_on_an_input(md, y))
       throw InputError(where + "line " + std::to_string(y.line) + ": output '" +

@@ -21,18 +21,21 @@ struct FmuPorts {
   fmu::FmuKind kind = fmu::FmuKind::model_exchange;
   std::vector<std::size_t> states, derivatives;  // model exchange: in Derivatives order
   std::vector<std::size_t> inputs, outputs;
-  // Model exchange: the states, inputs and outputs by name. Co-simulation: x is what the FMU
-  // shows of its state, its outputs (so its states are named like its outputs).
+  // Model exchange: the states, inputs and outputs by name. A model that steps itself: x is
+  // what the FMU shows of its state, its outputs (so its states are named like its outputs).
   Signature signature;
+  // Co-simulation, and model exchange without continuous states (time events and discrete
+  // states only: kausal steps it from event to event).
+  bool steps_itself = false;
 };
 
 // The interface a scenario gets without naming one: model exchange if the FMU has it.
 fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md);
 
 // InputError "<file>: ..." for what kausal cannot import through that interface: no such
-// interface, a model-exchange FMU without continuous states, a discrete input or an output
-// that depends directly on an input (model exchange sets inputs in continuous time and
-// reads outputs from the state alone), a string port, a co-simulation FMU without outputs.
+// interface, a discrete input or an output that depends directly on an input (model exchange
+// with continuous states sets inputs in continuous time and reads outputs from the state
+// alone), a string port, an FMU that steps itself without outputs.
 FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind);
 
 // Why `name` cannot be given a start value, or empty if it can: it must be a variable that

@@ -292,6 +292,70 @@ to = "pass.u_int"
   EXPECT_EQ(distributed(s, {true, 0, 16}).result.trajectory_sha256, seq.result.trajectory_sha256);
 }
 
+// A model-exchange FMU without continuous states (a signal source with time events and a
+// state event of time) steps from event to event: its level rises at t = k·0.25, inside
+// steps of 0.1 and at their ends, exactly as its co-simulation interface does it; it drives an
+// integrator FMU in another partition; every method gives one digest, and the rollback check
+// passes.
+TEST(FmuPartitions, AModelExchangeFmuWithoutContinuousStatesStepsFromEventToEvent) {
+  const auto staircase = [](const std::string& kind) {
+    return scenario(R"(
+[run]
+t_end = 2.0
+hold = 0
+output_interval = 0.1
+[[subsystem]]
+name = "steps"
+model = "fmu"
+fmu = "@staircase@"
+kind = ")" + kind + R"("
+parameters = { period = 0.25, height = 0.5, switch_at = 0.65 }
+integrator = "co-simulation"
+h = 0.1
+[[subsystem]]
+name = "sum"
+model = "fmu"
+fmu = "@integrator@"
+integrator = "rk4"
+h = 0.01
+[[coupling]]
+from = "steps.signal"
+to = "sum.u"
+)");
+  };
+  const PartitionedScenario me = staircase("model-exchange");
+  const Outcome seq = sequential(me);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  // Rows: t, steps.signal, steps.level, steps.switched, sum.x. The level at t counts the
+  // events at or before t; the state event at 0.65 is taken at the end of its step, 0.7.
+  ASSERT_EQ(seq.rows.size(), 21u);
+  for (const auto& row : seq.rows) {
+    const double level = std::floor(row[0] / 0.25 + 1e-9);
+    EXPECT_EQ(row[2], level) << "t = " << row[0];
+    EXPECT_EQ(row[1], 0.5 * level) << "t = " << row[0];
+    EXPECT_EQ(row[3], row[0] > 0.65 ? 1.0 : 0.0) << "t = " << row[0];
+  }
+  // The integral of the signal as sampled every 0.1 s (held over each sample): 3.5 exactly
+  // for the staircase itself, within a sample's lag of it here.
+  EXPECT_NEAR(seq.rows.back()[4], 3.5, 0.5 * 0.1 * 8);
+  EXPECT_GT(seq.rows.back()[4], 3.0);
+  // The same FMU through its co-simulation interface: the same rows.
+  const Outcome cs = sequential(staircase("co-simulation"));
+  ASSERT_EQ(cs.result.status, RunStatus::completed) << cs.result.error;
+  EXPECT_EQ(cs.result.trajectory_sha256, seq.result.trajectory_sha256);
+  for (const bool speculate : {false, true}) {
+    for (const bool check : {false, true}) {
+      PartitionedMode mode;
+      mode.speculate = speculate;
+      mode.rollback_check = check;
+      const Outcome o = distributed(me, mode);
+      ASSERT_EQ(o.result.status, RunStatus::completed) << o.result.error;
+      EXPECT_EQ(o.result.trajectory_sha256, seq.result.trajectory_sha256)
+          << speculate << " " << check;
+    }
+  }
+}
+
 // A co-simulation FMU run ahead on a predicted input, refuted, rolled back through its saved
 // state and stepped again ends with the bits of one that knew the input from the start.
 TEST(FmuPartitions, ARefutedPredictionRollsACoSimulationFmuBackThroughItsSavedState) {
@@ -486,6 +550,20 @@ parameters = { stop_at = -2 }
                            "h = 0.01\ncheck_ranges = false\n")
                 .find("check_ranges"),
             std::string::npos);
+}
+
+TEST(FmuPartitions, AStatelessModelExchangeFmuIsSteppedAsOneThatStepsItself) {
+  const auto text = [](const std::string& integrator) {
+    return "[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\nname = \"steps\"\n"
+           "model = \"fmu\"\nfmu = \"@staircase@\"\nintegrator = \"" +
+           integrator + "\"\nh = 0.1\n";
+  };
+  const std::string e = scenario_error(text("rk4"));
+  EXPECT_NE(e.find("subsystem 'steps' steps itself: set integrator = \"co-simulation\" (a "
+                   "model-exchange FMU without continuous states steps from event to event)"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(scenario_error(text("co-simulation")), "no error");
 }
 
 std::string vdp_with(const std::string& fmu, const std::string& more = "") {
