@@ -767,7 +767,15 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
           {recipe.members.size(), position(sub.signature.inputs, input), value});
     FmuSource fmu = sub.fmu;
     fmu.unpack_root = s.fmu_unpack_root;
-    recipe.members.push_back({sub.name, sub.model, sub.parameters, fmu});
+    Parameters parameters = sub.parameters;
+    // An FMU starts with its constant inputs (its initial outputs, a co-simulation FMU's
+    // first row among them, may depend on them), unless the scenario gives it a start value.
+    if (sub.model == "fmu")
+      for (const auto& constant : sub.constant_inputs)
+        if (std::none_of(parameters.begin(), parameters.end(),
+                         [&](const auto& given) { return given.first == constant.first; }))
+          parameters.push_back(constant);
+    recipe.members.push_back({sub.name, sub.model, std::move(parameters), fmu});
   }
   for (const auto& c : s.couplings)
     if (local.count(c.from) && local.count(c.to))

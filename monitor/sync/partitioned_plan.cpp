@@ -103,10 +103,14 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
         model->internal_state() == InternalState::unrestorable
             ? "partition '" + spec.name + "': " + model->unrestorable_reason()
             : std::string();
-    if (!unrestorable.empty() && (mode.speculate || mode.rollback_check))
-      throw InputError(s.file + ": " + unrestorable + ". The " +
-                       (mode.speculate ? "optimistic method" : "rollback check") +
-                       " rolls partitions back: run it with --method conservative or sequential");
+    if (!unrestorable.empty() && mode.speculate)
+      throw InputError(s.file + ": " + unrestorable +
+                       ". The optimistic method rolls partitions back: run it with --method "
+                       "conservative or sequential");
+    if (!unrestorable.empty() && mode.rollback_check)
+      throw InputError(s.file + ": " + unrestorable +
+                       ". The rollback check rolls every step back to take it again: run it "
+                       "without --rollback-check");
     if (!unrestorable.empty() && s.master && s.master->iterations > 0)
       throw InputError(s.file + ": " + unrestorable +
                        ". The master's iterations roll partitions back: set [master] "

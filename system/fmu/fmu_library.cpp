@@ -13,12 +13,12 @@ namespace kausal::fmu {
 
 namespace {
 
-// The platforms an FMU ships binaries for (the directory names under binaries/), for the
-// message when linux64 is not among them.
-std::string platforms(const std::filesystem::path& unpacked) {
+// The names in a directory of the unpacked FMU, sorted, or "none" (the platforms under
+// binaries/, the files of one platform), for the message that a binary is missing.
+std::string listed(const std::filesystem::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(unpacked / "binaries", ec))
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     names.push_back(e.path().filename().string());
   if (names.empty()) return "none";
   std::sort(names.begin(), names.end());
@@ -136,9 +136,15 @@ FmuLibrary::FmuLibrary(const std::filesystem::path& unpacked, const ModelDescrip
   const std::string so_name = "binaries/linux64/" + interface_.model_identifier + ".so";
   binary_ = unpacked / "binaries" / "linux64" / (interface_.model_identifier + ".so");
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(binary_, ec))
+  if (!std::filesystem::is_regular_file(binary_, ec)) {
+    const auto linux64 = unpacked / "binaries" / "linux64";
+    if (std::filesystem::is_directory(linux64, ec))
+      throw InputError(fmu_name_ + ": binaries/linux64 has no " + interface_.model_identifier +
+                       ".so, the binary its modelIdentifier names (it has: " + listed(linux64) +
+                       ")");
     throw InputError(fmu_name_ + ": no linux64 binary: " + so_name +
-                     " (the FMU has: " + platforms(unpacked) + ")");
+                     " (the FMU has binaries for: " + listed(unpacked / "binaries") + ")");
+  }
   // RTLD_LOCAL: two FMUs may export the same fmi2 names; each handle must resolve its own.
   handle_ = dlopen(binary_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {

@@ -525,10 +525,12 @@ void FmuModel::check_restore() {
     internal_ = InternalState::restorable;
     return;
   }
+  // An FMU that cannot be instantiated or initialised (a wrong GUID, a failing start) says
+  // so as itself, not as a failed check of its state.
+  auto probe = instantiate(member_ + ".restore-check");
+  initialise(*probe);
   const std::string problem = [&] {
     try {
-      auto probe = instantiate(member_ + ".restore-check");
-      initialise(*probe);
       return restore_problem(*probe);
     } catch (const Error& e) {
       return std::string(e.what());

@@ -4,8 +4,16 @@
  *   FMU_GUID, FMU_IDENTIFIER          the model's GUID and modelIdentifier (string literals)
  *   FMU_FRAME_NO_STATE                get/set/serialize FMU state return fmi2Error
  *   FMU_FRAME_BAD_SET_STATE           fmi2SetFMUstate returns fmi2OK and restores nothing
- *   FMU_FRAME_OMIT_GET_DERIVATIVES    the binary lacks fmi2GetDerivatives */
+ *   FMU_FRAME_OMIT_GET_DERIVATIVES    the binary lacks fmi2GetDerivatives
+ *   FMU_FRAME_BUILT_GUID              the GUID the binary was built with, when it is not
+ *                                     the description's (fmi2Instantiate refuses) */
 #include "fmu_frame.h"
+
+#ifdef FMU_FRAME_BUILT_GUID
+#define BUILT_GUID FMU_FRAME_BUILT_GUID
+#else
+#define BUILT_GUID FMU_GUID
+#endif
 
 #include <math.h>
 #include <stdarg.h>
@@ -350,9 +358,9 @@ fmi2Component fmi2Instantiate(fmi2String instance_name, fmi2Type kind, fmi2Strin
     log_to(functions, name, "fmi2Instantiate: missing instance name");
     return NULL;
   }
-  if (!guid || strcmp(guid, FMU_GUID) != 0) {
+  if (!guid || strcmp(guid, BUILT_GUID) != 0) {
     log_to(functions, name, "fmi2Instantiate: GUID '%s' does not match this FMU's '%s' (%s)",
-           guid ? guid : "(null)", FMU_GUID, FMU_IDENTIFIER);
+           guid ? guid : "(null)", BUILT_GUID, FMU_IDENTIFIER);
     return NULL;
   }
   if ((kind == fmi2ModelExchange && !M.model_exchange) ||

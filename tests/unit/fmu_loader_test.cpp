@@ -14,6 +14,7 @@
 #include "common/errors.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_error.hpp"
+#include "system/fmu/fmu_library.hpp"
 #include "system/fmu/model_description.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -441,6 +442,30 @@ TEST(FmuArchive, ReadsAnEntryWithoutUnpacking) {
   EXPECT_EQ(md.file, fmu.string() + ": modelDescription.xml");
   EXPECT_EQ(md.model_name, "VanDerPol");
   EXPECT_FALSE(std::filesystem::exists(dir / "binaries"));
+}
+
+// A missing binary is named with what the FMU has instead: other platforms, or other files
+// where its modelIdentifier's binary should be.
+TEST(FmuArchive, AMissingBinaryIsNamedWithWhatTheFmuHasInstead) {
+  TempDir dir;
+  const ModelDescription md = parse_model_description(valid_xml, file);
+  const auto error_of = [&] {
+    try {
+      FmuLibrary(dir.path(), md, FmuKind::model_exchange, "vdp.fmu");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::filesystem::create_directories(dir / "binaries" / "win64");
+  EXPECT_EQ(error_of(),
+            "vdp.fmu: no linux64 binary: binaries/linux64/vdp.so (the FMU has binaries for: "
+            "win64)");
+  std::filesystem::create_directories(dir / "binaries" / "linux64");
+  std::ofstream(dir / "binaries" / "linux64" / "VanDerPol.so") << "not this one";
+  EXPECT_EQ(error_of(),
+            "vdp.fmu: binaries/linux64 has no vdp.so, the binary its modelIdentifier names (it "
+            "has: VanDerPol.so)");
 }
 
 TEST(FmuArchive, UnpacksEveryEntryAndOverwrites) {

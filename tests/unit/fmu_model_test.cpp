@@ -278,7 +278,9 @@ to = "pass.u_int"
   const Outcome seq = sequential(s);
   ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
   // Rows: t, vdp.x0, vdp.x1, stair.area, pass.y_real, pass.y_int, pass.y_bool. Each output
-  // after the step from t − h is the input sampled at t − h.
+  // after the step from t − h is the input sampled at t − h; at t = 0 the outputs start from
+  // the constant input (an FMU starts with its constant inputs).
+  EXPECT_EQ(seq.rows[0][6], 1.0);
   for (std::size_t k = 1; k < seq.rows.size(); ++k) {
     const auto& row = seq.rows[k];
     const double t = row[0];
@@ -609,6 +611,32 @@ TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
   EXPECT_NE(scenario_error(vdp_with("missing_function")).find("lacks fmi2GetDerivatives"),
             std::string::npos)
       << scenario_error(vdp_with("missing_function"));
+  // An FMU that cannot save its state: the optimistic method and the rollback check are
+  // refused, each with the way that works.
+  const PartitionedScenario unsaved = scenario(vdp_with("van_der_pol_no_state"));
+  PartitionedMode check, optimistic;
+  check.rollback_check = true;
+  optimistic.speculate = true;
+  const std::string checked = error_of([&] { plan_partitions(unsaved, check); });
+  EXPECT_NE(checked.find("The rollback check rolls every step back to take it again: run it "
+                         "without --rollback-check"),
+            std::string::npos)
+      << checked;
+  EXPECT_EQ(checked.find("--method conservative"), std::string::npos) << checked;
+  EXPECT_NE(error_of([&] {
+              plan_partitions(unsaved, optimistic);
+            }).find("run it with --method conservative or sequential"),
+            std::string::npos);
+  // A binary built for another GUID: said as itself, first, not as a failed check of its state.
+  ::testing::internal::CaptureStderr();
+  const std::string guid = scenario_error(vdp_with("wrong_guid"));
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(guid.find("fmi2Instantiate: GUID '{7b5c1f0e-93d4-4a57-a1e2-5f6a0c3b9d21}' does not "
+                      "match this FMU's"),
+            std::string::npos)
+      << guid;
+  EXPECT_EQ(said.find("check of its saved state"), std::string::npos) << said;
+  EXPECT_EQ(guid.find("check of its saved state"), std::string::npos) << guid;
   EXPECT_EQ(scenario_error(vdp_with("van_der_pol", "parameters = { nu = 2 }")),
             "fmu-test.toml:9: subsystem[1].parameters 'nu' is not a variable of the FMU "
             "(van_der_pol.fmu)");
