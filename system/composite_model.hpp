@@ -154,6 +154,9 @@ struct FmuSource {
   // Where the archive is unpacked: <unpack_root>/<component>/<member>; empty: a private
   // temporary directory, removed with the model.
   std::string unpack_root;
+  // Start values of its String variables (parameters), by name: kausal couples numbers
+  // only, but an FMU may be configured by text.
+  std::vector<std::pair<std::string, std::string>> strings;
 };
 
 struct MemberRecipe {

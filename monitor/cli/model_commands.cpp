@@ -71,6 +71,14 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
                             : "")
               << "\n    inputs   " << joined(ports.signature.inputs) << "\n    outputs  "
               << joined(ports.signature.outputs) << "\n";
+    std::vector<std::string> texts;
+    for (const fmu::Variable& v : md.variables)
+      if (v.type == fmu::ValueType::string &&
+          (v.causality == fmu::Causality::input || v.causality == fmu::Causality::output))
+        texts.push_back(v.name);
+    if (!texts.empty())
+      std::cout << "    String ports " << joined(texts)
+                << " (not coupled: kausal couples numbers)\n";
   } catch (const InputError& e) {
     std::cout << "    not importable: " << e.what() << "\n";
   }
@@ -114,12 +122,15 @@ int fmu_models_command(const std::string& file) {
   if (md.co_simulation) print_fmu_interface(md, fmu::FmuKind::co_simulation);
   std::cout << "  parameters and start values (scenario: parameters = { NAME = VALUE }):\n";
   for (const auto& v : md.variables) {
-    if (!start_value_problem(md, v.name).empty()) continue;
-    if (v.causality == fmu::Causality::input) continue;
+    const bool text = v.type == fmu::ValueType::string;
+    if (!start_value_problem(md, v.name, text).empty()) continue;
+    // Inputs are ports (a String input, which is none, takes text here too).
+    if (v.causality == fmu::Causality::input && !text) continue;
     std::ostringstream line;
     line << "    " << v.name << std::string(v.name.size() < 14 ? 14 - v.name.size() : 1, ' ')
          << fmu::to_string(v.causality) << ", " << fmu::to_string(v.type);
     if (v.start) line << ", start " << *v.start;
+    if (v.text_start) line << ", start \"" << *v.text_start << "\" (give text in quotes)";
     if (!v.unit.empty()) line << " " << v.unit;
     if (v.min || v.max)
       line << ", in [" << (v.min ? number_text(*v.min) : "-inf") << ", "

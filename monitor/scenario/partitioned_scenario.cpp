@@ -45,15 +45,24 @@ std::vector<std::string> parameter_names(const SubsystemSpec& sub) {
 }
 
 // A table of numbers ({ g_up = 20, g_down = 20 }) as name/value pairs.
-Parameters numbers_of(TableReader& r, const std::string& key) {
+using Texts = std::vector<std::pair<std::string, std::string>>;
+
+// The numbers of table `key`; its strings go to `texts` when given (an FMU's String
+// variables), and are refused otherwise.
+Parameters numbers_of(TableReader& r, const std::string& key, Texts* texts = nullptr) {
   Parameters out;
   const toml::table* t = r.subtable(key);
   if (!t) return out;
   TableReader inner(*t, "", r.qualified(key));
   for (auto&& [k, node] : *t) {
     const std::string name(k.str());
+    if (texts && node.is_string()) {
+      texts->emplace_back(name, node.as_string()->get());
+      continue;
+    }
     if (!node.is_number())
-      r.fail_at(node.source(), r.qualified(key) + "." + name + " must be a number");
+      r.fail_at(node.source(), r.qualified(key) + "." + name + " must be a number" +
+                                   (texts ? " (or text, for a String variable)" : ""));
     const double v = number_value(node);
     if (!std::isfinite(v))
       r.fail_at(node.source(), r.qualified(key) + "." + name + " must be finite");
@@ -222,7 +231,7 @@ class Reader {
       const auto model = r.text("model");
       if (!model) r.fail_at(t.source(), "missing field " + r.qualified("model"));
       sub.model = *model;
-      sub.parameters = numbers_of(r, "parameters");
+      sub.parameters = numbers_of(r, "parameters", sub.model == "fmu" ? &sub.fmu.strings : nullptr);
       sub.constant_inputs = numbers_of(r, "inputs");
       if (sub.model == "fmu") {
         read_fmu(r, t, sub);
@@ -284,19 +293,25 @@ class Reader {
     // A value outside the range the FMU declares is refused unless the scenario says the FMU
     // wants it (check_ranges = false).
     const bool ranges = r.flag("check_ranges").value_or(true);
-    auto check = [&](const char* key, const Parameters& values) {
+    const auto refuse = [&](const char* key, const std::string& problem) {
+      if (!problem.empty()) r.fail(key, problem + " (" + path.filename().string() + ")");
+    };
+    auto check = [&](const char* key, const Parameters& values, const Texts& texts) {
       for (const auto& [name, value] : values) {
         std::string problem = start_value_problem(md, name);
         if (problem.empty() && ranges) problem = range_problem(md, name, value);
-        if (!problem.empty()) r.fail(key, problem + " (" + path.filename().string() + ")");
+        refuse(key, problem);
       }
+      for (const auto& text : texts) refuse(key, start_value_problem(md, text.first, true));
     };
-    const Parameters starts = numbers_of(r, "start");
-    check("parameters", sub.parameters);
-    check("start", starts);
+    Texts start_texts;
+    const Parameters starts = numbers_of(r, "start", &start_texts);
+    check("parameters", sub.parameters, sub.fmu.strings);
+    check("start", starts, start_texts);
     sub.parameters.insert(sub.parameters.end(), starts.begin(), starts.end());
-    sub.fmu = {std::filesystem::absolute(path).lexically_normal().string(),
-               kind == fmu::FmuKind::co_simulation, ""};
+    sub.fmu.strings.insert(sub.fmu.strings.end(), start_texts.begin(), start_texts.end());
+    sub.fmu.archive = std::filesystem::absolute(path).lexically_normal().string();
+    sub.fmu.co_simulation = kind == fmu::FmuKind::co_simulation;
   }
 
   // A model that steps itself (a co-simulation FMU, a sampled controller) is alone in its

@@ -102,7 +102,7 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
       event_indicators_(md.event_indicators),
       references_{references_of(md, {ValueType::real}),
                   references_of(md, {ValueType::integer, ValueType::enumeration}),
-                  references_of(md, {ValueType::boolean})},
+                  references_of(md, {ValueType::boolean}), references_of(md, {ValueType::string})},
       sink_(std::move(sink)) {
   if (library_->kind() != kind)
     throw std::logic_error(fmu_name_ + ": instance of " + to_string(kind) +
@@ -266,6 +266,16 @@ void FmuInstance::set_boolean(std::span<const unsigned> vr, std::span<const bool
   if (vr.empty()) return;
   std::vector<fmi2Boolean> values(v.begin(), v.end());
   check("fmi2SetBoolean", fn_.set_boolean(component_, vr.data(), vr.size(), values.data()));
+}
+
+void FmuInstance::set_string(std::span<const unsigned> vr, std::span<const std::string> v) {
+  check_size("fmi2SetString", v.size(), vr.size());
+  check_references(vr, references_.string, ValueType::string);
+  ready("fmi2SetString");
+  if (vr.empty()) return;
+  std::vector<fmi2String> values;
+  for (const std::string& text : v) values.push_back(text.c_str());
+  check("fmi2SetString", fn_.set_string(component_, vr.data(), vr.size(), values.data()));
 }
 
 void FmuInstance::get_boolean(std::span<const unsigned> vr, std::span<bool> v) {

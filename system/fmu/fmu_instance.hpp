@@ -63,6 +63,7 @@ class FmuInstance {
   void get_integer(std::span<const unsigned> vr, std::span<int> v);
   void set_boolean(std::span<const unsigned> vr, std::span<const bool> v);
   void get_boolean(std::span<const unsigned> vr, std::span<bool> v);
+  void set_string(std::span<const unsigned> vr, std::span<const std::string> v);
 
   // model exchange; the spans must have the description's number of states / event indicators
   void set_time(double t);
@@ -108,7 +109,7 @@ class FmuInstance {
  private:
   enum class Health { ok, error, fatal };
   struct ValueReferences {
-    std::unordered_set<unsigned> real, integer, boolean;
+    std::unordered_set<unsigned> real, integer, boolean, string;
   };
 
   void ready(const char* function, bool allowed_after_error = false) const;

@@ -31,6 +31,8 @@ using fmu::Variability;
 namespace {
 
 constexpr double no_time_event = std::numeric_limits<double>::infinity();
+// A String start value's length at most (they configure an FMU; they are not data).
+constexpr std::size_t max_text_bytes = 4096;
 // An event iteration that needs more rounds than this does not converge.
 constexpr int max_event_rounds = 1000;
 
@@ -218,6 +220,7 @@ class FmuModel final : public Model {
   FmuPorts ports_;
   const fmu::KindInterface* interface_ = nullptr;
   Parameters starts_;
+  std::vector<std::pair<std::string, std::string>> texts_;  // String start values
   UnpackDirectory unpacked_;  // before the library and instance: it outlives them
   std::shared_ptr<const fmu::FmuLibrary> library_;
   std::unique_ptr<fmu::FmuInstance> instance_;
@@ -240,12 +243,24 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
       ports_(fmu_ports(
           md_, member.fmu.co_simulation ? FmuKind::co_simulation : FmuKind::model_exchange)),
       interface_(&md_.interface_of(ports_.kind)),
-      starts_(member.parameters) {
+      starts_(member.parameters),
+      texts_(member.fmu.strings) {
   for (const auto& [name, value] : starts_) {
     const std::string problem = start_value_problem(md_, name);
     if (!problem.empty()) throw ModelError(component, where_ + ": " + problem);
     if (!std::isfinite(value))
       throw ModelError(component, where_ + ": start value of '" + name + "' is not finite");
+  }
+  if (texts_.size() > md_.variables.size())
+    throw ModelError(component, where_ + ": " + std::to_string(texts_.size()) +
+                                    " String start values for an FMU of " +
+                                    std::to_string(md_.variables.size()) + " variables");
+  for (const auto& [name, text] : texts_) {
+    const std::string problem = start_value_problem(md_, name, true);
+    if (!problem.empty()) throw ModelError(component, where_ + ": " + problem);
+    if (text.size() > max_text_bytes || text.find('\0') != std::string::npos)
+      throw ModelError(component, where_ + ": the text of '" + name + "' is longer than " +
+                                      std::to_string(max_text_bytes) + " bytes or holds a NUL");
   }
   if (member.fmu.unpack_root.empty()) {
     unpacked_.make_temporary();
@@ -302,6 +317,11 @@ void FmuModel::initialise(fmu::FmuInstance& fmu) const {
       fmu.set_boolean(ref, on);
     } else
       fmu.set_integer(ref, std::vector<int>{static_cast<int>(std::nearbyint(value))});
+  }
+  for (const auto& [name, text] : texts_) {
+    const unsigned ref[] = {md_.find(name)->value_reference};
+    const std::string values[] = {text};
+    fmu.set_string(ref, values);
   }
   fmu.enter_initialization_mode();
   fmu.exit_initialization_mode();
@@ -608,10 +628,9 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   for (std::size_t k = 0; k < md.variables.size(); ++k) {
     const fmu::Variable& v = md.variables[k];
     if (v.causality != Causality::input && v.causality != Causality::output) continue;
-    if (v.type == ValueType::string)
-      throw InputError(where + "line " + std::to_string(v.line) + ": '" + v.name +
-                       "' is a string " + fmu::to_string(v.causality) +
-                       ": kausal couples numbers only");
+    // kausal couples numbers only: a string port stays unconnected (its start value, or one
+    // the scenario gives, is what the FMU sees).
+    if (v.type == ValueType::string) continue;
     if (v.causality == Causality::input) {
       if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
         throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
@@ -646,10 +665,14 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   return p;
 }
 
-std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name) {
+std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name,
+                                bool text) {
   const fmu::Variable* v = md.find(name);
   if (!v) return "'" + name + "' is not a variable of the FMU";
-  if (v->type == ValueType::string) return "'" + name + "' is a string: only numbers can be set";
+  if (!text && v->type == ValueType::string)
+    return "'" + name + "' is a String: give it text, in quotes";
+  if (text && v->type != ValueType::string)
+    return "'" + name + "' is a " + fmu::to_string(v->type) + ": give it a number";
   if (v->variability == Variability::constant) return "'" + name + "' is a constant";
   const fmu::Initial initial = fmu::effective_initial(*v);
   if (v->causality == Causality::parameter || v->causality == Causality::input ||

@@ -39,8 +39,10 @@ fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md);
 FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind);
 
 // Why `name` cannot be given a start value, or empty if it can: it must be a variable that
-// is not a string, not a constant, and a parameter, an input, or have initial exact/approx.
-std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name);
+// is a String when the value is text (and not one when it is a number), not a constant, and
+// a parameter, an input, or have initial exact/approx.
+std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name,
+                                bool text = false);
 // Why `value` does not fit the range (min, max) `name` declares, or empty if it does.
 std::string range_problem(const fmu::ModelDescription& md, const std::string& name, double value);
 

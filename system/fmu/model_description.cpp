@@ -308,7 +308,8 @@ void read_start(Reader& r, const pugi::xml_node& t, const std::string& what, Var
       }
       break;
     case ValueType::string:
-      break;  // kausal exchanges numbers only
+      if (const pugi::xml_attribute a = t.attribute("start")) v.text_start = a.value();
+      break;
   }
 }
 

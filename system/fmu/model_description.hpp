@@ -25,6 +25,7 @@ struct Variable {
   Variability variability = Variability::continuous;
   Initial initial = Initial::unspecified;
   std::optional<double> start;               // Real, Integer, Boolean (0/1), Enumeration
+  std::optional<std::string> text_start;     // String
   std::optional<double> min, max;            // Real, Integer, Enumeration: its, or its type's
   std::optional<std::size_t> derivative_of;  // Real: 0-based index into variables of the state
   std::string description, unit;             // unit: the Real's, else its declaredType's

@@ -532,9 +532,14 @@ fmi2Status fmi2GetBoolean(fmi2Component comp, const fmi2ValueReference vr[], siz
 fmi2Status fmi2GetString(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
                          fmi2String value[]) {
   fmu_instance* c = (fmu_instance*)comp;
+  size_t k;
   ENTER(c, "fmi2GetString", S_INITIALIZED);
   GET_SET_ARGS("fmi2GetString");
-  if (n > 0) FAIL(c, "fmi2GetString: unknown value reference %u (no string variables)", vr[0]);
+  M.compute(&c->d);
+  for (k = 0; k < n; ++k) {
+    if (bad_vr(c, "fmi2GetString", vr[k], M.n_strings)) return fmi2Error;
+    value[k] = c->d.s[vr[k]]; /* valid until the next call on this instance */
+  }
   return fmi2OK;
 }
 
@@ -586,9 +591,20 @@ fmi2Status fmi2SetBoolean(fmi2Component comp, const fmi2ValueReference vr[], siz
 fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
                          const fmi2String value[]) {
   fmu_instance* c = (fmu_instance*)comp;
-  ENTER(c, "fmi2SetString", S_ANY);
+  size_t k;
+  ENTER(c, "fmi2SetString", S_INSTANTIATED | S_INIT | S_CONTINUOUS | S_EVENT | S_STEP_COMPLETE);
   GET_SET_ARGS("fmi2SetString");
-  if (n > 0) FAIL(c, "fmi2SetString: unknown value reference %u (no string variables)", vr[0]);
+  for (k = 0; k < n; ++k) {
+    if (bad_vr(c, "fmi2SetString", vr[k], M.n_strings) ||
+        !may_set(c, "fmi2SetString", M.string_kind[vr[k]], vr[k]))
+      return fmi2Error;
+    if (!value[k]) FAIL(c, "fmi2SetString: value %u is NULL", (unsigned)k);
+    if (strlen(value[k]) >= FMU_STRING_BYTES)
+      FAIL(c, "fmi2SetString: value %u is longer than %d bytes", (unsigned)k,
+           FMU_STRING_BYTES - 1);
+  }
+  for (k = 0; k < n; ++k) strcpy(c->d.s[vr[k]], value[k]);
+  M.compute(&c->d);
   return fmi2OK;
 }
 

@@ -11,6 +11,8 @@
 #define FMU_MAX_REALS 16
 #define FMU_MAX_INTEGERS 8
 #define FMU_MAX_BOOLEANS 8
+#define FMU_MAX_STRINGS 4
+#define FMU_STRING_BYTES 64 /* a string value's room, its terminating NUL included */
 #define FMU_MAX_INTERNAL 4
 #define FMU_MAX_STATES 4
 #define FMU_MAX_INDICATORS 4
@@ -29,6 +31,7 @@ typedef struct {
   fmi2Real r[FMU_MAX_REALS];
   fmi2Integer i[FMU_MAX_INTEGERS];
   fmi2Boolean b[FMU_MAX_BOOLEANS];
+  char s[FMU_MAX_STRINGS][FMU_STRING_BYTES];
   fmi2Integer internal[FMU_MAX_INTERNAL]; /* model-private discrete state (not exposed) */
   fmi2Real time;
   fmi2Real next_event_time;
@@ -41,10 +44,11 @@ typedef struct fmu_instance fmu_instance;
 typedef struct {
   int model_exchange; /* which kinds fmi2Instantiate accepts */
   int co_simulation;
-  size_t n_reals, n_integers, n_booleans; /* valid value references are 0 .. n-1 */
-  const unsigned char* real_kind;         /* FMU_CALCULATED ... FMU_INPUT, per reference */
+  size_t n_reals, n_integers, n_booleans, n_strings; /* valid references are 0 .. n-1 */
+  const unsigned char* real_kind; /* FMU_CALCULATED ... FMU_INPUT, per reference */
   const unsigned char* integer_kind;
   const unsigned char* boolean_kind;
+  const unsigned char* string_kind;
   size_t n_states;
   const fmi2ValueReference* state_vr;      /* real reference of continuous state k */
   const fmi2ValueReference* derivative_vr; /* real reference of der(state k) */

@@ -4,6 +4,8 @@
 // reports as a dead peer while what was committed stays.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "kausal_process.hpp"
 
 namespace kausal::testing {
@@ -54,6 +56,31 @@ TEST(FmuCli, ModelsDescribesAnFmuAndRefusesWhatIsNotOne) {
   std::string err;
   EXPECT_EQ(run_kausal({"models", kFmus + "not_a_zip.fmu"}, dir.path(), &err), 2);
   EXPECT_NE(err.find("not_a_zip.fmu: not a zip archive"), std::string::npos) << err;
+}
+
+// A String parameter reaches an FMU in a System process (IDL FmuSetup::strings): the
+// staircase goes down; its String output (label) is not coupled and does not stop it.
+TEST(FmuCli, AStringParameterReachesTheFmuInItsProcess) {
+  TempDir dir;
+  dir.write("down.toml",
+            "[run]\nt_end = 1.0\noutput_interval = 0.5\n\n[[subsystem]]\n"
+            "name = \"steps\"\nmodel = \"fmu\"\nfmu = \"" +
+                kFmus +
+                "staircase.fmu\"\nparameters = { period = 0.25, direction = "
+                "\"down\" }\nintegrator = \"co-simulation\"\nh = 0.05\n");
+  const auto out = dir / "out";
+  std::string err;
+  ASSERT_EQ(run_kausal({"run", (dir / "down.toml").string(), "--method", "conservative", "--out",
+                        out.string()},
+                       dir.path(), &err),
+            0)
+      << err;
+  std::ifstream csv(out / "trajectory.csv");
+  std::string line, last;
+  while (std::getline(csv, line))
+    if (!line.empty()) last = line;
+  // t, steps.signal, steps.level, steps.switched at t = 1: four events down.
+  EXPECT_EQ(last, "1,-4,-4,0") << last;
 }
 
 TEST(FmuCli, OptimisticRefusesAnFmuWithoutGetSetStateAndConservativeRunsIt) {

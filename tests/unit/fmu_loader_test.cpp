@@ -15,6 +15,7 @@
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_error.hpp"
 #include "system/fmu/fmu_library.hpp"
+#include "system/fmu/fmu_model.hpp"
 #include "system/fmu/model_description.hpp"
 #include "tests/temp_dir.hpp"
 
@@ -324,6 +325,33 @@ TEST(FmuModelDescription, ReadsRangesFromTheVariableOrItsDeclaredType) {
                line_of(valid_xml, "<Integer start"), "min of variable 'n' is not an integer");
   expect_error(with(R"(<Real unit="m"/>)", R"(<Real unit="m" min="1" max="0"/>)"),
                line_of(valid_xml, "<SimpleType"), "min of type 'Position' is above its max");
+}
+
+// What kausal takes of an interface: model exchange with continuous states sets its inputs
+// in continuous time, so a discrete input is refused there (with its line) and not in
+// co-simulation; a String variable is no port, whatever its causality.
+TEST(FmuModelDescription, PortsOfEachInterface) {
+  const ModelDescription md = parse_model_description(valid_xml, file);
+  try {
+    fmu_ports(md, FmuKind::model_exchange);
+    ADD_FAILURE() << "a discrete input of a model-exchange FMU with states was taken";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("line " + std::to_string(line_of(valid_xml, "name=\"on\"")) +
+                                   ": input 'on' is discrete"),
+        std::string::npos)
+        << e.what();
+  }
+  const FmuPorts cs = fmu_ports(md, FmuKind::co_simulation);
+  EXPECT_TRUE(cs.steps_itself);
+  EXPECT_EQ(cs.signature.inputs, std::vector<std::string>{"on"});
+  EXPECT_EQ(cs.signature.outputs, (std::vector<std::string>{"x0", "x1"}));
+  const ModelDescription with_string_port =
+      parse_model_description(with(R"(name="label" valueReference="0" causality="parameter")",
+                                   R"(name="label" valueReference="0" causality="output")"),
+                              file);
+  EXPECT_EQ(fmu_ports(with_string_port, FmuKind::co_simulation).signature.outputs,
+            (std::vector<std::string>{"x0", "x1"}));
 }
 
 TEST(FmuModelDescription, RefusesIndicesOutOfRange) {

@@ -568,6 +568,50 @@ TEST(FmuPartitions, AStatelessModelExchangeFmuIsSteppedAsOneThatStepsItself) {
   EXPECT_EQ(scenario_error(text("co-simulation")), "no error");
 }
 
+// A String parameter (in `parameters` or `start`, as text) reaches the FMU; the FMU's
+// String output is not coupled and does not stop it; a number for a String, text for a
+// number or for a calculated String are refused at the scenario's line.
+TEST(FmuPartitions, StringParametersAreGivenAsTextAndStringPortsStayUncoupled) {
+  const auto steps = [](const std::string& kind, const std::string& more) {
+    return "[run]\nt_end = 1.0\noutput_interval = 0.25\n[[subsystem]]\nname = \"steps\"\n"
+           "model = \"fmu\"\nfmu = \"@staircase@\"\nkind = \"" +
+           kind + "\"\nintegrator = \"co-simulation\"\nh = 0.05\n" + more + "\n";
+  };
+  for (const char* kind : {"model-exchange", "co-simulation"}) {
+    SCOPED_TRACE(kind);
+    const PartitionedScenario s =
+        scenario(steps(kind, "parameters = { period = 0.25, direction = \"down\" }"));
+    const Outcome seq = sequential(s);
+    ASSERT_TRUE(seq.result.completed()) << seq.result.error;
+    ASSERT_FALSE(seq.rows.empty());
+    EXPECT_EQ(seq.rows.back()[2], -4.0);  // level at t = 1: four events, each down
+    const Outcome started = sequential(scenario(steps(kind,
+                                                      "parameters = { period = 0.25 }\n"
+                                                      "start = { direction = \"down\" }")));
+    EXPECT_EQ(started.result.trajectory_sha256, seq.result.trajectory_sha256);
+    PartitionedMode optimistic;
+    optimistic.speculate = true;
+    EXPECT_EQ(distributed(s, optimistic).result.trajectory_sha256, seq.result.trajectory_sha256);
+  }
+  const std::string number =
+      scenario_error(steps("co-simulation", "parameters = { direction = 5 }"));
+  EXPECT_NE(number.find("fmu-test.toml:11: subsystem[1].parameters 'direction' is a String: give "
+                        "it text, in quotes"),
+            std::string::npos)
+      << number;
+  EXPECT_NE(scenario_error(steps("co-simulation", "parameters = { period = \"fast\" }"))
+                .find("'period' is a Real: give it a number"),
+            std::string::npos);
+  EXPECT_NE(scenario_error(steps("co-simulation", "start = { label = \"x\" }"))
+                .find("'label' (output) is calculated by the FMU"),
+            std::string::npos);
+  EXPECT_NE(scenario_error("[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\n"
+                           "name = \"m\"\nmodel = \"water_tank\"\nintegrator = \"rk4\"\n"
+                           "parameters = { area = \"big\", orifice = 0.01 }\nh = 0.01\n")
+                .find("parameters.area must be a number"),
+            std::string::npos);
+}
+
 std::string vdp_with(const std::string& fmu, const std::string& more = "") {
   std::string text = kVanDerPol;
   text.replace(text.find("@van_der_pol@"), 13, "@" + fmu + "@");
@@ -647,8 +691,10 @@ TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
   EXPECT_NE(scenario_error(vdp_with("van_der_pol", "kind = \"co-simulation\""))
                 .find("steps itself: set integrator = \"co-simulation\""),
             std::string::npos);
+  // feedthrough has no continuous states: as model exchange it steps itself.
   EXPECT_NE(scenario_error(vdp_with("feedthrough"))
-                .find("feedthrough.fmu: modelDescription.xml: line 41: input 'u_int' is discrete"),
+                .find("subsystem 'vdp' steps itself: set integrator = \"co-simulation\" (a "
+                      "model-exchange FMU without continuous states steps from event to event)"),
             std::string::npos)
       << scenario_error(vdp_with("feedthrough"));
 }
