@@ -257,7 +257,8 @@ BENCHMARK_CAPTURE(BM_OdeStep, pdre0, OdeMethod::pdre0);
 std::unique_ptr<CompositeModel> bouncing_ball(bool from_fmu) {
   CompositeRecipe recipe;
   if (from_fmu)
-    recipe.members.push_back({"ball", "fmu", {}, {KAUSAL_FMU_DIR "/bouncing_ball.fmu", false, ""}});
+    recipe.members.push_back(
+        {"ball", "fmu", {}, {KAUSAL_FMU_DIR "/bouncing_ball.fmu", false, "", {}}});
   else
     recipe.members.push_back({"ball", "bouncing_ball", {}, {}});
   return build_composite("bench", recipe);

@@ -40,7 +40,7 @@ std::optional<Impact> pair_impact(const PendulumParams& a, const PendulumParams&
   if (inverse_inertia == 0) return std::nullopt;  // the strings take the whole impulse
   const double impulse = -(1 + restitution) * v_normal / inverse_inertia;
   // ω_a ← ω_a − J(n·t_a)/(m_a l_a), ω_b ← ω_b + J(n·t_b)/(m_b l_b): see apply_pendulum_impulse.
-  return Impact{-(impulse * nt_a), impulse * nt_b};
+  return Impact{-(impulse * nt_a), impulse * nt_b, -v_normal};
 }
 
 }  // namespace kausal

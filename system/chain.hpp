@@ -25,6 +25,7 @@ struct ChainSpec {
 struct Impact {
   double left_impulse;
   double right_impulse;
+  double approach_speed;  // of the bobs along the line of their centres, before the impact
 };
 
 // The distance between the two bob centres, computed exactly as pair_impact computes it, so

@@ -27,8 +27,12 @@ class CommitObserver {
   // the impacts up to it.
   virtual void committed(std::uint64_t /*step*/, std::span<const PendulumState> /*states*/,
                          std::uint64_t /*collisions*/) {}
-  // A resumed chain continues from `step`, committed by the run it resumes.
-  virtual void resumed(std::uint64_t /*step*/, std::span<const PendulumState> /*states*/) {}
+  // A resumed chain continues from `step`, committed by the run it resumes (with the impacts
+  // up to it).
+  virtual void resumed(std::uint64_t /*step*/, std::span<const PendulumState> /*states*/,
+                       std::uint64_t /*collisions*/) {}
+  // An operator's push changed the committed state at `step` (before the step from there).
+  virtual void pushed(std::uint64_t /*step*/, std::span<const PendulumState> /*states*/) {}
   // Partition p made steps final (`batch`, continuing its steps), with the samples the
   // monitor routed from them to each consumer.
   virtual void delivered(std::size_t /*p*/, const StateBatch& /*batch*/,
@@ -62,8 +66,12 @@ class CommitObservers {
                  std::uint64_t collisions) const {
     for (CommitObserver* o : observers_) o->committed(step, states, collisions);
   }
-  void resumed(std::uint64_t step, std::span<const PendulumState> states) const {
-    for (CommitObserver* o : observers_) o->resumed(step, states);
+  void resumed(std::uint64_t step, std::span<const PendulumState> states,
+               std::uint64_t collisions) const {
+    for (CommitObserver* o : observers_) o->resumed(step, states, collisions);
+  }
+  void pushed(std::uint64_t step, std::span<const PendulumState> states) const {
+    for (CommitObserver* o : observers_) o->pushed(step, states);
   }
   void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) const {
     for (CommitObserver* o : observers_) o->delivered(p, batch, routed);

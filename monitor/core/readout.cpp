@@ -30,7 +30,8 @@ void Readout::committed(std::uint64_t step, std::span<const PendulumState> state
   update(0, step, {states.front().data(), states.size() * pendulum_state_size});
 }
 
-void Readout::resumed(std::uint64_t step, std::span<const PendulumState> states) {
+void Readout::resumed(std::uint64_t step, std::span<const PendulumState> states,
+                      std::uint64_t /*collisions*/) {
   committed(step, states, 0);
 }
 

@@ -23,7 +23,8 @@ class Readout final : public CommitObserver {
   // A chain: every pendulum's (phi, omega) in one unit.
   void committed(std::uint64_t step, std::span<const PendulumState> states,
                  std::uint64_t collisions) override;
-  void resumed(std::uint64_t step, std::span<const PendulumState> states) override;
+  void resumed(std::uint64_t step, std::span<const PendulumState> states,
+               std::uint64_t /*collisions*/) override;
   // A partition: the newest final state and outputs (the batch's last step).
   void delivered(std::size_t p, const StateBatch& batch, const RoutedSamples& routed) override;
 

@@ -11,6 +11,7 @@
 
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/checkpoint.hpp"
+#include "monitor/record/collision_log.hpp"
 #include "monitor/record/event_live_view.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/record/summary.hpp"
@@ -205,7 +206,8 @@ class ChainRun final : public ModelRun {
         checkpoints_(
             spec.out,
             resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
-            *recorder_, spec.checkpoint_every) {
+            *recorder_, spec.checkpoint_every),
+        collision_log_(s_, spec.out / "collisions.csv", resumed_ != nullptr) {
     // A push changes the state at its step: the steps up to there are not affected.
     pace(spec, s_.h, from() ? from()->step : 0, from() != nullptr, {1, 0, s_.steps},
          chain_names(s_));
@@ -301,7 +303,9 @@ class ChainRun final : public ModelRun {
   }
   // Who is told of every committed step: the recorder first (the checkpointer takes its
   // position).
-  CommitObservers commits() { return {recorder_.get(), &checkpoints_, readout_.get()}; }
+  CommitObservers commits() {
+    return {recorder_.get(), &checkpoints_, readout_.get(), &collision_log_};
+  }
 
   // An optimistic result says how far its Integrators ran ahead (batch and window), or its
   // blocks (the window their memory budget allows; they ship no batches).
@@ -333,6 +337,7 @@ class ChainRun final : public ModelRun {
   const std::uint64_t window_;
   std::unique_ptr<TrajectoryRecorder> recorder_;
   Checkpointer checkpoints_;
+  CollisionLog collision_log_;  // collisions.csv
 };
 
 class PartitionedRun final : public ModelRun {

@@ -83,7 +83,7 @@ class ChainCoupling final : public Coupling {
 
   void start(std::uint64_t) override {
     if (options_.from)
-      commits_.resumed(step_, states_);
+      commits_.resumed(step_, states_, collisions_);
     else
       commits_.committed(0, states_, 0);
     if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
@@ -101,8 +101,9 @@ class ChainCoupling final : public Coupling {
 
   // A push acts on the state at its step, before the step from there.
   void apply(const Injection& i) override {
-    if (i.kind == InjectionKind::push)
-      stepper_.push(std::stoull(i.target) - 1, step_, i.value, states_);
+    if (i.kind != InjectionKind::push) return;
+    stepper_.push(std::stoull(i.target) - 1, step_, i.value, states_);
+    commits_.pushed(step_, states_);
   }
 
   void finish(RunResult& r) override {

@@ -50,6 +50,10 @@ void expect_layouts_agree(const fs::path& scenario, std::size_t n, const std::st
   const auto seq = run_ok(scenario, {"--method", "sequential"}, dir / "seq", dir);
   ASSERT_FALSE(seq.summary.is_null());
   EXPECT_EQ(seq.summary["layout"], "none");
+  const std::string impacts = slurp(dir / "seq" / "collisions.csv");
+  EXPECT_EQ(static_cast<std::int64_t>(std::count(impacts.begin(), impacts.end(), '\n')) - 1,
+            seq.summary["collisions"].get<std::int64_t>())
+      << label;
   const std::vector<std::vector<std::string>> methods = {
       {"--method", "conservative"},
       {"--method", "conservative", "--guarantee", "lookahead", "--check-guarantees"},
@@ -66,6 +70,10 @@ void expect_layouts_agree(const fs::path& scenario, std::size_t n, const std::st
       EXPECT_EQ(r.summary["layout"], layout) << what;
       EXPECT_EQ(r.summary["trajectory_sha256"], seq.summary["trajectory_sha256"]) << what;
       EXPECT_EQ(r.summary["collisions"], seq.summary["collisions"]) << what;
+      // collisions.csv: a row per impact, the same bytes whoever resolved them.
+      EXPECT_EQ(slurp(dir / (layout + std::to_string(k)) / "collisions.csv"),
+                slurp(dir / "seq" / "collisions.csv"))
+          << what;
       expect_placed(r, layout, n, what);
     }
   }
@@ -168,6 +176,8 @@ void expect_blocks_give_the_sequential_run(const std::string& layout) {
     EXPECT_EQ(r.summary["blocks"], std::stoi(k));
     EXPECT_EQ(r.summary["trajectory_sha256"], seq.summary["trajectory_sha256"]) << method << k;
     EXPECT_EQ(r.summary["collisions"], seq.summary["collisions"]) << k;
+    EXPECT_EQ(slurp(dir / (method + k) / "collisions.csv"), slurp(dir / "seq" / "collisions.csv"))
+        << method << k;
     EXPECT_EQ(r.summary["calc_calls"].get<std::uint64_t>(),
               seq.summary["calc_calls"].get<std::uint64_t>() +
                   r.summary["wasted_calc_calls"].get<std::uint64_t>())

@@ -48,7 +48,7 @@ struct TankRig {
     CompositeRecipe recipe;
     recipe.members.push_back(
         {"tank", "water_tank", {{"area", kArea}, {"orifice", kOrifice}, {"level0", 1.0}}, {}});
-    recipe.held.push_back({0, 0});
+    recipe.held.push_back({0, 0, ""});
     system.configure(build_composite(system.name(), recipe));
     integrator.emplace(tank_config(std::move(ports), h, method, rollback_check), link);
   }

@@ -11,6 +11,7 @@
 #include "integrator/local_model_link.hpp"
 #include "reference/cvode_reference.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "tests/temp_dir.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
 namespace kausal {
@@ -108,7 +109,7 @@ TEST(FmuModel, CoSimulationVanDerPolFollowsCvode) {
 // The Jacobian comes from fmi2GetDirectionalDerivative; DRE0 is exact on a linear system.
 TEST(FmuModel, StiffLinearIsExactWithDre0AndTheFmusDirectionalDerivatives) {
   CompositeRecipe recipe;
-  recipe.members.push_back({"lin", "fmu", {}, {fmu_file("stiff_linear"), false, ""}});
+  recipe.members.push_back({"lin", "fmu", {}, {fmu_file("stiff_linear"), false, "", {}}});
   const auto model = build_composite("test", recipe);
   EXPECT_TRUE(model->has_jacobian());
   Matrix J(2, 2);
@@ -363,7 +364,7 @@ to = "sum.u"
 TEST(FmuPartitions, ARefutedPredictionRollsACoSimulationFmuBackThroughItsSavedState) {
   auto run = [](bool speculate) {
     CompositeRecipe recipe;
-    recipe.members.push_back({"sum", "fmu", {}, {fmu_file("integrator"), true, ""}});
+    recipe.members.push_back({"sum", "fmu", {}, {fmu_file("integrator"), true, "", {}}});
     SystemCore system("system-sum");
     system.configure(build_composite("system-sum", recipe));
     LocalModelLink link(system);
@@ -622,7 +623,7 @@ std::string vdp_with(const std::string& fmu, const std::string& more = "") {
 // A model refused after its FMU was unpacked (here: a binary without a function FMI needs)
 // left its temporary directory behind, one per attempt over the wire.
 TEST(FmuScenario, AModelRefusedHalfBuiltLeavesNoUnpackedFiles) {
-  TempDir tmp;
+  kausal::testing::TempDir tmp;
   const char* was = std::getenv("TMPDIR");
   const std::string saved = was ? was : "";
   setenv("TMPDIR", tmp.path().c_str(), 1);
@@ -635,7 +636,8 @@ TEST(FmuScenario, AModelRefusedHalfBuiltLeavesNoUnpackedFiles) {
     setenv("TMPDIR", saved.c_str(), 1);
   else
     unsetenv("TMPDIR");
-  EXPECT_TRUE(fs::is_empty(tmp.path())) << fs::begin(fs::directory_iterator(tmp.path()))->path();
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path()))
+      << std::filesystem::begin(std::filesystem::directory_iterator(tmp.path()))->path();
 }
 
 TEST(FmuScenario, BadFmusAndStartValuesNameTheFileLineAndProblem) {
