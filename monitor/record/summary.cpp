@@ -232,10 +232,15 @@ std::string format_events(const RunResult& r) {
 
 std::string ratio_text(double x) {
   if (!(x > 0) || !std::isfinite(x)) return "–";
-  char buf[48];
   // %.3g switches to exponents from 1000 on: whole numbers read better there.
-  std::snprintf(buf, sizeof buf, x >= 999.5 ? "%.0f×" : "%.3g×", x);
-  return buf;
+  const auto number = [](double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, v >= 999.5 ? "%.0f" : "%.3g", v);
+    return std::string(buf);
+  };
+  // A large slow-down reads as a fraction (1/334×, 334 times slower), not as 0.00299×.
+  if (x < 0.1) return "1/" + number(1 / x) + "×";
+  return number(x) + "×";
 }
 
 double mean_utilisation(const RunResult& r) {
@@ -616,6 +621,14 @@ bool any_paced(const std::vector<ComparisonRow>& rows) {
 
 namespace {
 
+// What the ratio columns mean, under a comparison table.
+std::string ratio_legend(bool vs_step) {
+  return vs_step ? "vs seq, vs step: how many times as fast as the sequential run, and as "
+                   "conservative/step (1/k: k times slower)\n"
+                 : "vs seq: how many times as fast as the sequential run (1/k: k times "
+                   "slower)\n";
+}
+
 // The table of a discrete-event comparison: events instead of steps and Calcs.
 std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
@@ -644,6 +657,10 @@ std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
   std::string out = format_table(table, align);
   if (repeated)
     out += "(each method run " + std::to_string(rows.front().runs) + " times: medians)\n";
+  out += ratio_legend(false);
+  out +=
+      "util: the groups' mean share of their time busy; blocked s: their time waiting for "
+      "other groups, summed\n";
   return out;
 }
 
@@ -702,6 +719,10 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   if (repeated)
     out += "(each method run " + std::to_string(rows.front().runs) +
            " times: medians, and the range of the wall times)\n";
+  out += ratio_legend(true);
+  out +=
+      "util: the components' mean share of their time busy; idle s: their time waiting, "
+      "summed over the components\n";
   return out;
 }
 
