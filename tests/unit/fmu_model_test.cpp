@@ -503,13 +503,21 @@ std::string scenario_error(const std::string& text) {
   return error_of([&] { plan_partitions(scenario(text), {}); });
 }
 
+// A scenario of one subsystem `name`, the test FMU `fmu` stepped by `integrator` with step
+// h, 1 s long; `more` (its fields) from line 10 on.
+std::string one_fmu(const std::string& name, const std::string& fmu, const std::string& integrator,
+                    const std::string& h, const std::string& more = "",
+                    const std::string& output_interval = "0.1") {
+  return "[run]\nt_end = 1.0\noutput_interval = " + output_interval + "\n[[subsystem]]\nname = \"" +
+         name + "\"\nmodel = \"fmu\"\nfmu = \"@" + fmu + "@\"\nintegrator = \"" + integrator +
+         "\"\nh = " + h + "\n" + more + "\n";
+}
+
 // A value outside the range the FMU declares (its own min/max or its type's) is refused at
 // the scenario's line with the variable and its range, unless check_ranges = false.
 TEST(FmuPartitions, AValueOutsideTheDeclaredRangeIsRefusedUnlessTheScenarioAllowsIt) {
   const auto ball = [](const std::string& more) {
-    return "[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\nname = \"ball\"\n"
-           "model = \"fmu\"\nfmu = \"@bouncing_ball@\"\nintegrator = \"rk4\"\nh = 0.01\n" +
-           more + "\n";
+    return one_fmu("ball", "bouncing_ball", "rk4", "0.01", more);
   };
   const std::string e = scenario_error(ball("parameters = { e = 5 }"));
   EXPECT_NE(e.find("fmu-test.toml:10"), std::string::npos) << e;
@@ -557,9 +565,7 @@ parameters = { stop_at = -2 }
 
 TEST(FmuPartitions, AStatelessModelExchangeFmuIsSteppedAsOneThatStepsItself) {
   const auto text = [](const std::string& integrator) {
-    return "[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\nname = \"steps\"\n"
-           "model = \"fmu\"\nfmu = \"@staircase@\"\nintegrator = \"" +
-           integrator + "\"\nh = 0.1\n";
+    return one_fmu("steps", "staircase", integrator, "0.1");
   };
   const std::string e = scenario_error(text("rk4"));
   EXPECT_NE(e.find("subsystem 'steps' steps itself: set integrator = \"co-simulation\" (a "
@@ -574,9 +580,8 @@ TEST(FmuPartitions, AStatelessModelExchangeFmuIsSteppedAsOneThatStepsItself) {
 // number or for a calculated String are refused at the scenario's line.
 TEST(FmuPartitions, StringParametersAreGivenAsTextAndStringPortsStayUncoupled) {
   const auto steps = [](const std::string& kind, const std::string& more) {
-    return "[run]\nt_end = 1.0\noutput_interval = 0.25\n[[subsystem]]\nname = \"steps\"\n"
-           "model = \"fmu\"\nfmu = \"@staircase@\"\nkind = \"" +
-           kind + "\"\nintegrator = \"co-simulation\"\nh = 0.05\n" + more + "\n";
+    return one_fmu("steps", "staircase", "co-simulation", "0.05",
+                   "kind = \"" + kind + "\"\n" + more, "0.25");
   };
   for (const char* kind : {"model-exchange", "co-simulation"}) {
     SCOPED_TRACE(kind);
