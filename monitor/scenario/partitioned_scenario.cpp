@@ -44,11 +44,10 @@ std::vector<std::string> parameter_names(const SubsystemSpec& sub) {
   return names;
 }
 
-// A table of numbers ({ g_up = 20, g_down = 20 }) as name/value pairs.
 using Texts = std::vector<std::pair<std::string, std::string>>;
 
-// The numbers of table `key`; its strings go to `texts` when given (an FMU's String
-// variables), and are refused otherwise.
+// A table of numbers ({ g_up = 20, g_down = 20 }) as name/value pairs; its strings go to
+// `texts` when given (an FMU's String variables), and are refused otherwise.
 Parameters numbers_of(TableReader& r, const std::string& key, Texts* texts = nullptr) {
   Parameters out;
   const toml::table* t = r.subtable(key);

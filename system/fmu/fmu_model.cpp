@@ -202,7 +202,7 @@ class FmuModel final : public Model {
   void initialise(fmu::FmuInstance& fmu) const;
   void event_iteration(fmu::FmuInstance& fmu, bool enter) const;
   void set_point(double t, VectorView x) const;
-  void step_co_simulation(double t, double h, VectorView u, VectorOut x) const;
+  void step_co_simulation(double t, double h, VectorView u) const;
   void step_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
   ModelError asked_to_end(double t) const;
   void refuse_after_end(double t) const;
@@ -427,7 +427,7 @@ void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
   refuse_after_end(t);
   calling([&] {
     if (co_simulation())
-      step_co_simulation(t, h, u, x);
+      step_co_simulation(t, h, u);
     else
       step_events(*instance_, t, h, u);
     outputs_.read(*instance_, out_span(x));
@@ -436,7 +436,7 @@ void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
 
 // A co-simulation FMU that wants to end the simulation refuses the step (fmi2Discard) and
 // says fmi2Terminated; fmi2LastSuccessfulTime says whether it completed the step first.
-void FmuModel::step_co_simulation(double t, double h, VectorView u, VectorOut) const {
+void FmuModel::step_co_simulation(double t, double h, VectorView u) const {
   inputs_.write(*instance_, in_span(u));
   try {
     instance_->do_step(t, h);
