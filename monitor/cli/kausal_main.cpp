@@ -218,6 +218,15 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->default_str("process")
       ->type_name("LAYOUT,...");
+  compare
+      ->add_option("--methods", o.methods,
+                   "comma-separated methods to compare (default: all of the model's): "
+                   "sequential, conservative/step, conservative/lookahead, optimistic for a "
+                   "chain; sequential, conservative, optimistic for the other kinds (kausal "
+                   "capabilities). conservative names every conservative one. Sequential runs "
+                   "first in any case: it is the reference of the digests and of vs seq")
+      ->delimiter(',')
+      ->type_name("METHOD,...");
   compare->add_flag(
       "--reference", o.reference,
       "partitioned models: measure every run's global error against the monolithic answer "

@@ -535,11 +535,41 @@ int replay_command(Options o) {
   return r.completed() ? static_cast<int>(ExitCode::simulation_failed) : code;
 }
 
+// The methods of `kind` that --methods names (all without it), sequential first in any case:
+// the reference. InputError naming a method the kind does not have.
+std::vector<Compared> compared_methods(ModelKind kind, const std::vector<std::string>& names) {
+  const std::vector<Compared> all = methods_of(kind);
+  if (names.empty()) return all;
+  std::string known;
+  for (const auto& [m, g] : all) known += (known.empty() ? "" : ", ") + method_label(m, g);
+  std::vector<Compared> chosen{all.front()};
+  for (const std::string& name : names) {
+    bool found = false;
+    for (const auto& [m, g] : all) {
+      const bool named =
+          method_label(m, g) == name || (name == "conservative" && m == SyncMethod::conservative);
+      if (!named) continue;
+      found = true;
+      if (std::find(chosen.begin(), chosen.end(), Compared{m, g}) == chosen.end())
+        chosen.emplace_back(m, g);
+    }
+    if (!found)
+      throw InputError("--methods: '" + name + "' is not a method of a " +
+                       std::string(name_of(kind)) + " model (its methods: " + known + ")");
+  }
+  // In the order the kind lists them.
+  std::vector<Compared> ordered;
+  for (const Compared& m : all)
+    if (std::find(chosen.begin(), chosen.end(), m) != chosen.end()) ordered.push_back(m);
+  return ordered;
+}
+
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
-  // Every method of the kind in every layout listed; sequential (no components, no layout)
-  // once. One layout: <out>/<method>; several: <out>/<layout>/<method>.
-  const std::vector<Compared> methods = methods_of(kind_of(model));
+  // Every method of the kind (or those --methods names) in every layout listed; sequential
+  // (no components, no layout) once. One layout: <out>/<method>; several:
+  // <out>/<layout>/<method>.
+  const std::vector<Compared> methods = compared_methods(kind_of(model), o.methods);
   std::vector<Layout> layouts = o.layouts;
   if (std::holds_alternative<EventsModel>(model) && !o.was_given("--layout"))
     layouts = {Layout::single};

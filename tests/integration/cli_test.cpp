@@ -114,6 +114,35 @@ TEST(Cli, CompareRunsEveryMethodAndAgrees) {
             read_json(dir / "cmp/conservative-step/summary.json")["rounds"].get<int>());
 }
 
+// --methods: the methods named (sequential first in any case, the reference); a name the
+// model kind does not have is exit 2 with its methods, before any directory is made.
+TEST(Cli, CompareRunsTheMethodsNamed) {
+  TempDir dir;
+  const auto short_run =
+      scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 1.0"}});
+  KausalProcess p({"compare", short_run.string(), "--methods", "optimistic,conservative/lookahead",
+                   "--layout", "single", "--out", (dir / "cmp").string()},
+                  dir.path());
+  ASSERT_EQ(p.wait(std::chrono::seconds(100)), 0) << p.err();
+  const auto rows = read_json(dir / "cmp" / "comparison.json")["rows"];
+  ASSERT_EQ(rows.size(), 3u) << rows.dump();
+  EXPECT_EQ(rows[0]["label"], "sequential");
+  EXPECT_EQ(rows[1]["label"], "conservative/lookahead");
+  EXPECT_EQ(rows[2]["label"], "optimistic");
+  EXPECT_FALSE(fs::exists(dir / "cmp" / "conservative-step"));
+  std::string err;
+  EXPECT_EQ(run_kausal({"compare", short_run.string(), "--methods", "conservative/cheap", "--out",
+                        (dir / "bad").string()},
+                       dir.path(), &err),
+            2);
+  EXPECT_NE(err.find("--methods: 'conservative/cheap' is not a method of a chain model (its "
+                     "methods: sequential, conservative/step, conservative/lookahead, "
+                     "optimistic)"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(fs::exists(dir / "bad"));
+}
+
 struct BadScenario {
   const char* label;
   std::map<std::string, std::string> edit;  // on thesis.toml
