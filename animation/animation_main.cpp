@@ -29,6 +29,8 @@ struct Options {
   std::vector<fs::path> runs;
   std::optional<std::uint64_t> step;
   std::optional<double> time_span;  // --timeline: the axis, 0 to this many seconds
+  double time_from = 0;             // --timeline: where the axis starts (seconds)
+  bool around_first_event = false;  // --timeline: a window centred on the first impact
   std::string size;                 // empty: a default that fits the mode
   fs::path operator_file;           // a paced run's OUT/operator.ior: the run controls
 };
@@ -53,9 +55,11 @@ const char* help_text =
     "                                                          the last) and the timeline;\n"
     "                                                          a partitioned run: its values\n"
     "                                                          plotted up to step N (ticks)\n"
-    "  --timeline FILE.png --run DIR [--time-span S] [--size WxH]\n"
-    "                                                          the run's utilisation strips,\n"
-    "                                                          over 0..S seconds if given\n"
+    "  --timeline FILE.png --run DIR [--time-span S] [--time-from F | --around-first-event]\n"
+    "             [--size WxH]                                 the run's utilisation strips,\n"
+    "                                                          over 0..S seconds if given, or\n"
+    "                                                          F..F+S, or S (default 5 ms)\n"
+    "                                                          centred on the first impact\n"
     "  --chart FILE.png --runs DIR [DIR...] [--size WxH]       wall time per method: runs of\n"
     "                                                          one method, layout and scenario\n"
     "                                                          are repetitions (median bar,\n"
@@ -94,6 +98,17 @@ void add_options(CLI::App& app, Options& o) {
                  "side by side share one scale); default: the run's own length")
       ->check(CLI::Range(1e-9, 1e9))
       ->needs(timeline);
+  app.add_option("--time-from", o.time_from,
+                 "--timeline: start the axis at this many seconds of wall time (a zoom: with "
+                 "--time-span, the window [FROM, FROM + SPAN])")
+      ->check(CLI::Range(0.0, 1e9))
+      ->needs(timeline);
+  app.add_flag("--around-first-event", o.around_first_event,
+               "--timeline: a window of --time-span (default 0.005 s) centred on the moment the "
+               "monitor applied the run's first impact (trace.json's first \"event\" span), "
+               "where a chain's rounds are wide enough to see")
+      ->needs(timeline)
+      ->excludes("--time-from");
   app.add_option("--size", o.size,
                  "image size WxH of a render mode (default: 1000 wide, as tall as the mode needs)");
   run->excludes(runs);
@@ -123,8 +138,11 @@ int render(const Options& o) {
   const int model = run.partitioned() ? 40 + 170 * static_cast<int>(run.plot.plots.size()) : 450;
   if (!o.snapshot.empty())
     save_png(render_snapshot(run, o.step, size_or(std::min(model, 2400) + strips)), o.snapshot);
+  else if (o.around_first_event)
+    save_png(around_first_event(run, size_or(60 + strips), o.time_span.value_or(0.005)),
+             o.timeline);
   else
-    save_png(render_timeline(run, size_or(60 + strips), o.time_span), o.timeline);
+    save_png(render_timeline(run, size_or(60 + strips), o.time_span, o.time_from), o.timeline);
   return 0;
 }
 

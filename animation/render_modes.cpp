@@ -63,18 +63,33 @@ QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, co
   return image;
 }
 
-QImage render_timeline(const RunView& run, const QSize& size, std::optional<double> span_s) {
+QImage render_timeline(const RunView& run, const QSize& size, std::optional<double> span_s,
+                       double from_s) {
   if (run.tracks.empty())
     throw InputError((run.dir / "summary.json").string() + ": no components to draw");
   if (span_s && !(*span_s > 0 && std::isfinite(*span_s)))
     throw InputError("--time-span must be a positive number of seconds");
+  if (!(from_s >= 0 && std::isfinite(from_s)))
+    throw InputError("--time-from must be a number of seconds, 0 or more");
+  const double to_s = span_s ? from_s + *span_s : std::max(run.timeline_end_s(), from_s + 1e-6);
   QImage image = blank(size);
   QPainter p(&image);
+  // A window of the run says which one (wall time: a few milliseconds need four digits).
+  char window[96] = "";
+  if (from_s > 0 || span_s)
+    std::snprintf(window, sizeof window, " · wall %.4f – %.4f s", from_s, to_s);
   draw_text(p, QRect(8, 0, size.width() - 16, 24),
-            run_title(run) + " · busy (green), rollback (red), waiting (grey)");
-  draw_timeline(p, QRect(8, 28, size.width() - 16, size.height() - 32), run.tracks, 0.0,
-                span_s ? *span_s : std::max(run.timeline_end_s(), 1e-6));
+            run_title(run) + window + " · busy (green), rollback (red), waiting (grey)");
+  draw_timeline(p, QRect(8, 28, size.width() - 16, size.height() - 32), run.tracks, from_s, to_s);
   return image;
+}
+
+QImage around_first_event(const RunView& run, const QSize& size, double span_s) {
+  if (!run.first_event_s)
+    throw InputError((run.dir / "trace.json").string() +
+                     ": no impact to centre on (no \"event\" span: a run without impacts, or "
+                     "one the monitor did not apply, as a sequential run's)");
+  return render_timeline(run, size, span_s, std::max(0.0, *run.first_event_s - span_s / 2));
 }
 
 std::vector<WallTime> wall_chart_bars(const std::vector<RunView>& runs) {

@@ -20,7 +20,10 @@ QImage render_snapshot(const RunView& run, std::optional<std::uint64_t> step, co
 // The run's timeline alone: one strip per component, over [0, span_s] when given (timelines
 // that are to be compared share one axis), else over the run's own length.
 QImage render_timeline(const RunView& run, const QSize& size,
-                       std::optional<double> span_s = std::nullopt);
+                       std::optional<double> span_s = std::nullopt, double from_s = 0);
+// The timeline over `span_s` seconds centred on the run's first impact (RunView::
+// first_event_s); InputError naming trace.json for a run without one.
+QImage around_first_event(const RunView& run, const QSize& size, double span_s);
 // One bar per method: the runs of one method, layout and scenario are repetitions, drawn as
 // the median with the range of their wall times. Labels from summary.json, with the layout
 // when the runs have several.

@@ -108,8 +108,9 @@ struct HeldSpan {
 // name the file and the field, as the rest of this file does.
 class TraceReader : public nlohmann::json_sax<json> {
  public:
-  TraceReader(fs::path file, std::vector<ComponentTrack>& tracks)
-      : file_(std::move(file)), tracks_(tracks) {}
+  TraceReader(fs::path file, std::vector<ComponentTrack>& tracks,
+              std::optional<double>& first_event_s)
+      : file_(std::move(file)), tracks_(tracks), first_event_s_(first_event_s) {}
 
   void read() {
     std::ifstream in(file_, std::ios::binary);
@@ -277,6 +278,8 @@ class TraceReader : public nlohmann::json_sax<json> {
                        "\" (expected busy, rollback or call)");
     const double ts = finite(event_.ts, "ts"), dur = finite(event_.dur, "dur");
     if (dur < 0) throw InputError(file_.string() + ": span with negative duration");
+    if (event_.name == "event" && (!first_event_s_ || ts * 1e-6 < *first_event_s_))
+      first_event_s_ = ts * 1e-6;
     const HeldSpan span{tid, ts, dur,
                         kind == "rollback" ? ActivityKind::rollback : ActivityKind::busy};
     const auto name = names_.find(tid);
@@ -297,13 +300,14 @@ class TraceReader : public nlohmann::json_sax<json> {
   TraceEvent event_;
   std::map<long, std::string> names_;
   std::vector<ComponentTrack>& tracks_;
+  std::optional<double>& first_event_s_;
   std::vector<HeldSpan> held_;
 };
 
 // trace.json (monitor/record/trace_writer.cpp): thread_name metadata names each tid, "X" events
 // are spans with ts and dur in microseconds since the trace's origin.
-void read_trace(const fs::path& file, std::vector<ComponentTrack>& tracks) {
-  TraceReader reader(file, tracks);
+void read_trace(const fs::path& file, RunView& run) {
+  TraceReader reader(file, run.tracks, run.first_event_s);
   reader.read();
   reader.place_held_spans();
 }
@@ -486,7 +490,7 @@ RunView load_run_summary(const fs::path& dir) {
 
 RunView load_run_activity(const fs::path& dir) {
   RunView run = from_summary(read_summary(dir), dir);
-  read_trace(dir / "trace.json", run.tracks);
+  read_trace(dir / "trace.json", run);
   return run;
 }
 
@@ -520,7 +524,7 @@ RunView load_run_dir(const fs::path& dir) {
   if (summary.contains("partitions")) {
     std::vector<std::vector<std::string>> members;
     run.plot = read_plot_spec(summary, file, members);
-    read_trace(dir / "trace.json", run.tracks);
+    read_trace(dir / "trace.json", run);
     run.trajectory = read_partitioned_trajectory(dir / "trajectory.csv", run.plot, members);
     run.marks = read_bridge_marks(dir / "bridge.csv");
     return run;
@@ -531,7 +535,7 @@ RunView load_run_dir(const fs::path& dir) {
                      "events' digest); --timeline draws what its event groups did");
   run.geometry = read_geometry(summary, file);
   if (run.geometry.empty()) throw InputError(file.string() + ": \"geometry\" is empty");
-  read_trace(dir / "trace.json", run.tracks);
+  read_trace(dir / "trace.json", run);
   run.trajectory = read_trajectory(dir / "trajectory.csv", run.geometry.size());
   return run;
 }

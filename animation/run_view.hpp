@@ -4,6 +4,7 @@
 // trajectory_recorder.cpp).
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct RunView {
   // column of trajectory.csv ("member.state", in the plot of the member's partition).
   PlotSpec plot;
   std::vector<ComponentTrack> tracks;  // in summary.json's component order
+  // When the monitor applied a chain's first impact (the earliest "event" span of
+  // trace.json), in seconds since the run started; none in a run without one.
+  std::optional<double> first_event_s;
   TrajectoryTable trajectory;
   // A hybrid model: every event across the boundary (bridge.csv), in order.
   std::vector<PlotMark> marks;

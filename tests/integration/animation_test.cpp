@@ -96,10 +96,10 @@ QRgb pixel(const QImage& image, double x, double y) {
 
 // The pixel inside strip `track` at time t (seconds since the run started).
 QRgb strip_pixel(const QImage& image, const QRect& timeline_area, std::size_t track, double t,
-                 double t1) {
+                 double t1, double t0 = 0) {
   const TimelineLayout l = timeline_layout(timeline_area, 2);
   const QRect strip = l.strips.at(track);
-  const Timeline columns(0, t1, static_cast<std::size_t>(strip.width()));
+  const Timeline columns(t0, t1, static_cast<std::size_t>(strip.width()));
   return image.pixel(strip.left() + static_cast<int>(columns.column_of(t)), strip.center().y());
 }
 
@@ -275,6 +275,46 @@ TEST(AnimationTimeline, TimeSpanSetsTheAxis) {
                 tmp.path(), &err),
             2);
   EXPECT_NE(err.find("--time-span"), std::string::npos) << err;
+}
+
+// A zoom: --time-from and --time-span draw the window [0.5, 1.0]; --around-first-event
+// centres a window on the first "event" span (an impact the monitor applied, at 0.6 s).
+TEST(AnimationTimeline, AWindowOfTheRunAroundItsFirstImpact) {
+  TempDir tmp;
+  write_run(tmp / "run", "conservative", 1.0);
+  std::string trace = testing::read_file(tmp / "run" / "trace.json");
+  trace.insert(trace.rfind(']'), R"(,
+{"ph":"X","name":"event","cat":"busy","pid":1,"tid":1,"ts":650000,"dur":1,"args":{"step":650}},
+{"ph":"X","name":"event","cat":"busy","pid":1,"tid":1,"ts":600000,"dur":1,"args":{"step":600}})");
+  std::ofstream(tmp / "run" / "trace.json") << trace;
+  const fs::path png = tmp / "timeline.png";
+  const QRect area(8, 28, 800 - 16, 200 - 32);
+  ASSERT_EQ(run_animation({"--timeline", png.string(), "--run", (tmp / "run").string(), "--size",
+                           "800x200", "--time-from", "0.5", "--time-span", "0.5"},
+                          tmp.path()),
+            0);
+  QImage image = load_png(png);
+  EXPECT_EQ(strip_pixel(image, area, 0, 0.55, 1.0, 0.5), colours::waiting);
+  EXPECT_EQ(strip_pixel(image, area, 1, 0.55, 1.0, 0.5), colours::rollback);
+  EXPECT_EQ(strip_pixel(image, area, 1, 0.8, 1.0, 0.5), colours::waiting);
+  // Centred on 0.6 s, 0.4 s wide: [0.4, 0.8]; the monitor was busy until 0.4 s only.
+  ASSERT_EQ(run_animation({"--timeline", png.string(), "--run", (tmp / "run").string(), "--size",
+                           "800x200", "--around-first-event", "--time-span", "0.4"},
+                          tmp.path()),
+            0);
+  image = load_png(png);
+  EXPECT_EQ(strip_pixel(image, area, 0, 0.45, 0.8, 0.4), colours::waiting);
+  EXPECT_EQ(strip_pixel(image, area, 1, 0.45, 0.8, 0.4), colours::waiting);
+  EXPECT_EQ(strip_pixel(image, area, 1, 0.65, 0.8, 0.4), colours::rollback);
+  EXPECT_EQ(strip_pixel(image, area, 1, 0.75, 0.8, 0.4), colours::waiting);
+  // A run without impacts has nothing to centre on.
+  write_run(tmp / "quiet", "conservative", 1.0);
+  std::string err;
+  EXPECT_EQ(run_animation({"--timeline", png.string(), "--run", (tmp / "quiet").string(),
+                           "--around-first-event"},
+                          tmp.path(), &err),
+            2);
+  EXPECT_NE(err.find("no impact to centre on"), std::string::npos) << err;
 }
 
 // Fonts for measuring text as the renderer draws it (offscreen, as it runs).
