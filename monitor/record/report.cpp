@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -63,6 +64,15 @@ std::string image(const Rendered& r, const std::string& alt, std::vector<std::st
            " could not be drawn: " + html_escape(r.error) + "</p>\n";
   }
   return "<img alt=\"" + html_escape(alt) + "\" src=\"" + r.data_uri + "\">\n";
+}
+
+// Whether a run's trace.json holds an impact the monitor applied (an "event" span): the
+// centre of its zoomed timeline (kausal-animation --around-first-event).
+bool has_impact_span(const ReportRun& r) {
+  if (r.result.collisions == 0) return false;
+  std::ifstream in(r.dir / "trace.json", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("\"name\":\"event\"") != std::string::npos;
 }
 
 // A table cell whose exact value (as in summary.json) is kept in data-value.
@@ -311,8 +321,12 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
 
   // One time axis for every timeline, so that their lengths compare.
   const auto shown = representatives(runs, rows);
-  const std::size_t charts = 1 + static_cast<std::size_t>(std::count_if(shown.begin(), shown.end(),
-                                                                        [](auto* r) { return r; }));
+  std::vector<char> zoomed(shown.size(), 0);
+  for (std::size_t k = 0; k < shown.size(); ++k) zoomed[k] = shown[k] && has_impact_span(*shown[k]);
+  const std::size_t charts = 1 +
+                             static_cast<std::size_t>(std::count_if(shown.begin(), shown.end(),
+                                                                    [](auto* r) { return r; })) +
+                             static_cast<std::size_t>(std::count(zoomed.begin(), zoomed.end(), 1));
   std::size_t drawn = 0;
   auto announce = [&](const std::string& what) {
     if (o.progress) o.progress(++drawn, charts, what);
@@ -362,8 +376,16 @@ std::vector<std::string> write_report(const std::vector<ReportRun>& runs, const 
            << result.events->to_partitions << " events to the partitions";
     page << "; output " << html_escape(r.dir.string()) << "</p>\n"
          << image(render(o, name, "--timeline", {"--run", r.dir.string(), "--time-span", span}),
-                  "timeline of " + label, warnings)
-         << realtime_section(r.result);
+                  "timeline of " + label, warnings);
+    if (zoomed[k]) {
+      announce(label + " around its first impact");
+      page << "<p>The same run over 5 ms of wall time around the moment its monitor applied "
+              "the first impact: each round of the protocol is wide enough to see.</p>\n"
+           << image(render(o, name + "-first-impact", "--timeline",
+                           {"--run", r.dir.string(), "--around-first-event"}),
+                    label + " around its first impact", warnings);
+    }
+    page << realtime_section(r.result);
   }
   page << "</body></html>\n";
   std::ofstream out(o.out_dir / "report.html", std::ios::trunc);

@@ -104,6 +104,31 @@ TEST(ComparisonFigures, TheReportAnnouncesEveryChart) {
   EXPECT_EQ(warnings.size(), 4u);
 }
 
+// A chain run whose trace holds an impact the monitor applied gets a second timeline, 5 ms
+// around it; one without (no impacts, or none in its trace) does not.
+TEST(ComparisonFigures, AChainRunWithAnImpactGetsAZoomAroundIt) {
+  TempDir dir;
+  std::vector<ReportRun> runs{{run("sequential", "", "", 0.005), dir / "seq"},
+                              {run("conservative", "step", "process", 3.29), dir / "step"},
+                              {run("optimistic", "", "process", 1.5), dir / "opt"}};
+  for (ReportRun& r : runs) {
+    r.result.collisions = 3;
+    fs::create_directories(r.dir);
+  }
+  std::ofstream(dir / "step" / "trace.json")
+      << R"({"traceEvents":[{"ph":"X","name":"event","cat":"busy","pid":1,"tid":1,"ts":5,"dur":1}]})";
+  std::ofstream(dir / "opt" / "trace.json") << R"({"traceEvents":[]})";
+  ReportOptions options{dir.path(), dir.path() / "no-such-renderer", "thesis", "setup", {}};
+  std::vector<std::string> told;
+  options.progress = [&](std::size_t k, std::size_t n, const std::string& what) {
+    told.push_back(std::to_string(k) + "/" + std::to_string(n) + " " + what);
+  };
+  write_report(runs, options);
+  ASSERT_EQ(told.size(), 5u);
+  EXPECT_EQ(told[3], "4/5 conservative/step around its first impact");
+  EXPECT_EQ(told[4], "5/5 timeline of optimistic");
+}
+
 TEST(ComparisonFigures, EveryColumnKeepsASeparatorWhateverTheMagnitude) {
   std::vector<RunResult> results{run("sequential", "", "", 0.001),
                                  run("conservative", "step", "process", 2.49),
