@@ -103,12 +103,14 @@ TEST(Report, CompareWritesReportAndTracesThatAgreeWithTheSummaries) {
   const std::string html = read_file(dir / "cmp/report.html");
   ASSERT_FALSE(html.empty());
   EXPECT_EQ(html.find("could not be drawn"), std::string::npos) << p.err();
-  // The wall-time chart and one timeline per method, embedded.
+  // The wall-time chart, one timeline per method, and one zoom around the first impact per
+  // method but sequential (whose monitor applies none), embedded.
   std::size_t images = 0;
   for (auto at = html.find("src=\"data:image/png;base64,"); at != std::string::npos;
        at = html.find("src=\"data:image/png;base64,", at + 1))
     ++images;
-  EXPECT_EQ(images, 1u + std::size(kRuns));
+  EXPECT_EQ(images, 1u + std::size(kRuns) + (std::size(kRuns) - 1));
+  EXPECT_NE(html.find("conservative/step around its first impact"), std::string::npos);
   for (const char* run : kRuns) {
     const auto summary = read_json(dir / "cmp" / run / "summary.json");
     const std::string label =
