@@ -35,13 +35,9 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
       causality_violation(pair, step, "need an impulse");
     });
   }
-  // An impulse is a call to the two components (a round trip in a distributed run): the
-  // monitor waits for it, and its sweep's busy time stops there and starts again after.
   auto apply = [&](const BobPair& pair, const Impact& impact) {
-    busy.reset();
     stepper.apply_impulse(pair.i, step, impact.left_impulse, states);
     stepper.apply_impulse(pair.j, step, impact.right_impulse, states);
-    if (checks.monitor) busy.emplace(*checks.monitor, SpanTag{ActivityCall::sweep, step});
   };
   if (const auto share = stepper.resolved_inside())
     return share->impacts + sweep.resolve_among(states, step, share->left, apply);

@@ -4,11 +4,9 @@
 // resume.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "monitor/record/collision_log.hpp"
 #include "monitor/sync/injections.hpp"
@@ -142,48 +140,6 @@ TEST(CollisionLog, AResumedLogKeepsItsRowsUpToTheResumedStepAndContinues) {
   ASSERT_EQ(resumed.status, RunStatus::completed) << resumed.error;
   EXPECT_EQ(resumed.collisions, whole.collisions);
   EXPECT_EQ(slurp_file(dir / "resumed.csv"), text);
-}
-
-}  // namespace
-}  // namespace kausal
-
-namespace kausal {
-namespace {
-
-// The sequential physics behind a stepper whose impulses are slow calls, as a remote
-// Integrator's are: the monitor waits for them, so they are not its busy time.
-class SlowImpulses final : public ChainStepper {
- public:
-  explicit SlowImpulses(const Scenario& s) : inner_(s) {}
-  void step_all(std::uint64_t m, std::span<PendulumState> states) override {
-    inner_.step_all(m, states);
-  }
-  void apply_impulse(std::size_t i, std::uint64_t m, double impulse,
-                     std::span<PendulumState> states) override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    inner_.apply_impulse(i, m, impulse, states);
-  }
-  std::vector<ComponentReport> reports() override { return {}; }
-
- private:
-  SequentialStepper inner_;
-};
-
-TEST(ChainDriver, AnImpulseIsACallTheMonitorWaitsForNotItsBusyTime) {
-  Scenario s = testing::shipped("thesis.toml");
-  s.steps = 1000;
-  SlowImpulses stepper(s);
-  RunControl control;
-  const RunResult r =
-      drive_chain(s, SyncMethod::conservative, stepper, {}, control, DriveOptions{});
-  ASSERT_EQ(r.status, RunStatus::completed) << r.error;
-  ASSERT_GT(r.collisions, 0u);
-  const auto monitor = std::find_if(r.components.begin(), r.components.end(),
-                                    [](const ComponentReport& c) { return c.name == "monitor"; });
-  ASSERT_NE(monitor, r.components.end());
-  // Two impulses of 20 ms per impact: at least 40 ms a impact of waiting, none of it busy.
-  EXPECT_GE(r.wall_s, 0.04 * static_cast<double>(r.collisions));
-  EXPECT_LT(monitor->totals.busy_s, 0.02);
 }
 
 }  // namespace
