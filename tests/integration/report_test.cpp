@@ -478,8 +478,12 @@ TEST(Trace, MonitorMemoryAndTraceSizeDoNotGrowWithTheRun) {
     EXPECT_NE(runs[duration].out.find("capped at --trace-limit"), std::string::npos)
         << runs[duration].out;
   }
+  // Levelled off, the peak still moves by a few MiB from run to run on this kind of host (the
+  // recorder's pipeline of 1 MiB blocks and the allocator's arenas: 4.2 and 5.7 MiB more for
+  // the longer run were seen with nothing else running); a trace kept whole would add tens of
+  // MiB (120,000 more steps, several spans each).
   ASSERT_GT(runs[60.0].peak_rss_kb, 0u);
-  EXPECT_LT(runs[180.0].peak_rss_kb, runs[60.0].peak_rss_kb + 4096)
+  EXPECT_LT(runs[180.0].peak_rss_kb, runs[60.0].peak_rss_kb + 8192)
       << runs[60.0].peak_rss_kb << " kB for 60,000 steps";
 }
 
