@@ -531,18 +531,8 @@ TEST(FmuPartitions, AValueOutsideTheDeclaredRangeIsRefusedUnlessTheScenarioAllow
             std::string::npos);
   EXPECT_NE(scenario_error(ball("start = { e = -0.5 }")).find("[0, 1]"), std::string::npos);
   // An Integer's.
-  EXPECT_NE(scenario_error(R"(
-[run]
-t_end = 1.0
-output_interval = 0.5
-[[subsystem]]
-name = "stair"
-model = "fmu"
-fmu = "@stair_integral@"
-integrator = "euler"
-h = 0.1
-parameters = { stop_at = -2 }
-)")
+  EXPECT_NE(scenario_error(
+                one_fmu("stair", "stair_integral", "euler", "0.1", "parameters = { stop_at = -2 }"))
                 .find("'stop_at' = -2 is outside"),
             std::string::npos);
   // Inside the range, and outside it when the scenario says the FMU wants it: the ball gains
