@@ -1,9 +1,7 @@
 #include "monitor/record/collision_log.hpp"
 
-#include <charconv>
-#include <sstream>
-
 #include <algorithm>
+#include <charconv>
 
 #include "common/errors.hpp"
 #include "integrator/pendulum_block.hpp"
