@@ -81,12 +81,32 @@ inline ModelChange from_idl(const idl::ModelChange& c) {
   return {c.member.in(), c.name.in(), c.value, c.from, c.settled};
 }
 
+// The past derivatives go as one sequence, newest first.
 inline idl::StepperMemory to_idl(const StepperMemory& m) {
-  return {m.steps, m.h, to_seq(m.previous), to_seq(m.before_previous)};
+  idl::StepperMemory out;
+  out.steps = m.steps;
+  out.h = m.h;
+  std::size_t length = 0;
+  for (const Vector& f : m.past) length += static_cast<std::size_t>(f.size());
+  out.past.length(static_cast<CORBA::ULong>(length));
+  std::size_t at = 0;
+  for (const Vector& f : m.past)
+    for (Eigen::Index i = 0; i < f.size(); ++i) out.past[static_cast<CORBA::ULong>(at++)] = f[i];
+  return out;
 }
 
-inline StepperMemory from_idl(const idl::StepperMemory& m) {
-  return {m.steps, m.h, to_eigen(m.previous), to_eigen(m.before_previous)};
+// Cut into derivatives of state_size values each (the receiver has checked the length is a
+// whole multiple: StateSinkServant, the Integrator's set-up).
+inline StepperMemory from_idl(const idl::StepperMemory& m, std::size_t state_size) {
+  StepperMemory out{m.steps, m.h, {}};
+  const std::size_t n = state_size == 0 ? 0 : m.past.length() / state_size;
+  for (std::size_t j = 0; j < n; ++j) {
+    Vector f(static_cast<Eigen::Index>(state_size));
+    for (std::size_t i = 0; i < state_size; ++i)
+      f[static_cast<Eigen::Index>(i)] = m.past[static_cast<CORBA::ULong>(j * state_size + i)];
+    out.past.push_back(std::move(f));
+  }
+  return out;
 }
 
 // ---- a hybrid model's event ports (integrator/event_ports.hpp) ----
@@ -159,7 +179,7 @@ inline StateBatch from_idl(const idl::StateBatch& b) {
           b.output_size,
           to_vector(b.states),
           to_vector(b.outputs),
-          from_idl(b.memory),
+          from_idl(b.memory, b.state_size),
           to_vector(b.indicators),
           to_bytes(b.internal),
           from_idl(b.crossings)};

@@ -24,7 +24,7 @@ std::uint64_t shipped_bytes(const IntegratorConfig& c) {
 
 std::uint64_t held_steps_within_budget(const IntegratorConfig& c) {
   const std::uint64_t saved = StateList::entry_bytes(
-      static_cast<std::size_t>(c.x0.size()), c.indicator_count, c.method == OdeMethod::ab3,
+      static_cast<std::size_t>(c.x0.size()), c.indicator_count, history_length(c.method),
       c.outputs_at_step ? c.output_size : 0,
       c.internal_state && c.method == OdeMethod::co_simulation ? c.internal_bytes : 0);
   return std::min(limits::steps_within(limits::held_bytes, saved + shipped_bytes(c)),
@@ -112,8 +112,9 @@ Integrator::Integrator(IntegratorConfig config, ModelLink& link)
 void Integrator::restore_start() {
   const StepperMemory& m = config_.memory0;
   if (m.steps > 0) {
-    if (!std::isfinite(m.h) || !m.previous.allFinite() || !m.before_previous.allFinite())
-      throw ModelError(config_.name, "memory0: not finite");
+    bool finite = std::isfinite(m.h);
+    for (const Vector& f : m.past) finite = finite && f.allFinite();
+    if (!finite) throw ModelError(config_.name, "memory0: not finite");
     try {
       stepper_.restore(m);
     } catch (const SimulationError& e) {
@@ -286,7 +287,7 @@ bool crosses(CrossingDirection direction, double g_from, double g_to) {
 
 void Integrator::check_ports() const {
   const EventPorts& ports = config_.ports;
-  if (config_.method == OdeMethod::ab3 || config_.method == OdeMethod::co_simulation)
+  if (is_multistep(config_.method) || config_.method == OdeMethod::co_simulation)
     throw ModelError(config_.name, "event ports cut steps, which needs a one-step method (not " +
                                        std::string(ode_method_name(config_.method)) + ")");
   if (!(ports.tolerance > 0) || !std::isfinite(ports.tolerance))

@@ -247,7 +247,16 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;
   c.publish_every = s.publish_every;
-  c.memory0 = from_idl(s.memory0);
+  // Whole derivatives, no more than the method keeps (restore() checks the count against
+  // the steps; this keeps the cut below well defined).
+  const std::uint64_t keeps = history_length(c.method) * std::uint64_t{s.x0.length()};
+  if (s.memory0.past.length() > keeps ||
+      (s.x0.length() > 0 && s.memory0.past.length() % s.x0.length() != 0))
+    throw ModelError(component, "memory0.past: " + std::to_string(s.memory0.past.length()) +
+                                    " values, not whole derivatives of the state that " +
+                                    std::string(ode_method_name(c.method)) + " keeps (at most " +
+                                    std::to_string(keeps) + ")");
+  c.memory0 = from_idl(s.memory0, s.x0.length());
   c.indicators0 = to_eigen(s.indicators0);
   c.internal_state = s.internal_state != 0;
   limits::within(component, "internal0: bytes", s.internal0.length(), limits::max_internal_bytes,

@@ -21,11 +21,30 @@ struct NamedMethod {
   OdeMethod method;
 };
 
-constexpr std::array<NamedMethod, 8> method_names{{
+constexpr std::array<NamedMethod, 27> method_names{{
     {"euler", OdeMethod::euler},
     {"rk3", OdeMethod::rk3},
     {"rk4", OdeMethod::rk4},
+    {"ab1", OdeMethod::ab1},
+    {"ab2", OdeMethod::ab2},
     {"ab3", OdeMethod::ab3},
+    {"ab4", OdeMethod::ab4},
+    {"am1", OdeMethod::am1},
+    {"am2", OdeMethod::am2},
+    {"am3", OdeMethod::am3},
+    {"am4", OdeMethod::am4},
+    {"abm1", OdeMethod::abm1},
+    {"abm2", OdeMethod::abm2},
+    {"abm3", OdeMethod::abm3},
+    {"abm4", OdeMethod::abm4},
+    {"abm1-pec2e", OdeMethod::abm1_pec2e},
+    {"abm2-pec2e", OdeMethod::abm2_pec2e},
+    {"abm3-pec2e", OdeMethod::abm3_pec2e},
+    {"abm4-pec2e", OdeMethod::abm4_pec2e},
+    {"abm1-pec3e", OdeMethod::abm1_pec3e},
+    {"abm2-pec3e", OdeMethod::abm2_pec3e},
+    {"abm3-pec3e", OdeMethod::abm3_pec3e},
+    {"abm4-pec3e", OdeMethod::abm4_pec3e},
     {"backward_euler", OdeMethod::backward_euler},
     {"dre0", OdeMethod::dre0},
     {"pdre0", OdeMethod::pdre0},
@@ -91,8 +110,12 @@ bool same_bits(const Vector& a, const Vector& b) {
 }
 
 bool same_bits(const StepperMemory& a, const StepperMemory& b) {
-  return a.steps == b.steps && std::memcmp(&a.h, &b.h, sizeof a.h) == 0 &&
-         same_bits(a.previous, b.previous) && same_bits(a.before_previous, b.before_previous);
+  if (a.steps != b.steps || std::memcmp(&a.h, &b.h, sizeof a.h) != 0 ||
+      a.past.size() != b.past.size())
+    return false;
+  for (std::size_t j = 0; j < a.past.size(); ++j)
+    if (!same_bits(a.past[j], b.past[j])) return false;
+  return true;
 }
 
 OdeMethod parse_ode_method(std::string_view name, const std::string& where) {
@@ -114,11 +137,19 @@ void RightHandSide::model_step(double t, double, Vector&) {
 }
 
 bool uses_jacobian(OdeMethod m) {
+  if (const auto a = adams_scheme(m)) return a->family == AdamsFamily::moulton;
   return m == OdeMethod::backward_euler || m == OdeMethod::dre0 || m == OdeMethod::pdre0;
+}
+
+std::size_t history_length(OdeMethod m) {
+  const auto a = adams_scheme(m);
+  return a ? adams_history(*a) : 0;
 }
 
 OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks)
     : method_(method),
+      adams_(adams_scheme(method)),
+      history_(history_length(method)),
       size_(state_size),
       blocks_(checked_tiling(std::move(blocks), state_size)),
       w_(Vector::Zero(static_cast<Eigen::Index>(state_size))) {
@@ -129,6 +160,7 @@ OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<Sta
     exponential_blocks_ = {StateBlock{"state", 0, size_}};
   caches_.resize(exponential_blocks_.size());
   next_ = Vector::Zero(n);
+  if (adams_) start_f_ = sum_ = Vector::Zero(n);
   if (uses_jacobian(method_)) jacobian_ = Matrix::Zero(n, n);
 }
 
@@ -148,11 +180,9 @@ void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
     case OdeMethod::rk4:
       rk4(f, t, h, x);
       break;
-    case OdeMethod::ab3:
-      ab3(f, t, h, x);
-      break;
     case OdeMethod::backward_euler:
-      backward_euler(f, t, h, x);
+      next_ = x;
+      implicit_solve(f, t, h, h, x, x);
       break;
     case OdeMethod::dre0:
     case OdeMethod::pdre0:
@@ -163,9 +193,13 @@ void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
       f.model_step(t, h, next_);
       ++derivative_calls_;  // one Calc: the model's own step
       break;
+    default:
+      adams(f, t, h, x, *adams_);
+      break;
   }
   if (!next_.allFinite()) fail(t, "the state is not finite after the step");
-  if (method_ == OdeMethod::ab3) commit_history(h);
+  // Every Adams step leaves f at its start in w_.k1 or start_f_.
+  if (history_ > 0) commit_history(adams_->family == AdamsFamily::bashforth ? w_.k1 : start_f_, h);
   x = next_;
 }
 
@@ -174,13 +208,15 @@ StepperMemory OdeStepper::memory() const {
 }
 
 void OdeStepper::restore(const StepperMemory& m) {
-  if (method_ != OdeMethod::ab3) return;  // one-step methods have no past to restore
+  if (history_ == 0) return;  // one-step methods have no past to restore
   const auto n = static_cast<Eigen::Index>(size_);
-  const bool fits =
-      (m.steps < 1 || m.previous.size() == n) && (m.steps < 2 || m.before_previous.size() == n);
+  bool fits = m.past.size() <= history_ && m.past.size() >= std::min<std::uint64_t>(m.steps, history_);
+  for (const Vector& f : m.past) fits = fits && f.size() == n;
   if (!fits)
-    throw SimulationError("ab3: the memory to restore is not from a stepper of " +
-                          std::to_string(size_) + " states");
+    throw SimulationError(std::string(ode_method_name(method_)) +
+                          ": the memory to restore is not from a stepper of " +
+                          std::to_string(size_) + " states keeping " + std::to_string(history_) +
+                          " derivatives");
   memory_ = m;
 }
 
@@ -225,37 +261,85 @@ void OdeStepper::rk4(RightHandSide& f, double t, double h, const Vector& x) {
            w_);
 }
 
-// w_.k1 ends up holding f(t, x) on both paths: commit_history() saves it.
-void OdeStepper::ab3(RightHandSide& f, double t, double h, const Vector& x) {
-  const bool start_up = memory_.steps < 2 || memory_.h != h;
+// Start-up (too little history, or another h): RK3 (RK4 for order 4), whose first stage
+// leaves f(t, x) in w_.k1. Bashforth leaves f_n in w_.k1, the implicit families in start_f_.
+void OdeStepper::adams(RightHandSide& f, double t, double h, const Vector& x,
+                       const AdamsScheme& a) {
+  const bool start_up = memory_.steps < history_ || (history_ > 0 && memory_.h != h);
   if (start_up) {
-    rk3(f, t, h, x);
+    if (a.order == 4)
+      rk4(f, t, h, x);
+    else
+      rk3(f, t, h, x);
+    if (a.family != AdamsFamily::bashforth) start_f_ = w_.k1;
     return;
   }
-  eval_f(f, t, x, w_.k1);
-  next_ = x + (h / 12) * (23.0 * w_.k1 - 16.0 * memory_.previous + 5.0 * memory_.before_previous);
+  switch (a.family) {
+    case AdamsFamily::bashforth:
+      eval_f(f, t, x, w_.k1);
+      sum_ = x;
+      add_explicit(bashforth(a.order), h, w_.k1, sum_);
+      next_ = sum_;
+      return;
+    case AdamsFamily::moulton: {
+      const ImplicitAdams am = moulton(a.order);
+      const double h_d = h / am.denominator;
+      if (am.terms > 0) eval_f(f, t, x, start_f_);
+      sum_ = x;
+      if (am.terms > 0) add_explicit(am, h, start_f_, sum_);
+      next_ = x;
+      implicit_solve(f, t, h, h_d * am.implicit, sum_, x);
+      return;
+    }
+    case AdamsFamily::predictor_corrector: {
+      const ImplicitAdams am = moulton(a.order);
+      eval_f(f, t, x, start_f_);
+      next_ = x;
+      add_explicit(bashforth(a.order), h, start_f_, next_);  // P
+      sum_ = x;
+      if (am.terms > 0) add_explicit(am, h, start_f_, sum_);
+      const double h_d = h / am.denominator;
+      for (int c = 0; c < a.corrections; ++c) {
+        eval_f(f, t + h, next_, w_.k2);  // E
+        next_ = sum_ + (h_d * am.implicit) * w_.k2;  // C
+      }
+      return;
+    }
+  }
 }
 
-// After a successful AB3 step: f at its start becomes the newest history entry. A changed h
-// makes the old entries useless, so counting starts again (the step just taken was RK3).
-void OdeStepper::commit_history(double h) {
+// As the textbooks write it, sum += h/d·(n_0 f_n + n_1 f_{n−1} + ...): AB3 keeps the bits of
+// x + h/12·(23 f_n − 16 f_{n−1} + 5 f_{n−2}) (a + (−b) is a − b exactly).
+template <typename Coefficients>
+void OdeStepper::add_explicit(const Coefficients& c, double h, const Vector& fn, Vector& sum) {
+  w_.tmp = c.numerators[0] * fn;
+  for (int j = 1; j < c.terms; ++j)
+    w_.tmp += c.numerators[static_cast<std::size_t>(j)] * memory_.past[static_cast<std::size_t>(j - 1)];
+  sum += (h / c.denominator) * w_.tmp;
+}
+
+// After a successful multistep step: f at its start becomes the newest history entry. A
+// changed h makes the old entries useless, so counting starts again (the step just taken was
+// a start-up step).
+void OdeStepper::commit_history(const Vector& fn, double h) {
   if (memory_.steps > 0 && memory_.h != h) memory_.steps = 0;
-  memory_.before_previous.swap(memory_.previous);
-  memory_.previous = w_.k1;
+  if (memory_.past.size() < history_) memory_.past.emplace_back();
+  std::rotate(memory_.past.begin(), memory_.past.end() - 1, memory_.past.end());
+  memory_.past.front() = fn;
   memory_.h = h;
   ++memory_.steps;
 }
 
-void OdeStepper::backward_euler(RightHandSide& f, double t, double h, const Vector& x) {
+void OdeStepper::implicit_solve(RightHandSide& f, double t, double h, double h_beta,
+                                const Vector& r, const Vector& x) {
   const double t1 = t + h;
   const auto n = static_cast<Eigen::Index>(size_);
-  next_ = x;  // predictor
   eval_jacobian(f, t1, next_);
-  Eigen::PartialPivLU<Matrix> lu(Matrix::Identity(n, n) - h * jacobian_);
+  Eigen::PartialPivLU<Matrix> lu(Matrix::Identity(n, n) - h_beta * jacobian_);
   double last_update = std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < max_newton_iterations; ++iteration) {
     eval_f(f, t1, next_, w_.k1);
-    w_.tmp = x - next_ + h * w_.k1;  // −G(x1), G(x1) = x1 − x − h f(t+h, x1)
+    w_.tmp = r - next_ + h_beta * w_.k1;  // −G(x1), G(x1) = x1 − r − hβ f(t1, x1)
     w_.k2 = lu.solve(w_.tmp);
     next_ += w_.k2;
     const double update = max_norm(w_.k2);
@@ -263,7 +347,7 @@ void OdeStepper::backward_euler(RightHandSide& f, double t, double h, const Vect
     if (update <= newton_tolerance * std::max(max_norm(x), max_norm(next_))) return;
     if (update > slow_contraction * last_update) {
       eval_jacobian(f, t1, next_);
-      lu.compute(Matrix::Identity(n, n) - h * jacobian_);
+      lu.compute(Matrix::Identity(n, n) - h_beta * jacobian_);
     }
     last_update = update;
   }

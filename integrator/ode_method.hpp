@@ -1,20 +1,25 @@
 #pragma once
 // The integration methods of every partition, whatever its model (docs/model.md §4): Euler,
-// RK3, RK4, AB3, backward Euler and the exponential methods DRE0 / pDRE0. Euler and RK4 are the
+// RK3, RK4, the Adams families (integrator/adams.hpp), backward Euler and the exponential
+// methods DRE0 / pDRE0. Euler and RK4 are the
 // templates of stepper.hpp, which the pendulum chain's sequential fast path shares.
 //
 // Every method is deterministic: the same inputs give the same bits (rollback relies on it).
 // f evaluations per step:
-//   euler 1 · rk3 3 · rk4 4 · ab3 1 (3 in each of its two RK3 start-up steps)
-//   backward_euler one per Newton iteration (≥ 1), plus one Jacobian (more if refreshed)
+//   euler 1 · rk3 3 · rk4 4 · abK 1 (3 or 4 in each start-up step)
+//   backward_euler and am1 one per Newton iteration (≥ 1), plus one Jacobian (more if
+//   refreshed); am2..am4 one more (f at the step's start)
+//   abmK in P(EC)^M E mode 1 + M (start-up steps as abK)
 //   dre0, pdre0 1 f and 1 Jacobian; A_D recomputed only when the Jacobian or h changed.
 //   co-simulation: no f; the model steps itself (a co-simulation FMU), counted as one Calc.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "integrator/adams.hpp"
 #include "integrator/stepper.hpp"
 #include "system/model.hpp"
 #include "system/state_block.hpp"
@@ -33,14 +38,13 @@ class RightHandSide {
 };
 
 // The part of a multistep method's past that must be saved with the state and restored on a
-// rollback: for AB3 the derivatives at the starts of its last two steps, the step they were
-// taken with and how many steps it has taken since it was made or restarted. Empty (all
-// zero) for one-step methods. A plain copyable value.
+// rollback: the derivatives at the starts of its last steps (history_length(method) of
+// them), the step they were taken with and how many steps it has taken since it was made or
+// restarted. Empty (all zero) for one-step methods. A plain copyable value.
 struct StepperMemory {
   std::uint64_t steps = 0;  // steps since construction or restart()
   double h = 0;             // the step size of the saved derivatives
-  Vector previous;          // f at the start of the last step
-  Vector before_previous;   // f at the start of the step before it
+  std::vector<Vector> past;  // f at the start of the last step, of the one before, ...
 };
 
 // Bit-for-bit equality (the rollback check's test: NaNs with the same bits are equal, 0 and
@@ -50,17 +54,19 @@ bool same_bits(const StepperMemory& a, const StepperMemory& b);
 
 // Advances one subsystem's state by one step of the chosen method.
 //
-// AB3 start-up: the first two steps after construction or restart() are RK3 steps (Kutta's,
-// the same bits as OdeMethod::rk3); the derivative each computes at its step start fills the
-// history. From the third step on, x += h/12·(23 f_n − 16 f_{n−1} + 5 f_{n−2}), one f per
-// step. AB3 assumes a constant step: a step whose h differs from the history's starts the
+// Adams start-up: a method that needs p earlier derivatives takes its first p steps after
+// construction or restart() as RK3 steps (Kutta's, the same bits as OdeMethod::rk3; RK4 for
+// order 4); the derivative each computes at its step start fills the history. From then on
+// the Adams formula, e.g. AB3 x += h/12·(23 f_n − 16 f_{n−1} + 5 f_{n−2}), one f per step.
+// The methods assume a constant step: a step whose h differs from the history's starts the
 // start-up procedure again.
 //
-// Backward Euler: solves x1 = x + h f(t+h, x1) by simplified Newton from the predictor
-// x1 = x, with the Jacobian at (t+h, x) and one LU of I − hJ (Eigen PartialPivLU). When an
-// update shrinks by less than half, the Jacobian is taken again at the current iterate and
-// refactored. Converged when the update is at most 1e-12·max(|x|∞, |x1|∞); after 20
-// iterations without that it throws SimulationError.
+// Backward Euler and the Adams–Moulton correctors: solve x1 = r + hβ f(t+h, x1) (backward
+// Euler: r = x, β = 1) by simplified Newton from the predictor x1 = x, with the Jacobian at
+// (t+h, x) and one LU of I − hβJ (Eigen PartialPivLU). When an update shrinks by less than
+// half, the Jacobian is taken again at the current iterate and refactored. Converged when
+// the update is at most 1e-12·max(|x|∞, |x1|∞); after 20 iterations without that it throws
+// SimulationError.
 //
 // DRE0: x += A_D f(t, x) with A = ∂f/∂x(t, x) and A_D = A^{-1}(e^{hA} − I) from
 // phi1_times_h (exponential_series.hpp). pDRE0 does the same per block with only the block's
@@ -81,7 +87,8 @@ class OdeStepper {
   void step(RightHandSide& f, double t, double h, Vector& x);
 
   StepperMemory memory() const;
-  // One-step methods ignore m; AB3 throws SimulationError for a memory of another state size.
+  // One-step methods ignore m; multistep methods throw SimulationError for a memory of
+  // another state size or with more derivatives than they keep.
   void restore(const StepperMemory& m);
   // Forget the multistep past (after an event changed the state discontinuously): the next
   // steps use the start-up procedure again.
@@ -108,14 +115,22 @@ class OdeStepper {
   void euler(RightHandSide& f, double t, double h, const Vector& x);
   void rk3(RightHandSide& f, double t, double h, const Vector& x);
   void rk4(RightHandSide& f, double t, double h, const Vector& x);
-  void ab3(RightHandSide& f, double t, double h, const Vector& x);
-  void backward_euler(RightHandSide& f, double t, double h, const Vector& x);
+  void adams(RightHandSide& f, double t, double h, const Vector& x, const AdamsScheme& a);
+  // Adds h/d · Σ numerators[j] f_{n−j} (f_n = fn, then the history) to `sum`.
+  template <typename Coefficients>
+  void add_explicit(const Coefficients& c, double h, const Vector& fn, Vector& sum);
+  // next_ = the solution x1 of x1 = r + hβ f(t + h, x1), from the predictor next_ (x: the
+  // step's start, for the convergence test).
+  void implicit_solve(RightHandSide& f, double t, double h, double h_beta, const Vector& r,
+                      const Vector& x);
   void exponential(RightHandSide& f, double t, double h, const Vector& x);
   const Matrix& block_a_d(std::size_t b, double h);
-  void commit_history(double h);
+  void commit_history(const Vector& fn, double h);
   [[noreturn]] void fail(double t, const std::string& what) const;
 
   OdeMethod method_;
+  std::optional<AdamsScheme> adams_;
+  std::size_t history_;  // history_length(method_)
   std::size_t size_;
   std::vector<StateBlock> blocks_;              // as given, sorted by offset
   std::vector<StateBlock> exponential_blocks_;  // the Jacobian blocks DRE0/pDRE0 use
@@ -123,6 +138,8 @@ class OdeStepper {
   std::vector<BlockCache> caches_;
   StepWork<Vector> w_;
   Vector next_;
+  Vector start_f_;  // Adams–Moulton and ABM: f at the step's start
+  Vector sum_;      // the explicit part of an Adams step
   Matrix jacobian_;
   std::uint64_t derivative_calls_ = 0;
   std::uint64_t jacobian_calls_ = 0;

@@ -18,9 +18,9 @@ void require_same_step(const std::string& component, std::uint64_t step, const V
 }
 
 std::uint64_t StateList::entry_bytes(std::size_t state_size, std::size_t indicator_count,
-                                     bool multistep, std::size_t kept_outputs,
+                                     std::size_t history, std::size_t kept_outputs,
                                      std::size_t internal_bytes) {
-  const std::uint64_t vectors = 1 + (multistep ? 2 : 0);
+  const std::uint64_t vectors = 1 + history;
   // The vectors' heap blocks, the entry itself and its deque slot, the internal state's
   // block and its shared count.
   return 8 * (vectors * state_size + indicator_count + kept_outputs) + sizeof(Entry) +

@@ -39,11 +39,12 @@ class StateList {
   };
 
   // Bytes an entry of a partition of this size holds (the budgets of
-  // common/request_limits.hpp count with it): kept_outputs outputs kept with the step, and
+  // common/request_limits.hpp count with it): `history` derivatives of a multistep method's
+  // memory (history_length), kept_outputs outputs kept with the step, and
   // internal_bytes of a model's internal state when each step changes it (a co-simulation
   // FMU's; a model exchange FMU's entries share theirs).
   static std::uint64_t entry_bytes(std::size_t state_size, std::size_t indicator_count,
-                                   bool multistep, std::size_t kept_outputs = 0,
+                                   std::size_t history, std::size_t kept_outputs = 0,
                                    std::size_t internal_bytes = 0);
 
   Entry& save(Entry entry);

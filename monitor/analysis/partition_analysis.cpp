@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "integrator/adams.hpp"
 #include "monitor/record/text_table.hpp"
 
 namespace kausal {
@@ -28,6 +29,55 @@ void check_arguments(const Matrix& J, const std::vector<StateBlock>& blocks,
                                   "' is empty or outside the Jacobian");
 }
 
+// The largest |ζ| of the eigenvalues of a complex matrix C. The real matrix
+// [Re C, -Im C; Im C, Re C] has the eigenvalues of C and their conjugates, so its largest |λ|
+// is theirs; the real solver is the one the diagnostics instantiate anyway (a complex one
+// doubled this file's compile time).
+double spectral_radius(const std::vector<std::vector<Complex>>& c) {
+  const auto n = static_cast<Eigen::Index>(c.size());
+  Matrix real(2 * n, 2 * n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const Complex v = c[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+      real(i, j) = real(i + n, j + n) = v.real();
+      real(i + n, j) = v.imag();
+      real(i, j + n) = -v.imag();
+    }
+  const Eigen::EigenSolver<Matrix> roots(real, false);
+  return roots.eigenvalues().cwiseAbs().maxCoeff();
+}
+
+// One step of an Adams scheme on ẋ = λx with h = 1 (z = hλ, f = z·x), as the stepper takes it
+// (integrator/adams.hpp), from y = (x_n, f_{n−1}, ..., f_{n−p}) to the same at n + 1.
+std::vector<Complex> adams_test_step(const AdamsScheme& a, Complex z,
+                                     const std::vector<Complex>& y) {
+  const Complex fn = z * y[0];
+  auto f = [&](std::size_t j) { return j == 0 ? fn : y[j]; };  // f_{n−j}
+  auto explicit_part = [&](const auto& c) {
+    Complex sum = 0;
+    for (int j = 0; j < c.terms; ++j) sum += c.numerators[static_cast<std::size_t>(j)] * f(j);
+    return sum / c.denominator;
+  };
+  Complex next;
+  if (a.family == AdamsFamily::bashforth) {
+    next = y[0] + explicit_part(bashforth(a.order));
+  } else {
+    const ImplicitAdams am = moulton(a.order);
+    const Complex r = y[0] + explicit_part(am), beta_z = am.implicit / am.denominator * z;
+    if (a.family == AdamsFamily::moulton) {
+      next = r / (1.0 - beta_z);
+    } else {
+      next = y[0] + explicit_part(bashforth(a.order));
+      for (int c = 0; c < a.corrections; ++c) next = r + beta_z * next;
+    }
+  }
+  std::vector<Complex> out(y.size());
+  out[0] = next;
+  if (y.size() > 1) out[1] = fn;
+  for (std::size_t j = 2; j < y.size(); ++j) out[j] = y[j - 1];
+  return out;
+}
+
 // |ζ| of the growth per step of the mode z = hλ, less 1: <= 0 inside the stability region.
 double growth(OdeMethod method, Complex z) {
   switch (method) {
@@ -37,26 +87,21 @@ double growth(OdeMethod method, Complex z) {
       return std::abs(1.0 + z * (1.0 + z / 2.0 * (1.0 + z / 3.0))) - 1;
     case OdeMethod::rk4:
       return std::abs(1.0 + z * (1.0 + z / 2.0 * (1.0 + z / 3.0 * (1.0 + z / 4.0)))) - 1;
-    case OdeMethod::ab3: {
-      // ζ³ + a ζ² + b ζ + c = 0: the roots are the eigenvalues of its companion matrix C.
-      // The real matrix [Re C, -Im C; Im C, Re C] has the eigenvalues of C and their
-      // conjugates, so its largest |λ| is theirs; the real solver is the one the
-      // diagnostics instantiate anyway (a complex one doubled this file's compile time).
-      const Complex a = -1.0 - 23.0 * z / 12.0, b = 16.0 * z / 12.0, c = -5.0 * z / 12.0;
-      const Complex companion[3][3] = {{-a, -b, -c}, {1, 0, 0}, {0, 1, 0}};
-      Matrix real(6, 6);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          real(i, j) = real(i + 3, j + 3) = companion[i][j].real();
-          real(i + 3, j) = companion[i][j].imag();
-          real(i, j + 3) = -companion[i][j].imag();
-        }
-      const Eigen::EigenSolver<Matrix> roots(real, false);
-      return roots.eigenvalues().cwiseAbs().maxCoeff() - 1;
-    }
     default:
-      return -1;  // implicit and exponential methods: no limit
+      break;
   }
+  const auto a = adams_scheme(method);
+  if (!a) return -1;  // implicit and exponential methods: no limit
+  // The step is linear in y: its matrix, column by column, and the largest root.
+  const std::size_t n = 1 + history_length(method);
+  std::vector<std::vector<Complex>> step(n, std::vector<Complex>(n));
+  for (std::size_t j = 0; j < n; ++j) {
+    std::vector<Complex> unit(n, 0.0);
+    unit[j] = 1.0;
+    const std::vector<Complex> column = adams_test_step(*a, z, unit);
+    for (std::size_t i = 0; i < n; ++i) step[i][j] = column[i];
+  }
+  return spectral_radius(step) - 1;
 }
 
 // Rounding in the growth of a stable mode near z = 0 stays far below this.
@@ -141,14 +186,19 @@ double coupling_ratio(const Matrix& J, const StateBlock& b) {
   return (lu.solve(rest)).cwiseAbs().rowwise().sum().maxCoeff();
 }
 
+// Explicit methods and the Adams–Moulton methods of order 3 and 4 (am1 and am2 are
+// A-stable); so are the predictor–correctors, which iterate their corrector a fixed number
+// of times.
 bool has_limit(OdeMethod m) {
-  return m == OdeMethod::euler || m == OdeMethod::rk3 || m == OdeMethod::rk4 || m == OdeMethod::ab3;
+  if (const auto a = adams_scheme(m)) return a->family != AdamsFamily::moulton || a->order > 2;
+  return m == OdeMethod::euler || m == OdeMethod::rk3 || m == OdeMethod::rk4;
 }
 
 std::string limit_text(const PartitionDiagnostics& d) {
   if (!d.method) return "-";
   if (!has_limit(*d.method))
-    return *d.method == OdeMethod::backward_euler ? "none (implicit)" : "none (exponential)";
+    return *d.method == OdeMethod::dre0 || *d.method == OdeMethod::pdre0 ? "none (exponential)"
+                                                                         : "none (implicit)";
   return number(d.h_max);
 }
 

@@ -37,11 +37,10 @@ std::string StateSinkServant::misfit(const Sender& want, const idl::StateBatch& 
            " outputs (not whole steps)";
     return why;
   }
-  const auto memory_fits = [&](const idl::DoubleSeq& f) {
-    return f.length() == 0 || f.length() == want.state_size;
-  };
-  if (!memory_fits(b.memory.previous) || !memory_fits(b.memory.before_previous) ||
-      b.indicators.length() > limits::max_model_size)
+  // Whole derivatives, at most as many as the Adams methods keep (ab4: three).
+  const bool memory_fits = b.memory.past.length() % want.state_size == 0 &&
+                           b.memory.past.length() <= max_history_length * want.state_size;
+  if (!memory_fits || b.indicators.length() > limits::max_model_size)
     return "sent a stepper memory or event indicators that do not fit its state";
   if (b.internal.length() > limits::max_internal_bytes)
     return "sent an internal state of " + std::to_string(b.internal.length()) +
@@ -55,7 +54,7 @@ void StateSinkServant::deliver(const char* sender, const idl::StateBatch& batch)
   if (const std::string why = misfit(from, batch); !why.empty())
     failure = std::make_exception_ptr(ProtocolError(sender, why));
   else if (!all_finite(batch.states) || !all_finite(batch.outputs) ||
-           !all_finite(batch.memory.previous) || !all_finite(batch.memory.before_previous) ||
+           !all_finite(batch.memory.past) ||
            !std::isfinite(batch.memory.h) || !all_finite(batch.indicators))
     failure = std::make_exception_ptr(ModelError(sender, "sent non-finite values"));
   if (failure) {

@@ -30,7 +30,7 @@ namespace {
 // /4: with "mac", the HMAC-SHA256 of the content under the user's checkpoint key
 // (checkpoint_key.hpp). Earlier formats had no checksum (/1) or an unkeyed SHA-256 (/2, /3)
 // that anyone who changed the file could recompute: they are refused, nothing vouches for them.
-constexpr const char* kFormat = "kausal-checkpoint/4";
+constexpr const char* kFormat = "kausal-checkpoint/5";
 constexpr std::array<const char*, 3> kUnverifiableFormats = {
     "kausal-checkpoint/1", "kausal-checkpoint/2", "kausal-checkpoint/3"};
 
@@ -174,6 +174,34 @@ std::vector<double> read_doubles(const Reader& r, const json& where, const std::
   for (std::size_t k = 0; k < words.size(); ++k) {
     const std::string field = r.file() + ": " + path + name + "[" + std::to_string(k) + "]";
     out.push_back(finite_double_of(words[k], field));
+  }
+  return out;
+}
+
+// A multistep stepper's past derivatives, newest first: one array of doubles each.
+json past_json(const std::vector<Vector>& past) {
+  json out = json::array();
+  for (const Vector& f : past) out.push_back(doubles_json(f));
+  return out;
+}
+
+std::vector<Vector> read_past(const Reader& r, const json& memory, const std::string& path) {
+  const auto past = r.get<json>(memory, "past", path);
+  if (!past.is_array() || past.size() > max_history_length)
+    r.fail("field " + path + "past: not an array of at most " +
+           std::to_string(max_history_length) + " derivatives");
+  std::vector<Vector> out;
+  for (std::size_t j = 0; j < past.size(); ++j) {
+    const std::string field = path + "past[" + std::to_string(j) + "]";
+    if (!past[j].is_array()) r.fail("field " + field + ": not an array");
+    std::vector<double> values;
+    for (std::size_t k = 0; k < past[j].size(); ++k) {
+      const json& word = past[j][k];
+      const std::string at = r.file() + ": " + field + "[" + std::to_string(k) + "]";
+      if (!word.is_string()) throw InputError(at + ": not a hex word");
+      values.push_back(finite_double_of(word.get<std::string>(), at));
+    }
+    out.push_back(vector_of(values));
   }
   return out;
 }
@@ -417,8 +445,7 @@ json partitioned_json(const PartitionedPoint& c) {
                      {"memory",
                       {{"steps", m.steps},
                        {"h", double_hex(m.h)},
-                       {"previous", doubles_json(m.previous)},
-                       {"before_previous", doubles_json(m.before_previous)}}},
+                       {"past", past_json(m.past)}}},
                      {"indicators", doubles_json(at.indicators)},
                      {"internal", to_hex(std::string(at.internal.begin(), at.internal.end()))},
                      {"inputs", inputs},
@@ -451,8 +478,7 @@ PartitionedPoint read_partitioned(const Reader& r) {
     const std::string mpath = path + "memory.";
     at.memory.steps = r.get<std::uint64_t>(m, "steps", mpath);
     at.memory.h = double_of(r.get<std::string>(m, "h", mpath), r.file() + ": " + mpath + "h");
-    at.memory.previous = vector_of(read_doubles(r, m, "previous", mpath));
-    at.memory.before_previous = vector_of(read_doubles(r, m, "before_previous", mpath));
+    at.memory.past = read_past(r, m, mpath);
     at.indicators = read_doubles(r, part, "indicators", path);
     const std::string internal =
         from_hex(r.get<std::string>(part, "internal", path), r.file() + ": " + path + "internal");

@@ -624,10 +624,11 @@ class Reader {
                                             "' has event outputs or inputs: the bridge cuts steps, "
                                             "which a model that steps itself (a co-simulation "
                                             "FMU) does not take yet");
-    if (p.method == OdeMethod::ab3)
+    if (is_multistep(p.method))
       fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
                                             "' has event outputs or inputs: its partition's "
-                                            "integrator must be a one-step method (not ab3)");
+                                            "integrator must be a one-step method (not " +
+                                            std::string(ode_method_name(p.method)) + ")");
   }
 
   void read_couplings(TableReader& top) {

@@ -83,6 +83,18 @@ TEST(OdeMethodOrder, Rk4IsFourthOrder) {
   EXPECT_NEAR(observed_order(OdeMethod::rk4), 4.0, 0.15);
 }
 
+// Every Adams method has the order of its name (AMk too: k is the order, not the steps),
+// its start-up steps included.
+TEST(OdeMethodOrder, EveryAdamsMethodHasTheOrderOfItsName) {
+  const std::vector<std::pair<const char*, int>> methods = {
+      {"ab1", 1},        {"ab2", 2},        {"ab3", 3},        {"ab4", 4},
+      {"am1", 1},        {"am2", 2},        {"am3", 3},        {"am4", 4},
+      {"abm1", 1},       {"abm2", 2},       {"abm3", 3},       {"abm4", 4},
+      {"abm2-pec2e", 2}, {"abm3-pec2e", 3}, {"abm4-pec2e", 4}, {"abm4-pec3e", 4}};
+  for (const auto& [name, order] : methods)
+    EXPECT_NEAR(observed_order(parse_ode_method(name, "")), order, 0.2) << name;
+}
+
 // Exponential Euler with the exact Jacobian is second order on an autonomous problem:
 // x' = x(1 − x), x(0) = 0.1, x(t) = 1/(1 + 9 e^{−t}).
 TEST(OdeMethodOrder, Dre0IsSecondOrderOnAnAutonomousProblem) {
@@ -343,9 +355,108 @@ TEST(OdeMethodAb3, ChangingTheStepStartsUpAgain) {
   EXPECT_TRUE(bit_equal(x, y));
 }
 
-TEST(OdeMethod, EveryMethodIsDeterministic) {
-  for (const char* name : {"euler", "rk3", "rk4", "ab3", "backward_euler", "dre0", "pdre0"}) {
+// AB1 and AM1 are Euler's and backward Euler's formulas: the same bits, the same calls.
+TEST(OdeMethodAdams, OrderOneIsEulerAndBackwardEulerToTheBit) {
+  for (const auto& [adams, classic] : {std::pair{OdeMethod::ab1, OdeMethod::euler},
+                                       std::pair{OdeMethod::am1, OdeMethod::backward_euler}}) {
+    FunctionRhs f = oscillator();
+    EXPECT_TRUE(bit_equal(run(adams, f, Vector{{1.0, 0.5}}, 0.03, 40),
+                          run(classic, f, Vector{{1.0, 0.5}}, 0.03, 40)))
+        << ode_method_name(adams);
+  }
+}
+
+// On ẋ = λx every formula is a recurrence the test can write down: after the start-up, each
+// step must be the textbook formula applied to the stepper's own earlier states.
+TEST(OdeMethodAdams, EachStepIsTheTextbookFormula) {
+  const double lambda = -0.8, h = 0.1;
+  FunctionRhs f([&](double, VectorView x, VectorOut dx) { dx[0] = lambda * x[0]; },
+                [&](double, VectorView, MatrixOut J) { J(0, 0) = lambda; });
+  const double z = h * lambda;
+  auto next = [&](OdeMethod m, const std::vector<double>& x) {  // x: x_0 .. x_n
+    const std::size_t n = x.size() - 1;
+    auto fx = [&](std::size_t back) { return lambda * x[n - back]; };
+    switch (m) {
+      case OdeMethod::ab2: return x[n] + h / 2 * (3 * fx(0) - fx(1));
+      case OdeMethod::ab4:
+        return x[n] + h / 24 * (55 * fx(0) - 59 * fx(1) + 37 * fx(2) - 9 * fx(3));
+      case OdeMethod::am2: return x[n] * (1 + z / 2) / (1 - z / 2);
+      case OdeMethod::am3: return (x[n] + h / 12 * (8 * fx(0) - fx(1))) / (1 - 5 * z / 12);
+      case OdeMethod::am4:
+        return (x[n] + h / 24 * (19 * fx(0) - 5 * fx(1) + fx(2))) / (1 - 9 * z / 24);
+      case OdeMethod::abm2: {
+        const double p = x[n] + h / 2 * (3 * fx(0) - fx(1));
+        return x[n] + h / 2 * (fx(0) + lambda * p);
+      }
+      case OdeMethod::abm3_pec2e: {
+        double p = x[n] + h / 12 * (23 * fx(0) - 16 * fx(1) + 5 * fx(2));
+        for (int c = 0; c < 2; ++c) p = x[n] + h / 12 * (5 * lambda * p + 8 * fx(0) - fx(1));
+        return p;
+      }
+      default: return std::nan("");
+    }
+  };
+  for (const OdeMethod m : {OdeMethod::ab2, OdeMethod::ab4, OdeMethod::am2, OdeMethod::am3,
+                            OdeMethod::am4, OdeMethod::abm2, OdeMethod::abm3_pec2e}) {
+    OdeStepper stepper(m, 1);
+    Vector x = Vector::Constant(1, 1.0);
+    std::vector<double> states = {1.0};
+    for (int i = 0; i < 12; ++i) {
+      stepper.step(f, i * h, h, x);
+      if (static_cast<std::size_t>(i) >= history_length(m))
+        EXPECT_NEAR(x[0], next(m, states), 1e-14) << ode_method_name(m) << " step " << i;
+      states.push_back(x[0]);
+    }
+  }
+}
+
+// A multistep method keeps exactly its history; restored, it repeats its steps bit for bit.
+TEST(OdeMethodAdams, EveryMultistepMethodKeepsItsHistoryAndRepeatsItsStepsWhenRestored) {
+  FunctionRhs f = oscillator();
+  const double h = 0.05;
+  for (const char* name : {"ab2", "ab3", "ab4", "am3", "am4", "abm2", "abm4", "abm4-pec3e"}) {
     const OdeMethod m = parse_ode_method(name, "");
+    OdeStepper stepper(m, 2);
+    Vector x{{1.0, 0.0}};
+    for (int i = 0; i < 6; ++i) stepper.step(f, i * h, h, x);
+    const StepperMemory saved = stepper.memory();
+    EXPECT_EQ(saved.past.size(), history_length(m)) << name;
+    const Vector saved_x = x;
+    for (int i = 6; i < 9; ++i) stepper.step(f, i * h, h, x);
+    const Vector first = x;
+    stepper.restore(saved);
+    x = saved_x;
+    for (int i = 6; i < 9; ++i) stepper.step(f, i * h, h, x);
+    EXPECT_TRUE(bit_equal(x, first)) << name;
+    // A memory with more derivatives than the method keeps is not its memory.
+    StepperMemory more = saved;
+    more.past.push_back(saved.past.front());
+    EXPECT_THROW(stepper.restore(more), SimulationError) << name;
+  }
+}
+
+TEST(OdeMethodAdams, Ab4StartsWithThreeRk4Steps) {
+  FunctionRhs f = oscillator();
+  const double h = 0.05;
+  OdeStepper ab4(OdeMethod::ab4, 2), rk4(OdeMethod::rk4, 2);
+  Vector x{{1.0, 0.0}}, y = x;
+  for (int i = 0; i < 3; ++i) {
+    ab4.step(f, i * h, h, x);
+    rk4.step(f, i * h, h, y);
+    EXPECT_TRUE(bit_equal(x, y)) << "step " << i;
+  }
+  EXPECT_EQ(ab4.derivative_calls(), 12u);
+  ab4.step(f, 3 * h, h, x);
+  EXPECT_EQ(ab4.derivative_calls(), 13u);  // then one f a step
+  OdeStepper pece(OdeMethod::abm4_pec2e, 2);
+  for (int i = 0; i < 4; ++i) pece.step(f, i * h, h, y);
+  EXPECT_EQ(pece.derivative_calls(), 12u + 3u);  // P(EC)²E: f at the start and two corrections
+}
+
+TEST(OdeMethod, EveryMethodIsDeterministic) {
+  for (int k = 0; k < static_cast<int>(OdeMethod::co_simulation); ++k) {
+    const auto m = static_cast<OdeMethod>(k);
+    const std::string_view name = ode_method_name(m);
     FunctionRhs f = oscillator();
     EXPECT_TRUE(bit_equal(run(m, f, Vector{{1.0, 0.5}}, 0.03, 40, {{"a", 0, 1}, {"b", 1, 1}}),
                           run(m, f, Vector{{1.0, 0.5}}, 0.03, 40, {{"a", 0, 1}, {"b", 1, 1}})))
@@ -469,15 +580,20 @@ TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
     FAIL() << "no exception";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab3, "
+                 "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab1, ab2, "
+                 "ab3, ab4, am1, am2, am3, am4, abm1, abm2, abm3, abm4, abm1-pec2e, abm2-pec2e, "
+                 "abm3-pec2e, abm4-pec2e, abm1-pec3e, abm2-pec3e, abm3-pec3e, abm4-pec3e, "
                  "backward_euler, dre0, pdre0, co-simulation)");
   }
 }
 
 TEST(OdeMethodErrors, NamesRoundTrip) {
-  for (OdeMethod m : {OdeMethod::euler, OdeMethod::rk3, OdeMethod::rk4, OdeMethod::ab3,
-                      OdeMethod::backward_euler, OdeMethod::dre0, OdeMethod::pdre0})
-    EXPECT_EQ(parse_ode_method(ode_method_name(m), ""), m);
+  for (int k = 0; k <= static_cast<int>(OdeMethod::co_simulation); ++k) {
+    const auto m = static_cast<OdeMethod>(k);
+    EXPECT_EQ(parse_ode_method(ode_method_name(m), ""), m) << k;
+  }
+  EXPECT_TRUE(uses_jacobian(OdeMethod::am3));
+  EXPECT_FALSE(uses_jacobian(OdeMethod::abm3));
   EXPECT_TRUE(uses_jacobian(OdeMethod::backward_euler));
   EXPECT_TRUE(uses_jacobian(OdeMethod::dre0));
   EXPECT_TRUE(uses_jacobian(OdeMethod::pdre0));
@@ -524,8 +640,9 @@ TEST(OdeMethodErrors, NanIsASimulationErrorForEveryMethod) {
   // f is NaN once x < 0.5 (sqrt of a negative), reached within the first step from 1.
   FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = -10 * std::sqrt(x[0] - 0.5); },
                 [](double, VectorView x, MatrixOut J) { J(0, 0) = -5 / std::sqrt(x[0] - 0.5); });
-  for (const char* name : {"euler", "rk3", "rk4", "ab3", "backward_euler", "dre0", "pdre0"}) {
-    OdeStepper stepper(parse_ode_method(name, ""), 1);
+  for (int k = 0; k < static_cast<int>(OdeMethod::co_simulation); ++k) {
+    const std::string_view name = ode_method_name(static_cast<OdeMethod>(k));
+    OdeStepper stepper(static_cast<OdeMethod>(k), 1);
     Vector x{{1.0}};
     EXPECT_THROW(
         {

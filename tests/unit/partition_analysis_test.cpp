@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace kausal {
 namespace {
@@ -130,6 +131,19 @@ TEST(PartitionAnalysis, EachMethodHasItsOwnStabilityLimit) {
   EXPECT_NEAR(stable_step_limit(OdeMethod::rk3, oscillation), std::sqrt(3.0), 1e-6);
   EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, oscillation), 2 * std::sqrt(2.0), 1e-6);
   EXPECT_NEAR(stable_step_limit(OdeMethod::ab3, oscillation), 0.7236, 1e-3);
+  // The Adams families' intervals on the negative real axis: AB1..AB4 2, 1, 6/11, 3/10;
+  // AM3 6 and AM4 3 (AM1, AM2 A-stable); ABM1 in PECE mode is 1 + z + z², stable to z = −1.
+  EXPECT_NEAR(stable_step_limit(OdeMethod::ab1, decay), 2.0, 1e-9);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::ab2, decay), 1.0, 1e-9);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::ab4, decay), 0.3, 1e-9);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::am3, decay), 6.0, 1e-9);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::am4, decay), 3.0, 1e-9);
+  EXPECT_NEAR(stable_step_limit(OdeMethod::abm1, decay), 1.0, 1e-9);
+  EXPECT_EQ(stable_step_limit(OdeMethod::am1, decay), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(stable_step_limit(OdeMethod::am2, oscillation),
+            std::numeric_limits<double>::infinity());
+  // AB2 grows every oscillation, by (hω)⁴/4 a step: below 1e-3 that is within rounding.
+  EXPECT_LT(stable_step_limit(OdeMethod::ab2, oscillation), 1e-3);
   // Published edges for RK4 and Euler off the axes and at other scales: λ = −4 gives
   // 0.6963, λ = −3 + 3i gives 0.6374, λ = iω gives 2√2/ω; Euler 2/|λ| on the real axis.
   EXPECT_NEAR(stable_step_limit(OdeMethod::rk4, {-4, 0}), 0.6963, 1e-4);
