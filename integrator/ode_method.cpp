@@ -277,9 +277,8 @@ void OdeStepper::adams(RightHandSide& f, double t, double h, const Vector& x,
   switch (a.family) {
     case AdamsFamily::bashforth:
       eval_f(f, t, x, w_.k1);
-      sum_ = x;
-      add_explicit(bashforth(a.order), h, w_.k1, sum_);
-      next_ = sum_;
+      next_ = x;
+      add_explicit(bashforth(a.order), h, w_.k1, next_);
       return;
     case AdamsFamily::moulton: {
       const ImplicitAdams am = moulton(a.order);
@@ -312,10 +311,14 @@ void OdeStepper::adams(RightHandSide& f, double t, double h, const Vector& x,
 // x + h/12·(23 f_n − 16 f_{n−1} + 5 f_{n−2}) (a + (−b) is a − b exactly).
 template <typename Coefficients>
 void OdeStepper::add_explicit(const Coefficients& c, double h, const Vector& fn, Vector& sum) {
-  w_.tmp = c.numerators[0] * fn;
-  for (int j = 1; j < c.terms; ++j)
-    w_.tmp += c.numerators[static_cast<std::size_t>(j)] * memory_.past[static_cast<std::size_t>(j - 1)];
-  sum += (h / c.denominator) * w_.tmp;
+  // One pass over the state, the terms summed in order for each component.
+  const double h_d = h / c.denominator;
+  const auto terms = static_cast<std::size_t>(c.terms);
+  for (Eigen::Index i = 0; i < sum.size(); ++i) {
+    double acc = c.numerators[0] * fn[i];
+    for (std::size_t j = 1; j < terms; ++j) acc += c.numerators[j] * memory_.past[j - 1][i];
+    sum[i] += h_d * acc;
+  }
 }
 
 // After a successful multistep step: f at its start becomes the newest history entry. A

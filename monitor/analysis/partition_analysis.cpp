@@ -106,6 +106,10 @@ double growth(OdeMethod method, Complex z) {
 
 // Rounding in the growth of a stable mode near z = 0 stays far below this.
 constexpr double growth_tolerance = 1e-13;
+// A method that grows a mode weakly from z = 0 on (by c·|z|^(p+1) a step, p its order: AB2,
+// AM3 and ABM4 on the imaginary axis) stays under growth_tolerance up to about this |z|: a
+// limit below it is the tolerance's, not the method's, and means no stable step.
+constexpr double rounding_reach = 0.02;
 
 std::string number(double v) {
   char buffer[32];
@@ -231,8 +235,9 @@ std::vector<std::string> notes_of(const PartitionDiagnostics& d) {
   if (d.method && has_limit(*d.method) && d.h_max == 0)
     out.push_back("note: " + who + method +
                   " has no stable step: it grows the modes on or next to the imaginary axis "
-                  "(undamped oscillations) at any h; rk3, rk4 and ab3 keep them bounded below "
-                  "a limit, implicit and exponential methods at any h");
+                  "(undamped oscillations) at any h; rk3, rk4, ab3, ab4 and most ABM pairs "
+                  "keep them bounded below a limit, am1, am2, backward_euler and the "
+                  "exponential methods at any h (kausal models --integrators)");
   else if (d.h_exceeds_limit)
     out.push_back("note: " + who + "h = " + number(d.h) + " exceeds the " + method +
                   " stability limit " + number(d.h_max) +
@@ -258,7 +263,7 @@ double stable_step_limit(OdeMethod method, Complex lambda) {
     inside = r;
   }
   if (outside == 0) return infinity;
-  if (inside == 0) return 0;  // unstable from the first step on
+  if (inside < rounding_reach) return 0;  // unstable from the first steps on
   for (int k = 0; k < 60; ++k) {
     const double mid = 0.5 * (inside + outside);
     (stable(mid) ? inside : outside) = mid;

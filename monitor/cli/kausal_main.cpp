@@ -246,6 +246,10 @@ int main(int argc, char** argv) {
   models->add_option("name", model_name,
                      "a model: its states, inputs, outputs, parameters; or a file NAME.fmu: "
                      "its interfaces, ports, parameters and capabilities (docs/fmi.md)");
+  bool list_integrators = false;
+  models->add_flag("--integrators", list_integrators,
+                   "the integrators a partition can take ([[partition]] integrator = NAME): "
+                   "order, kind, f evaluations per step, derivatives kept, stability limits");
 
   CLI::App* capabilities = app.add_subcommand(
       "capabilities",
@@ -309,7 +313,11 @@ int main(int argc, char** argv) {
       std::cout << capability_table();
       return 0;
     }
-    if (models->parsed()) return models_command(model_name);
+    if (models->parsed()) {
+      if (list_integrators && !model_name.empty())
+        throw InputError("command line: --integrators lists the integrators; it takes no model");
+      return list_integrators ? integrators_command() : models_command(model_name);
+    }
     if (certs->parsed()) return certs_command(certs_options);
     if (tick->parsed()) return tick_command(tick_options);
     if (inject->parsed()) return inject_command(*inject, inject_options);

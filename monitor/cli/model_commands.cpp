@@ -6,7 +6,9 @@
 #include <map>
 #include <sstream>
 
+#include "integrator/adams.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
+#include "monitor/record/text_table.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/run/feasibility.hpp"
@@ -182,7 +184,68 @@ int event_model_command(const des::EventModelType& type) {
   return 0;
 }
 
+struct IntegratorTraits {
+  std::string order, kind, calls;
+};
+
+// What a partition's integrator costs and does (integrator/ode_method.hpp, adams.hpp).
+IntegratorTraits traits_of(OdeMethod m) {
+  if (const auto a = adams_scheme(m)) {
+    const std::string k = std::to_string(a->order);
+    switch (a->family) {
+      case AdamsFamily::bashforth:
+        return {k, a->order == 1 ? "explicit (Euler's formula)" : "explicit multistep", "1"};
+      case AdamsFamily::moulton:
+        return {k, a->order <= 2 ? "implicit, A-stable" : "implicit multistep",
+                a->order == 1 ? "Newton" : "1 + Newton"};
+      case AdamsFamily::predictor_corrector:
+        return {k, "P(EC)^" + std::to_string(a->corrections) + "E", std::to_string(1 + a->corrections)};
+    }
+  }
+  switch (m) {
+    case OdeMethod::euler: return {"1", "explicit", "1"};
+    case OdeMethod::rk3: return {"3", "explicit Runge-Kutta", "3"};
+    case OdeMethod::rk4: return {"4", "explicit Runge-Kutta", "4"};
+    case OdeMethod::backward_euler: return {"1", "implicit, A-stable", "Newton"};
+    case OdeMethod::dre0: return {"1 (2 autonomous)", "exponential", "1 + J"};
+    case OdeMethod::pdre0: return {"1 (2 autonomous)", "exponential, own blocks", "1 + J"};
+    default: return {"-", "the model steps itself", "1 step"};
+  }
+}
+
+std::string limit_cell(double limit) {
+  if (std::isinf(limit)) return "none";
+  std::ostringstream out;
+  out.precision(4);
+  out << limit;
+  return out.str();
+}
+
 }  // namespace
+
+// `kausal models --integrators`: every integrator a partition can take, with the stability
+// limits the diagnostics judge its steps by.
+int integrators_command() {
+  std::vector<std::vector<std::string>> rows = {
+      {"integrator", "order", "kind", "f per step", "keeps f", "h|λ| <= (decay)",
+       "(oscillation)"}};
+  for (int k = 0; k < static_cast<int>(OdeMethod::co_simulation); ++k) {
+    const auto m = static_cast<OdeMethod>(k);
+    const IntegratorTraits t = traits_of(m);
+    rows.push_back({std::string(ode_method_name(m)), t.order, t.kind, t.calls,
+                    std::to_string(history_length(m)),
+                    limit_cell(stable_step_limit(m, {-1, 0})),
+                    limit_cell(stable_step_limit(m, {0, 1}))});
+  }
+  std::cout << format_table(rows, {})
+            << "h|λ| <=: the largest step that keeps a mode λ from growing, times |λ|, for a\n"
+               "decaying mode (λ < 0) and an undamped oscillation (λ = iω); 0: no step does.\n"
+               "Multistep methods start with as many RK3 steps (RK4 for order 4) as the\n"
+               "derivatives they keep, and again after an event or a change of h. Newton: one f\n"
+               "per iteration and a Jacobian (docs/model.md §4; kausal analyze applies these\n"
+               "limits to a scenario's partitions).\n";
+  return 0;
+}
 
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
 int models_command(const std::string& name) {

@@ -7,6 +7,8 @@ namespace kausal {
 
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
 int models_command(const std::string& name);
+// `kausal models --integrators`: the integrators, their orders, costs and stability limits.
+int integrators_command();
 
 // `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the
 // Jacobian of the whole coupled model at the initial state, or at T after a sequential run

@@ -95,14 +95,15 @@ TEST(PartitionedCli, OptimisticReportsItsToleranceAndStaysWithinItsBound) {
 }
 
 // --rollback-check on a partitioned model, over processes: every step of every partition is
-// taken twice, the second time from what its state list restored (AB3's memory included);
-// the digest stays the sequential one and the f evaluations double.
+// taken twice, the second time from what its state list restored (the multistep memory
+// included: AB4's three derivatives in one partition, the P(EC)²E pair of order 3 in the
+// other); the digest stays the sequential one and the f evaluations double.
 TEST(PartitionedCli, TheRollbackCheckRestepsEveryPartitionFromItsStateList) {
   TempDir dir;
   std::string text = read_file(scenario("two-mass.toml"));
-  for (auto at = text.find("\"rk4\""); at != std::string::npos; at = text.find("\"rk4\""))
-    text.replace(at, 5, "\"ab3\"");
-  const fs::path file = dir / "ab3.toml";
+  for (const std::string method : {"\"ab4\"", "\"abm3-pec2e\""})
+    text.replace(text.find("\"rk4\""), 5, method);
+  const fs::path file = dir / "adams.toml";
   std::ofstream(file) << text;
   const auto seq = run_summary({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
   auto calls = [](const nlohmann::json& r) {
@@ -200,6 +201,16 @@ TEST(PartitionedCli, ModelsListsAndDescribes) {
   EXPECT_NE(one.out().find("inputs   x_other, v_other"), std::string::npos) << one.out();
   KausalProcess unknown({"models", "nope"}, dir.path());
   EXPECT_EQ(unknown.wait(30s), 2);
+  // Every integrator a scenario may name, with its stability limits: each row is
+  // "name order kind calls keeps decay oscillation".
+  KausalProcess integrators({"models", "--integrators"}, dir.path());
+  ASSERT_EQ(integrators.wait(30s), 0) << integrators.err();
+  for (const std::string row : {"ab4             4", "am3             3", "abm4-pec3e      4"})
+    EXPECT_NE(integrators.out().find(row), std::string::npos) << row << "\n" << integrators.out();
+  EXPECT_NE(integrators.out().find("0.5455           0.7236"), std::string::npos)  // ab3
+      << integrators.out();
+  KausalProcess both({"models", "--integrators", "oscillator_mass"}, dir.path());
+  EXPECT_EQ(both.wait(30s), 2);
 }
 
 TEST(PartitionedCli, MistakesExitTwoNamingWhatIsWrong) {
