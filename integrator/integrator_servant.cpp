@@ -252,7 +252,7 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   const std::uint64_t keeps = history_length(c.method) * std::uint64_t{s.x0.length()};
   if (s.memory0.past.length() > keeps ||
       (s.x0.length() > 0 && s.memory0.past.length() % s.x0.length() != 0))
-    throw ModelError(component, "memory0.past: " + std::to_string(s.memory0.past.length()) +
+    throw ProtocolError(component, "memory0.past: " + std::to_string(s.memory0.past.length()) +
                                     " values, not whole derivatives of the state that " +
                                     std::string(ode_method_name(c.method)) + " keeps (at most " +
                                     std::to_string(keeps) + ")");

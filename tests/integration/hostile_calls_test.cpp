@@ -214,6 +214,8 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   refused("indicator_count", [](idl::IntegratorSetup& s) { s.indicator_count = huge_count; });
   refused("x0", [](idl::IntegratorSetup& s) { s.x0.length(5); });
   refused("channels", [](idl::IntegratorSetup& s) { s.channels.length(0); });
+  // A multistep memory its method does not keep (the tank's is a one-step method).
+  refused("memory0.past", [](idl::IntegratorSetup& s) { s.memory0.past.length(3); });
   StateSink sink(1, 2);
   // Nothing was set up: starting is refused, and nothing steps.
   EXPECT_NE(
