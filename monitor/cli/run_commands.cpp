@@ -15,6 +15,7 @@
 #include "monitor/record/progress_bar.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
+#include "monitor/run/feasibility.hpp"
 #include "monitor/run/injection_check.hpp"
 #include "monitor/run/output_dir.hpp"
 #include "monitor/run/run.hpp"
@@ -398,8 +399,29 @@ void check_blocks_fit(const Options& o, const RunModel& model) {
     check_block_count(o.blocks, chain->scenario->pendulums());
 }
 
+// A partition whose step its integrator cannot keep stable at the start (kausal analyze)
+// grows its fastest modes without bound: an unpaced run goes on (its user may want to watch
+// that), but is told first; a paced one with the feasibility check is refused by the check.
+void warn_if_unstable(const Options& o, const RunModel& model) {
+  const auto* p = std::get_if<PartitionedModel>(&model);
+  if (!p || (o.realtime.paced() && o.realtime.check_feasible)) return;
+  std::vector<std::string> unstable;
+  try {
+    unstable = unstable_partitions(*p->scenario);
+  } catch (const Error& e) {
+    std::cerr << "kausal: note: the stability check at the start could not run: " << e.what()
+              << "\n";
+    return;
+  }
+  for (const auto& u : unstable)
+    std::cerr << "kausal: warning: " << u
+              << " at the start (kausal analyze): its fastest modes grow with every step; a "
+                 "smaller h or an implicit or exponential integrator keeps them bounded\n";
+}
+
 int run_command(const Options& o) {
   const RunModel model = load_model(o);
+  warn_if_unstable(o, model);
   const SyncMethod method = method_for(o, model);
   const Guarantee guarantee =
       method == SyncMethod::conservative && std::holds_alternative<ChainModel>(model)
@@ -566,6 +588,7 @@ std::vector<Compared> compared_methods(ModelKind kind, const std::vector<std::st
 
 int compare_command(const Options& o) {
   const RunModel model = load_model(o);
+  warn_if_unstable(o, model);
   // Every method of the kind (or those --methods names) in every layout listed; sequential
   // (no components, no layout) once. One layout: <out>/<method>; several:
   // <out>/<layout>/<method>.

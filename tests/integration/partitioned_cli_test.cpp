@@ -213,6 +213,26 @@ TEST(PartitionedCli, ModelsListsAndDescribes) {
   EXPECT_EQ(both.wait(30s), 2);
 }
 
+// A step beyond a partition's stability limit at the start: an unpaced run warns, naming the
+// partition, its h and the limit, and goes on (its values grow: that is what it was told).
+TEST(PartitionedCli, AnUnstableStepIsWarnedAboutAndTheRunGoesOn) {
+  TempDir dir;
+  const auto big = scenario_variant("two-mass.toml", dir.path(),
+                                    {{"h = 0.001\n\n[[coupling]]", "h = 0.1\n\n[[coupling]]"},
+                                     {"t_end = 5.0", "t_end = 1.0"},
+                                     {"output_interval = 0.01", "output_interval = 0.1"}});
+  KausalProcess p({"run", big.string(), "--out", (dir / "big").string()}, dir.path());
+  EXPECT_EQ(p.wait(30s), 0) << p.err();
+  EXPECT_NE(p.err().find("warning: mass2: h = 0.1 s exceeds the rk4 stability limit 0.0869"),
+            std::string::npos)
+      << p.err();
+  EXPECT_EQ(p.err().find("mass1"), std::string::npos) << p.err();  // stable at its 1 ms
+  KausalProcess fine({"run", scenario("two-mass.toml"), "--out", (dir / "fine").string()},
+                     dir.path());
+  EXPECT_EQ(fine.wait(30s), 0) << fine.err();
+  EXPECT_EQ(fine.err().find("warning"), std::string::npos) << fine.err();
+}
+
 TEST(PartitionedCli, MistakesExitTwoNamingWhatIsWrong) {
   TempDir dir;
   const auto bad = scenario_variant("two-mass.toml", dir.path(),
