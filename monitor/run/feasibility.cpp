@@ -23,10 +23,12 @@ PartitionReport analyze_partitioned(const PartitionedScenario& s, CompositeModel
   return analyze_partitions(J, partition_blocks(s), stepping);
 }
 
-std::vector<std::string> unstable_partitions(const PartitionedScenario& s) {
+std::vector<std::string> unstable_partitions(const PartitionedScenario& s,
+                                             const std::optional<ModelChange>& change) {
   // A co-simulation FMU's stability is its own solver's business: nothing to analyse.
   if (!first_stepping_itself(s).empty()) return {};
   const auto model = build_monolithic_model(s);
+  if (change) model->change(*change);
   const PartitionReport report = analyze_partitioned(s, *model, s.t0(), model->initial_state());
   std::vector<std::string> out;
   for (const auto& d : report.partitions) {

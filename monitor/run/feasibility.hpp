@@ -3,11 +3,13 @@
 // before the run starts: the step budget h / factor against the step's measured compute and
 // the communication its layout adds per step, and, for partitioned models, every partition's
 // step against the stability limit of its own method at the start.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
+#include "system/model_change.hpp"
 
 namespace kausal {
 
@@ -28,8 +30,10 @@ struct StepBudget {
 };
 
 // Partitions whose step exceeds the stability limit of their method at the start, with the
-// numbers ("upper: h = 1 s exceeds the rk4 limit 0.3095 s").
-std::vector<std::string> unstable_partitions(const PartitionedScenario& s);
+// numbers ("upper: h = 1 s exceeds the rk4 limit 0.3095 s"); with `change`, in the model as
+// that change leaves it (an operator's set of a parameter or an input).
+std::vector<std::string> unstable_partitions(const PartitionedScenario& s,
+                                             const std::optional<ModelChange>& change = {});
 
 // The diagnostics of `kausal analyze`: the Jacobian of the coupled model (`model`, built
 // from s by build_monolithic_model) at (t, x).

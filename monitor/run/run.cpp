@@ -19,6 +19,7 @@
 #include "monitor/run/feasibility.hpp"
 #include "monitor/run/injection_check.hpp"
 #include "monitor/run/realtime_priority.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/sync/block_stepper.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
@@ -728,6 +729,26 @@ RunModel fresh(const RunModel& model) {
   return PartitionedModel{std::get<PartitionedModel>(model).scenario, nullptr};
 }
 
+// An operator's set of a partitioned model's parameter or input runs the stability check of
+// the start again, with the change made (at the start state: kausal analyze's view). A run
+// paced with the feasibility check refuses a set that makes a partition unstable, as it would
+// have refused to start so; other runs take it and say so on their terminal.
+void check_stability_after(const RunSpec& spec, const Injection& i) {
+  const auto* p = std::get_if<PartitionedModel>(&spec.model);
+  if (!p || i.kind != InjectionKind::set) return;
+  const std::size_t dot = i.target.find('.');
+  const ModelChange change{i.target.substr(0, dot), i.target.substr(dot + 1), i.value, 0};
+  const std::vector<std::string> unstable = unstable_partitions(*p->scenario, change);
+  if (unstable.empty()) return;
+  std::string what = "set " + i.target + " = " + format_number(i.value) + ":";
+  for (std::size_t k = 0; k < unstable.size(); ++k) what += (k ? "; " : " ") + unstable[k];
+  if (spec.realtime.check_feasible)
+    throw InputError(what + " (kausal analyze); refused, as the run's start would have been "
+                            "(--skip-feasibility-check takes it)");
+  std::cerr << "kausal: warning: " << what
+            << ": its fastest modes grow with every step from here on\n";
+}
+
 // What a step costs to compute: the model's first steps run sequentially here, each timed
 // by a clock that releases at once; and, for partitioned models, whether every partition is
 // stable. The communication is measured later, on the deployment (measure_calls).
@@ -852,8 +873,12 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   if (model.clock() && spec.realtime.clock == ClockSource::external)
     served_clock = platform.serve_clock(*model.clock(), spec.out);
   if (model.clock()) {
-    op.emplace([&spec](const Injection& i) { check_injection(spec.model, i); }, *model.injections(),
-               *model.readout(), *model.clock());
+    op.emplace(
+        [&spec](const Injection& i) {
+          check_injection(spec.model, i);
+          check_stability_after(spec, i);
+        },
+        *model.injections(), *model.readout(), *model.clock());
     served_operator = platform.serve_operator(*op, spec.out);
   }
   if (spec.method == SyncMethod::sequential || model.runs_here()) {

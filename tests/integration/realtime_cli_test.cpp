@@ -364,6 +364,45 @@ TEST(RealtimeCli, InjectPushesReadsAndStopsARunAndItsReplayGivesItsDigest) {
   EXPECT_NE(replay.text.find("the same digest"), std::string::npos) << replay.text;
 }
 
+// A set that makes a partition unstable (mass2's spring 10^5 times stiffer: RK4 at 1 ms
+// needs ω below 2,830/s) runs the stability check of the start again: a run paced with the
+// feasibility check refuses it, naming the partition and the limit; one without takes it and
+// warns on its terminal.
+TEST(RealtimeCli, ASetThatMakesAPartitionUnstableIsRefusedOrWarnedAbout) {
+  TempDir dir;
+  for (const bool checked : {true, false}) {
+    const std::string name = checked ? "checked" : "unchecked";
+    const fs::path out = dir / name;
+    fs::create_directories(dir / (name + "-run"));
+    std::vector<std::string> args = {"run", scenario("two-mass.toml"), "--method", "sequential",
+                                     "--external-clock", "--out", out.string()};
+    if (!checked) args.push_back("--skip-feasibility-check");
+    KausalProcess run(args, dir / (name + "-run"));
+    ASSERT_TRUE(served(out / "operator.ior", run)) << run.err();
+    const Said stiff =
+        kausal_says({"inject", out.string(), "set", "mass2.k", "1e8"}, dir / (name + "-set"));
+    const Said soft =
+        kausal_says({"inject", out.string(), "set", "mass2.k", "2000"}, dir / (name + "-soft"));
+    EXPECT_EQ(soft.code, 0) << soft.text;
+    // Both take effect at the first step; the second leaves the model stable to its end.
+    EXPECT_EQ(kausal_says({"tick", out.string(), "--all"}, dir / (name + "-tick")).code, 0);
+    ASSERT_EQ(run.wait(30s), std::optional<int>(0)) << run.err();
+    if (checked) {
+      EXPECT_EQ(stiff.code, 2) << stiff.text;
+      EXPECT_NE(stiff.text.find("mass2: h = 0.001 s exceeds the rk4 stability limit"),
+                std::string::npos)
+          << stiff.text;
+      EXPECT_EQ(run.err().find("warning"), std::string::npos) << run.err();
+    } else {
+      EXPECT_EQ(stiff.code, 0) << stiff.text;
+      EXPECT_NE(run.err().find("warning: set mass2.k = 1e+08: mass2: h = 0.001 s exceeds the "
+                               "rk4 stability limit"),
+                std::string::npos)
+          << run.err();
+    }
+  }
+}
+
 // A resumed run applies what was injected into it and its checkpoint does not hold: a set
 // (the checkpoint holds states, not what an operator set) and a push recorded after the last
 // checkpoint (the monitor killed before it took effect or was checkpointed). Its digest is
