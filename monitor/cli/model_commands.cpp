@@ -243,7 +243,8 @@ int integrators_command() {
                "Multistep methods start with as many RK3 steps (RK4 for order 4) as the\n"
                "derivatives they keep, and again after an event or a change of h. Newton: one f\n"
                "per iteration and a Jacobian (docs/model.md §4; kausal analyze applies these\n"
-               "limits to a scenario's partitions).\n";
+               "limits to a scenario's partitions). integrator = \"auto\" chooses rk4,\n"
+               "backward_euler or am2 for each partition from its eigenvalues and h.\n";
   return 0;
 }
 
@@ -313,7 +314,8 @@ int analyze_command(const std::string& file, std::optional<double> at) {
     throw InputError(kind.where +
                      ": analyze needs a partitioned model ([[subsystem]] tables); this is a "
                      "pendulum chain");
-  const PartitionedScenario s = load_partitioned_scenario(file);
+  PartitionedScenario s = load_partitioned_scenario(file);
+  choose_integrators(s);
   const auto model = build_monolithic_model(s);
   Vector x = model->initial_state();
   double t = s.t0();

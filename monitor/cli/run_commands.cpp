@@ -131,10 +131,11 @@ RunModel load_model(const Options& o) {
   if (is_event_scenario(o.scenario))
     return EventsModel{std::make_shared<const EventScenario>(load_event_scenario(o.scenario)),
                        nullptr};
-  if (is_partitioned_scenario(o.scenario))
-    return PartitionedModel{std::make_shared<const PartitionedScenario>(
-                                load_partitioned_scenario(o.scenario, o.limits)),
-                            nullptr};
+  if (is_partitioned_scenario(o.scenario)) {
+    PartitionedScenario s = load_partitioned_scenario(o.scenario, o.limits);
+    choose_integrators(s);
+    return PartitionedModel{std::make_shared<const PartitionedScenario>(std::move(s)), nullptr};
+  }
   return ChainModel{std::make_shared<const Scenario>(load_scenario(o.scenario, o.limits)), nullptr};
 }
 

@@ -86,6 +86,7 @@ struct PartitionSummary {
   double h = 0;
   std::uint64_t steps = 0;
   IntegratorStats stats;
+  std::string integrator_choice;  // integrator = "auto": why this one (else empty)
 };
 
 // Nearest-rank percentiles of one figure over the steps of a run.

@@ -389,6 +389,9 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                        {"derivative_calls", p.stats.derivative_calls},
                        {"jacobian_calls", p.stats.jacobian_calls},
                        {"events", p.stats.events}});
+    for (std::size_t k = 0; k < r.partitions.size(); ++k)
+      if (!r.partitions[k].integrator_choice.empty())
+        parts[k]["integrator_choice"] = r.partitions[k].integrator_choice;
   }
   j["placement"] = r.placement;
   j["layout"] = layout_label(r.layout);
@@ -508,6 +511,7 @@ std::string format_summary(const RunResult& r) {
         << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
         << ")";
     o << "\n";
+    if (!p.integrator_choice.empty()) o << "                integrator auto: " << p.integrator_choice << "\n";
   }
   if (r.events) {
     const EventFigures& e = *r.events;

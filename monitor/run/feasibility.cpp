@@ -1,5 +1,7 @@
 #include "monitor/run/feasibility.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -39,6 +41,47 @@ std::vector<std::string> unstable_partitions(const PartitionedScenario& s,
     out.push_back(o.str());
   }
   return out;
+}
+
+void choose_integrators(PartitionedScenario& s) {
+  if (std::none_of(s.partitions.begin(), s.partitions.end(),
+                   [](const PartitionSpec& p) { return p.automatic; }))
+    return;
+  if (const std::string itself = first_stepping_itself(s); !itself.empty())
+    throw InputError(s.file + ": integrator = \"auto\" chooses from the model's Jacobian, which '" +
+                     itself + "' (a model that steps itself) does not give: name the integrators");
+  const auto model = build_monolithic_model(s);
+  const Vector x = model->initial_state();
+  Matrix J = Matrix::Zero(x.size(), x.size());
+  model->jacobian(s.t0(), x, Vector(), J);
+  std::vector<PartitionStepping> rk4;
+  for (const auto& p : s.partitions) rk4.push_back({OdeMethod::rk4, p.h});
+  const PartitionReport report = analyze_partitions(J, partition_blocks(s), rk4);
+  for (std::size_t k = 0; k < s.partitions.size(); ++k) {
+    PartitionSpec& p = s.partitions[k];
+    if (!p.automatic) continue;
+    const PartitionDiagnostics& d = report.partitions[k];
+    std::ostringstream why;
+    why.precision(4);
+    if (p.h <= 0.9 * d.h_max) {
+      p.method = OdeMethod::rk4;
+      why << "rk4: h = " << p.h << " s is within 90 % of its stability limit " << d.h_max
+          << " s here";
+    } else {
+      // The modes RK4 cannot keep: do they all decay faster than they turn?
+      bool oscillates = false;
+      for (const auto& l : d.eigenvalues)
+        if (l.real() <= 0 && p.h > 0.9 * stable_step_limit(OdeMethod::rk4, l) &&
+            std::abs(l.imag()) > std::abs(l.real()))
+          oscillates = true;
+      p.method = oscillates ? OdeMethod::am2 : OdeMethod::backward_euler;
+      why << ode_method_name(p.method) << ": rk4 would need h <= " << d.h_max << " s, h = " << p.h
+          << " s; the modes beyond it "
+          << (oscillates ? "oscillate (the trapezoidal rule keeps their amplitude)"
+                         : "decay (stiff: backward Euler damps them)");
+    }
+    p.chosen_because = why.str();
+  }
 }
 
 void require_feasible(const StepBudget& b) {

@@ -35,6 +35,19 @@ struct StepBudget {
 std::vector<std::string> unstable_partitions(const PartitionedScenario& s,
                                              const std::optional<ModelChange>& change = {});
 
+// integrator = "auto" (docs/model.md §4): each such partition gets its method from the
+// eigenvalues of its own Jacobian block at the start and its h, and the reason in
+// chosen_because:
+//   rk4             every mode keeps h·|λ| within 90 % of RK4's limit on its ray (explicit,
+//                   fourth order, no Newton: the cheapest accurate step);
+//   backward_euler  otherwise, if the modes beyond that reach all decay faster than they
+//                   turn (stiff: L-stable, it damps them as they are damped);
+//   am2             otherwise (an oscillation beyond RK4's reach: the trapezoidal rule is
+//                   A-stable and keeps its amplitude).
+// Deterministic: a resumed run chooses the same. InputError when the model has a member that
+// steps itself (its Jacobian is not known: such a model names its integrators).
+void choose_integrators(PartitionedScenario& s);
+
 // The diagnostics of `kausal analyze`: the Jacobian of the coupled model (`model`, built
 // from s by build_monolithic_model) at (t, x).
 PartitionReport analyze_partitioned(const PartitionedScenario& s, CompositeModel& model, double t,

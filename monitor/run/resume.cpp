@@ -233,6 +233,7 @@ ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Check
       load_partitioned_scenario(req.dir / kScenarioCopy, req.limits,
                                 std::filesystem::path(r.checkpoint.setup.scenario).parent_path());
   r.scenario.file = r.checkpoint.setup.scenario;
+  choose_integrators(r.scenario);
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
   return r;
 }

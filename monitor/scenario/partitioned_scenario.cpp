@@ -353,7 +353,9 @@ class Reader {
     const auto method = r.text("integrator");
     if (!method) r.fail_at(t.source(), "missing field " + r.qualified("integrator"));
     const toml::node* at = t.get("integrator");
-    d.spec.method = parse_ode_method(*method, file_ + ":" + line_of(*at) + ": ");
+    d.spec.automatic = *method == "auto";
+    d.spec.method = d.spec.automatic ? OdeMethod::rk4
+                                     : parse_ode_method(*method, file_ + ":" + line_of(*at) + ": ");
     d.spec.h = r.required_number("h");
     if (!(d.spec.h > 0)) r.fail("h", "must be > 0");
     d.h_line = t.get("h")->source().begin.line;

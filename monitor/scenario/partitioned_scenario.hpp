@@ -41,6 +41,11 @@ struct PartitionSpec {
   std::string name;
   std::vector<std::size_t> members;  // subsystem indices, in scenario order
   OdeMethod method = OdeMethod::euler;
+  // integrator = "auto": choose_integrators (monitor/run/feasibility.hpp) picks `method`
+  // from the partition's eigenvalues and h, and says why here; until then `method` is a
+  // placeholder no run takes.
+  bool automatic = false;
+  std::string chosen_because;
   double h = 0;
   std::uint64_t ticks_per_step = 1;  // h in units of the scenario's tick (the smallest h)
   std::uint64_t steps = 0;           // to t_end

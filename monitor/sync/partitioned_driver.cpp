@@ -56,7 +56,8 @@ RunResult describe_partitioned_run(const PartitionedScenario& s, SyncMethod meth
   r.window = mode.speculate ? mode.window : 0;
   r.layout = method == SyncMethod::sequential ? RunLayout{} : RunLayout{Layout::process};
   for (const auto& p : s.partitions) {
-    PartitionSummary report{p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}};
+    PartitionSummary report{
+        p.name, {}, std::string(ode_method_name(p.method)), p.h, p.steps, {}, p.chosen_because};
     for (std::size_t m : p.members) report.members.push_back(s.subsystems[m].name);
     r.partitions.push_back(std::move(report));
     if (!r.integrator.empty()) r.integrator += '+';

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "common/errors.hpp"
 
@@ -76,6 +77,9 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
   for (std::size_t p = 0; p < s.partitions.size(); ++p) {
     const auto model = build_partition_model(s, p);
     const PartitionSpec& spec = s.partitions[p];
+    if (spec.automatic && spec.chosen_because.empty())
+      throw std::logic_error("partition '" + spec.name +
+                             "': integrator \"auto\" was not chosen (choose_integrators)");
     IntegratorConfig c;
     c.name = "integrator-" + spec.name;
     c.method = spec.method;

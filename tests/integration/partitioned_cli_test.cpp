@@ -233,6 +233,27 @@ TEST(PartitionedCli, AnUnstableStepIsWarnedAboutAndTheRunGoesOn) {
   EXPECT_EQ(fine.err().find("warning"), std::string::npos) << fine.err();
 }
 
+// integrator = "auto" over processes: the stiff chamber steps with backward Euler, the slow
+// one with RK4, the summary says why, and a conservative run gives the sequential digest.
+TEST(PartitionedCli, AutoChoosesEachPartitionsIntegratorAndSaysWhy) {
+  TempDir dir;
+  const auto file = scenario_variant("orifices-pdre0.toml", dir.path(),
+                                     {{"p_up = 100.0 }\nintegrator = \"pdre0\"",
+                                       "p_up = 100.0 }\nintegrator = \"auto\""},
+                                      {"p_down = 0.0 }\nintegrator = \"pdre0\"",
+                                       "p_down = 0.0 }\nintegrator = \"auto\""}});
+  const auto seq = run_summary({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
+  const auto con = run_summary(
+      {"run", file.string(), "--method", "conservative", "--out", (dir / "con").string()},
+      dir.path());
+  ASSERT_EQ(seq["partitions"].size(), 2u) << seq.dump();
+  EXPECT_EQ(seq["partitions"][0]["integrator"], "rk4");
+  EXPECT_EQ(seq["partitions"][1]["integrator"], "backward_euler");
+  EXPECT_NE(seq["partitions"][1]["integrator_choice"].get<std::string>().find("decay"),
+            std::string::npos);
+  EXPECT_EQ(con["trajectory_sha256"], seq["trajectory_sha256"]);
+}
+
 TEST(PartitionedCli, MistakesExitTwoNamingWhatIsWrong) {
   TempDir dir;
   const auto bad = scenario_variant("two-mass.toml", dir.path(),
