@@ -279,6 +279,11 @@ int main(int argc, char** argv) {
                    "analyse at this time (s) instead of the start: the scenario runs "
                    "sequentially up to it first")
       ->check(finite_in(0.0, 1e300));
+  bool analyze_along = false;
+  analyze->add_flag("--along", analyze_along,
+                    "judge the stability along the run: the scenario runs sequentially and the "
+                    "Jacobian is analysed at every output row (each partition's smallest limit, "
+                    "when, and the rows where its h exceeds it)");
 
   NodeOptions node_options;
   CLI::App* node = app.add_subcommand(
@@ -321,7 +326,7 @@ int main(int argc, char** argv) {
     if (certs->parsed()) return certs_command(certs_options);
     if (tick->parsed()) return tick_command(tick_options);
     if (inject->parsed()) return inject_command(*inject, inject_options);
-    if (analyze->parsed()) return analyze_command(analyzed, analyze_at);
+    if (analyze->parsed()) return analyze_command(analyzed, analyze_at, analyze_along);
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())
       if (option->count() > 0) o.given.insert(option->get_name());

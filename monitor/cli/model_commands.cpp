@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "integrator/adams.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/record/text_table.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/run/feasibility.hpp"
@@ -21,6 +23,9 @@
 
 namespace kausal {
 namespace {
+
+std::vector<std::vector<double>> recorded_rows(const PartitionedScenario& s,
+                                               const std::string& option);
 
 // The state of the monolithic model at t (partitions in order, as build_monolithic_model
 // stacks them), from a sequential run of the scenario up to t. InputError if t is not on
@@ -38,13 +43,21 @@ Vector state_at(PartitionedScenario s, double t) {
   }
   s.ticks = ticks;
   s.t_end = t;
+  const auto rows = recorded_rows(s, "--at");
+  const auto& last = rows.back();
+  return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
+}
+
+// Every output row of a sequential run of s: t, then the monolithic model's state.
+std::vector<std::vector<double>> recorded_rows(const PartitionedScenario& s,
+                                               const std::string& option) {
   const PartitionedPlan plan = plan_partitions(s, {});
   PartitionedRecorder recorder("", s, plan, true);
   RunControl quiet;
   const RunResult r = run_partitioned_sequential(s, plan, quiet, {nullptr, {&recorder}});
-  if (!r.completed()) throw SimulationError("analyze --at: the run to t failed: " + r.error);
-  const auto& last = recorder.rows().back();
-  return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
+  if (!r.completed())
+    throw SimulationError("analyze " + option + ": the sequential run failed: " + r.error);
+  return recorder.rows();
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -301,10 +314,67 @@ int models_command(const std::string& name) {
   return 0;
 }
 
+// h over the stability limit as a table cell: "0" for a method without a limit.
+std::string ratio_cell(double h, double limit) {
+  std::ostringstream out;
+  out.precision(3);
+  out << (std::isinf(limit) ? 0.0 : h / limit);
+  return out.str();
+}
+
+// `kausal analyze S --along`: the stability judgement at every output row of a sequential run
+// (a nonlinear model's eigenvalues move): per partition the smallest limit and when, how many
+// rows its h exceeded it and the first; then h / limit at up to 11 times spread over the run.
+void analyze_along(const PartitionedScenario& s, CompositeModel& model) {
+  const auto rows = recorded_rows(s, "--along");
+  struct Worst {
+    double limit = std::numeric_limits<double>::infinity(), at = 0;
+    std::size_t over = 0;
+    double first_over = std::nan("");
+  };
+  std::vector<Worst> worst(s.partitions.size());
+  std::vector<std::vector<std::string>> sampled = {{"t s"}};
+  for (const auto& p : s.partitions) sampled[0].push_back(p.name + " h/limit");
+  const std::size_t samples = std::min<std::size_t>(11, rows.size());
+  std::size_t next_sample = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const double t = rows[k][0];
+    const Vector x =
+        Eigen::Map<const Vector>(rows[k].data() + 1, static_cast<Eigen::Index>(rows[k].size() - 1));
+    const PartitionReport report = analyze_partitioned(s, model, t, x);
+    const bool sample = next_sample < samples &&
+                        k == (samples == 1 ? 0 : next_sample * (rows.size() - 1) / (samples - 1));
+    if (sample) sampled.push_back({format_number(t)}), ++next_sample;
+    for (std::size_t p = 0; p < report.partitions.size(); ++p) {
+      const PartitionDiagnostics& d = report.partitions[p];
+      Worst& w = worst[p];
+      if (d.h_max < w.limit) w.limit = d.h_max, w.at = t;
+      if (d.h_exceeds_limit && w.over++ == 0) w.first_over = t;
+      if (sample) sampled.back().push_back(ratio_cell(d.h, d.h_max));
+    }
+  }
+  std::vector<std::vector<std::string>> table = {
+      {"partition", "integrator", "h s", "smallest limit s", "at t s", "rows over it", "first"}};
+  for (std::size_t p = 0; p < s.partitions.size(); ++p) {
+    const Worst& w = worst[p];
+    table.push_back({s.partitions[p].name, std::string(ode_method_name(s.partitions[p].method)),
+                     format_number(s.partitions[p].h),
+                     std::isinf(w.limit) ? "none" : format_number(w.limit), format_number(w.at),
+                     std::to_string(w.over), w.over ? format_number(w.first_over) : "-"});
+  }
+  std::cout << "kausal analyze · " << s.file << " · along a sequential run: the Jacobian at each of "
+            << rows.size() << " output rows, t = " << format_number(rows.front()[0]) << " .. "
+            << format_number(rows.back()[0]) << " s\n\n"
+            << format_table(table, {}) << "\n"
+            << format_table(sampled, {})
+            << "h/limit: the partition's h over its integrator's stability limit there (above 1: "
+               "its fastest modes grow; 0: no limit)\n";
+}
+
 // `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the Jacobian
 // of the whole coupled model at the initial state, or at T after a sequential run to it (nonlinear
 // models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
-int analyze_command(const std::string& file, std::optional<double> at) {
+int analyze_command(const std::string& file, std::optional<double> at, bool along) {
   if (is_event_scenario(file))
     throw InputError(file +
                      ": analyze needs a partitioned model ([[subsystem]] tables); this is "
@@ -317,6 +387,11 @@ int analyze_command(const std::string& file, std::optional<double> at) {
   PartitionedScenario s = load_partitioned_scenario(file);
   choose_integrators(s);
   const auto model = build_monolithic_model(s);
+  if (along) {
+    if (at) throw InputError("command line: --along analyses the whole run; it takes no --at");
+    analyze_along(s, *model);
+    return 0;
+  }
   Vector x = model->initial_state();
   double t = s.t0();
   if (at && *at > 0) {

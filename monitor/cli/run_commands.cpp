@@ -416,7 +416,8 @@ void warn_if_unstable(const Options& o, const RunModel& model) {
   }
   for (const auto& u : unstable)
     std::cerr << "kausal: warning: " << u
-              << " at the start (kausal analyze): its fastest modes grow with every step; a "
+              << " at the start (kausal analyze): its fastest modes grow with every step while "
+                 "they stay that fast (kausal analyze --along follows them through the run); a "
                  "smaller h or an implicit or exponential integrator keeps them bounded\n";
 }
 

@@ -178,6 +178,18 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   EXPECT_NE(filled.out().find("at t = 300"), std::string::npos) << filled.out();
   KausalProcess off_grid({"analyze", scenario("two-tanks.toml"), "--at", "300.5"}, dir.path());
   EXPECT_EQ(off_grid.wait(30s), 2);
+  // Along the run: the one row over the limit is the first (t = 0), and the samples fall
+  // from 3.23 (upper, 1 s against 0.3095 s) below 0.02.
+  KausalProcess along({"analyze", scenario("two-tanks.toml"), "--along"}, dir.path());
+  ASSERT_EQ(along.wait(30s), 0) << along.err();
+  EXPECT_NE(along.out().find("upper      rk4         1    0.309474          0       1"),
+            std::string::npos)
+      << along.out();
+  EXPECT_NE(along.out().find("0    3.23"), std::string::npos) << along.out();
+  EXPECT_NE(along.out().find("600  0.0176"), std::string::npos) << along.out();
+  KausalProcess both({"analyze", scenario("two-tanks.toml"), "--along", "--at", "300"},
+                     dir.path());
+  EXPECT_EQ(both.wait(30s), 2);
   // RK4 partitions are judged by RK4's stability region: two-mass's undamped oscillations
   // would break Euler at any step, RK4 is stable at its 1 ms.
   KausalProcess rk4({"analyze", scenario("two-mass.toml")}, dir.path());
