@@ -730,19 +730,28 @@ RunModel fresh(const RunModel& model) {
 }
 
 // An operator's set of a partitioned model's parameter or input runs the stability check of
-// the start again, with the change made (at the start state: kausal analyze's view). A run
-// paced with the feasibility check refuses a set that makes a partition unstable, as it would
-// have refused to start so; other runs take it and say so on their terminal.
+// the start again, with the change made (at the start state: kausal analyze's view), and
+// speaks of the partitions the change makes unstable (one stiff at the start already, an
+// empty tank, was the run's to begin with). A run paced by the wall clock with the
+// feasibility check refuses such a set, as it would have refused to start so; other runs take
+// it and say so on their terminal.
 void check_stability_after(const RunSpec& spec, const Injection& i) {
   const auto* p = std::get_if<PartitionedModel>(&spec.model);
   if (!p || i.kind != InjectionKind::set) return;
   const std::size_t dot = i.target.find('.');
   const ModelChange change{i.target.substr(0, dot), i.target.substr(dot + 1), i.value, 0};
-  const std::vector<std::string> unstable = unstable_partitions(*p->scenario, change);
-  if (unstable.empty()) return;
-  std::string what = "set " + i.target + " = " + format_number(i.value) + ":";
-  for (std::size_t k = 0; k < unstable.size(); ++k) what += (k ? "; " : " ") + unstable[k];
-  if (spec.realtime.check_feasible)
+  const std::vector<std::string> before = unstable_partitions(*p->scenario);
+  std::string what;
+  for (const std::string& u : unstable_partitions(*p->scenario, change)) {
+    const std::string partition = u.substr(0, u.find(':') + 1);
+    const bool already = std::any_of(before.begin(), before.end(), [&](const std::string& b) {
+      return b.starts_with(partition);
+    });
+    if (!already) what += (what.empty() ? " " : "; ") + u;
+  }
+  if (what.empty()) return;
+  what = "set " + i.target + " = " + format_number(i.value) + ":" + what;
+  if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
     throw InputError(what + " (kausal analyze); refused, as the run's start would have been "
                             "(--skip-feasibility-check takes it)");
   std::cerr << "kausal: warning: " << what

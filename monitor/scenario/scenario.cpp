@@ -18,9 +18,14 @@ void read_simulation(const toml::table& table, const std::string& file, Scenario
   if (auto m = r.text("integrator")) {
     const auto* node = table.get("integrator");
     const std::string where = file + ":" + std::to_string(node->source().begin.line) + ": ";
-    s.method = parse_ode_method(*m, where);
     // The chain's lookahead bound (docs/lookahead.md) and its sequential fast path are
     // derived for these two; partitioned models take every method.
+    try {
+      s.method = parse_ode_method(*m, where);
+    } catch (const InputError&) {
+      throw InputError(where + "unknown integrator '" + *m +
+                       "' (the pendulum chain takes euler or rk4)");
+    }
     if (s.method != OdeMethod::euler && s.method != OdeMethod::rk4)
       throw InputError(where + "integrator '" + *m +
                        "' is not available for the pendulum chain (euler or rk4: the "
