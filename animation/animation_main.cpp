@@ -12,6 +12,7 @@
 #include "animation/operator_controls.hpp"
 #include "animation/render_modes.hpp"
 #include "common/errors.hpp"
+#include "common/help_formatter.hpp"
 
 namespace {
 
@@ -75,8 +76,8 @@ void add_options(CLI::App& app, Options& o) {
                  "window gets the run controls (pace, push, set, stop)");
   add_orb_options(app, o.orb);
   app.add_option("--close-after-frames", o.close_after_frames,
-                 "test hook: close the window once N frames have arrived (live mode)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62));
+                 "test hook: close the window once N frames have arrived (live mode; 1 to 2^62)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 62).description(""));
   app.add_option("--frame-buffer", o.frame_buffer,
                  "frames kept ahead of the playback (a fast run arrives long before it is "
                  "played); beyond it the oldest are dropped and counted")
@@ -214,6 +215,7 @@ class RuntimeDir {
 
 int main(int argc, char** argv) {
   CLI::App app{help_text};
+  app.formatter(std::make_shared<kausal::HelpFormatter>());
   Options o;
   add_options(app, o);
   try {

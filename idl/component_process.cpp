@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/help_formatter.hpp"
 #include "idl/component_servant.hpp"
 
 namespace kausal {
@@ -27,6 +28,7 @@ int serve_components(int argc, char** argv, const std::string& what,
   CLI::App app{"kausal " + what + " process (" + about +
                "). Started by `kausal run`, which reads the object references this process "
                "prints on stdout; not meant to be run by hand."};
+  app.formatter(std::make_shared<HelpFormatter>());
   std::vector<std::string> names;
   for (const auto& r : roles) names.push_back(r.role);
   OrbSettings orb_settings;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "integrator/adams.hpp"
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 
 namespace kausal {
 

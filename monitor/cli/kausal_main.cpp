@@ -12,7 +12,7 @@
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/cli/certs_command.hpp"
-#include "monitor/cli/help_formatter.hpp"
+#include "common/help_formatter.hpp"
 #include "monitor/cli/inject_command.hpp"
 #include "monitor/cli/model_commands.hpp"
 #include "monitor/cli/options.hpp"

@@ -9,7 +9,7 @@
 
 #include "integrator/adams.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 #include "monitor/record/trace_writer.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "kausal_process.hpp"
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 
 namespace kausal::testing {
 namespace {
@@ -245,6 +245,14 @@ TEST(Cli, HelpIsWrappedToTheTerminal) {
             << "kausal " << command << " --help, COLUMNS=" << columns << ": " << line;
       EXPECT_GT(count, 5u) << command;
     }
+  }
+  // The other executables' --help too (the one formatter of common/help_formatter.hpp).
+  for (const std::string program : {"kausal-animation", "kausal-system"}) {
+    KausalProcess p({"--help"}, dir.path(), {{"COLUMNS", "100"}}, program);
+    ASSERT_EQ(p.wait(std::chrono::seconds(10)), 0) << program;
+    std::istringstream lines(p.out());
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_LE(display_width(line), 100u) << program << " --help: " << line;
   }
   KausalProcess run({"run", "--help"}, dir.path(), {{"COLUMNS", "100"}});
   ASSERT_EQ(run.wait(std::chrono::seconds(10)), 0);

@@ -10,7 +10,7 @@
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"

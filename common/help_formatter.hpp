@@ -1,5 +1,6 @@
 #pragma once
-// `kausal --help` (and every subcommand's) wrapped to the terminal: CLI11 prints an option's
+// `--help` of kausal's executables (kausal and every subcommand, kausal-animation, the
+// component processes) wrapped to the terminal: CLI11 prints an option's
 // description on one line however long; this formatter breaks descriptions, the command's
 // description and its footer at spaces to the width of the terminal (stdout's, else
 // $COLUMNS, else 100 columns), the descriptions indented under their column.
@@ -11,7 +12,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 
 namespace kausal {
 

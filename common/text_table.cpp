@@ -1,4 +1,4 @@
-#include "monitor/record/text_table.hpp"
+#include "common/text_table.hpp"
 
 #include <algorithm>
 #include <sstream>
