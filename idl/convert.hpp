@@ -240,7 +240,8 @@ inline idl::IntegratorStats to_idl(const IntegratorStats& s) {
           s.rolled_back_steps,  s.wasted_derivative_calls,
           s.predictions,        s.accepted_predictions,
           s.max_accepted_error, s.derivative_calls,
-          s.jacobian_calls,     s.events};
+          s.jacobian_calls,     s.events,
+          s.newton_limit_steps};
 }
 
 inline IntegratorStats from_idl(const idl::IntegratorStats& s) {
@@ -248,7 +249,8 @@ inline IntegratorStats from_idl(const idl::IntegratorStats& s) {
           s.rolled_back_steps,  s.wasted_derivative_calls,
           s.predictions,        s.accepted_predictions,
           s.max_accepted_error, s.derivative_calls,
-          s.jacobian_calls,     s.events};
+          s.jacobian_calls,     s.events,
+          s.newton_limit_steps};
 }
 
 // Every IntegratorConfig field; the Integrator's servant checks them (checked_config).
@@ -257,6 +259,8 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
   out.sys = idl::System::_duplicate(system);
   out.name = c.name.c_str();
   out.method = std::string(ode_method_name(c.method)).c_str();
+  out.newton = {static_cast<CORBA::ULong>(c.newton.max_iterations), c.newton.tolerance,
+                c.newton.accept_at_limit};
   out.blocks.length(wire_size(c.blocks.size()));
   for (CORBA::ULong k = 0; k < out.blocks.length(); ++k) {
     out.blocks[k].name = c.blocks[k].name.c_str();

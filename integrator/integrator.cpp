@@ -87,7 +87,8 @@ class Integrator::LinkRhs final : public RightHandSide {
 Integrator::Integrator(IntegratorConfig config, ModelLink& link)
     : config_(std::move(config)),
       link_(link),
-      stepper_(config_.method, static_cast<std::size_t>(config_.x0.size()), config_.blocks),
+      stepper_(config_.method, static_cast<std::size_t>(config_.x0.size()), config_.blocks,
+               config_.newton),
       x_(config_.x0),
       inputs_(config_.name, config_.channels, {config_.t0, config_.tick, config_.ticks_per_step},
               config_.speculate, config_.tolerance),
@@ -177,6 +178,7 @@ IntegratorStats Integrator::stats() const {
   s.max_accepted_error = inputs_.stats().max_accepted_error;
   s.derivative_calls = stepper_.derivative_calls();
   s.jacobian_calls = stepper_.jacobian_calls();
+  s.newton_limit_steps = stepper_.accepted_at_limit();
   return s;
 }
 

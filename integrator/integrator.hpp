@@ -31,6 +31,7 @@ namespace kausal {
 struct IntegratorConfig {
   std::string name;  // component name for errors, e.g. "integrator-3"
   OdeMethod method = OdeMethod::euler;
+  NewtonSettings newton;           // the implicit methods' step equation
   std::vector<StateBlock> blocks;  // pdre0's diagonal blocks
   double t0 = 0;
   double tick = 0;  // s: t_m = t0 + m·ticks_per_step·tick, never accumulated
@@ -122,7 +123,8 @@ struct IntegratorStats {
   double max_accepted_error = 0;              // largest |prediction − sample| kept
   std::uint64_t derivative_calls = 0;
   std::uint64_t jacobian_calls = 0;
-  std::uint64_t events = 0;  // zero crossings handled and events applied
+  std::uint64_t events = 0;              // zero crossings handled and events applied
+  std::uint64_t newton_limit_steps = 0;  // steps that took Newton's iterate at its limit
 };
 
 // How many steps of an Integrator like this fit into the memory budgets of

@@ -1,5 +1,6 @@
 #include "integrator/integrator_servant.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -198,6 +199,12 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   }
   c.name = component;
   c.method = checked_method(component, s.method.in());
+  // (Clamped before the cast: a count from the wire may not fit an int.)
+  c.newton = {static_cast<int>(std::min<CORBA::ULong>(s.newton.max_iterations,
+                                                      NewtonSettings::most_iterations + 1)),
+              s.newton.tolerance, s.newton.accept_at_limit != 0};
+  if (const std::string why = c.newton.problem(); !why.empty())
+    throw ProtocolError(component, "newton: " + why);
   check_finite(component, "t0", s.t0);
   check_finite(component, "tick", s.tick);
   c.t0 = s.t0;
@@ -253,9 +260,9 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   if (s.memory0.past.length() > keeps ||
       (s.x0.length() > 0 && s.memory0.past.length() % s.x0.length() != 0))
     throw ProtocolError(component, "memory0.past: " + std::to_string(s.memory0.past.length()) +
-                                    " values, not whole derivatives of the state that " +
-                                    std::string(ode_method_name(c.method)) + " keeps (at most " +
-                                    std::to_string(keeps) + ")");
+                                       " values, not whole derivatives of the state that " +
+                                       std::string(ode_method_name(c.method)) + " keeps (at most " +
+                                       std::to_string(keeps) + ")");
   c.memory0 = from_idl(s.memory0, s.x0.length());
   c.indicators0 = to_eigen(s.indicators0);
   c.internal_state = s.internal_state != 0;

@@ -45,6 +45,7 @@ enum class OdeMethod {
 OdeMethod parse_ode_method(std::string_view name, const std::string& where);
 std::string_view ode_method_name(OdeMethod m);
 bool uses_jacobian(OdeMethod m);  // backward_euler, the Adams–Moulton methods, dre0, pdre0
+bool uses_newton(OdeMethod m);    // backward_euler and the Adams–Moulton methods
 // The derivatives of earlier steps the method keeps with the state (StepperMemory::past):
 // 0 for one-step methods, at most max_history_length (ab4, abm4).
 std::size_t history_length(OdeMethod m);

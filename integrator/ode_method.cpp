@@ -51,8 +51,6 @@ constexpr std::array<NamedMethod, 27> method_names{{
     {"co-simulation", OdeMethod::co_simulation},
 }};
 
-constexpr int max_newton_iterations = 20;
-constexpr double newton_tolerance = 1e-12;
 // An update that shrinks by less than this factor means the Jacobian is too stale.
 constexpr double slow_contraction = 0.5;
 
@@ -141,12 +139,27 @@ bool uses_jacobian(OdeMethod m) {
   return m == OdeMethod::backward_euler || m == OdeMethod::dre0 || m == OdeMethod::pdre0;
 }
 
+bool uses_newton(OdeMethod m) {
+  return uses_jacobian(m) && m != OdeMethod::dre0 && m != OdeMethod::pdre0;
+}
+
 std::size_t history_length(OdeMethod m) {
   const auto a = adams_scheme(m);
   return a ? adams_history(*a) : 0;
 }
 
-OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks)
+std::string NewtonSettings::problem() const {
+  if (max_iterations < 1 || max_iterations > most_iterations)
+    return "the Newton iterations must be 1 to " + std::to_string(most_iterations) + ", not " +
+           std::to_string(max_iterations);
+  if (!(tolerance > 0 && tolerance < 1))
+    return "the Newton tolerance must lie between 0 and 1 (exclusive), not " +
+           std::to_string(tolerance);
+  return "";
+}
+
+OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks,
+                       NewtonSettings newton)
     : method_(method),
       adams_(adams_scheme(method)),
       history_(history_length(method)),
@@ -162,6 +175,8 @@ OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<Sta
   next_ = Vector::Zero(n);
   if (adams_) start_f_ = sum_ = Vector::Zero(n);
   if (uses_jacobian(method_)) jacobian_ = Matrix::Zero(n, n);
+  if (const std::string why = newton.problem(); !why.empty()) throw InputError(why);
+  newton_ = newton;
 }
 
 void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
@@ -210,7 +225,8 @@ StepperMemory OdeStepper::memory() const {
 void OdeStepper::restore(const StepperMemory& m) {
   if (history_ == 0) return;  // one-step methods have no past to restore
   const auto n = static_cast<Eigen::Index>(size_);
-  bool fits = m.past.size() <= history_ && m.past.size() >= std::min<std::uint64_t>(m.steps, history_);
+  bool fits =
+      m.past.size() <= history_ && m.past.size() >= std::min<std::uint64_t>(m.steps, history_);
   for (const Vector& f : m.past) fits = fits && f.size() == n;
   if (!fits)
     throw SimulationError(std::string(ode_method_name(method_)) +
@@ -299,7 +315,7 @@ void OdeStepper::adams(RightHandSide& f, double t, double h, const Vector& x,
       if (am.terms > 0) add_explicit(am, h, start_f_, sum_);
       const double h_d = h / am.denominator;
       for (int c = 0; c < a.corrections; ++c) {
-        eval_f(f, t + h, next_, w_.k2);  // E
+        eval_f(f, t + h, next_, w_.k2);              // E
         next_ = sum_ + (h_d * am.implicit) * w_.k2;  // C
       }
       return;
@@ -340,21 +356,25 @@ void OdeStepper::implicit_solve(RightHandSide& f, double t, double h, double h_b
   eval_jacobian(f, t1, next_);
   Eigen::PartialPivLU<Matrix> lu(Matrix::Identity(n, n) - h_beta * jacobian_);
   double last_update = std::numeric_limits<double>::infinity();
-  for (int iteration = 0; iteration < max_newton_iterations; ++iteration) {
+  for (int iteration = 0; iteration < newton_.max_iterations; ++iteration) {
     eval_f(f, t1, next_, w_.k1);
     w_.tmp = r - next_ + h_beta * w_.k1;  // −G(x1), G(x1) = x1 − r − hβ f(t1, x1)
     w_.k2 = lu.solve(w_.tmp);
     next_ += w_.k2;
     const double update = max_norm(w_.k2);
     if (!std::isfinite(update)) fail(t, "the Newton update is not finite");
-    if (update <= newton_tolerance * std::max(max_norm(x), max_norm(next_))) return;
+    if (update <= newton_.tolerance * std::max(max_norm(x), max_norm(next_))) return;
     if (update > slow_contraction * last_update) {
       eval_jacobian(f, t1, next_);
       lu.compute(Matrix::Identity(n, n) - h_beta * jacobian_);
     }
     last_update = update;
   }
-  fail(t, "Newton did not converge in " + std::to_string(max_newton_iterations) +
+  if (newton_.accept_at_limit) {
+    ++accepted_at_limit_;
+    return;
+  }
+  fail(t, "Newton did not converge in " + std::to_string(newton_.max_iterations) +
               " iterations (h=" + std::to_string(h) + ")");
 }
 

@@ -42,8 +42,8 @@ class RightHandSide {
 // them), the step they were taken with and how many steps it has taken since it was made or
 // restarted. Empty (all zero) for one-step methods. A plain copyable value.
 struct StepperMemory {
-  std::uint64_t steps = 0;  // steps since construction or restart()
-  double h = 0;             // the step size of the saved derivatives
+  std::uint64_t steps = 0;   // steps since construction or restart()
+  double h = 0;              // the step size of the saved derivatives
   std::vector<Vector> past;  // f at the start of the last step, of the one before, ...
 };
 
@@ -51,6 +51,22 @@ struct StepperMemory {
 // -0 are not).
 bool same_bits(const Vector& a, const Vector& b);
 bool same_bits(const StepperMemory& a, const StepperMemory& b);
+
+// How the implicit methods (backward Euler, the Adams–Moulton correctors) solve their step
+// equation: at most max_iterations Newton updates, converged when an update is at most
+// tolerance·max(|x|∞, |x1|∞). At the limit without convergence the step fails
+// (SimulationError), or, with accept_at_limit, takes the last iterate: a hardware-in-the-loop
+// run needs every step to end after a known amount of work, and an iterate off by a small
+// residual is better there than a stopped run (the steps taken so are counted).
+struct NewtonSettings {
+  int max_iterations = 20;
+  double tolerance = 1e-12;
+  bool accept_at_limit = false;
+
+  static constexpr int most_iterations = 1000;
+  // "" or what is wrong with the settings (as a scenario field would say it).
+  std::string problem() const;
+};
 
 // Advances one subsystem's state by one step of the chosen method.
 //
@@ -81,7 +97,9 @@ class OdeStepper {
   // blocks: pdre0 uses only these diagonal blocks of the Jacobian (each partition's own
   // block); empty = one block covering the whole state (then pdre0 == dre0). Throws InputError
   // for blocks that do not tile [0, state_size) exactly (in any order, none empty).
-  OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks = {});
+  // newton: see NewtonSettings (InputError for settings with a problem()).
+  OdeStepper(OdeMethod method, std::size_t state_size, std::vector<StateBlock> blocks = {},
+             NewtonSettings newton = {});
 
   // Advances x from t to t + h (h > 0 and finite).
   void step(RightHandSide& f, double t, double h, Vector& x);
@@ -100,6 +118,8 @@ class OdeStepper {
   // Totals over the stepper's life, rolled-back steps included (they were paid for).
   std::uint64_t derivative_calls() const { return derivative_calls_; }
   std::uint64_t jacobian_calls() const { return jacobian_calls_; }
+  // Steps that took their last Newton iterate at the limit (NewtonSettings::accept_at_limit).
+  std::uint64_t accepted_at_limit() const { return accepted_at_limit_; }
 
  private:
   // A_D of one block and what it was computed from.
@@ -143,6 +163,8 @@ class OdeStepper {
   Matrix jacobian_;
   std::uint64_t derivative_calls_ = 0;
   std::uint64_t jacobian_calls_ = 0;
+  NewtonSettings newton_;
+  std::uint64_t accepted_at_limit_ = 0;
 };
 
 }  // namespace kausal

@@ -8,8 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "integrator/adams.hpp"
 #include "common/text_table.hpp"
+#include "integrator/adams.hpp"
 
 namespace kausal {
 

@@ -9,10 +9,10 @@
 #include <map>
 #include <optional>
 
+#include "common/help_formatter.hpp"
 #include "idl/kausal.hh"
 #include "idl/naming.hpp"
 #include "monitor/cli/certs_command.hpp"
-#include "common/help_formatter.hpp"
 #include "monitor/cli/inject_command.hpp"
 #include "monitor/cli/model_commands.hpp"
 #include "monitor/cli/options.hpp"

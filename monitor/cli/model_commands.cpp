@@ -7,15 +7,15 @@
 #include <map>
 #include <sstream>
 
+#include "common/text_table.hpp"
 #include "integrator/adams.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
-#include "common/text_table.hpp"
-#include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
 #include "monitor/run/feasibility.hpp"
 #include "monitor/scenario/event_scenario.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 #include "system/events/event_model_registry.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
@@ -212,17 +212,25 @@ IntegratorTraits traits_of(OdeMethod m) {
         return {k, a->order <= 2 ? "implicit, A-stable" : "implicit multistep",
                 a->order == 1 ? "Newton" : "1 + Newton"};
       case AdamsFamily::predictor_corrector:
-        return {k, "P(EC)^" + std::to_string(a->corrections) + "E", std::to_string(1 + a->corrections)};
+        return {k, "P(EC)^" + std::to_string(a->corrections) + "E",
+                std::to_string(1 + a->corrections)};
     }
   }
   switch (m) {
-    case OdeMethod::euler: return {"1", "explicit", "1"};
-    case OdeMethod::rk3: return {"3", "explicit Runge-Kutta", "3"};
-    case OdeMethod::rk4: return {"4", "explicit Runge-Kutta", "4"};
-    case OdeMethod::backward_euler: return {"1", "implicit, A-stable", "Newton"};
-    case OdeMethod::dre0: return {"1 (2 autonomous)", "exponential", "1 + J"};
-    case OdeMethod::pdre0: return {"1 (2 autonomous)", "exponential, own blocks", "1 + J"};
-    default: return {"-", "the model steps itself", "1 step"};
+    case OdeMethod::euler:
+      return {"1", "explicit", "1"};
+    case OdeMethod::rk3:
+      return {"3", "explicit Runge-Kutta", "3"};
+    case OdeMethod::rk4:
+      return {"4", "explicit Runge-Kutta", "4"};
+    case OdeMethod::backward_euler:
+      return {"1", "implicit, A-stable", "Newton"};
+    case OdeMethod::dre0:
+      return {"1 (2 autonomous)", "exponential", "1 + J"};
+    case OdeMethod::pdre0:
+      return {"1 (2 autonomous)", "exponential, own blocks", "1 + J"};
+    default:
+      return {"-", "the model steps itself", "1 step"};
   }
 }
 
@@ -240,14 +248,12 @@ std::string limit_cell(double limit) {
 // limits the diagnostics judge its steps by.
 int integrators_command() {
   std::vector<std::vector<std::string>> rows = {
-      {"integrator", "order", "kind", "f per step", "keeps f", "h|λ| <= (decay)",
-       "(oscillation)"}};
+      {"integrator", "order", "kind", "f per step", "keeps f", "h|λ| <= (decay)", "(oscillation)"}};
   for (int k = 0; k < static_cast<int>(OdeMethod::co_simulation); ++k) {
     const auto m = static_cast<OdeMethod>(k);
     const IntegratorTraits t = traits_of(m);
     rows.push_back({std::string(ode_method_name(m)), t.order, t.kind, t.calls,
-                    std::to_string(history_length(m)),
-                    limit_cell(stable_step_limit(m, {-1, 0})),
+                    std::to_string(history_length(m)), limit_cell(stable_step_limit(m, {-1, 0})),
                     limit_cell(stable_step_limit(m, {0, 1}))});
   }
   std::cout << format_table(rows, {})
@@ -362,8 +368,9 @@ void analyze_along(const PartitionedScenario& s, CompositeModel& model) {
                      std::isinf(w.limit) ? "none" : format_number(w.limit), format_number(w.at),
                      std::to_string(w.over), w.over ? format_number(w.first_over) : "-"});
   }
-  std::cout << "kausal analyze · " << s.file << " · along a sequential run: the Jacobian at each of "
-            << rows.size() << " output rows, t = " << format_number(rows.front()[0]) << " .. "
+  std::cout << "kausal analyze · " << s.file
+            << " · along a sequential run: the Jacobian at each of " << rows.size()
+            << " output rows, t = " << format_number(rows.front()[0]) << " .. "
             << format_number(rows.back()[0]) << " s\n\n"
             << format_table(table, {}) << "\n"
             << format_table(sampled, {})

@@ -54,8 +54,8 @@ void StateSinkServant::deliver(const char* sender, const idl::StateBatch& batch)
   if (const std::string why = misfit(from, batch); !why.empty())
     failure = std::make_exception_ptr(ProtocolError(sender, why));
   else if (!all_finite(batch.states) || !all_finite(batch.outputs) ||
-           !all_finite(batch.memory.past) ||
-           !std::isfinite(batch.memory.h) || !all_finite(batch.indicators))
+           !all_finite(batch.memory.past) || !std::isfinite(batch.memory.h) ||
+           !all_finite(batch.indicators))
     failure = std::make_exception_ptr(ModelError(sender, "sent non-finite values"));
   if (failure) {
     inbox_->push({from.index, StateBatch::empty_at(batch.epoch, batch.first_step), failure,

@@ -188,8 +188,8 @@ json past_json(const std::vector<Vector>& past) {
 std::vector<Vector> read_past(const Reader& r, const json& memory, const std::string& path) {
   const auto past = r.get<json>(memory, "past", path);
   if (!past.is_array() || past.size() > max_history_length)
-    r.fail("field " + path + "past: not an array of at most " +
-           std::to_string(max_history_length) + " derivatives");
+    r.fail("field " + path + "past: not an array of at most " + std::to_string(max_history_length) +
+           " derivatives");
   std::vector<Vector> out;
   for (std::size_t j = 0; j < past.size(); ++j) {
     const std::string field = path + "past[" + std::to_string(j) + "]";
@@ -440,16 +440,14 @@ json partitioned_json(const PartitionedPoint& c) {
     for (const auto& h : at.inputs)
       inputs.push_back({{"first", h.first}, {"values", doubles_json(h.values)}});
     const StepperMemory& m = at.memory;
-    parts.push_back({{"recorded", c.recorder.recorded.at(p)},
-                     {"x", doubles_json(at.x)},
-                     {"memory",
-                      {{"steps", m.steps},
-                       {"h", double_hex(m.h)},
-                       {"past", past_json(m.past)}}},
-                     {"indicators", doubles_json(at.indicators)},
-                     {"internal", to_hex(std::string(at.internal.begin(), at.internal.end()))},
-                     {"inputs", inputs},
-                     {"sha256_midstate", midstate_json(c.recorder.digests.at(p))}});
+    parts.push_back(
+        {{"recorded", c.recorder.recorded.at(p)},
+         {"x", doubles_json(at.x)},
+         {"memory", {{"steps", m.steps}, {"h", double_hex(m.h)}, {"past", past_json(m.past)}}},
+         {"indicators", doubles_json(at.indicators)},
+         {"internal", to_hex(std::string(at.internal.begin(), at.internal.end()))},
+         {"inputs", inputs},
+         {"sha256_midstate", midstate_json(c.recorder.digests.at(p))}});
   }
   auto& rows = j["pending_rows"] = json::array();
   for (const auto& [tick, row] : c.recorder.pending_rows)

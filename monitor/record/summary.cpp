@@ -388,6 +388,7 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                        {"max_accepted_error", p.stats.max_accepted_error},
                        {"derivative_calls", p.stats.derivative_calls},
                        {"jacobian_calls", p.stats.jacobian_calls},
+                       {"newton_limit_steps", p.stats.newton_limit_steps},
                        {"events", p.stats.events}});
     for (std::size_t k = 0; k < r.partitions.size(); ++k)
       if (!r.partitions[k].integrator_choice.empty())
@@ -511,7 +512,11 @@ std::string format_summary(const RunResult& r) {
         << " kept (largest error " << p.stats.max_accepted_error << ", tolerance " << r.tolerance
         << ")";
     o << "\n";
-    if (!p.integrator_choice.empty()) o << "                integrator auto: " << p.integrator_choice << "\n";
+    if (!p.integrator_choice.empty())
+      o << "                integrator auto: " << p.integrator_choice << "\n";
+    if (p.stats.newton_limit_steps > 0)
+      o << "                " << p.stats.newton_limit_steps
+        << " steps took Newton's last iterate at its limit (newton_at_limit = \"accept\")\n";
   }
   if (r.events) {
     const EventFigures& e = *r.events;

@@ -752,8 +752,9 @@ void check_stability_after(const RunSpec& spec, const Injection& i) {
   if (what.empty()) return;
   what = "set " + i.target + " = " + format_number(i.value) + ":" + what;
   if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
-    throw InputError(what + " (kausal analyze); refused, as the run's start would have been "
-                            "(--skip-feasibility-check takes it)");
+    throw InputError(what +
+                     " (kausal analyze); refused, as the run's start would have been "
+                     "(--skip-feasibility-check takes it)");
   std::cerr << "kausal: warning: " << what
             << ": its fastest modes grow with every step from here on\n";
 }

@@ -344,6 +344,33 @@ class Reader {
     }
   }
 
+  // How an implicit integrator solves its step equation: newton_iterations (1..1000),
+  // newton_tolerance (0 < tol < 1), newton_at_limit ("fail" or "accept"). Only for an
+  // integrator that uses Newton (or "auto", which may choose one).
+  void read_newton(TableReader& r, PartitionSpec& spec) {
+    NewtonSettings& n = spec.newton;
+    const bool given =
+        r.has("newton_iterations") || r.has("newton_tolerance") || r.has("newton_at_limit");
+    if (const auto k = r.integer("newton_iterations")) {
+      if (*k < 1 || *k > NewtonSettings::most_iterations)
+        r.fail("newton_iterations",
+               "must be 1 to " + std::to_string(NewtonSettings::most_iterations));
+      n.max_iterations = static_cast<int>(*k);
+    }
+    if (const auto tol = r.number("newton_tolerance")) {
+      if (!(*tol > 0 && *tol < 1)) r.fail("newton_tolerance", "must lie between 0 and 1");
+      n.tolerance = *tol;
+    }
+    if (const auto at = r.choice<bool>("newton_at_limit", {{"fail", false}, {"accept", true}}))
+      n.accept_at_limit = *at;
+    if (given && !spec.automatic && !uses_newton(spec.method))
+      r.fail(r.has("newton_iterations")  ? "newton_iterations"
+             : r.has("newton_tolerance") ? "newton_tolerance"
+                                         : "newton_at_limit",
+             "applies to the implicit integrators (backward_euler, am1..am4), not " +
+                 std::string(ode_method_name(spec.method)));
+  }
+
   PartitionDraft partition_of(TableReader& r, const toml::table& t, const std::string& name,
                               std::vector<std::size_t> members) {
     PartitionDraft d;
@@ -358,6 +385,7 @@ class Reader {
                                      : parse_ode_method(*method, file_ + ":" + line_of(*at) + ": ");
     d.spec.h = r.required_number("h");
     if (!(d.spec.h > 0)) r.fail("h", "must be > 0");
+    read_newton(r, d.spec);
     d.h_line = t.get("h")->source().begin.line;
     return d;
   }

@@ -46,6 +46,7 @@ struct PartitionSpec {
   // placeholder no run takes.
   bool automatic = false;
   std::string chosen_because;
+  NewtonSettings newton;  // newton_iterations, newton_tolerance, newton_at_limit
   double h = 0;
   std::uint64_t ticks_per_step = 1;  // h in units of the scenario's tick (the smallest h)
   std::uint64_t steps = 0;           // to t_end

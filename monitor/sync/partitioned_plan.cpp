@@ -83,6 +83,7 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     IntegratorConfig c;
     c.name = "integrator-" + spec.name;
     c.method = spec.method;
+    c.newton = spec.newton;
     c.blocks = model->blocks();
     c.t0 = s.t0();
     c.tick = s.tick;

@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "kausal_process.hpp"
 #include "common/text_table.hpp"
+#include "kausal_process.hpp"
 
 namespace kausal::testing {
 namespace {

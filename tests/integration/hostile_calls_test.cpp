@@ -216,6 +216,8 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
   refused("channels", [](idl::IntegratorSetup& s) { s.channels.length(0); });
   // A multistep memory its method does not keep (the tank's is a one-step method).
   refused("memory0.past", [](idl::IntegratorSetup& s) { s.memory0.past.length(3); });
+  refused("newton", [](idl::IntegratorSetup& s) { s.newton.max_iterations = 4'000'000'000u; });
+  refused("newton", [](idl::IntegratorSetup& s) { s.newton.tolerance = -1; });
   StateSink sink(1, 2);
   // Nothing was set up: starting is refused, and nothing steps.
   EXPECT_NE(

@@ -187,8 +187,7 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
       << along.out();
   EXPECT_NE(along.out().find("0    3.23"), std::string::npos) << along.out();
   EXPECT_NE(along.out().find("600  0.0176"), std::string::npos) << along.out();
-  KausalProcess both({"analyze", scenario("two-tanks.toml"), "--along", "--at", "300"},
-                     dir.path());
+  KausalProcess both({"analyze", scenario("two-tanks.toml"), "--along", "--at", "300"}, dir.path());
   EXPECT_EQ(both.wait(30s), 2);
   // RK4 partitions are judged by RK4's stability region: two-mass's undamped oscillations
   // would break Euler at any step, RK4 is stable at its 1 ms.
@@ -227,6 +226,35 @@ TEST(PartitionedCli, ModelsListsAndDescribes) {
 
 // A step beyond a partition's stability limit at the start: an unpaced run warns, naming the
 // partition, its h and the limit, and goes on (its values grow: that is what it was told).
+// Newton's settings reach the Integrator processes: a cap of 2 iterations fails the run
+// naming the partition; with newton_at_limit = "accept" the run completes and counts the steps
+// that took the capped iterate, conservative in processes with the sequential digest.
+TEST(PartitionedCli, NewtonsCapFailsTheRunOrIsAcceptedAndCounted) {
+  TempDir dir;
+  const std::string capped = "integrator = \"backward_euler\"\nnewton_iterations = 2\n";
+  const auto failing = scenario_variant("two-tanks.toml", dir.path(),
+                                        {{"integrator = \"rk4\"\nh = 1.0", capped + "h = 1.0"},
+                                         {"integrator = \"rk4\"\nh = 0.5", capped + "h = 0.5"}});
+  KausalProcess fails({"run", failing.string(), "--out", (dir / "fails").string()}, dir.path());
+  EXPECT_EQ(fails.wait(30s), 1);
+  EXPECT_NE(fails.err().find("Newton did not converge in 2 iterations"), std::string::npos)
+      << fails.err();
+  const std::string accepting = capped + "newton_at_limit = \"accept\"\n";
+  TempDir other;
+  const auto file = scenario_variant("two-tanks.toml", other.path(),
+                                     {{"integrator = \"rk4\"\nh = 1.0", accepting + "h = 1.0"},
+                                      {"integrator = \"rk4\"\nh = 0.5", accepting + "h = 0.5"}});
+  const auto seq = run_summary({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
+  const auto con = run_summary(
+      {"run", file.string(), "--method", "conservative", "--out", (dir / "con").string()},
+      dir.path());
+  EXPECT_EQ(con["trajectory_sha256"], seq["trajectory_sha256"]);
+  for (const auto& p : con["partitions"]) {
+    EXPECT_EQ(p["integrator"], "backward_euler");
+    EXPECT_GT(p["newton_limit_steps"].get<std::uint64_t>(), 0u) << p.dump();
+  }
+}
+
 TEST(PartitionedCli, AnUnstableStepIsWarnedAboutAndTheRunGoesOn) {
   TempDir dir;
   const auto big = scenario_variant("two-mass.toml", dir.path(),
@@ -249,11 +277,10 @@ TEST(PartitionedCli, AnUnstableStepIsWarnedAboutAndTheRunGoesOn) {
 // one with RK4, the summary says why, and a conservative run gives the sequential digest.
 TEST(PartitionedCli, AutoChoosesEachPartitionsIntegratorAndSaysWhy) {
   TempDir dir;
-  const auto file = scenario_variant("orifices-pdre0.toml", dir.path(),
-                                     {{"p_up = 100.0 }\nintegrator = \"pdre0\"",
-                                       "p_up = 100.0 }\nintegrator = \"auto\""},
-                                      {"p_down = 0.0 }\nintegrator = \"pdre0\"",
-                                       "p_down = 0.0 }\nintegrator = \"auto\""}});
+  const auto file = scenario_variant(
+      "orifices-pdre0.toml", dir.path(),
+      {{"p_up = 100.0 }\nintegrator = \"pdre0\"", "p_up = 100.0 }\nintegrator = \"auto\""},
+       {"p_down = 0.0 }\nintegrator = \"pdre0\"", "p_down = 0.0 }\nintegrator = \"auto\""}});
   const auto seq = run_summary({"run", file.string(), "--out", (dir / "seq").string()}, dir.path());
   const auto con = run_summary(
       {"run", file.string(), "--method", "conservative", "--out", (dir / "con").string()},

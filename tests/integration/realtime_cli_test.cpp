@@ -374,8 +374,8 @@ TEST(RealtimeCli, ASetThatMakesAPartitionUnstableIsRefusedOrWarnedAbout) {
     const std::string name = checked ? "checked" : "unchecked";
     const fs::path out = dir / name;
     fs::create_directories(dir / (name + "-run"));
-    std::vector<std::string> args = {"run", scenario("two-mass.toml"), "--method", "sequential",
-                                     "--out", out.string()};
+    std::vector<std::string> args = {
+        "run", scenario("two-mass.toml"), "--method", "sequential", "--out", out.string()};
     for (const char* option :
          checked ? std::vector<const char*>{"--realtime", "1"}
                  : std::vector<const char*>{"--external-clock", "--skip-feasibility-check"})

@@ -57,11 +57,10 @@ TEST(IntegratorChoice, AnOscillationBeyondRk4GoesToTheTrapezoidalRule) {
   choose_integrators(fine);
   for (const auto& p : fine.partitions) EXPECT_EQ(p.method, OdeMethod::rk4) << p.chosen_because;
   TempDir coarse_dir;
-  PartitionedScenario coarse =
-      automatic(coarse_dir, "two-mass.toml",
-                {{"h = 0.001", "h = 0.1"},
-                 {"h = 0.001", "h = 0.1"},
-                 {"output_interval = 0.01", "output_interval = 0.1"}});
+  PartitionedScenario coarse = automatic(coarse_dir, "two-mass.toml",
+                                         {{"h = 0.001", "h = 0.1"},
+                                          {"h = 0.001", "h = 0.1"},
+                                          {"output_interval = 0.01", "output_interval = 0.1"}});
   choose_integrators(coarse);
   EXPECT_EQ(coarse.partitions[0].method, OdeMethod::rk4) << coarse.partitions[0].chosen_because;
   EXPECT_EQ(coarse.partitions[1].method, OdeMethod::am2) << coarse.partitions[1].chosen_because;

@@ -386,11 +386,14 @@ TEST(OdeMethodAdams, EachStepIsTheTextbookFormula) {
     const std::size_t n = x.size() - 1;
     auto fx = [&](std::size_t back) { return lambda * x[n - back]; };
     switch (m) {
-      case OdeMethod::ab2: return x[n] + h / 2 * (3 * fx(0) - fx(1));
+      case OdeMethod::ab2:
+        return x[n] + h / 2 * (3 * fx(0) - fx(1));
       case OdeMethod::ab4:
         return x[n] + h / 24 * (55 * fx(0) - 59 * fx(1) + 37 * fx(2) - 9 * fx(3));
-      case OdeMethod::am2: return x[n] * (1 + z / 2) / (1 - z / 2);
-      case OdeMethod::am3: return (x[n] + h / 12 * (8 * fx(0) - fx(1))) / (1 - 5 * z / 12);
+      case OdeMethod::am2:
+        return x[n] * (1 + z / 2) / (1 - z / 2);
+      case OdeMethod::am3:
+        return (x[n] + h / 12 * (8 * fx(0) - fx(1))) / (1 - 5 * z / 12);
       case OdeMethod::am4:
         return (x[n] + h / 24 * (19 * fx(0) - 5 * fx(1) + fx(2))) / (1 - 9 * z / 24);
       case OdeMethod::abm2: {
@@ -402,7 +405,8 @@ TEST(OdeMethodAdams, EachStepIsTheTextbookFormula) {
         for (int c = 0; c < 2; ++c) p = x[n] + h / 12 * (5 * lambda * p + 8 * fx(0) - fx(1));
         return p;
       }
-      default: return std::nan("");
+      default:
+        return std::nan("");
     }
   };
   for (const OdeMethod m : {OdeMethod::ab2, OdeMethod::ab4, OdeMethod::am2, OdeMethod::am3,
@@ -624,6 +628,41 @@ TEST(OdeMethodErrors, MemoryOfAnotherStateSizeIsRefused) {
   for (int i = 0; i < 3; ++i) two.step(f, i * 0.1, 0.1, x);
   OdeStepper three(OdeMethod::ab3, 3);
   EXPECT_THROW(three.restore(two.memory()), SimulationError);
+}
+
+// Newton's settings: a cap the iteration does not converge within fails the step, or, with
+// accept_at_limit, takes the last iterate (counted, the same bits every time); a looser
+// tolerance stops earlier; settings out of range are refused.
+TEST(OdeMethodNewton, TheCapFailsTheStepOrTakesTheLastIterateAndTheToleranceStopsEarlier) {
+  // x' = −x³ from x = 1 at h = 0.5: nonlinear, so Newton needs several updates a step.
+  FunctionRhs f([](double, VectorView x, VectorOut dx) { dx[0] = -x[0] * x[0] * x[0]; },
+                [](double, VectorView x, MatrixOut J) { J(0, 0) = -3 * x[0] * x[0]; });
+  Vector x{{1.0}};
+  OdeStepper capped(OdeMethod::backward_euler, 1, {}, {2, 1e-12, false});
+  EXPECT_THROW(capped.step(f, 0, 0.5, x), SimulationError);
+  EXPECT_EQ(x[0], 1.0);
+  Vector first{{1.0}}, second{{1.0}};
+  OdeStepper accepting(OdeMethod::am3, 1, {}, {2, 1e-12, true});
+  OdeStepper again(OdeMethod::am3, 1, {}, {2, 1e-12, true});
+  for (int i = 0; i < 6; ++i) {
+    accepting.step(f, i * 0.5, 0.5, first);
+    again.step(f, i * 0.5, 0.5, second);
+  }
+  EXPECT_TRUE(bit_equal(first, second));
+  EXPECT_GT(accepting.accepted_at_limit(), 0u);
+  EXPECT_LE(accepting.accepted_at_limit(), 5u);  // the first step is RK3's start-up
+  // The exact solution is 1/sqrt(1 + 2t): at t = 3, 0.378; the capped iterate is close.
+  EXPECT_NEAR(first[0], 1 / std::sqrt(7.0), 0.05);
+  OdeStepper tight(OdeMethod::backward_euler, 1),
+      loose(OdeMethod::backward_euler, 1, {}, {20, 1e-3, false});
+  Vector a{{1.0}}, b{{1.0}};
+  tight.step(f, 0, 0.5, a);
+  loose.step(f, 0, 0.5, b);
+  EXPECT_LT(loose.derivative_calls(), tight.derivative_calls());
+  EXPECT_NEAR(a[0], b[0], 1e-3);
+  EXPECT_THROW(OdeStepper(OdeMethod::backward_euler, 1, {}, {0, 1e-12, false}), InputError);
+  EXPECT_THROW(OdeStepper(OdeMethod::backward_euler, 1, {}, {20, 0.0, false}), InputError);
+  EXPECT_THROW(OdeStepper(OdeMethod::backward_euler, 1, {}, {1001, 1e-12, false}), InputError);
 }
 
 TEST(OdeMethodErrors, NewtonFailureIsASimulationError) {

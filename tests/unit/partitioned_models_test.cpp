@@ -326,6 +326,26 @@ TEST(PartitionedScenario, MistakesNameTheFileLineAndField) {
   EXPECT_NE(message("two-mass.toml", "to = \"mass2.x_other\"", "to = \"mass2.v_other\"")
                 .find("driven twice"),
             std::string::npos);
+  // Newton's settings: only for an implicit integrator, each within its range.
+  const std::string implicit = "integrator = \"backward_euler\"\n";
+  EXPECT_NE(message("two-mass.toml", "integrator = \"rk4\"",
+                    "integrator = \"rk4\"\nnewton_iterations = 3")
+                .find("newton_iterations applies to the implicit integrators"),
+            std::string::npos);
+  EXPECT_NE(message("two-mass.toml", "integrator = \"rk4\"\n", implicit + "newton_iterations = 0\n")
+                .find("subsystem[1].newton_iterations must be 1 to 1000"),
+            std::string::npos);
+  EXPECT_NE(
+      message("two-mass.toml", "integrator = \"rk4\"\n", implicit + "newton_tolerance = 2.0\n")
+          .find("newton_tolerance must lie between 0 and 1"),
+      std::string::npos);
+  EXPECT_NE(
+      message("two-mass.toml", "integrator = \"rk4\"\n", implicit + "newton_at_limit = \"hope\"\n")
+          .find("newton_at_limit must be \"fail\" or \"accept\""),
+      std::string::npos);
+  EXPECT_EQ(message("two-mass.toml", "integrator = \"rk4\"\n",
+                    implicit + "newton_iterations = 3\nnewton_at_limit = \"accept\"\n"),
+            "accepted");
   EXPECT_NE(message("two-mass.toml", "integrator = \"rk4\"", "integrator = \"rk5\"")
                 .find("unknown integrator 'rk5'"),
             std::string::npos);

@@ -7,10 +7,10 @@
 #include <regex>
 #include <sstream>
 
+#include "common/text_table.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/report.hpp"
 #include "monitor/record/summary.hpp"
-#include "common/text_table.hpp"
 #include "monitor/sync/partitioned_driver.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
