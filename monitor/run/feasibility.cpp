@@ -50,13 +50,9 @@ void choose_integrators(PartitionedScenario& s) {
   if (const std::string itself = first_stepping_itself(s); !itself.empty())
     throw InputError(s.file + ": integrator = \"auto\" chooses from the model's Jacobian, which '" +
                      itself + "' (a model that steps itself) does not give: name the integrators");
+  // An "auto" partition's placeholder method is rk4: the report judges it by RK4's limit.
   const auto model = build_monolithic_model(s);
-  const Vector x = model->initial_state();
-  Matrix J = Matrix::Zero(x.size(), x.size());
-  model->jacobian(s.t0(), x, Vector(), J);
-  std::vector<PartitionStepping> rk4;
-  for (const auto& p : s.partitions) rk4.push_back({OdeMethod::rk4, p.h});
-  const PartitionReport report = analyze_partitions(J, partition_blocks(s), rk4);
+  const PartitionReport report = analyze_partitioned(s, *model, s.t0(), model->initial_state());
   for (std::size_t k = 0; k < s.partitions.size(); ++k) {
     PartitionSpec& p = s.partitions[k];
     if (!p.automatic) continue;

@@ -43,7 +43,7 @@ struct PartitionSpec {
   OdeMethod method = OdeMethod::euler;
   // integrator = "auto": choose_integrators (monitor/run/feasibility.hpp) picks `method`
   // from the partition's eigenvalues and h, and says why here; until then `method` is a
-  // placeholder no run takes.
+  // placeholder (rk4) no run takes.
   bool automatic = false;
   std::string chosen_because;
   NewtonSettings newton;  // newton_iterations, newton_tolerance, newton_at_limit
