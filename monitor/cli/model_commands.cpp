@@ -24,8 +24,22 @@
 namespace kausal {
 namespace {
 
+// Every output row of a sequential run of s: t, then the monolithic model's state.
 std::vector<std::vector<double>> recorded_rows(const PartitionedScenario& s,
-                                               const std::string& option);
+                                               const std::string& option) {
+  const PartitionedPlan plan = plan_partitions(s, {});
+  PartitionedRecorder recorder("", s, plan, true);
+  RunControl quiet;
+  const RunResult r = run_partitioned_sequential(s, plan, quiet, {nullptr, {&recorder}});
+  if (!r.completed())
+    throw SimulationError("analyze " + option + ": the sequential run failed: " + r.error);
+  return recorder.rows();
+}
+
+// The monolithic model's state in a row of recorded_rows (after its time).
+Vector state_of(const std::vector<double>& row) {
+  return Eigen::Map<const Vector>(row.data() + 1, static_cast<Eigen::Index>(row.size() - 1));
+}
 
 // The state of the monolithic model at t (partitions in order, as build_monolithic_model
 // stacks them), from a sequential run of the scenario up to t. InputError if t is not on
@@ -43,21 +57,7 @@ Vector state_at(PartitionedScenario s, double t) {
   }
   s.ticks = ticks;
   s.t_end = t;
-  const auto rows = recorded_rows(s, "--at");
-  const auto& last = rows.back();
-  return Eigen::Map<const Vector>(last.data() + 1, static_cast<Eigen::Index>(last.size() - 1));
-}
-
-// Every output row of a sequential run of s: t, then the monolithic model's state.
-std::vector<std::vector<double>> recorded_rows(const PartitionedScenario& s,
-                                               const std::string& option) {
-  const PartitionedPlan plan = plan_partitions(s, {});
-  PartitionedRecorder recorder("", s, plan, true);
-  RunControl quiet;
-  const RunResult r = run_partitioned_sequential(s, plan, quiet, {nullptr, {&recorder}});
-  if (!r.completed())
-    throw SimulationError("analyze " + option + ": the sequential run failed: " + r.error);
-  return recorder.rows();
+  return state_of(recorded_rows(s, "--at").back());
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -345,9 +345,7 @@ void analyze_along(const PartitionedScenario& s, CompositeModel& model) {
   std::size_t next_sample = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const double t = rows[k][0];
-    const Vector x =
-        Eigen::Map<const Vector>(rows[k].data() + 1, static_cast<Eigen::Index>(rows[k].size() - 1));
-    const PartitionReport report = analyze_partitioned(s, model, t, x);
+    const PartitionReport report = analyze_partitioned(s, model, t, state_of(rows[k]));
     const bool sample = next_sample < samples &&
                         k == (samples == 1 ? 0 : next_sample * (rows.size() - 1) / (samples - 1));
     if (sample) sampled.push_back({format_number(t)}), ++next_sample;

@@ -735,12 +735,13 @@ RunModel fresh(const RunModel& model) {
 // empty tank, was the run's to begin with). A run paced by the wall clock with the
 // feasibility check refuses such a set, as it would have refused to start so; other runs take
 // it and say so on their terminal.
-void check_stability_after(const RunSpec& spec, const Injection& i) {
+// `before`: unstable_partitions at the start, judged once per run.
+void check_stability_after(const RunSpec& spec, const std::vector<std::string>& before,
+                           const Injection& i) {
   const auto* p = std::get_if<PartitionedModel>(&spec.model);
   if (!p || i.kind != InjectionKind::set) return;
   const std::size_t dot = i.target.find('.');
   const ModelChange change{i.target.substr(0, dot), i.target.substr(dot + 1), i.value, 0};
-  const std::vector<std::string> before = unstable_partitions(*p->scenario);
   std::string what;
   for (const std::string& u : unstable_partitions(*p->scenario, change)) {
     const std::string partition = u.substr(0, u.find(':') + 1);
@@ -877,6 +878,11 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   const std::string label = spec.label();
   std::unique_ptr<LiveFeed> feed;
   RunResult result;
+  // The partitions unstable at the start (the probe's, when it judged them): a set speaks
+  // only of those it adds. (Declared before the operator, whose check refers to it.)
+  std::vector<std::string> unstable_at_start;
+  if (const auto* p = std::get_if<PartitionedModel>(&spec.model); p && model.clock())
+    unstable_at_start = budget ? budget->unstable : unstable_partitions(*p->scenario);
   // A paced run's clock (to outside tickers) and operator, served while the run lasts.
   std::optional<Operator> op;
   std::shared_ptr<void> served_clock, served_operator;
@@ -884,9 +890,9 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
     served_clock = platform.serve_clock(*model.clock(), spec.out);
   if (model.clock()) {
     op.emplace(
-        [&spec](const Injection& i) {
+        [&spec, &unstable_at_start](const Injection& i) {
           check_injection(spec.model, i);
-          check_stability_after(spec, i);
+          check_stability_after(spec, unstable_at_start, i);
         },
         *model.injections(), *model.readout(), *model.clock());
     served_operator = platform.serve_operator(*op, spec.out);
