@@ -5,6 +5,7 @@
 
 #include "common/errors.hpp"
 #include "common/thin_out.hpp"
+#include "common/view_pace.hpp"
 
 namespace kausal {
 namespace {
@@ -61,9 +62,7 @@ std::string AnimationRun::horizon_name() const {
 }
 
 double AnimationRun::playback_rate() const {
-  if (!plot_view()) return 1;
-  const double length = static_cast<double>(steps) * h;
-  return std::max(1.0, length / Playback::plot_replay_s);
+  return view_playback_rate(plot_view(), static_cast<double>(steps) * h);
 }
 
 Playback::Playback(std::size_t frame_capacity, std::size_t spans_per_track, std::size_t plot_points)

@@ -57,7 +57,7 @@ struct AnimationRun {
   std::string horizon_name() const;
   // Simulated seconds the playback clock moves per wall second at speed 1×: real time for
   // the chain; a plot view plays at least as fast as real time and a whole run in at most
-  // Playback::plot_replay_s.
+  // view_replay_s (common/view_pace.hpp, the pace --animate gives a run).
   double playback_rate() const;
 };
 
@@ -134,7 +134,6 @@ class Playback {
   // A plot view's limits: plots (partitions), series in all, and the points kept per series.
   static constexpr std::size_t max_plots = 256;
   static constexpr std::size_t max_series = 2048;
-  static constexpr double plot_replay_s = 10;
 
   explicit Playback(std::size_t frame_capacity = 4096, std::size_t spans_per_track = 50000,
                     std::size_t plot_points = PlotHistory::default_max_points);

@@ -77,7 +77,8 @@ ResumeRequest resume_request(const Options& o) {
   return r;
 }
 
-// After parsing: pacing options fit together; --animate paces at 1 unless told otherwise.
+// After parsing: pacing options fit together; --animate paces at the view's pace unless told
+// otherwise.
 void check_realtime_options(Options& o) {
   if (o.was_given("--realtime") && o.was_given("--external-clock"))
     throw InputError("command line: --realtime and --external-clock exclude each other");
@@ -86,10 +87,12 @@ void check_realtime_options(Options& o) {
       if (o.was_given(option))
         throw InputError(std::string("command line: ") + option +
                          " applies to paced runs (--realtime FACTOR > 0 or --external-clock)");
+  // A class sees the run as it happens, at the view's pace (the run's spec sets it from the
+  // model), lowered to what the run keeps up with: a view, not a deadline.
   if (o.animate && !o.was_given("--realtime") && !o.was_given("--external-clock")) {
-    o.realtime.clock = ClockSource::wall;  // a class sees the run as it happens
+    o.realtime.clock = ClockSource::wall;
     o.realtime.factor = 1;
-    o.realtime.check_feasible = false;  // a view, not a deadline: slower is still a view
+    o.realtime.for_view = true;
   }
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/view_pace.hpp"
 #include "monitor/analysis/global_error.hpp"
 #include "monitor/deploy/process_platform.hpp"
 #include "monitor/record/checkpoint.hpp"
@@ -184,11 +185,16 @@ RunSpec spec_for(const Options& o, const RunModel& model, SyncMethod method, Gua
   if (o.deploy_file) spec.deployment_file = o.deploy_file->file;
   spec.call_timeout_ms = o.call_timeout_ms;
   spec.realtime = o.realtime;
-  // --animate paces at 1 the continuous kinds that can be paced; the others, and discrete
-  // events (whose time is the model's own, often far from seconds), it shows as fast as they go.
-  const bool animate_unpaced = refusal(run, Service::paced) || run.kind == ModelKind::events;
-  if (animate_unpaced && !o.was_given("--realtime") && !o.was_given("--external-clock"))
-    spec.realtime = RealtimeOptions{};
+  // --animate paces the continuous kinds that can be paced as fast as the view plays them (a
+  // chain in real time, plots a run in about 10 s); the others, and discrete events (whose
+  // time is the model's own, often far from seconds), it shows as fast as they go.
+  if (spec.realtime.for_view) {
+    const bool animate_unpaced = refusal(run, Service::paced) || run.kind == ModelKind::events;
+    if (animate_unpaced)
+      spec.realtime = RealtimeOptions{};
+    else if (const auto* p = std::get_if<PartitionedModel>(&model))
+      spec.realtime.factor = view_playback_rate(true, p->scenario->t_end);
+  }
   return spec;
 }
 
@@ -401,11 +407,11 @@ void check_blocks_fit(const Options& o, const RunModel& model) {
 }
 
 // A partition whose step its integrator cannot keep stable at the start (kausal analyze)
-// grows its fastest modes without bound: an unpaced run goes on (its user may want to watch
-// that), but is told first; a paced one with the feasibility check is refused by the check.
+// grows its fastest modes without bound: an unpaced or animated run goes on (its user may want
+// to watch that), but is told first; a paced one with the feasibility check is refused by it.
 void warn_if_unstable(const Options& o, const RunModel& model) {
   const auto* p = std::get_if<PartitionedModel>(&model);
-  if (!p || (o.realtime.paced() && o.realtime.check_feasible)) return;
+  if (!p || (o.realtime.paced() && o.realtime.check_feasible && !o.realtime.for_view)) return;
   std::vector<std::string> unstable;
   try {
     unstable = unstable_partitions(*p->scenario);

@@ -94,7 +94,8 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
          },
          "pace the run by the wall clock: step m starts no earlier than start + m·h/FACTOR "
          "(1: one simulated second per second; 0.1: ten times slower; 0: as fast as "
-         "possible, the default except with --animate, which paces continuous models at 1). "
+         "possible, the default except with --animate, which paces a chain at 1 and plots a whole "
+         "run in about 10 s, or slower if the run cannot keep up, and says so). "
          "Every method and layout of every model kind (kausal capabilities; a discrete-event "
          "run is released in thousandths of its end); "
          "the digest is the same as unpaced. The summary, "

@@ -23,7 +23,7 @@ enum class ModelKind { chain, partitioned, master, events, hybrid };
 
 // What a run can be asked for beside its method and layout, as the command line asks.
 enum class Service {
-  paced,           // --realtime FACTOR (and --animate, which paces at 1)
+  paced,           // --realtime FACTOR (and --animate, which paces as the view plays)
   external_clock,  // --external-clock: kausal tick releases the steps
   inject,          // kausal inject into the running run
   replay,          // run --replay: a recording's injections again

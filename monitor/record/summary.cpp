@@ -390,9 +390,9 @@ void write_summary_json(const RunResult& r, const std::filesystem::path& file) {
                        {"jacobian_calls", p.stats.jacobian_calls},
                        {"newton_limit_steps", p.stats.newton_limit_steps},
                        {"events", p.stats.events}});
-    for (std::size_t k = 0; k < r.partitions.size(); ++k)
-      if (!r.partitions[k].integrator_choice.empty())
-        parts[k]["integrator_choice"] = r.partitions[k].integrator_choice;
+    for (std::size_t i = 0; i < r.partitions.size(); ++i)
+      if (!r.partitions[i].integrator_choice.empty())
+        parts[i]["integrator_choice"] = r.partitions[i].integrator_choice;
   }
   j["placement"] = r.placement;
   j["layout"] = layout_label(r.layout);

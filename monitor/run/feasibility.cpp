@@ -6,6 +6,7 @@
 
 #include "common/errors.hpp"
 #include "monitor/record/summary.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 
 namespace kausal {
 namespace {
@@ -99,6 +100,29 @@ void require_feasible(const StepBudget& b) {
     o << "; a layout with fewer calls per step (pendulum, single) is faster";
   o << " (or --skip-feasibility-check to run anyway)";
   throw InputError(o.str());
+}
+
+double pace_for_view(const StepBudget& b) {
+  if (b.keeps_up()) return b.factor;
+  // Half the limit (at 0.8 of it a tenth of the steps still overran: the probe measures a
+  // quiet moment), to two significant digits, rounded down.
+  const double f = 0.5 * b.fastest_factor();
+  const double unit = std::pow(10.0, std::floor(std::log10(f)) - 1);
+  return std::max(unit, std::floor(f / unit) * unit);
+}
+
+std::string describe_view_pace(const StepBudget& b, double factor) {
+  std::ostringstream o;
+  o << "--animate: paced at " << format_number(factor) << "× real time";
+  if (factor == b.factor)
+    o << ", the pace the view plays it at";
+  else
+    o << ", below the view's " << format_number(b.factor) << "×: a step needs about "
+      << micros_text(b.step_s()) << " (compute " << micros_text(b.compute_s) << ", "
+      << format_number(b.calls_per_step) << " calls of " << micros_text(b.call_s)
+      << "), more than the " << micros_text(b.budget_s()) << " that pace gives it";
+  o << " (--realtime FACTOR sets another)";
+  return o.str();
 }
 
 }  // namespace kausal

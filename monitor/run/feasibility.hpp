@@ -57,4 +57,12 @@ PartitionReport analyze_partitioned(const PartitionedScenario& s, CompositeModel
 // up or a partition is unstable.
 void require_feasible(const StepBudget& budget);
 
+// --animate without a pace (RealtimeOptions::for_view; budget.factor is then the view's
+// playback rate): that rate if a step fits it, else half the fastest factor the run keeps up
+// with (the probe measures a quiet moment). Never refused, an unstable
+// start included: a view is not a deadline (the run warns of instability).
+double pace_for_view(const StepBudget& budget);
+// What pace_for_view chose and why, for the terminal.
+std::string describe_view_pace(const StepBudget& budget, double factor);
+
 }  // namespace kausal

@@ -752,7 +752,8 @@ void check_stability_after(const RunSpec& spec, const std::vector<std::string>& 
   }
   if (what.empty()) return;
   what = "set " + i.target + " = " + format_number(i.value) + ":" + what;
-  if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible)
+  if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible &&
+      !spec.realtime.for_view)
     throw InputError(what +
                      " (kausal analyze); refused, as the run's start would have been "
                      "(--skip-feasibility-check takes it)");
@@ -821,6 +822,15 @@ double measure_calls(Deployment& deployment) {
     }
   std::sort(took.begin(), took.end());
   return took.empty() ? 0 : took[took.size() * 9 / 10];
+}
+
+// A wall-clock run's pace against its probe: refused when the run cannot keep up, unless
+// the pace is --animate's, which is lowered to what the run keeps up with; said either way.
+void settle_pace(const StepBudget& budget, const RunSpec& spec, StepClock& clock) {
+  if (!spec.realtime.for_view) return require_feasible(budget);
+  const double factor = pace_for_view(budget);
+  if (factor != budget.factor) clock.pace(factor);
+  std::cerr << "kausal: " << describe_view_pace(budget, factor) << "\n";
 }
 
 // Ends the live feed of a run: what it could not deliver is reported, never fatal.
@@ -898,7 +908,7 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
     served_operator = platform.serve_operator(*op, spec.out);
   }
   if (spec.method == SyncMethod::sequential || model.runs_here()) {
-    if (budget) require_feasible(*budget);
+    if (budget) settle_pace(*budget, spec, *model.clock());
     trace.emplace(spec.out / "trace.json", spec.trace);  // its origin: the first step
     trace->tap(work);
     feed = model.show(platform, label, model.strips_here(), nullptr);
@@ -909,7 +919,7 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   const auto deployment = platform.place(model.components(), placing_of(spec, cpus));
   if (budget) {
     budget->call_s = measure_calls(*deployment);
-    require_feasible(*budget);
+    settle_pace(*budget, spec, *model.clock());
   }
   std::vector<std::string> strips{"monitor"};
   for (auto& name : deployment->component_names()) strips.push_back(std::move(name));

@@ -66,6 +66,7 @@ StepClock::StepClock(const RealtimeOptions& options, double h, std::uint64_t fir
                     : 0),
       pace_from_(first),
       pace_start_(start_),
+      first_factor_(options.factor),
       committed_(1, 0) {
   // Bounded by the run's steps, which the scenario limits bound.
   const std::size_t steps = last_ - first_;
@@ -107,6 +108,7 @@ void StepClock::pace(double factor) {
   pace_start_ = Clock::now();
   period_s_ = period;
   ++paces_;
+  if (started_.empty()) first_factor_ = factor;
 }
 
 bool StepClock::wait_until(Clock::time_point t, const RunControl& control,
@@ -228,10 +230,10 @@ RealtimeFigures StepClock::figures(const StepTimings* work) const {
   std::lock_guard lock(mutex_);
   RealtimeFigures f;
   f.clock = options_.clock;
-  f.factor = options_.clock == ClockSource::wall ? options_.factor : 0;
+  f.factor = options_.clock == ClockSource::wall ? first_factor_ : 0;
   f.wait = options_.wait;
   f.priority = options_.priority;
-  f.budget_s = options_.clock == ClockSource::wall ? h_ / options_.factor : 0;
+  f.budget_s = options_.clock == ClockSource::wall && first_factor_ > 0 ? h_ / first_factor_ : 0;
   f.ticks = ticks_;
   f.overruns = overruns_;
   std::vector<double> delay, step, compute, communication, load, lateness;

@@ -49,6 +49,10 @@ struct RealtimeOptions {
   // Wall clock: before the run, measure whether it can keep up (monitor/run/feasibility.hpp)
   // and refuse it if not.
   bool check_feasible = true;
+  // The pace is --animate's (no --realtime given): the view's playback rate
+  // (common/view_pace.hpp), lowered to what the run keeps up with instead of refused
+  // (monitor/run/feasibility.hpp, pace_for_view).
+  bool for_view = false;
   // The monitor and the component processes it starts run under SCHED_FIFO at this
   // priority while the run lasts (monitor/run/realtime_priority.hpp); 0: the default
   // scheduler.
@@ -79,8 +83,9 @@ class StepClock {
   // Every state up to s is committed (calls with an s not above the last are ignored).
   void committed(std::uint64_t s);
   // Wall clock: from the next release on, `factor` simulated seconds per wall second (0: as
-  // fast as the run goes). A wait in progress follows the new pace. InputError for a
-  // negative factor or a clock paced from outside.
+  // fast as the run goes). A wait in progress follows the new pace; before start(), the run's
+  // pace (its figures' factor). InputError for a negative factor or a clock paced from
+  // outside.
   void pace(double factor);
   // External clock: releases one more step; returns the ticks so far. A tick that finds the
   // step of the previous tick still running counts as an overrun.
@@ -127,6 +132,7 @@ class StepClock {
   std::uint64_t pace_from_;
   Clock::time_point pace_start_;
   std::uint64_t paces_ = 0;
+  double first_factor_;  // wall: the pace of the first step (the figures' factor)
   std::condition_variable ticked_;
   // Per step m (index m − first): when it was due (wall: planned; external: its tick) and
   // when it started; per state s (index s − first): when it was committed. Nanoseconds

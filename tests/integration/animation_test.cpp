@@ -1009,6 +1009,28 @@ int lateness_columns(const QImage& image, const QRect& strip, int x0, int x1) {
   return columns;
 }
 
+// --animate without a pace: two-tanks.toml's 600 s (docs/adding-a-model.md §6) play in about
+// 10 s, as the view plays them (60×), or slower if this machine cannot keep up then, said so;
+// never at real time (10 minutes). The digest is the pinned one.
+TEST(AnimatePaced, WithoutAPaceALongRunIsPacedAsTheViewPlaysIt) {
+  TempDir tmp;
+  const fs::path out = tmp / "run";
+  const ViewedRun r = run_with_view({"run", (kScenarios / "two-tanks.toml").string(), "--animate",
+                                     "--animate-until", "run-end", "--out", out.string()},
+                                    tmp.path(), out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = testing::read_json(out / "summary.json");
+  EXPECT_EQ(summary["trajectory_sha256"], pinned_digest("two-tanks.toml"));
+  ASSERT_TRUE(summary.contains("realtime")) << r.err;
+  const double factor = summary["realtime"]["factor"].get<double>();
+  EXPECT_GT(factor, 1);
+  EXPECT_LE(factor, 60);
+  const std::string said =
+      factor == 60 ? "--animate: paced at 60× real time, the pace the view plays it at"
+                   : "below the view's 60×: a step needs about";
+  EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+}
+
 // The window closed after 2,000 of the tutorial's 6,000 steps, paced at 4 simulated seconds per
 // wall second: its last picture is of that moment. The horizon (the optimistic GVT, the
 // conservative guarantee) is beside step 2,000, not at the run's end as a replay of a

@@ -388,7 +388,7 @@ TEST(RunFigures, ARunThatNeverStartedShowsNoEmptyFigures) {
 TEST(RunFigures, PartitionedRunsPrintNoChainFigures) {
   RunResult r = run("optimistic", "", "process", 1.0);
   r.model = "partitioned";
-  r.partitions.push_back({"p", {"a"}, "rk4", 0.001, 10, {}});
+  r.partitions.push_back({"p", {"a"}, "rk4", 0.001, 10, {}, {}});
   r.window = 64;
   r.counters.wasted_calc_calls = 36556;
   r.state_list_peak = 65;

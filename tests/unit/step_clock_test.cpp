@@ -17,9 +17,11 @@
 
 #include "common/activity_trace.hpp"
 #include "common/errors.hpp"
+#include "common/view_pace.hpp"
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_result.hpp"
 #include "monitor/core/step_timings.hpp"
+#include "monitor/run/feasibility.hpp"
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/sync/injections.hpp"
 #include "monitor/sync/step_clock.hpp"
@@ -417,6 +419,60 @@ TEST(StepClockFigures, OnlyStepsWithTimingsAreSplit) {
   EXPECT_EQ(f.communication_s.count, f.compute_s.count);
   EXPECT_LE(f.compute_s.max, f.step_s.max);
   EXPECT_EQ(f.communication_s.max, 0);
+}
+
+// A pace set before the first step is the run's (--animate's, chosen once the run is placed);
+// a later one (kausal inject pace) leaves the figures' factor at the first step's.
+TEST(StepClockFigures, TheFactorIsThePaceOfTheFirstStep) {
+  StepClock clock(wall(1), 0.001, 0, 3);
+  clock.pace(40);
+  clock.start();
+  clock.wait_release(0, RunControl());
+  clock.committed(1);
+  clock.pace(2);
+  run_steps(clock, 1, 3);
+  const RealtimeFigures f = clock.figures();
+  EXPECT_EQ(f.factor, 40);
+  EXPECT_DOUBLE_EQ(f.budget_s, 0.001 / 40);
+}
+
+// --- the pace of --animate (common/view_pace.hpp, monitor/run/feasibility.hpp) -------------
+
+// The view plays a chain in real time and plots at least as fast, a long run in 10 s.
+TEST(ViewPace, AChainPlaysInRealTimeAndALongPlotRunInTenSeconds) {
+  EXPECT_EQ(view_playback_rate(false, 600), 1);
+  EXPECT_EQ(view_playback_rate(true, 600), 60);
+  EXPECT_EQ(view_playback_rate(true, 10), 1);
+  EXPECT_EQ(view_playback_rate(true, 0.6), 1);
+}
+
+// A run that keeps up with the view's rate gets it; one that cannot gets half the fastest
+// factor it keeps up with (two digits, rounded down), and the terminal says which and why.
+TEST(ViewPace, TheViewsRateIfAStepFitsItElseHalfTheFastestFactor) {
+  StepBudget b;
+  b.h = 0.5;
+  b.factor = 60;  // a budget of 8.33 ms per step
+  b.compute_s = 1e-3;
+  b.calls_per_step = 2;
+  b.call_s = 1e-3;
+  EXPECT_EQ(pace_for_view(b), 60);
+  EXPECT_NE(describe_view_pace(b, 60).find("paced at 60× real time, the pace the view plays"),
+            std::string::npos)
+      << describe_view_pace(b, 60);
+
+  b.compute_s = 0.019;  // 21 ms per step with the calls: at most 23.8×
+  const double factor = pace_for_view(b);
+  EXPECT_EQ(factor, 11);
+  EXPECT_LE(factor, 0.5 * b.fastest_factor());
+  const std::string said = describe_view_pace(b, factor);
+  EXPECT_NE(said.find("paced at 11× real time, below the view's 60×"), std::string::npos) << said;
+  EXPECT_NE(said.find("a step needs about 21000.0 µs"), std::string::npos) << said;
+
+  b.h = 1e-4;  // far below real time: still two significant digits
+  b.factor = 1;
+  b.compute_s = 7e-4;
+  b.call_s = 0;
+  EXPECT_DOUBLE_EQ(pace_for_view(b), 0.071);
 }
 
 // --rt-priority: out of range refused; where allowed (root), every thread of this process runs
