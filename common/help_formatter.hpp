@@ -4,12 +4,8 @@
 // description on one line however long; this formatter breaks descriptions, the command's
 // description and its footer at spaces to the width of the terminal (stdout's, else
 // $COLUMNS, else 100 columns), the descriptions indented under their column.
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "common/text_table.hpp"
@@ -18,17 +14,6 @@ namespace kausal {
 
 class HelpFormatter final : public CLI::Formatter {
  public:
-  // The terminal's columns, between 60 and 200.
-  static std::size_t terminal_width() {
-    std::size_t columns = 100;
-    winsize size{};
-    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
-      columns = size.ws_col;
-    else if (const char* env = std::getenv("COLUMNS"); env && std::atoi(env) > 0)
-      columns = static_cast<std::size_t>(std::atoi(env));
-    return std::clamp<std::size_t>(columns, 60, 200);
-  }
-
   HelpFormatter() : width_(terminal_width()) {
     column_width(std::min<std::size_t>(30, width_ / 3));
   }

@@ -9,9 +9,16 @@ namespace kausal {
 enum class Align { left, right };
 
 // rows[0] is the header. align[c] aligns column c (left when missing). Every line starts
-// with `indent`; trailing spaces are dropped.
+// with `indent`; trailing spaces are dropped. With a `width` (0: none) that the table's lines
+// would exceed, it is printed in parts one under another, an empty line between them, each
+// with as many of the next columns as fit and the first column (the rows' names) again in
+// front (a column too wide to fit beside the first stands alone with it).
 std::string format_table(const std::vector<std::vector<std::string>>& rows,
-                         const std::vector<Align>& align, const std::string& indent = "");
+                         const std::vector<Align>& align, const std::string& indent = "",
+                         std::size_t width = 0);
+
+// The columns of the terminal stdout writes to, else $COLUMNS, else 100; between 60 and 200.
+std::size_t terminal_width();
 
 // The columns a string takes on a terminal: its UTF-8 code points (µ, × and – take one).
 std::size_t display_width(const std::string& text);

@@ -242,6 +242,10 @@ int main(int argc, char** argv) {
                    "table gives medians and the range of the wall times; OUT/<method>/1..K")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+  compare->add_flag("--wide", o.wide,
+                    "the table on one line per method however wide (by default it is split into "
+                    "parts that fit the terminal, 100 columns when it is not one, each part "
+                    "starting with the method)");
 
   std::string model_name;
   CLI::App* models = app.add_subcommand(

@@ -39,6 +39,7 @@ struct Options {
   std::vector<Layout> layouts = {Layout::process};  // compare, each once
   std::uint32_t blocks = 0;                         // layout blocks: how many (blocks:K)
   std::size_t repeat = 1;                           // compare: runs of each method
+  bool wide = false;                                // compare: the table unsplit
   std::vector<std::string> methods;                 // compare: those to run (empty: all)
   bool reference = false;                           // compare: global error against CVODE
   std::optional<double> tolerance;                  // partitioned, optimistic

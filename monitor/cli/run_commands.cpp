@@ -281,10 +281,11 @@ fs::path comparison_dir(const fs::path& out, const std::string& layout, const st
 
 // The table on the terminal, OUT/comparison.json and OUT/report.html.
 void present_comparison(const std::string& file, const std::string& setup,
-                        const std::vector<ReportRun>& runs, const fs::path& out) {
+                        const std::vector<ReportRun>& runs, const fs::path& out,
+                        std::size_t width) {
   const auto rows = report_rows(runs);
   std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
-            << format_comparison(rows) << "\noutput: " << out.string() << "\n";
+            << format_comparison(rows, width) << "\noutput: " << out.string() << "\n";
   write_comparison_json(rows, out / "comparison.json");
   ReportOptions report{out, executable_dir() / "kausal-animation", file, setup, {}};
   report.progress = [](std::size_t k, std::size_t n, const std::string& what) {
@@ -636,7 +637,8 @@ int compare_command(const Options& o) {
       for (const auto& m : methods)
         if (m.first != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
   }
-  present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out);
+  present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out,
+                     o.wide ? 0 : terminal_width());
   animation.hold();
   return comparison_exit_code(runs.all(), accepted_error(o, model));
 }

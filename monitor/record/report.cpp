@@ -132,7 +132,8 @@ std::string table(const std::vector<ComparisonRow>& rows) {
   std::ostringstream o;
   o << "<table id=\"comparison\">\n<tr><th>method</th><th>"
     << (repeated ? "wall s (median)</th><th>wall s (min–max)" : "wall s")
-    << "</th><th>vs sequential</th><th>vs conservative/step (same layout)</th>";
+    << "</th><th>vs sequential</th><th>vs conservative/step (same layout)</th>"
+    << "<th>η = σ/p (p: processors it could use)</th>";
   if (events)
     o << event_headers;
   else
@@ -148,6 +149,7 @@ std::string table(const std::vector<ComparisonRow>& rows) {
                 fixed(row.wall_min_s, 3) + "–" + fixed(row.wall_max_s, 3));
     o << cell("vs_sequential", row.vs_sequential, ratio_text(row.vs_sequential))
       << cell("vs_step", row.vs_step, ratio_text(row.vs_step))
+      << cell("efficiency", row.efficiency, efficiency_text(row))
       << (events ? event_cells(row) : step_cells(row, collisions))
       << cell("mean_utilisation", row.mean_utilisation,
               fixed(100 * row.mean_utilisation, 1) + " %");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -112,6 +113,18 @@ const RunResult* step_run_for(const RunResult& r, const std::vector<RunResult>& 
 
 double ratio(const RunResult* base, const RunResult& r) {
   return base && r.wall_s > 0 ? base->wall_s / r.wall_s : 0.0;
+}
+
+// The processors a run could use (Clemens' p in η = σ/p): 1 for a sequential run; else its
+// parts that compute side by side (pendulums, blocks, partitions and a hybrid model's
+// discrete group, event groups), at most `cpus`.
+std::size_t processors_of(const RunResult& r, std::size_t cpus) {
+  if (r.method == SyncMethod::sequential) return 1;
+  std::size_t parts = r.pendulums;
+  if (r.layout && in_blocks(*r.layout)) parts = r.blocks;
+  if (r.partitioned()) parts = r.partitions.size() + (r.events ? 1 : 0);
+  if (r.events && !r.partitioned()) parts = r.events->groups;
+  return std::clamp<std::size_t>(parts, 1, std::max<std::size_t>(cpus, 1));
 }
 
 // The real-time figures of a row: medians over its paced repetitions (none: not paced).
@@ -241,6 +254,16 @@ std::string ratio_text(double x) {
   // A large slow-down reads as a fraction (1/334×, 334 times slower), not as 0.00299×.
   if (x < 0.1) return "1/" + number(1 / x) + "×";
   return number(x) + "×";
+}
+
+std::string efficiency_text(const ComparisonRow& row) {
+  std::ostringstream o;
+  if (row.efficiency >= 0.1 || row.efficiency == 0)
+    o << fixed(row.efficiency, 2);
+  else
+    o << std::setprecision(2) << row.efficiency;  // two significant digits: 0.0014
+  o << " (p " << row.processors << ")";
+  return o.str();
 }
 
 double mean_utilisation(const RunResult& r) {
@@ -552,7 +575,8 @@ std::string comparison_label(const RunResult& r, bool layouts_differ) {
   return layouts_differ && r.layout ? r.label() + " [" + to_string(*r.layout) + "]" : r.label();
 }
 
-std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds) {
+std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds,
+                                           std::size_t cpus) {
   std::vector<ComparisonRow> rows;
   if (rounds.empty() || rounds.front().empty()) return rows;
   const RunResult& reference = rounds.front().front();
@@ -595,6 +619,8 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResu
       row.wall_max_s = std::max(row.wall_max_s, r->wall_s);
     }
     row.vs_sequential = median(vs_sequential);
+    row.processors = processors_of(first, cpus);
+    row.efficiency = row.vs_sequential / static_cast<double>(row.processors);
     row.vs_step = median(vs_step);
     row.calc_calls = count_median(runs, [](const RunResult& r) { return r.calc_calls; });
     row.calc_cost_us = median_of(runs, calc_cost_us);
@@ -632,27 +658,37 @@ namespace {
 
 // What the ratio columns mean, under a comparison table.
 std::string ratio_legend(bool vs_step) {
-  return vs_step ? "vs seq, vs step: how many times as fast as the sequential run, and as "
-                   "conservative/step (1/k: k times slower)\n"
-                 : "vs seq: how many times as fast as the sequential run (1/k: k times "
-                   "slower)\n";
+  return std::string(vs_step ? "vs seq, vs step: how many times as fast as the sequential run, "
+                               "and as conservative/step (1/k: k times slower)\n"
+                             : "vs seq: how many times as fast as the sequential run (1/k: k "
+                               "times slower)\n") +
+         "η: vs seq per processor the run could use (η = σ/p: p is 1 for sequential, else its "
+         "parts that compute side by side, at most this machine's CPUs)\n";
+}
+
+// The legend's lines broken to the table's width (0: as they are).
+std::string fitted(const std::string& legend, std::size_t width) {
+  if (width == 0) return legend;
+  std::string lines = wrap_words(legend, width);
+  if (!lines.ends_with('\n')) lines += '\n';
+  return lines;
 }
 
 // The table of a discrete-event comparison: events instead of steps and Calcs.
-std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
+std::string format_event_comparison(const std::vector<ComparisonRow>& rows, std::size_t width) {
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
   std::vector<std::string> header{"method",        repeated ? "median s" : "wall s",
-                                  "vs seq",        "committed",
-                                  "committed/s",   "processed",
-                                  "efficiency",    "rollbacks",
-                                  "anti-messages", "null messages",
-                                  "util",          "blocked s",
-                                  "digest"};
+                                  "vs seq",        "η",
+                                  "committed",     "committed/s",
+                                  "processed",     "efficiency",
+                                  "rollbacks",     "anti-messages",
+                                  "null messages", "util",
+                                  "blocked s",     "digest"};
   std::vector<std::vector<std::string>> table{header};
   for (const auto& row : rows) {
     const EventFigures& e = *row.events;
     table.push_back(
-        {row.label, fixed(row.wall_s, 3), ratio_text(row.vs_sequential),
+        {row.label, fixed(row.wall_s, 3), ratio_text(row.vs_sequential), efficiency_text(row),
          std::to_string(e.committed), count_rate(row.committed_per_s), std::to_string(e.processed),
          percent(e.efficiency()), std::to_string(e.rollbacks), std::to_string(e.anti_messages),
          std::to_string(e.null_messages), percent(row.mean_utilisation), fixed(row.idle_s, 3),
@@ -663,28 +699,29 @@ std::string format_event_comparison(const std::vector<ComparisonRow>& rows) {
   }
   std::vector<Align> align(header.size(), Align::right);
   align.front() = align.back() = Align::left;
-  std::string out = format_table(table, align);
+  std::string out = format_table(table, align, "", width);
+  std::string legend;
   if (repeated)
-    out += "(each method run " + std::to_string(rows.front().runs) + " times: medians)\n";
-  out += ratio_legend(false);
-  out +=
+    legend += "(each method run " + std::to_string(rows.front().runs) + " times: medians)\n";
+  legend += ratio_legend(false);
+  legend +=
       "util: the groups' mean share of their time busy; blocked s: their time waiting for "
       "other groups, summed\n";
-  return out;
+  return out + fitted(legend, width);
 }
 
 }  // namespace
 
-std::string format_comparison(const std::vector<ComparisonRow>& rows) {
+std::string format_comparison(const std::vector<ComparisonRow>& rows, std::size_t width) {
   if (!rows.empty() &&
       std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.events && !r.hybrid; }))
-    return format_event_comparison(rows);
+    return format_event_comparison(rows, width);
   const bool collisions = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.chain; });
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
   const bool paced = any_paced(rows);
   std::vector<std::string> header{"method", repeated ? "median s" : "wall s"};
   if (repeated) header.push_back("min–max s");
-  for (const char* h : {"vs seq", "vs step", "Calc calls", "µs/Calc"}) header.push_back(h);
+  for (const char* h : {"vs seq", "vs step", "η", "Calc calls", "µs/Calc"}) header.push_back(h);
   if (collisions) header.push_back("collisions");
   for (const char* h : {"rollbacks", "rolled back", "monitor calls", "util", "idle s"})
     header.push_back(h);
@@ -699,8 +736,9 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   for (const auto& row : rows) {
     std::vector<std::string> cells{row.label, fixed(row.wall_s, 3)};
     if (repeated) cells.push_back(fixed(row.wall_min_s, 3) + "–" + fixed(row.wall_max_s, 3));
-    cells.insert(cells.end(), {ratio_text(row.vs_sequential), ratio_text(row.vs_step),
-                               std::to_string(row.calc_calls), fixed(row.calc_cost_us, 2)});
+    cells.insert(cells.end(),
+                 {ratio_text(row.vs_sequential), ratio_text(row.vs_step), efficiency_text(row),
+                  std::to_string(row.calc_calls), fixed(row.calc_cost_us, 2)});
     if (collisions) cells.push_back(row.chain ? std::to_string(row.collisions) : "–");
     cells.insert(cells.end(), {std::to_string(row.rollbacks), std::to_string(row.rolled_back_steps),
                                std::to_string(row.monitor_calls), percent(row.mean_utilisation),
@@ -724,15 +762,16 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows) {
   }
   std::vector<Align> align(header.size(), Align::right);
   align.front() = align.back() = Align::left;
-  std::string out = format_table(table, align);
+  std::string out = format_table(table, align, "", width);
+  std::string legend;
   if (repeated)
-    out += "(each method run " + std::to_string(rows.front().runs) +
-           " times: medians, and the range of the wall times)\n";
-  out += ratio_legend(true);
-  out +=
-      "util: the components' mean share of their time busy; idle s: their time waiting, "
-      "summed over the components\n";
-  return out;
+    legend += "(each method run " + std::to_string(rows.front().runs) +
+              " times: medians, and the range of the wall times)\n";
+  legend += ratio_legend(true);
+  legend +=
+      "util: the components' mean share of their time busy; idle s: their time waiting for "
+      "other components (a call's answer, a grant, the clock), summed over the components\n";
+  return out + fitted(legend, width);
 }
 
 std::string format_finished_run(const RunResult& r, bool layouts_differ, const RunResult& reference,
@@ -764,6 +803,8 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["wall_max_s"] = row.wall_max_s;
     j["vs_sequential"] = row.vs_sequential;
     j["vs_step"] = row.vs_step;
+    j["processors"] = row.processors;
+    j["efficiency"] = row.efficiency;
     j["calc_calls"] = row.calc_calls;
     j["calc_cost_us"] = row.calc_cost_us;
     if (row.chain) j["collisions"] = row.collisions;

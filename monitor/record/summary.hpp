@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cpus.hpp"
 #include "monitor/core/run_result.hpp"
 
 namespace kausal {
@@ -42,6 +43,10 @@ struct ComparisonRow {
   // same layout (0: none in the table; for the reference: only when one layout was run).
   double vs_sequential = 0;
   double vs_step = 0;
+  // Clemens' efficiency η = σ/p: vs_sequential over the processors the run could use (1 for
+  // sequential; else its parts that compute side by side, at most the CPUs given).
+  std::size_t processors = 1;
+  double efficiency = 0;
   std::uint64_t calc_calls = 0;
   double calc_cost_us = 0;
   std::uint64_t collisions = 0;
@@ -69,17 +74,22 @@ struct ComparisonRow {
 };
 // Some row was paced: the table has the columns of real time.
 bool any_paced(const std::vector<ComparisonRow>& rows);
+// η with its p: "0.42 (p 2)"; below 0.1 to two significant digits ("0.0014 (p 2)").
+std::string efficiency_text(const ComparisonRow& row);
 
 // rounds[k]: the k-th repetition of every run of the comparison, in one order, the reference
 // (sequential) first. A round cut short by a failure may have fewer runs. Rows in that order.
-std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds);
-inline std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& results) {
-  return comparison_rows(std::vector<std::vector<RunResult>>{results});
+// `cpus`: the processors there are (η's p is at most that many).
+std::vector<ComparisonRow> comparison_rows(const std::vector<std::vector<RunResult>>& rounds,
+                                           std::size_t cpus = available_cpu_count());
+inline std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& results,
+                                                  std::size_t cpus = available_cpu_count()) {
+  return comparison_rows(std::vector<std::vector<RunResult>>{results}, cpus);
 }
 // The table of `compare`: one row per method (and layout); collisions only if some model
 // has them, the range of wall times only with repetitions, overruns and p99 lateness only
 // if some run was paced.
-std::string format_comparison(const std::vector<ComparisonRow>& rows);
+std::string format_comparison(const std::vector<ComparisonRow>& rows, std::size_t width = 0);
 // A run's label in a comparison: "conservative/step", or "conservative/step [pendulum]" when
 // the comparison has several layouts (sequential has none).
 std::string comparison_label(const RunResult& r, bool several_layouts);

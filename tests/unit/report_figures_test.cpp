@@ -146,6 +146,45 @@ TEST(ComparisonFigures, EveryColumnKeepsASeparatorWhateverTheMagnitude) {
   EXPECT_NE(table.find("DIFFERS"), std::string::npos) << table;
 }
 
+// eta = sigma/p: p is 1 for the sequential run, else the parts that compute side by side
+// (pendulums, blocks, partitions and a hybrid model's discrete group, event groups), at most
+// the CPUs there are; the table shows it with its p, and fits a given width.
+TEST(ComparisonFigures, EfficiencyIsTheSpeedUpPerProcessorTheRunCouldUse) {
+  std::vector<RunResult> results{run("sequential", "", "", 1.0),
+                                 run("conservative", "step", "process", 0.5),
+                                 run("optimistic", "", "blocks:3", 0.25)};
+  for (RunResult& r : results) r.pendulums = 5;
+  results[2].blocks = 3;
+  auto rows = comparison_rows(results, 2);
+  EXPECT_EQ(rows[0].processors, 1u);
+  EXPECT_DOUBLE_EQ(rows[0].efficiency, 1.0);
+  EXPECT_EQ(rows[1].processors, 2u);  // 5 pendulums on 2 CPUs
+  EXPECT_DOUBLE_EQ(rows[1].efficiency, 1.0);
+  EXPECT_EQ(rows[2].processors, 2u);
+  EXPECT_DOUBLE_EQ(rows[2].efficiency, 2.0);
+  rows = comparison_rows(results, 8);
+  EXPECT_EQ(rows[1].processors, 5u);
+  EXPECT_DOUBLE_EQ(rows[1].efficiency, 0.4);
+  EXPECT_EQ(rows[2].processors, 3u);  // its blocks
+  const std::string table = format_comparison(rows, 100);
+  EXPECT_NE(table.find("0.40 (p 5)"), std::string::npos) << table;
+  for (const std::string& line : lines_of(table)) EXPECT_LE(display_width(line), 100u) << table;
+
+  RunResult slow = run("conservative", "step", "process", 700.0);
+  slow.pendulums = 5;
+  const std::string slow_table =
+      format_comparison(comparison_rows(std::vector<RunResult>{results[0], slow}, 2));
+  EXPECT_NE(slow_table.find("0.00071 (p 2)"), std::string::npos) << "never rounded to 0\n"
+                                                                  << slow_table;
+
+  RunResult partitioned = run("optimistic", "", "process", 0.5);
+  partitioned.model = "partitioned";
+  partitioned.partitions.resize(3);
+  EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 3u);
+  partitioned.events = EventFigures{};  // a hybrid model: its discrete group too
+  EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 4u);
+}
+
 // "vs step" is against conservative/step of the same layout; labels name the layout.
 TEST(ComparisonFigures, VsStepComparesWithinEachLayout) {
   const auto rows = comparison_rows(std::vector<RunResult>{
@@ -468,6 +507,31 @@ TEST(TextTable, WordsWrapAtSpacesKeepingBreaksAndIndentation) {
   EXPECT_EQ(wrap_words("µs µs µs", 5), "µs µs\nµs") << "columns, not bytes";
   EXPECT_EQ(wrap_words("a   b", 10), "a b");
   EXPECT_EQ(wrap_words("", 10), "");
+}
+
+// A table wider than the terminal comes in parts, each within the width and starting with
+// the rows' names; one that fits, or no width, stays whole.
+TEST(TextTable, AWideTableIsSplitIntoPartsThatFitEachWithTheFirstColumn) {
+  const std::vector<std::vector<std::string>> rows{
+      {"method", "aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc", "dddddddddd"},
+      {"sequential", "1", "2", "3", "4"},
+      {"optimistic", "5", "6", "7", "8"}};
+  const std::vector<Align> align{Align::left, Align::right, Align::right, Align::right,
+                                 Align::right};
+  const std::string whole = format_table(rows, align);
+  EXPECT_EQ(lines_of(whole).size(), 3u);
+  EXPECT_EQ(format_table(rows, align, "", 200), whole);
+  const std::string split = format_table(rows, align, "", 40);
+  const auto lines = lines_of(split);
+  ASSERT_EQ(lines.size(), 3u * 2 + 1) << split;  // two parts of three lines, an empty one
+  EXPECT_EQ(lines[3], "");
+  for (const std::string& line : lines) EXPECT_LE(display_width(line), 40u) << split;
+  EXPECT_EQ(lines[0].rfind("method", 0), 0u) << split;
+  EXPECT_EQ(lines[4].rfind("method", 0), 0u) << split;
+  EXPECT_NE(lines[5].find("sequential"), std::string::npos) << split;
+  EXPECT_NE(split.find("dddddddddd"), std::string::npos) << split;
+  // Too narrow for even one column beside the first: one column per part.
+  EXPECT_EQ(lines_of(format_table(rows, align, "", 10)).size(), 4u * 3 + 3);
 }
 
 TEST(TextTable, WidthsCountCharactersNotBytes) {
