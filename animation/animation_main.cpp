@@ -34,6 +34,8 @@ struct Options {
   bool around_first_event = false;  // --timeline: a window centred on the first impact
   std::string size;                 // empty: a default that fits the mode
   fs::path operator_file;           // a paced run's OUT/operator.ior: the run controls
+  ControlKind controls = ControlKind::pendulums;
+  std::string control_example;
 };
 
 const char* help_text =
@@ -74,6 +76,20 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--operator", o.operator_file,
                  "live mode, a paced run: its operator.ior (written when the run starts); the "
                  "window gets the run controls (pace, push, set, stop)");
+  app.add_option_function<std::string>(
+         "--controls",
+         [&o](const std::string& v) {
+           o.controls = v == "values"   ? ControlKind::values
+                        : v == "events" ? ControlKind::events
+                                        : ControlKind::pendulums;
+         },
+         "with --operator: what the model takes besides pace and stop: pendulums (push), "
+         "values (set an input or a parameter), events (send one to a component)")
+      ->default_str("pendulums")
+      ->check(CLI::IsMember({"pendulums", "values", "events"}));
+  app.add_option("--control-example", o.control_example,
+                 "with --controls values or events: an assignment the model takes, shown in "
+                 "the empty entry field (\"upper.inflow = 0.05\")");
   add_orb_options(app, o.orb);
   app.add_option("--close-after-frames", o.close_after_frames,
                  "test hook: close the window once N frames have arrived (live mode; 1 to 2^62)")
@@ -176,7 +192,9 @@ int live(const Options& o) {
   if (o.close_after_frames) live_options.close_after_frames = o.close_after_frames;
   live_options.grab_on_close = o.grab_on_close;
   live_options.shutdown_requested = [servant] { return servant->shutdown_requested(); };
-  if (!o.operator_file.empty()) live_options.controls = operator_controls(orb, o.operator_file);
+  if (!o.operator_file.empty())
+    live_options.controls =
+        operator_controls(orb, o.operator_file, o.controls, o.control_example);
   LiveWindow window(playback, live_options);
   window.show();
   std::cout << ior << std::endl;

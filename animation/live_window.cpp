@@ -148,36 +148,60 @@ void LiveWindow::build_run_controls(const RunControls& controls) {
   addToolBarBreak();
   QToolBar* bar = addToolBar("run");
   auto* pace = new QComboBox(bar);
+  // First the pace the run started at (--realtime, or --animate's, which the terminal
+  // states), then the paces it can be changed to.
   static constexpr double factors[] = {0.1, 0.25, 0.5, 1, 2, 5, 10, 0};
+  pace->addItem("run at its pace");
   for (double f : factors)
     pace->addItem(f == 0 ? QString("as fast as possible") : QString("run at %1×").arg(f));
-  pace->setCurrentIndex(3);
   pace->setToolTip("The run's pace: simulated seconds per wall second (the run, not the playback)");
   connect(pace, &QComboBox::currentIndexChanged, this, [this, controls](int i) {
-    if (i >= 0 && i < 8) report(controls.pace(factors[i]));
+    if (i >= 1 && i <= 8) report(controls.pace(factors[i - 1]));
   });
   bar->addWidget(pace);
-  auto* pendulum = new QSpinBox(bar);
-  pendulum->setRange(1, 1'000'000);
-  pendulum->setPrefix("pendulum ");
-  auto* impulse = new QDoubleSpinBox(bar);
-  impulse->setRange(-10, 10);
-  impulse->setDecimals(3);
-  impulse->setSingleStep(0.01);
-  impulse->setValue(0.05);
-  impulse->setSuffix(" N·s");
-  auto* push = new QPushButton("Push", bar);
-  push->setToolTip("Push the pendulum at the next step boundary (a tangential impulse on its bob)");
-  connect(push, &QPushButton::clicked, this, [this, controls, pendulum, impulse] {
-    report(controls.push(static_cast<std::uint64_t>(pendulum->value()), impulse->value()));
-  });
-  for (QWidget* w : std::initializer_list<QWidget*>{pendulum, impulse, push}) bar->addWidget(w);
-  auto* assignment = new QLineEdit(bar);
-  assignment->setPlaceholderText("upper.inflow = 0.05");
-  assignment->setToolTip(
-      "A partitioned model: SUBSYSTEM.NAME = VALUE for a constant input or a parameter");
-  auto* set = new QPushButton("Set", bar);
-  connect(set, &QPushButton::clicked, this, [this, controls, assignment] {
+  if (controls.kind == ControlKind::pendulums) {
+    auto* pendulum = new QSpinBox(bar);
+    pendulum->setRange(1, 1'000'000);
+    pendulum->setPrefix("pendulum ");
+    auto* impulse = new QDoubleSpinBox(bar);
+    impulse->setRange(-10, 10);
+    impulse->setDecimals(3);
+    impulse->setSingleStep(0.01);
+    impulse->setValue(0.05);
+    impulse->setSuffix(" N·s");
+    auto* push = new QPushButton("Push", bar);
+    push->setToolTip(
+        "Push the pendulum at the next step boundary (a tangential impulse on its bob)");
+    connect(push, &QPushButton::clicked, this, [this, controls, pendulum, impulse] {
+      report(controls.push(static_cast<std::uint64_t>(pendulum->value()), impulse->value()));
+    });
+    for (QWidget* w : std::initializer_list<QWidget*>{pendulum, impulse, push}) bar->addWidget(w);
+  } else {
+    add_assignment(*bar, controls);
+  }
+  auto* stop = new QPushButton("Stop run", bar);
+  stop->setToolTip("End the run at the next step boundary (kausal run --resume goes on)");
+  connect(stop, &QPushButton::clicked, this, [this, controls] { report(controls.stop()); });
+  bar->addWidget(stop);
+}
+
+// A set (an input or a parameter: SUBSYSTEM.NAME = VALUE) or an event sent (COMPONENT or
+// COMPONENT.KIND = VALUE, the payload), typed into a field whose placeholder is one the model
+// takes.
+void LiveWindow::add_assignment(QToolBar& bar, const RunControls& controls) {
+  const bool events = controls.kind == ControlKind::events;
+  const std::string form = events ? "COMPONENT[.KIND] = VALUE" : "SUBSYSTEM.NAME = VALUE";
+  auto* assignment = new QLineEdit(&bar);
+  assignment->setObjectName("assignment");
+  assignment->setPlaceholderText(
+      QString::fromStdString(controls.example.empty() ? form : controls.example));
+  assignment->setToolTip(QString::fromStdString(
+      events ? "An event to a component (its kind by name or number) with the payload VALUE, "
+               "at the next step boundary's time: " +
+                   form
+             : "A constant input or a parameter takes VALUE at the next step boundary: " + form));
+  auto* apply = new QPushButton(events ? "Send" : "Set", &bar);
+  connect(apply, &QPushButton::clicked, this, [this, controls, assignment, events, form] {
     const std::string text = assignment->text().toStdString();
     const auto eq = text.find('=');
     auto trimmed = [](std::string s) {
@@ -187,17 +211,15 @@ void LiveWindow::build_run_controls(const RunControls& controls) {
     };
     try {
       if (eq == std::string::npos) throw std::invalid_argument("no '='");
-      report(controls.set(trimmed(text.substr(0, eq)), std::stod(text.substr(eq + 1))));
+      const std::string target = trimmed(text.substr(0, eq));
+      const double value = std::stod(text.substr(eq + 1));
+      report(events ? controls.send(target, value) : controls.set(target, value));
     } catch (const std::logic_error&) {
-      report("set: write SUBSYSTEM.NAME = VALUE");
+      report(std::string(events ? "send" : "set") + ": write " + form);
     }
   });
-  bar->addWidget(assignment);
-  bar->addWidget(set);
-  auto* stop = new QPushButton("Stop run", bar);
-  stop->setToolTip("End the run at the next step boundary (kausal run --resume goes on)");
-  connect(stop, &QPushButton::clicked, this, [this, controls] { report(controls.stop()); });
-  bar->addWidget(stop);
+  bar.addWidget(assignment);
+  bar.addWidget(apply);
 }
 
 void LiveWindow::report(const std::string& line) {

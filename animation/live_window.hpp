@@ -16,6 +16,8 @@
 
 #include "animation/playback.hpp"
 
+class QToolBar;
+
 namespace kausal {
 
 // Paints one PlaybackView.
@@ -33,12 +35,20 @@ class PlaybackWidget : public QWidget {
   PlaybackView view_;
 };
 
+// What a model takes from the window's run controls besides pace and stop: a push of a
+// pendulum (a chain), a set of an input or a parameter (partitioned, co-simulation and hybrid
+// models), an event sent to a component (discrete-event models).
+enum class ControlKind { pendulums, values, events };
+
 // What the window's run controls do to a paced run (its Operator, docs/realtime.md): each
 // returns a line for the status bar ("push at step 1200", or why the run refused).
 struct RunControls {
+  ControlKind kind = ControlKind::pendulums;
+  std::string example;  // values, events: the entry field's placeholder ("upper.inflow = 0.05")
   std::function<std::string(double factor)> pace;  // 0: as fast as possible
   std::function<std::string(std::uint64_t pendulum, double impulse)> push;
   std::function<std::string(const std::string& target, double value)> set;
+  std::function<std::string(const std::string& target, double value)> send;
   std::function<std::string()> stop;
 };
 
@@ -58,6 +68,7 @@ class LiveWindow : public QMainWindow {
  private:
   void build_controls();
   void build_run_controls(const RunControls& controls);
+  void add_assignment(QToolBar& bar, const RunControls& controls);
   void report(const std::string& line);
   void on_tick();
   void toggle_pause();

@@ -10,7 +10,8 @@ namespace kausal {
 
 // The window's run controls over the ORB: the run's Operator, found in `file` when a control is
 // first used (the run writes it as it starts). Every answer, refusal or failure is a line.
-RunControls operator_controls(OrbRuntime& orb, const std::filesystem::path& file) {
+RunControls operator_controls(OrbRuntime& orb, const std::filesystem::path& file, ControlKind kind,
+                              const std::string& example) {
   auto call = [&orb, file](const std::string& what, auto&& action) -> std::string {
     try {
       std::ifstream in(file);
@@ -29,6 +30,8 @@ RunControls operator_controls(OrbRuntime& orb, const std::filesystem::path& file
   };
   auto at_step = [](CORBA::ULongLong step) { return " at step " + std::to_string(step); };
   RunControls c;
+  c.kind = kind;
+  c.example = example;
   c.pace = [call](double f) {
     return call("pace", [f](idl::Operator_ptr op) {
       op->pace(f);
@@ -45,6 +48,10 @@ RunControls operator_controls(OrbRuntime& orb, const std::filesystem::path& file
   c.set = [call, at_step](const std::string& target, double value) {
     return call("set " + target,
                 [&](idl::Operator_ptr op) { return at_step(op->set(target.c_str(), value)); });
+  };
+  c.send = [call, at_step](const std::string& target, double value) {
+    return call("send " + target,
+                [&](idl::Operator_ptr op) { return at_step(op->send(target.c_str(), value)); });
   };
   c.stop = [call, at_step] {
     return call("stop", [&](idl::Operator_ptr op) { return at_step(op->stop()); });

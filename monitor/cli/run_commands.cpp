@@ -74,9 +74,34 @@ OrbSettings animation_orb_settings(const Options& o) {
 // --animate: the view every run of the command is shown in. Refused (exit 2) before the run
 // when no window can be shown, unless the window was only to last until the run ends: then
 // the run goes on without it. Either way the terminal says why.
+// The window's run controls for `model`'s runs: only paced runs serve an operator (an
+// animated discrete-event run is not paced); what the model takes, with an example from it.
+ViewControls view_controls(const Options& o, const RunModel& model, const fs::path& out) {
+  ViewControls c;
+  const auto* events = std::get_if<EventsModel>(&model);
+  if (!o.realtime.paced() || (events && o.realtime.for_view)) return c;
+  c.operator_file = out / "operator.ior";
+  if (events) {
+    c.kind = "events";
+    c.example = events->scenario->built->component_name(0) + " = 1";
+  } else if (const auto* p = std::get_if<PartitionedModel>(&model)) {
+    c.kind = "values";
+    for (const SubsystemSpec& sub : p->scenario->subsystems) {
+      const Parameters& values =
+          sub.constant_inputs.empty() ? sub.parameters : sub.constant_inputs;
+      if (values.empty()) continue;
+      c.example = sub.name + "." + values.front().first + " = " +
+                  format_number(values.front().second);
+      break;
+    }
+  }
+  return c;
+}
+
 class AnimationWindow {
  public:
-  AnimationWindow(const Options& o, ProcessPlatform& platform, const fs::path& out)
+  AnimationWindow(const Options& o, ProcessPlatform& platform, const fs::path& out,
+                  const RunModel& model)
       : o_(o), platform_(platform) {
     if (!o.animate) return;
     std::string why = missing_display();
@@ -85,7 +110,7 @@ class AnimationWindow {
         view_ = std::make_unique<AnimationProcess>(
             platform.orb(), executable_dir() / "kausal-animation", out / "logs" / "animation.log",
             animation_orb_settings(o), std::chrono::milliseconds(o.startup_timeout_ms),
-            o.realtime.paced() ? out / "operator.ior" : fs::path());
+            view_controls(o, model, out));
         platform.show_in(view_.get());
         return;
       } catch (const PeerError& e) {
@@ -443,7 +468,7 @@ int run_command(const Options& o) {
   const bool made_out = o.out.empty() || !fs::exists(o.out, unusable);
   const fs::path out = output_dir(o, scenario_name(model), to_string(method));
   ProcessPlatform platform(platform_options(o));
-  AnimationWindow animation(o, platform, out);
+  AnimationWindow animation(o, platform, out, model);
   const RunResult r =
       run_with_progress(spec_for(o, model, method, guarantee, layout, out), platform);
   return finish_run(r, out, animation, made_out);
@@ -490,7 +515,7 @@ int resume_command(const Options& o, const ResumeRequest& request) {
   spec.rollback_check = setup.rollback_check;
   keep_previous_attempt(o.resume);
   ProcessPlatform platform(platform_options(o));
-  AnimationWindow animation(o, platform, o.resume);
+  AnimationWindow animation(o, platform, o.resume, *model);
   return finish_run(run_with_progress(spec, platform), o.resume, animation, false);
 }
 
@@ -552,7 +577,7 @@ int replay_command(Options o) {
   std::cout << "kausal: replaying " << dir.string() << " (" << spec.replayed.size()
             << " injections) as " << spec.label() << "\n";
   ProcessPlatform platform(platform_options(o));
-  AnimationWindow animation(o, platform, out);
+  AnimationWindow animation(o, platform, out, model);
   const RunResult r = run_with_progress(spec, platform);
   const int code = finish_run(r, out, animation, false);
   const std::string recorded = recorded_digest(dir);
@@ -613,7 +638,7 @@ int compare_command(const Options& o) {
   const std::string file = scenario_file_of(model);
   const fs::path out = output_dir(o, scenario_name(model), "compare");
   ProcessPlatform platform(platform_options(o));
-  AnimationWindow animation(o, platform, out);  // one view for every run
+  AnimationWindow animation(o, platform, out, model);  // one view for every run
   const bool several_layouts = o.layouts.size() > 1;
   std::optional<ReferenceAnswer> reference;
   if (o.reference) reference.emplace(*std::get<PartitionedModel>(model).scenario);

@@ -37,11 +37,15 @@ std::string missing_display() {
 AnimationProcess::AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
                                    const std::filesystem::path& log_file, const OrbSettings& child,
                                    std::chrono::milliseconds startup_timeout,
-                                   const std::filesystem::path& operator_file) {
+                                   const ViewControls& controls) {
   std::filesystem::create_directories(log_file.parent_path());
   std::vector<std::string> args{"--name", "animation"};
   for (const auto& a : orb_arguments(child)) args.push_back(a);
-  if (!operator_file.empty()) args.insert(args.end(), {"--operator", operator_file.string()});
+  if (!controls.operator_file.empty()) {
+    args.insert(args.end(),
+                {"--operator", controls.operator_file.string(), "--controls", controls.kind});
+    if (!controls.example.empty()) args.insert(args.end(), {"--control-example", controls.example});
+  }
   // Test hook: the window closes itself after that many frames (a user closing it mid-run).
   if (const char* n = std::getenv("KAUSAL_TEST_ANIMATION_CLOSE_AFTER_FRAMES"))
     args.insert(args.end(), {"--close-after-frames", n});

@@ -20,15 +20,23 @@ std::string missing_display();
 // True if QT_QPA_PLATFORM draws to no screen (offscreen, minimal): a window nobody can close.
 bool windowless_platform();
 
+// The window's run controls: a paced run's operator.ior (empty: none), what the model takes
+// besides pace and stop ("pendulums": push; "values": set an input or a parameter;
+// "events": send an event) and an assignment it takes, for the entry field.
+struct ViewControls {
+  std::filesystem::path operator_file;
+  std::string kind = "pendulums";
+  std::string example;
+};
+
 class AnimationProcess {
  public:
   // Throws PeerError if it does not start (no display, missing executable) and
-  // VersionMismatch if it speaks another interface version. `operator_file` (a paced run's
-  // operator.ior; empty for none) gives the window its run controls.
+  // VersionMismatch if it speaks another interface version. `controls` with an operator file
+  // gives the window its run controls.
   AnimationProcess(OrbRuntime& orb, const std::filesystem::path& executable,
                    const std::filesystem::path& log_file, const OrbSettings& child,
-                   std::chrono::milliseconds startup_timeout,
-                   const std::filesystem::path& operator_file = {});
+                   std::chrono::milliseconds startup_timeout, const ViewControls& controls = {});
   // Asks the view to close, then ends it by signal if it does not.
   ~AnimationProcess();
 

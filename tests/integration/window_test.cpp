@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -104,6 +105,87 @@ TEST(LiveWindowControls, PushPaceAndStopReachThePacedRun) {
   // The run has gone with its operator.ior: the window says so, and does not crash.
   const std::string after = status_after_clicking(window, button(window, "Push"));
   EXPECT_NE(after.find("serves no operator"), std::string::npos) << after;
+}
+
+// The run controls fit the model: a chain's window pushes pendulums and sets nothing; a
+// partitioned model's sets an input or a parameter, its field showing one the model has; a
+// discrete-event model's sends events. What the control answers goes to the status bar.
+TEST(LiveWindowControls, EachModelKindGetsTheControlsItTakes) {
+  setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  int argc = 1;
+  char name[] = "window_tests";
+  char* argv[] = {name, nullptr};
+  QApplication app(argc, argv);
+  std::vector<std::string> calls;
+  auto controls_of = [&calls](ControlKind kind, const std::string& example) {
+    RunControls c;
+    c.kind = kind;
+    c.example = example;
+    c.pace = [](double) { return std::string("pace"); };
+    c.push = [&calls](std::uint64_t, double) { return calls.emplace_back("push"); };
+    c.set = [&calls](const std::string& target, double value) {
+      return calls.emplace_back("set " + target + " " + std::to_string(value));
+    };
+    c.send = [&calls](const std::string& target, double value) {
+      return calls.emplace_back("send " + target + " " + std::to_string(value));
+    };
+    c.stop = [] { return std::string("stop"); };
+    return c;
+  };
+  auto options = [](RunControls controls) {
+    LiveOptions o;
+    o.controls = std::move(controls);
+    return o;
+  };
+  auto placeholder = [](QWidget& window) {
+    const auto* field = window.findChild<QLineEdit*>("assignment");
+    return field ? field->placeholderText().toStdString() : std::string("(none)");
+  };
+  {
+    Playback playback;
+    LiveWindow window(playback, options(controls_of(ControlKind::pendulums, "")));
+    EXPECT_NE(button(window, "Push"), nullptr);
+    EXPECT_EQ(button(window, "Set"), nullptr);
+    EXPECT_EQ(button(window, "Send"), nullptr);
+    EXPECT_EQ(placeholder(window), "(none)");
+  }
+  {
+    Playback playback;
+    LiveWindow window(playback, options(controls_of(ControlKind::values, "upper.inflow = 0.05")));
+    EXPECT_EQ(button(window, "Push"), nullptr);
+    ASSERT_NE(button(window, "Set"), nullptr);
+    EXPECT_EQ(placeholder(window), "upper.inflow = 0.05");
+    window.findChild<QLineEdit*>("assignment")->setText(" upper.inflow = 0.07 ");
+    const std::string said = status_after_clicking(window, button(window, "Set"));
+    EXPECT_NE(said.find("set upper.inflow 0.07"), std::string::npos) << said;
+    window.findChild<QLineEdit*>("assignment")->setText("upper.inflow");
+    const std::string refused = status_after_clicking(window, button(window, "Set"));
+    EXPECT_NE(refused.find("set: write SUBSYSTEM.NAME = VALUE"), std::string::npos) << refused;
+  }
+  {
+    Playback playback;
+    LiveWindow window(playback, options(controls_of(ControlKind::events, "lp0 = 1")));
+    EXPECT_EQ(button(window, "Push"), nullptr);
+    EXPECT_EQ(button(window, "Set"), nullptr);
+    ASSERT_NE(button(window, "Send"), nullptr);
+    EXPECT_EQ(placeholder(window), "lp0 = 1");
+    window.findChild<QLineEdit*>("assignment")->setText("lp3.arrival = 2");
+    const std::string said = status_after_clicking(window, button(window, "Send"));
+    EXPECT_NE(said.find("send lp3.arrival 2.0"), std::string::npos) << said;
+  }
+  // The pace selector starts at the run's own pace (--animate's may be 60×): it changes
+  // nothing until chosen.
+  {
+    Playback playback;
+    LiveWindow window(playback, options(controls_of(ControlKind::values, "")));
+    EXPECT_EQ(placeholder(window), "SUBSYSTEM.NAME = VALUE");
+    QComboBox* pace = nullptr;
+    for (auto* c : window.findChildren<QComboBox*>())
+      if (c->findText("as fast as possible") >= 0) pace = c;
+    ASSERT_NE(pace, nullptr);
+    EXPECT_EQ(pace->currentText().toStdString(), "run at its pace");
+  }
+  EXPECT_EQ(calls.size(), 2u);
 }
 
 }  // namespace
