@@ -168,6 +168,20 @@ void draw_pendulums(QPainter& p, const Scene& scene, std::span<const double> sta
       p.drawEllipse(QPointF(bob.x, bob.y), r + 5, r + 5);
     }
   }
+  // Their numbers above the beam (as kausal inject push and the summary count them, from 1),
+  // each only where it does not run into the one before.
+  use_font(p, 10);
+  p.setPen(QColor(colours::text));
+  double free_from = -1e9;
+  for (std::size_t i = 0; i < n; ++i) {
+    const QString label = QString::number(i + 1);
+    const int w = p.fontMetrics().horizontalAdvance(label);
+    const PixelPoint pivot = scene.pivot(i);
+    if (pivot.x - w / 2.0 < free_from) continue;
+    p.drawText(QRectF(pivot.x - w / 2.0 - 1, pivot.y - 18, w + 2, 14),
+               Qt::AlignHCenter | Qt::AlignBottom, label);
+    free_from = pivot.x + w / 2.0 + 4;
+  }
   p.restore();
 }
 
@@ -253,12 +267,29 @@ void draw_value_axis(QPainter& p, const QRect& plot, ValueRange y) {
   }
 }
 
-void draw_legend(QPainter& p, const QRect& plot, const PlotSpec& spec, std::size_t index) {
+// The legend: in the title row after the title (`free`: the room left there) when every entry
+// fits, so that it covers no curve; else a box in the plot's upper right corner.
+void draw_legend(QPainter& p, const QRect& plot, const QRect& free, const PlotSpec& spec,
+                 std::size_t index) {
   std::vector<std::pair<std::string, QRgb>> entries;
   for (const auto& s : spec.series)
     if (s.plot == index) entries.emplace_back(s.name, colours::series[entries.size() % 8]);
   if (entries.empty()) return;
   const QFontMetrics metrics = p.fontMetrics();
+  int inline_w = 0;
+  for (const auto& [name, c] : entries)
+    inline_w += 18 + metrics.horizontalAdvance(QString::fromStdString(name)) + 12;
+  if (inline_w <= free.width()) {
+    int x = free.left();
+    for (const auto& [name, c] : entries) {
+      p.fillRect(QRect(x, free.center().y() - 1, 14, 3), QColor(c));
+      const int w = metrics.horizontalAdvance(QString::fromStdString(name));
+      draw_text(p, QRect(x + 18, free.top(), w + 2, free.height()), name,
+                Qt::AlignLeft | Qt::AlignVCenter);
+      x += 18 + w + 12;
+    }
+    return;
+  }
   int text_w = 0;
   for (const auto& [name, c] : entries)
     text_w = std::max(text_w, metrics.horizontalAdvance(QString::fromStdString(name)));
@@ -312,7 +343,16 @@ void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const Plot
     const PlotLayout& l = layout[i];
     const bool flash = i < flashing.size() && flashing[i];
     p.setPen(QColor(flash ? colours::bob_flash : colours::text));
-    p.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter, QString::fromStdString(spec.plots[i]));
+    const QString title = QString::fromStdString(spec.plots[i]);
+    p.drawText(l.title, Qt::AlignLeft | Qt::AlignVCenter, title);
+    // The x axis' name at the title row's right end; the legend between the two.
+    const QString x_name = "x: simulated time";
+    p.setPen(QColor(colours::axis));
+    p.drawText(l.title, Qt::AlignRight | Qt::AlignVCenter, x_name);
+    const int title_w = p.fontMetrics().horizontalAdvance(title) + 16;
+    const QRect free(l.title.left() + title_w, l.title.top(),
+                     l.title.width() - title_w - p.fontMetrics().horizontalAdvance(x_name) - 16,
+                     l.title.height());
     p.setPen(QColor(colours::axis));
     p.setBrush(Qt::NoBrush);
     p.drawRect(l.plot.adjusted(-1, -1, 0, 0));  // outside the data rectangle
@@ -327,7 +367,7 @@ void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const Plot
       if (spec.series[s].plot == i)
         draw_series(p, l.plot, points.t, points.values[s], t0, t1, y, colours::series[k++ % 8]);
     p.setClipping(false);
-    draw_legend(p, l.plot, spec, i);
+    draw_legend(p, l.plot, free, spec, i);
   }
   if (layout.size() < spec.plots.size())
     draw_text(p, QRect(area.left() + 8, area.bottom() - 13, area.width() - 16, 14),
@@ -351,6 +391,10 @@ void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTr
   }
   use_font(p, 11);
   draw_time_axis(p, l.plot, t0, t1);
+  // Its axis is wall time (a plot's is simulated time): said where the strips' names end.
+  p.setPen(QColor(colours::axis));
+  draw_text(p, QRect(area.left(), l.plot.bottom() + 4, l.label_width - 24, axis_height - 4),
+            "x: wall time", Qt::AlignRight | Qt::AlignTop);
   if (marker) draw_marker(p, l.plot, t0, t1, *marker);
   p.restore();
 }

@@ -133,6 +133,15 @@ TEST(AnimationSnapshot, BobsAndStripsWhereThePhysicsAndTheTracePutThem) {
       EXPECT_EQ(pixel(image, old.x, old.y), colours::background) << "bob " << i;
     }
   }
+  // Each pendulum's number above the beam, over its pivot (render.cpp: draw_pendulums).
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const PixelPoint pivot = scene.pivot(i);
+    int ink = 0;
+    for (int y = static_cast<int>(pivot.y) - 17; y < static_cast<int>(pivot.y) - 4; ++y)
+      for (int x = static_cast<int>(pivot.x) - 6; x <= static_cast<int>(pivot.x) + 6; ++x)
+        ink += (image.pixel(x, y) | 0xff000000u) != colours::background;
+    EXPECT_GT(ink, 5) << "the number of pendulum " << i + 1;
+  }
   // Far from every bob and string.
   for (const auto& [x, y] : std::vector<std::pair<double, double>>{{-0.9, -0.2}, {1.8, -0.3}}) {
     const PixelPoint p = scene.to_pixel(x, y);
@@ -221,7 +230,11 @@ TEST(AnimationSnapshot, APartitionedRunIsPlottedUpToTheStep) {
     ASSERT_EQ(plots.size(), 2u);
     for (std::size_t i = 0; i < 2; ++i) {
       const QRect plot = plots[i].plot;
-      const int below_legend = plot.top() + 24;  // one legend row at the top right
+      // The legend in the title row beside the plot's name, over no curve.
+      const QRect title = plots[i].title;
+      EXPECT_GT(series_pixels(image, title.left(), title.right(), title.top(), title.bottom()), 10)
+          << png << " plot " << i;
+      const int below_legend = plot.top();
       const int shown = plot_x(plot, t_shown, 0, 20);
       // The line from t = 0 to the step shown, nothing after it.
       EXPECT_GT(series_pixels(image, plot.left(), shown - 4, below_legend, plot.bottom() + 1), 50)
