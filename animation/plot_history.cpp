@@ -43,16 +43,18 @@ PlotPoints PlotHistory::snapshot(const double* newest_t,
   return p;
 }
 
-ValueRange plot_value_range(const PlotSpec& spec, const PlotPoints& points, std::size_t plot) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (std::size_t i = 0; i < spec.series.size() && i < points.values.size(); ++i) {
-    if (spec.series[i].plot != plot) continue;
-    for (double v : points.values[i]) {
-      if (!std::isfinite(v)) continue;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
+namespace {
+
+// Extends lo..hi by the finite values.
+void extend(double& lo, double& hi, const std::vector<double>& values) {
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
   }
+}
+
+ValueRange padded(double lo, double hi) {
   if (lo > hi) return {};
   if (!std::isfinite(hi - lo)) return {lo, hi};  // no room to pad
   if (hi - lo <= 1e-12 * std::max(std::abs(lo), std::abs(hi))) {
@@ -61,6 +63,43 @@ ValueRange plot_value_range(const PlotSpec& spec, const PlotPoints& points, std:
   }
   const double pad = 0.05 * (hi - lo);
   return {lo - pad, hi + pad};
+}
+
+constexpr double none = std::numeric_limits<double>::infinity();
+
+}  // namespace
+
+ValueRange plot_value_range(const PlotSpec& spec, const PlotPoints& points, std::size_t plot) {
+  double lo = none, hi = -none;
+  for (std::size_t i = 0; i < spec.series.size() && i < points.values.size(); ++i)
+    if (spec.series[i].plot == plot) extend(lo, hi, points.values[i]);
+  return padded(lo, hi);
+}
+
+ValueRange series_extent(const PlotPoints& points, std::size_t series) {
+  double lo = none, hi = -none;
+  if (series < points.values.size()) extend(lo, hi, points.values[series]);
+  return {lo, hi};
+}
+
+ValueRange series_value_range(const PlotPoints& points, std::size_t series) {
+  const ValueRange e = series_extent(points, series);
+  return padded(e.lo, e.hi);
+}
+
+bool plot_is_normalised(const PlotSpec& spec, const PlotPoints& points, std::size_t plot) {
+  double narrowest = none, widest = 0;
+  std::size_t series = 0;
+  for (std::size_t i = 0; i < spec.series.size() && i < points.values.size(); ++i) {
+    if (spec.series[i].plot != plot || points.values[i].empty()) continue;
+    const ValueRange r = series_value_range(points, i);
+    const double width = r.hi - r.lo;
+    if (!std::isfinite(width) || !(width > 0)) continue;
+    narrowest = std::min(narrowest, width);
+    widest = std::max(widest, width);
+    ++series;
+  }
+  return series > 1 && widest > max_range_ratio * narrowest;
 }
 
 }  // namespace kausal

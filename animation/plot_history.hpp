@@ -53,5 +53,14 @@ struct ValueRange {
   double hi = 1;
 };
 ValueRange plot_value_range(const PlotSpec& spec, const PlotPoints& points, std::size_t plot);
+// The same for one series (index into spec.series and points.values).
+ValueRange series_value_range(const PlotPoints& points, std::size_t series);
+// Its least and greatest finite values, unpadded (none: lo > hi).
+ValueRange series_extent(const PlotPoints& points, std::size_t series);
+// Whether plot `plot` draws each series against its own range (normalised) rather than one
+// scale for all: when the widest of its series' ranges is more than `max_ratio` times the
+// narrowest (a level near 0.2 beside a pressure near 100 would be a flat line on one scale).
+inline constexpr double max_range_ratio = 50;
+bool plot_is_normalised(const PlotSpec& spec, const PlotPoints& points, std::size_t plot);
 
 }  // namespace kausal

@@ -267,13 +267,25 @@ void draw_value_axis(QPainter& p, const QRect& plot, ValueRange y) {
   }
 }
 
+// A normalised plot's y axis: each series from the bottom (its least value) to the top (its
+// greatest), the legend giving each one's range.
+void draw_normalised_axis(QPainter& p, const QRect& plot) {
+  p.setPen(QColor(colours::axis));
+  const ValueRange y{-0.05, 1.05};
+  for (const auto& [v, label] : {std::pair{0.0, "min"}, std::pair{1.0, "max"}}) {
+    const int yy =
+        plot.bottom() - static_cast<int>(std::lround((v - y.lo) / (y.hi - y.lo) * plot.height()));
+    p.drawLine(plot.left() - 4, yy, plot.left(), yy);
+    draw_text(p, QRect(plot.left() - 62, yy - 7, 56, 14), label, Qt::AlignRight | Qt::AlignVCenter);
+  }
+  draw_text(p, QRect(plot.left() - 62, plot.center().y() - 14, 58, 28), "each\nits own",
+            Qt::AlignRight | Qt::AlignVCenter);
+}
+
 // The legend: in the title row after the title (`free`: the room left there) when every entry
 // fits, so that it covers no curve; else a box in the plot's upper right corner.
-void draw_legend(QPainter& p, const QRect& plot, const QRect& free, const PlotSpec& spec,
-                 std::size_t index) {
-  std::vector<std::pair<std::string, QRgb>> entries;
-  for (const auto& s : spec.series)
-    if (s.plot == index) entries.emplace_back(s.name, colours::series[entries.size() % 8]);
+void draw_legend(QPainter& p, const QRect& plot, const QRect& free,
+                 const std::vector<std::pair<std::string, QRgb>>& entries) {
   if (entries.empty()) return;
   const QFontMetrics metrics = p.fontMetrics();
   int inline_w = 0;
@@ -356,18 +368,33 @@ void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const Plot
     p.setPen(QColor(colours::axis));
     p.setBrush(Qt::NoBrush);
     p.drawRect(l.plot.adjusted(-1, -1, 0, 0));  // outside the data rectangle
-    const ValueRange y = plot_value_range(spec, points, i);
-    draw_value_axis(p, l.plot, y);
+    // One scale for the plot, or each series on its own (its range in the legend) when their
+    // ranges differ too much for one.
+    const bool normalised = plot_is_normalised(spec, points, i);
+    const ValueRange y = normalised ? ValueRange{-0.05, 1.05} : plot_value_range(spec, points, i);
+    if (normalised)
+      draw_normalised_axis(p, l.plot);
+    else
+      draw_value_axis(p, l.plot, y);
     draw_time_axis(p, QRect(l.plot.left(), l.plot.top(), l.plot.width(), l.plot.height() + 1), t0,
                    t1);
     p.setClipRect(l.plot);
     draw_marks(p, l.plot, marks, t0, t1, i == 0);
-    std::size_t k = 0;
-    for (std::size_t s = 0; s < spec.series.size() && s < points.values.size(); ++s)
-      if (spec.series[s].plot == i)
-        draw_series(p, l.plot, points.t, points.values[s], t0, t1, y, colours::series[k++ % 8]);
+    std::vector<std::pair<std::string, QRgb>> legend;
+    for (std::size_t s = 0; s < spec.series.size(); ++s) {
+      if (spec.series[s].plot != i) continue;
+      const QRgb colour = colours::series[legend.size() % 8];
+      std::string name = spec.series[s].name;
+      if (s < points.values.size()) {
+        const ValueRange own = normalised ? series_value_range(points, s) : y;
+        draw_series(p, l.plot, points.t, points.values[s], t0, t1, own, colour);
+        if (const ValueRange e = series_extent(points, s); normalised && e.lo <= e.hi)
+          name.append(" ").append(value_text(e.lo)).append("…").append(value_text(e.hi));
+      }
+      legend.emplace_back(std::move(name), colour);
+    }
     p.setClipping(false);
-    draw_legend(p, l.plot, free, spec, i);
+    draw_legend(p, l.plot, free, legend);
   }
   if (layout.size() < spec.plots.size())
     draw_text(p, QRect(area.left() + 8, area.bottom() - 13, area.width() - 16, 14),

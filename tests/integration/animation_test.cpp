@@ -1038,9 +1038,9 @@ TEST(AnimatePaced, WithoutAPaceALongRunIsPacedAsTheViewPlaysIt) {
   const double factor = summary["realtime"]["factor"].get<double>();
   EXPECT_GT(factor, 1);
   EXPECT_LE(factor, 60);
-  const std::string said =
-      factor == 60 ? "--animate: paced at 60× real time, the pace the view plays it at"
-                   : "below the view's 60×: a step needs about";
+  const std::string said = factor == 60
+                               ? "--animate: paced at 60× real time, the pace the view plays it at"
+                               : "below the view's 60×: a step needs about";
   EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
 }
 

@@ -636,5 +636,26 @@ TEST(PlotHistory, EachPlotScalesToItsOwnSeries) {
   EXPECT_DOUBLE_EQ(empty.hi, 1);
 }
 
+// Series whose ranges differ by more than max_range_ratio share no scale: each is drawn
+// against its own (its extent in the legend); ranges alike keep one scale.
+TEST(PlotHistory, SeriesOfVeryDifferentRangesAreEachScaledToTheirOwn) {
+  const PlotSpec spec{{"drive"}, {{"d.p", 0}, {"d.x", 0}}};
+  PlotPoints points{{0, 1, 2}, {{100, 150, 120}, {0, 0.1, 0.05}}};
+  EXPECT_TRUE(plot_is_normalised(spec, points, 0));
+  const ValueRange p = series_extent(points, 0), x = series_extent(points, 1);
+  EXPECT_EQ(p.lo, 100);
+  EXPECT_EQ(p.hi, 150);
+  EXPECT_EQ(x.hi, 0.1);
+  EXPECT_DOUBLE_EQ(series_value_range(points, 0).lo, 97.5);  // padded as a plot is
+  points.values[1] = {0, 10, 5};                             // a span of 10 beside 50: one scale
+  EXPECT_FALSE(plot_is_normalised(spec, points, 0));
+  points.values[1] = {0.2, 0.2, 0.2};  // a flat 0.2 (±1) beside 100..150: one scale still
+  EXPECT_FALSE(plot_is_normalised(spec, points, 0));
+  points.values[0] = {1e5, 1.5e5, 1.2e5};  // beside a flat 0.2: too far apart
+  EXPECT_TRUE(plot_is_normalised(spec, points, 0));
+  EXPECT_FALSE(plot_is_normalised(PlotSpec{{"one"}, {{"a", 0}}}, PlotPoints{{0}, {{1}}}, 0));
+  EXPECT_GT(series_extent(PlotPoints{}, 0).lo, series_extent(PlotPoints{}, 0).hi);  // none
+}
+
 }  // namespace
 }  // namespace kausal
