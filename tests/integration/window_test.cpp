@@ -37,13 +37,18 @@ std::string status_after_clicking(QMainWindow& window, QPushButton* b) {
   return labels.empty() ? std::string() : labels.front()->text().toStdString();
 }
 
-TEST(LiveWindowControls, PushPaceAndStopReachThePacedRun) {
-  setenv("QT_QPA_PLATFORM", "offscreen", 1);
-  int argc = 1;
-  char name[] = "window_tests";
-  char* argv[] = {name, nullptr};
-  QApplication app(argc, argv);
+// Each test with its offscreen application (QApplication keeps argc by reference).
+class LiveWindowControls : public ::testing::Test {
+ private:
+  // Before the application, which reads it.
+  bool offscreen_ = setenv("QT_QPA_PLATFORM", "offscreen", 1) == 0;
+  int argc_ = 1;
+  char name_[13] = "window_tests";
+  char* argv_[2] = {name_, nullptr};
+  QApplication app_{argc_, argv_};
+};
 
+TEST_F(LiveWindowControls, PushPaceAndStopReachThePacedRun) {
   TempDir dir;
   const std::string thesis =
       scenario_variant("thesis.toml", dir.path(), {{"duration = 20.0", "duration = 60.0"}})
@@ -110,12 +115,7 @@ TEST(LiveWindowControls, PushPaceAndStopReachThePacedRun) {
 // The run controls fit the model: a chain's window pushes pendulums and sets nothing; a
 // partitioned model's sets an input or a parameter, its field showing one the model has; a
 // discrete-event model's sends events. What the control answers goes to the status bar.
-TEST(LiveWindowControls, EachModelKindGetsTheControlsItTakes) {
-  setenv("QT_QPA_PLATFORM", "offscreen", 1);
-  int argc = 1;
-  char name[] = "window_tests";
-  char* argv[] = {name, nullptr};
-  QApplication app(argc, argv);
+TEST_F(LiveWindowControls, EachModelKindGetsTheControlsItTakes) {
   std::vector<std::string> calls;
   auto controls_of = [&calls](ControlKind kind, const std::string& example) {
     RunControls c;
@@ -141,6 +141,11 @@ TEST(LiveWindowControls, EachModelKindGetsTheControlsItTakes) {
     const auto* field = window.findChild<QLineEdit*>("assignment");
     return field ? field->placeholderText().toStdString() : std::string("(none)");
   };
+  // Types `text` into the field, clicks `name`: what the status bar says then.
+  auto apply = [](QMainWindow& window, const QString& text, const QString& name) {
+    window.findChild<QLineEdit*>("assignment")->setText(text);
+    return status_after_clicking(window, button(window, name));
+  };
   {
     Playback playback;
     LiveWindow window(playback, options(controls_of(ControlKind::pendulums, "")));
@@ -155,11 +160,9 @@ TEST(LiveWindowControls, EachModelKindGetsTheControlsItTakes) {
     EXPECT_EQ(button(window, "Push"), nullptr);
     ASSERT_NE(button(window, "Set"), nullptr);
     EXPECT_EQ(placeholder(window), "upper.inflow = 0.05");
-    window.findChild<QLineEdit*>("assignment")->setText(" upper.inflow = 0.07 ");
-    const std::string said = status_after_clicking(window, button(window, "Set"));
+    const std::string said = apply(window, " upper.inflow = 0.07 ", "Set");
     EXPECT_NE(said.find("set upper.inflow 0.07"), std::string::npos) << said;
-    window.findChild<QLineEdit*>("assignment")->setText("upper.inflow");
-    const std::string refused = status_after_clicking(window, button(window, "Set"));
+    const std::string refused = apply(window, "upper.inflow", "Set");
     EXPECT_NE(refused.find("set: write SUBSYSTEM.NAME = VALUE"), std::string::npos) << refused;
   }
   {
@@ -169,8 +172,7 @@ TEST(LiveWindowControls, EachModelKindGetsTheControlsItTakes) {
     EXPECT_EQ(button(window, "Set"), nullptr);
     ASSERT_NE(button(window, "Send"), nullptr);
     EXPECT_EQ(placeholder(window), "lp0 = 1");
-    window.findChild<QLineEdit*>("assignment")->setText("lp3.arrival = 2");
-    const std::string said = status_after_clicking(window, button(window, "Send"));
+    const std::string said = apply(window, "lp3.arrival = 2", "Send");
     EXPECT_NE(said.find("send lp3.arrival 2.0"), std::string::npos) << said;
   }
   // The pace selector starts at the run's own pace (--animate's may be 60×): it changes
