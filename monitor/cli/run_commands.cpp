@@ -71,9 +71,6 @@ OrbSettings animation_orb_settings(const Options& o) {
   return s;
 }
 
-// --animate: the view every run of the command is shown in. Refused (exit 2) before the run
-// when no window can be shown, unless the window was only to last until the run ends: then
-// the run goes on without it. Either way the terminal says why.
 // The window's run controls for `model`'s runs: only paced runs serve an operator (an
 // animated discrete-event run is not paced); what the model takes, with an example from it.
 ViewControls view_controls(const Options& o, const RunModel& model, const fs::path& out) {
@@ -87,17 +84,19 @@ ViewControls view_controls(const Options& o, const RunModel& model, const fs::pa
   } else if (const auto* p = std::get_if<PartitionedModel>(&model)) {
     c.kind = "values";
     for (const SubsystemSpec& sub : p->scenario->subsystems) {
-      const Parameters& values =
-          sub.constant_inputs.empty() ? sub.parameters : sub.constant_inputs;
+      const Parameters& values = sub.constant_inputs.empty() ? sub.parameters : sub.constant_inputs;
       if (values.empty()) continue;
-      c.example = sub.name + "." + values.front().first + " = " +
-                  format_number(values.front().second);
+      c.example =
+          sub.name + "." + values.front().first + " = " + format_number(values.front().second);
       break;
     }
   }
   return c;
 }
 
+// --animate: the view every run of the command is shown in. Refused (exit 2) before the run
+// when no window can be shown, unless the window was only to last until the run ends: then
+// the run goes on without it. Either way the terminal says why.
 class AnimationWindow {
  public:
   AnimationWindow(const Options& o, ProcessPlatform& platform, const fs::path& out,

@@ -677,6 +677,9 @@ std::string fitted(const std::string& legend, std::size_t width) {
 // The table of a discrete-event comparison: events instead of steps and Calcs.
 std::string format_event_comparison(const std::vector<ComparisonRow>& rows, std::size_t width) {
   const bool repeated = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.runs > 1; });
+  // Deadlocks only where some run had one (zero lookahead: the watch lets an event through).
+  const bool deadlocks =
+      std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.events->deadlocks > 0; });
   std::vector<std::string> header{"method",        repeated ? "median s" : "wall s",
                                   "vs seq",        "η",
                                   "committed",     "committed/s",
@@ -684,6 +687,7 @@ std::string format_event_comparison(const std::vector<ComparisonRow>& rows, std:
                                   "rollbacks",     "anti-messages",
                                   "null messages", "util",
                                   "blocked s",     "digest"};
+  if (deadlocks) header.insert(header.end() - 3, "deadlocks");
   std::vector<std::vector<std::string>> table{header};
   for (const auto& row : rows) {
     const EventFigures& e = *row.events;
@@ -696,6 +700,7 @@ std::string format_event_comparison(const std::vector<ComparisonRow>& rows, std:
                                          ? " (" + to_string(row.status) + ")"
                                      : row.digest_equal ? " = reference"
                                                         : " DIFFERS")});
+    if (deadlocks) table.back().insert(table.back().end() - 3, std::to_string(e.deadlocks));
   }
   std::vector<Align> align(header.size(), Align::right);
   align.front() = align.back() = Align::left;
@@ -704,6 +709,10 @@ std::string format_event_comparison(const std::vector<ComparisonRow>& rows, std:
   if (repeated)
     legend += "(each method run " + std::to_string(rows.front().runs) + " times: medians)\n";
   legend += ratio_legend(false);
+  if (deadlocks)
+    legend +=
+        "deadlocks: times the groups' guarantees went round in a cycle and the watch let the "
+        "earliest event through (deadlock = \"recover\"; docs/events.md)\n";
   legend +=
       "util: the groups' mean share of their time busy; blocked s: their time waiting for "
       "other groups, summed\n";

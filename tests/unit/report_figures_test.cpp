@@ -175,7 +175,7 @@ TEST(ComparisonFigures, EfficiencyIsTheSpeedUpPerProcessorTheRunCouldUse) {
   const std::string slow_table =
       format_comparison(comparison_rows(std::vector<RunResult>{results[0], slow}, 2));
   EXPECT_NE(slow_table.find("0.00071 (p 2)"), std::string::npos) << "never rounded to 0\n"
-                                                                  << slow_table;
+                                                                 << slow_table;
 
   RunResult partitioned = run("optimistic", "", "process", 0.5);
   partitioned.model = "partitioned";
@@ -183,6 +183,33 @@ TEST(ComparisonFigures, EfficiencyIsTheSpeedUpPerProcessorTheRunCouldUse) {
   EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 3u);
   partitioned.events = EventFigures{};  // a hybrid model: its discrete group too
   EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 4u);
+}
+
+// A discrete-event comparison shows the deadlocks the watch found and recovered from, where
+// some run had one (phold-zero-lookahead.toml), with its meaning under the table.
+TEST(ComparisonFigures, AnEventComparisonShowsItsDeadlocksWhereThereAreAny) {
+  auto events_run = [](const std::string& method, std::uint64_t deadlocks) {
+    RunResult r = run(method, "", method == "sequential" ? "" : "single", 0.1);
+    r.model = "phold";
+    r.events = EventFigures{};
+    r.events->groups = 2;
+    r.events->committed = 1000;
+    r.events->deadlocks = deadlocks;
+    return r;
+  };
+  const std::string quiet = format_comparison(comparison_rows(
+      std::vector<RunResult>{events_run("sequential", 0), events_run("optimistic", 0)}));
+  EXPECT_EQ(quiet.find("deadlocks"), std::string::npos) << quiet;
+  const std::string table = format_comparison(comparison_rows(std::vector<RunResult>{
+      events_run("sequential", 0), events_run("conservative", 1581), events_run("optimistic", 0)}));
+  const auto lines = lines_of(table);
+  ASSERT_GE(lines.size(), 4u) << table;
+  EXPECT_NE(lines[0].find("null messages  deadlocks  util"), std::string::npos) << table;
+  EXPECT_NE(lines[2].find(" 1581 "), std::string::npos) << table;
+  expect_columns_apart(table, 4);
+  EXPECT_NE(table.find("deadlocks: times the groups' guarantees went round in a cycle"),
+            std::string::npos)
+      << table;
 }
 
 // "vs step" is against conservative/step of the same layout; labels name the layout.
