@@ -71,6 +71,10 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
+std::string counted(std::size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::size_t terminal_width() {
   std::size_t columns = 100;
   winsize size{};

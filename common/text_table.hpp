@@ -17,6 +17,9 @@ std::string format_table(const std::vector<std::vector<std::string>>& rows,
                          const std::vector<Align>& align, const std::string& indent = "",
                          std::size_t width = 0);
 
+// "1 partition", "2 partitions": n and the noun, plural unless n is 1 (nouns with a plain -s).
+std::string counted(std::size_t n, const std::string& noun);
+
 // The columns of the terminal stdout writes to, else $COLUMNS, else 100; between 60 and 200.
 std::size_t terminal_width();
 

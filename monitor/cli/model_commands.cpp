@@ -404,8 +404,8 @@ int analyze_command(const std::string& file, std::optional<double> at, bool alon
     t = *at;
   }
   const PartitionReport report = analyze_partitioned(s, *model, t, x);
-  std::cout << "kausal analyze · " << s.file << " · " << s.partitions.size() << " partitions, "
-            << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
+  std::cout << "kausal analyze · " << s.file << " · " << counted(s.partitions.size(), "partition")
+            << ", " << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report);
   return 0;
 }

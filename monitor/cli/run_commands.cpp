@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/text_table.hpp"
 #include "common/view_pace.hpp"
 #include "monitor/analysis/global_error.hpp"
 #include "monitor/deploy/process_platform.hpp"
@@ -263,8 +264,8 @@ std::string setup_line(const Options& o, const RunModel& model, const RunResult&
     setup << s.model << ", " << s.built->components() << " components, " << s.groups
           << " groups, to t = " << s.end;
   } else if (const auto* p = std::get_if<PartitionedModel>(&model)) {
-    setup << p->scenario->partitions.size() << " partitions, " << reference.integrator << ", t_end "
-          << p->scenario->t_end << " s, tolerance " << accepted_error(o, model);
+    setup << counted(p->scenario->partitions.size(), "partition") << ", " << reference.integrator
+          << ", t_end " << p->scenario->t_end << " s, tolerance " << accepted_error(o, model);
   } else {
     const Scenario& s = *std::get<ChainModel>(model).scenario;
     setup << s.pendulums() << " pendulums, " << ode_method_name(s.method) << ", " << s.steps

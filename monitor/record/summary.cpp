@@ -480,8 +480,9 @@ std::string format_summary(const RunResult& r) {
     o << "kausal " << r.label() << " · " << r.scenario << " · " << r.pendulums << " pendulums, "
       << r.integrator << ", h = " << r.h << " s\n";
   else
-    o << "kausal " << r.label() << " · " << r.scenario << " · " << r.partitions.size()
-      << " partitions, " << r.integrator << ", smallest h = " << r.h << " s\n";
+    o << "kausal " << r.label() << " · " << r.scenario << " · "
+      << counted(r.partitions.size(), "partition") << ", " << r.integrator
+      << ", smallest h = " << r.h << " s\n";
   o << "  status        " << name_of(r.status);
   if (!r.error.empty()) o << " — " << r.error;
   o << "\n  layout        " << layout_label(r.layout);
