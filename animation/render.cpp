@@ -255,29 +255,32 @@ void draw_series(QPainter& p, const QRect& plot, const std::vector<double>& t,
   p.drawEllipse(QPoint(line.back().x(), last), 3, 3);
 }
 
+// The y range of a normalised plot: each series' own range mapped onto 0..1, padded as a
+// plot's range is.
+constexpr ValueRange normalised_range{-0.05, 1.05};
+
+// A tick of a y axis at value v (range y), labelled.
+void draw_value_tick(QPainter& p, const QRect& plot, ValueRange y, double v,
+                     const std::string& label) {
+  const int yy =
+      plot.bottom() - static_cast<int>(std::lround((v - y.lo) / (y.hi - y.lo) * plot.height()));
+  p.setPen(QColor(colours::axis));
+  p.drawLine(plot.left() - 4, yy, plot.left(), yy);
+  draw_text(p, QRect(plot.left() - 62, yy - 7, 56, 14), label, Qt::AlignRight | Qt::AlignVCenter);
+}
+
 void draw_value_axis(QPainter& p, const QRect& plot, ValueRange y) {
   const double step = nice_step(y.hi - y.lo, std::max(2, plot.height() / 40));
-  for (double v = std::ceil(y.lo / step) * step; v <= y.hi + 1e-9 * step; v += step) {
-    const int yy =
-        plot.bottom() - static_cast<int>(std::lround((v - y.lo) / (y.hi - y.lo) * plot.height()));
-    p.setPen(QColor(colours::axis));
-    p.drawLine(plot.left() - 4, yy, plot.left(), yy);
-    draw_text(p, QRect(plot.left() - 62, yy - 7, 56, 14), value_text(v),
-              Qt::AlignRight | Qt::AlignVCenter);
-  }
+  for (double v = std::ceil(y.lo / step) * step; v <= y.hi + 1e-9 * step; v += step)
+    draw_value_tick(p, plot, y, v, value_text(v));
 }
 
 // A normalised plot's y axis: each series from the bottom (its least value) to the top (its
 // greatest), the legend giving each one's range.
 void draw_normalised_axis(QPainter& p, const QRect& plot) {
-  p.setPen(QColor(colours::axis));
-  const ValueRange y{-0.05, 1.05};
-  for (const auto& [v, label] : {std::pair{0.0, "min"}, std::pair{1.0, "max"}}) {
-    const int yy =
-        plot.bottom() - static_cast<int>(std::lround((v - y.lo) / (y.hi - y.lo) * plot.height()));
-    p.drawLine(plot.left() - 4, yy, plot.left(), yy);
-    draw_text(p, QRect(plot.left() - 62, yy - 7, 56, 14), label, Qt::AlignRight | Qt::AlignVCenter);
-  }
+  const ValueRange y = normalised_range;
+  draw_value_tick(p, plot, y, 0.0, "min");
+  draw_value_tick(p, plot, y, 1.0, "max");
   draw_text(p, QRect(plot.left() - 62, plot.center().y() - 14, 58, 28), "each\nits own",
             Qt::AlignRight | Qt::AlignVCenter);
 }
@@ -371,7 +374,7 @@ void draw_plots(QPainter& p, const QRect& area, const PlotSpec& spec, const Plot
     // One scale for the plot, or each series on its own (its range in the legend) when their
     // ranges differ too much for one.
     const bool normalised = plot_is_normalised(spec, points, i);
-    const ValueRange y = normalised ? ValueRange{-0.05, 1.05} : plot_value_range(spec, points, i);
+    const ValueRange y = normalised ? normalised_range : plot_value_range(spec, points, i);
     if (normalised)
       draw_normalised_axis(p, l.plot);
     else
