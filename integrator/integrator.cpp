@@ -238,9 +238,7 @@ Vector Integrator::inputs_at(double t) const {
 void Integrator::compute_step(std::uint64_t n) {
   if (config_.ports.any()) return compute_with_ports(n);
   LinkRhs rhs(*this);
-  // A model that steps itself changes its internal state with the step: from here on,
-  // internal_ is not what the model holds.
-  if (config_.method == OdeMethod::co_simulation) internal_.reset();
+  if (config_.method == OdeMethod::co_simulation) internal_.reset();  // as in step_from
   try {
     stepper_.step(rhs, time_of_step(n), config_.h(), x_);
   } catch (const SimulationError& e) {
@@ -289,7 +287,7 @@ bool crosses(CrossingDirection direction, double g_from, double g_to) {
 
 void Integrator::check_ports() const {
   const EventPorts& ports = config_.ports;
-  if (is_multistep(config_.method) || config_.method == OdeMethod::co_simulation)
+  if (is_multistep(config_.method))
     throw ModelError(config_.name, "event ports cut steps, which needs a one-step method (not " +
                                        std::string(ode_method_name(config_.method)) + ")");
   if (!(ports.tolerance > 0) || !std::isfinite(ports.tolerance))
@@ -312,6 +310,10 @@ void Integrator::check_ports() const {
     if (in.index >= count)
       throw ModelError(config_.name, "event input " + std::to_string(i) + ": index " +
                                          std::to_string(in.index) + " is out of range");
+    if (in.effect != EventEffect::set_input && config_.method == OdeMethod::co_simulation)
+      throw ModelError(config_.name, "event input " + std::to_string(i) +
+                                         ": a model that steps itself shows its outputs, not "
+                                         "states an event could set");
   }
   for (const double v : ports.held0)
     if (!std::isfinite(v))
@@ -371,6 +373,9 @@ void Integrator::apply_arrival(const ArrivingEvent& event) {
 
 void Integrator::step_from(double t, double h, Vector& x) {
   LinkRhs rhs(*this);
+  // A model that steps itself changes its internal state with the step: from here on,
+  // internal_ is not what the model holds.
+  if (config_.method == OdeMethod::co_simulation) internal_.reset();
   try {
     stepper_.step(rhs, t, h, x);
   } catch (const SimulationError& e) {
@@ -426,7 +431,9 @@ void Integrator::compute_with_ports(std::uint64_t n) {
 // spaced at most the tolerance apart): the first grid point after p (or q itself) where an
 // event output has crossed, each candidate one step of the method from p. The grid does not
 // depend on where the pieces start, so a step taken again with a cut at a crossing it found
-// finds that crossing at the same time, with the same bits.
+// finds that crossing at the same time, with the same bits. A model that steps itself keeps
+// its state inside (a co-simulation FMU): each candidate starts from the piece's start
+// restored, and the model is left at the time the piece reached.
 void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
   const EventPorts& ports = config_.ports;
   const double ta = time_of_step(n), h = config_.h();
@@ -438,11 +445,18 @@ void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
       if (crosses(ports.outputs[i].direction, from[idx(i)], to[idx(i)])) return true;
     return false;
   };
+  const bool inside = config_.method == OdeMethod::co_simulation && config_.internal_state;
   std::size_t found = 0;
   while (q > p) {
     const Vector from = x_;
+    if (inside && !internal_) fetch_internal();
+    const std::shared_ptr<const Bytes> at_p = internal_;
+    const auto step_to = [&](double t, Vector& x) {
+      if (inside) restore_internal(at_p);
+      step_from(p, t - p, x);
+    };
     Vector x_hi = from;
-    step_from(p, q - p, x_hi);
+    step_to(q, x_hi);
     Vector g_hi = port_values(q, x_hi);
     if (!crossed(g, g_hi)) {
       x_ = std::move(x_hi);
@@ -461,7 +475,7 @@ void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
       if (k_lo > k_hi) break;
       const double t = grid(k_lo + (k_hi - k_lo) / 2);
       Vector x_t = from;
-      step_from(p, t - p, x_t);
+      step_to(t, x_t);
       Vector g_t = port_values(t, x_t);
       if (crossed(g, g_t)) {
         hi = t;
@@ -470,6 +484,10 @@ void Integrator::advance_piece(std::uint64_t n, double p, double q, Vector& g) {
       } else {
         lo = t;
       }
+    }
+    if (inside) {  // the model stands where the last candidate left it: at hi again
+      x_hi = from;
+      step_to(hi, x_hi);
     }
     Vector y(idx(ports.model_outputs));
     pieces_.wait_for_system([&] { link_.output(hi, x_hi, y); });

@@ -240,6 +240,10 @@ class Reader {
           sub.signature = built->signature();
           sub.indicators = built->indicator_count();
           sub.steps_itself = built->steps_itself();
+          if (sub.steps_itself)
+            sub.uncut_because = "model '" + sub.model +
+                                "' steps itself one sample period at a time (a cut step "
+                                "would sample it early)";
         } catch (const ModelError& e) {
           fail(t, r.qualified("") + " " + e.what());
         }
@@ -286,6 +290,11 @@ class Reader {
       sub.signature = ports.signature;
       sub.steps_itself = ports.steps_itself;
       if (!ports.steps_itself) sub.indicators = md.event_indicators;
+      if (kind == fmu::FmuKind::co_simulation &&
+          !md.interface_of(kind).can_handle_variable_communication_step_size)
+        sub.uncut_because =
+            "it is a co-simulation FMU that does not declare "
+            "canHandleVariableCommunicationStepSize (a cut step is shorter than h)";
     } catch (const InputError& e) {
       r.fail("fmu", e.what());
     }
@@ -597,6 +606,11 @@ class Reader {
         if (!held_.emplace(std::make_pair(in.subsystem, k), t.source().begin.line).second)
           r.fail("to", "'" + *to + "' is set by two event inputs");
       } else if (const std::size_t x = position(sig.states, name); x < sig.states.size()) {
+        if (s_.subsystems[in.subsystem].steps_itself)
+          r.fail("to", "'" + *to + "': '" + s_.subsystems[in.subsystem].name +
+                           "' steps itself and shows its outputs, not states an event could "
+                           "set (set one of its inputs: " +
+                           listed(sig.inputs) + ")");
         in.effect = effect.value_or(EventEffect::set_state);
         in.index = x;
         if (r.has("initial")) r.fail("initial", "applies to an input");
@@ -644,16 +658,16 @@ class Reader {
   }
 
   // A subsystem with event outputs or inputs: its partition's steps are cut, which needs a
-  // one-step method, and it computes from its equations (a model-exchange FMU does; a
-  // co-simulation FMU steps itself: docs/events.md).
+  // one-step method or a model that steps itself by steps of any length (a co-simulation
+  // FMU that says so: docs/events.md).
   void check_bridged(std::size_t k) const {
     const SubsystemSpec& sub = s_.subsystems[k];
     const PartitionSpec& p = s_.partitions[sub.partition];
-    if (sub.steps_itself)
+    if (!sub.uncut_because.empty())
       fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
-                                            "' has event outputs or inputs: the bridge cuts steps, "
-                                            "which a model that steps itself (a co-simulation "
-                                            "FMU) does not take yet");
+                                            "' has event outputs or inputs: the bridge cuts its "
+                                            "steps, but " +
+                                            sub.uncut_because);
     if (is_multistep(p.method))
       fail_at_line(subsystem_lines_[k], "subsystem '" + sub.name +
                                             "' has event outputs or inputs: its partition's "

@@ -35,6 +35,9 @@ struct SubsystemSpec {
   // It has no derivative and is stepped by its partition's "co-simulation" integrator: a
   // co-simulation FMU, or a discrete model such as sampled_pi.
   bool steps_itself = false;
+  // Why the bridge cannot cut its steps (a model that steps itself by a step of one length
+  // only); empty: it can.
+  std::string uncut_because;
 };
 
 struct PartitionSpec {

@@ -116,6 +116,11 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
       throw InputError(s.file + ": " + unrestorable +
                        ". The rollback check rolls every step back to take it again: run it "
                        "without --rollback-check");
+    if (!unrestorable.empty() && c.ports.any())
+      throw InputError(s.file + ": " + unrestorable +
+                       ". The bridge takes a step of a partition with event ports again from "
+                       "its saved state when an event arrives inside it, under every method "
+                       "(and locates a crossing of a model that steps itself that way)");
     if (!unrestorable.empty() && s.master && s.master->iterations > 0)
       throw InputError(s.file + ": " + unrestorable +
                        ". The master's iterations roll partitions back: set [master] "

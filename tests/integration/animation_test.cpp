@@ -766,6 +766,7 @@ const fs::path kScenarios = fs::path(KAUSAL_SOURCE_DIR) / "scenarios";
 const std::vector<std::string> kPartitioned = {"bouncing-ball-floor.toml",
                                                "fmu-ball-floor.toml",
                                                "fmu-bouncing-ball.toml",
+                                               "fmu-cosim-switch.toml",
                                                "fmu-coupled.toml",
                                                "hydraulic-clemens.toml",
                                                "hydraulic-multirate.toml",

@@ -369,47 +369,122 @@ TEST(HybridRun, EveryMethodGivesTheSequentialRunBitForBit) {
   }
 }
 
-// An FMU partition on the bridge: the test FMU `integrator` (der(x) = u, model exchange) is
-// driven up and down between 0.5 and 1 by the level switch (u = +1 open, -1 closed). The
-// crossings lie at closed-form times; the commands cut the FMU's steps, and every rollback
-// restores the FMU's own state: every method gives the sequential digest.
-TEST(HybridRun, AnFmuPartitionIsSwitchedAtItsCrossingsUnderEveryMethod) {
+// The test FMU `integrator` (der(x) = u) driven up and down between 0.5 and 1 by the level
+// switch (u = +1 open, -1 closed), through its interface `as`: model exchange stepped by
+// RK4, or co-simulation (it steps itself by steps of any length).
+std::string fmu_switch(const std::string& as, const std::string& more = "") {
+  std::ostringstream text;
+  text << "name = \"fmu-switch\"\n[run]\nt_end = 9.77\noutput_interval = 0.977\n"
+          "[[subsystem]]\nname = \"ramp\"\nmodel = \"fmu\"\nfmu = \""
+       << KAUSAL_TEST_FMU_DIR << "/integrator.fmu\"\n"
+       << (as == "co-simulation" ? "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\n"
+                                 : "integrator = \"rk4\"\n")
+       << "h = 0.0977\n"
+       << more
+       << "[events]\nmodel = \"level-switch\"\ntolerance = 1e-9\n"
+          "parameters = { open_command = 1.0, closed_command = -1.0 }\n"
+          "[[event_output]]\nfrom = \"ramp.x\"\nlevel = 1.0\ndirection = "
+          "\"rising\"\nto = \"switch\"\nkind = \"high\"\n"
+          "[[event_output]]\nfrom = \"ramp.x\"\nlevel = 0.5\ndirection = "
+          "\"falling\"\nto = \"switch\"\nkind = \"low\"\n"
+          "[[event_input]]\nfrom = \"valve\"\nto = \"ramp.u\"\ninitial = 0.0\n";
+  return text.str();
+}
+
+// The FMU switched through `as` under every method: x rises from 0 (the valve opens at
+// t = 0) to 1 at t = 1, then falls and rises between 1 and 0.5 every 0.5 s: crossings at
+// 1, 1.5, 2, ... 9.5, each inside a step of 0.0977 s and located at most the tolerance
+// (1 ns) late; the ramp after it starts there, so the lateness adds up, one tolerance per
+// crossing at most. The commands cut the FMU's steps, every rollback restores the FMU's own
+// state, and every method gives the sequential digest and bridge.csv. Returns the crossings.
+std::vector<double> expect_switched_under_every_method(const std::string& as) {
   TempDir dir;
   const fs::path file = dir / "fmu-switch.toml";
-  std::ofstream(file) << "name = \"fmu-switch\"\n[run]\nt_end = 9.77\noutput_interval = 0.977\n"
-                         "[[subsystem]]\nname = \"ramp\"\nmodel = \"fmu\"\nfmu = \""
-                      << KAUSAL_TEST_FMU_DIR
-                      << "/integrator.fmu\"\nintegrator = \"rk4\"\nh = 0.0977\n"
-                         "[events]\nmodel = \"level-switch\"\ntolerance = 1e-9\n"
-                         "parameters = { open_command = 1.0, closed_command = -1.0 }\n"
-                         "[[event_output]]\nfrom = \"ramp.x\"\nlevel = 1.0\ndirection = "
-                         "\"rising\"\nto = \"switch\"\nkind = \"high\"\n"
-                         "[[event_output]]\nfrom = \"ramp.x\"\nlevel = 0.5\ndirection = "
-                         "\"falling\"\nto = \"switch\"\nkind = \"low\"\n"
-                         "[[event_input]]\nfrom = \"valve\"\nto = \"ramp.u\"\ninitial = 0.0\n";
+  std::ofstream(file) << fmu_switch(as);
   const RunResult reference = run_shipped(dir / "sequential", file.string());
-  ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
-  // x rises from 0 (the valve opens at t = 0) to 1 at t = 1, then falls and rises between
-  // 1 and 0.5 every 0.5 s: crossings at 1, 1.5, 2, ... 9.5, each inside a step of 0.0977 s.
-  const auto rows = bridge_log(dir / "sequential");
+  EXPECT_EQ(reference.status, RunStatus::completed) << as << ": " << reference.error;
   std::vector<double> crossings;
-  for (const BridgeRow& row : rows)
+  for (const BridgeRow& row : bridge_log(dir / "sequential"))
     if (row.event == "crossing") crossings.push_back(row.t);
-  ASSERT_EQ(crossings.size(), 18u);
-  // Each crossing is located at most the tolerance (1 ns) late, and the ramp after it starts
-  // there: the lateness adds up, one tolerance per crossing at most.
+  EXPECT_EQ(crossings.size(), 18u) << as;
   for (std::size_t k = 0; k < crossings.size(); ++k) {
     const double exact = 1.0 + 0.5 * static_cast<double>(k);
-    EXPECT_GE(crossings[k], exact - 1e-12) << k;
-    EXPECT_LE(crossings[k], exact + 1e-9 * static_cast<double>(k + 1) + 1e-12) << k;
+    EXPECT_GE(crossings[k], exact - 1e-12) << as << " " << k;
+    EXPECT_LE(crossings[k], exact + 1e-9 * static_cast<double>(k + 1) + 1e-12) << as << " " << k;
   }
   for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic}) {
     const RunResult r = run_checked_in_one_process(file, m, dir / std::string(to_string(m)));
-    ASSERT_EQ(r.status, RunStatus::completed) << to_string(m) << ": " << r.error;
-    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << to_string(m);
+    EXPECT_EQ(r.status, RunStatus::completed) << as << " " << to_string(m) << ": " << r.error;
+    EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << as << " " << to_string(m);
     EXPECT_GE(r.counters.rollbacks, crossings.size() - 1) << "each command cuts a computed step";
     EXPECT_EQ(file_text(dir / std::string(to_string(m)) / "bridge.csv"),
-              file_text(dir / "sequential" / "bridge.csv"));
+              file_text(dir / "sequential" / "bridge.csv"))
+        << as << " " << to_string(m);
+  }
+  return crossings;
+}
+
+TEST(HybridRun, AnFmuPartitionIsSwitchedAtItsCrossingsUnderEveryMethod) {
+  expect_switched_under_every_method("model-exchange");
+}
+
+// A co-simulation FMU on the bridge: each command cuts its communication step (fmi2DoStep to
+// the event's time, then on), and each crossing is located by trial steps from the step's
+// start, the FMU's state restored before each (fmi2SetFMUstate). Its crossings are those of
+// the model-exchange run, within the tolerance that each run's lateness adds up to.
+TEST(HybridRun, ACoSimulationFmuIsCutAtItsCrossingsAndItsEventsUnderEveryMethod) {
+  const std::vector<double> exchange = expect_switched_under_every_method("model-exchange");
+  const std::vector<double> cosim = expect_switched_under_every_method("co-simulation");
+  ASSERT_EQ(cosim.size(), exchange.size());
+  for (std::size_t k = 0; k < cosim.size(); ++k)
+    EXPECT_NEAR(cosim[k], exchange[k], 2e-9 * static_cast<double>(k + 1)) << k;
+}
+
+// What the bridge cannot cut is refused naming the line: a co-simulation FMU that takes
+// steps of one length only, a sampled controller (one step is one sample), an FMU whose state
+// cannot be restored; an event sets a co-simulation FMU's inputs, not its outputs.
+TEST(HybridScenario, WhatSteppingItselfCannotBeCutIsRefused) {
+  EXPECT_NE(hybrid_error_of(
+                edited(fmu_switch("co-simulation"), "integrator.fmu", "integrator_fixed_step.fmu"))
+                .find("the bridge cuts its steps, but it is a co-simulation FMU that does not "
+                      "declare canHandleVariableCommunicationStepSize"),
+            std::string::npos)
+      << hybrid_error_of(
+             edited(fmu_switch("co-simulation"), "integrator.fmu", "integrator_fixed_step.fmu"));
+  EXPECT_NE(
+      hybrid_error_of(edited(fmu_switch("co-simulation"), "to = \"ramp.u\"", "to = \"ramp.x\""))
+          .find("'ramp.x': 'ramp' steps itself and shows its outputs, not states an event "
+                "could set (set one of its inputs: u)"),
+      std::string::npos);
+  const std::string sampled =
+      "[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\nname = \"pi\"\n"
+      "model = \"sampled_pi\"\nparameters = { kp = 1.0, ki = 1.0, command_min = -1.0, "
+      "command_max = 1.0, setpoint = 1.0 }\nintegrator = \"co-simulation\"\nh = 0.1\n"
+      "[events]\nmodel = \"level-switch\"\n[[event_output]]\nfrom = \"pi.command\"\nlevel = "
+      "0.5\nto = \"switch\"\nkind = \"high\"\n[[event_input]]\nfrom = \"valve\"\nto = "
+      "\"pi.measurement\"\n";
+  EXPECT_NE(hybrid_error_of(sampled).find("steps itself one sample period at a time"),
+            std::string::npos)
+      << hybrid_error_of(sampled);
+  TempDir dir;
+  const fs::path unsaved = dir / "unsaved.toml";
+  const std::string fmus = KAUSAL_TEST_FMU_DIR;
+  std::ofstream(unsaved)
+      << "[run]\nt_end = 1.0\noutput_interval = 0.1\n[[subsystem]]\nname = \"vdp\"\n"
+         "model = \"fmu\"\nfmu = \""
+      << fmus
+      << "/van_der_pol_no_state.fmu\"\nkind = \"co-simulation\"\nintegrator = "
+         "\"co-simulation\"\nh = 0.1\n[[subsystem]]\nname = \"ramp\"\nmodel = \"fmu\"\nfmu = \""
+      << fmus
+      << "/integrator.fmu\"\nintegrator = \"rk4\"\nh = 0.1\n[events]\nmodel = "
+         "\"level-switch\"\n[[event_output]]\nfrom = \"vdp.x0\"\nlevel = 1.0\nto = "
+         "\"switch\"\nkind = \"high\"\n[[event_input]]\nfrom = \"valve\"\nto = \"ramp.u\"\n";
+  try {
+    plan_partitions(load_partitioned_scenario(unsaved.string()), {});
+    ADD_FAILURE() << "an FMU that cannot save its state was put on the bridge";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("again from its saved state"), std::string::npos)
+        << e.what();
   }
 }
 
