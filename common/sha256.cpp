@@ -3,6 +3,7 @@
 #include <openssl/sha.h>
 
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "common/errors.hpp"
@@ -71,5 +72,15 @@ void Sha256::restore(const Midstate& m) {
 }
 
 #pragma GCC diagnostic pop
+
+std::string file_sha256(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file.string() + ": cannot read it");
+  Sha256 sha;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0)
+    sha.update(buf, static_cast<std::size_t>(in.gcount()));
+  return sha.hex();
+}
 
 }  // namespace kausal

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -36,5 +37,8 @@ class Sha256 {
   struct Context;
   std::unique_ptr<Context> ctx_;
 };
+
+// The hex SHA-256 of a file's bytes; InputError "PATH: cannot read it".
+std::string file_sha256(const std::filesystem::path& file);
 
 }  // namespace kausal

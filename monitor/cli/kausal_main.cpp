@@ -249,10 +249,13 @@ int main(int argc, char** argv) {
 
   std::string model_name;
   CLI::App* models = app.add_subcommand(
-      "models", "list the registered models (for partitioned scenarios), or show one, or an FMU");
+      "models",
+      "list the registered models (for partitioned scenarios), or show one, an FMU or an SSP");
   models->add_option("name", model_name,
                      "a model: its states, inputs, outputs, parameters; or a file NAME.fmu: "
-                     "its interfaces, ports, parameters and capabilities (docs/fmi.md)");
+                     "its interfaces, ports, parameters and capabilities; or a file NAME.ssp: "
+                     "the scenario its system of FMUs maps to, which `kausal run NAME.ssp` runs "
+                     "(docs/fmi.md)");
   bool list_integrators = false;
   models->add_flag("--integrators", list_integrators,
                    "the integrators a partition can take ([[partition]] integrator = NAME): "
@@ -279,7 +282,8 @@ int main(int argc, char** argv) {
       "step of its own integrator against its h, and "
       "the coupling ratio (docs/adding-a-model.md), with a warning when "
       "it is >= 1");
-  analyze->add_option("scenario", analyzed, "partitioned scenario file (TOML)")->required();
+  analyze->add_option("scenario", analyzed, "partitioned scenario file (TOML) or SSP archive")
+      ->required();
   std::optional<double> analyze_at;
   analyze
       ->add_option("--at", analyze_at,

@@ -16,6 +16,7 @@
 #include "monitor/scenario/event_scenario.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
+#include "monitor/scenario/ssp_scenario.hpp"
 #include "system/events/event_model_registry.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
@@ -270,6 +271,11 @@ int integrators_command() {
 // `kausal models [NAME]`: the registered models, or one with its ports and parameters.
 int models_command(const std::string& name) {
   if (name.size() > 4 && name.ends_with(".fmu")) return fmu_models_command(name);
+  // An SSP archive: the scenario it maps to, its `ssp` as a scenario beside it would name it.
+  if (name.size() > 4 && name.ends_with(".ssp")) {
+    std::cout << scenario_text(name, std::filesystem::path(name).filename().string());
+    return 0;
+  }
   const ModelRegistry& registry = model_registry();
   if (name.empty()) {
     std::cout << "Subsystems of partitioned models ([[subsystem]] model = NAME):\n";
@@ -282,7 +288,8 @@ int models_command(const std::string& name) {
     for (const auto& type : des::event_model_types())
       std::cout << "  " << padded(type.name, 22) << type.description.substr(0, 70)
                 << (type.description.size() > 70 ? "…" : "") << "\n";
-    std::cout << "kausal models NAME: its ports and parameters (FILE.fmu: an FMU's)\n";
+    std::cout << "kausal models NAME: its ports and parameters (FILE.fmu: an FMU's; FILE.ssp: the "
+                 "scenario a system of FMUs maps to)\n";
     return 0;
   }
   if (const des::EventModelType* type = des::event_model_type(name))

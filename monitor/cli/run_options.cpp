@@ -144,7 +144,9 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
 }  // namespace
 
 void add_run_options(CLI::App* cmd, Options& o) {
-  cmd->add_option("scenario", o.scenario, "scenario file (TOML, see docs/scenarios.md)")
+  cmd->add_option("scenario", o.scenario,
+                  "scenario file (TOML, see docs/scenarios.md), or an SSP archive (.ssp: a "
+                  "system of FMUs, docs/fmi.md)")
       ->required();
   cmd->add_option("--out", o.out,
                   "output directory (default: a fresh one under runs/); must be empty or new "

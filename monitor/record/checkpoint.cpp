@@ -644,16 +644,6 @@ std::string checkpoint_digest(const Checkpoint& c) {
   return sha.hex();
 }
 
-std::string file_sha256(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot read it");
-  Sha256 sha;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0)
-    sha.update(buf, static_cast<std::size_t>(in.gcount()));
-  return sha.hex();
-}
-
 void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   json j;
   j["format"] = kFormat;

@@ -130,9 +130,6 @@ Checkpoint parse_checkpoint(const std::string& text, const std::string& file);
 // summary reports (what `--resume` of a finished run prints when the summary is missing).
 std::string checkpoint_digest(const Checkpoint& c);
 
-// Hex SHA-256 of a file's bytes.
-std::string file_sha256(const std::filesystem::path& file);
-
 // Keeps DIR/checkpoint.json up to date while a run commits steps: every `every` of wall time,
 // or every quiet_factor times its writing time when that is longer (and once at the end),
 // each time after flushing trajectory.csv. `every` = 0: at every chance, each written before

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/errors.hpp"
+#include "common/sha256.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 

@@ -4,6 +4,7 @@
 
 #include "monitor/scenario/event_model_reader.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/ssp_scenario.hpp"
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/events/event_model_registry.hpp"
 
@@ -131,8 +132,9 @@ std::map<std::string, double> event_model_parameters(const toml::table* given,
 }
 
 bool is_event_scenario(const std::filesystem::path& file) {
+  if (is_ssp_archive(file)) return false;
   const toml::table root = parse_toml(read_input_file(file, "scenario file"), file.string());
-  return root.contains("events") && !root.contains("subsystem");
+  return root.contains("events") && !root.contains("subsystem") && !root.contains("ssp");
 }
 
 EventScenario parse_event_scenario(const std::string& text, const std::string& file) {

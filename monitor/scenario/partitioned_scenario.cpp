@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "monitor/scenario/event_model_reader.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/ssp_scenario.hpp"
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
@@ -102,6 +103,7 @@ class Reader {
     if (s_.tolerance < 0) r.fail("tolerance", "must be >= 0");
     const auto interval = r.number("output_interval");
 
+    if (const auto ssp = top.text("ssp")) read_ssp(top, *ssp);
     read_subsystems(top);
     read_partitions(top);
     read_bridge(top);
@@ -204,6 +206,17 @@ class Reader {
     c.aggregation = r.choice<ErrorAggregation>("aggregation", {{"min", ErrorAggregation::min},
                                                                {"mean", ErrorAggregation::mean}})
                         .value_or(c.aggregation);
+  }
+
+  // ssp = "system.ssp": the FMU paths of the subsystems lie inside that archive.
+  void read_ssp(TableReader& top, const std::string& ssp) {
+    const std::filesystem::path archive = fmu_base_ / ssp;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(archive, error))
+      top.fail("ssp", "'" + archive.string() + "': no such file");
+    if (!is_ssp_archive(archive))
+      top.fail("ssp", "'" + archive.string() + "' is not an SSP archive (a zip)");
+    fmu_base_ = unpacked_ssp(archive);
   }
 
   const toml::array& tables(TableReader& top, const std::string& key, bool required) {
@@ -869,14 +882,15 @@ PartitionedScenario parse_partitioned_scenario(const std::string& text, const st
 PartitionedScenario load_partitioned_scenario(const std::filesystem::path& file,
                                               const ScenarioLimits& limits,
                                               const std::filesystem::path& fmu_base) {
-  return parse_partitioned_scenario(read_input_file(file, "scenario file"), file.string(), limits,
-                                    fmu_base);
+  return parse_partitioned_scenario(scenario_text(file), file.string(), limits, fmu_base);
 }
 
 ScenarioKind scenario_kind(const std::filesystem::path& file) {
   const std::string name = file.string();
+  if (is_ssp_archive(file)) return {true, name};
   const toml::table root = parse_toml(read_input_file(file, "scenario file"), name);
   if (const toml::node* sub = root.get("subsystem")) return {true, name + ":" + line_of(*sub)};
+  if (const toml::node* ssp = root.get("ssp")) return {true, name + ":" + line_of(*ssp)};
   const toml::node* model = root.get("model");
   return {false, name + ":" + (model ? line_of(*model) : "1")};
 }

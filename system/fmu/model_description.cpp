@@ -9,68 +9,11 @@
 #include <pugixml.hpp>
 
 #include "common/errors.hpp"
+#include "system/fmu/xml_reader.hpp"
 
 namespace kausal::fmu {
 
 namespace {
-
-// Lines of the text pugixml parsed: it reports offsets only, the user wants lines. Counted
-// forward from the last answer, since the reader asks in document order: linear in the text,
-// and no table of line starts (eight bytes per line of a file that may be mostly newlines).
-class LineIndex {
- public:
-  explicit LineIndex(std::string_view text) : text_(text) {}
-  int line_of(std::ptrdiff_t offset) const {
-    // A node without a known offset (-1), or one past the end (never, but cheap to bound).
-    const std::size_t at = offset < 0 ? 0 : std::min<std::size_t>(offset, text_.size());
-    if (at < at_) {
-      at_ = 0;
-      line_ = 1;
-    }
-    line_ += static_cast<std::size_t>(std::count(text_.begin() + at_, text_.begin() + at, '\n'));
-    at_ = at;
-    return static_cast<int>(std::min<std::size_t>(line_, INT_MAX));
-  }
-
- private:
-  std::string_view text_;
-  mutable std::size_t at_ = 0, line_ = 1;
-};
-
-std::string_view trimmed(std::string_view s) {
-  // xs:double, xs:int and xs:boolean collapse surrounding whitespace.
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::optional<double> parse_double(std::string_view s) {
-  s = trimmed(s);
-  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);  // xs:double allows '+'
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v))
-    return std::nullopt;
-  return v;
-}
-
-std::optional<long long> parse_integer(std::string_view s, long long min, long long max) {
-  s = trimmed(s);
-  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);
-  long long v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < min || v > max)
-    return std::nullopt;
-  return v;
-}
-
-std::optional<bool> parse_bool(std::string_view s) {
-  s = trimmed(s);
-  if (s == "true" || s == "1") return true;
-  if (s == "false" || s == "0") return false;
-  return std::nullopt;
-}
 
 bool is_c_name(std::string_view s) {
   const auto letter = [](char c) {
@@ -80,21 +23,6 @@ bool is_c_name(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
-
-template <typename Enum, std::size_t N>
-struct Keywords {
-  std::pair<std::string_view, Enum> words[N];
-  std::optional<Enum> find(std::string_view s) const {
-    for (const auto& [word, value] : words)
-      if (word == s) return value;
-    return std::nullopt;
-  }
-  std::string list() const {
-    std::string out;
-    for (const auto& [word, value] : words) out += (out.empty() ? "" : ", ") + std::string(word);
-    return out;
-  }
-};
 
 constexpr Keywords<Causality, 6> causalities{
     {{"parameter", Causality::parameter},
@@ -116,73 +44,11 @@ constexpr Keywords<ValueType, 5> type_elements{{{"Real", ValueType::real},
                                                 {"String", ValueType::string},
                                                 {"Enumeration", ValueType::enumeration}}};
 
-// One parse: the file name, the line index, and "<file>:<line>: <what>" for every complaint.
-class Reader {
- public:
-  Reader(std::string_view xml, const std::string& file) : file_(file), lines_(xml) {}
-
-  [[noreturn]] void fail_at_line(int line, const std::string& what) const {
-    throw InputError(file_ + ":" + std::to_string(line) + ": " + what);
-  }
-  [[noreturn]] void fail(const pugi::xml_node& at, const std::string& what) const {
-    fail_at_line(line(at), what);
-  }
-  int line(const pugi::xml_node& n) const { return lines_.line_of(n.offset_debug()); }
-  int line_of_offset(std::ptrdiff_t offset) const { return lines_.line_of(offset); }
-
-  // `what` names the attribute's owner in messages, e.g. "variable 'x'".
-  std::optional<double> real(const pugi::xml_node& e, const char* attr, const std::string& what) {
-    const pugi::xml_attribute a = e.attribute(attr);
-    if (!a) return std::nullopt;
-    const auto v = parse_double(a.value());
-    if (!v)
-      fail(e, std::string(attr) + " of " + what + " is not a finite number: '" + a.value() + "'");
-    return v;
-  }
-  std::optional<long long> integer(const pugi::xml_node& e, const char* attr,
-                                   const std::string& what, long long min, long long max) {
-    const pugi::xml_attribute a = e.attribute(attr);
-    if (!a) return std::nullopt;
-    const auto v = parse_integer(a.value(), min, max);
-    if (!v)
-      fail(e, std::string(attr) + " of " + what + " is not an integer" +
-                  (min == LLONG_MIN
-                       ? std::string()
-                       : " in [" + std::to_string(min) + ", " + std::to_string(max) + "]") +
-                  ": '" + a.value() + "'");
-    return v;
-  }
-  bool flag(const pugi::xml_node& e, const char* attr) {
-    const pugi::xml_attribute a = e.attribute(attr);
-    if (!a) return false;
-    const auto v = parse_bool(a.value());
-    if (!v)
-      fail(e,
-           std::string(attr) + " of <" + e.name() + "> is not true or false: '" + a.value() + "'");
-    return *v;
-  }
-  template <typename Enum, std::size_t N>
-  std::optional<Enum> keyword(const pugi::xml_node& e, const char* attr, const std::string& what,
-                              const Keywords<Enum, N>& words) {
-    const pugi::xml_attribute a = e.attribute(attr);
-    if (!a) return std::nullopt;
-    const auto v = words.find(a.value());
-    if (!v)
-      fail(e, std::string(attr) + " '" + a.value() + "' of " + what + " is not one of " +
-                  words.list());
-    return v;
-  }
-
- private:
-  const std::string& file_;
-  LineIndex lines_;
-};
-
 std::string quoted(std::string_view name) {
   return "variable '" + std::string(name) + "'";
 }
 
-void read_header(Reader& r, const pugi::xml_node& root, ModelDescription& md) {
+void read_header(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
   const pugi::xml_attribute version = root.attribute("fmiVersion");
   if (!version) r.fail(root, "fmiModelDescription has no fmiVersion: kausal imports FMI 2.0");
   md.fmi_version = version.value();
@@ -200,7 +66,7 @@ void read_header(Reader& r, const pugi::xml_node& root, ModelDescription& md) {
           .value_or(0));
 }
 
-KindInterface read_kind(Reader& r, const pugi::xml_node& e, FmuKind kind) {
+KindInterface read_kind(XmlReader& r, const pugi::xml_node& e, FmuKind kind) {
   KindInterface k;
   const pugi::xml_attribute id = e.attribute("modelIdentifier");
   if (!id || !*id.value()) r.fail(e, std::string("<") + e.name() + "> has no modelIdentifier");
@@ -225,7 +91,7 @@ KindInterface read_kind(Reader& r, const pugi::xml_node& e, FmuKind kind) {
   return k;
 }
 
-void read_default_experiment(Reader& r, const pugi::xml_node& e, DefaultExperiment& d) {
+void read_default_experiment(XmlReader& r, const pugi::xml_node& e, DefaultExperiment& d) {
   if (!e) return;
   const std::string what = "<DefaultExperiment>";
   d.start_time = r.real(e, "startTime", what);
@@ -246,7 +112,7 @@ using DeclaredTypes = std::unordered_map<std::string_view, DeclaredType>;
 
 // The min= and max= of a type element (a variable's or a SimpleType's), as numbers; a range
 // whose min is above its max is refused.
-void read_range(Reader& r, const pugi::xml_node& e, ValueType type, const std::string& what,
+void read_range(XmlReader& r, const pugi::xml_node& e, ValueType type, const std::string& what,
                 std::optional<double>& min, std::optional<double>& max) {
   const auto bound = [&](const char* attr) -> std::optional<double> {
     if (type == ValueType::real) return r.real(e, attr, what);
@@ -260,7 +126,7 @@ void read_range(Reader& r, const pugi::xml_node& e, ValueType type, const std::s
   if (min && max && *min > *max) r.fail(e, "min of " + what + " is above its max");
 }
 
-DeclaredTypes declared_types(Reader& r, const pugi::xml_node& defs) {
+DeclaredTypes declared_types(XmlReader& r, const pugi::xml_node& defs) {
   DeclaredTypes types;
   for (const pugi::xml_node& t : defs.children("SimpleType")) {
     const std::string what = "type '" + std::string(t.attribute("name").value()) + "'";
@@ -276,7 +142,7 @@ DeclaredTypes declared_types(Reader& r, const pugi::xml_node& defs) {
   return types;
 }
 
-pugi::xml_node type_element(Reader& r, const pugi::xml_node& sv, const std::string& what,
+pugi::xml_node type_element(XmlReader& r, const pugi::xml_node& sv, const std::string& what,
                             ValueType& type) {
   pugi::xml_node found;
   for (const pugi::xml_node& child : sv.children()) {
@@ -291,7 +157,7 @@ pugi::xml_node type_element(Reader& r, const pugi::xml_node& sv, const std::stri
   return found;
 }
 
-void read_start(Reader& r, const pugi::xml_node& t, const std::string& what, Variable& v) {
+void read_start(XmlReader& r, const pugi::xml_node& t, const std::string& what, Variable& v) {
   switch (v.type) {
     case ValueType::real:
       v.start = r.real(t, "start", what);
@@ -320,7 +186,7 @@ struct PendingDerivative {
   int line;
 };
 
-Variable read_variable(Reader& r, const pugi::xml_node& sv, const DeclaredTypes& types,
+Variable read_variable(XmlReader& r, const pugi::xml_node& sv, const DeclaredTypes& types,
                        std::vector<PendingDerivative>& derivatives, std::size_t index) {
   Variable v;
   v.line = r.line(sv);
@@ -349,7 +215,7 @@ Variable read_variable(Reader& r, const pugi::xml_node& sv, const DeclaredTypes&
   return v;
 }
 
-void read_variables(Reader& r, const pugi::xml_node& root, ModelDescription& md) {
+void read_variables(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
   const DeclaredTypes types = declared_types(r, root.child("TypeDefinitions"));
   std::unordered_map<std::string_view, std::size_t> by_name;
   std::vector<PendingDerivative> derivatives;
@@ -376,7 +242,7 @@ void read_variables(Reader& r, const pugi::xml_node& root, ModelDescription& md)
   }
 }
 
-std::size_t variable_index(Reader& r, const pugi::xml_node& e, const std::string& text,
+std::size_t variable_index(XmlReader& r, const pugi::xml_node& e, const std::string& text,
                            std::size_t n, const char* what) {
   const std::string where = std::string(what) + " '" + text + "' in <" + e.parent().name() + ">";
   const auto i = parse_integer(text, LLONG_MIN, LLONG_MAX);
@@ -386,8 +252,8 @@ std::size_t variable_index(Reader& r, const pugi::xml_node& e, const std::string
   return static_cast<std::size_t>(*i) - 1;
 }
 
-std::vector<std::size_t> dependency_list(Reader& r, const pugi::xml_node& e, std::string_view list,
-                                         std::size_t n) {
+std::vector<std::size_t> dependency_list(XmlReader& r, const pugi::xml_node& e,
+                                         std::string_view list, std::size_t n) {
   std::vector<std::size_t> out;
   std::size_t at = 0;
   while (at < list.size()) {
@@ -402,7 +268,7 @@ std::vector<std::size_t> dependency_list(Reader& r, const pugi::xml_node& e, std
   return out;
 }
 
-std::vector<Unknown> read_unknowns(Reader& r, const pugi::xml_node& list, std::size_t n) {
+std::vector<Unknown> read_unknowns(XmlReader& r, const pugi::xml_node& list, std::size_t n) {
   std::vector<Unknown> out;
   for (const pugi::xml_node& e : list.children("Unknown")) {
     Unknown u;
@@ -417,7 +283,7 @@ std::vector<Unknown> read_unknowns(Reader& r, const pugi::xml_node& list, std::s
   return out;
 }
 
-void read_structure(Reader& r, const pugi::xml_node& s, ModelDescription& md) {
+void read_structure(XmlReader& r, const pugi::xml_node& s, ModelDescription& md) {
   const std::size_t n = md.variables.size();
   md.outputs = read_unknowns(r, s.child("Outputs"), n);
   md.derivatives = read_unknowns(r, s.child("Derivatives"), n);
@@ -435,7 +301,7 @@ void read_structure(Reader& r, const pugi::xml_node& s, ModelDescription& md) {
 }  // namespace
 
 ModelDescription parse_model_description(std::string_view xml, const std::string& file) {
-  Reader r(xml, file);
+  XmlReader r(xml, file);
   pugi::xml_document doc;
   // UTF-8 as FMI requires; no conversion, so pugixml's offsets are offsets into `xml`.
   const pugi::xml_parse_result parsed =

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include "kausal_process.hpp"
 
@@ -60,8 +61,6 @@ TEST(FmuCli, ModelsDescribesAnFmuAndRefusesWhatIsNotOne) {
   EXPECT_NE(err.find("not_a_zip.fmu: not a zip archive"), std::string::npos) << err;
 }
 
-// A String parameter reaches an FMU in a System process (IDL FmuSetup::strings): the
-// staircase goes down; its String output (label) is not coupled and does not stop it.
 // docs/fmi.md's route for an FMU written by hand: examples/fmu-by-hand/build.sh compiles the
 // C model with the test FMUs' frame and packs decay.fmu; kausal describes it and runs it,
 // sequentially and in processes, to x(4) = e^-2 (RK4 at 10 ms: within 1e-10) with one digest.
@@ -92,6 +91,8 @@ TEST(FmuCli, TheHandWrittenExampleFmuBuildsAndRunsAsDocumented) {
   }
 }
 
+// A String parameter reaches an FMU in a System process (IDL FmuSetup::strings): the
+// staircase goes down; its String output (label) is not coupled and does not stop it.
 TEST(FmuCli, AStringParameterReachesTheFmuInItsProcess) {
   TempDir dir;
   dir.write("down.toml",
@@ -113,6 +114,42 @@ TEST(FmuCli, AStringParameterReachesTheFmuInItsProcess) {
     if (!line.empty()) last = line;
   // t, steps.signal, steps.level, steps.switched at t = 1: four events down.
   EXPECT_EQ(last, "1,-4,-4,0") << last;
+}
+
+// An SSP of three FMUs (tests/fmus/ssp/three_fmus.ssd) in processes: `kausal models` prints
+// the scenario it maps to, `kausal compare` runs every method on the archive itself to one
+// digest, and that printed scenario, saved beside a copy of the archive, runs optimistically
+// in processes to the same digest. The FMUs are unpacked under the test's own cache.
+TEST(FmuCli, AnSspOfThreeFmusRunsUnderEveryMethodInProcesses) {
+  TempDir dir;
+  const std::map<std::string, std::string> cache = {{"XDG_CACHE_HOME", (dir / "cache").string()}};
+  const std::string ssp = kFmus + "three_fmus.ssp";
+  KausalProcess models({"models", ssp}, dir.path(), cache);
+  ASSERT_EQ(models.wait(std::chrono::seconds(20)).value_or(-1), 0) << models.err();
+  const std::string scenario = models.out();
+  for (const std::string line :
+       {"ssp = \"three_fmus.ssp\"", "t_end = 3", "fmu = \"resources/staircase.fmu\"",
+        "parameters = { \"period\" = 0.5, \"height\" = 0.25, \"switch_at\" = 1.25, "
+        "\"direction\" = \"up\" }",
+        "from = \"source.switched\"\nto = \"pass.u_bool\""})
+    EXPECT_NE(scenario.find(line), std::string::npos) << line << "\n" << scenario;
+  KausalProcess compare({"compare", ssp, "--out", (dir / "compare").string()}, dir.path(), cache);
+  ASSERT_EQ(compare.wait(std::chrono::seconds(120)).value_or(-1), 0) << compare.err();
+  const std::string digest =
+      read_json(dir / "compare" / "sequential" / "summary.json")["trajectory_sha256"];
+  for (const std::string method : {"conservative", "optimistic"})
+    EXPECT_EQ(read_json(dir / "compare" / method / "summary.json")["trajectory_sha256"], digest)
+        << method;
+  fs::copy_file(ssp, dir / "three_fmus.ssp");
+  dir.write("system.toml", scenario);
+  const Finished named =
+      run_ok(dir / "system.toml", {"--method", "optimistic", "--layout", "process"}, dir / "named",
+             dir, cache);
+  EXPECT_EQ(named.summary["trajectory_sha256"], digest);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir / "cache" / "kausal" / "ssp"),
+                          fs::directory_iterator()),
+            1)
+      << "one archive, one unpacked copy";
 }
 
 TEST(FmuCli, OptimisticRefusesAnFmuWithoutGetSetStateAndConservativeRunsIt) {

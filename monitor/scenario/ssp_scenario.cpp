@@ -1,0 +1,210 @@
+#include "monitor/scenario/ssp_scenario.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/sha256.hpp"
+#include "monitor/scenario/input_file.hpp"
+#include "system/fmu/fmu_archive.hpp"
+#include "system/fmu/ssp_description.hpp"
+
+namespace kausal {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The step when no FMU gives a default one: this fraction of the run.
+constexpr double kStepsWithoutAStep = 1000;
+
+// A TOML basic string.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned char>(c));
+      out += code;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// A finite double as TOML writes it, shortest round trip.
+std::string number(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, end);
+}
+
+fs::path cache_root() {
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+    return fs::path(cache) / "kausal" / "ssp";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "kausal" / "ssp";
+  return fs::temp_directory_path() / ("kausal-ssp-" + std::to_string(getuid()));
+}
+
+struct Mapped {
+  fmu::SspSystem system;
+  std::vector<bool> co_simulation;  // per component
+  double h = 0;
+  std::string h_because;
+};
+
+std::string at_line(const std::string& archive, int line) {
+  return archive + ": SystemStructure.ssd:" + std::to_string(line) + ": ";
+}
+
+// Which interface of each component's FMU, and the one step of all.
+Mapped map_system(const fs::path& archive) {
+  Mapped m;
+  m.system = fmu::read_ssp_description(archive);
+  const std::string name = archive.string();
+  if (!m.system.stop_time)
+    throw InputError(name +
+                     ": SystemStructure.ssd gives no <ssd:DefaultExperiment stopTime>: "
+                     "print the scenario it maps to (kausal models " +
+                     name + " > system.toml), set [run] t_end and run that");
+  if (m.system.components.empty())
+    throw InputError(name + ": SystemStructure.ssd: the system has no components");
+  const fs::path root = unpacked_ssp(archive);
+  std::string smallest_of;
+  for (const fmu::SspComponent& c : m.system.components) {
+    const std::string where = at_line(name, c.line) + "component '" + c.name + "': ";
+    fmu::ModelDescription md;
+    try {
+      md = fmu::read_model_description(root / c.source);
+    } catch (const InputError& e) {
+      throw InputError(where + e.what());
+    }
+    bool co = c.implementation == fmu::SspImplementation::co_simulation;
+    if (c.implementation == fmu::SspImplementation::any) co = md.co_simulation.has_value();
+    if (co && !md.co_simulation)
+      throw InputError(where + "implementation is CoSimulation, which " + c.source +
+                       " does not offer");
+    if (!co && !md.model_exchange)
+      throw InputError(where + "implementation is ModelExchange, which " + c.source +
+                       " does not offer");
+    m.co_simulation.push_back(co);
+    const auto step = md.default_experiment.step_size;
+    if (step && *step > 0 && (m.h == 0 || *step < m.h)) {
+      m.h = *step;
+      smallest_of = c.name;
+    }
+  }
+  const double t_end = *m.system.stop_time;
+  if (m.h == 0) {
+    m.h = t_end / kStepsWithoutAStep;
+    m.h_because = "no FMU gives a default step: a thousandth of the run";
+  } else {
+    m.h_because = "the smallest default step of the FMUs (" + smallest_of + ")";
+  }
+  // A whole number of steps to t_end: the step shortened where it does not divide it.
+  const double steps = std::ceil(t_end / m.h - 1e-9);
+  if (std::abs(steps * m.h - t_end) > 1e-12 * t_end) {
+    m.h = t_end / steps;
+    m.h_because += ", shortened to a whole number of steps to t_end";
+  }
+  return m;
+}
+
+std::string scenario_of(const Mapped& m, const std::string& written_as) {
+  const fmu::SspSystem& s = m.system;
+  std::ostringstream out;
+  out << "# The kausal scenario of " << written_as
+      << " (docs/fmi.md, \"Systems of FMUs: SSP\"): its FMUs\n"
+         "# are read from inside the archive. Edit a copy to choose integrators, steps or "
+         "methods.\n";
+  out << "name = " << quoted(s.name) << "\n";
+  if (!s.description.empty()) out << "description = " << quoted(s.description) << "\n";
+  out << "ssp = " << quoted(written_as) << "\n\n[run]\nt_end = " << number(*s.stop_time)
+      << "  # <ssd:DefaultExperiment stopTime>\n";
+  for (std::size_t k = 0; k < s.components.size(); ++k) {
+    const fmu::SspComponent& c = s.components[k];
+    out << "\n[[subsystem]]  # SystemStructure.ssd:" << c.line << "\nname = " << quoted(c.name)
+        << "\nmodel = \"fmu\"\nfmu = " << quoted(c.source) << "\n";
+    if (m.co_simulation[k])
+      out << "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\n";
+    else
+      out << "kind = \"model-exchange\"\nintegrator = \"rk4\"\n";
+    out << "h = " << number(m.h) << "  # " << m.h_because << "\n";
+    if (!c.numbers.empty() || !c.texts.empty()) {
+      out << "parameters = {";
+      const char* separator = " ";
+      for (const auto& [name, value] : c.numbers) {
+        out << separator << quoted(name) << " = " << number(value);
+        separator = ", ";
+      }
+      for (const auto& [name, text] : c.texts) {
+        out << separator << quoted(name) << " = " << quoted(text);
+        separator = ", ";
+      }
+      out << " }\n";
+    }
+  }
+  for (const fmu::SspConnection& c : s.connections)
+    out << "\n[[coupling]]  # SystemStructure.ssd:" << c.line
+        << "\nfrom = " << quoted(c.from + "." + c.from_connector)
+        << "\nto = " << quoted(c.to + "." + c.to_connector) << "\n";
+  return out.str();
+}
+
+}  // namespace
+
+bool is_ssp_archive(const fs::path& file) {
+  // (Only a regular file is opened: a FIFO would block, and read_input_file names it.)
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return false;
+  std::ifstream in(file, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, sizeof magic) && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 &&
+         magic[3] == 4;
+}
+
+std::string scenario_text(const fs::path& file, const std::string& written_as) {
+  if (!is_ssp_archive(file)) return read_input_file(file, "scenario file");
+  return scenario_of(map_system(file), written_as.empty()
+                                           ? fs::absolute(file).lexically_normal().string()
+                                           : written_as);
+}
+
+fs::path unpacked_ssp(const fs::path& archive) {
+  const fs::path dir = cache_root() / file_sha256(archive);
+  const fs::path complete = dir / ".kausal-complete";
+  std::error_code ec;
+  if (fs::exists(complete, ec)) return dir;
+  // Unpacked beside it and renamed into place: a process that finds the directory finds it
+  // whole, and two that unpack at once both end with one.
+  const fs::path partial = dir.string() + ".partial-" + std::to_string(getpid());
+  try {
+    fs::create_directories(dir.parent_path());
+    fs::remove_all(partial);
+    fmu::unpack_fmu(archive, partial);
+    std::ofstream(partial / ".kausal-complete") << archive.string() << "\n";
+    fs::rename(partial, dir, ec);
+    if (ec && fs::exists(complete)) {  // another process was first
+      fs::remove_all(partial);
+    } else if (ec) {  // something else is in the way
+      fs::remove_all(dir);
+      fs::rename(partial, dir);
+    }
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(partial, ec);
+    throw InputError(archive.string() + ": cannot unpack it into " + dir.string() + ": " +
+                     e.what());
+  }
+  return dir;
+}
+
+}  // namespace kausal
