@@ -303,16 +303,7 @@ void read_structure(XmlReader& r, const pugi::xml_node& s, ModelDescription& md)
 ModelDescription parse_model_description(std::string_view xml, const std::string& file) {
   XmlReader r(xml, file);
   pugi::xml_document doc;
-  // UTF-8 as FMI requires; no conversion, so pugixml's offsets are offsets into `xml`.
-  const pugi::xml_parse_result parsed =
-      doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
-  if (!parsed)
-    r.fail_at_line(r.line_of_offset(parsed.offset),
-                   std::string("not well-formed XML: ") + parsed.description());
-  const pugi::xml_node root = doc.document_element();
-  if (std::string_view(root.name()) != "fmiModelDescription")
-    r.fail(root,
-           std::string("the root element is <") + root.name() + ">, not <fmiModelDescription>");
+  const pugi::xml_node root = r.root_of(doc, "fmiModelDescription", "fmiModelDescription");
 
   ModelDescription md;
   md.file = file;

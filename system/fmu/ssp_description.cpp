@@ -66,10 +66,10 @@ class SsdReader {
   SsdReader(const std::string& xml, const std::string& file, const SspEntryReader& read_entry)
       : r_(xml, file), read_entry_(read_entry) {}
 
-  SspSystem read(const pugi::xml_node& root) {
-    if (local_name(root) != "SystemStructureDescription")
-      r_.fail(root, std::string("the root element is <") + root.name() +
-                        ">, not <ssd:SystemStructureDescription>");
+  SspSystem read() {
+    pugi::xml_document doc;
+    const pugi::xml_node root =
+        r_.root_of(doc, "SystemStructureDescription", "ssd:SystemStructureDescription");
     const std::string version = root.attribute("version").value();
     if (!version.starts_with("1.") && !version.starts_with("2."))
       r_.fail(root, "version '" + version + "': kausal reads SSP 1.0 and 2.0 system structures");
@@ -187,16 +187,7 @@ class SsdReader {
     const std::string text = read_entry_(entry);
     pugi::xml_document doc;
     XmlReader ssv(text, r_.file() + " → " + entry);
-    const pugi::xml_parse_result parsed =
-        doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_utf8);
-    if (!parsed)
-      ssv.fail_at_line(ssv.line_of_offset(parsed.offset),
-                       std::string("not well-formed XML: ") + parsed.description());
-    const pugi::xml_node set = doc.document_element();
-    if (local_name(set) != "ParameterSet")
-      ssv.fail(set,
-               std::string("the root element is <") + set.name() + ">, not <ssv:ParameterSet>");
-    read_parameter_set(ssv, set, c);
+    read_parameter_set(ssv, ssv.root_of(doc, "ParameterSet", "ssv:ParameterSet"), c);
   }
 
   // One value per name: Real, Integer and Boolean as numbers, String as text.
@@ -282,16 +273,8 @@ class SsdReader {
 
 SspSystem parse_ssp_description(const std::string& xml, const std::string& file,
                                 const SspEntryReader& read_entry) {
-  pugi::xml_document doc;
-  const pugi::xml_parse_result parsed =
-      doc.load_buffer(xml.data(), xml.size(), pugi::parse_default, pugi::encoding_utf8);
   SsdReader reader(xml, file, read_entry);
-  if (!parsed) {
-    XmlReader r(xml, file);
-    r.fail_at_line(r.line_of_offset(parsed.offset),
-                   std::string("not well-formed XML: ") + parsed.description());
-  }
-  return reader.read(doc.document_element());
+  return reader.read();
 }
 
 SspSystem read_ssp_description(const std::filesystem::path& ssp) {

@@ -91,10 +91,35 @@ struct Keywords {
   }
 };
 
+// The element's name without its namespace prefix ("ssd:Component" → "Component"): a file may
+// bind a standard's namespace to any prefix.
+inline std::string_view local_name(const pugi::xml_node& e) {
+  const std::string_view name = e.name();
+  const auto colon = name.find(':');
+  return colon == std::string_view::npos ? name : name.substr(colon + 1);
+}
+
 // One parse: the file name, the line index, and "<file>:<line>: <what>" for every complaint.
 class XmlReader {
  public:
-  XmlReader(std::string_view xml, std::string file) : file_(std::move(file)), lines_(xml) {}
+  XmlReader(std::string_view xml, std::string file)
+      : file_(std::move(file)), text_(xml), lines_(xml) {}
+
+  // Parses the text into doc; its root element must be `root` (any prefix), written `spelled`
+  // in the complaint. UTF-8 as the standards require; no conversion, so pugixml's offsets are
+  // offsets into the text.
+  pugi::xml_node root_of(pugi::xml_document& doc, std::string_view root,
+                         const std::string& spelled) const {
+    const pugi::xml_parse_result parsed =
+        doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+    if (!parsed)
+      fail_at_line(line_of_offset(parsed.offset),
+                   std::string("not well-formed XML: ") + parsed.description());
+    const pugi::xml_node e = doc.document_element();
+    if (local_name(e) != root)
+      fail(e, std::string("the root element is <") + e.name() + ">, not <" + spelled + ">");
+    return e;
+  }
 
   const std::string& file() const { return file_; }
 
@@ -152,15 +177,8 @@ class XmlReader {
 
  private:
   std::string file_;
+  std::string_view text_;
   LineIndex lines_;
 };
-
-// The element's name without its namespace prefix ("ssd:Component" → "Component"): a file may
-// bind a standard's namespace to any prefix.
-inline std::string_view local_name(const pugi::xml_node& e) {
-  const std::string_view name = e.name();
-  const auto colon = name.find(':');
-  return colon == std::string_view::npos ? name : name.substr(colon + 1);
-}
 
 }  // namespace kausal::fmu
