@@ -262,9 +262,9 @@ std::unique_ptr<CompositeModel> bouncing_ball(bool from_fmu) {
   CompositeRecipe recipe;
   if (from_fmu)
     recipe.members.push_back(
-        {"ball", "fmu", {}, {KAUSAL_FMU_DIR "/bouncing_ball.fmu", false, "", {}}});
+        {"ball", "fmu", {}, {KAUSAL_FMU_DIR "/bouncing_ball.fmu", false, "", {}}, {}});
   else
-    recipe.members.push_back({"ball", "bouncing_ball", {}, {}});
+    recipe.members.push_back({"ball", "bouncing_ball", {}, {}, {}});
   return build_composite("bench", recipe);
 }
 

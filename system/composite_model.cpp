@@ -7,6 +7,7 @@
 #include "common/errors.hpp"
 #include "common/request_limits.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "system/model_library.hpp"
 
 namespace kausal {
 
@@ -450,6 +451,7 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
     const std::string at = "members[" + std::to_string(members.size()) + "]";
     if (m.name.empty()) throw ModelError(component, at + ".name is empty");
     try {
+      if (!m.library.empty()) load_model_library(m.name, m.library);
       if (m.model == "fmu")
         members.push_back({m.name, make_fmu_model(component, m), {}, {}});
       else

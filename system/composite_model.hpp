@@ -164,6 +164,7 @@ struct MemberRecipe {
   std::string model;      // registered name (make_model), or "fmu"
   Parameters parameters;  // for an FMU: the start values of its variables, by name
   FmuSource fmu;          // model "fmu" only
+  std::string library = {};  // a model library that registers `model` (absolute), or empty
 };
 struct CompositeRecipe {
   std::vector<MemberRecipe> members;

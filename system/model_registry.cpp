@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/errors.hpp"
+#include "system/model_library.hpp"
 
 namespace kausal {
 
@@ -97,7 +98,9 @@ std::unique_ptr<Model> ModelRegistry::make(const std::string& component, const s
 
 std::unique_ptr<Model> make_model(const std::string& component, const std::string& name,
                                   const Parameters& parameters) {
-  return model_registry().make(component, name, parameters);
+  if (!model_registry().find(name))
+    if (auto model = make_library_model(component, name, parameters)) return model;
+  return model_registry().make(component, name, parameters);  // (names an unknown model)
 }
 
 }  // namespace kausal

@@ -15,6 +15,7 @@
 #include "monitor/cli/certs_command.hpp"
 #include "monitor/cli/inject_command.hpp"
 #include "monitor/cli/model_commands.hpp"
+#include "monitor/cli/new_model_command.hpp"
 #include "monitor/cli/options.hpp"
 #include "monitor/cli/run_commands.hpp"
 #include "monitor/cli/run_options.hpp"
@@ -269,6 +270,8 @@ int main(int argc, char** argv) {
 
   CertsOptions certs_options;
   CLI::App* certs = add_certs_command(app, certs_options);
+  NewModelOptions new_model_options;
+  CLI::App* new_model = add_new_model_command(app, new_model_options);
   TickOptions tick_options;
   CLI::App* tick = add_tick_command(app, tick_options);
   InjectOptions inject_options;
@@ -335,6 +338,7 @@ int main(int argc, char** argv) {
       return list_integrators ? integrators_command() : models_command(model_name);
     }
     if (certs->parsed()) return certs_command(certs_options);
+    if (new_model->parsed()) return new_model_command(new_model_options);
     if (tick->parsed()) return tick_command(tick_options);
     if (inject->parsed()) return inject_command(*inject, inject_options);
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at, analyze_along);

@@ -13,6 +13,7 @@
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "system/model_library.hpp"
 
 namespace kausal {
 namespace {
@@ -248,6 +249,7 @@ class Reader {
       if (sub.model == "fmu") {
         read_fmu(r, t, sub);
       } else {
+        read_library(r, sub);
         try {
           const auto built = make_model(sub.name, sub.model, sub.parameters);
           sub.signature = built->signature();
@@ -271,6 +273,27 @@ class Reader {
       by_name_[sub.name] = i;
       s_.subsystems.push_back(std::move(sub));
       subsystem_lines_.push_back(t.source().begin.line);
+    }
+  }
+
+  // library = "build/libtank.so": a model library built out of tree that registers the
+  // model (relative to the scenario's directory), loaded here to check the model.
+  void read_library(TableReader& r, SubsystemSpec& sub) {
+    const auto library = r.text("library");
+    // A model an earlier subsystem's library registered comes from that library.
+    if (!library) {
+      sub.library = library_of_model(sub.model);
+      return;
+    }
+    const std::filesystem::path path = std::filesystem::absolute(fmu_base_ / *library);
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+      r.fail("library", "'" + path.string() + "': no such file");
+    sub.library = path.lexically_normal().string();
+    try {
+      load_model_library(sub.name, sub.library);
+    } catch (const ModelError& e) {
+      r.fail("library", e.reason());
     }
   }
 
@@ -847,7 +870,7 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
         if (std::none_of(parameters.begin(), parameters.end(),
                          [&](const auto& given) { return given.first == constant.first; }))
           parameters.push_back(constant);
-    recipe.members.push_back({sub.name, sub.model, std::move(parameters), fmu});
+    recipe.members.push_back({sub.name, sub.model, std::move(parameters), fmu, sub.library});
   }
   for (const auto& c : s.couplings)
     if (local.count(c.from) && local.count(c.to))

@@ -32,6 +32,7 @@ struct SubsystemSpec {
   std::size_t indicators = 0;  // its event indicators (Model::indicator_count)
   std::size_t partition = 0;
   FmuSource fmu;  // model "fmu": the archive (an absolute path) and its interface
+  std::string library;  // the model library that registers `model` (absolute), or empty
   // It has no derivative and is stepped by its partition's "co-simulation" integrator: a
   // co-simulation FMU, or a discrete model such as sampled_pi.
   bool steps_itself = false;

@@ -72,7 +72,7 @@ struct WireComponents {
   idl::Integrator_var integrator = start_component<idl::Integrator>(integrator_process);
 
   static idl::MemberSetupSeq member(const std::string& model, const Parameters& parameters) {
-    return to_idl(std::vector<MemberRecipe>{{"a", model, parameters, {}}});
+    return to_idl(std::vector<MemberRecipe>{{"a", model, parameters, {}, {}}});
   }
   static idl::MemberSetupSeq pendulum_member(const std::string& model = "pendulum") {
     return member(model, {{"pivot_x", 0}, {"length", 1}, {"mass", 1}, {"radius", 0.1}});

@@ -109,7 +109,7 @@ TEST(FmuModel, CoSimulationVanDerPolFollowsCvode) {
 // The Jacobian comes from fmi2GetDirectionalDerivative; DRE0 is exact on a linear system.
 TEST(FmuModel, StiffLinearIsExactWithDre0AndTheFmusDirectionalDerivatives) {
   CompositeRecipe recipe;
-  recipe.members.push_back({"lin", "fmu", {}, {fmu_file("stiff_linear"), false, "", {}}});
+  recipe.members.push_back({"lin", "fmu", {}, {fmu_file("stiff_linear"), false, "", {}}, {}});
   const auto model = build_composite("test", recipe);
   EXPECT_TRUE(model->has_jacobian());
   Matrix J(2, 2);
@@ -364,7 +364,7 @@ to = "sum.u"
 TEST(FmuPartitions, ARefutedPredictionRollsACoSimulationFmuBackThroughItsSavedState) {
   auto run = [](bool speculate) {
     CompositeRecipe recipe;
-    recipe.members.push_back({"sum", "fmu", {}, {fmu_file("integrator"), true, "", {}}});
+    recipe.members.push_back({"sum", "fmu", {}, {fmu_file("integrator"), true, "", {}}, {}});
     SystemCore system("system-sum");
     system.configure(build_composite("system-sum", recipe));
     LocalModelLink link(system);
