@@ -289,6 +289,8 @@ class Reader {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error))
       r.fail("library", "'" + path.string() + "': no such file");
+    if (path.extension() != ".so")
+      r.fail("library", "'" + path.string() + "' is not a shared object (.so)");
     sub.library = path.lexically_normal().string();
     try {
       load_model_library(sub.name, sub.library);

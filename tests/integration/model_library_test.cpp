@@ -85,6 +85,14 @@ TEST(ModelLibrary, ANewModelBuiltAgainstTheInstalledKausalRunsUnderEveryMethodAn
             std::string::npos)
       << err;
   EXPECT_NE(err.find("is not a kausal model library"), std::string::npos) << err;
+  dir.write("not-a-shared-object.toml",
+            edited(text, "library = \"" + (build / "libspring.so").string() + "\"",
+                   "library = \"" + scenario.string() + "\""));
+  EXPECT_EQ(run_kausal({"run", (dir / "not-a-shared-object.toml").string()}, dir.path(), &err), 2);
+  EXPECT_NE(err.find("not-a-shared-object.toml:13: subsystem[1].library '" + scenario.string() +
+                     "' is not a shared object (.so)"),
+            std::string::npos)
+      << err;
   const std::string source = read_file(project / "spring.cpp");
   std::ofstream(project / "spring.cpp")
       << edited(source, "registry.add({\"spring\",", "registry.add({\"water_tank\",");
