@@ -9,6 +9,7 @@
 
 #include "common/text_table.hpp"
 #include "integrator/adams.hpp"
+#include "monitor/analysis/load_balance.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
@@ -413,7 +414,8 @@ int analyze_command(const std::string& file, std::optional<double> at, bool alon
   const PartitionReport report = analyze_partitioned(s, *model, t, x);
   std::cout << "kausal analyze · " << s.file << " · " << counted(s.partitions.size(), "partition")
             << ", " << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
-            << format_partition_report(report);
+            << format_partition_report(report) << "\n"
+            << format_load_report(measure_loads(s, std::chrono::milliseconds(100)));
   return 0;
 }
 

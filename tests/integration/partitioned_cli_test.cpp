@@ -164,6 +164,12 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   EXPECT_NE(out.find("machine"), std::string::npos) << out;
   EXPECT_NE(out.find("turbine"), std::string::npos) << out;
   EXPECT_NE(out.find("warning: partition machine: coupling ratio"), std::string::npos) << out;
+  // The load of each partition (measured: what it says depends on the host, not its shape).
+  EXPECT_NE(out.find("load: each partition's step alone on one CPU"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nmachine "), std::string::npos) << out;
+  EXPECT_NE(out.find("\nturbine "), std::string::npos) << out;
+  EXPECT_NE(out.find("advice: side by side the partitions can go at most"), std::string::npos)
+      << out;
   KausalProcess weak({"analyze", scenario("orifices-pdre0.toml")}, dir.path());
   ASSERT_EQ(weak.wait(30s), 0);
   EXPECT_EQ(weak.out().find("warning"), std::string::npos) << weak.out();  // κ = 0.5, 0.0002

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "monitor/analysis/load_balance.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
+
 namespace kausal {
 namespace {
 
@@ -174,6 +177,47 @@ TEST(PartitionAnalysis, APartitionIsJudgedByItsOwnIntegrator) {
   const auto implicit = analyze_partitions(J, {{"p", 0, 1}}, {{OdeMethod::backward_euler, 1.0}});
   EXPECT_NE(format_partition_report(implicit).find("none (implicit)"), std::string::npos);
   EXPECT_FALSE(implicit.partitions[0].h_exceeds_limit);
+}
+
+// The advice follows from the loads: b carries 40,000 of 52,500 µs per simulated second
+// (76.2 %: the bound 1.31×) and has two subsystems to split; c and a together are no more
+// than b; a's and c's steps are cheaper than a call between processes, b's is not.
+TEST(LoadBalance, TheAdviceFollowsFromTheLoads) {
+  const std::string report = format_load_report(
+      {{"a", {"a"}, 1e-3, 10}, {"b", {"x", "y"}, 1e-3, 40}, {"c", {"c"}, 2e-3, 5}}, 25);
+  for (const std::string line :
+       {"partition  step µs  steps/s  work µs/s   share",
+        "b               40     1000      40000  76.2 %",
+        "advice: side by side the partitions can go at most 1.31× as fast as one CPU doing all "
+        "their work: b carries 76.2 %",
+        "advice: split b (76.2 % of the work): its subsystems x, y can be partitions of their own",
+        "advice: merge a and c: together 23.8 % of the work, no more than b's",
+        "advice: a step of a, c costs less than a call between processes (about 25 µs)"})
+    EXPECT_NE(report.find(line), std::string::npos) << line << "\n" << report;
+  // Two even partitions, each step dearer than a call: the bound, nothing else.
+  const std::string even = format_load_report({{"p", {"p"}, 1e-3, 50}, {"q", {"q"}, 1e-3, 50}});
+  EXPECT_NE(even.find("at most 2× as fast"), std::string::npos) << even;
+  EXPECT_EQ(even.find("split"), std::string::npos) << even;
+  EXPECT_EQ(even.find("merge"), std::string::npos) << even;
+  EXPECT_EQ(even.find("costs less than a call"), std::string::npos) << even;
+  // One subsystem carrying most: a longer step or a cheaper integrator, not a split.
+  EXPECT_NE(format_load_report({{"p", {"p"}, 1e-3, 90}, {"q", {"q"}, 1e-3, 30}})
+                .find("advice: p (75 % of the work) is one subsystem"),
+            std::string::npos);
+}
+
+// Measured on a shipped model: every partition is timed, each step costs something.
+TEST(LoadBalance, EveryPartitionOfAScenarioIsTimed) {
+  const PartitionedScenario s =
+      load_partitioned_scenario(std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-mass.toml");
+  const auto loads = measure_loads(s, std::chrono::milliseconds(5));
+  ASSERT_EQ(loads.size(), s.partitions.size());
+  for (std::size_t p = 0; p < loads.size(); ++p) {
+    EXPECT_EQ(loads[p].name, s.partitions[p].name);
+    EXPECT_EQ(loads[p].h, s.partitions[p].h);
+    EXPECT_GT(loads[p].step_us, 0) << loads[p].name;
+    EXPECT_TRUE(std::isfinite(loads[p].work())) << loads[p].name;
+  }
 }
 
 }  // namespace
