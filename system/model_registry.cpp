@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/errors.hpp"
+#include "common/listed.hpp"
 #include "system/model_library.hpp"
 
 namespace kausal {
@@ -34,12 +35,6 @@ std::vector<std::string> ModelRegistry::names() const {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 std::string number(double v) {
   std::ostringstream s;
   s << v;
@@ -67,7 +62,7 @@ ParameterValues resolve(const ModelInfo& info, const Parameters& given) {
       std::vector<std::string> known;
       for (const auto& s : info.parameters) known.push_back(s.name);
       throw InvalidParameters("unknown parameter '" + name + "' for model '" + info.name +
-                              "' (known: " + joined(known) + ")");
+                              "' (known: " + listed(known) + ")");
     }
     if (!values.emplace(name, value).second)
       throw InvalidParameters("parameter '" + name + "' given twice");
@@ -88,7 +83,7 @@ std::unique_ptr<Model> ModelRegistry::make(const std::string& component, const s
                                            const Parameters& given) const {
   const ModelInfo* info = find(name);
   if (!info)
-    throw ModelError(component, "unknown model '" + name + "' (known: " + joined(names()) + ")");
+    throw ModelError(component, "unknown model '" + name + "' (known: " + listed(names()) + ")");
   try {
     return info->make(resolve(*info, given));
   } catch (const InvalidParameters& e) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/listed.hpp"
 #include "common/text_table.hpp"
 #include "integrator/ode_method.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
@@ -43,12 +44,6 @@ std::string figure(double v, int digits) {
 
 std::string percent(double share) {
   return number(100 * share, share < 0.1 ? 2 : 3) + " %";
-}
-
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 }  // namespace

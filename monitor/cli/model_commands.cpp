@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/listed.hpp"
 #include "common/text_table.hpp"
 #include "integrator/adams.hpp"
 #include "monitor/analysis/load_balance.hpp"
@@ -62,12 +63,6 @@ Vector state_at(PartitionedScenario s, double t) {
   return state_of(recorded_rows(s, "--at").back());
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? std::string("none") : out;
-}
-
 std::string yes_no(bool b) {
   return b ? "yes" : "no";
 }
@@ -82,19 +77,19 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   try {
     const FmuPorts ports = fmu_ports(md, kind);
     stateless = kind == fmu::FmuKind::model_exchange && ports.steps_itself;
-    std::cout << "    states   " << joined(ports.signature.states)
+    std::cout << "    states   " << listed(ports.signature.states)
               << (stateless ? " (its outputs: no continuous states; it steps from event to "
                               "event, integrator = \"co-simulation\")"
                             : "")
-              << "\n    inputs   " << joined(ports.signature.inputs) << "\n    outputs  "
-              << joined(ports.signature.outputs) << "\n";
+              << "\n    inputs   " << listed(ports.signature.inputs) << "\n    outputs  "
+              << listed(ports.signature.outputs) << "\n";
     std::vector<std::string> texts;
     for (const fmu::Variable& v : md.variables)
       if (v.type == fmu::ValueType::string &&
           (v.causality == fmu::Causality::input || v.causality == fmu::Causality::output))
         texts.push_back(v.name);
     if (!texts.empty())
-      std::cout << "    String ports " << joined(texts)
+      std::cout << "    String ports " << listed(texts)
                 << " (not coupled: kausal couples numbers)\n";
   } catch (const InputError& e) {
     std::cout << "    not importable: " << e.what() << "\n";

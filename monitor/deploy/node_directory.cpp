@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/activity_trace.hpp"
+#include "common/listed.hpp"
 #include "idl/component_servant.hpp"
 #include "idl/wire_errors.hpp"
 
@@ -31,12 +32,6 @@ std::int64_t clock_offset(idl::Node_ptr node) {
   return best_offset;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
-}
-
 }  // namespace
 
 NodeDirectory::NodeDirectory(OrbRuntime& orb, const std::string& naming) : naming_(orb, naming) {}
@@ -48,7 +43,7 @@ std::shared_ptr<RemoteNode> NodeDirectory::node(const std::string& name,
   CORBA::Object_var obj = naming_.resolve_node(name);
   if (CORBA::is_nil(obj))
     throw InputError(wanted_by + ": node '" + name + "' is not registered in " +
-                     naming_.reference() + " (registered: " + joined(naming_.nodes()) +
+                     naming_.reference() + " (registered: " + listed(naming_.nodes()) +
                      "; start it with kausal node --name " + name + ")");
   auto node = std::make_shared<RemoteNode>();
   node->name = name;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/errors.hpp"
+#include "common/listed.hpp"
 #include "monitor/scenario/event_model_reader.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/ssp_scenario.hpp"
@@ -24,12 +25,6 @@ std::string line_of(const toml::node& n) {
 
 std::size_t position(const std::vector<std::string>& names, const std::string& name) {
   return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "none" : out;
 }
 
 // The value the subsystem's parameters table gives `name`, if it gives one (events set only

@@ -15,7 +15,7 @@ namespace {
 
 // The names in a directory of the unpacked FMU, sorted, or "none" (the platforms under
 // binaries/, the files of one platform), for the message that a binary is missing.
-std::string listed(const std::filesystem::path& dir) {
+std::string entries_of(const std::filesystem::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
@@ -140,10 +140,10 @@ FmuLibrary::FmuLibrary(const std::filesystem::path& unpacked, const ModelDescrip
     const auto linux64 = unpacked / "binaries" / "linux64";
     if (std::filesystem::is_directory(linux64, ec))
       throw InputError(fmu_name_ + ": binaries/linux64 has no " + interface_.model_identifier +
-                       ".so, the binary its modelIdentifier names (it has: " + listed(linux64) +
+                       ".so, the binary its modelIdentifier names (it has: " + entries_of(linux64) +
                        ")");
     throw InputError(fmu_name_ + ": no linux64 binary: " + so_name +
-                     " (the FMU has binaries for: " + listed(unpacked / "binaries") + ")");
+                     " (the FMU has binaries for: " + entries_of(unpacked / "binaries") + ")");
   }
   // RTLD_LOCAL: two FMUs may export the same fmi2 names; each handle must resolve its own.
   handle_ = dlopen(binary_.c_str(), RTLD_NOW | RTLD_LOCAL);

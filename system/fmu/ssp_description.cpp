@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "common/listed.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/xml_reader.hpp"
 
@@ -17,13 +18,6 @@ constexpr Keywords<SspImplementation, 3> implementations{
     {{"any", SspImplementation::any},
      {"ModelExchange", SspImplementation::model_exchange},
      {"CoSimulation", SspImplementation::co_simulation}}};
-
-std::string listed(const std::vector<std::string>& names) {
-  std::string out;
-  for (std::size_t k = 0; k < names.size() && k < 20; ++k) out += (k ? ", " : "") + names[k];
-  if (names.size() > 20) out += ", ...";
-  return out.empty() ? "none" : out;
-}
 
 // The element's first child element named `name` (any prefix), or none.
 pugi::xml_node child(const pugi::xml_node& e, std::string_view name) {
@@ -247,7 +241,7 @@ class SsdReader {
                          "': kausal maps connections between components");
         if (!lines_.contains(element))
           r_.fail(e, "'" + element + "' is not a component of the system (components: " +
-                         listed(component_names()) + ")");
+                         listed(component_names(), 20) + ")");
       }
       for (const pugi::xml_node t : e.children())
         if (t.type() == pugi::node_element && local_name(t).ends_with("Transformation"))
