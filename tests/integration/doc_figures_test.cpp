@@ -138,7 +138,7 @@ TEST(DocFigures, EveryQuotedFigureIsWhatItsRunGives) {
       command.push_back(a.starts_with("scenarios/") ? (kSource / a).string() : a);
     command.insert(command.end(), {"--out", (dir / id).string()});
     std::string err;
-    ASSERT_EQ(run_kausal(command, kSource, &err, std::chrono::seconds(120)), 0)
+    ASSERT_EQ(run_kausal(command, dir.path(), &err, std::chrono::seconds(120)), 0)
         << id << ": " << err;
     summaries[id] = read_json(dir / id / "summary.json");
   }
