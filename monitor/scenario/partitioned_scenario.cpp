@@ -204,12 +204,20 @@ class Reader {
                         .value_or(c.aggregation);
   }
 
+  // The file a field names, relative to the scenario's directory (or the SSP's files);
+  // `missing` ends the message when it is not a regular file.
+  std::filesystem::path file_named(TableReader& r, const std::string& key, const std::string& given,
+                                   const std::string& missing) const {
+    const std::filesystem::path path = fmu_base_ / given;
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+      r.fail(key, "'" + path.string() + "'" + missing);
+    return path;
+  }
+
   // ssp = "system.ssp": the FMU paths of the subsystems lie inside that archive.
   void read_ssp(TableReader& top, const std::string& ssp) {
-    const std::filesystem::path archive = fmu_base_ / ssp;
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(archive, error))
-      top.fail("ssp", "'" + archive.string() + "': no such file");
+    const std::filesystem::path archive = file_named(top, "ssp", ssp, ": no such file");
     if (!is_ssp_archive(archive))
       top.fail("ssp", "'" + archive.string() + "' is not an SSP archive (a zip)");
     fmu_base_ = unpacked_ssp(archive);
@@ -280,10 +288,8 @@ class Reader {
       sub.library = library_of_model(sub.model);
       return;
     }
-    const std::filesystem::path path = std::filesystem::absolute(fmu_base_ / *library);
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error))
-      r.fail("library", "'" + path.string() + "': no such file");
+    const std::filesystem::path path =
+        std::filesystem::absolute(file_named(r, "library", *library, ": no such file"));
     if (path.extension() != ".so")
       r.fail("library", "'" + path.string() + "' is not a shared object (.so)");
     sub.library = path.lexically_normal().string();
@@ -300,10 +306,7 @@ class Reader {
   void read_fmu(TableReader& r, const toml::table& t, SubsystemSpec& sub) {
     const auto file = r.text("fmu");
     if (!file) r.fail_at(t.source(), "missing field " + r.qualified("fmu") + " (model \"fmu\")");
-    const std::filesystem::path path = fmu_base_ / *file;
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error))
-      r.fail("fmu", "'" + path.string() + "' is not a file");
+    const std::filesystem::path path = file_named(r, "fmu", *file, " is not a file");
     fmu::ModelDescription md;
     try {
       md = fmu::read_model_description(path);

@@ -6,7 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include "common/errors.hpp"
 #include "common/sha256.hpp"
@@ -180,9 +183,22 @@ std::string scenario_text(const fs::path& file, const std::string& written_as) {
 }
 
 fs::path unpacked_ssp(const fs::path& archive) {
-  const fs::path dir = cache_root() / file_sha256(archive);
-  const fs::path complete = dir / ".kausal-complete";
+  // An archive is hashed once per process (loading an .ssp reads it as a system, then as the
+  // scenario that names it): by its path, size and time of change, and the cache it went to.
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::uintmax_t, fs::file_time_type, std::string>,
+                  fs::path>
+      known;
   std::error_code ec;
+  const auto key = std::make_tuple(fs::absolute(archive).string(), fs::file_size(archive, ec),
+                                   fs::last_write_time(archive, ec), cache_root().string());
+  const std::lock_guard lock(mutex);
+  if (const auto it = known.find(key);
+      it != known.end() && fs::exists(it->second / ".kausal-complete", ec))
+    return it->second;
+  const fs::path dir = cache_root() / file_sha256(archive);
+  known[key] = dir;
+  const fs::path complete = dir / ".kausal-complete";
   if (fs::exists(complete, ec)) return dir;
   // Unpacked beside it and renamed into place: a process that finds the directory finds it
   // whole, and two that unpack at once both end with one.
