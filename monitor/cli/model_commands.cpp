@@ -85,11 +85,11 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
               << listed(ports.signature.outputs) << "\n";
     std::vector<std::string> texts;
     for (const fmu::Variable& v : md.variables)
-      if (v.type == fmu::ValueType::string &&
+      if ((v.type == fmu::ValueType::string || v.type == fmu::ValueType::binary) &&
           (v.causality == fmu::Causality::input || v.causality == fmu::Causality::output))
         texts.push_back(v.name);
     if (!texts.empty())
-      std::cout << "    String ports " << listed(texts)
+      std::cout << "    String and Binary ports " << listed(texts)
                 << " (not coupled: kausal couples numbers)\n";
   } catch (const InputError& e) {
     std::cout << "    not importable: " << e.what() << "\n";
@@ -140,7 +140,10 @@ int fmu_models_command(const std::string& file) {
     if (v.causality == fmu::Causality::input && !text) continue;
     std::ostringstream line;
     line << "    " << v.name << std::string(v.name.size() < 14 ? 14 - v.name.size() : 1, ' ')
-         << fmu::to_string(v.causality) << ", " << fmu::to_string(v.type);
+         << fmu::to_string(v.causality) << ", "
+         << (md.version == fmu::FmiVersion::v3 && v.type != fmu::ValueType::enumeration
+                 ? fmu::to_string(v.ctype)
+                 : fmu::to_string(v.type));
     if (v.start) line << ", start " << *v.start;
     if (v.text_start) line << ", start \"" << *v.text_start << "\" (give text in quotes)";
     if (!v.unit.empty()) line << " " << v.unit;

@@ -1,5 +1,6 @@
 #pragma once
-// An FMU call that failed during a run. The FMU's own words are in its log, not in the status,
+// An FMU call that failed during a run (its status an fmi2Status, or an fmi3Status by value:
+// the function's name says which). The FMU's own words are in its log, not in the status,
 // so the error carries the lines it logged last: without them "fmi2DoStep returned fmi2Error"
 // tells the user nothing about why.
 #include <string>
@@ -7,11 +8,13 @@
 
 #include "common/errors.hpp"
 #include "system/fmu/fmi2.h"
+#include "system/fmu/model_description.hpp"
 
 namespace kausal::fmu {
 
-// "fmi2OK", "fmi2Error", ...; "fmi2Status(7)" for a value the standard does not have.
-std::string status_name(fmi2Status status);
+// "fmi2OK", "fmi2Error", ...; "fmi2Status(7)" for a value the standard does not have; "fmi3OK",
+// ... for FMI 3.0, whose statuses are FMI 2.0's first five by value.
+std::string status_name(fmi2Status status, FmiVersion version = FmiVersion::v2);
 
 class FmuCallError : public SimulationError {
  public:

@@ -1,9 +1,11 @@
 #include "system/fmu/fmu_instance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 #include "common/errors.hpp"
@@ -31,6 +33,19 @@ static void kausal_fmu_logger(fmi2ComponentEnvironment env, fmi2String /*instanc
   }
 }
 
+static void kausal_fmu3_logger(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+                               fmi3String message) {
+  if (!env) return;
+  char text[kausal::fmu::max_log_message];
+  std::snprintf(text, sizeof text, "%s", message ? message : "");
+  try {
+    static_cast<kausal::fmu::FmuInstance*>(env)->log(static_cast<fmi2Status>(status), category,
+                                                     text);
+  } catch (...) {
+    // As above: never unwind through the FMU.
+  }
+}
+
 static void* kausal_fmu_allocate(size_t count, size_t size) {
   return calloc(count, size);
 }
@@ -43,7 +58,7 @@ static void kausal_fmu_free(void* object) {
 namespace kausal::fmu {
 
 std::string to_string(const LogLine& line) {
-  return "[" + status_name(line.status) + "] " + line.category + ": " + line.message;
+  return "[" + status_name(line.status, line.version) + "] " + line.category + ": " + line.message;
 }
 
 namespace {
@@ -75,6 +90,23 @@ std::unordered_set<unsigned> references_of(const ModelDescription& md,
   return out;
 }
 
+std::unordered_map<unsigned, CType> ctypes_of(const ModelDescription& md) {
+  std::unordered_map<unsigned, CType> out;
+  if (md.version == FmiVersion::v3)
+    for (const Variable& v : md.variables) out.emplace(v.value_reference, v.ctype);
+  return out;
+}
+
+// A double as the integer type T: rounded to the nearest, clamped to T's range.
+template <typename T>
+T clamped(double x) {
+  const double lo = static_cast<double>(std::numeric_limits<T>::min());
+  const double hi = static_cast<double>(std::numeric_limits<T>::max());
+  if (!(x > lo)) return std::numeric_limits<T>::min();  // NaN too
+  if (!(x < hi)) return std::numeric_limits<T>::max();
+  return static_cast<T>(std::nearbyint(x));
+}
+
 const FmuLibrary& loaded(const std::shared_ptr<const FmuLibrary>& library) {
   if (!library) throw std::logic_error("FmuInstance without an FmuLibrary");
   return *library;
@@ -93,16 +125,22 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
                          const std::filesystem::path& unpacked, LogSink sink)
     : library_(std::move(library)),
       fn_(loaded(library_).fn()),
+      fn3_(library_->fn3()),
       kind_(kind),
+      version_(library_->version()),
       fmu_name_(library_->fmu_name()),
       instance_name_(instance_name),
       guid_(md.guid),
-      resource_location_(file_uri(std::filesystem::absolute(unpacked) / "resources")),
+      // FMI 2.0 passes a URI, FMI 3.0 a path ending in a separator.
+      resource_location_(md.version == FmiVersion::v3
+                             ? (std::filesystem::absolute(unpacked) / "resources").string() + "/"
+                             : file_uri(std::filesystem::absolute(unpacked) / "resources")),
       states_(md.derivatives.size()),
       event_indicators_(md.event_indicators),
       references_{references_of(md, {ValueType::real}),
                   references_of(md, {ValueType::integer, ValueType::enumeration}),
                   references_of(md, {ValueType::boolean}), references_of(md, {ValueType::string})},
+      ctypes_(ctypes_of(md)),
       sink_(std::move(sink)) {
   if (library_->kind() != kind)
     throw std::logic_error(fmu_name_ + ": instance of " + to_string(kind) +
@@ -111,16 +149,29 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
     throw InputError(fmu_name_ +
                      ": canBeInstantiatedOnlyOncePerProcess is true and the FMU has an "
                      "instance already (each instance needs its own unpacked copy)");
-  if (library_->fatal())  // an instance of this library returned fmi2Fatal: all are corrupt
-    throw FmuCallError::not_called("fmi2Instantiate", fmi2Fatal, time_, {});
-  callbacks_ = {&kausal_fmu_logger, &kausal_fmu_allocate, &kausal_fmu_free, nullptr, this};
-  component_ =
-      fn_.instantiate(instance_name_.c_str(),
-                      kind == FmuKind::model_exchange ? fmi2ModelExchange : fmi2CoSimulation,
-                      guid_.c_str(), resource_location_.c_str(), &callbacks_, fmi2False, fmi2False);
+  const char* instantiate = !v3()                             ? "fmi2Instantiate"
+                            : kind == FmuKind::model_exchange ? "fmi3InstantiateModelExchange"
+                                                              : "fmi3InstantiateCoSimulation";
+  if (library_->fatal())  // an instance of this library returned Fatal: all are corrupt
+    throw FmuCallError::not_called(instantiate, fmi2Fatal, time_, {});
+  if (v3() && kind == FmuKind::model_exchange)
+    component_ = fn3_.instantiate_model_exchange(instance_name_.c_str(), guid_.c_str(),
+                                                 resource_location_.c_str(), false, false, this,
+                                                 &kausal_fmu3_logger);
+  else if (v3())
+    component_ = fn3_.instantiate_co_simulation(
+        instance_name_.c_str(), guid_.c_str(), resource_location_.c_str(), false, false, false,
+        false, nullptr, 0, this, &kausal_fmu3_logger, nullptr);
+  else {
+    callbacks_ = {&kausal_fmu_logger, &kausal_fmu_allocate, &kausal_fmu_free, nullptr, this};
+    component_ = fn_.instantiate(
+        instance_name_.c_str(),
+        kind == FmuKind::model_exchange ? fmi2ModelExchange : fmi2CoSimulation, guid_.c_str(),
+        resource_location_.c_str(), &callbacks_, fmi2False, fmi2False);
+  }
   if (!component_) {
     const auto lines = log_lines();
-    throw InputError(fmu_name_ + ": fmi2Instantiate returned NULL" +
+    throw InputError(fmu_name_ + ": " + instantiate + " returned NULL" +
                      (lines.empty() ? " (the FMU logged nothing)" : ": " + joined(lines)));
   }
   library_->count_instance(+1);
@@ -130,14 +181,17 @@ FmuInstance::~FmuInstance() {
   library_->count_instance(-1);
   if (health_ == Health::fatal || library_->fatal()) return;  // the standard allows no call
   try {
-    fn_.free_instance(component_);
+    if (v3())
+      fn3_.free_instance(component_);
+    else
+      fn_.free_instance(component_);
   } catch (...) {
     // Only our logger runs in here, and it does not throw; never let a destructor throw.
   }
 }
 
 void FmuInstance::log(fmi2Status status, const char* category, const char* message) {
-  LogLine line{status, category ? category : "", message ? message : ""};
+  LogLine line{status, category ? category : "", message ? message : "", version_};
   if (log_.size() == kept_log_lines) log_.pop_front();
   log_.push_back(line);
   if (sink_) sink_(log_.back());
@@ -174,12 +228,12 @@ void FmuInstance::check(const char* function, fmi2Status status, const std::stri
   throw FmuCallError(function, status, time_, log_lines(), status == fmi2Discard ? why : "");
 }
 
-template <typename Function>
-Function* FmuInstance::need(Function* f, const char* function, const char* capability) const {
-  if (!f)
-    throw std::logic_error(fmu_name_ + ": " + function + " called, but the FMU lacks it (" +
-                           capability + ")");
-  return f;
+template <typename Function3, typename Function2>
+void FmuInstance::need(Function3* f3, Function2* f2, const char* function,
+                       const char* capability) const {
+  if (v3() ? f3 != nullptr : f2 != nullptr) return;
+  throw std::logic_error(fmu_name_ + ": " + (v3() ? "fmi3" : "fmi2") + function +
+                         " called, but the FMU lacks it (" + capability + ")");
 }
 
 void FmuInstance::check_references(std::span<const unsigned> vr,
@@ -199,187 +253,363 @@ void FmuInstance::check_size(const char* function, std::size_t got, std::size_t 
 
 void FmuInstance::setup_experiment(double start_time, std::optional<double> stop_time,
                                    std::optional<double> tolerance) {
-  ready("fmi2SetupExperiment");
   time_ = start_time;
+  stop_time_ = stop_time;
+  tolerance_ = tolerance;
+  if (v3()) return;  // given to fmi3EnterInitializationMode
+  ready("fmi2SetupExperiment");
   check("fmi2SetupExperiment",
         fn_.setup_experiment(component_, tolerance ? fmi2True : fmi2False, tolerance.value_or(0),
                              start_time, stop_time ? fmi2True : fmi2False, stop_time.value_or(0)));
 }
 
 void FmuInstance::enter_initialization_mode() {
+  if (v3()) {
+    ready("fmi3EnterInitializationMode");
+    check("fmi3EnterInitializationMode",
+          static_cast<fmi2Status>(fn3_.enter_initialization_mode(
+              component_, tolerance_.has_value(), tolerance_.value_or(0), time_,
+              stop_time_.has_value(), stop_time_.value_or(0))));
+    return;
+  }
   ready("fmi2EnterInitializationMode");
   check("fmi2EnterInitializationMode", fn_.enter_initialization_mode(component_));
 }
 
+// The calls whose FMI 2.0 and 3.0 forms differ only in their prefix: one line for each.
+#define KAUSAL_FMI_CALL(name2, name3, fn2, fn3, ...)                                          \
+  do {                                                                                        \
+    if (v3()) {                                                                               \
+      ready(name3);                                                                           \
+      check(name3, static_cast<fmi2Status>(fn3_.fn3(component_ __VA_OPT__(, ) __VA_ARGS__))); \
+    } else {                                                                                  \
+      ready(name2);                                                                           \
+      check(name2, fn_.fn2(component_ __VA_OPT__(, ) __VA_ARGS__));                           \
+    }                                                                                         \
+  } while (false)
+
 void FmuInstance::exit_initialization_mode() {
-  ready("fmi2ExitInitializationMode");
-  check("fmi2ExitInitializationMode", fn_.exit_initialization_mode(component_));
+  KAUSAL_FMI_CALL("fmi2ExitInitializationMode", "fmi3ExitInitializationMode",
+                  exit_initialization_mode, exit_initialization_mode);
+  // FMI 3.0 co-simulation without event mode is in step mode now; model exchange, as in FMI
+  // 2.0, in event mode.
 }
 
 void FmuInstance::terminate() {
-  ready("fmi2Terminate");
-  check("fmi2Terminate", fn_.terminate(component_));
+  KAUSAL_FMI_CALL("fmi2Terminate", "fmi3Terminate", terminate, terminate);
 }
 
 void FmuInstance::reset() {
-  ready("fmi2Reset", true);
-  check("fmi2Reset", fn_.reset(component_));
+  const char* name = v3() ? "fmi3Reset" : "fmi2Reset";
+  ready(name, true);
+  check(name, v3() ? static_cast<fmi2Status>(fn3_.reset(component_)) : fn_.reset(component_));
   health_ = Health::ok;
 }
 
+bool FmuInstance::all_of_type(std::span<const unsigned> vr, CType type) const {
+  return std::all_of(vr.begin(), vr.end(), [&](unsigned r) { return ctypes_.at(r) == type; });
+}
+
+double FmuInstance::get_number(unsigned vr) {
+  const auto one = [&](auto* f, const char* name, auto value) {
+    check(name, static_cast<fmi2Status>(f(component_, &vr, 1, &value, 1)));
+    return static_cast<double>(value);
+  };
+  switch (ctypes_.at(vr)) {
+    case CType::float64:
+      return one(fn3_.get_float64, "fmi3GetFloat64", fmi3Float64{});
+    case CType::float32:
+      return one(fn3_.get_float32, "fmi3GetFloat32", fmi3Float32{});
+    case CType::int8:
+      return one(fn3_.get_int8, "fmi3GetInt8", fmi3Int8{});
+    case CType::uint8:
+      return one(fn3_.get_uint8, "fmi3GetUInt8", fmi3UInt8{});
+    case CType::int16:
+      return one(fn3_.get_int16, "fmi3GetInt16", fmi3Int16{});
+    case CType::uint16:
+      return one(fn3_.get_uint16, "fmi3GetUInt16", fmi3UInt16{});
+    case CType::int32:
+      return one(fn3_.get_int32, "fmi3GetInt32", fmi3Int32{});
+    case CType::uint32:
+      return one(fn3_.get_uint32, "fmi3GetUInt32", fmi3UInt32{});
+    case CType::int64:
+      return one(fn3_.get_int64, "fmi3GetInt64", fmi3Int64{});
+    case CType::uint64:
+      return one(fn3_.get_uint64, "fmi3GetUInt64", fmi3UInt64{});
+    case CType::boolean:
+      return one(fn3_.get_boolean, "fmi3GetBoolean", fmi3Boolean{}) != 0 ? 1.0 : 0.0;
+    case CType::string:
+    case CType::binary:
+      break;
+  }
+  throw std::invalid_argument(fmu_name_ + ": value reference " + std::to_string(vr) +
+                              " is not a number");
+}
+
+void FmuInstance::set_number(unsigned vr, double x) {
+  const auto one = [&](auto* f, const char* name, auto value) {
+    check(name, static_cast<fmi2Status>(f(component_, &vr, 1, &value, 1)));
+  };
+  switch (ctypes_.at(vr)) {
+    case CType::float64:
+      return one(fn3_.set_float64, "fmi3SetFloat64", fmi3Float64{x});
+    case CType::float32:
+      return one(fn3_.set_float32, "fmi3SetFloat32", static_cast<fmi3Float32>(x));
+    case CType::int8:
+      return one(fn3_.set_int8, "fmi3SetInt8", clamped<fmi3Int8>(x));
+    case CType::uint8:
+      return one(fn3_.set_uint8, "fmi3SetUInt8", clamped<fmi3UInt8>(x));
+    case CType::int16:
+      return one(fn3_.set_int16, "fmi3SetInt16", clamped<fmi3Int16>(x));
+    case CType::uint16:
+      return one(fn3_.set_uint16, "fmi3SetUInt16", clamped<fmi3UInt16>(x));
+    case CType::int32:
+      return one(fn3_.set_int32, "fmi3SetInt32", clamped<fmi3Int32>(x));
+    case CType::uint32:
+      return one(fn3_.set_uint32, "fmi3SetUInt32", clamped<fmi3UInt32>(x));
+    case CType::int64:
+      return one(fn3_.set_int64, "fmi3SetInt64", clamped<fmi3Int64>(x));
+    case CType::uint64:
+      return one(fn3_.set_uint64, "fmi3SetUInt64", clamped<fmi3UInt64>(x));
+    case CType::boolean:
+      return one(fn3_.set_boolean, "fmi3SetBoolean", fmi3Boolean{x != 0});
+    case CType::string:
+    case CType::binary:
+      break;
+  }
+  throw std::invalid_argument(fmu_name_ + ": value reference " + std::to_string(vr) +
+                              " is not a number");
+}
+
 void FmuInstance::set_real(std::span<const unsigned> vr, std::span<const double> v) {
-  check_size("fmi2SetReal", v.size(), vr.size());
+  check_size("set_real", v.size(), vr.size());
   check_references(vr, references_.real, ValueType::real);
-  ready("fmi2SetReal");
+  ready(v3() ? "fmi3SetFloat64" : "fmi2SetReal");
   if (vr.empty()) return;
-  check("fmi2SetReal", fn_.set_real(component_, vr.data(), vr.size(), v.data()));
+  if (!v3()) return check("fmi2SetReal", fn_.set_real(component_, vr.data(), vr.size(), v.data()));
+  if (all_of_type(vr, CType::float64))
+    return check("fmi3SetFloat64", static_cast<fmi2Status>(fn3_.set_float64(
+                                       component_, vr.data(), vr.size(), v.data(), v.size())));
+  for (std::size_t i = 0; i < vr.size(); ++i) set_number(vr[i], v[i]);
 }
 
 void FmuInstance::get_real(std::span<const unsigned> vr, std::span<double> v) {
-  check_size("fmi2GetReal", v.size(), vr.size());
+  check_size("get_real", v.size(), vr.size());
   check_references(vr, references_.real, ValueType::real);
-  ready("fmi2GetReal");
+  ready(v3() ? "fmi3GetFloat64" : "fmi2GetReal");
   if (vr.empty()) return;
-  check("fmi2GetReal", fn_.get_real(component_, vr.data(), vr.size(), v.data()));
+  if (!v3()) return check("fmi2GetReal", fn_.get_real(component_, vr.data(), vr.size(), v.data()));
+  if (all_of_type(vr, CType::float64))
+    return check("fmi3GetFloat64", static_cast<fmi2Status>(fn3_.get_float64(
+                                       component_, vr.data(), vr.size(), v.data(), v.size())));
+  for (std::size_t i = 0; i < vr.size(); ++i) v[i] = get_number(vr[i]);
 }
 
-void FmuInstance::set_integer(std::span<const unsigned> vr, std::span<const int> v) {
-  check_size("fmi2SetInteger", v.size(), vr.size());
+void FmuInstance::set_integer(std::span<const unsigned> vr, std::span<const std::int64_t> v) {
+  check_size("set_integer", v.size(), vr.size());
   check_references(vr, references_.integer, ValueType::integer);
-  ready("fmi2SetInteger");
+  ready(v3() ? "fmi3SetInt32" : "fmi2SetInteger");
   if (vr.empty()) return;
-  check("fmi2SetInteger", fn_.set_integer(component_, vr.data(), vr.size(), v.data()));
+  if (v3()) {
+    for (std::size_t i = 0; i < vr.size(); ++i) set_number(vr[i], static_cast<double>(v[i]));
+    return;
+  }
+  std::vector<fmi2Integer> values;
+  for (const std::int64_t x : v) values.push_back(clamped<fmi2Integer>(static_cast<double>(x)));
+  check("fmi2SetInteger", fn_.set_integer(component_, vr.data(), vr.size(), values.data()));
 }
 
-void FmuInstance::get_integer(std::span<const unsigned> vr, std::span<int> v) {
-  check_size("fmi2GetInteger", v.size(), vr.size());
+void FmuInstance::get_integer(std::span<const unsigned> vr, std::span<std::int64_t> v) {
+  check_size("get_integer", v.size(), vr.size());
   check_references(vr, references_.integer, ValueType::integer);
-  ready("fmi2GetInteger");
+  ready(v3() ? "fmi3GetInt32" : "fmi2GetInteger");
   if (vr.empty()) return;
-  check("fmi2GetInteger", fn_.get_integer(component_, vr.data(), vr.size(), v.data()));
+  if (v3()) {
+    for (std::size_t i = 0; i < vr.size(); ++i) v[i] = static_cast<std::int64_t>(get_number(vr[i]));
+    return;
+  }
+  std::vector<fmi2Integer> values(vr.size(), 0);
+  check("fmi2GetInteger", fn_.get_integer(component_, vr.data(), vr.size(), values.data()));
+  std::copy(values.begin(), values.end(), v.begin());
 }
 
 void FmuInstance::set_boolean(std::span<const unsigned> vr, std::span<const bool> v) {
-  check_size("fmi2SetBoolean", v.size(), vr.size());
+  check_size("set_boolean", v.size(), vr.size());
   check_references(vr, references_.boolean, ValueType::boolean);
-  ready("fmi2SetBoolean");
+  ready(v3() ? "fmi3SetBoolean" : "fmi2SetBoolean");
   if (vr.empty()) return;
+  if (v3())
+    return check("fmi3SetBoolean", static_cast<fmi2Status>(fn3_.set_boolean(
+                                       component_, vr.data(), vr.size(), v.data(), v.size())));
   std::vector<fmi2Boolean> values(v.begin(), v.end());
   check("fmi2SetBoolean", fn_.set_boolean(component_, vr.data(), vr.size(), values.data()));
 }
 
-void FmuInstance::set_string(std::span<const unsigned> vr, std::span<const std::string> v) {
-  check_size("fmi2SetString", v.size(), vr.size());
-  check_references(vr, references_.string, ValueType::string);
-  ready("fmi2SetString");
-  if (vr.empty()) return;
-  std::vector<fmi2String> values;
-  for (const std::string& text : v) values.push_back(text.c_str());
-  check("fmi2SetString", fn_.set_string(component_, vr.data(), vr.size(), values.data()));
-}
-
 void FmuInstance::get_boolean(std::span<const unsigned> vr, std::span<bool> v) {
-  check_size("fmi2GetBoolean", v.size(), vr.size());
+  check_size("get_boolean", v.size(), vr.size());
   check_references(vr, references_.boolean, ValueType::boolean);
-  ready("fmi2GetBoolean");
+  ready(v3() ? "fmi3GetBoolean" : "fmi2GetBoolean");
   if (vr.empty()) return;
+  if (v3())
+    return check("fmi3GetBoolean", static_cast<fmi2Status>(fn3_.get_boolean(
+                                       component_, vr.data(), vr.size(), v.data(), v.size())));
   std::vector<fmi2Boolean> values(vr.size(), fmi2False);
   check("fmi2GetBoolean", fn_.get_boolean(component_, vr.data(), vr.size(), values.data()));
   for (std::size_t i = 0; i < values.size(); ++i) v[i] = values[i] != fmi2False;
 }
 
+void FmuInstance::set_string(std::span<const unsigned> vr, std::span<const std::string> v) {
+  check_size("set_string", v.size(), vr.size());
+  check_references(vr, references_.string, ValueType::string);
+  ready(v3() ? "fmi3SetString" : "fmi2SetString");
+  if (vr.empty()) return;
+  std::vector<const char*> values;
+  for (const std::string& text : v) values.push_back(text.c_str());
+  if (v3())
+    return check("fmi3SetString",
+                 static_cast<fmi2Status>(fn3_.set_string(component_, vr.data(), vr.size(),
+                                                         values.data(), values.size())));
+  check("fmi2SetString", fn_.set_string(component_, vr.data(), vr.size(), values.data()));
+}
+
 void FmuInstance::set_time(double t) {
-  auto* f = need(fn_.set_time, "fmi2SetTime", "model exchange only");
-  ready("fmi2SetTime");
+  need(fn3_.set_time, fn_.set_time, "SetTime", "model exchange only");
   time_ = t;
-  check("fmi2SetTime", f(component_, t));
+  KAUSAL_FMI_CALL("fmi2SetTime", "fmi3SetTime", set_time, set_time, t);
 }
 
 void FmuInstance::set_continuous_states(std::span<const double> x) {
-  auto* f = need(fn_.set_continuous_states, "fmi2SetContinuousStates", "model exchange only");
-  check_size("fmi2SetContinuousStates", x.size(), states_);
-  ready("fmi2SetContinuousStates");
+  need(fn3_.set_continuous_states, fn_.set_continuous_states, "SetContinuousStates",
+       "model exchange only");
+  check_size("set_continuous_states", x.size(), states_);
   if (x.empty()) return;
-  check("fmi2SetContinuousStates", f(component_, x.data(), x.size()));
+  KAUSAL_FMI_CALL("fmi2SetContinuousStates", "fmi3SetContinuousStates", set_continuous_states,
+                  set_continuous_states, x.data(), x.size());
 }
 
 void FmuInstance::get_continuous_states(std::span<double> x) {
-  auto* f = need(fn_.get_continuous_states, "fmi2GetContinuousStates", "model exchange only");
-  check_size("fmi2GetContinuousStates", x.size(), states_);
-  ready("fmi2GetContinuousStates");
+  need(fn3_.get_continuous_states, fn_.get_continuous_states, "GetContinuousStates",
+       "model exchange only");
+  check_size("get_continuous_states", x.size(), states_);
   if (x.empty()) return;
-  check("fmi2GetContinuousStates", f(component_, x.data(), x.size()));
+  KAUSAL_FMI_CALL("fmi2GetContinuousStates", "fmi3GetContinuousStates", get_continuous_states,
+                  get_continuous_states, x.data(), x.size());
 }
 
 void FmuInstance::get_derivatives(std::span<double> dx) {
-  auto* f = need(fn_.get_derivatives, "fmi2GetDerivatives", "model exchange only");
-  check_size("fmi2GetDerivatives", dx.size(), states_);
-  ready("fmi2GetDerivatives");
+  need(fn3_.get_derivatives, fn_.get_derivatives, "GetDerivatives", "model exchange only");
+  check_size("get_derivatives", dx.size(), states_);
   if (dx.empty()) return;
-  check("fmi2GetDerivatives", f(component_, dx.data(), dx.size()));
+  KAUSAL_FMI_CALL("fmi2GetDerivatives", "fmi3GetContinuousStateDerivatives", get_derivatives,
+                  get_derivatives, dx.data(), dx.size());
 }
 
 void FmuInstance::get_event_indicators(std::span<double> g) {
-  auto* f = need(fn_.get_event_indicators, "fmi2GetEventIndicators", "model exchange only");
-  check_size("fmi2GetEventIndicators", g.size(), event_indicators_);
-  ready("fmi2GetEventIndicators");
+  need(fn3_.get_event_indicators, fn_.get_event_indicators, "GetEventIndicators",
+       "model exchange only");
+  check_size("get_event_indicators", g.size(), event_indicators_);
   if (g.empty()) return;
-  check("fmi2GetEventIndicators", f(component_, g.data(), g.size()));
+  KAUSAL_FMI_CALL("fmi2GetEventIndicators", "fmi3GetEventIndicators", get_event_indicators,
+                  get_event_indicators, g.data(), g.size());
 }
 
 void FmuInstance::enter_event_mode() {
-  auto* f = need(fn_.enter_event_mode, "fmi2EnterEventMode", "model exchange only");
-  ready("fmi2EnterEventMode");
-  check("fmi2EnterEventMode", f(component_));
+  need(fn3_.enter_event_mode, fn_.enter_event_mode, "EnterEventMode", "model exchange only");
+  KAUSAL_FMI_CALL("fmi2EnterEventMode", "fmi3EnterEventMode", enter_event_mode, enter_event_mode);
 }
 
-fmi2EventInfo FmuInstance::new_discrete_states() {
-  auto* f = need(fn_.new_discrete_states, "fmi2NewDiscreteStates", "model exchange only");
+FmuInstance::EventUpdate FmuInstance::update_discrete_states() {
+  need(fn3_.update_discrete_states, fn_.new_discrete_states, "UpdateDiscreteStates",
+       "model exchange only");
+  if (v3()) {
+    ready("fmi3UpdateDiscreteStates");
+    fmi3Boolean again = false, stop = false, nominals = false, values = false, defined = false;
+    fmi3Float64 next = 0;
+    check("fmi3UpdateDiscreteStates",
+          static_cast<fmi2Status>(fn3_.update_discrete_states(component_, &again, &stop, &nominals,
+                                                              &values, &defined, &next)));
+    return {again, stop, defined ? std::optional<double>(next) : std::nullopt};
+  }
   ready("fmi2NewDiscreteStates");
   fmi2EventInfo info{};
-  check("fmi2NewDiscreteStates", f(component_, &info));
-  return info;
+  check("fmi2NewDiscreteStates", fn_.new_discrete_states(component_, &info));
+  return {info.newDiscreteStatesNeeded != fmi2False, info.terminateSimulation != fmi2False,
+          info.nextEventTimeDefined ? std::optional<double>(info.nextEventTime) : std::nullopt};
 }
 
 void FmuInstance::enter_continuous_time_mode() {
-  auto* f =
-      need(fn_.enter_continuous_time_mode, "fmi2EnterContinuousTimeMode", "model exchange only");
-  ready("fmi2EnterContinuousTimeMode");
-  check("fmi2EnterContinuousTimeMode", f(component_));
+  need(fn3_.enter_continuous_time_mode, fn_.enter_continuous_time_mode, "EnterContinuousTimeMode",
+       "model exchange only");
+  KAUSAL_FMI_CALL("fmi2EnterContinuousTimeMode", "fmi3EnterContinuousTimeMode",
+                  enter_continuous_time_mode, enter_continuous_time_mode);
 }
 
 FmuInstance::StepEnd FmuInstance::completed_integrator_step(bool no_set_state_prior) {
-  auto* f =
-      need(fn_.completed_integrator_step, "fmi2CompletedIntegratorStep", "model exchange only");
+  need(fn3_.completed_integrator_step, fn_.completed_integrator_step, "CompletedIntegratorStep",
+       "model exchange only");
+  if (v3()) {
+    ready("fmi3CompletedIntegratorStep");
+    fmi3Boolean enter = false, stop = false;
+    check("fmi3CompletedIntegratorStep", static_cast<fmi2Status>(fn3_.completed_integrator_step(
+                                             component_, no_set_state_prior, &enter, &stop)));
+    return {enter, stop};
+  }
   ready("fmi2CompletedIntegratorStep");
   fmi2Boolean enter = fmi2False, stop = fmi2False;
   check("fmi2CompletedIntegratorStep",
-        f(component_, no_set_state_prior ? fmi2True : fmi2False, &enter, &stop));
+        fn_.completed_integrator_step(component_, no_set_state_prior ? fmi2True : fmi2False, &enter,
+                                      &stop));
   return {enter != fmi2False, stop != fmi2False};
 }
 
 void FmuInstance::directional_derivative(std::span<const unsigned> unknowns,
                                          std::span<const unsigned> knowns,
                                          std::span<const double> seed, std::span<double> out) {
-  auto* f = need(fn_.get_directional_derivative, "fmi2GetDirectionalDerivative",
-                 "providesDirectionalDerivative is false");
-  check_size("fmi2GetDirectionalDerivative (seed)", seed.size(), knowns.size());
-  check_size("fmi2GetDirectionalDerivative (out)", out.size(), unknowns.size());
+  need(fn3_.get_directional_derivative, fn_.get_directional_derivative, "GetDirectionalDerivative",
+       "providesDirectionalDerivative is false");
+  check_size("directional_derivative (seed)", seed.size(), knowns.size());
+  check_size("directional_derivative (out)", out.size(), unknowns.size());
   check_references(unknowns, references_.real, ValueType::real);
   check_references(knowns, references_.real, ValueType::real);
-  ready("fmi2GetDirectionalDerivative");
   if (unknowns.empty()) return;
-  check("fmi2GetDirectionalDerivative", f(component_, unknowns.data(), unknowns.size(),
-                                          knowns.data(), knowns.size(), seed.data(), out.data()));
+  if (v3()) {
+    ready("fmi3GetDirectionalDerivative");
+    return check("fmi3GetDirectionalDerivative",
+                 static_cast<fmi2Status>(fn3_.get_directional_derivative(
+                     component_, unknowns.data(), unknowns.size(), knowns.data(), knowns.size(),
+                     seed.data(), seed.size(), out.data(), out.size())));
+  }
+  ready("fmi2GetDirectionalDerivative");
+  check("fmi2GetDirectionalDerivative",
+        fn_.get_directional_derivative(component_, unknowns.data(), unknowns.size(), knowns.data(),
+                                       knowns.size(), seed.data(), out.data()));
 }
 
-void FmuInstance::do_step(double t, double h, bool no_set_state_prior) {
-  auto* f = need(fn_.do_step, "fmi2DoStep", "co-simulation only");
-  ready("fmi2DoStep");
+std::optional<double> FmuInstance::do_step(double t, double h, bool no_set_state_prior) {
+  need(fn3_.do_step, fn_.do_step, "DoStep", "co-simulation only");
   time_ = t;
-  check("fmi2DoStep", f(component_, t, h, no_set_state_prior ? fmi2True : fmi2False),
-        "the FMU refused the step");
+  if (v3()) {
+    ready("fmi3DoStep");
+    fmi3Boolean event = false, stop = false, early = false;
+    fmi3Float64 reached = t;
+    const auto status = static_cast<fmi2Status>(
+        fn3_.do_step(component_, t, h, no_set_state_prior, &event, &stop, &early, &reached));
+    if (stop && (status == fmi2OK || status == fmi2Warning || status == fmi2Discard)) {
+      // lastSuccessfulTime says how far the step got; without a finite one, nowhere.
+      time_ = std::isfinite(reached) ? reached : t;
+      return time_;
+    }
+    check("fmi3DoStep", status, "the FMU refused the step");
+  } else {
+    ready("fmi2DoStep");
+    const fmi2Status status =
+        fn_.do_step(component_, t, h, no_set_state_prior ? fmi2True : fmi2False);
+    if (status == fmi2Discard)
+      if (const auto ended = ended_at()) return time_ = *ended;
+    check("fmi2DoStep", status, "the FMU refused the step");
+  }
   time_ = t + h;
+  return std::nullopt;
 }
 
 std::optional<double> FmuInstance::ended_at() {
@@ -395,30 +625,43 @@ std::optional<double> FmuInstance::ended_at() {
   return reached;
 }
 
-void FmuInstance::free_state(fmi2FMUstate* state) {
+void FmuInstance::free_state(void** state) {
   if (!*state || health_ == Health::fatal || library_->fatal()) return;
-  check("fmi2FreeFMUstate", fn_.free_fmu_state(component_, state));
+  if (v3())
+    check("fmi3FreeFMUState", static_cast<fmi2Status>(fn3_.free_fmu_state(component_, state)));
+  else
+    check("fmi2FreeFMUstate", fn_.free_fmu_state(component_, state));
 }
 
 std::vector<std::uint8_t> FmuInstance::save_state() {
-  need(fn_.get_fmu_state, "fmi2GetFMUstate", "canGetAndSetFMUstate is false");
-  auto* size_of = need(fn_.serialized_fmu_state_size, "fmi2SerializedFMUstateSize",
-                       "canSerializeFMUstate is false");
-  ready("fmi2GetFMUstate");
-  fmi2FMUstate state = nullptr;  // null: the FMU allocates a new one
-  check("fmi2GetFMUstate", fn_.get_fmu_state(component_, &state));
+  need(fn3_.get_fmu_state, fn_.get_fmu_state, "GetFMUstate", "canGetAndSetFMUstate is false");
+  need(fn3_.serialized_fmu_state_size, fn_.serialized_fmu_state_size, "SerializedFMUstateSize",
+       "canSerializeFMUstate is false");
+  const char* get = v3() ? "fmi3GetFMUState" : "fmi2GetFMUstate";
+  ready(get);
+  void* state = nullptr;  // null: the FMU allocates a new one
+  check(get, v3() ? static_cast<fmi2Status>(fn3_.get_fmu_state(component_, &state))
+                  : fn_.get_fmu_state(component_, &state));
   std::vector<std::uint8_t> bytes;
   try {
     std::size_t size = 0;
-    check("fmi2SerializedFMUstateSize", size_of(component_, state, &size));
+    if (v3())
+      check("fmi3SerializedFMUStateSize",
+            static_cast<fmi2Status>(fn3_.serialized_fmu_state_size(component_, state, &size)));
+    else
+      check("fmi2SerializedFMUstateSize", fn_.serialized_fmu_state_size(component_, state, &size));
     if (size > max_state_bytes)
-      throw SimulationError(fmu_name_ + ": fmi2SerializedFMUstateSize says " +
+      throw SimulationError(fmu_name_ + ": the FMU's serialized state size is " +
                             std::to_string(size) + " bytes, more than kausal keeps (" +
                             std::to_string(max_state_bytes >> 20) + " MiB)");
     bytes.resize(size);
-    check("fmi2SerializeFMUstate",
-          fn_.serialize_fmu_state(component_, state, reinterpret_cast<fmi2Byte*>(bytes.data()),
-                                  bytes.size()));
+    if (v3())
+      check("fmi3SerializeFMUState", static_cast<fmi2Status>(fn3_.serialize_fmu_state(
+                                         component_, state, bytes.data(), bytes.size())));
+    else
+      check("fmi2SerializeFMUstate",
+            fn_.serialize_fmu_state(component_, state, reinterpret_cast<fmi2Byte*>(bytes.data()),
+                                    bytes.size()));
   } catch (...) {
     try {
       free_state(&state);
@@ -432,16 +675,22 @@ std::vector<std::uint8_t> FmuInstance::save_state() {
 }
 
 void FmuInstance::restore_state(std::span<const std::uint8_t> bytes) {
-  need(fn_.set_fmu_state, "fmi2SetFMUstate", "canGetAndSetFMUstate is false");
-  auto* deserialize =
-      need(fn_.deserialize_fmu_state, "fmi2DeSerializeFMUstate", "canSerializeFMUstate is false");
-  ready("fmi2DeSerializeFMUstate", true);
-  fmi2FMUstate state = nullptr;
-  check("fmi2DeSerializeFMUstate",
-        deserialize(component_, reinterpret_cast<const fmi2Byte*>(bytes.data()), bytes.size(),
-                    &state));
+  need(fn3_.set_fmu_state, fn_.set_fmu_state, "SetFMUstate", "canGetAndSetFMUstate is false");
+  need(fn3_.deserialize_fmu_state, fn_.deserialize_fmu_state, "DeSerializeFMUstate",
+       "canSerializeFMUstate is false");
+  const char* deserialize = v3() ? "fmi3DeserializeFMUState" : "fmi2DeSerializeFMUstate";
+  ready(deserialize, true);
+  void* state = nullptr;
+  check(deserialize, v3() ? static_cast<fmi2Status>(fn3_.deserialize_fmu_state(
+                                component_, bytes.data(), bytes.size(), &state))
+                          : fn_.deserialize_fmu_state(
+                                component_, reinterpret_cast<const fmi2Byte*>(bytes.data()),
+                                bytes.size(), &state));
   try {
-    check("fmi2SetFMUstate", fn_.set_fmu_state(component_, state));
+    if (v3())
+      check("fmi3SetFMUState", static_cast<fmi2Status>(fn3_.set_fmu_state(component_, state)));
+    else
+      check("fmi2SetFMUstate", fn_.set_fmu_state(component_, state));
   } catch (...) {
     try {
       free_state(&state);
@@ -449,8 +698,10 @@ void FmuInstance::restore_state(std::span<const std::uint8_t> bytes) {
     }
     throw;
   }
-  health_ = Health::ok;  // the standard's way out of fmi2Error
+  health_ = Health::ok;  // the standard's way out of Error
   free_state(&state);
 }
+
+#undef KAUSAL_FMI_CALL
 
 }  // namespace kausal::fmu

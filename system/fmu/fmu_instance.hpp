@@ -1,9 +1,10 @@
 #pragma once
-// One instance of an FMU, every call checked. fmi2OK and fmi2Warning pass (a warning was
-// logged); anything else throws FmuCallError with the FMU's recent log. The instance follows
-// the standard's rules after a failure (FMI 2.0 §2.1.3): after fmi2Error only restoring a saved
-// state, fmi2Reset or freeing may follow; after fmi2Fatal nothing may be called, not even
-// fmi2FreeInstance, for any instance of the same library.
+// One instance of an FMU, FMI 2.0 or 3.0, every call checked: one interface for both, so the
+// model adapter (fmu_model.cpp) knows no version. OK and Warning pass (a warning was logged);
+// anything else throws FmuCallError with the FMU's recent log. The instance follows the
+// standards' rules after a failure (FMI 2.0 §2.1.3, FMI 3.0 §2.2.3): after Error only restoring
+// a saved state, reset or freeing may follow; after Fatal nothing may be called, not even
+// freeing the instance, for any instance of the same library.
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -12,20 +13,24 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "system/fmu/fmi2.h"
+#include "system/fmu/fmi3.h"
 #include "system/fmu/fmu_library.hpp"
 #include "system/fmu/model_description.hpp"
 
 namespace kausal::fmu {
 
+// status: FMI 3.0's statuses are FMI 2.0's first five, by value.
 struct LogLine {
   fmi2Status status;
   std::string category, message;
+  FmiVersion version = FmiVersion::v2;
 };
-// "[fmi2Warning] logStatusWarning: message"
+// "[fmi2Warning] logStatusWarning: message" ("[fmi3Warning] ..." from an FMI 3.0 FMU)
 std::string to_string(const LogLine& line);
 
 using LogSink = std::function<void(const LogLine&)>;  // the component's log (may be empty)
@@ -38,8 +43,11 @@ class FmuInstance {
  public:
   // fmi2Instantiate with md's GUID, resourceLocation "file://<absolute unpacked>/resources"
   // (percent-encoded), not visible, logging off, and a logger that keeps the last
-  // kept_log_lines lines and passes each to sink. InputError (with the log) if it returns NULL
-  // or if the FMU may be instantiated only once and `library` already has an instance.
+  // kept_log_lines lines and passes each to sink; FMI 3.0: fmi3InstantiateModelExchange or
+  // fmi3InstantiateCoSimulation with the instantiationToken and the resource path
+  // "<absolute unpacked>/resources/", without event mode, early return or intermediate update.
+  // InputError (with the log) if it returns NULL or if the FMU may be instantiated only once and
+  // `library` already has an instance.
   FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelDescription& md, FmuKind kind,
               const std::string& instance_name, const std::filesystem::path& unpacked,
               LogSink sink);
@@ -47,6 +55,7 @@ class FmuInstance {
   FmuInstance(const FmuInstance&) = delete;
   FmuInstance& operator=(const FmuInstance&) = delete;
 
+  // FMI 3.0 passes these to fmi3EnterInitializationMode; call setup_experiment first.
   void setup_experiment(double start_time, std::optional<double> stop_time,
                         std::optional<double> tolerance);
   void enter_initialization_mode();
@@ -56,11 +65,12 @@ class FmuInstance {
 
   // Value references are checked against the description (std::invalid_argument for one that
   // is not a variable of that type, or spans of different sizes): a bad one is our bug, and
-  // an FMU may index an array with it.
+  // an FMU may index an array with it. Real: FMI 3.0's Float32 and Float64; integer: its
+  // integer types and Enumeration (values beyond a type's range are clamped to it).
   void set_real(std::span<const unsigned> vr, std::span<const double> v);
   void get_real(std::span<const unsigned> vr, std::span<double> v);
-  void set_integer(std::span<const unsigned> vr, std::span<const int> v);  // also Enumeration
-  void get_integer(std::span<const unsigned> vr, std::span<int> v);
+  void set_integer(std::span<const unsigned> vr, std::span<const std::int64_t> v);
+  void get_integer(std::span<const unsigned> vr, std::span<std::int64_t> v);
   void set_boolean(std::span<const unsigned> vr, std::span<const bool> v);
   void get_boolean(std::span<const unsigned> vr, std::span<bool> v);
   void set_string(std::span<const unsigned> vr, std::span<const std::string> v);
@@ -72,7 +82,13 @@ class FmuInstance {
   void get_derivatives(std::span<double> dx);
   void get_event_indicators(std::span<double> g);
   void enter_event_mode();
-  fmi2EventInfo new_discrete_states();
+  // What an event update (fmi2NewDiscreteStates, fmi3UpdateDiscreteStates) reports.
+  struct EventUpdate {
+    bool again = false;  // newDiscreteStatesNeeded, discreteStatesNeedUpdate
+    bool terminate = false;
+    std::optional<double> next_event_time;
+  };
+  EventUpdate update_discrete_states();
   void enter_continuous_time_mode();
   struct StepEnd {
     bool enter_event_mode = false, terminate = false;
@@ -82,13 +98,12 @@ class FmuInstance {
   void directional_derivative(std::span<const unsigned> unknowns, std::span<const unsigned> knowns,
                               std::span<const double> seed, std::span<double> out);
 
-  // co-simulation. fmi2Discard is an error too ("the FMU refused the step"). no_set_state_prior
+  // co-simulation. Returns the time the FMU reached when it asks to end the simulation (FMI 2.0:
+  // fmi2Discard with fmi2Terminated and fmi2LastSuccessfulTime; FMI 3.0: terminateSimulation
+  // with lastSuccessfulTime; the step's start when it cannot say), nullopt when it does not
+  // ask. A Discard without that is an error ("the FMU refused the step"). no_set_state_prior
   // false by default: kausal may roll back to a saved state.
-  void do_step(double t, double h, bool no_set_state_prior = false);
-  // After fmi2DoStep answered fmi2Discard: the time the FMU reached when it asks to end the
-  // simulation (fmi2Terminated; fmi2LastSuccessfulTime, the step's start when it cannot say),
-  // nullopt when it does not ask.
-  std::optional<double> ended_at();
+  std::optional<double> do_step(double t, double h, bool no_set_state_prior = false);
 
   // Need canGetAndSetFMUstate and canSerializeFMUstate (std::logic_error otherwise).
   // save: get + serialize + free; restore: deserialize + set + free (allowed after fmi2Error,
@@ -98,8 +113,6 @@ class FmuInstance {
 
   double time() const { return time_; }  // the last time set or stepped to, for messages
   const std::deque<LogLine>& recent_log() const { return log_; }
-  // For calls this class does not wrap (fmi2GetRealStatus, ...): unchecked, use with fn().
-  fmi2Component component() const { return component_; }
   const FmuLibrary& library() const { return *library_; }
   FmuKind kind() const { return kind_; }
 
@@ -111,29 +124,41 @@ class FmuInstance {
   struct ValueReferences {
     std::unordered_set<unsigned> real, integer, boolean, string;
   };
+  bool v3() const { return version_ == FmiVersion::v3; }
+  std::optional<double> ended_at();
+  // FMI 3.0: one value of any numeric type, as a double (integers clamped to their type).
+  double get_number(unsigned vr);
+  void set_number(unsigned vr, double value);
+  bool all_of_type(std::span<const unsigned> vr, CType type) const;
 
   void ready(const char* function, bool allowed_after_error = false) const;
   void check(const char* function, fmi2Status status, const std::string& why = "");
-  template <typename Function>
-  Function* need(Function* f, const char* function, const char* capability) const;
+  // std::logic_error unless the FMU has the function in its version (`function` without its
+  // fmi2/fmi3 prefix).
+  template <typename Function3, typename Function2>
+  void need(Function3* f3, Function2* f2, const char* function, const char* capability) const;
   void check_references(std::span<const unsigned> vr, const std::unordered_set<unsigned>& known,
                         ValueType type) const;
   void check_size(const char* function, std::size_t got, std::size_t expected) const;
   std::vector<std::string> log_lines() const;
-  void free_state(fmi2FMUstate* state);
+  void free_state(void** state);
 
   std::shared_ptr<const FmuLibrary> library_;
   const Fmi2Functions& fn_;
+  const Fmi3Functions& fn3_;
   FmuKind kind_;
+  FmiVersion version_;
   std::string fmu_name_, instance_name_, guid_, resource_location_;
   std::size_t states_, event_indicators_;
   ValueReferences references_;
+  std::unordered_map<unsigned, CType> ctypes_;  // FMI 3.0: by value reference
   LogSink sink_;
   std::deque<LogLine> log_;
   fmi2CallbackFunctions callbacks_{};  // the FMU may keep a pointer to it
-  fmi2Component component_ = nullptr;
+  void* component_ = nullptr;          // fmi2Component, fmi3Instance
   Health health_ = Health::ok;
   double time_ = 0;
+  std::optional<double> stop_time_, tolerance_;  // for fmi3EnterInitializationMode
 };
 
 }  // namespace kausal::fmu

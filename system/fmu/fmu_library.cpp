@@ -123,6 +123,74 @@ void resolve_capabilities(Resolver& r, Fmi2Functions& f, const KindInterface& k)
           "providesDirectionalDerivative is true");
 }
 
+void resolve_3(Resolver& r, Fmi3Functions& f, FmuKind kind, const KindInterface& k) {
+  const std::string need = std::string("needed for ") + to_string(kind);
+  r.get(f.get_version, "fmi3GetVersion", need);
+  r.get(f.set_debug_logging, "fmi3SetDebugLogging", need);
+  r.get(f.free_instance, "fmi3FreeInstance", need);
+  r.get(f.enter_initialization_mode, "fmi3EnterInitializationMode", need);
+  r.get(f.exit_initialization_mode, "fmi3ExitInitializationMode", need);
+  r.get(f.enter_event_mode, "fmi3EnterEventMode", need);
+  r.get(f.terminate, "fmi3Terminate", need);
+  r.get(f.reset, "fmi3Reset", need);
+  r.get(f.get_float32, "fmi3GetFloat32", need);
+  r.get(f.get_float64, "fmi3GetFloat64", need);
+  r.get(f.get_int8, "fmi3GetInt8", need);
+  r.get(f.get_uint8, "fmi3GetUInt8", need);
+  r.get(f.get_int16, "fmi3GetInt16", need);
+  r.get(f.get_uint16, "fmi3GetUInt16", need);
+  r.get(f.get_int32, "fmi3GetInt32", need);
+  r.get(f.get_uint32, "fmi3GetUInt32", need);
+  r.get(f.get_int64, "fmi3GetInt64", need);
+  r.get(f.get_uint64, "fmi3GetUInt64", need);
+  r.get(f.get_boolean, "fmi3GetBoolean", need);
+  r.get(f.get_string, "fmi3GetString", need);
+  r.get(f.set_float32, "fmi3SetFloat32", need);
+  r.get(f.set_float64, "fmi3SetFloat64", need);
+  r.get(f.set_int8, "fmi3SetInt8", need);
+  r.get(f.set_uint8, "fmi3SetUInt8", need);
+  r.get(f.set_int16, "fmi3SetInt16", need);
+  r.get(f.set_uint16, "fmi3SetUInt16", need);
+  r.get(f.set_int32, "fmi3SetInt32", need);
+  r.get(f.set_uint32, "fmi3SetUInt32", need);
+  r.get(f.set_int64, "fmi3SetInt64", need);
+  r.get(f.set_uint64, "fmi3SetUInt64", need);
+  r.get(f.set_boolean, "fmi3SetBoolean", need);
+  r.get(f.set_string, "fmi3SetString", need);
+  if (kind == FmuKind::model_exchange) {
+    r.get(f.instantiate_model_exchange, "fmi3InstantiateModelExchange", need);
+    r.get(f.update_discrete_states, "fmi3UpdateDiscreteStates", need);
+    r.get(f.enter_continuous_time_mode, "fmi3EnterContinuousTimeMode", need);
+    r.get(f.completed_integrator_step, "fmi3CompletedIntegratorStep", need);
+    r.get(f.set_time, "fmi3SetTime", need);
+    r.get(f.set_continuous_states, "fmi3SetContinuousStates", need);
+    r.get(f.get_derivatives, "fmi3GetContinuousStateDerivatives", need);
+    r.get(f.get_event_indicators, "fmi3GetEventIndicators", need);
+    r.get(f.get_continuous_states, "fmi3GetContinuousStates", need);
+    r.get(f.get_number_of_event_indicators, "fmi3GetNumberOfEventIndicators", need);
+    r.get(f.get_number_of_continuous_states, "fmi3GetNumberOfContinuousStates", need);
+  } else {
+    r.get(f.instantiate_co_simulation, "fmi3InstantiateCoSimulation", need);
+    r.get(f.enter_step_mode, "fmi3EnterStepMode", need);
+    r.get(f.do_step, "fmi3DoStep", need);
+  }
+  if (k.can_get_and_set_fmu_state) {
+    const std::string why = "canGetAndSetFMUState is true";
+    r.get(f.get_fmu_state, "fmi3GetFMUState", why);
+    r.get(f.set_fmu_state, "fmi3SetFMUState", why);
+    r.get(f.free_fmu_state, "fmi3FreeFMUState", why);
+  }
+  if (k.can_serialize_fmu_state) {
+    const std::string why = "canSerializeFMUState is true";
+    r.get(f.serialized_fmu_state_size, "fmi3SerializedFMUStateSize", why);
+    r.get(f.serialize_fmu_state, "fmi3SerializeFMUState", why);
+    r.get(f.deserialize_fmu_state, "fmi3DeserializeFMUState", why);
+  }
+  if (k.provides_directional_derivative)
+    r.get(f.get_directional_derivative, "fmi3GetDirectionalDerivative",
+          "providesDirectionalDerivatives is true");
+}
+
 // What a const char* function of the FMU returned, quoted, or "NULL".
 std::string returned(const char* text) {
   return text ? "'" + std::string(text, strnlen(text, 64)) + "'" : "NULL";
@@ -132,27 +200,32 @@ std::string returned(const char* text) {
 
 FmuLibrary::FmuLibrary(const std::filesystem::path& unpacked, const ModelDescription& md,
                        FmuKind kind, const std::string& fmu_name)
-    : kind_(kind), interface_(md.interface_of(kind)), fmu_name_(fmu_name) {
-  const std::string so_name = "binaries/linux64/" + interface_.model_identifier + ".so";
-  binary_ = unpacked / "binaries" / "linux64" / (interface_.model_identifier + ".so");
+    : kind_(kind), version_(md.version), interface_(md.interface_of(kind)), fmu_name_(fmu_name) {
+  // The platform's directory: FMI 2.0 names it linux64, FMI 3.0 by architecture and system.
+  const std::string platform = version_ == FmiVersion::v3 ? "x86_64-linux" : "linux64";
+  const std::string so_name = "binaries/" + platform + "/" + interface_.model_identifier + ".so";
+  const auto platform_dir = unpacked / "binaries" / platform;
+  binary_ = platform_dir / (interface_.model_identifier + ".so");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(binary_, ec)) {
-    const auto linux64 = unpacked / "binaries" / "linux64";
-    if (std::filesystem::is_directory(linux64, ec))
-      throw InputError(fmu_name_ + ": binaries/linux64 has no " + interface_.model_identifier +
-                       ".so, the binary its modelIdentifier names (it has: " + entries_of(linux64) +
-                       ")");
-    throw InputError(fmu_name_ + ": no linux64 binary: " + so_name +
+    if (std::filesystem::is_directory(platform_dir, ec))
+      throw InputError(
+          fmu_name_ + ": binaries/" + platform + " has no " + interface_.model_identifier +
+          ".so, the binary its modelIdentifier names (it has: " + entries_of(platform_dir) + ")");
+    throw InputError(fmu_name_ + ": no " + platform + " binary: " + so_name +
                      " (the FMU has binaries for: " + entries_of(unpacked / "binaries") + ")");
   }
-  // RTLD_LOCAL: two FMUs may export the same fmi2 names; each handle must resolve its own.
+  // RTLD_LOCAL: two FMUs may export the same names; each handle must resolve its own.
   handle_ = dlopen(binary_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* why = dlerror();
     throw InputError(fmu_name_ + ": dlopen failed: " + (why ? why : "unknown reason"));
   }
   try {
-    resolve(so_name);
+    if (version_ == FmiVersion::v3)
+      resolve_3(so_name);
+    else
+      resolve(so_name);
     check_platform(so_name);
   } catch (...) {
     dlclose(handle_);
@@ -177,7 +250,21 @@ void FmuLibrary::resolve(const std::string& so_name) {
     throw InputError(fmu_name_ + ": " + so_name + " lacks " + missing);
 }
 
+void FmuLibrary::resolve_3(const std::string& so_name) {
+  Resolver r(handle_);
+  kausal::fmu::resolve_3(r, fn3_, kind_, interface_);
+  if (const std::string missing = r.missing(); !missing.empty())
+    throw InputError(fmu_name_ + ": " + so_name + " lacks " + missing);
+}
+
 void FmuLibrary::check_platform(const std::string& so_name) const {
+  if (version_ == FmiVersion::v3) {
+    const char* version = fn3_.get_version();
+    if (!version || std::strcmp(version, "3.0") != 0)
+      throw InputError(fmu_name_ + ": " + so_name + ": fmi3GetVersion() returned " +
+                       returned(version) + ", not '3.0'");
+    return;
+  }
   const char* version = fn_.get_version();
   if (!version || std::strcmp(version, "2.0") != 0)
     throw InputError(fmu_name_ + ": " + so_name + ": fmi2GetVersion() returned " +

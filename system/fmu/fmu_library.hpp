@@ -7,6 +7,7 @@
 #include <string>
 
 #include "system/fmu/fmi2.h"
+#include "system/fmu/fmi3.h"
 #include "system/fmu/model_description.hpp"
 
 namespace kausal::fmu {
@@ -65,22 +66,86 @@ struct Fmi2Functions {
   fmi2GetStringStatusTYPE* get_string_status = nullptr;
 };
 
+// The same for an FMI 3.0 binary (only the functions kausal calls).
+struct Fmi3Functions {
+  // common (FMI 3.0 §2.3)
+  fmi3GetVersionTYPE* get_version = nullptr;
+  fmi3SetDebugLoggingTYPE* set_debug_logging = nullptr;
+  fmi3InstantiateModelExchangeTYPE* instantiate_model_exchange = nullptr;
+  fmi3InstantiateCoSimulationTYPE* instantiate_co_simulation = nullptr;
+  fmi3FreeInstanceTYPE* free_instance = nullptr;
+  fmi3EnterInitializationModeTYPE* enter_initialization_mode = nullptr;
+  fmi3ExitInitializationModeTYPE* exit_initialization_mode = nullptr;
+  fmi3EnterEventModeTYPE* enter_event_mode = nullptr;
+  fmi3TerminateTYPE* terminate = nullptr;
+  fmi3ResetTYPE* reset = nullptr;
+  fmi3GetFloat32TYPE* get_float32 = nullptr;
+  fmi3GetFloat64TYPE* get_float64 = nullptr;
+  fmi3GetInt8TYPE* get_int8 = nullptr;
+  fmi3GetUInt8TYPE* get_uint8 = nullptr;
+  fmi3GetInt16TYPE* get_int16 = nullptr;
+  fmi3GetUInt16TYPE* get_uint16 = nullptr;
+  fmi3GetInt32TYPE* get_int32 = nullptr;
+  fmi3GetUInt32TYPE* get_uint32 = nullptr;
+  fmi3GetInt64TYPE* get_int64 = nullptr;
+  fmi3GetUInt64TYPE* get_uint64 = nullptr;
+  fmi3GetBooleanTYPE* get_boolean = nullptr;
+  fmi3GetStringTYPE* get_string = nullptr;
+  fmi3SetFloat32TYPE* set_float32 = nullptr;
+  fmi3SetFloat64TYPE* set_float64 = nullptr;
+  fmi3SetInt8TYPE* set_int8 = nullptr;
+  fmi3SetUInt8TYPE* set_uint8 = nullptr;
+  fmi3SetInt16TYPE* set_int16 = nullptr;
+  fmi3SetUInt16TYPE* set_uint16 = nullptr;
+  fmi3SetInt32TYPE* set_int32 = nullptr;
+  fmi3SetUInt32TYPE* set_uint32 = nullptr;
+  fmi3SetInt64TYPE* set_int64 = nullptr;
+  fmi3SetUInt64TYPE* set_uint64 = nullptr;
+  fmi3SetBooleanTYPE* set_boolean = nullptr;
+  fmi3SetStringTYPE* set_string = nullptr;
+  // canGetAndSetFMUState, canSerializeFMUState, providesDirectionalDerivatives
+  fmi3GetFMUStateTYPE* get_fmu_state = nullptr;
+  fmi3SetFMUStateTYPE* set_fmu_state = nullptr;
+  fmi3FreeFMUStateTYPE* free_fmu_state = nullptr;
+  fmi3SerializedFMUStateSizeTYPE* serialized_fmu_state_size = nullptr;
+  fmi3SerializeFMUStateTYPE* serialize_fmu_state = nullptr;
+  fmi3DeserializeFMUStateTYPE* deserialize_fmu_state = nullptr;
+  fmi3GetDirectionalDerivativeTYPE* get_directional_derivative = nullptr;
+  // model exchange (§3.2)
+  fmi3UpdateDiscreteStatesTYPE* update_discrete_states = nullptr;
+  fmi3EnterContinuousTimeModeTYPE* enter_continuous_time_mode = nullptr;
+  fmi3CompletedIntegratorStepTYPE* completed_integrator_step = nullptr;
+  fmi3SetTimeTYPE* set_time = nullptr;
+  fmi3SetContinuousStatesTYPE* set_continuous_states = nullptr;
+  fmi3GetContinuousStateDerivativesTYPE* get_derivatives = nullptr;
+  fmi3GetEventIndicatorsTYPE* get_event_indicators = nullptr;
+  fmi3GetContinuousStatesTYPE* get_continuous_states = nullptr;
+  fmi3GetNumberOfEventIndicatorsTYPE* get_number_of_event_indicators = nullptr;
+  fmi3GetNumberOfContinuousStatesTYPE* get_number_of_continuous_states = nullptr;
+  // co-simulation (§4.2)
+  fmi3EnterStepModeTYPE* enter_step_mode = nullptr;
+  fmi3DoStepTYPE* do_step = nullptr;
+};
+
 class FmuLibrary {
  public:
-  // Loads <unpacked>/binaries/linux64/<model_identifier>.so (RTLD_NOW | RTLD_LOCAL) and resolves
-  // the functions this kind needs: the common ones and the kind's (the standard requires the
-  // binary to export them all), get/set/free FMU state only if canGetAndSetFMUstate,
-  // serialization only if canSerializeFMUstate, the directional derivative only if provided.
-  // InputError, starting with fmu_name: no linux64 binary (listing the platforms the FMU has),
-  // dlopen failed, functions missing (all of them named), fmi2GetVersion() not "2.0",
-  // fmi2GetTypesPlatform() not "default"; md's own InputError if it lacks `kind`.
+  // Loads <unpacked>/binaries/<platform>/<model_identifier>.so (RTLD_NOW | RTLD_LOCAL; the
+  // platform is linux64 for FMI 2.0, x86_64-linux for 3.0) and resolves the functions this kind
+  // needs: the common ones and the kind's (the standard requires the binary to export them
+  // all), get/set/free FMU state only if canGetAndSetFMUstate, serialization only if
+  // canSerializeFMUstate, the directional derivative only if provided. InputError, starting
+  // with fmu_name: no binary for the platform (listing the platforms the FMU has), dlopen
+  // failed, functions missing (all of them named), fmi2GetVersion() not "2.0" (fmi3GetVersion()
+  // not "3.0"), fmi2GetTypesPlatform() not "default"; md's own InputError if it lacks `kind`.
   FmuLibrary(const std::filesystem::path& unpacked, const ModelDescription& md, FmuKind kind,
              const std::string& fmu_name);
   ~FmuLibrary();  // dlclose
   FmuLibrary(const FmuLibrary&) = delete;
   FmuLibrary& operator=(const FmuLibrary&) = delete;
 
+  FmiVersion version() const { return version_; }
   const Fmi2Functions& fn() const { return fn_; }
+  const Fmi3Functions& fn3() const { return fn3_; }
   FmuKind kind() const { return kind_; }
   const KindInterface& interface() const { return interface_; }
   const std::string& fmu_name() const { return fmu_name_; }
@@ -97,14 +162,17 @@ class FmuLibrary {
 
  private:
   void resolve(const std::string& so_name);
+  void resolve_3(const std::string& so_name);
   void check_platform(const std::string& so_name) const;
 
   void* handle_ = nullptr;
   FmuKind kind_;
+  FmiVersion version_;
   KindInterface interface_;
   std::string fmu_name_;
   std::filesystem::path binary_;
   Fmi2Functions fn_;
+  Fmi3Functions fn3_;
   mutable std::atomic<bool> fatal_{false};
   mutable std::atomic<int> instances_{0};
 };

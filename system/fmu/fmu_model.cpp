@@ -73,7 +73,7 @@ class TypedValues {
       scatter(real_, v, out);
     }
     if (!integer_.refs.empty()) {
-      std::vector<int> v(integer_.refs.size());
+      std::vector<std::int64_t> v(integer_.refs.size());
       fmu.get_integer(integer_.refs, v);
       scatter(integer_, v, out);
     }
@@ -86,7 +86,7 @@ class TypedValues {
   }
   void write(fmu::FmuInstance& fmu, std::span<const double> in) const {
     if (!real_.refs.empty()) fmu.set_real(real_.refs, gather<double>(real_, in));
-    if (!integer_.refs.empty()) fmu.set_integer(integer_.refs, gather<int>(integer_, in));
+    if (!integer_.refs.empty()) fmu.set_integer(integer_.refs, gather<std::int64_t>(integer_, in));
     if (!boolean_.refs.empty()) {
       const std::size_t n = boolean_.refs.size();
       const auto v = std::make_unique<bool[]>(n);
@@ -104,7 +104,8 @@ class TypedValues {
   static void scatter(const Group& g, const std::vector<T>& v, std::span<double> out) {
     for (std::size_t k = 0; k < v.size(); ++k) out[g.at[k]] = static_cast<double>(v[k]);
   }
-  // Integers and booleans arrive as doubles (the coupling's values): rounded to the nearest.
+  // Integers arrive as doubles (the coupling's values): rounded to the nearest, clamped to
+  // what an int64 holds (FmuInstance clamps again to the variable's own type).
   template <typename T>
   static std::vector<T> gather(const Group& g, std::span<const double> in) {
     std::vector<T> v;
@@ -113,7 +114,8 @@ class TypedValues {
       if constexpr (std::is_same_v<T, double>)
         v.push_back(x);
       else
-        v.push_back(static_cast<T>(std::clamp(std::nearbyint(x), -2147483648.0, 2147483647.0)));
+        v.push_back(static_cast<T>(
+            std::clamp(std::nearbyint(x), -9223372036854775808.0, 9223372036854774784.0)));
     }
     return v;
   }
@@ -300,8 +302,7 @@ std::unique_ptr<fmu::FmuInstance> FmuModel::instantiate(const std::string& name)
   const std::string who = where_;
   return std::make_unique<fmu::FmuInstance>(
       library_, md_, ports_.kind, name, unpacked_.path(), [who](const fmu::LogLine& line) {
-        std::cerr << who << ": [" << fmu::status_name(line.status) << "] " << line.category << ": "
-                  << line.message << "\n";
+        std::cerr << who << ": " << fmu::to_string(line) << "\n";
       });
 }
 
@@ -316,7 +317,7 @@ void FmuModel::initialise(fmu::FmuInstance& fmu) const {
       const bool on[] = {value != 0};
       fmu.set_boolean(ref, on);
     } else
-      fmu.set_integer(ref, std::vector<int>{static_cast<int>(std::nearbyint(value))});
+      fmu.set_integer(ref, std::vector<std::int64_t>{static_cast<std::int64_t>(value)});
   }
   for (const auto& [name, text] : texts_) {
     const unsigned ref[] = {md_.find(name)->value_reference};
@@ -332,19 +333,19 @@ void FmuModel::initialise(fmu::FmuInstance& fmu) const {
 // says when its next time event is.
 void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter) const {
   if (enter) fmu.enter_event_mode();
-  fmi2EventInfo info{};
-  info.newDiscreteStatesNeeded = fmi2True;
-  for (int round = 0; info.newDiscreteStatesNeeded; ++round) {
+  fmu::FmuInstance::EventUpdate info;
+  info.again = true;
+  for (int round = 0; info.again; ++round) {
     if (round == max_event_rounds)
       throw ModelError("fmu", where_ + ": the event iteration did not settle in " +
                                   std::to_string(max_event_rounds) +
                                   " rounds at t = " + std::to_string(fmu.time()));
-    info = fmu.new_discrete_states();
+    info = fmu.update_discrete_states();
   }
   // The state at this time stands (its outputs can still be read); the next step is refused.
-  if (info.terminateSimulation) ended_at_ = std::min(ended_at_, fmu.time());
+  if (info.terminate) ended_at_ = std::min(ended_at_, fmu.time());
   fmu.enter_continuous_time_mode();
-  next_event_ = info.nextEventTimeDefined ? info.nextEventTime : no_time_event;
+  next_event_ = info.next_event_time.value_or(no_time_event);
 }
 
 template <typename Call>
@@ -434,20 +435,16 @@ void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
   });
 }
 
-// A co-simulation FMU that wants to end the simulation refuses the step (fmi2Discard) and
-// says fmi2Terminated; fmi2LastSuccessfulTime says whether it completed the step first.
+// A co-simulation FMU that wants to end the simulation says so (FMI 2.0: refusing the step
+// with fmi2Terminated; FMI 3.0: terminateSimulation) and how far it got: a step it completed
+// stands, one it did not is refused.
 void FmuModel::step_co_simulation(double t, double h, VectorView u) const {
   inputs_.write(*instance_, in_span(u));
-  try {
-    instance_->do_step(t, h);
-  } catch (const fmu::FmuCallError& e) {
-    const std::optional<double> ended =
-        e.status() == fmi2Discard ? instance_->ended_at() : std::nullopt;
-    if (!ended) throw;
-    const double end = t + h;
-    if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
-    ended_at_ = end;
-  }
+  const std::optional<double> ended = instance_->do_step(t, h);
+  if (!ended) return;
+  const double end = t + h;
+  if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
+  ended_at_ = end;
 }
 
 // A model-exchange FMU without continuous states from t to t + h: its inputs take effect at
@@ -604,8 +601,10 @@ std::string FmuModel::restore_problem(fmu::FmuInstance& fmu) const {
   }
   for (std::size_t k = 0; k < n; ++k)
     if (std::bit_cast<std::uint64_t>(first[k]) != std::bit_cast<std::uint64_t>(again[k]))
-      return "after fmi2SetFMUstate, '" + ports_.signature.states[k] + "' is " +
-             std::to_string(again[k]) + " instead of " + std::to_string(first[k]);
+      return std::string("after ") +
+             (md_.version == fmu::FmiVersion::v3 ? "fmi3SetFMUState" : "fmi2SetFMUstate") + ", '" +
+             ports_.signature.states[k] + "' is " + std::to_string(again[k]) + " instead of " +
+             std::to_string(first[k]);
   return {};
 }
 
@@ -628,9 +627,9 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   for (std::size_t k = 0; k < md.variables.size(); ++k) {
     const fmu::Variable& v = md.variables[k];
     if (v.causality != Causality::input && v.causality != Causality::output) continue;
-    // kausal couples numbers only: a string port stays unconnected (its start value, or one
-    // the scenario gives, is what the FMU sees).
-    if (v.type == ValueType::string) continue;
+    // kausal couples numbers only: a string or binary port stays unconnected (its start value,
+    // or one the scenario gives a string, is what the FMU sees).
+    if (v.type == ValueType::string || v.type == ValueType::binary) continue;
     if (v.causality == Causality::input) {
       if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
         throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
@@ -669,6 +668,7 @@ std::string start_value_problem(const fmu::ModelDescription& md, const std::stri
                                 bool text) {
   const fmu::Variable* v = md.find(name);
   if (!v) return "'" + name + "' is not a variable of the FMU";
+  if (v->type == ValueType::binary) return "'" + name + "' is a Binary: kausal gives it no value";
   if (!text && v->type == ValueType::string)
     return "'" + name + "' is a String: give it text, in quotes";
   if (text && v->type != ValueType::string)

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <unordered_map>
 
 #include <pugixml.hpp>
@@ -50,23 +51,33 @@ std::string quoted(std::string_view name) {
 
 void read_header(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
   const pugi::xml_attribute version = root.attribute("fmiVersion");
-  if (!version) r.fail(root, "fmiModelDescription has no fmiVersion: kausal imports FMI 2.0");
+  if (!version)
+    r.fail(root, "fmiModelDescription has no fmiVersion: kausal imports FMI 2.0 and 3.0");
   md.fmi_version = version.value();
-  if (!std::string_view(md.fmi_version).starts_with("2.0"))
-    r.fail(root, "fmiVersion is '" + md.fmi_version + "': kausal imports FMI 2.0");
-  for (const char* required : {"modelName", "guid"})
+  const std::string_view v = md.fmi_version;
+  // 3.0 and its maintenance releases ("3.0.1"); not the betas, whose API differs.
+  if (v == "3.0" || v.starts_with("3.0."))
+    md.version = FmiVersion::v3;
+  else if (!v.starts_with("2.0"))
+    r.fail(root, "fmiVersion is '" + md.fmi_version + "': kausal imports FMI 2.0 and 3.0");
+  const char* token = md.version == FmiVersion::v3 ? "instantiationToken" : "guid";
+  for (const char* required : {"modelName", token})
     if (!root.attribute(required) || !*root.attribute(required).value())
       r.fail(root, std::string("fmiModelDescription has no ") + required);
   md.model_name = root.attribute("modelName").value();
-  md.guid = root.attribute("guid").value();
+  md.guid = root.attribute(token).value();
   md.description = root.attribute("description").value();
   md.generation_tool = root.attribute("generationTool").value();
+  if (md.version == FmiVersion::v3) return;  // its event indicators are listed in ModelStructure
   md.event_indicators = static_cast<std::size_t>(
       r.integer(root, "numberOfEventIndicators", "fmiModelDescription", 0, max_event_indicators)
           .value_or(0));
 }
 
-KindInterface read_kind(XmlReader& r, const pugi::xml_node& e, FmuKind kind) {
+// FMI 3.0 spells the state functions "FMUState", the derivatives plural, and asks for
+// fmi3CompletedIntegratorStep only where needsCompletedIntegratorStep says so.
+KindInterface read_kind(XmlReader& r, const pugi::xml_node& e, FmuKind kind, FmiVersion version) {
+  const bool v3 = version == FmiVersion::v3;
   KindInterface k;
   const pugi::xml_attribute id = e.attribute("modelIdentifier");
   if (!id || !*id.value()) r.fail(e, std::string("<") + e.name() + "> has no modelIdentifier");
@@ -76,11 +87,13 @@ KindInterface read_kind(XmlReader& r, const pugi::xml_node& e, FmuKind kind) {
     r.fail(e, "modelIdentifier '" + k.model_identifier + "' is not a C name");
   k.needs_execution_tool = r.flag(e, "needsExecutionTool");
   k.can_be_instantiated_only_once_per_process = r.flag(e, "canBeInstantiatedOnlyOncePerProcess");
-  k.can_get_and_set_fmu_state = r.flag(e, "canGetAndSetFMUstate");
-  k.can_serialize_fmu_state = r.flag(e, "canSerializeFMUstate");
-  k.provides_directional_derivative = r.flag(e, "providesDirectionalDerivative");
+  k.can_get_and_set_fmu_state = r.flag(e, v3 ? "canGetAndSetFMUState" : "canGetAndSetFMUstate");
+  k.can_serialize_fmu_state = r.flag(e, v3 ? "canSerializeFMUState" : "canSerializeFMUstate");
+  k.provides_directional_derivative =
+      r.flag(e, v3 ? "providesDirectionalDerivatives" : "providesDirectionalDerivative");
   if (kind == FmuKind::model_exchange) {
-    k.completed_integrator_step_not_needed = r.flag(e, "completedIntegratorStepNotNeeded");
+    k.completed_integrator_step_not_needed = v3 ? !r.flag(e, "needsCompletedIntegratorStep")
+                                                : r.flag(e, "completedIntegratorStepNotNeeded");
     return k;
   }
   k.can_handle_variable_communication_step_size =
@@ -113,10 +126,11 @@ using DeclaredTypes = std::unordered_map<std::string_view, DeclaredType>;
 // The min= and max= of a type element (a variable's or a SimpleType's), as numbers; a range
 // whose min is above its max is refused.
 void read_range(XmlReader& r, const pugi::xml_node& e, ValueType type, const std::string& what,
-                std::optional<double>& min, std::optional<double>& max) {
+                std::optional<double>& min, std::optional<double>& max, long long lowest = INT_MIN,
+                long long highest = INT_MAX) {
   const auto bound = [&](const char* attr) -> std::optional<double> {
     if (type == ValueType::real) return r.real(e, attr, what);
-    if (auto v = r.integer(e, attr, what, INT_MIN, INT_MAX)) return static_cast<double>(*v);
+    if (auto v = r.integer(e, attr, what, lowest, highest)) return static_cast<double>(*v);
     return std::nullopt;
   };
   if (type != ValueType::real && type != ValueType::integer && type != ValueType::enumeration)
@@ -176,6 +190,8 @@ void read_start(XmlReader& r, const pugi::xml_node& t, const std::string& what, 
     case ValueType::string:
       if (const pugi::xml_attribute a = t.attribute("start")) v.text_start = a.value();
       break;
+    case ValueType::binary:
+      break;  // FMI 3.0 only, read by read_variable_3
   }
 }
 
@@ -203,6 +219,10 @@ Variable read_variable(XmlReader& r, const pugi::xml_node& sv, const DeclaredTyp
   v.initial = r.keyword(sv, "initial", what, initials).value_or(Initial::unspecified);
   v.description = sv.attribute("description").value();
   const pugi::xml_node t = type_element(r, sv, what, v.type);
+  v.ctype = v.type == ValueType::real      ? CType::float64
+            : v.type == ValueType::boolean ? CType::boolean
+            : v.type == ValueType::string  ? CType::string
+                                           : CType::int32;
   read_start(r, t, what, v);
   const auto declared = types.find(t.attribute("declaredType").value());
   if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
@@ -283,11 +303,17 @@ std::vector<Unknown> read_unknowns(XmlReader& r, const pugi::xml_node& list, std
   return out;
 }
 
+void check_structure(XmlReader& r, const ModelDescription& md);
+
 void read_structure(XmlReader& r, const pugi::xml_node& s, ModelDescription& md) {
   const std::size_t n = md.variables.size();
   md.outputs = read_unknowns(r, s.child("Outputs"), n);
   md.derivatives = read_unknowns(r, s.child("Derivatives"), n);
   md.initial_unknowns = read_unknowns(r, s.child("InitialUnknowns"), n);
+  check_structure(r, md);
+}
+
+void check_structure(XmlReader& r, const ModelDescription& md) {
   for (const Unknown& u : md.outputs)
     if (md.variables[u.variable].causality != Causality::output)
       r.fail_at_line(u.line, "<Outputs> lists " + quoted(md.variables[u.variable].name) +
@@ -296,6 +322,241 @@ void read_structure(XmlReader& r, const pugi::xml_node& s, ModelDescription& md)
     if (!md.variables[u.variable].derivative_of)
       r.fail_at_line(u.line, "<Derivatives> lists " + quoted(md.variables[u.variable].name) +
                                  ", which has no derivative= (of which state?)");
+}
+
+// ---- FMI 3.0 (§2.4.7: a variable is an element named by its type; references by value
+// reference, each variable's own) ----
+
+struct Fmi3Element {
+  std::string_view name;
+  ValueType type;
+  CType ctype;
+  long long lowest = 0, highest = 0;  // integer types: the range a start, min or max may have
+};
+// UInt64 and Int64 are held as doubles by kausal: their values beyond what a long long
+// holds are refused where they are read.
+constexpr Fmi3Element fmi3_elements[] = {
+    {"Float64", ValueType::real, CType::float64},
+    {"Float32", ValueType::real, CType::float32},
+    {"Int8", ValueType::integer, CType::int8, INT8_MIN, INT8_MAX},
+    {"UInt8", ValueType::integer, CType::uint8, 0, UINT8_MAX},
+    {"Int16", ValueType::integer, CType::int16, INT16_MIN, INT16_MAX},
+    {"UInt16", ValueType::integer, CType::uint16, 0, UINT16_MAX},
+    {"Int32", ValueType::integer, CType::int32, INT32_MIN, INT32_MAX},
+    {"UInt32", ValueType::integer, CType::uint32, 0, UINT32_MAX},
+    {"Int64", ValueType::integer, CType::int64, LLONG_MIN, LLONG_MAX},
+    {"UInt64", ValueType::integer, CType::uint64, 0, LLONG_MAX},
+    {"Boolean", ValueType::boolean, CType::boolean},
+    {"String", ValueType::string, CType::string},
+    {"Binary", ValueType::binary, CType::binary},
+    {"Enumeration", ValueType::enumeration, CType::int64, LLONG_MIN, LLONG_MAX}};
+
+const Fmi3Element* fmi3_element(std::string_view name) {
+  for (const Fmi3Element& e : fmi3_elements)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::string fmi3_element_list() {
+  std::string out;
+  for (const Fmi3Element& e : fmi3_elements) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out + ", Clock";
+}
+
+constexpr Keywords<Causality, 7> fmi3_causalities{
+    {{"parameter", Causality::parameter},
+     // Structural parameters size arrays; with arrays refused they are plain parameters.
+     {"structuralParameter", Causality::parameter},
+     {"calculatedParameter", Causality::calculated_parameter},
+     {"input", Causality::input},
+     {"output", Causality::output},
+     {"local", Causality::local},
+     {"independent", Causality::independent}}};
+
+// <Float64Type name="..." unit="..." min="..." max="..."/> and the like: their units and ranges.
+DeclaredTypes declared_types_3(XmlReader& r, const pugi::xml_node& defs) {
+  DeclaredTypes types;
+  for (const pugi::xml_node& t : defs.children()) {
+    std::string_view element = t.name();
+    if (t.type() != pugi::node_element || !element.ends_with("Type")) continue;
+    element.remove_suffix(4);
+    const Fmi3Element* e = fmi3_element(element);
+    if (!e) continue;
+    const std::string what = "type '" + std::string(t.attribute("name").value()) + "'";
+    DeclaredType d;
+    if (e->type == ValueType::real) d.unit = t.attribute("unit").value();
+    read_range(r, t, e->type, what, d.min, d.max, e->lowest, e->highest);
+    types.emplace(t.attribute("name").value(), d);
+  }
+  return types;
+}
+
+void read_start_3(XmlReader& r, const pugi::xml_node& e, const Fmi3Element& type,
+                  const std::string& what, Variable& v) {
+  switch (v.type) {
+    case ValueType::real:
+      v.start = r.real(e, "start", what);
+      break;
+    case ValueType::integer:
+    case ValueType::enumeration:
+      if (auto s = r.integer(e, "start", what, type.lowest, type.highest))
+        v.start = static_cast<double>(*s);
+      break;
+    case ValueType::boolean:
+      if (const pugi::xml_attribute a = e.attribute("start")) {
+        const auto b = parse_bool(a.value());
+        if (!b) r.fail(e, "start of " + what + " is not true or false: '" + a.value() + "'");
+        v.start = *b ? 1.0 : 0.0;
+      }
+      break;
+    case ValueType::string:
+      if (const pugi::xml_node start = e.child("Start"))
+        v.text_start = start.attribute("value").value();
+      break;
+    case ValueType::binary:
+      break;  // never given a start by kausal, so its own is not read
+  }
+}
+
+// The derivative= of a Float, a value reference; checked once all variables are known.
+struct PendingReference {
+  std::size_t variable;
+  unsigned value_reference;
+  int line;
+};
+
+Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTypes& types,
+                         std::vector<PendingReference>& derivatives, std::size_t index) {
+  Variable v;
+  v.line = r.line(e);
+  const pugi::xml_attribute name = e.attribute("name");
+  if (!name || !*name.value()) r.fail(e, std::string("<") + e.name() + "> has no name");
+  v.name = name.value();
+  const std::string what = quoted(v.name);
+  if (std::string_view(e.name()) == "Clock")
+    r.fail(e, what + " is a Clock: kausal does not import FMI 3.0 clocks");
+  const Fmi3Element* type = fmi3_element(e.name());
+  if (!type)
+    r.fail(e, std::string("<") + e.name() + "> is not a variable element (" + fmi3_element_list() +
+                  ")");
+  if (e.child("Dimension"))
+    r.fail(e.child("Dimension"),
+           what + " is an array (<Dimension>): kausal imports scalar variables only");
+  v.type = type->type;
+  v.ctype = type->ctype;
+  const auto vr = r.integer(e, "valueReference", what, 0, UINT32_MAX);
+  if (!vr) r.fail(e, what + " has no valueReference");
+  v.value_reference = static_cast<unsigned>(*vr);
+  v.causality = r.keyword(e, "causality", what, fmi3_causalities).value_or(Causality::local);
+  v.variability =
+      r.keyword(e, "variability", what, variabilities)
+          .value_or(v.type == ValueType::real ? Variability::continuous : Variability::discrete);
+  v.initial = r.keyword(e, "initial", what, initials).value_or(Initial::unspecified);
+  v.description = e.attribute("description").value();
+  read_start_3(r, e, *type, what, v);
+  const auto declared = types.find(e.attribute("declaredType").value());
+  if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
+  read_range(r, e, v.type, what, v.min, v.max, type->lowest, type->highest);
+  if (v.type != ValueType::real) return v;
+  v.unit = e.attribute("unit").value();
+  if (v.unit.empty() && declared != types.end()) v.unit = declared->second.unit;
+  if (auto d = r.integer(e, "derivative", what, 0, UINT32_MAX))
+    derivatives.push_back({index, static_cast<unsigned>(*d), r.line(e)});
+  return v;
+}
+
+using ByReference = std::unordered_map<unsigned, std::size_t>;
+
+ByReference read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
+  const DeclaredTypes types = declared_types_3(r, root.child("TypeDefinitions"));
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  ByReference by_reference;
+  std::vector<PendingReference> derivatives;
+  for (const pugi::xml_node& e : root.child("ModelVariables").children()) {
+    if (e.type() != pugi::node_element) continue;
+    if (md.variables.size() == max_variables)
+      r.fail(e, "more than " + std::to_string(max_variables) + " variables");
+    md.variables.push_back(read_variable_3(r, e, types, derivatives, md.variables.size()));
+    const Variable& v = md.variables.back();
+    const auto [it, fresh] = by_name.emplace(e.attribute("name").value(), md.variables.size() - 1);
+    if (!fresh)
+      r.fail(e, quoted(v.name) + " is declared twice (first on line " +
+                    std::to_string(md.variables[it->second].line) + ")");
+    const auto [same, own] = by_reference.emplace(v.value_reference, md.variables.size() - 1);
+    if (!own)
+      r.fail(e, "valueReference " + std::to_string(v.value_reference) + " of " + quoted(v.name) +
+                    " is also " + quoted(md.variables[same->second].name) + "'s (line " +
+                    std::to_string(md.variables[same->second].line) +
+                    "): in FMI 3.0 each variable has its own");
+  }
+  for (const auto& d : derivatives) {
+    const std::string what = "derivative=" + std::to_string(d.value_reference) + " of " +
+                             quoted(md.variables[d.variable].name);
+    const auto state = by_reference.find(d.value_reference);
+    if (state == by_reference.end())
+      r.fail_at_line(d.line, what + " is no variable's value reference");
+    if (state->second == d.variable) r.fail_at_line(d.line, what + " names the variable itself");
+    if (md.variables[state->second].type != ValueType::real)
+      r.fail_at_line(d.line, what + " names " + quoted(md.variables[state->second].name) +
+                                 ", not a Float32 or Float64");
+    md.variables[d.variable].derivative_of = state->second;
+  }
+  return by_reference;
+}
+
+std::size_t variable_of(XmlReader& r, const pugi::xml_node& e, std::string_view text,
+                        const ByReference& by_reference, const char* what) {
+  const std::string where =
+      std::string(what) + " '" + std::string(text) + "' in <" + e.name() + ">";
+  const auto vr = parse_integer(text, 0, UINT32_MAX);
+  if (!vr) r.fail(e, where + " is not a value reference");
+  const auto it = by_reference.find(static_cast<unsigned>(*vr));
+  if (it == by_reference.end()) r.fail(e, where + " is no variable's value reference");
+  return it->second;
+}
+
+Unknown read_unknown_3(XmlReader& r, const pugi::xml_node& e, const ByReference& by_reference) {
+  Unknown u;
+  u.line = r.line(e);
+  const pugi::xml_attribute vr = e.attribute("valueReference");
+  if (!vr) r.fail(e, std::string("<") + e.name() + "> has no valueReference");
+  u.variable = variable_of(r, e, vr.value(), by_reference, "valueReference");
+  if (const pugi::xml_attribute deps = e.attribute("dependencies")) {
+    u.dependencies.emplace();
+    const std::string_view list = deps.value();
+    for (std::size_t at = list.find_first_not_of(" \t\r\n"); at != std::string_view::npos;
+         at = list.find_first_not_of(" \t\r\n", at)) {
+      const std::size_t end = std::min(list.find_first_of(" \t\r\n", at), list.size());
+      u.dependencies->push_back(
+          variable_of(r, e, list.substr(at, end - at), by_reference, "dependencies entry"));
+      at = end;
+    }
+  }
+  return u;
+}
+
+void read_structure_3(XmlReader& r, const pugi::xml_node& s, const ByReference& by_reference,
+                      ModelDescription& md) {
+  for (const pugi::xml_node& e : s.children()) {
+    if (e.type() != pugi::node_element) continue;
+    const std::string_view kind = e.name();
+    if (kind == "ClockedState") r.fail(e, "<ClockedState>: kausal does not import FMI 3.0 clocks");
+    if (kind != "Output" && kind != "ContinuousStateDerivative" && kind != "InitialUnknown" &&
+        kind != "EventIndicator")
+      r.fail(e, "<" + std::string(kind) +
+                    "> is not an element of <ModelStructure> (Output, ContinuousStateDerivative, "
+                    "ClockedState, InitialUnknown, EventIndicator)");
+    Unknown u = read_unknown_3(r, e, by_reference);
+    if (kind == "Output")
+      md.outputs.push_back(std::move(u));
+    else if (kind == "ContinuousStateDerivative")
+      md.derivatives.push_back(std::move(u));
+    else if (kind == "InitialUnknown")
+      md.initial_unknowns.push_back(std::move(u));
+    else if (++md.event_indicators > max_event_indicators)
+      r.fail(e, "more than " + std::to_string(max_event_indicators) + " event indicators");
+  }
+  check_structure(r, md);
 }
 
 }  // namespace
@@ -309,14 +570,22 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
   md.file = file;
   read_header(r, root, md);
   if (const pugi::xml_node me = root.child("ModelExchange"))
-    md.model_exchange = read_kind(r, me, FmuKind::model_exchange);
+    md.model_exchange = read_kind(r, me, FmuKind::model_exchange, md.version);
   if (const pugi::xml_node cs = root.child("CoSimulation"))
-    md.co_simulation = read_kind(r, cs, FmuKind::co_simulation);
+    md.co_simulation = read_kind(r, cs, FmuKind::co_simulation, md.version);
   if (!md.model_exchange && !md.co_simulation)
     r.fail(root, "neither <ModelExchange> nor <CoSimulation>: the FMU offers nothing to run");
   read_default_experiment(r, root.child("DefaultExperiment"), md.default_experiment);
-  read_variables(r, root, md);
-  read_structure(r, root.child("ModelStructure"), md);
+  if (md.version == FmiVersion::v3) {
+    if (root.child("ScheduledExecution"))
+      r.fail(root.child("ScheduledExecution"),
+             "<ScheduledExecution>: kausal imports model exchange and co-simulation only");
+    const ByReference by_reference = read_variables_3(r, root, md);
+    read_structure_3(r, root.child("ModelStructure"), by_reference, md);
+  } else {
+    read_variables(r, root, md);
+    read_structure(r, root.child("ModelStructure"), md);
+  }
   return md;
 }
 
@@ -408,7 +677,15 @@ const char* to_string(ValueType t) {
       return "String";
     case ValueType::enumeration:
       return "Enumeration";
+    case ValueType::binary:
+      return "Binary";
   }
+  return "?";
+}
+
+const char* to_string(CType t) {
+  for (const Fmi3Element& e : fmi3_elements)
+    if (e.ctype == t && e.type != ValueType::enumeration) return e.name.data();
   return "?";
 }
 

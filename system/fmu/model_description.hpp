@@ -12,7 +12,28 @@ namespace kausal::fmu {
 
 enum class Causality { parameter, calculated_parameter, input, output, local, independent };
 enum class Variability { constant, fixed, tunable, discrete, continuous };
-enum class ValueType { real, integer, boolean, string, enumeration };
+// kausal's class of a variable's values. FMI 3.0's Float32 and Float64 are real, its integer
+// types integer; binary is FMI 3.0's Binary (never coupled, never given a start value).
+enum class ValueType { real, integer, boolean, string, enumeration, binary };
+// The C type the FMU exchanges a value as: FMI 2.0's Real, Integer (and Enumeration), Boolean
+// and String are float64, int32, boolean and string; FMI 3.0 names it by its element, and its
+// Enumeration is an int64.
+enum class CType {
+  float64,
+  float32,
+  int8,
+  uint8,
+  int16,
+  uint16,
+  int32,
+  uint32,
+  int64,
+  uint64,
+  boolean,
+  string,
+  binary
+};
+enum class FmiVersion { v2, v3 };
 // unspecified: the file has no initial= (effective_initial gives the standard's default).
 enum class Initial { exact, approx, calculated, unspecified };
 enum class FmuKind { model_exchange, co_simulation };
@@ -21,6 +42,7 @@ struct Variable {
   std::string name;
   unsigned value_reference = 0;
   ValueType type = ValueType::real;
+  CType ctype = CType::float64;
   Causality causality = Causality::local;
   Variability variability = Variability::continuous;
   Initial initial = Initial::unspecified;
@@ -44,7 +66,9 @@ struct KindInterface {
   bool completed_integrator_step_not_needed = false;  // model exchange only
 };
 
-// An <Unknown> of <ModelStructure>; indices 0-based. dependencies nullopt: depends on everything.
+// An <Unknown> of <ModelStructure> (FMI 3.0: an <Output>, <ContinuousStateDerivative>, ...,
+// its value references turned into indices); indices 0-based. dependencies nullopt: depends on
+// everything.
 struct Unknown {
   std::size_t variable = 0;
   std::optional<std::vector<std::size_t>> dependencies;
@@ -57,6 +81,8 @@ struct DefaultExperiment {
 
 struct ModelDescription {
   std::string file;  // for messages, e.g. "ball.fmu: modelDescription.xml"
+  FmiVersion version = FmiVersion::v2;
+  // guid: FMI 2.0's guid, FMI 3.0's instantiationToken (what instantiation is given).
   std::string fmi_version, model_name, guid, description, generation_tool;
   std::optional<KindInterface> model_exchange, co_simulation;
   std::size_t event_indicators = 0;
@@ -75,21 +101,26 @@ struct ModelDescription {
 inline constexpr std::size_t max_variables = 1'000'000;
 inline constexpr std::size_t max_event_indicators = 1'000'000;
 
-// Parses and checks; every problem is InputError "<file>:<line>: <what>" (the line of the element
-// at fault): XML that is not well-formed, a root other than fmiModelDescription, an fmiVersion
-// other than 2.0, a missing guid, modelName or modelIdentifier, neither ModelExchange nor
-// CoSimulation, a variable without name, valueReference or type element, a name declared twice,
-// a bad number or keyword, a derivative= or index= out of range (1-based in the file), a
-// Derivatives entry whose variable has no derivative=, more than max_variables variables.
+// Parses and checks FMI 2.0 and 3.0 descriptions; every problem is InputError
+// "<file>:<line>: <what>" (the line of the element at fault): XML that is not well-formed, a
+// root other than fmiModelDescription, an fmiVersion other than 2.0 or 3.0, a missing guid
+// (instantiationToken), modelName or modelIdentifier, neither ModelExchange nor CoSimulation, a
+// variable without name, valueReference or type element, a name declared twice, a bad number or
+// keyword, a derivative= or index= out of range (1-based in the file; FMI 3.0: a value reference
+// no variable has, or one two variables have), a Derivatives entry whose variable has no
+// derivative=, more than max_variables variables; in FMI 3.0 also what kausal does not import:
+// array variables (<Dimension>) and clocks, named with their line.
 ModelDescription parse_model_description(std::string_view xml, const std::string& file);
 
-// The initial= a variable without one has (FMI 2.0 §2.2.7, the table of causality and
-// variability); unspecified where the standard allows none (inputs, the independent variable).
+// The initial= a variable without one has (FMI 2.0 §2.2.7, FMI 3.0 §2.4.7.5: the same table of
+// causality and variability); unspecified where the standard allows none (inputs, the
+// independent variable).
 Initial effective_initial(const Variable& v);
 
 const char* to_string(Causality c);
 const char* to_string(Variability v);
 const char* to_string(ValueType t);
+const char* to_string(CType t);    // the FMI 3.0 element: "Float64", "Int32", ...
 const char* to_string(FmuKind k);  // "model exchange", "co-simulation"
 
 }  // namespace kausal::fmu

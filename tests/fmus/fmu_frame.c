@@ -6,7 +6,9 @@
  *   FMU_FRAME_BAD_SET_STATE           fmi2SetFMUstate returns fmi2OK and restores nothing
  *   FMU_FRAME_OMIT_GET_DERIVATIVES    the binary lacks fmi2GetDerivatives
  *   FMU_FRAME_BUILT_GUID              the GUID the binary was built with, when it is not
- *                                     the description's (fmi2Instantiate refuses) */
+ *                                     the description's (fmi2Instantiate refuses)
+ *   FMU_FRAME_INNER                   the fmi2* functions are not exported: an FMI 3.0 FMU,
+ *                                     whose fmi3* functions (fmu_frame3.c) call them */
 #include "fmu_frame.h"
 
 #ifdef FMU_FRAME_BUILT_GUID
@@ -29,7 +31,11 @@
 #error "FMU_IDENTIFIER must be defined (the modelIdentifier of modelDescription.xml)"
 #endif
 
+#ifdef FMU_FRAME_INNER
+#define FMU_EXPORT
+#else
 #define FMU_EXPORT __attribute__((visibility("default")))
+#endif
 
 /* Every exported function is first declared with the type of system/fmu/fmi2.h, so that a
  * definition that does not match the standard's signature fails to compile ("conflicting

@@ -152,6 +152,44 @@ TEST(FmuCli, AnSspOfThreeFmusRunsUnderEveryMethodInProcesses) {
       << "one archive, one unpacked copy";
 }
 
+// FMI 3.0 FMUs in real System processes: a bouncing ball (state events, model exchange), a
+// staircase without continuous states (time events; its level an Int16, its height a Float32)
+// and an integrator stepping itself (co-simulation) give under every method the digest of
+// their FMI 2.0 twins run sequentially; `kausal models` says which standard and which types.
+TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
+  TempDir dir;
+  const auto scenario = [&](const std::string& suffix) {
+    const std::string name = "system" + suffix + ".toml";
+    dir.write(name,
+              "[run]\nt_end = 1.5\nhold = 0\noutput_interval = 0.1\n"
+              "[[subsystem]]\nname = \"ball\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus + "bouncing_ball" + suffix +
+                  ".fmu\"\nintegrator = \"rk4\"\nh = 0.001\n"
+                  "[[subsystem]]\nname = \"steps\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus + "staircase" + suffix +
+                  ".fmu\"\nparameters = { period = 0.25, height = 0.5 }\n"
+                  "integrator = \"co-simulation\"\nh = 0.1\n"
+                  "[[subsystem]]\nname = \"sum\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus + "integrator" + suffix +
+                  ".fmu\"\nkind = \"co-simulation\"\nintegrator = \"co-simulation\"\n"
+                  "h = 0.05\n[[coupling]]\nfrom = \"steps.signal\"\nto = \"sum.u\"\n");
+    return dir / name;
+  };
+  const Finished two = run_ok(scenario(""), {"--method", "sequential"}, dir / "two", dir);
+  const std::string digest = two.summary["trajectory_sha256"];
+  KausalProcess compare({"compare", scenario("_3").string(), "--out", (dir / "three").string()},
+                        dir.path());
+  ASSERT_EQ(compare.wait(std::chrono::seconds(120)).value_or(-1), 0) << compare.err();
+  for (const std::string method : {"sequential", "conservative", "optimistic"})
+    EXPECT_EQ(read_json(dir / "three" / method / "summary.json")["trajectory_sha256"], digest)
+        << method;
+  KausalProcess models({"models", kFmus + "staircase_3.fmu"}, dir.path());
+  ASSERT_EQ(models.wait(std::chrono::seconds(20)).value_or(-1), 0) << models.err();
+  EXPECT_NE(models.out().find("staircase (FMI 3.0, "), std::string::npos) << models.out();
+  EXPECT_NE(models.out().find("height        parameter, Float32, start 1"), std::string::npos)
+      << models.out();
+}
+
 TEST(FmuCli, OptimisticRefusesAnFmuWithoutGetSetStateAndConservativeRunsIt) {
   TempDir dir;
   const fs::path s = van_der_pol(dir, "van_der_pol_no_state", "mu = 1.0");

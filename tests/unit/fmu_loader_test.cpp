@@ -1,5 +1,5 @@
-// FMI 2.0 import, the parts that need no FMU binary: modelDescription.xml (what comes out, what
-// a bad file says), the .fmu archive (reading, unpacking, what it refuses) and the call error.
+// FMI 2.0 and 3.0 import, the parts that need no FMU binary: modelDescription.xml (what comes out,
+// what a bad file says), the .fmu archive (reading, unpacking, what it refuses) and the call error.
 #include <zip.h>
 
 #include <gtest/gtest.h>
@@ -460,6 +460,141 @@ const std::vector<ZipEntry> good_entries = {
     {"documentation/", ""},
 };
 
+// ---- FMI 3.0 ----
+
+// Variables named by their type's element, referenced by value reference; a Float64 state
+// and its derivative, every integer width, a Float32, a String with a <Start>, a Binary, an
+// event indicator.
+const std::string valid_xml_3 = R"xml(<?xml version="1.0" encoding="UTF-8"?>
+<fmiModelDescription fmiVersion="3.0" modelName="m3" instantiationToken="{tok-3}">
+  <ModelExchange modelIdentifier="m3" canGetAndSetFMUState="true" canSerializeFMUState="true"
+    providesDirectionalDerivatives="true" needsCompletedIntegratorStep="true"/>
+  <CoSimulation modelIdentifier="m3" canHandleVariableCommunicationStepSize="true"/>
+  <TypeDefinitions>
+    <Float64Type name="Length" unit="m" min="0"/>
+    <Int8Type name="Small" min="-5" max="5"/>
+  </TypeDefinitions>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="x" valueReference="10" causality="output" initial="exact" start="1"
+      declaredType="Length"/>
+    <Float64 name="der(x)" valueReference="11" derivative="10"/>
+    <Float32 name="k" valueReference="12" causality="parameter" variability="fixed" start="0.5"/>
+    <Int8 name="i8" valueReference="20" causality="parameter" variability="fixed" start="-3"
+      declaredType="Small"/>
+    <UInt64 name="u64" valueReference="21" causality="parameter" variability="fixed" start="7"/>
+    <Enumeration name="mode" valueReference="22" causality="parameter" variability="fixed"
+      start="2" declaredType="Modes"/>
+    <Boolean name="on" valueReference="30" causality="input" start="true"/>
+    <String name="label" valueReference="40" causality="parameter" variability="fixed">
+      <Start value="hello"/>
+    </String>
+    <Binary name="blob" valueReference="41" causality="parameter" variability="fixed"/>
+    <Float64 name="z" valueReference="50"/>
+  </ModelVariables>
+  <ModelStructure>
+    <Output valueReference="10" dependencies="10"/>
+    <ContinuousStateDerivative valueReference="11" dependencies="10 12"/>
+    <InitialUnknown valueReference="11"/>
+    <EventIndicator valueReference="50"/>
+  </ModelStructure>
+</fmiModelDescription>
+)xml";
+
+TEST(Fmi3ModelDescription, ReadsTypesReferencesAndStructure) {
+  const ModelDescription md = parse_model_description(valid_xml_3, file);
+  EXPECT_EQ(md.version, FmiVersion::v3);
+  EXPECT_EQ(md.guid, "{tok-3}");
+  ASSERT_TRUE(md.model_exchange && md.co_simulation);
+  EXPECT_TRUE(md.model_exchange->can_get_and_set_fmu_state);
+  EXPECT_TRUE(md.model_exchange->can_serialize_fmu_state);
+  EXPECT_TRUE(md.model_exchange->provides_directional_derivative);
+  EXPECT_FALSE(md.model_exchange->completed_integrator_step_not_needed);
+  EXPECT_TRUE(md.co_simulation->can_handle_variable_communication_step_size);
+  ASSERT_EQ(md.variables.size(), 11u);
+  const auto& x = *md.find("x");
+  EXPECT_EQ(x.ctype, CType::float64);
+  EXPECT_EQ(x.unit, "m");
+  EXPECT_EQ(x.min, 0.0);
+  EXPECT_EQ(x.variability, Variability::continuous);  // a Float's default
+  EXPECT_EQ(md.find("der(x)")->derivative_of, 1u);    // by value reference 10
+  EXPECT_EQ(md.find("k")->ctype, CType::float32);
+  EXPECT_EQ(md.find("k")->start, 0.5);
+  const auto& i8 = *md.find("i8");
+  EXPECT_EQ(i8.type, ValueType::integer);
+  EXPECT_EQ(i8.ctype, CType::int8);
+  EXPECT_EQ(i8.start, -3.0);
+  EXPECT_EQ(i8.min, -5.0);
+  EXPECT_EQ(i8.max, 5.0);
+  EXPECT_EQ(md.find("u64")->ctype, CType::uint64);
+  EXPECT_EQ(md.find("mode")->type, ValueType::enumeration);
+  EXPECT_EQ(md.find("mode")->ctype, CType::int64);
+  EXPECT_EQ(md.find("on")->variability, Variability::discrete);  // a non-Float's default
+  EXPECT_EQ(md.find("on")->start, 1.0);
+  EXPECT_EQ(md.find("label")->text_start, "hello");
+  EXPECT_EQ(md.find("blob")->type, ValueType::binary);
+  EXPECT_EQ(md.event_indicators, 1u);
+  ASSERT_EQ(md.derivatives.size(), 1u);
+  EXPECT_EQ(md.derivatives[0].variable, 2u);
+  EXPECT_EQ(*md.derivatives[0].dependencies, (std::vector<std::size_t>{1, 3}));
+  EXPECT_EQ(md.states(), std::vector<std::size_t>{1});
+  ASSERT_EQ(md.outputs.size(), 1u);
+  EXPECT_EQ(md.outputs[0].variable, 1u);
+  EXPECT_EQ(md.initial_unknowns.size(), 1u);
+  EXPECT_STREQ(to_string(CType::uint16), "UInt16");
+  // A Binary takes no start value; a number for a Float32 does.
+  EXPECT_NE(start_value_problem(md, "blob").find("is a Binary"), std::string::npos);
+  EXPECT_EQ(start_value_problem(md, "k"), "");
+}
+
+// What kausal does not import from FMI 3.0 is refused with its line, by name; so are the
+// mistakes a 3.0 file can make that a 2.0 file cannot.
+TEST(Fmi3ModelDescription, RefusesWhatItDoesNotImportByNameAndLine) {
+  const auto with = [](const std::string& from, const std::string& to) {
+    std::string xml = valid_xml_3;
+    const std::size_t at = xml.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return xml.replace(at, from.size(), to);
+  };
+  expect_error(with(R"(fmiVersion="3.0")", R"(fmiVersion="3.0-beta.2")"), 2,
+               "fmiVersion is '3.0-beta.2': kausal imports FMI 2.0 and 3.0");
+  expect_error(with(R"( instantiationToken="{tok-3}")", ""), 2,
+               "fmiModelDescription has no instantiationToken");
+  expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
+                    "<Float64 name=\"z\" valueReference=\"50\">\n<Dimension start=\"3\"/>"
+                    "</Float64>"),
+               27, "variable 'z' is an array (<Dimension>): kausal imports scalar variables only");
+  expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
+                    R"(<Clock name="z" valueReference="50"/>)"),
+               26, "variable 'z' is a Clock: kausal does not import FMI 3.0 clocks");
+  expect_error(
+      with(R"(<Float64 name="z" valueReference="50"/>)", R"(<Real name="z" valueReference="50"/>)"),
+      26, "<Real> is not a variable element (Float64, Float32, Int8");
+  expect_error(with(R"(name="z" valueReference="50")", R"(name="z" valueReference="10")"), 26,
+               "valueReference 10 of variable 'z' is also variable 'x''s (line 12): in FMI 3.0 "
+               "each variable has its own");
+  expect_error(with(R"(derivative="10")", R"(derivative="99")"), 14,
+               "derivative=99 of variable 'der(x)' is no variable's value reference");
+  expect_error(with(R"(derivative="10")", R"(derivative="20")"), 14,
+               "names variable 'i8', not a Float32 or Float64");
+  expect_error(with(R"(start="-3")", R"(start="-300")"), 16,
+               "start of variable 'i8' is not an integer in [-128, 127]: '-300'");
+  expect_error(with(R"(start="7")", R"(start="18446744073709551615")"), 18,
+               "start of variable 'u64' is not an integer");
+  expect_error(
+      with(R"(<EventIndicator valueReference="50"/>)", R"(<ClockedState valueReference="50"/>)"),
+      32, "<ClockedState>: kausal does not import FMI 3.0 clocks");
+  expect_error(with(R"(<Output valueReference="10" dependencies="10"/>)",
+                    R"(<Output valueReference="10" dependencies="10 77"/>)"),
+               29, "dependencies entry '77' in <Output> is no variable's value reference");
+  expect_error(with(R"(<Output valueReference="10" dependencies="10"/>)",
+                    R"(<Outputs valueReference="10"/>)"),
+               29, "<Outputs> is not an element of <ModelStructure>");
+  expect_error(with(R"(  <CoSimulation)", R"(  <ScheduledExecution modelIdentifier="m3"/>
+  <CoSimulation)"),
+               5, "<ScheduledExecution>: kausal imports model exchange and co-simulation only");
+}
+
 TEST(FmuArchive, ReadsAnEntryWithoutUnpacking) {
   TempDir dir;
   const auto fmu = dir / "vdp.fmu";
@@ -536,7 +671,8 @@ TEST(FmuArchive, SaysWhatIsNotAnFmu) {
   const auto bad = dir / "bad.fmu";
   write_zip(bad, {{"modelDescription.xml", "<fmiModelDescription fmiVersion=\"1.0\"/>"}});
   EXPECT_EQ(archive_error([&] { read_model_description(bad); }),
-            bad.string() + ": modelDescription.xml:1: fmiVersion is '1.0': kausal imports FMI 2.0");
+            bad.string() +
+                ": modelDescription.xml:1: fmiVersion is '1.0': kausal imports FMI 2.0 and 3.0");
 }
 
 TEST(FmuArchive, RefusesEntriesThatEscapeTheDirectory) {

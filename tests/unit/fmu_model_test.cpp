@@ -785,5 +785,88 @@ atol = 1e-9
             std::string::npos);
 }
 
+// ---- FMI 3.0: the same models through the other standard ----
+
+// The scenario with every test FMU @NAME@ replaced by its FMI 3.0 twin @NAME_3@ (tests/fmus:
+// the same model source behind fmi3* functions, every integer type and Float32 among its
+// variables).
+std::string fmi3_twin(std::string text) {
+  for (std::size_t at = text.find('@'); at != std::string::npos;) {
+    const std::size_t end = text.find('@', at + 1);
+    text.insert(end, "_3");
+    at = text.find('@', end + 3);
+  }
+  return text;
+}
+
+// Every shape of FMU the 2.0 tests run — time events, state events, no continuous states,
+// co-simulation with Real, Integer and Boolean ports, directional derivatives, an FMU that
+// ends the simulation at its stop time, String parameters — gives, as FMI 3.0, the bits of
+// its 2.0 twin sequentially, and those bits under conservative, optimistic and the rollback
+// check.
+TEST(Fmi3, EveryShapeGivesTheBitsOfItsFmi2TwinUnderEveryMethod) {
+  const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"time events, model exchange beside co-simulation", kCoupled},
+      {"state events", one_fmu("ball", "bouncing_ball", "rk4", "0.001")},
+      {"no continuous states",
+       "[run]\nt_end = 2.0\nhold = 0\noutput_interval = 0.1\n[[subsystem]]\nname = \"steps\"\n"
+       "model = \"fmu\"\nfmu = \"@staircase@\"\nparameters = { period = 0.25, height = 0.5, "
+       "switch_at = 0.65, direction = \"down\" }\nintegrator = \"co-simulation\"\nh = 0.1\n"
+       "[[subsystem]]\nname = \"sum\"\nmodel = \"fmu\"\nfmu = \"@integrator@\"\n"
+       "integrator = \"rk4\"\nh = 0.01\n[[coupling]]\nfrom = \"steps.signal\"\nto = \"sum.u\"\n"},
+      {"co-simulation ports of every type",
+       "[run]\nt_end = 1.5\nhold = 0\noutput_interval = 0.1\n[[subsystem]]\nname = \"vdp\"\n"
+       "model = \"fmu\"\nfmu = \"@van_der_pol@\"\nkind = \"co-simulation\"\n"
+       "integrator = \"co-simulation\"\nh = 0.01\n[[subsystem]]\nname = \"stair\"\n"
+       "model = \"fmu\"\nfmu = \"@stair_integral@\"\nintegrator = \"euler\"\nh = 0.01\n"
+       "[[subsystem]]\nname = \"pass\"\nmodel = \"fmu\"\nfmu = \"@feedthrough@\"\n"
+       "kind = \"co-simulation\"\ninputs = { u_bool = 1 }\nintegrator = \"co-simulation\"\n"
+       "h = 0.01\n[[coupling]]\nfrom = \"vdp.x0\"\nto = \"pass.u_real\"\n[[coupling]]\n"
+       "from = \"stair.counter\"\nto = \"pass.u_int\"\n"},
+      {"directional derivatives", one_fmu("lin", "stiff_linear", "dre0", "0.05")},
+      {"ends at its stop time, model exchange", stair_until(2.0, false)},
+      {"ends at its stop time, co-simulation", stair_until(2.0, true)}};
+  for (const auto& [shape, text] : shapes) {
+    SCOPED_TRACE(shape);
+    const Outcome two = sequential(scenario(text));
+    ASSERT_TRUE(two.result.completed()) << two.result.error;
+    const PartitionedScenario s = scenario(fmi3_twin(text));
+    const Outcome three = sequential(s);
+    ASSERT_TRUE(three.result.completed()) << three.result.error;
+    EXPECT_EQ(three.rows, two.rows);
+    EXPECT_EQ(three.result.trajectory_sha256, two.result.trajectory_sha256);
+    for (const bool speculate : {false, true}) {
+      PartitionedMode mode;
+      mode.speculate = speculate;
+      mode.rollback_check = speculate;
+      const Outcome o = distributed(s, mode);
+      ASSERT_TRUE(o.result.completed()) << o.result.error;
+      EXPECT_EQ(o.result.trajectory_sha256, two.result.trajectory_sha256) << speculate;
+    }
+  }
+}
+
+// What ends a run early ends it the same way through FMI 3.0 (terminateSimulation with
+// lastSuccessfulTime in fmi3DoStep, terminateSimulation of fmi3UpdateDiscreteStates), and an
+// FMU error carries the FMU's own words with fmi3 names.
+TEST(Fmi3, AnFmuThatEndsTheSimulationOrFailsSaysSoInFmi3Terms) {
+  for (const bool co_simulation : {false, true}) {
+    SCOPED_TRACE(co_simulation ? "co-simulation" : "model exchange");
+    const Outcome o = sequential(scenario(fmi3_twin(stair_until(5.0, co_simulation))));
+    EXPECT_EQ(o.result.status, RunStatus::failed);
+    EXPECT_NE(o.result.error.find("subsystem 'stair' (stair_integral_3.fmu): the FMU ended the "
+                                  "simulation at t = 2 (terminateSimulation)"),
+              std::string::npos)
+        << o.result.error;
+    EXPECT_EQ(o.result.steps, 20u);
+  }
+  // A Float64 start value outside its declared range, and a Float32 one, are refused alike.
+  const std::string e = scenario_error(
+      fmi3_twin(one_fmu("ball", "bouncing_ball", "rk4", "0.01", "parameters = { e = 5 }")));
+  EXPECT_NE(e.find("'e' = 5 is outside the range the FMU declares for it, [0, 1]"),
+            std::string::npos)
+      << e;
+}
+
 }  // namespace
 }  // namespace kausal
