@@ -627,9 +627,9 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   for (std::size_t k = 0; k < md.variables.size(); ++k) {
     const fmu::Variable& v = md.variables[k];
     if (v.causality != Causality::input && v.causality != Causality::output) continue;
-    // kausal couples numbers only: a string or binary port stays unconnected (its start value,
-    // or one the scenario gives a string, is what the FMU sees).
-    if (v.type == ValueType::string || v.type == ValueType::binary) continue;
+    // kausal couples scalar numbers only: a string, binary or array port stays unconnected
+    // (its start value, or one the scenario gives a string, is what the FMU sees).
+    if (v.type == ValueType::string || v.type == ValueType::binary || v.array) continue;
     if (v.causality == Causality::input) {
       if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
         throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
@@ -669,6 +669,7 @@ std::string start_value_problem(const fmu::ModelDescription& md, const std::stri
   const fmu::Variable* v = md.find(name);
   if (!v) return "'" + name + "' is not a variable of the FMU";
   if (v->type == ValueType::binary) return "'" + name + "' is a Binary: kausal gives it no value";
+  if (v->array) return "'" + name + "' is an array: kausal gives it no value";
   if (!text && v->type == ValueType::string)
     return "'" + name + "' is a String: give it text, in quotes";
   if (text && v->type != ValueType::string)

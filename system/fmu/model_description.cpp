@@ -439,9 +439,9 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
   if (!type)
     r.fail(e, std::string("<") + e.name() + "> is not a variable element (" + fmi3_element_list() +
                   ")");
-  if (e.child("Dimension"))
-    r.fail(e.child("Dimension"),
-           what + " is an array (<Dimension>): kausal imports scalar variables only");
+  // An array is kept (an FMU is not refused for one) but never coupled, given a value or
+  // taken as a state: its start holds several values.
+  v.array = static_cast<bool>(e.child("Dimension"));
   v.type = type->type;
   v.ctype = type->ctype;
   const auto vr = r.integer(e, "valueReference", what, 0, UINT32_MAX);
@@ -453,7 +453,7 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
           .value_or(v.type == ValueType::real ? Variability::continuous : Variability::discrete);
   v.initial = r.keyword(e, "initial", what, initials).value_or(Initial::unspecified);
   v.description = e.attribute("description").value();
-  read_start_3(r, e, *type, what, v);
+  if (!v.array) read_start_3(r, e, *type, what, v);
   const auto declared = types.find(e.attribute("declaredType").value());
   if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
   read_range(r, e, v.type, what, v.min, v.max, type->lowest, type->highest);
@@ -547,6 +547,9 @@ void read_structure_3(XmlReader& r, const pugi::xml_node& s, const ByReference& 
                     "> is not an element of <ModelStructure> (Output, ContinuousStateDerivative, "
                     "ClockedState, InitialUnknown, EventIndicator)");
     Unknown u = read_unknown_3(r, e, by_reference);
+    if (kind != "Output" && kind != "InitialUnknown" && md.variables[u.variable].array)
+      r.fail(e, "<" + std::string(kind) + "> " + quoted(md.variables[u.variable].name) +
+                    " is an array: kausal imports scalar states and event indicators only");
     if (kind == "Output")
       md.outputs.push_back(std::move(u));
     else if (kind == "ContinuousStateDerivative")

@@ -51,7 +51,8 @@ struct Variable {
   std::optional<double> min, max;            // Real, Integer, Enumeration: its, or its type's
   std::optional<std::size_t> derivative_of;  // Real: 0-based index into variables of the state
   std::string description, unit;             // unit: the Real's, else its declaredType's
-  int line = 0;                              // in modelDescription.xml
+  bool array = false;  // FMI 3.0 <Dimension>: kept, never coupled or given a value
+  int line = 0;        // in modelDescription.xml
 };
 
 // The <ModelExchange> or <CoSimulation> element.
@@ -109,7 +110,8 @@ inline constexpr std::size_t max_event_indicators = 1'000'000;
 // keyword, a derivative= or index= out of range (1-based in the file; FMI 3.0: a value reference
 // no variable has, or one two variables have), a Derivatives entry whose variable has no
 // derivative=, more than max_variables variables; in FMI 3.0 also what kausal does not import:
-// array variables (<Dimension>) and clocks, named with their line.
+// clocks, scheduled execution, and arrays as states or event indicators, named with their
+// line (other arrays are kept and left uncoupled).
 ModelDescription parse_model_description(std::string_view xml, const std::string& file);
 
 // The initial= a variable without one has (FMI 2.0 §2.2.7, FMI 3.0 §2.4.7.5: the same table of

@@ -542,9 +542,26 @@ TEST(Fmi3ModelDescription, ReadsTypesReferencesAndStructure) {
   EXPECT_EQ(md.outputs[0].variable, 1u);
   EXPECT_EQ(md.initial_unknowns.size(), 1u);
   EXPECT_STREQ(to_string(CType::uint16), "UInt16");
+  EXPECT_FALSE(md.find("x")->array);
   // A Binary takes no start value; a number for a Float32 does.
   EXPECT_NE(start_value_problem(md, "blob").find("is a Binary"), std::string::npos);
   EXPECT_EQ(start_value_problem(md, "k"), "");
+}
+
+// An array variable does not stop the FMU: it is kept, left out of the ports and given no
+// value, whatever its start holds.
+TEST(Fmi3ModelDescription, AnArrayIsKeptButNeitherCoupledNorGivenAValue) {
+  std::string xml = valid_xml_3;
+  xml.replace(xml.find("<Binary"), 0,
+              "<Float64 name=\"gains\" valueReference=\"60\" causality=\"output\" "
+              "start=\"1 2 3\">\n      <Dimension start=\"3\"/>\n    </Float64>\n    ");
+  const ModelDescription md = parse_model_description(xml, file);
+  ASSERT_NE(md.find("gains"), nullptr);
+  EXPECT_TRUE(md.find("gains")->array);
+  EXPECT_FALSE(md.find("gains")->start);
+  const FmuPorts ports = fmu_ports(md, FmuKind::co_simulation);
+  EXPECT_EQ(ports.signature.outputs, std::vector<std::string>{"x"});
+  EXPECT_NE(start_value_problem(md, "gains").find("is an array"), std::string::npos);
 }
 
 // What kausal does not import from FMI 3.0 is refused with its line, by name; so are the
@@ -561,9 +578,11 @@ TEST(Fmi3ModelDescription, RefusesWhatItDoesNotImportByNameAndLine) {
   expect_error(with(R"( instantiationToken="{tok-3}")", ""), 2,
                "fmiModelDescription has no instantiationToken");
   expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
-                    "<Float64 name=\"z\" valueReference=\"50\">\n<Dimension start=\"3\"/>"
+                    R"(<Float64 name="z" valueReference="50" start="1 2 3"><Dimension start="3"/>)"
                     "</Float64>"),
-               27, "variable 'z' is an array (<Dimension>): kausal imports scalar variables only");
+               32,
+               "<EventIndicator> variable 'z' is an array: kausal imports scalar states and "
+               "event indicators only");
   expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
                     R"(<Clock name="z" valueReference="50"/>)"),
                26, "variable 'z' is a Clock: kausal does not import FMI 3.0 clocks");
