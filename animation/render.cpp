@@ -15,6 +15,7 @@ namespace {
 constexpr int axis_height = 18;
 constexpr int strip_gap = 3;
 constexpr int max_strip_height = 26;
+constexpr int share_column = 205;  // a strip's utilisation, right of it
 
 void use_font(QPainter& p, int pixels) {
   QFont f = p.font();
@@ -63,6 +64,33 @@ void draw_strip(QPainter& p, const QRect& strip, const std::vector<TimelineSpan>
   }
 }
 
+// How much of [t0, t1] the component spent busy and rolling back: a bar in the strip's
+// colours and the two figures, so that a picture says what its thin ticks add up to.
+void draw_share(QPainter& p, const QRect& area, const std::vector<TimelineSpan>& spans, double t0,
+                double t1) {
+  if (area.width() < 20) return;
+  const Utilisation u = Timeline(t0, t1, 1).utilisation(spans, 1).at(0);
+  const QRect bar(area.left(), area.top() + 2, area.width(), std::max(3, area.height() / 4));
+  p.fillRect(bar, QColor(colours::waiting));
+  const int busy = static_cast<int>(std::lround(u.busy * bar.width()));
+  int rollback = static_cast<int>(std::lround(u.rollback * bar.width()));
+  if (u.rollback > 0) rollback = std::max(rollback, 1);
+  p.fillRect(bar.left(), bar.top(), busy, bar.height(), QColor(colours::busy));
+  p.fillRect(bar.left() + busy, bar.top(), std::min(rollback, bar.width() - busy), bar.height(),
+             QColor(colours::rollback));
+  const auto percent = [](double share) {
+    if (share > 0 && share < 0.001) return std::string("< 0.1 %");
+    char text[16];
+    std::snprintf(text, sizeof text, share < 0.0095 ? "%.1f %%" : "%.0f %%", 100 * share);
+    return std::string(text);
+  };
+  std::string text = "busy " + percent(u.busy);
+  if (u.rollback > 0) text += ", rollback " + percent(u.rollback);
+  p.setPen(QColor(colours::text));
+  draw_text(p, QRect(area.left(), bar.bottom() + 1, area.width(), area.bottom() - bar.bottom()),
+            text, Qt::AlignLeft | Qt::AlignVCenter);
+}
+
 void draw_time_axis(QPainter& p, const QRect& plot, double t0, double t1) {
   const double step = nice_step(t1 - t0, std::max(2, plot.width() / 90));
   p.setPen(QColor(colours::text));
@@ -96,11 +124,16 @@ TimelineLayout timeline_layout(const QRect& area, std::size_t tracks) {
   if (tracks == 0) return l;
   const int room = area.height() - axis_height;
   const int pitch = std::clamp(room / static_cast<int>(tracks), 1, max_strip_height + strip_gap);
-  l.plot = QRect(area.left() + l.label_width, area.top(), area.width() - l.label_width,
-                 pitch * static_cast<int>(tracks));
-  for (std::size_t i = 0; i < tracks; ++i)
+  // "busy 100 %, rollback 100 %" at the strips' font needs about this much.
+  const int share_width = area.width() >= 640 ? share_column : 0;
+  l.plot = QRect(area.left() + l.label_width, area.top(),
+                 area.width() - l.label_width - share_width, pitch * static_cast<int>(tracks));
+  for (std::size_t i = 0; i < tracks; ++i) {
     l.strips.emplace_back(l.plot.left(), l.plot.top() + static_cast<int>(i) * pitch, l.plot.width(),
                           std::max(1, pitch - strip_gap));
+    l.shares.emplace_back(l.plot.right() + 9, l.strips.back().top(), std::max(0, share_width - 9),
+                          l.strips.back().height());
+  }
   return l;
 }
 
@@ -415,6 +448,7 @@ void draw_timeline(QPainter& p, const QRect& area, const std::vector<ComponentTr
   use_font(p, std::clamp(l.strips[0].height() - 4, 8, 12));
   for (std::size_t i = 0; i < tracks.size(); ++i) {
     draw_strip(p, l.strips[i], tracks[i].spans, t0, t1);
+    draw_share(p, l.shares[i], tracks[i].spans, t0, t1);
     draw_text(p, QRect(area.left(), l.strips[i].top(), l.label_width - 6, l.strips[i].height()),
               tracks[i].node.empty() ? tracks[i].name : tracks[i].name + " @ " + tracks[i].node,
               Qt::AlignRight | Qt::AlignVCenter);

@@ -50,6 +50,9 @@ struct TimelineMarker {
 struct TimelineLayout {
   QRect plot;                 // the strips' columns (x) over all strips (y)
   std::vector<QRect> strips;  // one per track, inside plot
+  // Right of each strip, its utilisation over the whole window (a bar and "busy 12 %"); empty
+  // rectangles when the area is too narrow for them.
+  std::vector<QRect> shares;
   int label_width = 0;
 };
 TimelineLayout timeline_layout(const QRect& area, std::size_t tracks);

@@ -18,8 +18,16 @@ first=$(awk -F, 'NR > 2 && $5 != 0 { print int($1 / 0.001 + 0.5); exit }' \
   "$runs/tutorial/sequential/trajectory.csv")
 "$view" --snapshot "$img/tutorial-start.png" --run "$runs/tutorial/sequential" --step 0 --size 640x420
 "$view" --snapshot "$img/tutorial-collision.png" --run "$runs/tutorial/sequential" --step "$first" --size 640x420
+# Each timeline twice: the whole run, and a zoom around the first impact where one round (50
+# µs of wall time) is wide enough to see; the column on the right says what the strips add up
+# to over the window shown.
+span_of() {
+  case $1 in conservative-step) echo 0.002 ;; optimistic) echo 0.008 ;; *) echo 0.005 ;; esac
+}
 for run in conservative-step conservative-lookahead optimistic; do
-  "$view" --timeline "$img/tutorial-timeline-$run.png" --run "$runs/tutorial/$run" --size 900x260
+  "$view" --timeline "$img/tutorial-timeline-$run.png" --run "$runs/tutorial/$run" --size 1000x200
+  "$view" --timeline "$img/tutorial-timeline-$run-zoom.png" --run "$runs/tutorial/$run" \
+    --around-first-event --time-span "$(span_of $run)" --size 1000x200
 done
 "$view" --chart "$img/tutorial-wall-time.png" --runs "$runs"/tutorial/{sequential,conservative-step,conservative-lookahead,optimistic} --size 640x300
 
@@ -35,6 +43,6 @@ done
 # The heterogeneous experiment (docs/experiments.md): a slow host beside fast ones.
 "$kausal" compare scenarios/heterogeneous.toml --out "$runs/heterogeneous" >/dev/null
 for run in conservative-step optimistic; do
-  "$view" --timeline "$img/heterogeneous-timeline-$run.png" --run "$runs/heterogeneous/$run" --size 900x360
+  "$view" --timeline "$img/heterogeneous-timeline-$run.png" --run "$runs/heterogeneous/$run" --size 1000x360
 done
 echo "pictures written to $img/ (first collision at step $first)"

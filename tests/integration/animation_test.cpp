@@ -264,6 +264,18 @@ TEST(AnimationTimeline, StripsOfTheTrace) {
   EXPECT_EQ(strip_pixel(image, area, 1, 0.6, 1.0), colours::rollback);
   EXPECT_EQ(strip_pixel(image, area, 1, 0.8, 1.0), colours::waiting);
   EXPECT_EQ(strip_pixel(image, area, 0, 0.1, 1.0), colours::busy);
+  // Right of each strip, its shares of the window: the monitor busy 40 %, the integrator busy
+  // 20 % and rolling back 20 %, drawn in that order along the bar.
+  const TimelineLayout l = timeline_layout(area, 2);
+  const auto share_pixel = [&](std::size_t track, double at) {
+    const QRect bar = l.shares.at(track);
+    return image.pixel(bar.left() + static_cast<int>(at * bar.width()), bar.top() + 3);
+  };
+  EXPECT_EQ(share_pixel(0, 0.35), colours::busy);
+  EXPECT_EQ(share_pixel(0, 0.45), colours::waiting);
+  EXPECT_EQ(share_pixel(1, 0.15), colours::busy);
+  EXPECT_EQ(share_pixel(1, 0.35), colours::rollback);
+  EXPECT_EQ(share_pixel(1, 0.45), colours::waiting);
 }
 
 // Timelines compared side by side share one axis: --time-span 2 puts t = 0.5 s a quarter of
