@@ -262,6 +262,15 @@ int main(int argc, char** argv) {
                    "the integrators a partition can take ([[partition]] integrator = NAME): "
                    "order, kind, f evaluations per step, derivatives kept, stability limits");
 
+  std::string exported, export_out;
+  CLI::App* export_ssp = app.add_subcommand(
+      "export-ssp",
+      "write a partitioned scenario of FMUs as an SSP archive (System Structure and "
+      "Parameterization) that other SSP tools read and `kausal run OUT.ssp` runs to the same "
+      "digest (docs/fmi.md)");
+  export_ssp->add_option("scenario", exported, "partitioned scenario file (TOML)")->required();
+  export_ssp->add_option("out", export_out, "the .ssp file to write")->required();
+
   CLI::App* capabilities = app.add_subcommand(
       "capabilities",
       "what goes with what: for each kind of model, the methods, layouts, services "
@@ -342,6 +351,7 @@ int main(int argc, char** argv) {
     if (tick->parsed()) return tick_command(tick_options);
     if (inject->parsed()) return inject_command(*inject, inject_options);
     if (analyze->parsed()) return analyze_command(analyzed, analyze_at, analyze_along);
+    if (export_ssp->parsed()) return export_ssp_command(exported, export_out);
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())
       if (option->count() > 0) o.given.insert(option->get_name());

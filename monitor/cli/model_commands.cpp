@@ -5,6 +5,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/listed.hpp"
@@ -414,6 +415,23 @@ int analyze_command(const std::string& file, std::optional<double> at, bool alon
             << ", " << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report) << "\n"
             << format_load_report(measure_loads(s, std::chrono::milliseconds(100)));
+  return 0;
+}
+
+int export_ssp_command(const std::string& scenario, const std::string& out) {
+  if (!is_ssp_archive(scenario) && !is_partitioned_scenario(scenario))
+    throw InputError(scenario +
+                     ": not a partitioned model (a pendulum chain or discrete-event "
+                     "components): kausal export-ssp writes partitioned models of FMUs");
+  const PartitionedScenario s = load_partitioned_scenario(scenario);
+  export_ssp(s, out);
+  std::set<std::string> fmus;
+  for (const SubsystemSpec& sub : s.subsystems) fmus.insert(sub.fmu.archive);
+  std::cout << "wrote " << out << ": " << s.subsystems.size() << " component"
+            << (s.subsystems.size() == 1 ? "" : "s") << " (" << fmus.size() << " FMU"
+            << (fmus.size() == 1 ? "" : "s") << " under resources/), " << s.couplings.size()
+            << " connections, t_end " << number_text(s.t_end) << " s; `kausal run " << out
+            << "` runs it\n";
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// `kausal models` and `kausal analyze`: what a user needs to build a partitioned model.
+// `kausal models`, `kausal analyze` and `kausal export-ssp`: what a user needs to build a
+// partitioned model, and to hand it on.
 #include <optional>
 #include <string>
 
@@ -14,5 +15,10 @@ int integrators_command();
 // the Jacobian of the whole coupled model at the initial state, or at T after a sequential run to
 // it, or at every output row of one (along). Exit 0 even with warnings: they are advice.
 int analyze_command(const std::string& file, std::optional<double> at, bool along = false);
+
+// `kausal export-ssp SCENARIO OUT.ssp`: a partitioned scenario of FMUs as an SSP archive that
+// other SSP tools read and `kausal run OUT.ssp` runs to the same digest (docs/fmi.md). Exit 2
+// naming what an SSP cannot carry.
+int export_ssp_command(const std::string& scenario, const std::string& out);
 
 }  // namespace kausal

@@ -8,12 +8,15 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <tuple>
 
 #include "common/errors.hpp"
 #include "common/sha256.hpp"
+#include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/partitioned_scenario.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/ssp_description.hpp"
 
@@ -133,15 +136,23 @@ std::string scenario_of(const Mapped& m, const std::string& written_as) {
   if (!s.description.empty()) out << "description = " << quoted(s.description) << "\n";
   out << "ssp = " << quoted(written_as) << "\n\n[run]\nt_end = " << number(*s.stop_time)
       << "  # <ssd:DefaultExperiment stopTime>\n";
+  if (s.output_interval) out << "output_interval = " << number(*s.output_interval) << "\n";
+  if (s.hold) out << "hold = " << *s.hold << "\n";
+  if (!s.method.empty()) out << "method = " << quoted(s.method) << "\n";
   for (std::size_t k = 0; k < s.components.size(); ++k) {
     const fmu::SspComponent& c = s.components[k];
     out << "\n[[subsystem]]  # SystemStructure.ssd:" << c.line << "\nname = " << quoted(c.name)
         << "\nmodel = \"fmu\"\nfmu = " << quoted(c.source) << "\n";
+    // kausal's annotation, where the archive has one, says how kausal stepped it.
     if (m.co_simulation[k])
       out << "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\n";
     else
-      out << "kind = \"model-exchange\"\nintegrator = \"rk4\"\n";
-    out << "h = " << number(m.h) << "  # " << m.h_because << "\n";
+      out << "kind = \"model-exchange\"\nintegrator = "
+          << quoted(c.integrator.empty() ? "rk4" : c.integrator) << "\n";
+    if (c.h)
+      out << "h = " << number(*c.h) << "  # kausal's annotation\n";
+    else
+      out << "h = " << number(m.h) << "  # " << m.h_because << "\n";
     if (!c.numbers.empty() || !c.texts.empty()) {
       out << "parameters = {";
       const char* separator = " ";
@@ -221,6 +232,113 @@ fs::path unpacked_ssp(const fs::path& archive) {
                      e.what());
   }
   return dir;
+}
+
+namespace {
+
+// Why the scenario cannot be written as an SSP, or empty: the run settings an SSD and
+// kausal's annotations have no place for.
+std::string not_carried(const PartitionedScenario& s) {
+  if (s.master) return "[master]: the co-simulation master's settings have no place in an SSP";
+  if (s.bridge) return "[events]: a hybrid model's discrete side has no place in an SSP";
+  if (s.tolerance > 0) return "run.tolerance (the prediction tolerance) has no place in an SSP";
+  for (const SubsystemSpec& sub : s.subsystems) {
+    const std::string what = "subsystem '" + sub.name + "'";
+    if (sub.model != "fmu")
+      return what + " is kausal's model '" + sub.model + "': an SSP carries FMUs only";
+    if (!sub.constant_inputs.empty())
+      return what + " holds input '" + sub.constant_inputs.front().first +
+             "' at a value (inputs = ...): an SSP connects inputs, it does not hold them";
+  }
+  for (const PartitionSpec& p : s.partitions) {
+    if (p.members.size() > 1)
+      return "partition '" + p.name + "' holds " + std::to_string(p.members.size()) +
+             " subsystems: in an SSP each component is stepped on its own";
+    const NewtonSettings defaults;
+    if (p.newton.max_iterations != defaults.max_iterations ||
+        p.newton.tolerance != defaults.tolerance ||
+        p.newton.accept_at_limit != defaults.accept_at_limit)
+      return "partition '" + p.name + "' sets Newton's iterations: they have no place in an SSP";
+  }
+  const InputPredictor plain;
+  for (const CouplingSpec& c : s.couplings) {
+    const std::string what = "the coupling " + s.subsystems[c.from].name + "." +
+                             s.subsystems[c.from].signature.outputs[c.from_output] + " -> " +
+                             s.subsystems[c.to].name + "." +
+                             s.subsystems[c.to].signature.inputs[c.to_input];
+    if (c.hold != s.couplings.front().hold)
+      return what + " has a hold of its own: an SSP carries one hold for all couplings";
+    if (c.accepts != 3 || c.predictor.choose_order != plain.choose_order ||
+        c.predictor.smooth != plain.smooth || c.predictor.calibration != plain.calibration)
+      return what + " sets its predictor or accepts: it has no place in an SSP";
+  }
+  return {};
+}
+
+// The archive's entry for each FMU file: resources/<its name>, a second file of the same name
+// numbered; one entry for a file that several subsystems use.
+std::map<std::string, std::string> resource_names(const PartitionedScenario& s) {
+  std::map<std::string, std::string> entries;
+  std::set<std::string> taken;
+  for (const SubsystemSpec& sub : s.subsystems) {
+    if (entries.contains(sub.fmu.archive)) continue;
+    const fs::path file(sub.fmu.archive);
+    std::string entry = "resources/" + file.filename().string();
+    for (int k = 2; taken.contains(entry); ++k)
+      entry = "resources/" + file.stem().string() + "_" + std::to_string(k) + ".fmu";
+    taken.insert(entry);
+    entries[sub.fmu.archive] = entry;
+  }
+  return entries;
+}
+
+fmu::SspComponent component_of(const PartitionedScenario& s, const SubsystemSpec& sub,
+                               const std::string& source) {
+  const fmu::ModelDescription md = fmu::read_model_description(sub.fmu.archive);
+  fmu::SspComponent c;
+  c.name = sub.name;
+  c.source = source;
+  c.implementation = sub.fmu.co_simulation ? fmu::SspImplementation::co_simulation
+                                           : fmu::SspImplementation::model_exchange;
+  for (const auto& [name, value] : sub.parameters) {
+    c.numbers.emplace_back(name, value);
+    if (const fmu::Variable* v = md.find(name)) c.number_types[name] = v->type;
+  }
+  c.texts = sub.fmu.strings;
+  for (const fmu::Variable& v : md.variables)
+    if ((v.causality == fmu::Causality::input || v.causality == fmu::Causality::output ||
+         v.causality == fmu::Causality::parameter) &&
+        v.type != fmu::ValueType::binary && !v.array)
+      c.connectors.push_back({v.name, v.causality, v.type});
+  const PartitionSpec& p = s.partitions[sub.partition];
+  if (!sub.fmu.co_simulation)
+    c.integrator = p.automatic ? "auto" : std::string(ode_method_name(p.method));
+  c.h = p.h;
+  return c;
+}
+
+}  // namespace
+
+void export_ssp(const PartitionedScenario& s, const fs::path& out) {
+  if (const std::string why = not_carried(s); !why.empty())
+    throw InputError(s.file + ": " + why + " (kausal export-ssp)");
+  const auto resources = resource_names(s);
+  fmu::SspSystem system;
+  system.name = s.name;
+  system.description = s.description;
+  system.stop_time = s.t_end;
+  system.output_interval = static_cast<double>(s.output_ticks) * s.tick;
+  if (!s.couplings.empty()) system.hold = s.couplings.front().hold;
+  if (s.method != SyncMethod::sequential) system.method = std::string(name_of(s.method));
+  for (const SubsystemSpec& sub : s.subsystems)
+    system.components.push_back(component_of(s, sub, resources.at(sub.fmu.archive)));
+  for (const CouplingSpec& c : s.couplings)
+    system.connections.push_back(
+        {s.subsystems[c.from].name, s.subsystems[c.from].signature.outputs[c.from_output],
+         s.subsystems[c.to].name, s.subsystems[c.to].signature.inputs[c.to_input], 0});
+  std::vector<std::pair<std::string, fs::path>> files;
+  for (const auto& [archive, entry] : resources) files.emplace_back(entry, archive);
+  fmu::write_zip(out, {{"SystemStructure.ssd", fmu::write_ssp_description(system)}}, files);
 }
 
 }  // namespace kausal

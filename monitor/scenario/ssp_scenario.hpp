@@ -11,6 +11,8 @@
 
 namespace kausal {
 
+struct PartitionedScenario;
+
 // Whether `file` is an SSP archive (a zip) rather than a TOML scenario.
 bool is_ssp_archive(const std::filesystem::path& file);
 
@@ -23,5 +25,15 @@ std::string scenario_text(const std::filesystem::path& file, const std::string& 
 // $XDG_CACHE_HOME/kausal/ssp (else ~/.cache/kausal/ssp), so that every process of a run and
 // a later resume find the same FMUs. InputError naming the archive.
 std::filesystem::path unpacked_ssp(const std::filesystem::path& archive);
+
+// `kausal export-ssp`: writes `out`, an SSP archive of `s` that other SSP tools read and that
+// kausal runs to the same digest: each subsystem a component with its FMU under resources/,
+// its interface, connectors and parameter values, each coupling a connection, t_end the stop
+// time, and what an SSD has no place for (each partition's integrator and step, the output
+// interval, the hold order, the default method) in kausal's annotations. InputError naming the
+// scenario field for what an SSP cannot carry: a subsystem that is not an FMU, a partition of
+// several subsystems, inputs held at a value, couplings with their own hold, predictor or
+// accepts, the master, the bridge to events, a prediction tolerance, Newton settings.
+void export_ssp(const PartitionedScenario& s, const std::filesystem::path& out);
 
 }  // namespace kausal

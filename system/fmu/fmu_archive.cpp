@@ -178,4 +178,39 @@ ModelDescription read_model_description(const std::filesystem::path& fmu) {
                                  fmu.string() + ": modelDescription.xml");
 }
 
+void write_zip(const std::filesystem::path& out,
+               const std::vector<std::pair<std::string, std::string>>& texts,
+               const std::vector<std::pair<std::string, std::filesystem::path>>& files) {
+  const std::filesystem::path part = out.string() + ".part";
+  const auto fail = [&](const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(part, ignored);
+    throw InputError(out.string() + ": cannot write it (" + why + ")");
+  };
+  int code = 0;
+  zip_t* archive = zip_open(part.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
+  if (!archive) fail(zip_error_text(code));
+  Archive owned(archive, &zip_discard);  // discarded unless closed below
+  const auto add = [&](const std::string& name, zip_source_t* source) {
+    if (!source) fail("adding " + name + ": " + zip_strerror(archive));
+    if (zip_file_add(archive, name.c_str(), source, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8) < 0) {
+      zip_source_free(source);
+      fail("adding " + name + ": " + zip_strerror(archive));
+    }
+  };
+  // libzip reads the sources at zip_close: the texts stay alive until then.
+  for (const auto& [name, text] : texts)
+    add(name, zip_source_buffer(archive, text.data(), text.size(), 0));
+  for (const auto& [name, file] : files) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) fail(file.string() + " is not a file");
+    add(name, zip_source_file(archive, file.c_str(), 0, -1));  // -1: to its end
+  }
+  if (zip_close(archive) != 0) fail(zip_strerror(archive));
+  owned.release();
+  std::error_code ec;
+  std::filesystem::rename(part, out, ec);
+  if (ec) fail(ec.message());
+}
+
 }  // namespace kausal::fmu

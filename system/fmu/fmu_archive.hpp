@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "system/fmu/model_description.hpp"
 
@@ -27,5 +29,12 @@ void unpack_fmu(const std::filesystem::path& fmu, const std::filesystem::path& d
 
 // The model description of an .fmu file, from its archive; file is "<fmu>: modelDescription.xml".
 ModelDescription read_model_description(const std::filesystem::path& fmu);
+
+// Writes the zip archive `out` (an .ssp, an .fmu): each text under its entry name, then each
+// file. Written beside `out` and renamed onto it, so that a failure leaves no half archive.
+// InputError naming `out` or the file that could not be added.
+void write_zip(const std::filesystem::path& out,
+               const std::vector<std::pair<std::string, std::string>>& texts,
+               const std::vector<std::pair<std::string, std::filesystem::path>>& files);
 
 }  // namespace kausal::fmu

@@ -1,8 +1,11 @@
 #include "system/fmu/ssp_description.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "common/listed.hpp"
 #include "system/fmu/fmu_archive.hpp"
@@ -110,6 +113,26 @@ class SsdReader {
     }
     for (const pugi::xml_node e : system.children())
       if (e.type() == pugi::node_element && local_name(e) == "Connections") read_connections(e);
+    if (const pugi::xml_node run = kausal_annotation(system, kKausalRunAnnotation)) {
+      const std::string what = "the system's kausal annotation";
+      s_.output_interval = r_.real(run, "output_interval", what);
+      if (s_.output_interval && !(*s_.output_interval > 0))
+        r_.fail(run, "output_interval of " + what + " must be > 0");
+      if (const auto hold = r_.integer(run, "hold", what, 0, 2)) s_.hold = static_cast<int>(*hold);
+      s_.method = run.attribute("method").value();
+    }
+  }
+
+  // The element kausal wrote inside <ssd:Annotations><ssc:Annotation type="..."> of `owner`,
+  // or none: other tools' annotations are theirs to read.
+  static pugi::xml_node kausal_annotation(const pugi::xml_node& owner, std::string_view type) {
+    const pugi::xml_node annotations = child(owner, "Annotations");
+    for (const pugi::xml_node a : annotations.children())
+      if (a.type() == pugi::node_element && local_name(a) == "Annotation" &&
+          a.attribute("type").value() == type)
+        for (const pugi::xml_node e : a.children())
+          if (e.type() == pugi::node_element) return e;
+    return {};
   }
 
   void read_elements(const pugi::xml_node& elements) {
@@ -149,6 +172,11 @@ class SsdReader {
       for (const pugi::xml_node b : bindings.children())
         if (b.type() == pugi::node_element && local_name(b) == "ParameterBinding")
           read_binding(b, c);
+    if (const pugi::xml_node step = kausal_annotation(e, kKausalPartitionAnnotation)) {
+      c.integrator = step.attribute("integrator").value();
+      c.h = r_.real(step, "h", what + "'s kausal annotation");
+      if (c.h && !(*c.h > 0)) r_.fail(step, "h of " + what + "'s kausal annotation must be > 0");
+    }
     lines_[c.name] = c.line;
     s_.components.push_back(std::move(c));
   }
@@ -210,8 +238,10 @@ class SsdReader {
       } else if (type == "Integer") {
         c.numbers.emplace_back(
             name, static_cast<double>(*r.integer(value, "value", what, INT32_MIN, INT32_MAX)));
+        c.number_types[name] = ValueType::integer;
       } else if (type == "Boolean") {
         c.numbers.emplace_back(name, r.flag(value, "value") ? 1.0 : 0.0);
+        c.number_types[name] = ValueType::boolean;
       } else if (type == "String") {
         c.texts.emplace_back(name, value.attribute("value").value());
       } else {
@@ -269,6 +299,137 @@ SspSystem parse_ssp_description(const std::string& xml, const std::string& file,
                                 const SspEntryReader& read_entry) {
   SsdReader reader(xml, file, read_entry);
   return reader.read();
+}
+
+namespace {
+
+constexpr const char* kSsd = "http://ssp-standard.org/SSP1/SystemStructureDescription";
+constexpr const char* kSsc = "http://ssp-standard.org/SSP1/SystemStructureCommon";
+constexpr const char* kSsv = "http://ssp-standard.org/SSP1/SystemStructureParameterValues";
+constexpr const char* kKausal = "urn:kausal:ssp:1";
+
+// Shortest text that reads back as the same double.
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  for (int digits = 1; digits < 17; ++digits) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, v);
+    if (std::strtod(shorter, nullptr) == v) return shorter;
+  }
+  return text;
+}
+
+pugi::xml_node annotation(pugi::xml_node owner, const char* type, const char* element) {
+  pugi::xml_node a = owner.append_child("ssd:Annotations").append_child("ssc:Annotation");
+  a.append_attribute("type") = type;
+  return a.append_child(element);
+}
+
+void write_connectors(pugi::xml_node component, const SspComponent& c) {
+  if (c.connectors.empty()) return;
+  pugi::xml_node connectors = component.append_child("ssd:Connectors");
+  for (const SspConnector& k : c.connectors) {
+    pugi::xml_node e = connectors.append_child("ssd:Connector");
+    e.append_attribute("name") = k.name.c_str();
+    e.append_attribute("kind") = k.kind == Causality::output      ? "output"
+                                 : k.kind == Causality::parameter ? "parameter"
+                                                                  : "input";
+    const char* type = k.type == ValueType::integer       ? "ssc:Integer"
+                       : k.type == ValueType::boolean     ? "ssc:Boolean"
+                       : k.type == ValueType::string      ? "ssc:String"
+                       : k.type == ValueType::enumeration ? "ssc:Integer"
+                                                          : "ssc:Real";
+    e.append_child(type);
+  }
+}
+
+void write_parameters(pugi::xml_node component, const SspComponent& c) {
+  if (c.numbers.empty() && c.texts.empty()) return;
+  pugi::xml_node binding =
+      component.append_child("ssd:ParameterBindings").append_child("ssd:ParameterBinding");
+  pugi::xml_node set = binding.append_child("ssd:ParameterValues").append_child("ssv:ParameterSet");
+  set.append_attribute("version") = "1.0";
+  set.append_attribute("name") = c.name.c_str();
+  pugi::xml_node parameters = set.append_child("ssv:Parameters");
+  for (const auto& [name, value] : c.numbers) {
+    pugi::xml_node p = parameters.append_child("ssv:Parameter");
+    p.append_attribute("name") = name.c_str();
+    const auto type = c.number_types.find(name);
+    const ValueType t = type == c.number_types.end() ? ValueType::real : type->second;
+    if (t == ValueType::boolean)
+      p.append_child("ssv:Boolean").append_attribute("value") = value != 0 ? "true" : "false";
+    else if (t == ValueType::integer || t == ValueType::enumeration)
+      p.append_child("ssv:Integer").append_attribute("value") = number_text(value).c_str();
+    else
+      p.append_child("ssv:Real").append_attribute("value") = number_text(value).c_str();
+  }
+  for (const auto& [name, text] : c.texts) {
+    pugi::xml_node p = parameters.append_child("ssv:Parameter");
+    p.append_attribute("name") = name.c_str();
+    p.append_child("ssv:String").append_attribute("value") = text.c_str();
+  }
+}
+
+}  // namespace
+
+std::string write_ssp_description(const SspSystem& s) {
+  pugi::xml_document doc;
+  pugi::xml_node decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  pugi::xml_node root = doc.append_child("ssd:SystemStructureDescription");
+  root.append_attribute("xmlns:ssd") = kSsd;
+  root.append_attribute("xmlns:ssc") = kSsc;
+  root.append_attribute("xmlns:ssv") = kSsv;
+  root.append_attribute("xmlns:kausal") = kKausal;
+  root.append_attribute("version") = "1.0";
+  root.append_attribute("name") = s.name.c_str();
+  pugi::xml_node system = root.append_child("ssd:System");
+  system.append_attribute("name") = s.name.c_str();
+  if (!s.description.empty()) system.append_attribute("description") = s.description.c_str();
+  pugi::xml_node elements = system.append_child("ssd:Elements");
+  for (const SspComponent& c : s.components) {
+    pugi::xml_node e = elements.append_child("ssd:Component");
+    e.append_attribute("name") = c.name.c_str();
+    e.append_attribute("type") = kFmuType;
+    e.append_attribute("source") = c.source.c_str();
+    if (c.implementation != SspImplementation::any)
+      e.append_attribute("implementation") =
+          c.implementation == SspImplementation::co_simulation ? "CoSimulation" : "ModelExchange";
+    write_connectors(e, c);
+    write_parameters(e, c);
+    if (!c.integrator.empty() || c.h) {
+      pugi::xml_node step = annotation(e, kKausalPartitionAnnotation, "kausal:Partition");
+      if (!c.integrator.empty()) step.append_attribute("integrator") = c.integrator.c_str();
+      if (c.h) step.append_attribute("h") = number_text(*c.h).c_str();
+    }
+  }
+  if (!s.connections.empty()) {
+    pugi::xml_node connections = system.append_child("ssd:Connections");
+    for (const SspConnection& c : s.connections) {
+      pugi::xml_node e = connections.append_child("ssd:Connection");
+      e.append_attribute("startElement") = c.from.c_str();
+      e.append_attribute("startConnector") = c.from_connector.c_str();
+      e.append_attribute("endElement") = c.to.c_str();
+      e.append_attribute("endConnector") = c.to_connector.c_str();
+    }
+  }
+  if (s.output_interval || s.hold || !s.method.empty()) {
+    pugi::xml_node run = annotation(system, kKausalRunAnnotation, "kausal:Run");
+    if (s.output_interval)
+      run.append_attribute("output_interval") = number_text(*s.output_interval).c_str();
+    if (s.hold) run.append_attribute("hold") = *s.hold;
+    if (!s.method.empty()) run.append_attribute("method") = s.method.c_str();
+  }
+  if (s.stop_time) {
+    pugi::xml_node experiment = root.append_child("ssd:DefaultExperiment");
+    experiment.append_attribute("startTime") = "0";
+    experiment.append_attribute("stopTime") = number_text(*s.stop_time).c_str();
+  }
+  std::ostringstream out;
+  doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
+  return out.str();
 }
 
 SspSystem read_ssp_description(const std::filesystem::path& ssp) {

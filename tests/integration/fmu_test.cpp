@@ -155,7 +155,8 @@ TEST(FmuCli, AnSspOfThreeFmusRunsUnderEveryMethodInProcesses) {
 // FMI 3.0 FMUs in real System processes: a bouncing ball (state events, model exchange), a
 // staircase without continuous states (time events; its level an Int16, its height a Float32)
 // and an integrator stepping itself (co-simulation) give under every method the digest of
-// their FMI 2.0 twins run sequentially; `kausal models` says which standard and which types.
+// their FMI 2.0 twins run sequentially, and so does the SSP kausal export-ssp makes of them;
+// `kausal models` says which standard and which types.
 TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
   TempDir dir;
   const auto scenario = [&](const std::string& suffix) {
@@ -183,11 +184,39 @@ TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
   for (const std::string method : {"sequential", "conservative", "optimistic"})
     EXPECT_EQ(read_json(dir / "three" / method / "summary.json")["trajectory_sha256"], digest)
         << method;
+  // Exported as an SSP (kausal export-ssp), run from the archive in processes: the same bits.
+  std::string err;
+  ASSERT_EQ(run_kausal({"export-ssp", scenario("_3").string(), (dir / "three.ssp").string()},
+                       dir.path(), &err),
+            0)
+      << err;
+  const Finished from_ssp =
+      run_ok(dir / "three.ssp", {"--method", "conservative", "--layout", "process"},
+             dir / "from-ssp", dir, {{"XDG_CACHE_HOME", (dir / "cache").string()}});
+  EXPECT_EQ(from_ssp.summary["trajectory_sha256"], digest);
   KausalProcess models({"models", kFmus + "staircase_3.fmu"}, dir.path());
   ASSERT_EQ(models.wait(std::chrono::seconds(20)).value_or(-1), 0) << models.err();
   EXPECT_NE(models.out().find("staircase (FMI 3.0, "), std::string::npos) << models.out();
   EXPECT_NE(models.out().find("height        parameter, Float32, start 1"), std::string::npos)
       << models.out();
+}
+
+// kausal export-ssp refuses what an SSP cannot carry (exit 2, naming it) and writes nothing.
+TEST(FmuCli, ExportSspRefusesWhatAnSspCannotCarryAndWritesNothing) {
+  TempDir dir;
+  const std::string scenarios = std::string(KAUSAL_SOURCE_DIR) + "/scenarios/";
+  for (const auto& [scenario, why] : std::vector<std::pair<std::string, std::string>>{
+           {"fmu-coupled.toml", "subsystem 'tank' is kausal's model 'water_tank'"},
+           {"fmu-cosim-switch.toml", "[events]: a hybrid model's discrete side"},
+           {"thesis.toml", "not a partitioned model"}}) {
+    std::string err;
+    EXPECT_EQ(run_kausal({"export-ssp", scenarios + scenario, (dir / "out.ssp").string()},
+                         dir.path(), &err),
+              2)
+        << scenario;
+    EXPECT_NE(err.find(why), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir / "out.ssp")) << scenario;
+  }
 }
 
 TEST(FmuCli, OptimisticRefusesAnFmuWithoutGetSetStateAndConservativeRunsIt) {

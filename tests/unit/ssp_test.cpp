@@ -323,5 +323,144 @@ TEST_F(SspTest, ArchivesThatCannotBeRunAreRefusedByName) {
   EXPECT_FALSE(is_ssp_archive(beside));
 }
 
+// ---- export (kausal export-ssp) ----
+
+// What write_ssp_description writes, parse_ssp_description reads back: components with
+// their sources, interfaces and typed parameter values, connections, the stop time and
+// kausal's annotations.
+TEST(SspDescription, WhatIsWrittenIsReadBackFieldByField) {
+  fmu::SspSystem system;
+  system.name = "written";
+  system.description = "a & b < c";
+  system.stop_time = 2.5;
+  system.output_interval = 0.1;
+  system.hold = 1;
+  system.method = "optimistic";
+  fmu::SspComponent a;
+  a.name = "a";
+  a.source = "resources/a b.fmu";
+  a.implementation = fmu::SspImplementation::model_exchange;
+  a.numbers = {{"k", 0.1}, {"n", 3}, {"on", 1}};
+  a.number_types = {{"n", fmu::ValueType::integer}, {"on", fmu::ValueType::boolean}};
+  a.texts = {{"label", "x \"y\""}};
+  a.integrator = "rk3";
+  a.h = 0.01;
+  a.connectors = {{"y", fmu::Causality::output, fmu::ValueType::real}};
+  fmu::SspComponent b;
+  b.name = "b";
+  b.source = "resources/b.fmu";
+  b.implementation = fmu::SspImplementation::co_simulation;
+  b.h = 0.05;
+  system.components = {a, b};
+  system.connections = {{"a", "y", "b", "u", 0}};
+  const std::string xml = fmu::write_ssp_description(system);
+  const fmu::SspSystem read = fmu::parse_ssp_description(
+      xml, "written.ssd",
+      [](const std::string& entry) -> std::string { throw InputError("no entry " + entry); });
+  EXPECT_EQ(read.name, "written");
+  EXPECT_EQ(read.description, "a & b < c");
+  EXPECT_EQ(read.stop_time, 2.5);
+  EXPECT_EQ(read.output_interval, 0.1);
+  EXPECT_EQ(read.hold, 1);
+  EXPECT_EQ(read.method, "optimistic");
+  ASSERT_EQ(read.components.size(), 2u);
+  const fmu::SspComponent& ra = read.components[0];
+  EXPECT_EQ(ra.source, "resources/a b.fmu");
+  EXPECT_EQ(ra.implementation, fmu::SspImplementation::model_exchange);
+  EXPECT_EQ(ra.numbers, a.numbers);
+  EXPECT_EQ(ra.number_types, a.number_types);
+  EXPECT_EQ(ra.texts, a.texts);
+  EXPECT_EQ(ra.integrator, "rk3");
+  EXPECT_EQ(ra.h, 0.01);
+  EXPECT_EQ(read.components[1].implementation, fmu::SspImplementation::co_simulation);
+  EXPECT_EQ(read.components[1].integrator, "");
+  EXPECT_EQ(read.components[1].h, 0.05);
+  ASSERT_EQ(read.connections.size(), 1u);
+  EXPECT_EQ(read.connections[0].to_connector, "u");
+  // The connectors are for other tools; the kausal annotations sit where SSP puts annotations.
+  EXPECT_NE(xml.find("<ssd:Connector name=\"y\" kind=\"output\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<ssc:Annotation type=\"org.kausal.partition\">"), std::string::npos);
+}
+
+// A scenario of FMUs written as an SSP and run from it gives the scenario's digest, whatever
+// the archive was made from (a TOML scenario, or an SSP's own scenario); an FMU two
+// subsystems use is packed once.
+TEST_F(SspTest, AnExportedScenarioRunsFromItsArchiveToItsDigest) {
+  TempDir dir;
+  std::string text = by_hand();
+  // kausal's own choices, which only its annotations carry: an integrator, steps, a hold.
+  const auto edit = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  edit("t_end = 3.0\n", "t_end = 3.0\nhold = 1\noutput_interval = 0.2\n");
+  edit("/integrator.fmu\"\nkind = \"co-simulation\"\nintegrator = \"co-simulation\"",
+       "/integrator.fmu\"\nintegrator = \"rk3\"");
+  text += "[[subsystem]]\nname = \"sum2\"\nmodel = \"fmu\"\nfmu = \"" + kFmus.string() +
+          "/integrator.fmu\"\nintegrator = \"euler\"\nh = 0.02\n"
+          "[[coupling]]\nfrom = \"sum.x\"\nto = \"sum2.u\"\n";
+  const fs::path toml = dir / "system.toml";
+  std::ofstream(toml) << text;
+  const RunResult original = run_partitioned(toml, SyncMethod::sequential, dir / "toml");
+  ASSERT_EQ(original.status, RunStatus::completed) << original.error;
+  const fs::path ssp = dir / "system.ssp";
+  export_ssp(load_partitioned_scenario(toml), ssp);
+  const fmu::SspSystem written = fmu::read_ssp_description(ssp);
+  EXPECT_EQ(written.components.size(), 4u);
+  EXPECT_EQ(written.components[1].source, written.components[3].source);
+  const RunResult exported = run_partitioned(ssp, SyncMethod::sequential, dir / "ssp");
+  ASSERT_EQ(exported.status, RunStatus::completed) << exported.error;
+  EXPECT_EQ(exported.trajectory_sha256, original.trajectory_sha256);
+  // An SSP's own scenario, exported again.
+  const fs::path again = dir / "again.ssp";
+  export_ssp(load_partitioned_scenario(kThreeFmus), again);
+  const RunResult three = run_partitioned(kThreeFmus, SyncMethod::sequential, dir / "three");
+  const RunResult re = run_partitioned(again, SyncMethod::optimistic, dir / "again");
+  ASSERT_EQ(re.status, RunStatus::completed) << re.error;
+  EXPECT_EQ(re.trajectory_sha256, three.trajectory_sha256);
+}
+
+// What an SSP has no place for is refused naming the field, and nothing is written.
+TEST_F(SspTest, WhatAnSspCannotCarryIsRefusedByNameAndNothingIsWritten) {
+  TempDir dir;
+  using Edits = std::vector<std::pair<std::string, std::string>>;
+  const auto refusal = [&](const Edits& edits) {
+    std::string text = by_hand();
+    for (const auto& [from, to] : edits) {
+      const std::size_t at = text.find(from);
+      EXPECT_NE(at, std::string::npos) << from;
+      if (at != std::string::npos) text.replace(at, from.size(), to);
+    }
+    const fs::path toml = dir / "refused.toml";
+    std::ofstream(toml) << text;
+    try {
+      export_ssp(load_partitioned_scenario(toml), dir / "refused.ssp");
+    } catch (const InputError& e) {
+      EXPECT_FALSE(fs::exists(dir / "refused.ssp"));
+      EXPECT_FALSE(fs::exists(dir / "refused.ssp.part"));
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string tank =
+      "[[subsystem]]\nname = \"tank\"\nmodel = \"water_tank\"\n"
+      "parameters = { area = 1.0, orifice = 0.01 }\nintegrator = \"rk4\"\nh = 0.01\n"
+      "[[coupling]]\nfrom = \"sum.x\"\nto = \"tank.inflow\"\n";
+  EXPECT_NE(refusal({{"[[coupling]]\nfrom = \"sum.x\"\nto = \"pass.u_real\"\n",
+                      tank + "[[coupling]]\nfrom = \"sum.x\"\nto = \"pass.u_real\"\n"}})
+                .find("subsystem 'tank' is kausal's model 'water_tank': an SSP carries FMUs only"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"to = \"pass.u_real\"\n", "to = \"pass.u_real\"\nhold = 2\n"}})
+                .find("the coupling sum.x -> pass.u_real has a hold of its own"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"[[coupling]]\nfrom = \"source.switched\"\nto = \"pass.u_bool\"\n", ""},
+                     {"/feedthrough.fmu\"\n", "/feedthrough.fmu\"\ninputs = { u_bool = 1 }\n"}})
+                .find("subsystem 'pass' holds input 'u_bool' at a value"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"t_end = 3.0\n", "t_end = 3.0\ntolerance = 0.1\n"}}).find("run.tolerance"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kausal
