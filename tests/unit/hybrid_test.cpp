@@ -363,8 +363,9 @@ TEST(HybridRun, EveryMethodGivesTheSequentialRunBitForBit) {
       // Every partition is asked for its steps, told its events and commits: counted.
       EXPECT_GT(r.counters.monitor_calls, r.steps / s->partitions.size()) << what;
       // Running ahead costs steps taken again, never fewer than in turn.
-      if (v.method == SyncMethod::optimistic)
+      if (v.method == SyncMethod::optimistic) {
         EXPECT_GE(r.counters.rolled_back_steps, reference.counters.rolled_back_steps) << what;
+      }
     }
   }
 }

@@ -93,7 +93,9 @@ void expect_cut_and_resume_matches(const Case& c, SyncMethod method, std::uint64
   ASSERT_EQ(second.status, RunStatus::completed) << second.error;
   EXPECT_EQ(second.trajectory_sha256, ref.trajectory_sha256);
   EXPECT_EQ(slurp(dir / "trajectory.csv"), slurp(ref_dir / "trajectory.csv"));
-  if (s.bridge) EXPECT_EQ(slurp(dir / "bridge.csv"), slurp(ref_dir / "bridge.csv"));
+  if (s.bridge) {
+    EXPECT_EQ(slurp(dir / "bridge.csv"), slurp(ref_dir / "bridge.csv"));
+  }
   const Checkpoint last = read_checkpoint(dir.path());
   EXPECT_EQ(last.step(), s.ticks);
   EXPECT_EQ(last.resumed_from, std::vector<std::uint64_t>{at.step()});
