@@ -307,6 +307,12 @@ int main(int argc, char** argv) {
                     "judge the stability along the run: the scenario runs sequentially and the "
                     "Jacobian is analysed at every output row (each partition's smallest limit, "
                     "when, and the rows where its h exceeds it)");
+  std::vector<std::string> analyze_ranges;
+  analyze->add_option("--range", analyze_ranges,
+                      "NAME=LO:HI[:N] (repeatable): judge the stability over a working range, at "
+                      "every point of a grid of states (N points each, default 5; the other "
+                      "states at their initial values): per partition its smallest limit and "
+                      "where, and each integrator's largest stable step over the range");
 
   NodeOptions node_options;
   CLI::App* node = app.add_subcommand(
@@ -350,7 +356,8 @@ int main(int argc, char** argv) {
     if (new_model->parsed()) return new_model_command(new_model_options);
     if (tick->parsed()) return tick_command(tick_options);
     if (inject->parsed()) return inject_command(*inject, inject_options);
-    if (analyze->parsed()) return analyze_command(analyzed, analyze_at, analyze_along);
+    if (analyze->parsed())
+      return analyze_command(analyzed, analyze_at, analyze_along, analyze_ranges);
     if (export_ssp->parsed()) return export_ssp_command(exported, export_out);
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())

@@ -383,10 +383,163 @@ void analyze_along(const PartitionedScenario& s, CompositeModel& model) {
                "its fastest modes grow; 0: no limit)\n";
 }
 
+// One axis of `--range NAME=LO:HI[:N]`: a state of the coupled model and its grid.
+struct RangeAxis {
+  std::string name;
+  Eigen::Index state = 0;
+  double lo = 0, hi = 0;
+  std::size_t points = 5;
+  double at(std::size_t k) const {
+    return points == 1 ? lo : lo + (hi - lo) * static_cast<double>(k) / double(points - 1);
+  }
+};
+
+inline constexpr std::size_t kMostRangePoints = 10'000;
+
+std::vector<RangeAxis> range_axes(const std::vector<std::string>& given,
+                                  const Signature& signature) {
+  std::vector<RangeAxis> axes;
+  std::size_t total = 1;
+  for (const std::string& text : given) {
+    const std::string where = "command line: --range " + text + ": ";
+    const auto eq = text.find('=');
+    if (eq == std::string::npos)
+      throw InputError(where + "write it NAME=LO:HI or NAME=LO:HI:N (NAME a state, e.g. " +
+                       (signature.states.empty() ? std::string("part.x") : signature.states[0]) +
+                       ")");
+    RangeAxis a;
+    a.name = text.substr(0, eq);
+    const auto it = std::find(signature.states.begin(), signature.states.end(), a.name);
+    if (it == signature.states.end())
+      throw InputError(where + "'" + a.name + "' is not a state of the model (states: " +
+                       listed(signature.states, 12) + ")");
+    a.state = static_cast<Eigen::Index>(it - signature.states.begin());
+    std::vector<double> numbers;
+    std::stringstream parts(text.substr(eq + 1));
+    for (std::string part; std::getline(parts, part, ':');) {
+      char* end = nullptr;
+      const double v = std::strtod(part.c_str(), &end);
+      if (part.empty() || *end != '\0' || !std::isfinite(v))
+        throw InputError(where + "'" + part + "' is not a number");
+      numbers.push_back(v);
+    }
+    if (numbers.size() < 2 || numbers.size() > 3 || !(numbers[0] <= numbers[1]))
+      throw InputError(where + "give LO:HI or LO:HI:N with LO <= HI");
+    a.lo = numbers[0], a.hi = numbers[1];
+    if (numbers.size() == 3) {
+      if (!(numbers[2] >= 1 && numbers[2] <= double(kMostRangePoints) &&
+            numbers[2] == std::floor(numbers[2])))
+        throw InputError(where + "N must be a whole number from 1 to " +
+                         std::to_string(kMostRangePoints));
+      a.points = static_cast<std::size_t>(numbers[2]);
+    }
+    if (a.lo == a.hi) a.points = 1;
+    total *= a.points;
+    if (total > kMostRangePoints)
+      throw InputError(where + "the grid would have more than " + std::to_string(kMostRangePoints) +
+                       " points");
+    axes.push_back(a);
+  }
+  return axes;
+}
+
+// The integrators whose stability has a limit (explicit, and the Adams predictor-correctors):
+// the others are A-stable or exact on linear dynamics.
+std::vector<OdeMethod> limited_methods() {
+  std::vector<OdeMethod> out;
+  for (int m = 0; m <= static_cast<int>(OdeMethod::pdre0); ++m) {
+    const auto method = static_cast<OdeMethod>(m);
+    if (std::isfinite(stable_step_limit(method, {-1.0, 0.0}))) out.push_back(method);
+  }
+  return out;
+}
+
+// The others, by name ("am1, am2, backward_euler, dre0, pdre0").
+std::string unlimited_methods() {
+  std::vector<std::string> names;
+  for (int m = 0; m <= static_cast<int>(OdeMethod::pdre0); ++m)
+    if (!std::isfinite(stable_step_limit(static_cast<OdeMethod>(m), {-1.0, 0.0})))
+      names.emplace_back(ode_method_name(static_cast<OdeMethod>(m)));
+  return listed(names);
+}
+
+// `kausal analyze S --range NAME=LO:HI[:N] ...`: the stability judgement over a grid of
+// operating points (the initial state with the named states set to every combination of
+// their grids): per partition the smallest limit of its own integrator and where, how many
+// points its h exceeds it; then every integrator's smallest limit per partition, the step
+// each could keep over the whole range.
+void analyze_range(const PartitionedScenario& s, CompositeModel& model,
+                   const std::vector<std::string>& ranges) {
+  const std::vector<RangeAxis> axes = range_axes(ranges, model.signature());
+  const std::vector<OdeMethod> methods = limited_methods();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  struct Worst {
+    double limit = std::numeric_limits<double>::infinity();
+    std::string at;
+    std::size_t over = 0;
+    std::vector<double> by_method;
+  };
+  std::vector<Worst> worst(s.partitions.size(),
+                           Worst{inf, "", 0, std::vector<double>(methods.size(), inf)});
+  std::size_t points = 1;
+  for (const RangeAxis& a : axes) points *= a.points;
+  const Vector initial = model.initial_state();
+  for (std::size_t n = 0; n < points; ++n) {
+    Vector x = initial;
+    std::string at;
+    for (std::size_t k = n, i = 0; i < axes.size(); k /= axes[i].points, ++i) {
+      const double v = axes[i].at(k % axes[i].points);
+      x[axes[i].state] = v;
+      at += (at.empty() ? "" : ", ") + axes[i].name + " = " + format_number(v);
+    }
+    const PartitionReport report = analyze_partitioned(s, model, s.t0(), x);
+    for (std::size_t p = 0; p < report.partitions.size(); ++p) {
+      const PartitionDiagnostics& d = report.partitions[p];
+      Worst& w = worst[p];
+      if (d.h_max < w.limit) w.limit = d.h_max, w.at = at;
+      if (d.h_exceeds_limit) ++w.over;
+      for (std::size_t m = 0; m < methods.size(); ++m)
+        for (const auto& lambda : d.eigenvalues)
+          if (lambda.real() <= 0)
+            w.by_method[m] = std::min(w.by_method[m], stable_step_limit(methods[m], lambda));
+    }
+  }
+  std::vector<std::vector<std::string>> own = {
+      {"partition", "integrator", "h s", "smallest limit s", "at", "points over it"}};
+  for (std::size_t p = 0; p < s.partitions.size(); ++p) {
+    const Worst& w = worst[p];
+    own.push_back({s.partitions[p].name, std::string(ode_method_name(s.partitions[p].method)),
+                   format_number(s.partitions[p].h),
+                   std::isinf(w.limit) ? "none" : format_number(w.limit),
+                   std::isinf(w.limit) ? "-" : w.at,
+                   std::to_string(w.over) + " of " + std::to_string(points)});
+  }
+  std::vector<std::vector<std::string>> each = {{"integrator"}};
+  for (const auto& p : s.partitions) each[0].push_back(p.name);
+  for (std::size_t m = 0; m < methods.size(); ++m) {
+    each.push_back({std::string(ode_method_name(methods[m]))});
+    for (const Worst& w : worst)
+      each.back().push_back(std::isinf(w.by_method[m]) ? "none" : format_number(w.by_method[m]));
+  }
+  std::string grid;
+  for (const RangeAxis& a : axes)
+    grid += (grid.empty() ? "" : ", ") + a.name + " " + format_number(a.lo) + " .. " +
+            format_number(a.hi) + " in " + std::to_string(a.points);
+  std::cout << "kausal analyze · " << s.file
+            << " · over a working range: " << counted(points, "point") << " (" << grid
+            << "; the other states at their initial values), the Jacobian at each\n\n"
+            << format_table(own, {}) << "\n"
+            << "The largest stable step of each integrator over the whole range (s), per "
+               "partition ("
+            << unlimited_methods() << " have none):\n"
+            << format_table(each, {});
+}
+
 // `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the Jacobian
 // of the whole coupled model at the initial state, or at T after a sequential run to it (nonlinear
 // models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
-int analyze_command(const std::string& file, std::optional<double> at, bool along) {
+int analyze_command(const std::string& file, std::optional<double> at, bool along,
+                    const std::vector<std::string>& ranges) {
   if (is_event_scenario(file))
     throw InputError(file +
                      ": analyze needs a partitioned model ([[subsystem]] tables); this is "
@@ -399,6 +552,14 @@ int analyze_command(const std::string& file, std::optional<double> at, bool alon
   PartitionedScenario s = load_partitioned_scenario(file);
   choose_integrators(s);
   const auto model = build_monolithic_model(s);
+  if (!ranges.empty()) {
+    if (at || along)
+      throw InputError(
+          "command line: --range analyses a grid of states at the start; it takes "
+          "no --at or --along");
+    analyze_range(s, *model, ranges);
+    return 0;
+  }
   if (along) {
     if (at) throw InputError("command line: --along analyses the whole run; it takes no --at");
     analyze_along(s, *model);

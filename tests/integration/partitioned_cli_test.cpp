@@ -3,7 +3,9 @@
 // tolerance is reported, bad input exits 2, a killed partition exits 3 and keeps what was
 // final.
 #include <gtest/gtest.h>
+
 #include <signal.h>
+#include <cmath>
 
 #include <thread>
 
@@ -204,6 +206,38 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   EXPECT_EQ(rk4.out().find("Euler"), std::string::npos) << rk4.out();
   KausalProcess chain({"analyze", scenario("thesis.toml")}, dir.path());
   EXPECT_EQ(chain.wait(30s), 2);
+}
+
+// Over a working range: the upper tank's levels 0.1 .. 2 m in 4 points, the lower tank empty.
+// The upper tank's eigenvalue is -a g / (A sqrt(2 g h)), fastest at the lowest level: Euler's
+// limit there is 2 / |lambda|, RK4 stays within it at h = 1 everywhere; the lower tank, empty,
+// exceeds its RK4 limit at h = 0.5 at every point. Bad ranges are exit 2.
+TEST(PartitionedCli, AnalyzeOverAWorkingRangeGivesEachIntegratorsSmallestLimit) {
+  TempDir dir;
+  KausalProcess p({"analyze", scenario("two-tanks.toml"), "--range", "upper.level=0.1:2:4"},
+                  dir.path());
+  ASSERT_EQ(p.wait(30s), 0) << p.err();
+  const std::string out = p.out();
+  EXPECT_NE(out.find("over a working range: 4 points (upper.level 0.1 .. 2 in 4;"),
+            std::string::npos)
+      << out;
+  const double g = 9.81, lambda = 0.01 * g / std::sqrt(2 * g * 0.1);
+  const std::size_t euler = out.find("\neuler ");
+  ASSERT_NE(euler, std::string::npos) << out;
+  EXPECT_NEAR(std::stod(out.substr(euler + 7)), 2 / lambda, 1e-3) << out;
+  EXPECT_NE(out.find("upper.level = 0.1 "), std::string::npos) << out;
+  const std::size_t upper = out.find("\nupper "), lower = out.find("\nlower ");
+  ASSERT_NE(upper, std::string::npos);
+  ASSERT_NE(lower, std::string::npos);
+  EXPECT_NE(out.substr(upper, out.find('\n', upper + 1) - upper).find("0 of 4"), std::string::npos)
+      << out;
+  EXPECT_NE(out.substr(lower, out.find('\n', lower + 1) - lower).find("4 of 4"), std::string::npos)
+      << out;
+  for (const std::string bad : {"upper.x=1:2", "upper.level=2:1", "upper.level=1:2:0", "level"}) {
+    KausalProcess refused({"analyze", scenario("two-tanks.toml"), "--range", bad}, dir.path());
+    EXPECT_EQ(refused.wait(30s), 2) << bad;
+    EXPECT_NE(refused.err().find("--range"), std::string::npos) << refused.err();
+  }
 }
 
 TEST(PartitionedCli, ModelsListsAndDescribes) {
