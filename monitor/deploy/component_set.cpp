@@ -107,6 +107,7 @@ ComponentSet::~ComponentSet() {
 void ComponentSet::release() {
   collect_remote();
   components_.clear();
+  remote_children_.clear();
   children_.clear();  // ends and reaps every child by PID
   // Hosted servants: the POA first (no new calls; it drops its references), then the
   // Integrators (deleting one joins its worker, which may still call its System or the
@@ -275,6 +276,7 @@ void ComponentSet::start_remote(const std::vector<Launch>& launches, const Launc
       const auto iors = asked[k].get();
       auto process = std::make_shared<RemoteProcess>(nodes[k], placement.run_id, l.process);
       children_.push_back(process);
+      remote_children_.push_back(process);
       for (std::size_t j = 0; j < l.hosted.size(); ++j) {
         LaunchedComponent* c = l.hosted[j];
         c->process = process;
@@ -318,9 +320,7 @@ void ComponentSet::check_versions() {
 void ComponentSet::collect_remote() {
   if (!remote_) return;
   std::map<std::string, std::shared_ptr<RemoteNode>> nodes;
-  for (auto& p : children_) {
-    auto* remote = dynamic_cast<RemoteProcess*>(p.get());
-    if (!remote) continue;
+  for (const auto& remote : remote_children_) {
     nodes[remote->node()] = remote->remote_node();
     const std::filesystem::path copy = log_dir_ / (remote->name() + ".log");
     std::ofstream(copy) << "# log of " << remote->name() << ", " << remote->log_location()

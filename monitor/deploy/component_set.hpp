@@ -144,6 +144,7 @@ class ComponentSet {
   std::filesystem::path socket_dir_;
   std::vector<std::unique_ptr<LaunchedComponent>> components_;  // system-1, integrator-1, ...
   std::vector<std::shared_ptr<ProcessHandle>> children_;  // each once (a process may host two)
+  std::vector<std::shared_ptr<RemoteProcess>> remote_children_;  // those of them on nodes
   std::shared_ptr<const RemotePlacement> remote_;
   std::filesystem::path log_dir_;
   // Remote runs: the lease the nodes watch (they end the run's processes when it goes).
