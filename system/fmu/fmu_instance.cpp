@@ -175,6 +175,31 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
                      (lines.empty() ? " (the FMU logged nothing)" : ": " + joined(lines)));
   }
   library_->count_instance(+1);
+  if (v3() && kind == FmuKind::model_exchange) check_sizes_3();
+}
+
+// An FMI 3.0 model-exchange binary says how many states and event indicators it has; kausal
+// sizes every array it passes from the description, so the two must agree.
+void FmuInstance::check_sizes_3() {
+  std::size_t states = 0, indicators = 0;
+  const auto fail = [&](const std::string& what) {
+    fn3_.free_instance(component_);
+    library_->count_instance(-1);
+    throw InputError(fmu_name_ + ": " + what);
+  };
+  if (fn3_.get_number_of_continuous_states(component_, &states) > fmi3Warning ||
+      fn3_.get_number_of_event_indicators(component_, &indicators) > fmi3Warning)
+    fail(
+        "fmi3GetNumberOfContinuousStates or fmi3GetNumberOfEventIndicators failed after "
+        "instantiation");
+  if (states != states_)
+    fail("fmi3GetNumberOfContinuousStates says " + std::to_string(states) +
+         ", modelDescription.xml lists " + std::to_string(states_) +
+         " <ContinuousStateDerivative> elements");
+  if (indicators != event_indicators_)
+    fail("fmi3GetNumberOfEventIndicators says " + std::to_string(indicators) +
+         ", modelDescription.xml lists " + std::to_string(event_indicators_) +
+         " <EventIndicator> elements");
 }
 
 FmuInstance::~FmuInstance() {

@@ -47,7 +47,8 @@ class FmuInstance {
   // fmi3InstantiateCoSimulation with the instantiationToken and the resource path
   // "<absolute unpacked>/resources/", without event mode, early return or intermediate update.
   // InputError (with the log) if it returns NULL or if the FMU may be instantiated only once and
-  // `library` already has an instance.
+  // `library` already has an instance; FMI 3.0 model exchange: also when the binary's numbers of
+  // continuous states and event indicators are not the description's.
   FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelDescription& md, FmuKind kind,
               const std::string& instance_name, const std::filesystem::path& unpacked,
               LogSink sink);
@@ -125,6 +126,7 @@ class FmuInstance {
     std::unordered_set<unsigned> real, integer, boolean, string;
   };
   bool v3() const { return version_ == FmiVersion::v3; }
+  void check_sizes_3();
   std::optional<double> ended_at();
   // FMI 3.0: one value of any numeric type, as a double (integers clamped to their type).
   double get_number(unsigned vr);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -259,8 +260,10 @@ void FmuLibrary::resolve_3(const std::string& so_name) {
 
 void FmuLibrary::check_platform(const std::string& so_name) const {
   if (version_ == FmiVersion::v3) {
+    // The header's version: "3.0", or a maintenance release's "3.0.x".
     const char* version = fn3_.get_version();
-    if (!version || std::strcmp(version, "3.0") != 0)
+    const std::string_view v = version ? std::string_view(version, strnlen(version, 64)) : "";
+    if (!version || !(v == "3.0" || v.starts_with("3.0.")))
       throw InputError(fmu_name_ + ": " + so_name + ": fmi3GetVersion() returned " +
                        returned(version) + ", not '3.0'");
     return;

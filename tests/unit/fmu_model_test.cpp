@@ -860,7 +860,13 @@ TEST(Fmi3, AnFmuThatEndsTheSimulationOrFailsSaysSoInFmi3Terms) {
         << o.result.error;
     EXPECT_EQ(o.result.steps, 20u);
   }
-  // A Float64 start value outside its declared range, and a Float32 one, are refused alike.
+  // A binary that disagrees with its description on its sizes is refused before it is called.
+  const std::string sizes = scenario_error(one_fmu("ball", "bad_count_3", "rk4", "0.01"));
+  EXPECT_NE(sizes.find("bad_count_3.fmu: fmi3GetNumberOfEventIndicators says 1, "
+                       "modelDescription.xml lists 2 <EventIndicator> elements"),
+            std::string::npos)
+      << sizes;
+  // A Float64 start value outside its declared range is refused as in FMI 2.0.
   const std::string e = scenario_error(
       fmi3_twin(one_fmu("ball", "bouncing_ball", "rk4", "0.01", "parameters = { e = 5 }")));
   EXPECT_NE(e.find("'e' = 5 is outside the range the FMU declares for it, [0, 1]"),
