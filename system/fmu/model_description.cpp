@@ -171,14 +171,19 @@ pugi::xml_node type_element(XmlReader& r, const pugi::xml_node& sv, const std::s
   return found;
 }
 
-void read_start(XmlReader& r, const pugi::xml_node& t, const std::string& what, Variable& v) {
+// A variable's start value; `lowest`, `highest`: the range of its integer type. FMI 2.0 gives
+// a String's start as an attribute, FMI 3.0 as <Start value="..."/> (a Binary's is not read:
+// kausal never gives one).
+void read_start(XmlReader& r, const pugi::xml_node& t, const std::string& what, Variable& v,
+                long long lowest = INT_MIN, long long highest = INT_MAX,
+                FmiVersion version = FmiVersion::v2) {
   switch (v.type) {
     case ValueType::real:
       v.start = r.real(t, "start", what);
       break;
     case ValueType::integer:
     case ValueType::enumeration:
-      if (auto s = r.integer(t, "start", what, INT_MIN, INT_MAX)) v.start = static_cast<double>(*s);
+      if (auto s = r.integer(t, "start", what, lowest, highest)) v.start = static_cast<double>(*s);
       break;
     case ValueType::boolean:
       if (const pugi::xml_attribute a = t.attribute("start")) {
@@ -188,10 +193,15 @@ void read_start(XmlReader& r, const pugi::xml_node& t, const std::string& what, 
       }
       break;
     case ValueType::string:
-      if (const pugi::xml_attribute a = t.attribute("start")) v.text_start = a.value();
+      if (version == FmiVersion::v3) {
+        if (const pugi::xml_node start = t.child("Start"))
+          v.text_start = start.attribute("value").value();
+      } else if (const pugi::xml_attribute a = t.attribute("start")) {
+        v.text_start = a.value();
+      }
       break;
     case ValueType::binary:
-      break;  // FMI 3.0 only, read by read_variable_3
+      break;
   }
 }
 
@@ -391,33 +401,6 @@ DeclaredTypes declared_types_3(XmlReader& r, const pugi::xml_node& defs) {
   return types;
 }
 
-void read_start_3(XmlReader& r, const pugi::xml_node& e, const Fmi3Element& type,
-                  const std::string& what, Variable& v) {
-  switch (v.type) {
-    case ValueType::real:
-      v.start = r.real(e, "start", what);
-      break;
-    case ValueType::integer:
-    case ValueType::enumeration:
-      if (auto s = r.integer(e, "start", what, type.lowest, type.highest))
-        v.start = static_cast<double>(*s);
-      break;
-    case ValueType::boolean:
-      if (const pugi::xml_attribute a = e.attribute("start")) {
-        const auto b = parse_bool(a.value());
-        if (!b) r.fail(e, "start of " + what + " is not true or false: '" + a.value() + "'");
-        v.start = *b ? 1.0 : 0.0;
-      }
-      break;
-    case ValueType::string:
-      if (const pugi::xml_node start = e.child("Start"))
-        v.text_start = start.attribute("value").value();
-      break;
-    case ValueType::binary:
-      break;  // never given a start by kausal, so its own is not read
-  }
-}
-
 // The derivative= of a Float, a value reference; checked once all variables are known.
 struct PendingReference {
   std::size_t variable;
@@ -453,7 +436,7 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
           .value_or(v.type == ValueType::real ? Variability::continuous : Variability::discrete);
   v.initial = r.keyword(e, "initial", what, initials).value_or(Initial::unspecified);
   v.description = e.attribute("description").value();
-  if (!v.array) read_start_3(r, e, *type, what, v);
+  if (!v.array) read_start(r, e, what, v, type->lowest, type->highest, FmiVersion::v3);
   const auto declared = types.find(e.attribute("declaredType").value());
   if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
   read_range(r, e, v.type, what, v.min, v.max, type->lowest, type->highest);
