@@ -142,11 +142,17 @@ TEST(Resume, PartitionedOptimisticRunWithAKilledFmuSystemResumesFromTheFmuStates
 
 // A sequential run with FMUs, interrupted (paced, so that it is caught mid-way): its
 // resume once failed with "used before configure()", the FMU's saved state handed to a
-// System not configured yet.
+// System not configured yet. The ball also as an FMI 3.0 FMU (fmi3GetFMUState and
+// fmi3SerializeFMUState carry its state across).
 TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
-  for (const char* shipped : {"fmu-bouncing-ball.toml", "fmu-coupled.toml"}) {
-    SCOPED_TRACE(shipped);
-    ResumeRun run(shipped, {});
+  const std::map<std::string, std::string> fmi3 = {{"bouncing_ball.fmu", "bouncing_ball_3.fmu"}};
+  for (const auto& [shipped, edits] :
+       std::vector<std::pair<const char*, std::map<std::string, std::string>>>{
+           {"fmu-bouncing-ball.toml", {}},
+           {"fmu-coupled.toml", {}},
+           {"fmu-bouncing-ball.toml", fmi3}}) {
+    SCOPED_TRACE(std::string(shipped) + (edits.empty() ? "" : ", FMI 3.0"));
+    ResumeRun run(shipped, edits);
     const Reference ref(run.scenario);
     auto p = run.start("sequential", {"--realtime", "1", "--skip-feasibility-check"});
     run.wait_for_csv_beyond(200);
@@ -175,8 +181,8 @@ TEST(Resume, HybridRunWithAKilledIntegratorResumesFromItsLastCut) {
   ResumeRun run("two-tanks-level-switch.toml", {{"t_end = 2000.0", "t_end = 6000.0"}});
   const Reference ref(run.scenario);
   // Paced to last 3 s at least, however fast the host (unpaced it takes about 4 s here).
-  auto p = run.start("conservative", {"--layout", "process", "--realtime", "2000",
-                                      "--skip-feasibility-check"});
+  auto p = run.start("conservative",
+                     {"--layout", "process", "--realtime", "2000", "--skip-feasibility-check"});
   // The checkpointer asks for a cut at once, then about every second: wait for the second.
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (std::chrono::steady_clock::now() < deadline &&
