@@ -2,10 +2,13 @@
 // CORBA), or, with --snapshot / --timeline / --chart, an offscreen renderer of finished runs.
 #include <CLI/CLI.hpp>
 #include <QApplication>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include "animation/animation_servant.hpp"
 #include "animation/live_window.hpp"
@@ -19,6 +22,21 @@ namespace {
 using namespace kausal;
 namespace fs = std::filesystem;
 
+// --zoom "FROM..TO" as (FROM, TO) when both are finite numbers with 0 <= FROM < TO; nullopt
+// otherwise, and for "" (no zoom).
+std::optional<std::pair<double, double>> parse_zoom(const std::string& text) {
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) return std::nullopt;
+  const std::string from_text = text.substr(0, dots), to_text = text.substr(dots + 2);
+  char* end = nullptr;
+  const double from = std::strtod(from_text.c_str(), &end);
+  if (from_text.empty() || *end != '\0') return std::nullopt;
+  const double to = std::strtod(to_text.c_str(), &end);
+  if (to_text.empty() || *end != '\0') return std::nullopt;
+  if (!(std::isfinite(from) && std::isfinite(to) && from >= 0 && from < to)) return std::nullopt;
+  return std::pair{from, to};
+}
+
 struct Options {
   std::string name = "animation";
   OrbSettings orb;
@@ -31,6 +49,7 @@ struct Options {
   std::optional<std::uint64_t> step;
   std::optional<double> time_span;  // --timeline: the axis, 0 to this many seconds
   double time_from = 0;             // --timeline: where the axis starts (seconds)
+  std::string zoom;                 // --timeline: FROM..TO, the same as --time-from/--time-span
   bool around_first_event = false;  // --timeline: a window centred on the first impact
   std::string size;                 // empty: a default that fits the mode
   fs::path operator_file;           // a paced run's OUT/operator.ior: the run controls
@@ -59,10 +78,11 @@ const char* help_text =
     "                                                          a partitioned run: its values\n"
     "                                                          plotted up to step N (ticks)\n"
     "  --timeline FILE.png --run DIR [--time-span S] [--time-from F | --around-first-event]\n"
-    "             [--size WxH]                                 the run's utilisation strips,\n"
+    "             [--zoom F..T] [--size WxH]                   the run's utilisation strips,\n"
     "                                                          over 0..S seconds if given, or\n"
-    "                                                          F..F+S, or S (default 5 ms)\n"
-    "                                                          centred on the first impact\n"
+    "                                                          F..F+S or F..T, or S (default\n"
+    "                                                          5 ms) centred on the first\n"
+    "                                                          impact\n"
     "  --chart FILE.png --runs DIR [DIR...] [--size WxH]       wall time per method: runs of\n"
     "                                                          one method, layout and scenario\n"
     "                                                          are repetitions (median bar,\n"
@@ -126,6 +146,16 @@ void add_options(CLI::App& app, Options& o) {
                "where a chain's rounds are wide enough to see")
       ->needs(timeline)
       ->excludes("--time-from");
+  app.add_option("--zoom", o.zoom,
+                 "--timeline: the window FROM..TO in seconds of wall time since the run began, "
+                 "e.g. 0.045..0.050 (the same as --time-from FROM --time-span TO-FROM)")
+      ->check([](const std::string& text) -> std::string {
+        return parse_zoom(text) ? "" : "must be FROM..TO, two numbers with 0 <= FROM < TO";
+      })
+      ->needs(timeline)
+      ->excludes("--time-from")
+      ->excludes("--time-span")
+      ->excludes("--around-first-event");
   app.add_option("--size", o.size,
                  "image size WxH of a render mode (default: 1000 wide, as tall as the mode needs)");
   run->excludes(runs);
@@ -136,7 +166,11 @@ void add_options(CLI::App& app, Options& o) {
 }
 
 // The render mode chosen, after the checks CLI11 cannot express.
-int render(const Options& o) {
+int render(Options o) {
+  if (const auto window = parse_zoom(o.zoom)) {
+    o.time_from = window->first;
+    o.time_span = window->second - window->first;
+  }
   // Default heights: a bar or a strip needs about 30 px, the chain the rest.
   auto size_or = [&](int default_height) {
     return o.size.empty() ? QSize(1000, std::max(200, default_height)) : parse_size(o.size);
@@ -193,8 +227,7 @@ int live(const Options& o) {
   live_options.grab_on_close = o.grab_on_close;
   live_options.shutdown_requested = [servant] { return servant->shutdown_requested(); };
   if (!o.operator_file.empty())
-    live_options.controls =
-        operator_controls(orb, o.operator_file, o.controls, o.control_example);
+    live_options.controls = operator_controls(orb, o.operator_file, o.controls, o.control_example);
   LiveWindow window(playback, live_options);
   window.show();
   std::cout << ior << std::endl;

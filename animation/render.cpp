@@ -45,7 +45,7 @@ std::string seconds_text(double s) {
 // One strip, one utilisation bar per pixel column (the utilisation figures of docs/tutorial.md):
 // busy from the bottom, rolling back above it, waiting for the rest, each in proportion to the
 // column's time. A component that is busy 2 % of the time looks 2 % busy, however many
-// short spans it had; any rollback keeps at least one pixel so that it stays visible.
+// short spans it had; any work or rollback keeps at least two pixels so that it stays visible.
 void draw_strip(QPainter& p, const QRect& strip, const std::vector<TimelineSpan>& spans, double t0,
                 double t1) {
   const auto width = static_cast<std::size_t>(strip.width());
@@ -53,9 +53,11 @@ void draw_strip(QPainter& p, const QRect& strip, const std::vector<TimelineSpan>
   const int h = strip.height();
   p.fillRect(strip, QColor(colours::waiting));
   for (std::size_t c = 0; c < shares.size(); ++c) {
-    const int busy = static_cast<int>(std::lround(shares[c].busy * h));
+    int busy = static_cast<int>(std::lround(shares[c].busy * h));
     int rollback = static_cast<int>(std::lround(shares[c].rollback * h));
-    if (shares[c].rollback > 0) rollback = std::max(rollback, 1);
+    // However short, work stays visible: 2 px at least (the column on the right says how much).
+    if (shares[c].busy > 0) busy = std::min(std::max(busy, 2), h);
+    if (shares[c].rollback > 0) rollback = std::max(rollback, 2);
     rollback = std::min(rollback, h - std::min(busy, h));
     const int x = strip.x() + static_cast<int>(c);
     if (busy > 0) p.fillRect(x, strip.y() + h - busy, 1, busy, QColor(colours::busy));

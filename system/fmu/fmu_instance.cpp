@@ -450,7 +450,8 @@ void FmuInstance::get_integer(std::span<const unsigned> vr, std::span<std::int64
   ready(v3() ? "fmi3GetInt32" : "fmi2GetInteger");
   if (vr.empty()) return;
   if (v3()) {
-    for (std::size_t i = 0; i < vr.size(); ++i) v[i] = static_cast<std::int64_t>(get_number(vr[i]));
+    // (clamped: a UInt64 beyond what an int64 holds)
+    for (std::size_t i = 0; i < vr.size(); ++i) v[i] = clamped<std::int64_t>(get_number(vr[i]));
     return;
   }
   std::vector<fmi2Integer> values(vr.size(), 0);

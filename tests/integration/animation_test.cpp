@@ -302,7 +302,7 @@ TEST(AnimationTimeline, TimeSpanSetsTheAxis) {
   EXPECT_NE(err.find("--time-span"), std::string::npos) << err;
 }
 
-// A zoom: --time-from and --time-span draw the window [0.5, 1.0]; --around-first-event
+// A zoom: --time-from and --time-span (or --zoom) draw the window [0.5, 1.0]; --around-first-event
 // centres a window on the first "event" span (an impact the monitor applied, at 0.6 s).
 TEST(AnimationTimeline, AWindowOfTheRunAroundItsFirstImpact) {
   TempDir tmp;
@@ -322,6 +322,22 @@ TEST(AnimationTimeline, AWindowOfTheRunAroundItsFirstImpact) {
   EXPECT_EQ(strip_pixel(image, area, 0, 0.55, 1.0, 0.5), colours::waiting);
   EXPECT_EQ(strip_pixel(image, area, 1, 0.55, 1.0, 0.5), colours::rollback);
   EXPECT_EQ(strip_pixel(image, area, 1, 0.8, 1.0, 0.5), colours::waiting);
+  // --zoom FROM..TO is the same window; a window that is not one is exit 2.
+  const fs::path zoomed = tmp / "zoomed.png";
+  ASSERT_EQ(run_animation({"--timeline", zoomed.string(), "--run", (tmp / "run").string(), "--size",
+                           "800x200", "--zoom", "0.5..1.0"},
+                          tmp.path()),
+            0);
+  EXPECT_EQ(load_png(zoomed), image);
+  for (const std::string bad : {"1.0..0.5", "0.5", "a..b", "-1..2"}) {
+    std::string err;
+    EXPECT_EQ(run_animation(
+                  {"--timeline", zoomed.string(), "--run", (tmp / "run").string(), "--zoom", bad},
+                  tmp.path(), &err),
+              2)
+        << bad;
+    EXPECT_NE(err.find("--zoom"), std::string::npos) << err;
+  }
   // Centred on 0.6 s, 0.4 s wide: [0.4, 0.8]; the monitor was busy until 0.4 s only.
   ASSERT_EQ(run_animation({"--timeline", png.string(), "--run", (tmp / "run").string(), "--size",
                            "800x200", "--around-first-event", "--time-span", "0.4"},
