@@ -14,6 +14,7 @@
 
 #include "common/errors.hpp"
 #include "common/sha256.hpp"
+#include "integrator/method.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/scenario/input_file.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
@@ -103,6 +104,8 @@ Mapped map_system(const fs::path& archive) {
       throw InputError(where + "implementation is ModelExchange, which " + c.source +
                        " does not offer");
     m.co_simulation.push_back(co);
+    // kausal's own annotation, checked here where its line is known.
+    if (!c.integrator.empty()) parse_ode_method(c.integrator, where + "kausal's annotation: ");
     const auto step = md.default_experiment.step_size;
     if (step && *step > 0 && (m.h == 0 || *step < m.h)) {
       m.h = *step;

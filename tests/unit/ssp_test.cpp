@@ -4,6 +4,7 @@
 // bindings) run as the scenario written by hand for the same system.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 #include "monitor/run/run.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 #include "monitor/scenario/ssp_scenario.hpp"
+#include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/ssp_description.hpp"
 #include "test_support.hpp"
 #include "tests/temp_dir.hpp"
@@ -419,6 +421,30 @@ TEST_F(SspTest, AnExportedScenarioRunsFromItsArchiveToItsDigest) {
   const RunResult re = run_partitioned(again, SyncMethod::optimistic, dir / "again");
   ASSERT_EQ(re.status, RunStatus::completed) << re.error;
   EXPECT_EQ(re.trajectory_sha256, three.trajectory_sha256);
+}
+
+// kausal's annotations are read as untrusted input too: an integrator kausal does not know or
+// a step that is not one is refused with the component's line.
+TEST_F(SspTest, ABadKausalAnnotationIsRefusedWithItsLine) {
+  TempDir dir;
+  fmu::SspSystem system = fmu::read_ssp_description(kThreeFmus);
+  system.components[1].integrator = "nope";
+  std::vector<std::pair<std::string, fs::path>> files;
+  const fs::path unpacked = unpacked_ssp(kThreeFmus);
+  for (const auto& c : system.components) files.emplace_back(c.source, unpacked / c.source);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  fmu::write_zip(dir / "bad.ssp", {{"SystemStructure.ssd", fmu::write_ssp_description(system)}},
+                 files);
+  const std::string e = load_error(dir / "bad.ssp");
+  EXPECT_NE(e.find("bad.ssp: SystemStructure.ssd:"), std::string::npos) << e;
+  EXPECT_NE(e.find("component 'sum': kausal's annotation: unknown integrator 'nope'"),
+            std::string::npos)
+      << e;
+  std::string xml = fmu::write_ssp_description(system);
+  xml.replace(xml.find("integrator=\"nope\""), 17, "h=\"-1\"");
+  const std::string h = ssd_error(xml);
+  EXPECT_NE(h.find("h of component 'sum''s kausal annotation must be > 0"), std::string::npos) << h;
 }
 
 // What an SSP has no place for is refused naming the field, and nothing is written.
