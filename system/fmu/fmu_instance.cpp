@@ -175,31 +175,24 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
                      (lines.empty() ? " (the FMU logged nothing)" : ": " + joined(lines)));
   }
   library_->count_instance(+1);
-  if (v3() && kind == FmuKind::model_exchange) check_sizes_3();
 }
 
 // An FMI 3.0 model-exchange binary says how many states and event indicators it has; kausal
-// sizes every array it passes from the description, so the two must agree.
-void FmuInstance::check_sizes_3() {
+// sizes every array it passes from the description, so the two must agree. Asked once
+// initialised (some FMUs answer only from then on); an FMU that does not answer is not judged.
+void FmuInstance::check_sizes_3() const {
   std::size_t states = 0, indicators = 0;
-  const auto fail = [&](const std::string& what) {
-    fn3_.free_instance(component_);
-    library_->count_instance(-1);
-    throw InputError(fmu_name_ + ": " + what);
-  };
   if (fn3_.get_number_of_continuous_states(component_, &states) > fmi3Warning ||
       fn3_.get_number_of_event_indicators(component_, &indicators) > fmi3Warning)
-    fail(
-        "fmi3GetNumberOfContinuousStates or fmi3GetNumberOfEventIndicators failed after "
-        "instantiation");
+    return;
   if (states != states_)
-    fail("fmi3GetNumberOfContinuousStates says " + std::to_string(states) +
-         ", modelDescription.xml lists " + std::to_string(states_) +
-         " <ContinuousStateDerivative> elements");
+    throw InputError(fmu_name_ + ": fmi3GetNumberOfContinuousStates says " +
+                     std::to_string(states) + ", modelDescription.xml lists " +
+                     std::to_string(states_) + " <ContinuousStateDerivative> elements");
   if (indicators != event_indicators_)
-    fail("fmi3GetNumberOfEventIndicators says " + std::to_string(indicators) +
-         ", modelDescription.xml lists " + std::to_string(event_indicators_) +
-         " <EventIndicator> elements");
+    throw InputError(fmu_name_ + ": fmi3GetNumberOfEventIndicators says " +
+                     std::to_string(indicators) + ", modelDescription.xml lists " +
+                     std::to_string(event_indicators_) + " <EventIndicator> elements");
 }
 
 FmuInstance::~FmuInstance() {
@@ -318,6 +311,7 @@ void FmuInstance::exit_initialization_mode() {
                   exit_initialization_mode, exit_initialization_mode);
   // FMI 3.0 co-simulation without event mode is in step mode now; model exchange, as in FMI
   // 2.0, in event mode.
+  if (v3() && kind_ == FmuKind::model_exchange) check_sizes_3();
 }
 
 void FmuInstance::terminate() {

@@ -47,8 +47,7 @@ class FmuInstance {
   // fmi3InstantiateCoSimulation with the instantiationToken and the resource path
   // "<absolute unpacked>/resources/", without event mode, early return or intermediate update.
   // InputError (with the log) if it returns NULL or if the FMU may be instantiated only once and
-  // `library` already has an instance; FMI 3.0 model exchange: also when the binary's numbers of
-  // continuous states and event indicators are not the description's.
+  // `library` already has an instance.
   FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelDescription& md, FmuKind kind,
               const std::string& instance_name, const std::filesystem::path& unpacked,
               LogSink sink);
@@ -60,6 +59,8 @@ class FmuInstance {
   void setup_experiment(double start_time, std::optional<double> stop_time,
                         std::optional<double> tolerance);
   void enter_initialization_mode();
+  // FMI 3.0 model exchange: InputError when the binary's numbers of continuous states and
+  // event indicators are not the description's.
   void exit_initialization_mode();
   void terminate();
   void reset();  // fmi2Reset: back to instantiated, also after fmi2Error
@@ -126,7 +127,7 @@ class FmuInstance {
     std::unordered_set<unsigned> real, integer, boolean, string;
   };
   bool v3() const { return version_ == FmiVersion::v3; }
-  void check_sizes_3();
+  void check_sizes_3() const;
   std::optional<double> ended_at();
   // FMI 3.0: one value of any numeric type, as a double (integers clamped to their type).
   double get_number(unsigned vr);
