@@ -172,7 +172,6 @@ void resolve_3(Resolver& r, Fmi3Functions& f, FmuKind kind, const KindInterface&
     r.get(f.get_number_of_continuous_states, "fmi3GetNumberOfContinuousStates", need);
   } else {
     r.get(f.instantiate_co_simulation, "fmi3InstantiateCoSimulation", need);
-    r.get(f.enter_step_mode, "fmi3EnterStepMode", need);
     r.get(f.do_step, "fmi3DoStep", need);
   }
   if (k.can_get_and_set_fmu_state) {

@@ -66,7 +66,8 @@ struct Fmi2Functions {
   fmi2GetStringStatusTYPE* get_string_status = nullptr;
 };
 
-// The same for an FMI 3.0 binary (only the functions kausal calls).
+// The same for an FMI 3.0 binary: only the functions kausal calls (not fmi3EnterStepMode:
+// without event mode a co-simulation FMU is in step mode once initialised).
 struct Fmi3Functions {
   // common (FMI 3.0 §2.3)
   fmi3GetVersionTYPE* get_version = nullptr;
@@ -123,7 +124,6 @@ struct Fmi3Functions {
   fmi3GetNumberOfEventIndicatorsTYPE* get_number_of_event_indicators = nullptr;
   fmi3GetNumberOfContinuousStatesTYPE* get_number_of_continuous_states = nullptr;
   // co-simulation (§4.2)
-  fmi3EnterStepModeTYPE* enter_step_mode = nullptr;
   fmi3DoStepTYPE* do_step = nullptr;
 };
 
