@@ -441,6 +441,27 @@ TEST(HybridRun, ACoSimulationFmuIsCutAtItsCrossingsAndItsEventsUnderEveryMethod)
     EXPECT_NEAR(cosim[k], exchange[k], 2e-9 * static_cast<double>(k + 1)) << k;
 }
 
+// The same through FMI 3.0 (integrator_3.fmu: fmi3DoStep cut at the events, fmi3GetFMUState
+// and fmi3SetFMUState around every trial step): the FMI 2.0 twin's bridge.csv and digest,
+// bit for bit, sequentially and optimistically.
+TEST(HybridRun, AnFmi3CoSimulationFmuOnTheBridgeGivesItsFmi2TwinsBits) {
+  TempDir dir;
+  const std::string two = fmu_switch("co-simulation");
+  std::string three = two;
+  three.replace(three.find("/integrator.fmu"), 15, "/integrator_3.fmu");
+  std::ofstream(dir / "two.toml") << two;
+  std::ofstream(dir / "three.toml") << three;
+  const RunResult a = run_shipped(dir / "two", (dir / "two.toml").string());
+  const RunResult b = run_shipped(dir / "three", (dir / "three.toml").string());
+  ASSERT_EQ(b.status, RunStatus::completed) << b.error;
+  EXPECT_EQ(b.trajectory_sha256, a.trajectory_sha256);
+  EXPECT_EQ(file_text(dir / "three" / "bridge.csv"), file_text(dir / "two" / "bridge.csv"));
+  const RunResult o =
+      run_checked_in_one_process(dir / "three.toml", SyncMethod::optimistic, dir / "optimistic");
+  ASSERT_EQ(o.status, RunStatus::completed) << o.error;
+  EXPECT_EQ(o.trajectory_sha256, a.trajectory_sha256);
+}
+
 // What the bridge cannot cut is refused naming the line: a co-simulation FMU that takes
 // steps of one length only, a sampled controller (one step is one sample), an FMU whose state
 // cannot be restored; an event sets a co-simulation FMU's inputs, not its outputs.
