@@ -5,7 +5,6 @@
 #include <iostream>
 #include <limits>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "common/listed.hpp"
@@ -443,24 +442,22 @@ std::vector<RangeAxis> range_axes(const std::vector<std::string>& given,
   return axes;
 }
 
-// The integrators whose stability has a limit (explicit, and the Adams predictor-correctors):
-// the others are A-stable or exact on linear dynamics.
-std::vector<OdeMethod> limited_methods() {
-  std::vector<OdeMethod> out;
+// The integrators whose stability has a limit (explicit, and the Adams predictor-correctors),
+// and the names of the others (A-stable, or exact on linear dynamics).
+struct MethodsByLimit {
+  std::vector<OdeMethod> limited;
+  std::vector<std::string> unlimited;
+};
+MethodsByLimit methods_by_limit() {
+  MethodsByLimit out;
   for (int m = 0; m <= static_cast<int>(OdeMethod::pdre0); ++m) {
     const auto method = static_cast<OdeMethod>(m);
-    if (std::isfinite(stable_step_limit(method, {-1.0, 0.0}))) out.push_back(method);
+    if (std::isfinite(stable_step_limit(method, {-1.0, 0.0})))
+      out.limited.push_back(method);
+    else
+      out.unlimited.emplace_back(ode_method_name(method));
   }
   return out;
-}
-
-// The others, by name ("am1, am2, backward_euler, dre0, pdre0").
-std::string unlimited_methods() {
-  std::vector<std::string> names;
-  for (int m = 0; m <= static_cast<int>(OdeMethod::pdre0); ++m)
-    if (!std::isfinite(stable_step_limit(static_cast<OdeMethod>(m), {-1.0, 0.0})))
-      names.emplace_back(ode_method_name(static_cast<OdeMethod>(m)));
-  return listed(names);
 }
 
 // `kausal analyze S --range NAME=LO:HI[:N] ...`: the stability judgement over a grid of
@@ -471,7 +468,8 @@ std::string unlimited_methods() {
 void analyze_range(const PartitionedScenario& s, CompositeModel& model,
                    const std::vector<std::string>& ranges) {
   const std::vector<RangeAxis> axes = range_axes(ranges, model.signature());
-  const std::vector<OdeMethod> methods = limited_methods();
+  const MethodsByLimit by_limit = methods_by_limit();
+  const std::vector<OdeMethod>& methods = by_limit.limited;
   constexpr double inf = std::numeric_limits<double>::infinity();
   struct Worst {
     double limit = std::numeric_limits<double>::infinity();
@@ -531,7 +529,7 @@ void analyze_range(const PartitionedScenario& s, CompositeModel& model,
             << format_table(own, {}) << "\n"
             << "The largest stable step of each integrator over the whole range (s), per "
                "partition ("
-            << unlimited_methods() << " have none):\n"
+            << listed(by_limit.unlimited) << " have none):\n"
             << format_table(each, {});
 }
 
@@ -585,12 +583,10 @@ int export_ssp_command(const std::string& scenario, const std::string& out) {
                      ": not a partitioned model (a pendulum chain or discrete-event "
                      "components): kausal export-ssp writes partitioned models of FMUs");
   const PartitionedScenario s = load_partitioned_scenario(scenario);
-  export_ssp(s, out);
-  std::set<std::string> fmus;
-  for (const SubsystemSpec& sub : s.subsystems) fmus.insert(sub.fmu.archive);
+  const std::size_t fmus = export_ssp(s, out);
   std::cout << "wrote " << out << ": " << s.subsystems.size() << " component"
-            << (s.subsystems.size() == 1 ? "" : "s") << " (" << fmus.size() << " FMU"
-            << (fmus.size() == 1 ? "" : "s") << " under resources/), " << s.couplings.size()
+            << (s.subsystems.size() == 1 ? "" : "s") << " (" << fmus << " FMU"
+            << (fmus == 1 ? "" : "s") << " under resources/), " << s.couplings.size()
             << " connections, t_end " << number_text(s.t_end) << " s; `kausal run " << out
             << "` runs it\n";
   return 0;

@@ -322,7 +322,7 @@ fmu::SspComponent component_of(const PartitionedScenario& s, const SubsystemSpec
 
 }  // namespace
 
-void export_ssp(const PartitionedScenario& s, const fs::path& out) {
+std::size_t export_ssp(const PartitionedScenario& s, const fs::path& out) {
   if (const std::string why = not_carried(s); !why.empty())
     throw InputError(s.file + ": " + why + " (kausal export-ssp)");
   const auto resources = resource_names(s);
@@ -342,6 +342,7 @@ void export_ssp(const PartitionedScenario& s, const fs::path& out) {
   std::vector<std::pair<std::string, fs::path>> files;
   for (const auto& [archive, entry] : resources) files.emplace_back(entry, archive);
   fmu::write_zip(out, {{"SystemStructure.ssd", fmu::write_ssp_description(system)}}, files);
+  return files.size();
 }
 
 }  // namespace kausal

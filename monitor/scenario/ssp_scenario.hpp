@@ -6,6 +6,7 @@
 // model exchange stepped by RK4; one step h for all, the smallest default step the FMUs
 // give), each connection a coupling, each parameter binding the subsystem's parameters, the
 // default experiment's stop time t_end. `kausal models system.ssp` prints that scenario.
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -34,6 +35,7 @@ std::filesystem::path unpacked_ssp(const std::filesystem::path& archive);
 // scenario field for what an SSP cannot carry: a subsystem that is not an FMU, a partition of
 // several subsystems, inputs held at a value, couplings with their own hold, predictor or
 // accepts, the master, the bridge to events, a prediction tolerance, Newton settings.
-void export_ssp(const PartitionedScenario& s, const std::filesystem::path& out);
+// Returns how many FMU files it packed.
+std::size_t export_ssp(const PartitionedScenario& s, const std::filesystem::path& out);
 
 }  // namespace kausal

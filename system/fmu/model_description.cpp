@@ -205,10 +205,42 @@ void read_start(XmlReader& r, const pugi::xml_node& t, const std::string& what, 
   }
 }
 
-// The derivative= of a Real, 1-based as in the file; checked once all variables are known.
+// What FMI 2.0's ScalarVariable and FMI 3.0's typed element both say in their attributes:
+// value reference, causality, variability (`otherwise` where not given), initial, description.
+template <std::size_t N>
+void read_attributes(XmlReader& r, const pugi::xml_node& e, const std::string& what,
+                     const Keywords<Causality, N>& causality_words, Variability otherwise,
+                     Variable& v) {
+  const auto vr = r.integer(e, "valueReference", what, 0, UINT32_MAX);
+  if (!vr) r.fail(e, what + " has no valueReference");
+  v.value_reference = static_cast<unsigned>(*vr);
+  v.causality = r.keyword(e, "causality", what, causality_words).value_or(Causality::local);
+  v.variability = r.keyword(e, "variability", what, variabilities).value_or(otherwise);
+  v.initial = r.keyword(e, "initial", what, initials).value_or(Initial::unspecified);
+  v.description = e.attribute("description").value();
+}
+
+// What the type element `t` says of its values: the range (its declared type's, then its
+// own, within [lowest, highest] for an integer type) and, of a real, the unit and the raw
+// derivative= (an index in FMI 2.0, a value reference in 3.0; checked by the caller).
+std::optional<long long> read_facets(XmlReader& r, const pugi::xml_node& t,
+                                     const DeclaredTypes& types, const std::string& what,
+                                     Variable& v, long long lowest = INT_MIN,
+                                     long long highest = INT_MAX) {
+  const auto declared = types.find(t.attribute("declaredType").value());
+  if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
+  read_range(r, t, v.type, what, v.min, v.max, lowest, highest);
+  if (v.type != ValueType::real) return std::nullopt;
+  v.unit = t.attribute("unit").value();
+  if (v.unit.empty() && declared != types.end()) v.unit = declared->second.unit;
+  return r.integer(t, "derivative", what, LLONG_MIN, LLONG_MAX);
+}
+
+// The derivative= of a real as the file gives it (FMI 2.0: the state's 1-based index, FMI 3.0:
+// its value reference); checked once all variables are known.
 struct PendingDerivative {
   std::size_t variable;
-  long long index;
+  long long target;
   int line;
 };
 
@@ -220,28 +252,14 @@ Variable read_variable(XmlReader& r, const pugi::xml_node& sv, const DeclaredTyp
   if (!name || !*name.value()) r.fail(sv, "ScalarVariable has no name");
   v.name = name.value();
   const std::string what = quoted(v.name);
-  const auto vr = r.integer(sv, "valueReference", what, 0, UINT_MAX);
-  if (!vr) r.fail(sv, what + " has no valueReference");
-  v.value_reference = static_cast<unsigned>(*vr);
-  v.causality = r.keyword(sv, "causality", what, causalities).value_or(Causality::local);
-  v.variability =
-      r.keyword(sv, "variability", what, variabilities).value_or(Variability::continuous);
-  v.initial = r.keyword(sv, "initial", what, initials).value_or(Initial::unspecified);
-  v.description = sv.attribute("description").value();
+  read_attributes(r, sv, what, causalities, Variability::continuous, v);
   const pugi::xml_node t = type_element(r, sv, what, v.type);
   v.ctype = v.type == ValueType::real      ? CType::float64
             : v.type == ValueType::boolean ? CType::boolean
             : v.type == ValueType::string  ? CType::string
                                            : CType::int32;
   read_start(r, t, what, v);
-  const auto declared = types.find(t.attribute("declaredType").value());
-  if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
-  read_range(r, t, v.type, what, v.min, v.max);
-  if (v.type != ValueType::real) return v;
-  v.unit = t.attribute("unit").value();
-  if (v.unit.empty() && declared != types.end()) v.unit = declared->second.unit;
-  if (auto d = r.integer(t, "derivative", what, LLONG_MIN, LLONG_MAX))
-    derivatives.push_back({index, *d, r.line(t)});
+  if (auto d = read_facets(r, t, types, what, v)) derivatives.push_back({index, *d, r.line(t)});
   return v;
 }
 
@@ -261,10 +279,10 @@ void read_variables(XmlReader& r, const pugi::xml_node& root, ModelDescription& 
   const std::size_t n = md.variables.size();
   for (const auto& d : derivatives) {
     const std::string what =
-        "derivative=" + std::to_string(d.index) + " of " + quoted(md.variables[d.variable].name);
-    if (d.index < 1 || static_cast<std::size_t>(d.index) > n)
+        "derivative=" + std::to_string(d.target) + " of " + quoted(md.variables[d.variable].name);
+    if (d.target < 1 || static_cast<std::size_t>(d.target) > n)
       r.fail_at_line(d.line, what + " is out of range (1.." + std::to_string(n) + ")");
-    const std::size_t state = static_cast<std::size_t>(d.index) - 1;
+    const std::size_t state = static_cast<std::size_t>(d.target) - 1;
     if (state == d.variable) r.fail_at_line(d.line, what + " names the variable itself");
     if (md.variables[state].type != ValueType::real)
       r.fail_at_line(d.line, what + " names " + quoted(md.variables[state].name) + ", not a Real");
@@ -401,15 +419,8 @@ DeclaredTypes declared_types_3(XmlReader& r, const pugi::xml_node& defs) {
   return types;
 }
 
-// The derivative= of a Float, a value reference; checked once all variables are known.
-struct PendingReference {
-  std::size_t variable;
-  unsigned value_reference;
-  int line;
-};
-
 Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTypes& types,
-                         std::vector<PendingReference>& derivatives, std::size_t index) {
+                         std::vector<PendingDerivative>& derivatives, std::size_t index) {
   Variable v;
   v.line = r.line(e);
   const pugi::xml_attribute name = e.attribute("name");
@@ -427,24 +438,14 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
   v.array = static_cast<bool>(e.child("Dimension"));
   v.type = type->type;
   v.ctype = type->ctype;
-  const auto vr = r.integer(e, "valueReference", what, 0, UINT32_MAX);
-  if (!vr) r.fail(e, what + " has no valueReference");
-  v.value_reference = static_cast<unsigned>(*vr);
-  v.causality = r.keyword(e, "causality", what, fmi3_causalities).value_or(Causality::local);
-  v.variability =
-      r.keyword(e, "variability", what, variabilities)
-          .value_or(v.type == ValueType::real ? Variability::continuous : Variability::discrete);
-  v.initial = r.keyword(e, "initial", what, initials).value_or(Initial::unspecified);
-  v.description = e.attribute("description").value();
+  read_attributes(r, e, what, fmi3_causalities,
+                  v.type == ValueType::real ? Variability::continuous : Variability::discrete, v);
   if (!v.array) read_start(r, e, what, v, type->lowest, type->highest, FmiVersion::v3);
-  const auto declared = types.find(e.attribute("declaredType").value());
-  if (declared != types.end()) v.min = declared->second.min, v.max = declared->second.max;
-  read_range(r, e, v.type, what, v.min, v.max, type->lowest, type->highest);
-  if (v.type != ValueType::real) return v;
-  v.unit = e.attribute("unit").value();
-  if (v.unit.empty() && declared != types.end()) v.unit = declared->second.unit;
-  if (auto d = r.integer(e, "derivative", what, 0, UINT32_MAX))
-    derivatives.push_back({index, static_cast<unsigned>(*d), r.line(e)});
+  const auto d = read_facets(r, e, types, what, v, type->lowest, type->highest);
+  if (d && (*d < 0 || *d > UINT32_MAX))
+    r.fail(e, "derivative of " + what + " is not an integer in [0, " + std::to_string(UINT32_MAX) +
+                  "]: '" + e.attribute("derivative").value() + "'");
+  if (d) derivatives.push_back({index, *d, r.line(e)});
   return v;
 }
 
@@ -454,7 +455,7 @@ ByReference read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDesc
   const DeclaredTypes types = declared_types_3(r, root.child("TypeDefinitions"));
   std::unordered_map<std::string_view, std::size_t> by_name;
   ByReference by_reference;
-  std::vector<PendingReference> derivatives;
+  std::vector<PendingDerivative> derivatives;
   for (const pugi::xml_node& e : root.child("ModelVariables").children()) {
     if (e.type() != pugi::node_element) continue;
     if (md.variables.size() == max_variables)
@@ -473,9 +474,9 @@ ByReference read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDesc
                     "): in FMI 3.0 each variable has its own");
   }
   for (const auto& d : derivatives) {
-    const std::string what = "derivative=" + std::to_string(d.value_reference) + " of " +
-                             quoted(md.variables[d.variable].name);
-    const auto state = by_reference.find(d.value_reference);
+    const std::string what =
+        "derivative=" + std::to_string(d.target) + " of " + quoted(md.variables[d.variable].name);
+    const auto state = by_reference.find(static_cast<unsigned>(d.target));
     if (state == by_reference.end())
       r.fail_at_line(d.line, what + " is no variable's value reference");
     if (state->second == d.variable) r.fail_at_line(d.line, what + " names the variable itself");

@@ -31,61 +31,7 @@
 #error "FMU_IDENTIFIER must be defined (the modelIdentifier of modelDescription.xml)"
 #endif
 
-#ifdef FMU_FRAME_INNER
-#define FMU_EXPORT
-#else
-#define FMU_EXPORT __attribute__((visibility("default")))
-#endif
-
-/* Every exported function is first declared with the type of system/fmu/fmi2.h, so that a
- * definition that does not match the standard's signature fails to compile ("conflicting
- * types"). */
-FMU_EXPORT fmi2GetTypesPlatformTYPE fmi2GetTypesPlatform;
-FMU_EXPORT fmi2GetVersionTYPE fmi2GetVersion;
-FMU_EXPORT fmi2SetDebugLoggingTYPE fmi2SetDebugLogging;
-FMU_EXPORT fmi2InstantiateTYPE fmi2Instantiate;
-FMU_EXPORT fmi2FreeInstanceTYPE fmi2FreeInstance;
-FMU_EXPORT fmi2SetupExperimentTYPE fmi2SetupExperiment;
-FMU_EXPORT fmi2EnterInitializationModeTYPE fmi2EnterInitializationMode;
-FMU_EXPORT fmi2ExitInitializationModeTYPE fmi2ExitInitializationMode;
-FMU_EXPORT fmi2TerminateTYPE fmi2Terminate;
-FMU_EXPORT fmi2ResetTYPE fmi2Reset;
-FMU_EXPORT fmi2GetRealTYPE fmi2GetReal;
-FMU_EXPORT fmi2GetIntegerTYPE fmi2GetInteger;
-FMU_EXPORT fmi2GetBooleanTYPE fmi2GetBoolean;
-FMU_EXPORT fmi2GetStringTYPE fmi2GetString;
-FMU_EXPORT fmi2SetRealTYPE fmi2SetReal;
-FMU_EXPORT fmi2SetIntegerTYPE fmi2SetInteger;
-FMU_EXPORT fmi2SetBooleanTYPE fmi2SetBoolean;
-FMU_EXPORT fmi2SetStringTYPE fmi2SetString;
-FMU_EXPORT fmi2GetFMUstateTYPE fmi2GetFMUstate;
-FMU_EXPORT fmi2SetFMUstateTYPE fmi2SetFMUstate;
-FMU_EXPORT fmi2FreeFMUstateTYPE fmi2FreeFMUstate;
-FMU_EXPORT fmi2SerializedFMUstateSizeTYPE fmi2SerializedFMUstateSize;
-FMU_EXPORT fmi2SerializeFMUstateTYPE fmi2SerializeFMUstate;
-FMU_EXPORT fmi2DeSerializeFMUstateTYPE fmi2DeSerializeFMUstate;
-FMU_EXPORT fmi2GetDirectionalDerivativeTYPE fmi2GetDirectionalDerivative;
-FMU_EXPORT fmi2EnterEventModeTYPE fmi2EnterEventMode;
-FMU_EXPORT fmi2NewDiscreteStatesTYPE fmi2NewDiscreteStates;
-FMU_EXPORT fmi2EnterContinuousTimeModeTYPE fmi2EnterContinuousTimeMode;
-FMU_EXPORT fmi2CompletedIntegratorStepTYPE fmi2CompletedIntegratorStep;
-FMU_EXPORT fmi2SetTimeTYPE fmi2SetTime;
-FMU_EXPORT fmi2SetContinuousStatesTYPE fmi2SetContinuousStates;
-#ifndef FMU_FRAME_OMIT_GET_DERIVATIVES
-FMU_EXPORT fmi2GetDerivativesTYPE fmi2GetDerivatives;
-#endif
-FMU_EXPORT fmi2GetEventIndicatorsTYPE fmi2GetEventIndicators;
-FMU_EXPORT fmi2GetContinuousStatesTYPE fmi2GetContinuousStates;
-FMU_EXPORT fmi2GetNominalsOfContinuousStatesTYPE fmi2GetNominalsOfContinuousStates;
-FMU_EXPORT fmi2SetRealInputDerivativesTYPE fmi2SetRealInputDerivatives;
-FMU_EXPORT fmi2GetRealOutputDerivativesTYPE fmi2GetRealOutputDerivatives;
-FMU_EXPORT fmi2DoStepTYPE fmi2DoStep;
-FMU_EXPORT fmi2CancelStepTYPE fmi2CancelStep;
-FMU_EXPORT fmi2GetStatusTYPE fmi2GetStatus;
-FMU_EXPORT fmi2GetRealStatusTYPE fmi2GetRealStatus;
-FMU_EXPORT fmi2GetIntegerStatusTYPE fmi2GetIntegerStatus;
-FMU_EXPORT fmi2GetBooleanStatusTYPE fmi2GetBooleanStatus;
-FMU_EXPORT fmi2GetStringStatusTYPE fmi2GetStringStatus;
+/* The exported functions are declared in fmu_frame.h. */
 
 #define M fmu_the_model
 

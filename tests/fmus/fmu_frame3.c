@@ -79,43 +79,7 @@ FMU3_EXPORT fmi3GetNumberOfContinuousStatesTYPE fmi3GetNumberOfContinuousStates;
 FMU3_EXPORT fmi3EnterStepModeTYPE fmi3EnterStepMode;
 FMU3_EXPORT fmi3DoStepTYPE fmi3DoStep;
 
-/* The frame's FMI 2.0 functions (hidden in this binary). */
-fmi2InstantiateTYPE fmi2Instantiate;
-fmi2FreeInstanceTYPE fmi2FreeInstance;
-fmi2SetDebugLoggingTYPE fmi2SetDebugLogging;
-fmi2SetupExperimentTYPE fmi2SetupExperiment;
-fmi2EnterInitializationModeTYPE fmi2EnterInitializationMode;
-fmi2ExitInitializationModeTYPE fmi2ExitInitializationMode;
-fmi2TerminateTYPE fmi2Terminate;
-fmi2ResetTYPE fmi2Reset;
-fmi2GetRealTYPE fmi2GetReal;
-fmi2GetIntegerTYPE fmi2GetInteger;
-fmi2GetBooleanTYPE fmi2GetBoolean;
-fmi2GetStringTYPE fmi2GetString;
-fmi2SetRealTYPE fmi2SetReal;
-fmi2SetIntegerTYPE fmi2SetInteger;
-fmi2SetBooleanTYPE fmi2SetBoolean;
-fmi2SetStringTYPE fmi2SetString;
-fmi2GetFMUstateTYPE fmi2GetFMUstate;
-fmi2SetFMUstateTYPE fmi2SetFMUstate;
-fmi2FreeFMUstateTYPE fmi2FreeFMUstate;
-fmi2SerializedFMUstateSizeTYPE fmi2SerializedFMUstateSize;
-fmi2SerializeFMUstateTYPE fmi2SerializeFMUstate;
-fmi2DeSerializeFMUstateTYPE fmi2DeSerializeFMUstate;
-fmi2GetDirectionalDerivativeTYPE fmi2GetDirectionalDerivative;
-fmi2EnterEventModeTYPE fmi2EnterEventMode;
-fmi2NewDiscreteStatesTYPE fmi2NewDiscreteStates;
-fmi2EnterContinuousTimeModeTYPE fmi2EnterContinuousTimeMode;
-fmi2CompletedIntegratorStepTYPE fmi2CompletedIntegratorStep;
-fmi2SetTimeTYPE fmi2SetTime;
-fmi2SetContinuousStatesTYPE fmi2SetContinuousStates;
-fmi2GetDerivativesTYPE fmi2GetDerivatives;
-fmi2GetEventIndicatorsTYPE fmi2GetEventIndicators;
-fmi2GetContinuousStatesTYPE fmi2GetContinuousStates;
-fmi2GetNominalsOfContinuousStatesTYPE fmi2GetNominalsOfContinuousStates;
-fmi2DoStepTYPE fmi2DoStep;
-fmi2GetRealStatusTYPE fmi2GetRealStatus;
-fmi2GetBooleanStatusTYPE fmi2GetBooleanStatus;
+/* The frame's FMI 2.0 functions are declared in fmu_frame.h (hidden in this binary). */
 
 enum { VR_REAL = 0, VR_INDICATOR = 90, VR_INTEGER = 100, VR_BOOLEAN = 200, VR_STRING = 300 };
 
