@@ -42,14 +42,14 @@ std::shared_ptr<EventGroupServant::Session> EventGroupServant::build(des::GroupS
   session->model = des::build_model(s, name());
   const des::EventModel& model = *session->model;
   const des::GroupId groups = des::check_setup(s, model, name());
-  const int spins = des::Mailbox::spins_for(groups);
+  const auto spin = des::Mailbox::spin_for(groups);
   Session* raw = session.get();
   session->exchange = std::make_unique<des::PeerExchange>(
       s.group,
       [this, raw](des::GroupId to, std::vector<des::GroupMessage>& batch) {
         send_out(*raw, to, batch);
       },
-      spins);
+      spin);
   session->recorder = std::make_unique<EventRecorder>(model.components());
   session->group = std::make_unique<des::EventGroup>(
       model, s.group, s.owner, s.settings, session->exchange.get(), *session->recorder,

@@ -3,6 +3,7 @@
 #include <iterator>
 
 #include "common/cpus.hpp"
+#include "common/spin_wait.hpp"
 
 namespace kausal::des {
 
@@ -24,18 +25,17 @@ bool Mailbox::put(std::vector<GroupMessage>& batch) {
   return true;
 }
 
-int Mailbox::spins_for(std::uint32_t groups) {
-  return groups <= available_cpu_count() ? 4000 : 0;
+std::chrono::microseconds Mailbox::spin_for(std::uint32_t groups) {
+  return std::chrono::microseconds(groups <= available_cpu_count() ? 40 : 0);
 }
 
-double Mailbox::take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins) {
+double Mailbox::take(std::vector<GroupMessage>& into, std::chrono::microseconds wait,
+                     std::chrono::microseconds spin) {
   const bool idle = !mail_.load(std::memory_order_acquire);
   const bool waits = idle && wait.count() > 0;
   const auto begin =
       waits ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-  if (waits)
-    for (int n = 0; n < spins && !mail_.load(std::memory_order_acquire); ++n)
-      __builtin_ia32_pause();
+  if (waits) spin_wait([this] { return mail_.load(std::memory_order_acquire); }, spin);
   std::unique_lock lock(mutex_);
   if (messages_.empty() && !wake_ && wait.count() > 0) {
     sleeping_ = true;

@@ -2,7 +2,8 @@
 // One event group's mailbox: what other groups (or, across processes, the ORB's threads)
 // hand it, taken by the group's thread in arrival order. A waiting owner spins briefly
 // before it sleeps, since waking a sleeping thread on another core costs tens of
-// microseconds here and conservative groups exchange a message per lookahead.
+// microseconds here and conservative groups exchange a message per lookahead; it sleeps at
+// once while the CPUs are shared (common/spin_wait.hpp).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -24,15 +25,16 @@ class Mailbox {
   // Appends `batch` (and empties it). False, taking nothing, when more than max_waiting
   // messages would then wait.
   [[nodiscard]] bool put(std::vector<GroupMessage>& batch);
-  // Appends what has arrived to `into`; when nothing has, spins `spins` pause instructions,
+  // Appends what has arrived to `into`; when nothing has, spins for up to `spin` (spin_wait),
   // then sleeps until something arrives, a wake-up, or `wait` has passed. Returns the
   // seconds it waited. Taking a message or a wake-up clears the blocked mark.
-  double take(std::vector<GroupMessage>& into, std::chrono::microseconds wait, int spins);
-  // The pause instructions a waiting owner spins (about 20-50 µs) before it sleeps, when
-  // `groups` groups of one run wait for each other on this host: none unless each can have
-  // a CPU of its own among those the process may use (available_cpu_count), where a spin
-  // would only keep the group it waits for from running.
-  static int spins_for(std::uint32_t groups);
+  double take(std::vector<GroupMessage>& into, std::chrono::microseconds wait,
+              std::chrono::microseconds spin);
+  // How long a waiting owner spins before it sleeps when `groups` groups of one run wait for
+  // each other on this host: not at all unless each can have a CPU of its own among those
+  // the process may use (available_cpu_count), where a spin would only keep the group it
+  // waits for from running.
+  static std::chrono::microseconds spin_for(std::uint32_t groups);
   // Ends the owner's wait without a message (a permit, a stop from outside).
   void wake();
 

@@ -17,7 +17,7 @@ MailboxExchange::MailboxExchange(std::uint32_t groups, DeadlockPolicy policy,
       finished_(groups, false),
       state_(groups),
       permit_(groups) {
-  spins_ = Mailbox::spins_for(groups);
+  spin_ = Mailbox::spin_for(groups);
 }
 
 void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
@@ -28,7 +28,7 @@ void MailboxExchange::send(GroupId to, std::vector<GroupMessage>& batch) {
 
 double MailboxExchange::receive(GroupId self, std::vector<GroupMessage>& into,
                                 std::chrono::microseconds wait) {
-  return boxes_.at(self).take(into, wait, spins_);
+  return boxes_.at(self).take(into, wait, spin_);
 }
 
 void MailboxExchange::blocked(GroupId self, const BlockedGroup& state) {

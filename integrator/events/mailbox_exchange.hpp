@@ -37,8 +37,8 @@ class MailboxExchange final : public GroupTransport {
   void send_to_all(const GroupMessage& message, bool finished_too = true);
 
   std::vector<Mailbox> boxes_;
-  // Pause instructions a waiting group spins before it sleeps (Mailbox::spins_for).
-  int spins_ = 0;
+  // How long a waiting group spins before it sleeps (Mailbox::spin_for).
+  std::chrono::microseconds spin_{0};
   DeadlockPolicy policy_;
   std::function<std::string(GroupId)> group_name_;
   mutable std::mutex watch_mutex_;

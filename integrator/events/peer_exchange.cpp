@@ -6,8 +6,8 @@
 
 namespace kausal::des {
 
-PeerExchange::PeerExchange(GroupId self, Sender send_out, int spins)
-    : self_(self), send_out_(std::move(send_out)), spins_(spins) {}
+PeerExchange::PeerExchange(GroupId self, Sender send_out, std::chrono::microseconds spin)
+    : self_(self), send_out_(std::move(send_out)), spin_(spin) {}
 
 std::uint64_t PeerExchange::counted(std::vector<GroupMessage>::const_iterator first,
                                     std::vector<GroupMessage>::const_iterator last) {
@@ -35,8 +35,8 @@ double PeerExchange::receive(GroupId, std::vector<GroupMessage>& into,
   // What the mailbox holds arrived before what came late: it goes first (FIFO per sender).
   const bool late = has_late_.load(std::memory_order_acquire);
   const std::size_t before = into.size();
-  const double waited =
-      box_.take(into, late ? std::chrono::microseconds(0) : wait, late ? 0 : spins_);
+  const double waited = box_.take(into, late ? std::chrono::microseconds(0) : wait,
+                                  late ? std::chrono::microseconds(0) : spin_);
   const std::uint64_t taken =
       counted(into.begin() + static_cast<std::ptrdiff_t>(before), into.end());
   if (taken == 0 && !late) return waited;

@@ -21,8 +21,8 @@ namespace kausal::des {
 class PeerExchange final : public GroupTransport {
  public:
   using Sender = std::function<void(GroupId to, std::vector<GroupMessage>& batch)>;
-  // `spins`: see Mailbox::take (none when the groups outnumber this host's CPUs).
-  PeerExchange(GroupId self, Sender send_out, int spins);
+  // `spin`: see Mailbox::take (none when the groups outnumber this host's CPUs).
+  PeerExchange(GroupId self, Sender send_out, std::chrono::microseconds spin);
 
   void send(GroupId to, std::vector<GroupMessage>& batch) override;
   double receive(GroupId self, std::vector<GroupMessage>& into,
@@ -48,7 +48,7 @@ class PeerExchange final : public GroupTransport {
 
   GroupId self_;
   Sender send_out_;
-  int spins_;
+  std::chrono::microseconds spin_;
   Mailbox box_;
   std::mutex mutex_;  // the fields below
   bool finished_ = false;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/spin_wait.hpp"
+
 namespace kausal {
 
 FanOut::FanOut(std::size_t tasks, const std::vector<int>& lane_cpus)
@@ -48,23 +50,11 @@ namespace {
 // that a lane whose peers are slow (or a run that has ended) soon gives its CPU back.
 constexpr auto kSpinBound = std::chrono::microseconds(300);
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
 }  // namespace
 
 template <typename Done>
 bool FanOut::spin_until(Done done) const {
-  if (!pinned_) return done();
-  const auto deadline = std::chrono::steady_clock::now() + kSpinBound;
-  for (int k = 0;; ++k) {
-    if (done()) return true;
-    if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) return false;
-    cpu_relax();
-  }
+  return pinned_ ? spin_wait(done, kSpinBound, SpinPolicy::hold_the_cpu) : done();
 }
 
 void FanOut::worker(std::size_t lane) {

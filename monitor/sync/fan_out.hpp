@@ -10,6 +10,8 @@
 //    A lane that has finished its tasks spins briefly for the next round (and the caller
 //    for the last lane) instead of sleeping: its CPU has nothing else of this run to do,
 //    and waking an idle virtual CPU is the most expensive hop of the whole step.
+//    It spins also beside a busy neighbour: the spin holds the CPU for the components
+//    pinned to it (SpinPolicy::hold_the_cpu in common/spin_wait.hpp).
 #include <sched.h>
 
 #include <atomic>
@@ -44,7 +46,8 @@ class FanOut {
  private:
   void worker(std::size_t lane);
   void run_lane(std::size_t lane);
-  // In pinned mode, busy-waits up to a bound for `done()`; false if it is still not true.
+  // In pinned mode, spins up to a bound for `done()` (spin_wait); false if it is still not
+  // true.
   template <typename Done>
   bool spin_until(Done done) const;
 

@@ -40,7 +40,7 @@ PolledRun run_polled(const EventModel& model, const EventRunSpec& run) {
         [&exchanges](GroupId to, std::vector<GroupMessage>& batch) {
           exchanges[to]->deliver(batch);
         },
-        0));
+        std::chrono::microseconds(0)));
   std::vector<std::unique_ptr<EventRecorder>> recorders;
   for (GroupId g = 0; g < run.groups; ++g)
     recorders.push_back(std::make_unique<EventRecorder>(model.components()));
@@ -156,7 +156,7 @@ namespace {
 // its part of the cut, after what its mailbox held: in the order it was sent, counted once.
 TEST(PeerExchange, WhatArrivesAfterTheGroupFinishedFollowsWhatItsMailboxHeld) {
   PeerExchange exchange(
-      0, [](GroupId, std::vector<GroupMessage>&) {}, 0);
+      0, [](GroupId, std::vector<GroupMessage>&) {}, std::chrono::microseconds(0));
   auto message = [](MessageKind kind, std::uint64_t serial) {
     GroupMessage m;
     m.kind = kind;
