@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The real-time table of docs/performance.md: the thesis chain at h = 1 ms paced at factor 1
 # (1 kHz) for DURATION seconds (default 60), for conservative lookahead and optimistic in the
-# process and pendulum layouts, with --pin cores and --pin none, and each release wait
-# (sleep, spin, hybrid). Prints overruns and the p50/p99/max of lateness and start delay
-# per run (summary.json "realtime"); docs/realtime.md defines them. PRIORITIES adds runs under
-# SCHED_FIFO (--rt-priority N; needs root) beside the default scheduler (0).
+# process, pendulum, single and blocks:2 layouts, with --pin cores and --pin none, and each
+# release wait (sleep, spin, hybrid). Prints overruns and the p50/p99/max of lateness and
+# start delay per run (summary.json "realtime"); docs/realtime.md defines them. PRIORITIES
+# adds runs under SCHED_FIFO (--rt-priority N; needs root) beside the default scheduler (0).
 # Usage: bash bench/realtime.sh [DURATION_S] [RELEASES] [LAYOUTS] [PRIORITIES]
 #   e.g. bash bench/realtime.sh 10 "hybrid" "pendulum" "0 50"
 set -euo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 [ -x build/bin/kausal ] || make build
 duration=${1:-60}
 releases=${2:-"sleep spin hybrid"}
-layouts=${3:-"process pendulum"}
+layouts=${3:-"process pendulum single blocks:2"}
 priorities=${4:-"0"}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -22,7 +22,7 @@ for method in "conservative --guarantee lookahead" optimistic; do
     for pin in cores none; do
       for release in $releases; do
         for priority in $priorities; do
-          dir="$out/$(echo "$method" | cut -d' ' -f1)-${method##* }-$layout-$pin-$release"
+          dir="$out/$(echo "$method" | cut -d' ' -f1)-${method##* }-${layout/:/}-$pin-$release"
           fifo=()
           if [ "$priority" != 0 ]; then dir="$dir-fifo$priority"; fifo=(--rt-priority "$priority"); fi
           build/bin/kausal run "$out/thesis.toml" --method $method --layout "$layout" --pin "$pin" \
