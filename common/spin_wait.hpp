@@ -6,8 +6,8 @@
 // of microseconds, more than most waits. That pays only while the awaited thread has a CPU of
 // its own. When the CPUs are shared (a busy neighbour, more runnable threads than CPUs), the
 // thread it waits for is off its CPU for whole time slices, and the spinner only burns its
-// own share: the PHOLD benchmark's event groups ran 2-9 times slower beside one busy process
-// when they spun than when they slept at once (docs/performance.md, "Issue 44").
+// own share: the PHOLD benchmark's event groups ran up to 9 times slower beside one busy
+// process when they spun than when they slept at once (docs/performance.md, "Issue 44").
 //
 // Spinning stops paying when both (a) the waiting thread itself waited for a CPU more than a
 // tenth of the time (its run-queue time, Linux's /proc/thread-self/schedstat, looked at at
@@ -15,7 +15,7 @@
 // anyway. Then every adaptive wait of the process sleeps at once for a pause (20 ms, doubled
 // while the signs come back as soon as a pause ends, up to 1.3 s), after which spinning is
 // tried again. Measured on the 2-CPU machine: the benchmark's event groups waited for a CPU
-// 1 % of the time idle and 25 % beside a busy process, and 1 % of their spins failed idle, all
+// 1-3 % of the time idle and 25 % beside a busy process, and 1 % of their spins failed idle, all
 // of them beside the busy process; a conservative thesis run's monitor threads wait for a CPU
 // about 25 % of the time when idle (its own components share the CPUs), but their spins
 // succeed, so (b) is what tells the two apart. A system that does not show run-queue time
@@ -24,7 +24,7 @@
 
 namespace kausal {
 
-// Whether a wait may spin now: false while this process's threads are being preempted.
+// Whether a wait may spin now: false while the CPUs are found shared (above).
 // Samples the calling thread's run-queue time now and then.
 bool spinning_pays();
 // How a spin that spinning_pays() allowed ended: done, or given up to sleep.

@@ -26,7 +26,7 @@ bool Mailbox::put(std::vector<GroupMessage>& batch) {
 }
 
 std::chrono::microseconds Mailbox::spin_for(std::uint32_t groups) {
-  return std::chrono::microseconds(groups <= available_cpu_count() ? 40 : 0);
+  return std::chrono::microseconds(groups <= available_cpu_count() ? 70 : 0);
 }
 
 double Mailbox::take(std::vector<GroupMessage>& into, std::chrono::microseconds wait,
