@@ -37,7 +37,7 @@ wall() {  # wall seconds of one kausal run
   local start
   start=$(date +%s.%N)
   build/bin/kausal run "$@" --out "$work/run" --force >/dev/null
-  echo "$(date +%s.%N) - $start" | bc
+  awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }'
 }
 printf '  %-24s %-13s %-8s %8s %s\n' scenario method layout "wall s" "against sequential"
 for scenario in phold queueing-network three-components; do
@@ -49,7 +49,7 @@ for scenario in phold queueing-network three-components; do
     for layout in single process; do
       t=$(wall "$file" --method $method --layout $layout)
       printf '  %-24s %-13s %-8s %8.3f %.2f\n' "$scenario" $method $layout "$t" \
-        "$(echo "$seq / $t" | bc -l)"
+        "$(awk -v s="$seq" -v t="$t" 'BEGIN { print s / t }')"
     done
   done
 done

@@ -55,9 +55,9 @@ class RunQueueWait {
 
 struct Sample {
   RunQueueWait source;
-  Ticks at = 0;
-  long long waiting = -1;          // at the last sample
-  unsigned spins = 0, failed = 0;  // since the last sample
+  Ticks at = 0;                    // the last sample's time
+  long long waiting = -1;          // the run-queue time then (-1: none yet)
+  unsigned spins = 0, failed = 0;  // since then
 };
 thread_local Sample sample;
 
@@ -66,8 +66,8 @@ thread_local Sample sample;
 // racing here may both set a pause; either is right.
 void shared(Ticks now) {
   const Ticks until = sleep_until.load(std::memory_order_relaxed);
-  Ticks length = pause.load(std::memory_order_relaxed);
   if (now < until) return;  // already pausing
+  Ticks length = pause.load(std::memory_order_relaxed);
   length = now - until < length ? std::min(2 * length, kLongestPause) : kFirstPause;
   pause.store(length, std::memory_order_relaxed);
   sleep_until.store(now + length, std::memory_order_relaxed);
@@ -79,10 +79,10 @@ bool spinning_pays() {
   const Ticks now = Clock::now().time_since_epoch().count();
   if (now - sample.at >= kSampleEvery) {
     const long long waiting = sample.source.nanoseconds();
-    const double elapsed_ns =
-        std::chrono::duration<double, std::nano>(Clock::duration(now - sample.at)).count();
-    const bool crowded = sample.waiting >= 0 && waiting >= 0 && sample.at > 0 &&
-                         static_cast<double>(waiting - sample.waiting) > kSharedAbove * elapsed_ns;
+    const auto elapsed = std::chrono::duration<double, std::nano>(Clock::duration(now - sample.at));
+    const bool crowded =
+        sample.waiting >= 0 && waiting >= 0 &&
+        static_cast<double>(waiting - sample.waiting) > kSharedAbove * elapsed.count();
     if (crowded && 4 * sample.failed > sample.spins) shared(now);
     sample.at = now;
     sample.waiting = waiting;
