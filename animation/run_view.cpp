@@ -8,9 +8,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "common/bridge_mark.hpp"
+#include "common/csv_field.hpp"
 #include "common/errors.hpp"
 
 namespace kausal {
@@ -312,15 +312,6 @@ void read_trace(const fs::path& file, RunView& run) {
   reader.place_held_spans();
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, ',')) out.push_back(field);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 double csv_number(const std::string& text, const fs::path& file, std::size_t line) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -346,7 +337,7 @@ TrajectoryTable read_rows(std::ifstream& in, std::size_t values, const fs::path&
   TrajectoryTable table;
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     if (line.empty()) continue;
-    const auto fields = split_csv(line);
+    const auto fields = split_csv_line(line);
     if (fields.size() != 1 + values)
       throw InputError(file.string() + ":" + std::to_string(n) + ": " +
                        std::to_string(fields.size()) + " fields, expected " +
@@ -391,7 +382,7 @@ TrajectoryTable read_partitioned_trajectory(const fs::path& file, PlotSpec& spec
   if (!in) throw InputError(file.string() + ": cannot open");
   std::string line;
   if (!std::getline(in, line)) throw InputError(file.string() + ": empty (no header)");
-  const auto names = split_csv(line);
+  const auto names = split_csv_line(line);
   if (names.size() < 2 || names[0] != "t")
     throw InputError(file.string() + ":1: header \"" + line.substr(0, 80) +
                      "\", expected \"t,member.state,...\"");

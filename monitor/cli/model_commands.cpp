@@ -85,12 +85,12 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
               << listed(ports.signature.outputs) << "\n";
     std::vector<std::string> texts;
     for (const fmu::Variable& v : md.variables)
-      if ((v.type == fmu::ValueType::string || v.type == fmu::ValueType::binary || v.array) &&
+      if ((v.type == fmu::ValueType::string || v.type == fmu::ValueType::binary) &&
           (v.causality == fmu::Causality::input || v.causality == fmu::Causality::output))
         texts.push_back(v.name);
     if (!texts.empty())
       std::cout << "    not coupled  " << listed(texts)
-                << " (String, Binary or array ports: kausal couples scalar numbers)\n";
+                << " (String and Binary ports: kausal couples numbers)\n";
   } catch (const InputError& e) {
     std::cout << "    not importable: " << e.what() << "\n";
   }

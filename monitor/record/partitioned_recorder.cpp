@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/csv_field.hpp"
 #include "common/errors.hpp"
 #include "integrator/stepper.hpp"
 
@@ -19,7 +20,10 @@ PartitionedRecorder::PartitionedRecorder(const std::filesystem::path& csv,
     sha_.push_back(std::make_unique<Sha256>());
     offsets_.push_back(row_width_);
     row_width_ += plan.state_names[p].size();
-    for (const auto& name : plan.state_names[p]) header += "," + name;
+    for (const auto& name : plan.state_names[p]) {
+      header += ',';
+      header += csv_field(name);
+    }
   }
   if (csv.empty()) return;
   csv_.open(csv, std::ios::binary | std::ios::trunc);

@@ -311,7 +311,7 @@ fmu::SspComponent component_of(const PartitionedScenario& s, const SubsystemSpec
   for (const fmu::Variable& v : md.variables)
     if ((v.causality == fmu::Causality::input || v.causality == fmu::Causality::output ||
          v.causality == fmu::Causality::parameter) &&
-        v.type != fmu::ValueType::binary && !v.array)
+        v.type != fmu::ValueType::binary && !v.text_array)
       c.connectors.push_back({v.name, v.causality, v.type});
   const PartitionSpec& p = s.partitions[sub.partition];
   if (!sub.fmu.co_simulation)

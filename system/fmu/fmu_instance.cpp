@@ -90,10 +90,13 @@ std::unordered_set<unsigned> references_of(const ModelDescription& md,
   return out;
 }
 
+// kausal's references and, for arrays, the FMU's.
 std::unordered_map<unsigned, CType> ctypes_of(const ModelDescription& md) {
   std::unordered_map<unsigned, CType> out;
-  if (md.version == FmiVersion::v3)
-    for (const Variable& v : md.variables) out.emplace(v.value_reference, v.ctype);
+  if (md.version != FmiVersion::v3) return out;
+  for (const Variable& v : md.variables) out.emplace(v.value_reference, v.ctype);
+  for (const ArrayVariable& a : md.arrays)
+    out.emplace(a.value_reference, md.variables[a.first].ctype);
   return out;
 }
 
@@ -142,6 +145,14 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
                   references_of(md, {ValueType::boolean}), references_of(md, {ValueType::string})},
       ctypes_(ctypes_of(md)),
       sink_(std::move(sink)) {
+  for (const ArrayVariable& a : md.arrays) {
+    std::vector<double>& written = written_[a.value_reference];
+    for (std::size_t k = 0; k < a.size; ++k) {
+      const Variable& e = md.variables[a.first + k];
+      elements_.emplace(e.value_reference, Element{a.value_reference, k, a.size});
+      written.push_back(e.start.value_or(0.0));
+    }
+  }
   if (library_->kind() != kind)
     throw std::logic_error(fmu_name_ + ": instance of " + to_string(kind) +
                            " from a library loaded for " + to_string(library_->kind()));
@@ -326,37 +337,59 @@ void FmuInstance::reset() {
 }
 
 bool FmuInstance::all_of_type(std::span<const unsigned> vr, CType type) const {
-  return std::all_of(vr.begin(), vr.end(), [&](unsigned r) { return ctypes_.at(r) == type; });
+  return std::all_of(vr.begin(), vr.end(),
+                     [&](unsigned r) { return ctypes_.at(r) == type && !elements_.contains(r); });
 }
 
-double FmuInstance::get_number(unsigned vr) {
-  const auto one = [&](auto* f, const char* name, auto value) {
-    check(name, static_cast<fmi2Status>(f(component_, &vr, 1, &value, 1)));
-    return static_cast<double>(value);
+FmuInstance::Gathered FmuInstance::gather(std::span<const unsigned> refs) const {
+  Gathered g;
+  std::unordered_map<unsigned, std::size_t> seen;  // the FMU's reference → its k in g.vrs
+  for (const unsigned r : refs) {
+    const auto e = elements_.find(r);
+    const Element one = e == elements_.end() ? Element{r, 0, 1} : e->second;
+    const auto [at, fresh] = seen.emplace(one.vr, g.vrs.size());
+    if (fresh) {
+      g.vrs.push_back(one.vr);
+      g.offsets.push_back(g.total);
+      g.sizes.push_back(one.size);
+      g.total += one.size;
+    }
+    g.position.push_back(g.offsets[at->second] + one.index);
+  }
+  return g;
+}
+
+std::vector<double> FmuInstance::get_values(unsigned vr, std::size_t n) {
+  const auto many = [&](auto* f, const char* name, auto zero) {
+    const auto values = std::make_unique<decltype(zero)[]>(n);
+    check(name, static_cast<fmi2Status>(f(component_, &vr, 1, values.get(), n)));
+    std::vector<double> out(n);
+    for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<double>(values[k]);
+    return out;
   };
   switch (ctypes_.at(vr)) {
     case CType::float64:
-      return one(fn3_.get_float64, "fmi3GetFloat64", fmi3Float64{});
+      return many(fn3_.get_float64, "fmi3GetFloat64", fmi3Float64{});
     case CType::float32:
-      return one(fn3_.get_float32, "fmi3GetFloat32", fmi3Float32{});
+      return many(fn3_.get_float32, "fmi3GetFloat32", fmi3Float32{});
     case CType::int8:
-      return one(fn3_.get_int8, "fmi3GetInt8", fmi3Int8{});
+      return many(fn3_.get_int8, "fmi3GetInt8", fmi3Int8{});
     case CType::uint8:
-      return one(fn3_.get_uint8, "fmi3GetUInt8", fmi3UInt8{});
+      return many(fn3_.get_uint8, "fmi3GetUInt8", fmi3UInt8{});
     case CType::int16:
-      return one(fn3_.get_int16, "fmi3GetInt16", fmi3Int16{});
+      return many(fn3_.get_int16, "fmi3GetInt16", fmi3Int16{});
     case CType::uint16:
-      return one(fn3_.get_uint16, "fmi3GetUInt16", fmi3UInt16{});
+      return many(fn3_.get_uint16, "fmi3GetUInt16", fmi3UInt16{});
     case CType::int32:
-      return one(fn3_.get_int32, "fmi3GetInt32", fmi3Int32{});
+      return many(fn3_.get_int32, "fmi3GetInt32", fmi3Int32{});
     case CType::uint32:
-      return one(fn3_.get_uint32, "fmi3GetUInt32", fmi3UInt32{});
+      return many(fn3_.get_uint32, "fmi3GetUInt32", fmi3UInt32{});
     case CType::int64:
-      return one(fn3_.get_int64, "fmi3GetInt64", fmi3Int64{});
+      return many(fn3_.get_int64, "fmi3GetInt64", fmi3Int64{});
     case CType::uint64:
-      return one(fn3_.get_uint64, "fmi3GetUInt64", fmi3UInt64{});
+      return many(fn3_.get_uint64, "fmi3GetUInt64", fmi3UInt64{});
     case CType::boolean:
-      return one(fn3_.get_boolean, "fmi3GetBoolean", fmi3Boolean{}) != 0 ? 1.0 : 0.0;
+      return many(fn3_.get_boolean, "fmi3GetBoolean", fmi3Boolean{});
     case CType::string:
     case CType::binary:
       break;
@@ -365,39 +398,70 @@ double FmuInstance::get_number(unsigned vr) {
                               " is not a number");
 }
 
-void FmuInstance::set_number(unsigned vr, double x) {
-  const auto one = [&](auto* f, const char* name, auto value) {
-    check(name, static_cast<fmi2Status>(f(component_, &vr, 1, &value, 1)));
+void FmuInstance::set_values(unsigned vr, std::span<const double> x) {
+  const std::size_t n = x.size();
+  const auto many = [&](auto* f, const char* name, auto convert) {
+    using T = decltype(convert(0.0));
+    const auto values = std::make_unique<T[]>(n);
+    for (std::size_t k = 0; k < n; ++k) values[k] = convert(x[k]);
+    check(name, static_cast<fmi2Status>(f(component_, &vr, 1, values.get(), n)));
   };
   switch (ctypes_.at(vr)) {
     case CType::float64:
-      return one(fn3_.set_float64, "fmi3SetFloat64", fmi3Float64{x});
+      return many(fn3_.set_float64, "fmi3SetFloat64", [](double v) { return fmi3Float64{v}; });
     case CType::float32:
-      return one(fn3_.set_float32, "fmi3SetFloat32", static_cast<fmi3Float32>(x));
+      return many(fn3_.set_float32, "fmi3SetFloat32",
+                  [](double v) { return static_cast<fmi3Float32>(v); });
     case CType::int8:
-      return one(fn3_.set_int8, "fmi3SetInt8", clamped<fmi3Int8>(x));
+      return many(fn3_.set_int8, "fmi3SetInt8", clamped<fmi3Int8>);
     case CType::uint8:
-      return one(fn3_.set_uint8, "fmi3SetUInt8", clamped<fmi3UInt8>(x));
+      return many(fn3_.set_uint8, "fmi3SetUInt8", clamped<fmi3UInt8>);
     case CType::int16:
-      return one(fn3_.set_int16, "fmi3SetInt16", clamped<fmi3Int16>(x));
+      return many(fn3_.set_int16, "fmi3SetInt16", clamped<fmi3Int16>);
     case CType::uint16:
-      return one(fn3_.set_uint16, "fmi3SetUInt16", clamped<fmi3UInt16>(x));
+      return many(fn3_.set_uint16, "fmi3SetUInt16", clamped<fmi3UInt16>);
     case CType::int32:
-      return one(fn3_.set_int32, "fmi3SetInt32", clamped<fmi3Int32>(x));
+      return many(fn3_.set_int32, "fmi3SetInt32", clamped<fmi3Int32>);
     case CType::uint32:
-      return one(fn3_.set_uint32, "fmi3SetUInt32", clamped<fmi3UInt32>(x));
+      return many(fn3_.set_uint32, "fmi3SetUInt32", clamped<fmi3UInt32>);
     case CType::int64:
-      return one(fn3_.set_int64, "fmi3SetInt64", clamped<fmi3Int64>(x));
+      return many(fn3_.set_int64, "fmi3SetInt64", clamped<fmi3Int64>);
     case CType::uint64:
-      return one(fn3_.set_uint64, "fmi3SetUInt64", clamped<fmi3UInt64>(x));
+      return many(fn3_.set_uint64, "fmi3SetUInt64", clamped<fmi3UInt64>);
     case CType::boolean:
-      return one(fn3_.set_boolean, "fmi3SetBoolean", fmi3Boolean{x != 0});
+      return many(fn3_.set_boolean, "fmi3SetBoolean", [](double v) { return fmi3Boolean{v != 0}; });
     case CType::string:
     case CType::binary:
       break;
   }
   throw std::invalid_argument(fmu_name_ + ": value reference " + std::to_string(vr) +
                               " is not a number");
+}
+
+void FmuInstance::get_numbers(std::span<const unsigned> refs, std::span<double> out) {
+  const Gathered g = gather(refs);
+  std::vector<double> values(g.total);
+  for (std::size_t k = 0; k < g.vrs.size(); ++k) {
+    const std::vector<double> one = get_values(g.vrs[k], g.sizes[k]);
+    std::copy(one.begin(), one.end(), values.begin() + static_cast<std::ptrdiff_t>(g.offsets[k]));
+  }
+  for (std::size_t i = 0; i < refs.size(); ++i) out[i] = values[g.position[i]];
+}
+
+void FmuInstance::set_numbers(std::span<const unsigned> refs, std::span<const double> in) {
+  const Gathered g = gather(refs);
+  std::vector<double> values(g.total);
+  for (std::size_t k = 0; k < g.vrs.size(); ++k)
+    if (const auto a = written_.find(g.vrs[k]); a != written_.end())
+      std::copy(a->second.begin(), a->second.end(),
+                values.begin() + static_cast<std::ptrdiff_t>(g.offsets[k]));
+  for (std::size_t i = 0; i < refs.size(); ++i) values[g.position[i]] = in[i];
+  for (std::size_t k = 0; k < g.vrs.size(); ++k) {
+    const std::span<const double> one(values.data() + g.offsets[k], g.sizes[k]);
+    set_values(g.vrs[k], one);
+    if (const auto a = written_.find(g.vrs[k]); a != written_.end())
+      a->second.assign(one.begin(), one.end());
+  }
 }
 
 void FmuInstance::set_real(std::span<const unsigned> vr, std::span<const double> v) {
@@ -409,7 +473,7 @@ void FmuInstance::set_real(std::span<const unsigned> vr, std::span<const double>
   if (all_of_type(vr, CType::float64))
     return check("fmi3SetFloat64", static_cast<fmi2Status>(fn3_.set_float64(
                                        component_, vr.data(), vr.size(), v.data(), v.size())));
-  for (std::size_t i = 0; i < vr.size(); ++i) set_number(vr[i], v[i]);
+  set_numbers(vr, v);
 }
 
 void FmuInstance::get_real(std::span<const unsigned> vr, std::span<double> v) {
@@ -421,7 +485,7 @@ void FmuInstance::get_real(std::span<const unsigned> vr, std::span<double> v) {
   if (all_of_type(vr, CType::float64))
     return check("fmi3GetFloat64", static_cast<fmi2Status>(fn3_.get_float64(
                                        component_, vr.data(), vr.size(), v.data(), v.size())));
-  for (std::size_t i = 0; i < vr.size(); ++i) v[i] = get_number(vr[i]);
+  get_numbers(vr, v);
 }
 
 void FmuInstance::set_integer(std::span<const unsigned> vr, std::span<const std::int64_t> v) {
@@ -430,8 +494,8 @@ void FmuInstance::set_integer(std::span<const unsigned> vr, std::span<const std:
   ready(v3() ? "fmi3SetInt32" : "fmi2SetInteger");
   if (vr.empty()) return;
   if (v3()) {
-    for (std::size_t i = 0; i < vr.size(); ++i) set_number(vr[i], static_cast<double>(v[i]));
-    return;
+    const std::vector<double> values(v.begin(), v.end());
+    return set_numbers(vr, values);
   }
   std::vector<fmi2Integer> values;
   for (const std::int64_t x : v) values.push_back(clamped<fmi2Integer>(static_cast<double>(x)));
@@ -444,8 +508,10 @@ void FmuInstance::get_integer(std::span<const unsigned> vr, std::span<std::int64
   ready(v3() ? "fmi3GetInt32" : "fmi2GetInteger");
   if (vr.empty()) return;
   if (v3()) {
+    std::vector<double> values(vr.size());
+    get_numbers(vr, values);
     // (clamped: a UInt64 beyond what an int64 holds)
-    for (std::size_t i = 0; i < vr.size(); ++i) v[i] = clamped<std::int64_t>(get_number(vr[i]));
+    for (std::size_t i = 0; i < vr.size(); ++i) v[i] = clamped<std::int64_t>(values[i]);
     return;
   }
   std::vector<fmi2Integer> values(vr.size(), 0);
@@ -458,9 +524,13 @@ void FmuInstance::set_boolean(std::span<const unsigned> vr, std::span<const bool
   check_references(vr, references_.boolean, ValueType::boolean);
   ready(v3() ? "fmi3SetBoolean" : "fmi2SetBoolean");
   if (vr.empty()) return;
-  if (v3())
+  if (v3() && all_of_type(vr, CType::boolean))
     return check("fmi3SetBoolean", static_cast<fmi2Status>(fn3_.set_boolean(
                                        component_, vr.data(), vr.size(), v.data(), v.size())));
+  if (v3()) {
+    const std::vector<double> values(v.begin(), v.end());
+    return set_numbers(vr, values);
+  }
   std::vector<fmi2Boolean> values(v.begin(), v.end());
   check("fmi2SetBoolean", fn_.set_boolean(component_, vr.data(), vr.size(), values.data()));
 }
@@ -470,9 +540,15 @@ void FmuInstance::get_boolean(std::span<const unsigned> vr, std::span<bool> v) {
   check_references(vr, references_.boolean, ValueType::boolean);
   ready(v3() ? "fmi3GetBoolean" : "fmi2GetBoolean");
   if (vr.empty()) return;
-  if (v3())
+  if (v3() && all_of_type(vr, CType::boolean))
     return check("fmi3GetBoolean", static_cast<fmi2Status>(fn3_.get_boolean(
                                        component_, vr.data(), vr.size(), v.data(), v.size())));
+  if (v3()) {
+    std::vector<double> values(vr.size());
+    get_numbers(vr, values);
+    for (std::size_t i = 0; i < vr.size(); ++i) v[i] = values[i] != 0;
+    return;
+  }
   std::vector<fmi2Boolean> values(vr.size(), fmi2False);
   check("fmi2GetBoolean", fn_.get_boolean(component_, vr.data(), vr.size(), values.data()));
   for (std::size_t i = 0; i < values.size(); ++i) v[i] = values[i] != fmi2False;
@@ -593,11 +669,17 @@ void FmuInstance::directional_derivative(std::span<const unsigned> unknowns,
   check_references(knowns, references_.real, ValueType::real);
   if (unknowns.empty()) return;
   if (v3()) {
+    // Arrays whole: the seed is 0 on the elements not asked about.
+    const Gathered u = gather(unknowns), k = gather(knowns);
+    std::vector<double> seeds(k.total, 0.0), sensitivities(u.total);
+    for (std::size_t i = 0; i < knowns.size(); ++i) seeds[k.position[i]] = seed[i];
     ready("fmi3GetDirectionalDerivative");
-    return check("fmi3GetDirectionalDerivative",
-                 static_cast<fmi2Status>(fn3_.get_directional_derivative(
-                     component_, unknowns.data(), unknowns.size(), knowns.data(), knowns.size(),
-                     seed.data(), seed.size(), out.data(), out.size())));
+    check("fmi3GetDirectionalDerivative",
+          static_cast<fmi2Status>(fn3_.get_directional_derivative(
+              component_, u.vrs.data(), u.vrs.size(), k.vrs.data(), k.vrs.size(), seeds.data(),
+              seeds.size(), sensitivities.data(), sensitivities.size())));
+    for (std::size_t i = 0; i < unknowns.size(); ++i) out[i] = sensitivities[u.position[i]];
+    return;
   }
   ready("fmi2GetDirectionalDerivative");
   check("fmi2GetDirectionalDerivative",

@@ -126,12 +126,32 @@ class FmuInstance {
   struct ValueReferences {
     std::unordered_set<unsigned> real, integer, boolean, string;
   };
+  // An element of an FMI 3.0 array (Variable::array_of): kausal's reference of it stands for
+  // element `index` of the FMU's array `vr` of `size` elements.
+  struct Element {
+    unsigned vr = 0;
+    std::size_t index = 0, size = 1;
+  };
+  // References turned into the FMU's: each array once, whole. Value i of a call is value
+  // position[i] of the FMU's values, whose vrs[k] start at offsets[k].
+  struct Gathered {
+    std::vector<unsigned> vrs;
+    std::vector<std::size_t> offsets, sizes, position;
+    std::size_t total = 0;
+  };
   bool v3() const { return version_ == FmiVersion::v3; }
   void check_sizes_3() const;
   std::optional<double> ended_at();
-  // FMI 3.0: one value of any numeric type, as a double (integers clamped to their type).
-  double get_number(unsigned vr);
-  void set_number(unsigned vr, double value);
+  Gathered gather(std::span<const unsigned> refs) const;
+  // FMI 3.0: the n values of one variable of any numeric type, as doubles (integers clamped to
+  // their type).
+  std::vector<double> get_values(unsigned vr, std::size_t n);
+  void set_values(unsigned vr, std::span<const double> values);
+  // FMI 3.0: values by kausal's references, array elements among them. A write sends every
+  // element of an array it touches: the others as last written (at first their start values).
+  void get_numbers(std::span<const unsigned> refs, std::span<double> out);
+  void set_numbers(std::span<const unsigned> refs, std::span<const double> in);
+  // Whether every reference is a scalar of that type (one batched call serves them).
   bool all_of_type(std::span<const unsigned> vr, CType type) const;
 
   void ready(const char* function, bool allowed_after_error = false) const;
@@ -154,7 +174,9 @@ class FmuInstance {
   std::string fmu_name_, instance_name_, guid_, resource_location_;
   std::size_t states_, event_indicators_;
   ValueReferences references_;
-  std::unordered_map<unsigned, CType> ctypes_;  // FMI 3.0: by value reference
+  std::unordered_map<unsigned, CType> ctypes_;      // FMI 3.0: by value reference (kausal's, FMU's)
+  std::unordered_map<unsigned, Element> elements_;  // by kausal's reference
+  std::unordered_map<unsigned, std::vector<double>> written_;  // by array: its last values
   LogSink sink_;
   std::deque<LogLine> log_;
   fmi2CallbackFunctions callbacks_{};  // the FMU may keep a pointer to it

@@ -627,9 +627,9 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   for (std::size_t k = 0; k < md.variables.size(); ++k) {
     const fmu::Variable& v = md.variables[k];
     if (v.causality != Causality::input && v.causality != Causality::output) continue;
-    // kausal couples scalar numbers only: a string, binary or array port stays unconnected
-    // (its start value, or one the scenario gives a string, is what the FMU sees).
-    if (v.type == ValueType::string || v.type == ValueType::binary || v.array) continue;
+    // kausal couples numbers (an array's elements one by one): a String or Binary port stays
+    // unconnected (its start value, or one the scenario gives a String, is what the FMU sees).
+    if (v.type == ValueType::string || v.type == ValueType::binary) continue;
     if (v.causality == Causality::input) {
       if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
         throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
@@ -667,9 +667,16 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
 std::string start_value_problem(const fmu::ModelDescription& md, const std::string& name,
                                 bool text) {
   const fmu::Variable* v = md.find(name);
+  if (const fmu::ArrayVariable* a = md.find_array(name); a && !v)
+    return "'" + name + "' is an array: give its elements their values one by one ('" +
+           md.variables[a->first].name + "' … '" + md.variables[a->first + a->size - 1].name + "')";
   if (!v) return "'" + name + "' is not a variable of the FMU";
+  if (v->text_array) return "'" + name + "' is a String or Binary array: kausal gives it no value";
   if (v->type == ValueType::binary) return "'" + name + "' is a Binary: kausal gives it no value";
-  if (v->array) return "'" + name + "' is an array: kausal gives it no value";
+  if (v->structural)
+    return "'" + name +
+           "' is a structural parameter (it may size the FMU's arrays): kausal keeps its start "
+           "value";
   if (!text && v->type == ValueType::string)
     return "'" + name + "' is a String: give it text, in quotes";
   if (text && v->type != ValueType::string)

@@ -393,7 +393,7 @@ std::string fmi3_element_list() {
 
 constexpr Keywords<Causality, 7> fmi3_causalities{
     {{"parameter", Causality::parameter},
-     // Structural parameters size arrays; with arrays refused they are plain parameters.
+     // Structural parameters size arrays (Variable::structural says which they are).
      {"structuralParameter", Causality::parameter},
      {"calculatedParameter", Causality::calculated_parameter},
      {"input", Causality::input},
@@ -419,8 +419,50 @@ DeclaredTypes declared_types_3(XmlReader& r, const pugi::xml_node& defs) {
   return types;
 }
 
+// A <Dimension> as the file gives it: a fixed extent, or the value reference of the
+// structural parameter that holds it (looked up once every variable is known).
+struct PendingDimension {
+  std::optional<std::size_t> extent;
+  unsigned reference = 0;
+  int line = 0;
+};
+// A numeric or Boolean array as read: expanded into its elements once its extents are known.
+struct PendingArray {
+  std::size_t variable = 0;  // its index among the variables as read
+  std::vector<PendingDimension> dimensions;
+  std::optional<std::string> start;   // the start= list, as written
+  long long lowest = 0, highest = 0;  // an integer type's range
+};
+
+std::vector<PendingDimension> read_dimensions(XmlReader& r, const pugi::xml_node& e,
+                                              const std::string& what) {
+  std::vector<PendingDimension> dimensions;
+  for (const pugi::xml_node& d : e.children("Dimension")) {
+    PendingDimension pd;
+    pd.line = r.line(d);
+    if (const pugi::xml_attribute start = d.attribute("start")) {
+      const auto n = parse_integer(start.value(), 1, static_cast<long long>(max_variables));
+      if (!n)
+        r.fail(d, "<Dimension> of " + what + ": start is not an integer in [1, " +
+                      std::to_string(max_variables) + "]: '" + start.value() + "'");
+      pd.extent = static_cast<std::size_t>(*n);
+    } else if (const pugi::xml_attribute vr = d.attribute("valueReference")) {
+      const auto n = parse_integer(vr.value(), 0, UINT32_MAX);
+      if (!n)
+        r.fail(d, "<Dimension> of " + what + ": valueReference is not a value reference: '" +
+                      vr.value() + "'");
+      pd.reference = static_cast<unsigned>(*n);
+    } else {
+      r.fail(d, "<Dimension> of " + what + " has neither start nor valueReference");
+    }
+    dimensions.push_back(pd);
+  }
+  return dimensions;
+}
+
 Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTypes& types,
-                         std::vector<PendingDerivative>& derivatives, std::size_t index) {
+                         std::vector<PendingDerivative>& derivatives,
+                         std::vector<PendingArray>& arrays, std::size_t index) {
   Variable v;
   v.line = r.line(e);
   const pugi::xml_attribute name = e.attribute("name");
@@ -433,14 +475,23 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
   if (!type)
     r.fail(e, std::string("<") + e.name() + "> is not a variable element (" + fmi3_element_list() +
                   ")");
-  // An array is kept (an FMU is not refused for one) but never coupled, given a value or
-  // taken as a state: its start holds several values.
-  v.array = static_cast<bool>(e.child("Dimension"));
   v.type = type->type;
   v.ctype = type->ctype;
+  v.structural = std::string_view(e.attribute("causality").value()) == "structuralParameter";
   read_attributes(r, e, what, fmi3_causalities,
                   v.type == ValueType::real ? Variability::continuous : Variability::discrete, v);
-  if (!v.array) read_start(r, e, what, v, type->lowest, type->highest, FmiVersion::v3);
+  std::vector<PendingDimension> dimensions = read_dimensions(r, e, what);
+  // A String or Binary array is kept whole: never coupled, never given a value (as a
+  // Binary scalar). A number or Boolean array becomes its elements.
+  v.text_array =
+      !dimensions.empty() && (v.type == ValueType::string || v.type == ValueType::binary);
+  if (dimensions.empty()) {
+    read_start(r, e, what, v, type->lowest, type->highest, FmiVersion::v3);
+  } else if (!v.text_array) {
+    PendingArray a{index, std::move(dimensions), std::nullopt, type->lowest, type->highest};
+    if (const pugi::xml_attribute start = e.attribute("start")) a.start = start.value();
+    arrays.push_back(std::move(a));
+  }
   const auto d = read_facets(r, e, types, what, v, type->lowest, type->highest);
   if (d && (*d < 0 || *d > UINT32_MAX))
     r.fail(e, "derivative of " + what + " is not an integer in [0, " + std::to_string(UINT32_MAX) +
@@ -451,16 +502,180 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
 
 using ByReference = std::unordered_map<unsigned, std::size_t>;
 
-ByReference read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
+// Where each variable as read went once the arrays were expanded: its first index in
+// ModelDescription::variables and how many (an array's elements; 1 for anything else).
+struct Placed {
+  std::size_t first = 0, count = 1;
+};
+struct Placement {
+  ByReference by_reference;    // the FMU's value reference → the variable as read
+  std::vector<Placed> placed;  // per variable as read
+  std::vector<std::size_t> expanded(std::size_t variable) const {
+    std::vector<std::size_t> out;
+    for (std::size_t k = 0; k < placed.at(variable).count; ++k)
+      out.push_back(placed[variable].first + k);
+    return out;
+  }
+};
+
+// The extents of array `a`: its <Dimension>s' starts, or its structural parameters'.
+std::vector<std::size_t> extents_of(XmlReader& r, const PendingArray& a,
+                                    const std::vector<Variable>& variables,
+                                    const ByReference& by_reference) {
+  const std::string what = quoted(variables[a.variable].name);
+  std::vector<std::size_t> extents;
+  for (const PendingDimension& d : a.dimensions) {
+    if (d.extent) {
+      extents.push_back(*d.extent);
+      continue;
+    }
+    const std::string where =
+        "<Dimension valueReference=\"" + std::to_string(d.reference) + "\"> of " + what;
+    const auto it = by_reference.find(d.reference);
+    if (it == by_reference.end())
+      r.fail_at_line(d.line, where + " is no variable's value reference");
+    const Variable& p = variables[it->second];
+    if (!p.structural || p.type != ValueType::integer || !p.start || *p.start < 1 ||
+        *p.start > static_cast<double>(max_variables))
+      r.fail_at_line(d.line, where + " names " + quoted(p.name) +
+                                 ", not a structural parameter of an integer type with a start "
+                                 "in [1, " +
+                                 std::to_string(max_variables) + "]");
+    extents.push_back(static_cast<std::size_t>(*p.start));
+  }
+  return extents;
+}
+
+// "A[1,2]": element k (row-major) of an array with these extents.
+std::string element_name(const std::string& array, const std::vector<std::size_t>& extents,
+                         std::size_t k) {
+  std::vector<std::size_t> index(extents.size());
+  for (std::size_t d = extents.size(); d-- > 0;) {
+    index[d] = k % extents[d] + 1;
+    k /= extents[d];
+  }
+  std::string name = array;
+  for (std::size_t d = 0; d < index.size(); ++d) {
+    name += d ? ',' : '[';
+    name += std::to_string(index[d]);
+  }
+  name += ']';
+  return name;
+}
+
+// The start= list of array `a`: one value per element, or none at all.
+std::vector<std::optional<double>> array_starts(XmlReader& r, const PendingArray& a,
+                                                const Variable& v, std::size_t size) {
+  std::vector<std::optional<double>> starts(size);
+  if (!a.start) return starts;
+  const std::string what = "start of " + quoted(v.name);
+  std::vector<std::string_view> tokens;
+  const std::string_view list = *a.start;
+  for (std::size_t at = list.find_first_not_of(" \t\r\n"); at != std::string_view::npos;
+       at = list.find_first_not_of(" \t\r\n", at)) {
+    const std::size_t end = std::min(list.find_first_of(" \t\r\n", at), list.size());
+    if (tokens.size() == size)
+      r.fail_at_line(v.line, what + " has more than its " + std::to_string(size) + " elements");
+    tokens.push_back(list.substr(at, end - at));
+    at = end;
+  }
+  if (tokens.size() != size)
+    r.fail_at_line(v.line, what + " has " + std::to_string(tokens.size()) + " values for its " +
+                               std::to_string(size) + " elements");
+  for (std::size_t k = 0; k < size; ++k) {
+    const std::string token(tokens[k]);
+    std::optional<double> x;
+    if (v.type == ValueType::real) {
+      x = parse_double(token);
+    } else if (v.type == ValueType::boolean) {
+      if (const auto b = parse_bool(token)) x = *b ? 1.0 : 0.0;
+    } else if (const auto n = parse_integer(token, a.lowest, a.highest)) {
+      x = static_cast<double>(*n);
+    }
+    if (!x)
+      r.fail_at_line(v.line, what + ": element " + std::to_string(k + 1) + " '" + token +
+                                 "' is not a " + to_string(v.type) + " it can hold");
+    starts[k] = x;
+  }
+  return starts;
+}
+
+// Every number or Boolean array becomes its elements, in its place, each with a value
+// reference of kausal's numbered above the FMU's; a derivative array's elements are the
+// derivatives of its state array's.
+Placement expand_arrays(XmlReader& r, const pugi::xml_node& root, ModelDescription& md,
+                        const std::vector<PendingArray>& pending, ByReference by_reference) {
+  Placement out;
+  out.by_reference = std::move(by_reference);
+  std::vector<const PendingArray*> array_of(md.variables.size(), nullptr);
+  for (const PendingArray& a : pending) array_of[a.variable] = &a;
+  std::uint64_t next_reference = 0;
+  for (const Variable& v : md.variables)
+    next_reference = std::max<std::uint64_t>(next_reference, std::uint64_t{v.value_reference} + 1);
+  std::vector<Variable> read = std::move(md.variables);
+  md.variables.clear();
+  std::size_t elements = 0;  // of the arrays so far
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    const PendingArray* a = array_of[i];
+    if (!a) {
+      out.placed.push_back({md.variables.size(), 1});
+      md.variables.push_back(read[i]);
+      continue;
+    }
+    ArrayVariable array;
+    array.name = read[i].name;
+    array.value_reference = read[i].value_reference;
+    array.extents = extents_of(r, *a, read, out.by_reference);
+    array.line = read[i].line;
+    array.size = 1;
+    for (const std::size_t n : array.extents)
+      if ((array.size *= n) > max_array_elements - elements)
+        r.fail_at_line(read[i].line, "more than " + std::to_string(max_array_elements) +
+                                         " array elements, those of " + quoted(array.name) +
+                                         " counted");
+    elements += array.size;
+    if (next_reference + array.size - 1 > UINT32_MAX)
+      r.fail(root, "too many array elements to number them as value references");
+    const auto starts = array_starts(r, *a, read[i], array.size);
+    array.first = md.variables.size();
+    out.placed.push_back({array.first, array.size});
+    for (std::size_t k = 0; k < array.size; ++k) {
+      Variable e = read[i];
+      e.name = element_name(array.name, array.extents, k);
+      e.value_reference = static_cast<unsigned>(next_reference++);
+      e.start = starts[k];
+      e.array_of = md.arrays.size();
+      e.element = k;
+      md.variables.push_back(std::move(e));
+    }
+    md.arrays.push_back(std::move(array));
+  }
+  // derivative= was resolved among the variables as read.
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    if (!read[i].derivative_of) continue;
+    const Placed d = out.placed[i], x = out.placed[*read[i].derivative_of];
+    if (d.count != x.count ||
+        (array_of[i] == nullptr) != (array_of[*read[i].derivative_of] == nullptr))
+      r.fail_at_line(read[i].line, quoted(read[i].name) + " has " + std::to_string(d.count) +
+                                       " elements and its state " +
+                                       quoted(read[*read[i].derivative_of].name) + " " +
+                                       std::to_string(x.count) + ": kausal pairs them one by one");
+    for (std::size_t k = 0; k < d.count; ++k) md.variables[d.first + k].derivative_of = x.first + k;
+  }
+  return out;
+}
+
+Placement read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
   const DeclaredTypes types = declared_types_3(r, root.child("TypeDefinitions"));
   std::unordered_map<std::string_view, std::size_t> by_name;
   ByReference by_reference;
   std::vector<PendingDerivative> derivatives;
+  std::vector<PendingArray> arrays;
   for (const pugi::xml_node& e : root.child("ModelVariables").children()) {
     if (e.type() != pugi::node_element) continue;
     if (md.variables.size() == max_variables)
       r.fail(e, "more than " + std::to_string(max_variables) + " variables");
-    md.variables.push_back(read_variable_3(r, e, types, derivatives, md.variables.size()));
+    md.variables.push_back(read_variable_3(r, e, types, derivatives, arrays, md.variables.size()));
     const Variable& v = md.variables.back();
     const auto [it, fresh] = by_name.emplace(e.attribute("name").value(), md.variables.size() - 1);
     if (!fresh)
@@ -485,7 +700,7 @@ ByReference read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDesc
                                  ", not a Float32 or Float64");
     md.variables[d.variable].derivative_of = state->second;
   }
-  return by_reference;
+  return expand_arrays(r, root, md, arrays, std::move(by_reference));
 }
 
 std::size_t variable_of(XmlReader& r, const pugi::xml_node& e, std::string_view text,
@@ -499,28 +714,47 @@ std::size_t variable_of(XmlReader& r, const pugi::xml_node& e, std::string_view 
   return it->second;
 }
 
-Unknown read_unknown_3(XmlReader& r, const pugi::xml_node& e, const ByReference& by_reference) {
-  Unknown u;
-  u.line = r.line(e);
+// An <Output>, <ContinuousStateDerivative>, ... of FMI 3.0: one Unknown per element of an
+// array, each depending on every element of the arrays it lists.
+// The dependencies entries of all Unknowns together, arrays expanded: an <Output> of an array
+// that depends on an array is an entry per pair of elements.
+constexpr std::size_t max_dependency_entries = 4'000'000;
+
+std::vector<Unknown> read_unknown_3(XmlReader& r, const pugi::xml_node& e, const Placement& at,
+                                    std::size_t& entries) {
   const pugi::xml_attribute vr = e.attribute("valueReference");
   if (!vr) r.fail(e, std::string("<") + e.name() + "> has no valueReference");
-  u.variable = variable_of(r, e, vr.value(), by_reference, "valueReference");
+  const std::size_t variable = variable_of(r, e, vr.value(), at.by_reference, "valueReference");
+  std::optional<std::vector<std::size_t>> dependencies;
   if (const pugi::xml_attribute deps = e.attribute("dependencies")) {
-    u.dependencies.emplace();
+    dependencies.emplace();
     const std::string_view list = deps.value();
-    for (std::size_t at = list.find_first_not_of(" \t\r\n"); at != std::string_view::npos;
-         at = list.find_first_not_of(" \t\r\n", at)) {
-      const std::size_t end = std::min(list.find_first_of(" \t\r\n", at), list.size());
-      u.dependencies->push_back(
-          variable_of(r, e, list.substr(at, end - at), by_reference, "dependencies entry"));
-      at = end;
+    for (std::size_t from = list.find_first_not_of(" \t\r\n"); from != std::string_view::npos;
+         from = list.find_first_not_of(" \t\r\n", from)) {
+      const std::size_t end = std::min(list.find_first_of(" \t\r\n", from), list.size());
+      const std::size_t listed = variable_of(r, e, list.substr(from, end - from), at.by_reference,
+                                             "dependencies entry");
+      if (at.placed[listed].count > max_dependency_entries - entries - dependencies->size())
+        r.fail(e, "more than " + std::to_string(max_dependency_entries) +
+                      " dependencies entries, arrays counted element by element");
+      for (const std::size_t k : at.expanded(listed)) dependencies->push_back(k);
+      from = end;
     }
   }
-  return u;
+  const std::vector<std::size_t> elements = at.expanded(variable);
+  const std::size_t each = dependencies ? dependencies->size() : 0;
+  if (each > 0 && elements.size() > (max_dependency_entries - entries) / each)
+    r.fail(e, "more than " + std::to_string(max_dependency_entries) +
+                  " dependencies entries, arrays counted element by element");
+  entries += each * elements.size();
+  std::vector<Unknown> out;
+  for (const std::size_t k : elements) out.push_back({k, dependencies, r.line(e)});
+  return out;
 }
 
-void read_structure_3(XmlReader& r, const pugi::xml_node& s, const ByReference& by_reference,
+void read_structure_3(XmlReader& r, const pugi::xml_node& s, const Placement& at,
                       ModelDescription& md) {
+  std::size_t entries = 0;
   for (const pugi::xml_node& e : s.children()) {
     if (e.type() != pugi::node_element) continue;
     const std::string_view kind = e.name();
@@ -530,18 +764,19 @@ void read_structure_3(XmlReader& r, const pugi::xml_node& s, const ByReference& 
       r.fail(e, "<" + std::string(kind) +
                     "> is not an element of <ModelStructure> (Output, ContinuousStateDerivative, "
                     "ClockedState, InitialUnknown, EventIndicator)");
-    Unknown u = read_unknown_3(r, e, by_reference);
-    if (kind != "Output" && kind != "InitialUnknown" && md.variables[u.variable].array)
-      r.fail(e, "<" + std::string(kind) + "> " + quoted(md.variables[u.variable].name) +
-                    " is an array: kausal imports scalar states and event indicators only");
-    if (kind == "Output")
-      md.outputs.push_back(std::move(u));
-    else if (kind == "ContinuousStateDerivative")
-      md.derivatives.push_back(std::move(u));
-    else if (kind == "InitialUnknown")
-      md.initial_unknowns.push_back(std::move(u));
-    else if (++md.event_indicators > max_event_indicators)
+    std::vector<Unknown> unknowns = read_unknown_3(r, e, at, entries);
+    if (md.variables[unknowns.front().variable].text_array)
+      r.fail(e, "<" + std::string(kind) + "> " +
+                    quoted(md.variables[unknowns.front().variable].name) +
+                    " is a String or Binary array");
+    std::vector<Unknown>& into = kind == "Output"                      ? md.outputs
+                                 : kind == "ContinuousStateDerivative" ? md.derivatives
+                                                                       : md.initial_unknowns;
+    if (kind != "EventIndicator") {
+      into.insert(into.end(), unknowns.begin(), unknowns.end());
+    } else if ((md.event_indicators += unknowns.size()) > max_event_indicators) {
       r.fail(e, "more than " + std::to_string(max_event_indicators) + " event indicators");
+    }
   }
   check_structure(r, md);
 }
@@ -567,8 +802,8 @@ ModelDescription parse_model_description(std::string_view xml, const std::string
     if (root.child("ScheduledExecution"))
       r.fail(root.child("ScheduledExecution"),
              "<ScheduledExecution>: kausal imports model exchange and co-simulation only");
-    const ByReference by_reference = read_variables_3(r, root, md);
-    read_structure_3(r, root.child("ModelStructure"), by_reference, md);
+    const Placement placement = read_variables_3(r, root, md);
+    read_structure_3(r, root.child("ModelStructure"), placement, md);
   } else {
     read_variables(r, root, md);
     read_structure(r, root.child("ModelStructure"), md);
@@ -588,6 +823,12 @@ std::vector<std::size_t> ModelDescription::states() const {
 const Variable* ModelDescription::find(std::string_view name) const {
   for (const Variable& v : variables)
     if (v.name == name) return &v;
+  return nullptr;
+}
+
+const ArrayVariable* ModelDescription::find_array(std::string_view name) const {
+  for (const ArrayVariable& a : arrays)
+    if (a.name == name) return &a;
   return nullptr;
 }
 

@@ -51,8 +51,25 @@ struct Variable {
   std::optional<double> min, max;            // Real, Integer, Enumeration: its, or its type's
   std::optional<std::size_t> derivative_of;  // Real: 0-based index into variables of the state
   std::string description, unit;             // unit: the Real's, else its declaredType's
-  bool array = false;  // FMI 3.0 <Dimension>: kept, never coupled or given a value
-  int line = 0;        // in modelDescription.xml
+  // An element of an FMI 3.0 array (its index in ModelDescription::arrays), element
+  // `element` of it in row-major order. Its value_reference is then kausal's own, numbered
+  // above every reference the FMU has (FmuInstance reads and writes the whole array).
+  std::optional<std::size_t> array_of;
+  std::size_t element = 0;
+  bool structural = false;  // FMI 3.0 structural parameter: may size an array, is never set
+  bool text_array = false;  // FMI 3.0 String or Binary array: kept whole, never coupled or set
+  int line = 0;             // in modelDescription.xml
+};
+
+// An FMI 3.0 array variable (<Dimension> children). kausal imports each element as a scalar
+// variable of its own, named as Modelica names them: "x[2]", "A[1,2]" (1-based, row-major).
+struct ArrayVariable {
+  std::string name;
+  unsigned value_reference = 0;      // the FMU's: one call reads or writes every element
+  std::vector<std::size_t> extents;  // a <Dimension>'s start=, or its structural parameter's
+  std::size_t first = 0;             // the index in `variables` of its first element
+  std::size_t size = 0;              // the product of the extents
+  int line = 0;
 };
 
 // The <ModelExchange> or <CoSimulation> element.
@@ -88,18 +105,24 @@ struct ModelDescription {
   std::optional<KindInterface> model_exchange, co_simulation;
   std::size_t event_indicators = 0;
   DefaultExperiment default_experiment;
-  std::vector<Variable> variables;
+  std::vector<Variable> variables;  // an array's elements in its place, one by one
+  std::vector<ArrayVariable> arrays;
   std::vector<Unknown> outputs, derivatives, initial_unknowns;
 
   // The continuous states in Derivatives order (the variable each derivative is the derivative of).
   std::vector<std::size_t> states() const;
-  const Variable* find(std::string_view name) const;  // nullptr if none
+  const Variable* find(std::string_view name) const;             // nullptr if none
+  const ArrayVariable* find_array(std::string_view name) const;  // nullptr if none
   // Throws InputError if the FMU lacks that kind.
   const KindInterface& interface_of(FmuKind k) const;
 };
 
-// Above these a description is refused rather than allocated for.
+// Above these a description is refused rather than allocated for (variables: arrays' elements
+// counted one by one).
 inline constexpr std::size_t max_variables = 1'000'000;
+// Arrays' elements, all arrays together: a few bytes of XML declare an array, so their
+// elements are bounded far below max_variables (each is a Variable of its own).
+inline constexpr std::size_t max_array_elements = 100'000;
 inline constexpr std::size_t max_event_indicators = 1'000'000;
 
 // Parses and checks FMI 2.0 and 3.0 descriptions; every problem is InputError
@@ -109,9 +132,10 @@ inline constexpr std::size_t max_event_indicators = 1'000'000;
 // variable without name, valueReference or type element, a name declared twice, a bad number or
 // keyword, a derivative= or index= out of range (1-based in the file; FMI 3.0: a value reference
 // no variable has, or one two variables have), a Derivatives entry whose variable has no
-// derivative=, more than max_variables variables; in FMI 3.0 also what kausal does not import:
-// clocks, scheduled execution, and arrays as states or event indicators, named with their
-// line (other arrays are kept and left uncoupled).
+// derivative=, more than max_variables variables; in FMI 3.0 also what kausal does not import
+// (clocks, scheduled execution) and arrays it cannot size: a <Dimension> that is neither a
+// positive start= nor the value reference of a structural parameter with a positive integer
+// start, a start list of the wrong length, a derivative array of another size than its state's.
 ModelDescription parse_model_description(std::string_view xml, const std::string& file);
 
 // The initial= a variable without one has (FMI 2.0 §2.2.7, FMI 3.0 §2.4.7.5: the same table of

@@ -73,6 +73,10 @@ typedef struct {
    * fmi2DoStep) at time t with the instance's data d; anything but fmi2OK aborts the call.
    * May be NULL. */
   fmi2Status (*check)(fmu_instance* c, const fmu_data* d, fmi2Real t);
+  /* FMI 3.0 face only: how many elements the variable with 3.0 value reference vr has (an
+   * array's elements are the frame's references vr, vr + 1, ...). NULL: every variable is a
+   * scalar. */
+  size_t (*array_length)(unsigned vr);
 } fmu_model;
 
 /* Every FMI 2.0 function of fmu_frame.c, declared with the type of system/fmu/fmi2.h so that a

@@ -233,28 +233,40 @@ static fmi3Status set_integer(shell* s, const char* function, fmi3ValueReference
   return (fmi3Status)fmi2SetInteger(s->inner, &inner, 1, &v);
 }
 
+/* How many values a 3.0 reference stands for (an array's, element e at the frame's vr + e). */
+static size_t length_of(fmi3ValueReference vr) {
+  return fmu_the_model.array_length ? fmu_the_model.array_length(vr) : 1;
+}
+
 #define SHELL_VALUES(Type, CType, Kind, Held)                                                  \
   fmi3Status fmi3Get##Type(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,    \
                            CType values[], size_t n_values) {                                 \
-    size_t k;                                                                                  \
-    if (n != n_values) return fail((shell*)instance, "fmi3Get" #Type, "nValues differs at", 0); \
-    for (k = 0; k < n; ++k) {                                                                  \
-      Held v = 0;                                                                              \
-      const fmi3Status status = get_##Kind((shell*)instance, "fmi3Get" #Type, vr[k], &v);     \
-      if (status > fmi3Warning) return status;                                                 \
-      values[k] = (CType)v;                                                                    \
-    }                                                                                          \
+    size_t k, e, at = 0;                                                                       \
+    for (k = 0; k < n; ++k)                                                                    \
+      for (e = 0; e < length_of(vr[k]); ++e) {                                                 \
+        Held v = 0;                                                                            \
+        fmi3Status status;                                                                     \
+        if (at == n_values)                                                                    \
+          return fail((shell*)instance, "fmi3Get" #Type, "nValues too small at", vr[k]);       \
+        status = get_##Kind((shell*)instance, "fmi3Get" #Type, vr[k] + e, &v);                 \
+        if (status > fmi3Warning) return status;                                               \
+        values[at++] = (CType)v;                                                               \
+      }                                                                                        \
+    if (at != n_values) return fail((shell*)instance, "fmi3Get" #Type, "nValues differs at", 0); \
     return fmi3OK;                                                                             \
   }                                                                                            \
   fmi3Status fmi3Set##Type(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,    \
                            const CType values[], size_t n_values) {                           \
-    size_t k;                                                                                  \
-    if (n != n_values) return fail((shell*)instance, "fmi3Set" #Type, "nValues differs at", 0); \
-    for (k = 0; k < n; ++k) {                                                                  \
-      const fmi3Status status =                                                                \
-          set_##Kind((shell*)instance, "fmi3Set" #Type, vr[k], (Held)values[k]);              \
-      if (status > fmi3Warning) return status;                                                 \
-    }                                                                                          \
+    size_t k, e, at = 0;                                                                       \
+    for (k = 0; k < n; ++k)                                                                    \
+      for (e = 0; e < length_of(vr[k]); ++e) {                                                 \
+        fmi3Status status;                                                                     \
+        if (at == n_values)                                                                    \
+          return fail((shell*)instance, "fmi3Set" #Type, "nValues too small at", vr[k]);       \
+        status = set_##Kind((shell*)instance, "fmi3Set" #Type, vr[k] + e, (Held)values[at++]); \
+        if (status > fmi3Warning) return status;                                               \
+      }                                                                                        \
+    if (at != n_values) return fail((shell*)instance, "fmi3Set" #Type, "nValues differs at", 0); \
     return fmi3OK;                                                                             \
   }
 
@@ -361,11 +373,19 @@ fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance,
                                         const fmi3ValueReference knowns[], size_t n_knowns,
                                         const fmi3Float64 seed[], size_t n_seed,
                                         fmi3Float64 sensitivity[], size_t n_sensitivity) {
-  /* Float references are the frame's own (0-89). */
-  if (n_seed != n_knowns || n_sensitivity != n_unknowns)
+  /* Float references are the frame's own (0-89); an array's elements follow its reference. */
+  fmi2ValueReference inner_unknowns[FMU_MAX_REALS], inner_knowns[FMU_MAX_REALS];
+  size_t k, e, nu = 0, nk = 0;
+  for (k = 0; k < n_unknowns; ++k)
+    for (e = 0; e < length_of(unknowns[k]) && nu < FMU_MAX_REALS; ++e)
+      inner_unknowns[nu++] = unknowns[k] + (fmi3ValueReference)e;
+  for (k = 0; k < n_knowns; ++k)
+    for (e = 0; e < length_of(knowns[k]) && nk < FMU_MAX_REALS; ++e)
+      inner_knowns[nk++] = knowns[k] + (fmi3ValueReference)e;
+  if (n_seed != nk || n_sensitivity != nu)
     return fail((shell*)instance, "fmi3GetDirectionalDerivative", "nSeed or nSensitivity", 0);
-  return (fmi3Status)fmi2GetDirectionalDerivative(INNER(instance), unknowns, n_unknowns, knowns,
-                                                  n_knowns, seed, sensitivity);
+  return (fmi3Status)fmi2GetDirectionalDerivative(INNER(instance), inner_unknowns, nu,
+                                                  inner_knowns, nk, seed, sensitivity);
 }
 
 /* ---- model exchange ---- */

@@ -157,6 +157,8 @@ TEST(FmuCli, AnSspOfThreeFmusRunsUnderEveryMethodInProcesses) {
 // and an integrator stepping itself (co-simulation) give under every method the digest of
 // their FMI 2.0 twins run sequentially, and so does the SSP kausal export-ssp makes of them;
 // `kausal models` says which standard and which types.
+// (linear_system_3: states, matrix, outputs and indicators as FMI 3.0 arrays, an element of
+// the matrix set and an element of the outputs coupled.)
 TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
   TempDir dir;
   const auto scenario = [&](const std::string& suffix) {
@@ -173,7 +175,11 @@ TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
                   "[[subsystem]]\nname = \"sum\"\nmodel = \"fmu\"\nfmu = \"" +
                   kFmus + "integrator" + suffix +
                   ".fmu\"\nkind = \"co-simulation\"\nintegrator = \"co-simulation\"\n"
-                  "h = 0.05\n[[coupling]]\nfrom = \"steps.signal\"\nto = \"sum.u\"\n");
+                  "h = 0.05\n[[subsystem]]\nname = \"lin\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus + "linear_system" + suffix +
+                  ".fmu\"\nparameters = { \"A[2,2]\" = -0.6 }\nintegrator = \"rk4\"\n"
+                  "h = 0.01\n[[coupling]]\nfrom = \"steps.signal\"\nto = \"lin.u\"\n"
+                  "[[coupling]]\nfrom = \"lin.y[1]\"\nto = \"sum.u\"\n");
     return dir / name;
   };
   const Finished two = run_ok(scenario(""), {"--method", "sequential"}, dir / "two", dir);

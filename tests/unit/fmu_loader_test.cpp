@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -542,26 +543,133 @@ TEST(Fmi3ModelDescription, ReadsTypesReferencesAndStructure) {
   EXPECT_EQ(md.outputs[0].variable, 1u);
   EXPECT_EQ(md.initial_unknowns.size(), 1u);
   EXPECT_STREQ(to_string(CType::uint16), "UInt16");
-  EXPECT_FALSE(md.find("x")->array);
+  EXPECT_FALSE(md.find("x")->array_of);
+  EXPECT_TRUE(md.arrays.empty());
   // A Binary takes no start value; a number for a Float32 does.
   EXPECT_NE(start_value_problem(md, "blob").find("is a Binary"), std::string::npos);
   EXPECT_EQ(start_value_problem(md, "k"), "");
 }
 
-// An array variable does not stop the FMU: it is kept, left out of the ports and given no
-// value, whatever its start holds.
-TEST(Fmi3ModelDescription, AnArrayIsKeptButNeitherCoupledNorGivenAValue) {
+// An FMI 3.0 array becomes its elements, in its place, named as Modelica names them and
+// sized by a fixed extent or a structural parameter: states, derivatives, outputs and event
+// indicators element by element; a String array stays whole and uncoupled.
+TEST(Fmi3ModelDescription, AnArrayBecomesItsElements) {
   std::string xml = valid_xml_3;
-  xml.replace(xml.find("<Binary"), 0,
-              "<Float64 name=\"gains\" valueReference=\"60\" causality=\"output\" "
-              "start=\"1 2 3\">\n      <Dimension start=\"3\"/>\n    </Float64>\n    ");
+  xml.replace(
+      xml.find("<Binary"), 0,
+      "<UInt8 name=\"n\" valueReference=\"59\" causality=\"structuralParameter\" "
+      "variability=\"fixed\" start=\"2\"/>\n    "
+      "<Float64 name=\"gains\" valueReference=\"60\" causality=\"output\">\n"
+      "      <Dimension start=\"3\"/>\n    </Float64>\n    "
+      "<Float64 name=\"M\" valueReference=\"61\" causality=\"parameter\" "
+      "variability=\"fixed\" start=\"1 2 3 4 5 6\">\n      <Dimension valueReference=\"59\"/>"
+      "<Dimension start=\"3\"/>\n    </Float64>\n    "
+      "<String name=\"labels\" valueReference=\"62\" causality=\"output\">\n"
+      "      <Dimension start=\"2\"/>\n    </String>\n    ");
+  xml.replace(xml.find("<InitialUnknown"), 0, "<Output valueReference=\"60\"/>\n    ");
   const ModelDescription md = parse_model_description(xml, file);
-  ASSERT_NE(md.find("gains"), nullptr);
-  EXPECT_TRUE(md.find("gains")->array);
-  EXPECT_FALSE(md.find("gains")->start);
+  EXPECT_EQ(md.find("gains"), nullptr);
+  ASSERT_NE(md.find_array("gains"), nullptr);
+  EXPECT_EQ(md.find_array("gains")->size, 3u);
+  EXPECT_EQ(md.find_array("gains")->value_reference, 60u);
+  ASSERT_NE(md.find("gains[3]"), nullptr);
+  EXPECT_EQ(*md.find("gains[3]")->array_of, 0u);
+  EXPECT_EQ(md.find("gains[3]")->element, 2u);
+  const fmu::ArrayVariable& m = *md.find_array("M");
+  EXPECT_EQ(m.extents, (std::vector<std::size_t>{2, 3}));  // n = 2 rows, 3 columns
+  EXPECT_EQ(md.find("M[1,3]")->start, 3.0);
+  EXPECT_EQ(md.find("M[2,1]")->start, 4.0);
+  EXPECT_TRUE(md.find("n")->structural);
+  // kausal's references of the elements are new, above the FMU's own (at most 62).
+  std::set<unsigned> refs;
+  for (const fmu::Variable& v : md.variables) refs.insert(v.value_reference);
+  EXPECT_EQ(refs.size(), md.variables.size());
+  EXPECT_GT(md.find("M[1,1]")->value_reference, 62u);
   const FmuPorts ports = fmu_ports(md, FmuKind::co_simulation);
-  EXPECT_EQ(ports.signature.outputs, std::vector<std::string>{"x"});
-  EXPECT_NE(start_value_problem(md, "gains").find("is an array"), std::string::npos);
+  EXPECT_EQ(ports.signature.outputs,
+            (std::vector<std::string>{"x", "gains[1]", "gains[2]", "gains[3]"}));
+  EXPECT_TRUE(md.find("labels")->text_array);
+  EXPECT_EQ(start_value_problem(md, "M[2,3]"), "");
+  EXPECT_NE(start_value_problem(md, "M").find("is an array: give its elements their values one by "
+                                              "one ('M[1,1]' … 'M[2,3]')"),
+            std::string::npos);
+  EXPECT_NE(start_value_problem(md, "n").find("is a structural parameter"), std::string::npos);
+  EXPECT_NE(start_value_problem(md, "labels").find("String or Binary array"), std::string::npos);
+  ASSERT_EQ(md.outputs.size(), 4u);
+  EXPECT_EQ(md.variables[md.outputs[3].variable].name, "gains[3]");
+}
+
+// A state array and its derivative array pair element by element; an indicator array counts
+// each element.
+TEST(Fmi3ModelDescription, StateAndIndicatorArraysPairElementByElement) {
+  std::string xml = valid_xml_3;
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = xml.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    xml.replace(at, from.size(), to);
+  };
+  replace(
+      R"x(<Float64 name="der(x)" valueReference="11" derivative="10"/>)x",
+      R"x(<Float64 name="v" valueReference="13" initial="exact" start="0 1"><Dimension start="2"/></Float64>
+    <Float64 name="der(v)" valueReference="14" derivative="13"><Dimension start="2"/></Float64>
+    <Float64 name="der(x)" valueReference="11" derivative="10"/>)x");
+  replace(R"(<Float64 name="z" valueReference="50"/>)",
+          R"(<Float64 name="z" valueReference="50"><Dimension start="3"/></Float64>)");
+  replace(R"(<InitialUnknown)",
+          R"(<ContinuousStateDerivative valueReference="14" dependencies="13"/>
+    <InitialUnknown)");
+  const ModelDescription md = parse_model_description(xml, file);
+  EXPECT_EQ(md.event_indicators, 3u);
+  std::vector<std::string> states;
+  for (const std::size_t k : md.states()) states.push_back(md.variables[k].name);
+  EXPECT_EQ(states, (std::vector<std::string>{"x", "v[1]", "v[2]"}));
+  ASSERT_EQ(md.derivatives.size(), 3u);
+  EXPECT_EQ(*md.derivatives[2].dependencies,
+            (std::vector<std::size_t>{md.states()[1], md.states()[2]}));
+}
+
+// An array kausal cannot size or pair is refused with its line.
+TEST(Fmi3ModelDescription, RefusesAnArrayItCannotSizeOrPair) {
+  const auto with = [](const std::string& to) {
+    std::string xml = valid_xml_3;
+    const std::string from = R"(<Float64 name="z" valueReference="50"/>)";
+    return xml.replace(xml.find(from), from.size(), to);
+  };
+  expect_error(with(R"(<Float64 name="z" valueReference="50"><Dimension/></Float64>)"), 26,
+               "<Dimension> of variable 'z' has neither start nor valueReference");
+  expect_error(with(R"(<Float64 name="z" valueReference="50"><Dimension start="0"/></Float64>)"),
+               26, "<Dimension> of variable 'z': start is not an integer in [1, 1000000]: '0'");
+  expect_error(
+      with(R"(<Float64 name="z" valueReference="50"><Dimension valueReference="12"/></Float64>)"),
+      26,
+      "<Dimension valueReference=\"12\"> of variable 'z' names variable 'k', not a structural "
+      "parameter of an integer type");
+  expect_error(
+      with(R"(<Float64 name="z" valueReference="50"><Dimension valueReference="77"/></Float64>)"),
+      26, "<Dimension valueReference=\"77\"> of variable 'z' is no variable's value reference");
+  expect_error(
+      with(R"(<Float64 name="z" valueReference="50" start="1 2"><Dimension start="3"/></Float64>)"),
+      26, "start of variable 'z' has 2 values for its 3 elements");
+  expect_error(
+      with(
+          R"(<Float64 name="z" valueReference="50" start="1 x 3"><Dimension start="3"/></Float64>)"),
+      26, "start of variable 'z': element 2 'x' is not a Real it can hold");
+  expect_error(
+      with(
+          R"(<Float64 name="z" valueReference="50"><Dimension start="1000"/><Dimension start="1000"/><Dimension start="2"/></Float64>)"),
+      26, "more than 100000 array elements, those of variable 'z' counted");
+  // An output array that depends on an array: an entry per pair of elements, bounded.
+  std::string pairs = with(R"(<Float64 name="z" valueReference="50" causality="output">)"
+                           R"(<Dimension start="3000"/></Float64>)");
+  pairs.replace(pairs.find(R"(<EventIndicator valueReference="50"/>)"), 37,
+                R"(<Output valueReference="50" dependencies="50"/>)");
+  expect_error(pairs, 32, "more than 4000000 dependencies entries, arrays counted element by element");
+  // der(x) is a scalar whose state would be an array.
+  std::string xml = valid_xml_3;
+  xml.replace(xml.find(R"(start="1")"), 9, R"(start="1 2")");
+  xml.replace(xml.find("declaredType=\"Length\"/>"), 23,
+              "declaredType=\"Length\"><Dimension start=\"2\"/></Float64>");
+  expect_error(xml, 14, "variable 'der(x)' has 1 elements and its state variable 'x' 2");
 }
 
 // What kausal does not import from FMI 3.0 is refused with its line, by name; so are the
@@ -577,12 +685,6 @@ TEST(Fmi3ModelDescription, RefusesWhatItDoesNotImportByNameAndLine) {
                "fmiVersion is '3.0-beta.2': kausal imports FMI 2.0 and 3.0");
   expect_error(with(R"( instantiationToken="{tok-3}")", ""), 2,
                "fmiModelDescription has no instantiationToken");
-  expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
-                    R"(<Float64 name="z" valueReference="50" start="1 2 3"><Dimension start="3"/>)"
-                    "</Float64>"),
-               32,
-               "<EventIndicator> variable 'z' is an array: kausal imports scalar states and "
-               "event indicators only");
   expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
                     R"(<Clock name="z" valueReference="50"/>)"),
                26, "variable 'z' is a Clock: kausal does not import FMI 3.0 clocks");

@@ -799,6 +799,51 @@ std::string fmi3_twin(std::string text) {
   return text;
 }
 
+// linear_system (tests/fmus/linear_system.c): its FMI 3.0 twin declares the states, the matrix
+// A, the outputs and the event indicators as arrays sized by a structural parameter; the 2.0
+// one names the same values one by one ("x[1]", "A[2,2]"). Model exchange stepped by backward
+// Euler (directional derivatives), beside itself as co-simulation, coupled both ways.
+const std::string kLinearPair = R"([run]
+t_end = 2.0
+hold = 0
+output_interval = 0.1
+[[subsystem]]
+name = "sys"
+model = "fmu"
+fmu = "@linear_system@"
+parameters = { "A[2,2]" = -0.6 }
+integrator = "backward_euler"
+h = 0.01
+[[subsystem]]
+name = "cs"
+model = "fmu"
+fmu = "@linear_system@"
+kind = "co-simulation"
+integrator = "co-simulation"
+h = 0.01
+[[coupling]]
+from = "sys.y[1]"
+to = "cs.u"
+[[coupling]]
+from = "cs.y[2]"
+to = "sys.u"
+)";
+
+// An FMI 3.0 FMU whose states are an array follows the closed form of its linear system: x'' +
+// 0.4 x' + 4 x = 0 from x = 1, x' = 0 (A = [[0, 1], [-4, -0.4]]), by RK4 at 1 ms.
+TEST(Fmi3, AStateArrayFollowsTheClosedForm) {
+  const Outcome o = sequential(
+      scenario(fmi3_twin(one_fmu("sys", "linear_system", "rk4", "0.001", "inputs = { u = 0 }"))));
+  ASSERT_TRUE(o.result.completed()) << o.result.error;
+  const double w = std::sqrt(4.0 - 0.04);
+  ASSERT_EQ(o.rows.size(), 11u);
+  for (const auto& row : o.rows) {
+    const double t = row[0], decay = std::exp(-0.2 * t);
+    EXPECT_NEAR(row[1], decay * (std::cos(w * t) + 0.2 / w * std::sin(w * t)), 1e-9) << t;
+    EXPECT_NEAR(row[2], -decay * (4.0 / w) * std::sin(w * t), 1e-9) << t;
+  }
+}
+
 // Every shape of FMU the 2.0 tests run — time events, state events, no continuous states,
 // co-simulation with Real, Integer and Boolean ports, directional derivatives, an FMU that
 // ends the simulation at its stop time, String parameters — gives, as FMI 3.0, the bits of
@@ -825,7 +870,10 @@ TEST(Fmi3, EveryShapeGivesTheBitsOfItsFmi2TwinUnderEveryMethod) {
        "from = \"stair.counter\"\nto = \"pass.u_int\"\n"},
       {"directional derivatives", one_fmu("lin", "stiff_linear", "dre0", "0.05")},
       {"ends at its stop time, model exchange", stair_until(2.0, false)},
-      {"ends at its stop time, co-simulation", stair_until(2.0, true)}};
+      {"ends at its stop time, co-simulation", stair_until(2.0, true)},
+      {"arrays: states, indicators and directional derivatives, a matrix set element by "
+       "element, outputs coupled element by element",
+       kLinearPair}};
   for (const auto& [shape, text] : shapes) {
     SCOPED_TRACE(shape);
     const Outcome two = sequential(scenario(text));

@@ -11,6 +11,7 @@
 #include <sanitizer/allocator_interface.h>
 #endif
 
+#include "common/csv_field.hpp"
 #include "common/errors.hpp"
 #include "view_test_support.hpp"
 
@@ -260,6 +261,16 @@ TEST(RunView, APartitionedRunBecomesOnePlotPerPartition) {
   EXPECT_EQ(p.t, (std::vector<double>{0, 10}));
   ASSERT_EQ(p.values.size(), 3u);
   EXPECT_EQ(p.values[2], (std::vector<double>{5, 4}));
+}
+
+// A column named with a comma (an FMU array's element "A[1,2]") is quoted in trajectory.csv and
+// read back whole.
+TEST(RunView, AQuotedColumnNameIsOneColumn) {
+  EXPECT_EQ(csv_field("m.A[1,2]"), "\"m.A[1,2]\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("x[1]"), "x[1]");
+  EXPECT_EQ(split_csv_line("t,\"m.A[1,2]\",\"say \"\"hi\"\"\",x,"),
+            (std::vector<std::string>{"t", "m.A[1,2]", "say \"hi\"", "x", ""}));
 }
 
 // A hybrid model's bridge.csv: a mark per row, labelled as the live view labels them
