@@ -28,6 +28,21 @@ Matrix phi1_series(const Matrix& X) {
   return p;
 }
 
+// φ2(X) = Σ_{k=0}^{series_terms−1} X^k/(k+2)!, nested as I/2 + X/6·(...) likewise: the
+// same number of terms as φ1 (its terms are smaller still).
+Matrix phi2_series(const Matrix& X) {
+  const Eigen::Index n = X.rows();
+  Matrix p = Matrix::Identity(n, n);
+  Matrix next(n, n);
+  for (int j = series_terms + 1; j >= 3; --j) {
+    next.noalias() = X * p;
+    next /= static_cast<double>(j);
+    next.diagonal().array() += 1.0;
+    p.swap(next);
+  }
+  return p / 2.0;
+}
+
 // The smallest s ≥ 0 with norm/2^s ≤ scaled_norm_limit.
 int halvings_for(double norm) {
   int s = 0;
@@ -38,15 +53,46 @@ int halvings_for(double norm) {
   return s;
 }
 
+// SimulationError naming `what` unless A and h are finite.
+void check_finite(const char* what, const Matrix& A, double h) {
+  if (!std::isfinite(h) || !A.allFinite())
+    throw SimulationError(std::string(what) + ": the Jacobian or the step h=" + std::to_string(h) +
+                          " is not finite");
+}
+
+// The halvings of h that bring ‖hA‖₁ to scaled_norm_limit.
+int halvings(const Matrix& A, double h) {
+  const double norm = std::abs(h) * A.cwiseAbs().colwise().sum().maxCoeff();
+  return A.rows() == 0 ? 0 : halvings_for(norm);
+}
+
 }  // namespace
 
-Matrix phi1_times_h(const Matrix& A, double h) {
-  if (!std::isfinite(h) || !A.allFinite())
-    throw SimulationError("phi1_times_h: the Jacobian or the step h=" + std::to_string(h) +
-                          " is not finite");
+Matrix phi2_times_h2(const Matrix& A, double h) {
+  check_finite("phi2_times_h2", A, h);
   const Eigen::Index n = A.rows();
-  const double norm = std::abs(h) * A.cwiseAbs().colwise().sum().maxCoeff();
-  const int s = n == 0 ? 0 : halvings_for(norm);
+  const int s = halvings(A, h);
+  double tau = std::ldexp(h, -s);
+  Matrix d = tau * phi1_series(tau * A);
+  Matrix b = (tau * tau) * phi2_series(tau * A);
+  Matrix factor(n, n), next(n, n);
+  for (int i = 0; i < s; ++i) {
+    factor.noalias() = A * d;
+    factor.diagonal().array() += 2.0;
+    next.noalias() = factor * b;
+    next += tau * d;
+    b.swap(next);
+    next.noalias() = d * factor;
+    d.swap(next);
+    tau *= 2;
+  }
+  return b;
+}
+
+Matrix phi1_times_h(const Matrix& A, double h) {
+  check_finite("phi1_times_h", A, h);
+  const Eigen::Index n = A.rows();
+  const int s = halvings(A, h);
   const double tau = std::ldexp(h, -s);  // exact: a power-of-two scaling
   Matrix d = tau * phi1_series(tau * A);
   Matrix factor(n, n), doubled(n, n);

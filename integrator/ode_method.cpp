@@ -21,7 +21,7 @@ struct NamedMethod {
   OdeMethod method;
 };
 
-constexpr std::array<NamedMethod, 27> method_names{{
+constexpr std::array<NamedMethod, 29> method_names{{
     {"euler", OdeMethod::euler},
     {"rk3", OdeMethod::rk3},
     {"rk4", OdeMethod::rk4},
@@ -48,6 +48,8 @@ constexpr std::array<NamedMethod, 27> method_names{{
     {"backward_euler", OdeMethod::backward_euler},
     {"dre0", OdeMethod::dre0},
     {"pdre0", OdeMethod::pdre0},
+    {"dre1", OdeMethod::dre1},
+    {"pdre1", OdeMethod::pdre1},
     {"co-simulation", OdeMethod::co_simulation},
 }};
 
@@ -134,16 +136,22 @@ void RightHandSide::model_step(double t, double, Vector&) {
                         ": the model does not step itself (choose an ODE integrator)");
 }
 
+bool is_exponential(OdeMethod m) {
+  return m == OdeMethod::dre0 || m == OdeMethod::pdre0 || m == OdeMethod::dre1 ||
+         m == OdeMethod::pdre1;
+}
+
 bool uses_jacobian(OdeMethod m) {
   if (const auto a = adams_scheme(m)) return a->family == AdamsFamily::moulton;
-  return m == OdeMethod::backward_euler || m == OdeMethod::dre0 || m == OdeMethod::pdre0;
+  return m == OdeMethod::backward_euler || is_exponential(m);
 }
 
 bool uses_newton(OdeMethod m) {
-  return uses_jacobian(m) && m != OdeMethod::dre0 && m != OdeMethod::pdre0;
+  return uses_jacobian(m) && !is_exponential(m);
 }
 
 std::size_t history_length(OdeMethod m) {
+  if (m == OdeMethod::dre1 || m == OdeMethod::pdre1) return 2;  // f and x at the last start
   const auto a = adams_scheme(m);
   return a ? adams_history(*a) : 0;
 }
@@ -167,7 +175,7 @@ OdeStepper::OdeStepper(OdeMethod method, std::size_t state_size, std::vector<Sta
       blocks_(checked_tiling(std::move(blocks), state_size)),
       w_(Vector::Zero(static_cast<Eigen::Index>(state_size))) {
   const auto n = static_cast<Eigen::Index>(size_);
-  if (method_ == OdeMethod::pdre0 && !blocks_.empty())
+  if ((method_ == OdeMethod::pdre0 || method_ == OdeMethod::pdre1) && !blocks_.empty())
     exponential_blocks_ = blocks_;
   else if (size_ > 0)
     exponential_blocks_ = {StateBlock{"state", 0, size_}};
@@ -203,6 +211,10 @@ void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
     case OdeMethod::pdre0:
       exponential(f, t, h, x);
       break;
+    case OdeMethod::dre1:
+    case OdeMethod::pdre1:
+      exponential_ramp(f, t, h, x);
+      break;
     case OdeMethod::co_simulation:
       next_ = x;
       f.model_step(t, h, next_);
@@ -213,8 +225,13 @@ void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
       break;
   }
   if (!next_.allFinite()) fail(t, "the state is not finite after the step");
-  // Every Adams step leaves f at its start in w_.k1 or start_f_.
-  if (history_ > 0) commit_history(adams_->family == AdamsFamily::bashforth ? w_.k1 : start_f_, h);
+  if (adams_) {
+    // Every Adams step leaves f at its start in w_.k1 or start_f_.
+    if (history_ > 0)
+      commit_history(adams_->family == AdamsFamily::bashforth ? w_.k1 : start_f_, h);
+  } else if (history_ > 0) {
+    commit_ramp(x, h);
+  }
   x = next_;
 }
 
@@ -389,6 +406,45 @@ void OdeStepper::exponential(RightHandSide& f, double t, double h, const Vector&
   }
 }
 
+// DRE1: the part of f the Jacobian does not explain, w(t) = f − A x, taken as a ramp through
+// its values at the last step's start and this one's instead of held (DRE0):
+//   x += A_D f_n + B_D d,  d = (f_n − f_{n−1} − A (x_n − x_{n−1})) / h,
+//   B_D = ∫_0^h e^{(h−s)A} s ds = h² φ2(hA),
+// exact for linear dynamics driven by inputs linear in time. A is the Jacobian at the step's
+// start (pDRE1: each block's own). Its first step, and the first after restart() or a new h,
+// is DRE0's.
+void OdeStepper::exponential_ramp(RightHandSide& f, double t, double h, const Vector& x) {
+  exponential(f, t, h, x);  // leaves f_n in w_.k1 and A in jacobian_
+  if (memory_.steps == 0 || memory_.h != h) return;
+  const Vector& f_before = memory_.past[0];
+  const Vector& x_before = memory_.past[1];
+  for (std::size_t b = 0; b < exponential_blocks_.size(); ++b) {
+    const auto o = static_cast<Eigen::Index>(exponential_blocks_[b].offset);
+    const auto s = static_cast<Eigen::Index>(exponential_blocks_[b].size);
+    w_.tmp = (w_.k1.segment(o, s) - f_before.segment(o, s)) -
+             jacobian_.block(o, o, s, s) * (x.segment(o, s) - x_before.segment(o, s));
+    next_.segment(o, s) += block_b_d(b, h) * (w_.tmp / h);
+  }
+}
+
+// After a DRE1 step: f and x at its start are the next step's past.
+void OdeStepper::commit_ramp(const Vector& x, double h) {
+  if (memory_.steps > 0 && memory_.h != h) memory_.steps = 0;
+  memory_.past = {w_.k1, x};
+  memory_.h = h;
+  ++memory_.steps;
+}
+
+// Block b's B_D, for the A its A_D was last computed from (block_a_d comes first).
+const Matrix& OdeStepper::block_b_d(std::size_t b, double h) {
+  BlockCache& cache = caches_[b];
+  if (!cache.b_d_valid) {
+    cache.b_d = phi2_times_h2(cache.a, h);
+    cache.b_d_valid = true;
+  }
+  return cache.b_d;
+}
+
 // Block b's A_D for the Jacobian in jacobian_, recomputed only when its diagonal block or h
 // changed bitwise: the result is a function of those bits alone, so reuse changes nothing.
 const Matrix& OdeStepper::block_a_d(std::size_t b, double h) {
@@ -402,6 +458,7 @@ const Matrix& OdeStepper::block_a_d(std::size_t b, double h) {
     cache.a_d = phi1_times_h(cache.a, h);
     cache.h = h;
     cache.valid = true;
+    cache.b_d_valid = false;
   }
   return cache.a_d;
 }

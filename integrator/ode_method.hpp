@@ -10,7 +10,8 @@
 //   backward_euler and am1 one per Newton iteration (≥ 1), plus one Jacobian (more if
 //   refreshed); am2..am4 one more (f at the step's start)
 //   abmK in P(EC)^M E mode 1 + M (start-up steps as abK)
-//   dre0, pdre0 1 f and 1 Jacobian; A_D recomputed only when the Jacobian or h changed.
+//   dre0, pdre0, dre1, pdre1 1 f and 1 Jacobian; A_D (and B_D) recomputed only when the
+//   Jacobian or h changed.
 //   co-simulation: no f; the model steps itself (a co-simulation FMU), counted as one Calc.
 #include <cstddef>
 #include <cstdint>
@@ -90,6 +91,10 @@ struct NewtonSettings {
 // is bitwise the same and h is the same (a linear system pays one Jacobian and one f per
 // step); the cache does not change any result's bits.
 //
+// DRE1 / pDRE1: DRE0 plus the ramp of what the Jacobian does not explain (the inputs, the
+// nonlinearity) from the last step to this one, through B_D = h² φ2(hA) (exponential_ramp
+// in ode_method.cpp); its memory is f and x at the last step's start.
+//
 // step() either advances x to a finite state or throws SimulationError naming the method
 // and t and leaves x and the multistep memory as they were.
 class OdeStepper {
@@ -128,6 +133,8 @@ class OdeStepper {
     double h = 0;
     Matrix a;
     Matrix a_d;
+    bool b_d_valid = false;  // DRE1's B_D for the same a and h
+    Matrix b_d;
   };
 
   void eval_f(RightHandSide& f, double t, const Vector& x, Vector& dx);
@@ -144,7 +151,10 @@ class OdeStepper {
   void implicit_solve(RightHandSide& f, double t, double h, double h_beta, const Vector& r,
                       const Vector& x);
   void exponential(RightHandSide& f, double t, double h, const Vector& x);
+  void exponential_ramp(RightHandSide& f, double t, double h, const Vector& x);
+  void commit_ramp(const Vector& x, double h);
   const Matrix& block_a_d(std::size_t b, double h);
+  const Matrix& block_b_d(std::size_t b, double h);
   void commit_history(const Vector& fn, double h);
   [[noreturn]] void fail(double t, const std::string& what) const;
 

@@ -201,8 +201,7 @@ bool has_limit(OdeMethod m) {
 std::string limit_text(const PartitionDiagnostics& d) {
   if (!d.method) return "-";
   if (!has_limit(*d.method))
-    return *d.method == OdeMethod::dre0 || *d.method == OdeMethod::pdre0 ? "none (exponential)"
-                                                                         : "none (implicit)";
+    return is_exponential(*d.method) ? "none (exponential)" : "none (implicit)";
   return number(d.h_max);
 }
 

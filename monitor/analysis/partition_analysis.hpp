@@ -37,7 +37,7 @@ struct PartitionStepping {
 // ray through λ): the step below which the method keeps the mode of eigenvalue λ bounded.
 //   euler |1 + z| <= 1; rk3, rk4 |R(z)| <= 1 with R the Taylor polynomial of e^z of
 //   order 3, 4; ab3 every root ζ of ζ³ − ζ² = (z/12)(23ζ² − 16ζ + 5) has |ζ| <= 1.
-// Infinite for backward_euler (A-stable), dre0 and pdre0 (exponential: exact on linear
+// Infinite for backward_euler (A-stable) and the exponential methods (exact on linear
 // dynamics), and for an eigenvalue 0. Only for Re λ <= 0 (a growing mode is the model's,
 // not the method's); 0 when no step is stable (euler on an imaginary λ).
 double stable_step_limit(OdeMethod method, std::complex<double> lambda);

@@ -229,6 +229,10 @@ IntegratorTraits traits_of(OdeMethod m) {
       return {"1 (2 autonomous)", "exponential", "1 + J"};
     case OdeMethod::pdre0:
       return {"1 (2 autonomous)", "exponential, own blocks", "1 + J"};
+    case OdeMethod::dre1:
+      return {"2", "exponential, two-step", "1 + J"};
+    case OdeMethod::pdre1:
+      return {"2", "exponential, two-step, own blocks", "1 + J"};
     default:
       return {"-", "the model steps itself", "1 step"};
   }
@@ -248,7 +252,7 @@ std::string limit_cell(double limit) {
 // limits the diagnostics judge its steps by.
 int integrators_command() {
   std::vector<std::vector<std::string>> rows = {
-      {"integrator", "order", "kind", "f per step", "keeps f", "h|λ| <= (decay)", "(oscillation)"}};
+      {"integrator", "order", "kind", "f per step", "keeps", "h|λ| <= (decay)", "(oscillation)"}};
   for (int k = 0; k < static_cast<int>(OdeMethod::co_simulation); ++k) {
     const auto m = static_cast<OdeMethod>(k);
     const IntegratorTraits t = traits_of(m);
@@ -259,8 +263,10 @@ int integrators_command() {
   std::cout << format_table(rows, {})
             << "h|λ| <=: the largest step that keeps a mode λ from growing, times |λ|, for a\n"
                "decaying mode (λ < 0) and an undamped oscillation (λ = iω); 0: no step does.\n"
-               "Multistep methods start with as many RK3 steps (RK4 for order 4) as the\n"
-               "derivatives they keep, and again after an event or a change of h. Newton: one f\n"
+               "keeps: the vectors of earlier steps kept with the state (Adams: derivatives;\n"
+               "dre1: f and x at the last step's start). Adams methods start with as many RK3\n"
+               "steps (RK4 for order 4) as the derivatives they keep, dre1 with a dre0 step,\n"
+               "and again after an event or a change of h. Newton: one f\n"
                "per iteration and a Jacobian (docs/model.md §4; kausal analyze applies these\n"
                "limits to a scenario's partitions). integrator = \"auto\" chooses rk4,\n"
                "backward_euler or am2 for each partition from its eigenvalues and h.\n";
@@ -450,7 +456,7 @@ struct MethodsByLimit {
 };
 MethodsByLimit methods_by_limit() {
   MethodsByLimit out;
-  for (int m = 0; m <= static_cast<int>(OdeMethod::pdre0); ++m) {
+  for (int m = 0; m <= static_cast<int>(OdeMethod::pdre1); ++m) {
     const auto method = static_cast<OdeMethod>(m);
     if (std::isfinite(stable_step_limit(method, {-1.0, 0.0})))
       out.limited.push_back(method);

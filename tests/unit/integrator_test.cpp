@@ -109,7 +109,7 @@ TEST(Integrator, EventsApplyAtTheCurrentStepOnly) {
 // the f evaluations it threw away.
 TEST(Integrator, EveryMethodRollsBackAcrossAnEventToTheSameBits) {
   for (OdeMethod method : {OdeMethod::euler, OdeMethod::rk3, OdeMethod::rk4, OdeMethod::ab3,
-                           OdeMethod::backward_euler, OdeMethod::dre0}) {
+                           OdeMethod::backward_euler, OdeMethod::dre0, OdeMethod::dre1}) {
     SCOPED_TRACE(std::string(ode_method_name(method)));
     Rig rig(method);
     const Event kick{"impulse", 60, 0.06, {0.4}};

@@ -108,6 +108,68 @@ TEST(OdeMethodOrder, Dre0IsSecondOrderOnAnAutonomousProblem) {
   EXPECT_NEAR(std::log2(error(100) / error(200)), 2.0, 0.15);
 }
 
+// DRE1 takes the inhomogeneity as a ramp instead of held: on the forced decay (an input that
+// DRE0 holds over each step) it is second order where DRE0 is first.
+TEST(OdeMethodOrder, Dre1IsSecondOrderWhereDre0HoldsTheInput) {
+  EXPECT_NEAR(observed_order(OdeMethod::dre0), 1.0, 0.1);
+  EXPECT_NEAR(observed_order(OdeMethod::dre1), 2.0, 0.15);
+  EXPECT_NEAR(observed_order(OdeMethod::pdre1), 2.0, 0.15);
+}
+
+// Linear dynamics driven by a ramp, x' = A x + b + c t: from the exact state at the last two
+// step starts, one DRE1 step is exact at any step (here h|λ| = 50), and it is the start-up
+// DRE0 step alone that is not.
+TEST(OdeMethodOrder, Dre1IsExactOnLinearDynamicsDrivenByARamp) {
+  Matrix a(2, 2);
+  a << -1, 2, 0, -50;
+  const Vector b{{1.0, -2.0}}, c{{3.0, 5.0}};
+  FunctionRhs f([&](double t, VectorView x, VectorOut dx) { dx = a * x + b + c * t; },
+                [&](double, VectorView, MatrixOut J) { J = a; });
+  // x(t) = e^{tA} x0 + ∫_0^t e^{(t−s)A}(b + c s) ds, from Eigen's exponential of the augmented
+  // matrix [[A, b, c, 0], [0, 0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]] (b + c s: s from the last).
+  const Vector x0{{1.0, 0.5}};
+  const auto exact = [&](double t) {
+    Matrix m = Matrix::Zero(5, 5);
+    m.block(0, 0, 2, 2) = a;
+    m.block(0, 2, 2, 1) = b;
+    m.block(0, 3, 2, 1) = c;
+    m(3, 4) = 1;
+    Vector z(5);
+    z << x0, 1.0, 0.0, 1.0;
+    return Vector((m * t).exp() * z).head(2).eval();
+  };
+  const double h = 1.0;
+  OdeStepper stepper(OdeMethod::dre1, 2);
+  Vector x = exact(0);
+  stepper.step(f, 0, h, x);  // DRE0: the input held at b
+  EXPECT_GT((x - exact(h)).norm(), 1e-3);
+  StepperMemory m = stepper.memory();
+  ASSERT_EQ(m.past.size(), 2u);
+  EXPECT_TRUE(bit_equal(m.past[1], exact(0)));  // x at the step's start
+  x = exact(h);
+  stepper.step(f, h, h, x);
+  EXPECT_LT((x - exact(2 * h)).norm(), 1e-12 * exact(2 * h).norm());
+}
+
+// A rollback restores DRE1's memory: the step after it has the bits of the step before it.
+TEST(OdeMethodOrder, Dre1RepeatsItsStepFromARestoredMemory) {
+  FunctionRhs f = forced_decay();
+  OdeStepper stepper(OdeMethod::dre1, 1);
+  Vector x = Vector::Constant(1, 1.0);
+  for (int i = 0; i < 3; ++i) stepper.step(f, 0.1 * i, 0.1, x);
+  const StepperMemory saved = stepper.memory();
+  const Vector at = x;
+  stepper.step(f, 0.3, 0.1, x);
+  const Vector first = x;
+  stepper.restore(saved);
+  x = at;
+  stepper.step(f, 0.3, 0.1, x);
+  EXPECT_TRUE(bit_equal(x, first));
+  EXPECT_THROW(
+      stepper.restore(StepperMemory{2, 0.1, {Vector::Zero(1), Vector::Zero(1), Vector::Zero(1)}}),
+      SimulationError);
+}
+
 // ---------------------------------------------------------------- model B (docs/benchmarks.md B)
 
 Matrix model_b_a() {
@@ -581,6 +643,28 @@ TEST(ExponentialSeries, NilpotentMatrixGivesTheFiniteSeries) {
   EXPECT_LT(relative_difference(phi1_times_h(a, h), want), 1e-14);
 }
 
+// B_D = h² φ2(hA) against Eigen's exponential of the augmented matrix
+// [[hA, I, 0], [0, 0, I], [0, 0, 0]], whose first block row is [e^{hA}, φ1(hA), φ2(hA)].
+void expect_phi2_matches_exponential(const Matrix& a, double h) {
+  const Eigen::Index n = a.rows();
+  Matrix m = Matrix::Zero(3 * n, 3 * n);
+  m.block(0, 0, n, n) = h * a;
+  m.block(0, n, n, n) = Matrix::Identity(n, n);
+  m.block(n, 2 * n, n, n) = Matrix::Identity(n, n);
+  const Matrix e = m.exp();
+  const Matrix want = h * h * e.block(0, 2 * n, n, n);
+  EXPECT_LT(relative_difference(phi2_times_h2(a, h), want), 1e-11) << "h = " << h;
+}
+
+TEST(ExponentialSeries, Phi2MatchesTheAugmentedExponential) {
+  const Matrix a = random_matrix(20240611);
+  for (double h : {1e-4, 0.1, 1.0, 10.0}) expect_phi2_matches_exponential(a, h);
+  const Matrix r = random_matrix(7);
+  for (double h : {1e-6, 1e-3, 1e-1})
+    expect_phi2_matches_exponential(-(r * r.transpose()) * 1e4 - Matrix::Identity(6, 6), h);
+  EXPECT_EQ(phi2_times_h2(Matrix::Zero(2, 2), 0.5), 0.125 * Matrix::Identity(2, 2));
+}
+
 // ---------------------------------------------------------------- errors
 
 TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
@@ -592,7 +676,7 @@ TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
                  "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab1, ab2, "
                  "ab3, ab4, am1, am2, am3, am4, abm1, abm2, abm3, abm4, abm1-pec2e, abm2-pec2e, "
                  "abm3-pec2e, abm4-pec2e, abm1-pec3e, abm2-pec3e, abm3-pec3e, abm4-pec3e, "
-                 "backward_euler, dre0, pdre0, co-simulation)");
+                 "backward_euler, dre0, pdre0, dre1, pdre1, co-simulation)");
   }
 }
 

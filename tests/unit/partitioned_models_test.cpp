@@ -155,6 +155,37 @@ TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
   EXPECT_LT(dre0_error, pdre0_error);
 }
 
+// DRE1 beside DRE0 (docs/model.md §4): the load change is a ramp, which DRE1 follows and
+// DRE0 holds over each step, and pDRE1's ramp also carries each partition's view of the
+// other's change across the step: both closer to the reference at 60 ms than their DRE0
+// counterparts. pDRE1's memory goes into the state lists: the distributed runs give its bits.
+TEST(BenchmarkC, Dre1AndPdre1AreCloserThanDre0AndPdre0AtSixtyMilliseconds) {
+  const auto worst = [](const Outcome& o, const std::vector<Vector>& ref) {
+    double e = 0;
+    for (std::size_t state = 0; state < 5; ++state)
+      e = std::max(e, worst_relative_error(o, ref, state));
+    return e;
+  };
+  const Outcome dre0 = sequential(turbogenerator("dre0", "0.06", "3.0", true));
+  const Outcome dre1 = sequential(turbogenerator("dre1", "0.06", "3.0", true));
+  const Outcome pdre0 = sequential(turbogenerator("pdre0", "0.06", "3.0", false));
+  const PartitionedScenario split = turbogenerator("pdre1", "0.06", "3.0", false);
+  const Outcome pdre1 = sequential(split);
+  for (const Outcome* o : {&dre0, &dre1, &pdre0, &pdre1})
+    ASSERT_EQ(o->result.status, RunStatus::completed) << o->result.error;
+  const auto ref =
+      monolithic_reference(turbogenerator("dre0", "0.06", "3.0", true), times_of(dre0));
+  EXPECT_LT(worst(dre1, ref), worst(dre0, ref));
+  EXPECT_LT(worst(pdre1, ref), worst(pdre0, ref));
+  for (const bool speculate : {false, true}) {
+    PartitionedMode mode;
+    mode.speculate = speculate;
+    mode.rollback_check = true;
+    EXPECT_EQ(distributed(split, mode).result.trajectory_sha256, pdre1.result.trajectory_sha256)
+        << speculate;
+  }
+}
+
 // ---- D: fast/slow hydraulic drive ----
 
 TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
