@@ -255,6 +255,8 @@ BENCHMARK_CAPTURE(BM_OdeStep, abm4_pec3e, OdeMethod::abm4_pec3e);
 BENCHMARK_CAPTURE(BM_OdeStep, backward_euler, OdeMethod::backward_euler);
 BENCHMARK_CAPTURE(BM_OdeStep, dre0, OdeMethod::dre0);
 BENCHMARK_CAPTURE(BM_OdeStep, pdre0, OdeMethod::pdre0);
+BENCHMARK_CAPTURE(BM_OdeStep, dre1, OdeMethod::dre1);
+BENCHMARK_CAPTURE(BM_OdeStep, pdre1, OdeMethod::pdre1);
 
 // ---- FMUs (docs/fmi.md): what a call into an FMU costs beside a native model ----
 

@@ -68,8 +68,8 @@ int halvings(const Matrix& A, double h) {
 
 }  // namespace
 
-Matrix phi2_times_h2(const Matrix& A, double h) {
-  check_finite("phi2_times_h2", A, h);
+ExponentialMatrices phi1_and_phi2(const Matrix& A, double h) {
+  check_finite("phi1_and_phi2", A, h);
   const Eigen::Index n = A.rows();
   const int s = halvings(A, h);
   double tau = std::ldexp(h, -s);
@@ -86,7 +86,7 @@ Matrix phi2_times_h2(const Matrix& A, double h) {
     d.swap(next);
     tau *= 2;
   }
-  return b;
+  return {std::move(d), std::move(b)};
 }
 
 Matrix phi1_times_h(const Matrix& A, double h) {

@@ -14,9 +14,13 @@ namespace kausal {
 // Throws SimulationError if A or h is not finite.
 Matrix phi1_times_h(const Matrix& A, double h);
 
-// B_D = ∫_0^h e^{(h−s)A} s ds = h²·Σ_{k≥0} (hA)^k/(k+2)! (DRE1's ramp term): the same halving
-// and series for τ, then doubled back with B(2τ) = (2I + A·D(τ))·B(τ) + τ·D(τ) beside
-// D(2τ) = D(τ)(2I + A·D(τ)). Throws SimulationError if A or h is not finite.
-Matrix phi2_times_h2(const Matrix& A, double h);
+// A_D and B_D = ∫_0^h e^{(h−s)A} s ds = h²·Σ_{k≥0} (hA)^k/(k+2)! (DRE1's ramp term) in one
+// pass: the same halving and series for τ, then doubled back with
+// B(2τ) = (2I + A·D(τ))·B(τ) + τ·D(τ) beside D(2τ) = D(τ)(2I + A·D(τ)). Its a_d has the bits
+// of phi1_times_h(A, h). Throws SimulationError if A or h is not finite.
+struct ExponentialMatrices {
+  Matrix a_d, b_d;
+};
+ExponentialMatrices phi1_and_phi2(const Matrix& A, double h);
 
 }  // namespace kausal

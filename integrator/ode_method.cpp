@@ -423,7 +423,7 @@ void OdeStepper::exponential_ramp(RightHandSide& f, double t, double h, const Ve
     const auto s = static_cast<Eigen::Index>(exponential_blocks_[b].size);
     w_.tmp = (w_.k1.segment(o, s) - f_before.segment(o, s)) -
              jacobian_.block(o, o, s, s) * (x.segment(o, s) - x_before.segment(o, s));
-    next_.segment(o, s) += block_b_d(b, h) * (w_.tmp / h);
+    next_.segment(o, s) += block_b_d(b) * (w_.tmp / h);
   }
 }
 
@@ -435,14 +435,9 @@ void OdeStepper::commit_ramp(const Vector& x, double h) {
   ++memory_.steps;
 }
 
-// Block b's B_D, for the A its A_D was last computed from (block_a_d comes first).
-const Matrix& OdeStepper::block_b_d(std::size_t b, double h) {
-  BlockCache& cache = caches_[b];
-  if (!cache.b_d_valid) {
-    cache.b_d = phi2_times_h2(cache.a, h);
-    cache.b_d_valid = true;
-  }
-  return cache.b_d;
+// Block b's B_D, for the A and h its A_D was last computed from (block_a_d comes first).
+const Matrix& OdeStepper::block_b_d(std::size_t b) const {
+  return caches_[b].b_d;
 }
 
 // Block b's A_D for the Jacobian in jacobian_, recomputed only when its diagonal block or h
@@ -455,10 +450,15 @@ const Matrix& OdeStepper::block_a_d(std::size_t b, double h) {
   BlockCache& cache = caches_[b];
   if (!cache.valid || cache.h != h || !same_bits(cache.a, a)) {
     cache.a = a;
-    cache.a_d = phi1_times_h(cache.a, h);
+    if (method_ == OdeMethod::dre1 || method_ == OdeMethod::pdre1) {  // B_D too, one pass
+      ExponentialMatrices m = phi1_and_phi2(cache.a, h);
+      cache.a_d = std::move(m.a_d);
+      cache.b_d = std::move(m.b_d);
+    } else {
+      cache.a_d = phi1_times_h(cache.a, h);
+    }
     cache.h = h;
     cache.valid = true;
-    cache.b_d_valid = false;
   }
   return cache.a_d;
 }

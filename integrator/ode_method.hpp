@@ -133,8 +133,7 @@ class OdeStepper {
     double h = 0;
     Matrix a;
     Matrix a_d;
-    bool b_d_valid = false;  // DRE1's B_D for the same a and h
-    Matrix b_d;
+    Matrix b_d;  // DRE1's B_D for the same a and h
   };
 
   void eval_f(RightHandSide& f, double t, const Vector& x, Vector& dx);
@@ -154,7 +153,7 @@ class OdeStepper {
   void exponential_ramp(RightHandSide& f, double t, double h, const Vector& x);
   void commit_ramp(const Vector& x, double h);
   const Matrix& block_a_d(std::size_t b, double h);
-  const Matrix& block_b_d(std::size_t b, double h);
+  const Matrix& block_b_d(std::size_t b) const;
   void commit_history(const Vector& fn, double h);
   [[noreturn]] void fail(double t, const std::string& what) const;
 

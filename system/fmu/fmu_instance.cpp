@@ -146,13 +146,14 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
       ctypes_(ctypes_of(md)),
       sink_(std::move(sink)) {
   for (const ArrayVariable& a : md.arrays) {
-    std::vector<double>& written = written_[a.value_reference];
+    std::vector<double>& starts = starts_[a.value_reference];
     for (std::size_t k = 0; k < a.size; ++k) {
       const Variable& e = md.variables[a.first + k];
       elements_.emplace(e.value_reference, Element{a.value_reference, k, a.size});
-      written.push_back(e.start.value_or(0.0));
+      starts.push_back(e.start.value_or(0.0));
     }
   }
+  written_ = starts_;
   if (library_->kind() != kind)
     throw std::logic_error(fmu_name_ + ": instance of " + to_string(kind) +
                            " from a library loaded for " + to_string(library_->kind()));
@@ -334,6 +335,7 @@ void FmuInstance::reset() {
   ready(name, true);
   check(name, v3() ? static_cast<fmi2Status>(fn3_.reset(component_)) : fn_.reset(component_));
   health_ = Health::ok;
+  written_ = starts_;  // the FMU's arrays are at their start values again
 }
 
 bool FmuInstance::all_of_type(std::span<const unsigned> vr, CType type) const {

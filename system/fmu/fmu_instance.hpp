@@ -177,6 +177,7 @@ class FmuInstance {
   std::unordered_map<unsigned, CType> ctypes_;      // FMI 3.0: by value reference (kausal's, FMU's)
   std::unordered_map<unsigned, Element> elements_;  // by kausal's reference
   std::unordered_map<unsigned, std::vector<double>> written_;  // by array: its last values
+  std::unordered_map<unsigned, std::vector<double>> starts_;   // by array: its start values
   LogSink sink_;
   std::deque<LogLine> log_;
   fmi2CallbackFunctions callbacks_{};  // the FMU may keep a pointer to it

@@ -653,7 +653,9 @@ void expect_phi2_matches_exponential(const Matrix& a, double h) {
   m.block(n, 2 * n, n, n) = Matrix::Identity(n, n);
   const Matrix e = m.exp();
   const Matrix want = h * h * e.block(0, 2 * n, n, n);
-  EXPECT_LT(relative_difference(phi2_times_h2(a, h), want), 1e-11) << "h = " << h;
+  const ExponentialMatrices both = phi1_and_phi2(a, h);
+  EXPECT_LT(relative_difference(both.b_d, want), 1e-11) << "h = " << h;
+  EXPECT_EQ(both.a_d, phi1_times_h(a, h));  // the same bits as DRE0's A_D
 }
 
 TEST(ExponentialSeries, Phi2MatchesTheAugmentedExponential) {
@@ -662,7 +664,7 @@ TEST(ExponentialSeries, Phi2MatchesTheAugmentedExponential) {
   const Matrix r = random_matrix(7);
   for (double h : {1e-6, 1e-3, 1e-1})
     expect_phi2_matches_exponential(-(r * r.transpose()) * 1e4 - Matrix::Identity(6, 6), h);
-  EXPECT_EQ(phi2_times_h2(Matrix::Zero(2, 2), 0.5), 0.125 * Matrix::Identity(2, 2));
+  EXPECT_EQ(phi1_and_phi2(Matrix::Zero(2, 2), 0.5).b_d, 0.125 * Matrix::Identity(2, 2));
 }
 
 // ---------------------------------------------------------------- errors
