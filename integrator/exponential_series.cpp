@@ -8,9 +8,8 @@
 namespace kausal {
 namespace {
 
-// With ‖τA‖ ≤ 1/2 the first omitted term is at most 0.5^14/15! ≈ 5e-17 of the leading I:
-// below half an ulp of 1, so more terms would buy no accuracy.
-constexpr int series_terms = 14;
+// With ‖τA‖ ≤ 1/2 the first omitted term of series_terms is below half an ulp of 1, so more
+// terms would buy no accuracy.
 constexpr double scaled_norm_limit = 0.5;
 
 // φ1(X) = Σ_{k=0}^{series_terms−1} X^k/(k+1)!, nested as I + X/2·(I + X/3·(I + …)), in two
@@ -67,6 +66,33 @@ int halvings(const Matrix& A, double h) {
 }
 
 }  // namespace
+
+int series_halvings(const Matrix& A, double h) {
+  check_finite("series_halvings", A, h);
+  return halvings(A, h);
+}
+
+std::optional<UnscaledSeries> unscaled_series_terms(const Matrix& A, double h, double epsilon,
+                                                    int most) {
+  check_finite("unscaled_series_terms", A, h);
+  const Eigen::Index n = A.rows();
+  if (n == 0) return UnscaledSeries{1, 0};
+  const auto norm = [](const Matrix& m) { return m.cwiseAbs().colwise().sum().maxCoeff(); };
+  Matrix term = h * Matrix::Identity(n, n);  // h (hA)^k/(k+1)! for k = 0
+  Matrix sum = term;
+  const Matrix ha = h * A;
+  for (int k = 1; k <= most; ++k) {
+    term = (ha * term) / static_cast<double>(k + 1);
+    const double size = norm(term);
+    if (!std::isfinite(size)) return std::nullopt;
+    sum += term;
+    if (size <= epsilon * norm(sum)) {
+      const Matrix exact = phi1_times_h(A, h);
+      return UnscaledSeries{k + 1, norm(sum - exact) / norm(exact)};
+    }
+  }
+  return std::nullopt;
+}
 
 ExponentialMatrices phi1_and_phi2(const Matrix& A, double h) {
   check_finite("phi1_and_phi2", A, h);

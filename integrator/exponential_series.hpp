@@ -1,8 +1,28 @@
 #pragma once
 // The matrix function of the exponential method DRE0 (docs/model.md §4), without inverting A.
+#include <optional>
+
 #include "system/model.hpp"
 
 namespace kausal {
+
+// The terms phi1_times_h sums, whatever A and h: with ‖τA‖ ≤ 1/2 the first omitted one is at
+// most 0.5^14/15! ≈ 5e-17 of the leading I.
+inline constexpr int series_terms = 14;
+// The halvings of h phi1_times_h makes before its series (each costs two matrix products
+// when it doubles back): 0 while ‖hA‖₁ ≤ 1/2.
+int series_halvings(const Matrix& A, double h);
+
+// Clemens' A_D: the series h·Σ (hA)^k/(k+1)! summed as it stands, until a term is at most
+// `epsilon` times the sum so far (1-norms): how many terms that takes (k + 1 for the last term
+// k), and how far its sum is from phi1_times_h's (relative, 1-norm: with ‖hA‖ large the terms
+// grow before they shrink, and cancellation eats the digits). nullopt beyond `most` terms.
+struct UnscaledSeries {
+  int terms = 0;
+  double error = 0;
+};
+std::optional<UnscaledSeries> unscaled_series_terms(const Matrix& A, double h, double epsilon,
+                                                    int most = 1000);
 
 // A_D = A^{-1}(e^{hA} − I) = h·Σ_{k≥0} (hA)^k/(k+1)!, so that A·A_D + I = e^{hA}. A may be
 // singular (then the series is the only meaning of A^{-1}(e^{hA} − I)).

@@ -10,6 +10,7 @@
 
 #include "common/text_table.hpp"
 #include "integrator/adams.hpp"
+#include "integrator/exponential_series.hpp"
 
 namespace kausal {
 
@@ -218,6 +219,27 @@ std::vector<std::string> row_of(const PartitionDiagnostics& d) {
           number(d.coupling_ratio)};
 }
 
+// How an exponential partition's A_D is summed: kausal's fixed series after its halvings, and
+// the terms Clemens' unscaled series needs (its matrix products: one fewer than its terms;
+// kausal's: series_terms − 1, and two per halving).
+std::string series_note(const PartitionDiagnostics& d) {
+  std::string terms, products, epsilons, errors;
+  for (std::size_t k = 0; k < d.unscaled_terms.size(); ++k) {
+    const std::string sep = k ? ", " : "";
+    const auto& t = d.unscaled_terms[k];
+    terms += sep + (t ? std::to_string(t->terms) : "over 1000");
+    products += sep + (t ? std::to_string(t->terms - 1) : "-");
+    epsilons += sep + number(kSeriesEpsilons[k]);
+    errors += sep + (t ? number(t->error) : "-");
+  }
+  std::string out = "A_D = h·φ1(hA) in " + std::to_string(series_terms) + " terms after " +
+                    std::to_string(*d.halvings) + " halvings of h (" +
+                    std::to_string(series_terms - 1 + 2 * *d.halvings) +
+                    " matrix products); Clemens' unscaled series to ε = " + epsilons + " takes " +
+                    terms + " terms (" + products + " products), off by " + errors + " (relative)";
+  return out;
+}
+
 std::vector<std::string> notes_of(const PartitionDiagnostics& d) {
   std::vector<std::string> out;
   const std::string who = "partition " + d.name + ": ";
@@ -241,6 +263,7 @@ std::vector<std::string> notes_of(const PartitionDiagnostics& d) {
     out.push_back("note: " + who + "h = " + number(d.h) + " exceeds the " + method +
                   " stability limit " + number(d.h_max) +
                   " (use a smaller step or an implicit/exponential method)");
+  if (d.halvings) out.push_back("note: " + who + series_note(d));
   return out;
 }
 
@@ -294,6 +317,12 @@ PartitionReport analyze_partitions(const Matrix& J, const std::vector<StateBlock
       d.h = stepping[i].h;
       d.h_max = step_limit(d, stepping[i].method);
       d.h_exceeds_limit = d.h >= d.h_max;
+      if (is_exponential(stepping[i].method) && std::isfinite(d.h) && d.h > 0) {
+        const Matrix a = J.block(offset, offset, size, size);
+        d.halvings = series_halvings(a, d.h);
+        for (const double epsilon : kSeriesEpsilons)
+          d.unscaled_terms.push_back(unscaled_series_terms(a, d.h, epsilon));
+      }
     }
     d.coupling_ratio = coupling_ratio(J, b);
     d.warning = d.coupling_ratio >= 1;

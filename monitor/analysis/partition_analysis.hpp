@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "integrator/exponential_series.hpp"
 #include "integrator/ode_method.hpp"
 #include "system/model.hpp"
 #include "system/state_block.hpp"
@@ -65,7 +66,14 @@ struct PartitionDiagnostics {
   bool h_exceeds_limit = false;  // h >= h_max
   double coupling_ratio = 0;     // κ_i, see above
   bool warning = false;          // κ_i >= 1
+  // An exponential method: how its A_D is summed for A_ii and h (docs/benchmarks.md C), by
+  // kausal (series_terms after this many halvings) and by Clemens' unscaled series to each of
+  // kSeriesEpsilons (nullopt: not within 1000 terms).
+  std::optional<int> halvings;
+  std::vector<std::optional<UnscaledSeries>> unscaled_terms;
 };
+
+inline constexpr double kSeriesEpsilons[] = {1e-4, 1e-8, 1e-12};
 
 struct PartitionReport {
   std::vector<PartitionDiagnostics> partitions;

@@ -667,6 +667,25 @@ TEST(ExponentialSeries, Phi2MatchesTheAugmentedExponential) {
   EXPECT_EQ(phi1_and_phi2(Matrix::Zero(2, 2), 0.5).b_d, 0.125 * Matrix::Identity(2, 2));
 }
 
+// Clemens' unscaled series: more terms for a smaller ε, accurate to about ε while ‖hA‖ is
+// small; for a stiff mode at a long step (h|λ| = 500) its terms grow to 1e213 before they
+// shrink and cancellation leaves nothing of the result, which is why kausal halves first.
+TEST(ExponentialSeries, TheUnscaledSeriesNeedsMoreTermsAndLosesItsDigitsOnStiffSteps) {
+  const Matrix a = random_matrix(3) * 0.2;
+  const auto coarse = unscaled_series_terms(a, 1.0, 1e-4);
+  const auto fine = unscaled_series_terms(a, 1.0, 1e-12);
+  ASSERT_TRUE(coarse && fine);
+  EXPECT_LT(coarse->terms, fine->terms);
+  EXPECT_LT(coarse->error, 1e-3);
+  EXPECT_LT(fine->error, 1e-11);
+  EXPECT_EQ(series_halvings(Matrix::Constant(1, 1, -1.0), 0.5), 0);  // ‖hA‖ = 1/2 already
+  const auto stiff = unscaled_series_terms(Matrix::Constant(1, 1, -50010.0), 0.01, 1e-8);
+  ASSERT_TRUE(stiff);
+  EXPECT_GT(stiff->terms, 500);
+  EXPECT_GT(stiff->error, 1.0);
+  EXPECT_EQ(series_halvings(Matrix::Constant(1, 1, -50010.0), 0.01), 10);  // 500.1 / 2^10 < 1/2
+}
+
 // ---------------------------------------------------------------- errors
 
 TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {

@@ -36,6 +36,29 @@ TEST(PartitionAnalysis, OneChamberPerPartitionOfB) {
   EXPECT_FALSE(report.any_warning());
 }
 
+// A partition stepped by an exponential method is told how its A_D is summed: kausal's fixed
+// series after its halvings, and what Clemens' unscaled series would take (docs/benchmarks.md C).
+TEST(PartitionAnalysis, AnExponentialPartitionIsToldHowItsSeriesIsSummed) {
+  const auto report = analyze_partitions(b_matrix, {{"p1", 0, 1}, {"p2", 1, 1}},
+                                         {{OdeMethod::pdre0, 0.01}, {OdeMethod::pdre1, 0.01}});
+  const auto& p1 = report.partitions[0];
+  const auto& p2 = report.partitions[1];
+  EXPECT_EQ(p1.halvings, 0);   // 40 · 0.01 = 0.4
+  EXPECT_EQ(p2.halvings, 10);  // 500.1 → 0.49
+  ASSERT_EQ(p2.unscaled_terms.size(), 3u);
+  ASSERT_TRUE(p1.unscaled_terms[2] && p2.unscaled_terms[2]);
+  EXPECT_LT(p1.unscaled_terms[2]->error, 1e-12);
+  EXPECT_GT(p2.unscaled_terms[2]->error, 1.0);
+  const std::string text = format_partition_report(report);
+  EXPECT_NE(text.find("note: partition p2: A_D = h·φ1(hA) in 14 terms after 10 halvings of h "
+                      "(33 matrix products); Clemens' unscaled series to ε = 0.0001, 1e-08, "
+                      "1e-12 takes "),
+            std::string::npos)
+      << text;
+  EXPECT_FALSE(
+      analyze_partitions(b_matrix, {{"p1", 0, 2}}, euler_steps({1e-5})).partitions[0].halvings);
+}
+
 TEST(PartitionAnalysis, WholeSystemOfB) {
   const auto report = analyze_partitions(b_matrix, {{"chambers", 0, 2}}, euler_steps({1e-5}));
   const auto& all = report.partitions.front();
