@@ -138,13 +138,29 @@ int fmu_models_command(const std::string& file) {
     if (!start_value_problem(md, v.name, text).empty()) continue;
     // Inputs are ports (a String input, which is none, takes text here too).
     if (v.causality == fmu::Causality::input && !text) continue;
+    // An array on one line, from its first element: its elements are set one by one.
+    const fmu::ArrayVariable* array = v.array_of ? &md.arrays[*v.array_of] : nullptr;
+    if (array && v.element > 0) continue;
+    const std::string name =
+        array ? v.name + " … " + md.variables[array->first + array->size - 1].name : v.name;
     std::ostringstream line;
-    line << "    " << v.name << std::string(v.name.size() < 14 ? 14 - v.name.size() : 1, ' ')
+    line << "    " << name << std::string(name.size() < 14 ? 14 - name.size() : 1, ' ')
          << fmu::to_string(v.causality) << ", "
          << (md.version == fmu::FmiVersion::v3 && v.type != fmu::ValueType::enumeration
                  ? fmu::to_string(v.ctype)
                  : fmu::to_string(v.type));
-    if (v.start) line << ", start " << *v.start;
+    if (array) {
+      line << ", array";
+      for (std::size_t d = 0; d < array->extents.size(); ++d)
+        line << (d ? "×" : " ") << array->extents[d];
+      std::string starts;
+      for (std::size_t k = 0; k < array->size && k < 16; ++k)
+        if (const auto& x = md.variables[array->first + k].start)
+          starts += (starts.empty() ? "" : " ") + number_text(*x);
+      if (!starts.empty()) line << ", start " << starts << (array->size > 16 ? " …" : "");
+    } else if (v.start) {
+      line << ", start " << *v.start;
+    }
     if (v.text_start) line << ", start \"" << *v.text_start << "\" (give text in quotes)";
     if (!v.unit.empty()) line << " " << v.unit;
     if (v.min || v.max)

@@ -205,6 +205,13 @@ TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
   EXPECT_NE(models.out().find("staircase (FMI 3.0, "), std::string::npos) << models.out();
   EXPECT_NE(models.out().find("height        parameter, Float32, start 1"), std::string::npos)
       << models.out();
+  // An array on one line, named by its first and last element.
+  KausalProcess arrays({"models", kFmus + "linear_system_3.fmu"}, dir.path());
+  ASSERT_EQ(arrays.wait(std::chrono::seconds(20)).value_or(-1), 0) << arrays.err();
+  EXPECT_NE(arrays.out().find("A[1,1] … A[2,2] parameter, Float64, array 2×2, start 0 1 -4 -0.4"),
+            std::string::npos)
+      << arrays.out();
+  EXPECT_NE(arrays.out().find("states   x[1], x[2]"), std::string::npos) << arrays.out();
 }
 
 // kausal export-ssp refuses what an SSP cannot carry (exit 2, naming it) and writes nothing.
