@@ -242,8 +242,11 @@ StepperMemory OdeStepper::memory() const {
 void OdeStepper::restore(const StepperMemory& m) {
   if (history_ == 0) return;  // one-step methods have no past to restore
   const auto n = static_cast<Eigen::Index>(size_);
-  bool fits =
-      m.past.size() <= history_ && m.past.size() >= std::min<std::uint64_t>(m.steps, history_);
+  // DRE1 keeps f and x of its last start together: both, once it has taken a step.
+  const bool ramp = method_ == OdeMethod::dre1 || method_ == OdeMethod::pdre1;
+  bool fits = m.past.size() <= history_ &&
+              m.past.size() >=
+                  (ramp && m.steps > 0 ? history_ : std::min<std::uint64_t>(m.steps, history_));
   for (const Vector& f : m.past) fits = fits && f.size() == n;
   if (!fits)
     throw SimulationError(std::string(ode_method_name(method_)) +

@@ -168,6 +168,8 @@ TEST(OdeMethodOrder, Dre1RepeatsItsStepFromARestoredMemory) {
   EXPECT_THROW(
       stepper.restore(StepperMemory{2, 0.1, {Vector::Zero(1), Vector::Zero(1), Vector::Zero(1)}}),
       SimulationError);
+  // A memory from the wire or a checkpoint with f but not x is refused, not read past its end.
+  EXPECT_THROW(stepper.restore(StepperMemory{1, 0.1, {Vector::Zero(1)}}), SimulationError);
 }
 
 // ---------------------------------------------------------------- model B (docs/benchmarks.md B)
