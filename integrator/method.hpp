@@ -12,6 +12,8 @@ namespace kausal {
 // predictor–corrector pair in PECE mode and abmK_pec2e / abmK_pec3e in P(EC)^M E mode.
 // dre0 / pdre0 the exponential method with the inhomogeneity held over the step, dre1 / pdre1
 // with it a ramp through its last two values (docs/model.md §4).
+// combined: RK4, or backward Euler where the step's Jacobian says RK4 could not keep it
+// stable, judged at every step (the hardware-in-the-loop texts' combined solver).
 // co_simulation: the model steps itself (Model::step, a co-simulation FMU's fmi2DoStep).
 enum class OdeMethod {
   euler,
@@ -42,6 +44,7 @@ enum class OdeMethod {
   pdre0,
   dre1,
   pdre1,
+  combined,
   co_simulation
 };
 

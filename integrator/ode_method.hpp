@@ -125,6 +125,10 @@ class OdeStepper {
   std::uint64_t jacobian_calls() const { return jacobian_calls_; }
   // Steps that took their last Newton iterate at the limit (NewtonSettings::accept_at_limit).
   std::uint64_t accepted_at_limit() const { return accepted_at_limit_; }
+  // OdeMethod::combined: the steps it took by backward Euler.
+  std::uint64_t implicit_steps() const { return implicit_steps_; }
+  // Up to this h·‖J‖∞ the combined solver takes an RK4 step.
+  static constexpr double combined_rk4_bound = 2.5;
 
  private:
   // A_D of one block and what it was computed from.
@@ -151,6 +155,7 @@ class OdeStepper {
                       const Vector& x);
   void exponential(RightHandSide& f, double t, double h, const Vector& x);
   void exponential_ramp(RightHandSide& f, double t, double h, const Vector& x);
+  void combined(RightHandSide& f, double t, double h, const Vector& x);
   void commit_ramp(const Vector& x, double h);
   const Matrix& block_a_d(std::size_t b, double h);
   const Matrix& block_b_d(std::size_t b) const;
@@ -174,6 +179,7 @@ class OdeStepper {
   std::uint64_t jacobian_calls_ = 0;
   NewtonSettings newton_;
   std::uint64_t accepted_at_limit_ = 0;
+  std::uint64_t implicit_steps_ = 0;
 };
 
 }  // namespace kausal

@@ -249,6 +249,8 @@ IntegratorTraits traits_of(OdeMethod m) {
       return {"2", "exponential, two-step", "1 + J"};
     case OdeMethod::pdre1:
       return {"2", "exponential, two-step, own blocks", "1 + J"};
+    case OdeMethod::combined:
+      return {"4 or 1", "rk4, backward_euler where h|J| > 2.5", "J + 4 or Newton"};
     default:
       return {"-", "the model steps itself", "1 step"};
   }
@@ -472,7 +474,7 @@ struct MethodsByLimit {
 };
 MethodsByLimit methods_by_limit() {
   MethodsByLimit out;
-  for (int m = 0; m <= static_cast<int>(OdeMethod::pdre1); ++m) {
+  for (int m = 0; m <= static_cast<int>(OdeMethod::combined); ++m) {
     const auto method = static_cast<OdeMethod>(m);
     if (std::isfinite(stable_step_limit(method, {-1.0, 0.0})))
       out.limited.push_back(method);

@@ -4,6 +4,7 @@
 #include "system/model_registry.hpp"
 #include "system/models/actuator.hpp"
 #include "system/models/bouncing_ball.hpp"
+#include "system/models/eigenvalue_jump.hpp"
 #include "system/models/load.hpp"
 #include "system/models/orifice_chamber.hpp"
 #include "system/models/oscillator_mass.hpp"
@@ -30,6 +31,7 @@ const ModelRegistry& model_registry() {
     register_water_tank(r);
     register_sampled_pi(r);
     register_wear(r);
+    register_eigenvalue_jump(r);
     return r;
   }();
   return registry;

@@ -172,6 +172,34 @@ TEST(OdeMethodOrder, Dre1RepeatsItsStepFromARestoredMemory) {
   EXPECT_THROW(stepper.restore(StepperMemory{1, 0.1, {Vector::Zero(1)}}), SimulationError);
 }
 
+// The hardware-in-the-loop texts' eigenvalue jump, x' = −λ(t) x with λ from 5 to 1000 /s at
+// t = 1, at the step the hardware keeps (10 ms): RK4 is stable before the jump (h|λ| = 0.05)
+// and blows up after it (h|λ| = 10 > 2.785); the combined solver judges every step's Jacobian,
+// takes RK4's very bits before the jump and backward Euler from the first step after it.
+TEST(OdeMethodCombined, SwitchesToBackwardEulerAtTheEigenvalueJump) {
+  const auto lambda = [](double t) { return t <= 1.0 ? 5.0 : 1000.0; };
+  FunctionRhs f([&](double t, VectorView x, VectorOut dx) { dx[0] = -lambda(t) * x[0]; },
+                [&](double t, VectorView, MatrixOut J) { J(0, 0) = -lambda(t); });
+  const double h = 0.01;
+  OdeStepper rk4(OdeMethod::rk4, 1), combined(OdeMethod::combined, 1);
+  Vector a = Vector::Constant(1, 1.0), b = a;
+  for (int i = 0; i < 100; ++i) {
+    rk4.step(f, i * h, h, a);
+    combined.step(f, i * h, h, b);
+  }
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_EQ(combined.implicit_steps(), 0u);
+  EXPECT_NEAR(b[0], std::exp(-5.0), 1e-8);
+  for (int i = 100; i < 200; ++i) {
+    rk4.step(f, i * h, h, a);
+    combined.step(f, i * h, h, b);
+  }
+  EXPECT_GT(std::abs(a[0]), 1e10);  // RK4 alone: (1 − 10 + 50 − 166.7 + 416.7)^100
+  EXPECT_EQ(combined.implicit_steps(), 100u);
+  EXPECT_LT(std::abs(b[0]), 1e-100);  // backward Euler: (1/11)^100 of e^{−5}
+  EXPECT_GT(b[0], 0.0);               // decays without changing sign, as the exact answer
+}
+
 // ---------------------------------------------------------------- model B (docs/benchmarks.md B)
 
 Matrix model_b_a() {
@@ -699,7 +727,7 @@ TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
                  "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab1, ab2, "
                  "ab3, ab4, am1, am2, am3, am4, abm1, abm2, abm3, abm4, abm1-pec2e, abm2-pec2e, "
                  "abm3-pec2e, abm4-pec2e, abm1-pec3e, abm2-pec3e, abm3-pec3e, abm4-pec3e, "
-                 "backward_euler, dre0, pdre0, dre1, pdre1, co-simulation)");
+                 "backward_euler, dre0, pdre0, dre1, pdre1, combined, co-simulation)");
   }
 }
 

@@ -186,6 +186,37 @@ TEST(BenchmarkC, Dre1AndPdre1AreCloserThanDre0AndPdre0AtSixtyMilliseconds) {
   }
 }
 
+// The hardware-in-the-loop texts' eigenvalue jump (−5 → −1000 /s at t = 1 s) at the 10 ms
+// the hardware keeps: a partition on RK4 blows up after the jump, one on the combined solver
+// switches to backward Euler there and decays as the model does, under every method with one
+// digest (the choice is a function of the state, so rollbacks repeat it).
+TEST(HardwareInTheLoop, TheCombinedSolverKeepsTheEigenvalueJumpStable) {
+  const auto jump = [](const std::string& integrator) {
+    return parse_partitioned_scenario(
+        "[run]\nt_end = 2.0\noutput_interval = 0.5\n[[subsystem]]\nname = \"lag\"\n"
+        "model = \"eigenvalue_jump\"\ninputs = { u = 0 }\nintegrator = \"" +
+            integrator + "\"\nh = 0.01\n",
+        "jump.toml");
+  };
+  const Outcome rk4 = sequential(jump("rk4"));
+  const bool blew_up =
+      rk4.result.status == RunStatus::failed || std::abs(rk4.rows.back()[1]) > 1e10;
+  EXPECT_TRUE(blew_up) << rk4.result.status;
+  const PartitionedScenario s = jump("combined");
+  const Outcome combined = sequential(s);
+  ASSERT_EQ(combined.result.status, RunStatus::completed) << combined.result.error;
+  EXPECT_NEAR(combined.rows[2][1], std::exp(-5.0), 1e-8);  // t = 1: RK4's steps until then
+  EXPECT_GE(combined.rows.back()[1], 0.0);
+  EXPECT_LT(combined.rows.back()[1], 1e-100);
+  for (const bool speculate : {false, true}) {
+    PartitionedMode mode;
+    mode.speculate = speculate;
+    mode.rollback_check = true;
+    EXPECT_EQ(distributed(s, mode).result.trajectory_sha256, combined.result.trajectory_sha256)
+        << speculate;
+  }
+}
+
 // ---- D: fast/slow hydraulic drive ----
 
 TEST(BenchmarkD, MultirateRatioThreeOnTwoPartitionsIsWithinOnePercent) {
