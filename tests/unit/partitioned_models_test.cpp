@@ -155,6 +155,17 @@ TEST(BenchmarkC, Dre0AndPdre0AreStableAtSixtyMillisecondsAndDre0IsCloser) {
   EXPECT_LT(dre0_error, pdre0_error);
 }
 
+// Conservative and optimistic, both with the rollback check, give the sequential run's digest.
+void expect_conservative_and_optimistic_give(const PartitionedScenario& s, const Outcome& seq) {
+  for (const bool speculate : {false, true}) {
+    PartitionedMode mode;
+    mode.speculate = speculate;
+    mode.rollback_check = true;
+    EXPECT_EQ(distributed(s, mode).result.trajectory_sha256, seq.result.trajectory_sha256)
+        << (speculate ? "optimistic" : "conservative");
+  }
+}
+
 // DRE1 beside DRE0 (docs/model.md §4): the load change is a ramp, which DRE1 follows and
 // DRE0 holds over each step, and pDRE1's ramp also carries each partition's view of the
 // other's change across the step: both closer to the reference at 60 ms than their DRE0
@@ -177,13 +188,7 @@ TEST(BenchmarkC, Dre1AndPdre1AreCloserThanDre0AndPdre0AtSixtyMilliseconds) {
       monolithic_reference(turbogenerator("dre0", "0.06", "3.0", true), times_of(dre0));
   EXPECT_LT(worst(dre1, ref), worst(dre0, ref));
   EXPECT_LT(worst(pdre1, ref), worst(pdre0, ref));
-  for (const bool speculate : {false, true}) {
-    PartitionedMode mode;
-    mode.speculate = speculate;
-    mode.rollback_check = true;
-    EXPECT_EQ(distributed(split, mode).result.trajectory_sha256, pdre1.result.trajectory_sha256)
-        << speculate;
-  }
+  expect_conservative_and_optimistic_give(split, pdre1);
 }
 
 // The hardware-in-the-loop texts' eigenvalue jump (−5 → −1000 /s at t = 1 s) at the 10 ms
@@ -208,13 +213,7 @@ TEST(HardwareInTheLoop, TheCombinedSolverKeepsTheEigenvalueJumpStable) {
   EXPECT_NEAR(combined.rows[2][1], std::exp(-5.0), 1e-8);  // t = 1: RK4's steps until then
   EXPECT_GE(combined.rows.back()[1], 0.0);
   EXPECT_LT(combined.rows.back()[1], 1e-100);
-  for (const bool speculate : {false, true}) {
-    PartitionedMode mode;
-    mode.speculate = speculate;
-    mode.rollback_check = true;
-    EXPECT_EQ(distributed(s, mode).result.trajectory_sha256, combined.result.trajectory_sha256)
-        << speculate;
-  }
+  expect_conservative_and_optimistic_give(s, combined);
 }
 
 // ---- D: fast/slow hydraulic drive ----
