@@ -374,10 +374,10 @@ void OdeStepper::commit_history(const Vector& fn, double h) {
 }
 
 void OdeStepper::implicit_solve(RightHandSide& f, double t, double h, double h_beta,
-                                const Vector& r, const Vector& x) {
+                                const Vector& r, const Vector& x, bool jacobian_ready) {
   const double t1 = t + h;
   const auto n = static_cast<Eigen::Index>(size_);
-  eval_jacobian(f, t1, next_);
+  if (!jacobian_ready) eval_jacobian(f, t1, next_);
   Eigen::PartialPivLU<Matrix> lu(Matrix::Identity(n, n) - h_beta * jacobian_);
   double last_update = std::numeric_limits<double>::infinity();
   for (int iteration = 0; iteration < newton_.max_iterations; ++iteration) {
@@ -427,7 +427,8 @@ void OdeStepper::combined(RightHandSide& f, double t, double h, const Vector& x)
   if (h * bound <= combined_rk4_bound) return rk4(f, t, h, x);
   ++implicit_steps_;
   next_ = x;
-  implicit_solve(f, t, h, h, x, x);
+  // The Jacobian at (t + h, x) just judged is the one backward Euler starts Newton with.
+  implicit_solve(f, t, h, h, x, x, true);
 }
 
 // DRE1: the part of f the Jacobian does not explain, w(t) = f − A x, taken as a ramp through

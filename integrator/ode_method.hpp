@@ -150,9 +150,9 @@ class OdeStepper {
   template <typename Coefficients>
   void add_explicit(const Coefficients& c, double h, const Vector& fn, Vector& sum);
   // next_ = the solution x1 of x1 = r + hβ f(t + h, x1), from the predictor next_ (x: the
-  // step's start, for the convergence test).
+  // step's start, for the convergence test); jacobian_ready: jacobian_ holds J(t + h, next_).
   void implicit_solve(RightHandSide& f, double t, double h, double h_beta, const Vector& r,
-                      const Vector& x);
+                      const Vector& x, bool jacobian_ready = false);
   void exponential(RightHandSide& f, double t, double h, const Vector& x);
   void exponential_ramp(RightHandSide& f, double t, double h, const Vector& x);
   void combined(RightHandSide& f, double t, double h, const Vector& x);
