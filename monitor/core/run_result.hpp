@@ -147,6 +147,13 @@ struct CosimulationFigures {
   // Accepted with the error above the tolerance: at the smallest step, or with a partition
   // that cannot repeat a step (an FMU without get/set state).
   std::uint64_t above_tolerance = 0;
+  // Partitions stood in for by a surrogate while the others iterated and the step was judged
+  // ([master] surrogate): how many, and how far their outputs came out from the surrogate's
+  // prediction, normalised as the error control measures (1: at the tolerance): the largest
+  // miss, and the steps with a miss above 1.
+  std::uint32_t surrogates = 0;
+  double surrogate_max_miss = 0;
+  std::uint64_t surrogate_misses = 0;
   double min_step_s = 0;  // of the accepted macro steps
   double max_step_s = 0;
   std::array<std::uint64_t, 4> predictions_of_order{};  // shipped, per polynomial order

@@ -32,17 +32,23 @@ double total_idle_s(const RunResult& r) {
 }
 
 nlohmann::ordered_json cosimulation_json(const CosimulationFigures& c) {
-  return {{"exchange", c.exchange},
-          {"macro_steps", c.macro_steps},
-          {"rejected_steps", c.rejected_steps},
-          {"extra_passes", c.extra_passes},
-          {"halvings", c.halvings},
-          {"messages", c.messages},
-          {"input_discontinuities", c.input_discontinuities},
-          {"above_tolerance", c.above_tolerance},
-          {"min_step_s", c.min_step_s},
-          {"max_step_s", c.max_step_s},
-          {"predictions_of_order", c.predictions_of_order}};
+  nlohmann::ordered_json j = {{"exchange", c.exchange},
+                              {"macro_steps", c.macro_steps},
+                              {"rejected_steps", c.rejected_steps},
+                              {"extra_passes", c.extra_passes},
+                              {"halvings", c.halvings},
+                              {"messages", c.messages},
+                              {"input_discontinuities", c.input_discontinuities},
+                              {"above_tolerance", c.above_tolerance},
+                              {"min_step_s", c.min_step_s},
+                              {"max_step_s", c.max_step_s},
+                              {"predictions_of_order", c.predictions_of_order}};
+  if (c.surrogates > 0) {
+    j["surrogates"] = c.surrogates;
+    j["surrogate_max_miss"] = c.surrogate_max_miss;
+    j["surrogate_misses"] = c.surrogate_misses;
+  }
+  return j;
 }
 
 std::string format_cosimulation(const CosimulationFigures& c, const MethodCounters& k) {
@@ -55,6 +61,12 @@ std::string format_cosimulation(const CosimulationFigures& c, const MethodCounte
     << " jumps at communication points; polynomials of order 0/1/2/3 shipped: "
     << c.predictions_of_order[0] << "/" << c.predictions_of_order[1] << "/"
     << c.predictions_of_order[2] << "/" << c.predictions_of_order[3] << "\n";
+  if (c.surrogates > 0)
+    o << "  surrogates    " << c.surrogates << (c.surrogates == 1 ? " partition" : " partitions")
+      << " stood in for while the others iterated; outputs off their surrogate's prediction by "
+         "at most "
+      << fixed(c.surrogate_max_miss, 1) << "x the tolerance, above it at " << c.surrogate_misses
+      << " of the macro steps\n";
   if (c.above_tolerance)
     o << "  warning       " << c.above_tolerance
       << " macro steps kept with the prediction error above the tolerance (at the smallest "

@@ -169,6 +169,12 @@ class Reader {
     if (iterations < 0 || iterations > 100) r.fail("iterations", "must be 0 to 100");
     m.iterations = static_cast<std::uint32_t>(iterations);
     m.error_control = r.flag("error_control").value_or(false);
+    m.surrogate = r.flag("surrogate").value_or(false);
+    const auto window = r.integer("surrogate_window").value_or(m.surrogate_window);
+    if (window < 1 || window > 100) r.fail("surrogate_window", "must be 1 to 100");
+    if (r.has("surrogate_window") && !m.surrogate)
+      r.fail("surrogate_window", "applies with surrogate = true");
+    m.surrogate_window = static_cast<std::uint32_t>(window);
     read_control(r, m.control);
     for (double at : r.numbers("sync_points", 10000).value_or(std::vector<double>{})) {
       const std::uint64_t tick = ticks_of("sync_points", at);

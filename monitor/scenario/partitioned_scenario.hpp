@@ -31,7 +31,7 @@ struct SubsystemSpec {
   Signature signature;         // of the model built from these parameters
   std::size_t indicators = 0;  // its event indicators (Model::indicator_count)
   std::size_t partition = 0;
-  FmuSource fmu;  // model "fmu": the archive (an absolute path) and its interface
+  FmuSource fmu;        // model "fmu": the archive (an absolute path) and its interface
   std::string library;  // the model library that registers `model` (absolute), or empty
   // It has no derivative and is stepped by its partition's "co-simulation" integrator: a
   // co-simulation FMU, or a discrete model such as sampled_pi.
@@ -83,7 +83,12 @@ struct MasterSpec {
   ExchangeOrder exchange = ExchangeOrder::jacobi;
   std::uint32_t iterations = 0;  // 0: each macro step once; else at most this many passes
   bool error_control = false;    // the next macro step from the prediction error
-  MacroStepControl control;      // its settings; rtol/atol also decide iteration convergence
+  // Partitions that cannot repeat a step are stood in for by a fitted linear surrogate while
+  // the others iterate and the step is judged; they step once, when it is accepted
+  // (monitor/core/linear_surrogate.hpp). The fit is over the last surrogate_window steps.
+  bool surrogate = false;
+  std::uint32_t surrogate_window = 8;
+  MacroStepControl control;  // its settings; rtol/atol also decide iteration convergence
   std::vector<std::uint64_t> sync_ticks;  // forced synchronisation points, ascending
 };
 

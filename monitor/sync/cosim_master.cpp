@@ -9,6 +9,7 @@
 
 #include "common/errors.hpp"
 #include "integrator/stepper.hpp"
+#include "monitor/core/linear_surrogate.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/sequential.hpp"
@@ -76,10 +77,18 @@ class Master final : public PartitionedCoupling {
     min_ticks_ = std::min(m_.min_ticks, max_ticks_);
     h_ = std::clamp(m_.step_ticks, min_ticks_, max_ticks_);
     // A partition whose model cannot restore its state (an FMU without get/set state) cannot
-    // repeat a step: the error control then only sets the next step (plan_partitions already
-    // refuses iterations for it).
-    can_roll_back_ = std::all_of(plan.unrestorable.begin(), plan.unrestorable.end(),
-                                 [](const std::string& why) { return why.empty(); });
+    // repeat a step: without a surrogate the error control then only sets the next step
+    // (plan_partitions refuses iterations for it); with one, it steps once per macro step,
+    // when the step is accepted.
+    stand_ins_.resize(plan.configs.size());
+    for (std::size_t q = 0; q < plan.configs.size(); ++q)
+      if (m_.surrogate && !plan.unrestorable[q].empty()) {
+        stand_ins_[q].emplace(links_into(q).size(), links_from(q).size(), m_.surrogate_window);
+        ++figures_.surrogates;
+      }
+    can_roll_back_ = true;
+    for (std::size_t q = 0; q < plan.configs.size(); ++q)
+      if (!plan.unrestorable[q].empty() && !stand_ins_[q]) can_roll_back_ = false;
     if (concurrent && m_.exchange == ExchangeOrder::jacobi && deployment.size() > 1)
       fan_out_.emplace(deployment.size());
     // In a distributed run the master's thread is a component of its own, as the monitor of
@@ -221,38 +230,125 @@ class Master final : public PartitionedCoupling {
     return reduce_order(p, l.spec->accepts);
   }
 
-  // One pass over [t, t + h] in the exchange order.
-  void pass(std::uint64_t t, std::uint64_t h, bool first) {
-    auto ship = [&](std::size_t q) {
-      std::vector<ChannelPrediction> shipped;
-      {
-        std::optional<BusyScope> busy;  // the master's own work: predicting
-        if (own_thread_) busy.emplace(monitor_, SpanTag{ActivityCall::provide});
-        for (Link& l : links_) {
-          if (l.consumer != q) continue;
-          l.used = predict(l, t, h, true);
-          if (first) l.extrapolated = predict(l, t, h, false);
-          shipped.push_back({l.channel, t, t + h, l.used});
-        }
+  // Partition q's inputs over [t, t + h], predicted and shipped.
+  void ship(std::size_t q, std::uint64_t t, std::uint64_t h) {
+    std::vector<ChannelPrediction> shipped;
+    {
+      std::optional<BusyScope> busy;  // the master's own work: predicting
+      if (own_thread_) busy.emplace(monitor_, SpanTag{ActivityCall::provide});
+      for (Link& l : links_) {
+        if (l.consumer != q) continue;
+        l.used = predict(l, t, h, true);
+        shipped.push_back({l.channel, t, t + h, l.used});
       }
-      if (shipped.empty()) return;
-      deployment_.integrator(q).provide_predictions(shipped);
-      ++figures_.messages;
-      figures_.bytes += 8 * 9 * shipped.size();
-    };
+    }
+    if (shipped.empty()) return;
+    deployment_.integrator(q).provide_predictions(shipped);
+    ++figures_.messages;
+    figures_.bytes += 8 * 9 * shipped.size();
+  }
+
+  bool stood_in(std::size_t q) const { return stand_ins_[q].has_value(); }
+
+  // One pass over [t, t + h] in the exchange order. A partition with a surrogate does not
+  // step: its surrogate gives its outputs at t + h from the inputs it would be given now (in
+  // its turn under Gauss–Seidel, after the others under Jacobi).
+  void pass(std::uint64_t t, std::uint64_t h) {
     if (m_.exchange == ExchangeOrder::gauss_seidel) {
       for (std::size_t q : order_) {
-        ship(q);
+        if (stood_in(q)) {
+          stand_in(q, t, h);
+          continue;
+        }
+        ship(q, t, h);
         advance(q, t, h);
       }
       return;
     }
-    for (std::size_t q = 0; q < deployment_.size(); ++q) ship(q);
+    for (std::size_t q = 0; q < deployment_.size(); ++q)
+      if (!stood_in(q)) ship(q, t, h);
+    const auto step = [&](std::size_t q) {
+      if (!stood_in(q)) advance(q, t, h);
+    };
     if (fan_out_) {
-      fan_out_->run([&](std::size_t q) { advance(q, t, h); });
+      fan_out_->run(step);
     } else {
-      for (std::size_t q = 0; q < deployment_.size(); ++q) advance(q, t, h);
+      for (std::size_t q = 0; q < deployment_.size(); ++q) step(q);
     }
+    for (std::size_t q = 0; q < deployment_.size(); ++q)
+      if (stood_in(q)) stand_in(q, t, h);
+  }
+
+  // The links into and out of partition q, by index.
+  std::vector<std::size_t> links_into(std::size_t q) const {
+    std::vector<std::size_t> k;
+    for (std::size_t i = 0; i < links_.size(); ++i)
+      if (links_[i].consumer == q) k.push_back(i);
+    return k;
+  }
+  std::vector<std::size_t> links_from(std::size_t q) const {
+    std::vector<std::size_t> k;
+    for (std::size_t i = 0; i < links_.size(); ++i)
+      if (links_[i].producer == q) k.push_back(i);
+    return k;
+  }
+
+  // How far partition q's inputs at t + h, as it would be given them now, lie from their
+  // extrapolations.
+  std::vector<double> input_deviation(std::size_t q, std::uint64_t t, std::uint64_t h) {
+    const double to = time_of(t + h);
+    std::vector<double> e;
+    for (std::size_t i : links_into(q)) {
+      Link& l = links_[i];
+      l.used = predict(l, t, h, true);
+      e.push_back(l.used.value(to) - l.extrapolated.value(to));
+    }
+    return e;
+  }
+
+  // Partition q's outputs at t + h as its surrogate predicts them: the fresh outputs of its
+  // links for this pass.
+  void stand_in(std::size_t q, std::uint64_t t, std::uint64_t h) {
+    const double to = time_of(t + h);
+    const std::vector<double> correction = stand_ins_[q]->correction(input_deviation(q, t, h));
+    const std::vector<std::size_t> out = links_from(q);
+    for (std::size_t k = 0; k < out.size(); ++k)
+      links_[out[k]].fresh = links_[out[k]].extrapolated.value(to) + correction[k];
+  }
+
+  // The step [t, t + h] is accepted: the partitions with a surrogate take it now, once, from
+  // the inputs the iteration settled on; their surrogates learn from how it came out. Returns
+  // whether any did.
+  bool step_stood_in(std::uint64_t t, std::uint64_t h) {
+    const double to = time_of(t + h);
+    bool any = false;
+    const auto take = [&](std::size_t q) {
+      if (!stood_in(q)) return;
+      any = true;
+      const std::vector<std::size_t> out = links_from(q);
+      std::vector<double> predicted;
+      for (std::size_t j : out) predicted.push_back(*links_[j].fresh);
+      ship(q, t, h);
+      advance(q, t, h);
+      const std::vector<double> e_u = input_deviation(q, t, h);
+      std::vector<double> e_y;
+      double miss = 0;
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        const Link& l = links_[out[k]];
+        e_y.push_back(*l.fresh - l.extrapolated.value(to));
+        miss = std::max(miss,
+                        normalised_error(std::abs(*l.fresh - predicted[k]), *l.fresh, m_.control));
+      }
+      stand_ins_[q]->learn(e_u, e_y);
+      figures_.surrogate_max_miss = std::max(figures_.surrogate_max_miss, miss);
+      if (miss > 1) ++figures_.surrogate_misses;
+    };
+    if (m_.exchange == ExchangeOrder::gauss_seidel) {
+      for (std::size_t q : order_) take(q);
+    } else {
+      for (std::size_t q = 0; q < deployment_.size(); ++q) take(q);
+    }
+    return any;
   }
 
   // Partition q steps to t + h; its fresh outputs are noted.
@@ -278,9 +374,11 @@ class Master final : public PartitionedCoupling {
     figures_.bytes += bytes;
   }
 
-  // Every partition back at t: nothing of the step is kept.
+  // Every partition back at t: nothing of the step is kept (one with a surrogate has not
+  // taken it).
   void roll_back(std::uint64_t t) {
     for (std::size_t q = 0; q < deployment_.size(); ++q) {
+      if (stood_in(q)) continue;
       deployment_.integrator(q).rollback(t / plan_.configs[q].ticks_per_step);
       ++figures_.messages;
       pending_[q].clear();
@@ -321,9 +419,12 @@ class Master final : public PartitionedCoupling {
 
   // Takes the macro step from t of (at most) h ticks; returns the next step's size.
   std::uint64_t macro_step(std::uint64_t t, std::uint64_t h) {
-    for (Link& l : links_) l.fresh.reset();
+    for (Link& l : links_) {
+      l.fresh.reset();
+      l.extrapolated = predict(l, t, h, false);
+    }
     for (std::uint32_t passes = 1;; ++passes) {
-      pass(t, h, passes == 1);
+      pass(t, h);
       if (m_.iterations > 0 && residual(t, h) > 1) {
         roll_back(t);
         if (passes < m_.iterations) {
@@ -342,7 +443,7 @@ class Master final : public PartitionedCoupling {
       break;
     }
     double aggregate = 0;
-    const double factor = control_factor(t, h, aggregate);
+    double factor = control_factor(t, h, aggregate);
     if (m_.error_control && aggregate > 1) {
       const std::uint64_t smaller = on_grid(static_cast<double>(h) * factor);
       if (smaller < h && can_roll_back_) {
@@ -350,8 +451,11 @@ class Master final : public PartitionedCoupling {
         ++figures_.rejected_steps;
         return macro_step(t, smaller);
       }
-      ++figures_.above_tolerance;
     }
+    // With surrogates the step was judged on their predictions; the next one is sized, and
+    // this one counted, on what the partitions really gave.
+    if (step_stood_in(t, h)) factor = control_factor(t, h, aggregate);
+    if (m_.error_control && aggregate > 1) ++figures_.above_tolerance;
     accept(t, h);
     if (!m_.error_control) return h;
     return on_grid(static_cast<double>(h) * factor);
@@ -422,6 +526,7 @@ class Master final : public PartitionedCoupling {
   std::vector<std::vector<StateBatch>> pending_;  // per partition: the current step's batches
   std::uint64_t min_ticks_ = 1, max_ticks_ = 1;
   bool can_roll_back_ = true;
+  std::vector<std::optional<LinearSurrogate>> stand_ins_;  // per partition: its surrogate, if any
   std::optional<FanOut> fan_out_;
   std::mutex count_mutex_;
 };

@@ -121,10 +121,11 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
                        ". The bridge takes a step of a partition with event ports again from "
                        "its saved state when an event arrives inside it, under every method "
                        "(and locates a crossing of a model that steps itself that way)");
-    if (!unrestorable.empty() && s.master && s.master->iterations > 0)
+    if (!unrestorable.empty() && s.master && s.master->iterations > 0 && !s.master->surrogate)
       throw InputError(s.file + ": " + unrestorable +
                        ". The master's iterations roll partitions back: set [master] "
-                       "iterations = 0");
+                       "surrogate = true (the partition steps once per macro step, a fitted "
+                       "surrogate stands in for it while the others iterate) or iterations = 0");
     plan.unrestorable.push_back(unrestorable);
     plan.configs.push_back(std::move(c));
     plan.state_names.push_back(model->signature().states);
@@ -146,6 +147,13 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
           {q, channel, index_in(outputs[p], from), period / s.partitions[p].ticks_per_step});
     }
   }
+  if (s.master && s.master->surrogate &&
+      std::all_of(plan.unrestorable.begin(), plan.unrestorable.end(),
+                  [](const std::string& why) { return why.empty(); }))
+    throw InputError(s.file +
+                     ": [master] surrogate = true, but every partition can repeat a "
+                     "step (a surrogate stands in only for one that cannot, such as an "
+                     "FMU without get/set state): remove it");
   for (std::size_t p = 0; p < s.partitions.size(); ++p)
     for (const Route& r : plan.routes[p])
       plan.configs[p].publish_every =

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
+#include <limits>
 
+#include "monitor/core/linear_surrogate.hpp"
 #include "reference/exact_linear_response.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
@@ -138,6 +141,109 @@ TEST(BenchmarkD, ClemensConfigurationRk3AndPdre0At10msIsWithinOnePercent) {
   // within 0.3 %.
   for (std::size_t state : {0, 2, 3, 4, 5, 6})  // spool | p1, p2, position, velocity, integral
     EXPECT_LT(worst_relative_error(o, ref, state), 0.01) << "state " << state;
+}
+
+// Benchmark E under the master with mass 2 a model-exchange FMU that cannot save its state
+// (scenarios/two-mass-surrogate.toml; tests/fmus/oscillator_mass.c has the native model's
+// equations). Without a surrogate it can only be run with iterations = 0, and its steps are
+// kept whatever their error; with one, mass 1 iterates and steps are rejected against the
+// surrogate, mass 2 steps once per macro step and is never rolled back, and the error against
+// the exact solution is the restorable run's (two-mass-master.toml), not ten times it.
+PartitionedScenario two_mass_with_a_stateless_fmu(
+    std::vector<std::pair<std::string, std::string>> edits) {
+  edits.emplace_back("../build/fmus", KAUSAL_TEST_FMU_DIR);
+  return testing::variant("two-mass-surrogate.toml", edits);
+}
+
+TEST(Surrogates, AStatelessFmuIsIteratedThroughItsSurrogateToTheRestorableRunsError) {
+  const double restorable = two_mass_error(master(testing::variant("two-mass-master.toml")));
+  const PartitionedScenario once = two_mass_with_a_stateless_fmu(
+      {{"iterations = 4", "iterations = 0"}, {"surrogate = true", ""}});
+  const Outcome o_once = master(once);
+  ASSERT_TRUE(o_once.result.completed()) << o_once.result.error;
+  const PartitionedScenario s = two_mass_with_a_stateless_fmu({});
+  const Outcome o = master(s);
+  ASSERT_TRUE(o.result.completed()) << o.result.error;
+  const CosimulationFigures& f = *o.result.cosimulation;
+  EXPECT_EQ(f.surrogates, 1u);
+  EXPECT_GT(f.rejected_steps, 0u);                                // judged on the surrogate
+  EXPECT_GT(o.result.partitions[0].stats.rollbacks, 0u);          // mass 1 repeats steps
+  EXPECT_EQ(o.result.partitions[1].stats.rollbacks, 0u);          // the FMU never
+  EXPECT_EQ(o.result.partitions[1].stats.steps_computed, 5000u);  // each step once
+  EXPECT_LT(f.surrogate_misses, f.macro_steps / 100);
+  const double with_surrogate = two_mass_error(o), without = two_mass_error(o_once);
+  std::printf(
+      "global error: restorable %.3g, stateless kept %.3g (%llu macro steps, %llu above "
+      "the tolerance), stateless with its surrogate %.3g\n",
+      restorable, without, static_cast<unsigned long long>(o_once.result.cosimulation->macro_steps),
+      static_cast<unsigned long long>(o_once.result.cosimulation->above_tolerance), with_surrogate);
+  EXPECT_LT(with_surrogate, without / 5) << with_surrogate << " against " << without;
+  EXPECT_LT(with_surrogate, 1.5 * restorable) << with_surrogate << " against " << restorable;
+  // Jacobi too, and the same bits with the partitions stepped at once.
+  const PartitionedScenario jacobi =
+      two_mass_with_a_stateless_fmu({{"exchange = \"gauss-seidel\"", "exchange = \"jacobi\""}});
+  const Outcome in_turn = master(jacobi), at_once = master(jacobi, true);
+  ASSERT_TRUE(in_turn.result.completed()) << in_turn.result.error;
+  EXPECT_EQ(at_once.result.trajectory_sha256, in_turn.result.trajectory_sha256);
+  EXPECT_LT(two_mass_error(in_turn), without / 5);
+}
+
+// What a call refused with (empty if it did not).
+std::string refusal_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(Surrogates, AreRefusedWhereNothingNeedsThem) {
+  const std::string message = refusal_of([] {
+    const PartitionedScenario s = testing::variant(
+        "two-mass-master.toml", {{"iterations = 4", "iterations = 4\nsurrogate = true"}});
+    plan_partitions(s, {});
+  });
+  EXPECT_NE(message.find("surrogate = true, but every partition can repeat a step"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(refusal_of([] {
+              testing::variant("two-mass-master.toml",
+                               {{"iterations = 4", "iterations = 4\nsurrogate_window = 4"}});
+            }).find("master.surrogate_window"),
+            std::string::npos);
+  EXPECT_NE(refusal_of([] {
+              testing::variant("two-mass-master.toml",
+                               {{"iterations = 4", "surrogate = true\nsurrogate_window = 0"}});
+            }).find("must be 1 to 100"),
+            std::string::npos);
+}
+
+// The fit: the gains of a linear map are found from as many independent samples as inputs;
+// a direction the samples never moved in keeps a gain of 0, and sizes that do not fit or
+// values that are not finite change nothing.
+TEST(Surrogates, TheFitFindsALinearMapAndNothingItWasNotShown) {
+  LinearSurrogate s(2, 1, 4);
+  EXPECT_EQ(s.correction(std::vector<double>{1, 1}), std::vector<double>{0});
+  s.learn(std::vector<double>{1, 0}, std::vector<double>{3});
+  // Only the first input moved: the second's gain stays 0.
+  EXPECT_NEAR(s.gains()[0], 3, 1e-5);
+  EXPECT_EQ(s.gains()[1], 0);
+  s.learn(std::vector<double>{0.5, 2}, std::vector<double>{1.5 - 4});
+  EXPECT_NEAR(s.gains()[0], 3, 1e-5);
+  EXPECT_NEAR(s.gains()[1], -2, 1e-5);
+  EXPECT_NEAR(s.correction(std::vector<double>{1, 1})[0], 1, 1e-5);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  s.learn(std::vector<double>{nan, 1}, std::vector<double>{7});
+  EXPECT_EQ(s.samples(), 2u);
+  EXPECT_THROW(s.learn(std::vector<double>{1}, std::vector<double>{1}), std::invalid_argument);
+  EXPECT_THROW(LinearSurrogate(1, 1, 0), std::invalid_argument);
+  // The window: after 4 more samples of another map, the first is forgotten.
+  for (int k = 0; k < 4; ++k)
+    s.learn(std::vector<double>{1.0 + k, 1.0 - k}, std::vector<double>{(1.0 + k) - (1.0 - k)});
+  EXPECT_EQ(s.samples(), 4u);
+  EXPECT_NEAR(s.gains()[0], 1, 1e-5);
+  EXPECT_NEAR(s.gains()[1], -1, 1e-5);
 }
 
 }  // namespace
