@@ -48,6 +48,28 @@ std::string percent(double share) {
 
 }  // namespace
 
+double step_cost_us(OdeStepper& stepper, RightHandSide& f, const Vector& x0, double h,
+                    std::uint64_t most, std::chrono::milliseconds budget) {
+  Vector x = x0;
+  std::uint64_t steps = 0, n = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto spent = std::chrono::steady_clock::duration::zero();
+  most = std::max<std::uint64_t>(most, 1);
+  while (spent < budget && steps < most) {
+    try {
+      stepper.step(f, h * static_cast<double>(n), h, x);
+      ++n;
+    } catch (const std::exception&) {  // inputs held at 0 can take a model where it fails
+      x = x0;
+      stepper.restart();
+      n = 0;
+    }
+    // (The clock read every 64 steps: it costs about as much as the cheapest steps.)
+    if (++steps % 64 == 0 || steps == most) spent = std::chrono::steady_clock::now() - start;
+  }
+  return std::chrono::duration<double, std::micro>(spent).count() / static_cast<double>(steps);
+}
+
 std::vector<PartitionLoad> measure_loads(const PartitionedScenario& s,
                                          std::chrono::milliseconds budget) {
   std::vector<PartitionLoad> loads;
@@ -58,25 +80,7 @@ std::vector<PartitionLoad> measure_loads(const PartitionedScenario& s,
     for (std::size_t m : spec.members) load.members.push_back(s.subsystems[m].name);
     OdeStepper stepper(spec.method, model->state_size(), model->blocks(), spec.newton);
     HeldInputs f(*model, Vector::Zero(static_cast<Eigen::Index>(model->input_size())));
-    Vector x = model->initial_state();
-    std::uint64_t steps = 0, n = 0;
-    const auto start = std::chrono::steady_clock::now();
-    auto spent = std::chrono::steady_clock::duration::zero();
-    const std::uint64_t most = std::max<std::uint64_t>(spec.steps, 1);
-    while (spent < budget && steps < most) {
-      try {
-        stepper.step(f, spec.h * static_cast<double>(n), spec.h, x);
-        ++n;
-      } catch (const std::exception&) {  // inputs held at 0 can take a model where it fails
-        x = model->initial_state();
-        stepper.restart();
-        n = 0;
-      }
-      // (The clock read every 64 steps: it costs about as much as the cheapest steps.)
-      if (++steps % 64 == 0 || steps == most) spent = std::chrono::steady_clock::now() - start;
-    }
-    load.step_us = std::chrono::duration<double, std::micro>(spent).count() /
-                   static_cast<double>(std::max<std::uint64_t>(steps, 1));
+    load.step_us = step_cost_us(stepper, f, model->initial_state(), spec.h, spec.steps, budget);
     loads.push_back(std::move(load));
   }
   return loads;

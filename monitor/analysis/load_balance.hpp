@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "integrator/ode_method.hpp"
+
 namespace kausal {
 
 struct PartitionedScenario;
@@ -23,6 +25,11 @@ struct PartitionLoad {
 // What the cheapest call between two processes costs on the project's 2-core machine, µs of
 // CPU (docs/performance.md, "Why the release tests cost what they cost on this host").
 inline constexpr double kRoundTripUs = 25;
+
+// The CPU time of one step, µs: `stepper` stepping f from x0 with step h, at most `most`
+// steps or about `budget` of wall time. A step that throws starts it again from x0.
+double step_cost_us(OdeStepper& stepper, RightHandSide& f, const Vector& x0, double h,
+                    std::uint64_t most, std::chrono::milliseconds budget);
 
 // Times each partition of `s`: its integrator stepping its model alone from its initial
 // state, its inputs held at 0, for about `budget` of wall time (or its whole run). A model

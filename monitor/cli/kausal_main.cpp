@@ -313,6 +313,14 @@ int main(int argc, char** argv) {
                       "every point of a grid of states (N points each, default 5; the other "
                       "states at their initial values): per partition its smallest limit and "
                       "where, and each integrator's largest stable step over the range");
+  std::optional<std::size_t> analyze_modes;
+  analyze
+      ->add_option("--modes", analyze_modes,
+                   "K: also bring the Jacobian to real modal form, group its modes into K "
+                   "partitions by frequency (|lambda|), and count and time each group's steps "
+                   "at its largest stable step against the model as it is (FLOP per simulated "
+                   "second, estimated and measured; docs/experiments.md, \"Modes\")")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
 
   NodeOptions node_options;
   CLI::App* node = app.add_subcommand(
@@ -357,7 +365,7 @@ int main(int argc, char** argv) {
     if (tick->parsed()) return tick_command(tick_options);
     if (inject->parsed()) return inject_command(*inject, inject_options);
     if (analyze->parsed())
-      return analyze_command(analyzed, analyze_at, analyze_along, analyze_ranges);
+      return analyze_command(analyzed, analyze_at, analyze_along, analyze_ranges, analyze_modes);
     if (export_ssp->parsed()) return export_ssp_command(exported, export_out);
     const CLI::App* used = run->parsed() ? run : compare;
     for (const CLI::Option* option : used->get_options())

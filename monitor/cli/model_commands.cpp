@@ -11,6 +11,7 @@
 #include "common/text_table.hpp"
 #include "integrator/adams.hpp"
 #include "monitor/analysis/load_balance.hpp"
+#include "monitor/analysis/modal_split.hpp"
 #include "monitor/analysis/partition_analysis.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/partitioned_recorder.hpp"
@@ -557,11 +558,36 @@ void analyze_range(const PartitionedScenario& s, CompositeModel& model,
             << format_table(each, {});
 }
 
+// The modal split of the coupled model's Jacobian at (t, x) into `groups`, stepped by the
+// partitions' method when they share one the operations are counted for, else by RK4.
+std::string analyze_modes(const PartitionedScenario& s, CompositeModel& model, double t,
+                          const Vector& x, std::size_t groups) {
+  Matrix J = Matrix::Zero(x.size(), x.size());
+  model.jacobian(t, x, Vector(), J);
+  OdeMethod method = s.partitions.front().method;
+  const bool counted_method =
+      method == OdeMethod::euler || method == OdeMethod::rk3 || method == OdeMethod::rk4;
+  const bool shared = std::all_of(s.partitions.begin(), s.partitions.end(),
+                                  [&](const PartitionSpec& p) { return p.method == method; });
+  std::string note;
+  if (!counted_method || !shared) {
+    note = "(the partitions do not share one of euler, rk3, rk4: the modes are counted for rk4)\n";
+    method = OdeMethod::rk4;
+  }
+  try {
+    ModalSplit split = split_modes(J, groups, method);
+    measure_modal_split(J, split, std::chrono::milliseconds(50));
+    return note + format_modal_split(split, s.tick * static_cast<double>(s.output_ticks));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("command line: ") + e.what());
+  }
+}
+
 // `kausal analyze S [--at T]`: the partition diagnostics (docs/adding-a-model.md) from the Jacobian
 // of the whole coupled model at the initial state, or at T after a sequential run to it (nonlinear
 // models change their eigenvalues along the way). Exit 0 even with warnings: they are advice.
 int analyze_command(const std::string& file, std::optional<double> at, bool along,
-                    const std::vector<std::string>& ranges) {
+                    const std::vector<std::string>& ranges, std::optional<std::size_t> modes) {
   if (is_event_scenario(file))
     throw InputError(file +
                      ": analyze needs a partitioned model ([[subsystem]] tables); this is "
@@ -574,6 +600,10 @@ int analyze_command(const std::string& file, std::optional<double> at, bool alon
   PartitionedScenario s = load_partitioned_scenario(file);
   choose_integrators(s);
   const auto model = build_monolithic_model(s);
+  if (modes && (along || !ranges.empty()))
+    throw InputError(
+        "command line: --modes analyses the Jacobian at one point (the start, or "
+        "--at T); it takes no --along or --range");
   if (!ranges.empty()) {
     if (at || along)
       throw InputError(
@@ -593,11 +623,14 @@ int analyze_command(const std::string& file, std::optional<double> at, bool alon
     x = state_at(s, *at);
     t = *at;
   }
+  // (The modes first: a --modes K the model cannot take is refused before anything is printed.)
+  const std::string modal = modes ? analyze_modes(s, *model, t, x, *modes) : std::string();
   const PartitionReport report = analyze_partitioned(s, *model, t, x);
   std::cout << "kausal analyze · " << s.file << " · " << counted(s.partitions.size(), "partition")
             << ", " << x.size() << " states; Jacobian of the coupled model at t = " << t << "\n\n"
             << format_partition_report(report) << "\n"
             << format_load_report(measure_loads(s, std::chrono::milliseconds(100)));
+  if (modes) std::cout << "\n" << modal;
   return 0;
 }
 

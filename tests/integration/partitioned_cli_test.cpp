@@ -208,6 +208,30 @@ TEST(PartitionedCli, AnalyzePrintsEveryPartitionAndWarnsOnStrongCoupling) {
   EXPECT_EQ(chain.wait(30s), 2);
 }
 
+// --modes: benchmark D's drive (hydraulic-clemens, 7 states) in real modal form, cut into its
+// slow drive and its fast valve between |lambda| 1.41 and 1440 /s; the groups need fewer
+// operations per simulated second than the model as it is. A K the model cannot take is exit 2
+// before anything is printed.
+TEST(PartitionedCli, AnalyzeModesSplitsTheModelByFrequencyAndCountsItsCost) {
+  TempDir dir;
+  KausalProcess p({"analyze", scenario("hydraulic-clemens.toml"), "--modes", "2"}, dir.path());
+  ASSERT_EQ(p.wait(30s), 0) << p.err();
+  const std::string out = p.out();
+  EXPECT_NE(out.find("modes: the Jacobian in real modal form"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 oscillating pair, 5 real modes"), std::string::npos) << out;
+  EXPECT_NE(out.find("group 1       4       5"), std::string::npos) << out;
+  EXPECT_NE(out.find("group 2       2       2"), std::string::npos) << out;
+  EXPECT_NE(out.find("the groups need 6.09× fewer operations"), std::string::npos) << out;
+  EXPECT_NE(out.find("fit: a step took about"), std::string::npos) << out;
+  KausalProcess too_many({"analyze", scenario("two-tanks.toml"), "--modes", "3"}, dir.path());
+  EXPECT_EQ(too_many.wait(30s), 2);
+  EXPECT_EQ(too_many.out(), "");
+  EXPECT_NE(too_many.err().find("the model has 2 modes"), std::string::npos) << too_many.err();
+  KausalProcess along({"analyze", scenario("two-tanks.toml"), "--modes", "1", "--along"},
+                      dir.path());
+  EXPECT_EQ(along.wait(30s), 2);
+}
+
 // Over a working range: the upper tank's levels 0.1 .. 2 m in 4 points, the lower tank empty.
 // The upper tank's eigenvalue is -a g / (A sqrt(2 g h)), fastest at the lowest level: Euler's
 // limit there is 2 / |lambda|, RK4 stays within it at h = 1 everywhere; the lower tank, empty,

@@ -19,7 +19,7 @@ namespace kausal {
 namespace {
 
 using reference::cvode_reference;
-using RightHandSide = reference::RightHandSide;
+using ReferenceRhs = reference::RightHandSide;
 
 std::unique_ptr<Model> make(const std::string& name, const Parameters& p = {}) {
   return make_model(name, name, p);
@@ -83,7 +83,7 @@ class Coupled {
       at += n;
     }
   }
-  RightHandSide rhs() const {
+  ReferenceRhs rhs() const {
     return [this](double t, const Vector& x, Vector& dx) { derivative(t, x, dx); };
   }
   // ∂f/∂x of the coupled system by central differences (couplings included).
@@ -108,7 +108,7 @@ class Coupled {
 
 // The step of a monolithic explicit Euler, x ← x + h f(t, x), every input fed from its
 // coupled output at every step. Returns the states after each step.
-std::vector<Vector> euler(const RightHandSide& f, Vector x, double h, std::size_t steps) {
+std::vector<Vector> euler(const ReferenceRhs& f, Vector x, double h, std::size_t steps) {
   std::vector<Vector> out;
   Vector dx;
   for (std::size_t k = 0; k < steps; ++k) {

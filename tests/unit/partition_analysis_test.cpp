@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "monitor/analysis/load_balance.hpp"
+#include "monitor/analysis/modal_split.hpp"
 #include "monitor/scenario/partitioned_scenario.hpp"
 
 namespace kausal {
@@ -241,6 +242,86 @@ TEST(LoadBalance, EveryPartitionOfAScenarioIsTimed) {
     EXPECT_GT(loads[p].step_us, 0) << loads[p].name;
     EXPECT_TRUE(std::isfinite(loads[p].work())) << loads[p].name;
   }
+}
+
+// ---- Modal decoupling (monitor/analysis/modal_split.hpp) ----
+
+// A model with known modes, -1, -2 ± 50i and -100, mixed by a basis that is not orthogonal:
+// the split finds them, brings A to their real blocks, and cuts at the largest ratio of
+// neighbouring |λ| (1 → 50: the slow mode alone, then the pair with -100).
+TEST(ModalSplit, FindsTheModesAndGroupsThemByFrequency) {
+  Matrix blocks = Matrix::Zero(4, 4);
+  blocks(0, 0) = -100;
+  blocks.block(1, 1, 2, 2) << -2, 50, -50, -2;
+  blocks(3, 3) = -1;
+  Matrix mix{{1, 0.5, 0, 0.2}, {0, 1, 0.3, 0}, {0.1, 0, 1, 0.4}, {0, 0.2, 0, 1}};
+  const Matrix A = mix * blocks * mix.inverse();
+  const ModalSplit split = split_modes(A, 2, OdeMethod::rk4);
+  ASSERT_EQ(split.modes.size(), 3u);
+  EXPECT_NEAR(split.modes[0].lambda.real(), -1, 1e-9);
+  EXPECT_NEAR(split.modes[1].lambda.real(), -2, 1e-9);
+  EXPECT_NEAR(split.modes[1].lambda.imag(), 50, 1e-9);
+  EXPECT_EQ(split.modes[1].states, 2u);
+  EXPECT_NEAR(split.modes[2].lambda.real(), -100, 1e-9);
+  // T⁻¹ A T is the modes' real blocks, in their order.
+  const Matrix modal = split.basis.inverse() * A * split.basis;
+  Matrix expected = Matrix::Zero(4, 4);
+  expected(0, 0) = -1;
+  expected.block(1, 1, 2, 2) << -2, 50, -50, -2;
+  expected(3, 3) = -100;
+  EXPECT_LT((modal - expected).cwiseAbs().maxCoeff(), 1e-9) << modal;
+  EXPECT_GT(split.condition, 1.0);
+  ASSERT_EQ(split.groups.size(), 2u);
+  EXPECT_EQ(split.groups[0].modes, std::vector<std::size_t>({0}));
+  EXPECT_EQ(split.groups[1].modes, std::vector<std::size_t>({1, 2}));
+  EXPECT_EQ(split.groups[1].states, 3u);
+  // Each part at its own limit: the slow mode's, the fastest of the others', and the whole
+  // at the smallest.
+  // (The eigenvalues are computed: within 1e-9 of the exact limits.)
+  EXPECT_NEAR(split.groups[0].h, stable_step_limit(OdeMethod::rk4, {-1, 0}), 1e-9);
+  const double fast = std::min(stable_step_limit(OdeMethod::rk4, {-2, 50}),
+                               stable_step_limit(OdeMethod::rk4, {-100, 0}));
+  EXPECT_NEAR(split.groups[1].h, fast, 1e-9 * fast);
+  EXPECT_NEAR(split.whole.h, fast, 1e-9 * fast);
+  // Counted operations: the pair's block has 4 entries (rows of 2), -100 one; RK4's four
+  // stages of 2k - 1 per row and 13 per state.
+  EXPECT_EQ(split.groups[0].flops_per_step, 4 * 1 + 13 * 1);
+  EXPECT_EQ(split.groups[1].flops_per_step, 4 * (3 + 3 + 1) + 13 * 3);
+  EXPECT_LT(split.groups[0].flops_per_second() + split.groups[1].flops_per_second(),
+            split.whole.flops_per_second());
+  // One group is the model in modal form: the same step as the whole.
+  const ModalSplit one = split_modes(A, 1, OdeMethod::euler);
+  ASSERT_EQ(one.groups.size(), 1u);
+  EXPECT_DOUBLE_EQ(one.groups[0].h, one.whole.h);
+}
+
+TEST(ModalSplit, CountsEachMethodsOperationsAndRefusesWhatItCannotSplit) {
+  // The two-mass oscillator's rows have 1, 4, 1 and 4 entries: f costs 16.
+  const std::vector<std::size_t> rows = {1, 4, 1, 4};
+  EXPECT_EQ(flops_per_step(OdeMethod::euler, rows), 16 + 2 * 4);
+  EXPECT_EQ(flops_per_step(OdeMethod::rk3, rows), 3 * 16 + 11 * 4);
+  EXPECT_EQ(flops_per_step(OdeMethod::rk4, rows), 4 * 16 + 13 * 4);
+  EXPECT_THROW(flops_per_step(OdeMethod::backward_euler, rows), std::invalid_argument);
+  const Matrix A{{-1, 0}, {0, -3}};
+  EXPECT_THROW(split_modes(A, 0, OdeMethod::rk4), std::invalid_argument);
+  EXPECT_THROW(split_modes(A, 3, OdeMethod::rk4), std::invalid_argument);
+  EXPECT_THROW(split_modes(Matrix(2, 3), 1, OdeMethod::rk4), std::invalid_argument);
+  Matrix nan = A;
+  nan(0, 1) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(split_modes(nan, 1, OdeMethod::rk4), std::invalid_argument);
+  // A zero eigenvalue (a conserved quantity) limits no step: its group costs nothing per
+  // simulated second.
+  const ModalSplit split = split_modes(Matrix{{0, 0}, {0, -3}}, 2, OdeMethod::rk4);
+  EXPECT_TRUE(std::isinf(split.groups[0].h));
+  EXPECT_EQ(split.groups[0].flops_per_second(), 0);
+  // Measured: every part with a finite step gets a time, and the table says what it costs.
+  ModalSplit measured = split_modes(A, 2, OdeMethod::rk4);
+  measure_modal_split(A, measured, std::chrono::milliseconds(5));
+  EXPECT_GT(measured.whole.step_us, 0);
+  EXPECT_GT(measured.groups[1].step_us, 0);
+  const std::string table = format_modal_split(measured, 0.01);
+  EXPECT_NE(table.find("group 2"), std::string::npos) << table;
+  EXPECT_NE(table.find("fewer operations per simulated second"), std::string::npos) << table;
 }
 
 }  // namespace
