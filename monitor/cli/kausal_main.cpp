@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
       "partitioned models: measure every run's global error against the monolithic answer "
       "(every coupling direct, integrated by CVODE at the rows' times): the largest deviation "
       "of a state, relative to its range (a column of the table; not for models with events "
-      "or co-simulation FMUs)");
+      "or co-simulation FMUs), and below the table each state's error with every partition "
+      "alone (its inputs exact) against the coupled run's");
   compare
       ->add_option("--repeat", o.repeat,
                    "run every method K times, in K rounds (each method once per round): the "

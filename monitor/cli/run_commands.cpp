@@ -256,6 +256,25 @@ double accepted_error(const Options& o, const RunModel& model) {
   return 0;
 }
 
+// After a comparison against the reference, state by state: each partition alone, its inputs
+// exact (ReferenceAnswer::alone_errors), against the coupled sequential run.
+std::string alone_table(const ReferenceAnswer::AloneErrors& alone,
+                        const std::vector<double>& coupled) {
+  const auto cell = [](double v) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.3g", v);
+    return std::string(value);
+  };
+  std::vector<std::vector<std::string>> rows = {{"state", "alone", "coupled"}};
+  std::size_t k = 0;
+  for (const auto& partition : alone)
+    for (const auto& [state, error] : partition)
+      rows.push_back({state, cell(error), k < coupled.size() ? cell(coupled[k++]) : "–"});
+  return "\nerror by state: each partition alone (its own method and step, its inputs the "
+         "reference's) against the coupled sequential run; the difference is the coupling's\n" +
+         format_table(rows, {Align::left, Align::right, Align::right});
+}
+
 // The line that says what a comparison ran.
 std::string setup_line(const Options& o, const RunModel& model, const RunResult& reference) {
   std::ostringstream setup;
@@ -664,6 +683,9 @@ int compare_command(const Options& o) {
   }
   present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out,
                      o.wide ? 0 : terminal_width());
+  if (reference && !runs.failed())
+    std::cout << alone_table(reference->alone_errors(),
+                             reference->state_errors(runs.all().front().dir / "trajectory.csv"));
   animation.hold();
   return comparison_exit_code(runs.all(), accepted_error(o, model));
 }

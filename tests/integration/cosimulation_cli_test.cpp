@@ -19,6 +19,9 @@ TEST(CosimulationCli, CompareWithAReferenceGivesEveryMethodsGlobalErrorAndTheMas
   for (const char* column :
        {"macro steps", "extra passes", "input jumps", "global error", "idle s"})
     EXPECT_NE(p.out().find(column), std::string::npos) << column << "\n" << p.out();
+  // State by state, each partition alone against the coupled run.
+  EXPECT_NE(p.out().find("error by state: each partition alone"), std::string::npos) << p.out();
+  EXPECT_NE(p.out().find("\nmass2.v "), std::string::npos) << p.out();
   const auto table = read_json(out / "comparison.json");
   ASSERT_EQ(table["rows"].size(),
             2u);  // sequential and conservative: the master does not speculate

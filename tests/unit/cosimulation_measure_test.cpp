@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 
+#include "monitor/analysis/global_error.hpp"
 #include "monitor/core/linear_surrogate.hpp"
 #include "reference/exact_linear_response.hpp"
 #include "tests/unit/partitioned_runs.hpp"
@@ -141,6 +142,54 @@ TEST(BenchmarkD, ClemensConfigurationRk3AndPdre0At10msIsWithinOnePercent) {
   // within 0.3 %.
   for (std::size_t state : {0, 2, 3, 4, 5, 6})  // spool | p1, p2, position, velocity, integral
     EXPECT_LT(worst_relative_error(o, ref, state), 0.01) << "state " << state;
+}
+
+// Clemens' figure is per subsystem, each simulated alone (its inputs exact); his drive's
+// coupled error is another matter. On benchmark D's real drive (hydraulic-multirate's, not
+// slowed) in his configuration (valve pDRE0, drive RK3, both at 10 ms) every drive state alone
+// is within 2 %, coupled its pressures are off by about half. With both parts integrated
+// almost exactly (RK4 at 0.1 ms: alone within 1e-5) and their outputs exchanged every 10 ms
+// by the master, the pressures are still off by about half; exchanged every 0.1 ms, within
+// 1e-3: the 10 ms exchange of a fast closed loop is the cause, not pDRE0's hold.
+double alone_error(ReferenceAnswer& reference, const std::string& state) {
+  for (const auto& partition : reference.alone_errors())
+    for (const auto& [name, error] : partition)
+      if (name == state) return error;
+  throw std::logic_error("no state " + state);
+}
+
+TEST(BenchmarkD, EachPartAloneIsWithinItsErrorTheTenMillisecondExchangeIsNot) {
+  const auto drive_p1 = [](const Outcome& o, const PartitionedScenario& s) {
+    return worst_relative_error(o, monolithic_reference(s, times_of(o)), 2);  // drive.p1
+  };
+  const PartitionedScenario clemens =
+      testing::variant("hydraulic-multirate.toml",
+                       {{"integrator = \"euler\"\nh = 0.0001", "integrator = \"pdre0\"\nh = 0.01"},
+                        {"integrator = \"euler\"\nh = 0.0003", "integrator = \"rk3\"\nh = 0.01"},
+                        {"hold = 0", "hold = 1"},
+                        {"output_interval = 0.003", "output_interval = 0.01"}});
+  ReferenceAnswer reference(clemens);
+  for (const char* state :
+       {"drive.p1", "drive.p2", "drive.position", "drive.velocity", "drive.integral"})
+    EXPECT_LT(alone_error(reference, state), 0.02) << state;
+  EXPECT_GT(drive_p1(testing::sequential(clemens), clemens), 0.3);
+
+  const auto exact_parts = [](const std::string& exchange) {
+    return testing::variant(
+        "hydraulic-multirate.toml",
+        {{"integrator = \"euler\"\nh = 0.0001", "integrator = \"rk4\"\nh = 0.0001"},
+         {"integrator = \"euler\"\nh = 0.0003", "integrator = \"rk4\"\nh = 0.0001"},
+         {"hold = 0", "hold = 1"},
+         {"[[subsystem]]",
+          "[master]\nstep = " + exchange + "\nexchange = \"jacobi\"\n\n[[subsystem]]"}});
+  };
+  const PartitionedScenario every_10ms = exact_parts("0.01");
+  ReferenceAnswer exact(every_10ms);
+  for (const auto& partition : exact.alone_errors())
+    for (const auto& [state, error] : partition) EXPECT_LT(error, 1e-5) << state;
+  EXPECT_GT(drive_p1(master(every_10ms), every_10ms), 0.3);
+  const PartitionedScenario every_step = exact_parts("0.0001");
+  EXPECT_LT(drive_p1(master(every_step), every_step), 1e-3);
 }
 
 // Benchmark E under the master with mass 2 a model-exchange FMU that cannot save its state
