@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,6 +14,10 @@
 
 namespace kausal {
 namespace {
+
+// The most reference points a partition alone is measured against (16 MB for a partition of
+// one state): two per step.
+constexpr std::uint64_t kMostGridPoints = 2'000'001;
 
 struct Rows {
   std::vector<double> times;
@@ -159,7 +164,15 @@ ReferenceAnswer::AloneErrors ReferenceAnswer::alone_errors() {
       const std::string name = from.name + "." + from.signature.outputs[link.from_output];
       sources.push_back(std::find(outputs.begin(), outputs.end(), name) - outputs.begin());
     }
-    // The reference at every half step: the times of every stage of kausal's methods.
+    // The reference at every half step: the times of every stage of kausal's methods (up to
+    // kMostGridPoints of them; a partition with more steps gets NaN, "not measured").
+    const StateBlock& b = blocks[p];
+    errors.emplace_back();
+    if (2 * spec.steps + 1 > kMostGridPoints) {
+      for (std::size_t k = 0; k < b.size; ++k)
+        errors.back().emplace_back(names[b.offset + k], std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
     const double spacing = spec.h / 2;
     std::vector<double> grid_times;
     for (std::uint64_t k = 0; k <= 2 * spec.steps; ++k)
@@ -188,9 +201,7 @@ ReferenceAnswer::AloneErrors ReferenceAnswer::alone_errors() {
       stepper.step(rhs, grid_times[2 * n], spec.h, x);
     }
     const std::vector<Vector>& ref = at(times);
-    const StateBlock& b = blocks[p];
     const std::vector<double> each = relative_deviations(ref, states, b.offset, b.size);
-    errors.emplace_back();
     for (std::size_t k = 0; k < each.size(); ++k)
       errors.back().emplace_back(names[b.offset + k], each[k]);
   }

@@ -29,7 +29,8 @@ class ReferenceAnswer {
   // output row, as global_error measures them. What a partition's integration costs by
   // itself; the rest of a run's global error is the coupling's (Clemens' per-subsystem table
   // against the coupled run). In partition order, per state of each: its name in the
-  // monolithic model and its error.
+  // monolithic model and its error (NaN for a partition of more than a million steps, whose
+  // reference at every half step would not fit the budget).
   using AloneErrors = std::vector<std::vector<std::pair<std::string, double>>>;
   AloneErrors alone_errors();
 

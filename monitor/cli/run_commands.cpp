@@ -1,6 +1,8 @@
 #include "monitor/cli/run_commands.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -261,6 +263,7 @@ double accepted_error(const Options& o, const RunModel& model) {
 std::string alone_table(const ReferenceAnswer::AloneErrors& alone,
                         const std::vector<double>& coupled) {
   const auto cell = [](double v) {
+    if (std::isnan(v)) return std::string("–");  // too many steps to measure alone
     char value[32];
     std::snprintf(value, sizeof value, "%.3g", v);
     return std::string(value);
