@@ -14,6 +14,9 @@ namespace kausal {
 // with it a ramp through its last two values (docs/model.md §4).
 // combined: RK4, or backward Euler where the step's Jacobian says RK4 could not keep it
 // stable, judged at every step (the hardware-in-the-loop texts' combined solver).
+// rk4_substeps: RK4 in as many equal sub-steps as the step's Jacobian says keep it stable,
+// judged at every step (the hardware-in-the-loop texts' step-size control within a fixed
+// frame).
 // co_simulation: the model steps itself (Model::step, a co-simulation FMU's fmi2DoStep).
 enum class OdeMethod {
   euler,
@@ -45,6 +48,7 @@ enum class OdeMethod {
   dre1,
   pdre1,
   combined,
+  rk4_substeps,
   co_simulation
 };
 

@@ -21,7 +21,7 @@ struct NamedMethod {
   OdeMethod method;
 };
 
-constexpr std::array<NamedMethod, 30> method_names{{
+constexpr std::array<NamedMethod, 31> method_names{{
     {"euler", OdeMethod::euler},
     {"rk3", OdeMethod::rk3},
     {"rk4", OdeMethod::rk4},
@@ -51,6 +51,7 @@ constexpr std::array<NamedMethod, 30> method_names{{
     {"dre1", OdeMethod::dre1},
     {"pdre1", OdeMethod::pdre1},
     {"combined", OdeMethod::combined},
+    {"rk4-substeps", OdeMethod::rk4_substeps},
     {"co-simulation", OdeMethod::co_simulation},
 }};
 
@@ -144,7 +145,8 @@ bool is_exponential(OdeMethod m) {
 
 bool uses_jacobian(OdeMethod m) {
   if (const auto a = adams_scheme(m)) return a->family == AdamsFamily::moulton;
-  return m == OdeMethod::backward_euler || m == OdeMethod::combined || is_exponential(m);
+  return m == OdeMethod::backward_euler || m == OdeMethod::combined ||
+         m == OdeMethod::rk4_substeps || is_exponential(m);
 }
 
 bool uses_newton(OdeMethod m) {
@@ -218,6 +220,9 @@ void OdeStepper::step(RightHandSide& f, double t, double h, Vector& x) {
       break;
     case OdeMethod::combined:
       combined(f, t, h, x);
+      break;
+    case OdeMethod::rk4_substeps:
+      rk4_substeps(f, t, h, x);
       break;
     case OdeMethod::co_simulation:
       next_ = x;
@@ -419,16 +424,43 @@ void OdeStepper::exponential(RightHandSide& f, double t, double h, const Vector&
 // of the disc |z| ≤ 2.6 (|R(z)| ≤ 0.98 on its edge), so an RK4 step taken is stable for every
 // mode of J; the choice is a function of the step's start, so a rollback or a resume repeats it.
 void OdeStepper::combined(RightHandSide& f, double t, double h, const Vector& x) {
+  if (h * jacobian_bound(f, t, h, x) <= combined_rk4_bound) return rk4(f, t, h, x);
+  ++implicit_steps_;
+  next_ = x;
+  // The Jacobian at (t + h, x) just judged is the one backward Euler starts Newton with.
+  implicit_solve(f, t, h, h, x, x, true);
+}
+
+// max ‖J‖∞ at (t, x) and (t + h, x): a bound on every |λ| at the step's start and at its end
+// time. Leaves J(t + h, x) in jacobian_.
+double OdeStepper::jacobian_bound(RightHandSide& f, double t, double h, const Vector& x) {
   double bound = 0;
   for (const double at : {t, t + h}) {
     eval_jacobian(f, at, x);
     if (size_ > 0) bound = std::max(bound, jacobian_.cwiseAbs().rowwise().sum().maxCoeff());
   }
-  if (h * bound <= combined_rk4_bound) return rk4(f, t, h, x);
-  ++implicit_steps_;
+  return bound;
+}
+
+// RK4 in m = ⌈h·‖J‖∞ / combined_rk4_bound⌉ equal sub-steps (at least 1), judged as the combined
+// solver judges a step: each sub-step then lies where RK4 is stable for every mode of J. The
+// step's frame stays h (what a real-time frame needs); its work grows with the model's
+// stiffness, up to max_substeps sub-steps, beyond which the step fails rather than take an
+// unbounded time. A function of the step's start: a rollback or a resume repeats it.
+void OdeStepper::rk4_substeps(RightHandSide& f, double t, double h, const Vector& x) {
+  const double needed = std::ceil(h * jacobian_bound(f, t, h, x) / combined_rk4_bound);
+  if (!(needed <= static_cast<double>(max_substeps)))
+    fail(t, "RK4 would need " + std::to_string(needed) +
+                " sub-steps of this step to stay "
+                "stable (at most " +
+                std::to_string(max_substeps) + "): take a smaller h or an implicit integrator");
+  const auto m = static_cast<std::uint64_t>(std::max(1.0, needed));
+  substeps_ += m - 1;
   next_ = x;
-  // The Jacobian at (t + h, x) just judged is the one backward Euler starts Newton with.
-  implicit_solve(f, t, h, h, x, x, true);
+  const double part = h / static_cast<double>(m);
+  for (std::uint64_t k = 0; k < m; ++k)
+    rk4_step([&](double ts, const Vector& xs, Vector& dx) { eval_f(f, ts, xs, dx); },
+             step_time(t, part, k), part, next_, w_);
 }
 
 // DRE1: the part of f the Jacobian does not explain, w(t) = f − A x, taken as a ramp through

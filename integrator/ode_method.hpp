@@ -127,8 +127,12 @@ class OdeStepper {
   std::uint64_t accepted_at_limit() const { return accepted_at_limit_; }
   // OdeMethod::combined: the steps it took by backward Euler.
   std::uint64_t implicit_steps() const { return implicit_steps_; }
-  // Up to this h·‖J‖∞ the combined solver takes an RK4 step.
+  // OdeMethod::rk4_substeps: the sub-steps it took beyond one per step.
+  std::uint64_t substeps() const { return substeps_; }
+  // Up to this h·‖J‖∞ the combined solver takes an RK4 step (and rk4_substeps one sub-step).
   static constexpr double combined_rk4_bound = 2.5;
+  // The most sub-steps rk4_substeps takes in one step.
+  static constexpr std::uint64_t max_substeps = 1000;
 
  private:
   // A_D of one block and what it was computed from.
@@ -156,6 +160,8 @@ class OdeStepper {
   void exponential(RightHandSide& f, double t, double h, const Vector& x);
   void exponential_ramp(RightHandSide& f, double t, double h, const Vector& x);
   void combined(RightHandSide& f, double t, double h, const Vector& x);
+  void rk4_substeps(RightHandSide& f, double t, double h, const Vector& x);
+  double jacobian_bound(RightHandSide& f, double t, double h, const Vector& x);
   void commit_ramp(const Vector& x, double h);
   const Matrix& block_a_d(std::size_t b, double h);
   const Matrix& block_b_d(std::size_t b) const;
@@ -180,6 +186,7 @@ class OdeStepper {
   NewtonSettings newton_;
   std::uint64_t accepted_at_limit_ = 0;
   std::uint64_t implicit_steps_ = 0;
+  std::uint64_t substeps_ = 0;
 };
 
 }  // namespace kausal

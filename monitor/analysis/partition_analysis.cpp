@@ -202,7 +202,9 @@ bool has_limit(OdeMethod m) {
 std::string limit_text(const PartitionDiagnostics& d) {
   if (!d.method) return "-";
   if (!has_limit(*d.method))
-    return is_exponential(*d.method) ? "none (exponential)" : "none (implicit)";
+    return is_exponential(*d.method)              ? "none (exponential)"
+           : *d.method == OdeMethod::rk4_substeps ? "none (sub-steps)"
+                                                  : "none (implicit)";
   return number(d.h_max);
 }
 

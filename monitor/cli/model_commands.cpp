@@ -252,6 +252,8 @@ IntegratorTraits traits_of(OdeMethod m) {
       return {"2", "exponential, two-step, own blocks", "1 + J"};
     case OdeMethod::combined:
       return {"4 or 1", "rk4, backward_euler where h|J| > 2.5", "J + 4 or Newton"};
+    case OdeMethod::rk4_substeps:
+      return {"4", "rk4 in ceil(h|J| / 2.5) sub-steps", "J + 4 per sub-step"};
     default:
       return {"-", "the model steps itself", "1 step"};
   }
@@ -475,7 +477,7 @@ struct MethodsByLimit {
 };
 MethodsByLimit methods_by_limit() {
   MethodsByLimit out;
-  for (int m = 0; m <= static_cast<int>(OdeMethod::combined); ++m) {
+  for (int m = 0; m < static_cast<int>(OdeMethod::co_simulation); ++m) {
     const auto method = static_cast<OdeMethod>(m);
     if (std::isfinite(stable_step_limit(method, {-1.0, 0.0})))
       out.limited.push_back(method);

@@ -200,6 +200,37 @@ TEST(OdeMethodCombined, SwitchesToBackwardEulerAtTheEigenvalueJump) {
   EXPECT_GT(b[0], 0.0);               // decays without changing sign, as the exact answer
 }
 
+// The same jump under the step-size control within the frame: RK4's very bits before it (one
+// sub-step: h|J| = 0.05), then ⌈10 / 2.5⌉ = 4 sub-steps of 2.5 ms in every 10 ms step, each
+// inside RK4's region: from the second step after the jump on, every step multiplies x by
+// R(-2.5)^4 = 0.176 exactly. (The first one's stages straddle the jump, at λ = 5 and 1000:
+// it overshoots through 0, to -0.30 x, as any RK4 step across a discontinuity of the model
+// does; an event at the jump would cut the step there.) A step that would need more than
+// max_substeps fails instead of taking an unbounded time.
+TEST(OdeMethodSubsteps, TakesFourSubStepsPerStepAfterTheEigenvalueJump) {
+  const auto lambda = [](double t) { return t <= 1.0 ? 5.0 : 1000.0; };
+  FunctionRhs f([&](double t, VectorView x, VectorOut dx) { dx[0] = -lambda(t) * x[0]; },
+                [&](double t, VectorView, MatrixOut J) { J(0, 0) = -lambda(t); });
+  const double h = 0.01;
+  OdeStepper rk4(OdeMethod::rk4, 1), sub(OdeMethod::rk4_substeps, 1);
+  Vector a = Vector::Constant(1, 1.0), b = a;
+  for (int i = 0; i < 100; ++i) {
+    rk4.step(f, i * h, h, a);
+    sub.step(f, i * h, h, b);
+  }
+  EXPECT_TRUE(bit_equal(a, b));
+  EXPECT_EQ(sub.substeps(), 0u);
+  sub.step(f, 100 * h, h, b);
+  const double r = 1 - 2.5 + 2.5 * 2.5 / 2 - 2.5 * 2.5 * 2.5 / 6 + 2.5 * 2.5 * 2.5 * 2.5 / 24;
+  for (int i = 101; i < 200; ++i) {
+    const double before = b[0];
+    sub.step(f, i * h, h, b);
+    EXPECT_NEAR(b[0] / before, std::pow(r, 4), 1e-12) << i;
+  }
+  EXPECT_EQ(sub.substeps(), 300u);
+  EXPECT_THROW(sub.step(f, 2.0, 10.0, b), SimulationError);  // h|J| = 10^4: 4,000 sub-steps
+}
+
 // ---------------------------------------------------------------- model B (docs/benchmarks.md B)
 
 Matrix model_b_a() {
@@ -723,11 +754,12 @@ TEST(OdeMethodErrors, UnknownMethodNameIsAnInputErrorNamingIt) {
     parse_ode_method("rk5", "scenario.toml:7: ");
     FAIL() << "no exception";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab1, ab2, "
-                 "ab3, ab4, am1, am2, am3, am4, abm1, abm2, abm3, abm4, abm1-pec2e, abm2-pec2e, "
-                 "abm3-pec2e, abm4-pec2e, abm1-pec3e, abm2-pec3e, abm3-pec3e, abm4-pec3e, "
-                 "backward_euler, dre0, pdre0, dre1, pdre1, combined, co-simulation)");
+    EXPECT_STREQ(
+        e.what(),
+        "scenario.toml:7: unknown integrator 'rk5' (known: euler, rk3, rk4, ab1, ab2, "
+        "ab3, ab4, am1, am2, am3, am4, abm1, abm2, abm3, abm4, abm1-pec2e, abm2-pec2e, "
+        "abm3-pec2e, abm4-pec2e, abm1-pec3e, abm2-pec3e, abm3-pec3e, abm4-pec3e, "
+        "backward_euler, dre0, pdre0, dre1, pdre1, combined, rk4-substeps, co-simulation)");
   }
 }
 
