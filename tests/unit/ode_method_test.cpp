@@ -174,25 +174,37 @@ TEST(OdeMethodOrder, Dre1RepeatsItsStepFromARestoredMemory) {
 
 // The hardware-in-the-loop texts' eigenvalue jump, x' = −λ(t) x with λ from 5 to 1000 /s at
 // t = 1, at the step the hardware keeps (10 ms): RK4 is stable before the jump (h|λ| = 0.05)
-// and blows up after it (h|λ| = 10 > 2.785); the combined solver judges every step's Jacobian,
-// takes RK4's very bits before the jump and backward Euler from the first step after it.
-TEST(OdeMethodCombined, SwitchesToBackwardEulerAtTheEigenvalueJump) {
+// and blows up after it (h|λ| = 10 > 2.785).
+constexpr double kJumpFrame = 0.01;
+FunctionRhs eigenvalue_jump() {
   const auto lambda = [](double t) { return t <= 1.0 ? 5.0 : 1000.0; };
-  FunctionRhs f([&](double t, VectorView x, VectorOut dx) { dx[0] = -lambda(t) * x[0]; },
-                [&](double t, VectorView, MatrixOut J) { J(0, 0) = -lambda(t); });
-  const double h = 0.01;
-  OdeStepper rk4(OdeMethod::rk4, 1), combined(OdeMethod::combined, 1);
+  return FunctionRhs([=](double t, VectorView x, VectorOut dx) { dx[0] = -lambda(t) * x[0]; },
+                     [=](double t, VectorView, MatrixOut J) { J(0, 0) = -lambda(t); });
+}
+
+// `stepper` up to the jump (t = 1) from x = 1, checked against RK4's very bits there.
+Vector up_to_the_jump(RightHandSide& f, OdeStepper& stepper) {
+  OdeStepper rk4(OdeMethod::rk4, 1);
   Vector a = Vector::Constant(1, 1.0), b = a;
   for (int i = 0; i < 100; ++i) {
-    rk4.step(f, i * h, h, a);
-    combined.step(f, i * h, h, b);
+    rk4.step(f, i * kJumpFrame, kJumpFrame, a);
+    stepper.step(f, i * kJumpFrame, kJumpFrame, b);
   }
   EXPECT_TRUE(bit_equal(a, b));
-  EXPECT_EQ(combined.implicit_steps(), 0u);
   EXPECT_NEAR(b[0], std::exp(-5.0), 1e-8);
+  return b;
+}
+
+// The combined solver judges every step's Jacobian, takes RK4's very bits before the jump and
+// backward Euler from the first step after it.
+TEST(OdeMethodCombined, SwitchesToBackwardEulerAtTheEigenvalueJump) {
+  FunctionRhs f = eigenvalue_jump();
+  OdeStepper combined(OdeMethod::combined, 1), rk4(OdeMethod::rk4, 1);
+  Vector b = up_to_the_jump(f, combined), a = b;
+  EXPECT_EQ(combined.implicit_steps(), 0u);
   for (int i = 100; i < 200; ++i) {
-    rk4.step(f, i * h, h, a);
-    combined.step(f, i * h, h, b);
+    rk4.step(f, i * kJumpFrame, kJumpFrame, a);
+    combined.step(f, i * kJumpFrame, kJumpFrame, b);
   }
   EXPECT_GT(std::abs(a[0]), 1e10);  // RK4 alone: (1 − 10 + 50 − 166.7 + 416.7)^100
   EXPECT_EQ(combined.implicit_steps(), 100u);
@@ -208,23 +220,15 @@ TEST(OdeMethodCombined, SwitchesToBackwardEulerAtTheEigenvalueJump) {
 // does; an event at the jump would cut the step there.) A step that would need more than
 // max_substeps fails instead of taking an unbounded time.
 TEST(OdeMethodSubsteps, TakesFourSubStepsPerStepAfterTheEigenvalueJump) {
-  const auto lambda = [](double t) { return t <= 1.0 ? 5.0 : 1000.0; };
-  FunctionRhs f([&](double t, VectorView x, VectorOut dx) { dx[0] = -lambda(t) * x[0]; },
-                [&](double t, VectorView, MatrixOut J) { J(0, 0) = -lambda(t); });
-  const double h = 0.01;
-  OdeStepper rk4(OdeMethod::rk4, 1), sub(OdeMethod::rk4_substeps, 1);
-  Vector a = Vector::Constant(1, 1.0), b = a;
-  for (int i = 0; i < 100; ++i) {
-    rk4.step(f, i * h, h, a);
-    sub.step(f, i * h, h, b);
-  }
-  EXPECT_TRUE(bit_equal(a, b));
+  FunctionRhs f = eigenvalue_jump();
+  OdeStepper sub(OdeMethod::rk4_substeps, 1);
+  Vector b = up_to_the_jump(f, sub);
   EXPECT_EQ(sub.substeps(), 0u);
-  sub.step(f, 100 * h, h, b);
+  sub.step(f, 1.0, kJumpFrame, b);
   const double r = 1 - 2.5 + 2.5 * 2.5 / 2 - 2.5 * 2.5 * 2.5 / 6 + 2.5 * 2.5 * 2.5 * 2.5 / 24;
   for (int i = 101; i < 200; ++i) {
     const double before = b[0];
-    sub.step(f, i * h, h, b);
+    sub.step(f, i * kJumpFrame, kJumpFrame, b);
     EXPECT_NEAR(b[0] / before, std::pow(r, 4), 1e-12) << i;
   }
   EXPECT_EQ(sub.substeps(), 300u);
