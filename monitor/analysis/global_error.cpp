@@ -162,8 +162,15 @@ ReferenceAnswer::AloneErrors ReferenceAnswer::alone_errors() {
       const CouplingSpec& link = s_.couplings[c];
       const SubsystemSpec& from = s_.subsystems[link.from];
       const std::string name = from.name + "." + from.signature.outputs[link.from_output];
-      sources.push_back(std::find(outputs.begin(), outputs.end(), name) - outputs.begin());
+      const auto at = std::find(outputs.begin(), outputs.end(), name);
+      if (at == outputs.end())
+        throw InputError(s_.file + ": the monolithic model has no output " + name);
+      sources.push_back(at - outputs.begin());
     }
+    if (model->input_size() != sources.size())
+      throw InputError(s_.file + ": partition '" + spec.name +
+                       "' has inputs that no coupling feeds (event inputs): it cannot be "
+                       "measured alone against the reference");
     // The reference at every half step: the times of every stage of kausal's methods (up to
     // kMostGridPoints of them; a partition with more steps gets NaN, "not measured").
     const StateBlock& b = blocks[p];
