@@ -804,6 +804,7 @@ const std::vector<std::string> kPartitioned = {"bouncing-ball-floor.toml",
                                                "tank-control.toml",
                                                "turbogenerator.toml",
                                                "two-mass-master.toml",
+                                               "two-mass-surrogate.toml",
                                                "two-mass.toml",
                                                "two-tanks-level-switch.toml",
                                                "two-tanks.toml"};
