@@ -258,24 +258,16 @@ double accepted_error(const Options& o, const RunModel& model) {
   return 0;
 }
 
-// After a comparison against the reference, state by state: each partition alone, its inputs
-// exact (ReferenceAnswer::alone_errors), against the coupled sequential run.
-std::string alone_table(const ReferenceAnswer::AloneErrors& alone,
-                        const std::vector<double>& coupled) {
-  const auto cell = [](double v) {
-    if (std::isnan(v)) return std::string("–");  // too many steps to measure alone
-    char value[32];
-    std::snprintf(value, sizeof value, "%.3g", v);
-    return std::string(value);
-  };
-  std::vector<std::vector<std::string>> rows = {{"state", "alone", "coupled"}};
-  std::size_t k = 0;
-  for (const auto& partition : alone)
+// compare --reference, state by state: every partition alone against the coupled sequential
+// run (ReferenceAnswer::alone_errors, state_errors).
+std::vector<StateErrorRow> state_error_rows(ReferenceAnswer& reference,
+                                            const fs::path& sequential_dir) {
+  const std::vector<double> coupled = reference.state_errors(sequential_dir / "trajectory.csv");
+  std::vector<StateErrorRow> rows;
+  for (const auto& partition : reference.alone_errors())
     for (const auto& [state, error] : partition)
-      rows.push_back({state, cell(error), k < coupled.size() ? cell(coupled[k++]) : "–"});
-  return "\nerror by state: each partition alone (its own method and step, its inputs the "
-         "reference's) against the coupled sequential run; the difference is the coupling's\n" +
-         format_table(rows, {Align::left, Align::right, Align::right});
+      rows.push_back({state, error, rows.size() < coupled.size() ? coupled[rows.size()] : 0.0});
+  return rows;
 }
 
 // The line that says what a comparison ran.
@@ -328,12 +320,13 @@ fs::path comparison_dir(const fs::path& out, const std::string& layout, const st
 
 // The table on the terminal, OUT/comparison.json and OUT/report.html.
 void present_comparison(const std::string& file, const std::string& setup,
-                        const std::vector<ReportRun>& runs, const fs::path& out,
-                        std::size_t width) {
+                        const std::vector<ReportRun>& runs, const fs::path& out, std::size_t width,
+                        const std::vector<StateErrorRow>& by_state = {}) {
   const auto rows = report_rows(runs);
   std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
-            << format_comparison(rows, width) << "\noutput: " << out.string() << "\n";
-  write_comparison_json(rows, out / "comparison.json");
+            << format_comparison(rows, width) << format_state_errors(by_state)
+            << "\noutput: " << out.string() << "\n";
+  write_comparison_json(rows, out / "comparison.json", by_state);
   ReportOptions report{out, executable_dir() / "kausal-animation", file, setup, {}};
   report.progress = [](std::size_t k, std::size_t n, const std::string& what) {
     std::cout << "report: [" << k << "/" << n << "] " << what << std::endl;
@@ -684,11 +677,10 @@ int compare_command(const Options& o) {
       for (const auto& m : methods)
         if (m.first != SyncMethod::sequential && !runs.failed()) run_one(m, layout, k);
   }
+  std::vector<StateErrorRow> by_state;
+  if (reference && !runs.failed()) by_state = state_error_rows(*reference, runs.all().front().dir);
   present_comparison(file, setup_line(o, model, runs.all().front().result), runs.all(), out,
-                     o.wide ? 0 : terminal_width());
-  if (reference && !runs.failed())
-    std::cout << alone_table(reference->alone_errors(),
-                             reference->state_errors(runs.all().front().dir / "trajectory.csv"));
+                     o.wide ? 0 : terminal_width(), by_state);
   animation.hold();
   return comparison_exit_code(runs.all(), accepted_error(o, model));
 }

@@ -812,8 +812,20 @@ std::string format_finished_run(const RunResult& r, bool layouts_differ, const R
   return o.str();
 }
 
+std::string format_state_errors(const std::vector<StateErrorRow>& rows) {
+  if (rows.empty()) return {};
+  std::vector<std::vector<std::string>> table = {{"state", "alone", "coupled"}};
+  for (const StateErrorRow& r : rows)
+    table.push_back(
+        {r.state, std::isnan(r.alone) ? "–" : scientific(r.alone), scientific(r.coupled)});
+  return "\nerror by state: each partition alone (its own method and step, its inputs the "
+         "reference's) against the coupled sequential run; the difference is the coupling's\n" +
+         format_table(table, {Align::left, Align::right, Align::right});
+}
+
 void write_comparison_json(const std::vector<ComparisonRow>& rows,
-                           const std::filesystem::path& file) {
+                           const std::filesystem::path& file,
+                           const std::vector<StateErrorRow>& by_state) {
   auto list = nlohmann::ordered_json::array();
   for (const auto& row : rows) {
     nlohmann::ordered_json j;
@@ -850,8 +862,18 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     j["digest_equal"] = row.digest_equal;
     list.push_back(std::move(j));
   }
+  nlohmann::ordered_json whole{{"rows", list}};
+  if (!by_state.empty()) {
+    auto states = nlohmann::ordered_json::array();
+    for (const StateErrorRow& r : by_state)
+      states.push_back({{"state", r.state},
+                        {"alone", std::isnan(r.alone) ? nlohmann::ordered_json()
+                                                      : nlohmann::ordered_json(r.alone)},
+                        {"coupled", r.coupled}});
+    whole["error_by_state"] = std::move(states);
+  }
   std::ofstream out(file, std::ios::trunc);
-  out << nlohmann::ordered_json{{"rows", list}}.dump(2) << '\n';
+  out << whole.dump(2) << '\n';
   if (!out.flush()) throw InputError(file.string() + ": cannot write the comparison");
 }
 

@@ -90,6 +90,15 @@ inline std::vector<ComparisonRow> comparison_rows(const std::vector<RunResult>& 
 // has them, the range of wall times only with repetitions, overruns and p99 lateness only
 // if some run was paced.
 std::string format_comparison(const std::vector<ComparisonRow>& rows, std::size_t width = 0);
+
+// compare --reference, state by state: its error with every partition alone (its own method
+// and step, its inputs the reference's; NaN: not measured) and in the coupled sequential run.
+struct StateErrorRow {
+  std::string state;
+  double alone = 0;
+  double coupled = 0;
+};
+std::string format_state_errors(const std::vector<StateErrorRow>& rows);
 // A run's label in a comparison: "conservative/step", or "conservative/step [pendulum]" when
 // the comparison has several layouts (sequential has none).
 std::string comparison_label(const RunResult& r, bool several_layouts);
@@ -98,7 +107,10 @@ std::string comparison_label(const RunResult& r, bool several_layouts);
 std::string format_finished_run(const RunResult& r, bool several_layouts,
                                 const RunResult& reference, std::size_t done, std::size_t total);
 // OUT/comparison.json: the rows as written in the table, with every value exact.
+// With `by_state` (compare --reference) also "error_by_state": [{state, alone, coupled}]
+// (alone null where not measured).
 void write_comparison_json(const std::vector<ComparisonRow>& rows,
-                           const std::filesystem::path& file);
+                           const std::filesystem::path& file,
+                           const std::vector<StateErrorRow>& by_state = {});
 
 }  // namespace kausal

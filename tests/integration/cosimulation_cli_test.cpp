@@ -32,6 +32,14 @@ TEST(CosimulationCli, CompareWithAReferenceGivesEveryMethodsGlobalErrorAndTheMas
     EXPECT_GT(row["cosimulation"]["macro_steps"].get<std::uint64_t>(), 100u);
     EXPECT_EQ(row["cosimulation"]["input_discontinuities"].get<std::uint64_t>(), 0u);
   }
+  // Each of the four states alone (RK4 at 1 ms, its inputs exact) within 1e-6 of the
+  // reference, coupled not below that: the rest is the coupling's.
+  ASSERT_EQ(table["error_by_state"].size(), 4u) << table.dump();
+  for (const auto& state : table["error_by_state"]) {
+    EXPECT_LT(state["alone"].get<double>(), 1e-6) << state.dump();
+    EXPECT_GE(state["coupled"].get<double>(), state["alone"].get<double>()) << state.dump();
+  }
+  EXPECT_EQ(table["error_by_state"][0]["state"], "mass1.x");
   const auto summary = read_json(out / "conservative" / "summary.json");
   EXPECT_EQ(summary["cosimulation"]["exchange"], "gauss-seidel");
   EXPECT_EQ(summary["layout"], "process");
