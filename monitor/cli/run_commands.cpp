@@ -321,7 +321,7 @@ fs::path comparison_dir(const fs::path& out, const std::string& layout, const st
 // The table on the terminal, OUT/comparison.json and OUT/report.html.
 void present_comparison(const std::string& file, const std::string& setup,
                         const std::vector<ReportRun>& runs, const fs::path& out, std::size_t width,
-                        const std::vector<StateErrorRow>& by_state = {}) {
+                        const std::vector<StateErrorRow>& by_state) {
   const auto rows = report_rows(runs);
   std::cout << "\nkausal compare · " << file << " · " << setup << "\n\n"
             << format_comparison(rows, width) << format_state_errors(by_state)

@@ -81,6 +81,12 @@ class Master final : public PartitionedCoupling {
     // (plan_partitions refuses iterations for it); with one, it steps once per macro step,
     // when the step is accepted.
     stand_ins_.resize(plan.configs.size());
+    into_.resize(plan.configs.size());
+    from_links_.resize(plan.configs.size());
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      into_[links_[i].consumer].push_back(i);
+      from_links_[links_[i].producer].push_back(i);
+    }
     for (std::size_t q = 0; q < plan.configs.size(); ++q)
       if (m_.surrogate && !plan.unrestorable[q].empty()) {
         stand_ins_[q].emplace(links_into(q).size(), links_from(q).size(), m_.surrogate_window);
@@ -280,18 +286,8 @@ class Master final : public PartitionedCoupling {
   }
 
   // The links into and out of partition q, by index.
-  std::vector<std::size_t> links_into(std::size_t q) const {
-    std::vector<std::size_t> k;
-    for (std::size_t i = 0; i < links_.size(); ++i)
-      if (links_[i].consumer == q) k.push_back(i);
-    return k;
-  }
-  std::vector<std::size_t> links_from(std::size_t q) const {
-    std::vector<std::size_t> k;
-    for (std::size_t i = 0; i < links_.size(); ++i)
-      if (links_[i].producer == q) k.push_back(i);
-    return k;
-  }
+  const std::vector<std::size_t>& links_into(std::size_t q) const { return into_[q]; }
+  const std::vector<std::size_t>& links_from(std::size_t q) const { return from_links_[q]; }
 
   // How far partition q's inputs at t + h, as it would be given them now, lie from their
   // extrapolations.
@@ -311,7 +307,7 @@ class Master final : public PartitionedCoupling {
   void stand_in(std::size_t q, std::uint64_t t, std::uint64_t h) {
     const double to = time_of(t + h);
     const std::vector<double> correction = stand_ins_[q]->correction(input_deviation(q, t, h));
-    const std::vector<std::size_t> out = links_from(q);
+    const std::vector<std::size_t>& out = links_from(q);
     for (std::size_t k = 0; k < out.size(); ++k)
       links_[out[k]].fresh = links_[out[k]].extrapolated.value(to) + correction[k];
   }
@@ -325,7 +321,7 @@ class Master final : public PartitionedCoupling {
     const auto take = [&](std::size_t q) {
       if (!stood_in(q)) return;
       any = true;
-      const std::vector<std::size_t> out = links_from(q);
+      const std::vector<std::size_t>& out = links_from(q);
       std::vector<double> predicted;
       for (std::size_t j : out) predicted.push_back(*links_[j].fresh);
       ship(q, t, h);
@@ -526,7 +522,8 @@ class Master final : public PartitionedCoupling {
   std::vector<std::vector<StateBatch>> pending_;  // per partition: the current step's batches
   std::uint64_t min_ticks_ = 1, max_ticks_ = 1;
   bool can_roll_back_ = true;
-  std::vector<std::optional<LinearSurrogate>> stand_ins_;  // per partition: its surrogate, if any
+  std::vector<std::optional<LinearSurrogate>> stand_ins_;    // per partition: its surrogate, if any
+  std::vector<std::vector<std::size_t>> into_, from_links_;  // per partition: its links' indices
   std::optional<FanOut> fan_out_;
   std::mutex count_mutex_;
 };
