@@ -157,6 +157,7 @@ std::size_t EventGroup::settle() {
   if (transport_) receive(std::chrono::microseconds(0));
   std::size_t processed = 0;
   for (std::size_t batch = process_batch(); batch > 0; batch = process_batch()) processed += batch;
+  if (settings_.sync == GroupSync::conservative) send_guarantees();
   flush();
   publish_progress(true);
   return processed;

@@ -106,6 +106,10 @@ class EventGroup {
   // No event at or after `time` is processed until the hold moves (infinity: none): a hybrid
   // model's cut (monitor/core/bridge_point.hpp).
   void hold_before(double time) { hold_ = time; }
+  // Lets the next settle() process the event with `key` and those before it whatever the
+  // guarantees say: the caller knows that no event before it can arrive any more (its
+  // deadlock watch, monitor/sync/discrete_side.hpp).
+  void permit(const EventKey& key) { permit_ = key; }
 
   // Before run(): the group's components take their states and pending events from `cut`
   // (at settings.start) instead of starting.

@@ -167,9 +167,10 @@ void add_run_options(CLI::App* cmd, Options& o) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
   cmd->add_option("--groups", o.groups,
-                  "discrete-event models, conservative and optimistic: the event groups (threads) "
-                  "their components are split into, in contiguous blocks (default: the "
-                  "scenario's events.groups)")
+                  "discrete-event and hybrid models, conservative and optimistic: the event "
+                  "groups (threads) their discrete components are split into, in contiguous "
+                  "blocks (default: the scenario's events.groups; 2 for a discrete-event "
+                  "model, 1 for a hybrid one)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--tolerance", o.tolerance,
                   "partitioned models, optimistic: a prediction that differs from the real "

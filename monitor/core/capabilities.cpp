@@ -103,7 +103,7 @@ constexpr std::array<KindRow, 5> kKinds{{
       "a partition ships its final steps in batches of its own", "",
       "a hybrid model's partitions take their inputs final (only events make them roll back): "
       "they predict nothing",
-      "a hybrid model's discrete components run in one group beside its partitions so far",
+      "",
       "a hybrid model has no reference solution here"}},
 }};
 

@@ -561,7 +561,11 @@ std::string format_summary(const RunResult& r) {
     if (!r.resumed_from.empty()) o << "from t = " << format_number(e.resumed_at) << ": ";
     o << e.crossings << " crossings located and sent to " << e.model << ", " << e.to_partitions
       << " events sent to partitions; " << e.processed << " events processed by " << e.components
-      << (e.components == 1 ? " component\n" : " components\n");
+      << (e.components == 1 ? " component" : " components");
+    if (e.groups > 1)
+      o << " in " << e.groups << " event groups (" << e.messages << " events between them, "
+        << e.permits << " permitted)";
+    o << "\n";
   }
   return finish_summary(o, r);
 }

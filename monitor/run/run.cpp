@@ -72,6 +72,13 @@ RunSetup common_setup(const RunSpec& spec, const std::string& scenario_file) {
   return setup;
 }
 
+// --groups: at most one group per discrete-event component.
+void check_groups(std::optional<std::uint32_t> groups, std::size_t components) {
+  if (groups && *groups > components)
+    throw InputError("command line: --groups " + std::to_string(*groups) +
+                     " is more than the model's " + std::to_string(components) + " components");
+}
+
 // What the spec asks of its model kind, against the capability table: the command line
 // checked it already, with its own words; this holds for every other caller.
 void check_capabilities(const RunSpec& spec) {
@@ -356,6 +363,7 @@ class PartitionedRun final : public ModelRun {
             spec.out,
             resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec.out),
             recorder_, plan_, checkpoint_points(s_), spec.checkpoint_every) {
+    if (s_.bridge) check_groups(spec.groups, s_.bridge->built->components());
     std::vector<std::uint64_t> ticks_per_step;
     for (const IntegratorConfig& c : plan_.configs) ticks_per_step.push_back(c.ticks_per_step);
     pace(spec, s_.tick, recorder_.horizon(), resumed_ != nullptr, boundaries(),
@@ -382,7 +390,7 @@ class PartitionedRun final : public ModelRun {
     if (s_.bridge) {
       try {
         LocalDeployment deployment(partitioned_deployment(s_, plan_));
-        return unwatched(run_hybrid(s_, SyncMethod::sequential, plan_, deployment, control,
+        return unwatched(run_hybrid(s_, SyncMethod::sequential, 1, plan_, deployment, control,
                                     watchers(observer), resumed_bridge()));
       } catch (const Error& e) {
         RunResult r = described();
@@ -402,8 +410,8 @@ class PartitionedRun final : public ModelRun {
     const RunResult r = s_.master ? run_cosimulation(s_, spec_.method, plan_, deployment, control,
                                                      watchers(&collector), true, resumed_master())
                         : s_.bridge
-                            ? run_hybrid(s_, spec_.method, plan_, deployment, control,
-                                         watchers(&collector), resumed_bridge())
+                            ? run_hybrid(s_, spec_.method, hybrid_groups(), plan_, deployment,
+                                         control, watchers(&collector), resumed_bridge())
                             : run_partitioned_distributed(s_, spec_.method, plan_, deployment,
                                                           control, watchers(&collector));
     collector.finish();
@@ -443,6 +451,10 @@ class PartitionedRun final : public ModelRun {
     const auto& master = resumed_->checkpoint.partitions().master;
     return master ? &*master : nullptr;
   }
+
+  // A hybrid model's event groups in a conservative or optimistic run (a sequential one runs
+  // its discrete side in one).
+  std::uint32_t hybrid_groups() const { return spec_.groups.value_or(s_.bridge->groups); }
 
   // A resumed hybrid model's run: its discrete side where its checkpoint was taken.
   const BridgePoint* resumed_bridge() const {
@@ -516,10 +528,7 @@ class EventsRun final : public ModelRun {
         platform_(platform),
         cpus_(std::move(cpus)),
         resumed_(model.resumed.get()) {
-    if (spec.groups && *spec.groups > s_.built->components())
-      throw InputError("command line: --groups " + std::to_string(*spec.groups) +
-                       " is more than the model's " + std::to_string(s_.built->components()) +
-                       " components");
+    check_groups(spec.groups, s_.built->components());
     checkpoint_ =
         resumed_ ? resumed_checkpoint(*resumed_) : fresh_checkpoint(s_, setup(), spec_.out);
     // Paced: the clock releases the run's thousandths (EventStretches' positions) one by one;

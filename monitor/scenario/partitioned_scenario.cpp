@@ -534,11 +534,19 @@ class Reader {
       if (!(*tolerance > 0)) r.fail("tolerance", "must be > 0");
       b.tolerance = *tolerance;
     }
+    const auto groups = r.integer("groups");
+    if (groups && (*groups < 1 || *groups > 1024)) r.fail("groups", "must be between 1 and 1024");
     r.reject_unknown_keys();
     try {
       b.built = type.make(b.parameters);
     } catch (const InputError& e) {
       fail(*root_.get("events"), e.what());
+    }
+    if (groups) {
+      if (static_cast<std::size_t>(*groups) > b.built->components())
+        r.fail("groups",
+               "is more than the model's " + std::to_string(b.built->components()) + " components");
+      b.groups = static_cast<std::uint32_t>(*groups);
     }
     read_event_outputs(top, b);
     read_event_inputs(top, b);

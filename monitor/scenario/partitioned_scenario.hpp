@@ -132,6 +132,8 @@ struct BridgeSpec {
   std::vector<EventOutputSpec> outputs;
   std::vector<EventInputSpec> inputs;
   double tolerance = 1e-6;  // s: a crossing is located at most this long after the exact one
+  // Conservative and optimistic: the event groups its components run in (one thread each).
+  std::uint32_t groups = 1;
 };
 
 struct PartitionedScenario {

@@ -15,6 +15,7 @@
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/event_recorder.hpp"
 #include "integrator/stepper.hpp"
+#include "monitor/sync/discrete_side.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
 #include "monitor/sync/sequential.hpp"
@@ -24,19 +25,11 @@ namespace kausal {
 namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
-constexpr des::GroupId discrete = 0, continuous = 1;
 
 std::vector<des::CrossingRoute> crossing_routes(const BridgeSpec& b) {
   std::vector<des::CrossingRoute> routes;
   for (const EventOutputSpec& o : b.outputs) routes.push_back({o.name, o.component, o.kind});
   return routes;
-}
-
-// The model's own components run in the event group; the ports and crossings are this side.
-std::vector<des::GroupId> owners(const des::BridgedModel& model) {
-  std::vector<des::GroupId> owner(model.components(), continuous);
-  std::fill(owner.begin(), owner.begin() + model.own(), discrete);
-  return owner;
 }
 
 des::GroupSettings group_settings(const PartitionedScenario& s, const BridgePoint* from) {
@@ -71,17 +64,17 @@ std::vector<StateBatch> one_per_step(const StateBatch& batch) {
   return steps;
 }
 
-class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
+class HybridCoupling final : public PartitionedCoupling {
  public:
-  HybridCoupling(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
-                 Deployment& deployment, const PartitionedWatchers& watchers,
-                 const BridgePoint* from)
+  HybridCoupling(const PartitionedScenario& s, SyncMethod method, std::uint32_t groups,
+                 const PartitionedPlan& plan, Deployment& deployment,
+                 const PartitionedWatchers& watchers, const BridgePoint* from)
       : PartitionedCoupling(s, plan, watchers),
         method_(method),
         deployment_(deployment),
         model_(*s.bridge->built, crossing_routes(*s.bridge)),
         recorder_(model_.components()),
-        group_(model_, discrete, owners(model_), group_settings(s, from), this, recorder_),
+        discrete_(model_, groups, group_settings(s, from), recorder_),
         lanes_(plan.configs.size()),
         serials_(s.bridge->outputs.size(), 0),
         grid_(common_ticks(plan)) {
@@ -104,7 +97,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   bool computes_here() const override { return true; }
 
   void start(std::uint64_t) override {
-    group_.begin();
+    discrete_.begin();
     // A resumed run: the events its discrete side had sent before the cut, for later times.
     for (std::size_t p = 0; p < lanes_.size(); ++p)
       if (!lanes_[p].scheduled.empty()) deployment_.integrator(p).schedule(lanes_[p].scheduled);
@@ -141,11 +134,13 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     EventFigures e;
     e.model = model_.name();
     e.components = model_.own();
-    e.groups = 1;
+    e.groups = discrete_.groups();
+    e.permits = discrete_.permits();
+    e.messages = discrete_.peer_events();
     e.end = s_.t_end;
-    e.committed_to = r.completed() ? s_.t_end : std::min(group_.committed_horizon(), s_.t_end);
+    e.committed_to = r.completed() ? s_.t_end : std::min(discrete_.committed_horizon(), s_.t_end);
     e.resumed_at = resumed_at_;  // (the figures are this attempt's, as an event run's)
-    for (const des::LogicalProcess& lp : group_.components()) {
+    for (const des::LogicalProcess& lp : discrete_.components()) {
       const des::ComponentFigures& f = lp.figures();
       e.processed += f.processed;
       e.per_component.push_back({model_.component_name(lp.id()), f.processed, f.processed});
@@ -189,7 +184,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     return t;
   }
   double next_event() const {
-    const auto key = group_.next_key();
+    const auto key = discrete_.next_key();
     return key ? key->time : infinity;
   }
 
@@ -208,7 +203,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
       if (crossing == t) moved = send_crossings_at(t);
       if (t < infinity) {
         guarantee(std::nextafter(t, infinity));
-        if (group_.settle() > 0) moved = true;
+        if (discrete_.settle() > 0) moved = true;
         if (deliver_to_partitions()) moved = true;
       }
       if (commit_what_is_final()) moved = true;
@@ -329,12 +324,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
         lane.found.erase(lane.found.begin());
         const std::size_t j = output_of_.at({p, c.output});
         const des::CrossingRoute& route = model_.crossings()[j];
-        des::GroupMessage m;
-        m.kind = des::MessageKind::event;
-        m.from = continuous;
-        m.event = des::Event{des::EventKey{t, model_.crossing(j), serials_[j]++}, route.component,
-                             route.kind, c.value};
-        incoming_.push_back(m);
+        discrete_.post(des::Event{des::EventKey{t, model_.crossing(j), serials_[j]++},
+                                  route.component, route.kind, c.value});
         lane.sent.push_back(c);
         ++crossings_sent_;
         log(t, "crossing", route.name.substr(0, route.name.find(' ')),
@@ -348,22 +339,19 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
 
   // No crossing from this side before `time`: the event group may process what lies before.
   void guarantee(double time) {
-    if (model_.crossings().empty() || time <= guaranteed_) return;
-    guaranteed_ = time;
-    des::GroupMessage m;
-    m.kind = des::MessageKind::guarantee;
-    m.from = continuous;
-    m.time = time;
-    incoming_.push_back(m);
+    if (model_.crossings().empty()) return;
+    guaranteed_ = std::max(guaranteed_, time);
+    discrete_.guarantee(time);
   }
 
   // The events the discrete side sent on its ports, to the event inputs they are connected
   // to; a partition that has computed past an event's time is rolled back to the step that
   // reaches it.
   bool deliver_to_partitions() {
-    if (outgoing_.empty()) return false;
+    const std::vector<des::Event> sent = discrete_.take_for_partitions();
+    if (sent.empty()) return false;
     std::map<std::size_t, std::vector<ArrivingEvent>> to;
-    for (const des::Event& e : outgoing_) {
+    for (const des::Event& e : sent) {
       if (!(e.key.time < s_.t_end)) continue;  // after the run
       for (std::size_t i = 0; i < s_.bridge->inputs.size(); ++i) {
         const EventInputSpec& in = s_.bridge->inputs[i];
@@ -375,7 +363,6 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
             in.target(s_.subsystems), e.value);
       }
     }
-    outgoing_.clear();
     for (auto& [p, events] : to) {
       to_partitions_ += events.size();
       double earliest = infinity;
@@ -468,7 +455,7 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     while (tick < s_.ticks && time_at(tick) < guaranteed_) tick += grid_;
     cut_ = std::min(tick, s_.ticks);
     cut_time_ = time_at(*cut_);
-    if (!model_.crossings().empty()) group_.hold_before(cut_time_);
+    if (!model_.crossings().empty()) discrete_.hold_before(cut_time_);
   }
 
   // Every partition has committed its steps up to the cut and none after it, every crossing up
@@ -480,8 +467,8 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
         return false;
       if (!lanes_[p].found.empty() && lanes_[p].found.front().time <= cut_time_) return false;
     }
-    const auto next = group_.next_key();
-    return incoming_.empty() && (!next || next->time >= cut_time_);
+    const auto next = discrete_.next_key();
+    return !discrete_.mail_waiting() && (!next || next->time >= cut_time_);
   }
 
   // Tells the observers where the run stands and lets it go on. Without event outputs nothing
@@ -489,9 +476,9 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   bool take_cut() {
     BridgePoint b;
     des::EventCut& cut = b.cut;
-    cut.time = model_.crossings().empty() ? group_.committed_horizon() : cut_time_;
+    cut.time = model_.crossings().empty() ? discrete_.committed_horizon() : cut_time_;
     cut.states.resize(model_.components());
-    group_.add_to_cut(cut);
+    discrete_.add_to_cut(cut);
     for (std::size_t j = 0; j < serials_.size(); ++j)
       cut.states[model_.crossing(j)].sent = serials_[j];
     b.digests = recorder_.midstates();
@@ -506,13 +493,13 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     watchers_.commits.cut_reached(b);
     end_cut_taken_ = *cut_ == s_.ticks;
     cut_.reset();
-    group_.hold_before(infinity);
+    discrete_.hold_before(infinity);
     return true;
   }
 
   // A resumed run: the discrete side, the partitions' held inputs and pending events.
   void continue_from(const BridgePoint& from) {
-    group_.continue_from(from.cut);
+    discrete_.continue_from(from.cut);
     recorder_.restore(from.digests);
     for (std::size_t p = 0; p < lanes_.size(); ++p)
       lanes_[p].scheduled = from.partitions.at(p).scheduled;
@@ -559,24 +546,6 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
     log_ << numbers[0] << ',' << what << ',' << from << ',' << to << ',' << numbers[1] << '\n';
   }
 
-  // des::GroupTransport: this thread is the event group's other group.
-  void send(des::GroupId to, std::vector<des::GroupMessage>& batch) override {
-    if (to == continuous)
-      for (const des::GroupMessage& m : batch)
-        if (m.kind == des::MessageKind::event) outgoing_.push_back(m.event);
-    batch.clear();
-  }
-  double receive(des::GroupId, std::vector<des::GroupMessage>& into,
-                 std::chrono::microseconds) override {
-    into.insert(into.end(), incoming_.begin(), incoming_.end());
-    incoming_.clear();
-    return 0;
-  }
-  void blocked(des::GroupId, const des::BlockedGroup&) override {}
-  void unblocked(des::GroupId) override {}
-  void finished(des::GroupId) override {}
-  std::optional<des::EventKey> take_permit(des::GroupId) override { return std::nullopt; }
-
   const SyncMethod method_;
   Deployment& deployment_;
   std::optional<FanOut> fan_out_;  // conservative and optimistic, more than one partition
@@ -584,12 +553,10 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
   MethodCounters counters_;        // its calls to the partitions
   des::BridgedModel model_;
   EventRecorder recorder_;
-  des::EventGroup group_;
+  DiscreteSide discrete_;
   std::vector<Lane> lanes_;
   std::vector<std::uint64_t> serials_;  // per event output: its next crossing's serial
   std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> output_of_;  // → scenario's
-  std::vector<des::GroupMessage> incoming_;                                 // for the event group
-  std::vector<des::Event> outgoing_;  // from it, for the partitions
   double guaranteed_ = -infinity;
   double sent_up_to_ = -infinity;  // every crossing up to this time has been sent
   std::uint64_t crossings_sent_ = 0;
@@ -604,12 +571,12 @@ class HybridCoupling final : public PartitionedCoupling, des::GroupTransport {
 
 }  // namespace
 
-RunResult run_hybrid(const PartitionedScenario& s, SyncMethod method, const PartitionedPlan& plan,
-                     Deployment& deployment, RunControl& control,
+RunResult run_hybrid(const PartitionedScenario& s, SyncMethod method, std::uint32_t groups,
+                     const PartitionedPlan& plan, Deployment& deployment, RunControl& control,
                      const PartitionedWatchers& watchers, const BridgePoint* from) {
   RunResult described = describe_partitioned_run(s, method, plan.mode);
   try {
-    HybridCoupling coupling(s, method, plan, deployment, watchers, from);
+    HybridCoupling coupling(s, method, groups, plan, deployment, watchers, from);
     return execute(coupling, std::move(described), control, {watchers.clock, watchers.injections});
   } catch (const Error& e) {
     described.end_with(e);

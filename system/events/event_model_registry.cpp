@@ -135,19 +135,26 @@ std::vector<EventModelType> make_types() {
   const RepairCrewParameters crew;
   types.push_back(EventModelType{
       "repair-crew",
-      "a repair crew for N machines beside continuous partitions: a machine's failure (event "
-      "kind failure-K, its wear crossing its limit) stops it (port run-K, 0); the crew repairs "
-      "one machine at a time in the order they failed, min_repair + Exp(mean_repair - "
-      "min_repair) each, then resets its wear (port reset-K) and runs it again (run-K, 1)",
+      "repair crews for N machines beside continuous partitions: a machine's failure (event "
+      "kind failure-K, its wear crossing its limit) stops it (port run-K, 0); a crew repairs "
+      "one machine at a time in the order they reached it, min_repair + Exp(mean_repair - "
+      "min_repair) each, then resets its wear (port reset-K) and runs it again (run-K, 1); with "
+      "several crews (crew-1 ... crew-C) one with a machine waiting already hands a new "
+      "failure to the next, which gets it after `handover` seconds",
       {
           {"machines", static_cast<double>(crew.machines), true, "number of machines", 1000},
+          {"crews", static_cast<double>(crew.crews), true,
+           "number of crews (components crew-1 ... crew-C; one: 'crew')", 1000},
+          {"handover", crew.handover, false, "time to hand a machine to the next crew, s"},
           {"mean_repair", crew.mean_repair, false, "mean repair time, s"},
           {"min_repair", crew.min_repair, false, "shortest repair time, s"},
-          {"seed", 1, true, "seed of the crew's random stream", 9007199254740992.0},
+          {"seed", 1, true, "seed of the crews' random streams", 9007199254740992.0},
       },
       [](const std::map<std::string, double>& v) -> std::unique_ptr<EventModel> {
         RepairCrewParameters p;
         p.machines = static_cast<std::uint32_t>(v.at("machines"));
+        p.crews = static_cast<std::uint32_t>(v.at("crews"));
+        p.handover = v.at("handover");
         p.mean_repair = v.at("mean_repair");
         p.min_repair = v.at("min_repair");
         p.seed = static_cast<std::uint64_t>(v.at("seed"));

@@ -114,6 +114,13 @@ TEST(HybridScenario, WhatCannotBeBridgedIsRefusedNamingTheLine) {
                                           "from = \"lowest\"\nindicator = 0"))
                 .find("no subsystem 'lowest'"),
             std::string::npos);
+  // Event groups: at least one, at most one per component (the level switch has one).
+  EXPECT_NE(hybrid_error_of(switch_edited("tolerance = 1e-6", "tolerance = 1e-6\ngroups = 0"))
+                .find("events.groups must be between 1 and 1024"),
+            std::string::npos);
+  EXPECT_NE(hybrid_error_of(switch_edited("tolerance = 1e-6", "tolerance = 1e-6\ngroups = 2"))
+                .find("events.groups is more than the model's 1 components"),
+            std::string::npos);
   // An event model that sends to partitions does not run without them.
   try {
     parse_event_scenario("[events]\nmodel = \"level-switch\"\nend = 10.0\n", "e.toml");
@@ -308,6 +315,69 @@ RunResult run_checked_in_one_process(const fs::path& file, SyncMethod m, const f
 std::string file_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Two repair crews, each its own event group (scenarios/machines-crews.toml): a busy crew's
+// handovers go from one group to the other, its commands to the partitions and the machines'
+// failures to it. In one group or two, under each method, the run gives the sequential run's
+// bits: the digest, trajectory.csv and bridge.csv. With handovers that take no time the crews'
+// groups wait for each other's guarantees in a cycle without lookahead: the discrete side
+// permits the earliest event, and the bits are the same.
+TEST(HybridRun, TwoCrewsInTwoEventGroupsGiveTheSequentialRunsBits) {
+  for (const std::string handover : {"2.0", "0.0"}) {
+    TempDir dir;
+    std::ifstream in(kShipped + "machines-crews.toml");
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    text = edited(text, "handover = 2.0", "handover = " + handover);
+    text = edited(text, "t_end = 1000.0", "t_end = 400.0");
+    const fs::path file = dir / "crews.toml";
+    std::ofstream(file) << text;
+    const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
+    ASSERT_EQ(s->bridge->groups, 2u);
+    LocalPlatform platform;
+    RunControl plain;
+    const RunResult reference =
+        run(testing::spec_of(PartitionedModel{s, nullptr},
+                             {SyncMethod::sequential, Guarantee::none}, dir / "sequential"),
+            platform, plain);
+    ASSERT_EQ(reference.status, RunStatus::completed) << reference.error;
+    ASSERT_EQ(reference.events->groups, 1u) << "a sequential run's discrete side is one group";
+    EXPECT_GT(reference.events->crossings, 10u);
+    for (const SyncMethod m : {SyncMethod::conservative, SyncMethod::optimistic})
+      for (const std::uint32_t groups : {1u, 2u}) {
+        const std::string what = "handover " + handover + ", " + to_string(m) + ", " +
+                                 std::to_string(groups) + " groups";
+        const fs::path out = dir / (to_string(m) + std::to_string(groups));
+        RunSpec spec = testing::spec_of(PartitionedModel{s, nullptr}, {m, Guarantee::none}, out);
+        spec.layout = Layout::single;
+        spec.groups = groups;
+        spec.rollback_check = m == SyncMethod::optimistic;
+        RunControl control;
+        const RunResult r = run(spec, platform, control);
+        ASSERT_EQ(r.status, RunStatus::completed) << what << ": " << r.error;
+        EXPECT_EQ(r.trajectory_sha256, reference.trajectory_sha256) << what;
+        EXPECT_EQ(file_text(out / "trajectory.csv"),
+                  file_text(dir / "sequential" / "trajectory.csv"))
+            << what;
+        EXPECT_EQ(file_text(out / "bridge.csv"), file_text(dir / "sequential" / "bridge.csv"))
+            << what;
+        ASSERT_TRUE(r.events);
+        EXPECT_EQ(r.events->groups, groups) << what;
+        EXPECT_EQ(r.events->processed, reference.events->processed) << what;
+        // The handovers are the events between the groups; without lookahead between them,
+        // every event of the crews waits for a permit.
+        if (groups == 1) {
+          EXPECT_EQ(r.events->messages, 0u) << what;
+          EXPECT_EQ(r.events->permits, 0u) << what;
+        } else {
+          EXPECT_GT(r.events->messages, 0u) << what;
+          if (handover == "0.0")
+            EXPECT_GT(r.events->permits, 0u) << what;
+          else
+            EXPECT_EQ(r.events->permits, 0u) << what;
+        }
+      }
+  }
 }
 
 // Conservative (the partitions furthest behind step at once, one lane each) and optimistic

@@ -173,12 +173,14 @@ TEST(PartitionedResume, TheMasterResumesWhereAMacroStepWasAcceptedToTheSameBits)
 // and pending events, the events already sent to partitions for later times, the held inputs
 // events set. Cut anywhere, under every method, the resumed run commits the uninterrupted
 // run's partitions, discrete events and bridge.csv, bit for bit: the level switch (events set
-// an input), the repair crew (several partitions of two step sizes, events set states) and
-// the bouncing ball (a state reset at each located impact).
+// an input), the repair crew (several partitions of two step sizes, events set states), two
+// crews in two event groups and the bouncing ball (a state reset at each located impact).
 TEST(PartitionedResume, AHybridModelResumesFromACutWithItsDiscreteSide) {
   const std::vector<Case> hybrids = {
       {"two-tanks-level-switch.toml", {{"t_end = 2000.0", "t_end = 200.0"}}},  // 4 switchings
       {"machines-repair.toml", {{"t_end = 1000.0", "t_end = 100.0"}}},         // 5 failures
+      // Two crews in two event groups: a cut holds both groups' components and events.
+      {"machines-crews.toml", {{"t_end = 1000.0", "t_end = 150.0"}}},
       {"bouncing-ball-floor.toml", {}},
   };
   for (const Case& c : hybrids) {
