@@ -32,10 +32,14 @@ std::vector<des::CrossingRoute> crossing_routes(const BridgeSpec& b) {
   return routes;
 }
 
-des::GroupSettings group_settings(const PartitionedScenario& s, const BridgePoint* from) {
+// The discrete side is conservative under every method (its events are final when processed);
+// --rollback-check handles each of its events twice, as it does an event run's.
+des::GroupSettings group_settings(const PartitionedScenario& s, const PartitionedPlan& plan,
+                                  const BridgePoint* from) {
   des::GroupSettings g;
   g.sync = des::GroupSync::conservative;
   g.end = s.t_end;
+  g.rollback_check = plan.mode.rollback_check;
   if (from) g.start = from->cut.time;
   return g;
 }
@@ -74,7 +78,7 @@ class HybridCoupling final : public PartitionedCoupling {
         deployment_(deployment),
         model_(*s.bridge->built, crossing_routes(*s.bridge)),
         recorder_(model_.components()),
-        discrete_(model_, groups, group_settings(s, from), recorder_),
+        discrete_(model_, groups, group_settings(s, plan, from), recorder_),
         lanes_(plan.configs.size()),
         serials_(s.bridge->outputs.size(), 0),
         grid_(common_ticks(plan)) {
@@ -337,7 +341,7 @@ class HybridCoupling final : public PartitionedCoupling {
     return sent;
   }
 
-  // No crossing from this side before `time`: the event group may process what lies before.
+  // No crossing from this side before `time`: the event groups may process what lies before.
   void guarantee(double time) {
     if (model_.crossings().empty()) return;
     guaranteed_ = std::max(guaranteed_, time);
