@@ -593,6 +593,13 @@ class Reader {
         r.fail("kind", "'" + *kind + "' is not an event kind " + model.component_name(o.component) +
                            " takes from a partition");
       o.kind = *k;
+      if (const auto rate = r.number("max_rate")) {
+        if (!(*rate > 0) || !std::isfinite(*rate))
+          r.fail("max_rate",
+                 "must be positive and finite (the most the watched value changes "
+                 "per second)");
+        o.max_rate = *rate;
+      }
       r.reject_unknown_keys();
       const std::string watched = o.of == CrossingOf::indicator
                                       ? *from + ".indicator[" + std::to_string(o.output) + "]"

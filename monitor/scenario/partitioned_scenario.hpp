@@ -105,6 +105,11 @@ struct EventOutputSpec {
   CrossingDirection direction = CrossingDirection::either;
   des::ComponentId component = 0;
   std::uint32_t kind = 0;
+  // A bound on how fast the watched value (output − level, or the indicator) changes, per
+  // second, while no event reaches its partition: after each step the partitions' side
+  // promises the discrete side no crossing for |value| / max_rate seconds (docs/events.md,
+  // "Lookahead from a rate"). None: no promise beyond the step computed.
+  std::optional<double> max_rate;
 };
 
 // An event input ([[event_input]]): the events the model sends on a port set a subsystem's

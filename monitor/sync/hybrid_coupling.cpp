@@ -15,6 +15,7 @@
 #include "integrator/events/event_group.hpp"
 #include "integrator/events/event_recorder.hpp"
 #include "integrator/stepper.hpp"
+#include "monitor/scenario/scenario_limits.hpp"
 #include "monitor/sync/discrete_side.hpp"
 #include "monitor/sync/execution.hpp"
 #include "monitor/sync/fan_out.hpp"
@@ -85,6 +86,7 @@ class HybridCoupling final : public PartitionedCoupling {
     for (std::size_t p = 0; p < lanes_.size(); ++p) {
       lanes_[p].computed = plan.configs[p].first_step;
       lanes_[p].held = plan.configs[p].ports.held0;  // a resumed run's: at its cut
+      lanes_[p].promised = std::nextafter(time_of(p, lanes_[p].computed), infinity);
     }
     if (from) continue_from(*from);
     for (std::size_t j = 0; j < plan.event_outputs.size(); ++j)
@@ -166,6 +168,9 @@ class HybridCoupling final : public PartitionedCoupling {
     std::vector<LocatedCrossing> sent;     // sent, of steps not yet committed
     std::vector<ArrivingEvent> scheduled;  // sent to it, not before its last committed step
     std::vector<double> held;  // its held inputs at its last committed step (events set them)
+    // It crosses nothing before this time (exclusive) unless an event reaches it first: just
+    // after its computed step, or further by its event outputs' max_rate.
+    double promised = -infinity;
   };
 
   double time_of(std::size_t p, std::uint64_t step) const {
@@ -192,6 +197,46 @@ class HybridCoupling final : public PartitionedCoupling {
     return key ? key->time : infinity;
   }
 
+  // What the partitions' side promises the discrete side: no crossing before this time.
+  // Nothing known comes first (a crossing found and not sent, a discrete event, a planned
+  // cut: up to and including it), and no partition crosses before its promise.
+  double no_crossing_before(double crossing) const {
+    double free = infinity;
+    for (std::size_t p = 0; p < lanes_.size(); ++p)
+      if (!done(p)) free = std::min(free, lanes_[p].promised);
+    const double known = std::min({crossing, next_event(), cut_ ? cut_time_ : infinity});
+    return std::min(std::nextafter(known, infinity), free);
+  }
+
+  // Partition p's promise after `batch`, its last step: just after the step; with max_rate on
+  // every one of its event outputs, |value| / max_rate later (the least of them), a rounding
+  // short; never past an event scheduled for it (which may change what it watches).
+  double promise_after(std::size_t p, const StateBatch& batch) const {
+    const double t = time_of(p, lanes_[p].computed);
+    const double after_step = std::nextafter(t, infinity);
+    const EventPorts& ports = plan_.configs[p].ports;
+    if (ports.outputs.empty()) return infinity;
+    double margin = infinity;
+    for (std::uint32_t k = 0; k < ports.outputs.size(); ++k) {
+      const EventOutput& o = ports.outputs[k];
+      const std::optional<double>& rate = s_.bridge->outputs[output_of_.at({p, k})].max_rate;
+      const std::size_t last = (batch.count() - 1) * batch.output_size;
+      const double value =
+          o.of == CrossingOf::indicator
+              ? (o.index < batch.indicators.size() ? batch.indicators[o.index] : infinity)
+              : batch.outputs.at(last + o.index) - o.level;
+      if (!rate || !std::isfinite(value)) return after_step;
+      margin = std::min(margin, std::abs(value) / *rate);
+    }
+    double promise = std::max(after_step, std::nextafter(t + margin, -infinity));
+    for (const ArrivingEvent& e : lanes_[p].scheduled)
+      if (e.key.time >= t) {
+        promise = std::min(promise, std::nextafter(e.key.time, infinity));
+        break;
+      }
+    return promise;
+  }
+
   // One move of the sequential algorithm: the earliest of the next crossing, the next
   // discrete event and the partition furthest behind decides what happens.
   bool iterate(std::uint64_t released) {
@@ -206,7 +251,7 @@ class HybridCoupling final : public PartitionedCoupling {
       if (method_ != SyncMethod::sequential) busy.emplace(monitor_, SpanTag{ActivityCall::route});
       if (crossing == t) moved = send_crossings_at(t);
       if (t < infinity) {
-        guarantee(std::nextafter(t, infinity));
+        guarantee(no_crossing_before(crossing));
         if (discrete_.settle() > 0) moved = true;
         if (deliver_to_partitions()) moved = true;
       }
@@ -279,6 +324,7 @@ class HybridCoupling final : public PartitionedCoupling {
     lane.computed = batch.first_step + batch.count() - 1;
     for (StateBatch& one : one_per_step(batch)) lane.uncommitted.push_back(std::move(one));
     for (const LocatedCrossing& c : batch.crossings) take_found(p, c);
+    lane.promised = promise_after(p, batch);
     return true;
   }
 
@@ -311,6 +357,14 @@ class HybridCoupling final : public PartitionedCoupling {
                               " appeared when a step was taken again after an event; the event "
                               "outputs must not cross more than once within a step");
       return;
+    }
+    if (c.time < guaranteed_) {
+      const EventOutputSpec& o = s_.bridge->outputs[output_of_.at({p, c.output})];
+      throw SimulationError("event output " + o.name + ": crossed at t = " + format_number(c.time) +
+                            ", before t = " + format_number(guaranteed_) +
+                            ", up to which its max_rate (" + format_number(o.max_rate.value_or(0)) +
+                            " per second) promised the discrete side no crossing: the value "
+                            "changed faster than that (raise max_rate, or remove it)");
     }
     const auto at = std::upper_bound(
         lane.found.begin(), lane.found.end(), c,
@@ -372,6 +426,8 @@ class HybridCoupling final : public PartitionedCoupling {
       double earliest = infinity;
       for (const ArrivingEvent& e : events) earliest = std::min(earliest, e.key.time);
       if (time_of(p, lanes_[p].computed) > earliest) roll_back(p, earliest);
+      // From the event on, the partition's promise no longer holds.
+      lanes_[p].promised = std::min(lanes_[p].promised, std::nextafter(earliest, infinity));
       deployment_.integrator(p).schedule(events);
       std::vector<ArrivingEvent>& scheduled = lanes_[p].scheduled;
       for (const ArrivingEvent& e : events)
@@ -393,6 +449,7 @@ class HybridCoupling final : public PartitionedCoupling {
     deployment_.integrator(p).rollback(k);
     count_call(8);
     lane.computed = k;
+    lane.promised = std::nextafter(time_of(p, k), infinity);
     while (!lane.uncommitted.empty() && lane.uncommitted.back().first_step > k)
       lane.uncommitted.pop_back();
     std::erase_if(lane.found, [&](const LocatedCrossing& c) { return c.step > k; });

@@ -146,6 +146,9 @@ std::vector<EventModelType> make_types() {
           {"crews", static_cast<double>(crew.crews), true,
            "number of crews (components crew-1 ... crew-C; one: 'crew')", 1000},
           {"handover", crew.handover, false, "time to hand a machine to the next crew, s"},
+          {"reset_at_start", 0, true,
+           "1: reset the wear when the repair starts (the machine taken apart), 0: when it ends",
+           1},
           {"mean_repair", crew.mean_repair, false, "mean repair time, s"},
           {"min_repair", crew.min_repair, false, "shortest repair time, s"},
           {"seed", 1, true, "seed of the crews' random streams", 9007199254740992.0},
@@ -155,6 +158,7 @@ std::vector<EventModelType> make_types() {
         p.machines = static_cast<std::uint32_t>(v.at("machines"));
         p.crews = static_cast<std::uint32_t>(v.at("crews"));
         p.handover = v.at("handover");
+        p.reset_at_start = v.at("reset_at_start") != 0;
         p.mean_repair = v.at("mean_repair");
         p.min_repair = v.at("min_repair");
         p.seed = static_cast<std::uint64_t>(v.at("seed"));

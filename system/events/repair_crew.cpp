@@ -53,6 +53,7 @@ void RepairCrew::command(EventContext& context, std::uint32_t machine, bool rese
 
 void RepairCrew::start_repair(EventContext& context, std::uint32_t machine) const {
   context.set_value(busy, 1);
+  if (p_.reset_at_start) command(context, machine, true, 0.0);
   const double time = p_.min_repair + context.random().exponential(p_.mean_repair - p_.min_repair);
   context.send(context.component(), time, repaired(), machine);
 }
@@ -83,7 +84,7 @@ void RepairCrew::handle(const Event& event, EventContext& context) const {
   if (event.kind != repaired())
     throw ModelError(crew, "no event kind " + std::to_string(event.kind));
   context.set_value(repairs, context.value(repairs) + 1);
-  command(context, machine, true, 0.0);
+  if (!p_.reset_at_start) command(context, machine, true, 0.0);
   command(context, machine, false, 1.0);
   const auto waiting = static_cast<std::uint32_t>(context.value(queued));
   if (waiting == 0) return context.set_value(busy, 0);

@@ -4,7 +4,8 @@
 // failure-K, to the crew the scenario names). The crew stops the machine at once (port run-K,
 // value 0) and repairs the machines one at a time, in the order they reached it; a repair
 // takes min_repair + Exp(mean_repair − min_repair). When it is done the machine's wear is
-// reset (port reset-K, value 0) and it runs again (port run-K, value 1). Failures that come
+// reset (port reset-K, value 0; with reset_at_start when the repair starts) and it runs again
+// (port run-K, value 1). Failures that come
 // while the crew is busy wait in its queue: the queue couples the machines' otherwise
 // independent wear. With several crews (a component each, crew-1 … crew-C), a crew that is
 // busy and has a machine waiting already hands a new failure over to the next crew in the
@@ -22,6 +23,9 @@ struct RepairCrewParameters {
   double mean_repair = 20.0;  // s
   double min_repair = 5.0;    // s: the crew's lookahead to itself
   double handover = 1.0;      // s: from a busy crew to the next (its lookahead to it)
+  // The wear is reset when the repair starts (the machine taken apart) rather than when it
+  // ends; either way the machine runs again when the repair ends.
+  bool reset_at_start = false;
   std::uint64_t seed = 1;
 };
 

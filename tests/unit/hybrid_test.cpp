@@ -44,6 +44,11 @@ std::string switch_edited(const std::string& from, const std::string& to) {
   return edited(shipped_text(), from, to);
 }
 
+std::string file_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 std::string hybrid_error_of(const std::string& text) {
   try {
     parse_partitioned_scenario(text, "h.toml");
@@ -120,6 +125,9 @@ TEST(HybridScenario, WhatCannotBeBridgedIsRefusedNamingTheLine) {
             std::string::npos);
   EXPECT_NE(hybrid_error_of(switch_edited("tolerance = 1e-6", "tolerance = 1e-6\ngroups = 2"))
                 .find("events.groups is more than the model's 1 components"),
+            std::string::npos);
+  EXPECT_NE(hybrid_error_of(switch_edited("level = 0.25\n", "level = 0.25\nmax_rate = 0\n"))
+                .find("max_rate must be positive and finite"),
             std::string::npos);
   // An event model that sends to partitions does not run without them.
   try {
@@ -301,6 +309,70 @@ TEST(HybridRun, TheCrewRepairsTheMachinesOneAtATimeInTheOrderTheyFailed) {
   }
 }
 
+// A bound on how fast the watched wear changes (max_rate: dw/dt = rate (1 + w) <= 0.04 for
+// w <= 1) lets the partitions' side promise the crews no crossing for (1 - w) / max_rate after
+// each step, so a repair that ends while every machine's wear is far from its limit reaches
+// its machine before the machine computes past it: the same bits, fewer steps taken again.
+// With the wear reset when a repair starts the machine under repair is far from its limit too
+// (with it reset at the end it sits at the limit, and promises nothing). A bound the wear
+// breaks ends the run naming the event output, where it crossed and what it had promised.
+TEST(HybridRun, AMaxRatePromisesNoCrossingAheadSameBitsFewerRollbacks) {
+  TempDir dir;
+  std::ifstream in(kShipped + "machines-crews.toml");
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  text = edited(text, "seed = 11 }", "seed = 11, reset_at_start = 1 }");
+  text = edited(text, "mean_repair = 30.0", "mean_repair = 15.0");
+  text = edited(text, "t_end = 1000.0", "t_end = 400.0");
+  // Every event output of the scenario with `max_rate` added.
+  const auto with_rate = [&](const std::string& rate) {
+    std::string t = text;
+    const std::string level = "level = 1.0\n";
+    for (std::size_t at = t.find(level); at != std::string::npos; at = t.find(level, at + 1))
+      t.insert(at + level.size(), "max_rate = " + rate + "\n");
+    return t;
+  };
+  const std::string bounded = with_rate("0.05"), broken = with_rate("0.001");
+  ASSERT_NE(bounded.find("max_rate = 0.05"), std::string::npos);
+  struct Figures {
+    RunResult r;
+    std::uint64_t rollbacks = 0;
+  };
+  const auto run_text = [&](const std::string& t, const std::string& name, SyncMethod m) {
+    const fs::path file = dir / (name + ".toml");
+    std::ofstream(file) << t;
+    const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
+    RunSpec spec = testing::spec_of(PartitionedModel{s, nullptr}, {m, Guarantee::none},
+                                    dir / (name + "-" + to_string(m)));
+    if (m != SyncMethod::sequential) spec.layout = Layout::single;
+    LocalPlatform platform;
+    RunControl control;
+    Figures f{run(spec, platform, control)};
+    for (const PartitionSummary& p : f.r.partitions) f.rollbacks += p.stats.rollbacks;
+    return f;
+  };
+  std::vector<SyncMethod> methods = {SyncMethod::sequential, SyncMethod::conservative,
+                                     SyncMethod::optimistic};
+#if defined(__SANITIZE_THREAD__)
+  methods = {SyncMethod::conservative};  // ThreadSanitizer watches the lanes once
+#endif
+  for (const SyncMethod m : methods) {
+    const Figures free = run_text(text, "free", m);
+    const Figures promised = run_text(bounded, "bounded", m);
+    ASSERT_EQ(free.r.status, RunStatus::completed) << free.r.error;
+    ASSERT_EQ(promised.r.status, RunStatus::completed) << promised.r.error;
+    EXPECT_EQ(promised.r.trajectory_sha256, free.r.trajectory_sha256) << to_string(m);
+    EXPECT_EQ(file_text(dir / ("bounded-" + to_string(m)) / "bridge.csv"),
+              file_text(dir / ("free-" + to_string(m)) / "bridge.csv"));
+    EXPECT_LT(promised.rollbacks, free.rollbacks) << to_string(m);
+    if (m != methods.front()) continue;
+    const Figures wrong = run_text(broken, "broken", m);
+    EXPECT_EQ(wrong.r.status, RunStatus::failed) << to_string(m);
+    EXPECT_NE(wrong.r.error.find("machine"), std::string::npos) << wrong.r.error;
+    EXPECT_NE(wrong.r.error.find("max_rate (0.001 per second) promised"), std::string::npos)
+        << wrong.r.error;
+  }
+}
+
 // `file` run with method m in the single layout with the rollback check, into `out`.
 RunResult run_checked_in_one_process(const fs::path& file, SyncMethod m, const fs::path& out) {
   const auto s = std::make_shared<const PartitionedScenario>(load_partitioned_scenario(file));
@@ -310,11 +382,6 @@ RunResult run_checked_in_one_process(const fs::path& file, SyncMethod m, const f
   LocalPlatform platform;
   RunControl control;
   return run(spec, platform, control);
-}
-
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // Two repair crews, each its own event group (scenarios/machines-crews.toml): a busy crew's
