@@ -197,15 +197,18 @@ class HybridCoupling final : public PartitionedCoupling {
     return key ? key->time : infinity;
   }
 
-  // What the partitions' side promises the discrete side: no crossing before this time.
-  // Nothing known comes first (a crossing found and not sent, a discrete event, a planned
-  // cut: up to and including it), and no partition crosses before its promise.
+  // What the partitions' side promises the discrete side: no crossing before this time, when
+  // `crossing` was the earliest crossing found at this move (sent now if it was due). What
+  // comes first and may change what the partitions do — that crossing (its answer), the next
+  // discrete event, a planned cut — may be processed up to and including its time, never
+  // after it; never at or past a crossing found and not sent yet; and no partition crosses
+  // before its promise.
   double no_crossing_before(double crossing) const {
     double free = infinity;
     for (std::size_t p = 0; p < lanes_.size(); ++p)
       if (!done(p)) free = std::min(free, lanes_[p].promised);
     const double known = std::min({crossing, next_event(), cut_ ? cut_time_ : infinity});
-    return std::min(std::nextafter(known, infinity), free);
+    return std::min({std::nextafter(known, infinity), next_crossing(), free});
   }
 
   // Partition p's promise after `batch`, its last step: just after the step; with max_rate on
