@@ -129,12 +129,12 @@ double ratio(const RunResult* base, const RunResult& r) {
 
 // The processors a run could use (Clemens' p in η = σ/p): 1 for a sequential run; else its
 // parts that compute side by side (pendulums, blocks, partitions and a hybrid model's
-// discrete group, event groups), at most `cpus`.
+// event groups, event groups), at most `cpus`.
 std::size_t processors_of(const RunResult& r, std::size_t cpus) {
   if (r.method == SyncMethod::sequential) return 1;
   std::size_t parts = r.pendulums;
   if (r.layout && in_blocks(*r.layout)) parts = r.blocks;
-  if (r.partitioned()) parts = r.partitions.size() + (r.events ? 1 : 0);
+  if (r.partitioned()) parts = r.partitions.size() + (r.events ? r.events->groups : 0);
   if (r.events && !r.partitioned()) parts = r.events->groups;
   return std::clamp<std::size_t>(parts, 1, std::max<std::size_t>(cpus, 1));
 }

@@ -181,8 +181,11 @@ TEST(ComparisonFigures, EfficiencyIsTheSpeedUpPerProcessorTheRunCouldUse) {
   partitioned.model = "partitioned";
   partitioned.partitions.resize(3);
   EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 3u);
-  partitioned.events = EventFigures{};  // a hybrid model: its discrete group too
+  partitioned.events = EventFigures{};  // a hybrid model: its event groups too
+  partitioned.events->groups = 1;
   EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 4u);
+  partitioned.events->groups = 2;
+  EXPECT_EQ(comparison_rows(std::vector<RunResult>{results[0], partitioned}, 8)[1].processors, 5u);
 }
 
 // A discrete-event comparison shows the deadlocks the watch found and recovered from, where
