@@ -69,7 +69,6 @@ void RepairCrew::take(EventContext& context, std::uint32_t machine) const {
 }
 
 void RepairCrew::handle(const Event& event, EventContext& context) const {
-  const std::string crew = component_name(context.component());
   if (event.kind < p_.machines) {  // a failure: stop the machine; repair, queue or pass it on
     const std::uint32_t machine = event.kind;
     command(context, machine, false, 0.0);
@@ -78,11 +77,13 @@ void RepairCrew::handle(const Event& event, EventContext& context) const {
     return take(context, machine);
   }
   if (!(event.value >= 0 && event.value < p_.machines))
-    throw ModelError(crew, "no machine " + std::to_string(event.value));
+    throw ModelError(component_name(context.component()),
+                     "no machine " + std::to_string(event.value));
   const auto machine = static_cast<std::uint32_t>(event.value);
   if (event.kind == handed()) return take(context, machine);
   if (event.kind != repaired())
-    throw ModelError(crew, "no event kind " + std::to_string(event.kind));
+    throw ModelError(component_name(context.component()),
+                     "no event kind " + std::to_string(event.kind));
   context.set_value(repairs, context.value(repairs) + 1);
   if (!p_.reset_at_start) command(context, machine, true, 0.0);
   command(context, machine, false, 1.0);

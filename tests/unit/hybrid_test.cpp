@@ -24,8 +24,9 @@ using testing::TempDir;
 const std::string kScenario =
     std::string(KAUSAL_SOURCE_DIR) + "/scenarios/two-tanks-level-switch.toml";
 
-std::string shipped_text() {
-  std::ifstream in(kScenario);
+// The text of a scenario file (default: the shipped level switch).
+std::string shipped_text(const std::string& file = kScenario) {
+  std::ifstream in(file);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -318,8 +319,7 @@ TEST(HybridRun, TheCrewRepairsTheMachinesOneAtATimeInTheOrderTheyFailed) {
 // breaks ends the run naming the event output, where it crossed and what it had promised.
 TEST(HybridRun, AMaxRatePromisesNoCrossingAheadSameBitsFewerRollbacks) {
   TempDir dir;
-  std::ifstream in(kShipped + "machines-crews.toml");
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string text = shipped_text(kShipped + "machines-crews.toml");
   text = edited(text, "seed = 11 }", "seed = 11, reset_at_start = 1 }");
   text = edited(text, "mean_repair = 30.0", "mean_repair = 15.0");
   text = edited(text, "t_end = 1000.0", "t_end = 400.0");
@@ -393,8 +393,7 @@ RunResult run_checked_in_one_process(const fs::path& file, SyncMethod m, const f
 TEST(HybridRun, TwoCrewsInTwoEventGroupsGiveTheSequentialRunsBits) {
   for (const std::string handover : {"2.0", "0.0"}) {
     TempDir dir;
-    std::ifstream in(kShipped + "machines-crews.toml");
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::string text = shipped_text(kShipped + "machines-crews.toml");
     text = edited(text, "handover = 2.0", "handover = " + handover);
     text = edited(text, "t_end = 1000.0", "t_end = 400.0");
     const fs::path file = dir / "crews.toml";
