@@ -44,7 +44,7 @@ sanitize: deps
 # groups, hybrid models' partitions stepped at once, recorders and checkpoint writers. A data race fails its test. The tests of one
 # thread only (and the slowest block matrices, whose threads the other block tests exercise
 # alike) are left out.
-TSAN_TESTS := ^(Execution|SpinWait|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange|HybridRun)\.
+TSAN_TESTS := ^(Execution|StallWatch|SpinWait|BlockCore|Blocks|RealtimeRun|Optimistic|PartitionedMethods|PartitionedResume|Resume|EventRun|EventCuts|FanOut|Worker|OrderedSender|TrajectoryRecorder|ActivityTrace|Checkpointer|StepClockStop|ExternalClock|RunObserver|EventLiveView|PeerExchange|HybridRun)\.
 TSAN_SKIP  := ^Blocks\.(ShippedChains|RandomChains)
 # The libraries that start no thread (models, ODE methods, reference solutions, analysis,
 # parsers) come from the release build, uninstrumented (kausal_unthreaded_library in

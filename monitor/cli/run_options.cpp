@@ -100,7 +100,8 @@ void add_realtime_options(CLI::App* cmd, Options& o) {
          "run is released in thousandths of its end); "
          "the digest is the same as unpaced. The summary, "
          "summary.json and the report give overruns and the spread of lateness, step time, "
-         "compute, communication and load per step")
+         "compute, communication and load per step, and how many overruns had a stall of the "
+         "machine beside them (a CPU given back more than 100 µs late: docs/realtime.md)")
       ->type_name("FACTOR")
       ->check(finite_in(0.0, 1e6));
   cmd->add_flag_callback(

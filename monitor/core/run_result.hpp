@@ -108,6 +108,24 @@ struct ComponentTiming {
   Spread busy_s;  // its own work alone
 };
 
+// What a paced run's stall watch saw while the run lasted (monitor/core/stall_watch.hpp):
+// how often the machine kept a CPU from a thread that asked for it longer than the
+// threshold, and how many overruns had such a stall beside them (docs/realtime.md, "Whose
+// overruns").
+struct MachineStalls {
+  bool watched = false;
+  bool preempts = false;  // the watch preempted the run's threads: they cannot delay it
+  unsigned cpus = 0;
+  double threshold_s = 0;
+  std::uint64_t samples = 0;
+  std::uint64_t stalls = 0;  // longer than the threshold
+  std::uint64_t over_1ms = 0;
+  double longest_s = 0;
+  // Overruns whose streak of late states (from the release of the step that began it to
+  // their commit) saw a stall: the machine's, or at least not only the run's.
+  std::uint64_t overruns_beside = 0;
+};
+
 // How a paced run kept up with its clock (docs/realtime.md). Per step: the delay of its
 // start after its release, its time (from its start, or the commit of the state it starts
 // from if later, to the commit of the state it computes), that time split into compute
@@ -130,6 +148,7 @@ struct RealtimeFigures {
   Spread load;
   Spread lateness_s;
   std::vector<ComponentTiming> components;
+  MachineStalls machine;
 };
 
 // What the co-simulation master did (monitor/sync/cosim_master.hpp).

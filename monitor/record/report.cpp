@@ -231,6 +231,12 @@ std::string realtime_section(const RunResult& r) {
          ". An overrun is a state committed after it was due; its lateness is its commit time "
          "minus its due time (negative: early). Load is a step's time over the time between its "
          "release and the next one: above 1 the run cannot keep up.</p>\n" +
+         (r.realtime->machine.watched
+              ? "<p>" + html_escape(machine_stalls_line(r.realtime->machine)) +
+                    ": a stall is a CPU the machine gave back more than the threshold late to a "
+                    "thread that asked for it; an overrun beside one had a stall between the "
+                    "release of the step that began its streak of late states and its commit.</p>\n"
+              : "") +
          text_table(realtime_rows(*r.realtime));
 }
 

@@ -326,6 +326,11 @@ nlohmann::ordered_json realtime_json(const RealtimeFigures& f) {
   for (const auto& c : f.components)
     list.push_back(
         {{"name", c.name}, {"step_s", spread_json(c.step_s)}, {"busy_s", spread_json(c.busy_s)}});
+  if (const MachineStalls& m = f.machine; m.watched)
+    j["machine"] = {{"preempts", m.preempts},       {"cpus", m.cpus},
+                    {"threshold_s", m.threshold_s}, {"samples", m.samples},
+                    {"stalls", m.stalls},           {"over_1ms", m.over_1ms},
+                    {"longest_s", m.longest_s},     {"overruns_beside", m.overruns_beside}};
   return j;
 }
 
@@ -342,6 +347,21 @@ std::string realtime_setup(const RealtimeFigures& f) {
   o << ", release by " << name_of(f.wait);
   if (f.priority > 0) o << ", SCHED_FIFO " << f.priority;
   o << ", " << f.overruns << " overruns";
+  if (f.machine.watched && f.overruns > 0)
+    o << " (" << f.machine.overruns_beside << " beside a stall of the machine)";
+  return o.str();
+}
+
+std::string machine_stalls_line(const MachineStalls& m) {
+  if (!m.watched) return "";
+  std::ostringstream o;
+  o << "machine: " << m.stalls << " stalls over " << micros(m.threshold_s) << " µs on " << m.cpus
+    << (m.cpus == 1 ? " CPU" : " CPUs");
+  if (m.stalls > 0)
+    o << " (" << m.over_1ms << " over 1 ms, longest " << fixed(1e3 * m.longest_s, 1) << " ms)";
+  o << " in " << m.samples << " samples";
+  if (!m.preempts)
+    o << "; the watch could not preempt the run (no SCHED_FIFO): some may be the run's own";
   return o.str();
 }
 
@@ -364,7 +384,9 @@ std::vector<std::vector<std::string>> realtime_rows(const RealtimeFigures& f) {
 
 std::string format_realtime(const RealtimeFigures& f) {
   const auto right = Align::right;
+  const std::string machine = machine_stalls_line(f.machine);
   return "  real time     " + realtime_setup(f) + "\n" +
+         (machine.empty() ? "" : "                " + machine + "\n") +
          format_table(realtime_rows(f), {Align::left, right, right, right}, "    ");
 }
 

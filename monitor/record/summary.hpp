@@ -26,6 +26,9 @@ std::string realtime_setup(const RealtimeFigures& f);
 // lateness, step, compute, communication, load and each component's step; figures nothing
 // measured are left out. The table of the terminal summary and of report.html.
 std::vector<std::vector<std::string>> realtime_rows(const RealtimeFigures& f);
+// What its stall watch saw, in one line: "machine: 31 stalls over 100 µs on 2 CPUs (4 over
+// 1 ms, longest 3.1 ms) in 20,000 samples"; "" when nothing watched.
+std::string machine_stalls_line(const MachineStalls& m);
 
 // One row of the comparison of methods (the table of `compare` and of report.html): one
 // method in one layout, over every repetition of it (`compare --repeat K`). Figures that

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <thread>
 
+#include "monitor/core/stall_watch.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/checkpoint.hpp"
 #include "monitor/record/collision_log.hpp"
@@ -858,7 +859,7 @@ void finish_feed(std::unique_ptr<LiveFeed>& feed, const RunResult& result) {
 // A paced run's figures come from its clock and, split into compute and communication, from
 // the spans the trace has seen (all of them once it is finished).
 void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunResult& result,
-                     const StepClock* clock, StepTimings* work) {
+                     const StepClock* clock, StepTimings* work, const StallWatch::Record* machine) {
   std::optional<InputError> trace_error;
   try {
     if (!trace) trace.emplace(spec.out / "trace.json", spec.trace);
@@ -870,7 +871,7 @@ void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunRe
   // A sequential run does all its work in this thread: every step is compute.
   if (clock) {
     RealtimeFigures figures =
-        clock->figures(spec.method == SyncMethod::sequential ? nullptr : work);
+        clock->figures(spec.method == SyncMethod::sequential ? nullptr : work, machine);
     // (A run refused or failed before its first step has nothing to show.)
     if (figures.step_s.count > 0 || figures.ticks > 0) result.realtime = std::move(figures);
   }
@@ -879,9 +880,10 @@ void write_run_files(std::optional<TraceFile>& trace, const RunSpec& spec, RunRe
 }
 
 // The run itself, once its recorder and checkpointer are open.
+// A paced run's stall watch (`watch`) runs from its first step on.
 RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>& cpus,
                     RunPlatform& platform, RunControl& control, std::optional<TraceFile>& trace,
-                    StepTimings* work) {
+                    StepTimings* work, std::optional<StallWatch>& watch) {
   if (!spec.replayed.empty() && !model.clock())
     throw InputError("a replay needs a paced run (a clock at any factor)");
   for (const Injection& i : spec.replayed) check_injection(spec.model, i);
@@ -894,6 +896,8 @@ RunResult run_model(ModelRun& model, const RunSpec& spec, const std::vector<int>
   if (spec.realtime.clock == ClockSource::wall && spec.realtime.check_feasible &&
       kind_of(spec.model) != ModelKind::events)
     budget = probe_budget(spec);
+  // (After the priority, which would otherwise lower the watch's to the run's.)
+  if (model.clock() && spec.realtime.paced()) watch.emplace();
   const std::string label = spec.label();
   std::unique_ptr<LiveFeed> feed;
   RunResult result;
@@ -1000,19 +1004,22 @@ RunResult run(const RunSpec& spec, RunPlatform& platform, RunControl& control) {
   StepTimings timings;
   StepTimings* work = model->clock() ? &timings : nullptr;
   std::optional<TraceFile> trace;
+  std::optional<StallWatch> watch;
   RunResult result;
   try {
-    result = run_model(*model, spec, cpus, platform, control, trace, work);
+    result = run_model(*model, spec, cpus, platform, control, trace, work, watch);
   } catch (const Error& e) {
     result = model->described();
     result.end_with(e);
   }
+  const std::optional<StallWatch::Record> machine =
+      watch ? std::optional(watch->finish()) : std::nullopt;
   result.guarantee = spec.guarantee;
   result.layout = layout_of(spec);
   if (result.layout && in_blocks(*result.layout)) result.blocks = spec.blocks;
   if (!spec.deployment_file.empty() && !sequential) result.deployment = spec.deployment_file;
   result.resumed_from = model->resumed_from();
-  write_run_files(trace, spec, result, model->clock(), work);
+  write_run_files(trace, spec, result, model->clock(), work, machine ? &*machine : nullptr);
   return result;
 }
 

@@ -226,7 +226,40 @@ StepClock::Status StepClock::status() const {
   return {ticks_, overruns_, first_ + committed_.size() - 1, last_};
 }
 
-RealtimeFigures StepClock::figures(const StepTimings* work) const {
+MachineStalls StepClock::machine_stalls(const StallWatch::Record& record) const {
+  MachineStalls m;
+  m.watched = true;
+  m.preempts = record.preempts;
+  m.cpus = record.cpus;
+  m.threshold_s = std::chrono::duration<double>(StallWatch::threshold).count();
+  m.samples = record.samples;
+  m.stalls = record.stalls.size() + record.not_kept;
+  for (const StallWatch::Stall& stall : record.stalls) {
+    const double took = std::chrono::duration<double>(stall.end - stall.begin).count();
+    m.over_1ms += took > 1e-3;
+    m.longest_s = std::max(m.longest_s, took);
+  }
+  // Each late state's window runs from the release of the step that began its streak of
+  // late states (a stall's delay carries over to the steps after it) to its commit.
+  const auto at = [this](std::uint64_t ns) { return start_ + std::chrono::nanoseconds(ns); };
+  std::vector<StallWatch::Window> late;
+  std::optional<std::uint64_t> streak_from;
+  for (std::size_t k = 0; k < committed_.size(); ++k) {
+    const std::optional<std::uint64_t> due = due_ns(first_ + k);
+    if (!due || committed_[k] <= *due) {
+      streak_from.reset();
+      continue;
+    }
+    if (!streak_from) streak_from = (k > 0 ? due_ns(first_ + k - 1) : due).value_or(*due);
+    late.push_back({at(*streak_from), at(committed_[k])});
+  }
+  m.overruns_beside = StallWatch::windows_beside(late, record.stalls);
+  m.overruns_beside = std::min(m.overruns_beside, overruns_);
+  return m;
+}
+
+RealtimeFigures StepClock::figures(const StepTimings* work,
+                                   const StallWatch::Record* machine) const {
   std::lock_guard lock(mutex_);
   RealtimeFigures f;
   f.clock = options_.clock;
@@ -267,6 +300,7 @@ RealtimeFigures StepClock::figures(const StepTimings* work) const {
   f.load = spread_of(std::move(load));
   f.lateness_s = spread_of(std::move(lateness));
   if (work) f.components = work->timings();
+  if (machine) f.machine = machine_stalls(*machine);
   return f;
 }
 

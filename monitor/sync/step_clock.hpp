@@ -25,6 +25,7 @@
 #include "monitor/core/run_control.hpp"
 #include "monitor/core/run_kind.hpp"
 #include "monitor/core/run_result.hpp"
+#include "monitor/core/stall_watch.hpp"
 #include "monitor/core/step_timings.hpp"
 
 namespace kausal {
@@ -105,8 +106,10 @@ class StepClock {
   // The figures of the whole run so far (spreads over its steps); the components' own
   // figures are added by the run (RealtimeFigures::components).
   // `work` splits each step into compute and communication (null: all of it is compute,
-  // as in a sequential run).
-  RealtimeFigures figures(const StepTimings* work = nullptr) const;
+  // as in a sequential run); `machine`, what the run's stall watch saw, is set beside the
+  // overruns.
+  RealtimeFigures figures(const StepTimings* work = nullptr,
+                          const StallWatch::Record* machine = nullptr) const;
 
  private:
   std::uint64_t ns_since_start(Clock::time_point t) const;
@@ -118,6 +121,9 @@ class StepClock {
   void wait_for_tick(std::uint64_t m, const RunControl& control);
   // When state s is due (ns since start): nullopt while its tick has not come.
   std::optional<std::uint64_t> due_ns(std::uint64_t s) const;
+  // The stall watch's figures, with the late states that had a stall beside them (under the
+  // lock).
+  MachineStalls machine_stalls(const StallWatch::Record& record) const;
 
   const RealtimeOptions options_;
   const double h_;

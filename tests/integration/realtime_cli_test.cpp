@@ -94,6 +94,36 @@ TEST(RealtimeCli, WallClockPacingKeepsTheDigestAndCountsDelayedSteps) {
   }
 }
 
+// The machine taking the CPU away from a paced run (here the whole monitor, stopped for
+// 300 ms by SIGSTOP as a host that deschedules a virtual machine would): its stall watch
+// sees the stall, and the overruns it caused are counted beside it, in summary.json and in
+// the printed summary.
+TEST(RealtimeCli, OverrunsBesideAStallOfTheMachineAreCountedSo) {
+  TempDir dir;
+  const std::string thesis = thesis_for(dir.path(), "2.0");  // 2,000 steps at factor 1: 2 s
+  const fs::path out = dir / "stalled";
+  KausalProcess run(
+      {"run", thesis, "--method", "conservative", "--guarantee", "lookahead", "--layout", "single",
+       "--realtime", "1", "--skip-feasibility-check", "--trace", "off", "--out", out.string()},
+      dir.path());
+  ASSERT_TRUE(served(out / "operator.ior", run)) << run.err();
+  std::this_thread::sleep_for(300ms);
+  ASSERT_EQ(kill(run.pid(), SIGSTOP), 0);
+  std::this_thread::sleep_for(300ms);
+  ASSERT_EQ(kill(run.pid(), SIGCONT), 0);
+  ASSERT_EQ(run.wait(60s), 0) << run.err();
+  const auto rt = read_json(out / "summary.json")["realtime"];
+  const auto& machine = rt["machine"];
+  EXPECT_GE(machine["longest_s"].get<double>(), 0.25) << machine;
+  EXPECT_GE(machine["stalls"].get<int>(), 1) << machine;
+  EXPECT_GT(machine["samples"].get<int>(), 0) << machine;
+  EXPECT_GE(rt["overruns"].get<int>(), 1);  // the steps due while it was stopped
+  EXPECT_GE(machine["overruns_beside"].get<int>(), 1) << machine;
+  EXPECT_LE(machine["overruns_beside"].get<int>(), rt["overruns"].get<int>());
+  EXPECT_NE(run.out().find("beside a stall of the machine"), std::string::npos) << run.out();
+  EXPECT_NE(run.out().find("machine: "), std::string::npos) << run.out();
+}
+
 // The co-simulation master with its partitions in processes, released tick by tick by
 // `kausal tick`: every tick counted, and the unpaced digest.
 TEST(RealtimeCli, TheMasterInProcessesFollowsTheTicksWithTheUnpacedDigest) {

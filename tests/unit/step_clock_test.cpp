@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "common/activity_trace.hpp"
+#include "common/cpus.hpp"
 #include "common/errors.hpp"
 #include "common/view_pace.hpp"
 #include "monitor/core/run_control.hpp"
@@ -434,6 +436,69 @@ TEST(StepClockFigures, TheFactorIsThePaceOfTheFirstStep) {
   const RealtimeFigures f = clock.figures();
   EXPECT_EQ(f.factor, 40);
   EXPECT_DOUBLE_EQ(f.budget_s, 0.001 / 40);
+}
+
+// --- whose overruns: the stall watch (monitor/core/stall_watch.hpp) --------------------------
+
+StallWatch::Stall at(StallWatch::Clock::time_point t0, double from_s, double to_s) {
+  const auto s = [&](double x) {
+    return t0 + std::chrono::duration_cast<StallWatch::Clock::duration>(
+                    std::chrono::duration<double>(x));
+  };
+  return {s(from_s), s(to_s)};
+}
+
+TEST(StallWatch, AWindowIsBesideAStallThatOverlapsIt) {
+  const auto t0 = StallWatch::Clock::now();
+  const std::vector<StallWatch::Window> windows{at(t0, 1, 2), at(t0, 1, 3), at(t0, 4, 5),
+                                                at(t0, 6, 7)};
+  // Before every window, inside the second only, across the third's begin; none at the last.
+  EXPECT_EQ(StallWatch::windows_beside(windows, {at(t0, 0, 0.5)}), 0u);
+  EXPECT_EQ(StallWatch::windows_beside(windows, {at(t0, 2.5, 2.6)}), 1u);
+  EXPECT_EQ(StallWatch::windows_beside(windows, {at(t0, 3.9, 4.1)}), 1u);
+  // A long stall begun before the first window covers the first three.
+  EXPECT_EQ(StallWatch::windows_beside(windows, {at(t0, 0, 4.5), at(t0, 4.6, 4.7)}), 3u);
+  EXPECT_EQ(StallWatch::windows_beside(windows, {at(t0, 0.5, 1.5), at(t0, 6.5, 8)}), 3u);
+  EXPECT_EQ(StallWatch::windows_beside(windows, {}), 0u);
+}
+
+// The watch wakes on every CPU this process may use and, stopped, says how many times.
+TEST(StallWatch, WakesOnEveryCpuUntilFinished) {
+  StallWatch watch;
+  std::this_thread::sleep_for(100ms);
+  const StallWatch::Record record = watch.finish();
+  EXPECT_EQ(record.cpus, available_cpu_count());
+  EXPECT_GT(record.samples, 0u);
+  EXPECT_LE(record.samples, 2 * record.cpus * 100u + record.cpus);  // 1 ms apart at most
+  EXPECT_TRUE(std::is_sorted(record.stalls.begin(), record.stalls.end(),
+                             [](const auto& a, const auto& b) { return a.begin < b.begin; }));
+  EXPECT_EQ(watch.finish().samples, record.samples);  // once
+}
+
+// An overrun is the machine's when a stall falls between the release of the step that began
+// its streak of late states and its commit; the run's own delay elsewhere is not.
+TEST(StepClockFigures, AnOverrunBesideAStallOfTheMachineIsCountedSo) {
+  // P = 400 ms; step 2 is delayed 1.5 P: state 3 (due 1.2 s) commits at about 1.4 s.
+  RealtimeOptions options = wall();
+  options.delays = {{2, 0.6}};
+  StepClock clock(options, 0.4, 0, 5);
+  const auto t0 = StepClock::Clock::now();
+  clock.start();
+  run_steps(clock, 0, 5);
+  ASSERT_EQ(clock.overruns(), 1u);
+  StallWatch::Record record;
+  record.cpus = 1;
+  record.samples = 2000;
+  record.stalls = {at(t0, 0.1, 0.15)};  // long before: the run was on time then
+  EXPECT_EQ(clock.figures(nullptr, &record).machine.overruns_beside, 0u);
+  record.stalls.push_back(at(t0, 0.9, 0.95));  // while step 2 ran
+  const MachineStalls m = clock.figures(nullptr, &record).machine;
+  EXPECT_TRUE(m.watched);
+  EXPECT_EQ(m.overruns_beside, 1u);
+  EXPECT_EQ(m.stalls, 2u);
+  EXPECT_NEAR(m.longest_s, 0.05, 1e-6);
+  EXPECT_EQ(m.over_1ms, 2u);
+  EXPECT_FALSE(clock.figures().machine.watched);  // no watch, no figures
 }
 
 // --- the pace of --animate (common/view_pace.hpp, monitor/run/feasibility.hpp) -------------
