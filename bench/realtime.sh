@@ -4,7 +4,7 @@
 # process, pendulum, single and blocks:2 layouts, with --pin cores and --pin none, and each
 # release wait (sleep, spin, hybrid). Prints overruns and the p50/p99/max of lateness and
 # start delay per run (summary.json "realtime"), and what the run's stall watch saw: the
-# overruns beside a stall of the machine, the stalls over 100 µs and the longest (µs);
+# overruns the machine's stalls explain, the stalls over 100 µs and the longest (µs);
 # docs/realtime.md defines them. PRIORITIES
 # adds runs under SCHED_FIFO (--rt-priority N; needs root) beside the default scheduler (0).
 # Usage: bash bench/realtime.sh [DURATION_S] [RELEASES] [LAYOUTS] [PRIORITIES]
@@ -38,7 +38,7 @@ done
 python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
-print(f"{'run':44}{'steps':>7}{'overruns':>9}{'beside':>7}{'stalls':>7}{'longest':>9}"
+print(f"{'run':44}{'steps':>7}{'overruns':>9}{'machine':>8}{'stalls':>7}{'longest':>9}"
       f"{'late p50':>10}{'late p99':>10}{'late max':>10}"
       f"{'start p50':>10}{'start p99':>10}{'start max':>10}   (µs)")
 for d in sorted(os.listdir(out)):
@@ -53,7 +53,7 @@ for d in sorted(os.listdir(out)):
     late, start = rt["lateness_s"], rt["start_delay_s"]
     us = lambda v: f"{1e6 * v:10.1f}"
     m = rt.get("machine", {})
-    print(f"{d:44}{j['steps']:7}{rt['overruns']:9}{m.get('overruns_beside', 0):7}"
+    print(f"{d:44}{j['steps']:7}{rt['overruns']:9}{m.get('overruns_machine', 0):8}"
           f"{m.get('stalls', 0):7}{1e6 * m.get('longest_s', 0):9.0f}{us(late['p50'])}{us(late['p99'])}"
           f"{us(late['max'])}{us(start['p50'])}{us(start['p99'])}{us(start['max'])}")
 PY

@@ -110,8 +110,7 @@ struct ComponentTiming {
 
 // What a paced run's stall watch saw while the run lasted (monitor/core/stall_watch.hpp):
 // how often the machine kept a CPU from a thread that asked for it longer than the
-// threshold, and how many overruns had such a stall beside them (docs/realtime.md, "Whose
-// overruns").
+// threshold, and how many overruns its stalls explain (docs/realtime.md, "Whose overruns").
 struct MachineStalls {
   bool watched = false;
   bool preempts = false;  // the watch preempted the run's threads: they cannot delay it
@@ -121,9 +120,10 @@ struct MachineStalls {
   std::uint64_t stalls = 0;  // longer than the threshold
   std::uint64_t over_1ms = 0;
   double longest_s = 0;
-  // Overruns whose streak of late states (from the release of the step that began it to
-  // their commit) saw a stall: the machine's, or at least not only the run's.
-  std::uint64_t overruns_beside = 0;
+  // Overruns the machine made: between the release of the step that began their streak of
+  // late states and their commit, its stalls held a CPU back at least as long as they came
+  // late.
+  std::uint64_t overruns_machine = 0;
 };
 
 // How a paced run kept up with its clock (docs/realtime.md). Per step: the delay of its

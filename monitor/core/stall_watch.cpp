@@ -80,19 +80,45 @@ StallWatch::Record StallWatch::finish() {
   return record_;
 }
 
-// The windows' ends only grow: one pass over the stalls keeps the latest end of those begun
-// before the window ends, and the window saw a stall if that end lies past its begin.
-std::uint64_t StallWatch::windows_beside(const std::vector<Window>& windows,
-                                         const std::vector<Stall>& stalls) {
-  std::uint64_t beside = 0;
-  std::size_t next = 0;
-  auto latest_end = Clock::time_point::min();
-  for (const Window& w : windows) {
-    for (; next < stalls.size() && stalls[next].begin < w.end; ++next)
-      latest_end = std::max(latest_end, stalls[next].end);
-    beside += latest_end > w.begin;
+namespace {
+
+// The stalls of all CPUs as disjoint intervals in order, with the time covered before each.
+struct Covered {
+  std::vector<StallWatch::Stall> parts;
+  std::vector<StallWatch::Clock::duration> before;
+
+  explicit Covered(const std::vector<StallWatch::Stall>& stalls) {
+    for (const StallWatch::Stall& s : stalls) {
+      if (!parts.empty() && s.begin <= parts.back().end)
+        parts.back().end = std::max(parts.back().end, s.end);
+      else
+        parts.push_back(s);
+    }
+    StallWatch::Clock::duration sum{0};
+    for (const StallWatch::Stall& p : parts) {
+      before.push_back(sum);
+      sum += p.end - p.begin;
+    }
+    before.push_back(sum);
   }
-  return beside;
+  // The time covered up to t.
+  StallWatch::Clock::duration until(StallWatch::Clock::time_point t) const {
+    const auto after = std::upper_bound(parts.begin(), parts.end(), t,
+                                        [](auto x, const auto& p) { return x < p.begin; });
+    if (after == parts.begin()) return StallWatch::Clock::duration{0};
+    const auto k = static_cast<std::size_t>(after - parts.begin()) - 1;
+    return before[k] + (std::min(t, parts[k].end) - parts[k].begin);
+  }
+};
+
+}  // namespace
+
+std::uint64_t StallWatch::machine_made(const std::vector<Window>& windows,
+                                       const std::vector<Stall>& stalls) {
+  const Covered covered(stalls);
+  std::uint64_t made = 0;
+  for (const Window& w : windows) made += covered.until(w.end) - covered.until(w.begin) >= w.late;
+  return made;
 }
 
 }  // namespace kausal

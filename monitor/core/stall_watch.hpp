@@ -30,9 +30,13 @@ class StallWatch {
     Clock::time_point begin;
     Clock::time_point end;
   };
-  // A stretch of the run's time (a late state's, from the release of the step that began
-  // its streak of late states to its commit).
-  using Window = Stall;
+  // A late state: from the release of the step that began its streak of late states to its
+  // commit, and how late it came.
+  struct Window {
+    Clock::time_point begin;
+    Clock::time_point end;
+    Clock::duration late;
+  };
   struct Record {
     bool preempts = false;      // every thread ran under SCHED_FIFO at the highest priority
     unsigned cpus = 0;          // watched
@@ -51,9 +55,11 @@ class StallWatch {
   // Stops the threads (once) and returns what they saw.
   Record finish();
 
-  // How many of `windows` (sorted by end) overlap one of `stalls` (sorted by begin).
-  static std::uint64_t windows_beside(const std::vector<Window>& windows,
-                                      const std::vector<Stall>& stalls);
+  // How many of `windows` the machine made late: its stalls held a CPU back within the
+  // window (their union, clipped to it) at least as long as the state came late. `stalls`
+  // sorted by begin.
+  static std::uint64_t machine_made(const std::vector<Window>& windows,
+                                    const std::vector<Stall>& stalls);
 
  private:
   void watch(int cpu);

@@ -83,8 +83,9 @@ std::string cell(const char* key, const nlohmann::json& value, const std::string
 
 // The cells of the real-time columns of a row: "–" for a row that was not paced.
 std::string realtime_html_cells(const ComparisonRow& row) {
-  if (!row.paced) return "<td>–</td><td>–</td>";
+  if (!row.paced) return "<td>–</td><td>–</td><td>–</td>";
   return cell("overruns", row.overruns, std::to_string(row.overruns)) +
+         cell("overruns_machine", row.overruns_machine, std::to_string(row.overruns_machine)) +
          cell("lateness_p99_s", row.lateness_p99_s, micros(row.lateness_p99_s));
 }
 
@@ -139,7 +140,8 @@ std::string table(const std::vector<ComparisonRow>& rows) {
   else
     o << "<th>Calc calls</th><th>µs per Calc</th>" << (collisions ? "<th>collisions</th>" : "")
       << "<th>rollbacks</th><th>rolled-back steps</th><th>monitor calls</th>";
-  o << "<th>mean utilisation</th>" << (paced ? "<th>overruns</th><th>p99 lateness µs</th>" : "")
+  o << "<th>mean utilisation</th>"
+    << (paced ? "<th>overruns</th><th>the machine's</th><th>p99 lateness µs</th>" : "")
     << "<th>digest</th></tr>\n";
   for (const ComparisonRow& row : rows) {
     o << "<tr data-method=\"" << html_escape(row.label) << "\"><td>" << html_escape(row.label)
@@ -234,8 +236,10 @@ std::string realtime_section(const RunResult& r) {
          (r.realtime->machine.watched
               ? "<p>" + html_escape(machine_stalls_line(r.realtime->machine)) +
                     ": a stall is a CPU the machine gave back more than the threshold late to a "
-                    "thread that asked for it; an overrun beside one had a stall between the "
-                    "release of the step that began its streak of late states and its commit.</p>\n"
+                    "thread that asked for it; an overrun is the machine's when, between the "
+                    "release "
+                    "of the step that began its streak of late states and its commit, the "
+                    "machine's stalls held a CPU back at least as long as it came late.</p>\n"
               : "") +
          text_table(realtime_rows(*r.realtime));
 }

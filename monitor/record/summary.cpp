@@ -147,14 +147,17 @@ void add_realtime(ComparisonRow& row, const std::vector<const RunResult*>& runs)
   if (paced.empty()) return;
   row.paced = true;
   row.overruns = count_median(paced, [](const RunResult& r) { return r.realtime->overruns; });
+  row.overruns_machine =
+      count_median(paced, [](const RunResult& r) { return r.realtime->machine.overruns_machine; });
   row.lateness_p99_s =
       median_of(paced, [](const RunResult& r) { return r.realtime->lateness_s.p99; });
 }
 
 // The cells of the real-time columns: "–" for a row that was not paced.
 std::vector<std::string> realtime_cells(const ComparisonRow& row) {
-  if (!row.paced) return {"–", "–"};
-  return {std::to_string(row.overruns), micros(row.lateness_p99_s)};
+  if (!row.paced) return {"–", "–", "–"};
+  return {std::to_string(row.overruns), std::to_string(row.overruns_machine),
+          micros(row.lateness_p99_s)};
 }
 
 }  // namespace
@@ -330,7 +333,7 @@ nlohmann::ordered_json realtime_json(const RealtimeFigures& f) {
     j["machine"] = {{"preempts", m.preempts},       {"cpus", m.cpus},
                     {"threshold_s", m.threshold_s}, {"samples", m.samples},
                     {"stalls", m.stalls},           {"over_1ms", m.over_1ms},
-                    {"longest_s", m.longest_s},     {"overruns_beside", m.overruns_beside}};
+                    {"longest_s", m.longest_s},     {"overruns_machine", m.overruns_machine}};
   return j;
 }
 
@@ -348,7 +351,7 @@ std::string realtime_setup(const RealtimeFigures& f) {
   if (f.priority > 0) o << ", SCHED_FIFO " << f.priority;
   o << ", " << f.overruns << " overruns";
   if (f.machine.watched && f.overruns > 0)
-    o << " (" << f.machine.overruns_beside << " beside a stall of the machine)";
+    o << " (" << f.machine.overruns_machine << " of them the machine's)";
   return o.str();
 }
 
@@ -778,7 +781,7 @@ std::string format_comparison(const std::vector<ComparisonRow>& rows, std::size_
     header.insert(header.end(), {"macro steps", "rejected", "extra passes", "input jumps"});
   const bool errors = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.global_error; });
   if (errors) header.push_back("global error");
-  if (paced) header.insert(header.end(), {"overruns", "p99 lateness µs"});
+  if (paced) header.insert(header.end(), {"overruns", "machine's", "p99 lateness µs"});
   header.push_back("digest");
   std::vector<std::vector<std::string>> table{header};
   for (const auto& row : rows) {
@@ -881,6 +884,7 @@ void write_comparison_json(const std::vector<ComparisonRow>& rows,
     }
     if (row.paced) {
       j["overruns"] = row.overruns;
+      j["overruns_machine"] = row.overruns_machine;
       j["lateness_p99_s"] = row.lateness_p99_s;
     }
     j["trajectory_sha256"] = row.digest;

@@ -70,9 +70,11 @@ struct ComparisonRow {
   RunStatus status = RunStatus::completed;  // or the first other status of a repetition
   bool digest_equal = false;  // every repetition completed with the reference's digest
   // Paced runs (--realtime, --external-clock): medians over the paced repetitions of the
-  // overruns and of the p99 of the lateness; paced false (and no figures) for the others.
+  // overruns, of those the machine made (docs/realtime.md, "Whose overruns") and of the p99
+  // of the lateness; paced false (and no figures) for the others.
   bool paced = false;
   std::uint64_t overruns = 0;
+  std::uint64_t overruns_machine = 0;
   double lateness_p99_s = 0;
 };
 // Some row was paced: the table has the columns of real time.

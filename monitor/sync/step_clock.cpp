@@ -251,10 +251,10 @@ MachineStalls StepClock::machine_stalls(const StallWatch::Record& record) const 
       continue;
     }
     if (!streak_from) streak_from = (k > 0 ? due_ns(first_ + k - 1) : due).value_or(*due);
-    late.push_back({at(*streak_from), at(committed_[k])});
+    late.push_back(
+        {at(*streak_from), at(committed_[k]), std::chrono::nanoseconds(committed_[k] - *due)});
   }
-  m.overruns_beside = StallWatch::windows_beside(late, record.stalls);
-  m.overruns_beside = std::min(m.overruns_beside, overruns_);
+  m.overruns_machine = std::min(StallWatch::machine_made(late, record.stalls), overruns_);
   return m;
 }
 

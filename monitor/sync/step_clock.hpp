@@ -106,8 +106,8 @@ class StepClock {
   // The figures of the whole run so far (spreads over its steps); the components' own
   // figures are added by the run (RealtimeFigures::components).
   // `work` splits each step into compute and communication (null: all of it is compute,
-  // as in a sequential run); `machine`, what the run's stall watch saw, is set beside the
-  // overruns.
+  // as in a sequential run); `machine`, what the run's stall watch saw, says which overruns
+  // the machine made.
   RealtimeFigures figures(const StepTimings* work = nullptr,
                           const StallWatch::Record* machine = nullptr) const;
 
@@ -121,7 +121,7 @@ class StepClock {
   void wait_for_tick(std::uint64_t m, const RunControl& control);
   // When state s is due (ns since start): nullopt while its tick has not come.
   std::optional<std::uint64_t> due_ns(std::uint64_t s) const;
-  // The stall watch's figures, with the late states that had a stall beside them (under the
+  // The stall watch's figures, with the late states the machine made late (under the
   // lock).
   MachineStalls machine_stalls(const StallWatch::Record& record) const;
 

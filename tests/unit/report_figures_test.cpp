@@ -276,7 +276,8 @@ TEST(ComparisonFigures, RepetitionsGiveMediansAndTheRange) {
   EXPECT_EQ(json["rows"][1]["runs"], 3);
 }
 
-// A run paced by a wall clock: 3 overruns, its state 250 µs late at p99.
+// A run paced by a wall clock: 3 overruns (2 of them the machine's), its state 250 µs late
+// at p99.
 RealtimeFigures paced_figures() {
   RealtimeFigures f;
   f.clock = ClockSource::wall;
@@ -288,11 +289,21 @@ RealtimeFigures paced_figures() {
   f.step_s = {100, 300e-6, 1.1e-3, 1.5e-3};
   f.load = {100, 0.3, 1.1, 1.5};
   f.components = {{"integrator-1", {100, 200e-6, 800e-6, 1e-3}, {100, 50e-6, 90e-6, 1e-4}}};
+  f.machine = {.watched = true,
+               .preempts = true,
+               .cpus = 2,
+               .threshold_s = 100e-6,
+               .samples = 200,
+               .stalls = 7,
+               .over_1ms = 1,
+               .longest_s = 3.1e-3,
+               .overruns_machine = 2};
   return f;
 }
 
-// Paced runs add their overruns and p99 lateness to the comparison (table, comparison.json,
-// report.html) and their spreads to the report; unpaced rows show "–" there.
+// Paced runs add their overruns, those the machine made and the p99 lateness to the
+// comparison (table, comparison.json, report.html) and their spreads and the machine's
+// stalls to the report and the summary; unpaced rows show "–" there.
 TEST(ComparisonFigures, PacedRunsShowTheirRealTimeFigures) {
   RunResult paced = run("conservative", "step", "process", 1.5);
   paced.realtime = paced_figures();
@@ -302,10 +313,12 @@ TEST(ComparisonFigures, PacedRunsShowTheirRealTimeFigures) {
   EXPECT_FALSE(rows[0].paced);
   EXPECT_TRUE(rows[1].paced);
   EXPECT_EQ(rows[1].overruns, 3u);
+  EXPECT_EQ(rows[1].overruns_machine, 2u);
   EXPECT_DOUBLE_EQ(rows[1].lateness_p99_s, 250e-6);
   const std::string table = format_comparison(rows);
   EXPECT_NE(table.find("overruns"), std::string::npos) << table;
   EXPECT_NE(table.find("p99 lateness µs"), std::string::npos) << table;
+  EXPECT_NE(table.find("machine's"), std::string::npos) << table;
   EXPECT_NE(table.find("250.0"), std::string::npos) << table;
   expect_columns_apart(table, 3);
   TempDir dir;
@@ -313,21 +326,29 @@ TEST(ComparisonFigures, PacedRunsShowTheirRealTimeFigures) {
   const auto json = nlohmann::json::parse(slurp(dir.path() / "comparison.json"));
   EXPECT_FALSE(json["rows"][0].contains("overruns"));
   EXPECT_EQ(json["rows"][1]["overruns"], 3);
+  EXPECT_EQ(json["rows"][1]["overruns_machine"], 2);
   EXPECT_DOUBLE_EQ(json["rows"][1]["lateness_p99_s"].get<double>(), 250e-6);
 
   std::vector<ReportRun> runs{{results[0], "seq"}, {paced, "step"}};
   write_report(runs, {dir.path(), dir.path() / "no-such-renderer", "thesis", "setup"});
   const std::string html = slurp(dir.path() / "report.html");
-  EXPECT_NE(html.find("<th>overruns</th><th>p99 lateness µs</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>overruns</th><th>the machine's</th><th>p99 lateness µs</th>"),
+            std::string::npos);
   EXPECT_NE(html.find("data-key=\"overruns\" data-value=\"3\">3<"), std::string::npos);
+  EXPECT_NE(html.find("data-key=\"overruns_machine\" data-value=\"2\">2<"), std::string::npos);
   EXPECT_NE(html.find(">250.0<"), std::string::npos);
-  EXPECT_NE(html.find("<td>–</td><td>–</td>"), std::string::npos);  // the sequential row
+  EXPECT_NE(html.find("<td>–</td><td>–</td><td>–</td>"), std::string::npos);  // sequential
   // One section, for the paced run: the rows of the terminal summary's table.
   ASSERT_EQ(html.find("<h4>Real time</h4>"), html.rfind("<h4>Real time</h4>"));
   const auto section = html.find("<h4>Real time</h4>");
   ASSERT_NE(section, std::string::npos);
   EXPECT_GT(section, html.find("<h3>conservative/step</h3>"));
-  EXPECT_NE(html.find("3 overruns", section), std::string::npos);
+  EXPECT_NE(html.find("3 overruns (2 of them the machine&#39;s)", section), std::string::npos)
+      << html.substr(section, 600);
+  EXPECT_NE(html.find("machine: 7 stalls over 100.0 µs on 2 CPUs (1 over 1 ms, longest 3.1 ms) "
+                      "in 200 samples",
+                      section),
+            std::string::npos);
   EXPECT_NE(html.find("committed after it was due", section), std::string::npos);
   for (const char* row :
        {"<td>start delay µs</td><td>5.0</td><td>20.0</td><td>40.0</td>",
@@ -337,7 +358,10 @@ TEST(ComparisonFigures, PacedRunsShowTheirRealTimeFigures) {
   // Nothing measured, not shown: compute and communication.
   EXPECT_EQ(html.find("compute µs"), std::string::npos);
   // The terminal summary shows the same rows.
-  EXPECT_NE(format_summary(paced).find("lateness µs"), std::string::npos);
+  const std::string summary = format_summary(paced);
+  EXPECT_NE(summary.find("lateness µs"), std::string::npos);
+  EXPECT_NE(summary.find("3 overruns (2 of them the machine's)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("machine: 7 stalls"), std::string::npos) << summary;
 }
 
 TEST(ComparisonFigures, UnpacedRunsShowNoRealTimeFigures) {
