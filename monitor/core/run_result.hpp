@@ -120,9 +120,9 @@ struct MachineStalls {
   std::uint64_t stalls = 0;  // longer than the threshold
   std::uint64_t over_1ms = 0;
   double longest_s = 0;
-  // Overruns the machine made: between the release of the step that began their streak of
-  // late states and their commit, its stalls held a CPU back at least as long as they came
-  // late.
+  // Overruns the machine made: in the last stretch before each was due (as long as its
+  // lateness plus a typical step) up to its commit, the stalls held a CPU back at least as
+  // long as it came late.
   std::uint64_t overruns_machine = 0;
 };
 

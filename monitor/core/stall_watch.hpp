@@ -30,8 +30,8 @@ class StallWatch {
     Clock::time_point begin;
     Clock::time_point end;
   };
-  // A late state: from the release of the step that began its streak of late states to its
-  // commit, and how late it came.
+  // A late state: the stretch in which its lateness arose, up to its commit, and how late it
+  // came.
   struct Window {
     Clock::time_point begin;
     Clock::time_point end;
@@ -55,9 +55,9 @@ class StallWatch {
   // Stops the threads (once) and returns what they saw.
   Record finish();
 
-  // How many of `windows` the machine made late: its stalls held a CPU back within the
-  // window (their union, clipped to it) at least as long as the state came late. `stalls`
-  // sorted by begin.
+  // How many of the late states the machine made: its stalls held a CPU back within the
+  // state's window (their union, clipped to it) at least as long as the state came late.
+  // `stalls` sorted by begin.
   static std::uint64_t machine_made(const std::vector<Window>& windows,
                                     const std::vector<Stall>& stalls);
 

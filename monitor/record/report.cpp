@@ -236,10 +236,9 @@ std::string realtime_section(const RunResult& r) {
          (r.realtime->machine.watched
               ? "<p>" + html_escape(machine_stalls_line(r.realtime->machine)) +
                     ": a stall is a CPU the machine gave back more than the threshold late to a "
-                    "thread that asked for it; an overrun is the machine's when, between the "
-                    "release "
-                    "of the step that began its streak of late states and its commit, the "
-                    "machine's stalls held a CPU back at least as long as it came late.</p>\n"
+                    "thread that asked for it; an overrun is the machine's when its stalls held a "
+                    "CPU back at least as long as the state came late, from its lateness plus a "
+                    "typical step before it was due up to its commit.</p>\n"
               : "") +
          text_table(realtime_rows(*r.realtime));
 }

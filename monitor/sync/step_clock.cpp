@@ -226,7 +226,8 @@ StepClock::Status StepClock::status() const {
   return {ticks_, overruns_, first_ + committed_.size() - 1, last_};
 }
 
-MachineStalls StepClock::machine_stalls(const StallWatch::Record& record) const {
+MachineStalls StepClock::machine_stalls(const StallWatch::Record& record,
+                                        std::uint64_t typical_step_ns) const {
   MachineStalls m;
   m.watched = true;
   m.preempts = record.preempts;
@@ -239,8 +240,11 @@ MachineStalls StepClock::machine_stalls(const StallWatch::Record& record) const 
     m.over_1ms += took > 1e-3;
     m.longest_s = std::max(m.longest_s, took);
   }
-  // Each late state's window runs from the release of the step that began its streak of
-  // late states (a stall's delay carries over to the steps after it) to its commit.
+  // A state late by L had its lateness arise in the last L, plus a typical step's time,
+  // before it was due (no earlier than the release of the step that began its streak of late
+  // states: a late step makes the next ones late until the run catches up), up to its
+  // commit. A longer window would let stalls in the time the run waited for a release
+  // explain a lateness they did not cause.
   const auto at = [this](std::uint64_t ns) { return start_ + std::chrono::nanoseconds(ns); };
   std::vector<StallWatch::Window> late;
   std::optional<std::uint64_t> streak_from;
@@ -251,8 +255,10 @@ MachineStalls StepClock::machine_stalls(const StallWatch::Record& record) const 
       continue;
     }
     if (!streak_from) streak_from = (k > 0 ? due_ns(first_ + k - 1) : due).value_or(*due);
-    late.push_back(
-        {at(*streak_from), at(committed_[k]), std::chrono::nanoseconds(committed_[k] - *due)});
+    const std::uint64_t lateness = committed_[k] - *due;
+    const std::uint64_t reach = std::min(*due, lateness + typical_step_ns);
+    late.push_back({at(std::max(*streak_from, *due - reach)), at(committed_[k]),
+                    std::chrono::nanoseconds(lateness)});
   }
   m.overruns_machine = std::min(StallWatch::machine_made(late, record.stalls), overruns_);
   return m;
@@ -300,7 +306,7 @@ RealtimeFigures StepClock::figures(const StepTimings* work,
   f.load = spread_of(std::move(load));
   f.lateness_s = spread_of(std::move(lateness));
   if (work) f.components = work->timings();
-  if (machine) f.machine = machine_stalls(*machine);
+  if (machine) f.machine = machine_stalls(*machine, static_cast<std::uint64_t>(f.step_s.p50 * 1e9));
   return f;
 }
 

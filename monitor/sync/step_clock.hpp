@@ -121,9 +121,10 @@ class StepClock {
   void wait_for_tick(std::uint64_t m, const RunControl& control);
   // When state s is due (ns since start): nullopt while its tick has not come.
   std::optional<std::uint64_t> due_ns(std::uint64_t s) const;
-  // The stall watch's figures, with the late states the machine made late (under the
-  // lock).
-  MachineStalls machine_stalls(const StallWatch::Record& record) const;
+  // The stall watch's figures, with the late states the machine made late, for a run whose
+  // median step takes `typical_step_ns` (under the lock).
+  MachineStalls machine_stalls(const StallWatch::Record& record,
+                               std::uint64_t typical_step_ns) const;
 
   const RealtimeOptions options_;
   const double h_;

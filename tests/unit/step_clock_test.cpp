@@ -510,17 +510,21 @@ TEST(StepClockFigures, AnOverrunTheMachinesStallsExplainIsTheMachines) {
   StallWatch::Record record;
   record.cpus = 1;
   record.samples = 2000;
+  // State 3 is about 0.2 s late: its window is [1.2 s − 0.2 s − a typical step (about 0 here),
+  // its commit at about 1.4 s].
   record.stalls = {at(t0, 0.1, 0.5)};  // long before: the run was on time then
   EXPECT_EQ(clock.figures(nullptr, &record).machine.overruns_machine, 0u);
-  record.stalls.push_back(at(t0, 0.9, 0.95));  // while step 2 ran, but 0.05 s of its 0.2 s
+  record.stalls.push_back(at(t0, 0.85, 0.95));  // while step 2 ran, but before its window
   EXPECT_EQ(clock.figures(nullptr, &record).machine.overruns_machine, 0u);
-  record.stalls.push_back(at(t0, 0.95, 1.2));  // 0.3 s in all
+  record.stalls.push_back(at(t0, 1.1, 1.2));  // 0.1 s of its 0.2 s
+  EXPECT_EQ(clock.figures(nullptr, &record).machine.overruns_machine, 0u);
+  record.stalls.push_back(at(t0, 1.15, 1.35));  // with the last, 0.25 s in its window
   const MachineStalls m = clock.figures(nullptr, &record).machine;
   EXPECT_TRUE(m.watched);
   EXPECT_EQ(m.overruns_machine, 1u);
-  EXPECT_EQ(m.stalls, 3u);
+  EXPECT_EQ(m.stalls, 4u);
   EXPECT_NEAR(m.longest_s, 0.4, 1e-6);
-  EXPECT_EQ(m.over_1ms, 3u);
+  EXPECT_EQ(m.over_1ms, 4u);
   EXPECT_FALSE(clock.figures().machine.watched);  // no watch, no figures
 }
 
