@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
+#include <new>
+#include <system_error>
 
 #include "common/cpus.hpp"
 
@@ -28,10 +30,18 @@ timespec to_timespec(StallWatch::Clock::time_point t) {
 }  // namespace
 
 // steady_clock is CLOCK_MONOTONIC on Linux: the marks slept to are its time points.
-StallWatch::StallWatch() {
-  const std::vector<int> cpus = available_cpus();
-  record_.cpus = static_cast<unsigned>(cpus.size());
-  for (int cpu : cpus) threads_.emplace_back([this, cpu] { watch(cpu); });
+StallWatch::StallWatch()
+    : keep_per_thread_(max_kept / std::max<std::size_t>(1, available_cpu_count())) {
+  // A thread the system refuses leaves its CPU unwatched (the figures count the CPUs
+  // watched); the run goes on.
+  for (int cpu : available_cpus()) {
+    try {
+      threads_.emplace_back([this, cpu] { watch(cpu); });
+    } catch (const std::system_error&) {
+    }
+  }
+  std::lock_guard lock(mutex_);
+  record_.cpus = static_cast<unsigned>(threads_.size());
 }
 
 StallWatch::~StallWatch() {
@@ -42,7 +52,6 @@ void StallWatch::watch(int cpu) {
   // A thread that cannot have its CPU or its priority still watches: the figures say how.
   pin_current_thread(cpu);
   if (preempt_everything()) ++preempting_;
-  const std::size_t keep = max_kept / std::max(1u, record_.cpus);  // set before any thread
   std::vector<Stall> stalls;
   std::uint64_t samples = 0, not_kept = 0;
   Clock::time_point mark = Clock::now();
@@ -54,10 +63,7 @@ void StallWatch::watch(int cpu) {
     const Clock::time_point woke = Clock::now();
     ++samples;
     if (woke - mark > threshold) {
-      if (stalls.size() < keep)
-        stalls.push_back({mark, woke});
-      else
-        ++not_kept;
+      if (!keep(stalls, {mark, woke})) ++not_kept;
       // After a stall longer than a period the marks it covered are past: the next is the
       // first still ahead, not a burst of late ones.
       while (mark + period <= woke) mark += period;
@@ -66,7 +72,21 @@ void StallWatch::watch(int cpu) {
   std::lock_guard lock(mutex_);
   record_.samples += samples;
   record_.not_kept += not_kept;
-  record_.stalls.insert(record_.stalls.end(), stalls.begin(), stalls.end());
+  try {
+    record_.stalls.insert(record_.stalls.end(), stalls.begin(), stalls.end());
+  } catch (const std::bad_alloc&) {
+    record_.not_kept += stalls.size();  // no exception leaves the thread
+  }
+}
+
+bool StallWatch::keep(std::vector<Stall>& stalls, Stall stall) const {
+  if (stalls.size() >= keep_per_thread_) return false;
+  try {
+    stalls.push_back(stall);
+    return true;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
 }
 
 StallWatch::Record StallWatch::finish() {

@@ -62,8 +62,12 @@ class StallWatch {
                                     const std::vector<Stall>& stalls);
 
  private:
+  // Runs on its own thread; lets no exception escape.
   void watch(int cpu);
+  // Adds a stall to a thread's own list while the bound allows it (and memory does).
+  bool keep(std::vector<Stall>& stalls, Stall stall) const;
 
+  const std::size_t keep_per_thread_;
   std::atomic<bool> stopping_{false};
   std::mutex mutex_;
   Record record_;
