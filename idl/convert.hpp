@@ -285,6 +285,7 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
   out.publish_first_state = c.publish_first_state;
   out.output_size = wire_size(c.output_size);
   out.indicator_count = wire_size(c.indicator_count);
+  out.completes_steps = c.completes_steps;
   out.channels.length(wire_size(c.channels.size()));
   for (CORBA::ULong k = 0; k < out.channels.length(); ++k) {
     out.channels[k].name = c.channels[k].name.c_str();

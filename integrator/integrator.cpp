@@ -247,6 +247,15 @@ void Integrator::compute_step(std::uint64_t n) {
   }
 }
 
+// The model hears of the step's end; a step event there may change x, as a crossing's
+// handler does, and the model's internal state (fetched afresh after it).
+void Integrator::complete_step(double t) {
+  const Vector before = x_;
+  internal_.reset();
+  pieces_.wait_for_system([&] { link_.completed_step(t, x_); });
+  if (x_ != before) stepper_.restart();  // the state jumped: a multistep method starts afresh
+}
+
 // An indicator that changed sign across the step fires its handler at the step's end.
 void Integrator::handle_crossings(double t) {
   const Vector u = inputs_at(t);
@@ -533,6 +542,7 @@ void Integrator::step_once() {
         held_inputs_ = list_.back().held;
         compute_step(n);
       });
+    if (config_.completes_steps) complete_step(time_of_step(n + 1));
     if (config_.internal_state && !internal_) fetch_internal();
     step_ = n + 1;
     if (config_.indicator_count > 0) handle_crossings(time_of_step(step_));

@@ -60,6 +60,8 @@ struct IntegratorConfig {
   bool publish_first_state = true;
   std::size_t output_size = 0;  // outputs shipped per step: the model's count, or 0 for none
   std::size_t indicator_count = 0;
+  // Every step's end goes to the model (Model::completed_step), before its crossings.
+  bool completes_steps = false;
   std::vector<InputChannel> channels;  // channel i drives the model's input i
   bool speculate = false;              // predict missing input samples (optimistic)
   double tolerance = 0;                // accepted |prediction − sample|
@@ -267,6 +269,7 @@ class Integrator {
   Vector port_values(double t, const Vector& x);
   void apply_arrival(const ArrivingEvent& event);
   void check_ports() const;
+  void complete_step(double t);
   void handle_crossings(double t);
   // The model's internal state as it is now (after a step or an event changed it).
   void fetch_internal();

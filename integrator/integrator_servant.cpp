@@ -75,6 +75,11 @@ class CorbaModelLink final : public ModelLink {
     const auto i = static_cast<CORBA::ULong>(indicator);
     copy_reply("on_crossing", call_peer(name_, [&] { return system_->on_crossing(i, t, sx); }), x);
   }
+  void completed_step(double t, VectorOut x) override {
+    const idl::DoubleSeq sx = seq_of(x);
+    copy_reply("completed_step", call_peer(name_, [&] { return system_->completed_step(t, sx); }),
+               x);
+  }
   void handle_event(const Event& event, std::span<double> x) override {
     const idl::DoubleSeq sx = to_seq(x);
     const idl::Event e = to_idl(event);
@@ -237,6 +242,7 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
   }
   c.output_size = s.output_size;
   c.indicator_count = s.indicator_count;
+  c.completes_steps = s.completes_steps != 0;
   for (CORBA::ULong k = 0; k < s.channels.length(); ++k) {
     const idl::InputChannelSetup& in = s.channels[k];
     if (in.source > 1 || in.calibration > 1)

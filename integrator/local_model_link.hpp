@@ -21,6 +21,7 @@ class LocalModelLink final : public ModelLink {
   void on_crossing(std::size_t indicator, double t, VectorOut x) override {
     system_.on_crossing(indicator, t, x);
   }
+  void completed_step(double t, VectorOut x) override { system_.completed_step(t, x); }
   void handle_event(const Event& event, std::span<double> x) override {
     system_.handle_event(event, x);
   }

@@ -18,6 +18,8 @@ class ModelLink {
   virtual void jacobian(double t, VectorView x, VectorView u, MatrixOut J) = 0;
   virtual void indicators(double t, VectorView x, VectorView u, VectorOut g) = 0;
   virtual void on_crossing(std::size_t indicator, double t, VectorOut x) = 0;
+  // A step ended at (t, x) (Model::completed_step); x as the model leaves it.
+  virtual void completed_step(double t, VectorOut x) = 0;
   // A time-stamped event from outside the partition (the chain's impact impulse).
   virtual void handle_event(const Event& event, std::span<double> x) = 0;
   // A partition's constant input or parameter changes from change.from on.

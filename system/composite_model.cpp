@@ -195,6 +195,23 @@ void CompositeModel::on_crossing(std::size_t indicator, double t, VectorOut x) c
   throw ModelError("composite", "no indicator " + std::to_string(indicator));
 }
 
+bool CompositeModel::completes_steps() const {
+  return std::any_of(members_.begin(), members_.end(),
+                     [](const auto& m) { return m.model->completes_steps(); });
+}
+
+void CompositeModel::completed_step(double t, VectorOut x) const {
+  for (std::size_t k = 0; k < members_.size(); ++k) {
+    const Model& m = model_at(k, t);
+    if (!m.completes_steps()) continue;
+    try {
+      m.completed_step(t, x.segment(index_of(layout_[k].state), index_of(m.state_size())));
+    } catch (const ModelError& e) {
+      throw ModelError(members_[k].name, e.reason());
+    }
+  }
+}
+
 InternalState CompositeModel::internal_state() const {
   InternalState state = InternalState::none;
   for (const auto& m : members_) {

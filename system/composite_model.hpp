@@ -69,6 +69,8 @@ class CompositeModel final : public Model {
   std::size_t indicator_count() const override { return indicator_count_; }
   void indicators(double t, VectorView x, VectorView u, VectorOut g) const override;
   void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
+  bool completes_steps() const override;
+  void completed_step(double t, VectorOut x) const override;
   // Restorable when every member with internal state is; the bytes are the members' bytes in
   // member order, each preceded by its length (8 bytes, little-endian).
   InternalState internal_state() const override;
@@ -161,9 +163,9 @@ struct FmuSource {
 
 struct MemberRecipe {
   std::string name;
-  std::string model;      // registered name (make_model), or "fmu"
-  Parameters parameters;  // for an FMU: the start values of its variables, by name
-  FmuSource fmu;          // model "fmu" only
+  std::string model;         // registered name (make_model), or "fmu"
+  Parameters parameters;     // for an FMU: the start values of its variables, by name
+  FmuSource fmu;             // model "fmu" only
   std::string library = {};  // a model library that registers `model` (absolute), or empty
 };
 struct CompositeRecipe {

@@ -42,6 +42,8 @@ void Model::on_crossing(std::size_t indicator, double, VectorOut) const {
   throw ModelError("model", "no handler for zero crossing " + std::to_string(indicator));
 }
 
+void Model::completed_step(double, VectorOut) const {}
+
 void Model::handle_event(const Event& event, std::span<double>) const {
   throw ModelError("model", "unknown event '" + event.kind + "'");
 }

@@ -100,6 +100,15 @@ class Model {
   virtual Bytes save_internal() const;
   virtual void restore_internal(std::span<const std::uint8_t> bytes) const;
 
+  // ---- models that keep something at every step an Integrator takes (an FMI
+  // model-exchange FMU that asks for fmi2CompletedIntegratorStep: docs/fmi.md) ----
+  // completed_step(t, x) is called once after each step, at its end, before the zero
+  // crossings are looked for. It may change x (a step event) and the internal state. A step
+  // taken again (a rollback, the rollback check) is completed again, from the internal
+  // state saved before it.
+  virtual bool completes_steps() const { return false; }
+  virtual void completed_step(double t, VectorOut x) const;
+
   // ---- models that step themselves (a co-simulation FMU) ----
   // Such a model has no derivative(): the Integrator's method is OdeMethod::co_simulation,
   // whose step is step(). x is what the model shows of its state (its outputs).

@@ -128,6 +128,15 @@ void SystemCore::on_crossing(std::size_t indicator, double t, VectorOut x) {
   });
 }
 
+void SystemCore::completed_step(double t, VectorOut x) {
+  guarded(ActivityCall::event, [&] {
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
+    if (!std::isfinite(t)) throw ModelError(name_, "completed_step: t is not finite");
+    configured().completed_step(t, x);
+    check_state({x.data(), static_cast<std::size_t>(x.size())}, "state after the step's end");
+  });
+}
+
 void SystemCore::step(double t, double h, VectorView u, VectorOut x) {
   guarded(ActivityCall::derivative, [&] {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");

@@ -33,6 +33,7 @@ class SystemCore {
   void jacobian(double t, VectorView x, VectorView u, MatrixOut J);
   void indicators(double t, VectorView x, VectorView u, VectorOut g);
   void on_crossing(std::size_t indicator, double t, VectorOut x);
+  void completed_step(double t, VectorOut x);
   void step(double t, double h, VectorView u, VectorOut x);
   Bytes save_internal();
   // The bytes may come from the wire or a checkpoint: at most limits::max_internal_bytes.

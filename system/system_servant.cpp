@@ -113,18 +113,29 @@ idl::DoubleSeq* SystemServant::indicators(CORBA::Double t, const idl::DoubleSeq&
 
 idl::DoubleSeq* SystemServant::on_crossing(CORBA::ULong indicator, CORBA::Double t,
                                            const idl::DoubleSeq& x) {
+  return changed_state("on_crossing", x,
+                       [&](VectorOut state) { core_.on_crossing(indicator, t, state); });
+}
+
+idl::DoubleSeq* SystemServant::completed_step(CORBA::Double t, const idl::DoubleSeq& x) {
+  return changed_state("completed_step", x,
+                       [&](VectorOut state) { core_.completed_step(t, state); });
+}
+
+// The model writes into x: its size is checked before (finiteness after, by the core).
+idl::DoubleSeq* SystemServant::changed_state(const char* call, const idl::DoubleSeq& x,
+                                             const std::function<void(VectorOut)>& change) {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    // The handler writes into x: its size is checked before (finiteness after, by the core).
     const std::size_t n = core_.model().state_size();
     if (x.length() != n) {
-      std::string reason = "on_crossing: x has ";
+      std::string reason = std::string(call) + ": x has ";
       reason += std::to_string(x.length()) + " values, the model's state has " + std::to_string(n);
       throw ModelError(name(), reason);
     }
     return reply_of(n, [&](VectorOut state) {
       state = view_of(x);
-      core_.on_crossing(indicator, t, state);
+      change(state);
     });
   });
 }

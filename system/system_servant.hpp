@@ -1,5 +1,6 @@
 #pragma once
 // The System servant: SystemCore on the wire.
+#include <functional>
 #include <mutex>
 
 #include "idl/component_servant.hpp"
@@ -31,6 +32,7 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
                              const idl::DoubleSeq& u) override;
   idl::DoubleSeq* on_crossing(CORBA::ULong indicator, CORBA::Double t,
                               const idl::DoubleSeq& x) override;
+  idl::DoubleSeq* completed_step(CORBA::Double t, const idl::DoubleSeq& x) override;
   idl::DoubleSeq* step(CORBA::Double t, CORBA::Double h, const idl::DoubleSeq& x,
                        const idl::DoubleSeq& u) override;
   idl::OctetSeq* save_internal() override;
@@ -41,6 +43,11 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
   const ActivityTrace& activity_trace() override { return core_.trace(); }
 
  private:
+  // x as the model leaves it after `change` (on_crossing, completed_step), under the lock;
+  // ModelError naming `call` for an x of the wrong size.
+  idl::DoubleSeq* changed_state(const char* call, const idl::DoubleSeq& x,
+                                const std::function<void(VectorOut)>& change);
+
   std::mutex mutex_;  // omniORB may dispatch from several connection threads
   SystemCore core_;
 };

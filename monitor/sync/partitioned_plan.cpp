@@ -92,6 +92,7 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
     c.x0 = model->initial_state();
     c.output_size = model->output_size();
     c.indicator_count = model->indicator_count();
+    c.completes_steps = model->completes_steps();
     c.speculate = mode.speculate;
     c.tolerance = mode.tolerance;
     c.rollback_check = mode.rollback_check;

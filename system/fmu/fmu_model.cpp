@@ -190,6 +190,11 @@ class FmuModel final : public Model {
   }
   void indicators(double t, VectorView x, VectorView u, VectorOut g) const override;
   void on_crossing(std::size_t indicator, double t, VectorOut x) const override;
+  // Model exchange with continuous states, unless it says completedIntegratorStepNotNeeded
+  // (FMI 3.0: unless needsCompletedIntegratorStep); one without them hears of its steps'
+  // ends inside step().
+  bool completes_steps() const override { return completion_needed() && !ports_.steps_itself; }
+  void completed_step(double t, VectorOut x) const override;
   InternalState internal_state() const override { return internal_; }
   std::string unrestorable_reason() const override { return unrestorable_; }
   Bytes save_internal() const override;
@@ -199,6 +204,13 @@ class FmuModel final : public Model {
 
  private:
   bool co_simulation() const { return ports_.kind == FmuKind::co_simulation; }
+  bool completion_needed() const {
+    return !co_simulation() && !interface_->completed_integrator_step_not_needed;
+  }
+  // fmi2CompletedIntegratorStep at t, in continuous-time mode: a step event it asks for is
+  // an event iteration there (returns whether one ran), and an end it asks for ends the
+  // simulation at t.
+  bool complete_integrator_step(fmu::FmuInstance& fmu, double t) const;
   std::unique_ptr<fmu::FmuInstance> instantiate(const std::string& name) const;
   // Start values, initialisation and (model exchange) the first event iteration.
   void initialise(fmu::FmuInstance& fmu) const;
@@ -413,6 +425,22 @@ void FmuModel::indicators(double t, VectorView x, VectorView u, VectorOut g) con
   });
 }
 
+// kausal may restore an earlier state of the FMU (rollback, --resume): never "no set state
+// prior to this point".
+bool FmuModel::complete_integrator_step(fmu::FmuInstance& fmu, double t) const {
+  const fmu::FmuInstance::StepEnd end = fmu.completed_integrator_step(false);
+  if (end.terminate) ended_at_ = std::min(ended_at_, t);
+  if (end.enter_event_mode) event_iteration(fmu, true);
+  return end.enter_event_mode;
+}
+
+void FmuModel::completed_step(double t, VectorOut x) const {
+  calling([&] {
+    set_point(t, x);
+    if (complete_integrator_step(*instance_, t)) instance_->get_continuous_states(out_span(x));
+  });
+}
+
 // One event iteration serves every indicator that crossed at t: a second call at the same t
 // finds nothing left to do.
 void FmuModel::on_crossing(std::size_t, double t, VectorOut x) const {
@@ -486,6 +514,7 @@ void FmuModel::step_events(fmu::FmuInstance& fmu, double t, double h, VectorView
         break;
       }
   }
+  if (completion_needed() && ended_at_ > end) complete_integrator_step(fmu, end);
 }
 
 void FmuModel::refuse_after_end(double t) const {

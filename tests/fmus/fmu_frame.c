@@ -819,7 +819,8 @@ fmi2Status fmi2CompletedIntegratorStep(fmi2Component comp, fmi2Boolean no_set_fm
   ENTER_ME(c, "fmi2CompletedIntegratorStep", S_CONTINUOUS);
   if (!enter_event_mode || !terminate_simulation)
     FAIL(c, "fmi2CompletedIntegratorStep: NULL argument");
-  *enter_event_mode = fmi2False; /* no step events */
+  *enter_event_mode = fmi2False;
+  if (M.step_completed) M.step_completed(&c->d, enter_event_mode);
   *terminate_simulation = c->d.terminate ? fmi2True : fmi2False;
   return fmi2OK;
 }

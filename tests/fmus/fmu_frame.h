@@ -65,6 +65,9 @@ typedef struct {
   /* event update (time events when d->time reached d->next_event_time, state events by the
    * model's own conditions); sets *states_changed; updates next_event_*. May be NULL. */
   void (*event)(fmu_data* d, fmi2Boolean* states_changed);
+  /* at fmi2CompletedIntegratorStep (the states at the step's end are set); sets
+   * *enter_event_mode for a step event. May be NULL (no step events). */
+  void (*step_completed)(fmu_data* d, fmi2Boolean* enter_event_mode);
   /* partial derivative d unknown / d known at d (both real references): 1 and *value when the
    * pair is supported, 0 otherwise. NULL: no directional derivatives. */
   int (*partial)(const fmu_data* d, fmi2ValueReference unknown, fmi2ValueReference known,

@@ -91,6 +91,50 @@ TEST(FmuCli, TheHandWrittenExampleFmuBuildsAndRunsAsDocumented) {
   }
 }
 
+// An FMU that asks for fmi2CompletedIntegratorStep is told of every step in its System
+// process (System::completed_step), once, under every method and the rollback check: its step
+// event after every 8th step resets x, so x(3) = 0 with one digest; the same binary saying
+// completedIntegratorStepNotNeeded is not told, and its x rises to 3.
+TEST(FmuCli, AStepEventFmuHearsOfEveryStepInItsProcessUnderEveryMethod) {
+  TempDir dir;
+  const auto scenario = [&](const std::string& fmu) {
+    dir.write(fmu + ".toml",
+              "[run]\nt_end = 3.0\noutput_interval = 0.125\n[[subsystem]]\n"
+              "name = \"saw\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus + fmu +
+                  ".fmu\"\nintegrator = \"euler\"\nh = 0.125\n"
+                  "[[subsystem]]\nname = \"sum\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus +
+                  "integrator.fmu\"\nintegrator = \"rk4\"\nh = 0.125\n"
+                  "[[coupling]]\nfrom = \"saw.x\"\nto = \"sum.u\"\n");
+    return dir / (fmu + ".toml");
+  };
+  const auto last_x = [](const fs::path& out) {
+    const std::string csv = read_file(out / "trajectory.csv");
+    const std::string last = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+    EXPECT_EQ(last.rfind("3,", 0), 0u) << last;
+    return std::stod(last.substr(2));  // t, then saw.x
+  };
+  std::string digest;
+  for (const std::vector<std::string>& how :
+       {std::vector<std::string>{"--method", "sequential"},
+        {"--method", "conservative", "--layout", "process"},
+        {"--method", "optimistic", "--layout", "process"},
+        {"--method", "conservative", "--layout", "process", "--rollback-check"}}) {
+    const std::string label = how[1] + (how.size() > 4 ? "-checked" : "");
+    const Finished run = run_ok(scenario("sawtooth"), how, dir / label, dir);
+    EXPECT_EQ(last_x(dir / label), 0.0) << label;
+    const std::string sha = run.summary["trajectory_sha256"];
+    if (digest.empty()) digest = sha;
+    EXPECT_EQ(sha, digest) << label;
+  }
+  const Finished unneeded =
+      run_ok(scenario("sawtooth_unneeded"), {"--method", "conservative", "--layout", "process"},
+             dir / "unneeded", dir);
+  EXPECT_EQ(last_x(dir / "unneeded"), 3.0);
+  EXPECT_NE(unneeded.summary["trajectory_sha256"], digest);
+}
+
 // A String parameter reaches an FMU in a System process (IDL FmuSetup::strings): the
 // staircase goes down; its String output (label) is not coupled and does not stop it.
 TEST(FmuCli, AStringParameterReachesTheFmuInItsProcess) {

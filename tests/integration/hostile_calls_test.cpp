@@ -483,6 +483,7 @@ TEST(HostileCalls, ABlockRefusesRequestsThatDoNotFitAndLivesOn) {
 // Participant operations take odd arguments in their stride, and shutdown ends the process.
 // Hostile calls: System::output System::jacobian System::indicators System::on_crossing
 // Hostile calls: System::step System::save_internal System::restore_internal System::change
+// Hostile calls: System::completed_step
 // Hostile calls: Participant::info Participant::timing Participant::trace Participant::observe
 // Hostile calls: Participant::ping Participant::shutdown
 TEST(HostileCalls, EverySystemOperationRefusesWhatDoesNotFitTheModelAndTheSystemLivesOn) {
@@ -502,6 +503,7 @@ TEST(HostileCalls, EverySystemOperationRefusesWhatDoesNotFitTheModelAndTheSystem
            {"jacobian", outcome_of([&] { delete w.system->jacobian(0, two, none); })},
            {"indicators", outcome_of([&] { delete w.system->indicators(0, two, none); })},
            {"on_crossing", outcome_of([&] { delete w.system->on_crossing(0, 0, two); })},
+           {"completed_step", outcome_of([&] { delete w.system->completed_step(0, two); })},
            {"step", outcome_of([&] { delete w.system->step(0, 1e-3, two, none); })},
            {"save_internal", outcome_of([&] { delete w.system->save_internal(); })},
            {"restore_internal", outcome_of([&] { w.system->restore_internal(bytes); })},
@@ -524,6 +526,13 @@ TEST(HostileCalls, EverySystemOperationRefusesWhatDoesNotFitTheModelAndTheSystem
            {"on_crossing 4294967295",
             outcome_of([&] { delete w.system->on_crossing(4'294'967'295u, 0, two); }),
             "ModelFailure: no zero-crossing indicator 4294967295"},
+           {"completed_step of 3 states",
+            outcome_of([&] { delete w.system->completed_step(0, three); }),
+            "ModelFailure: completed_step: x has 3 values, the model's state has 2"},
+           {"completed_step at an infinite time", outcome_of([&] {
+              delete w.system->completed_step(std::numeric_limits<double>::infinity(), two);
+            }),
+            "ModelFailure: completed_step: t is not finite"},
            {"step of a model integrated through derivative",
             outcome_of([&] { delete w.system->step(0, 1e-3, two, none); }), "ModelFailure"},
            {"save_internal of a model without internal state",

@@ -790,6 +790,39 @@ atol = 1e-9
 // The scenario with every test FMU @NAME@ replaced by its FMI 3.0 twin @NAME_3@ (tests/fmus:
 // the same model source behind fmi3* functions, every integer type and Float32 among its
 // variables).
+// The sawtooth (tests/fmus/sawtooth.c): x' = 1 by Euler at h = 1/8 to t = 3, a step event
+// after every 8th completed step resetting x.
+std::string sawtooth(const std::string& fmu) {
+  return "[run]\nt_end = 3.0\noutput_interval = 0.125\n[[subsystem]]\nname = \"saw\"\n"
+         "model = \"fmu\"\nfmu = \"@" +
+         fmu + "@\"\nintegrator = \"euler\"\nh = 0.125\n";
+}
+
+// FMI 2.0 model exchange: an FMU that asks for fmi2CompletedIntegratorStep is told of each
+// step once, at its end, under every method (a rollback and the rollback check restore its
+// count with its state), and the step event it asks for there resets x at that step's end:
+// x = (k mod 8)/8 at step k. One that says completedIntegratorStepNotNeeded is not told.
+TEST(FmuModelExchange, EveryStepIsCompletedOnceAndItsStepEventsTakeEffectThere) {
+  const PartitionedScenario s = scenario(sawtooth("sawtooth"));
+  const Outcome seq = sequential(s);
+  ASSERT_TRUE(seq.result.completed()) << seq.result.error;
+  ASSERT_EQ(seq.rows.size(), 25u);
+  for (std::size_t k = 0; k < seq.rows.size(); ++k)
+    EXPECT_EQ(seq.rows[k][1], 0.125 * static_cast<double>(k % 8)) << "step " << k;
+  for (const bool speculate : {false, true}) {
+    PartitionedMode mode;
+    mode.speculate = speculate;
+    mode.rollback_check = true;
+    const Outcome o = distributed(s, mode);
+    ASSERT_TRUE(o.result.completed()) << o.result.error;
+    EXPECT_EQ(o.rows, seq.rows) << speculate;
+    EXPECT_EQ(o.result.trajectory_sha256, seq.result.trajectory_sha256) << speculate;
+  }
+  const Outcome unneeded = sequential(scenario(sawtooth("sawtooth_unneeded")));
+  ASSERT_TRUE(unneeded.result.completed()) << unneeded.result.error;
+  EXPECT_EQ(unneeded.rows.back()[1], 3.0);
+}
+
 std::string fmi3_twin(std::string text) {
   for (std::size_t at = text.find('@'); at != std::string::npos;) {
     const std::size_t end = text.find('@', at + 1);
@@ -873,7 +906,8 @@ TEST(Fmi3, EveryShapeGivesTheBitsOfItsFmi2TwinUnderEveryMethod) {
       {"ends at its stop time, co-simulation", stair_until(2.0, true)},
       {"arrays: states, indicators and directional derivatives, a matrix set element by "
        "element, outputs coupled element by element",
-       kLinearPair}};
+       kLinearPair},
+      {"step events (CompletedIntegratorStep)", sawtooth("sawtooth")}};
   for (const auto& [shape, text] : shapes) {
     SCOPED_TRACE(shape);
     const Outcome two = sequential(scenario(text));

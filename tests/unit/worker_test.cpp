@@ -40,6 +40,7 @@ class FlakyLink final : public ModelLink {
     inner_.indicators(t, x, u, g);
   }
   void on_crossing(std::size_t i, double t, VectorOut x) override { inner_.on_crossing(i, t, x); }
+  void completed_step(double t, VectorOut x) override { inner_.completed_step(t, x); }
   void handle_event(const Event& e, std::span<double> x) override { inner_.handle_event(e, x); }
   void change(const ModelChange& c) override { inner_.change(c); }
   void step(double t, double h, VectorView u, VectorOut x) override { inner_.step(t, h, u, x); }
