@@ -115,7 +115,35 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
               << "\n";
   else
     std::cout << "    variable communication step: "
-              << yes_no(i.can_handle_variable_communication_step_size) << "\n";
+              << yes_no(i.can_handle_variable_communication_step_size)
+              << (md.version == fmu::FmiVersion::v3
+                      ? std::string("; event mode: ") + yes_no(i.has_event_mode)
+                      : std::string())
+              << "\n";
+}
+
+// FMI 3.0 Clocks: when each ticks and what it clocks (docs/fmi.md, "Clocks").
+void print_fmu_clocks(const fmu::ModelDescription& md) {
+  if (md.clocks.empty()) return;
+  std::cout << "  clocks (kausal activates each at its ticks):\n";
+  for (std::size_t k = 0; k < md.clocks.size(); ++k) {
+    const fmu::Clock& c = md.clocks[k];
+    std::cout << "    " << c.name << "  " << fmu::to_string(c.kind);
+    if (c.interval) {
+      std::ostringstream every;
+      every << *c.interval;
+      if (c.shift) every << " from " << *c.shift;
+      std::cout << ", every " << every.str() << " s";
+    } else {
+      std::cout << ", interval from the FMU";
+    }
+    std::vector<std::string> clocked;
+    for (const auto& v : md.variables)
+      if (std::find(v.clocks.begin(), v.clocks.end(), k) != v.clocks.end())
+        clocked.push_back(v.name);
+    if (!clocked.empty()) std::cout << "; clocks " << listed(clocked);
+    std::cout << "\n";
+  }
 }
 
 // A number as the description gives it, shortest first (1, 0.5, 1e-06).
@@ -133,6 +161,7 @@ int fmu_models_command(const std::string& file) {
   if (!md.description.empty()) std::cout << "  " << md.description << "\n";
   if (md.model_exchange) print_fmu_interface(md, fmu::FmuKind::model_exchange);
   if (md.co_simulation) print_fmu_interface(md, fmu::FmuKind::co_simulation);
+  print_fmu_clocks(md);
   std::cout << "  parameters and start values (scenario: parameters = { NAME = VALUE }):\n";
   for (const auto& v : md.variables) {
     const bool text = v.type == fmu::ValueType::string;

@@ -1,8 +1,9 @@
 /* kausal's own declarations of the FMI 3.0 C API (types and the function signatures kausal
  * calls or its test FMUs export), written from the FMI 3.0 standard's specification (chapter
  * 2.2 for the common part, 3.2 for model exchange, 4.2 for co-simulation). Plain C, used by the
- * importer (system/fmu) and by the test FMUs (tests/fmus). Scheduled execution, clocks, arrays
- * of Binary and the adjoint derivatives are left out: kausal does not call them. */
+ * importer (system/fmu) and by the test FMUs (tests/fmus). Scheduled execution, clock intervals
+ * as fractions, output clocks, arrays of Binary and the adjoint derivatives are left out: kausal
+ * does not call them. */
 #ifndef KAUSAL_FMI3_H
 #define KAUSAL_FMI3_H
 
@@ -116,6 +117,28 @@ typedef fmi3Status fmi3UpdateDiscreteStatesTYPE(
     fmi3Boolean* terminateSimulation, fmi3Boolean* nominalsOfContinuousStatesChanged,
     fmi3Boolean* valuesOfContinuousStatesChanged, fmi3Boolean* nextEventTimeDefined,
     fmi3Float64* nextEventTime);
+
+/* ---- clocks (§2.2.9): set and read in event mode; time-based input clocks tell their
+ * intervals and shifts ---- */
+typedef enum {
+  fmi3IntervalNotYetKnown,
+  fmi3IntervalUnchanged,
+  fmi3IntervalChanged
+} fmi3IntervalQualifier;
+typedef fmi3Status fmi3SetClockTYPE(fmi3Instance instance,
+                                    const fmi3ValueReference valueReferences[],
+                                    size_t nValueReferences, const fmi3Clock values[]);
+typedef fmi3Status fmi3GetIntervalDecimalTYPE(fmi3Instance instance,
+                                              const fmi3ValueReference valueReferences[],
+                                              size_t nValueReferences, fmi3Float64 intervals[],
+                                              fmi3IntervalQualifier qualifiers[]);
+typedef fmi3Status fmi3GetShiftDecimalTYPE(fmi3Instance instance,
+                                           const fmi3ValueReference valueReferences[],
+                                           size_t nValueReferences, fmi3Float64 shifts[]);
+typedef fmi3Status fmi3SetIntervalDecimalTYPE(fmi3Instance instance,
+                                              const fmi3ValueReference valueReferences[],
+                                              size_t nValueReferences,
+                                              const fmi3Float64 intervals[]);
 
 /* ---- model exchange (§3.2) ---- */
 typedef fmi3Status fmi3EnterContinuousTimeModeTYPE(fmi3Instance instance);

@@ -161,6 +161,8 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
     throw InputError(fmu_name_ +
                      ": canBeInstantiatedOnlyOncePerProcess is true and the FMU has an "
                      "instance already (each instance needs its own unpacked copy)");
+  event_mode_ = v3() && kind == FmuKind::co_simulation && library_->interface().has_event_mode;
+  for (const Clock& c : md.clocks) clocks_.insert(c.value_reference);
   const char* instantiate = !v3()                             ? "fmi2Instantiate"
                             : kind == FmuKind::model_exchange ? "fmi3InstantiateModelExchange"
                                                               : "fmi3InstantiateCoSimulation";
@@ -172,8 +174,8 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
                                                  &kausal_fmu3_logger);
   else if (v3())
     component_ = fn3_.instantiate_co_simulation(
-        instance_name_.c_str(), guid_.c_str(), resource_location_.c_str(), false, false, false,
-        false, nullptr, 0, this, &kausal_fmu3_logger, nullptr);
+        instance_name_.c_str(), guid_.c_str(), resource_location_.c_str(), false, false,
+        event_mode_, event_mode_, nullptr, 0, this, &kausal_fmu3_logger, nullptr);
   else {
     callbacks_ = {&kausal_fmu_logger, &kausal_fmu_allocate, &kausal_fmu_free, nullptr, this};
     component_ = fn_.instantiate(
@@ -273,6 +275,13 @@ void FmuInstance::check_references(std::span<const unsigned> vr,
     if (!known.count(r))
       throw std::invalid_argument(fmu_name_ + ": value reference " + std::to_string(r) +
                                   " is not a " + fmu::to_string(type) + " variable");
+}
+
+void FmuInstance::check_clocks(std::span<const unsigned> vr) const {
+  for (unsigned r : vr)
+    if (!clocks_.count(r))
+      throw std::invalid_argument(fmu_name_ + ": value reference " + std::to_string(r) +
+                                  " is not a Clock");
 }
 
 void FmuInstance::check_size(const char* function, std::size_t got, std::size_t expected) const {
@@ -613,12 +622,16 @@ void FmuInstance::get_event_indicators(std::span<double> g) {
 
 void FmuInstance::enter_event_mode() {
   need(fn3_.enter_event_mode, fn_.enter_event_mode, "EnterEventMode", "model exchange only");
+  if (kind_ == FmuKind::co_simulation && !event_mode_)
+    throw std::logic_error(fmu_name_ +
+                           ": event mode of a co-simulation FMU instantiated "
+                           "without it");
   KAUSAL_FMI_CALL("fmi2EnterEventMode", "fmi3EnterEventMode", enter_event_mode, enter_event_mode);
 }
 
 FmuInstance::EventUpdate FmuInstance::update_discrete_states() {
   need(fn3_.update_discrete_states, fn_.new_discrete_states, "UpdateDiscreteStates",
-       "model exchange only");
+       "model exchange, or co-simulation with event mode");
   if (v3()) {
     ready("fmi3UpdateDiscreteStates");
     fmi3Boolean again = false, stop = false, nominals = false, values = false, defined = false;
@@ -689,9 +702,11 @@ void FmuInstance::directional_derivative(std::span<const unsigned> unknowns,
                                        knowns.size(), seed.data(), out.data()));
 }
 
-std::optional<double> FmuInstance::do_step(double t, double h, bool no_set_state_prior) {
+FmuInstance::StepOutcome FmuInstance::do_step(double t, double h, bool no_set_state_prior) {
   need(fn3_.do_step, fn_.do_step, "DoStep", "co-simulation only");
   time_ = t;
+  StepOutcome out;
+  out.reached = t + h;
   if (v3()) {
     ready("fmi3DoStep");
     fmi3Boolean event = false, stop = false, early = false;
@@ -701,19 +716,106 @@ std::optional<double> FmuInstance::do_step(double t, double h, bool no_set_state
     if (stop && (status == fmi2OK || status == fmi2Warning || status == fmi2Discard)) {
       // lastSuccessfulTime says how far the step got; without a finite one, nowhere.
       time_ = std::isfinite(reached) ? reached : t;
-      return time_;
+      out.ended = out.reached = time_;
+      return out;
     }
     check("fmi3DoStep", status, "the FMU refused the step");
+    if (event_mode_) {
+      out.event = event;
+      // An early return stops within the step; anything else is the FMU's bug.
+      if (early && !(std::isfinite(reached) && reached > t && reached < t + h))
+        throw FmuCallError("fmi3DoStep", fmi2Error, t, log_lines(),
+                           "it returned early at " + std::to_string(reached) +
+                               ", outside the step (" + std::to_string(t) + ", " +
+                               std::to_string(t + h) + ")");
+      if (early) out.reached = reached;
+    }
   } else {
     ready("fmi2DoStep");
     const fmi2Status status =
         fn_.do_step(component_, t, h, no_set_state_prior ? fmi2True : fmi2False);
     if (status == fmi2Discard)
-      if (const auto ended = ended_at()) return time_ = *ended;
+      if (const auto ended = ended_at()) {
+        time_ = *ended;
+        out.ended = out.reached = time_;
+        return out;
+      }
     check("fmi2DoStep", status, "the FMU refused the step");
   }
-  time_ = t + h;
-  return std::nullopt;
+  time_ = out.reached;
+  return out;
+}
+
+void FmuInstance::enter_step_mode() {
+  if (!event_mode_) throw std::logic_error(fmu_name_ + ": fmi3EnterStepMode without event mode");
+  ready("fmi3EnterStepMode");
+  check("fmi3EnterStepMode", static_cast<fmi2Status>(fn3_.enter_step_mode(component_)));
+}
+
+void FmuInstance::activate_clocks(std::span<const unsigned> vr) {
+  need(fn3_.set_clock, static_cast<void*>(nullptr), "SetClock", "the FMU has no Clocks");
+  check_clocks(vr);
+  if (vr.empty()) return;
+  const auto active = std::make_unique<fmi3Clock[]>(vr.size());
+  for (std::size_t k = 0; k < vr.size(); ++k) active[k] = true;
+  ready("fmi3SetClock");
+  check("fmi3SetClock",
+        static_cast<fmi2Status>(fn3_.set_clock(component_, vr.data(), vr.size(), active.get())));
+}
+
+std::vector<FmuInstance::ClockInterval> FmuInstance::clock_intervals(std::span<const unsigned> vr) {
+  need(fn3_.get_interval_decimal, static_cast<void*>(nullptr), "GetIntervalDecimal",
+       "the FMU has no Clocks");
+  check_clocks(vr);
+  std::vector<ClockInterval> out(vr.size());
+  if (vr.empty()) return out;
+  std::vector<double> intervals(vr.size());
+  std::vector<fmi3IntervalQualifier> qualifiers(vr.size(), fmi3IntervalUnchanged);
+  ready("fmi3GetIntervalDecimal");
+  check("fmi3GetIntervalDecimal",
+        static_cast<fmi2Status>(fn3_.get_interval_decimal(component_, vr.data(), vr.size(),
+                                                          intervals.data(), qualifiers.data())));
+  for (std::size_t k = 0; k < vr.size(); ++k) {
+    out[k].interval = intervals[k];
+    out[k].qualifier = qualifiers[k] == fmi3IntervalChanged       ? IntervalQualifier::changed
+                       : qualifiers[k] == fmi3IntervalNotYetKnown ? IntervalQualifier::not_yet_known
+                                                                  : IntervalQualifier::unchanged;
+    if (out[k].qualifier == IntervalQualifier::changed &&
+        !(std::isfinite(intervals[k]) && intervals[k] >= 0))
+      throw FmuCallError("fmi3GetIntervalDecimal", fmi2Error, time_, log_lines(),
+                         "the interval of Clock " + std::to_string(vr[k]) + " is " +
+                             std::to_string(intervals[k]) + ", not a number >= 0");
+  }
+  return out;
+}
+
+std::vector<double> FmuInstance::clock_shifts(std::span<const unsigned> vr) {
+  need(fn3_.get_shift_decimal, static_cast<void*>(nullptr), "GetShiftDecimal",
+       "the FMU has no Clocks");
+  check_clocks(vr);
+  std::vector<double> shifts(vr.size());
+  if (vr.empty()) return shifts;
+  ready("fmi3GetShiftDecimal");
+  check("fmi3GetShiftDecimal", static_cast<fmi2Status>(fn3_.get_shift_decimal(
+                                   component_, vr.data(), vr.size(), shifts.data())));
+  for (std::size_t k = 0; k < vr.size(); ++k)
+    if (!(std::isfinite(shifts[k]) && shifts[k] >= 0))
+      throw FmuCallError("fmi3GetShiftDecimal", fmi2Error, time_, log_lines(),
+                         "the shift of Clock " + std::to_string(vr[k]) + " is " +
+                             std::to_string(shifts[k]) + ", not a number >= 0");
+  return shifts;
+}
+
+void FmuInstance::set_clock_intervals(std::span<const unsigned> vr,
+                                      std::span<const double> intervals) {
+  need(fn3_.set_interval_decimal, static_cast<void*>(nullptr), "SetIntervalDecimal",
+       "the FMU has no Clocks");
+  check_clocks(vr);
+  check_size("set_clock_intervals", intervals.size(), vr.size());
+  if (vr.empty()) return;
+  ready("fmi3SetIntervalDecimal");
+  check("fmi3SetIntervalDecimal", static_cast<fmi2Status>(fn3_.set_interval_decimal(
+                                      component_, vr.data(), vr.size(), intervals.data())));
 }
 
 std::optional<double> FmuInstance::ended_at() {

@@ -45,7 +45,8 @@ class FmuInstance {
   // (percent-encoded), not visible, logging off, and a logger that keeps the last
   // kept_log_lines lines and passes each to sink; FMI 3.0: fmi3InstantiateModelExchange or
   // fmi3InstantiateCoSimulation with the instantiationToken and the resource path
-  // "<absolute unpacked>/resources/", without event mode, early return or intermediate update.
+  // "<absolute unpacked>/resources/", with event mode and early return where it has event mode
+  // (hasEventMode), never with intermediate update.
   // InputError (with the log) if it returns NULL or if the FMU may be instantiated only once and
   // `library` already has an instance.
   FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelDescription& md, FmuKind kind,
@@ -100,12 +101,35 @@ class FmuInstance {
   void directional_derivative(std::span<const unsigned> unknowns, std::span<const unsigned> knowns,
                               std::span<const double> seed, std::span<double> out);
 
-  // co-simulation. Returns the time the FMU reached when it asks to end the simulation (FMI 2.0:
-  // fmi2Discard with fmi2Terminated and fmi2LastSuccessfulTime; FMI 3.0: terminateSimulation
-  // with lastSuccessfulTime; the step's start when it cannot say), nullopt when it does not
-  // ask. A Discard without that is an error ("the FMU refused the step"). no_set_state_prior
-  // false by default: kausal may roll back to a saved state.
-  std::optional<double> do_step(double t, double h, bool no_set_state_prior = false);
+  // co-simulation. `ended`: the FMU asks to end the simulation, having reached that time (FMI
+  // 2.0: fmi2Discard with fmi2Terminated and fmi2LastSuccessfulTime; FMI 3.0:
+  // terminateSimulation with lastSuccessfulTime; the step's start when it cannot say). A
+  // Discard without that is an error ("the FMU refused the step"). With event mode (FMI 3.0,
+  // hasEventMode) the FMU may ask for event handling (`event`) and return early: `reached` is
+  // where it stopped, t + h otherwise. no_set_state_prior false by default: kausal may roll
+  // back to a saved state.
+  struct StepOutcome {
+    std::optional<double> ended;
+    bool event = false;
+    double reached = 0;
+  };
+  StepOutcome do_step(double t, double h, bool no_set_state_prior = false);
+  // Whether it was instantiated with event mode and early return (FMI 3.0 co-simulation with
+  // hasEventMode): then enter_event_mode, update_discrete_states and enter_step_mode serve it.
+  bool event_mode() const { return event_mode_; }
+  void enter_step_mode();
+
+  // FMI 3.0 clocks (ModelDescription::clocks, by value reference), in event mode: activate
+  // input clocks (fmi3SetClock), and their intervals and shifts.
+  void activate_clocks(std::span<const unsigned> vr);
+  enum class IntervalQualifier { not_yet_known, unchanged, changed };
+  struct ClockInterval {
+    double interval = 0;
+    IntervalQualifier qualifier = IntervalQualifier::unchanged;
+  };
+  std::vector<ClockInterval> clock_intervals(std::span<const unsigned> vr);
+  std::vector<double> clock_shifts(std::span<const unsigned> vr);
+  void set_clock_intervals(std::span<const unsigned> vr, std::span<const double> intervals);
 
   // Need canGetAndSetFMUstate and canSerializeFMUstate (std::logic_error otherwise).
   // save: get + serialize + free; restore: deserialize + set + free (allowed after fmi2Error,
@@ -163,6 +187,7 @@ class FmuInstance {
   void check_references(std::span<const unsigned> vr, const std::unordered_set<unsigned>& known,
                         ValueType type) const;
   void check_size(const char* function, std::size_t got, std::size_t expected) const;
+  void check_clocks(std::span<const unsigned> vr) const;
   std::vector<std::string> log_lines() const;
   void free_state(void** state);
 
@@ -183,6 +208,8 @@ class FmuInstance {
   fmi2CallbackFunctions callbacks_{};  // the FMU may keep a pointer to it
   void* component_ = nullptr;          // fmi2Component, fmi3Instance
   Health health_ = Health::ok;
+  bool event_mode_ = false;
+  std::unordered_set<unsigned> clocks_;  // the description's clocks' value references
   double time_ = 0;
   std::optional<double> stop_time_, tolerance_;  // for fmi3EnterInitializationMode
 };

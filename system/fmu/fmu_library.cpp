@@ -124,7 +124,7 @@ void resolve_capabilities(Resolver& r, Fmi2Functions& f, const KindInterface& k)
           "providesDirectionalDerivative is true");
 }
 
-void resolve_3(Resolver& r, Fmi3Functions& f, FmuKind kind, const KindInterface& k) {
+void resolve_3(Resolver& r, Fmi3Functions& f, FmuKind kind, const KindInterface& k, bool clocks) {
   const std::string need = std::string("needed for ") + to_string(kind);
   r.get(f.get_version, "fmi3GetVersion", need);
   r.get(f.set_debug_logging, "fmi3SetDebugLogging", need);
@@ -173,6 +173,18 @@ void resolve_3(Resolver& r, Fmi3Functions& f, FmuKind kind, const KindInterface&
   } else {
     r.get(f.instantiate_co_simulation, "fmi3InstantiateCoSimulation", need);
     r.get(f.do_step, "fmi3DoStep", need);
+    if (k.has_event_mode) {
+      const std::string why = "hasEventMode is true";
+      r.get(f.enter_step_mode, "fmi3EnterStepMode", why);
+      r.get(f.update_discrete_states, "fmi3UpdateDiscreteStates", why);
+    }
+  }
+  if (clocks) {
+    const std::string why = "needed for its Clocks";
+    r.get(f.set_clock, "fmi3SetClock", why);
+    r.get(f.get_interval_decimal, "fmi3GetIntervalDecimal", why);
+    r.get(f.get_shift_decimal, "fmi3GetShiftDecimal", why);
+    r.get(f.set_interval_decimal, "fmi3SetIntervalDecimal", why);
   }
   if (k.can_get_and_set_fmu_state) {
     const std::string why = "canGetAndSetFMUState is true";
@@ -200,7 +212,11 @@ std::string returned(const char* text) {
 
 FmuLibrary::FmuLibrary(const std::filesystem::path& unpacked, const ModelDescription& md,
                        FmuKind kind, const std::string& fmu_name)
-    : kind_(kind), version_(md.version), interface_(md.interface_of(kind)), fmu_name_(fmu_name) {
+    : kind_(kind),
+      version_(md.version),
+      interface_(md.interface_of(kind)),
+      fmu_name_(fmu_name),
+      clocks_(!md.clocks.empty()) {
   // The platform's directory: FMI 2.0 names it linux64, FMI 3.0 by architecture and system.
   const std::string platform = version_ == FmiVersion::v3 ? "x86_64-linux" : "linux64";
   const std::string so_name = "binaries/" + platform + "/" + interface_.model_identifier + ".so";
@@ -252,7 +268,7 @@ void FmuLibrary::resolve(const std::string& so_name) {
 
 void FmuLibrary::resolve_3(const std::string& so_name) {
   Resolver r(handle_);
-  kausal::fmu::resolve_3(r, fn3_, kind_, interface_);
+  kausal::fmu::resolve_3(r, fn3_, kind_, interface_, clocks_);
   if (const std::string missing = r.missing(); !missing.empty())
     throw InputError(fmu_name_ + ": " + so_name + " lacks " + missing);
 }

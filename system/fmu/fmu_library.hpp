@@ -66,8 +66,9 @@ struct Fmi2Functions {
   fmi2GetStringStatusTYPE* get_string_status = nullptr;
 };
 
-// The same for an FMI 3.0 binary: only the functions kausal calls (not fmi3EnterStepMode:
-// without event mode a co-simulation FMU is in step mode once initialised).
+// The same for an FMI 3.0 binary: only the functions kausal calls (fmi3EnterStepMode and
+// fmi3UpdateDiscreteStates in co-simulation only with event mode: without it a co-simulation
+// FMU is in step mode once initialised).
 struct Fmi3Functions {
   // common (FMI 3.0 §2.3)
   fmi3GetVersionTYPE* get_version = nullptr;
@@ -125,6 +126,12 @@ struct Fmi3Functions {
   fmi3GetNumberOfContinuousStatesTYPE* get_number_of_continuous_states = nullptr;
   // co-simulation (§4.2)
   fmi3DoStepTYPE* do_step = nullptr;
+  fmi3EnterStepModeTYPE* enter_step_mode = nullptr;  // hasEventMode
+  // clocks (§2.2.9), when the description has any
+  fmi3SetClockTYPE* set_clock = nullptr;
+  fmi3GetIntervalDecimalTYPE* get_interval_decimal = nullptr;
+  fmi3GetShiftDecimalTYPE* get_shift_decimal = nullptr;
+  fmi3SetIntervalDecimalTYPE* set_interval_decimal = nullptr;
 };
 
 class FmuLibrary {
@@ -170,6 +177,7 @@ class FmuLibrary {
   FmiVersion version_;
   KindInterface interface_;
   std::string fmu_name_;
+  bool clocks_ = false;
   std::filesystem::path binary_;
   Fmi2Functions fn_;
   Fmi3Functions fn3_;

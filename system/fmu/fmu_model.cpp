@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/errors.hpp"
+#include "system/fmu/clock_schedule.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_error.hpp"
 #include "system/fmu/fmu_instance.hpp"
@@ -35,6 +36,8 @@ constexpr double no_time_event = std::numeric_limits<double>::infinity();
 constexpr std::size_t max_text_bytes = 4096;
 // An event iteration that needs more rounds than this does not converge.
 constexpr int max_event_rounds = 1000;
+// A co-simulation step with event mode is cut at every Clock tick and event within it.
+constexpr int max_events_per_step = 100000;
 
 std::span<const double> in_span(VectorView v) {
   return {v.data(), static_cast<std::size_t>(v.size())};
@@ -56,14 +59,17 @@ bool depends_on_an_input(const fmu::ModelDescription& md, const fmu::Unknown& ou
 class TypedValues {
  public:
   TypedValues() = default;
-  TypedValues(const fmu::ModelDescription& md, const std::vector<std::size_t>& variables) {
+  // Value k of a call is variable variables[k], at position at[k] of the caller's values (k
+  // itself without `at`).
+  TypedValues(const fmu::ModelDescription& md, const std::vector<std::size_t>& variables,
+              const std::vector<std::size_t>& at = {}) {
     for (std::size_t k = 0; k < variables.size(); ++k) {
       const fmu::Variable& v = md.variables[variables[k]];
       Group& g = v.type == ValueType::real      ? real_
                  : v.type == ValueType::boolean ? boolean_
                                                 : integer_;
       g.refs.push_back(v.value_reference);
-      g.at.push_back(k);
+      g.at.push_back(at.empty() ? k : at[k]);
     }
   }
   void read(fmu::FmuInstance& fmu, std::span<double> out) const {
@@ -214,10 +220,33 @@ class FmuModel final : public Model {
   std::unique_ptr<fmu::FmuInstance> instantiate(const std::string& name) const;
   // Start values, initialisation and (model exchange) the first event iteration.
   void initialise(fmu::FmuInstance& fmu) const;
-  void event_iteration(fmu::FmuInstance& fmu, bool enter) const;
+  // In event mode at fmu.time() (entered first when `enter`): the Clocks due tick (their
+  // clocked inputs take u, their clocked outputs are read), discrete states settle
+  // (newDiscreteStatesNeeded), the Clocks' intervals are asked, then back to continuous time
+  // (model exchange) or step mode (co-simulation); the FMU says when its next time event is.
+  void event_iteration(fmu::FmuInstance& fmu, bool enter, std::span<const double> u = {}) const;
   void set_point(double t, VectorView x) const;
-  void step_co_simulation(double t, double h, VectorView u) const;
+  void step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
+  void step_with_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
   void step_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
+  // ---- FMI 3.0 Clocks (docs/fmi.md, "Clocks") ----
+  // In initialization mode: the intervals the description gives are set, the others asked,
+  // and the first ticks scheduled.
+  void start_clocks(fmu::FmuInstance& fmu) const;
+  void tick(fmu::FmuInstance& fmu, const std::vector<std::size_t>& due,
+            std::span<const double> u) const;
+  void ask_intervals(fmu::FmuInstance& fmu, double t, const std::vector<std::size_t>& due) const;
+  // The next time event or Clock tick (+inf if none).
+  double next_event() const { return std::min(next_event_, schedule_.next()); }
+  // The outputs: the FMU's, clocked ones as read at their Clocks' last tick.
+  void read_outputs(fmu::FmuInstance& fmu, std::span<double> y) const;
+  // What kausal keeps of the FMU besides its own state: the next time event, the Clocks'
+  // schedule and the clocked outputs held (the last two empty without Clocks).
+  Bytes bookkeeping() const;
+  void restore_bookkeeping(std::span<const std::uint8_t> bytes) const;
+  std::size_t bookkeeping_size() const {
+    return 8 + schedule_.size() * fmu::ClockSchedule::bytes_per_clock + 8 * clocked_at_.size();
+  }
   ModelError asked_to_end(double t) const;
   void refuse_after_end(double t) const;
   // Can its state be saved and restored? Checked on an instance of its own (a failed check
@@ -238,7 +267,12 @@ class FmuModel final : public Model {
   UnpackDirectory unpacked_;  // before the library and instance: it outlives them
   std::shared_ptr<const fmu::FmuLibrary> library_;
   std::unique_ptr<fmu::FmuInstance> instance_;
-  TypedValues inputs_, outputs_;
+  TypedValues inputs_, outputs_;  // those not clocked
+  // Clocked inputs and outputs: their variables and positions among the ports.
+  std::vector<std::size_t> clocked_inputs_, clocked_input_at_, clocked_outputs_, clocked_at_;
+  std::vector<unsigned> clock_refs_;  // md_.clocks' value references
+  mutable fmu::ClockSchedule schedule_;
+  mutable std::vector<double> held_;  // per clocked output (clocked_at_), its last value
   std::vector<unsigned> state_refs_, derivative_refs_;
   bool directional_ = false;
   Vector x0_;
@@ -286,8 +320,23 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
   }
   library_ = std::make_shared<const fmu::FmuLibrary>(unpacked_.path(), md_, ports_.kind,
                                                      fmu_name(member.fmu.archive));
-  inputs_ = TypedValues(md_, ports_.inputs);
-  outputs_ = TypedValues(md_, ports_.outputs);
+  // Clocked ports are set and read only while one of their Clocks ticks.
+  const auto split = [&](const std::vector<std::size_t>& ports, std::vector<std::size_t>& clocked,
+                         std::vector<std::size_t>& clocked_at) {
+    std::vector<std::size_t> plain, plain_at;
+    for (std::size_t k = 0; k < ports.size(); ++k) {
+      auto [into, at] = md_.variables[ports[k]].clocks.empty() ? std::tie(plain, plain_at)
+                                                               : std::tie(clocked, clocked_at);
+      into.push_back(ports[k]);
+      at.push_back(k);
+    }
+    return TypedValues(md_, plain, plain_at);
+  };
+  inputs_ = split(ports_.inputs, clocked_inputs_, clocked_input_at_);
+  outputs_ = split(ports_.outputs, clocked_outputs_, clocked_at_);
+  for (const fmu::Clock& c : md_.clocks) clock_refs_.push_back(c.value_reference);
+  schedule_ = fmu::ClockSchedule(md_.clocks.size());
+  held_.assign(clocked_at_.size(), 0.0);
   for (std::size_t s : ports_.states) state_refs_.push_back(md_.variables[s].value_reference);
   for (std::size_t d : ports_.derivatives)
     derivative_refs_.push_back(md_.variables[d].value_reference);
@@ -298,7 +347,7 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
     initialise(*instance_);
     x0_.resize(static_cast<Eigen::Index>(ports_.signature.states.size()));
     if (ports_.steps_itself)
-      outputs_.read(*instance_, out_span(x0_));
+      read_outputs(*instance_, out_span(x0_));
     else
       instance_->get_continuous_states(out_span(x0_));
   } catch (const fmu::FmuCallError& e) {
@@ -337,27 +386,146 @@ void FmuModel::initialise(fmu::FmuInstance& fmu) const {
     fmu.set_string(ref, values);
   }
   fmu.enter_initialization_mode();
+  start_clocks(fmu);
   fmu.exit_initialization_mode();
-  if (!co_simulation()) event_iteration(fmu, false);
+  // Model exchange, and co-simulation with event mode, leave initialization in event mode.
+  if (!co_simulation() || fmu.event_mode()) event_iteration(fmu, false);
 }
 
-// Discrete states settle (newDiscreteStatesNeeded), then back to continuous time; the FMU
-// says when its next time event is.
-void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter) const {
+void FmuModel::event_iteration(fmu::FmuInstance& fmu, bool enter, std::span<const double> u) const {
   if (enter) fmu.enter_event_mode();
+  const double t = fmu.time();
+  const std::vector<std::size_t> due = schedule_.due(t);
+  if (!due.empty()) tick(fmu, due, u);
   fmu::FmuInstance::EventUpdate info;
   info.again = true;
   for (int round = 0; info.again; ++round) {
     if (round == max_event_rounds)
       throw ModelError("fmu", where_ + ": the event iteration did not settle in " +
                                   std::to_string(max_event_rounds) +
-                                  " rounds at t = " + std::to_string(fmu.time()));
+                                  " rounds at t = " + std::to_string(t));
     info = fmu.update_discrete_states();
   }
   // The state at this time stands (its outputs can still be read); the next step is refused.
-  if (info.terminate) ended_at_ = std::min(ended_at_, fmu.time());
-  fmu.enter_continuous_time_mode();
+  if (info.terminate) ended_at_ = std::min(ended_at_, t);
+  if (schedule_.size() > 0) ask_intervals(fmu, t, due);
+  if (co_simulation())
+    fmu.enter_step_mode();
+  else
+    fmu.enter_continuous_time_mode();
   next_event_ = info.next_event_time.value_or(no_time_event);
+}
+
+void FmuModel::start_clocks(fmu::FmuInstance& fmu) const {
+  if (md_.clocks.empty()) return;
+  using fmu::ClockKind;
+  const double t0 = 0.0;
+  std::vector<unsigned> given, asked, shifted;
+  std::vector<double> given_intervals;
+  for (const fmu::Clock& c : md_.clocks) {
+    const bool periodic_set = c.kind == ClockKind::fixed || c.kind == ClockKind::tunable;
+    if (periodic_set && c.interval) {
+      given.push_back(c.value_reference);
+      given_intervals.push_back(*c.interval);
+    } else if (c.kind != ClockKind::constant) {
+      asked.push_back(c.value_reference);
+      if (periodic_set) shifted.push_back(c.value_reference);
+    }
+  }
+  calling([&] {
+    fmu.set_clock_intervals(given, given_intervals);
+    const auto intervals = fmu.clock_intervals(asked);
+    const auto shifts = fmu.clock_shifts(shifted);
+    std::size_t a = 0, sh = 0;
+    for (std::size_t k = 0; k < md_.clocks.size(); ++k) {
+      const fmu::Clock& c = md_.clocks[k];
+      const bool aperiodic = c.kind == ClockKind::changing || c.kind == ClockKind::countdown;
+      if (c.interval && !aperiodic) {
+        schedule_.periodic(k, t0 + c.shift.value_or(0.0), *c.interval);
+        continue;
+      }
+      const auto& answer = intervals[a++];
+      if (aperiodic) {
+        if (answer.qualifier == fmu::FmuInstance::IntervalQualifier::not_yet_known)
+          schedule_.stop(k);
+        else
+          schedule_.once(k, t0 + answer.interval);
+        continue;
+      }
+      if (!(answer.interval > 0))
+        throw ModelError("fmu", where_ + ": Clock '" + c.name + "' has interval " +
+                                    std::to_string(answer.interval) + " (fmi3GetIntervalDecimal)");
+      schedule_.periodic(k, t0 + shifts[sh++], answer.interval);
+    }
+    // Clocked outputs may be read in initialization mode: their values until the first tick.
+    if (!clocked_outputs_.empty())
+      TypedValues(md_, clocked_outputs_).read(fmu, std::span<double>(held_));
+  });
+}
+
+// The Clocks due tick: activated, their clocked inputs set to u, their clocked outputs read.
+void FmuModel::tick(fmu::FmuInstance& fmu, const std::vector<std::size_t>& due,
+                    std::span<const double> u) const {
+  std::vector<unsigned> refs;
+  for (std::size_t k : due) refs.push_back(clock_refs_[k]);
+  fmu.activate_clocks(refs);
+  const auto ticks = [&](std::size_t variable) {
+    for (std::size_t k : md_.variables[variable].clocks)
+      if (std::find(due.begin(), due.end(), k) != due.end()) return true;
+    return false;
+  };
+  std::vector<std::size_t> in, in_at, out, out_at;
+  for (std::size_t j = 0; j < clocked_inputs_.size(); ++j)
+    if (ticks(clocked_inputs_[j]) && !u.empty()) {
+      in.push_back(clocked_inputs_[j]);
+      in_at.push_back(clocked_input_at_[j]);
+    }
+  for (std::size_t j = 0; j < clocked_outputs_.size(); ++j)
+    if (ticks(clocked_outputs_[j])) {
+      out.push_back(clocked_outputs_[j]);
+      out_at.push_back(j);
+    }
+  if (!in.empty()) TypedValues(md_, in, in_at).write(fmu, u);
+  if (!out.empty()) TypedValues(md_, out, out_at).read(fmu, std::span<double>(held_));
+  for (std::size_t k : due) schedule_.ticked(k);
+}
+
+// After the event iteration at t: the intervals the FMU decides (FMI 3.0 §2.2.9.3): a changing
+// Clock's after it ticked, a countdown Clock's at every event, a tunable Clock's whose interval
+// the description leaves to the FMU.
+void FmuModel::ask_intervals(fmu::FmuInstance& fmu, double t,
+                             const std::vector<std::size_t>& due) const {
+  using fmu::ClockKind;
+  std::vector<std::size_t> asked;
+  for (std::size_t k = 0; k < md_.clocks.size(); ++k) {
+    const fmu::Clock& c = md_.clocks[k];
+    const bool ticked = std::find(due.begin(), due.end(), k) != due.end();
+    if ((c.kind == ClockKind::changing && ticked) || c.kind == ClockKind::countdown ||
+        (c.kind == ClockKind::tunable && !c.interval))
+      asked.push_back(k);
+  }
+  if (asked.empty()) return;
+  std::vector<unsigned> refs;
+  for (std::size_t k : asked) refs.push_back(clock_refs_[k]);
+  const auto intervals = fmu.clock_intervals(refs);
+  using Qualifier = fmu::FmuInstance::IntervalQualifier;
+  for (std::size_t j = 0; j < asked.size(); ++j) {
+    const std::size_t k = asked[j];
+    const auto& answer = intervals[j];
+    if (md_.clocks[k].kind == ClockKind::tunable) {
+      if (answer.qualifier == Qualifier::changed && answer.interval > 0)
+        schedule_.periodic(k, t + answer.interval, answer.interval);
+    } else if (answer.qualifier == Qualifier::changed) {
+      schedule_.once(k, t + answer.interval);
+    } else if (answer.qualifier == Qualifier::not_yet_known) {
+      schedule_.stop(k);
+    }
+  }
+}
+
+void FmuModel::read_outputs(fmu::FmuInstance& fmu, std::span<double> y) const {
+  outputs_.read(fmu, y);
+  for (std::size_t j = 0; j < clocked_at_.size(); ++j) y[clocked_at_[j]] = held_[j];
 }
 
 template <typename Call>
@@ -391,7 +559,7 @@ void FmuModel::output(double t, VectorView x, VectorOut y) const {
   }
   calling([&] {
     set_point(t, x);
-    outputs_.read(*instance_, out_span(y));
+    read_outputs(*instance_, out_span(y));
   });
 }
 
@@ -422,6 +590,9 @@ void FmuModel::indicators(double t, VectorView x, VectorView u, VectorOut g) con
     // Positive until the time event is due, then ≤ 0: its crossing is located to the step
     // like a state event's.
     g[n] = std::isfinite(next_event_) ? next_event_ - t : 1.0;
+    // A Clock tick a rounding error past the step's end is at its end (ClockSchedule::due).
+    if (const double tick = schedule_.next(); std::isfinite(tick))
+      g[n] = std::min(g[n], tick - fmu::ClockSchedule::tolerance(tick) - t);
   });
 }
 
@@ -456,23 +627,57 @@ void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
   refuse_after_end(t);
   calling([&] {
     if (co_simulation())
-      step_co_simulation(t, h, u);
+      step_co_simulation(*instance_, t, h, u);
     else
       step_events(*instance_, t, h, u);
-    outputs_.read(*instance_, out_span(x));
+    read_outputs(*instance_, out_span(x));
   });
 }
 
 // A co-simulation FMU that wants to end the simulation says so (FMI 2.0: refusing the step
 // with fmi2Terminated; FMI 3.0: terminateSimulation) and how far it got: a step it completed
 // stands, one it did not is refused.
-void FmuModel::step_co_simulation(double t, double h, VectorView u) const {
-  inputs_.write(*instance_, in_span(u));
-  const std::optional<double> ended = instance_->do_step(t, h);
+void FmuModel::step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u) const {
+  inputs_.write(fmu, in_span(u));
+  if (fmu.event_mode()) return step_with_events(fmu, t, h, u);
+  const std::optional<double> ended = fmu.do_step(t, h).ended;
   if (!ended) return;
   const double end = t + h;
   if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
   ended_at_ = end;
+}
+
+// With event mode (FMI 3.0): the step is cut at every Clock tick within it, and where the FMU
+// returns early for an event of its own; each is an event iteration at its time, the inputs
+// held at u. The step still ends at t + h.
+void FmuModel::step_with_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const {
+  const double end = t + h;
+  const double near_end = end - 1e-9 * (1.0 + std::abs(end));
+  double at = t;
+  for (int piece = 0; at < end; ++piece) {
+    if (piece == max_events_per_step)
+      throw ModelError("fmu", where_ + ": more than " + std::to_string(max_events_per_step) +
+                                  " events within the step from t = " + std::to_string(t));
+    double until = std::max(at, std::min(end, schedule_.next()));
+    if (end - until <= fmu::ClockSchedule::tolerance(end)) until = end;
+    bool event = false;
+    if (until > at) {
+      const fmu::FmuInstance::StepOutcome out = fmu.do_step(at, until - at);
+      if (out.ended) {
+        if (*out.ended < near_end) throw asked_to_end(*out.ended);
+        ended_at_ = end;
+        return;
+      }
+      event = out.event;
+      at = out.reached < until ? out.reached : until;
+    }
+    if (event || !schedule_.due(at).empty()) {
+      event_iteration(fmu, true, in_span(u));
+      if (ended_at_ < near_end) throw asked_to_end(ended_at_);
+    } else if (until == at && at < end) {
+      throw ModelError("fmu", where_ + ": no progress at t = " + std::to_string(at));
+    }
+  }
 }
 
 // A model-exchange FMU without continuous states from t to t + h: its inputs take effect at
@@ -486,19 +691,19 @@ void FmuModel::step_events(fmu::FmuInstance& fmu, double t, double h, VectorView
   if (!ports_.inputs.empty()) {
     fmu.enter_event_mode();
     inputs_.write(fmu, in_span(u));
-    event_iteration(fmu, false);
+    event_iteration(fmu, false, in_span(u));
   }
   std::vector<double> before(md_.event_indicators);
   if (!before.empty()) fmu.get_event_indicators(before);
   // An event a rounding error past the step's end is at its end.
   const double reach = end + 1e-12 * (1.0 + std::abs(end));
-  while (next_event_ <= reach && ended_at_ > end) {
-    const double at = std::clamp(next_event_, t, end);
+  while (next_event() <= reach && ended_at_ > end) {
+    const double at = std::clamp(next_event(), t, end);
     fmu.set_time(at);
-    event_iteration(fmu, true);
-    if (next_event_ <= at)
+    event_iteration(fmu, true, in_span(u));
+    if (next_event() <= at)
       throw ModelError("fmu", where_ + ": after its time event at t = " + std::to_string(at) +
-                                  " the next one is not later (" + std::to_string(next_event_) +
+                                  " the next one is not later (" + std::to_string(next_event()) +
                                   ")");
   }
   if (ended_at_ < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(ended_at_);
@@ -510,7 +715,7 @@ void FmuModel::step_events(fmu::FmuInstance& fmu, double t, double h, VectorView
     fmu.get_event_indicators(after);
     for (std::size_t k = 0; k < before.size(); ++k)
       if ((before[k] > 0) != (after[k] > 0)) {
-        event_iteration(fmu, true);
+        event_iteration(fmu, true, in_span(u));
         break;
       }
   }
@@ -532,13 +737,10 @@ ModelError FmuModel::asked_to_end(double t) const {
                                at);
 }
 
-// The next time event (8 bytes) and the FMU's serialized state.
+// What kausal keeps (bookkeeping()) and the FMU's serialized state.
 Bytes FmuModel::save_internal() const {
   if (internal_ != InternalState::restorable) return Model::save_internal();
-  Bytes bytes(8);
-  const auto next = std::bit_cast<std::uint64_t>(next_event_);
-  for (int b = 0; b < 8; ++b)
-    bytes[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(next >> (8 * b));
+  Bytes bytes = bookkeeping();
   calling([&] {
     const Bytes state = instance_->save_state();
     bytes.insert(bytes.end(), state.begin(), state.end());
@@ -548,15 +750,42 @@ Bytes FmuModel::save_internal() const {
 
 void FmuModel::restore_internal(std::span<const std::uint8_t> bytes) const {
   if (internal_ != InternalState::restorable) return Model::restore_internal(bytes);
-  if (bytes.size() < 8)
+  if (bytes.size() < bookkeeping_size())
     throw ModelError("fmu", where_ + ": internal state of " + std::to_string(bytes.size()) +
                                 " bytes is too short");
-  std::uint64_t next = 0;
-  for (int b = 0; b < 8; ++b) next |= std::uint64_t{bytes[static_cast<std::size_t>(b)]} << (8 * b);
-  calling([&] { instance_->restore_state(bytes.subspan(8)); });
-  next_event_ = std::bit_cast<double>(next);
+  calling([&] { instance_->restore_state(bytes.subspan(bookkeeping_size())); });
+  restore_bookkeeping(bytes.first(bookkeeping_size()));
   // A state from before the FMU's end (a rollback, a located crossing's candidate step).
   ended_at_ = std::numeric_limits<double>::infinity();
+}
+
+namespace {
+void put_u64(Bytes& out, std::uint64_t v) {
+  for (int b = 0; b < 8; ++b) out.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
+}
+std::uint64_t get_u64(std::span<const std::uint8_t> in, std::size_t at) {
+  std::uint64_t v = 0;
+  for (int b = 0; b < 8; ++b) v |= std::uint64_t{in[at + static_cast<std::size_t>(b)]} << (8 * b);
+  return v;
+}
+}  // namespace
+
+// The next time event (8 bytes), then, with Clocks, their schedule and the clocked outputs held.
+Bytes FmuModel::bookkeeping() const {
+  Bytes bytes;
+  put_u64(bytes, std::bit_cast<std::uint64_t>(next_event_));
+  const Bytes schedule = schedule_.save();
+  bytes.insert(bytes.end(), schedule.begin(), schedule.end());
+  for (double v : held_) put_u64(bytes, std::bit_cast<std::uint64_t>(v));
+  return bytes;
+}
+
+void FmuModel::restore_bookkeeping(std::span<const std::uint8_t> bytes) const {
+  next_event_ = std::bit_cast<double>(get_u64(bytes, 0));
+  const std::size_t schedule = schedule_.size() * fmu::ClockSchedule::bytes_per_clock;
+  schedule_.restore(bytes.subspan(8, schedule));
+  for (std::size_t j = 0; j < held_.size(); ++j)
+    held_[j] = std::bit_cast<double>(get_u64(bytes, 8 + schedule + 8 * j));
 }
 
 void FmuModel::check_restore() {
@@ -602,19 +831,19 @@ std::string FmuModel::restore_problem(fmu::FmuInstance& fmu) const {
     const Vector none = Vector::Zero(static_cast<Eigen::Index>(ports_.inputs.size()));
     const auto step = [&](double t) {
       if (co_simulation())
-        fmu.do_step(t, h);
+        step_co_simulation(fmu, t, h, none);
       else
         step_events(fmu, t, h, none);
     };
     step(0.0);
     const Bytes saved = fmu.save_state();
-    const double next = next_event_;
+    const Bytes kept = bookkeeping();
     step(h);
-    outputs_.read(fmu, first);
+    read_outputs(fmu, first);
     fmu.restore_state(saved);
-    next_event_ = next;
+    restore_bookkeeping(kept);
     step(h);
-    outputs_.read(fmu, again);
+    read_outputs(fmu, again);
   } else {
     fmu.get_continuous_states(first);
     for (double& v : first) v = v + 0.5 + 0.25 * std::abs(v);
@@ -646,8 +875,14 @@ fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md) {
 FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   FmuPorts p;
   p.kind = kind;
-  md.interface_of(kind);  // InputError if the FMU lacks it
+  const fmu::KindInterface& interface = md.interface_of(kind);  // InputError if it lacks it
   const std::string where = md.file + ": ";
+  // FMI 3.0 ties Clocks to event mode (eventModeUsed); a co-simulation FMU without it cannot
+  // be told of their ticks.
+  if (kind == FmuKind::co_simulation && !md.clocks.empty() && !interface.has_event_mode)
+    throw InputError(where + "line " + std::to_string(md.clocks.front().line) + ": Clock '" +
+                     md.clocks.front().name +
+                     "' of a co-simulation FMU without hasEventMode: its ticks need event mode");
   for (const fmu::Unknown& d : md.derivatives) {
     p.derivatives.push_back(d.variable);
     p.states.push_back(*md.variables[d.variable].derivative_of);

@@ -37,6 +37,12 @@ constexpr Keywords<Variability, 5> variabilities{{{"constant", Variability::cons
                                                   {"tunable", Variability::tunable},
                                                   {"discrete", Variability::discrete},
                                                   {"continuous", Variability::continuous}}};
+constexpr Keywords<ClockKind, 6> clock_kinds{{{"constant", ClockKind::constant},
+                                              {"fixed", ClockKind::fixed},
+                                              {"tunable", ClockKind::tunable},
+                                              {"changing", ClockKind::changing},
+                                              {"countdown", ClockKind::countdown},
+                                              {"triggered", ClockKind::triggered}}};
 constexpr Keywords<Initial, 3> initials{
     {{"exact", Initial::exact}, {"approx", Initial::approx}, {"calculated", Initial::calculated}}};
 constexpr Keywords<ValueType, 5> type_elements{{{"Real", ValueType::real},
@@ -96,6 +102,7 @@ KindInterface read_kind(XmlReader& r, const pugi::xml_node& e, FmuKind kind, Fmi
                                                 : r.flag(e, "completedIntegratorStepNotNeeded");
     return k;
   }
+  k.has_event_mode = v3 && r.flag(e, "hasEventMode");
   k.can_handle_variable_communication_step_size =
       r.flag(e, "canHandleVariableCommunicationStepSize");
   k.can_interpolate_inputs = r.flag(e, "canInterpolateInputs");
@@ -460,6 +467,47 @@ std::vector<PendingDimension> read_dimensions(XmlReader& r, const pugi::xml_node
   return dimensions;
 }
 
+// A <Clock>: kausal activates time-based input Clocks at their ticks. An output or local
+// Clock (always triggered) and a triggered input Clock are refused: kausal has no receiver for
+// the one and no source of ticks for the other.
+Clock read_clock(XmlReader& r, const pugi::xml_node& e, const std::string& what) {
+  Clock c;
+  c.name = e.attribute("name").value();
+  c.line = r.line(e);
+  const auto vr = r.integer(e, "valueReference", what, 0, UINT32_MAX);
+  if (!vr) r.fail(e, what + " has no valueReference");
+  c.value_reference = static_cast<unsigned>(*vr);
+  c.causality = r.keyword(e, "causality", what, fmi3_causalities).value_or(Causality::local);
+  const auto kind = r.keyword(e, "intervalVariability", what, clock_kinds);
+  if (!kind) r.fail(e, what + " (a Clock) has no intervalVariability");
+  c.kind = *kind;
+  if (c.causality != Causality::input)
+    r.fail(e, what + " is a Clock of causality " + to_string(c.causality) +
+                  ": kausal activates input Clocks at their ticks and has no receiver for the "
+                  "ticks of an FMU's own Clocks");
+  if (c.kind == ClockKind::triggered)
+    r.fail(e, what +
+                  " is a triggered input Clock: kausal activates time-based Clocks (constant, "
+                  "fixed, tunable, changing, countdown) and has no source for its ticks");
+  const auto resolution = r.integer(e, "resolution", what, 1, LLONG_MAX);
+  const auto fraction = [&](const char* counter) -> std::optional<double> {
+    const auto n = r.integer(e, counter, what, 0, LLONG_MAX);
+    if (!n) return std::nullopt;
+    return static_cast<double>(*n) / static_cast<double>(resolution.value_or(1));
+  };
+  c.interval = r.real(e, "intervalDecimal", what);
+  if (!c.interval) c.interval = fraction("intervalCounter");
+  c.shift = r.real(e, "shiftDecimal", what);
+  if (!c.shift) c.shift = fraction("shiftCounter");
+  if (c.interval && !(std::isfinite(*c.interval) && *c.interval > 0))
+    r.fail(e, what + ": its interval is not a positive number");
+  if (c.shift && !(std::isfinite(*c.shift) && *c.shift >= 0))
+    r.fail(e, what + ": its shift is not a number >= 0");
+  if (c.kind == ClockKind::constant && !c.interval)
+    r.fail(e, what + " is a constant Clock without intervalDecimal (or intervalCounter)");
+  return c;
+}
+
 Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTypes& types,
                          std::vector<PendingDerivative>& derivatives,
                          std::vector<PendingArray>& arrays, std::size_t index) {
@@ -469,8 +517,6 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
   if (!name || !*name.value()) r.fail(e, std::string("<") + e.name() + "> has no name");
   v.name = name.value();
   const std::string what = quoted(v.name);
-  if (std::string_view(e.name()) == "Clock")
-    r.fail(e, what + " is a Clock: kausal does not import FMI 3.0 clocks");
   const Fmi3Element* type = fmi3_element(e.name());
   if (!type)
     r.fail(e, std::string("<") + e.name() + "> is not a variable element (" + fmi3_element_list() +
@@ -612,6 +658,8 @@ Placement expand_arrays(XmlReader& r, const pugi::xml_node& root, ModelDescripti
   std::uint64_t next_reference = 0;
   for (const Variable& v : md.variables)
     next_reference = std::max<std::uint64_t>(next_reference, std::uint64_t{v.value_reference} + 1);
+  for (const Clock& c : md.clocks)
+    next_reference = std::max<std::uint64_t>(next_reference, std::uint64_t{c.value_reference} + 1);
   std::vector<Variable> read = std::move(md.variables);
   md.variables.clear();
   std::size_t elements = 0;  // of the arrays so far
@@ -665,29 +713,64 @@ Placement expand_arrays(XmlReader& r, const pugi::xml_node& root, ModelDescripti
   return out;
 }
 
+// A clocked variable's clocks= list: the value references of the Clocks it belongs to.
+void read_clocks_of(XmlReader& r, const pugi::xml_node& e, const ModelDescription& md,
+                    Variable& v) {
+  const std::string_view list = e.attribute("clocks").value();
+  for (std::size_t from = list.find_first_not_of(" \t\r\n"); from != std::string_view::npos;
+       from = list.find_first_not_of(" \t\r\n", from)) {
+    const std::size_t end = std::min(list.find_first_of(" \t\r\n", from), list.size());
+    const std::string_view item = list.substr(from, end - from);
+    const auto vr = parse_integer(item, 0, UINT32_MAX);
+    const auto clock = std::find_if(md.clocks.begin(), md.clocks.end(),
+                                    [&](const Clock& c) { return vr && c.value_reference == *vr; });
+    if (clock == md.clocks.end())
+      r.fail(e, "clocks entry '" + std::string(item) + "' of " + quoted(v.name) +
+                    " is no Clock's value reference");
+    const auto k = static_cast<std::size_t>(clock - md.clocks.begin());
+    if (std::find(v.clocks.begin(), v.clocks.end(), k) == v.clocks.end()) v.clocks.push_back(k);
+    from = end;
+  }
+}
+
 Placement read_variables_3(XmlReader& r, const pugi::xml_node& root, ModelDescription& md) {
   const DeclaredTypes types = declared_types_3(r, root.child("TypeDefinitions"));
-  std::unordered_map<std::string_view, std::size_t> by_name;
   ByReference by_reference;
   std::vector<PendingDerivative> derivatives;
   std::vector<PendingArray> arrays;
+  // Names and value references are shared by variables and clocks: (name, line) of each.
+  std::unordered_map<std::string, int> names;
+  std::unordered_map<unsigned, std::pair<std::string, int>> references;
+  const auto claim = [&](const pugi::xml_node& e, const std::string& name, unsigned vr) {
+    const auto [it, fresh] = names.emplace(name, r.line(e));
+    if (!fresh)
+      r.fail(e, quoted(name) + " is declared twice (first on line " + std::to_string(it->second) +
+                    ")");
+    const auto [same, own] = references.emplace(vr, std::pair{name, r.line(e)});
+    if (!own)
+      r.fail(e, "valueReference " + std::to_string(vr) + " of " + quoted(name) + " is also " +
+                    quoted(same->second.first) + "'s (line " + std::to_string(same->second.second) +
+                    "): in FMI 3.0 each variable has its own");
+  };
+  std::vector<std::pair<std::size_t, pugi::xml_node>> clocked;  // variable, its element
   for (const pugi::xml_node& e : root.child("ModelVariables").children()) {
     if (e.type() != pugi::node_element) continue;
-    if (md.variables.size() == max_variables)
+    if (md.variables.size() + md.clocks.size() == max_variables)
       r.fail(e, "more than " + std::to_string(max_variables) + " variables");
+    if (std::string_view(e.name()) == "Clock") {
+      const std::string name = e.attribute("name").value();
+      if (name.empty()) r.fail(e, "<Clock> has no name");
+      md.clocks.push_back(read_clock(r, e, quoted(name)));
+      claim(e, name, md.clocks.back().value_reference);
+      continue;
+    }
     md.variables.push_back(read_variable_3(r, e, types, derivatives, arrays, md.variables.size()));
     const Variable& v = md.variables.back();
-    const auto [it, fresh] = by_name.emplace(e.attribute("name").value(), md.variables.size() - 1);
-    if (!fresh)
-      r.fail(e, quoted(v.name) + " is declared twice (first on line " +
-                    std::to_string(md.variables[it->second].line) + ")");
-    const auto [same, own] = by_reference.emplace(v.value_reference, md.variables.size() - 1);
-    if (!own)
-      r.fail(e, "valueReference " + std::to_string(v.value_reference) + " of " + quoted(v.name) +
-                    " is also " + quoted(md.variables[same->second].name) + "'s (line " +
-                    std::to_string(md.variables[same->second].line) +
-                    "): in FMI 3.0 each variable has its own");
+    claim(e, v.name, v.value_reference);
+    by_reference.emplace(v.value_reference, md.variables.size() - 1);
+    if (e.attribute("clocks")) clocked.emplace_back(md.variables.size() - 1, e);
   }
+  for (const auto& [index, e] : clocked) read_clocks_of(r, e, md, md.variables[index]);
   for (const auto& d : derivatives) {
     const std::string what =
         "derivative=" + std::to_string(d.target) + " of " + quoted(md.variables[d.variable].name);
@@ -732,8 +815,8 @@ std::vector<Unknown> read_unknown_3(XmlReader& r, const pugi::xml_node& e, const
     for (std::size_t from = list.find_first_not_of(" \t\r\n"); from != std::string_view::npos;
          from = list.find_first_not_of(" \t\r\n", from)) {
       const std::size_t end = std::min(list.find_first_of(" \t\r\n", from), list.size());
-      const std::size_t listed = variable_of(r, e, list.substr(from, end - from), at.by_reference,
-                                             "dependencies entry");
+      const std::size_t listed =
+          variable_of(r, e, list.substr(from, end - from), at.by_reference, "dependencies entry");
       if (at.placed[listed].count > max_dependency_entries - entries - dependencies->size())
         r.fail(e, "more than " + std::to_string(max_dependency_entries) +
                       " dependencies entries, arrays counted element by element");
@@ -758,7 +841,15 @@ void read_structure_3(XmlReader& r, const pugi::xml_node& s, const Placement& at
   for (const pugi::xml_node& e : s.children()) {
     if (e.type() != pugi::node_element) continue;
     const std::string_view kind = e.name();
-    if (kind == "ClockedState") r.fail(e, "<ClockedState>: kausal does not import FMI 3.0 clocks");
+    // A clocked state's previous value is the FMU's business: kausal reads it like any
+    // clocked variable.
+    if (kind == "ClockedState") {
+      for (const Unknown& u : read_unknown_3(r, e, at, entries))
+        if (md.variables[u.variable].clocks.empty())
+          r.fail(e, "<ClockedState> " + quoted(md.variables[u.variable].name) +
+                        " is not a clocked variable (it has no clocks=)");
+      continue;
+    }
     if (kind != "Output" && kind != "ContinuousStateDerivative" && kind != "InitialUnknown" &&
         kind != "EventIndicator")
       r.fail(e, "<" + std::string(kind) +
@@ -914,6 +1005,12 @@ const char* to_string(ValueType t) {
 const char* to_string(CType t) {
   for (const Fmi3Element& e : fmi3_elements)
     if (e.ctype == t && e.type != ValueType::enumeration) return e.name.data();
+  return "?";
+}
+
+const char* to_string(ClockKind k) {
+  for (const auto& [word, kind] : clock_kinds.words)
+    if (kind == k) return word.data();
   return "?";
 }
 

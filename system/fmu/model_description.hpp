@@ -38,6 +38,21 @@ enum class FmiVersion { v2, v3 };
 enum class Initial { exact, approx, calculated, unspecified };
 enum class FmuKind { model_exchange, co_simulation };
 
+// An FMI 3.0 <Clock>, by its intervalVariability. kausal activates time-based input Clocks
+// (every kind but triggered) at their ticks; the others are refused by name.
+enum class ClockKind { constant, fixed, tunable, changing, countdown, triggered };
+
+struct Clock {
+  std::string name;
+  unsigned value_reference = 0;
+  Causality causality = Causality::input;
+  ClockKind kind = ClockKind::constant;
+  // intervalDecimal (or intervalCounter / resolution) and shiftDecimal (or shiftCounter /
+  // resolution), where the description gives them.
+  std::optional<double> interval, shift;
+  int line = 0;
+};
+
 struct Variable {
   std::string name;
   unsigned value_reference = 0;
@@ -58,7 +73,10 @@ struct Variable {
   std::size_t element = 0;
   bool structural = false;  // FMI 3.0 structural parameter: may size an array, is never set
   bool text_array = false;  // FMI 3.0 String or Binary array: kept whole, never coupled or set
-  int line = 0;             // in modelDescription.xml
+  // FMI 3.0 clocked variable: indices into ModelDescription::clocks (its clocks= attribute).
+  // It may be read and written only while one of them ticks.
+  std::vector<std::size_t> clocks;
+  int line = 0;  // in modelDescription.xml
 };
 
 // An FMI 3.0 array variable (<Dimension> children). kausal imports each element as a scalar
@@ -81,6 +99,8 @@ struct KindInterface {
   // co-simulation only
   bool can_handle_variable_communication_step_size = false, can_interpolate_inputs = false;
   int max_output_derivative_order = 0;
+  // FMI 3.0: kausal may instantiate it with event mode and early return (docs/fmi.md).
+  bool has_event_mode = false;
   bool completed_integrator_step_not_needed = false;  // model exchange only
 };
 
@@ -107,6 +127,7 @@ struct ModelDescription {
   DefaultExperiment default_experiment;
   std::vector<Variable> variables;  // an array's elements in its place, one by one
   std::vector<ArrayVariable> arrays;
+  std::vector<Clock> clocks;  // FMI 3.0: time-based input clocks only (others are refused)
   std::vector<Unknown> outputs, derivatives, initial_unknowns;
 
   // The continuous states in Derivatives order (the variable each derivative is the derivative of).
@@ -146,7 +167,8 @@ Initial effective_initial(const Variable& v);
 const char* to_string(Causality c);
 const char* to_string(Variability v);
 const char* to_string(ValueType t);
-const char* to_string(CType t);    // the FMI 3.0 element: "Float64", "Int32", ...
-const char* to_string(FmuKind k);  // "model exchange", "co-simulation"
+const char* to_string(CType t);      // the FMI 3.0 element: "Float64", "Int32", ...
+const char* to_string(FmuKind k);    // "model exchange", "co-simulation"
+const char* to_string(ClockKind k);  // the intervalVariability: "constant", "countdown", ...
 
 }  // namespace kausal::fmu

@@ -804,6 +804,42 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo* info) {
   return fmi2OK;
 }
 
+/* ---- for the FMI 3.0 face: co-simulation's event mode and clocks ---- */
+
+fmu_data* fmu_frame_data(fmi2Component comp) { return &((fmu_instance*)comp)->d; }
+
+int fmu_frame_in_event_mode(fmi2Component comp) {
+  return ((fmu_instance*)comp)->mode == S_EVENT;
+}
+
+void fmu_frame_recompute(fmi2Component comp) { M.compute(&((fmu_instance*)comp)->d); }
+
+fmi2Status fmu_frame_cs_event_mode(fmi2Component comp, int into_event) {
+  fmu_instance* c = (fmu_instance*)comp;
+  if (into_event) {
+    ENTER_CS(c, "fmi3EnterEventMode", S_STEP_COMPLETE);
+    c->mode = S_EVENT;
+  } else {
+    ENTER_CS(c, "fmi3EnterStepMode", S_EVENT);
+    c->mode = S_STEP_COMPLETE;
+  }
+  return fmi2OK;
+}
+
+fmi2Status fmu_frame_cs_update(fmi2Component comp, fmi2EventInfo* info) {
+  fmu_instance* c = (fmu_instance*)comp;
+  fmi2Boolean changed;
+  ENTER_CS(c, "fmi3UpdateDiscreteStates", S_EVENT);
+  changed = event_update(c);
+  info->newDiscreteStatesNeeded = fmi2False;
+  info->terminateSimulation = c->d.terminate ? fmi2True : fmi2False;
+  info->nominalsOfContinuousStatesChanged = fmi2False;
+  info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
+  info->nextEventTimeDefined = c->d.next_event_defined ? fmi2True : fmi2False;
+  info->nextEventTime = c->d.next_event_defined ? c->d.next_event_time : 0.0;
+  return fmi2OK;
+}
+
 fmi2Status fmi2EnterContinuousTimeMode(fmi2Component comp) {
   fmu_instance* c = (fmu_instance*)comp;
   ENTER_ME(c, "fmi2EnterContinuousTimeMode", S_EVENT);

@@ -80,7 +80,30 @@ typedef struct {
    * array's elements are the frame's references vr, vr + 1, ...). NULL: every variable is a
    * scalar. */
   size_t (*array_length)(unsigned vr);
+  /* FMI 3.0 face only: co-simulation with event mode (hasEventMode), and time-based input
+   * Clocks. clock_vr[k] is Clock k's 3.0 value reference; clock_tick runs its model partition
+   * once it was activated (fmi3SetClock), before its clocked variables are read or the event
+   * iteration ends; clock_interval says the interval the FMU decides (intervals the
+   * description gives need none) and returns 0 (not yet known), 1 (unchanged) or 2 (changed);
+   * clock_shift NULL: 0. */
+  int has_event_mode;
+  size_t n_clocks;
+  const unsigned* clock_vr;
+  void (*clock_tick)(fmu_data* d, size_t k);
+  int (*clock_interval)(fmu_data* d, size_t k, fmi2Real* interval);
+  fmi2Real (*clock_shift)(const fmu_data* d, size_t k);
 } fmu_model;
+
+#define FMU_MAX_CLOCKS 4
+
+/* For the FMI 3.0 face (fmu_frame3.c): the instance's data, and co-simulation's event mode
+ * (into_event: from step mode into event mode; else back), its event update, and whether the
+ * instance is in event mode. */
+fmu_data* fmu_frame_data(fmi2Component comp);
+fmi2Status fmu_frame_cs_event_mode(fmi2Component comp, int into_event);
+fmi2Status fmu_frame_cs_update(fmi2Component comp, fmi2EventInfo* info);
+int fmu_frame_in_event_mode(fmi2Component comp);
+void fmu_frame_recompute(fmi2Component comp);
 
 /* Every FMI 2.0 function of fmu_frame.c, declared with the type of system/fmu/fmi2.h so that a
  * definition that does not match the standard's signature fails to compile ("conflicting

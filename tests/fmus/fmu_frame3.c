@@ -11,7 +11,14 @@
  *   100-199  any integer type: the frame's integer k at 100 + k
  *   200-299  Boolean: the frame's boolean k at 200 + k
  *   300-399  String: the frame's string k at 300 + k
- *   999      the independent variable, time */
+ *   400-409  Clocks: the model's clock k at clock_vr[k] (a model with clocks says which)
+ *   999      the independent variable, time
+ *
+ * A model with `has_event_mode` may be instantiated for co-simulation with event mode (then it
+ * is in event mode after initialization, and fmi3EnterEventMode, fmi3UpdateDiscreteStates and
+ * fmi3EnterStepMode serve it); early return is accepted and never taken. A Clock activated by
+ * fmi3SetClock ticks (its model partition runs) before the next value is read or at
+ * fmi3UpdateDiscreteStates, which deactivates every Clock. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +85,10 @@ FMU3_EXPORT fmi3GetNumberOfEventIndicatorsTYPE fmi3GetNumberOfEventIndicators;
 FMU3_EXPORT fmi3GetNumberOfContinuousStatesTYPE fmi3GetNumberOfContinuousStates;
 FMU3_EXPORT fmi3EnterStepModeTYPE fmi3EnterStepMode;
 FMU3_EXPORT fmi3DoStepTYPE fmi3DoStep;
+FMU3_EXPORT fmi3SetClockTYPE fmi3SetClock;
+FMU3_EXPORT fmi3GetIntervalDecimalTYPE fmi3GetIntervalDecimal;
+FMU3_EXPORT fmi3GetShiftDecimalTYPE fmi3GetShiftDecimal;
+FMU3_EXPORT fmi3SetIntervalDecimalTYPE fmi3SetIntervalDecimal;
 
 /* The frame's FMI 2.0 functions are declared in fmu_frame.h (hidden in this binary). */
 
@@ -88,6 +99,8 @@ typedef struct {
   fmi2CallbackFunctions cb; /* the frame keeps a copy; its environment is this shell */
   fmi3InstanceEnvironment env;
   fmi3LogMessageCallback log;
+  int co_simulation, event_mode_used;
+  int activated[FMU_MAX_CLOCKS]; /* set by fmi3SetClock, its tick not yet run */
 } shell;
 
 /* FMI 3.0 logs a finished message; the frame's logger is printf-like. */
@@ -112,6 +125,26 @@ static fmi3Status fail(shell* s, const char* function, const char* what, fmi3Val
 }
 
 #define INNER(instance) (((shell*)(instance))->inner)
+
+/* The model partitions of the Clocks activated since the last tick, run once. */
+static void run_ticks(shell* s) {
+  size_t k;
+  int ran = 0;
+  for (k = 0; k < fmu_the_model.n_clocks && k < FMU_MAX_CLOCKS; ++k)
+    if (s->activated[k]) {
+      s->activated[k] = 0;
+      fmu_the_model.clock_tick(fmu_frame_data(s->inner), k);
+      ran = 1;
+    }
+  if (ran) fmu_frame_recompute(s->inner);
+}
+
+static int clock_index(fmi3ValueReference vr) {
+  size_t k;
+  for (k = 0; k < fmu_the_model.n_clocks; ++k)
+    if (fmu_the_model.clock_vr[k] == vr) return (int)k;
+  return -1;
+}
 
 const char* fmi3GetVersion(void) { return "3.0"; }
 
@@ -153,16 +186,23 @@ fmi3Instance fmi3InstantiateCoSimulation(
     const fmi3ValueReference required_intermediate[], size_t n_required_intermediate,
     fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
     fmi3IntermediateUpdateCallback intermediate_update) {
+  shell* s;
   (void)required_intermediate;
   (void)intermediate_update;
-  /* This frame handles its events inside fmi3DoStep and never returns early. */
-  if (event_mode_used || early_return_allowed || n_required_intermediate) {
+  (void)early_return_allowed; /* accepted: this frame never returns early */
+  /* Without has_event_mode the frame handles its events inside fmi3DoStep. */
+  if ((event_mode_used && !fmu_the_model.has_event_mode) || n_required_intermediate) {
     if (log) log(env, fmi3Error, "logError",
-                 "fmi3InstantiateCoSimulation: event mode, early return and intermediate "
-                 "variables are not supported");
+                 "fmi3InstantiateCoSimulation: event mode (hasEventMode is false) and "
+                 "intermediate variables are not supported");
     return NULL;
   }
-  return instantiate(fmi2CoSimulation, name, token, resources, visible, logging_on, env, log);
+  s = (shell*)instantiate(fmi2CoSimulation, name, token, resources, visible, logging_on, env, log);
+  if (s) {
+    s->co_simulation = 1;
+    s->event_mode_used = event_mode_used;
+  }
+  return s;
 }
 
 void fmi3FreeInstance(fmi3Instance instance) {
@@ -181,10 +221,17 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolera
 }
 
 fmi3Status fmi3ExitInitializationMode(fmi3Instance instance) {
-  return (fmi3Status)fmi2ExitInitializationMode(INNER(instance));
+  shell* s = (shell*)instance;
+  const fmi2Status status = fmi2ExitInitializationMode(s->inner);
+  /* Co-simulation with event mode leaves initialization in event mode, as model exchange. */
+  if (status > fmi2Warning || !s->event_mode_used) return (fmi3Status)status;
+  return (fmi3Status)fmu_frame_cs_event_mode(s->inner, 1);
 }
 fmi3Status fmi3EnterEventMode(fmi3Instance instance) {
-  return (fmi3Status)fmi2EnterEventMode(INNER(instance));
+  shell* s = (shell*)instance;
+  if (!s->co_simulation) return (fmi3Status)fmi2EnterEventMode(s->inner);
+  if (!s->event_mode_used) return fail(s, "fmi3EnterEventMode", "without eventModeUsed:", 0);
+  return (fmi3Status)fmu_frame_cs_event_mode(s->inner, 1);
 }
 fmi3Status fmi3Terminate(fmi3Instance instance) {
   return (fmi3Status)fmi2Terminate(INNER(instance));
@@ -196,6 +243,7 @@ fmi3Status fmi3Reset(fmi3Instance instance) {
 /* ---- values: each 3.0 reference to the frame's own, one at a time ---- */
 
 static fmi3Status get_real(shell* s, const char* function, fmi3ValueReference vr, double* value) {
+  run_ticks(s);
   if (vr >= VR_INDICATOR && vr < VR_INDICATOR + fmu_the_model.n_indicators) {
     fmi2Real z[FMU_MAX_INDICATORS] = {0};
     const fmi2Status status = fmi2GetEventIndicators(s->inner, z, fmu_the_model.n_indicators);
@@ -218,6 +266,7 @@ static fmi3Status get_integer(shell* s, const char* function, fmi3ValueReference
   fmi2Status status;
   if (vr < VR_INTEGER || vr >= VR_BOOLEAN)
     return fail(s, function, "not an integer value reference:", vr);
+  run_ticks(s);
   status = fmi2GetInteger(s->inner, &inner, 1, &v);
   *value = v;
   return (fmi3Status)status;
@@ -285,6 +334,7 @@ fmi3Status fmi3GetBoolean(fmi3Instance instance, const fmi3ValueReference vr[], 
                           fmi3Boolean values[], size_t n_values) {
   size_t k;
   if (n != n_values) return fail((shell*)instance, "fmi3GetBoolean", "nValues differs at", 0);
+  run_ticks((shell*)instance);
   for (k = 0; k < n; ++k) {
     fmi2ValueReference inner = vr[k] - VR_BOOLEAN;
     fmi2Boolean v = fmi2False;
@@ -394,8 +444,12 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean* again,
                                     fmi3Boolean* terminate, fmi3Boolean* nominals_changed,
                                     fmi3Boolean* values_changed, fmi3Boolean* next_defined,
                                     fmi3Float64* next_time) {
+  shell* s = (shell*)instance;
   fmi2EventInfo info;
-  const fmi2Status status = fmi2NewDiscreteStates(INNER(instance), &info);
+  fmi2Status status;
+  run_ticks(s); /* and every Clock is inactive again */
+  status = s->co_simulation ? fmu_frame_cs_update(s->inner, &info)
+                            : fmi2NewDiscreteStates(s->inner, &info);
   if (status > fmi2Warning) return (fmi3Status)status;
   *again = info.newDiscreteStatesNeeded != fmi2False;
   *terminate = info.terminateSimulation != fmi2False;
@@ -453,8 +507,10 @@ fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t* n) {
 /* ---- co-simulation ---- */
 
 fmi3Status fmi3EnterStepMode(fmi3Instance instance) {
-  (void)instance; /* without event mode the frame is in step mode after initialization */
-  return fmi3OK;
+  shell* s = (shell*)instance;
+  /* without event mode the frame is in step mode after initialization */
+  if (!s->event_mode_used) return fmi3OK;
+  return (fmi3Status)fmu_frame_cs_event_mode(s->inner, 0);
 }
 
 /* FMI 2.0 ends a simulation by refusing the step (fmi2Discard) with fmi2Terminated; FMI 3.0 by
@@ -478,4 +534,62 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 t, fmi3Float64 h,
   if (fmi2GetRealStatus(INNER(instance), fmi2LastSuccessfulTime, last_successful_time) != fmi2OK)
     *last_successful_time = t;
   return fmi3OK;
+}
+
+/* ---- clocks ---- */
+
+fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,
+                        const fmi3Clock values[]) {
+  shell* s = (shell*)instance;
+  size_t k;
+  if (!fmu_frame_in_event_mode(s->inner)) return fail(s, "fmi3SetClock", "not in event mode:", 0);
+  for (k = 0; k < n; ++k) {
+    const int clock = clock_index(vr[k]);
+    if (clock < 0 || clock >= FMU_MAX_CLOCKS)
+      return fail(s, "fmi3SetClock", "not a Clock value reference:", vr[k]);
+    if (values[k]) s->activated[clock] = 1;
+  }
+  return fmi3OK;
+}
+
+fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,
+                                  fmi3Float64 intervals[], fmi3IntervalQualifier qualifiers[]) {
+  shell* s = (shell*)instance;
+  size_t k;
+  for (k = 0; k < n; ++k) {
+    const int clock = clock_index(vr[k]);
+    int qualifier;
+    if (clock < 0 || !fmu_the_model.clock_interval)
+      return fail(s, "fmi3GetIntervalDecimal", "no interval to tell for", vr[k]);
+    qualifier = fmu_the_model.clock_interval(fmu_frame_data(s->inner), (size_t)clock, &intervals[k]);
+    qualifiers[k] = qualifier == 2   ? fmi3IntervalChanged
+                    : qualifier == 1 ? fmi3IntervalUnchanged
+                                     : fmi3IntervalNotYetKnown;
+  }
+  return fmi3OK;
+}
+
+fmi3Status fmi3GetShiftDecimal(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,
+                               fmi3Float64 shifts[]) {
+  shell* s = (shell*)instance;
+  size_t k;
+  for (k = 0; k < n; ++k) {
+    const int clock = clock_index(vr[k]);
+    if (clock < 0) return fail(s, "fmi3GetShiftDecimal", "not a Clock value reference:", vr[k]);
+    shifts[k] = fmu_the_model.clock_shift
+                    ? fmu_the_model.clock_shift(fmu_frame_data(s->inner), (size_t)clock)
+                    : 0.0;
+  }
+  return fmi3OK;
+}
+
+fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference vr[], size_t n,
+                                  const fmi3Float64 intervals[]) {
+  shell* s = (shell*)instance;
+  size_t k;
+  for (k = 0; k < n; ++k)
+    if (clock_index(vr[k]) < 0 || !(intervals[k] > 0))
+      return fail(s, "fmi3SetIntervalDecimal", "not a Clock, or not a positive interval, at",
+                  vr[k]);
+  return fmi3OK; /* the models here take the description's interval */
 }

@@ -4,10 +4,12 @@
 // reports as a dead peer while what was committed stays.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "kausal_process.hpp"
 
@@ -133,6 +135,69 @@ TEST(FmuCli, AStepEventFmuHearsOfEveryStepInItsProcessUnderEveryMethod) {
              dir / "unneeded", dir);
   EXPECT_EQ(last_x(dir / "unneeded"), 3.0);
   EXPECT_NE(unneeded.summary["trajectory_sha256"], digest);
+}
+
+// An FMI 3.0 FMU with Clocks (tests/fmus/sampler.c) in a System process of its own: kausal
+// activates its constant Clock every 0.1 s and its countdown Clock whenever the FMU says, in
+// model exchange (a tick is a time event at the end of its step) and in co-simulation (the
+// step cut at each tick, event mode between), under every method: x at every row follows the
+// sampled loop's recurrence, the clocked outputs hold between ticks, and one digest each.
+TEST(FmuCli, AClockedFmuTicksAtEveryTickInItsProcessUnderEveryMethod) {
+  TempDir dir;
+  const auto loop = [](double t) {  // x, u and alarms of the sampled loop at t
+    const int ticks = static_cast<int>(std::floor(t / 0.1 + 1e-9));
+    double x = 0, u = 2;
+    for (int k = 1; k <= ticks; ++k) {
+      x = u + (x - u) * std::exp(-0.1);
+      u = 2 * (1 - x);
+    }
+    return std::array<double, 3>{u + (x - u) * std::exp(-(t - 0.1 * ticks)), u,
+                                 std::floor(t / 0.35 + 1e-9)};
+  };
+  for (const bool co_simulation : {false, true}) {
+    SCOPED_TRACE(co_simulation ? "co-simulation" : "model exchange");
+    const std::string name = co_simulation ? "cs" : "me";
+    dir.write(name + ".toml",
+              "[run]\nt_end = 1.0\noutput_interval = 0.04\n[[subsystem]]\nname = \"s\"\n"
+              "model = \"fmu\"\nfmu = \"" +
+                  kFmus + "sampler_3.fmu\"\n" +
+                  (co_simulation ? "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\n"
+                                   "h = 0.04\n"
+                                 : "integrator = \"rk4\"\nh = 0.01\n") +
+                  "[[subsystem]]\nname = \"area\"\nmodel = \"fmu\"\nfmu = \"" + kFmus +
+                  "integrator.fmu\"\nintegrator = \"rk4\"\nh = 0.04\n"
+                  "[[coupling]]\nfrom = \"s.y\"\nto = \"area.u\"\n");
+    std::string digest;
+    for (const std::vector<std::string>& how :
+         {std::vector<std::string>{"--method", "sequential"},
+          {"--method", "conservative", "--layout", "process"},
+          {"--method", "optimistic", "--layout", "process", "--tolerance", "0"},
+          {"--method", "optimistic", "--layout", "single", "--rollback-check"}}) {
+      const std::string label = name + "-" + how[1] + "-" + (how.size() > 2 ? how[3] : "");
+      const Finished run = run_ok(dir / (name + ".toml"), how, dir / label, dir);
+      const std::string sha = run.summary["trajectory_sha256"];
+      if (digest.empty()) digest = sha;
+      EXPECT_EQ(sha, digest) << label;
+      std::ifstream csv(dir / label / "trajectory.csv");
+      std::string line;
+      std::getline(csv, line);  // t, s.x, area.x   or   t, s.u, s.y, s.alarms, area.x
+      int rows = 0;
+      for (; std::getline(csv, line) && !line.empty(); ++rows) {
+        std::vector<double> v;
+        std::stringstream cells(line);
+        for (std::string cell; std::getline(cells, cell, ',');) v.push_back(std::stod(cell));
+        const auto want = loop(v[0]);
+        if (!co_simulation) {
+          EXPECT_NEAR(v[1], want[0], 1e-9) << label << " t = " << v[0];
+          continue;
+        }
+        EXPECT_NEAR(v[1], want[1], 1e-9) << label << " t = " << v[0];
+        EXPECT_NEAR(v[2], want[0], 1e-9) << label << " t = " << v[0];
+        EXPECT_EQ(v[3], want[2]) << label << " t = " << v[0];
+      }
+      EXPECT_EQ(rows, 26) << label;
+    }
+  }
 }
 
 // A String parameter reaches an FMU in a System process (IDL FmuSetup::strings): the

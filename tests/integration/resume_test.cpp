@@ -150,6 +150,7 @@ TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
        std::vector<std::pair<const char*, std::map<std::string, std::string>>>{
            {"fmu-bouncing-ball.toml", {}},
            {"fmu-coupled.toml", {}},
+           {"fmu-sampled-loop.toml", {}},
            {"fmu-bouncing-ball.toml", fmi3}}) {
     SCOPED_TRACE(std::string(shipped) + (edits.empty() ? "" : ", FMI 3.0"));
     ResumeRun run(shipped, edits);

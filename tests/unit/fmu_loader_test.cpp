@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/errors.hpp"
+#include "system/fmu/clock_schedule.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_error.hpp"
 #include "system/fmu/fmu_library.hpp"
@@ -663,7 +665,8 @@ TEST(Fmi3ModelDescription, RefusesAnArrayItCannotSizeOrPair) {
                            R"(<Dimension start="3000"/></Float64>)");
   pairs.replace(pairs.find(R"(<EventIndicator valueReference="50"/>)"), 37,
                 R"(<Output valueReference="50" dependencies="50"/>)");
-  expect_error(pairs, 32, "more than 4000000 dependencies entries, arrays counted element by element");
+  expect_error(pairs, 32,
+               "more than 4000000 dependencies entries, arrays counted element by element");
   // der(x) is a scalar whose state would be an array.
   std::string xml = valid_xml_3;
   xml.replace(xml.find(R"(start="1")"), 9, R"(start="1 2")");
@@ -685,9 +688,28 @@ TEST(Fmi3ModelDescription, RefusesWhatItDoesNotImportByNameAndLine) {
                "fmiVersion is '3.0-beta.2': kausal imports FMI 2.0 and 3.0");
   expect_error(with(R"( instantiationToken="{tok-3}")", ""), 2,
                "fmiModelDescription has no instantiationToken");
-  expect_error(with(R"(<Float64 name="z" valueReference="50"/>)",
-                    R"(<Clock name="z" valueReference="50"/>)"),
-               26, "variable 'z' is a Clock: kausal does not import FMI 3.0 clocks");
+  const std::string clock = R"(<Float64 name="z" valueReference="50"/>)";
+  expect_error(with(clock, R"(<Clock name="z" valueReference="50"/>)"), 26,
+               "variable 'z' (a Clock) has no intervalVariability");
+  expect_error(with(clock, R"(<Clock name="z" valueReference="50" causality="output" )"
+                           R"(intervalVariability="triggered"/>)"),
+               26,
+               "variable 'z' is a Clock of causality output: kausal activates input Clocks at "
+               "their ticks and has no receiver for the ticks of an FMU's own Clocks");
+  expect_error(with(clock, R"(<Clock name="z" valueReference="50" causality="input" )"
+                           R"(intervalVariability="triggered"/>)"),
+               26, "variable 'z' is a triggered input Clock: kausal activates time-based Clocks");
+  expect_error(with(clock, R"(<Clock name="z" valueReference="50" causality="input" )"
+                           R"(intervalVariability="constant"/>)"),
+               26, "variable 'z' is a constant Clock without intervalDecimal (or intervalCounter)");
+  expect_error(with(clock, R"(<Clock name="z" valueReference="50" causality="input" )"
+                           R"(intervalVariability="fixed" intervalDecimal="-1"/>)"),
+               26, "variable 'z': its interval is not a positive number");
+  expect_error(with(clock, R"(<Clock name="z" valueReference="10" causality="input" )"
+                           R"(intervalVariability="countdown"/>)"),
+               26, "valueReference 10 of variable 'z' is also variable 'x''s (line 12)");
+  expect_error(with(clock, R"(<Float64 name="z" valueReference="50" clocks="12"/>)"), 26,
+               "clocks entry '12' of variable 'z' is no Clock's value reference");
   expect_error(
       with(R"(<Float64 name="z" valueReference="50"/>)", R"(<Real name="z" valueReference="50"/>)"),
       26, "<Real> is not a variable element (Float64, Float32, Int8");
@@ -704,7 +726,7 @@ TEST(Fmi3ModelDescription, RefusesWhatItDoesNotImportByNameAndLine) {
                "start of variable 'u64' is not an integer");
   expect_error(
       with(R"(<EventIndicator valueReference="50"/>)", R"(<ClockedState valueReference="50"/>)"),
-      32, "<ClockedState>: kausal does not import FMI 3.0 clocks");
+      32, "<ClockedState> variable 'z' is not a clocked variable (it has no clocks=)");
   expect_error(with(R"(<Output valueReference="10" dependencies="10"/>)",
                     R"(<Output valueReference="10" dependencies="10 77"/>)"),
                29, "dependencies entry '77' in <Output> is no variable's value reference");
@@ -714,6 +736,80 @@ TEST(Fmi3ModelDescription, RefusesWhatItDoesNotImportByNameAndLine) {
   expect_error(with(R"(  <CoSimulation)", R"(  <ScheduledExecution modelIdentifier="m3"/>
   <CoSimulation)"),
                5, "<ScheduledExecution>: kausal imports model exchange and co-simulation only");
+}
+
+// Time-based input Clocks and the variables they clock: their kinds, intervals and shifts as
+// the description gives them (a fraction counter / resolution as a decimal), and each clocked
+// variable's Clocks by index; a clocked state is accepted.
+TEST(Fmi3ModelDescription, ReadsInputClocksAndTheVariablesTheyClock) {
+  std::string xml = valid_xml_3;
+  xml.replace(xml.find(R"(<Float64 name="z" valueReference="50"/>)"), 39,
+              R"(<Float64 name="z" valueReference="50" clocks="61 60"/>
+    <Clock name="fast" valueReference="60" causality="input" intervalVariability="constant"
+      intervalDecimal="0.25" shiftDecimal="0.1"/>
+    <Clock name="slow" valueReference="61" causality="input" intervalVariability="fixed"
+      intervalCounter="3" resolution="4"/>
+    <Clock name="when" valueReference="62" causality="input" intervalVariability="countdown"/>)");
+  xml.replace(xml.find(R"(<EventIndicator valueReference="50"/>)"), 37,
+              R"(<ClockedState valueReference="50"/>)");
+  const ModelDescription md = parse_model_description(xml, file);
+  ASSERT_EQ(md.clocks.size(), 3u);
+  EXPECT_EQ(md.clocks[0].name, "fast");
+  EXPECT_EQ(md.clocks[0].kind, ClockKind::constant);
+  EXPECT_EQ(md.clocks[0].interval, 0.25);
+  EXPECT_EQ(md.clocks[0].shift, 0.1);
+  EXPECT_EQ(md.clocks[1].kind, ClockKind::fixed);
+  EXPECT_EQ(md.clocks[1].interval, 0.75);
+  EXPECT_FALSE(md.clocks[1].shift);
+  EXPECT_EQ(md.clocks[2].kind, ClockKind::countdown);
+  EXPECT_FALSE(md.clocks[2].interval);
+  EXPECT_EQ(md.find("z")->clocks, (std::vector<std::size_t>{1, 0}));
+  EXPECT_TRUE(md.find("x")->clocks.empty());
+  EXPECT_STREQ(to_string(ClockKind::countdown), "countdown");
+  // Clocks are no variables: no port, no start value.
+  EXPECT_EQ(md.find("fast"), nullptr);
+  // Their ticks reach a co-simulation FMU in event mode only.
+  try {
+    fmu_ports(md, FmuKind::co_simulation);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "line 27: Clock 'fast' of a co-simulation FMU without hasEventMode: its ticks "
+                  "need event mode"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Periodic ticks are counted from their base, never accumulated; a tick a rounding error
+// past t is due at t; a once-only tick stops after it; the schedule survives its bytes.
+TEST(ClockSchedule, CountsPeriodicTicksAndKeepsOnceOnlyOnesUntilTheyTick) {
+  const double none = std::numeric_limits<double>::infinity();
+  ClockSchedule s(3);
+  EXPECT_EQ(s.next(), none);
+  s.periodic(0, 0.0, 0.1);
+  s.once(1, 0.35);
+  EXPECT_EQ(s.due(0.0), (std::vector<std::size_t>{0}));
+  s.ticked(0);
+  EXPECT_EQ(s.next(), 0.1);
+  for (int k = 1; k < 4; ++k) s.ticked(0);  // clock 0 next at 0.4
+  EXPECT_EQ(s.next(), 0.35);
+  EXPECT_TRUE(s.due(0.349).empty());
+  EXPECT_EQ(s.due(0.35 - 1e-14), (std::vector<std::size_t>{1}));
+  s.ticked(1);
+  EXPECT_EQ(s.next(), 4 * 0.1);
+  for (int k = 4; k < 1000; ++k) s.ticked(0);
+  // 1000 ticks of 0.1 later: exactly base + 1000 · 0.1, not a sum of 1000 rounded steps.
+  EXPECT_EQ(s.next(), 1000 * 0.1);
+  const std::vector<std::uint8_t> bytes = s.save();
+  EXPECT_EQ(bytes.size(), 3 * ClockSchedule::bytes_per_clock);
+  ClockSchedule back(3);
+  back.restore(bytes);
+  EXPECT_EQ(back.next(), s.next());
+  EXPECT_EQ(back.save(), bytes);
+  s.stop(0);
+  EXPECT_EQ(s.next(), none);
+  EXPECT_THROW(ClockSchedule(2).restore(bytes), std::invalid_argument);
 }
 
 TEST(FmuArchive, ReadsAnEntryWithoutUnpacking) {

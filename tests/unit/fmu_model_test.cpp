@@ -958,3 +958,93 @@ TEST(Fmi3, AnFmuThatEndsTheSimulationOrFailsSaysSoInFmi3Terms) {
 
 }  // namespace
 }  // namespace kausal
+
+namespace kausal {
+namespace {
+
+// The sampled loop of tests/fmus/sampler.c at t: the Clock `sample` ticks every 0.1 s from
+// t = 0 and sets u = 2 (1 − x); x' = −x + u is exact in between; the countdown Clock
+// `watchdog` ticks every 0.35 s and counts alarms.
+struct Sampled {
+  double x, u;
+  double alarms;
+};
+Sampled sampled_loop(double t) {
+  const int ticks = static_cast<int>(std::floor(t / 0.1 + 1e-9));
+  double x = 0, u = 2;
+  for (int k = 1; k <= ticks; ++k) {
+    x = u + (x - u) * std::exp(-0.1);
+    u = 2 * (1 - x);
+  }
+  return {u + (x - u) * std::exp(-(t - 0.1 * ticks)), u, std::floor(t / 0.35 + 1e-9)};
+}
+
+// sampler_3.fmu as `s` (`how`: its kind, integrator and step), its y integrated by sum.
+PartitionedScenario sampled(const std::string& tables, const std::string& how) {
+  return scenario(tables + "[[subsystem]]\nname = \"s\"\nmodel = \"fmu\"\nfmu = \"@sampler_3@\"\n" +
+                  how +
+                  "[[subsystem]]\nname = \"sum\"\nmodel = \"fmu\"\nfmu = \"@integrator@\"\n"
+                  "integrator = \"rk4\"\nh = 0.04\n[[coupling]]\nfrom = \"s.y\"\nto = \"sum.u\"\n");
+}
+
+void expect_every_method_gives(const PartitionedScenario& s, const Outcome& seq) {
+  const Outcome cons = distributed(s, {false, 0, 1000});
+  const Outcome opt = distributed(s, {true, 0, 16});
+  PartitionedMode checked{true, 0, 16};
+  checked.rollback_check = true;
+  const Outcome rechecked = distributed(s, checked);
+  for (const Outcome* o : {&cons, &opt, &rechecked}) {
+    ASSERT_EQ(o->result.status, RunStatus::completed) << o->result.error;
+    EXPECT_EQ(o->result.trajectory_sha256, seq.result.trajectory_sha256);
+  }
+}
+
+// Model exchange: a Clock tick is a time event, taken at the end of the step it falls in; at
+// h = 0.01 every tick ends a step, so x follows the sampled loop to RK4's error, and every
+// method (rollbacks restoring the Clocks' schedule with the FMU's state) gives its bits.
+TEST(Fmi3Clocks, ModelExchangeTicksEveryClockAtItsTimeUnderEveryMethod) {
+  const PartitionedScenario s =
+      sampled("[run]\nt_end = 2.0\noutput_interval = 0.04\n", "integrator = \"rk4\"\nh = 0.01\n");
+  const Outcome seq = sequential(s);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  ASSERT_EQ(seq.rows.size(), 51u);
+  for (const auto& row : seq.rows) EXPECT_NEAR(row[1], sampled_loop(row[0]).x, 1e-9) << row[0];
+  expect_every_method_gives(s, seq);
+}
+
+// Co-simulation with event mode: every step that a tick falls in (h = 0.04, ticks every 0.1 and
+// 0.35 s) is cut there, the Clocks activated in event mode, and the rest of the step taken.
+// The clocked outputs u and alarms hold between ticks; x is the sampled loop's.
+TEST(Fmi3Clocks, CoSimulationCutsTheStepAtEveryTickInEventMode) {
+  const std::string how = "kind = \"co-simulation\"\nintegrator = \"co-simulation\"\nh = 0.04\n";
+  const PartitionedScenario s = sampled("[run]\nt_end = 2.0\noutput_interval = 0.04\n", how);
+  const Outcome seq = sequential(s);
+  ASSERT_EQ(seq.result.status, RunStatus::completed) << seq.result.error;
+  ASSERT_EQ(seq.rows.size(), 51u);
+  for (const auto& row : seq.rows) {  // t, s.u, s.y, s.alarms, sum.x
+    const Sampled want = sampled_loop(row[0]);
+    EXPECT_NEAR(row[1], want.u, 1e-9) << row[0];
+    EXPECT_NEAR(row[2], want.x, 1e-9) << row[0];
+    EXPECT_EQ(row[3], want.alarms) << row[0];
+  }
+  EXPECT_EQ(seq.rows.back()[3], 5.0);
+  expect_every_method_gives(s, seq);
+  // The master repeats macro steps through the saved state, schedule included.
+  const PartitionedScenario m = sampled(R"(
+[run]
+t_end = 2.0
+output_interval = 0.04
+[master]
+step = 0.04
+exchange = "jacobi"
+iterations = 3
+)",
+                                        how);
+  const Outcome in_turn = testing::master(m, false);
+  ASSERT_EQ(in_turn.result.status, RunStatus::completed) << in_turn.result.error;
+  for (const auto& row : in_turn.rows) EXPECT_NEAR(row[2], sampled_loop(row[0]).x, 1e-9);
+  EXPECT_EQ(testing::master(m, true).result.trajectory_sha256, in_turn.result.trajectory_sha256);
+}
+
+}  // namespace
+}  // namespace kausal
