@@ -97,8 +97,7 @@ static unsigned category_bit(const char* category) {
   return 0;
 }
 
-void fmu_log(fmu_instance* c, fmi2Status status, const char* category, const char* format,
-             ...) {
+void fmu_log(fmu_instance* c, fmi2Status status, const char* category, const char* format, ...) {
   va_list args;
   if (!c) return;
   if (status == fmi2OK || status == fmi2Pending) {
@@ -122,21 +121,28 @@ static void log_to(const fmi2CallbackFunctions* cb, const char* name, const char
   va_end(args);
 }
 
-#define FAIL(c, ...)                                 \
-  do {                                               \
+#define FAIL(c, ...)                                  \
+  do {                                                \
     fmu_log((c), fmi2Error, "logError", __VA_ARGS__); \
-    return fmi2Error;                                \
+    return fmi2Error;                                 \
   } while (0)
 
 static const char* mode_name(int mode) {
   switch (mode) {
-    case S_INSTANTIATED: return "instantiated";
-    case S_INIT: return "initialization mode";
-    case S_CONTINUOUS: return "continuous-time mode";
-    case S_EVENT: return "event mode";
-    case S_STEP_COMPLETE: return "step complete";
-    case S_TERMINATED: return "terminated";
-    default: return "unknown";
+    case S_INSTANTIATED:
+      return "instantiated";
+    case S_INIT:
+      return "initialization mode";
+    case S_CONTINUOUS:
+      return "continuous-time mode";
+    case S_EVENT:
+      return "event mode";
+    case S_STEP_COMPLETE:
+      return "step complete";
+    case S_TERMINATED:
+      return "terminated";
+    default:
+      return "unknown";
   }
 }
 
@@ -264,8 +270,12 @@ static int crossed(const fmu_data* a, const fmu_data* b) {
 
 /* ---- common functions (§2.1) ---- */
 
-const char* fmi2GetTypesPlatform(void) { return "default"; }
-const char* fmi2GetVersion(void) { return "2.0"; }
+const char* fmi2GetTypesPlatform(void) {
+  return "default";
+}
+const char* fmi2GetVersion(void) {
+  return "2.0";
+}
 
 fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean logging_on, size_t n_categories,
                                const fmi2String categories[]) {
@@ -283,8 +293,8 @@ fmi2Status fmi2SetDebugLogging(fmi2Component comp, fmi2Boolean logging_on, size_
     mask |= bit;
   }
   c->logging_on = logging_on ? 1 : 0;
-  c->categories = n_categories == 0 ? (unsigned)(LOG_EVENTS | LOG_WARNING | LOG_ERROR | LOG_ALL)
-                                    : mask;
+  c->categories =
+      n_categories == 0 ? (unsigned)(LOG_EVENTS | LOG_WARNING | LOG_ERROR | LOG_ALL) : mask;
   return fmi2OK;
 }
 
@@ -296,9 +306,8 @@ static char* copy_string(fmu_instance* c, const char* s) {
 }
 
 fmi2Component fmi2Instantiate(fmi2String instance_name, fmi2Type kind, fmi2String guid,
-                              fmi2String resource_location,
-                              const fmi2CallbackFunctions* functions, fmi2Boolean visible,
-                              fmi2Boolean logging_on) {
+                              fmi2String resource_location, const fmi2CallbackFunctions* functions,
+                              fmi2Boolean visible, fmi2Boolean logging_on) {
   fmu_instance* c;
   const char* name = instance_name ? instance_name : "";
   void* (*alloc)(size_t, size_t) = calloc;
@@ -319,7 +328,7 @@ fmi2Component fmi2Instantiate(fmi2String instance_name, fmi2Type kind, fmi2Strin
       (kind == fmi2CoSimulation && !M.co_simulation) ||
       (kind != fmi2ModelExchange && kind != fmi2CoSimulation)) {
     log_to(functions, name, "fmi2Instantiate: %s does not support %s", FMU_IDENTIFIER,
-           kind == fmi2ModelExchange ? "model exchange"
+           kind == fmi2ModelExchange  ? "model exchange"
            : kind == fmi2CoSimulation ? "co-simulation"
                                       : "this fmi2Type");
     return NULL;
@@ -435,9 +444,8 @@ static int may_set(fmu_instance* c, const char* function, unsigned char kind,
   return 0;
 }
 
-#define GET_SET_ARGS(fn)                                                 \
-  if (null_array(c, fn, vr, n, "vr") || null_array(c, fn, value, n, "value")) \
-  return fmi2Error
+#define GET_SET_ARGS(fn) \
+  if (null_array(c, fn, vr, n, "vr") || null_array(c, fn, value, n, "value")) return fmi2Error
 
 fmi2Status fmi2GetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
                        fmi2Real value[]) {
@@ -552,8 +560,7 @@ fmi2Status fmi2SetString(fmi2Component comp, const fmi2ValueReference vr[], size
       return fmi2Error;
     if (!value[k]) FAIL(c, "fmi2SetString: value %u is NULL", (unsigned)k);
     if (strlen(value[k]) >= FMU_STRING_BYTES)
-      FAIL(c, "fmi2SetString: value %u is longer than %d bytes", (unsigned)k,
-           FMU_STRING_BYTES - 1);
+      FAIL(c, "fmi2SetString: value %u is longer than %d bytes", (unsigned)k, FMU_STRING_BYTES - 1);
   }
   for (k = 0; k < n; ++k) strcpy(c->d.s[vr[k]], value[k]);
   M.compute(&c->d);
@@ -628,7 +635,6 @@ static uint64_t guid_hash(void) {
   return h;
 }
 
-
 static int bad_saved(fmu_instance* c, const char* function, const fmu_saved* s) {
   if (!s) {
     fmu_log(c, fmi2Error, "logError", "%s: the FMU state is NULL", function);
@@ -688,7 +694,9 @@ fmi2Status fmi2FreeFMUstate(fmi2Component comp, fmi2FMUstate* state) {
   return fmi2OK;
 }
 
-static size_t serialized_size(void) { return SERIAL_HEADER + sizeof(fmu_saved); }
+static size_t serialized_size(void) {
+  return SERIAL_HEADER + sizeof(fmu_saved);
+}
 
 fmi2Status fmi2SerializedFMUstateSize(fmi2Component comp, fmi2FMUstate state, size_t* size) {
   fmu_instance* c = (fmu_instance*)comp;
@@ -789,30 +797,39 @@ fmi2Status fmi2EnterEventMode(fmi2Component comp) {
   return fmi2OK;
 }
 
-fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo* info) {
-  fmu_instance* c = (fmu_instance*)comp;
-  fmi2Boolean changed;
-  ENTER_ME(c, "fmi2NewDiscreteStates", S_EVENT);
-  if (!info) FAIL(c, "fmi2NewDiscreteStates: eventInfo is NULL");
-  changed = event_update(c);
+/* What an event update reports (model exchange and co-simulation's event mode alike). */
+static void tell_event_update(const fmu_instance* c, fmi2Boolean changed, fmi2EventInfo* info) {
   info->newDiscreteStatesNeeded = fmi2False; /* the models' updates need no iteration */
   info->terminateSimulation = c->d.terminate ? fmi2True : fmi2False;
   info->nominalsOfContinuousStatesChanged = fmi2False;
   info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
   info->nextEventTimeDefined = c->d.next_event_defined ? fmi2True : fmi2False;
   info->nextEventTime = c->d.next_event_defined ? c->d.next_event_time : 0.0;
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component comp, fmi2EventInfo* info) {
+  fmu_instance* c = (fmu_instance*)comp;
+  fmi2Boolean changed;
+  ENTER_ME(c, "fmi2NewDiscreteStates", S_EVENT);
+  if (!info) FAIL(c, "fmi2NewDiscreteStates: eventInfo is NULL");
+  changed = event_update(c);
+  tell_event_update(c, changed, info);
   return fmi2OK;
 }
 
 /* ---- for the FMI 3.0 face: co-simulation's event mode and clocks ---- */
 
-fmu_data* fmu_frame_data(fmi2Component comp) { return &((fmu_instance*)comp)->d; }
+fmu_data* fmu_frame_data(fmi2Component comp) {
+  return &((fmu_instance*)comp)->d;
+}
 
 int fmu_frame_in_event_mode(fmi2Component comp) {
   return ((fmu_instance*)comp)->mode == S_EVENT;
 }
 
-void fmu_frame_recompute(fmi2Component comp) { M.compute(&((fmu_instance*)comp)->d); }
+void fmu_frame_recompute(fmi2Component comp) {
+  M.compute(&((fmu_instance*)comp)->d);
+}
 
 fmi2Status fmu_frame_cs_event_mode(fmi2Component comp, int into_event) {
   fmu_instance* c = (fmu_instance*)comp;
@@ -831,12 +848,7 @@ fmi2Status fmu_frame_cs_update(fmi2Component comp, fmi2EventInfo* info) {
   fmi2Boolean changed;
   ENTER_CS(c, "fmi3UpdateDiscreteStates", S_EVENT);
   changed = event_update(c);
-  info->newDiscreteStatesNeeded = fmi2False;
-  info->terminateSimulation = c->d.terminate ? fmi2True : fmi2False;
-  info->nominalsOfContinuousStatesChanged = fmi2False;
-  info->valuesOfContinuousStatesChanged = changed ? fmi2True : fmi2False;
-  info->nextEventTimeDefined = c->d.next_event_defined ? fmi2True : fmi2False;
-  info->nextEventTime = c->d.next_event_defined ? c->d.next_event_time : 0.0;
+  tell_event_update(c, changed, info);
   return fmi2OK;
 }
 
@@ -868,8 +880,7 @@ fmi2Status fmi2SetTime(fmi2Component comp, fmi2Real t) {
   return fmi2OK;
 }
 
-static int wrong_count(fmu_instance* c, const char* fn, size_t n, size_t expected,
-                       const void* p) {
+static int wrong_count(fmu_instance* c, const char* fn, size_t n, size_t expected, const void* p) {
   if (n != expected) {
     fmu_log(c, fmi2Error, "logError", "%s: n=%zu, the model has %zu", fn, n, expected);
     return 1;
@@ -935,9 +946,8 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component comp, fmi2Real nomina
 
 /* ---- co-simulation (§4.2) ---- */
 
-fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[],
-                                       size_t n, const fmi2Integer order[],
-                                       const fmi2Real value[]) {
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
+                                       const fmi2Integer order[], const fmi2Real value[]) {
   fmu_instance* c = (fmu_instance*)comp;
   (void)vr;
   (void)n;
@@ -947,8 +957,8 @@ fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueRefere
   FAIL(c, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)");
 }
 
-fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[],
-                                        size_t n, const fmi2Integer order[], fmi2Real value[]) {
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
+                                        const fmi2Integer order[], fmi2Real value[]) {
   fmu_instance* c = (fmu_instance*)comp;
   (void)vr;
   (void)n;
@@ -1010,8 +1020,7 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real current_time, fmi2Real step_s
   ENTER_CS(c, "fmi2DoStep", S_STEP_COMPLETE);
   if (!(step_size >= 0.0)) FAIL(c, "fmi2DoStep: negative step size %g", step_size);
   if (fabs(current_time - c->d.time) > 1e-9 * (1.0 + fabs(c->d.time)))
-    FAIL(c, "fmi2DoStep: current time %.17g is not the FMU's time %.17g", current_time,
-         c->d.time);
+    FAIL(c, "fmi2DoStep: current time %.17g is not the FMU's time %.17g", current_time, c->d.time);
   memcpy(&before, &c->d, sizeof before);
   c->d.time = current_time;
   t_end = current_time + step_size;
