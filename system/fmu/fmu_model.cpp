@@ -39,6 +39,11 @@ constexpr int max_event_rounds = 1000;
 // A co-simulation step with event mode is cut at every Clock tick and event within it.
 constexpr int max_events_per_step = 100000;
 
+// A time this close before a step's end is its end: where an FMU ends the simulation.
+double near_end(double end) {
+  return end - 1e-9 * (1.0 + std::abs(end));
+}
+
 std::span<const double> in_span(VectorView v) {
   return {v.data(), static_cast<std::size_t>(v.size())};
 }
@@ -236,6 +241,7 @@ class FmuModel final : public Model {
   void tick(fmu::FmuInstance& fmu, const std::vector<std::size_t>& due,
             std::span<const double> u) const;
   void ask_intervals(fmu::FmuInstance& fmu, double t, const std::vector<std::size_t>& due) const;
+  std::vector<unsigned> clock_refs(const std::vector<std::size_t>& clocks) const;
   // The next time event or Clock tick (+inf if none).
   double next_event() const { return std::min(next_event_, schedule_.next()); }
   // The outputs: the FMU's, clocked ones as read at their Clocks' last tick.
@@ -270,7 +276,6 @@ class FmuModel final : public Model {
   TypedValues inputs_, outputs_;  // those not clocked
   // Clocked inputs and outputs: their variables and positions among the ports.
   std::vector<std::size_t> clocked_inputs_, clocked_input_at_, clocked_outputs_, clocked_at_;
-  std::vector<unsigned> clock_refs_;  // md_.clocks' value references
   mutable fmu::ClockSchedule schedule_;
   mutable std::vector<double> held_;  // per clocked output (clocked_at_), its last value
   std::vector<unsigned> state_refs_, derivative_refs_;
@@ -334,7 +339,6 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
   };
   inputs_ = split(ports_.inputs, clocked_inputs_, clocked_input_at_);
   outputs_ = split(ports_.outputs, clocked_outputs_, clocked_at_);
-  for (const fmu::Clock& c : md_.clocks) clock_refs_.push_back(c.value_reference);
   schedule_ = fmu::ClockSchedule(md_.clocks.size());
   held_.assign(clocked_at_.size(), 0.0);
   for (std::size_t s : ports_.states) state_refs_.push_back(md_.variables[s].value_reference);
@@ -466,9 +470,7 @@ void FmuModel::start_clocks(fmu::FmuInstance& fmu) const {
 // The Clocks due tick: activated, their clocked inputs set to u, their clocked outputs read.
 void FmuModel::tick(fmu::FmuInstance& fmu, const std::vector<std::size_t>& due,
                     std::span<const double> u) const {
-  std::vector<unsigned> refs;
-  for (std::size_t k : due) refs.push_back(clock_refs_[k]);
-  fmu.activate_clocks(refs);
+  fmu.activate_clocks(clock_refs(due));
   const auto ticks = [&](std::size_t variable) {
     for (std::size_t k : md_.variables[variable].clocks)
       if (std::find(due.begin(), due.end(), k) != due.end()) return true;
@@ -505,9 +507,7 @@ void FmuModel::ask_intervals(fmu::FmuInstance& fmu, double t,
       asked.push_back(k);
   }
   if (asked.empty()) return;
-  std::vector<unsigned> refs;
-  for (std::size_t k : asked) refs.push_back(clock_refs_[k]);
-  const auto intervals = fmu.clock_intervals(refs);
+  const auto intervals = fmu.clock_intervals(clock_refs(asked));
   using Qualifier = fmu::FmuInstance::IntervalQualifier;
   for (std::size_t j = 0; j < asked.size(); ++j) {
     const std::size_t k = asked[j];
@@ -521,6 +521,12 @@ void FmuModel::ask_intervals(fmu::FmuInstance& fmu, double t,
       schedule_.stop(k);
     }
   }
+}
+
+std::vector<unsigned> FmuModel::clock_refs(const std::vector<std::size_t>& clocks) const {
+  std::vector<unsigned> refs;
+  for (std::size_t k : clocks) refs.push_back(md_.clocks[k].value_reference);
+  return refs;
 }
 
 void FmuModel::read_outputs(fmu::FmuInstance& fmu, std::span<double> y) const {
@@ -643,7 +649,7 @@ void FmuModel::step_co_simulation(fmu::FmuInstance& fmu, double t, double h, Vec
   const std::optional<double> ended = fmu.do_step(t, h).ended;
   if (!ended) return;
   const double end = t + h;
-  if (*ended < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(*ended);
+  if (*ended < near_end(end)) throw asked_to_end(*ended);
   ended_at_ = end;
 }
 
@@ -652,7 +658,6 @@ void FmuModel::step_co_simulation(fmu::FmuInstance& fmu, double t, double h, Vec
 // held at u. The step still ends at t + h.
 void FmuModel::step_with_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const {
   const double end = t + h;
-  const double near_end = end - 1e-9 * (1.0 + std::abs(end));
   double at = t;
   for (int piece = 0; at < end; ++piece) {
     if (piece == max_events_per_step)
@@ -664,7 +669,7 @@ void FmuModel::step_with_events(fmu::FmuInstance& fmu, double t, double h, Vecto
     if (until > at) {
       const fmu::FmuInstance::StepOutcome out = fmu.do_step(at, until - at);
       if (out.ended) {
-        if (*out.ended < near_end) throw asked_to_end(*out.ended);
+        if (*out.ended < near_end(end)) throw asked_to_end(*out.ended);
         ended_at_ = end;
         return;
       }
@@ -673,7 +678,7 @@ void FmuModel::step_with_events(fmu::FmuInstance& fmu, double t, double h, Vecto
     }
     if (event || !schedule_.due(at).empty()) {
       event_iteration(fmu, true, in_span(u));
-      if (ended_at_ < near_end) throw asked_to_end(ended_at_);
+      if (ended_at_ < near_end(end)) throw asked_to_end(ended_at_);
     } else if (until == at && at < end) {
       throw ModelError("fmu", where_ + ": no progress at t = " + std::to_string(at));
     }
@@ -696,7 +701,7 @@ void FmuModel::step_events(fmu::FmuInstance& fmu, double t, double h, VectorView
   std::vector<double> before(md_.event_indicators);
   if (!before.empty()) fmu.get_event_indicators(before);
   // An event a rounding error past the step's end is at its end.
-  const double reach = end + 1e-12 * (1.0 + std::abs(end));
+  const double reach = end + fmu::ClockSchedule::tolerance(end);
   while (next_event() <= reach && ended_at_ > end) {
     const double at = std::clamp(next_event(), t, end);
     fmu.set_time(at);
@@ -706,7 +711,7 @@ void FmuModel::step_events(fmu::FmuInstance& fmu, double t, double h, VectorView
                                   " the next one is not later (" + std::to_string(next_event()) +
                                   ")");
   }
-  if (ended_at_ < end - 1e-9 * (1.0 + std::abs(end))) throw asked_to_end(ended_at_);
+  if (ended_at_ < near_end(end)) throw asked_to_end(ended_at_);
   fmu.set_time(end);
   // Its state events (indicators of time and inputs) at the step's end, as a model with
   // continuous states has them (docs/model.md §2).
