@@ -102,25 +102,28 @@ constexpr int kTicksBeforeResume = 100;
 
 // The layouts that serve each pendulum on its own (process, pendulum, single: its own
 // processes or its own servants in the monitor's process) cost one round trip per pendulum
-// and step: 32 pendulums for 20,000 steps took 33 s of wall time and 62 CPU-seconds alone in
-// the process layout and 80 s beside the other tests, the nine such cells of large.toml a
-// sixth of all the release tests' CPU time. Such a cell runs no more pendulum-steps than
-// this (large.toml: its first 3 s, about 450 of its 1,317 impacts, every pendulum struck by
-// 2 s; thesis.toml, the benchmark, whole) against the sequential run of the same stretch,
-// whose digest the same binary computes; the whole scenario is checked against its pinned
-// digest by PinnedDigests and in the block layouts. (At 160,000, large.toml's first 5 s, its
-// conservative cell in processes still took 39 CPU-seconds alone.)
-constexpr double kMostPendulumStepsPerProcessCell = 100'000;
+// and step, about 150 µs of CPU per pendulum-step in the process layout on the 2-CPU test
+// machine (a conservative thesis.toml run whole: 15.6 CPU-seconds). Such a cell runs no more
+// pendulum-steps than this, and at least its first second, against the sequential run of the
+// same stretch, whose digest the same binary computes: thesis.toml and heterogeneous.toml
+// their first 5 s (38 impacts), cradle.toml its first 5 s (49), large.toml its first second
+// (134 impacts, 32 pendulums). The stretch must hold kLeastImpactsShortened impacts at least
+// (checked: a cell without impacts would show nothing). The whole scenario is checked against
+// its pinned digest by PinnedDigests and in the block layouts. (At 100,000 pendulum-steps
+// these cells were a quarter of the release tests' time: docs/performance.md, "Build and test
+// times".)
+constexpr double kMostPendulumStepsPerProcessCell = 25'000;
+constexpr int kLeastImpactsShortened = 20;
 
 // The seconds of a pendulum chain a cell in `layout` runs: all of them (0) unless serving
-// each pendulum on its own would exceed the bound above.
+// each pendulum on its own would exceed the bound above; never less than one.
 double cell_duration(const toml::table& root, const std::string& layout) {
   if (layout != "process" && layout != "pendulum" && layout != "single") return 0;
   const double duration = root["simulation"]["duration"].value_or(0.0);
   const double step = root["simulation"]["step"].value_or(1.0);
   const double pendulum_steps = root["pendulum"].as_array()->size() * duration / step;
   if (pendulum_steps <= kMostPendulumStepsPerProcessCell) return 0;
-  return std::floor(duration * kMostPendulumStepsPerProcessCell / pendulum_steps);
+  return std::max(1.0, std::floor(duration * kMostPendulumStepsPerProcessCell / pendulum_steps));
 }
 
 // The scenario with its duration cut to `seconds`, written into `dir`.
@@ -316,14 +319,17 @@ TEST_P(Cells, ReproducesThePinnedDigest) {
     ASSERT_EQ(run_kausal({"run", scenario.string(), "--out", reference.string()}, dir.path(), &err),
               0)
         << err;
-    expected = read_json(reference / "summary.json")["trajectory_sha256"];
+    const auto sequential = read_json(reference / "summary.json");
+    expected = sequential["trajectory_sha256"];
+    EXPECT_GE(sequential["collisions"].get<int>(), kLeastImpactsShortened)
+        << "the first " << cell.duration << " s of " << cell.pinned.file;
   }
   std::vector<std::string> args = {"run", scenario.string()};
   args.insert(args.end(), cell.args.begin(), cell.args.end());
   args.insert(args.end(), {"--out", (dir / "out").string()});
-  // The largest cell (5 pendulums for 20,000 steps, conservative step, 10 processes, or
-  // large.toml's first 5 s with 64) takes seconds alone on a 2-core machine and several
-  // times that beside the other tests and a CPU hog: slow, not stuck.
+  // The largest cell (large.toml's first second in 64 processes, conservative step) takes
+  // seconds alone on a 2-core machine and several times that beside the other tests and a
+  // CPU hog: slow, not stuck.
   if (cell.act) {
     act_on(args, cell, dir);
   } else {

@@ -11,20 +11,17 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// thesis.toml for long enough that a distributed run is still going when the test strikes,
-// also a resumed one on an idle machine (10 s of simulated time ended before the second kill).
-constexpr const char* kDuration = "duration = 60.0";
-// One kill needs less: it strikes once 2,000 bytes of trajectory.csv (0.2 s) are committed.
-// Blocks in processes run the thesis in a tenth of a second: they need the longer run to be
-// caught mid-way; a process per System and Integrator (a second per 4 s) does with 5 s.
-constexpr const char* kOneKillDuration = "duration = 15.0";
-constexpr const char* kComponentKillDuration = "duration = 5.0";
+// A run that is to be caught mid-way is paced (--realtime) to last kPacedSeconds of wall
+// time, however fast or loaded the host, and struck once it has committed a twentieth of its
+// trajectory.csv; the resumed run goes unpaced (pacing is how the run is driven, not what it
+// computes: a resume may change it). So the scenarios can be short: what a resume computes is
+// the rest of the run, in component processes (about 150 µs of CPU per pendulum-step).
+constexpr double kPacedSeconds = 3;
+constexpr const char* kDuration = "duration = 5.0";
 
-// Two masses for 6 s (about 2.5 s of a distributed run; the kill strikes within its first
-// 0.2 s), mass1 with AB3: its multistep memory and the samples its hold polynomial reaches
-// back to must survive the resume.
-const std::map<std::string, std::string> kLongTwoMass = {{"t_end = 5.0", "t_end = 6.0"},
-                                                         {"\"rk4\"", "\"ab3\""}};
+// Two masses, mass1 with AB3: its multistep memory and the samples its hold polynomial
+// reaches back to must survive the resume.
+const std::map<std::string, std::string> kLongTwoMass = {{"\"rk4\"", "\"ab3\""}};
 
 struct ResumeRun {
   TempDir dir;
@@ -65,14 +62,23 @@ struct Reference {
   TempDir dir;
   std::string digest;
   std::string csv;
+  double end_s = 0;  // the simulated time the run covers
   explicit Reference(const fs::path& scenario) {
     const fs::path out = dir / "ref";
     std::string err;
     EXPECT_EQ(run_kausal({"run", scenario.string(), "--out", out.string()}, dir.path(), &err), 0)
         << err;
-    digest = read_json(out / "summary.json")["trajectory_sha256"];
+    const auto summary = read_json(out / "summary.json");
+    digest = summary["trajectory_sha256"];
+    end_s = summary["planned_steps"].get<double>() * summary["h"].get<double>();
     csv = read_file(out / "trajectory.csv");
   }
+  // The options that pace a run of it to last kPacedSeconds.
+  std::vector<std::string> paced() const {
+    return {"--realtime", std::to_string(end_s / kPacedSeconds), "--skip-feasibility-check"};
+  }
+  // trajectory.csv's size once a twentieth of the run is committed.
+  std::uintmax_t twentieth() const { return csv.size() / 20; }
 };
 
 // The run ended with `code` mid-way and left a checkpoint of a step it had committed.
@@ -106,12 +112,12 @@ nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
 }
 
 void kill_resume_and_compare(const std::string& method, const std::string& victim,
-                             ResumeRun run = {"thesis.toml",
-                                              {{"duration = 20.0", kComponentKillDuration}}},
-                             std::vector<std::string> extra = {}) {
+                             ResumeRun run = {}, std::vector<std::string> extra = {}) {
   const Reference ref(run.scenario);
+  const std::vector<std::string> paced = ref.paced();
+  extra.insert(extra.end(), paced.begin(), paced.end());
   auto p = run.start(method, std::move(extra));
-  run.wait_for_csv_beyond(2000);
+  run.wait_for_csv_beyond(ref.twentieth());
   const auto pid = p->component_pid(victim);
   ASSERT_TRUE(pid) << victim << " not found";
   ASSERT_EQ(kill(*pid, SIGKILL), 0);
@@ -136,8 +142,7 @@ TEST(Resume, PartitionedOptimisticRunWithAKilledSystemResumesToTheSequentialDige
 // The co-simulation FMU's System dies; the resumed run restores both FMUs from the state
 // bytes the checkpoint holds (an FMU started afresh would integrate from zero again).
 TEST(Resume, PartitionedOptimisticRunWithAKilledFmuSystemResumesFromTheFmuStates) {
-  kill_resume_and_compare("optimistic", "system-sum",
-                          {"fmu-coupled.toml", {{"t_end = 3.0", "t_end = 60.0"}}});
+  kill_resume_and_compare("optimistic", "system-sum", {"fmu-coupled.toml", {}});
 }
 
 // A sequential run with FMUs, interrupted (paced, so that it is caught mid-way): its
@@ -167,11 +172,8 @@ TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
 // partition there and the master's own state (its output histories, the predictions last
 // given, the next step's size), so that the resumed run takes the uninterrupted run's macro
 // steps: killed in processes, or interrupted in this one.
-const std::map<std::string, std::string> kLongMaster = {{"t_end = 5.0", "t_end = 20.0"}};
-
 TEST(Resume, MasterRunWithAKilledIntegratorResumesToTheSequentialDigest) {
-  kill_resume_and_compare("conservative", "integrator-mass1",
-                          {"two-mass-master.toml", kLongMaster});
+  kill_resume_and_compare("conservative", "integrator-mass1", {"two-mass-master.toml", {}});
 }
 
 // A hybrid model is checkpointed at cuts (docs/events.md, "Checkpoints of hybrid models"):
@@ -179,11 +181,11 @@ TEST(Resume, MasterRunWithAKilledIntegratorResumesToTheSequentialDigest) {
 // or a later one, at or before what it committed, and the resumed run ends with the uninterrupted
 // run's digest, trajectory.csv and bridge.csv (the level switch's crossings and commands).
 TEST(Resume, HybridRunWithAKilledIntegratorResumesFromItsLastCut) {
-  ResumeRun run("two-tanks-level-switch.toml", {{"t_end = 2000.0", "t_end = 6000.0"}});
+  ResumeRun run("two-tanks-level-switch.toml", {});
   const Reference ref(run.scenario);
-  // Paced to last 3 s at least, however fast the host (unpaced it takes about 4 s here).
-  auto p = run.start("conservative",
-                     {"--layout", "process", "--realtime", "2000", "--skip-feasibility-check"});
+  std::vector<std::string> options = {"--layout", "process"};
+  for (const std::string& option : ref.paced()) options.push_back(option);
+  auto p = run.start("conservative", options);
   // The checkpointer asks for a cut at once, then about every second: wait for the second.
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (std::chrono::steady_clock::now() < deadline &&
@@ -225,32 +227,28 @@ TEST(Resume, OptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
 }
 
 // Blocks as processes: a killed block ends the run; the resumed run starts the blocks again
-// from the checkpoint's states.
-// Blocks run ahead: on a fast machine they had computed the whole run before the kill, and
-// the run completed without them. Each Calc costs about 35 µs here, so they are still at
-// work when they are killed.
+// from the checkpoint's states. (Paced, the blocks cannot run ahead past the clock: unpaced
+// they computed the whole run before the kill on a fast machine.)
 TEST(Resume, RunsWithAKilledBlockProcessResumeToTheSequentialDigest) {
-  const std::map<std::string, std::string> slow_blocks{
-      {"duration = 20.0", kOneKillDuration},
-      {"restitution = 0.9", "restitution = 0.9\ncalc_work = 20000"}};
-  kill_resume_and_compare("optimistic", "block-2", {"thesis.toml", slow_blocks},
-                          {"--layout", "block-processes:2"});
-  kill_resume_and_compare("conservative", "block-1", {"thesis.toml", slow_blocks},
+  kill_resume_and_compare("optimistic", "block-2", {}, {"--layout", "block-processes:2"});
+  kill_resume_and_compare("conservative", "block-1", {},
                           {"--guarantee", "lookahead", "--layout", "block-processes:2"});
 }
 
 TEST(Resume, InterruptedRunResumesAndAResumeThatFailsAgainCanBeResumed) {
   ResumeRun run;
   const Reference ref(run.scenario);
-  auto p = run.start("conservative", {"--guarantee", "lookahead"});
-  run.wait_for_csv_beyond(2000);
+  std::vector<std::string> first = {"--guarantee", "lookahead"};
+  for (const std::string& option : ref.paced()) first.push_back(option);
+  auto p = run.start("conservative", first);
+  run.wait_for_csv_beyond(ref.twentieth());
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
   expect_stopped_mid_run(*p, 130, run);
   const auto first_stop = run.checkpoint()["step"].get<std::uint64_t>();
 
-  // The resumed run fails too: a component killed once it has committed more.
-  auto again = run.resume();
-  run.wait_for_csv_beyond(fs::file_size(run.out / "trajectory.csv") + 2000);
+  // The resumed run (paced again) fails too: a component killed once it has committed more.
+  auto again = run.resume(ref.paced());
+  run.wait_for_csv_beyond(fs::file_size(run.out / "trajectory.csv") + ref.twentieth());
   const auto pid = again->component_pid("integrator-2");
   ASSERT_TRUE(pid);
   ASSERT_EQ(kill(*pid, SIGKILL), 0);
