@@ -43,12 +43,14 @@ TEST(Methods, ShippedScenariosAgreeAcrossProcesses) {
   }
 }
 
+// Each seed's row for its first 800 steps (0.4-1.6 s): long enough for the first bob's
+// swing to strike the row (checked), a process per System and Integrator under four methods.
 TEST(Methods, RandomScenariosAgreeAcrossProcesses) {
   for (unsigned seed : {101u, 202u, 303u, 404u}) {
     const std::size_t n = 2 + seed % 15;  // 2 .. 16 pendulums
     TempDir dir;
-    const auto file = write_toml(random_scenario(seed, n, 1500), dir / "random.toml");
-    expect_matrix_agrees(file, "seed " + std::to_string(seed));
+    const auto file = write_toml(random_scenario(seed, n, 800), dir / "random.toml");
+    EXPECT_GT(expect_matrix_agrees(file, "seed " + std::to_string(seed)), 0) << seed;
   }
 }
 
