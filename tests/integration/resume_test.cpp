@@ -327,7 +327,7 @@ TEST(Resume, RefusesWhatItCannotResumeWithExitTwo) {
 // PHOLD to `end`: by default long enough (about 10 M events) that the run is still going
 // when the test strikes.
 struct EventResumeRun : ResumeRun {
-  explicit EventResumeRun(const std::string& end = "end = 150000.0")
+  explicit EventResumeRun(const std::string& end)
       : ResumeRun("phold.toml", {{"end = 2000.0", end}}) {}
   // Waits until the run has written a checkpoint with committed events (its first cut).
   void wait_for_checkpoint() const {
@@ -343,7 +343,7 @@ struct EventResumeRun : ResumeRun {
 };
 
 TEST(Resume, InterruptedEventRunResumesFromItsLastCutToTheSequentialDigest) {
-  EventResumeRun run;
+  EventResumeRun run("end = 2000.0");
   TempDir ref_dir;
   std::string err;
   ASSERT_EQ(run_kausal({"run", run.scenario.string(), "--method", "sequential", "--out",
@@ -353,14 +353,17 @@ TEST(Resume, InterruptedEventRunResumesFromItsLastCutToTheSequentialDigest) {
       << err;
   const auto ref = read_json(ref_dir / "ref" / "summary.json");
 
-  auto p = run.start("optimistic", {"--groups", "2"});
+  // Paced to last kPacedSeconds (the shipped end), stopped after its first cut.
+  auto p =
+      run.start("optimistic", {"--groups", "2", "--realtime", std::to_string(2000 / kPacedSeconds),
+                               "--skip-feasibility-check"});
   run.wait_for_checkpoint();
   ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
   ASSERT_EQ(p->wait(30s).value_or(-1), 130) << p->err();
   const auto c = run.checkpoint();
   EXPECT_EQ(c["model"], "events");
-  EXPECT_LT(c["t"].get<double>(), 150000.0);
+  EXPECT_LT(c["t"].get<double>(), 2000.0);
   const auto before = c["step"].get<std::uint64_t>();
   ASSERT_GT(before, 0u);
   const auto stopped = read_json(run.out / "summary.json");
