@@ -30,7 +30,8 @@ ThreeComponents::ThreeComponents(const ThreeComponentsParameters& parameters) : 
 }
 
 std::string ThreeComponents::component_name(ComponentId id) const {
-  if (id <= k3) return "K" + std::to_string(id + 1);
+  // (append, not "K" + ...: GCC 12 at -O3 warns of an overlapping copy in operator+.)
+  if (id <= k3) return std::string("K").append(std::to_string(id + 1));
   return EventModel::component_name(id);
 }
 
