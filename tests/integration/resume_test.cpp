@@ -21,7 +21,7 @@ constexpr const char* kDuration = "duration = 5.0";
 
 // Two masses, mass1 with AB3: its multistep memory and the samples its hold polynomial
 // reaches back to must survive the resume.
-const std::map<std::string, std::string> kLongTwoMass = {{"\"rk4\"", "\"ab3\""}};
+const std::map<std::string, std::string> kTwoMassAb3 = {{"\"rk4\"", "\"ab3\""}};
 
 struct ResumeRun {
   TempDir dir;
@@ -73,9 +73,11 @@ struct Reference {
     end_s = summary["planned_steps"].get<double>() * summary["h"].get<double>();
     csv = read_file(out / "trajectory.csv");
   }
-  // The options that pace a run of it to last kPacedSeconds.
-  std::vector<std::string> paced() const {
-    return {"--realtime", std::to_string(end_s / kPacedSeconds), "--skip-feasibility-check"};
+  // `options` and those that pace a run of it to last kPacedSeconds.
+  std::vector<std::string> paced(std::vector<std::string> options = {}) const {
+    options.insert(options.end(), {"--realtime", std::to_string(end_s / kPacedSeconds),
+                                   "--skip-feasibility-check"});
+    return options;
   }
   // trajectory.csv's size once a twentieth of the run is committed.
   std::uintmax_t twentieth() const { return csv.size() / 20; }
@@ -114,9 +116,7 @@ nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
 void kill_resume_and_compare(const std::string& method, const std::string& victim,
                              ResumeRun run = {}, std::vector<std::string> extra = {}) {
   const Reference ref(run.scenario);
-  const std::vector<std::string> paced = ref.paced();
-  extra.insert(extra.end(), paced.begin(), paced.end());
-  auto p = run.start(method, std::move(extra));
+  auto p = run.start(method, ref.paced(std::move(extra)));
   run.wait_for_csv_beyond(ref.twentieth());
   const auto pid = p->component_pid(victim);
   ASSERT_TRUE(pid) << victim << " not found";
@@ -132,11 +132,11 @@ void kill_resume_and_compare(const std::string& method, const std::string& victi
 }
 
 TEST(Resume, PartitionedConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
-  kill_resume_and_compare("conservative", "integrator-mass1", {"two-mass.toml", kLongTwoMass});
+  kill_resume_and_compare("conservative", "integrator-mass1", {"two-mass.toml", kTwoMassAb3});
 }
 
 TEST(Resume, PartitionedOptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
-  kill_resume_and_compare("optimistic", "system-mass2", {"two-mass.toml", kLongTwoMass});
+  kill_resume_and_compare("optimistic", "system-mass2", {"two-mass.toml", kTwoMassAb3});
 }
 
 // The co-simulation FMU's System dies; the resumed run restores both FMUs from the state
@@ -183,9 +183,7 @@ TEST(Resume, MasterRunWithAKilledIntegratorResumesToTheSequentialDigest) {
 TEST(Resume, HybridRunWithAKilledIntegratorResumesFromItsLastCut) {
   ResumeRun run("two-tanks-level-switch.toml", {});
   const Reference ref(run.scenario);
-  std::vector<std::string> options = {"--layout", "process"};
-  for (const std::string& option : ref.paced()) options.push_back(option);
-  auto p = run.start("conservative", options);
+  auto p = run.start("conservative", ref.paced({"--layout", "process"}));
   // The checkpointer asks for a cut at once, then about every second: wait for the second.
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (std::chrono::steady_clock::now() < deadline &&
@@ -238,9 +236,7 @@ TEST(Resume, RunsWithAKilledBlockProcessResumeToTheSequentialDigest) {
 TEST(Resume, InterruptedRunResumesAndAResumeThatFailsAgainCanBeResumed) {
   ResumeRun run;
   const Reference ref(run.scenario);
-  std::vector<std::string> first = {"--guarantee", "lookahead"};
-  for (const std::string& option : ref.paced()) first.push_back(option);
-  auto p = run.start("conservative", first);
+  auto p = run.start("conservative", ref.paced({"--guarantee", "lookahead"}));
   run.wait_for_csv_beyond(ref.twentieth());
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
   expect_stopped_mid_run(*p, 130, run);
