@@ -35,6 +35,13 @@ std::uint64_t stencil_depth(const InputChannel& spec) {
          (p.calibration == Calibration::least_squares ? 1 : 0) + (p.smooth ? 1 : 0);
 }
 
+// The highest derivative of a channel's input over a step that is not zero: the master's and
+// the blended predictions are cubics, the others polynomials of the hold order.
+Eigen::Index derivative_order_of(const InputChannel& spec) {
+  if (spec.source == InputSource::predictions || spec.predictor.smooth) return 3;
+  return spec.hold;
+}
+
 }  // namespace
 
 InputChannels::InputChannels(const std::string& component, std::vector<InputChannel> specs,
@@ -54,6 +61,8 @@ InputChannels::InputChannels(const std::string& component, std::vector<InputChan
       throw ModelError(component, spec.name + ": sample period is not a whole number of steps");
     channels_.push_back({std::move(spec), {}, 0, 0, {}});
   }
+  for (const Channel& c : channels_)
+    derivative_order_ = std::max(derivative_order_, derivative_order_of(c.spec));
   stencil_j_.resize(channels_.size());
   stencil_polynomial_.resize(channels_.size());
   stencil_order_.resize(channels_.size());
@@ -204,6 +213,35 @@ void InputChannels::input_at(double t, Vector& u) const {
         (t - step_time(timing_.t0, timing_.tick, j * c.spec.period_ticks)) / period;
     auto value = [&](int back) { return back <= order ? sample(c, j - back).value : 0.0; };
     u[static_cast<Eigen::Index>(i)] = hold_polynomial(order, theta, value(0), value(1), value(2));
+  }
+}
+
+void InputChannels::input_derivatives_at(double t, MatrixOut du) const {
+  du.setZero();
+  for (std::size_t i = 0; i < channels_.size(); ++i) {
+    const Channel& c = channels_[i];
+    const auto row = static_cast<Eigen::Index>(i);
+    if (c.spec.source == InputSource::predictions || !plain(c.spec.predictor)) {
+      for (Eigen::Index k = 1; k <= du.cols(); ++k)
+        du(row, k - 1) = stencil_polynomial_[i].derivative(t, static_cast<int>(k));
+      continue;
+    }
+    // hold_polynomial's derivatives in θ, divided by the period once per order.
+    const int order = stencil_order_[i];
+    if (order == 0 || du.cols() == 0) continue;
+    const std::uint64_t j = stencil_j_[i];
+    const double period = static_cast<double>(c.spec.period_ticks) * timing_.tick;
+    const double theta =
+        (t - step_time(timing_.t0, timing_.tick, j * c.spec.period_ticks)) / period;
+    const double y0 = sample(c, j).value, y1 = sample(c, j - 1).value;
+    const double first = y0 - y1;
+    if (order == 1) {
+      du(row, 0) = first / period;
+      continue;
+    }
+    const double second = y0 - 2 * y1 + sample(c, j - 2).value;
+    du(row, 0) = (first + 0.5 * (2 * theta + 1) * second) / period;
+    if (du.cols() >= 2) du(row, 1) = second / (period * period);
   }
 }
 

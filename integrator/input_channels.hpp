@@ -113,6 +113,12 @@ class InputChannels {
   void bind(std::uint64_t n);
   // The inputs of the bound step at time t (u has one entry per channel).
   void input_at(double t, Vector& u) const;
+  // Their time derivatives at t, for a model that steps itself (Model::step): du(i, k - 1) =
+  // d^k u_i / dt^k for k up to du.cols(); du has a row per channel (or more: left zero).
+  void input_derivatives_at(double t, MatrixOut du) const;
+  // The highest derivative any channel's input can have that is not zero (its hold order; 3
+  // for the master's or a blended prediction): how many columns input_derivatives_at fills.
+  Eigen::Index derivative_order() const { return derivative_order_; }
   // A sample arrived (in order per channel, within held_limit() of the oldest sample a step
   // still needs; ProtocolError / ModelError otherwise). Returns
   // the step to roll back to when it refutes a prediction that step used.
@@ -185,6 +191,7 @@ class InputChannels {
   // not the plain hold.
   std::vector<Prediction> stencil_polynomial_;
   PredictionStats stats_;
+  Eigen::Index derivative_order_ = 0;
   std::uint64_t held_limit_ = 0;
   // Per channel: its oldest sample kept (Channel::base), for check() on another thread.
   std::unique_ptr<std::atomic<std::uint64_t>[]> kept_from_;

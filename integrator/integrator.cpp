@@ -56,7 +56,8 @@ class Integrator::Request {
 // call booked as a wait for the System.
 class Integrator::LinkRhs final : public RightHandSide {
  public:
-  explicit LinkRhs(Integrator& owner) : owner_(owner), u_(owner.inputs_at(0)) {}
+  explicit LinkRhs(Integrator& owner)
+      : owner_(owner), u_(owner.inputs_at(0)), du_(u_.size(), owner.inputs_.derivative_order()) {}
   void derivative(double t, VectorView x, VectorOut dx) override {
     bind(t);
     owner_.pieces_.wait_for_system([&] { owner_.link_.derivative(t, x, u_, dx); });
@@ -66,9 +67,12 @@ class Integrator::LinkRhs final : public RightHandSide {
     bind(t);
     owner_.pieces_.wait_for_system([&] { owner_.link_.jacobian(t, x, u_, J); });
   }
+  // The channels' inputs over the step go with it (their derivatives at t; the held ones
+  // have none).
   void model_step(double t, double h, Vector& x) override {
     bind(t);
-    owner_.pieces_.wait_for_system([&] { owner_.link_.step(t, h, u_, x); });
+    if (du_.cols() > 0) owner_.inputs_.input_derivatives_at(t, du_);
+    owner_.pieces_.wait_for_system([&] { owner_.link_.step(t, h, u_, du_, x); });
     owner_.clock_.count_calc();
   }
 
@@ -82,6 +86,7 @@ class Integrator::LinkRhs final : public RightHandSide {
 
   Integrator& owner_;
   Vector u_;
+  Matrix du_;
 };
 
 Integrator::Integrator(IntegratorConfig config, ModelLink& link)

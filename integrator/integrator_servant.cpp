@@ -90,9 +90,9 @@ class CorbaModelLink final : public ModelLink {
     const idl::ModelChange c = to_idl(change);
     call_peer(name_, [&] { system_->change(c); });
   }
-  void step(double t, double h, VectorView u, VectorOut x) override {
-    const idl::DoubleSeq sx = seq_of(x), su = seq_of(u);
-    copy_reply("step", call_peer(name_, [&] { return system_->step(t, h, sx, su); }), x);
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x) override {
+    const idl::DoubleSeq sx = seq_of(x), su = seq_of(u), sdu = orders_of(du);
+    copy_reply("step", call_peer(name_, [&] { return system_->step(t, h, sx, su, sdu); }), x);
   }
   Bytes save_internal() override {
     idl::OctetSeq_var bytes = call_peer(name_, [&] { return system_->save_internal(); });
@@ -106,6 +106,15 @@ class CorbaModelLink final : public ModelLink {
  private:
   static idl::DoubleSeq seq_of(VectorView v) {
     return to_seq(std::span<const double>(v.data(), static_cast<std::size_t>(v.size())));
+  }
+  // Column by column (System::step's du: order by order).
+  static idl::DoubleSeq orders_of(MatrixView m) {
+    idl::DoubleSeq seq(static_cast<CORBA::ULong>(m.size()));
+    seq.length(static_cast<CORBA::ULong>(m.size()));
+    CORBA::ULong k = 0;
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+      for (Eigen::Index r = 0; r < m.rows(); ++r) seq[k++] = m(r, c);
+    return seq;
   }
   void copy_reply(const char* call, idl::DoubleSeq* reply, VectorOut out) const {
     idl::DoubleSeq_var owned(reply);

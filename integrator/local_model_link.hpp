@@ -26,7 +26,9 @@ class LocalModelLink final : public ModelLink {
     system_.handle_event(event, x);
   }
   void change(const ModelChange& change) override { system_.change(change); }
-  void step(double t, double h, VectorView u, VectorOut x) override { system_.step(t, h, u, x); }
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x) override {
+    system_.step(t, h, u, du, x);
+  }
   Bytes save_internal() override { return system_.save_internal(); }
   void restore_internal(std::span<const std::uint8_t> bytes) override {
     system_.restore_internal(bytes);

@@ -24,8 +24,9 @@ class ModelLink {
   virtual void handle_event(const Event& event, std::span<double> x) = 0;
   // A partition's constant input or parameter changes from change.from on.
   virtual void change(const ModelChange& change) = 0;
-  // A model that steps itself (Model::step): from t to t + h with u held; writes the new x.
-  virtual void step(double t, double h, VectorView u, VectorOut x) = 0;
+  // A model that steps itself (Model::step): from t to t + h with the inputs u and their
+  // derivatives du at t; writes the new x.
+  virtual void step(double t, double h, VectorView u, MatrixView du, VectorOut x) = 0;
   // State the vector x does not hold (Model::internal_state).
   virtual Bytes save_internal() = 0;
   virtual void restore_internal(std::span<const std::uint8_t> bytes) = 0;

@@ -89,6 +89,17 @@ double Prediction::slope(double t) const {
   return d / scale;
 }
 
+double Prediction::derivative(double t, int k) const {
+  const double s = (t - t_ref) / scale;
+  double d = 0;
+  for (int m = std::clamp(order, 0, 3); m >= k; --m) {
+    double falling = 1;  // m! / (m - k)!
+    for (int j = 0; j < k; ++j) falling *= m - j;
+    d = d * s + falling * c[static_cast<std::size_t>(m)];
+  }
+  return d / std::pow(scale, k);
+}
+
 Prediction calibrate(std::span<const TimedSample> samples, int order, Calibration how) {
   if (samples.empty()) throw std::invalid_argument("prediction: no samples to calibrate on");
   if (order < 0 || order > 2)

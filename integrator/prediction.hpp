@@ -36,7 +36,8 @@ struct Prediction {
   double valid_to = 0;
 
   double value(double t) const;
-  double slope(double t) const;  // d value / dt
+  double slope(double t) const;              // d value / dt
+  double derivative(double t, int k) const;  // d^k value / dt^k (k ≥ 1; 0 above order)
   bool valid_at(double t) const { return t >= valid_from && t <= valid_to; }
 };
 

@@ -276,11 +276,18 @@ bool CompositeModel::steps_itself() const {
   return members_.size() == 1 && members_[0].model->steps_itself();
 }
 
-void CompositeModel::step(double t, double h, VectorView u, VectorOut x) const {
-  if (!steps_itself()) return Model::step(t, h, u, x);
+void CompositeModel::step(double t, double h, VectorView u, MatrixView du, VectorOut x) const {
+  if (!steps_itself()) return Model::step(t, h, u, du, x);
   member_inputs(t, x, u);
+  // The member's inputs that are the partition's own carry their derivatives; constants,
+  // held inputs and links are held over the step.
+  Matrix member_du = Matrix::Zero(inputs_[0].size(), du.cols());
+  if (du.cols() > 0)
+    for (std::size_t i = 0; i < sources_[0].size(); ++i)
+      if (const InputSource& s = sources_[0][i]; s.kind == InputSource::open)
+        member_du.row(index_of(i)) = du.row(index_of(s.index));
   try {
-    members_[0].model->step(t, h, inputs_[0], x);
+    members_[0].model->step(t, h, inputs_[0], member_du, x);
   } catch (const ModelError& e) {
     throw ModelError(members_[0].name, e.reason());
   }

@@ -79,7 +79,7 @@ class CompositeModel final : public Model {
   void restore_internal(std::span<const std::uint8_t> bytes) const override;
   // A member that steps itself (a co-simulation FMU) is its partition's only member.
   bool steps_itself() const override;
-  void step(double t, double h, VectorView u, VectorOut x) const override;
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x) const override;
 
   // One block per member with states (pDRE0 uses their diagonal Jacobian blocks).
   const std::vector<StateBlock>& blocks() const { return blocks_; }

@@ -56,8 +56,19 @@ void Model::restore_internal(std::span<const std::uint8_t>) const {
   throw ModelError("model", "has no internal state to restore");
 }
 
-void Model::step(double, double, VectorView, VectorOut) const {
+void Model::step(double, double, VectorView, MatrixView, VectorOut) const {
   throw ModelError("model", "does not step itself: it is integrated through derivative()");
+}
+
+double input_over_step(VectorView u, MatrixView du, Eigen::Index i, double s) {
+  double factorial = 1;
+  for (Eigen::Index k = 1; k <= du.cols(); ++k) factorial *= static_cast<double>(k);
+  double acc = 0;
+  for (Eigen::Index k = du.cols(); k >= 1; --k) {
+    acc = du(i, k - 1) / factorial + s * acc;
+    factorial /= static_cast<double>(k);
+  }
+  return u[i] + s * acc;
 }
 
 }  // namespace kausal

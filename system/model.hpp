@@ -24,6 +24,7 @@ using Matrix = Eigen::MatrixXd;
 using VectorView = Eigen::Ref<const Eigen::VectorXd>;
 using VectorOut = Eigen::Ref<Eigen::VectorXd>;
 using MatrixOut = Eigen::Ref<Eigen::MatrixXd>;
+using MatrixView = Eigen::Ref<const Eigen::MatrixXd>;
 
 // A copy of contiguous doubles as a Vector.
 inline Vector vector_of(std::span<const double> values) {
@@ -113,9 +114,22 @@ class Model {
   // Such a model has no derivative(): the Integrator's method is OdeMethod::co_simulation,
   // whose step is step(). x is what the model shows of its state (its outputs).
   virtual bool steps_itself() const { return false; }
-  // From t to t + h with the inputs u held over the step; writes the new x.
-  virtual void step(double t, double h, VectorView u, VectorOut x) const;
+  // From t to t + h; writes the new x. The inputs over the step are u at t and, where the
+  // partition extrapolates them (a coupling's hold order, the master's predictions), their
+  // time derivatives at t: du(i, k - 1) = d^k u_i / dt^k, so that
+  // u_i(t + s) = u_i + Σ_k du(i, k - 1) s^k / k! (input_over_step). du has no columns where
+  // every input is held. A model may use them (an FMU that interpolates its inputs) or hold
+  // u over the step.
+  virtual void step(double t, double h, VectorView u, MatrixView du, VectorOut x) const;
 };
+
+// The most derivatives of the inputs a step is given: a coupling's hold order is at most 2,
+// the master's blended prediction a cubic.
+inline constexpr Eigen::Index max_input_derivative_order = 3;
+
+// Input i over a step from t, at t + s: the Taylor polynomial of Model::step's u and du
+// (Horner's form: one rounding order wherever it is evaluated).
+double input_over_step(VectorView u, MatrixView du, Eigen::Index i, double s);
 
 // Builds a model by registered name from named parameters (system/model_registry.hpp);
 // throws ModelError naming `component` and the parameter that is missing, unknown or out

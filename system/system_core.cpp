@@ -76,6 +76,15 @@ void SystemCore::check_inputs(VectorView u) const {
   if (!u.allFinite()) throw ModelError(name_, "inputs are not finite");
 }
 
+void SystemCore::check_input_derivatives(VectorView u, MatrixView du) const {
+  if (du.rows() != u.size() || du.cols() > max_input_derivative_order)
+    throw ModelError(name_, "input derivatives: " + std::to_string(du.rows()) + " × " +
+                                std::to_string(du.cols()) + " values for " +
+                                std::to_string(u.size()) + " inputs (at most " +
+                                std::to_string(max_input_derivative_order) + " orders)");
+  if (!du.allFinite()) throw ModelError(name_, "input derivatives are not finite");
+}
+
 template <typename Call>
 void SystemCore::guarded(ActivityCall name, Call&& call) {
   BusyScope busy(clock_, {name});
@@ -137,16 +146,17 @@ void SystemCore::completed_step(double t, VectorOut x) {
   });
 }
 
-void SystemCore::step(double t, double h, VectorView u, VectorOut x) {
+void SystemCore::step(double t, double h, VectorView u, MatrixView du, VectorOut x) {
   guarded(ActivityCall::derivative, [&] {
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state");
     check_inputs(u);
+    check_input_derivatives(u, du);
     if (!std::isfinite(t) || !(h > 0) || !std::isfinite(h))
       throw ModelError(name_, "step from t = " + std::to_string(t) +
                                   " by h = " + std::to_string(h) + ": needs a finite t and h > 0");
     if (!configured().steps_itself())
       throw ModelError(name_, "its model does not step itself: integrate it with an ODE method");
-    configured().step(t, h, u, x);
+    configured().step(t, h, u, du, x);
     check_state({x.data(), static_cast<std::size_t>(x.size())}, "state after the step");
     clock_.count_calc();
   });

@@ -34,7 +34,7 @@ class SystemCore {
   void indicators(double t, VectorView x, VectorView u, VectorOut g);
   void on_crossing(std::size_t indicator, double t, VectorOut x);
   void completed_step(double t, VectorOut x);
-  void step(double t, double h, VectorView u, VectorOut x);
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x);
   Bytes save_internal();
   // The bytes may come from the wire or a checkpoint: at most limits::max_internal_bytes.
   void restore_internal(std::span<const std::uint8_t> bytes);
@@ -47,6 +47,7 @@ class SystemCore {
   const Model& configured() const;
   void check_state(std::span<const double> x, const char* what) const;
   void check_inputs(VectorView u) const;
+  void check_input_derivatives(VectorView u, MatrixView du) const;
   // Runs a model call, naming this System in a ModelError the model throws.
   template <typename Call>
   void guarded(ActivityCall name, Call&& call);

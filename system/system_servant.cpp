@@ -12,6 +12,18 @@ Eigen::Map<const Vector> view_of(const idl::DoubleSeq& s) {
   return {s.get_buffer(), static_cast<Eigen::Index>(s.length())};
 }
 
+// du as |u| rows, one column an order; ModelError for values that are not whole orders of u.
+Eigen::Map<const Matrix> derivatives_of(const std::string& component, const idl::DoubleSeq& u,
+                                        const idl::DoubleSeq& du) {
+  const CORBA::ULong rows = u.length();
+  if (rows == 0 ? du.length() != 0 : du.length() % rows != 0)
+    throw ModelError(component, "step: " + std::to_string(du.length()) +
+                                    " input derivatives are not whole orders of " +
+                                    std::to_string(rows) + " inputs");
+  const CORBA::ULong cols = rows == 0 ? 0 : du.length() / rows;
+  return {du.get_buffer(), static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols)};
+}
+
 // A reply of n values that `fill` writes (a VectorOut over the reply's own buffer).
 template <typename Fill>
 idl::DoubleSeq* reply_of(std::size_t n, Fill&& fill) {
@@ -141,7 +153,7 @@ idl::DoubleSeq* SystemServant::changed_state(const char* call, const idl::Double
 }
 
 idl::DoubleSeq* SystemServant::step(CORBA::Double t, CORBA::Double h, const idl::DoubleSeq& x,
-                                    const idl::DoubleSeq& u) {
+                                    const idl::DoubleSeq& u, const idl::DoubleSeq& du) {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);
     const std::size_t n = core_.model().state_size();
@@ -152,7 +164,7 @@ idl::DoubleSeq* SystemServant::step(CORBA::Double t, CORBA::Double h, const idl:
     }
     return reply_of(n, [&](VectorOut state) {
       state = view_of(x);
-      core_.step(t, h, view_of(u), state);
+      core_.step(t, h, view_of(u), derivatives_of(name(), u, du), state);
     });
   });
 }

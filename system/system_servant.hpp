@@ -34,7 +34,7 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
                               const idl::DoubleSeq& x) override;
   idl::DoubleSeq* completed_step(CORBA::Double t, const idl::DoubleSeq& x) override;
   idl::DoubleSeq* step(CORBA::Double t, CORBA::Double h, const idl::DoubleSeq& x,
-                       const idl::DoubleSeq& u) override;
+                       const idl::DoubleSeq& u, const idl::DoubleSeq& du) override;
   idl::OctetSeq* save_internal() override;
   void restore_internal(const idl::OctetSeq& bytes) override;
 

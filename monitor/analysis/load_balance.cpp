@@ -23,7 +23,9 @@ class HeldInputs final : public RightHandSide {
     model_.derivative(t, x, u_, dx);
   }
   void jacobian(double t, VectorView x, MatrixOut J) override { model_.jacobian(t, x, u_, J); }
-  void model_step(double t, double h, Vector& x) override { model_.step(t, h, u_, x); }
+  void model_step(double t, double h, Vector& x) override {
+    model_.step(t, h, u_, Matrix(u_.size(), 0), x);
+  }
 
  private:
   const Model& model_;

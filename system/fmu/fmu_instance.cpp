@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "common/errors.hpp"
 #include "system/fmu/fmu_error.hpp"
@@ -44,6 +45,19 @@ static void kausal_fmu3_logger(fmi3InstanceEnvironment env, fmi3Status status, f
   } catch (...) {
     // As above: never unwind through the FMU.
   }
+}
+
+// kausal never asks to return early from an intermediate update: its steps end where the
+// FMU's own events and Clock ticks cut them.
+static void kausal_fmu3_intermediate_update(fmi3InstanceEnvironment env, fmi3Float64 time,
+                                            fmi3Boolean set_requested, fmi3Boolean /*get_allowed*/,
+                                            fmi3Boolean /*step_finished*/,
+                                            fmi3Boolean /*can_return_early*/,
+                                            fmi3Boolean* early_return_requested,
+                                            fmi3Float64* /*early_return_time*/) {
+  if (early_return_requested) *early_return_requested = false;
+  if (!env) return;
+  static_cast<kausal::fmu::FmuInstance*>(env)->intermediate_update(time, set_requested);
 }
 
 static void* kausal_fmu_allocate(size_t count, size_t size) {
@@ -87,6 +101,20 @@ std::unordered_set<unsigned> references_of(const ModelDescription& md,
   for (const Variable& v : md.variables)
     for (ValueType t : types)
       if (v.type == t) out.insert(v.value_reference);
+  return out;
+}
+
+// FMI 3.0 co-simulation with intermediate update: its scalar real inputs that may be set within
+// a step (an array's elements are set whole between steps).
+std::vector<unsigned> intermediate_references(const ModelDescription& md, FmuKind kind) {
+  std::vector<unsigned> out;
+  if (md.version != FmiVersion::v3 || kind != FmuKind::co_simulation ||
+      !md.interface_of(kind).provides_intermediate_update)
+    return out;
+  for (const Variable& v : md.variables)
+    if (v.intermediate_update && v.causality == Causality::input && v.type == ValueType::real &&
+        !v.array_of)
+      out.push_back(v.value_reference);
   return out;
 }
 
@@ -172,11 +200,14 @@ FmuInstance::FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelD
     component_ = fn3_.instantiate_model_exchange(instance_name_.c_str(), guid_.c_str(),
                                                  resource_location_.c_str(), false, false, this,
                                                  &kausal_fmu3_logger);
-  else if (v3())
+  else if (v3()) {
+    const std::vector<unsigned>& required = intermediate_inputs_ =
+        intermediate_references(md, kind);
     component_ = fn3_.instantiate_co_simulation(
         instance_name_.c_str(), guid_.c_str(), resource_location_.c_str(), false, false,
-        event_mode_, event_mode_, nullptr, 0, this, &kausal_fmu3_logger, nullptr);
-  else {
+        event_mode_, event_mode_, required.empty() ? nullptr : required.data(), required.size(),
+        this, &kausal_fmu3_logger, required.empty() ? nullptr : &kausal_fmu3_intermediate_update);
+  } else {
     callbacks_ = {&kausal_fmu_logger, &kausal_fmu_allocate, &kausal_fmu_free, nullptr, this};
     component_ = fn_.instantiate(
         instance_name_.c_str(),
@@ -713,6 +744,7 @@ FmuInstance::StepOutcome FmuInstance::do_step(double t, double h, bool no_set_st
     fmi3Float64 reached = t;
     const auto status = static_cast<fmi2Status>(
         fn3_.do_step(component_, t, h, no_set_state_prior, &event, &stop, &early, &reached));
+    if (intermediate_failure_) std::rethrow_exception(std::exchange(intermediate_failure_, {}));
     if (stop && (status == fmi2OK || status == fmi2Warning || status == fmi2Discard)) {
       // lastSuccessfulTime says how far the step got; without a finite one, nowhere.
       time_ = std::isfinite(reached) ? reached : t;
@@ -744,6 +776,34 @@ FmuInstance::StepOutcome FmuInstance::do_step(double t, double h, bool no_set_st
   }
   time_ = out.reached;
   return out;
+}
+
+void FmuInstance::set_real_input_derivatives(std::span<const unsigned> vr,
+                                             std::span<const int> order,
+                                             std::span<const double> v) {
+  need(static_cast<void*>(nullptr), fn_.set_real_input_derivatives, "SetRealInputDerivatives",
+       "canInterpolateInputs, FMI 2.0 co-simulation");
+  check_size("set_real_input_derivatives", v.size(), vr.size());
+  check_size("set_real_input_derivatives", order.size(), vr.size());
+  check_references(vr, references_.real, ValueType::real);
+  ready("fmi2SetRealInputDerivatives");
+  if (vr.empty()) return;
+  static_assert(sizeof(fmi2Integer) == sizeof(int));
+  check("fmi2SetRealInputDerivatives",
+        fn_.set_real_input_derivatives(component_, vr.data(), vr.size(), order.data(), v.data()));
+}
+
+void FmuInstance::on_intermediate_update(std::function<void(double)> inputs) {
+  set_intermediate_inputs_ = std::move(inputs);
+}
+
+void FmuInstance::intermediate_update(double t, bool set_requested) noexcept {
+  if (!set_requested || !set_intermediate_inputs_ || intermediate_failure_) return;
+  try {
+    set_intermediate_inputs_(t);
+  } catch (...) {
+    intermediate_failure_ = std::current_exception();
+  }
 }
 
 void FmuInstance::enter_step_mode() {

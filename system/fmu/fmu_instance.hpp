@@ -7,6 +7,7 @@
 // freeing the instance, for any instance of the same library.
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -46,7 +47,8 @@ class FmuInstance {
   // kept_log_lines lines and passes each to sink; FMI 3.0: fmi3InstantiateModelExchange or
   // fmi3InstantiateCoSimulation with the instantiationToken and the resource path
   // "<absolute unpacked>/resources/", with event mode and early return where it has event mode
-  // (hasEventMode), never with intermediate update.
+  // (hasEventMode), and with the intermediate update callback where it provides intermediate
+  // update and has intermediate inputs (intermediate_inputs()).
   // InputError (with the log) if it returns NULL or if the FMU may be instantiated only once and
   // `library` already has an instance.
   FmuInstance(std::shared_ptr<const FmuLibrary> library, const ModelDescription& md, FmuKind kind,
@@ -114,6 +116,17 @@ class FmuInstance {
     double reached = 0;
   };
   StepOutcome do_step(double t, double h, bool no_set_state_prior = false);
+  // FMI 2.0 co-simulation with canInterpolateInputs: the derivatives of real inputs at the
+  // current communication point (fmi2SetRealInputDerivatives; order[i] ≥ 1).
+  void set_real_input_derivatives(std::span<const unsigned> vr, std::span<const int> order,
+                                  std::span<const double> v);
+  // FMI 3.0 co-simulation: the real inputs kausal sets within fmi3DoStep, by kausal's value
+  // references (intermediateUpdate="true"; providesIntermediateUpdate), and what sets them:
+  // do_step calls `inputs(t)` at each intermediate time at which the FMU asks for its
+  // intermediate inputs (the inputs are held between communication points without it). An
+  // exception it throws is kept and thrown once fmi3DoStep has returned.
+  const std::vector<unsigned>& intermediate_inputs() const { return intermediate_inputs_; }
+  void on_intermediate_update(std::function<void(double)> inputs);
   // Whether it was instantiated with event mode and early return (FMI 3.0 co-simulation with
   // hasEventMode): then enter_event_mode, update_discrete_states and enter_step_mode serve it.
   bool event_mode() const { return event_mode_; }
@@ -144,6 +157,8 @@ class FmuInstance {
 
   // The logger's way in (a C callback); not for other callers.
   void log(fmi2Status status, const char* category, const char* message);
+  // The intermediate update callback's way in; not for other callers. Never throws.
+  void intermediate_update(double t, bool set_requested) noexcept;
 
  private:
   enum class Health { ok, error, fatal };
@@ -209,7 +224,10 @@ class FmuInstance {
   void* component_ = nullptr;          // fmi2Component, fmi3Instance
   Health health_ = Health::ok;
   bool event_mode_ = false;
-  std::unordered_set<unsigned> clocks_;  // the description's clocks' value references
+  std::vector<unsigned> intermediate_inputs_;
+  std::function<void(double)> set_intermediate_inputs_;
+  std::exception_ptr intermediate_failure_;  // from set_intermediate_inputs_, within a step
+  std::unordered_set<unsigned> clocks_;      // the description's clocks' value references
   double time_ = 0;
   std::optional<double> stop_time_, tolerance_;  // for fmi3EnterInitializationMode
 };

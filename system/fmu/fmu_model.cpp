@@ -211,7 +211,7 @@ class FmuModel final : public Model {
   Bytes save_internal() const override;
   void restore_internal(std::span<const std::uint8_t> bytes) const override;
   bool steps_itself() const override { return ports_.steps_itself; }
-  void step(double t, double h, VectorView u, VectorOut x) const override;
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x) const override;
 
  private:
   bool co_simulation() const { return ports_.kind == FmuKind::co_simulation; }
@@ -231,7 +231,15 @@ class FmuModel final : public Model {
   // (model exchange) or step mode (co-simulation); the FMU says when its next time event is.
   void event_iteration(fmu::FmuInstance& fmu, bool enter, std::span<const double> u = {}) const;
   void set_point(double t, VectorView x) const;
-  void step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
+  void find_smooth_inputs();
+  void step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u,
+                          MatrixView du) const;
+  // The inputs over a co-simulation step beyond their values at t (Model::step's du): FMI
+  // 2.0's input derivatives where the FMU interpolates its inputs; FMI 3.0's intermediate
+  // inputs, set at each intermediate time the FMU asks for them (until the returned guard
+  // ends).
+  void set_input_derivatives(fmu::FmuInstance& fmu, MatrixView du) const;
+  class IntermediateInputs;
   void step_with_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
   void step_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
   // ---- FMI 3.0 Clocks (docs/fmi.md, "Clocks") ----
@@ -274,6 +282,10 @@ class FmuModel final : public Model {
   std::shared_ptr<const fmu::FmuLibrary> library_;
   std::unique_ptr<fmu::FmuInstance> instance_;
   TypedValues inputs_, outputs_;  // those not clocked
+  // The real inputs that take more than their value at a step's start (input derivatives or
+  // intermediate update): their value references and positions among the inputs.
+  std::vector<unsigned> smooth_refs_;
+  std::vector<std::size_t> smooth_at_;
   // Clocked inputs and outputs: their variables and positions among the ports.
   std::vector<std::size_t> clocked_inputs_, clocked_input_at_, clocked_outputs_, clocked_at_;
   mutable fmu::ClockSchedule schedule_;
@@ -348,6 +360,7 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
   try {
     check_restore();
     instance_ = instantiate(component + "." + member.name);
+    find_smooth_inputs();
     initialise(*instance_);
     x0_.resize(static_cast<Eigen::Index>(ports_.signature.states.size()));
     if (ports_.steps_itself)
@@ -628,12 +641,12 @@ void FmuModel::on_crossing(std::size_t, double t, VectorOut x) const {
   });
 }
 
-void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
-  if (!ports_.steps_itself) return Model::step(t, h, u, x);
+void FmuModel::step(double t, double h, VectorView u, MatrixView du, VectorOut x) const {
+  if (!ports_.steps_itself) return Model::step(t, h, u, du, x);
   refuse_after_end(t);
   calling([&] {
     if (co_simulation())
-      step_co_simulation(*instance_, t, h, u);
+      step_co_simulation(*instance_, t, h, u, du);
     else
       step_events(*instance_, t, h, u);
     read_outputs(*instance_, out_span(x));
@@ -643,8 +656,70 @@ void FmuModel::step(double t, double h, VectorView u, VectorOut x) const {
 // A co-simulation FMU that wants to end the simulation says so (FMI 2.0: refusing the step
 // with fmi2Terminated; FMI 3.0: terminateSimulation) and how far it got: a step it completed
 // stands, one it did not is refused.
-void FmuModel::step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u) const {
+// Sets the intermediate inputs within the FMU's step from u and du at t, for as long as it
+// lives.
+class FmuModel::IntermediateInputs {
+ public:
+  IntermediateInputs(const FmuModel& model, fmu::FmuInstance& fmu, double t, VectorView u,
+                     MatrixView du)
+      : fmu_(fmu) {
+    if (du.cols() == 0 || model.smooth_refs_.empty() || fmu.intermediate_inputs().empty()) return;
+    fmu.on_intermediate_update([&model, &fmu, t, u, du](double at) {
+      if (!std::isfinite(at)) return;  // the FMU's own bug: its inputs stay as they are
+      std::vector<double> values(model.smooth_at_.size());
+      for (std::size_t k = 0; k < values.size(); ++k)
+        values[k] = input_over_step(u, du, static_cast<Eigen::Index>(model.smooth_at_[k]), at - t);
+      fmu.set_real(model.smooth_refs_, values);
+    });
+  }
+  ~IntermediateInputs() { fmu_.on_intermediate_update({}); }
+  IntermediateInputs(const IntermediateInputs&) = delete;
+  IntermediateInputs& operator=(const IntermediateInputs&) = delete;
+
+ private:
+  fmu::FmuInstance& fmu_;
+};
+
+// FMI 2.0: order k of input i is du(i, k - 1), each order of each smooth input in one call.
+void FmuModel::set_input_derivatives(fmu::FmuInstance& fmu, MatrixView du) const {
+  if (du.cols() == 0 || smooth_refs_.empty() || !interface_->can_interpolate_inputs ||
+      md_.version != fmu::FmiVersion::v2)
+    return;
+  std::vector<unsigned> refs;
+  std::vector<int> orders;
+  std::vector<double> values;
+  for (Eigen::Index k = 1; k <= du.cols(); ++k)
+    for (std::size_t j = 0; j < smooth_refs_.size(); ++j) {
+      refs.push_back(smooth_refs_[j]);
+      orders.push_back(static_cast<int>(k));
+      values.push_back(du(static_cast<Eigen::Index>(smooth_at_[j]), k - 1));
+    }
+  fmu.set_real_input_derivatives(refs, orders, values);
+}
+
+// The real inputs, not clocked, that take their derivatives (FMI 2.0, canInterpolateInputs)
+// or are set within a step (FMI 3.0, the instance's intermediate inputs).
+void FmuModel::find_smooth_inputs() {
+  if (!co_simulation()) return;
+  const std::vector<unsigned>& intermediate = instance_->intermediate_inputs();
+  for (std::size_t k = 0; k < ports_.inputs.size(); ++k) {
+    const fmu::Variable& v = md_.variables[ports_.inputs[k]];
+    if (v.type != ValueType::real || !v.clocks.empty()) continue;
+    const bool smooth = md_.version == fmu::FmiVersion::v2
+                            ? interface_->can_interpolate_inputs
+                            : std::find(intermediate.begin(), intermediate.end(),
+                                        v.value_reference) != intermediate.end();
+    if (!smooth) continue;
+    smooth_refs_.push_back(v.value_reference);
+    smooth_at_.push_back(k);
+  }
+}
+
+void FmuModel::step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u,
+                                  MatrixView du) const {
   inputs_.write(fmu, in_span(u));
+  set_input_derivatives(fmu, du);
+  const IntermediateInputs intermediate(*this, fmu, t, u, du);
   if (fmu.event_mode()) return step_with_events(fmu, t, h, u);
   const std::optional<double> ended = fmu.do_step(t, h).ended;
   if (!ended) return;
@@ -836,7 +911,7 @@ std::string FmuModel::restore_problem(fmu::FmuInstance& fmu) const {
     const Vector none = Vector::Zero(static_cast<Eigen::Index>(ports_.inputs.size()));
     const auto step = [&](double t) {
       if (co_simulation())
-        step_co_simulation(fmu, t, h, none);
+        step_co_simulation(fmu, t, h, none, Matrix(none.size(), 0));
       else
         step_events(fmu, t, h, none);
     };

@@ -103,6 +103,7 @@ KindInterface read_kind(XmlReader& r, const pugi::xml_node& e, FmuKind kind, Fmi
     return k;
   }
   k.has_event_mode = v3 && r.flag(e, "hasEventMode");
+  k.provides_intermediate_update = v3 && r.flag(e, "providesIntermediateUpdate");
   k.can_handle_variable_communication_step_size =
       r.flag(e, "canHandleVariableCommunicationStepSize");
   k.can_interpolate_inputs = r.flag(e, "canInterpolateInputs");
@@ -524,6 +525,7 @@ Variable read_variable_3(XmlReader& r, const pugi::xml_node& e, const DeclaredTy
   v.type = type->type;
   v.ctype = type->ctype;
   v.structural = std::string_view(e.attribute("causality").value()) == "structuralParameter";
+  v.intermediate_update = r.flag(e, "intermediateUpdate");
   read_attributes(r, e, what, fmi3_causalities,
                   v.type == ValueType::real ? Variability::continuous : Variability::discrete, v);
   std::vector<PendingDimension> dimensions = read_dimensions(r, e, what);

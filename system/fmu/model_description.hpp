@@ -73,6 +73,9 @@ struct Variable {
   std::size_t element = 0;
   bool structural = false;  // FMI 3.0 structural parameter: may size an array, is never set
   bool text_array = false;  // FMI 3.0 String or Binary array: kept whole, never coupled or set
+  // FMI 3.0 intermediateUpdate="true": may be set (an input) or read within fmi3DoStep's
+  // intermediate update.
+  bool intermediate_update = false;
   // FMI 3.0 clocked variable: indices into ModelDescription::clocks (its clocks= attribute).
   // It may be read and written only while one of them ticks.
   std::vector<std::size_t> clocks;
@@ -101,6 +104,9 @@ struct KindInterface {
   int max_output_derivative_order = 0;
   // FMI 3.0: kausal may instantiate it with event mode and early return (docs/fmi.md).
   bool has_event_mode = false;
+  // FMI 3.0: it calls the intermediate update callback within fmi3DoStep, where kausal sets
+  // its intermediate inputs (Variable::intermediate_update) to their values at that time.
+  bool provides_intermediate_update = false;
   bool completed_integrator_step_not_needed = false;  // model exchange only
 };
 

@@ -28,7 +28,8 @@ void SampledPi::output(double, VectorView x, VectorOut y) const {
   y[0] = x[command];
 }
 
-void SampledPi::step(double t, double h, VectorView u, VectorOut x) const {
+// A sampled controller: its measurement is the one at the sampling instant (du unused).
+void SampledPi::step(double t, double h, VectorView u, MatrixView, VectorOut x) const {
   const double error = p_.setpoint(t) - u[measurement];
   x[integral] = clamp(x[integral] + p_.ki * error * h);
   x[command] = clamp(p_.kp * error + x[integral]);

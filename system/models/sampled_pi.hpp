@@ -33,7 +33,7 @@ class SampledPi final : public Model {
   void derivative(double t, VectorView x, VectorView u, VectorOut dx) const override;
   void output(double t, VectorView x, VectorOut y) const override;
   bool steps_itself() const override { return true; }
-  void step(double t, double h, VectorView u, VectorOut x) const override;
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x) const override;
 
  private:
   // Indices into the state vector x and the input vector u.

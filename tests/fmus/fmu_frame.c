@@ -63,6 +63,14 @@ struct fmu_instance {
   fmu_data d;
   fmi2Boolean stop_time_defined;
   fmi2Real stop_time;
+  /* Inputs within a co-simulation step (fmu_model.interpolates_inputs): the derivatives of
+   * each real input (FMI 2.0, for the next step only), or the 3.0 face's hook. */
+  fmi2Real input_derivative[FMU_MAX_REALS][FMU_MAX_INPUT_ORDER];
+  int input_orders; /* the highest order given for the next step */
+  fmi2Real step_start;
+  int stepping; /* within fmi2DoStep */
+  fmu_input_hook input_hook;
+  void* input_hook_env;
 };
 
 /* What an fmi2FMUstate points to: the deep copy. */
@@ -214,11 +222,39 @@ static fmi2Boolean event_update(fmu_instance* c) {
 }
 
 /* Derivatives at (t, x) with everything else from base. */
+/* Input u at step_start + s from its derivatives there (Horner's form, the rounding the
+ * importer's own evaluation has). */
+static fmi2Real input_over_step(fmi2Real u, const fmi2Real derivative[], int orders, fmi2Real s) {
+  fmi2Real factorial = 1.0, acc = 0.0;
+  int k;
+  for (k = 1; k <= orders; ++k) factorial *= (fmi2Real)k;
+  for (k = orders; k >= 1; --k) {
+    acc = derivative[k - 1] / factorial + s * acc;
+    factorial /= (fmi2Real)k;
+  }
+  return u + s * acc;
+}
+
+/* Within a co-simulation step, the real inputs at time t into d (d's other values are the
+ * base's): from the 3.0 face's hook, or extrapolated from their derivatives. */
+static void inputs_at(fmu_instance* c, fmi2Real t, fmu_data* d) {
+  size_t vr;
+  if (!c->stepping || !M.interpolates_inputs) return;
+  if (c->input_hook) c->input_hook(c->input_hook_env, t);
+  for (vr = 0; vr < M.n_reals; ++vr) {
+    if (M.real_kind[vr] != FMU_INPUT) continue;
+    d->r[vr] = c->input_hook ? c->d.r[vr]
+                             : input_over_step(d->r[vr], c->input_derivative[vr], c->input_orders,
+                                               t - c->step_start);
+  }
+}
+
 static fmi2Status derivatives_at(fmu_instance* c, const fmu_data* base, fmi2Real t,
                                  const fmi2Real x[], fmi2Real dx[]) {
   fmu_data tmp;
   size_t k;
   memcpy(&tmp, base, sizeof tmp);
+  inputs_at(c, t, &tmp);
   tmp.time = t;
   set_states(&tmp, x);
   if (M.check) {
@@ -949,12 +985,33 @@ fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component comp, fmi2Real nomina
 fmi2Status fmi2SetRealInputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
                                        const fmi2Integer order[], const fmi2Real value[]) {
   fmu_instance* c = (fmu_instance*)comp;
-  (void)vr;
-  (void)n;
-  (void)order;
-  (void)value;
+  size_t k;
   ENTER_CS(c, "fmi2SetRealInputDerivatives", S_ANY);
-  FAIL(c, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)");
+  if (!M.interpolates_inputs)
+    FAIL(c, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)");
+  if (n > 0 && (!vr || !order || !value)) FAIL(c, "fmi2SetRealInputDerivatives: NULL array");
+  for (k = 0; k < n; ++k) {
+    if (vr[k] >= M.n_reals || M.real_kind[vr[k]] != FMU_INPUT)
+      FAIL(c, "fmi2SetRealInputDerivatives: value reference %u is not a real input",
+           (unsigned)vr[k]);
+    if (order[k] < 1 || order[k] > FMU_MAX_INPUT_ORDER)
+      FAIL(c, "fmi2SetRealInputDerivatives: order %d is outside 1..%d", (int)order[k],
+           FMU_MAX_INPUT_ORDER);
+    if (!isfinite(value[k]))
+      FAIL(c, "fmi2SetRealInputDerivatives: derivative %d of %u is not finite", (int)order[k],
+           (unsigned)vr[k]);
+  }
+  for (k = 0; k < n; ++k) {
+    c->input_derivative[vr[k]][order[k] - 1] = value[k];
+    if (order[k] > c->input_orders) c->input_orders = order[k];
+  }
+  return fmi2OK;
+}
+
+void fmu_frame_set_input_hook(fmi2Component comp, fmu_input_hook hook, void* env) {
+  fmu_instance* c = (fmu_instance*)comp;
+  c->input_hook = hook;
+  c->input_hook_env = env;
 }
 
 fmi2Status fmi2GetRealOutputDerivatives(fmi2Component comp, const fmi2ValueReference vr[], size_t n,
@@ -1010,17 +1067,10 @@ static fmi2Status sub_step(fmu_instance* c, fmi2Real h, int time_event, fmi2Real
   return fmi2OK;
 }
 
-fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real current_time, fmi2Real step_size,
-                      fmi2Boolean no_set_fmu_state_prior) {
-  fmu_instance* c = (fmu_instance*)comp;
+static fmi2Status do_step(fmu_instance* c, fmi2Real current_time, fmi2Real step_size) {
   fmu_data before;
   fmi2Real t_end;
   long guard;
-  (void)no_set_fmu_state_prior;
-  ENTER_CS(c, "fmi2DoStep", S_STEP_COMPLETE);
-  if (!(step_size >= 0.0)) FAIL(c, "fmi2DoStep: negative step size %g", step_size);
-  if (fabs(current_time - c->d.time) > 1e-9 * (1.0 + fabs(c->d.time)))
-    FAIL(c, "fmi2DoStep: current time %.17g is not the FMU's time %.17g", current_time, c->d.time);
   memcpy(&before, &c->d, sizeof before);
   c->d.time = current_time;
   t_end = current_time + step_size;
@@ -1059,6 +1109,34 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real current_time, fmi2Real step_s
   c->d.time = t_end;
   M.compute(&c->d);
   return fmi2OK;
+}
+
+/* The step's inputs, changing within it where the model interpolates them; afterwards they are
+ * the values set before it again (the 3.0 face's hook may have set others), and the
+ * derivatives given for it are spent. */
+fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real current_time, fmi2Real step_size,
+                      fmi2Boolean no_set_fmu_state_prior) {
+  fmu_instance* c = (fmu_instance*)comp;
+  fmi2Real inputs[FMU_MAX_REALS];
+  fmi2Status s;
+  size_t vr;
+  (void)no_set_fmu_state_prior;
+  ENTER_CS(c, "fmi2DoStep", S_STEP_COMPLETE);
+  if (!(step_size >= 0.0)) FAIL(c, "fmi2DoStep: negative step size %g", step_size);
+  if (fabs(current_time - c->d.time) > 1e-9 * (1.0 + fabs(c->d.time)))
+    FAIL(c, "fmi2DoStep: current time %.17g is not the FMU's time %.17g", current_time, c->d.time);
+  memcpy(inputs, c->d.r, sizeof inputs);
+  c->step_start = current_time;
+  c->stepping = 1;
+  s = do_step(c, current_time, step_size);
+  c->stepping = 0;
+  c->input_orders = 0;
+  if (M.interpolates_inputs && c->input_hook) {
+    for (vr = 0; vr < M.n_reals; ++vr)
+      if (M.real_kind[vr] == FMU_INPUT) c->d.r[vr] = inputs[vr];
+    M.compute(&c->d);
+  }
+  return s;
 }
 
 fmi2Status fmi2CancelStep(fmi2Component comp) {

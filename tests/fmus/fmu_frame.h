@@ -54,6 +54,11 @@ typedef struct {
   const fmi2ValueReference* derivative_vr; /* real reference of der(state k) */
   size_t n_indicators;
   fmi2Real max_substep; /* co-simulation: RK4 sub-steps are at most this long */
+  /* co-simulation: the inputs change within a step. FMI 2.0: canInterpolateInputs (the
+   * derivatives fmi2SetRealInputDerivatives gives, orders 1..FMU_MAX_INPUT_ORDER, extrapolate
+   * each real input over the next step); FMI 3.0: providesIntermediateUpdate (the face's input
+   * hook, fmu_frame_set_input_hook, asks for them at each RK4 stage). */
+  int interpolates_inputs;
   /* start values (all of fmu_data is zero before); called at instantiation and fmi2Reset */
   void (*start)(fmu_data* d);
   /* at fmi2ExitInitializationMode (e.g. the first nextEventTime); may be NULL */
@@ -95,6 +100,13 @@ typedef struct {
 } fmu_model;
 
 #define FMU_MAX_CLOCKS 4
+#define FMU_MAX_INPUT_ORDER 3
+
+/* For the FMI 3.0 face: within fmi2DoStep, before each evaluation of the derivatives at time
+ * t, hook(env, t) sets the real inputs for t (fmi2SetReal; the intermediate update); the
+ * inputs are put back as they were at the step's start when it ends. NULL: none. */
+typedef void (*fmu_input_hook)(void* env, fmi2Real t);
+void fmu_frame_set_input_hook(fmi2Component comp, fmu_input_hook hook, void* env);
 
 /* For the FMI 3.0 face (fmu_frame3.c): the instance's data, and co-simulation's event mode
  * (into_event: from step mode into event mode; else back), its event update, and whether the

@@ -100,6 +100,7 @@ typedef struct {
   fmi3InstanceEnvironment env;
   fmi3LogMessageCallback log;
   int co_simulation, event_mode_used;
+  fmi3IntermediateUpdateCallback intermediate_update; /* providesIntermediateUpdate */
   int activated[FMU_MAX_CLOCKS]; /* set by fmi3SetClock, its tick not yet run */
 } shell;
 
@@ -125,6 +126,14 @@ static fmi3Status fail(shell* s, const char* function, const char* what, fmi3Val
 }
 
 #define INNER(instance) (((shell*)(instance))->inner)
+
+/* The frame's input hook: the importer sets the intermediate inputs for time t. */
+static void ask_intermediate_inputs(void* env, fmi2Real t) {
+  shell* s = (shell*)env;
+  fmi3Boolean early = false;
+  fmi3Float64 early_time = t;
+  s->intermediate_update(s->env, t, true, false, false, false, &early, &early_time);
+}
 
 /* The model partitions of the Clocks activated since the last tick, run once. */
 static void run_ticks(shell* s) {
@@ -187,20 +196,34 @@ fmi3Instance fmi3InstantiateCoSimulation(
     fmi3InstanceEnvironment env, fmi3LogMessageCallback log,
     fmi3IntermediateUpdateCallback intermediate_update) {
   shell* s;
-  (void)required_intermediate;
-  (void)intermediate_update;
+  size_t k;
   (void)early_return_allowed; /* accepted: this frame never returns early */
-  /* Without has_event_mode the frame handles its events inside fmi3DoStep. */
-  if ((event_mode_used && !fmu_the_model.has_event_mode) || n_required_intermediate) {
+  /* Without has_event_mode the frame handles its events inside fmi3DoStep; intermediate
+   * variables are the real inputs of a model that interpolates them. */
+  if (event_mode_used && !fmu_the_model.has_event_mode) {
     if (log) log(env, fmi3Error, "logError",
-                 "fmi3InstantiateCoSimulation: event mode (hasEventMode is false) and "
-                 "intermediate variables are not supported");
+                 "fmi3InstantiateCoSimulation: event mode (hasEventMode is false) is not supported");
     return NULL;
+  }
+  for (k = 0; k < n_required_intermediate; ++k) {
+    const fmi3ValueReference vr = required_intermediate[k];
+    /* the frame's reals are 3.0 references VR_REAL + k, VR_REAL being 0 */
+    if (!fmu_the_model.interpolates_inputs || vr >= fmu_the_model.n_reals ||
+        fmu_the_model.real_kind[vr] != FMU_INPUT) {
+      if (log) log(env, fmi3Error, "logError",
+                   "fmi3InstantiateCoSimulation: a required intermediate variable that is not "
+                   "an intermediate input");
+      return NULL;
+    }
   }
   s = (shell*)instantiate(fmi2CoSimulation, name, token, resources, visible, logging_on, env, log);
   if (s) {
     s->co_simulation = 1;
     s->event_mode_used = event_mode_used;
+    if (fmu_the_model.interpolates_inputs && intermediate_update) {
+      s->intermediate_update = intermediate_update;
+      fmu_frame_set_input_hook(s->inner, ask_intermediate_inputs, s);
+    }
   }
   return s;
 }

@@ -1,5 +1,8 @@
 /* Integrator: x' = u, outputs x and y = 2 x (no direct feedthrough from u).
- * Value references (Real): 0 u, 1 x, 2 der(x), 3 y. */
+ * Value references (Real): 0 u, 1 x, 2 der(x), 3 y.
+ * Built with INTEGRATOR_SMOOTH_INPUTS (integrator_smooth, integrator_smooth_3): its
+ * co-simulation interpolates u within a step (canInterpolateInputs; FMI 3.0: u an
+ * intermediate input). */
 #include "fmu_frame.h"
 
 enum { U, X, DER_X, Y, N_REALS };
@@ -41,6 +44,9 @@ const fmu_model fmu_the_model = {
     .state_vr = state_vr,
     .derivative_vr = derivative_vr,
     .max_substep = 1e-3,
+#ifdef INTEGRATOR_SMOOTH_INPUTS
+    .interpolates_inputs = 1,
+#endif
     .start = start,
     .compute = compute,
     .partial = partial,

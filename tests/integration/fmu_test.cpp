@@ -4,6 +4,7 @@
 // reports as a dead peer while what was committed stays.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -321,6 +322,75 @@ TEST(FmuCli, Fmi3FmusRunInProcessesUnderEveryMethodWithTheirFmi2TwinsDigest) {
             std::string::npos)
       << arrays.out();
   EXPECT_NE(arrays.out().find("states   x[1], x[2]"), std::string::npos) << arrays.out();
+}
+
+// A co-simulation FMU that interpolates its inputs within a step (tests/fmus/integrator.c built
+// as integrator_smooth: FMI 2.0 canInterpolateInputs, FMI 3.0 intermediate update) integrates
+// a ramp y = 3 t from another process. With hold = 1 it gets the coupling's linear
+// extrapolation over each step, exact for a ramp once two samples exist: x(T) = 1.5 (T² − h²),
+// the first step's hold the only error. The same FMU with its inputs held (hold = 0), and the
+// plain integrator with hold = 1, integrate the held samples: x(T) = 1.5 (T² − T h). Every
+// method gives one digest, FMI 3.0 the same bits as 2.0; under the master, its polynomials.
+TEST(FmuCli, ACoSimulationFmuTakesItsInputsOverTheStepUnderEveryMethod) {
+  TempDir dir;
+  constexpr double h = 0.1, T = 1.0;
+  const auto scenario = [&](const std::string& name, const std::string& fmu, int hold,
+                            const std::string& master = "") {
+    dir.write(name + ".toml",
+              "[run]\nt_end = 1.0\noutput_interval = 0.1\nhold = " + std::to_string(hold) + "\n" +
+                  master + "[[subsystem]]\nname = \"ramp\"\nmodel = \"fmu\"\nfmu = \"" + kFmus +
+                  "integrator.fmu\"\ninputs = { u = 1.5 }\nintegrator = \"rk4\"\nh = 0.1\n"
+                  "[[subsystem]]\nname = \"sum\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus + fmu +
+                  ".fmu\"\nkind = \"co-simulation\"\nintegrator = \"co-simulation\"\nh = 0.1\n"
+                  "[[coupling]]\nfrom = \"ramp.y\"\nto = \"sum.u\"\n");
+    return dir / (name + ".toml");
+  };
+  const auto sum_x_at_end = [](const fs::path& out) {
+    const std::string csv = read_file(out / "trajectory.csv");
+    std::istringstream lines(csv);
+    std::string header, row, last;
+    std::getline(lines, header);
+    while (std::getline(lines, row))
+      if (!row.empty()) last = row;
+    const auto cells = [](const std::string& line) {
+      std::vector<std::string> split;
+      std::stringstream in(line);
+      for (std::string cell; std::getline(in, cell, ',');) split.push_back(cell);
+      return split;
+    };
+    const std::vector<std::string> names = cells(header), values = cells(last);
+    const auto at = std::find(names.begin(), names.end(), "sum.x");
+    EXPECT_NE(at, names.end()) << header;
+    EXPECT_EQ(values.at(0), "1") << last;
+    return std::stod(values.at(static_cast<std::size_t>(at - names.begin())));
+  };
+  const double extrapolated = 1.5 * (T * T - h * h), held = 1.5 * (T * T - T * h);
+  std::string digest;
+  for (const std::string fmu : {"integrator_smooth", "integrator_smooth_3"}) {
+    for (const std::vector<std::string>& how :
+         {std::vector<std::string>{"--method", "sequential"},
+          {"--method", "conservative", "--layout", "process"},
+          {"--method", "optimistic", "--layout", "process"},
+          {"--method", "conservative", "--layout", "process", "--rollback-check"}}) {
+      const std::string label = fmu + "-" + how[1] + (how.size() > 4 ? "-checked" : "");
+      const Finished run = run_ok(scenario(fmu, fmu, 1), how, dir / label, dir);
+      EXPECT_NEAR(sum_x_at_end(dir / label), extrapolated, 1e-12) << label;
+      const std::string sha = run.summary["trajectory_sha256"];
+      if (digest.empty()) digest = sha;
+      EXPECT_EQ(sha, digest) << label;
+    }
+  }
+  run_ok(scenario("smooth-held", "integrator_smooth_3", 0), {"--method", "conservative"},
+         dir / "smooth-held", dir);
+  EXPECT_NEAR(sum_x_at_end(dir / "smooth-held"), held, 1e-12);
+  run_ok(scenario("plain", "integrator", 1), {"--method", "conservative"}, dir / "plain", dir);
+  EXPECT_NEAR(sum_x_at_end(dir / "plain"), held, 1e-12);
+  // The master ships each macro step's input as a polynomial (here through the ramp's last
+  // two samples): the same integral.
+  run_ok(scenario("master", "integrator_smooth", 1, "[master]\nstep = 0.1\n"),
+         {"--method", "conservative", "--layout", "process"}, dir / "master", dir);
+  EXPECT_NEAR(sum_x_at_end(dir / "master"), extrapolated, 1e-12);
 }
 
 // kausal export-ssp refuses what an SSP cannot carry (exit 2, naming it) and writes nothing.

@@ -12,6 +12,7 @@
 #include <new>
 
 #include "common/errors.hpp"
+#include "integrator/input_channels.hpp"
 #include "integrator/integrator.hpp"
 #include "integrator/local_model_link.hpp"
 #include "integrator/worker.hpp"
@@ -38,6 +39,32 @@ class Accumulator final : public Model {
  public:
   const Signature& signature() const override { return signature_; }
   void derivative(double, VectorView, VectorView u, VectorOut dx) const override { dx[0] = u[0]; }
+
+ private:
+  Signature signature_{{"z"}, {"u"}, {"z"}};
+};
+
+// z' = u for a model that steps itself (an FMU's co-simulation): the step integrates the
+// input's Taylor polynomial at t (Model::step's u and du) exactly, and keeps how many
+// derivatives it was given.
+class SteppingAccumulator final : public Model {
+ public:
+  const Signature& signature() const override { return signature_; }
+  void derivative(double, VectorView, VectorView, VectorOut) const override {
+    throw ModelError("stepping", "steps itself");
+  }
+  bool steps_itself() const override { return true; }
+  void step(double, double h, VectorView u, MatrixView du, VectorOut x) const override {
+    double power = h, factorial = 1;
+    x[0] += u[0] * h;
+    for (Eigen::Index k = 0; k < du.cols(); ++k) {
+      power *= h;
+      factorial *= static_cast<double>(k + 2);
+      x[0] += du(0, k) * power / factorial;
+    }
+    orders = du.cols();
+  }
+  mutable Eigen::Index orders = -1;
 
  private:
   Signature signature_{{"z"}, {"u"}, {"z"}};
@@ -92,7 +119,8 @@ IntegratorConfig config_for(const std::string& name, std::uint64_t ticks_per_ste
 // stepped, hand every final source output (at the sample period) to the accumulator.
 struct Pair {
   Pair(int degree, int hold, std::uint64_t source_ticks, std::uint64_t sink_ticks,
-       std::uint64_t ticks, bool speculate = false, double tolerance = 0) {
+       std::uint64_t ticks, bool speculate = false, double tolerance = 0,
+       std::unique_ptr<Model> sink_model = std::make_unique<Accumulator>()) {
     const std::uint64_t period = std::max(source_ticks, sink_ticks);
     source = std::make_unique<Part>(std::make_unique<PolynomialSource>(degree),
                                     config_for("source", source_ticks, ticks / source_ticks));
@@ -100,7 +128,8 @@ struct Pair {
     c.channels.push_back({"source.y -> sink.u", hold, period, InputSource::samples, {}});
     c.speculate = speculate;
     c.tolerance = tolerance;
-    sink = std::make_unique<Part>(std::make_unique<Accumulator>(), c);
+    if (sink_model->steps_itself()) c.method = OdeMethod::co_simulation;
+    sink = std::make_unique<Part>(std::move(sink_model), c);
     steps_per_sample = period / source_ticks;
   }
   // Source outputs become samples; returns how many were handed over.
@@ -158,6 +187,54 @@ TEST(Integrator, HoldTwoIsExactForAQuadraticInput) {
   const double exact = euler_sum(0.01, 300, 2) - startup;
   EXPECT_NEAR(Pair(2, 2, 3, 1, 300).run(), exact, 1e-10);
   EXPECT_GT(std::abs(Pair(2, 1, 3, 1, 300).run() - exact), 1e-6);
+}
+
+TEST(Integrator, AModelThatStepsItselfGetsItsInputsDerivativesOverTheStep) {
+  // y = t² sampled every step, hold 2: the step's input is the parabola through the last
+  // three samples, exact from the third step on; the model integrates it exactly. Start-up:
+  // step 0 holds u = 0 (∫₀ʰ t² = h³/3 missed), step 1 extrapolates the line through (0, 0)
+  // and (h, h²) (∫ₕ²ʰ h t = 3h³/2 against 7h³/3).
+  const double h = 0.01, end = 3.0;
+  const double exact = end * end * end / 3 - h * h * h * (1.0 / 3 + 7.0 / 3 - 1.5);
+  for (const bool speculate : {false, true}) {
+    SCOPED_TRACE(speculate ? "speculating" : "conservative");
+    auto model = std::make_unique<SteppingAccumulator>();
+    const SteppingAccumulator& sink = *model;
+    EXPECT_NEAR(Pair(2, 2, 1, 1, 300, speculate, 0, std::move(model)).run(), exact, 1e-12);
+    EXPECT_EQ(sink.orders, 2);  // the hold order: derivatives 1 and 2
+  }
+  // Held (hold 0): no derivatives, the left Riemann sum.
+  auto held = std::make_unique<SteppingAccumulator>();
+  const SteppingAccumulator& sink = *held;
+  EXPECT_NEAR(Pair(2, 0, 1, 1, 300, false, 0, std::move(held)).run(), euler_sum(h, 300, 2), 1e-12);
+  EXPECT_EQ(sink.orders, 0);
+}
+
+TEST(InputChannels, DerivativesAreThoseOfTheHoldPolynomialAndOfPredictions) {
+  // Samples of 1 + 2t + 3t² every 0.1 s; at t = 0.25 within the step bound at sample 2, hold
+  // 2 (exact for a parabola): u' = 2 + 6t, u'' = 6.
+  InputChannels channels("c", {{"y -> u", 2, 1, InputSource::samples, {}}}, {0, 0.1, 1}, false, 0);
+  for (std::uint64_t j = 0; j < 3; ++j) {
+    const double t = 0.1 * static_cast<double>(j);
+    channels.provide({0, j, 1 + 2 * t + 3 * t * t});
+  }
+  EXPECT_EQ(channels.derivative_order(), 2);
+  channels.bind(2);
+  Matrix du(1, 2);
+  channels.input_derivatives_at(0.25, du);
+  EXPECT_NEAR(du(0, 0), 2 + 6 * 0.25, 1e-9);
+  EXPECT_NEAR(du(0, 1), 6, 1e-9);
+  // A cubic's derivatives, in its scaled coordinate.
+  Prediction p;
+  p.c = {1, 2, 3, 4};  // s = (t − 1) / 0.5
+  p.t_ref = 1;
+  p.scale = 0.5;
+  p.order = 3;
+  const double t = 1.3, s = (t - 1) / 0.5;
+  EXPECT_NEAR(p.derivative(t, 1), p.slope(t), 1e-12);
+  EXPECT_NEAR(p.derivative(t, 2), (6 + 24 * s) / 0.25, 1e-12);
+  EXPECT_NEAR(p.derivative(t, 3), 24 / 0.125, 1e-12);
+  EXPECT_EQ(p.derivative(t, 4), 0);
 }
 
 TEST(Integrator, AFasterProducerIsSampledAtTheConsumersSteps) {

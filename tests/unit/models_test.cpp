@@ -273,32 +273,33 @@ TEST(Models, SampledPiSamplesHoldsAndDoesNotWindUp) {
                                       {"setpoint_time", 10}});
   EXPECT_TRUE(pi->steps_itself());
   Vector x = pi->initial_state(), u{{0.0}}, y(1);
+  const Matrix held(1, 0);
   EXPECT_EQ(x, Vector::Zero(2));
   Vector dx(2);
   EXPECT_THROW(pi->derivative(0, x, u, dx), ModelError);
   // e = 2: I = 0 + 0.5·2·1 = 1 (its bound), command = 2 + 1 → 1 (its bound).
-  pi->step(0, 1, u, x);
+  pi->step(0, 1, u, held, x);
   EXPECT_DOUBLE_EQ(x[0], 1.0);
   EXPECT_DOUBLE_EQ(x[1], 1.0);
   pi->output(0.5, x, y);
   EXPECT_DOUBLE_EQ(y[0], 1.0);
   // Saturated for five samples: the integral does not wind up beyond its bound...
-  for (int k = 1; k < 6; ++k) pi->step(k, 1, u, x);
+  for (int k = 1; k < 6; ++k) pi->step(k, 1, u, held, x);
   EXPECT_DOUBLE_EQ(x[0], 1.0);
   // ...so it comes off the bound at the first sample above the setpoint: e = −1,
   // I = 1 − 0.5 = 0.5, command = −1 + 0.5 → 0.
   u[0] = 3;
-  pi->step(6, 1, u, x);
+  pi->step(6, 1, u, held, x);
   EXPECT_DOUBLE_EQ(x[0], 0.5);
   EXPECT_DOUBLE_EQ(x[1], 0.0);
   // The setpoint is 2 up to t = 10 and 3 after: at 3 the error is 0 from then on.
-  pi->step(10, 1, u, x);
+  pi->step(10, 1, u, held, x);
   EXPECT_DOUBLE_EQ(x[0], 0.0);
-  pi->step(11, 1, u, x);
+  pi->step(11, 1, u, held, x);
   EXPECT_DOUBLE_EQ(x[0], 0.0);
   EXPECT_DOUBLE_EQ(x[1], 0.0);
   u[0] = 2.5;  // e = 0.5 with setpoint 3
-  pi->step(12, 2, u, x);
+  pi->step(12, 2, u, held, x);
   EXPECT_DOUBLE_EQ(x[0], 0.5);
   EXPECT_DOUBLE_EQ(x[1], 1.0);
 }

@@ -43,7 +43,9 @@ class FlakyLink final : public ModelLink {
   void completed_step(double t, VectorOut x) override { inner_.completed_step(t, x); }
   void handle_event(const Event& e, std::span<double> x) override { inner_.handle_event(e, x); }
   void change(const ModelChange& c) override { inner_.change(c); }
-  void step(double t, double h, VectorView u, VectorOut x) override { inner_.step(t, h, u, x); }
+  void step(double t, double h, VectorView u, MatrixView du, VectorOut x) override {
+    inner_.step(t, h, u, du, x);
+  }
   Bytes save_internal() override { return inner_.save_internal(); }
   void restore_internal(std::span<const std::uint8_t> b) override { inner_.restore_internal(b); }
 
