@@ -119,6 +119,10 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
               << (md.version == fmu::FmiVersion::v3
                       ? std::string("; event mode: ") + yes_no(i.has_event_mode)
                       : std::string())
+              << "; inputs within a step: "
+              << (md.version == fmu::FmiVersion::v3
+                      ? (i.provides_intermediate_update ? "intermediate update" : "held")
+                      : (i.can_interpolate_inputs ? "input derivatives" : "held"))
               << "\n";
 }
 

@@ -391,6 +391,14 @@ TEST(FmuCli, ACoSimulationFmuTakesItsInputsOverTheStepUnderEveryMethod) {
   run_ok(scenario("master", "integrator_smooth", 1, "[master]\nstep = 0.1\n"),
          {"--method", "conservative", "--layout", "process"}, dir / "master", dir);
   EXPECT_NEAR(sum_x_at_end(dir / "master"), extrapolated, 1e-12);
+  for (const auto& [fmu, how] : {std::pair{"integrator_smooth", "input derivatives"},
+                                 {"integrator_smooth_3", "intermediate update"},
+                                 {"integrator_3", "held"}}) {
+    KausalProcess models({"models", kFmus + fmu + ".fmu"}, dir.path());
+    ASSERT_EQ(models.wait(std::chrono::seconds(20)).value_or(-1), 0) << models.err();
+    EXPECT_NE(models.out().find(std::string("inputs within a step: ") + how), std::string::npos)
+        << models.out();
+  }
 }
 
 // kausal export-ssp refuses what an SSP cannot carry (exit 2, naming it) and writes nothing.
