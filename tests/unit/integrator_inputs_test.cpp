@@ -200,13 +200,15 @@ TEST(Integrator, AModelThatStepsItselfGetsItsInputsDerivativesOverTheStep) {
     SCOPED_TRACE(speculate ? "speculating" : "conservative");
     auto model = std::make_unique<SteppingAccumulator>();
     const SteppingAccumulator& sink = *model;
-    EXPECT_NEAR(Pair(2, 2, 1, 1, 300, speculate, 0, std::move(model)).run(), exact, 1e-12);
+    Pair pair(2, 2, 1, 1, 300, speculate, 0, std::move(model));
+    EXPECT_NEAR(pair.run(), exact, 1e-12);
     EXPECT_EQ(sink.orders, 2);  // the hold order: derivatives 1 and 2
   }
   // Held (hold 0): no derivatives, the left Riemann sum.
-  auto held = std::make_unique<SteppingAccumulator>();
-  const SteppingAccumulator& sink = *held;
-  EXPECT_NEAR(Pair(2, 0, 1, 1, 300, false, 0, std::move(held)).run(), euler_sum(h, 300, 2), 1e-12);
+  auto model = std::make_unique<SteppingAccumulator>();
+  const SteppingAccumulator& sink = *model;
+  Pair held(2, 0, 1, 1, 300, false, 0, std::move(model));
+  EXPECT_NEAR(held.run(), euler_sum(h, 300, 2), 1e-12);
   EXPECT_EQ(sink.orders, 0);
 }
 
