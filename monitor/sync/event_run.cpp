@@ -501,6 +501,10 @@ bool EventStretches::next_stretch(double released) {
           ? EventWatch([this](const EventProgress& p) { return stretch_watch(p); })
           : EventWatch{};
   Stretch done = groups_.stretch(settings_, at_ ? &*at_ : nullptr, watch);
+  // The groups' time alone sizes the next stretch: what the watch and the cut's sink take
+  // after it (a live view, a checkpoint written) is not the stretch's.
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stretch_begin_).count();
   if (too_long_ && !done.cut) {
     // Its work is dropped; the next try ends about a quarter of the way it got (a 64th of
     // its length when it got nowhere), so that it ends within about a cut's time.
@@ -539,8 +543,6 @@ bool EventStretches::next_stretch(double released) {
       end_with(result_.failure);
     }
   }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - stretch_begin_).count();
   if (spec_.cut_seconds > 0) length_ = next_length(length_, wall, spec_.cut_seconds, floor_);
   return true;
 }

@@ -235,9 +235,9 @@ class FmuModel final : public Model {
   void step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u,
                           MatrixView du) const;
   // The inputs over a co-simulation step beyond their values at t (Model::step's du): FMI
-  // 2.0's input derivatives where the FMU interpolates its inputs; FMI 3.0's intermediate
-  // inputs, set at each intermediate time the FMU asks for them (until the returned guard
-  // ends).
+  // 2.0's input derivatives where the FMU interpolates its inputs, and FMI 3.0's intermediate
+  // inputs, set at each intermediate time the FMU asks for them while an IntermediateInputs
+  // lives.
   void set_input_derivatives(fmu::FmuInstance& fmu, MatrixView du) const;
   class IntermediateInputs;
   void step_with_events(fmu::FmuInstance& fmu, double t, double h, VectorView u) const;
@@ -653,9 +653,6 @@ void FmuModel::step(double t, double h, VectorView u, MatrixView du, VectorOut x
   });
 }
 
-// A co-simulation FMU that wants to end the simulation says so (FMI 2.0: refusing the step
-// with fmi2Terminated; FMI 3.0: terminateSimulation) and how far it got: a step it completed
-// stands, one it did not is refused.
 // Sets the intermediate inputs within the FMU's step from u and du at t, for as long as it
 // lives.
 class FmuModel::IntermediateInputs {
@@ -697,14 +694,16 @@ void FmuModel::set_input_derivatives(fmu::FmuInstance& fmu, MatrixView du) const
   fmu.set_real_input_derivatives(refs, orders, values);
 }
 
-// The real inputs, not clocked, that take their derivatives (FMI 2.0, canInterpolateInputs)
-// or are set within a step (FMI 3.0, the instance's intermediate inputs).
+// The continuous real inputs, not clocked, that take their derivatives (FMI 2.0,
+// canInterpolateInputs) or are set within a step (FMI 3.0, the instance's intermediate
+// inputs).
 void FmuModel::find_smooth_inputs() {
   if (!co_simulation()) return;
   const std::vector<unsigned>& intermediate = instance_->intermediate_inputs();
   for (std::size_t k = 0; k < ports_.inputs.size(); ++k) {
     const fmu::Variable& v = md_.variables[ports_.inputs[k]];
-    if (v.type != ValueType::real || !v.clocks.empty()) continue;
+    if (v.type != ValueType::real || v.variability != Variability::continuous || !v.clocks.empty())
+      continue;
     const bool smooth = md_.version == fmu::FmiVersion::v2
                             ? interface_->can_interpolate_inputs
                             : std::find(intermediate.begin(), intermediate.end(),
@@ -715,6 +714,9 @@ void FmuModel::find_smooth_inputs() {
   }
 }
 
+// A co-simulation FMU that wants to end the simulation says so (FMI 2.0: refusing the step
+// with fmi2Terminated; FMI 3.0: terminateSimulation) and how far it got: a step it completed
+// stands, one it did not is refused.
 void FmuModel::step_co_simulation(fmu::FmuInstance& fmu, double t, double h, VectorView u,
                                   MatrixView du) const {
   inputs_.write(fmu, in_span(u));
