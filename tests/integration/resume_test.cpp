@@ -156,9 +156,15 @@ TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
            {"fmu-bouncing-ball.toml", {}},
            {"fmu-coupled.toml", {}},
            {"fmu-sampled-loop.toml", {}},
-           {"fmu-bouncing-ball.toml", fmi3}}) {
-    SCOPED_TRACE(std::string(shipped) + (edits.empty() ? "" : ", FMI 3.0"));
+           {"fmu-bouncing-ball.toml", fmi3},
+           // A co-simulation FMU that takes its inputs over the step (intermediate update):
+           // the resumed steps get the derivatives of the channel's samples restored.
+           {"fmu-coupled.toml",
+            {{"/integrator.fmu", "/integrator_smooth_3.fmu"}, {"hold = 0", "hold = 2"}}}}) {
+    SCOPED_TRACE(std::string(shipped) + (edits.empty() ? "" : ", edited"));
     ResumeRun run(shipped, edits);
+    for (const auto& edit : edits)
+      ASSERT_NE(read_file(run.scenario).find(edit.second), std::string::npos) << edit.second;
     const Reference ref(run.scenario);
     auto p = run.start("sequential", {"--realtime", "1", "--skip-feasibility-check"});
     run.wait_for_csv_beyond(200);
