@@ -38,7 +38,8 @@ std::uint64_t stencil_depth(const InputChannel& spec) {
 // The highest derivative of a channel's input over a step that is not zero: the master's and
 // the blended predictions are cubics, the others polynomials of the hold order.
 Eigen::Index derivative_order_of(const InputChannel& spec) {
-  if (spec.source == InputSource::predictions || spec.predictor.smooth) return 3;
+  if (spec.source == InputSource::predictions || spec.predictor.smooth)
+    return max_input_derivative_order;
   return spec.hold;
 }
 

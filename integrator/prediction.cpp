@@ -83,10 +83,7 @@ double Prediction::value(double t) const {
 }
 
 double Prediction::slope(double t) const {
-  const double s = (t - t_ref) / scale;
-  double d = 0;
-  for (int k = std::clamp(order, 0, 3); k >= 1; --k) d = d * s + k * c[static_cast<std::size_t>(k)];
-  return d / scale;
+  return derivative(t, 1);
 }
 
 double Prediction::derivative(double t, int k) const {

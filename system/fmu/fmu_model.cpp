@@ -282,8 +282,9 @@ class FmuModel final : public Model {
   std::shared_ptr<const fmu::FmuLibrary> library_;
   std::unique_ptr<fmu::FmuInstance> instance_;
   TypedValues inputs_, outputs_;  // those not clocked
-  // The real inputs that take more than their value at a step's start (input derivatives or
-  // intermediate update): their value references and positions among the inputs.
+  // The real inputs that take more than their value at a step's start (FMI 2.0: input
+  // derivatives; FMI 3.0: intermediate update): their value references and positions among
+  // the inputs.
   std::vector<unsigned> smooth_refs_;
   std::vector<std::size_t> smooth_at_;
   // Clocked inputs and outputs: their variables and positions among the ports.
@@ -660,7 +661,8 @@ class FmuModel::IntermediateInputs {
   IntermediateInputs(const FmuModel& model, fmu::FmuInstance& fmu, double t, VectorView u,
                      MatrixView du)
       : fmu_(fmu) {
-    if (du.cols() == 0 || model.smooth_refs_.empty() || fmu.intermediate_inputs().empty()) return;
+    if (du.cols() == 0 || model.smooth_refs_.empty() || model.md_.version != fmu::FmiVersion::v3)
+      return;
     fmu.on_intermediate_update([&model, &fmu, t, u, du](double at) {
       if (!std::isfinite(at)) return;  // the FMU's own bug: its inputs stay as they are
       std::vector<double> values(model.smooth_at_.size());
@@ -679,9 +681,7 @@ class FmuModel::IntermediateInputs {
 
 // FMI 2.0: order k of input i is du(i, k - 1), each order of each smooth input in one call.
 void FmuModel::set_input_derivatives(fmu::FmuInstance& fmu, MatrixView du) const {
-  if (du.cols() == 0 || smooth_refs_.empty() || !interface_->can_interpolate_inputs ||
-      md_.version != fmu::FmiVersion::v2)
-    return;
+  if (du.cols() == 0 || smooth_refs_.empty() || md_.version != fmu::FmiVersion::v2) return;
   std::vector<unsigned> refs;
   std::vector<int> orders;
   std::vector<double> values;
