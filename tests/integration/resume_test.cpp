@@ -3,6 +3,8 @@
 // trajectory.csv of an uninterrupted sequential run; what cannot be resumed exits 2.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "kausal_process.hpp"
 #include "monitor/record/checkpoint.hpp"
 
@@ -11,11 +13,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A run that is to be caught mid-way is paced (--realtime) to last kPacedSeconds of wall
-// time, however fast or loaded the host, and struck once it has committed a twentieth of its
-// trajectory.csv; the resumed run goes unpaced (pacing is how the run is driven, not what it
-// computes: a resume may change it). So the scenarios can be short: what a resume computes is
-// the rest of the run, in component processes (about 150 µs of CPU per pendulum-step).
+// A run that is to be caught mid-way is driven by an external clock (--external-clock) that
+// the test ticks (Ticker): released at the pace of a kPacedSeconds run, but only up to three
+// quarters of what it has left, so it cannot end before it is struck however fast or loaded
+// the host; the strike comes once it has committed enough (trajectory.csv, checkpoint.json).
+// The resumed run goes unpaced (pacing is how the run is driven, not what it computes: a
+// resume may change it). So the scenarios can be short: what a resume computes is the rest
+// of the run, in component processes (about 150 µs of CPU per pendulum-step).
 constexpr double kPacedSeconds = 3;
 constexpr const char* kDuration = "duration = 5.0";
 
@@ -46,7 +50,7 @@ struct ResumeRun {
   }
   // Waits until trajectory.csv has grown past `bytes` (the run is committing steps).
   void wait_for_csv_beyond(std::uintmax_t bytes) const {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (std::chrono::steady_clock::now() < deadline) {
       std::error_code ec;
       if (fs::file_size(out / "trajectory.csv", ec) > bytes && !ec) return;
@@ -55,6 +59,36 @@ struct ResumeRun {
     FAIL() << "the run did not commit steps";
   }
   nlohmann::json checkpoint() const { return read_json(out / "checkpoint.json"); }
+};
+
+// Ticks a run started with --external-clock from a `kausal tick` process: one tick every
+// kPacedSeconds / (the run's ticks), up to three quarters of the ticks it has left. The run
+// waits for ticks once they are spent, so a strike always finds it mid-way.
+class Ticker {
+ public:
+  explicit Ticker(const ResumeRun& run) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!fs::exists(run.out / "clock.ior") && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(20ms);
+    // One tick first, for the clock's figures: "the run's clock: T ticks, ... of N committed".
+    KausalProcess first({"tick", run.out.string(), "--count", "1"}, run.dir.path());
+    EXPECT_EQ(first.wait(30s).value_or(-1), 0) << first.err();
+    std::smatch m;
+    const std::string said = first.out();
+    if (!std::regex_search(said, m, std::regex(R"(clock: (\d+) ticks, .* of (\d+) committed)"))) {
+      ADD_FAILURE() << "kausal tick said: " << said;
+      return;
+    }
+    const std::uint64_t ticks = std::stoull(m[1]), last = std::stoull(m[2]);
+    const std::uint64_t count = std::max<std::uint64_t>(1, (last - ticks) * 3 / 4);
+    rest_ = std::make_unique<KausalProcess>(
+        std::vector<std::string>{"tick", run.out.string(), "--count", std::to_string(count),
+                                 "--period", std::to_string(kPacedSeconds / double(last))},
+        run.dir.path());
+  }
+
+ private:
+  std::unique_ptr<KausalProcess> rest_;  // killed by its destructor if still ticking
 };
 
 // The uninterrupted reference: a sequential run of the same scenario.
@@ -72,12 +106,6 @@ struct Reference {
     digest = summary["trajectory_sha256"];
     end_s = summary["planned_steps"].get<double>() * summary["h"].get<double>();
     csv = read_file(out / "trajectory.csv");
-  }
-  // `options` and those that pace a run of it to last kPacedSeconds.
-  std::vector<std::string> paced(std::vector<std::string> options = {}) const {
-    options.insert(options.end(), {"--realtime", std::to_string(end_s / kPacedSeconds),
-                                   "--skip-feasibility-check"});
-    return options;
   }
   // trajectory.csv's size once a twentieth of the run is committed.
   std::uintmax_t twentieth() const { return csv.size() / 20; }
@@ -116,7 +144,9 @@ nlohmann::json expect_resume_completes(ResumeRun& run, const Reference& ref,
 void kill_resume_and_compare(const std::string& method, const std::string& victim,
                              ResumeRun run = {}, std::vector<std::string> extra = {}) {
   const Reference ref(run.scenario);
-  auto p = run.start(method, ref.paced(std::move(extra)));
+  extra.push_back("--external-clock");
+  auto p = run.start(method, std::move(extra));
+  const Ticker ticker(run);
   run.wait_for_csv_beyond(ref.twentieth());
   const auto pid = p->component_pid(victim);
   ASSERT_TRUE(pid) << victim << " not found";
@@ -145,7 +175,7 @@ TEST(Resume, PartitionedOptimisticRunWithAKilledFmuSystemResumesFromTheFmuStates
   kill_resume_and_compare("optimistic", "system-sum", {"fmu-coupled.toml", {}});
 }
 
-// A sequential run with FMUs, interrupted (paced, so that it is caught mid-way): its
+// A sequential run with FMUs, interrupted (ticked, so that it is caught mid-way): its
 // resume once failed with "used before configure()", the FMU's saved state handed to a
 // System not configured yet. The ball also as an FMI 3.0 FMU (fmi3GetFMUState and
 // fmi3SerializeFMUState carry its state across).
@@ -166,7 +196,8 @@ TEST(Resume, InterruptedSequentialRunsWithFmusResumeToTheUninterruptedDigest) {
     for (const auto& edit : edits)
       ASSERT_NE(read_file(run.scenario).find(edit.second), std::string::npos) << edit.second;
     const Reference ref(run.scenario);
-    auto p = run.start("sequential", {"--realtime", "1", "--skip-feasibility-check"});
+    auto p = run.start("sequential", {"--external-clock"});
+    const Ticker ticker(run);
     run.wait_for_csv_beyond(200);
     ASSERT_EQ(kill(p->pid(), SIGINT), 0);
     expect_stopped_mid_run(*p, 130, run);
@@ -189,7 +220,8 @@ TEST(Resume, MasterRunWithAKilledIntegratorResumesToTheSequentialDigest) {
 TEST(Resume, HybridRunWithAKilledIntegratorResumesFromItsLastCut) {
   ResumeRun run("two-tanks-level-switch.toml", {});
   const Reference ref(run.scenario);
-  auto p = run.start("conservative", ref.paced({"--layout", "process"}));
+  auto p = run.start("conservative", {"--layout", "process", "--external-clock"});
+  const Ticker ticker(run);
   // The checkpointer asks for a cut at once, then about every second: wait for the second.
   const auto deadline = std::chrono::steady_clock::now() + 20s;
   while (std::chrono::steady_clock::now() < deadline &&
@@ -214,7 +246,8 @@ TEST(Resume, HybridRunWithAKilledIntegratorResumesFromItsLastCut) {
 TEST(Resume, InterruptedSequentialMasterRunResumesToTheUninterruptedDigest) {
   ResumeRun run("two-mass-master.toml", {});
   const Reference ref(run.scenario);
-  auto p = run.start("sequential", {"--realtime", "1", "--skip-feasibility-check"});
+  auto p = run.start("sequential", {"--external-clock"});
+  const Ticker ticker(run);
   run.wait_for_csv_beyond(200);
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
   expect_stopped_mid_run(*p, 130, run);
@@ -231,7 +264,7 @@ TEST(Resume, OptimisticRunWithAKilledSystemResumesToTheSequentialDigest) {
 }
 
 // Blocks as processes: a killed block ends the run; the resumed run starts the blocks again
-// from the checkpoint's states. (Paced, the blocks cannot run ahead past the clock: unpaced
+// from the checkpoint's states. (Ticked, the blocks cannot run ahead past the clock: unpaced
 // they computed the whole run before the kill on a fast machine.)
 TEST(Resume, RunsWithAKilledBlockProcessResumeToTheSequentialDigest) {
   kill_resume_and_compare("optimistic", "block-2", {}, {"--layout", "block-processes:2"});
@@ -242,14 +275,16 @@ TEST(Resume, RunsWithAKilledBlockProcessResumeToTheSequentialDigest) {
 TEST(Resume, InterruptedRunResumesAndAResumeThatFailsAgainCanBeResumed) {
   ResumeRun run;
   const Reference ref(run.scenario);
-  auto p = run.start("conservative", ref.paced({"--guarantee", "lookahead"}));
+  auto p = run.start("conservative", {"--guarantee", "lookahead", "--external-clock"});
+  const Ticker ticker(run);
   run.wait_for_csv_beyond(ref.twentieth());
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
   expect_stopped_mid_run(*p, 130, run);
   const auto first_stop = run.checkpoint()["step"].get<std::uint64_t>();
 
-  // The resumed run (paced again) fails too: a component killed once it has committed more.
-  auto again = run.resume(ref.paced());
+  // The resumed run (ticked again) fails too: a component killed once it has committed more.
+  auto again = run.resume({"--external-clock"});
+  const Ticker ticker_again(run);
   run.wait_for_csv_beyond(fs::file_size(run.out / "trajectory.csv") + ref.twentieth());
   const auto pid = again->component_pid("integrator-2");
   ASSERT_TRUE(pid);
@@ -355,10 +390,9 @@ TEST(Resume, InterruptedEventRunResumesFromItsLastCutToTheSequentialDigest) {
       << err;
   const auto ref = read_json(ref_dir / "ref" / "summary.json");
 
-  // Paced to last kPacedSeconds (the shipped end), stopped after its first cut.
-  auto p =
-      run.start("optimistic", {"--groups", "2", "--realtime", std::to_string(2000 / kPacedSeconds),
-                               "--skip-feasibility-check"});
+  // Ticked to three quarters of the shipped end at most, stopped after its first cut.
+  auto p = run.start("optimistic", {"--groups", "2", "--external-clock"});
+  const Ticker ticker(run);
   run.wait_for_checkpoint();
   ASSERT_FALSE(HasFatalFailure());
   ASSERT_EQ(kill(p->pid(), SIGINT), 0);
