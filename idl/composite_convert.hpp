@@ -41,8 +41,15 @@ inline idl::DirectLinkSeq to_idl(const std::vector<DirectLink>& links) {
 inline idl::ConstantInputSeq to_idl(const std::vector<ConstantInput>& constants) {
   idl::ConstantInputSeq out;
   out.length(wire_size(constants.size()));
-  for (CORBA::ULong k = 0; k < out.length(); ++k)
-    out[k] = {wire_size(constants[k].member), wire_size(constants[k].input), constants[k].value};
+  for (CORBA::ULong k = 0; k < out.length(); ++k) {
+    const InputTable& table = constants[k].table;
+    out[k] = {wire_size(constants[k].member),
+              wire_size(constants[k].input),
+              constants[k].value,
+              to_seq(table.times),
+              to_seq(table.values),
+              table.interpolation == Interpolation::hold};
+  }
   return out;
 }
 
@@ -67,13 +74,15 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
       fmu.strings.emplace_back(members[k].fmu.strings[j].name.in(),
                                members[k].fmu.strings[j].value.in());
     r.members.push_back({members[k].name.in(), members[k].model.in(),
-                         from_idl(members[k].parameters), std::move(fmu),
-                         members[k].library.in()});
+                         from_idl(members[k].parameters), std::move(fmu), members[k].library.in()});
   }
   for (CORBA::ULong k = 0; k < links.length(); ++k)
     r.links.push_back({links[k].from, links[k].from_output, links[k].to, links[k].to_input});
   for (CORBA::ULong k = 0; k < constants.length(); ++k)
-    r.constants.push_back({constants[k].member, constants[k].input, constants[k].value});
+    r.constants.push_back(
+        {constants[k].member, constants[k].input, constants[k].value,
+         InputTable{to_vector(constants[k].table_times), to_vector(constants[k].table_values),
+                    constants[k].table_held ? Interpolation::hold : Interpolation::linear}});
   for (CORBA::ULong k = 0; k < held.length(); ++k)
     r.held.push_back({held[k].member, held[k].input, held[k].parameter.in()});
   return r;

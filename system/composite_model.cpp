@@ -52,7 +52,8 @@ CompositeModel::CompositeModel(std::vector<CompositeMember> members, std::vector
   };
   for (const auto& l : links)
     bind(l.to, l.to_input, {InputSource::linked, layout_.at(l.from).output + l.from_output, 0, {}});
-  for (const auto& c : constants) bind(c.member, c.input, {InputSource::constant, 0, c.value, {}});
+  for (const auto& c : constants)
+    bind(c.member, c.input, {InputSource::constant, 0, c.value, {}, c.table});
   for (const auto& h : held)
     if (h.parameter.empty()) bind(h.member, h.input, {InputSource::held, 0, 0, {}});
   versions_.resize(members_.size());
@@ -294,7 +295,7 @@ void CompositeModel::step(double t, double h, VectorView u, MatrixView du, Vecto
 }
 
 double CompositeModel::InputSource::value_at(double t) const {
-  double v = value;
+  double v = table.empty() ? value : table(t);
   for (const auto& [from, changed] : later) {
     if (t < from) break;
     v = changed;
@@ -363,6 +364,7 @@ void CompositeModel::settle(double t) {
       if (past == s.later.begin()) continue;
       s.value = std::prev(past)->second;
       s.later.erase(s.later.begin(), past);
+      s.table = {};  // the change holds from before every time still asked for: the table is done
     }
   for (std::size_t k = 0; k < members_.size(); ++k) {
     auto& versions = versions_[k];
@@ -503,6 +505,9 @@ std::unique_ptr<CompositeModel> build_composite(const std::string& component,
     check_index(component, at + ".input", c.input, members[c.member].model->input_size(),
                 member_has(members[c.member], "inputs"));
     if (!std::isfinite(c.value)) throw ModelError(component, at + ".value is not finite");
+    if (!c.table.empty())
+      if (const std::string problem = c.table.problem(at + ".table"); !problem.empty())
+        throw ModelError(component, problem);
   }
   for (std::size_t k = 0; k < recipe.held.size(); ++k) {
     const HeldInput& h = recipe.held[k];

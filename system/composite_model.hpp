@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "system/input_table.hpp"
 #include "system/model.hpp"
 #include "system/model_change.hpp"
 #include "system/state_block.hpp"
@@ -33,11 +34,13 @@ struct DirectLink {
   std::size_t to_input = 0;
 };
 
-// Input `input` of member `member` is held at `value`.
+// Input `input` of member `member` is held at `value`, or follows `table` when it has rows
+// (a subsystem's input_file; `value` is then its value at the start).
 struct ConstantInput {
   std::size_t member = 0;
   std::size_t input = 0;
   double value = 0;
+  InputTable table = {};
 };
 
 // Input `input` of member `member` is held at what events set it to (a hybrid model's event
@@ -102,6 +105,7 @@ class CompositeModel final : public Model {
     std::size_t index = 0;  // open, held: composite input; linked: composite output
     double value = 0;
     std::vector<std::pair<double, double>> later;  // constant: (from, value), sorted by from
+    InputTable table = {};  // constant: the time series it follows until a change settles
     double value_at(double t) const;
   };
   // A member whose parameters events set (HeldInput::parameter): the composite inputs that

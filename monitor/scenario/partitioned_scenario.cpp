@@ -10,6 +10,7 @@
 #include "common/listed.hpp"
 #include "monitor/scenario/event_model_reader.hpp"
 #include "monitor/scenario/input_file.hpp"
+#include "monitor/scenario/input_table_file.hpp"
 #include "monitor/scenario/ssp_scenario.hpp"
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/fmu/fmu_archive.hpp"
@@ -255,8 +256,9 @@ class Reader {
       sub.model = *model;
       sub.parameters = numbers_of(r, "parameters", sub.model == "fmu" ? &sub.fmu.strings : nullptr);
       sub.constant_inputs = numbers_of(r, "inputs");
+      std::set<std::string> discrete_inputs;  // held between a table's rows by default
       if (sub.model == "fmu") {
-        read_fmu(r, t, sub);
+        read_fmu(r, t, sub, discrete_inputs);
       } else {
         read_library(r, sub);
         try {
@@ -276,6 +278,7 @@ class Reader {
         if (position(sub.signature.inputs, input) == sub.signature.inputs.size())
           r.fail("inputs", "names '" + input + "', not an input of model '" + sub.model +
                                "' (inputs: " + listed(sub.signature.inputs) + ")");
+      read_input_table(r, sub, discrete_inputs);
       // A subsystem with its own integrator is a partition of its own.
       if (r.has("integrator") || r.has("h")) drafts_.push_back(partition_of(r, t, sub.name, {i}));
       r.reject_unknown_keys();
@@ -309,7 +312,40 @@ class Reader {
   // model = "fmu": the archive (relative to the scenario's directory), which of its
   // interfaces, and start values checked against its modelDescription.xml. No binary is
   // loaded here.
-  void read_fmu(TableReader& r, const toml::table& t, SubsystemSpec& sub) {
+  // input_table = "inputs.csv": inputs of the subsystem that follow the file's columns,
+  // interpolated linearly, or held between rows (input_interpolation = "hold"; an FMU's
+  // discrete inputs are held unless it says "linear").
+  void read_input_table(TableReader& r, SubsystemSpec& sub,
+                        const std::set<std::string>& discrete_inputs) {
+    const auto interpolation = r.choice<Interpolation>(
+        "input_interpolation", {{"linear", Interpolation::linear}, {"hold", Interpolation::hold}});
+    const auto file = r.text("input_table");
+    if (!file) {
+      if (interpolation) r.fail("input_interpolation", "needs an input_table");
+      return;
+    }
+    const std::filesystem::path path = file_named(r, "input_table", *file, " is not a file");
+    try {
+      sub.input_tables = read_input_tables(path);
+    } catch (const InputError& e) {
+      r.fail("input_table", e.what());
+    }
+    for (auto& [name, table] : sub.input_tables) {
+      const std::string& input = name;  // (a structured binding cannot be captured in C++20)
+      const std::string column = "'" + path.filename().string() + "': column '" + input + "' ";
+      if (position(sub.signature.inputs, input) == sub.signature.inputs.size())
+        r.fail("input_table", column + "is not an input of subsystem '" + sub.name +
+                                  "' (inputs: " + listed(sub.signature.inputs) + ")");
+      if (std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(),
+                      [&](const auto& c) { return c.first == input; }))
+        r.fail("input_table", column + "is also given in inputs");
+      table.interpolation = interpolation.value_or(
+          discrete_inputs.count(input) ? Interpolation::hold : Interpolation::linear);
+    }
+  }
+
+  void read_fmu(TableReader& r, const toml::table& t, SubsystemSpec& sub,
+                std::set<std::string>& discrete_inputs) {
     const auto file = r.text("fmu");
     if (!file) r.fail_at(t.source(), "missing field " + r.qualified("fmu") + " (model \"fmu\")");
     const std::filesystem::path path = file_named(r, "fmu", *file, " is not a file");
@@ -330,6 +366,11 @@ class Reader {
     try {
       const FmuPorts ports = fmu_ports(md, kind);
       sub.signature = ports.signature;
+      for (std::size_t k = 0; k < ports.inputs.size(); ++k) {
+        const fmu::Variable& v = md.variables[ports.inputs[k]];
+        if (v.type != fmu::ValueType::real || v.variability != fmu::Variability::continuous)
+          discrete_inputs.insert(ports.signature.inputs[k]);
+      }
       sub.steps_itself = ports.steps_itself;
       if (!ports.steps_itself) sub.indicators = md.event_indicators;
       if (kind == fmu::FmuKind::co_simulation &&
@@ -760,22 +801,24 @@ class Reader {
     for (std::size_t k = 0; k < s_.subsystems.size(); ++k) {
       const auto& sub = s_.subsystems[k];
       for (std::size_t i = 0; i < sub.signature.inputs.size(); ++i) {
+        const auto named = [&](const auto& c) { return c.first == sub.signature.inputs[i]; };
         const bool constant =
-            std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(),
-                        [&](const auto& c) { return c.first == sub.signature.inputs[i]; });
+            std::any_of(sub.constant_inputs.begin(), sub.constant_inputs.end(), named) ||
+            std::any_of(sub.input_tables.begin(), sub.input_tables.end(), named);
         const bool coupled = driven.count({k, i}) > 0;
         const auto held = held_.find({k, i});
         const std::string input = "input '" + sub.name + "." + sub.signature.inputs[i] + "'";
         if (constant && coupled)
           throw InputError(file_ + ":" + std::to_string(driven[{k, i}]) + ": " + input +
-                           " is coupled and also given in inputs");
+                           " is coupled and also given in inputs or input_table");
         if (held != held_.end() && (constant || coupled))
           fail_at_line(held->second, input + " is set by events and also " +
-                                         (coupled ? "coupled" : "given in inputs"));
+                                         (coupled ? "coupled" : "given in inputs or input_table"));
         if (!constant && !coupled && held == held_.end())
           fail_at_line(subsystem_lines_[k],
                        input + " is not connected: add a [[coupling]] to it, give it in " +
-                           "subsystem.inputs or set it by events ([[event_input]])");
+                           "subsystem.inputs or subsystem.input_table or set it by events " +
+                           "([[event_input]])");
       }
     }
   }
@@ -881,16 +924,24 @@ CompositeRecipe recipe_of(const PartitionedScenario& s, const std::vector<std::s
     for (const auto& [input, value] : sub.constant_inputs)
       recipe.constants.push_back(
           {recipe.members.size(), position(sub.signature.inputs, input), value});
+    Parameters table_starts;  // each table's value at the start
+    const Parameters& starts = table_starts;
+    for (const auto& [input, table] : sub.input_tables) {
+      table_starts.emplace_back(input, table(s.t0()));
+      recipe.constants.push_back({recipe.members.size(), position(sub.signature.inputs, input),
+                                  table_starts.back().second, table});
+    }
     FmuSource fmu = sub.fmu;
     fmu.unpack_root = s.fmu_unpack_root;
     Parameters parameters = sub.parameters;
     // An FMU starts with its constant inputs (its initial outputs, a co-simulation FMU's
     // first row among them, may depend on them), unless the scenario gives it a start value.
     if (sub.model == "fmu")
-      for (const auto& constant : sub.constant_inputs)
-        if (std::none_of(parameters.begin(), parameters.end(),
-                         [&](const auto& given) { return given.first == constant.first; }))
-          parameters.push_back(constant);
+      for (const Parameters* constants : {&sub.constant_inputs, &starts})
+        for (const auto& constant : *constants)
+          if (std::none_of(parameters.begin(), parameters.end(),
+                           [&](const auto& given) { return given.first == constant.first; }))
+            parameters.push_back(constant);
     recipe.members.push_back({sub.name, sub.model, std::move(parameters), fmu, sub.library});
   }
   for (const auto& c : s.couplings)

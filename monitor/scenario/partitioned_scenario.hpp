@@ -28,6 +28,8 @@ struct SubsystemSpec {
   std::string model;
   Parameters parameters;
   Parameters constant_inputs;  // inputs held at a value (name, value)
+  // Inputs that follow a time series: the columns of its input_table (name, table).
+  std::vector<std::pair<std::string, InputTable>> input_tables;
   Signature signature;         // of the model built from these parameters
   std::size_t indicators = 0;  // its event indicators (Model::indicator_count)
   std::size_t partition = 0;

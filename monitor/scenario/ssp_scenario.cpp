@@ -252,6 +252,9 @@ std::string not_carried(const PartitionedScenario& s) {
     if (!sub.constant_inputs.empty())
       return what + " holds input '" + sub.constant_inputs.front().first +
              "' at a value (inputs = ...): an SSP connects inputs, it does not hold them";
+    if (!sub.input_tables.empty())
+      return what + " reads input '" + sub.input_tables.front().first +
+             "' from a file (input_table): an SSP connects inputs, it does not read them";
   }
   for (const PartitionSpec& p : s.partitions) {
     if (p.members.size() > 1)

@@ -202,6 +202,21 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
               w.system->configure_partition(twins, no_links, no_constants, idl::HeldInputSeq{});
             }).find("two members of the partition have this name"),
             npos);
+  // An input table whose time goes back, or with more rows than a table may hold.
+  const idl::MemberSetupSeq one_tank =
+      to_idl(std::vector<MemberRecipe>{{"a", "water_tank", tank, {}}});
+  for (auto [rows, expected] : {std::pair{std::size_t{2}, "its time goes back"},
+                                std::pair{max_input_table_rows + 1, "rows, more than"}}) {
+    std::vector<double> times(rows, 1.0);
+    times[1] = 0;
+    const idl::ConstantInputSeq table = to_idl(std::vector<ConstantInput>{
+        {0, 0, 0.0, InputTable{times, std::vector<double>(rows, 0.5), Interpolation::linear}}});
+    EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+                w.system->configure_partition(one_tank, no_links, table, idl::HeldInputSeq{});
+              }).find(expected),
+              npos)
+        << expected;
+  }
   w.configure_tank();
   const IntegratorConfig good = w.tank_config();
   auto refused = [&](const char* field, auto&& spoil) {

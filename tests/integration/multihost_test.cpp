@@ -314,8 +314,11 @@ TEST_F(LoopbackNodes, SoakAPacedRunWithSetsAStoppedNodeAndAKilledIntegratorResum
     std::this_thread::sleep_for(20ms);
   ASSERT_TRUE(fs::exists(out / "operator.ior")) << run.err();
   constexpr int kSets = 30;
+  // A set every 3 s from here on, however long each `kausal inject` takes on a loaded host:
+  // the kill must come before the paced run's end.
+  const auto start = std::chrono::steady_clock::now();
   for (int k = 0; k < kSets; ++k) {
-    std::this_thread::sleep_for(3s);
+    std::this_thread::sleep_until(start + 3s * (k + 1));
     if (k == 5) {
       ASSERT_EQ(kill(alpha->pid(), SIGSTOP), 0);
     } else if (k == 10) {

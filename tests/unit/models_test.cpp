@@ -262,6 +262,57 @@ TEST(ModelChanges, ASenderThatCommitsAsItGoesIsNeverRefusedAndOneThatDoesNotIsBo
   EXPECT_EQ(tank_rate(*holding, 1e9), double(kept) / 2);  // the ones kept are in force
 }
 
+// An input table (a subsystem's input_table): linear between rows, held with hold, the first
+// and last rows beyond the ends, and a time given twice a step whose later row holds from it.
+TEST(InputTables, InterpolateHoldAndStepWhereATimeIsGivenTwice) {
+  InputTable table{{0, 1, 1, 3}, {0, 2, 5, 1}, Interpolation::linear};
+  EXPECT_EQ(table(-1), 0);
+  EXPECT_EQ(table(0.25), 0.5);
+  EXPECT_EQ(table(1), 5);  // the later of the two rows at t = 1
+  EXPECT_EQ(table(2), 3);
+  EXPECT_EQ(table(3), 1);
+  EXPECT_EQ(table(7), 1);
+  table.interpolation = Interpolation::hold;
+  EXPECT_EQ(table(0.99), 0);
+  EXPECT_EQ(table(1), 5);
+  EXPECT_EQ(table(2.5), 5);
+  EXPECT_EQ(table.problem("t"), "");
+  EXPECT_EQ((InputTable{{0, 1}, {1}}).problem("t"), "t: 2 times and 1 values");
+  EXPECT_EQ((InputTable{{1, 0}, {1, 1}}).problem("t"), "t: row 2: its time goes back");
+  EXPECT_EQ((InputTable{{0, 1}, {1, std::nan("")}}).problem("t"), "t: row 2 is not finite");
+  EXPECT_EQ((InputTable{}).problem("t"), "t: no rows");
+}
+
+// The tank's inflow from a table: the composite evaluates it at every time asked; a change
+// (kausal inject set) replaces it from its time on, also once it is folded.
+TEST(InputTables, ACompositeFollowsItsTableUntilAChangeReplacesIt) {
+  const auto tank = build_composite(
+      "system-1", {{{"tank", "water_tank", {{"area", 2}, {"orifice", 0}, {"level0", 1}}, {}}},
+                   {},
+                   {{0, 0, 0.0, {{0, 4}, {0, 8}, Interpolation::linear}}},
+                   {}});
+  EXPECT_EQ(tank_rate(*tank, 1), 1.0);
+  EXPECT_EQ(tank_rate(*tank, 3), 3.0);
+  tank->change({"tank", "inflow", 2, 3.5, 0});
+  EXPECT_EQ(tank_rate(*tank, 3), 3.0);
+  EXPECT_EQ(tank_rate(*tank, 3.5), 1.0);
+  tank->change({"tank", "inflow", 6, 10, 3.6});  // folds the first change
+  EXPECT_EQ(tank_rate(*tank, 3.7), 1.0);
+  EXPECT_EQ(tank_rate(*tank, 10), 3.0);
+  // A table from the wire is checked like every other field.
+  try {
+    build_composite("system-1", {{{"tank", "water_tank", {{"area", 2}, {"orifice", 0}}, {}}},
+                                 {},
+                                 {{0, 0, 0.0, {{1, 0}, {0, 0}, Interpolation::hold}}},
+                                 {}});
+    ADD_FAILURE() << "a table whose time goes back was taken";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("constants[0].table: row 2: its time goes back"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // The discrete controller of tank-control.toml: one sample per step, the command held, the
 // integral bounded while the command saturates, the setpoint step taken after its time.
 TEST(Models, SampledPiSamplesHoldsAndDoesNotWindUp) {

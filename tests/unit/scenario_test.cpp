@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.hpp"
+#include "monitor/scenario/input_table_file.hpp"
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
 #include "test_support.hpp"
@@ -219,6 +220,40 @@ TEST(Scenario, MissingFileIsBadInput) {
     EXPECT_EQ(std::string(e.what()),
               "/nonexistent/x.toml: cannot open scenario file: No such file or directory");
     EXPECT_EQ(e.exit_code(), ExitCode::bad_input);
+  }
+}
+
+// A subsystem's input_table file: comments, blank lines, quoted names and CRLF lines read;
+// every column after the time is a table of all rows.
+TEST(InputTableFile, ReadsEveryColumnOfEveryRow) {
+  const auto tables = parse_input_tables(
+      "# made by hand\r\ntime, u ,\"v,w\"\r\n\r\n0,1,+2\n0.5,3,4e-1\n0.5,1,1\n", "in.csv");
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].first, "u");
+  EXPECT_EQ(tables[1].first, "v,w");
+  EXPECT_EQ(tables[0].second.times, (std::vector<double>{0, 0.5, 0.5}));
+  EXPECT_EQ(tables[0].second.values, (std::vector<double>{1, 3, 1}));
+  EXPECT_EQ(tables[1].second.values, (std::vector<double>{2, 0.4, 1}));
+}
+
+TEST(InputTableFile, RefusesWhatItCannotReadNamingTheLine) {
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"", "in.csv:1: no header"},
+           {"time\n0\n", "in.csv:1: the header names the time and no input"},
+           {"time,u,u\n", "in.csv:1: column 'u' is named twice"},
+           {"time,,v\n", "in.csv:1: column 2 has no name"},
+           {"time,u\n0,1\n\n1\n", "in.csv:4: 1 fields, where the header (line 1) has 2"},
+           {"time,u\n0,1e999\n", "in.csv:2: '1e999' in column 2 is not a finite number"},
+           {"time,u\n0,nan\n", "in.csv:2: 'nan' in column 2 is not a finite number"},
+           {"time,u\n0,1 2\n", "in.csv:2: '1 2' in column 2"},
+           {"time,u\n2,1\n1,1\n", "in.csv:3: the time 1 goes back"},
+           {"time,u\n# none\n", "no rows after the header"}}) {
+    try {
+      parse_input_tables(text, "in.csv");
+      ADD_FAILURE() << "read: " << text;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
   }
 }
 
