@@ -42,6 +42,10 @@ inline constexpr std::chrono::milliseconds work_per_call{250};
 // System for an hour.
 inline constexpr std::uint64_t max_calc_work = 100'000'000;
 
+// An FMU archive shipped to a System on a node's host (FmuSetup::archive_bytes): far below
+// the ORB's giopMaxMsgSize. A larger one is opened at its path there, as before shipping.
+inline constexpr std::size_t max_shipped_archive_bytes = std::size_t{128} << 20;
+
 // Changes of a partition's inputs and parameters (System::change) that a System keeps for
 // a rollback: those after the sender's committed time. A parameter change keeps a model.
 inline constexpr std::size_t max_unsettled_changes = 256;

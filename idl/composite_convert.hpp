@@ -18,6 +18,7 @@ inline idl::MemberSetupSeq to_idl(const std::vector<MemberRecipe>& members) {
     out[k].model = members[k].model.c_str();
     out[k].parameters = to_idl(members[k].parameters);
     out[k].fmu.archive = members[k].fmu.archive.c_str();
+    out[k].fmu.archive_bytes = to_octets(members[k].fmu.archive_bytes);
     out[k].fmu.co_simulation = members[k].fmu.co_simulation;
     out[k].fmu.unpack_root = members[k].fmu.unpack_root.c_str();
     out[k].library = members[k].library.c_str();
@@ -69,7 +70,8 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
     FmuSource fmu{members[k].fmu.archive.in(),
                   static_cast<bool>(members[k].fmu.co_simulation),
                   members[k].fmu.unpack_root.in(),
-                  {}};
+                  {},
+                  to_bytes(members[k].fmu.archive_bytes)};
     for (CORBA::ULong j = 0; j < members[k].fmu.strings.length(); ++j)
       fmu.strings.emplace_back(members[k].fmu.strings[j].name.in(),
                                members[k].fmu.strings[j].value.in());

@@ -163,6 +163,9 @@ struct FmuSource {
   // Start values of its String variables (parameters), by name: kausal couples numbers
   // only, but an FMU may be configured by text.
   std::vector<std::pair<std::string, std::string>> strings;
+  // Not empty: the archive's bytes, shipped to a System on another host, which writes them
+  // to a directory of its own and opens that copy (ShippedArchives).
+  std::vector<std::uint8_t> archive_bytes = {};
 };
 
 struct MemberRecipe {

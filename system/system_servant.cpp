@@ -77,7 +77,9 @@ CORBA::ULong SystemServant::configure_partition(const idl::MemberSetupSeq& membe
                                                 const idl::HeldInputSeq& held) {
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);
-    auto model = build_composite(name(), from_idl(members, links, constants, held));
+    CompositeRecipe recipe = from_idl(members, links, constants, held);
+    shipped_.place(name(), recipe);
+    auto model = build_composite(name(), recipe);
     return static_cast<CORBA::ULong>(core_.configure(std::move(model)));
   });
 }

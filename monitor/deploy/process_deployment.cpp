@@ -1,9 +1,13 @@
 #include "monitor/deploy/process_deployment.hpp"
 
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <utility>
 
+#include "common/errors.hpp"
+#include "common/request_limits.hpp"
 #include "idl/composite_convert.hpp"
 #include "idl/convert.hpp"
 #include "idl/wire_errors.hpp"
@@ -113,15 +117,32 @@ class CorbaIntegratorPort final : public IntegratorPort {
   std::exception_ptr failure_;  // a continuation's, after steps advance() returned
 };
 
-// The System as its recipe says; its state size must be the plan's.
+// The bytes of the FMU archive at `path`, to ship to a System on a node's host; none (the
+// System opens the path there) for one larger than limits::max_shipped_archive_bytes.
+Bytes archive_to_ship(const std::string& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error && size > limits::max_shipped_archive_bytes) return {};
+  std::ifstream in(path, std::ios::binary);
+  Bytes bytes(error ? 0 : static_cast<std::size_t>(size));
+  if (error || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
+    throw InputError(path + ": cannot read the FMU to send it to the node that runs it");
+  return bytes;
+}
+
+// The System as its recipe says; its state size must be the plan's. A System a node started
+// gets its FMUs' archives as bytes: their paths are the monitor's host's.
 void configure_system(const std::string& name, idl::System_ptr system, const SystemRecipe& recipe,
-                      std::size_t state_size) {
+                      std::size_t state_size, bool on_node) {
   CORBA::ULong n = 0;
   if (const auto* one = std::get_if<ModelRecipe>(&recipe)) {
     const idl::ParameterSeq params = to_idl(one->parameters);
     n = call_peer(name, [&] { return system->configure(one->model.c_str(), params); });
   } else {
-    const auto& composite = std::get<CompositeRecipe>(recipe);
+    CompositeRecipe composite = std::get<CompositeRecipe>(recipe);
+    if (on_node)
+      for (MemberRecipe& member : composite.members)
+        if (member.model == "fmu") member.fmu.archive_bytes = archive_to_ship(member.fmu.archive);
     const idl::MemberSetupSeq members = to_idl(composite.members);
     const idl::DirectLinkSeq links = to_idl(composite.links);
     const idl::ConstantInputSeq constants = to_idl(composite.constants);
@@ -218,7 +239,7 @@ void ProcessDeployment::set_up(const DeploymentPlan& plan) {
     LaunchedComponent& sys = components_.named(plan[i].system);
     idl::System_var system = narrow<idl::System>(sys.name, sys.ref);
     configure_system(sys.name, system.in(), plan[i].recipe,
-                     static_cast<std::size_t>(plan[i].config.x0.size()));
+                     static_cast<std::size_t>(plan[i].config.x0.size()), !sys.node.empty());
     idl::IntegratorSetup setup = to_idl(plan[i].config, system.in());
     setup.consumers = consumers_of(plan[i].routes, integrators, names);
     call_peer(names[i], [&] { integrators[i]->set_up(setup); });

@@ -68,12 +68,19 @@ class LoopbackNodes : public ::testing::Test {
     return open;
   }
 
+  // A node agent; with `hidden`, in a mount namespace of its own where that directory is an
+  // empty tmpfs: a host that has not the monitor's files (pid() is the agent: sh execs it).
   std::unique_ptr<LabProcess> node(const std::string& name,
-                                   const std::map<std::string, std::string>& env = {}) {
-    auto p = std::make_unique<LabProcess>(
-        std::vector<std::string>{kKausal, "node", "--name", name, "--naming", naming(),
-                                 "--work-dir", (dir_ / ("work-" + name)).string()},
-        dir_.path(), "node-" + name, "", "", env);
+                                   const std::map<std::string, std::string>& env = {},
+                                   const fs::path& hidden = {}) {
+    std::vector<std::string> command{
+        kKausal,    "node",   "--name",     name,
+        "--naming", naming(), "--work-dir", (dir_ / ("work-" + name)).string()};
+    if (!hidden.empty())
+      command.insert(command.begin(),
+                     {"unshare", "--mount", "sh", "-c", "mount -t tmpfs none \"$0\" && exec \"$@\"",
+                      hidden.string()});
+    auto p = std::make_unique<LabProcess>(command, dir_.path(), "node-" + name, "", "", env);
     EXPECT_TRUE(p->wait_for_output("registered as kausal/" + name, 10s)) << p->err();
     return p;
   }
@@ -173,6 +180,32 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelsGiveTheSequentialDigestFreeUnderT
   }
   EXPECT_TRUE(children_of(alpha->pid()).empty());
   EXPECT_TRUE(children_of(beta->pid()).empty());
+}
+
+// FMUs on a node whose host has not the .fmu files (a mount namespace hides their directory):
+// the monitor sends each System the node started its FMUs' archives, and the run gives the
+// sequential digest under both methods.
+TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFiles) {
+  if (geteuid() != 0) GTEST_SKIP() << "a mount namespace needs root (CI runs as root)";
+  const fs::path fmus = dir_ / "monitor-only";
+  fs::create_directories(fmus);
+  std::string text = read_file(kScenarios / "fmu-coupled.toml");
+  for (const char* fmu : {"stair_integral.fmu", "integrator.fmu"}) {
+    fs::copy_file(fs::path(KAUSAL_BIN_DIR) / ".." / "fmus" / fmu, fmus / fmu);
+    const std::string shipped = "\"../build/fmus/" + std::string(fmu);
+    text.replace(text.find(shipped), shipped.size(), "\"" + (fmus / fmu).string());
+  }
+  write_file(dir_ / "fmus-elsewhere.toml", text);
+  auto alpha = node("alpha", {}, fmus);
+  const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
+  for (const char* method : {"conservative", "optimistic"}) {
+    fs::remove_all(dir_ / "seq");
+    auto node_of = deployed_run(dir_ / "fmus-elsewhere.toml", d, {"--method", method},
+                                dir_ / ("fmus-" + std::string(method)));
+    EXPECT_EQ(node_of["system-sum"], "alpha") << method;
+    EXPECT_EQ(node_of["system-stair"], "alpha") << method;
+  }
+  EXPECT_TRUE(children_of(alpha->pid()).empty());
 }
 
 // Discrete-event groups on nodes (docs/events.md, "Process layout"): each group's process
