@@ -264,7 +264,7 @@ std::vector<std::string> orb_arguments(const OrbSettings& s) {
   return args;
 }
 
-OrbRuntime::OrbRuntime(const OrbSettings& s) {
+OrbRuntime::OrbRuntime(const OrbSettings& s) : callers_authenticated_(s.serve && s.tls.enabled()) {
   OrbOptions opts = {
       {"clientCallTimeOutPeriod", std::to_string(s.call_timeout_ms)},
       // omniORB bounds a call that has to open a connection by this instead of the call

@@ -68,6 +68,8 @@ class OrbRuntime {
   OrbRuntime& operator=(const OrbRuntime&) = delete;
 
   CORBA::ORB_ptr orb() const { return orb_.in(); }
+  // Whether it serves TLS only: every caller holds a certificate from the run's CA.
+  bool callers_authenticated() const { return callers_authenticated_; }
   PortableServer::POA_ptr root_poa() const { return poa_.in(); }
   // Activates a servant in the root POA; returns its stringified object reference.
   std::string activate(PortableServer::ServantBase* servant);
@@ -85,6 +87,7 @@ class OrbRuntime {
  private:
   CORBA::ORB_var orb_;
   PortableServer::POA_var poa_;
+  bool callers_authenticated_ = false;
 };
 
 // A child POA of the root POA for servants that live in the process of their callers (the

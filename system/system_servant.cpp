@@ -37,7 +37,9 @@ idl::DoubleSeq* reply_of(std::size_t n, Fill&& fill) {
 }  // namespace
 
 SystemServant::SystemServant(const std::string& name, OrbRuntime& orb)
-    : ComponentServant(name, "system", orb), core_(name) {}
+    : ComponentServant(name, "system", orb),
+      authenticated_callers_(orb.callers_authenticated()),
+      core_(name) {}
 
 CORBA::ULong SystemServant::configure(const char* model, const idl::ParameterSeq& parameters) {
   return serve(name(), [&] {
@@ -78,7 +80,7 @@ CORBA::ULong SystemServant::configure_partition(const idl::MemberSetupSeq& membe
   return serve(name(), [&] {
     std::lock_guard lock(mutex_);
     CompositeRecipe recipe = from_idl(members, links, constants, held);
-    shipped_.place(name(), recipe);
+    shipped_.place(name(), recipe, authenticated_callers_);
     auto model = build_composite(name(), recipe);
     return static_cast<CORBA::ULong>(core_.configure(std::move(model)));
   });

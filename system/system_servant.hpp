@@ -49,7 +49,8 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
   idl::DoubleSeq* changed_state(const char* call, const idl::DoubleSeq& x,
                                 const std::function<void(VectorOut)>& change);
 
-  std::mutex mutex_;         // omniORB may dispatch from several connection threads
+  std::mutex mutex_;                  // omniORB may dispatch from several connection threads
+  const bool authenticated_callers_;  // TLS: it may take FMUs sent as bytes
   ShippedArchives shipped_;  // FMUs its monitor sent as bytes (outlives the model built of them)
   SystemCore core_;
 };

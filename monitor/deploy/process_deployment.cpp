@@ -130,17 +130,18 @@ Bytes archive_to_ship(const std::string& path) {
   return bytes;
 }
 
-// The System as its recipe says; its state size must be the plan's. A System a node started
-// gets its FMUs' archives as bytes: their paths are the monitor's host's.
+// The System as its recipe says; its state size must be the plan's. With `ship_fmus` (a
+// System a node started, in a TLS run) it gets its FMUs' archives as bytes: their paths are
+// the monitor's host's.
 void configure_system(const std::string& name, idl::System_ptr system, const SystemRecipe& recipe,
-                      std::size_t state_size, bool on_node) {
+                      std::size_t state_size, bool ship_fmus) {
   CORBA::ULong n = 0;
   if (const auto* one = std::get_if<ModelRecipe>(&recipe)) {
     const idl::ParameterSeq params = to_idl(one->parameters);
     n = call_peer(name, [&] { return system->configure(one->model.c_str(), params); });
   } else {
     CompositeRecipe composite = std::get<CompositeRecipe>(recipe);
-    if (on_node)
+    if (ship_fmus)
       for (MemberRecipe& member : composite.members)
         if (member.model == "fmu") member.fmu.archive_bytes = archive_to_ship(member.fmu.archive);
     const idl::MemberSetupSeq members = to_idl(composite.members);
@@ -202,7 +203,7 @@ void ProcessDeployment::start_pairs(const DeploymentPlan& plan, const LaunchOpti
   components_.start(pairs, options);
   heartbeat_ = watch_components(components_, options,
                                 [inbox = inbox_](std::exception_ptr e) { inbox->fail(e); });
-  set_up(plan);
+  set_up(plan, options.tls.enabled());
 }
 
 ProcessDeployment::~ProcessDeployment() {
@@ -219,7 +220,7 @@ void ProcessDeployment::release() {
   sink_servant_ = nullptr;  // the POA drops its own reference once its calls have ended
 }
 
-void ProcessDeployment::set_up(const DeploymentPlan& plan) {
+void ProcessDeployment::set_up(const DeploymentPlan& plan, bool tls) {
   std::map<std::string, StateSinkServant::Sender> senders;
   for (std::size_t i = 0; i < plan.size(); ++i)
     senders[plan[i].integrator] = {i, static_cast<std::size_t>(plan[i].config.x0.size()),
@@ -239,7 +240,7 @@ void ProcessDeployment::set_up(const DeploymentPlan& plan) {
     LaunchedComponent& sys = components_.named(plan[i].system);
     idl::System_var system = narrow<idl::System>(sys.name, sys.ref);
     configure_system(sys.name, system.in(), plan[i].recipe,
-                     static_cast<std::size_t>(plan[i].config.x0.size()), !sys.node.empty());
+                     static_cast<std::size_t>(plan[i].config.x0.size()), tls && !sys.node.empty());
     idl::IntegratorSetup setup = to_idl(plan[i].config, system.in());
     setup.consumers = consumers_of(plan[i].routes, integrators, names);
     call_peer(names[i], [&] { integrators[i]->set_up(setup); });

@@ -58,7 +58,8 @@ class ProcessDeployment final : public Deployment {
   // Deactivates the sink after the components are gone.
   void release();
   void start_pairs(const DeploymentPlan& plan, const LaunchOptions& options);
-  void set_up(const DeploymentPlan& plan);
+  // `tls`: the run talks TLS, so a System a node started may be sent its FMUs' archives.
+  void set_up(const DeploymentPlan& plan, bool tls);
 
   OrbRuntime& orb_;
   std::shared_ptr<BatchInbox> inbox_ = std::make_shared<BatchInbox>();

@@ -17,12 +17,19 @@ ShippedArchives::~ShippedArchives() {
   if (!dir_.empty()) fs::remove_all(dir_, ignored);
 }
 
-void ShippedArchives::place(const std::string& component, CompositeRecipe& recipe) {
+void ShippedArchives::place(const std::string& component, CompositeRecipe& recipe,
+                            bool authenticated) {
   for (std::size_t k = 0; k < recipe.members.size(); ++k) {
     MemberRecipe& member = recipe.members[k];
     FmuSource& fmu = member.fmu;
     if (fmu.archive_bytes.empty()) continue;
     const std::string where = "member '" + member.name + "': the shipped FMU archive";
+    if (!authenticated)
+      throw ModelError(component, where +
+                                      " is taken only over TLS (--tls-ca), where every "
+                                      "caller is one of the run's: it holds a binary to "
+                                      "load, and code from a caller nobody authenticated "
+                                      "is never run");
     if (fmu.archive_bytes.size() > limits::max_shipped_archive_bytes)
       throw ModelError(component, where + " has " + std::to_string(fmu.archive_bytes.size()) +
                                       " bytes, more than " +

@@ -20,8 +20,10 @@ class ShippedArchives {
   // file name> and that path as its archive (its bytes dropped); such a member is unpacked in a
   // directory of its own (no unpack_root: the monitor's path is not this host's). ModelError
   // naming `component` and the member for bytes beyond limits::max_shipped_archive_bytes or
-  // a file that cannot be written.
-  void place(const std::string& component, CompositeRecipe& recipe);
+  // a file that cannot be written; unless `authenticated` (the bytes came over TLS, from a
+  // caller with a certificate of the run's CA), for any archive bytes at all: an FMU holds a
+  // binary the System would load, and code from a caller nobody authenticated is never run.
+  void place(const std::string& component, CompositeRecipe& recipe, bool authenticated);
 
  private:
   std::filesystem::path dir_;  // made on the first archive

@@ -70,12 +70,15 @@ class LoopbackNodes : public ::testing::Test {
 
   // A node agent; with `hidden`, in a mount namespace of its own where that directory is an
   // empty tmpfs: a host that has not the monitor's files (pid() is the agent: sh execs it).
+  // `extra`: more of its options (TLS).
   std::unique_ptr<LabProcess> node(const std::string& name,
                                    const std::map<std::string, std::string>& env = {},
-                                   const fs::path& hidden = {}) {
+                                   const fs::path& hidden = {},
+                                   const std::vector<std::string>& extra = {}) {
     std::vector<std::string> command{
         kKausal,    "node",   "--name",     name,
         "--naming", naming(), "--work-dir", (dir_ / ("work-" + name)).string()};
+    command.insert(command.end(), extra.begin(), extra.end());
     if (!hidden.empty())
       command.insert(command.begin(),
                      {"unshare", "--mount", "sh", "-c", "mount -t tmpfs none \"$0\" && exec \"$@\"",
@@ -183,9 +186,10 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelsGiveTheSequentialDigestFreeUnderT
 }
 
 // FMUs on a node whose host has not the .fmu files (a mount namespace hides their directory):
-// the monitor sends each System the node started its FMUs' archives, and the run gives the
-// sequential digest under both methods.
-TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFiles) {
+// in a TLS run the monitor sends each System the node started its FMUs' archives, and the run
+// gives the sequential digest under both methods. (A plain run sends none: code from a caller
+// nobody authenticated is never loaded, HostileCalls.PartitionSizes...)
+TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFilesInATlsRun) {
   if (geteuid() != 0) GTEST_SKIP() << "a mount namespace needs root (CI runs as root)";
   const fs::path fmus = dir_ / "monitor-only";
   fs::create_directories(fmus);
@@ -196,12 +200,19 @@ TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFiles) {
     text.replace(text.find(shipped), shipped.size(), "\"" + (fmus / fmu).string());
   }
   write_file(dir_ / "fmus-elsewhere.toml", text);
-  auto alpha = node("alpha", {}, fmus);
+  ASSERT_EQ(run_kausal({"certs", (dir_ / "certs").string(), "--host", "monitor", "--host", "alpha"},
+                       dir_.path()),
+            0);
+  const std::string ca = (dir_ / "certs/ca.pem").string();
+  auto alpha =
+      node("alpha", {}, fmus, {"--tls-ca", ca, "--tls-cert", (dir_ / "certs/alpha.pem").string()});
   const fs::path d = deploy("[[node]]\nname = \"alpha\"\ncomponents = [\"*\"]\n");
-  for (const char* method : {"conservative", "optimistic"}) {
+  for (const std::string method : {"conservative", "optimistic"}) {
     fs::remove_all(dir_ / "seq");
-    auto node_of = deployed_run(dir_ / "fmus-elsewhere.toml", d, {"--method", method},
-                                dir_ / ("fmus-" + std::string(method)));
+    auto node_of = deployed_run(
+        dir_ / "fmus-elsewhere.toml", d,
+        {"--method", method, "--tls-ca", ca, "--tls-cert", (dir_ / "certs/monitor.pem").string()},
+        dir_ / ("fmus-" + method));
     EXPECT_EQ(node_of["system-sum"], "alpha") << method;
     EXPECT_EQ(node_of["system-stair"], "alpha") << method;
   }

@@ -11,6 +11,7 @@
 #include "integrator/local_model_link.hpp"
 #include "reference/cvode_reference.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "system/fmu/shipped_archives.hpp"
 #include "tests/temp_dir.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
@@ -1044,6 +1045,44 @@ iterations = 3
   ASSERT_EQ(in_turn.result.status, RunStatus::completed) << in_turn.result.error;
   for (const auto& row : in_turn.rows) EXPECT_NEAR(row[2], sampled_loop(row[0]).x, 1e-9);
   EXPECT_EQ(testing::master(m, true).result.trajectory_sha256, in_turn.result.trajectory_sha256);
+}
+
+// FMU archives a System is sent as bytes: written by file name only into a directory of its
+// own (a name that climbs out lands inside it), removed with it; refused from a caller nobody
+// authenticated and when the name is no file name.
+TEST(ShippedArchives, AreWrittenInsideTheirDirectoryByFileNameOnlyAndOnlyFromTls) {
+  const auto recipe_of = [](const std::string& archive) {
+    CompositeRecipe r;
+    r.members.push_back({"f", "fmu", {}, FmuSource{archive, true, "/elsewhere", {}, {1, 2, 3}}});
+    return r;
+  };
+  std::filesystem::path written;
+  {
+    ShippedArchives shipped;
+    CompositeRecipe r = recipe_of("../../../../tmp/kausal-escaped.fmu");
+    shipped.place("system-1", r, true);
+    written = r.members[0].fmu.archive;
+    EXPECT_EQ(written.filename(), "kausal-escaped.fmu");
+    EXPECT_NE(written.parent_path().parent_path().filename().string().find("kausal-shipped-"),
+              std::string::npos)
+        << written;
+    EXPECT_EQ(std::filesystem::file_size(written), 3u);
+    EXPECT_TRUE(r.members[0].fmu.archive_bytes.empty());
+    EXPECT_TRUE(r.members[0].fmu.unpack_root.empty());  // the monitor's path is not this host's
+    EXPECT_FALSE(std::filesystem::exists("/tmp/kausal-escaped.fmu"));
+    const auto refused = [&](const std::string& archive, bool authenticated) {
+      CompositeRecipe bad = recipe_of(archive);
+      try {
+        shipped.place("system-1", bad, authenticated);
+      } catch (const ModelError& e) {
+        return std::string(e.what());
+      }
+      return std::string("taken");
+    };
+    EXPECT_NE(refused("..", true).find("has no file name"), std::string::npos);
+    EXPECT_NE(refused("a.fmu", false).find("only over TLS"), std::string::npos);
+  }
+  EXPECT_FALSE(std::filesystem::exists(written.parent_path().parent_path()));
 }
 
 }  // namespace
