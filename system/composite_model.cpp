@@ -280,13 +280,22 @@ bool CompositeModel::steps_itself() const {
 void CompositeModel::step(double t, double h, VectorView u, MatrixView du, VectorOut x) const {
   if (!steps_itself()) return Model::step(t, h, u, du, x);
   member_inputs(t, x, u);
-  // The member's inputs that are the partition's own carry their derivatives; constants,
-  // held inputs and links are held over the step.
-  Matrix member_du = Matrix::Zero(inputs_[0].size(), du.cols());
-  if (du.cols() > 0)
-    for (std::size_t i = 0; i < sources_[0].size(); ++i)
-      if (const InputSource& s = sources_[0][i]; s.kind == InputSource::open)
-        member_du.row(index_of(i)) = du.row(index_of(s.index));
+  // The member's inputs that are the partition's own carry their derivatives, and those that
+  // follow a table interpolated linearly their slope; constants, held inputs and links are
+  // held over the step.
+  const auto& sources = sources_[0];
+  const bool sloped = std::any_of(sources.begin(), sources.end(), [](const InputSource& s) {
+    return s.kind == InputSource::constant && !s.table.empty() &&
+           s.table.interpolation == Interpolation::linear;
+  });
+  Matrix member_du = Matrix::Zero(inputs_[0].size(), std::max<Eigen::Index>(du.cols(), sloped));
+  for (std::size_t i = 0; i < sources.size() && member_du.cols() > 0; ++i) {
+    const InputSource& s = sources[i];
+    if (s.kind == InputSource::open && du.cols() > 0)
+      member_du.row(index_of(i)).head(du.cols()) = du.row(index_of(s.index));
+    else if (s.kind == InputSource::constant)
+      member_du(index_of(i), 0) = s.slope_at(t);
+  }
   try {
     members_[0].model->step(t, h, inputs_[0], member_du, x);
   } catch (const ModelError& e) {
@@ -301,6 +310,11 @@ double CompositeModel::InputSource::value_at(double t) const {
     v = changed;
   }
   return v;
+}
+
+double CompositeModel::InputSource::slope_at(double t) const {
+  if (table.empty() || (!later.empty() && later.front().first <= t)) return 0;
+  return table.slope(t);
 }
 
 void CompositeModel::take_held_parameters(VectorView u) const {

@@ -35,7 +35,7 @@ struct DirectLink {
 };
 
 // Input `input` of member `member` is held at `value`, or follows `table` when it has rows
-// (a subsystem's input_file; `value` is then its value at the start).
+// (a subsystem's input_table; `value` is then its value at the start).
 struct ConstantInput {
   std::size_t member = 0;
   std::size_t input = 0;
@@ -107,6 +107,7 @@ class CompositeModel final : public Model {
     std::vector<std::pair<double, double>> later;  // constant: (from, value), sorted by from
     InputTable table = {};  // constant: the time series it follows until a change settles
     double value_at(double t) const;
+    double slope_at(double t) const;  // d value_at / dt from the right
   };
   // A member whose parameters events set (HeldInput::parameter): the composite inputs that
   // hold them and the model built from their values (built again when one changes).

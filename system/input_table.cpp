@@ -16,6 +16,14 @@ double InputTable::operator()(double t) const {
   return values[k] + (values[k + 1] - values[k]) * ((t - times[k]) / (times[k + 1] - times[k]));
 }
 
+double InputTable::slope(double t) const {
+  const auto after = std::upper_bound(times.begin(), times.end(), t);
+  if (interpolation == Interpolation::hold || after == times.begin() || after == times.end())
+    return 0;
+  const auto k = static_cast<std::size_t>(after - times.begin()) - 1;
+  return (values[k + 1] - values[k]) / (times[k + 1] - times[k]);
+}
+
 std::string InputTable::problem(const std::string& where) const {
   if (times.empty()) return where + ": no rows";
   if (times.size() != values.size())

@@ -20,6 +20,9 @@ struct InputTable {
 
   bool empty() const { return times.empty(); }
   double operator()(double t) const;
+  // Its time derivative at t from the right: the slope of the row pair t lies between when
+  // linear, else 0 (held, or before the first row or from the last on).
+  double slope(double t) const;
   // Why the table cannot be used (sizes differ, a value not finite, times that go back, more
   // than max_rows), with `where` in front; empty if it can.
   std::string problem(const std::string& where) const;

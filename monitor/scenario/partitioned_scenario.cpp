@@ -309,9 +309,6 @@ class Reader {
     }
   }
 
-  // model = "fmu": the archive (relative to the scenario's directory), which of its
-  // interfaces, and start values checked against its modelDescription.xml. No binary is
-  // loaded here.
   // input_table = "inputs.csv": inputs of the subsystem that follow the file's columns,
   // interpolated linearly, or held between rows (input_interpolation = "hold"; an FMU's
   // discrete inputs are held unless it says "linear").
@@ -344,6 +341,9 @@ class Reader {
     }
   }
 
+  // model = "fmu": the archive (relative to the scenario's directory), which of its
+  // interfaces, and start values checked against its modelDescription.xml; `discrete_inputs`
+  // gets its inputs that are not continuous Reals. No binary is loaded here.
   void read_fmu(TableReader& r, const toml::table& t, SubsystemSpec& sub,
                 std::set<std::string>& discrete_inputs) {
     const auto file = r.text("fmu");

@@ -415,7 +415,8 @@ TEST(FmuCli, ACoSimulationFmuTakesItsInputsOverTheStepUnderEveryMethod) {
 // Inputs from a table (input_table, docs/scenarios.md): a model-exchange FMU integrates a
 // piecewise-linear input exactly (RK4, corners on its step grid), a co-simulation FMU takes
 // the table's value at each step's start, its discrete input held between rows and stepping
-// where a time is given twice; one digest under every method, and the master.
+// where a time is given twice, and one that takes its inputs over the step (FMI 3.0
+// intermediate update) the slope as well; one digest under every method, and the master.
 TEST(FmuCli, InputsFromATableDriveFmusUnderEveryMethod) {
   TempDir dir;
   dir.write("ramp.csv",
@@ -431,10 +432,14 @@ TEST(FmuCli, InputsFromATableDriveFmusUnderEveryMethod) {
                   "[[subsystem]]\nname = \"cs\"\nmodel = \"fmu\"\nfmu = \"" +
                   kFmus +
                   "feedthrough.fmu\"\nkind = \"co-simulation\"\ninput_table = \"levels.csv\"\n"
-                  "inputs = { u_bool = 1 }\nintegrator = \"co-simulation\"\nh = 0.25\n");
+                  "inputs = { u_bool = 1 }\nintegrator = \"co-simulation\"\nh = 0.25\n"
+                  "[[subsystem]]\nname = \"smooth\"\nmodel = \"fmu\"\nfmu = \"" +
+                  kFmus +
+                  "integrator_smooth_3.fmu\"\ninput_table = \"ramp.csv\"\n"
+                  "integrator = \"co-simulation\"\nh = 0.125\n");
     return dir / (name + ".toml");
   };
-  // ∫ u: t² up to 1, then 1 + (2 − (2 − t)²)... as pieces: x(1) = 1, x(2) = 2, x(3) = 2.5.
+  // x = ∫ u: t² up to t = 1, then 1 + 2(t − 1) − (t − 1)² up to 2, then 2 + (t − 2)² / 2.
   const auto exact_x = [](double t) {
     if (t <= 1) return t * t;
     if (t <= 2) return 1 + 2 * (t - 1) - (t - 1) * (t - 1);
@@ -459,6 +464,10 @@ TEST(FmuCli, InputsFromATableDriveFmusUnderEveryMethod) {
     const auto x = csv_column(csv, "me.x");
     ASSERT_EQ(x.size(), 13u);
     for (const auto& [t, value] : x) EXPECT_NEAR(value, exact_x(t), 1e-12) << "t = " << t;
+    // A co-simulation FMU that takes its inputs over the step gets the table's slope too:
+    // exact, the corners on its steps' starts.
+    for (const auto& [t, value] : csv_column(csv, "smooth.x"))
+      EXPECT_NEAR(value, exact_x(t), 1e-12) << "smooth, t = " << t;
     // A co-simulation FMU's outputs at t come from the step that ends there: its inputs are
     // the table at the step's start (the t = 0 row: the table's first row).
     const auto y_real = csv_column(csv, "cs.y_real"), y_int = csv_column(csv, "cs.y_int");

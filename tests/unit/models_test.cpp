@@ -272,7 +272,12 @@ TEST(InputTables, InterpolateHoldAndStepWhereATimeIsGivenTwice) {
   EXPECT_EQ(table(2), 3);
   EXPECT_EQ(table(3), 1);
   EXPECT_EQ(table(7), 1);
+  EXPECT_EQ(table.slope(-1), 0);  // the slope from the right
+  EXPECT_EQ(table.slope(0), 2);
+  EXPECT_EQ(table.slope(1), -2);
+  EXPECT_EQ(table.slope(3), 0);
   table.interpolation = Interpolation::hold;
+  EXPECT_EQ(table.slope(0.5), 0);
   EXPECT_EQ(table(0.99), 0);
   EXPECT_EQ(table(1), 5);
   EXPECT_EQ(table(2.5), 5);
