@@ -82,8 +82,12 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
               << (stateless ? " (its outputs: no continuous states; it steps from event to "
                               "event, integrator = \"co-simulation\")"
                             : "")
-              << "\n    inputs   " << listed(ports.signature.inputs) << "\n    outputs  "
-              << listed(ports.signature.outputs) << "\n";
+              << "\n    inputs   " << listed(ports.signature.inputs)
+              << (ports.signature.inputs.empty()
+                      ? ""
+                      : " (each coupled, held by inputs = { NAME = VALUE } or a column of an "
+                        "input_table)")
+              << "\n    outputs  " << listed(ports.signature.outputs) << "\n";
     std::vector<std::string> texts;
     for (const fmu::Variable& v : md.variables)
       if ((v.type == fmu::ValueType::string || v.type == fmu::ValueType::binary) &&

@@ -482,6 +482,13 @@ TEST(FmuCli, InputsFromATableDriveFmusUnderEveryMethod) {
     if (digest.empty()) digest = sha;
     EXPECT_EQ(sha, digest);
   }
+  // kausal models says how an FMU's inputs can be fed.
+  KausalProcess models({"models", kFmus + "feedthrough.fmu"}, dir.path());
+  ASSERT_EQ(models.wait(std::chrono::seconds(20)).value_or(-1), 0) << models.err();
+  EXPECT_NE(models.out().find("inputs   u_real, u_int, u_bool (each coupled, held by inputs = { "
+                              "NAME = VALUE } or a column of an input_table)"),
+            std::string::npos)
+      << models.out();
 }
 
 // What is wrong with an input table is refused (exit 2) naming the scenario's line or the
