@@ -594,6 +594,8 @@ ChainPoint read_chain(const Reader& r) {
 RunSetup read_setup(const Reader& r, bool partitioned) {
   RunSetup s;
   s.scenario = r.get<std::string>("scenario");
+  // (Absent from checkpoints written before it was kept.)
+  if (r.root().contains("scenario_dir")) s.scenario_dir = r.get<std::string>("scenario_dir");
   const auto method = r.get<std::string>("method");
   const auto sync = sync_method_named(method);
   if (!sync) r.fail("field method: '" + method + "' is not a method");
@@ -649,6 +651,7 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   j["format"] = kFormat;
   const RunSetup& s = c.setup;
   j["scenario"] = s.scenario;
+  j["scenario_dir"] = s.scenario_dir;
   j["scenario_copy"] = kScenarioCopy;
   j["scenario_sha256"] = c.scenario_sha256;
   j["method"] = to_string(s.method);

@@ -53,6 +53,9 @@ struct RunSetup {
   // Informational: a resume takes these from its own command line.
   Pinning pin = Pinning::none;
   unsigned call_timeout_ms = 0;
+  // Where the scenario's relative paths (FMUs, input tables) start, absolute: a resume run
+  // from another directory finds them where the run did. Empty in older checkpoints.
+  std::string scenario_dir = {};
 };
 
 // A pendulum chain at its last committed step.

@@ -230,9 +230,11 @@ ResumedRun prepare_resume(const ResumeRequest& req, Checkpoint checkpoint) {
 ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Checkpoint checkpoint) {
   ResumedPartitionedRun r;
   r.checkpoint = std::move(checkpoint);
-  r.scenario =
-      load_partitioned_scenario(req.dir / kScenarioCopy, req.limits,
-                                std::filesystem::path(r.checkpoint.setup.scenario).parent_path());
+  r.scenario = load_partitioned_scenario(
+      req.dir / kScenarioCopy, req.limits,
+      r.checkpoint.setup.scenario_dir.empty()
+          ? std::filesystem::path(r.checkpoint.setup.scenario).parent_path()
+          : std::filesystem::path(r.checkpoint.setup.scenario_dir));
   r.scenario.file = r.checkpoint.setup.scenario;
   choose_integrators(r.scenario);
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);

@@ -59,9 +59,15 @@ std::vector<Injection> carried_injections(const fs::path& record, std::uint64_t 
 }
 
 // What a resume must keep of any run (checkpoint.json); each model kind adds its own.
-RunSetup common_setup(const RunSpec& spec, const std::string& scenario_file) {
+// `scenario_dir`: where the scenario's relative paths start, if it knows (a resumed partitioned
+// scenario keeps the first run's); else the directory of `scenario_file` seen from here.
+RunSetup common_setup(const RunSpec& spec, const std::string& scenario_file,
+                      const std::string& scenario_dir = {}) {
   RunSetup setup;
   setup.scenario = scenario_file;
+  setup.scenario_dir = !scenario_dir.empty()   ? scenario_dir
+                       : scenario_file.empty() ? std::string()
+                                               : fs::absolute(scenario_file).parent_path().string();
   setup.method = spec.method;
   setup.guarantee = spec.guarantee;
   setup.layout = layout_of(spec);
@@ -499,7 +505,7 @@ class PartitionedRun final : public ModelRun {
 
   // What a resume must keep of the run (checkpoint.json).
   RunSetup setup() const {
-    RunSetup setup = common_setup(spec_, s_.file);
+    RunSetup setup = common_setup(spec_, s_.file, s_.dir);
     setup.rollback_check = mode_.rollback_check;
     if (spec_.method == SyncMethod::optimistic) {
       setup.window = mode_.window;

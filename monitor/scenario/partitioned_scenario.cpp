@@ -79,7 +79,9 @@ class Reader {
  public:
   Reader(const toml::table& root, std::string file, const ScenarioLimits& limits,
          std::filesystem::path fmu_base)
-      : root_(root), file_(std::move(file)), limits_(limits), fmu_base_(std::move(fmu_base)) {}
+      : root_(root), file_(std::move(file)), limits_(limits), fmu_base_(std::move(fmu_base)) {
+    s_.dir = std::filesystem::absolute(fmu_base_.empty() ? "." : fmu_base_).lexically_normal();
+  }
 
   PartitionedScenario read() {
     TableReader top(root_, file_, "");

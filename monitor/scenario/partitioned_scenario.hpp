@@ -161,6 +161,9 @@ struct PartitionedScenario {
   // Where FMU members are unpacked (<root>/<component>/<member>); empty: a private
   // temporary directory per model. A run sets it to its output directory's fmu/.
   std::string fmu_unpack_root;
+  // Absolute: where its relative paths (FMUs, input tables, model libraries) start, the
+  // scenario file's directory (a resume's: the first run's, checkpoint.json scenario_dir).
+  std::string dir;
 
   double t0() const { return 0.0; }
   bool crosses_partitions(const CouplingSpec& c) const {

@@ -255,6 +255,42 @@ TEST(Resume, InterruptedSequentialMasterRunResumesToTheUninterruptedDigest) {
   expect_resume_completes(run, ref);
 }
 
+// A scenario named relative to where kausal ran, with an input table named relative to it:
+// the resume, from another directory, finds the table where the run did (checkpoint.json
+// scenario_dir); it once looked beside the run's copy of the scenario.
+TEST(Resume, ARunStartedByARelativePathResumesFromAnotherDirectory) {
+  ResumeRun run;
+  run.dir.write("inflow.csv", "time,inflow\n0,0\n1,2\n2,0\n3,1\n");
+  run.dir.write("tank.toml",
+                "[run]\nt_end = 3.0\noutput_interval = 0.125\n[[subsystem]]\nname = \"tank\"\n"
+                "model = \"water_tank\"\nparameters = { area = 2.0, orifice = 0.5 }\n"
+                "input_table = \"inflow.csv\"\nintegrator = \"rk4\"\nh = 0.125\n");
+  const Reference ref(run.dir / "tank.toml");
+  // kausal started in `cwd` (sh changes to it and execs kausal: pid() is kausal).
+  const auto in_dir = [&](const fs::path& cwd, std::vector<std::string> args) {
+    args.insert(args.begin(), {"sh", "-c", "cd \"$0\" && exec \"$@\"", cwd.string(),
+                               std::string(KAUSAL_BIN_DIR) + "/kausal"});
+    static int started = 0;
+    return std::make_unique<LabProcess>(args, run.dir.path(),
+                                        "in-dir-" + std::to_string(++started));
+  };
+  auto p = in_dir(run.dir.path(), {"run", "tank.toml", "--method", "conservative",
+                                   "--external-clock", "--out", run.out.string()});
+  {
+    const Ticker ticker(run);
+    run.wait_for_csv_beyond(200);
+    ASSERT_EQ(kill(p->pid(), SIGINT), 0);
+    const auto exit = p->wait(15s);
+    ASSERT_EQ(exit.value_or(-1), 130) << p->err();
+  }
+  EXPECT_EQ(run.checkpoint()["scenario"], "tank.toml");
+  fs::create_directories(run.dir / "elsewhere");
+  auto resumed = in_dir(run.dir / "elsewhere", {"run", "--resume", run.out.string()});
+  EXPECT_EQ(resumed->wait(60s).value_or(-1), 0) << resumed->err();
+  EXPECT_EQ(read_json(run.out / "summary.json")["trajectory_sha256"], ref.digest);
+  EXPECT_TRUE(read_file(run.out / "trajectory.csv") == ref.csv);
+}
+
 TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
   kill_resume_and_compare("conservative", "integrator-3");
 }

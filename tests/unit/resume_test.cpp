@@ -66,7 +66,8 @@ Checkpoint sample_checkpoint() {
              true,
              0.0,
              Pinning::cores,
-             3000};
+             3000,
+             "/where/it/ran/scenarios"};
   c.scenario_sha256 = std::string(64, 'a');
   ChainPoint& chain = c.point.emplace<ChainPoint>();
   chain.pendulums = 3;
@@ -107,6 +108,7 @@ TEST(Checkpoint, RoundTripsEveryFieldBitForBit) {
   EXPECT_EQ(r.collisions, 7u);
   EXPECT_EQ(read.resumed_from, written.resumed_from);
   EXPECT_EQ(read.setup.method, SyncMethod::optimistic);
+  EXPECT_EQ(read.setup.scenario_dir, "/where/it/ran/scenarios");
   EXPECT_EQ(read.setup.layout, Layout::pendulum);
   EXPECT_EQ(read.setup.batch, 32u);
   EXPECT_EQ(read.setup.window, 128u);
