@@ -26,6 +26,10 @@ inline idl::MemberSetupSeq to_idl(const std::vector<MemberRecipe>& members) {
     out[k].fmu.strings.length(wire_size(strings.size()));
     for (CORBA::ULong j = 0; j < out[k].fmu.strings.length(); ++j)
       out[k].fmu.strings[j] = {strings[j].first.c_str(), strings[j].second.c_str()};
+    const auto& texts = members[k].fmu.coupled_texts;
+    out[k].fmu.coupled_texts.length(wire_size(texts.size()));
+    for (CORBA::ULong j = 0; j < out[k].fmu.coupled_texts.length(); ++j)
+      out[k].fmu.coupled_texts[j] = texts[j].c_str();
   }
   return out;
 }
@@ -75,6 +79,8 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
     for (CORBA::ULong j = 0; j < members[k].fmu.strings.length(); ++j)
       fmu.strings.emplace_back(members[k].fmu.strings[j].name.in(),
                                members[k].fmu.strings[j].value.in());
+    for (CORBA::ULong j = 0; j < members[k].fmu.coupled_texts.length(); ++j)
+      fmu.coupled_texts.emplace_back(members[k].fmu.coupled_texts[j].in());
     r.members.push_back({members[k].name.in(), members[k].model.in(),
                          from_idl(members[k].parameters), std::move(fmu), members[k].library.in()});
   }

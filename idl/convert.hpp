@@ -297,6 +297,7 @@ inline idl::IntegratorSetup to_idl(const IntegratorConfig& c, idl::System_ptr sy
     out.channels[k].calibration = static_cast<CORBA::UShort>(predictor.calibration);
     out.channels[k].order_threshold = predictor.threshold;
     out.channels[k].smooth = predictor.smooth;
+    out.channels[k].exact = c.channels[k].exact;
   }
   out.speculate = c.speculate;
   out.tolerance = c.tolerance;

@@ -277,7 +277,7 @@ std::optional<std::uint64_t> InputChannels::provide(const ChannelSample& s) {
     const bool same =
         std::bit_cast<std::uint64_t>(p.value) == std::bit_cast<std::uint64_t>(s.value);
     const double error = std::abs(s.value - p.value);
-    if (same || (tolerance_ > 0 && error <= tolerance_)) {
+    if (same || (tolerance_ > 0 && !c.spec.exact && error <= tolerance_)) {
       ++stats_.accepted_predictions;
       stats_.max_accepted_error = std::max(stats_.max_accepted_error, error);
       p = {s.value, false, never};

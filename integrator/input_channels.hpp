@@ -54,6 +54,9 @@ struct InputChannel {
   std::uint64_t period_ticks = 1;
   InputSource source = InputSource::samples;
   InputPredictor predictor;
+  // A prediction stands only when it is the sample bit for bit, whatever the tolerance (a
+  // lane of a coupled String: system/fmu/text_lanes.hpp).
+  bool exact = false;
 };
 
 // The master's input for channel `channel` over ticks [from_tick, to_tick].

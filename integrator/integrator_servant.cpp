@@ -264,7 +264,8 @@ IntegratorConfig checked_config(const std::string& component, const idl::Integra
                           in.period_ticks,
                           static_cast<InputSource>(in.source),
                           {in.choose_order != 0, static_cast<Calibration>(in.calibration),
-                           in.order_threshold, in.smooth != 0}});
+                           in.order_threshold, in.smooth != 0},
+                          in.exact != 0});
   }
   c.speculate = s.speculate != 0;
   c.tolerance = s.tolerance;

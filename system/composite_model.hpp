@@ -167,6 +167,9 @@ struct FmuSource {
   // Not empty: the archive's bytes, shipped to a System on another host, which writes them
   // to a directory of its own and opens that copy (ShippedArchives).
   std::vector<std::uint8_t> archive_bytes = {};
+  // Its String inputs and outputs a coupling names: ports of text_lanes numbers each
+  // (system/fmu/text_lanes.hpp); its other String ports stay unconnected.
+  std::vector<std::string> coupled_texts = {};
 };
 
 struct MemberRecipe {

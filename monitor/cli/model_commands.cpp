@@ -23,6 +23,7 @@
 #include "system/events/event_model_registry.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "system/fmu/text_lanes.hpp"
 #include "system/model_registry.hpp"
 
 namespace kausal {
@@ -88,14 +89,18 @@ void print_fmu_interface(const fmu::ModelDescription& md, fmu::FmuKind kind) {
                       : " (each coupled, held by inputs = { NAME = VALUE } or a column of an "
                         "input_table)")
               << "\n    outputs  " << listed(ports.signature.outputs) << "\n";
-    std::vector<std::string> texts;
+    std::vector<std::string> texts, binaries;
     for (const fmu::Variable& v : md.variables)
       if ((v.type == fmu::ValueType::string || v.type == fmu::ValueType::binary) &&
           (v.causality == fmu::Causality::input || v.causality == fmu::Causality::output))
-        texts.push_back(v.name);
+        (v.type == fmu::ValueType::binary || v.text_array ? binaries : texts).push_back(v.name);
     if (!texts.empty())
-      std::cout << "    not coupled  " << listed(texts)
-                << " (String and Binary ports: kausal couples numbers)\n";
+      std::cout << "    Strings  " << listed(texts) << " (ports when a [[coupling]] names them: "
+                << "a String couples to a String, held, at most " << max_coupled_text_bytes
+                << " bytes)\n";
+    if (!binaries.empty())
+      std::cout << "    not coupled  " << listed(binaries)
+                << " (Binary ports and String arrays: kausal couples numbers and Strings)\n";
   } catch (const InputError& e) {
     std::cout << "    not importable: " << e.what() << "\n";
   }
@@ -682,7 +687,9 @@ int export_ssp_command(const std::string& scenario, const std::string& out) {
   const std::size_t fmus = export_ssp(s, out);
   std::cout << "wrote " << out << ": " << s.subsystems.size() << " component"
             << (s.subsystems.size() == 1 ? "" : "s") << " (" << fmus << " FMU"
-            << (fmus == 1 ? "" : "s") << " under resources/), " << s.couplings.size()
+            << (fmus == 1 ? "" : "s") << " under resources/), "
+            << std::count_if(s.couplings.begin(), s.couplings.end(),
+                             [](const CouplingSpec& c) { return c.lane == 0; })
             << " connections, t_end " << number_text(s.t_end) << " s; `kausal run " << out
             << "` runs it\n";
   return 0;

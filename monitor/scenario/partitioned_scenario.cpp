@@ -15,6 +15,7 @@
 #include "monitor/scenario/toml_reader.hpp"
 #include "system/fmu/fmu_archive.hpp"
 #include "system/fmu/fmu_model.hpp"
+#include "system/fmu/text_lanes.hpp"
 #include "system/model_library.hpp"
 
 namespace kausal {
@@ -103,6 +104,7 @@ class Reader {
     const auto interval = r.number("output_interval");
 
     if (const auto ssp = top.text("ssp")) read_ssp(top, *ssp);
+    note_coupled_ports();
     read_subsystems(top);
     read_partitions(top);
     read_bridge(top);
@@ -178,6 +180,9 @@ class Reader {
     if (r.has("surrogate_window") && !m.surrogate)
       r.fail("surrogate_window", "applies with surrogate = true");
     m.surrogate_window = static_cast<std::uint32_t>(window);
+    if (m.surrogate && std::any_of(s_.couplings.begin(), s_.couplings.end(),
+                                   [](const CouplingSpec& c) { return c.text; }))
+      r.fail("surrogate", "a fitted linear surrogate cannot stand in for a coupled String");
     read_control(r, m.control);
     for (double at : r.numbers("sync_points", 10000).value_or(std::vector<double>{})) {
       const std::uint64_t tick = ticks_of("sync_points", at);
@@ -241,6 +246,17 @@ class Reader {
     }
     if (!node->is_array_of_tables()) top.fail(key, "must be an array of tables ([[" + key + "]])");
     return *node->as_array();
+  }
+
+  // What the [[coupling]] tables name, read ahead: an FMU's String port is a port (of
+  // text_lanes numbers) only when a coupling names it. read_couplings checks them all.
+  void note_coupled_ports() {
+    const toml::array* list = root_["coupling"].as_array();
+    if (!list) return;
+    for (const toml::node& node : *list)
+      if (const toml::table* t = node.as_table())
+        for (const char* end : {"from", "to"})
+          if (const auto name = (*t)[end].value<std::string>()) coupled_ports_.insert(*name);
   }
 
   void read_subsystems(TableReader& top) {
@@ -365,9 +381,16 @@ class Reader {
     } else if (r.text("integrator").value_or("") == "co-simulation" && md.co_simulation) {
       kind = fmu::FmuKind::co_simulation;
     }
+    for (const fmu::Variable& v : md.variables)
+      if (v.type == fmu::ValueType::string && !v.text_array &&
+          (v.causality == fmu::Causality::input || v.causality == fmu::Causality::output) &&
+          coupled_ports_.count(sub.name + "." + v.name))
+        sub.fmu.coupled_texts.push_back(v.name);
     try {
-      const FmuPorts ports = fmu_ports(md, kind);
+      const FmuPorts ports = fmu_ports(md, kind, sub.fmu.coupled_texts);
       sub.signature = ports.signature;
+      sub.text_inputs = ports.text_inputs;
+      sub.text_outputs = ports.text_outputs;
       for (std::size_t k = 0; k < ports.inputs.size(); ++k) {
         const fmu::Variable& v = md.variables[ports.inputs[k]];
         if (v.type != fmu::ValueType::real || v.variability != fmu::Variability::continuous)
@@ -540,8 +563,10 @@ class Reader {
   }
 
   // "sub.port" → (subsystem, port index among `ports` of its signature).
+  // A coupled String's lanes are one port, named by the String (and only a coupling takes
+  // it: `text` false refuses it).
   std::pair<std::size_t, std::size_t> port(const toml::node& at, const std::string& ref,
-                                           bool output) {
+                                           bool output, bool text = false) {
     const auto dot = ref.find('.');
     if (dot == std::string::npos) fail(at, "'" + ref + "' must be 'subsystem.port'");
     const std::size_t sub = subsystem_named(at, ref.substr(0, dot));
@@ -553,6 +578,15 @@ class Reader {
       fail(at, "'" + ref + "': model '" + s_.subsystems[sub].model + "' has no " +
                    (output ? "output" : "input") + " '" + name + "' (" +
                    (output ? "outputs: " : "inputs: ") + listed(ports) + ")");
+    const auto& sub_spec = s_.subsystems[sub];
+    for (std::size_t first : output ? sub_spec.text_outputs : sub_spec.text_inputs) {
+      if (k < first || k >= first + text_lanes) continue;
+      if (k > first)
+        fail(at, "'" + ref + "' is a lane of the String '" + ports[first] +
+                     "': couple the String by its name");
+      if (!text)
+        fail(at, "'" + ref + "' is a String: only a [[coupling]] to or from a String takes it");
+    }
     return {sub, k};
   }
 
@@ -785,20 +819,29 @@ class Reader {
       const auto to = r.text("to");
       if (!from || !to) r.fail_at(t.source(), "a coupling needs 'from' and 'to'");
       CouplingSpec c;
-      std::tie(c.from, c.from_output) = port(*t.get("from"), *from, true);
-      std::tie(c.to, c.to_input) = port(*t.get("to"), *to, false);
+      std::tie(c.from, c.from_output) = port(*t.get("from"), *from, true, true);
+      std::tie(c.to, c.to_input) = port(*t.get("to"), *to, false, true);
       if (c.from == c.to) r.fail("to", "couples '" + s_.subsystems[c.to].name + "' to itself");
       c.hold = hold_order(r, "hold").value_or(default_hold_);
       c.predictor = predictor(r, default_predictor_);
       const auto accepts = r.integer("accepts").value_or(3);
       if (accepts < 0 || accepts > 3) r.fail("accepts", "must be 0, 1, 2 or 3");
       c.accepts = static_cast<int>(accepts);
+      c.text = text_coupling(r, c, *from, *to);
       r.reject_unknown_keys();
       const auto key = std::make_pair(c.to, c.to_input);
       if (driven.count(key)) r.fail("to", "'" + *to + "' is driven twice");
       driven[key] = t.source().begin.line;
-      s_.couplings.push_back(c);
-      coupling_lines_.push_back(t.source().begin.line);
+      // A coupled String: one coupling per lane, the same in all but the lane.
+      for (std::size_t lane = 0; lane < (c.text ? text_lanes : 1); ++lane) {
+        CouplingSpec l = c;
+        l.lane = lane;
+        l.from_output += lane;
+        l.to_input += lane;
+        driven[{l.to, l.to_input}] = t.source().begin.line;
+        s_.couplings.push_back(l);
+        coupling_lines_.push_back(t.source().begin.line);
+      }
     }
     for (std::size_t k = 0; k < s_.subsystems.size(); ++k) {
       const auto& sub = s_.subsystems[k];
@@ -823,6 +866,32 @@ class Reader {
                            "([[event_input]])");
       }
     }
+  }
+
+  // Whether coupling `c` carries a String (both ends the first lanes of String ports: then
+  // it is held, and takes no hold order, predictor or accepts of its own); a String at one
+  // end only is refused.
+  bool text_coupling(TableReader& r, CouplingSpec& c, const std::string& from,
+                     const std::string& to) {
+    const auto starts = [](const std::vector<std::size_t>& firsts, std::size_t k) {
+      return std::find(firsts.begin(), firsts.end(), k) != firsts.end();
+    };
+    const bool text_out = starts(s_.subsystems[c.from].text_outputs, c.from_output);
+    const bool text_in = starts(s_.subsystems[c.to].text_inputs, c.to_input);
+    const auto kind = [](bool text) { return text ? "a String" : "a number"; };
+    if (text_out != text_in)
+      r.fail("to", "'" + from + "' is " + kind(text_out) + " and '" + to + "' " + kind(text_in) +
+                       ": a String couples only to a String");
+    if (!text_out) return false;
+    for (const char* key :
+         {"hold", "choose_order", "smooth", "calibration", "order_threshold", "accepts"})
+      if (r.has(key))
+        r.fail(key,
+               "a coupled String is held from sample to sample: it takes no " + std::string(key));
+    c.hold = 0;
+    c.predictor = InputPredictor{};
+    c.accepts = 0;
+    return true;
   }
 
   // Every step a whole multiple of the smallest; steps of coupled partitions divide each
@@ -903,6 +972,7 @@ class Reader {
   int default_hold_ = 0;
   InputPredictor default_predictor_;
   std::map<std::string, std::size_t> by_name_;
+  std::set<std::string> coupled_ports_;  // "subsystem.port", as the couplings name them
   std::vector<PartitionDraft> drafts_;
   // Source lines, for messages about what is found wrong only once everything is read.
   std::vector<std::uint32_t> subsystem_lines_;  // of each [[subsystem]]

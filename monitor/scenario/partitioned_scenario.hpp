@@ -31,6 +31,9 @@ struct SubsystemSpec {
   // Inputs that follow a time series: the columns of its input_table (name, table).
   std::vector<std::pair<std::string, InputTable>> input_tables;
   Signature signature;         // of the model built from these parameters
+  // Its coupled String ports (an FMU's: system/fmu/text_lanes.hpp): the positions of their
+  // first lanes among the signature's inputs and outputs.
+  std::vector<std::size_t> text_inputs, text_outputs;
   std::size_t indicators = 0;  // its event indicators (Model::indicator_count)
   std::size_t partition = 0;
   FmuSource fmu;        // model "fmu": the archive (an absolute path) and its interface
@@ -69,6 +72,11 @@ struct CouplingSpec {
   int hold = 0;
   InputPredictor predictor;
   int accepts = 3;
+  // One lane of a coupled String (system/fmu/text_lanes.hpp): held (hold 0, accepts 0), and
+  // a prediction of it is kept only when it is the sample bit for bit, whatever the
+  // tolerance; the master's error control and convergence test leave it out.
+  bool text = false;
+  std::size_t lane = 0;  // which of its lanes (the coupling the scenario wrote is lane 0)
 };
 
 // The order in which the master's partitions take a macro step: all at once from predicted

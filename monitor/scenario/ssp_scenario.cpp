@@ -239,6 +239,14 @@ fs::path unpacked_ssp(const fs::path& archive) {
 
 namespace {
 
+// The hold of the SSP's couplings: that of its first coupling of numbers (a String's is 0
+// whatever the system's).
+int system_hold(const PartitionedScenario& s) {
+  for (const CouplingSpec& c : s.couplings)
+    if (!c.text) return c.hold;
+  return 0;
+}
+
 // Why the scenario cannot be written as an SSP, or empty: the run settings an SSD and
 // kausal's annotations have no place for.
 std::string not_carried(const PartitionedScenario& s) {
@@ -267,12 +275,14 @@ std::string not_carried(const PartitionedScenario& s) {
       return "partition '" + p.name + "' sets Newton's iterations: they have no place in an SSP";
   }
   const InputPredictor plain;
+  const int hold = system_hold(s);
   for (const CouplingSpec& c : s.couplings) {
+    if (c.text) continue;  // held, whatever the SSP's hold: a String connection
     const std::string what = "the coupling " + s.subsystems[c.from].name + "." +
                              s.subsystems[c.from].signature.outputs[c.from_output] + " -> " +
                              s.subsystems[c.to].name + "." +
                              s.subsystems[c.to].signature.inputs[c.to_input];
-    if (c.hold != s.couplings.front().hold)
+    if (c.hold != hold)
       return what + " has a hold of its own: an SSP carries one hold for all couplings";
     if (c.accepts != 3 || c.predictor.choose_order != plain.choose_order ||
         c.predictor.smooth != plain.smooth || c.predictor.calibration != plain.calibration)
@@ -334,14 +344,15 @@ std::size_t export_ssp(const PartitionedScenario& s, const fs::path& out) {
   system.description = s.description;
   system.stop_time = s.t_end;
   system.output_interval = static_cast<double>(s.output_ticks) * s.tick;
-  if (!s.couplings.empty()) system.hold = s.couplings.front().hold;
+  system.hold = system_hold(s);
   if (s.method != SyncMethod::sequential) system.method = std::string(name_of(s.method));
   for (const SubsystemSpec& sub : s.subsystems)
     system.components.push_back(component_of(s, sub, resources.at(sub.fmu.archive)));
   for (const CouplingSpec& c : s.couplings)
-    system.connections.push_back(
-        {s.subsystems[c.from].name, s.subsystems[c.from].signature.outputs[c.from_output],
-         s.subsystems[c.to].name, s.subsystems[c.to].signature.inputs[c.to_input], 0});
+    if (c.lane == 0)  // a coupled String is one connection (its lane 0 carries its name)
+      system.connections.push_back(
+          {s.subsystems[c.from].name, s.subsystems[c.from].signature.outputs[c.from_output],
+           s.subsystems[c.to].name, s.subsystems[c.to].signature.inputs[c.to_input], 0});
   std::vector<std::pair<std::string, fs::path>> files;
   for (const auto& [archive, entry] : resources) files.emplace_back(entry, archive);
   fmu::write_zip(out, {{"SystemStructure.ssd", fmu::write_ssp_description(system)}}, files);

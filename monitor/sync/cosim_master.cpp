@@ -223,7 +223,7 @@ class Master final : public PartitionedCoupling {
     int order = how.choose_order
                     ? choose_order(samples, l.spec->hold, how.calibration, how.threshold).order
                     : l.spec->hold;
-    if (with_fresh && l.fresh) {
+    if (with_fresh && l.fresh && !l.spec->text) {  // (a String is held at its value at t)
       samples.push_back({to, *l.fresh});
       order = std::min(order + 1, 2);
     }
@@ -386,6 +386,7 @@ class Master final : public PartitionedCoupling {
   double residual(std::uint64_t t, std::uint64_t h) const {
     double worst = 0;
     for (const Link& l : links_) {
+      if (l.spec->text) continue;  // a String is held: its value at t, never its value at t + h
       const double e = std::abs(l.used.value(time_of(t + h)) - *l.fresh);
       worst = std::max(worst, normalised_error(e, *l.fresh, m_.control));
     }
@@ -399,7 +400,10 @@ class Master final : public PartitionedCoupling {
     int order = 0;
     double sum = 0;
     aggregate = 0;
+    std::size_t judged = 0;
     for (const Link& l : links_) {
+      if (l.spec->text) continue;  // bytes of text: no error to control
+      ++judged;
       const double e = std::abs(l.extrapolated.value(time_of(t + h)) - *l.fresh);
       errors.push_back(e);
       values.push_back(*l.fresh);
@@ -408,8 +412,8 @@ class Master final : public PartitionedCoupling {
       sum += r;
       aggregate = std::max(aggregate, r);
     }
-    if (m_.control.aggregation == ErrorAggregation::mean && !links_.empty())
-      aggregate = sum / static_cast<double>(links_.size());
+    if (m_.control.aggregation == ErrorAggregation::mean && judged > 0)
+      aggregate = sum / static_cast<double>(judged);
     return macro_step_factor(errors, values, order, m_.control);
   }
 

@@ -143,7 +143,8 @@ PartitionedPlan plan_partitions(const PartitionedScenario& s, const PartitionedM
           port_name(s, c.from, s.subsystems[c.from].signature.outputs[c.from_output]);
       const std::string to = port_name(s, c.to, s.subsystems[c.to].signature.inputs[c.to_input]);
       const InputSource source = s.master ? InputSource::predictions : InputSource::samples;
-      plan.configs[q].channels.push_back({from + " -> " + to, c.hold, period, source, c.predictor});
+      plan.configs[q].channels.push_back(
+          {from + " -> " + to, c.hold, period, source, c.predictor, c.text});
       plan.routes[p].push_back(
           {q, channel, index_in(outputs[p], from), period / s.partitions[p].ticks_per_step});
     }

@@ -5,6 +5,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -608,6 +609,30 @@ void FmuInstance::set_string(std::span<const unsigned> vr, std::span<const std::
                  static_cast<fmi2Status>(fn3_.set_string(component_, vr.data(), vr.size(),
                                                          values.data(), values.size())));
   check("fmi2SetString", fn_.set_string(component_, vr.data(), vr.size(), values.data()));
+}
+
+namespace {
+constexpr std::size_t max_read_text_bytes = 4097;
+}
+
+std::vector<std::string> FmuInstance::get_string(std::span<const unsigned> vr) {
+  check_references(vr, references_.string, ValueType::string);
+  const char* function = v3() ? "fmi3GetString" : "fmi2GetString";
+  ready(function);
+  std::vector<const char*> values(vr.size(), nullptr);
+  if (vr.empty()) return {};
+  if (v3())
+    check(function, static_cast<fmi2Status>(fn3_.get_string(component_, vr.data(), vr.size(),
+                                                            values.data(), values.size())));
+  else
+    check(function, fn_.get_string(component_, vr.data(), vr.size(), values.data()));
+  std::vector<std::string> texts;
+  for (const char* text : values) {
+    if (!text) throw FmuCallError(function, fmi2Error, time_, log_lines(), "it gave a null String");
+    // (bounded: a text longer than any kausal takes is refused by its length, not read whole)
+    texts.emplace_back(text, ::strnlen(text, max_read_text_bytes));
+  }
+  return texts;
 }
 
 void FmuInstance::set_time(double t) {

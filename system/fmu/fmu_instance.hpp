@@ -79,6 +79,9 @@ class FmuInstance {
   void set_boolean(std::span<const unsigned> vr, std::span<const bool> v);
   void get_boolean(std::span<const unsigned> vr, std::span<bool> v);
   void set_string(std::span<const unsigned> vr, std::span<const std::string> v);
+  // Copies of the FMU's texts (it owns them only until its next call); FmuCallError for a null
+  // one.
+  std::vector<std::string> get_string(std::span<const unsigned> vr);
 
   // model exchange; the spans must have the description's number of states / event indicators
   void set_time(double t);

@@ -21,6 +21,7 @@
 #include "system/fmu/fmu_error.hpp"
 #include "system/fmu/fmu_instance.hpp"
 #include "system/fmu/fmu_library.hpp"
+#include "system/fmu/text_lanes.hpp"
 
 namespace kausal {
 namespace fs = std::filesystem;
@@ -66,10 +67,19 @@ class TypedValues {
   TypedValues() = default;
   // Value k of a call is variable variables[k], at position at[k] of the caller's values (k
   // itself without `at`).
+  // `where` names the FMU in the message about a String that cannot be carried.
   TypedValues(const fmu::ModelDescription& md, const std::vector<std::size_t>& variables,
-              const std::vector<std::size_t>& at = {}) {
+              const std::vector<std::size_t>& at = {}, std::string where = {})
+      : where_(std::move(where)) {
     for (std::size_t k = 0; k < variables.size(); ++k) {
       const fmu::Variable& v = md.variables[variables[k]];
+      if (v.type == ValueType::string) {  // a coupled String: text_lanes positions from at[k]
+        if (k > 0 && variables[k - 1] == variables[k]) continue;
+        text_.refs.push_back(v.value_reference);
+        text_.at.push_back(at.empty() ? k : at[k]);
+        text_names_.push_back(v.name);
+        continue;
+      }
       Group& g = v.type == ValueType::real      ? real_
                  : v.type == ValueType::boolean ? boolean_
                                                 : integer_;
@@ -94,6 +104,14 @@ class TypedValues {
       fmu.get_boolean(boolean_.refs, std::span<bool>(v.get(), n));
       for (std::size_t k = 0; k < n; ++k) out[boolean_.at[k]] = v[k] ? 1.0 : 0.0;
     }
+    if (!text_.refs.empty()) {
+      const std::vector<std::string> texts = fmu.get_string(text_.refs);
+      for (std::size_t k = 0; k < texts.size(); ++k) {
+        const std::string problem = pack_text(texts[k], out.subspan(text_.at[k], text_lanes));
+        if (!problem.empty())
+          throw ModelError("fmu", where_ + ": String output '" + text_names_[k] + "': " + problem);
+      }
+    }
   }
   void write(fmu::FmuInstance& fmu, std::span<const double> in) const {
     if (!real_.refs.empty()) fmu.set_real(real_.refs, gather<double>(real_, in));
@@ -103,6 +121,17 @@ class TypedValues {
       const auto v = std::make_unique<bool[]>(n);
       for (std::size_t k = 0; k < n; ++k) v[k] = in[boolean_.at[k]] != 0;
       fmu.set_boolean(boolean_.refs, std::span<const bool>(v.get(), n));
+    }
+    if (!text_.refs.empty()) {
+      std::vector<std::string> texts;
+      for (std::size_t k = 0; k < text_.refs.size(); ++k) {
+        UnpackedText text = unpack_text(in.subspan(text_.at[k], text_lanes));
+        if (!text.problem.empty())
+          throw ModelError("fmu",
+                           where_ + ": String input '" + text_names_[k] + "': " + text.problem);
+        texts.push_back(std::move(text.text));
+      }
+      fmu.set_string(text_.refs, texts);
     }
   }
 
@@ -130,7 +159,9 @@ class TypedValues {
     }
     return v;
   }
-  Group real_, integer_, boolean_;
+  Group real_, integer_, boolean_, text_;
+  std::vector<std::string> text_names_;
+  std::string where_;
 };
 
 std::string fmu_name(const std::string& archive) {
@@ -306,8 +337,9 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
     : member_(member.name),
       where_("subsystem '" + member.name + "' (" + fmu_name(member.fmu.archive) + ")"),
       md_(fmu::read_model_description(member.fmu.archive)),
-      ports_(fmu_ports(
-          md_, member.fmu.co_simulation ? FmuKind::co_simulation : FmuKind::model_exchange)),
+      ports_(fmu_ports(md_,
+                       member.fmu.co_simulation ? FmuKind::co_simulation : FmuKind::model_exchange,
+                       member.fmu.coupled_texts)),
       interface_(&md_.interface_of(ports_.kind)),
       starts_(member.parameters),
       texts_(member.fmu.strings) {
@@ -348,7 +380,7 @@ FmuModel::FmuModel(const std::string& component, const MemberRecipe& member)
       into.push_back(ports[k]);
       at.push_back(k);
     }
-    return TypedValues(md_, plain, plain_at);
+    return TypedValues(md_, plain, plain_at, where_);
   };
   inputs_ = split(ports_.inputs, clocked_inputs_, clocked_input_at_);
   outputs_ = split(ports_.outputs, clocked_outputs_, clocked_at_);
@@ -954,7 +986,8 @@ fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md) {
   return md.model_exchange ? FmuKind::model_exchange : FmuKind::co_simulation;
 }
 
-FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
+FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind,
+                   const std::vector<std::string>& coupled_texts) {
   FmuPorts p;
   p.kind = kind;
   const fmu::KindInterface& interface = md.interface_of(kind);  // InputError if it lacks it
@@ -973,20 +1006,41 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind) {
   for (std::size_t k = 0; k < md.variables.size(); ++k) {
     const fmu::Variable& v = md.variables[k];
     if (v.causality != Causality::input && v.causality != Causality::output) continue;
-    // kausal couples numbers (an array's elements one by one): a String or Binary port stays
-    // unconnected (its start value, or one the scenario gives a String, is what the FMU sees).
-    if (v.type == ValueType::string || v.type == ValueType::binary) continue;
+    // kausal couples numbers (an array's elements one by one): a Binary port, and a String
+    // port no coupling names, stays unconnected (its start value, or one the scenario gives a
+    // String, is what the FMU sees); a coupled String is text_lanes numbers.
+    std::size_t lanes = 1;
+    if (v.type == ValueType::binary || v.text_array) continue;
+    if (v.type == ValueType::string) {
+      if (std::find(coupled_texts.begin(), coupled_texts.end(), v.name) == coupled_texts.end())
+        continue;
+      lanes = text_lanes;
+    }
     if (v.causality == Causality::input) {
       if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
         throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
                          "' is discrete: kausal sets model-exchange inputs in continuous time; "
                          "import the FMU as co-simulation (kind = \"co-simulation\")");
-      p.inputs.push_back(k);
-      p.signature.inputs.push_back(v.name);
+      if (lanes > 1) p.text_inputs.push_back(p.inputs.size());
+      for (std::size_t lane = 0; lane < lanes; ++lane) {
+        p.inputs.push_back(k);
+        p.signature.inputs.push_back(text_lane_name(v.name, lanes > 1 ? lane : 0));
+      }
     } else {
-      p.outputs.push_back(k);
-      p.signature.outputs.push_back(v.name);
+      if (lanes > 1) p.text_outputs.push_back(p.outputs.size());
+      for (std::size_t lane = 0; lane < lanes; ++lane) {
+        p.outputs.push_back(k);
+        p.signature.outputs.push_back(text_lane_name(v.name, lanes > 1 ? lane : 0));
+      }
     }
+  }
+  for (const std::string& name : coupled_texts) {
+    const fmu::Variable* v = md.find(name);
+    if (!v || v->type != ValueType::string || v->text_array ||
+        (v->causality != Causality::input && v->causality != Causality::output))
+      throw InputError(where + "'" + name +
+                       "' is coupled as a String, but it is no String input "
+                       "or output of the FMU");
   }
   if (!continuous) {
     if (p.outputs.empty())

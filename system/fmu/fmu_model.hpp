@@ -20,7 +20,11 @@ namespace kausal {
 struct FmuPorts {
   fmu::FmuKind kind = fmu::FmuKind::model_exchange;
   std::vector<std::size_t> states, derivatives;  // model exchange: in Derivatives order
+  // One entry per signature input and output: a coupled String port's variable once per lane.
   std::vector<std::size_t> inputs, outputs;
+  // The coupled String ports (system/fmu/text_lanes.hpp): the positions of their first lanes
+  // among the signature's inputs and outputs.
+  std::vector<std::size_t> text_inputs, text_outputs;
   // Model exchange: the states, inputs and outputs by name. A model that steps itself: x is
   // what the FMU shows of its state, its outputs (so its states are named like its outputs).
   Signature signature;
@@ -35,8 +39,11 @@ fmu::FmuKind default_fmu_kind(const fmu::ModelDescription& md);
 // InputError "<file>: ..." for what kausal cannot import through that interface: no such
 // interface, a discrete input or an output that depends directly on an input (model exchange
 // with continuous states sets inputs in continuous time and reads outputs from the state
-// alone), a string port, an FMU that steps itself without outputs.
-FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind);
+// alone), an FMU that steps itself without outputs. String ports are ports only when named in
+// `coupled_texts` (text_lanes numbers each); InputError for a name there that is no String
+// input or output of the FMU.
+FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind,
+                   const std::vector<std::string>& coupled_texts = {});
 
 // Why `name` cannot be given a start value, or empty if it can: it must be a variable that
 // is a String when the value is text (and not one when it is a number), not a constant, and

@@ -417,6 +417,74 @@ TEST(FmuCli, ACoSimulationFmuTakesItsInputsOverTheStepUnderEveryMethod) {
 // the table's value at each step's start, its discrete input held between rows and stepping
 // where a time is given twice, and one that takes its inputs over the step (FMI 3.0
 // intermediate update) the slope as well; one digest under every method, and the master.
+// A String output coupled to a String input across processes (docs/fmi.md, "String
+// ports"): the staircase's label ("level 3") drives the text reader (FMI 2.0 and 3.0), which
+// integrates the number in it, beside the integrator driven by the level as a number. Every
+// method and layout, the rollback check and the master give one digest; the text reader's
+// area is the integrator's x bit for bit; an SSP export keeps the String connection as one.
+TEST(FmuCli, AStringCoupledBetweenFmusRunsUnderEveryMethodAndLayout) {
+  TempDir dir;
+  const auto scenario = [&](const std::string& name, const std::string& master) {
+    std::string text = "[run]\nt_end = 2.0\noutput_interval = 0.1\nhold = 1\n" + master;
+    for (const auto& [sub, fmu, kind] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"stairs", "staircase", "kind = \"co-simulation\"\nparameters = { period = 0.5 }\n"},
+             {"reader", "text_reader", ""},
+             {"reader3", "text_reader_3", ""},
+             {"sum", "integrator", "kind = \"co-simulation\"\n"}})
+      text += "[[subsystem]]\nname = \"" + sub + "\"\nmodel = \"fmu\"\nfmu = \"" + kFmus + fmu +
+              ".fmu\"\n" + kind + "integrator = \"co-simulation\"\nh = 0.1\n";
+    text +=
+        "[[coupling]]\nfrom = \"stairs.label\"\nto = \"reader.text\"\n"
+        "[[coupling]]\nfrom = \"stairs.label\"\nto = \"reader3.text\"\n"
+        "[[coupling]]\nfrom = \"stairs.level\"\nto = \"sum.u\"\nhold = 0\n";
+    dir.write(name + ".toml", text);
+    return dir / (name + ".toml");
+  };
+  std::string digest;
+  for (const auto& [label, how, master] :
+       std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>{
+           {"sequential", {"--method", "sequential"}, ""},
+           {"conservative", {"--method", "conservative", "--layout", "process"}, ""},
+           {"optimistic", {"--method", "optimistic", "--layout", "process"}, ""},
+           {"single", {"--method", "optimistic", "--layout", "single"}, ""},
+           {"checked", {"--method", "optimistic", "--layout", "single", "--rollback-check"}, ""},
+           {"master", {"--method", "conservative"}, "[master]\nstep = 0.1\n"}}) {
+    SCOPED_TRACE(label);
+    const Finished run = run_ok(scenario(label, master), how, dir / label, dir);
+    const fs::path csv = dir / label / "trajectory.csv";
+    const auto area = csv_column(csv, "reader.area"), area3 = csv_column(csv, "reader3.area");
+    const auto x = csv_column(csv, "sum.x"), level = csv_column(csv, "stairs.level");
+    const auto number = csv_column(csv, "reader.number"), length = csv_column(csv, "reader.length");
+    ASSERT_EQ(area.size(), 21u);
+    ASSERT_EQ(x.size(), 21u);
+    for (std::size_t k = 1; k < area.size(); ++k) {
+      EXPECT_EQ(area[k].second, x[k].second) << "t = " << area[k].first;
+      EXPECT_EQ(area3[k].second, area[k].second) << "t = " << area[k].first;
+      EXPECT_EQ(number[k].second, level[k - 1].second) << "t = " << area[k].first;
+      EXPECT_EQ(length[k].second, 7.0);  // "level k"
+    }
+    EXPECT_NEAR(area.back().second, 3.0, 1e-12);  // 0.5 s at each of the levels 1, 2 and 3
+    const std::string sha = run.summary["trajectory_sha256"];
+    if (digest.empty()) digest = sha;
+    EXPECT_EQ(sha, digest);
+  }
+  // As an SSP: one String connection, run from the archive to the same bits.
+  KausalProcess exported({"export-ssp", scenario("ssp", "").string(), (dir / "t.ssp").string()},
+                         dir.path());
+  ASSERT_EQ(exported.wait(std::chrono::seconds(20)).value_or(-1), 0) << exported.err();
+  EXPECT_NE(exported.out().find("3 connections"), std::string::npos) << exported.out();
+  EXPECT_EQ(run_ok(dir / "t.ssp", {"--method", "sequential"}, dir / "from-ssp", dir,
+                   {{"XDG_CACHE_HOME", (dir / "cache").string()}})
+                .summary["trajectory_sha256"],
+            digest);
+  KausalProcess models({"models", kFmus + "text_reader.fmu"}, dir.path());
+  ASSERT_EQ(models.wait(std::chrono::seconds(20)).value_or(-1), 0) << models.err();
+  EXPECT_NE(models.out().find("Strings  text (ports when a [[coupling]] names them"),
+            std::string::npos)
+      << models.out();
+}
+
 TEST(FmuCli, InputsFromATableDriveFmusUnderEveryMethod) {
   TempDir dir;
   dir.write("ramp.csv",

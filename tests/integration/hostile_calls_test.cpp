@@ -212,6 +212,16 @@ TEST(HostileCalls, PartitionSizesThatDoNotFitTheModelAreRefusedNamingTheField) {
             }).find("is taken only over TLS"),
             npos);
   EXPECT_FALSE(fs::exists("/tmp/escaped.fmu"));
+  // A String coupling that names a number of the FMU: refused naming it.
+  MemberRecipe stairs{"s", "fmu", {}, {}};
+  stairs.fmu.archive = (fs::path(KAUSAL_BIN_DIR) / ".." / "fmus" / "staircase.fmu").string();
+  stairs.fmu.co_simulation = true;
+  stairs.fmu.coupled_texts = {"signal"};
+  EXPECT_NE(reason_of<idl::ModelFailure>([&] {
+              w.system->configure_partition(to_idl(std::vector<MemberRecipe>{stairs}), no_links,
+                                            no_constants, idl::HeldInputSeq{});
+            }).find("'signal' is coupled as a String, but it is no String input or output"),
+            npos);
   // An input table whose time goes back, or with more rows than a table may hold.
   const idl::MemberSetupSeq one_tank =
       to_idl(std::vector<MemberRecipe>{{"a", "water_tank", tank, {}}});

@@ -12,6 +12,7 @@
 #include "reference/cvode_reference.hpp"
 #include "system/fmu/fmu_model.hpp"
 #include "system/fmu/shipped_archives.hpp"
+#include "system/fmu/text_lanes.hpp"
 #include "tests/temp_dir.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
@@ -606,6 +607,185 @@ TEST(FmuPartitions, StringParametersAreGivenAsTextAndStringPortsStayUncoupled) {
                            "name = \"m\"\nmodel = \"water_tank\"\nintegrator = \"rk4\"\n"
                            "parameters = { area = \"big\", orifice = 0.01 }\nh = 0.01\n")
                 .find("parameters.area must be a number"),
+            std::string::npos);
+}
+
+// A String travels as text_lanes whole numbers of six bytes each, and back; what is not
+// such lanes (they may come from the wire) is refused with the lane.
+TEST(TextLanes, PackAndUnpackEveryTextUpToTheLimit) {
+  std::vector<double> lanes(text_lanes);
+  for (const std::string text : {std::string(), std::string("level 3"), std::string("ü → ∞"),
+                                 std::string(max_coupled_text_bytes, 'x')}) {
+    ASSERT_EQ(pack_text(text, lanes), "") << text;
+    const UnpackedText back = unpack_text(lanes);
+    EXPECT_EQ(back.problem, "");
+    EXPECT_EQ(back.text, text);
+    for (double lane : lanes)
+      EXPECT_TRUE(lane >= 0 && lane < 281474976710656.0 && lane == std::floor(lane));
+  }
+  pack_text("ab", lanes);
+  EXPECT_EQ(lanes[0], double(('a' << 8 | 'b')) * 65536.0 * 256.0 * 256.0);
+  EXPECT_NE(pack_text(std::string(max_coupled_text_bytes + 1, 'x'), lanes).find("97 bytes long"),
+            std::string::npos);
+  EXPECT_NE(pack_text(std::string("a\0b", 3), lanes).find("zero byte"), std::string::npos);
+  for (const double bad : {0.5, -1.0, 281474976710656.0, std::nan(""), HUGE_VAL}) {
+    std::vector<double> wrong(text_lanes, 0.0);
+    wrong[3] = bad;
+    EXPECT_NE(unpack_text(wrong).problem.find("lane 4 holds"), std::string::npos) << bad;
+  }
+  std::vector<double> gap(text_lanes, 0.0);
+  gap[2] = 65.0;  // text after a lane of zero bytes
+  EXPECT_NE(unpack_text(gap).problem.find("after the text's end"), std::string::npos);
+  EXPECT_EQ(text_lane_name("label", 0), "label");
+  EXPECT_EQ(text_lane_name("label", 15), "label#16");
+}
+
+// A String port is a port only when coupled: text_lanes signature entries, its first lane
+// named by the port; a name that is no String port is refused.
+TEST(TextLanes, ACoupledStringIsLanesOfTheSignature) {
+  const fmu::ModelDescription md = fmu::read_model_description(fmu_file("staircase"));
+  const FmuPorts plain = fmu_ports(md, fmu::FmuKind::co_simulation);
+  const FmuPorts coupled = fmu_ports(md, fmu::FmuKind::co_simulation, {"label"});
+  EXPECT_EQ(plain.signature.outputs, (std::vector<std::string>{"signal", "level", "switched"}));
+  ASSERT_EQ(coupled.signature.outputs.size(), 3 + text_lanes);
+  EXPECT_EQ(coupled.text_outputs, std::vector<std::size_t>{3});
+  EXPECT_EQ(coupled.signature.outputs[3], "label");
+  EXPECT_EQ(coupled.signature.outputs.back(), "label#16");
+  EXPECT_EQ(coupled.signature.states, coupled.signature.outputs);
+  EXPECT_NE(error_of([&] {
+              fmu_ports(md, fmu::FmuKind::co_simulation, {"direction"});
+            }).find("'direction' is coupled as a String, but it is no String input or output"),
+            std::string::npos);
+  const fmu::ModelDescription reader = fmu::read_model_description(fmu_file("text_reader"));
+  const FmuPorts in = fmu_ports(reader, fmu::FmuKind::co_simulation, {"text"});
+  EXPECT_EQ(in.text_inputs, std::vector<std::size_t>{0});
+  EXPECT_EQ(in.signature.inputs.size(), text_lanes);
+}
+
+// The staircase's String output label ("level 3") drives the text reader's String input,
+// which integrates the number in it; the integrator gets the level as a number. Both give
+// the same bits, under every method, in FMI 2.0 and 3.0; a bad lane reaching the reader is
+// the reader's error naming its input.
+const char* kTexts = R"(
+[run]
+t_end = 2.0
+output_interval = 0.1
+[[subsystem]]
+name = "stairs"
+model = "fmu"
+fmu = "@staircase@"
+kind = "co-simulation"
+integrator = "co-simulation"
+h = 0.1
+parameters = { period = 0.5 }
+[[subsystem]]
+name = "reader"
+model = "fmu"
+fmu = "@text_reader@"
+integrator = "co-simulation"
+h = 0.1
+[[subsystem]]
+name = "reader3"
+model = "fmu"
+fmu = "@text_reader_3@"
+integrator = "co-simulation"
+h = 0.1
+[[subsystem]]
+name = "sum"
+model = "fmu"
+fmu = "@integrator@"
+kind = "co-simulation"
+integrator = "co-simulation"
+h = 0.1
+[[coupling]]
+from = "stairs.label"
+to = "reader.text"
+[[coupling]]
+from = "stairs.label"
+to = "reader3.text"
+[[coupling]]
+from = "stairs.level"
+to = "sum.u"
+)";
+
+TEST(FmuPartitions, AStringCoupledBetweenFmusCarriesItsTextUnderEveryMethod) {
+  const PartitionedScenario s = scenario(kTexts);
+  ASSERT_EQ(s.couplings.size(), 2 * text_lanes + 1);
+  EXPECT_TRUE(s.couplings[0].text);
+  EXPECT_EQ(s.couplings[0].hold, 0);
+  const Outcome seq = sequential(s);
+  ASSERT_TRUE(seq.result.completed()) << seq.result.error;
+  // columns: t, stairs (3 + lanes), reader (number, area, length), reader3 (the same), sum (x, y)
+  const std::size_t reader = 1 + 3 + text_lanes, reader3 = reader + 3, sum = reader3 + 3;
+  ASSERT_EQ(seq.rows.back().size(), sum + 2);
+  for (std::size_t k = 1; k < seq.rows.size(); ++k) {
+    const auto& row = seq.rows[k];
+    EXPECT_EQ(row[reader], seq.rows[k - 1][2]) << "number = the level one step before, row " << k;
+    EXPECT_EQ(row[reader + 1], row[sum]) << "area = the integral of the level, row " << k;
+    EXPECT_EQ(row[reader + 2], 7.0) << "\"level k\" has 7 bytes";
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_EQ(row[reader3 + c], row[reader + c]);
+  }
+  EXPECT_NEAR(seq.rows.back()[sum], 0.5 * (1 + 2 + 3), 1e-12);  // ∫ of the level, sampled at 0.1 s
+  for (const bool speculate : {false, true}) {
+    PartitionedMode mode;
+    mode.speculate = speculate;
+    const Outcome run = distributed(s, mode);
+    ASSERT_TRUE(run.result.completed()) << run.result.error;
+    EXPECT_EQ(run.result.trajectory_sha256, seq.result.trajectory_sha256) << speculate;
+  }
+  // A tolerance that accepts any predicted number (the level's, held, off by one after each
+  // rise) never accepts a predicted String that is not the text: the readers' columns are the
+  // sequential run's whatever the timing.
+  PartitionedMode loose;
+  loose.speculate = true;
+  loose.tolerance = 1e300;
+  const Outcome run = distributed(s, loose);
+  ASSERT_TRUE(run.result.completed()) << run.result.error;
+  ASSERT_EQ(run.rows.size(), seq.rows.size());
+  for (std::size_t k = 0; k < seq.rows.size(); ++k)
+    for (std::size_t c = reader; c < sum; ++c) EXPECT_EQ(run.rows[k][c], seq.rows[k][c]) << k;
+}
+
+TEST(FmuPartitions, AStringCouplingIsCheckedWhereTheScenarioWritesIt) {
+  const auto with = [](const std::string& from, const std::string& to, const std::string& more) {
+    std::string text = kTexts;
+    text = text.substr(0, text.find("[[coupling]]"));
+    return text + "[[coupling]]\nfrom = \"" + from + "\"\nto = \"" + to + "\"\n" + more +
+           "[[coupling]]\nfrom = \"stairs.level\"\nto = \"sum.u\"\n";
+  };
+  const auto refused = [&](const std::string& from, const std::string& to, const std::string& more,
+                           const std::string& expected) {
+    const std::string e = scenario_error(with(from, to, more));
+    EXPECT_NE(e.find(expected), std::string::npos) << e;
+  };
+  refused("stairs.label", "reader3.text", "hold = 1\n",
+          "coupling[1].hold a coupled String is held from sample to sample: it takes no hold");
+  refused("stairs.label", "sum.u", "",
+          "'stairs.label' is a String and 'sum.u' a number: a String couples only to a String");
+  refused("stairs.signal", "reader.text", "",
+          "'stairs.signal' is a number and 'reader.text' a String");
+  refused("stairs.direction", "reader.text", "", "model 'fmu' has no output 'direction'");
+  std::string lanes = with("stairs.label", "reader.text", "");
+  lanes += "[[coupling]]\nfrom = \"stairs.label#2\"\nto = \"reader3.text\"\n";
+  EXPECT_NE(scenario_error(lanes).find("'stairs.label#2' is a lane of the String 'label'"),
+            std::string::npos);
+  // The reader given lanes that hold no text fails with its input's name.
+  CompositeRecipe recipe;
+  recipe.members.push_back({"reader", "fmu", {}, {}});
+  recipe.members.back().fmu.archive = fmu_file("text_reader");
+  recipe.members.back().fmu.co_simulation = true;
+  recipe.members.back().fmu.coupled_texts = {"text"};
+  const auto model = make_fmu_model("c", recipe.members.back());
+  ASSERT_EQ(model->input_size(), text_lanes);
+  Vector u = Vector::Zero(text_lanes), x = model->initial_state();
+  ASSERT_EQ(pack_text("level 12", std::span<double>(u.data(), text_lanes)), "");
+  model->step(0.0, 0.1, u, Matrix(text_lanes, 0), x);
+  EXPECT_EQ(x[0], 12.0);
+  EXPECT_EQ(x[2], 8.0);
+  u[1] = 0.25;
+  EXPECT_NE(error_of([&] {
+              model->step(0.1, 0.1, u, Matrix(text_lanes, 0), x);
+            }).find("String input 'text': lane 2 holds 0.25"),
             std::string::npos);
 }
 

@@ -212,6 +212,21 @@ TEST(Integrator, AModelThatStepsItselfGetsItsInputsDerivativesOverTheStep) {
   EXPECT_EQ(sink.orders, 0);
 }
 
+// Speculating with a tolerance: a prediction within it stands, unless the channel is exact
+// (a lane of a coupled String), where only the same bits do.
+TEST(InputChannels, AnExactChannelKeepsOnlyAPredictionOfTheSameBits) {
+  for (const bool exact : {false, true}) {
+    InputChannels channels("c", {{"a -> b", 0, 1, InputSource::samples, {}, exact}}, {0, 0.1, 1},
+                           true, 1e300);
+    channels.provide({0, 0, 5.0});
+    ASSERT_TRUE(channels.ready_for(2));
+    channels.bind(2);  // samples 1 and 2 predicted: held at 5
+    EXPECT_EQ(channels.provide({0, 1, 5.0}), std::nullopt) << exact;  // the same bits
+    const auto rollback = channels.provide({0, 2, 6.0});
+    EXPECT_EQ(rollback.has_value(), exact) << exact;
+  }
+}
+
 TEST(InputChannels, DerivativesAreThoseOfTheHoldPolynomialAndOfPredictions) {
   // Samples of 1 + 2t + 3t² every 0.1 s; at t = 0.25 within the step bound at sample 2, hold
   // 2 (exact for a parabola): u' = 2 + 6t, u'' = 6.
