@@ -589,6 +589,24 @@ ChainPoint read_chain(const Reader& r) {
   return c;
 }
 
+// setup's files: [{path, sha256}, ...], each path absolute, each digest 64 hex digits.
+std::vector<std::pair<std::string, std::string>> read_files(const Reader& r) {
+  const json& files = r.root().at("files");
+  if (!files.is_array()) r.fail("field files: not an array");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const std::string path = "files[" + std::to_string(k) + "].";
+    if (!files[k].is_object()) r.fail("field " + path + ": not an object");
+    auto file = r.get<std::string>(files[k], "path", path);
+    auto sha = r.get<std::string>(files[k], "sha256", path);
+    if (!fs::path(file).is_absolute()) r.fail("field " + path + "path: not an absolute path");
+    if (sha.size() != 64 || sha.find_first_not_of("0123456789abcdef") != std::string::npos)
+      r.fail("field " + path + "sha256: not 64 hexadecimal digits");
+    out.emplace_back(std::move(file), std::move(sha));
+  }
+  return out;
+}
+
 // A partitioned model's conservative run has no guarantee to choose (its partitions' inputs
 // are its guarantees); a chain's has.
 RunSetup read_setup(const Reader& r, bool partitioned) {
@@ -596,6 +614,7 @@ RunSetup read_setup(const Reader& r, bool partitioned) {
   s.scenario = r.get<std::string>("scenario");
   // (Absent from checkpoints written before it was kept.)
   if (r.root().contains("scenario_dir")) s.scenario_dir = r.get<std::string>("scenario_dir");
+  if (r.root().contains("files")) s.files = read_files(r);
   const auto method = r.get<std::string>("method");
   const auto sync = sync_method_named(method);
   if (!sync) r.fail("field method: '" + method + "' is not a method");
@@ -652,6 +671,8 @@ void write_checkpoint(const Checkpoint& c, const fs::path& dir) {
   const RunSetup& s = c.setup;
   j["scenario"] = s.scenario;
   j["scenario_dir"] = s.scenario_dir;
+  j["files"] = json::array();
+  for (const auto& [path, sha] : s.files) j["files"].push_back({{"path", path}, {"sha256", sha}});
   j["scenario_copy"] = kScenarioCopy;
   j["scenario_sha256"] = c.scenario_sha256;
   j["method"] = to_string(s.method);

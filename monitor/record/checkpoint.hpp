@@ -56,6 +56,9 @@ struct RunSetup {
   // Where the scenario's relative paths (FMUs, input tables) start, absolute: a resume run
   // from another directory finds them where the run did. Empty in older checkpoints.
   std::string scenario_dir = {};
+  // The files the scenario reads besides itself (FMUs, input tables, model libraries):
+  // (absolute path, SHA-256) each, as the run found them. Empty in older checkpoints.
+  std::vector<std::pair<std::string, std::string>> files = {};
 };
 
 // A pendulum chain at its last committed step.

@@ -55,6 +55,24 @@ void check_command_line(const ResumeRequest& req, const Checkpoint& c) {
                      "); omit the scenario argument to resume");
 }
 
+// What the scenario reads besides itself (FMUs, input tables, model libraries) is what the
+// run read: a changed FMU or table would continue the run with another model.
+void check_files(const fs::path& dir,
+                 const std::vector<std::pair<std::string, std::string>>& files) {
+  for (const auto& [file, sha] : files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+      throw InputError(file + ": missing: the run read it (field files of " +
+                       (dir / kCheckpointFile).string() + ")");
+    if (file_sha256(file) != sha)
+      throw InputError(file +
+                       ": changed since the run started (its SHA-256 differs from field "
+                       "files of " +
+                       (dir / kCheckpointFile).string() +
+                       "): a resume continues the run with the files it started with");
+  }
+}
+
 void check_csv(const fs::path& dir, std::uint64_t csv_bytes) {
   const fs::path csv = dir / "trajectory.csv";
   std::error_code ec;
@@ -236,6 +254,7 @@ ResumedPartitionedRun prepare_partitioned_resume(const ResumeRequest& req, Check
           ? std::filesystem::path(r.checkpoint.setup.scenario).parent_path()
           : std::filesystem::path(r.checkpoint.setup.scenario_dir));
   r.scenario.file = r.checkpoint.setup.scenario;
+  check_files(req.dir, r.checkpoint.setup.files);
   choose_integrators(r.scenario);
   check_consistency(req.dir, r.checkpoint.partitions(), r.scenario);
   return r;

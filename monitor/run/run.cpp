@@ -9,6 +9,7 @@
 #include <numeric>
 #include <thread>
 
+#include "common/sha256.hpp"
 #include "monitor/core/stall_watch.hpp"
 #include "monitor/deploy/local_deployment.hpp"
 #include "monitor/record/checkpoint.hpp"
@@ -506,6 +507,7 @@ class PartitionedRun final : public ModelRun {
   // What a resume must keep of the run (checkpoint.json).
   RunSetup setup() const {
     RunSetup setup = common_setup(spec_, s_.file, s_.dir);
+    for (const std::string& file : s_.files) setup.files.emplace_back(file, file_sha256(file));
     setup.rollback_check = mode_.rollback_check;
     if (spec_.method == SyncMethod::optimistic) {
       setup.window = mode_.window;

@@ -235,6 +235,12 @@ class Reader {
     if (!is_ssp_archive(archive))
       top.fail("ssp", "'" + archive.string() + "' is not an SSP archive (a zip)");
     fmu_base_ = unpacked_ssp(archive);
+    // Its FMUs are the archive's: the archive is the file read (unless it is the scenario
+    // itself, which a run keeps a copy of).
+    fmus_in_ssp_ = true;
+    std::error_code ec;
+    if (!std::filesystem::equivalent(archive, file_, ec))
+      note_file(std::filesystem::absolute(archive).lexically_normal().string());
   }
 
   const toml::array& tables(TableReader& top, const std::string& key, bool required) {
@@ -246,6 +252,11 @@ class Reader {
     }
     if (!node->is_array_of_tables()) top.fail(key, "must be an array of tables ([[" + key + "]])");
     return *node->as_array();
+  }
+
+  void note_file(const std::string& absolute) {
+    if (std::find(s_.files.begin(), s_.files.end(), absolute) == s_.files.end())
+      s_.files.push_back(absolute);
   }
 
   // What the [[coupling]] tables name, read ahead: an FMU's String port is a port (of
@@ -320,6 +331,7 @@ class Reader {
     if (path.extension() != ".so")
       r.fail("library", "'" + path.string() + "' is not a shared object (.so)");
     sub.library = path.lexically_normal().string();
+    note_file(sub.library);
     try {
       load_model_library(sub.name, sub.library);
     } catch (const ModelError& e) {
@@ -340,6 +352,7 @@ class Reader {
       return;
     }
     const std::filesystem::path path = file_named(r, "input_table", *file, " is not a file");
+    note_file(std::filesystem::absolute(path).lexically_normal().string());
     try {
       sub.input_tables = read_input_tables(path);
     } catch (const InputError& e) {
@@ -427,6 +440,7 @@ class Reader {
     sub.parameters.insert(sub.parameters.end(), starts.begin(), starts.end());
     sub.fmu.strings.insert(sub.fmu.strings.end(), start_texts.begin(), start_texts.end());
     sub.fmu.archive = std::filesystem::absolute(path).lexically_normal().string();
+    if (!fmus_in_ssp_) note_file(sub.fmu.archive);
     sub.fmu.co_simulation = kind == fmu::FmuKind::co_simulation;
   }
 
@@ -973,6 +987,7 @@ class Reader {
   InputPredictor default_predictor_;
   std::map<std::string, std::size_t> by_name_;
   std::set<std::string> coupled_ports_;  // "subsystem.port", as the couplings name them
+  bool fmus_in_ssp_ = false;             // its FMUs come from an SSP archive
   std::vector<PartitionDraft> drafts_;
   // Source lines, for messages about what is found wrong only once everything is read.
   std::vector<std::uint32_t> subsystem_lines_;  // of each [[subsystem]]

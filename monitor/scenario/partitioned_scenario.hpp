@@ -172,6 +172,9 @@ struct PartitionedScenario {
   // Absolute: where its relative paths (FMUs, input tables, model libraries) start, the
   // scenario file's directory (a resume's: the first run's, checkpoint.json scenario_dir).
   std::string dir;
+  // Every file it reads besides itself (absolute, each once): FMUs, input tables, model
+  // libraries. A resume refuses to continue when one changed (checkpoint.json's files).
+  std::vector<std::string> files;
 
   double t0() const { return 0.0; }
   bool crosses_partitions(const CouplingSpec& c) const {

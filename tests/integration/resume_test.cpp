@@ -284,7 +284,18 @@ TEST(Resume, ARunStartedByARelativePathResumesFromAnotherDirectory) {
     ASSERT_EQ(exit.value_or(-1), 130) << p->err();
   }
   EXPECT_EQ(run.checkpoint()["scenario"], "tank.toml");
+  ASSERT_EQ(run.checkpoint()["files"].size(), 1u);
+  EXPECT_EQ(run.checkpoint()["files"][0]["path"], (run.dir / "inflow.csv").string());
   fs::create_directories(run.dir / "elsewhere");
+  // The table changed since the run read it: the resume is refused (it would continue the run
+  // with other inputs); as it was, it resumes.
+  const std::string inflow = read_file(run.dir / "inflow.csv");
+  run.dir.write("inflow.csv", "time,inflow\n0,0\n1,2\n2,0\n3,1.5\n");
+  auto refused = in_dir(run.dir / "elsewhere", {"run", "--resume", run.out.string()});
+  EXPECT_EQ(refused->wait(60s).value_or(-1), 2);
+  EXPECT_NE(refused->err().find("inflow.csv: changed since the run started"), std::string::npos)
+      << refused->err();
+  run.dir.write("inflow.csv", inflow);
   auto resumed = in_dir(run.dir / "elsewhere", {"run", "--resume", run.out.string()});
   EXPECT_EQ(resumed->wait(60s).value_or(-1), 0) << resumed->err();
   EXPECT_EQ(read_json(run.out / "summary.json")["trajectory_sha256"], ref.digest);
