@@ -22,6 +22,7 @@ inline idl::MemberSetupSeq to_idl(const std::vector<MemberRecipe>& members) {
     out[k].fmu.co_simulation = members[k].fmu.co_simulation;
     out[k].fmu.unpack_root = members[k].fmu.unpack_root.c_str();
     out[k].library = members[k].library.c_str();
+    out[k].library_bytes = to_octets(members[k].library_bytes);
     const auto& strings = members[k].fmu.strings;
     out[k].fmu.strings.length(wire_size(strings.size()));
     for (CORBA::ULong j = 0; j < out[k].fmu.strings.length(); ++j)
@@ -82,7 +83,8 @@ inline CompositeRecipe from_idl(const idl::MemberSetupSeq& members, const idl::D
     for (CORBA::ULong j = 0; j < members[k].fmu.coupled_texts.length(); ++j)
       fmu.coupled_texts.emplace_back(members[k].fmu.coupled_texts[j].in());
     r.members.push_back({members[k].name.in(), members[k].model.in(),
-                         from_idl(members[k].parameters), std::move(fmu), members[k].library.in()});
+                         from_idl(members[k].parameters), std::move(fmu), members[k].library.in(),
+                         to_bytes(members[k].library_bytes)});
   }
   for (CORBA::ULong k = 0; k < links.length(); ++k)
     r.links.push_back({links[k].from, links[k].from_output, links[k].to, links[k].to_input});

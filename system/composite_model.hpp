@@ -165,7 +165,7 @@ struct FmuSource {
   // only, but an FMU may be configured by text.
   std::vector<std::pair<std::string, std::string>> strings;
   // Not empty: the archive's bytes, shipped to a System on another host, which writes them
-  // to a directory of its own and opens that copy (ShippedArchives).
+  // to a directory of its own and opens that copy (ShippedFiles).
   std::vector<std::uint8_t> archive_bytes = {};
   // Its String inputs and outputs a coupling names: ports of text_lanes numbers each
   // (system/fmu/text_lanes.hpp); its other String ports stay unconnected.
@@ -178,6 +178,9 @@ struct MemberRecipe {
   Parameters parameters;     // for an FMU: the start values of its variables, by name
   FmuSource fmu;             // model "fmu" only
   std::string library = {};  // a model library that registers `model` (absolute), or empty
+  // Not empty: the library's bytes, shipped to a System on another host, which writes them to
+  // a directory of its own and loads that copy (ShippedFiles).
+  std::vector<std::uint8_t> library_bytes = {};
 };
 struct CompositeRecipe {
   std::vector<MemberRecipe> members;

@@ -4,7 +4,7 @@
 #include <mutex>
 
 #include "idl/component_servant.hpp"
-#include "system/fmu/shipped_archives.hpp"
+#include "system/shipped_files.hpp"
 #include "system/system_core.hpp"
 
 namespace kausal {
@@ -51,7 +51,7 @@ class SystemServant final : public ComponentServant<POA_kausal::idl::System> {
 
   std::mutex mutex_;                  // omniORB may dispatch from several connection threads
   const bool authenticated_callers_;  // TLS: it may take FMUs sent as bytes
-  ShippedArchives shipped_;  // FMUs its monitor sent as bytes (outlives the model built of them)
+  ShippedFiles shipped_;  // FMUs and model libraries its monitor sent as bytes (outlive the model)
   SystemCore core_;
 };
 

@@ -117,33 +117,38 @@ class CorbaIntegratorPort final : public IntegratorPort {
   std::exception_ptr failure_;  // a continuation's, after steps advance() returned
 };
 
-// The bytes of the FMU archive at `path`, to ship to a System on a node's host; none (the
-// System opens the path there) for one larger than limits::max_shipped_archive_bytes.
-Bytes archive_to_ship(const std::string& path) {
+// The bytes of the file at `path` (an FMU archive, a model library: `what`), to ship to a
+// System on a node's host; none (the System opens the path there) for one larger than
+// limits::max_shipped_archive_bytes.
+Bytes file_to_ship(const std::string& path, const std::string& what) {
   std::error_code error;
   const auto size = std::filesystem::file_size(path, error);
   if (!error && size > limits::max_shipped_archive_bytes) return {};
   std::ifstream in(path, std::ios::binary);
   Bytes bytes(error ? 0 : static_cast<std::size_t>(size));
   if (error || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
-    throw InputError(path + ": cannot read the FMU to send it to the node that runs it");
+    throw InputError(path + ": cannot read the " + what + " to send it to the node that runs it");
   return bytes;
 }
 
-// The System as its recipe says; its state size must be the plan's. With `ship_fmus` (a
-// System a node started, in a TLS run) it gets its FMUs' archives as bytes: their paths are
-// the monitor's host's.
+// The System as its recipe says; its state size must be the plan's. With `ship_files` (a
+// System a node started, in a TLS run) it gets its FMUs' archives and model libraries as
+// bytes: their paths are the monitor's host's.
 void configure_system(const std::string& name, idl::System_ptr system, const SystemRecipe& recipe,
-                      std::size_t state_size, bool ship_fmus) {
+                      std::size_t state_size, bool ship_files) {
   CORBA::ULong n = 0;
   if (const auto* one = std::get_if<ModelRecipe>(&recipe)) {
     const idl::ParameterSeq params = to_idl(one->parameters);
     n = call_peer(name, [&] { return system->configure(one->model.c_str(), params); });
   } else {
     CompositeRecipe composite = std::get<CompositeRecipe>(recipe);
-    if (ship_fmus)
-      for (MemberRecipe& member : composite.members)
-        if (member.model == "fmu") member.fmu.archive_bytes = archive_to_ship(member.fmu.archive);
+    if (ship_files)
+      for (MemberRecipe& member : composite.members) {
+        if (member.model == "fmu")
+          member.fmu.archive_bytes = file_to_ship(member.fmu.archive, "FMU");
+        if (!member.library.empty())
+          member.library_bytes = file_to_ship(member.library, "model library");
+      }
     const idl::MemberSetupSeq members = to_idl(composite.members);
     const idl::DirectLinkSeq links = to_idl(composite.links);
     const idl::ConstantInputSeq constants = to_idl(composite.constants);

@@ -185,11 +185,12 @@ TEST_F(LoopbackNodes, DeployedPartitionedModelsGiveTheSequentialDigestFreeUnderT
   EXPECT_TRUE(children_of(beta->pid()).empty());
 }
 
-// FMUs on a node whose host has not the .fmu files (a mount namespace hides their directory):
-// in a TLS run the monitor sends each System the node started its FMUs' archives, and the run
-// gives the sequential digest under both methods. (A plain run sends none: code from a caller
-// nobody authenticated is never loaded, HostileCalls.PartitionSizes...)
-TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFilesInATlsRun) {
+// FMUs and a model built out of tree on a node whose host has not their files (a mount
+// namespace hides their directory): in a TLS run the monitor sends each System the node
+// started its FMUs' archives and its model library, and the run gives the sequential digest
+// under both methods. (A plain run sends none: code from a caller nobody authenticated is
+// never loaded, HostileCalls.PartitionSizes...)
+TEST_F(LoopbackNodes, FmusAndModelLibrariesRunOnANodeWhoseHostHasNotTheirFilesInATlsRun) {
   if (geteuid() != 0) GTEST_SKIP() << "a mount namespace needs root (CI runs as root)";
   const fs::path fmus = dir_ / "monitor-only";
   fs::create_directories(fmus);
@@ -199,6 +200,15 @@ TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFilesInATlsRun) {
     const std::string shipped = "\"../build/fmus/" + std::string(fmu);
     text.replace(text.find(shipped), shipped.size(), "\"" + (fmus / fmu).string());
   }
+  // A spring from a model library, driven by the tank's level.
+  const fs::path library = fmus / "libkausal_test_spring.so";
+  fs::copy_file(
+      fs::path(KAUSAL_BIN_DIR) / ".." / "tests" / "model_library" / "libkausal_test_spring.so",
+      library);
+  text += "\n[[subsystem]]\nname = \"spring\"\nmodel = \"test_spring\"\nlibrary = \"" +
+          library.string() +
+          "\"\nintegrator = \"rk4\"\nh = 0.01\n"
+          "\n[[coupling]]\nfrom = \"tank.level\"\nto = \"spring.force\"\n";
   write_file(dir_ / "fmus-elsewhere.toml", text);
   ASSERT_EQ(run_kausal({"certs", (dir_ / "certs").string(), "--host", "monitor", "--host", "alpha"},
                        dir_.path()),
@@ -215,6 +225,7 @@ TEST_F(LoopbackNodes, FmusRunOnANodeWhoseHostHasNotTheirFilesInATlsRun) {
         dir_ / ("fmus-" + method));
     EXPECT_EQ(node_of["system-sum"], "alpha") << method;
     EXPECT_EQ(node_of["system-stair"], "alpha") << method;
+    EXPECT_EQ(node_of["system-spring"], "alpha") << method;
   }
   EXPECT_TRUE(children_of(alpha->pid()).empty());
 }

@@ -11,8 +11,8 @@
 #include "integrator/local_model_link.hpp"
 #include "reference/cvode_reference.hpp"
 #include "system/fmu/fmu_model.hpp"
-#include "system/fmu/shipped_archives.hpp"
 #include "system/fmu/text_lanes.hpp"
+#include "system/shipped_files.hpp"
 #include "tests/temp_dir.hpp"
 #include "tests/unit/partitioned_runs.hpp"
 
@@ -1230,7 +1230,7 @@ iterations = 3
 // FMU archives a System is sent as bytes: written by file name only into a directory of its
 // own (a name that climbs out lands inside it), removed with it; refused from a caller nobody
 // authenticated and when the name is no file name.
-TEST(ShippedArchives, AreWrittenInsideTheirDirectoryByFileNameOnlyAndOnlyFromTls) {
+TEST(ShippedFiles, AreWrittenInsideTheirDirectoryByFileNameOnlyAndOnlyFromTls) {
   const auto recipe_of = [](const std::string& archive) {
     CompositeRecipe r;
     r.members.push_back({"f", "fmu", {}, FmuSource{archive, true, "/elsewhere", {}, {1, 2, 3}}});
@@ -1238,7 +1238,7 @@ TEST(ShippedArchives, AreWrittenInsideTheirDirectoryByFileNameOnlyAndOnlyFromTls
   };
   std::filesystem::path written;
   {
-    ShippedArchives shipped;
+    ShippedFiles shipped;
     CompositeRecipe r = recipe_of("../../../../tmp/kausal-escaped.fmu");
     shipped.place("system-1", r, true);
     written = r.members[0].fmu.archive;
@@ -1261,6 +1261,19 @@ TEST(ShippedArchives, AreWrittenInsideTheirDirectoryByFileNameOnlyAndOnlyFromTls
     };
     EXPECT_NE(refused("..", true).find("has no file name"), std::string::npos);
     EXPECT_NE(refused("a.fmu", false).find("only over TLS"), std::string::npos);
+    // A model library the same way: beside the FMU of its member, by file name only.
+    CompositeRecipe lib;
+    lib.members.push_back({"m", "tank", {}, {}, "/far/away/../libtank.so", {7, 7}});
+    lib.members.push_back({"n", "tank", {}, {}, "/not/shipped/libtank.so"});
+    shipped.place("system-1", lib, true);
+    EXPECT_EQ(std::filesystem::path(lib.members[0].library).filename(), "libtank.so");
+    EXPECT_EQ(std::filesystem::path(lib.members[0].library).parent_path().parent_path(),
+              written.parent_path().parent_path());
+    EXPECT_EQ(std::filesystem::file_size(lib.members[0].library), 2u);
+    EXPECT_TRUE(lib.members[0].library_bytes.empty());
+    EXPECT_EQ(lib.members[1].library, "/not/shipped/libtank.so");  // no bytes: its own path
+    lib.members[0].library_bytes = {1};
+    EXPECT_THROW(shipped.place("system-1", lib, false), ModelError);
   }
   EXPECT_FALSE(std::filesystem::exists(written.parent_path().parent_path()));
 }
