@@ -845,7 +845,6 @@ class Reader {
       r.reject_unknown_keys();
       const auto key = std::make_pair(c.to, c.to_input);
       if (driven.count(key)) r.fail("to", "'" + *to + "' is driven twice");
-      driven[key] = t.source().begin.line;
       // A coupled String: one coupling per lane, the same in all but the lane.
       for (std::size_t lane = 0; lane < (c.text ? text_lanes : 1); ++lane) {
         CouplingSpec l = c;

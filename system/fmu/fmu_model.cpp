@@ -1016,22 +1016,18 @@ FmuPorts fmu_ports(const fmu::ModelDescription& md, fmu::FmuKind kind,
         continue;
       lanes = text_lanes;
     }
-    if (v.causality == Causality::input) {
-      if (continuous && (v.type != ValueType::real || v.variability != Variability::continuous))
-        throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
-                         "' is discrete: kausal sets model-exchange inputs in continuous time; "
-                         "import the FMU as co-simulation (kind = \"co-simulation\")");
-      if (lanes > 1) p.text_inputs.push_back(p.inputs.size());
-      for (std::size_t lane = 0; lane < lanes; ++lane) {
-        p.inputs.push_back(k);
-        p.signature.inputs.push_back(text_lane_name(v.name, lanes > 1 ? lane : 0));
-      }
-    } else {
-      if (lanes > 1) p.text_outputs.push_back(p.outputs.size());
-      for (std::size_t lane = 0; lane < lanes; ++lane) {
-        p.outputs.push_back(k);
-        p.signature.outputs.push_back(text_lane_name(v.name, lanes > 1 ? lane : 0));
-      }
+    const bool input = v.causality == Causality::input;
+    if (input && continuous &&
+        (v.type != ValueType::real || v.variability != Variability::continuous))
+      throw InputError(where + "line " + std::to_string(v.line) + ": input '" + v.name +
+                       "' is discrete: kausal sets model-exchange inputs in continuous time; "
+                       "import the FMU as co-simulation (kind = \"co-simulation\")");
+    std::vector<std::size_t>& ports = input ? p.inputs : p.outputs;
+    std::vector<std::string>& names = input ? p.signature.inputs : p.signature.outputs;
+    if (lanes > 1) (input ? p.text_inputs : p.text_outputs).push_back(ports.size());
+    for (std::size_t lane = 0; lane < lanes; ++lane) {
+      ports.push_back(k);
+      names.push_back(text_lane_name(v.name, lane));
     }
   }
   for (const std::string& name : coupled_texts) {
