@@ -67,7 +67,8 @@ Checkpoint sample_checkpoint() {
              0.0,
              Pinning::cores,
              3000,
-             "/where/it/ran/scenarios"};
+             "/where/it/ran/scenarios",
+             {{"/where/it/ran/scenarios/in.csv", std::string(64, 'b')}}};
   c.scenario_sha256 = std::string(64, 'a');
   ChainPoint& chain = c.point.emplace<ChainPoint>();
   chain.pendulums = 3;
@@ -109,6 +110,7 @@ TEST(Checkpoint, RoundTripsEveryFieldBitForBit) {
   EXPECT_EQ(read.resumed_from, written.resumed_from);
   EXPECT_EQ(read.setup.method, SyncMethod::optimistic);
   EXPECT_EQ(read.setup.scenario_dir, "/where/it/ran/scenarios");
+  EXPECT_EQ(read.setup.files, written.setup.files);
   EXPECT_EQ(read.setup.layout, Layout::pendulum);
   EXPECT_EQ(read.setup.batch, 32u);
   EXPECT_EQ(read.setup.window, 128u);
@@ -175,6 +177,14 @@ TEST(Checkpoint, RefusesAnInconsistentFile) {
   expect_refused(dir.path(), "states", {{"zz", "00"}}, "states");
   fresh();
   expect_refused(dir.path(), "format", "kausal-checkpoint/99", "format");
+  fresh();
+  expect_refused(dir.path(), "files", {{{"path", "in.csv"}, {"sha256", std::string(64, 'b')}}},
+                 "files[0].path: not an absolute path");
+  fresh();
+  expect_refused(dir.path(), "files", {{{"path", "/in.csv"}, {"sha256", "beef"}}},
+                 "files[0].sha256: not 64 hexadecimal digits");
+  fresh();
+  expect_refused(dir.path(), "files", "in.csv", "field files: not an array");
   std::ofstream(dir / "checkpoint.json") << "{ not json";
   EXPECT_THROW(read_checkpoint(dir.path()), InputError);
 }
