@@ -302,6 +302,34 @@ TEST(Resume, ARunStartedByARelativePathResumesFromAnotherDirectory) {
   EXPECT_TRUE(read_file(run.out / "trajectory.csv") == ref.csv);
 }
 
+// A String coupled between FMUs (docs/fmi.md, "String ports") travels as numbers: the
+// samples of its lanes in the checkpoint bring an interrupted optimistic run in processes back
+// to the uninterrupted digest.
+TEST(Resume, AStringCoupledBetweenFmusResumesToTheSequentialDigest) {
+  ResumeRun run;
+  const std::string fmus = std::string(KAUSAL_BIN_DIR) + "/../fmus/";
+  run.dir.write("text.toml",
+                "[run]\nt_end = 3.0\noutput_interval = 0.1\n"
+                "[[subsystem]]\nname = \"stairs\"\nmodel = \"fmu\"\nfmu = \"" +
+                    fmus +
+                    "staircase.fmu\"\nkind = \"co-simulation\"\nintegrator = \"co-simulation\"\n"
+                    "h = 0.1\nparameters = { period = 0.5 }\n"
+                    "[[subsystem]]\nname = \"reader\"\nmodel = \"fmu\"\nfmu = \"" +
+                    fmus +
+                    "text_reader.fmu\"\nintegrator = \"co-simulation\"\nh = 0.1\n"
+                    "[[coupling]]\nfrom = \"stairs.label\"\nto = \"reader.text\"\n");
+  run.scenario = run.dir / "text.toml";
+  const Reference ref(run.scenario);
+  auto p = run.start("optimistic", {"--layout", "process", "--external-clock"});
+  {
+    const Ticker ticker(run);
+    run.wait_for_csv_beyond(ref.csv.size() / 4);
+    ASSERT_EQ(kill(p->pid(), SIGINT), 0);
+    expect_stopped_mid_run(*p, 130, run);
+  }
+  expect_resume_completes(run, ref);
+}
+
 TEST(Resume, ConservativeRunWithAKilledIntegratorResumesToTheSequentialDigest) {
   kill_resume_and_compare("conservative", "integrator-3");
 }
