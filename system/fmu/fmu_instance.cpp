@@ -619,8 +619,8 @@ std::vector<std::string> FmuInstance::get_string(std::span<const unsigned> vr) {
   check_references(vr, references_.string, ValueType::string);
   const char* function = v3() ? "fmi3GetString" : "fmi2GetString";
   ready(function);
-  std::vector<const char*> values(vr.size(), nullptr);
   if (vr.empty()) return {};
+  std::vector<const char*> values(vr.size(), nullptr);
   if (v3())
     check(function, static_cast<fmi2Status>(fn3_.get_string(component_, vr.data(), vr.size(),
                                                             values.data(), values.size())));
