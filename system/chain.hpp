@@ -14,6 +14,14 @@
 namespace kausal {
 
 using PendulumState = std::array<double, pendulum_state_size>;
+static_assert(sizeof(PendulumState) == pendulum_state_size * sizeof(double),
+              "states are read as one array of doubles (values_of)");
+
+// The states as one row of values (phi, omega per pendulum, as trajectory.csv has them),
+// without a copy.
+inline std::span<const double> values_of(std::span<const PendulumState> states) {
+  return {states.empty() ? nullptr : states.front().data(), states.size() * pendulum_state_size};
+}
 
 struct ChainSpec {
   std::vector<PendulumParams> pendulums;  // pivots strictly increasing in x

@@ -806,10 +806,9 @@ bool Checkpointer::due() {
   return true;
 }
 
-void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> states,
+void Checkpointer::committed(std::uint64_t step, std::span<const PendulumState> /*states*/,
                              std::uint64_t collisions) {
   ChainPoint& c = c_.chain();
-  c.states.assign(states.begin(), states.end());
   c.collisions = collisions;
   c.recorder.step = step;
   have_step_ = true;
@@ -827,7 +826,10 @@ bool Checkpointer::take_position() {
     return true;
   }
   if (!have_step_) return false;  // nothing committed in this process: the last checkpoint stands
-  c_.chain().recorder = chain_recorder_->position();
+  ChainPoint& c = c_.chain();
+  c.recorder = chain_recorder_->position();
+  const std::span<const PendulumState> states = chain_recorder_->last_states();
+  c.states.assign(states.begin(), states.end());
   return true;
 }
 

@@ -160,8 +160,9 @@ class Checkpointer final : public CommitObserver {
   ~Checkpointer() override;
   Checkpointer(const Checkpointer&) = delete;
   Checkpointer& operator=(const Checkpointer&) = delete;
-  // A chain, after every committed step: keeps a copy of the states (cheap) and writes a
-  // checkpoint when one is due.
+  // A chain, after every committed step: writes a checkpoint when one is due, with the
+  // states the recorder committed (a copy of a long chain at every step would cost about as
+  // much as stepping it).
   void committed(std::uint64_t step, std::span<const PendulumState> states,
                  std::uint64_t collisions) override;
   // A partitioned model, after recording partition p's batch and routing `routed` (per

@@ -119,12 +119,14 @@ void TrajectoryRecorder::commit(std::uint64_t step, std::span<const PendulumStat
   Block& block = *filling_;
   const auto now = coarse_monotonic();
   if (block.steps == 0) {
+    block.states.clear();
     block.first_step = step;
     block.started = now;
   }
   block.states.insert(block.states.end(), states.begin(), states.end());
   ++block.steps;
   last_ = step;
+  last_block_ = &block;
   if (block.steps >= block_steps_ || now - block.started >= kBlockWait) submit();
 }
 
@@ -180,7 +182,6 @@ void TrajectoryRecorder::writer_loop(Output output) {
       me.busy = false;
       if (failure && !failure_) failure_ = failure;
       if (--block->readers == 0) {
-        block->states.clear();
         block->steps = 0;
         spare_.push_back(block);
       }
@@ -247,6 +248,11 @@ void TrajectoryRecorder::finished(RunResult& r) {
 void TrajectoryRecorder::flush() {
   drain();
   if (csv_.is_open()) csv_.flush();
+}
+
+std::span<const PendulumState> TrajectoryRecorder::last_states() const {
+  if (!last_block_) return {};
+  return std::span(last_block_->states).last(states_per_step_);
 }
 
 RecorderPosition TrajectoryRecorder::position() {

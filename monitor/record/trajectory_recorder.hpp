@@ -67,6 +67,10 @@ class TrajectoryRecorder final : public CommitObserver {
   void flush();
   // Flushes and says where the recording stands (after at least one commit).
   RecorderPosition position();
+  // The states of the last committed step (empty before the first), as they were committed
+  // and hashed: a checkpoint takes them from here rather than copy every step itself.
+  // Valid until the next commit.
+  std::span<const PendulumState> last_states() const;
 
  private:
   // Consecutive committed steps, state after state.
@@ -97,6 +101,9 @@ class TrajectoryRecorder final : public CommitObserver {
   std::optional<std::uint64_t> last_;
   std::size_t states_per_step_ = 0;  // set by the first commit
   Block* filling_ = nullptr;
+  // The block whose last states_per_step_ states are step last_'s: a block's states are
+  // cleared when it is filled again, not when the writers are done with it.
+  const Block* last_block_ = nullptr;
   std::uint64_t block_steps_ = 1;  // a block holds about 1 MiB of states
 
   // Touched by one writer only, or after drain(): the digest writer's, the CSV writer's.

@@ -46,15 +46,6 @@ std::uint64_t step_chain(ChainStepper& stepper, ImpactSweep& sweep, std::uint64_
 
 namespace {
 
-// Tells the observer about a committed step: the states as one row of values (phi, omega per
-// pendulum, as trajectory.csv has them), in a buffer reused from step to step.
-void tell_committed(RunObserver& observer, std::uint64_t step,
-                    const std::vector<PendulumState>& states, std::vector<double>& row) {
-  row.clear();
-  for (const PendulumState& x : states) row.insert(row.end(), x.begin(), x.end());
-  observer.committed(step, row);
-}
-
 // A pendulum chain under any of its steppers (sequential, the Integrators of the
 // conservative and optimistic methods, blocks): one step per advance, committed at once.
 class ChainCoupling final : public Coupling {
@@ -86,7 +77,7 @@ class ChainCoupling final : public Coupling {
       commits_.resumed(step_, states_, collisions_);
     else
       commits_.committed(0, states_, 0);
-    if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
+    if (options_.observer) options_.observer->committed(step_, values_of(states_));
   }
 
   bool advance(std::uint64_t released) override {
@@ -95,7 +86,7 @@ class ChainCoupling final : public Coupling {
         step_chain(stepper_, sweep_, step_, states_, {monitor_, options_.check_guarantees});
     ++step_;
     commits_.committed(step_, states_, collisions_);
-    if (options_.observer) tell_committed(*options_.observer, step_, states_, row_);
+    if (options_.observer) options_.observer->committed(step_, values_of(states_));
     return true;
   }
 
@@ -137,7 +128,6 @@ class ChainCoupling final : public Coupling {
   std::uint64_t step_;
   std::vector<PendulumState> states_;
   std::uint64_t collisions_;
-  std::vector<double> row_;  // for the observer
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,25 @@ TEST(TrajectoryRecorder, DigestCoversEveryCommittedStateInOrder) {
 // A slow run (a step every 20 ms) fills its first block only after about half an hour;
 // trajectory.csv must still grow while it runs, not only when the block is full or the run
 // ends (a user watches it; a killed run keeps what reached the disk).
+// The checkpointer takes a chain's states from here: the last committed step's, whichever
+// block holds them, while the writers hash and after they are done (blocks are reused).
+TEST(TrajectoryRecorder, LastStatesAreTheLastCommittedStepsWhereverItsBlockIs) {
+  for (const std::size_t n : {std::size_t{3}, std::size_t{70000}}) {  // many steps a block; one
+    TrajectoryRecorder rec({}, n, 1, 40, 0.0, 0.1);
+    EXPECT_TRUE(rec.last_states().empty());
+    std::vector<PendulumState> states(n);
+    for (std::uint64_t step = 0; step <= 40; ++step) {
+      for (std::size_t i = 0; i < n; ++i)
+        states[i] = {static_cast<double>(step), static_cast<double>(i)};
+      rec.commit(step, states);
+      if (step % 7 == 0) rec.position();  // the writers done with every block, as a checkpoint
+      const std::span<const PendulumState> last = rec.last_states();
+      ASSERT_EQ(last.size(), n) << "step " << step;
+      EXPECT_TRUE(std::equal(last.begin(), last.end(), states.begin())) << "step " << step;
+    }
+  }
+}
+
 TEST(TrajectoryRecorder, ASlowRunReachesTheDiskWhileItRuns) {
   const auto csv = std::filesystem::temp_directory_path() /
                    ("kausal-slow-" + std::to_string(::getpid()) + ".csv");
