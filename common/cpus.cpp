@@ -21,11 +21,23 @@ unsigned available_cpu_count() {
   return std::max<unsigned>(1, static_cast<unsigned>(available_cpus().size()));
 }
 
-bool pin_current_thread(int cpu) {
+namespace {
+
+bool pin(pthread_t thread, int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+  return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
+}
+
+}  // namespace
+
+bool pin_current_thread(int cpu) {
+  return pin(pthread_self(), cpu);
+}
+
+bool pin_thread(std::thread& thread, int cpu) {
+  return pin(thread.native_handle(), cpu);
 }
 
 }  // namespace kausal

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/coarse_clock.hpp"
+#include "common/cpus.hpp"
 #include "common/errors.hpp"
 #include "integrator/stepper.hpp"
 
@@ -248,6 +249,10 @@ void TrajectoryRecorder::finished(RunResult& r) {
 void TrajectoryRecorder::flush() {
   drain();
   if (csv_.is_open()) csv_.flush();
+}
+
+bool TrajectoryRecorder::pin_digest_writer(int cpu) {
+  return pin_thread(writers_[static_cast<int>(Output::digest)].thread, cpu);
 }
 
 std::span<const PendulumState> TrajectoryRecorder::last_states() const {

@@ -67,6 +67,9 @@ class TrajectoryRecorder final : public CommitObserver {
   void flush();
   // Flushes and says where the recording stands (after at least one commit).
   RecorderPosition position();
+  // Pins the thread that hashes to one CPU (monitor/sync/block_balance.hpp says why); false
+  // if the system refuses.
+  bool pin_digest_writer(int cpu);
   // The states of the last committed step (empty before the first), as they were committed
   // and hashed: a checkpoint takes them from here rather than copy every step itself.
   // Valid until the next commit.

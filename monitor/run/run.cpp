@@ -22,6 +22,7 @@
 #include "monitor/run/injection_check.hpp"
 #include "monitor/run/realtime_priority.hpp"
 #include "monitor/scenario/scenario_limits.hpp"
+#include "monitor/sync/block_balance.hpp"
 #include "monitor/sync/block_stepper.hpp"
 #include "monitor/sync/chain_driver.hpp"
 #include "monitor/sync/conservative.hpp"
@@ -292,18 +293,19 @@ class ChainRun final : public ModelRun {
         return placed->blocks()->port(k, first, last);
       };
     }
+    const std::vector<double> weights = ports ? std::vector<double>{} : place_the_hashing();
     std::unique_ptr<ChainStepper> stepper;
     if (spec_.method == SyncMethod::optimistic)
       stepper = std::make_unique<RunAheadBlockStepper>(
           s_, RunAheadBlockOptions{spec_.blocks, cpus_, window_, spec_.method, ports,
-                                   spec_.rollback_check});
+                                   spec_.rollback_check, weights});
     else if (spec_.guarantee == Guarantee::lookahead)
       stepper = std::make_unique<RunAheadBlockStepper>(
           s_, RunAheadBlockOptions{spec_.blocks, cpus_, ConservativeOptions{}.max_window,
-                                   spec_.method, ports, spec_.rollback_check});
+                                   spec_.method, ports, spec_.rollback_check, weights});
     else
       stepper = std::make_unique<BlockStepper>(
-          s_, BlockOptions{spec_.blocks, cpus_, ports, spec_.rollback_check});
+          s_, BlockOptions{spec_.blocks, cpus_, ports, spec_.rollback_check, weights});
     RunResult r =
         drive_chain(s_, spec_.method, *stepper, commits(), control, options(observer, false));
     stepper.reset();  // (its threads call the blocks until they end)
@@ -319,6 +321,20 @@ class ChainRun final : public ModelRun {
   }
   // Who is told of every committed step: the recorder first (the checkpointer takes its
   // position).
+  // Blocks on pinned threads of this process (block k on lane k % lanes, lane c on cpus_[c]):
+  // the digest's hashing gets a CPU no lane uses, or else shares the last lane's, whose blocks
+  // then get fewer pendulums (monitor/sync/block_balance.hpp). Returns the blocks' weights.
+  std::vector<double> place_the_hashing() {
+    const std::size_t lanes = std::min<std::size_t>(spec_.blocks, cpus_.size());
+    if (cpus_.size() > lanes) {
+      recorder_->pin_digest_writer(cpus_[lanes]);
+      return {};
+    }
+    if (lanes < 2) return {};
+    recorder_->pin_digest_writer(cpus_[lanes - 1]);
+    return balanced_block_weights(spec_.blocks, lanes, digest_share(s_));
+  }
+
   CommitObservers commits() {
     return {recorder_.get(), &checkpoints_, readout_.get(), &collision_log_};
   }

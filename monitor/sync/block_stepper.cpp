@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/errors.hpp"
+#include "monitor/sync/block_balance.hpp"
 
 namespace kausal {
 
@@ -32,11 +33,11 @@ std::size_t checked_count(std::size_t blocks, std::size_t pendulums) {
 }  // namespace
 
 ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count, const BlockPorts& ports,
-                         bool rollback_check)
+                         bool rollback_check, std::span<const double> weights)
     : pendulums(scenario.pendulums()),
-      clocks(checked_count(count, scenario.pendulums())),
+      starts(block_starts(checked_count(count, scenario.pendulums()), pendulums, weights)),
+      clocks(count),
       edges(count) {
-  for (std::size_t k = 0; k <= count; ++k) starts.push_back(block_start(k, count, pendulums));
   for (std::size_t k = 0; k < count; ++k)
     blocks.push_back(ports ? ports(k, first(k), last(k))
                            : std::make_unique<LocalBlockPort>(
@@ -56,12 +57,10 @@ ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count, const Bloc
 }
 
 std::size_t ChainBlocks::block_of(std::size_t i) const {
-  // The last k with block_start(k) <= i.
-  const std::size_t count = blocks.size();
-  std::size_t k = i * count / pendulums;
-  while (k + 1 < count && block_start(k + 1, count, pendulums) <= i) ++k;
-  while (k > 0 && block_start(k, count, pendulums) > i) --k;
-  return k;
+  // The last k with starts[k] <= i.
+  return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
+                                  starts.begin()) -
+         1;
 }
 
 std::uint64_t ChainBlocks::step(std::size_t k, std::uint64_t m, std::span<PendulumState> states,
@@ -112,7 +111,8 @@ void BlockedChainStepper::kick(std::size_t i, double impulse,
 }
 
 BlockStepper::BlockStepper(const Scenario& scenario, const BlockOptions& options)
-    : BlockedChainStepper(scenario, options.blocks, options.ports, options.rollback_check),
+    : BlockedChainStepper(scenario, options.blocks, options.ports, options.rollback_check,
+                          options.weights),
       fan_(options.blocks, options.lane_cpus),
       left_per_block_(options.blocks),
       impacts_per_block_(options.blocks) {}

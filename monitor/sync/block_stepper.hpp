@@ -37,6 +37,7 @@ struct BlockOptions {
   std::vector<int> lane_cpus;   // as FanOut: empty for unpinned lanes
   BlockPorts ports = nullptr;   // where the blocks are; null: in this process
   bool rollback_check = false;  // in this process: every step taken twice (PendulumBlock)
+  std::vector<double> weights;  // per block, its share of the pendulums; empty: equal shares
 };
 
 // The K blocks of a chain and what every way of running them needs: per block its port, its
@@ -44,8 +45,9 @@ struct BlockOptions {
 // ascending. Only edge bobs can take part in a contact that crosses a boundary.
 struct ChainBlocks {
   // rollback_check: of the blocks in this process (the ports set up their blocks).
+  // weights: as block_starts (monitor/sync/block_balance.hpp).
   ChainBlocks(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports = nullptr,
-              bool rollback_check = false);
+              bool rollback_check = false, std::span<const double> weights = {});
   std::size_t size() const { return blocks.size(); }
   // Block k's pendulums: first(k) .. last(k) − 1.
   std::size_t first(std::size_t k) const { return starts[k]; }
@@ -86,8 +88,8 @@ class BlockedChainStepper : public ChainStepper {
 
  protected:
   BlockedChainStepper(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports,
-                      bool rollback_check)
-      : scenario_(scenario), parts_(scenario, blocks, ports, rollback_check) {}
+                      bool rollback_check, std::span<const double> weights)
+      : scenario_(scenario), parts_(scenario, blocks, ports, rollback_check, weights) {}
   // Applies an angular impulse to pendulum i of `states`.
   void kick(std::size_t i, double impulse, std::span<PendulumState> states) const;
 

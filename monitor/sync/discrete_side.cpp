@@ -23,8 +23,7 @@ std::vector<des::GroupId> side_owners(const des::BridgedModel& model, std::uint3
 
 DiscreteSide::DiscreteSide(const des::BridgedModel& model, std::uint32_t groups,
                            const des::GroupSettings& settings, des::CommitSink& sink)
-    : model_(model),
-      continuous_(groups),
+    : continuous_(groups),
       guaranteed_(model.crossings().empty() ? unbounded : settings.start),
       posted_(guaranteed_),
       hold_(unbounded) {

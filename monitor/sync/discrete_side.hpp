@@ -86,7 +86,6 @@ class DiscreteSide final : des::GroupTransport {
   void finished(des::GroupId) override {}
   std::optional<des::EventKey> take_permit(des::GroupId) override { return std::nullopt; }
 
-  const des::BridgedModel& model_;
   const des::GroupId continuous_;
   std::vector<des::GroupId> owner_;
   std::deque<des::EventGroup> groups_;                 // (not movable: a deque keeps them in place)

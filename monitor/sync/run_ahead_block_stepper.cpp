@@ -44,7 +44,8 @@ struct RunAheadBlockStepper::Lane {
 
 RunAheadBlockStepper::RunAheadBlockStepper(const Scenario& scenario,
                                            const RunAheadBlockOptions& options)
-    : BlockedChainStepper(scenario, options.blocks, options.ports, options.rollback_check),
+    : BlockedChainStepper(scenario, options.blocks, options.ports, options.rollback_check,
+                          options.weights),
       cpus_(options.lane_cpus),
       window_(block_window(options.window, scenario.pendulums())),
       optimistic_(options.method == SyncMethod::optimistic),

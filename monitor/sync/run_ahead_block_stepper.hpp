@@ -38,6 +38,7 @@ struct RunAheadBlockOptions {
   SyncMethod method = SyncMethod::optimistic;
   BlockPorts ports = nullptr;   // where the blocks are; null: in this process
   bool rollback_check = false;  // in this process: every step taken twice (PendulumBlock)
+  std::vector<double> weights;  // per block, its share of the pendulums; empty: equal shares
 };
 
 // The states a block may hold ahead, over all blocks: 2^22 (64 MiB). A long chain runs

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <set>
 
+#include "monitor/sync/block_balance.hpp"
 #include "monitor/sync/block_horizon.hpp"
 #include "monitor/sync/injections.hpp"
 #include "test_support.hpp"
@@ -501,6 +503,84 @@ TEST(Blocks, BlocksSplitTheChainEvenlyAndInOrder) {
         EXPECT_LE(size, n / k + 1) << n << " " << k;
       }
     }
+}
+
+TEST(Blocks, WeightedBlocksSplitTheChainInProportionEachAtLeastOnePendulum) {
+  EXPECT_EQ(block_starts(2, 1000, std::vector<double>{0.75, 0.25}),
+            (std::vector<std::size_t>{0, 750, 1000}));
+  EXPECT_EQ(block_starts(3, 7, {}), (std::vector<std::size_t>{0, 2, 4, 7}));  // block_start's
+  // A weight too small for one pendulum still gets one, and so does every block after it.
+  EXPECT_EQ(block_starts(3, 3, std::vector<double>{1e-9, 1e-9, 1}),
+            (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(block_starts(3, 4, std::vector<double>{1, 1e-9, 1e-9}),
+            (std::vector<std::size_t>{0, 2, 3, 4}));
+}
+
+TEST(Blocks, BalancedWeightsGiveEveryLaneTheSameWorkWithTheHashingOnTheLast) {
+  for (const double share : {0.0, 0.1, 0.48, 0.9})
+    for (const std::size_t lanes : {2u, 3u})
+      for (const std::size_t blocks : {lanes, 2 * lanes, 2 * lanes + 1}) {
+        const std::vector<double> w = balanced_block_weights(blocks, lanes, share);
+        ASSERT_EQ(w.size(), blocks);
+        std::vector<double> load(lanes, 0.0);
+        for (std::size_t k = 0; k < blocks; ++k) load[k % lanes] += w[k];
+        EXPECT_NEAR(std::accumulate(load.begin(), load.end(), 0.0), 1.0, 1e-12);
+        const double floor = 0.1 / static_cast<double>(lanes);
+        if ((1 + share) / static_cast<double>(lanes) - share < floor) {
+          EXPECT_NEAR(load.back(), floor, 1e-12) << share << " " << blocks;  // (below)
+          continue;
+        }
+        load.back() += share;
+        for (const double l : load) EXPECT_NEAR(l, load.front(), 1e-12) << share << " " << blocks;
+      }
+  // Hashing that would take a whole lane's share leaves that lane a tenth of an equal one,
+  // and the others share the rest.
+  const std::vector<double> w = balanced_block_weights(2, 2, 5.0);
+  EXPECT_NEAR(w[1], 0.05, 1e-12);
+  EXPECT_NEAR(w[0], 0.95, 1e-12);
+  EXPECT_EQ(balanced_block_weights(3, 1, 0.5), std::vector<double>(3, 1.0 / 3));
+}
+
+// What the run does with pinned blocks (monitor/sync/block_balance.hpp): unequal blocks, the
+// same bits, under every way of running them.
+TEST(Blocks, UnequalBlocksGiveTheSequentialRun) {
+  for (const char* name : {"thesis.toml", "cradle.toml", "large.toml"}) {
+    Scenario s = testing::shipped(name);
+    s.steps = std::min<std::uint64_t>(s.steps, 4000);
+    const RunResult seq = testing::run_sequential(s);
+    ASSERT_GT(seq.collisions, 0u) << name;
+    for (const std::vector<double>& weights :
+         {std::vector<double>{0.8, 0.2}, std::vector<double>{0.15, 0.25, 0.6}}) {
+      const std::size_t k = weights.size();
+      const std::string label = std::string(name) + " " + std::to_string(k) + " unequal blocks";
+      expect_same_run(seq,
+                      testing::run_blocks_in_process(s, k, SyncMethod::conservative, 128,
+                                                     Guarantee::step, weights),
+                      label);
+      expect_lookahead_run(seq,
+                           testing::run_blocks_in_process(s, k, SyncMethod::conservative, 10'000,
+                                                          Guarantee::lookahead, weights),
+                           label + " lookahead");
+      expect_optimistic_run(seq,
+                            testing::run_blocks_in_process(s, k, SyncMethod::optimistic, 16,
+                                                           Guarantee::step, weights),
+                            label + " optimistic");
+    }
+  }
+}
+
+TEST(Blocks, TheDigestsShareOfAStepIsMeasuredAndPositive) {
+  // Euler hashes 16 bytes per pendulum-step against about 25 ns of stepping, RK4 makes four
+  // Calcs a step: the share is positive, and RK4's (about 0.2 here) below Euler's (about 0.5).
+  // Each figure is the fastest of six rounds, so that a busy machine does not swap them.
+  Scenario s = testing::shipped("large.toml");
+  s.method = OdeMethod::euler;
+  const double euler = digest_share(s);
+  s.method = OdeMethod::rk4;
+  const double rk4 = digest_share(s);
+  EXPECT_GT(euler, 0);
+  EXPECT_GT(rk4, 0);
+  EXPECT_LT(rk4, euler);
 }
 
 TEST(Blocks, TheLayoutIsSpelledBlocksColonK) {

@@ -614,8 +614,8 @@ TEST(FmuPartitions, StringParametersAreGivenAsTextAndStringPortsStayUncoupled) {
 // such lanes (they may come from the wire) is refused with the lane.
 TEST(TextLanes, PackAndUnpackEveryTextUpToTheLimit) {
   std::vector<double> lanes(text_lanes);
-  for (const std::string text : {std::string(), std::string("level 3"), std::string("ü → ∞"),
-                                 std::string(max_coupled_text_bytes, 'x')}) {
+  for (const std::string& text : {std::string(), std::string("level 3"), std::string("ü → ∞"),
+                                  std::string(max_coupled_text_bytes, 'x')}) {
     ASSERT_EQ(pack_text(text, lanes), "") << text;
     const UnpackedText back = unpack_text(lanes);
     EXPECT_EQ(back.problem, "");

@@ -200,15 +200,17 @@ inline BlockPorts every_stretch_on_threads(const Scenario& s) {
 inline RunResult run_blocks_in_process(const Scenario& s, std::size_t blocks,
                                        SyncMethod method = SyncMethod::conservative,
                                        std::uint64_t window = 128,
-                                       Guarantee guarantee = Guarantee::step) {
+                                       Guarantee guarantee = Guarantee::step,
+                                       std::vector<double> weights = {}) {
   TrajectoryRecorder recorder({}, s.pendulums(), s.output_every, s.steps, s.t0(), s.h);
   RunControl control;
   if (method == SyncMethod::optimistic || guarantee == Guarantee::lookahead) {
-    RunAheadBlockStepper stepper(s, {blocks, {}, window, method, every_stretch_on_threads(s)});
+    RunAheadBlockStepper stepper(
+        s, {blocks, {}, window, method, every_stretch_on_threads(s), false, std::move(weights)});
     return drive_chain(s, method, stepper, {&recorder}, control);
   }
   // Pinned lanes, as `--pin cores` (the default) has them: they spin briefly between steps.
-  BlockStepper stepper(s, {blocks, available_cpus()});
+  BlockStepper stepper(s, {blocks, available_cpus(), nullptr, false, std::move(weights)});
   return drive_chain(s, method, stepper, {&recorder}, control);
 }
 
