@@ -319,8 +319,6 @@ class ChainRun final : public ModelRun {
   DriveOptions options(RunObserver* observer, bool check_guarantees) {
     return {check_guarantees, observer, from(), clock_.get(), injections_.get()};
   }
-  // Who is told of every committed step: the recorder first (the checkpointer takes its
-  // position).
   // Blocks on pinned threads of this process (block k on lane k % lanes, lane c on cpus_[c]):
   // the digest's hashing gets a CPU no lane uses, or else shares the last lane's, whose blocks
   // then get fewer pendulums (monitor/sync/block_balance.hpp). Returns the blocks' weights.
@@ -335,6 +333,8 @@ class ChainRun final : public ModelRun {
     return balanced_block_weights(spec_.blocks, lanes, digest_share(s_));
   }
 
+  // Who is told of every committed step: the recorder first (the checkpointer takes its
+  // position and states).
   CommitObservers commits() {
     return {recorder_.get(), &checkpoints_, readout_.get(), &collision_log_};
   }
