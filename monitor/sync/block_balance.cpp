@@ -4,33 +4,11 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 
 #include "common/sha256.hpp"
 #include "integrator/pendulum_block.hpp"
-#include "monitor/sync/block_stepper.hpp"
 
 namespace kausal {
-
-std::vector<std::size_t> block_starts(std::size_t blocks, std::size_t n,
-                                      std::span<const double> weights) {
-  std::vector<std::size_t> starts;
-  if (weights.empty()) {
-    for (std::size_t k = 0; k <= blocks; ++k) starts.push_back(block_start(k, blocks, n));
-    return starts;
-  }
-  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
-  double sum = 0;
-  starts.push_back(0);
-  for (std::size_t k = 1; k < blocks; ++k) {
-    sum += weights[k - 1];
-    // At least one pendulum for this block and for each after it.
-    const auto at = static_cast<std::size_t>(sum / total * static_cast<double>(n));
-    starts.push_back(std::clamp(at, starts.back() + 1, n - (blocks - k)));
-  }
-  starts.push_back(n);
-  return starts;
-}
 
 std::vector<double> balanced_block_weights(std::size_t blocks, std::size_t lanes,
                                            double digest_share) {

@@ -16,16 +16,10 @@
 
 namespace kausal {
 
-// The first pendulum of each of `blocks` blocks of a chain of n, and n: in proportion to
-// `weights` (one per block, each > 0), equal shares (block_start) if it is empty. Every block
-// holds at least one pendulum (blocks <= n).
-std::vector<std::size_t> block_starts(std::size_t blocks, std::size_t n,
-                                      std::span<const double> weights = {});
-
-// Per block, its share of the pendulums when block k steps on lane k % lanes, each lane on a
-// CPU of its own, and the hashing, which costs `digest_share` times the stepping per
-// pendulum-step, runs on the last lane's CPU: every CPU then carries the same work. The last
-// lane keeps at least a tenth of an equal share.
+// Per block, its share of the pendulums (block_starts' weights) when block k steps on lane k %
+// lanes, each lane on a CPU of its own, and the hashing, which costs `digest_share` times the
+// stepping per pendulum-step, runs on the last lane's CPU: every CPU then carries the same work.
+// The last lane keeps at least a tenth of an equal share.
 std::vector<double> balanced_block_weights(std::size_t blocks, std::size_t lanes,
                                            double digest_share);
 

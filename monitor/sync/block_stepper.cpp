@@ -1,15 +1,35 @@
 #include "monitor/sync/block_stepper.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "common/errors.hpp"
-#include "monitor/sync/block_balance.hpp"
 
 namespace kausal {
 
 std::size_t block_start(std::size_t k, std::size_t blocks, std::size_t n) {
   // k <= kMaxBlocks and n <= kMaxPendulums: the product fits easily.
   return static_cast<std::size_t>(static_cast<std::uint64_t>(k) * n / blocks);
+}
+
+std::vector<std::size_t> block_starts(std::size_t blocks, std::size_t n,
+                                      std::span<const double> weights) {
+  std::vector<std::size_t> starts;
+  if (weights.empty()) {
+    for (std::size_t k = 0; k <= blocks; ++k) starts.push_back(block_start(k, blocks, n));
+    return starts;
+  }
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  double sum = 0;
+  starts.push_back(0);
+  for (std::size_t k = 1; k < blocks; ++k) {
+    sum += weights[k - 1];
+    // At least one pendulum for this block and for each after it.
+    const auto at = static_cast<std::size_t>(sum / total * static_cast<double>(n));
+    starts.push_back(std::clamp(at, starts.back() + 1, n - (blocks - k)));
+  }
+  starts.push_back(n);
+  return starts;
 }
 
 std::string block_name(std::size_t k) {
@@ -57,10 +77,9 @@ ChainBlocks::ChainBlocks(const Scenario& scenario, std::size_t count, const Bloc
 }
 
 std::size_t ChainBlocks::block_of(std::size_t i) const {
-  // The last k with starts[k] <= i.
-  return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end() - 1, i) -
-                                  starts.begin()) -
-         1;
+  // The last k with starts[k] <= i (starts.back() is the chain's end).
+  const auto after = std::upper_bound(starts.begin(), starts.end() - 1, i);
+  return static_cast<std::size_t>(after - starts.begin()) - 1;
 }
 
 std::uint64_t ChainBlocks::step(std::size_t k, std::uint64_t m, std::span<PendulumState> states,

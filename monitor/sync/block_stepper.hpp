@@ -9,7 +9,9 @@
 // run_ahead_block_stepper.hpp; both share ChainBlocks.)
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "monitor/scenario/scenario.hpp"
 #include "monitor/sync/block_port.hpp"
@@ -20,6 +22,11 @@ namespace kausal {
 
 // The pendulums of block k of K in a chain of n: [k·n/K, (k+1)·n/K).
 std::size_t block_start(std::size_t k, std::size_t blocks, std::size_t n);
+// The first pendulum of each of `blocks` blocks of a chain of n, and n: in proportion to
+// `weights` (one per block, each > 0; monitor/sync/block_balance.hpp), equal shares
+// (block_start) if it is empty. Every block holds at least one pendulum (blocks <= n).
+std::vector<std::size_t> block_starts(std::size_t blocks, std::size_t n,
+                                      std::span<const double> weights = {});
 
 // InputError unless 1 <= blocks <= pendulums.
 void check_block_count(std::size_t blocks, std::size_t pendulums);
@@ -33,11 +40,11 @@ using BlockPorts =
     std::function<std::unique_ptr<BlockPort>(std::size_t k, std::size_t first, std::size_t last)>;
 
 struct BlockOptions {
-  std::size_t blocks = 2;       // 1 <= blocks <= the chain's pendulums
-  std::vector<int> lane_cpus;   // as FanOut: empty for unpinned lanes
-  BlockPorts ports = nullptr;   // where the blocks are; null: in this process
-  bool rollback_check = false;  // in this process: every step taken twice (PendulumBlock)
-  std::vector<double> weights;  // per block, its share of the pendulums; empty: equal shares
+  std::size_t blocks = 2;            // 1 <= blocks <= the chain's pendulums
+  std::vector<int> lane_cpus;        // as FanOut: empty for unpinned lanes
+  BlockPorts ports = nullptr;        // where the blocks are; null: in this process
+  bool rollback_check = false;       // in this process: every step taken twice (PendulumBlock)
+  std::vector<double> weights = {};  // per block, its share of the pendulums; empty: equal shares
 };
 
 // The K blocks of a chain and what every way of running them needs: per block its port, its
@@ -45,7 +52,7 @@ struct BlockOptions {
 // ascending. Only edge bobs can take part in a contact that crosses a boundary.
 struct ChainBlocks {
   // rollback_check: of the blocks in this process (the ports set up their blocks).
-  // weights: as block_starts (monitor/sync/block_balance.hpp).
+  // weights: as block_starts.
   ChainBlocks(const Scenario& scenario, std::size_t blocks, const BlockPorts& ports = nullptr,
               bool rollback_check = false, std::span<const double> weights = {});
   std::size_t size() const { return blocks.size(); }

@@ -36,9 +36,9 @@ struct RunAheadBlockOptions {
   std::uint64_t window = 128;  // steps a block may run ahead of the last commit (>= 1)
   // optimistic: as far as the window; conservative: as far as granted, within the window
   SyncMethod method = SyncMethod::optimistic;
-  BlockPorts ports = nullptr;   // where the blocks are; null: in this process
-  bool rollback_check = false;  // in this process: every step taken twice (PendulumBlock)
-  std::vector<double> weights;  // per block, its share of the pendulums; empty: equal shares
+  BlockPorts ports = nullptr;        // where the blocks are; null: in this process
+  bool rollback_check = false;       // in this process: every step taken twice (PendulumBlock)
+  std::vector<double> weights = {};  // per block, its share of the pendulums; empty: equal shares
 };
 
 // The states a block may hold ahead, over all blocks: 2^22 (64 MiB). A long chain runs
